@@ -1,0 +1,6 @@
+//! TypeScript emitter (placeholder until implemented).
+use super::{EmitContext, Files};
+/// Emit `ts/` files.
+pub fn emit(_ctx: &EmitContext) -> anyhow::Result<Files> {
+    Ok(Files::new())
+}

@@ -1,0 +1,254 @@
+//! Canonical data: RFC 8785 (JSON Canonicalization Scheme, JCS) serialization of typed rows, and the
+//! content hash.
+//!
+//! Shape of `generated/data/<Table>.json`: a JSON array of row objects. Object members are sorted by the
+//! UTF-16 code units of their names (RFC 8785 §3.2.3); absent optionals ([`Value::Null`]) are omitted;
+//! numbers use the ECMAScript `Number.prototype.toString` form (RFC 8785 §3.2.2.3, via `ryu-js`); integers
+//! with magnitude above 2^53 − 1 are written as decimal strings so that no JSON reader rounds them;
+//! enum values are their member names; records are objects like rows. No white space, no trailing newline.
+//!
+//! The content hash is BLAKE3 over, per table in name order, the table name, its canonical data and its
+//! schema file's canonical JSON, each length-prefixed; see [`content_hash`].
+
+use crate::ir::{Field, Project, Table, Type, Value};
+
+/// Largest integer every IEEE-754 double reader holds exactly: 2^53 − 1.
+pub const MAX_SAFE_INTEGER: i128 = (1i128 << 53) - 1;
+
+/// Write `s` as a JCS string literal (RFC 8785 §3.2.2.2).
+pub fn write_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Write a finite float in ECMAScript form (`1e+21`, `1e-7`, `5e-324`, `0.1`); `-0` is written `0`.
+pub fn write_f64(out: &mut String, f: f64) {
+    debug_assert!(f.is_finite(), "non-finite floats are rejected at typing");
+    if f == 0.0 {
+        out.push('0');
+        return;
+    }
+    let mut buf = ryu_js::Buffer::new();
+    out.push_str(buf.format_finite(f));
+}
+
+/// Write an integer: a JSON number within ±(2^53 − 1), else a decimal string.
+pub fn write_int(out: &mut String, i: i128) {
+    if (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&i) {
+        out.push_str(&i.to_string());
+    } else {
+        out.push('"');
+        out.push_str(&i.to_string());
+        out.push('"');
+    }
+}
+
+/// Sort key of RFC 8785 §3.2.3: UTF-16 code units.
+pub fn utf16_key(s: &str) -> Vec<u16> {
+    s.encode_utf16().collect()
+}
+
+/// Field indexes of `fields` in JCS member order.
+pub fn jcs_order(fields: &[Field]) -> Vec<usize> {
+    let mut idx: Vec<usize> = (0..fields.len()).collect();
+    idx.sort_by_key(|&i| utf16_key(&fields[i].name));
+    idx
+}
+
+/// Write one value of type `ty`.
+pub fn write_value(out: &mut String, project: &Project, ty: &Type, v: &Value) {
+    match (ty.strip_optional(), v) {
+        (_, Value::Null) => out.push_str("null"),
+        (_, Value::Bool(b)) => out.push_str(if *b { "true" } else { "false" }),
+        (_, Value::Int(i)) => write_int(out, *i),
+        (_, Value::Float(f)) => write_f64(out, *f),
+        (_, Value::Str(s)) | (_, Value::Enum(s)) => write_string(out, s),
+        (Type::Array(inner), Value::Array(items)) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_value(out, project, inner, item);
+            }
+            out.push(']');
+        }
+        (Type::Record(name), Value::Record(vals)) => {
+            let rec = &project.records[name];
+            write_object(out, project, &rec.fields, vals);
+        }
+        (t, v) => panic!("IR invariant broken: value {v:?} does not match type {t:?}"),
+    }
+}
+
+/// Write an object of `fields` with `values` (same order), members in JCS order, nulls omitted.
+pub fn write_object(out: &mut String, project: &Project, fields: &[Field], values: &[Value]) {
+    out.push('{');
+    let mut first = true;
+    for i in jcs_order(fields) {
+        if values[i] == Value::Null {
+            continue;
+        }
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        write_string(out, &fields[i].name);
+        out.push(':');
+        write_value(out, project, &fields[i].ty, &values[i]);
+    }
+    out.push('}');
+}
+
+/// The canonical JSON of one table: an array of its rows (see module docs).
+pub fn table_json(project: &Project, table: &Table) -> String {
+    let mut out = String::with_capacity(64 * table.rows.len() + 2);
+    out.push('[');
+    for (i, row) in table.rows.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        write_object(&mut out, project, &table.fields, &row.values);
+    }
+    out.push(']');
+    out
+}
+
+/// Canonical JSON (JCS) of an arbitrary `serde_json::Value` (used to hash schema files independently of
+/// their formatting).
+pub fn json_value(v: &serde_json::Value) -> String {
+    let mut out = String::new();
+    write_json_value(&mut out, v);
+    out
+}
+
+fn write_json_value(out: &mut String, v: &serde_json::Value) {
+    match v {
+        serde_json::Value::Null => out.push_str("null"),
+        serde_json::Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        serde_json::Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                out.push_str(&i.to_string())
+            } else if let Some(u) = n.as_u64() {
+                out.push_str(&u.to_string())
+            } else {
+                write_f64(out, n.as_f64().unwrap_or(0.0))
+            }
+        }
+        serde_json::Value::String(s) => write_string(out, s),
+        serde_json::Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_json_value(out, x);
+            }
+            out.push(']');
+        }
+        serde_json::Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort_by_key(|k| utf16_key(k));
+            out.push('{');
+            for (i, k) in keys.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(out, k);
+                out.push(':');
+                write_json_value(out, &m[k.as_str()]);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// BLAKE3 content hash (64 lowercase hex digits) over `(table name, canonical data, canonical schema)` for
+/// each table, in the order given (callers pass name order). Every part is prefixed by its byte length as
+/// a little-endian u64, so no two different inputs concatenate to the same bytes.
+pub fn content_hash<'a>(parts: impl IntoIterator<Item = (&'a str, &'a str, &'a str)>) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(b"gentable-content-hash-v1");
+    for (name, data, schema) in parts {
+        for p in [name, data, schema] {
+            h.update(&(p.len() as u64).to_le_bytes());
+            h.update(p.as_bytes());
+        }
+    }
+    h.finalize().to_hex().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f(x: f64) -> String {
+        let mut s = String::new();
+        write_f64(&mut s, x);
+        s
+    }
+
+    #[test]
+    fn numbers_follow_ecmascript() {
+        assert_eq!(f(0.1), "0.1");
+        assert_eq!(f(1e21), "1e+21");
+        assert_eq!(f(1e20), "100000000000000000000");
+        assert_eq!(f(1e-7), "1e-7");
+        assert_eq!(f(5e-324), "5e-324");
+        assert_eq!(f(1.7976931348623157e308), "1.7976931348623157e+308");
+        assert_eq!(f(-0.0), "0");
+        assert_eq!(f(3.0), "3");
+        assert_eq!(f(-1.5), "-1.5");
+    }
+
+    #[test]
+    fn big_integers_become_strings() {
+        let mut s = String::new();
+        write_int(&mut s, (1 << 53) + 1);
+        assert_eq!(s, "\"9007199254740993\"");
+        s.clear();
+        write_int(&mut s, MAX_SAFE_INTEGER);
+        assert_eq!(s, "9007199254740991");
+        s.clear();
+        write_int(&mut s, i64::MIN as i128);
+        assert_eq!(s, "\"-9223372036854775808\"");
+    }
+
+    #[test]
+    fn strings_escape_only_what_jcs_requires() {
+        let mut s = String::new();
+        write_string(&mut s, "a\"b\\c\td\n\u{1}€😀\u{2028}</");
+        assert_eq!(s, "\"a\\\"b\\\\c\\td\\n\\u0001€😀\u{2028}</\"");
+    }
+
+    #[test]
+    fn object_keys_sort_by_utf16() {
+        // RFC 8785 §3.2.3 example: "\u{20ac}" (U+20AC) sorts before "😀" (D83D DE00) in UTF-16 but after it in
+        // code points? No: U+20AC = 0x20AC < 0xD83D, and U+FB33 (0xFB33) sorts after 0xD83D in UTF-16.
+        let v: serde_json::Value = serde_json::json!({"\u{fb33}": 1, "😀": 2, "a": 3, "€": 4});
+        assert_eq!(json_value(&v), "{\"a\":3,\"€\":4,\"😀\":2,\"\u{fb33}\":1}");
+    }
+
+    #[test]
+    fn hash_depends_on_every_part() {
+        let a = content_hash([("T", "[1]", "{}")]);
+        assert_eq!(a.len(), 64);
+        assert_ne!(a, content_hash([("T", "[2]", "{}")]));
+        assert_ne!(a, content_hash([("T", "[1]", "{\"a\":1}")]));
+        assert_ne!(content_hash([("ab", "c", "")]), content_hash([("a", "bc", "")]));
+        assert_eq!(a, content_hash([("T", "[1]", "{}")]));
+    }
+}

@@ -1,0 +1,201 @@
+//! The project file `gentable.toml` (docs/conventions.md §1).
+//!
+//! Its JSON Schema, `schema/gentable.toml.schema.json`, is generated from these types with `schemars`
+//! (`gentable config-schema`), so editors complete and check the file.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The whole `gentable.toml`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub project: ProjectConfig,
+    #[serde(default)]
+    pub rust: RustConfig,
+    #[serde(default)]
+    pub csharp: CSharpConfig,
+    #[serde(default)]
+    pub typescript: TypeScriptConfig,
+    /// Per-table reading overrides, keyed by table name.
+    #[serde(default)]
+    pub tables: BTreeMap<String, TableOverride>,
+}
+
+/// `[project]`: where things are.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectConfig {
+    /// Project name (docs, content hash).
+    pub name: String,
+    /// Folders scanned recursively for tables, relative to the project root.
+    #[serde(default = "default_tables")]
+    pub tables: Vec<PathBuf>,
+    /// Folder of `<Table>.schema.json` files and shared schemas.
+    #[serde(default = "default_schemas")]
+    pub schemas: PathBuf,
+    /// Output root (rust/, csharp/, ts/, data/).
+    #[serde(default = "default_generated")]
+    pub generated: PathBuf,
+}
+
+impl Default for ProjectConfig {
+    fn default() -> Self {
+        ProjectConfig {
+            name: "Project".into(),
+            tables: default_tables(),
+            schemas: default_schemas(),
+            generated: default_generated(),
+        }
+    }
+}
+
+fn default_tables() -> Vec<PathBuf> {
+    vec![PathBuf::from("Table")]
+}
+fn default_schemas() -> PathBuf {
+    PathBuf::from("schema")
+}
+fn default_generated() -> PathBuf {
+    PathBuf::from("generated")
+}
+
+/// `[rust]`: the generated crate.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RustConfig {
+    /// Cargo package name of `generated/rust` (snake_case).
+    #[serde(default = "default_crate")]
+    pub crate_name: String,
+}
+impl Default for RustConfig {
+    fn default() -> Self {
+        RustConfig { crate_name: default_crate() }
+    }
+}
+fn default_crate() -> String {
+    "tables".into()
+}
+
+/// `[csharp]`: the Unity output.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CSharpConfig {
+    /// C# namespace of every generated type.
+    #[serde(default = "default_namespace")]
+    pub namespace: String,
+    /// Folder of handlebars templates overriding `codegen/templates/csharp/*.hbs` (same file names).
+    #[serde(default)]
+    pub templates: Option<PathBuf>,
+}
+impl Default for CSharpConfig {
+    fn default() -> Self {
+        CSharpConfig { namespace: default_namespace(), templates: None }
+    }
+}
+fn default_namespace() -> String {
+    "GameConfig".into()
+}
+
+/// `[typescript]`: the Node.js output.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TypeScriptConfig {
+    /// Folder of handlebars templates overriding `codegen/templates/ts/*.hbs` (same file names).
+    #[serde(default)]
+    pub templates: Option<PathBuf>,
+}
+
+/// `[tables.<Name>]`: how to read one table's files.
+#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TableOverride {
+    /// Text encoding label (WHATWG: `utf-8`, `gbk`, `utf-16le`, …). Default UTF-8 (BOM honoured).
+    pub encoding: Option<String>,
+    /// Field delimiter, one character. Default `,` (`.tsv` files: tab).
+    pub delimiter: Option<String>,
+    /// 1-based header row (default: first non-comment, non-blank row).
+    pub header_row: Option<usize>,
+    /// 1-based first data row (default: the row after the header row).
+    pub data_row: Option<usize>,
+    /// First column letter read (default `A`); columns to its left are ignored.
+    pub first_column: Option<String>,
+    /// Schema name if it differs from the table name.
+    pub schema: Option<String>,
+}
+
+/// A loaded configuration with the project root it was read from.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    pub root: PathBuf,
+    pub config: Config,
+}
+
+impl Loaded {
+    pub fn generated_dir(&self) -> PathBuf {
+        self.root.join(&self.config.project.generated)
+    }
+    pub fn schema_dir(&self) -> PathBuf {
+        self.root.join(&self.config.project.schemas)
+    }
+}
+
+/// Read `gentable.toml` at `path`. Errors are configuration errors (exit code 2).
+pub fn load(path: &Path) -> anyhow::Result<Loaded> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| anyhow::anyhow!("cannot read project file {}: {e}", path.display()))?;
+    let config: Config =
+        toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: invalid project file:\n{e}", path.display()))?;
+    for (name, o) in &config.tables {
+        if let Some(d) = &o.delimiter {
+            if d.chars().count() != 1 || !d.is_ascii() {
+                anyhow::bail!("{}: [tables.{name}] delimiter must be one ASCII character, got {d:?}", path.display());
+            }
+        }
+        if let Some(e) = &o.encoding {
+            if encoding_rs::Encoding::for_label(e.as_bytes()).is_none() {
+                anyhow::bail!("{}: [tables.{name}] unknown encoding {e:?}", path.display());
+            }
+        }
+        if let Some(c) = &o.first_column {
+            if crate::diag::column_from_letters(c).is_none() {
+                anyhow::bail!("{}: [tables.{name}] first_column must be letters like \"C\", got {c:?}", path.display());
+            }
+        }
+        if o.header_row == Some(0) || o.data_row == Some(0) {
+            anyhow::bail!("{}: [tables.{name}] rows are 1-based", path.display());
+        }
+        if let (Some(h), Some(d)) = (o.header_row, o.data_row) {
+            if d <= h {
+                anyhow::bail!("{}: [tables.{name}] data_row ({d}) must come after header_row ({h})", path.display());
+            }
+        }
+    }
+    if !is_snake(&config.rust.crate_name) {
+        anyhow::bail!("{}: [rust] crate_name must be snake_case ASCII, got {:?}", path.display(), config.rust.crate_name);
+    }
+    if !config.csharp.namespace.split('.').all(|p| {
+        !p.is_empty() && p.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !crate::naming::CSHARP_KEYWORDS.contains(&p)
+    }) {
+        anyhow::bail!("{}: [csharp] namespace must be dotted C# identifiers, got {:?}", path.display(), config.csharp.namespace);
+    }
+    let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let root = if root.as_os_str().is_empty() { PathBuf::from(".") } else { root };
+    Ok(Loaded { root, config })
+}
+
+fn is_snake(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && !crate::naming::RUST_KEYWORDS.contains(&s)
+}
+
+/// The JSON Schema of `gentable.toml`, pretty-printed with a trailing newline.
+pub fn json_schema() -> String {
+    let schema = schemars::schema_for!(Config);
+    serde_json::to_string_pretty(&schema).expect("schema serializes") + "\n"
+}

@@ -1,0 +1,229 @@
+//! The typed intermediate representation (IR): what every emitter reads.
+//!
+//! Built by [`crate::schema`] (types, from `schema/*.schema.json`) and [`crate::typing`] (values, from the
+//! table cells). The IR is language-neutral: identifiers are *source* names (column headers, `$defs` keys,
+//! enum members); each emitter maps them through [`crate::naming`].
+//!
+//! Invariants the builders guarantee (emitters rely on them):
+//! * `Project::tables` is sorted by table name; `enums` and `records` by type name;
+//! * every `Value` in a row matches the field's [`Type`] (an `Optional` may be `Value::Null`);
+//! * rows of a [`TableMode::Map`] table are sorted by primary key and the key is unique;
+//! * a [`TableMode::One`] table has exactly one row.
+
+use std::collections::BTreeMap;
+
+/// Integer width of a generated integer field, picked from JSON Schema `minimum`/`maximum` or `format`
+/// (see docs/conventions.md §4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum IntWidth {
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+}
+
+impl IntWidth {
+    /// Inclusive range `(min, max)` of the width.
+    pub fn range(self) -> (i128, i128) {
+        match self {
+            IntWidth::I8 => (i8::MIN as i128, i8::MAX as i128),
+            IntWidth::I16 => (i16::MIN as i128, i16::MAX as i128),
+            IntWidth::I32 => (i32::MIN as i128, i32::MAX as i128),
+            IntWidth::I64 => (i64::MIN as i128, i64::MAX as i128),
+            IntWidth::U8 => (0, u8::MAX as i128),
+            IntWidth::U16 => (0, u16::MAX as i128),
+            IntWidth::U32 => (0, u32::MAX as i128),
+            IntWidth::U64 => (0, u64::MAX as i128),
+        }
+    }
+    /// True for the 64-bit widths (TypeScript maps these to `bigint`).
+    pub fn is_64(self) -> bool {
+        matches!(self, IntWidth::I64 | IntWidth::U64)
+    }
+    /// Rust spelling: `i8` … `u64`.
+    pub fn rust_name(self) -> &'static str {
+        match self {
+            IntWidth::I8 => "i8",
+            IntWidth::I16 => "i16",
+            IntWidth::I32 => "i32",
+            IntWidth::I64 => "i64",
+            IntWidth::U8 => "u8",
+            IntWidth::U16 => "u16",
+            IntWidth::U32 => "u32",
+            IntWidth::U64 => "u64",
+        }
+    }
+    /// C# spelling: `sbyte`, `short`, `int`, `long`, `byte`, `ushort`, `uint`, `ulong`.
+    pub fn csharp_name(self) -> &'static str {
+        match self {
+            IntWidth::I8 => "sbyte",
+            IntWidth::I16 => "short",
+            IntWidth::I32 => "int",
+            IntWidth::I64 => "long",
+            IntWidth::U8 => "byte",
+            IntWidth::U16 => "ushort",
+            IntWidth::U32 => "uint",
+            IntWidth::U64 => "ulong",
+        }
+    }
+    /// Smallest width holding `[min, max]`, preferring signed `i32` when no bound is given.
+    pub fn for_bounds(min: Option<i128>, max: Option<i128>) -> IntWidth {
+        match (min, max) {
+            (None, None) => IntWidth::I32,
+            (lo, hi) => {
+                let lo = lo.unwrap_or(i32::MIN as i128);
+                let hi = hi.unwrap_or(i32::MAX as i128);
+                let order: &[IntWidth] = if lo >= 0 {
+                    &[IntWidth::U8, IntWidth::U16, IntWidth::U32, IntWidth::U64]
+                } else {
+                    &[IntWidth::I8, IntWidth::I16, IntWidth::I32, IntWidth::I64]
+                };
+                // Prefer i32 over u32 for unbounded-above non-negative ints.
+                for w in order {
+                    let (a, b) = w.range();
+                    if lo >= a && hi <= b {
+                        return *w;
+                    }
+                }
+                IntWidth::I64
+            }
+        }
+    }
+}
+
+/// A field type. `Enum` and `Record` name entries of [`Project::enums`] / [`Project::records`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    Bool,
+    Int(IntWidth),
+    /// IEEE 754 binary64.
+    Float,
+    String,
+    /// A generated enum, by type name (key of [`Project::enums`]).
+    Enum(String),
+    /// A generated record (nested object), by type name (key of [`Project::records`]).
+    Record(String),
+    Array(Box<Type>),
+    /// Nullable or not `required`: the value may be [`Value::Null`].
+    Optional(Box<Type>),
+}
+
+impl Type {
+    /// The type without an outer `Optional`.
+    pub fn strip_optional(&self) -> &Type {
+        match self {
+            Type::Optional(t) => t,
+            t => t,
+        }
+    }
+}
+
+/// A typed value. Integers are held as `i128` so that every width (incl. `u64`) fits.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    /// Absent optional / JSON `null`. Omitted from canonical JSON.
+    Null,
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Str(String),
+    /// Enum member by source name.
+    Enum(String),
+    Array(Vec<Value>),
+    /// Record fields in the record's declared field order.
+    Record(Vec<Value>),
+}
+
+/// One field of a table row or record.
+#[derive(Clone, Debug)]
+pub struct Field {
+    /// Source name: the column header / schema property key.
+    pub name: String,
+    /// Identifier override from `x-gentable-name`.
+    pub ident: Option<String>,
+    pub ty: Type,
+    /// From the schema's `description` (may be empty).
+    pub doc: String,
+    /// `x-gentable-foreignKey` targets: `(table, field)`; field `None` = the table's primary key.
+    pub foreign_keys: Vec<(String, Option<String>)>,
+}
+
+/// A generated enum type (a JSON Schema string `enum`).
+#[derive(Clone, Debug)]
+pub struct EnumDef {
+    pub name: String,
+    pub doc: String,
+    /// Members in declaration order (their source names).
+    pub members: Vec<String>,
+    /// Where it was declared, e.g. `common.schema.json#/$defs/Side`.
+    pub origin: String,
+}
+
+/// A generated record type (a JSON Schema `object` below the row level).
+#[derive(Clone, Debug)]
+pub struct RecordDef {
+    pub name: String,
+    pub doc: String,
+    pub fields: Vec<Field>,
+    pub origin: String,
+}
+
+/// How rows are addressed (`x-gentable-mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableMode {
+    /// Keyed by the primary key; sorted by it.
+    Map,
+    /// No key; source order.
+    List,
+    /// Exactly one row (singleton, e.g. Const).
+    One,
+}
+
+/// One table: schema-derived shape plus typed rows.
+#[derive(Clone, Debug)]
+pub struct Table {
+    pub name: String,
+    pub doc: String,
+    pub mode: TableMode,
+    pub fields: Vec<Field>,
+    /// Indexes into `fields` of the primary key (empty unless `Map`).
+    pub primary_key: Vec<usize>,
+    /// Secondary unique keys (indexes into `fields`).
+    pub unique_keys: Vec<Vec<usize>>,
+    pub rows: Vec<Row>,
+    /// Schema file name, e.g. `PieceType.schema.json`.
+    pub schema_file: String,
+}
+
+/// A typed row with where it came from.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// One value per [`Table::fields`] entry.
+    pub values: Vec<Value>,
+    pub origin: crate::diag::RowOrigin,
+}
+
+/// The whole typed project.
+#[derive(Clone, Debug, Default)]
+pub struct Project {
+    pub name: String,
+    pub tables: Vec<Table>,
+    pub enums: BTreeMap<String, EnumDef>,
+    pub records: BTreeMap<String, RecordDef>,
+}
+
+impl Project {
+    pub fn table(&self, name: &str) -> Option<&Table> {
+        self.tables.iter().find(|t| t.name == name)
+    }
+}
+
+impl Table {
+    pub fn field_index(&self, name: &str) -> Option<usize> {
+        self.fields.iter().position(|f| f.name == name)
+    }
+}

@@ -1,0 +1,255 @@
+//! Identifier naming: source names (headers, `$defs` keys, enum members) → identifiers per language.
+//!
+//! The rules are fixed and documented in docs/conventions.md §5:
+//! 1. split into words at `_`, `-`, space, `.`, lower→upper case changes and letter/digit boundaries;
+//! 2. characters outside `[A-Za-z0-9]` that are not separators become `uXXXX` words (`名字` → `u540d_u5b57`);
+//! 3. case per language ([`Case`]);
+//! 4. a leading digit gets a `_` prefix;
+//! 5. a keyword of the target language gets a trailing `_`.
+//!
+//! Every emitter calls these functions; none invents its own rule. Collisions are detected by
+//! [`check_collisions`].
+
+/// Target case convention.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Case {
+    /// `move_rule_lib`
+    Snake,
+    /// `MoveRuleLib`
+    Pascal,
+    /// `moveRuleLib`
+    Camel,
+    /// `MOVE_RULE_LIB`
+    ScreamingSnake,
+}
+
+/// Target language (keyword sets differ).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lang {
+    Rust,
+    CSharp,
+    TypeScript,
+}
+
+/// Rust keywords (strict + reserved, 2021 edition) and names that may not be raw identifiers.
+pub const RUST_KEYWORDS: &[&str] = &[
+    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if",
+    "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "Self",
+    "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "async",
+    "await", "dyn", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof",
+    "unsized", "virtual", "yield", "try", "gen", "union",
+];
+
+/// C# keywords (reserved and the contextual ones that break declarations), plus names that clash with
+/// `object` members.
+pub const CSHARP_KEYWORDS: &[&str] = &[
+    "abstract", "as", "base", "bool", "break", "byte", "case", "catch", "char", "checked", "class",
+    "const", "continue", "decimal", "default", "delegate", "do", "double", "else", "enum", "event",
+    "explicit", "extern", "false", "finally", "fixed", "float", "for", "foreach", "goto", "if",
+    "implicit", "in", "int", "interface", "internal", "is", "lock", "long", "namespace", "new", "null",
+    "object", "operator", "out", "override", "params", "private", "protected", "public", "readonly",
+    "ref", "return", "sbyte", "sealed", "short", "sizeof", "stackalloc", "static", "string", "struct",
+    "switch", "this", "throw", "true", "try", "typeof", "uint", "ulong", "unchecked", "unsafe",
+    "ushort", "using", "virtual", "void", "volatile", "while", "var", "dynamic", "value", "get", "set",
+    "ToString", "Equals", "GetHashCode", "GetType", "Finalize", "MemberwiseClone", "ReferenceEquals",
+];
+
+/// TypeScript/JavaScript reserved words and names that break interfaces or objects.
+pub const TS_KEYWORDS: &[&str] = &[
+    "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do",
+    "else", "enum", "export", "extends", "false", "finally", "for", "function", "if", "import", "in",
+    "instanceof", "new", "null", "return", "super", "switch", "this", "throw", "true", "try", "typeof",
+    "var", "void", "while", "with", "as", "implements", "interface", "let", "package", "private",
+    "protected", "public", "static", "yield", "any", "boolean", "constructor", "declare", "get",
+    "module", "require", "number", "set", "string", "symbol", "type", "from", "of", "namespace",
+    "async", "await", "bigint", "undefined", "never", "unknown", "object", "readonly", "keyof",
+    "infer", "is", "unique", "abstract", "__proto__", "prototype", "toString", "valueOf",
+    "hasOwnProperty",
+];
+
+/// Split a source name into ASCII words (rule 1 and 2).
+pub fn words(source: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut prev: Option<char> = None;
+    let flush = |cur: &mut String, out: &mut Vec<String>| {
+        if !cur.is_empty() {
+            out.push(std::mem::take(cur));
+        }
+    };
+    let chars: Vec<char> = source.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if c.is_ascii_alphanumeric() {
+            if let Some(p) = prev {
+                let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
+                let boundary = (p.is_ascii_lowercase() && c.is_ascii_uppercase())
+                    || (p.is_ascii_digit() != c.is_ascii_digit() && p.is_ascii_alphanumeric())
+                    // "HTTPServer" → HTTP, Server
+                    || (p.is_ascii_uppercase() && c.is_ascii_uppercase() && next_lower);
+                if boundary {
+                    flush(&mut cur, &mut out);
+                }
+            }
+            cur.push(c);
+            prev = Some(c);
+        } else if matches!(c, '_' | '-' | ' ' | '.' | '\t' | '/' | '\u{a0}') {
+            flush(&mut cur, &mut out);
+            prev = None;
+        } else {
+            flush(&mut cur, &mut out);
+            out.push(format!("u{:04x}", c as u32));
+            prev = None;
+        }
+    }
+    flush(&mut cur, &mut out);
+    out
+}
+
+fn capitalize(w: &str) -> String {
+    let lower = w.to_ascii_lowercase();
+    let mut cs = lower.chars();
+    match cs.next() {
+        Some(f) => f.to_ascii_uppercase().to_string() + cs.as_str(),
+        None => String::new(),
+    }
+}
+
+/// Apply a case to a source name (rules 1–4), without keyword escaping.
+pub fn case(source: &str, case: Case) -> String {
+    let ws = words(source);
+    let mut s = match case {
+        Case::Snake => ws.iter().map(|w| w.to_ascii_lowercase()).collect::<Vec<_>>().join("_"),
+        Case::ScreamingSnake => ws.iter().map(|w| w.to_ascii_uppercase()).collect::<Vec<_>>().join("_"),
+        Case::Pascal => ws.iter().map(|w| capitalize(w)).collect(),
+        Case::Camel => ws
+            .iter()
+            .enumerate()
+            .map(|(i, w)| if i == 0 { w.to_ascii_lowercase() } else { capitalize(w) })
+            .collect(),
+    };
+    if s.is_empty() {
+        s.push_str("field");
+    }
+    if s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert(0, '_');
+    }
+    s
+}
+
+/// Keyword escaping (rule 5): a trailing `_` when `ident` is a keyword of `lang`.
+pub fn escape_keyword(ident: String, lang: Lang) -> String {
+    let kws = match lang {
+        Lang::Rust => RUST_KEYWORDS,
+        Lang::CSharp => CSHARP_KEYWORDS,
+        Lang::TypeScript => TS_KEYWORDS,
+    };
+    if kws.contains(&ident.as_str()) {
+        ident + "_"
+    } else {
+        ident
+    }
+}
+
+/// Full rule: `source` in `case`, escaped for `lang`. `override_ident` (from `x-gentable-name`) replaces the
+/// case conversion but is still escaped.
+pub fn ident(source: &str, override_ident: Option<&str>, c: Case, lang: Lang) -> String {
+    let base = match override_ident {
+        Some(o) => case(o, c),
+        None => case(source, c),
+    };
+    escape_keyword(base, lang)
+}
+
+/// Rust field name (`snake_case`).
+pub fn rust_field(source: &str, ov: Option<&str>) -> String {
+    ident(source, ov, Case::Snake, Lang::Rust)
+}
+/// Rust type or enum variant name (`UpperCamelCase`).
+pub fn rust_type(source: &str) -> String {
+    ident(source, None, Case::Pascal, Lang::Rust)
+}
+/// C# type, property or enum member name (`PascalCase`). A member equal to its enclosing type's name gets `_`.
+pub fn csharp_member(source: &str, ov: Option<&str>, enclosing: &str) -> String {
+    let id = ident(source, ov, Case::Pascal, Lang::CSharp);
+    if id == enclosing {
+        id + "_"
+    } else {
+        id
+    }
+}
+/// C# type name (`PascalCase`).
+pub fn csharp_type(source: &str) -> String {
+    ident(source, None, Case::Pascal, Lang::CSharp)
+}
+/// TypeScript property name (`camelCase`).
+pub fn ts_field(source: &str, ov: Option<&str>) -> String {
+    ident(source, ov, Case::Camel, Lang::TypeScript)
+}
+/// TypeScript type name (`PascalCase`).
+pub fn ts_type(source: &str) -> String {
+    ident(source, None, Case::Pascal, Lang::TypeScript)
+}
+
+/// Find identifiers that two different source names map to. Input: `(source name, identifier)` pairs;
+/// output: `(first source, second source, identifier)` for every collision, in input order.
+pub fn check_collisions<'a>(pairs: impl IntoIterator<Item = (&'a str, String)>) -> Vec<(String, String, String)> {
+    let mut seen: std::collections::HashMap<String, &str> = std::collections::HashMap::new();
+    let mut out = Vec::new();
+    for (src, id) in pairs {
+        match seen.get(&id) {
+            Some(prev) if *prev != src => out.push((prev.to_string(), src.to_string(), id)),
+            Some(_) => {}
+            None => {
+                seen.insert(id, src);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_words() {
+        assert_eq!(words("MoveRuleLib"), ["Move", "Rule", "Lib"]);
+        assert_eq!(words("move_rule lib"), ["move", "rule", "lib"]);
+        assert_eq!(words("HTTPServer2"), ["HTTP", "Server", "2"]);
+        assert_eq!(words("WeaponId0"), ["Weapon", "Id", "0"]);
+        assert_eq!(words("名字"), ["u540d", "u5b57"]);
+    }
+
+    #[test]
+    fn cases() {
+        assert_eq!(case("MoveRuleLib", Case::Snake), "move_rule_lib");
+        assert_eq!(case("move_rule_lib", Case::Pascal), "MoveRuleLib");
+        assert_eq!(case("MaxSteps", Case::Camel), "maxSteps");
+        assert_eq!(case("3d", Case::Pascal), "_3D");
+        assert_eq!(case("3D model", Case::Snake), "_3_d_model");
+        assert_eq!(case("名字", Case::Snake), "u540d_u5b57");
+        assert_eq!(case("", Case::Snake), "field");
+    }
+
+    #[test]
+    fn keywords_are_escaped_per_language() {
+        assert_eq!(rust_field("type", None), "type_");
+        assert_eq!(rust_field("self", None), "self_");
+        assert_eq!(rust_field("move", None), "move_");
+        assert_eq!(rust_type("Self"), "Self_");
+        assert_eq!(csharp_member("params", None, "Row"), "Params");
+        assert_eq!(ident("params", None, Case::Camel, Lang::CSharp), "params_");
+        assert_eq!(csharp_member("ToString", None, "Row"), "ToString_");
+        assert_eq!(csharp_member("Row", None, "Row"), "Row_");
+        assert_eq!(ts_field("constructor", None), "constructor_");
+        assert_eq!(ts_field("delete", None), "delete_");
+        assert_eq!(ts_field("Name", None), "name");
+    }
+
+    #[test]
+    fn collisions_name_both_sources() {
+        let c = check_collisions([("MaxSteps", "max_steps".to_string()), ("max steps", "max_steps".to_string())]);
+        assert_eq!(c, vec![("MaxSteps".into(), "max steps".into(), "max_steps".into())]);
+        assert!(check_collisions([("a", "a".to_string()), ("b", "b".to_string())]).is_empty());
+    }
+}

@@ -1,0 +1,1 @@
+//! Validation of typed tables: JSON Schema per row, keys, foreign keys, rule expressions.
