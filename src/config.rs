@@ -39,6 +39,9 @@ pub struct ProjectConfig {
     /// Output root (rust/, csharp/, ts/, data/).
     #[serde(default = "default_generated")]
     pub generated: PathBuf,
+    /// Glob patterns (relative to each table folder) of files that are not tables, e.g. `backup/**`.
+    #[serde(default)]
+    pub ignore: Vec<String>,
 }
 
 impl Default for ProjectConfig {
@@ -48,6 +51,7 @@ impl Default for ProjectConfig {
             tables: default_tables(),
             schemas: default_schemas(),
             generated: default_generated(),
+            ignore: vec![],
         }
     }
 }

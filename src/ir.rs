@@ -205,6 +205,15 @@ pub struct Row {
     /// One value per [`Table::fields`] entry.
     pub values: Vec<Value>,
     pub origin: crate::diag::RowOrigin,
+    /// Per field: the 0-based column it was read from (shared by all rows of one source).
+    pub columns: std::sync::Arc<[Option<usize>]>,
+}
+
+impl Row {
+    /// The column of field `i`, if it had one.
+    pub fn column(&self, i: usize) -> Option<usize> {
+        self.columns.get(i).copied().flatten()
+    }
 }
 
 /// The whole typed project.

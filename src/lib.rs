@@ -10,10 +10,17 @@
 //! 7. [`pipeline`]: runs the stages and writes `generated/` atomically.
 
 pub mod canonical;
+pub mod cell;
 pub mod config;
 pub mod diag;
+pub mod explain;
 pub mod ir;
 pub mod naming;
+pub mod read;
+pub mod report;
+pub mod pipeline;
+pub mod schema;
+pub mod typing;
 
 #[path = "../codegen/mod.rs"]
 pub mod codegen;

@@ -1,1 +1,183 @@
-fn main(){}
+//! `gentable` command line: a thin layer over [`gentable::pipeline`].
+//!
+//! Exit codes: 0 success; 1 data errors (or stale files with `--check`); 2 usage or configuration errors.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use gentable::diag::{Diagnostics, Severity};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "gentable", version, about = "Config tables (CSV/Excel) + JSON Schema -> validated Rust, C# and TypeScript")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(clap::Args, Clone)]
+struct Common {
+    /// Project file.
+    #[arg(long, short = 'c', default_value = "gentable.toml")]
+    config: PathBuf,
+    /// How to print diagnostics.
+    #[arg(long, value_enum, default_value_t = MessageFormat::Human)]
+    message_format: MessageFormat,
+    /// `--deny warnings` turns warnings into errors.
+    #[arg(long, value_name = "warnings")]
+    deny: Option<Deny>,
+    /// Print only diagnostics.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Deny {
+    Warnings,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum MessageFormat {
+    Human,
+    Json,
+    Github,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Read, validate and write generated/ (the main job).
+    Build {
+        #[command(flatten)]
+        common: Common,
+        /// Write nothing; exit 1 and list the stale files if generated/ differs from what the tables produce.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Read and validate; write nothing.
+    Check {
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Print the JSON Schema of gentable.toml.
+    ConfigSchema,
+    /// Explain a diagnostic code, e.g. `gentable explain GT0302`.
+    Explain { code: String },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::ConfigSchema => {
+            print!("{}", gentable::config::json_schema());
+            ExitCode::SUCCESS
+        }
+        Command::Explain { code } => match gentable::explain::explain(&code) {
+            Some(text) => {
+                println!("{text}");
+                ExitCode::SUCCESS
+            }
+            None => {
+                eprintln!("error: unknown diagnostic code {code:?}; codes look like GT0201");
+                ExitCode::from(2)
+            }
+        },
+        Command::Check { common } => run(&common, Mode::Validate),
+        Command::Build { common, check } => run(&common, if check { Mode::Check } else { Mode::Write }),
+    }
+}
+
+#[derive(PartialEq, Eq)]
+enum Mode {
+    Validate,
+    Check,
+    Write,
+}
+
+fn print_diags(d: &Diagnostics, fmt: MessageFormat) {
+    for line in gentable::report::render(d, match fmt {
+        MessageFormat::Human => gentable::report::Format::Human,
+        MessageFormat::Json => gentable::report::Format::Json,
+        MessageFormat::Github => gentable::report::Format::Github,
+    }) {
+        eprintln!("{line}");
+    }
+}
+
+fn run(common: &Common, mode: Mode) -> ExitCode {
+    let loaded = match gentable::config::load(&common.config) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let validated = gentable::pipeline::load(&loaded);
+    let (validated, mut diags) = match validated {
+        Ok(v) => {
+            let d = Diagnostics { items: v.warnings.clone() };
+            (Some(v), d)
+        }
+        Err(d) => (None, d),
+    };
+    if common.deny.is_some() {
+        diags.deny_warnings();
+    }
+    diags.sort();
+    print_diags(&diags, common.message_format);
+    let config_error = diags.items.iter().any(|d| d.severity == Severity::Error && d.code < "GT0100");
+    let Some(validated) = validated.filter(|_| !diags.has_errors()) else {
+        if !common.quiet && common.message_format == MessageFormat::Human {
+            eprintln!("gentable: {} error(s), {} warning(s); generated/ left unchanged", diags.error_count(), diags.warning_count());
+        }
+        return ExitCode::from(if config_error { 2 } else { 1 });
+    };
+    if mode == Mode::Validate {
+        if !common.quiet {
+            eprintln!("gentable: {} tables valid, {} warning(s)", validated.project.tables.len(), diags.warning_count());
+        }
+        return ExitCode::SUCCESS;
+    }
+    let files = match gentable::pipeline::generate(&loaded, &validated) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let dir = loaded.generated_dir();
+    if mode == Mode::Check {
+        let c = gentable::pipeline::stale(&dir, &files);
+        if c.written.is_empty() && c.removed.is_empty() {
+            if !common.quiet {
+                eprintln!("gentable: {} is up to date ({} files)", dir.display(), c.unchanged);
+            }
+            return ExitCode::SUCCESS;
+        }
+        for f in &c.written {
+            println!("stale: {}", dir.join(f).display());
+        }
+        for f in &c.removed {
+            println!("extra: {}", dir.join(f).display());
+        }
+        eprintln!("gentable: {} is out of date; run `gentable build` and commit the result", dir.display());
+        return ExitCode::from(1);
+    }
+    match gentable::pipeline::write(&dir, &files) {
+        Ok(c) => {
+            if !common.quiet {
+                eprintln!(
+                    "gentable: {} tables -> {} ({} written, {} unchanged, {} removed)",
+                    validated.project.tables.len(),
+                    dir.display(),
+                    c.written.len(),
+                    c.unchanged,
+                    c.removed.len()
+                );
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: cannot write {}: {e}", dir.display());
+            ExitCode::from(2)
+        }
+    }
+}

@@ -190,6 +190,17 @@ pub fn ts_type(source: &str) -> String {
     ident(source, None, Case::Pascal, Lang::TypeScript)
 }
 
+/// Make a generated identifier distinct from `taken` (names already used in the same scope, e.g. a fixed API
+/// member such as `Load`, or the user's fields when naming a synthetic member) by appending `_` until it is
+/// free. Emitters use this for the few members they add next to user-named ones.
+pub fn avoid(ident: String, taken: &[&str]) -> String {
+    let mut id = ident;
+    while taken.contains(&id.as_str()) {
+        id.push('_');
+    }
+    id
+}
+
 /// Find identifiers that two different source names map to. Input: `(source name, identifier)` pairs;
 /// output: `(first source, second source, identifier)` for every collision, in input order.
 pub fn check_collisions<'a>(pairs: impl IntoIterator<Item = (&'a str, String)>) -> Vec<(String, String, String)> {
@@ -244,6 +255,13 @@ mod tests {
         assert_eq!(ts_field("constructor", None), "constructor_");
         assert_eq!(ts_field("delete", None), "delete_");
         assert_eq!(ts_field("Name", None), "name");
+    }
+
+    #[test]
+    fn avoid_appends_underscores_until_free() {
+        assert_eq!(avoid("Key".into(), &["Id", "Name"]), "Key");
+        assert_eq!(avoid("Key".into(), &["Key"]), "Key_");
+        assert_eq!(avoid("Load".into(), &["Load", "Load_"]), "Load__");
     }
 
     #[test]

@@ -1,1 +1,381 @@
-//! Validation of typed tables: JSON Schema per row, keys, foreign keys, rule expressions.
+//! Validation of typed tables, after [`crate::typing`]:
+//! 1. every row against its table's JSON Schema with the `jsonschema` crate (offline; all schema files are
+//!    registered under [`crate::schema::BASE_URI`]), so every standard keyword applies;
+//! 2. primary keys (sorted, unique; a duplicate names both cells), secondary unique keys, singletons;
+//! 3. foreign keys (`x-gentable-foreignKey`) in plain fields, array elements and nested records.
+//!
+//! Each check pushes [`Diagnostic`]s; none stops at the first error.
+
+use crate::diag::{column_letters, Diagnostic};
+use crate::ir::{Project, Row, Table, TableMode, Type, Value};
+use crate::schema::{SchemaSet, TableSchema};
+use serde_json::Value as J;
+use std::cmp::Ordering;
+use std::collections::{BTreeSet, HashMap};
+
+/// GT0301: a JSON Schema keyword failed.
+pub const SCHEMA_KEYWORD: &str = "GT0301";
+/// GT0302: a duplicate primary key.
+pub const DUPLICATE_KEY: &str = "GT0302";
+/// GT0303: a duplicate secondary unique key.
+pub const DUPLICATE_UNIQUE: &str = "GT0303";
+/// GT0304: a foreign key names no existing row.
+pub const MISSING_REFERENCE: &str = "GT0304";
+/// GT0305: a foreign key names a table or field that does not exist (schema error).
+pub const BAD_FOREIGN_KEY: &str = "GT0305";
+
+/// A typed value as the JSON instance `jsonschema` validates (integers as numbers, enums as strings).
+pub fn value_to_json(project: &Project, ty: &Type, v: &Value) -> J {
+    match (ty.strip_optional(), v) {
+        (_, Value::Null) => J::Null,
+        (_, Value::Bool(b)) => J::Bool(*b),
+        (_, Value::Int(i)) => {
+            if let Ok(x) = i64::try_from(*i) {
+                J::from(x)
+            } else if let Ok(x) = u64::try_from(*i) {
+                J::from(x)
+            } else {
+                J::Null
+            }
+        }
+        (_, Value::Float(f)) => serde_json::Number::from_f64(*f).map(J::Number).unwrap_or(J::Null),
+        (_, Value::Str(s)) | (_, Value::Enum(s)) => J::String(s.clone()),
+        (Type::Array(inner), Value::Array(items)) => J::Array(items.iter().map(|x| value_to_json(project, inner, x)).collect()),
+        (Type::Record(name), Value::Record(vals)) => {
+            let rec = &project.records[name];
+            J::Object(
+                rec.fields
+                    .iter()
+                    .zip(vals)
+                    .filter(|(_, v)| **v != Value::Null)
+                    .map(|(f, v)| (f.name.clone(), value_to_json(project, &f.ty, v)))
+                    .collect(),
+            )
+        }
+        _ => J::Null,
+    }
+}
+
+/// The JSON instance of a row: absent optionals are omitted, except that required nullable fields are `null`.
+pub fn row_to_json(project: &Project, schema: &TableSchema, row: &Row) -> J {
+    let mut m = serde_json::Map::new();
+    for (i, (f, v)) in schema.fields.iter().zip(&row.values).enumerate() {
+        if *v == Value::Null && !schema.required[i] {
+            continue;
+        }
+        m.insert(f.name.clone(), value_to_json(project, &f.ty, v));
+    }
+    J::Object(m)
+}
+
+/// Validate every row of every table against its JSON Schema.
+pub fn json_schema_rows(
+    project: &Project,
+    set: &SchemaSet,
+    schemas: &[TableSchema],
+    diags: &mut Vec<Diagnostic>,
+) {
+    let mut builder = jsonschema::Registry::new();
+    for (name, doc) in &set.files {
+        builder = match builder.add(format!("{}{name}", crate::schema::BASE_URI), doc) {
+            Ok(b) => b,
+            Err(e) => {
+                diags.push(Diagnostic::file_error("GT0403", set.rel(name), format!("schema cannot be registered: {e}")));
+                return;
+            }
+        };
+    }
+    let registry = match builder.prepare() {
+        Ok(r) => r,
+        Err(e) => {
+            diags.push(Diagnostic::file_error("GT0403", set.dir_rel.clone(), format!("schemas cannot be resolved: {e}")));
+            return;
+        }
+    };
+    for ts in schemas {
+        let Some(table) = project.table(&ts.name) else { continue };
+        let validator = match jsonschema::options()
+            .offline()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .with_registry(&registry)
+            .with_base_uri(format!("{}{}", crate::schema::BASE_URI, ts.schema_file))
+            .build(&ts.root)
+        {
+            Ok(v) => v,
+            Err(e) => {
+                diags.push(Diagnostic::file_error("GT0403", set.rel(&ts.schema_file), format!("invalid JSON Schema: {e}")));
+                continue;
+            }
+        };
+        for row in &table.rows {
+            let inst = row_to_json(project, ts, row);
+            for err in validator.iter_errors(&inst) {
+                let path = err.instance_path().as_str().to_string();
+                let field_name = path.trim_start_matches('/').split('/').next().unwrap_or("").replace("~1", "/").replace("~0", "~");
+                let fi = ts.fields.iter().position(|f| f.name == field_name);
+                let cell = fi.and_then(|i| inst.get(&ts.fields[i].name)).map(|v| match v {
+                    J::String(s) => s.clone(),
+                    v => v.to_string(),
+                });
+                let inner = path.trim_start_matches('/').split_once('/').map(|(_, r)| format!(" at {r}")).unwrap_or_default();
+                let d = Diagnostic::cell_error(
+                    SCHEMA_KEYWORD,
+                    &row.origin,
+                    fi.and_then(|i| row.column(i)),
+                    fi.map(|i| ts.fields[i].name.as_str()),
+                    cell.as_deref(),
+                    format!("{}{inner} (schema keyword {})", err, keyword_of(err.schema_path().as_str())),
+                );
+                diags.push(d);
+            }
+        }
+    }
+}
+
+fn keyword_of(schema_path: &str) -> &str {
+    schema_path.rsplit('/').next().unwrap_or(schema_path)
+}
+
+/// Order of key values: integers numerically, strings by bytes, enums by declaration order, false < true.
+/// The generated Rust lookup relies on this order (it is `Ord` of the generated key types).
+pub fn cmp_key(project: &Project, ty: &Type, a: &Value, b: &Value) -> Ordering {
+    match (ty.strip_optional(), a, b) {
+        (_, Value::Int(x), Value::Int(y)) => x.cmp(y),
+        (_, Value::Str(x), Value::Str(y)) => x.as_bytes().cmp(y.as_bytes()),
+        (Type::Enum(name), Value::Enum(x), Value::Enum(y)) => {
+            let m = &project.enums[name].members;
+            m.iter().position(|v| v == x).cmp(&m.iter().position(|v| v == y))
+        }
+        (_, Value::Bool(x), Value::Bool(y)) => x.cmp(y),
+        (_, Value::Null, Value::Null) => Ordering::Equal,
+        (_, Value::Null, _) => Ordering::Less,
+        (_, _, Value::Null) => Ordering::Greater,
+        _ => Ordering::Equal,
+    }
+}
+
+fn key_text(t: &Table, key: &[usize], row: &Row) -> String {
+    key.iter()
+        .map(|&i| match &row.values[i] {
+            Value::Str(s) | Value::Enum(s) => s.clone(),
+            Value::Int(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            v => format!("{v:?}"),
+        })
+        .collect::<Vec<_>>()
+        .join(if key.len() > 1 { ", " } else { "" })
+        + if t.fields.is_empty() { "" } else { "" }
+}
+
+fn where_(row: &Row, col: Option<usize>) -> String {
+    let mut s = row.origin.file.clone();
+    if let Some(sh) = &row.origin.sheet {
+        s.push_str(&format!("[{sh}]"));
+    }
+    s.push_str(&format!(":{}", row.origin.row));
+    if let Some(c) = col {
+        s.push_str(&format!(":{}", column_letters(c)));
+    }
+    s
+}
+
+/// Sort map tables by primary key and report duplicates of primary and unique keys; check singletons.
+pub fn keys(project: &mut Project, diags: &mut Vec<Diagnostic>) {
+    let snapshot = project.clone();
+    for t in &mut project.tables {
+        match t.mode {
+            TableMode::One => {
+                if t.rows.len() != 1 {
+                    let mut d = Diagnostic::file_error(
+                        crate::typing::SINGLETON_ROWS,
+                        t.rows.get(1).map(|r| r.origin.file.clone()).unwrap_or_else(|| t.schema_file.clone()),
+                        format!("{} is a singleton table (x-gentable-mode \"one\") and must have exactly one data row, found {}", t.name, t.rows.len()),
+                    );
+                    if let Some(r) = t.rows.get(1) {
+                        d.sheet = r.origin.sheet.clone();
+                        d.row = r.origin.row;
+                    }
+                    diags.push(d);
+                }
+            }
+            TableMode::Map => {
+                let pk = t.primary_key.clone();
+                let tys: Vec<Type> = pk.iter().map(|&i| t.fields[i].ty.clone()).collect();
+                let cmp = |a: &Row, b: &Row| {
+                    pk.iter().zip(&tys).map(|(&i, ty)| cmp_key(&snapshot, ty, &a.values[i], &b.values[i])).find(|o| o.is_ne()).unwrap_or(Ordering::Equal)
+                };
+                // Stable sort: the first occurrence in source order stays first.
+                t.rows.sort_by(cmp);
+                let mut dup_idx = BTreeSet::new();
+                for i in 1..t.rows.len() {
+                    if cmp(&t.rows[i - 1], &t.rows[i]) == Ordering::Equal {
+                        let (first, second) = (&t.rows[i - 1], &t.rows[i]);
+                        let col = pk.first().and_then(|&c| second.column(c));
+                        let pcol = pk.first().and_then(|&c| first.column(c));
+                        let key = key_text(t, &pk, second);
+                        let d = Diagnostic::cell_error(
+                            DUPLICATE_KEY,
+                            &second.origin,
+                            col,
+                            Some(&t.fields[pk[0]].name),
+                            Some(&key),
+                            format!("duplicate primary key {key:?} in {}: also at {}", t.name, where_(first, pcol)),
+                        )
+                        .with_help("primary keys must be unique; change or delete one of the rows");
+                        diags.push(d);
+                        dup_idx.insert(i);
+                    }
+                }
+                // Keep the first of each duplicate group so that lookups stay well-defined.
+                let mut i = 0;
+                t.rows.retain(|_| {
+                    let keep = !dup_idx.contains(&i);
+                    i += 1;
+                    keep
+                });
+            }
+            TableMode::List => {}
+        }
+        for uk in t.unique_keys.clone() {
+            let mut seen: HashMap<String, usize> = HashMap::new();
+            for (ri, row) in t.rows.iter().enumerate() {
+                if uk.iter().all(|&i| row.values[i] == Value::Null) {
+                    continue;
+                }
+                let key = key_text(t, &uk, row);
+                if let Some(&prev) = seen.get(&key) {
+                    let first = &t.rows[prev];
+                    let names: Vec<&str> = uk.iter().map(|&i| t.fields[i].name.as_str()).collect();
+                    diags.push(
+                        Diagnostic::cell_error(
+                            DUPLICATE_UNIQUE,
+                            &row.origin,
+                            row.column(uk[0]),
+                            Some(&t.fields[uk[0]].name),
+                            Some(&key),
+                            format!(
+                                "duplicate value {key:?} of unique key ({}) in {}: also at {}",
+                                names.join(", "),
+                                t.name,
+                                where_(first, first.column(uk[0]))
+                            ),
+                        )
+                        .with_help("values of a unique key (x-gentable-unique) may appear only once"),
+                    );
+                } else {
+                    seen.insert(key, ri);
+                }
+            }
+        }
+    }
+}
+
+/// Check every `x-gentable-foreignKey`: the value (or each array element, or the nested record field)
+/// must be an existing key of one of the target tables.
+pub fn foreign_keys(project: &Project, diags: &mut Vec<Diagnostic>) {
+    // Key sets per (table, field): the text of each value.
+    let mut key_sets: HashMap<(String, Option<String>), Option<BTreeSet<String>>> = HashMap::new();
+    let mut key_set = |table: &str, field: &Option<String>| -> Option<BTreeSet<String>> {
+        key_sets
+            .entry((table.to_string(), field.clone()))
+            .or_insert_with(|| {
+                let t = project.table(table)?;
+                let fi = match field {
+                    Some(f) => t.field_index(f)?,
+                    None if t.primary_key.len() == 1 => t.primary_key[0],
+                    None => return None,
+                };
+                Some(t.rows.iter().filter_map(|r| atom_text(&r.values[fi])).collect())
+            })
+            .clone()
+    };
+    for t in &project.tables {
+        let mut visit = |field: &crate::ir::Field, fi: usize, row: &Row, v: &Value, path: &str, diags: &mut Vec<Diagnostic>| {
+            if field.foreign_keys.is_empty() {
+                return;
+            }
+            let mut targets = vec![];
+            for (tt, tf) in &field.foreign_keys {
+                match key_set(tt, tf) {
+                    Some(s) => targets.push((tt.clone(), s)),
+                    None => {
+                        diags.push(Diagnostic::file_error(
+                            BAD_FOREIGN_KEY,
+                            t.schema_file.clone(),
+                            format!(
+                                "{}.{}: x-gentable-foreignKey names {}{}, which is not a table with a single-field primary key or an existing field",
+                                t.name,
+                                field.name,
+                                tt,
+                                tf.as_ref().map(|f| format!(".{f}")).unwrap_or_default()
+                            ),
+                        ));
+                        return;
+                    }
+                }
+            }
+            let mut atoms = vec![];
+            collect_atoms(v, &mut atoms);
+            for a in atoms {
+                if targets.iter().any(|(_, s)| s.contains(&a)) {
+                    continue;
+                }
+                let names: Vec<&str> = targets.iter().map(|(n, _)| n.as_str()).collect();
+                let mut d = Diagnostic::cell_error(
+                    MISSING_REFERENCE,
+                    &row.origin,
+                    row.column(fi),
+                    Some(&field.name),
+                    Some(&a),
+                    format!("{a:?}{path} is not a key of {}", names.join(" or ")),
+                );
+                let all: Vec<&String> = targets.iter().flat_map(|(_, s)| s.iter()).collect();
+                if let Some(c) = crate::diag::closest(&a, all.iter().map(|s| s.as_str())) {
+                    d = d.with_help(format!("did you mean {c:?}?"));
+                } else {
+                    d = d.with_help(format!("add a row with this key to {}, or fix the reference", names.join(" or ")));
+                }
+                diags.push(d);
+            }
+        };
+        for row in &t.rows {
+            for (fi, f) in t.fields.iter().enumerate() {
+                visit(f, fi, row, &row.values[fi], "", diags);
+                // Nested records: their fields' foreign keys.
+                walk_records(project, &f.ty, &row.values[fi], &mut |rf, rv| {
+                    visit(rf, fi, row, rv, &format!(" (in {})", rf.name), diags);
+                });
+            }
+        }
+    }
+}
+
+fn walk_records(project: &Project, ty: &Type, v: &Value, f: &mut dyn FnMut(&crate::ir::Field, &Value)) {
+    match (ty.strip_optional(), v) {
+        (Type::Array(inner), Value::Array(items)) => items.iter().for_each(|x| walk_records(project, inner, x, f)),
+        (Type::Record(name), Value::Record(vals)) => {
+            for (rf, rv) in project.records[name].fields.iter().zip(vals) {
+                f(rf, rv);
+                walk_records(project, &rf.ty, rv, f);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn atom_text(v: &Value) -> Option<String> {
+    match v {
+        Value::Str(s) | Value::Enum(s) => Some(s.clone()),
+        Value::Int(i) => Some(i.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+fn collect_atoms(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Array(items) => items.iter().for_each(|x| collect_atoms(x, out)),
+        Value::Null => {}
+        v => out.extend(atom_text(v)),
+    }
+}

@@ -1,0 +1,508 @@
+//! The cell grammar: the text of one cell → a typed [`Value`], directed by the field's [`Type`].
+//!
+//! Grammar (docs/conventions.md §3):
+//! ```text
+//! top-level array cell := elem ('|' elem)*            e.g. 1|2|3   Forward|Left   (0,1)|(1,1)
+//! record               := '(' part (',' part)* ')'    positional in `properties` order, or name=value
+//! nested array         := '[' elem (',' elem)* ']'    inside records and arrays: [1,2]|[3]
+//! escape               := '\' any                     \| \, \( \) \[ \] \= \\ and '\ ' (kept space)
+//! JSON literal         := a top-level cell starting with '[' or '{' that parses as JSON
+//! ```
+//! Scalars are trimmed of white space (incl. U+00A0 NBSP); a top-level string cell is taken verbatim.
+//! Errors are [`CellError`]s: what was expected, with a hint when one is obvious.
+
+use crate::ir::{IntWidth, Project, Type, Value};
+
+/// Why a cell's text does not fit its type. `message` says what was expected; `help` suggests a fix.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CellError {
+    /// Stable diagnostic code (GT02xx).
+    pub code: &'static str,
+    pub message: String,
+    pub help: Option<String>,
+}
+
+impl CellError {
+    fn new(code: &'static str, message: impl Into<String>) -> Self {
+        CellError { code, message: message.into(), help: None }
+    }
+    fn help(mut self, h: impl Into<String>) -> Self {
+        self.help = Some(h.into());
+        self
+    }
+}
+
+/// GT0201: the text is not a value of the type.
+pub const WRONG_TYPE: &str = "GT0201";
+/// GT0202: an integer outside its width, or a number that is not finite.
+pub const OUT_OF_RANGE: &str = "GT0202";
+/// GT0203: not a member of the enum.
+pub const NOT_IN_ENUM: &str = "GT0203";
+/// GT0205: the compound-value grammar is broken (brackets, escapes, empty elements).
+pub const BAD_GRAMMAR: &str = "GT0205";
+/// GT0206: a fractional number in an integer field.
+pub const NOT_INTEGER: &str = "GT0206";
+
+/// White space trimmed by the grammar: Unicode White_Space, which includes U+00A0 NBSP and U+3000.
+pub fn is_ws(c: char) -> bool {
+    c.is_whitespace()
+}
+
+/// Trim grammar white space.
+pub fn trim(s: &str) -> &str {
+    s.trim_matches(is_ws)
+}
+
+/// Parse the whole text of a cell (already known not to be blank) as `ty`.
+pub fn parse_cell(text: &str, ty: &Type, project: &Project) -> Result<Value, CellError> {
+    let ty = ty.strip_optional();
+    match ty {
+        Type::String => Ok(Value::Str(text.to_string())),
+        Type::Array(_) | Type::Record(_) => {
+            let t = trim(text);
+            if t.starts_with('{') || (t.starts_with('[') && matches!(ty, Type::Array(_))) {
+                if let Ok(json) = serde_json::from_str::<serde_json::Value>(t) {
+                    return json_to_value(&json, ty, project)
+                        .map_err(|m| CellError::new(WRONG_TYPE, format!("JSON literal does not fit: {m}")));
+                }
+                if t.starts_with('{') {
+                    return Err(CellError::new(BAD_GRAMMAR, "a cell starting with '{' must be a JSON object")
+                        .help("write the object as (a,b) or as valid JSON"));
+                }
+            }
+            match ty {
+                Type::Array(inner) => {
+                    let parts = split(t, '|')?;
+                    parts.iter().map(|p| parse_element(p, inner, project)).collect::<Result<_, _>>().map(Value::Array)
+                }
+                _ => parse_element(t, ty, project),
+            }
+        }
+        _ => parse_scalar(&unescape(trim(text))?, ty, project),
+    }
+}
+
+/// Parse one element of a compound value (raw text, escapes still in place).
+fn parse_element(raw: &str, ty: &Type, project: &Project) -> Result<Value, CellError> {
+    let t = trim_raw(raw);
+    if t.is_empty() {
+        if let Type::Optional(_) = ty {
+            return Ok(Value::Null);
+        }
+        return Err(CellError::new(BAD_GRAMMAR, "empty element")
+            .help("remove the doubled separator, or escape a literal separator with \\"));
+    }
+    match ty.strip_optional() {
+        Type::Array(inner) => {
+            let body = strip_delims(t, '[', ']').ok_or_else(|| {
+                CellError::new(BAD_GRAMMAR, format!("expected a nested array in brackets like [1,2], found {t:?}"))
+            })?;
+            if trim(body).is_empty() {
+                return Ok(Value::Array(vec![]));
+            }
+            split(body, ',')?.iter().map(|p| parse_element(p, inner, project)).collect::<Result<_, _>>().map(Value::Array)
+        }
+        Type::Record(name) => {
+            let rec = &project.records[name];
+            let body = strip_delims(t, '(', ')').ok_or_else(|| {
+                let example: Vec<&str> = rec.fields.iter().map(|f| f.name.as_str()).collect();
+                CellError::new(BAD_GRAMMAR, format!("expected a {name} in parentheses like ({}), found {t:?}", example.join(",")))
+            })?;
+            let parts = if trim(body).is_empty() { vec![] } else { split(body, ',')? };
+            if parts.len() > rec.fields.len() {
+                return Err(CellError::new(
+                    BAD_GRAMMAR,
+                    format!("{name} has {} fields but the value has {} parts", rec.fields.len(), parts.len()),
+                )
+                .help("escape a literal comma with \\,"));
+            }
+            let mut values: Vec<Option<Value>> = vec![None; rec.fields.len()];
+            for (i, p) in parts.iter().enumerate() {
+                let (idx, vtext) = match split_named(p) {
+                    Some((k, v)) => match rec.fields.iter().position(|f| f.name == k) {
+                        Some(idx) => (idx, v),
+                        None => {
+                            let mut e = CellError::new(BAD_GRAMMAR, format!("{name} has no field {k:?}"));
+                            if let Some(c) = crate::diag::closest(&k, rec.fields.iter().map(|f| f.name.as_str())) {
+                                e = e.help(format!("did you mean {c:?}?"));
+                            }
+                            return Err(e);
+                        }
+                    },
+                    None => (i, p.clone()),
+                };
+                if values[idx].is_some() {
+                    return Err(CellError::new(BAD_GRAMMAR, format!("field {:?} given twice", rec.fields[idx].name)));
+                }
+                values[idx] = Some(parse_element(&vtext, &rec.fields[idx].ty, project).map_err(|mut e| {
+                    e.message = format!("field {:?}: {}", rec.fields[idx].name, e.message);
+                    e
+                })?);
+            }
+            let mut out = Vec::with_capacity(values.len());
+            for (v, f) in values.into_iter().zip(&rec.fields) {
+                match (v, &f.ty) {
+                    (Some(v), _) => out.push(v),
+                    (None, Type::Optional(_)) => out.push(Value::Null),
+                    (None, Type::Array(_)) => out.push(Value::Array(vec![])),
+                    (None, _) => {
+                        return Err(CellError::new(BAD_GRAMMAR, format!("{name} is missing field {:?}", f.name)))
+                    }
+                }
+            }
+            Ok(Value::Record(out))
+        }
+        other => parse_scalar(&unescape(t)?, other, project),
+    }
+}
+
+/// Parse a scalar (already trimmed and unescaped).
+pub fn parse_scalar(s: &str, ty: &Type, project: &Project) -> Result<Value, CellError> {
+    match ty.strip_optional() {
+        Type::String => Ok(Value::Str(s.to_string())),
+        Type::Bool => match s.to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" => Ok(Value::Bool(true)),
+            "false" | "0" | "no" => Ok(Value::Bool(false)),
+            _ => Err(CellError::new(WRONG_TYPE, format!("expected a boolean, found {s:?}"))
+                .help("write true or false (also TRUE/FALSE, 1/0, yes/no)")),
+        },
+        Type::Int(w) => parse_int(s, *w),
+        Type::Float => parse_float(s),
+        Type::Enum(name) => {
+            let e = &project.enums[name];
+            if e.members.iter().any(|m| m == s) {
+                return Ok(Value::Enum(s.to_string()));
+            }
+            let mut err = CellError::new(NOT_IN_ENUM, format!("{s:?} is not a {name}"));
+            err = match crate::diag::closest(s, e.members.iter().map(String::as_str)) {
+                Some(c) => err.help(format!("did you mean {c:?}? ({name} is one of: {})", e.members.join(", "))),
+                None => err.help(format!("{name} is one of: {}", e.members.join(", "))),
+            };
+            Err(err)
+        }
+        Type::Array(_) | Type::Record(_) => parse_cell(s, ty, project),
+        Type::Optional(_) => unreachable!("stripped"),
+    }
+}
+
+/// Parse an integer of width `w`: decimal with optional sign, or an integral number like `3.0`.
+pub fn parse_int(s: &str, w: IntWidth) -> Result<Value, CellError> {
+    let v: i128 = match s.strip_prefix('+').unwrap_or(s).parse::<i128>() {
+        Ok(v) => v,
+        Err(_) => match s.parse::<f64>() {
+            Ok(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15 => f as i128,
+            Ok(f) if f.is_finite() && f.fract() != 0.0 => {
+                return Err(CellError::new(NOT_INTEGER, format!("expected an integer, found the fraction {s}"))
+                    .help("integer fields take whole numbers; change the schema type to \"number\" for fractions"))
+            }
+            _ => return Err(CellError::new(WRONG_TYPE, format!("expected an integer, found {s:?}"))),
+        },
+    };
+    int_in_range(v, w)
+}
+
+/// Check `v` against the width's range.
+pub fn int_in_range(v: i128, w: IntWidth) -> Result<Value, CellError> {
+    let (lo, hi) = w.range();
+    if v < lo || v > hi {
+        return Err(CellError::new(OUT_OF_RANGE, format!("{v} does not fit in {} ({lo}..={hi})", w.rust_name()))
+            .help("check the value, or widen the field with \"format\" or minimum/maximum in the schema"));
+    }
+    Ok(Value::Int(v))
+}
+
+/// Parse a finite number; `-0` becomes `0` (RFC 8785 has a single zero).
+pub fn parse_float(s: &str) -> Result<Value, CellError> {
+    let lower = s.to_ascii_lowercase();
+    if lower.contains("inf") || lower.contains("nan") {
+        return Err(CellError::new(OUT_OF_RANGE, format!("{s:?} is not a finite number"))
+            .help("JSON, and so every generated language, has no NaN or infinity"));
+    }
+    match s.strip_prefix('+').unwrap_or(s).parse::<f64>() {
+        Ok(f) if f.is_finite() => Ok(Value::Float(if f == 0.0 { 0.0 } else { f })),
+        Ok(_) => Err(CellError::new(OUT_OF_RANGE, format!("{s} is too large for a 64-bit float"))),
+        Err(_) => Err(CellError::new(WRONG_TYPE, format!("expected a number, found {s:?}"))),
+    }
+}
+
+/// Convert a JSON value (JSON literal cells, `default` keywords) to a typed value.
+pub fn json_to_value(j: &serde_json::Value, ty: &Type, project: &Project) -> Result<Value, String> {
+    use serde_json::Value as J;
+    match (ty, j) {
+        (Type::Optional(_), J::Null) => Ok(Value::Null),
+        (Type::Optional(t), j) => json_to_value(j, t, project),
+        (Type::Bool, J::Bool(b)) => Ok(Value::Bool(*b)),
+        (Type::Int(w), J::Number(n)) => {
+            let v = if let Some(i) = n.as_i64() {
+                i as i128
+            } else if let Some(u) = n.as_u64() {
+                u as i128
+            } else {
+                let f = n.as_f64().unwrap_or(f64::NAN);
+                if f.fract() != 0.0 || !f.is_finite() {
+                    return Err(format!("{n} is not an integer"));
+                }
+                f as i128
+            };
+            int_in_range(v, *w).map_err(|e| e.message)
+        }
+        (Type::Int(w), J::String(s)) => parse_int(s, *w).map_err(|e| e.message),
+        (Type::Float, J::Number(n)) => {
+            let f = n.as_f64().ok_or_else(|| format!("{n} is not a number"))?;
+            Ok(Value::Float(if f == 0.0 { 0.0 } else { f }))
+        }
+        (Type::String, J::String(s)) => Ok(Value::Str(s.clone())),
+        (Type::Enum(_), J::String(s)) => parse_scalar(s, ty, project).map_err(|e| e.message),
+        (Type::Array(inner), J::Array(items)) => {
+            items.iter().map(|x| json_to_value(x, inner, project)).collect::<Result<_, _>>().map(Value::Array)
+        }
+        (Type::Record(name), J::Object(m)) => {
+            let rec = &project.records[name];
+            if let Some(k) = m.keys().find(|k| !rec.fields.iter().any(|f| &f.name == *k)) {
+                return Err(format!("{name} has no field {k:?}"));
+            }
+            rec.fields
+                .iter()
+                .map(|f| match m.get(&f.name) {
+                    Some(v) => json_to_value(v, &f.ty, project),
+                    None if matches!(f.ty, Type::Optional(_)) => Ok(Value::Null),
+                    None => Err(format!("{name} is missing field {:?}", f.name)),
+                })
+                .collect::<Result<_, _>>()
+                .map(Value::Record)
+        }
+        (t, j) => Err(format!("expected {}, found {j}", type_words(t))),
+    }
+}
+
+/// A type in designer words ("an integer", "a list of Side").
+pub fn type_words(t: &Type) -> String {
+    match t {
+        Type::Bool => "a boolean".into(),
+        Type::Int(_) => "an integer".into(),
+        Type::Float => "a number".into(),
+        Type::String => "a string".into(),
+        Type::Enum(n) => format!("a {n}"),
+        Type::Record(n) => format!("a {n}"),
+        Type::Array(i) => format!("a list of {}", type_words(i).trim_start_matches("a ").trim_start_matches("an ")),
+        Type::Optional(i) => format!("{} or nothing", type_words(i)),
+    }
+}
+
+/// Split `s` at unescaped `sep` outside brackets/parentheses. Parts keep their escapes.
+pub fn split(s: &str, sep: char) -> Result<Vec<String>, CellError> {
+    let mut parts = Vec::new();
+    let mut cur = String::new();
+    let mut stack: Vec<char> = Vec::new();
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                cur.push(c);
+                match chars.next() {
+                    Some(n) => cur.push(n),
+                    None => return Err(CellError::new(BAD_GRAMMAR, "the cell ends with a lone \\").help("write \\\\ for a backslash")),
+                }
+            }
+            '(' | '[' => {
+                stack.push(c);
+                cur.push(c);
+            }
+            ')' | ']' => {
+                let open = if c == ')' { '(' } else { '[' };
+                if stack.pop() != Some(open) {
+                    return Err(CellError::new(BAD_GRAMMAR, format!("unbalanced {c:?}"))
+                        .help(format!("escape a literal {c} as \\{c}")));
+                }
+                cur.push(c);
+            }
+            c if c == sep && stack.is_empty() => parts.push(std::mem::take(&mut cur)),
+            c => cur.push(c),
+        }
+    }
+    if let Some(open) = stack.last() {
+        return Err(CellError::new(BAD_GRAMMAR, format!("unclosed {open:?}"))
+            .help(format!("close it, or escape a literal {open} as \\{open}")));
+    }
+    parts.push(cur);
+    Ok(parts)
+}
+
+/// Trim white space that is not escaped.
+fn trim_raw(s: &str) -> &str {
+    let s = s.trim_start_matches(is_ws);
+    let mut end = s.len();
+    while let Some(c) = s[..end].chars().next_back() {
+        if !is_ws(c) {
+            break;
+        }
+        let before = &s[..end - c.len_utf8()];
+        // An odd number of backslashes before the space escapes it.
+        let slashes = before.chars().rev().take_while(|&b| b == '\\').count();
+        if slashes % 2 == 1 {
+            break;
+        }
+        end -= c.len_utf8();
+    }
+    &s[..end]
+}
+
+/// Remove escapes: `\x` → `x`.
+pub fn unescape(s: &str) -> Result<String, CellError> {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            match chars.next() {
+                Some(n) => out.push(n),
+                None => return Err(CellError::new(BAD_GRAMMAR, "the value ends with a lone \\").help("write \\\\ for a backslash")),
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
+fn strip_delims(s: &str, open: char, close: char) -> Option<&str> {
+    let inner = s.strip_prefix(open)?.strip_suffix(close)?;
+    // The closing delimiter must not be escaped.
+    let slashes = inner.chars().rev().take_while(|&b| b == '\\').count();
+    (slashes % 2 == 0).then_some(inner)
+}
+
+/// `name=value` with an unescaped `=` at depth 0 → `(name, value raw)`.
+fn split_named(p: &str) -> Option<(String, String)> {
+    let mut depth = 0i32;
+    let mut escaped = false;
+    for (i, c) in p.char_indices() {
+        if escaped {
+            escaped = false;
+            continue;
+        }
+        match c {
+            '\\' => escaped = true,
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            '=' if depth == 0 => return Some((trim(&p[..i]).to_string(), p[i + 1..].to_string())),
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{EnumDef, Field, RecordDef};
+
+    fn field(name: &str, ty: Type) -> Field {
+        Field { name: name.into(), ident: None, ty, doc: String::new(), foreign_keys: vec![] }
+    }
+    fn project() -> Project {
+        let mut p = Project::default();
+        p.enums.insert(
+            "Side".into(),
+            EnumDef { name: "Side".into(), doc: String::new(), members: vec!["Red".into(), "Blue".into()], origin: String::new() },
+        );
+        p.records.insert(
+            "Vec2".into(),
+            RecordDef {
+                name: "Vec2".into(),
+                doc: String::new(),
+                fields: vec![field("x", Type::Int(IntWidth::I8)), field("y", Type::Int(IntWidth::I8))],
+                origin: String::new(),
+            },
+        );
+        p.records.insert(
+            "Tag".into(),
+            RecordDef {
+                name: "Tag".into(),
+                doc: String::new(),
+                fields: vec![
+                    field("name", Type::String),
+                    field("ids", Type::Array(Box::new(Type::Int(IntWidth::I32)))),
+                    field("note", Type::Optional(Box::new(Type::String))),
+                ],
+                origin: String::new(),
+            },
+        );
+        p
+    }
+    fn arr(t: Type) -> Type {
+        Type::Array(Box::new(t))
+    }
+    fn ints(v: &[i128]) -> Value {
+        Value::Array(v.iter().map(|&i| Value::Int(i)).collect())
+    }
+
+    #[test]
+    fn scalars_trim_whitespace_and_nbsp() {
+        let p = project();
+        assert_eq!(parse_cell(" 42\u{a0}", &Type::Int(IntWidth::I32), &p), Ok(Value::Int(42)));
+        assert_eq!(parse_cell("+7", &Type::Int(IntWidth::I32), &p), Ok(Value::Int(7)));
+        assert_eq!(parse_cell("3.0", &Type::Int(IntWidth::I32), &p), Ok(Value::Int(3)));
+        assert_eq!(parse_cell("7.5", &Type::Int(IntWidth::I32), &p).unwrap_err().code, NOT_INTEGER);
+        assert_eq!(parse_cell("300", &Type::Int(IntWidth::U8), &p).unwrap_err().code, OUT_OF_RANGE);
+        assert_eq!(parse_cell("abc", &Type::Int(IntWidth::I32), &p).unwrap_err().code, WRONG_TYPE);
+        assert_eq!(parse_cell("TRUE", &Type::Bool, &p), Ok(Value::Bool(true)));
+        assert_eq!(parse_cell("no", &Type::Bool, &p), Ok(Value::Bool(false)));
+        assert_eq!(parse_cell("-0", &Type::Float, &p), Ok(Value::Float(0.0)));
+        assert_eq!(parse_cell("1e21", &Type::Float, &p), Ok(Value::Float(1e21)));
+        assert_eq!(parse_cell("NaN", &Type::Float, &p).unwrap_err().code, OUT_OF_RANGE);
+        // Strings are verbatim at the top level.
+        assert_eq!(parse_cell("  a|b \\n ", &Type::String, &p), Ok(Value::Str("  a|b \\n ".into())));
+    }
+
+    #[test]
+    fn enums_give_a_hint() {
+        let p = project();
+        let ty = Type::Enum("Side".into());
+        assert_eq!(parse_cell("Blue", &ty, &p), Ok(Value::Enum("Blue".into())));
+        let e = parse_cell("blue", &ty, &p).unwrap_err();
+        assert_eq!(e.code, NOT_IN_ENUM);
+        assert_eq!(e.help.unwrap(), "did you mean \"Blue\"? (Side is one of: Red, Blue)");
+    }
+
+    #[test]
+    fn arrays_split_on_bar_with_escapes() {
+        let p = project();
+        assert_eq!(parse_cell("1|2| 3 ", &arr(Type::Int(IntWidth::I32)), &p), Ok(ints(&[1, 2, 3])));
+        assert_eq!(
+            parse_cell("a\\|b| c\\,d |\\ e", &arr(Type::String), &p),
+            Ok(Value::Array(vec![Value::Str("a|b".into()), Value::Str("c,d".into()), Value::Str(" e".into())]))
+        );
+        assert_eq!(parse_cell("1||2", &arr(Type::Int(IntWidth::I32)), &p).unwrap_err().code, BAD_GRAMMAR);
+        assert_eq!(parse_cell("[1,2]", &arr(Type::Int(IntWidth::I32)), &p), Ok(ints(&[1, 2])));
+        assert_eq!(
+            parse_cell("[1,2]|[]|[3]", &arr(arr(Type::Int(IntWidth::I32))), &p),
+            Ok(Value::Array(vec![ints(&[1, 2]), ints(&[]), ints(&[3])]))
+        );
+        assert_eq!(parse_cell("a\\", &arr(Type::String), &p).unwrap_err().code, BAD_GRAMMAR);
+    }
+
+    #[test]
+    fn records_positional_named_and_json() {
+        let p = project();
+        let v2 = Type::Record("Vec2".into());
+        let want = Value::Record(vec![Value::Int(0), Value::Int(-1)]);
+        assert_eq!(parse_cell("(0,-1)", &v2, &p), Ok(want.clone()));
+        assert_eq!(parse_cell(" ( y = -1 , x=0 ) ", &v2, &p), Ok(want.clone()));
+        assert_eq!(parse_cell("{\"x\":0,\"y\":-1}", &v2, &p), Ok(want.clone()));
+        assert_eq!(parse_cell("(0,-1)|(1,1)", &arr(v2.clone()), &p).unwrap(), Value::Array(vec![want, Value::Record(vec![Value::Int(1), Value::Int(1)])]));
+        assert_eq!(parse_cell("(0,1", &v2, &p).unwrap_err().code, BAD_GRAMMAR);
+        assert_eq!(parse_cell("(0,1,2)", &v2, &p).unwrap_err().code, BAD_GRAMMAR);
+        let e = parse_cell("(x=0,yy=1)", &v2, &p).unwrap_err();
+        assert_eq!(e.help.as_deref(), Some("did you mean \"y\"?"));
+        assert_eq!(parse_cell("(0,200)", &v2, &p).unwrap_err().code, OUT_OF_RANGE);
+        let tag = Type::Record("Tag".into());
+        assert_eq!(
+            parse_cell("(a\\(1\\),[1,2])", &tag, &p),
+            Ok(Value::Record(vec![Value::Str("a(1)".into()), ints(&[1, 2]), Value::Null]))
+        );
+        assert_eq!(
+            parse_cell("(x)", &tag, &p),
+            Ok(Value::Record(vec![Value::Str("x".into()), ints(&[]), Value::Null]))
+        );
+    }
+}

@@ -1,0 +1,395 @@
+//! Reading: files under the table folders → [`RawTable`]s of raw cells.
+//!
+//! Conventions (docs/conventions.md §2): one table per CSV file (`.csv`, `.tsv`; `.txt` only when
+//! `gentable.toml` has a `[tables.<stem>]` entry) and per worksheet of every `.xlsx`/`.xlsm`/`.xls`/`.xlsb`/
+//! `.ods`; Excel lock files `~$*`, hidden files and sheets named `#…` are skipped, as are files matching
+//! `[project] ignore` globs. CSV text is UTF-8 (BOM optional) unless overridden; a UTF-16 BOM always wins.
+//! CSV is parsed with the `csv` crate (RFC 4180, quoted newlines) on raw bytes and each field is decoded on its
+//! own, so an invalid byte is reported at its exact cell. Workbooks are read with `calamine`; formula cells
+//! give their cached value.
+//!
+//! Nothing here interprets header or comment rows: that is [`crate::typing`]'s job.
+
+use crate::config::Loaded;
+use crate::diag::{Diagnostic, RowOrigin};
+use std::path::{Path, PathBuf};
+
+/// A raw cell as read from the file, before typing.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RawCell {
+    Empty,
+    /// Text (all CSV cells; string cells of workbooks).
+    Text(String),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    /// An Excel error value such as `#N/A` or `#DIV/0!`.
+    Error(String),
+    /// An Excel date/time serial (days since 1899-12-30) or ISO text.
+    DateTime(String),
+}
+
+impl RawCell {
+    /// The cell as text (what a designer sees), for headers, comments and diagnostics.
+    pub fn text(&self) -> String {
+        match self {
+            RawCell::Empty => String::new(),
+            RawCell::Text(s) | RawCell::Error(s) | RawCell::DateTime(s) => s.clone(),
+            RawCell::Int(i) => i.to_string(),
+            RawCell::Float(f) => {
+                let mut s = String::new();
+                crate::canonical::write_f64(&mut s, *f);
+                s
+            }
+            RawCell::Bool(b) => if *b { "TRUE" } else { "FALSE" }.to_string(),
+        }
+    }
+    /// Empty or only white space (incl. NBSP).
+    pub fn is_blank(&self) -> bool {
+        match self {
+            RawCell::Empty => true,
+            RawCell::Text(s) => s.trim().is_empty(),
+            _ => false,
+        }
+    }
+}
+
+/// One physical row: its 1-based row number (CSV: the line where the record starts) and cells from column A.
+#[derive(Clone, Debug)]
+pub struct RawRow {
+    pub row: usize,
+    pub cells: Vec<RawCell>,
+}
+
+/// One table source: a CSV file or a worksheet.
+#[derive(Clone, Debug)]
+pub struct RawTable {
+    /// Table name: file stem or sheet name.
+    pub name: String,
+    /// Path relative to the project root, `/`-separated.
+    pub file: String,
+    pub sheet: Option<String>,
+    pub rows: Vec<RawRow>,
+}
+
+impl RawTable {
+    pub fn origin(&self, row: usize) -> RowOrigin {
+        RowOrigin { file: self.file.clone(), sheet: self.sheet.clone(), row }
+    }
+}
+
+const WORKBOOK_EXT: &[&str] = &["xlsx", "xlsm", "xls", "xlsb", "ods"];
+
+/// A file that holds one or more tables.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SourceFile {
+    pub path: PathBuf,
+    /// Relative to the project root, `/`-separated.
+    pub rel: String,
+}
+
+/// List the table files under the configured folders, sorted by relative path.
+pub fn discover(loaded: &Loaded) -> Result<Vec<SourceFile>, Diagnostic> {
+    let mut ignore = globset::GlobSetBuilder::new();
+    for g in &loaded.config.project.ignore {
+        let glob = globset::Glob::new(g)
+            .map_err(|e| Diagnostic::file_error("GT0002", "gentable.toml", format!("bad ignore glob {g:?}: {e}")))?;
+        ignore.add(glob);
+    }
+    let ignore = ignore
+        .build()
+        .map_err(|e| Diagnostic::file_error("GT0002", "gentable.toml", format!("bad ignore globs: {e}")))?;
+    let mut out = Vec::new();
+    for dir in &loaded.config.project.tables {
+        let abs = loaded.root.join(dir);
+        if !abs.is_dir() {
+            return Err(Diagnostic::file_error(
+                "GT0002",
+                dir.to_string_lossy(),
+                format!("table folder {} does not exist", abs.display()),
+            ));
+        }
+        walk(&abs, &mut |p| {
+            let rel_in_dir = p.strip_prefix(&abs).unwrap_or(p).to_string_lossy().replace('\\', "/");
+            if ignore.is_match(&rel_in_dir) {
+                return;
+            }
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if name.starts_with("~$") || name.starts_with('.') {
+                return;
+            }
+            let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+            let stem = p.file_stem().and_then(|e| e.to_str()).unwrap_or("");
+            let is_table = match ext.as_str() {
+                "csv" | "tsv" => true,
+                "txt" => loaded.config.tables.contains_key(stem),
+                e => WORKBOOK_EXT.contains(&e),
+            };
+            if is_table {
+                let rel = rel_path(&loaded.root, p);
+                out.push(SourceFile { path: p.to_path_buf(), rel });
+            }
+        })
+        .map_err(|e| Diagnostic::file_error("GT0002", dir.to_string_lossy(), format!("cannot list folder: {e}")))?;
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+fn walk(dir: &Path, f: &mut dyn FnMut(&Path)) -> std::io::Result<()> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let p = e.path();
+        if e.file_type()?.is_dir() {
+            if !e.file_name().to_string_lossy().starts_with('.') {
+                walk(&p, f)?;
+            }
+        } else {
+            f(&p);
+        }
+    }
+    Ok(())
+}
+
+/// `p` relative to `root`, `/`-separated; falls back to the full path.
+pub fn rel_path(root: &Path, p: &Path) -> String {
+    let rel = pathdiff(p, root);
+    rel.to_string_lossy().replace('\\', "/")
+}
+
+fn pathdiff(p: &Path, root: &Path) -> PathBuf {
+    let (Ok(p), Ok(root)) = (p.canonicalize(), root.canonicalize()) else {
+        return p.to_path_buf();
+    };
+    let pc: Vec<_> = p.components().collect();
+    let rc: Vec<_> = root.components().collect();
+    let common = pc.iter().zip(&rc).take_while(|(a, b)| a == b).count();
+    let mut out = PathBuf::new();
+    for _ in common..rc.len() {
+        out.push("..");
+    }
+    for c in &pc[common..] {
+        out.push(c);
+    }
+    out
+}
+
+/// Read every table of `file`. A file that cannot be read at all yields one file-level diagnostic; cells
+/// that cannot be decoded yield cell diagnostics and the table is still returned.
+pub fn read_file(loaded: &Loaded, file: &SourceFile, diags: &mut Vec<Diagnostic>) -> Vec<RawTable> {
+    let ext = file.path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    if WORKBOOK_EXT.contains(&ext.as_str()) {
+        read_workbook(file, diags)
+    } else {
+        let stem = file.path.file_stem().and_then(|s| s.to_str()).unwrap_or("").to_string();
+        let ov = loaded.config.tables.get(&stem);
+        let enc = ov.and_then(|o| o.encoding.as_deref());
+        let delim = ov.and_then(|o| o.delimiter.as_deref()).and_then(|d| d.bytes().next());
+        let delim = delim.unwrap_or(if ext == "tsv" { b'\t' } else { b',' });
+        match std::fs::read(&file.path) {
+            Ok(bytes) => vec![read_csv_bytes(&stem, &file.rel, &bytes, enc, delim, diags)],
+            Err(e) => {
+                diags.push(Diagnostic::file_error("GT0101", &file.rel, format!("cannot read file: {e}")));
+                vec![]
+            }
+        }
+    }
+}
+
+/// Parse CSV bytes into a raw table (see module docs for encodings). `encoding` is a WHATWG label.
+pub fn read_csv_bytes(
+    name: &str,
+    rel: &str,
+    bytes: &[u8],
+    encoding: Option<&str>,
+    delimiter: u8,
+    diags: &mut Vec<Diagnostic>,
+) -> RawTable {
+    let mut table = RawTable { name: name.to_string(), file: rel.to_string(), sheet: None, rows: vec![] };
+    // UTF-16 (BOM or configured): decode the whole file first, then parse as UTF-8.
+    let configured = encoding.and_then(|e| encoding_rs::Encoding::for_label(e.as_bytes()));
+    let utf16 = match (bytes, configured) {
+        ([0xFF, 0xFE, ..], _) => Some(encoding_rs::UTF_16LE),
+        ([0xFE, 0xFF, ..], _) => Some(encoding_rs::UTF_16BE),
+        (_, Some(e)) if e == encoding_rs::UTF_16LE || e == encoding_rs::UTF_16BE => Some(e),
+        _ => None,
+    };
+    let decoded_owned;
+    let (data, enc): (&[u8], &'static encoding_rs::Encoding) = if let Some(e16) = utf16 {
+        let body = if bytes.len() >= 2 && matches!(bytes[..2], [0xFF, 0xFE] | [0xFE, 0xFF]) { &bytes[2..] } else { bytes };
+        match e16.decode_without_bom_handling_and_without_replacement(body) {
+            Some(s) => {
+                decoded_owned = s.into_owned().into_bytes();
+                (&decoded_owned[..], encoding_rs::UTF_8)
+            }
+            None => {
+                diags.push(Diagnostic::file_error(
+                    "GT0102",
+                    rel,
+                    format!("the file is not valid {}: it has an unpaired surrogate or an odd byte count", e16.name()),
+                ).with_help("re-export the sheet as \"Unicode Text\" or set [tables.<name>] encoding"));
+                return table;
+            }
+        }
+    } else {
+        let body = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
+        (body, configured.unwrap_or(encoding_rs::UTF_8))
+    };
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(delimiter)
+        .from_reader(data);
+    let mut rec = csv::ByteRecord::new();
+    // Line numbers: 1 + newlines before the record's first byte (the csv crate's own line counter lags
+    // behind on CRLF), counted incrementally.
+    let (mut counted_to, mut newlines) = (0usize, 0usize);
+    loop {
+        match rdr.read_byte_record(&mut rec) {
+            Ok(false) => break,
+            Ok(true) => {
+                let mut start = rec.position().map(|p| p.byte() as usize).unwrap_or(0).min(data.len());
+                while start < data.len() && matches!(data[start], b'\r' | b'\n') {
+                    start += 1;
+                }
+                if start >= counted_to {
+                    newlines += data[counted_to..start].iter().filter(|&&b| b == b'\n').count();
+                    counted_to = start;
+                }
+                let line = newlines + 1;
+                let mut cells = Vec::with_capacity(rec.len());
+                for (col, field) in rec.iter().enumerate() {
+                    let text = match enc.decode_without_bom_handling_and_without_replacement(field) {
+                        Some(s) => s.into_owned(),
+                        None => {
+                            let origin = RowOrigin { file: rel.to_string(), sheet: None, row: line };
+                            let shown = String::from_utf8_lossy(field).into_owned();
+                            diags.push(
+                                Diagnostic::cell_error(
+                                    "GT0102",
+                                    &origin,
+                                    Some(col),
+                                    None,
+                                    Some(&shown),
+                                    format!("the cell is not valid {} text", enc.name()),
+                                )
+                                .with_help("save the file as UTF-8, or set [tables.<name>] encoding in gentable.toml (e.g. \"gbk\")"),
+                            );
+                            String::new()
+                        }
+                    };
+                    cells.push(if text.is_empty() { RawCell::Empty } else { RawCell::Text(text) });
+                }
+                table.rows.push(RawRow { row: line, cells });
+            }
+            Err(e) => {
+                let line = e.position().map(|p| p.line() as usize).unwrap_or(0);
+                let origin = RowOrigin { file: rel.to_string(), sheet: None, row: line };
+                diags.push(Diagnostic::cell_error("GT0103", &origin, None, None, None, format!("malformed CSV: {e}")));
+                break;
+            }
+        }
+    }
+    table
+}
+
+fn read_workbook(file: &SourceFile, diags: &mut Vec<Diagnostic>) -> Vec<RawTable> {
+    use calamine::{open_workbook_auto, Data, Reader};
+    let mut wb = match open_workbook_auto(&file.path) {
+        Ok(wb) => wb,
+        Err(e) => {
+            diags.push(Diagnostic::file_error("GT0101", &file.rel, format!("cannot open workbook: {e}")));
+            return vec![];
+        }
+    };
+    let names: Vec<String> = wb.sheet_names().to_vec();
+    let mut out = Vec::new();
+    for sheet in names {
+        if sheet.starts_with('#') {
+            continue;
+        }
+        let range = match wb.worksheet_range(&sheet) {
+            Ok(r) => r,
+            Err(e) => {
+                let mut d = Diagnostic::file_error("GT0101", &file.rel, format!("cannot read sheet: {e}"));
+                d.sheet = Some(sheet.clone());
+                diags.push(d);
+                continue;
+            }
+        };
+        let mut table =
+            RawTable { name: sheet.clone(), file: file.rel.clone(), sheet: Some(sheet.clone()), rows: vec![] };
+        let (r0, c0) = range.start().map(|(r, c)| (r as usize, c as usize)).unwrap_or((0, 0));
+        for (i, row) in range.rows().enumerate() {
+            let mut cells = vec![RawCell::Empty; c0];
+            cells.extend(row.iter().map(|d| match d {
+                Data::Empty => RawCell::Empty,
+                Data::String(s) if s.is_empty() => RawCell::Empty,
+                Data::String(s) => RawCell::Text(s.clone()),
+                Data::Int(i) => RawCell::Int(*i),
+                Data::Float(f) => RawCell::Float(*f),
+                Data::Bool(b) => RawCell::Bool(*b),
+                Data::Error(e) => RawCell::Error(e.to_string()),
+                Data::DateTime(dt) => RawCell::DateTime(dt.as_f64().to_string()),
+                Data::DateTimeIso(s) | Data::DurationIso(s) => RawCell::DateTime(s.clone()),
+            }));
+            table.rows.push(RawRow { row: r0 + i + 1, cells });
+        }
+        out.push(table);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn csv(bytes: &[u8], enc: Option<&str>, delim: u8) -> (RawTable, Vec<Diagnostic>) {
+        let mut d = vec![];
+        let t = read_csv_bytes("T", "Table/T.csv", bytes, enc, delim, &mut d);
+        (t, d)
+    }
+    fn texts(t: &RawTable) -> Vec<(usize, Vec<String>)> {
+        t.rows.iter().map(|r| (r.row, r.cells.iter().map(RawCell::text).collect())).collect()
+    }
+
+    #[test]
+    fn utf8_bom_crlf_and_quoted_newlines() {
+        let (t, d) = csv(b"\xEF\xBB\xBFId,Name\r\n1,\"two\r\nlines\"\r\n2,\"say \"\"hi\"\"\"\r\n", None, b',');
+        assert!(d.is_empty());
+        assert_eq!(
+            texts(&t),
+            vec![
+                (1, vec!["Id".into(), "Name".into()]),
+                (2, vec!["1".into(), "two\r\nlines".into()]),
+                (4, vec!["2".into(), "say \"hi\"".into()]),
+            ]
+        );
+    }
+
+    #[test]
+    fn utf16le_bom_tab_separated() {
+        let text = "#\tId\tName\r\n\t1\t战机\r\n";
+        let mut bytes = vec![0xFF, 0xFE];
+        for u in text.encode_utf16() {
+            bytes.extend(u.to_le_bytes());
+        }
+        let (t, d) = csv(&bytes, None, b'\t');
+        assert!(d.is_empty());
+        assert_eq!(texts(&t)[1], (2, vec!["".into(), "1".into(), "战机".into()]));
+    }
+
+    #[test]
+    fn gbk_override_and_invalid_utf8_cell() {
+        let (gbk, _, _) = encoding_rs::GBK.encode("ID,名称\n1,扎克镇\n");
+        let (t, d) = csv(&gbk, Some("gbk"), b',');
+        assert!(d.is_empty());
+        assert_eq!(texts(&t)[1].1, vec!["1".to_string(), "扎克镇".to_string()]);
+        // The same bytes read as UTF-8: the error names the exact cells.
+        let (_, d) = csv(&gbk, None, b',');
+        let cells: Vec<_> = d.iter().map(|d| (d.row, d.column.clone().unwrap(), d.code)).collect();
+        assert_eq!(cells, vec![(1, "B".into(), "GT0102"), (2, "B".into(), "GT0102")]);
+    }
+}

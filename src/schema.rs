@@ -1,0 +1,475 @@
+//! Schemas: `schema/*.schema.json` (JSON Schema 2020-12, one row per table) → IR types.
+//!
+//! See docs/conventions.md §4 for the type mapping and the `x-gentable-*` annotations. `$ref`s are resolved
+//! locally (`#/$defs/X`) and across files of the schema folder (`common.schema.json#/$defs/X`); nothing is
+//! fetched. Enum and record types are named by their `$defs` key, else their `title`, else
+//! `<Table><Field>`; one name used for two different definitions is an error.
+
+use crate::diag::Diagnostic;
+use crate::ir::{EnumDef, Field, IntWidth, Project, RecordDef, TableMode, Type};
+use serde_json::{Map, Value as J};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Prefix of every gentable annotation keyword.
+pub const PREFIX: &str = "x-gentable-";
+
+/// All schema files of the schema folder, by file name.
+#[derive(Clone, Debug, Default)]
+pub struct SchemaSet {
+    pub files: BTreeMap<String, J>,
+    /// Folder, relative to the project root (for diagnostics).
+    pub dir_rel: String,
+}
+
+/// Base URI under which schema files are registered for `jsonschema` (never fetched).
+pub const BASE_URI: &str = "file:///gentable/schema/";
+
+impl SchemaSet {
+    /// Path of a schema file for diagnostics.
+    pub fn rel(&self, file: &str) -> String {
+        if self.dir_rel.is_empty() || self.dir_rel == "." {
+            file.to_string()
+        } else {
+            format!("{}/{file}", self.dir_rel)
+        }
+    }
+}
+
+/// Read every `*.json` file of `dir` (not recursive). Unparsable files are errors.
+pub fn load_dir(dir: &Path, dir_rel: &str) -> Result<SchemaSet, Vec<Diagnostic>> {
+    let mut set = SchemaSet { files: BTreeMap::new(), dir_rel: dir_rel.to_string() };
+    let mut diags = vec![];
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => return Err(vec![Diagnostic::file_error("GT0002", dir_rel, format!("cannot read schema folder: {e}"))]),
+    };
+    let mut names: Vec<_> = entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    for name in names {
+        if !name.ends_with(".json") || name == "gentable.toml.schema.json" || name == "gentable.meta.schema.json" {
+            continue;
+        }
+        let rel = set.rel(&name);
+        match std::fs::read_to_string(dir.join(&name)) {
+            Ok(text) => match serde_json::from_str::<J>(&text) {
+                Ok(v) => {
+                    set.files.insert(name, v);
+                }
+                Err(e) => diags.push(Diagnostic::file_error(
+                    "GT0401",
+                    rel,
+                    format!("schema is not valid JSON: {e} (line {}, column {})", e.line(), e.column()),
+                )),
+            },
+            Err(e) => diags.push(Diagnostic::file_error("GT0401", rel, format!("cannot read schema: {e}"))),
+        }
+    }
+    if diags.is_empty() {
+        Ok(set)
+    } else {
+        Err(diags)
+    }
+}
+
+/// Row-level facts of a table schema that the IR [`crate::ir::Table`] does not carry.
+#[derive(Clone, Debug)]
+pub struct TableSchema {
+    pub name: String,
+    pub schema_file: String,
+    pub doc: String,
+    pub mode: TableMode,
+    pub fields: Vec<Field>,
+    /// Per field: listed in `required`.
+    pub required: Vec<bool>,
+    /// Per field: the schema's `default`, applied to empty cells.
+    pub defaults: Vec<Option<J>>,
+    pub primary_key: Vec<usize>,
+    pub unique_keys: Vec<Vec<usize>>,
+    /// The table's root schema JSON (validated per row by `jsonschema`).
+    pub root: J,
+    /// `x-gentable-rules` as (rule, message).
+    pub rules: Vec<(String, String)>,
+}
+
+struct Ctx<'a> {
+    set: &'a SchemaSet,
+    project: &'a mut Project,
+    diags: Vec<Diagnostic>,
+    /// Which definition each generated type name came from.
+    origins: BTreeMap<String, String>,
+}
+
+/// Build the shape of table `table` from `schema_file` and register its enum/record types in `project`.
+pub fn build_table(
+    set: &SchemaSet,
+    project: &mut Project,
+    table: &str,
+    schema_file: &str,
+) -> Result<TableSchema, Vec<Diagnostic>> {
+    let rel = set.rel(schema_file);
+    let Some(root) = set.files.get(schema_file) else {
+        return Err(vec![Diagnostic::file_error("GT0402", &rel, format!("table {table} has no schema {rel}"))
+            .with_help(format!("create {rel} describing one row of {table}"))]);
+    };
+    let mut origins = BTreeMap::new();
+    for (n, e) in &project.enums {
+        origins.insert(n.clone(), e.origin.clone());
+    }
+    for (n, r) in &project.records {
+        origins.insert(n.clone(), r.origin.clone());
+    }
+    let mut ctx = Ctx { set, project, diags: vec![], origins };
+    let err = |m: String| Diagnostic::file_error("GT0403", &rel, m);
+    let Some(obj) = root.as_object() else {
+        return Err(vec![err("the schema must be a JSON object".into())]);
+    };
+    if obj.get("type").and_then(J::as_str) != Some("object") {
+        return Err(vec![err("a table schema must have \"type\": \"object\" (it describes one row)".into())]);
+    }
+    let Some(props) = obj.get("properties").and_then(J::as_object) else {
+        return Err(vec![err("a table schema needs \"properties\" (one per column)".into())]);
+    };
+    let required: Vec<String> =
+        obj.get("required").and_then(J::as_array).map(|a| a.iter().filter_map(|s| s.as_str().map(String::from)).collect()).unwrap_or_default();
+    for r in &required {
+        if !props.contains_key(r) {
+            ctx.diags.push(err(format!("\"required\" names {r:?}, which is not in \"properties\"")));
+        }
+    }
+    let mut fields = vec![];
+    let mut req = vec![];
+    let mut defaults = vec![];
+    for (name, ps) in props {
+        let is_req = required.contains(name);
+        let hint = format!("{table}{}", crate::naming::case(name, crate::naming::Case::Pascal));
+        let origin = format!("{schema_file}#/properties/{name}");
+        let (ty, nullable) = match ctx.type_of(ps, schema_file, &hint, &origin) {
+            Some(t) => t,
+            None => continue,
+        };
+        let ty = if nullable || !is_req { Type::Optional(Box::new(ty)) } else { ty };
+        fields.push(ctx.field(name, ps, schema_file, ty));
+        req.push(is_req);
+        let default = ps.get("default").cloned();
+        defaults.push(default.or_else(|| ctx.resolve(ps, schema_file).and_then(|(_, d, _)| d.get("default").cloned())));
+    }
+    let index_of = |ctx: &mut Ctx, what: &str, n: &str| -> Option<usize> {
+        let i = fields.iter().position(|f| f.name == n);
+        if i.is_none() {
+            ctx.diags.push(err(format!("{what} names {n:?}, which is not in \"properties\"")));
+        }
+        i
+    };
+    let key_list = |v: &J| -> Vec<String> {
+        match v {
+            J::String(s) => vec![s.clone()],
+            J::Array(a) => a.iter().filter_map(|x| x.as_str().map(String::from)).collect(),
+            _ => vec![],
+        }
+    };
+    let mut primary_key = vec![];
+    if let Some(pk) = obj.get("x-gentable-primaryKey") {
+        for n in key_list(pk) {
+            if let Some(i) = index_of(&mut ctx, "x-gentable-primaryKey", &n) {
+                primary_key.push(i);
+            }
+        }
+    }
+    let mut unique_keys = vec![];
+    if let Some(J::Array(uks)) = obj.get("x-gentable-unique") {
+        for uk in uks {
+            let idx: Vec<usize> = key_list(uk).iter().filter_map(|n| index_of(&mut ctx, "x-gentable-unique", n)).collect();
+            if !idx.is_empty() {
+                unique_keys.push(idx);
+            }
+        }
+    }
+    let pk_set: Vec<usize> = primary_key.clone();
+    for &i in primary_key.iter().chain(unique_keys.iter().flatten()) {
+        let f = &fields[i];
+        // Primary key fields are required; unique key fields may be optional (empty cells never clash).
+        let ty = if pk_set.contains(&i) { &f.ty } else { f.ty.strip_optional() };
+        let ok = matches!(ty, Type::Int(_) | Type::String | Type::Enum(_) | Type::Bool);
+        if !ok {
+            ctx.diags.push(err(format!(
+                "key field {:?} must be a required integer, string, enum or boolean (found {})",
+                f.name,
+                crate::cell::type_words(&f.ty)
+            )));
+        }
+    }
+    let mode = match obj.get("x-gentable-mode").and_then(J::as_str) {
+        None if primary_key.is_empty() => TableMode::List,
+        None | Some("map") => TableMode::Map,
+        Some("list") => TableMode::List,
+        Some("one") => TableMode::One,
+        Some(m) => {
+            ctx.diags.push(err(format!("x-gentable-mode must be map, list or one, not {m:?}")));
+            TableMode::List
+        }
+    };
+    if mode == TableMode::Map && primary_key.is_empty() {
+        ctx.diags.push(err("x-gentable-mode \"map\" needs x-gentable-primaryKey".into()));
+    }
+    let rules = obj
+        .get("x-gentable-rules")
+        .and_then(J::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|r| {
+                    Some((r.get("rule")?.as_str()?.to_string(), r.get("message").and_then(J::as_str).unwrap_or("").to_string()))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let pk = if mode == TableMode::Map { primary_key } else { vec![] };
+    if ctx.diags.is_empty() {
+        Ok(TableSchema {
+            name: table.to_string(),
+            schema_file: schema_file.to_string(),
+            doc: doc_of(obj),
+            mode,
+            fields,
+            required: req,
+            defaults,
+            primary_key: pk,
+            unique_keys,
+            root: root.clone(),
+            rules,
+        })
+    } else {
+        Err(ctx.diags)
+    }
+}
+
+fn doc_of(o: &Map<String, J>) -> String {
+    let title = o.get("title").and_then(J::as_str).unwrap_or("");
+    let desc = o.get("description").and_then(J::as_str).unwrap_or("");
+    match (title.is_empty(), desc.is_empty()) {
+        (true, _) => desc.to_string(),
+        (false, true) => title.to_string(),
+        (false, false) => format!("{title}\n\n{desc}"),
+    }
+}
+
+fn fk_targets(v: Option<&J>) -> Vec<(String, Option<String>)> {
+    let parse = |s: &str| match s.split_once('.') {
+        Some((t, f)) => (t.to_string(), Some(f.to_string())),
+        None => (s.to_string(), None),
+    };
+    match v {
+        Some(J::String(s)) => vec![parse(s)],
+        Some(J::Array(a)) => a.iter().filter_map(J::as_str).map(parse).collect(),
+        _ => vec![],
+    }
+}
+
+impl Ctx<'_> {
+    fn err(&mut self, file: &str, m: String) {
+        let rel = self.set.rel(file);
+        self.diags.push(Diagnostic::file_error("GT0403", rel, m));
+    }
+
+    fn field(&mut self, name: &str, ps: &J, file: &str, ty: Type) -> Field {
+        let target = self.resolve(ps, file).map(|(_, t, _)| t);
+        let doc = ps
+            .as_object()
+            .map(doc_of)
+            .filter(|d| !d.is_empty())
+            .or_else(|| target.as_ref().and_then(J::as_object).map(doc_of))
+            .unwrap_or_default();
+        let mut fks = fk_targets(ps.get("x-gentable-foreignKey"));
+        // On arrays the key may sit on `items`.
+        if fks.is_empty() {
+            fks = fk_targets(ps.get("items").and_then(|i| i.get("x-gentable-foreignKey")));
+        }
+        Field {
+            name: name.to_string(),
+            ident: ps.get("x-gentable-name").and_then(J::as_str).map(String::from),
+            ty,
+            doc,
+            foreign_keys: fks,
+        }
+    }
+
+    fn resolve(&mut self, s: &J, file: &str) -> Option<(String, J, Option<String>)> {
+        let mut cur = s.clone();
+        let mut cur_file = file.to_string();
+        let mut name = None;
+        for _ in 0..32 {
+            let Some(r) = cur.get("$ref").and_then(J::as_str) else {
+                return Some((cur_file, cur, name));
+            };
+            let (f, ptr) = match r.split_once('#') {
+                Some(("", p)) => (cur_file.clone(), p.to_string()),
+                Some((f, p)) => (f.to_string(), p.to_string()),
+                None => (r.to_string(), String::new()),
+            };
+            let Some(doc) = self.set.files.get(&f) else {
+                self.err(file, format!("$ref {r:?}: no schema file {f:?} in the schema folder (nothing is fetched)"));
+                return None;
+            };
+            let Some(target) = doc.pointer(&ptr) else {
+                self.err(file, format!("$ref {r:?}: {f} has nothing at {ptr:?}"));
+                return None;
+            };
+            name = ptr.rsplit('/').next().filter(|n| !n.is_empty()).map(String::from);
+            cur = target.clone();
+            cur_file = f;
+        }
+        self.err(file, "$ref chain is too long or circular".into());
+        None
+    }
+
+    /// The IR type of a property schema and whether it is nullable.
+    fn type_of(&mut self, s: &J, file: &str, hint: &str, origin: &str) -> Option<(Type, bool)> {
+        let (file, s, ref_name) = self.resolve(s, file)?;
+        let file = file.as_str();
+        let origin = match &ref_name {
+            Some(n) => format!("{file}#/$defs/{n}"),
+            None => origin.to_string(),
+        };
+        let Some(o) = s.as_object() else {
+            self.err(file, format!("{origin}: a property schema must be an object"));
+            return None;
+        };
+        // anyOf/oneOf [T, {"type":"null"}] → nullable T.
+        for k in ["anyOf", "oneOf"] {
+            if let Some(J::Array(alts)) = o.get(k) {
+                let is_null = |a: &J| a.get("type").and_then(J::as_str) == Some("null");
+                let non_null: Vec<&J> = alts.iter().filter(|a| !is_null(a)).collect();
+                if non_null.len() == 1 && alts.len() == 2 {
+                    let (t, _) = self.type_of(non_null[0], file, hint, &origin)?;
+                    return Some((t, true));
+                }
+                self.err(file, format!("{origin}: {k} is supported only as [T, {{\"type\": \"null\"}}]"));
+                return None;
+            }
+        }
+        let (ty_name, nullable) = match o.get("type") {
+            Some(J::String(t)) => (Some(t.clone()), false),
+            Some(J::Array(ts)) => {
+                let names: Vec<&str> = ts.iter().filter_map(J::as_str).collect();
+                let non_null: Vec<&str> = names.iter().copied().filter(|t| *t != "null").collect();
+                if non_null.len() != 1 {
+                    self.err(file, format!("{origin}: \"type\" may list one type plus \"null\", found {names:?}"));
+                    return None;
+                }
+                (Some(non_null[0].to_string()), names.contains(&"null"))
+            }
+            _ => (None, false),
+        };
+        let type_name = ref_name.clone().or_else(|| o.get("title").and_then(J::as_str).map(|t| crate::naming::case(t, crate::naming::Case::Pascal))).unwrap_or_else(|| hint.to_string());
+        let ty_name = ty_name.or_else(|| {
+            if o.get("enum").and_then(J::as_array).is_some_and(|a| a.iter().all(J::is_string)) {
+                Some("string".into())
+            } else if o.contains_key("properties") {
+                Some("object".into())
+            } else {
+                None
+            }
+        });
+        let t = match ty_name.as_deref() {
+            Some("boolean") => Type::Bool,
+            Some("number") => Type::Float,
+            Some("integer") => {
+                let width = match o.get("format").and_then(J::as_str) {
+                    Some("int8") => Some(IntWidth::I8),
+                    Some("int16") => Some(IntWidth::I16),
+                    Some("int32") => Some(IntWidth::I32),
+                    Some("int64") => Some(IntWidth::I64),
+                    Some("uint8") => Some(IntWidth::U8),
+                    Some("uint16") => Some(IntWidth::U16),
+                    Some("uint32") => Some(IntWidth::U32),
+                    Some("uint64") => Some(IntWidth::U64),
+                    _ => None,
+                };
+                let bound = |k: &str, adj: i128| o.get(k).and_then(J::as_f64).map(|f| f.ceil() as i128 + adj);
+                let lo = o.get("minimum").and_then(J::as_f64).map(|f| f.ceil() as i128).or_else(|| bound("exclusiveMinimum", 1));
+                let hi = o.get("maximum").and_then(J::as_f64).map(|f| f.floor() as i128).or_else(|| {
+                    o.get("exclusiveMaximum").and_then(J::as_f64).map(|f| f.ceil() as i128 - 1)
+                });
+                Type::Int(width.unwrap_or_else(|| IntWidth::for_bounds(lo, hi)))
+            }
+            Some("string") => match o.get("enum").and_then(J::as_array) {
+                Some(members) => {
+                    let members: Vec<String> = members.iter().filter_map(|m| m.as_str().map(String::from)).collect();
+                    let def = EnumDef { name: type_name.clone(), doc: doc_of(o), members, origin: origin.clone() };
+                    if !self.register(&type_name, &origin, file) {
+                        return None;
+                    }
+                    self.project.enums.entry(type_name.clone()).or_insert(def);
+                    Type::Enum(type_name)
+                }
+                None => Type::String,
+            },
+            Some("array") => {
+                let Some(items) = o.get("items") else {
+                    self.err(file, format!("{origin}: an array needs \"items\""));
+                    return None;
+                };
+                let (inner, n) = self.type_of(items, file, &format!("{hint}Item"), &format!("{origin}/items"))?;
+                Type::Array(Box::new(if n { Type::Optional(Box::new(inner)) } else { inner }))
+            }
+            Some("object") => {
+                let Some(props) = o.get("properties").and_then(J::as_object) else {
+                    self.err(file, format!("{origin}: an object needs \"properties\" (maps come later)"));
+                    return None;
+                };
+                if !self.register(&type_name, &origin, file) {
+                    return None;
+                }
+                if !self.project.records.contains_key(&type_name) {
+                    let required: Vec<&str> =
+                        o.get("required").and_then(J::as_array).map(|a| a.iter().filter_map(J::as_str).collect()).unwrap_or_default();
+                    // Register first (recursion guard), fill after.
+                    self.project.records.insert(
+                        type_name.clone(),
+                        RecordDef { name: type_name.clone(), doc: doc_of(o), fields: vec![], origin: origin.clone() },
+                    );
+                    let mut fields = vec![];
+                    for (pname, ps) in props {
+                        let (pt, pn) = self.type_of(
+                            ps,
+                            file,
+                            &format!("{type_name}{}", crate::naming::case(pname, crate::naming::Case::Pascal)),
+                            &format!("{origin}/properties/{pname}"),
+                        )?;
+                        let pt = if pn || !required.contains(&pname.as_str()) { Type::Optional(Box::new(pt)) } else { pt };
+                        fields.push(self.field(pname, ps, file, pt));
+                    }
+                    if let Some(r) = self.project.records.get_mut(&type_name) {
+                        r.fields = fields;
+                    }
+                }
+                Type::Record(type_name)
+            }
+            Some(other) => {
+                self.err(file, format!("{origin}: unsupported type {other:?}"));
+                return None;
+            }
+            None => {
+                self.err(file, format!("{origin}: cannot tell the type: add \"type\" (integer, number, string, boolean, array, object)"));
+                return None;
+            }
+        };
+        Some((t, nullable))
+    }
+
+    /// Claim a generated type name for a definition; false (with an error) if another definition has it.
+    fn register(&mut self, name: &str, origin: &str, file: &str) -> bool {
+        match self.origins.get(name) {
+            Some(o) if o != origin => {
+                let o = o.clone();
+                self.err(file, format!("two definitions are both named {name}: {o} and {origin}; move one into $defs or give it a distinct \"title\""));
+                false
+            }
+            Some(_) => true,
+            None => {
+                self.origins.insert(name.to_string(), origin.to_string());
+                true
+            }
+        }
+    }
+}
