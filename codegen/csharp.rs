@@ -1,6 +1,662 @@
-//! C# emitter (placeholder until implemented).
+//! C# emitter: C# 7.2 for Unity (IL2CPP-safe: no reflection, no `dynamic`, no third-party packages).
+//!
+//! Output under `generated/csharp/`, one type per file, all in the configured namespace:
+//! * `<Enum>.cs`: a C# enum (members numbered in declaration order) and its JSON reader/writer;
+//! * `<Record>.cs`: a sealed class with get-only properties for a nested object type;
+//! * `<Table>.cs`: the row class; for map tables the typed key `readonly struct <Table>Id` and the
+//!   `<Table>Table` with `Get`/`TryGet`; for list tables the `<Table>Table` with `All`;
+//! * `Tables.cs`: the entry point, `Tables.Load(dataDir)`, `Tables.ContentHash`, `ToCanonicalJson()`;
+//! * `GentableRuntime.cs`: the JSON reader and the canonical JSON writer the loader uses.
+//!
+//! Everything is laid out by the handlebars templates in `codegen/templates/csharp/` from the view models
+//! below; all decisions (identifiers, types, reader and writer expressions, escaping) are made here.
+
+use super::hbs;
 use super::{EmitContext, Files};
+use crate::canonical;
+use crate::ir::{EnumDef, Field, IntWidth, Project, RecordDef, Table, TableMode, Type};
+use crate::naming::{self, Case, Lang};
+use anyhow::bail;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The built-in templates (file name, text); `csharp.templates` may override each by file name.
+const TEMPLATES: &[hbs::Builtin] = &[
+    ("runtime.cs.hbs", include_str!("templates/csharp/runtime.cs.hbs")),
+    ("enum.cs.hbs", include_str!("templates/csharp/enum.cs.hbs")),
+    ("record.cs.hbs", include_str!("templates/csharp/record.cs.hbs")),
+    ("table.cs.hbs", include_str!("templates/csharp/table.cs.hbs")),
+    ("tables.cs.hbs", include_str!("templates/csharp/tables.cs.hbs")),
+];
+
+/// Type names the generated code itself declares in the namespace.
+const RESERVED_TYPES: &[&str] = &[
+    "Tables",
+    "GentableDataException",
+    "GentableNode",
+    "GentableParser",
+    "GentableObject",
+    "GentableJson",
+    "GentableCanonical",
+    "GentableCodec",
+];
+
+/// Members of `Tables` that a table property must not take.
+const TABLES_MEMBERS: &[&str] = &["Load", "LoadFromJson", "ContentHash", "ToCanonicalJson"];
+
 /// Emit `csharp/` files.
-pub fn emit(_ctx: &EmitContext) -> anyhow::Result<Files> {
-    Ok(Files::new())
+pub fn emit(ctx: &EmitContext) -> anyhow::Result<Files> {
+    let project = ctx.project;
+    let names = Names::new(project)?;
+    let override_dir = ctx.config.csharp.templates.as_ref().map(|p| ctx.root.join(p));
+    let hb = hbs::registry(TEMPLATES, override_dir.as_deref())?;
+    let ns = ctx.config.csharp.namespace.as_str();
+    let g = Gen { project, names: &names, ns };
+
+    let mut files = Files::new();
+    files.insert("csharp/GentableRuntime.cs".into(), hbs::render(&hb, "runtime.cs.hbs", &NamespaceVm { namespace: ns })?);
+    for e in project.enums.values() {
+        let vm = g.enum_vm(e)?;
+        files.insert(format!("csharp/{}.cs", vm.name), hbs::render(&hb, "enum.cs.hbs", &vm)?);
+    }
+    for r in project.records.values() {
+        let vm = g.record_vm(r)?;
+        files.insert(format!("csharp/{}.cs", vm.class.name), hbs::render(&hb, "record.cs.hbs", &vm)?);
+    }
+    for t in &project.tables {
+        let vm = g.table_vm(t)?;
+        files.insert(format!("csharp/{}.cs", vm.row.name), hbs::render(&hb, "table.cs.hbs", &vm)?);
+    }
+    files.insert("csharp/Tables.cs".into(), hbs::render(&hb, "tables.cs.hbs", &g.tables_vm(ctx.content_hash)?)?);
+    Ok(files)
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Escaping: every text from a spreadsheet or schema passes through one of these before a template sees it.
+
+/// A C# regular string literal (with quotes) holding `s`. Only printable ASCII is written as is; everything
+/// else (control characters, the C# line terminators U+0085/U+2028/U+2029, all non-ASCII) becomes a `\uXXXX`
+/// escape per UTF-16 code unit, so the literal can neither end early nor span lines.
+pub fn cs_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for u in s.encode_utf16() {
+        match u {
+            0x22 => out.push_str("\\\""),
+            0x5c => out.push_str("\\\\"),
+            0x0a => out.push_str("\\n"),
+            0x0d => out.push_str("\\r"),
+            0x09 => out.push_str("\\t"),
+            0x20..=0x7e => out.push(u as u8 as char),
+            _ => out.push_str(&format!("\\u{u:04x}")),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Lines of an XML doc comment body (each goes after `/// `): split at every line terminator, XML-escaped
+/// (`&`, `<`, `>`), control characters removed. A `///` comment ends only at a line terminator, so `*/` and
+/// friends are harmless text here.
+pub fn cs_doc(doc: &str) -> Vec<String> {
+    hbs::doc_lines(doc).into_iter().map(|l| xml_escape(&l)).collect()
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
+/// The C# string literal of the canonical JSON text of `s` (a JSON string literal, as `canonical.rs`
+/// writes it), followed by `suffix`.
+fn cs_json_string(s: &str, suffix: &str) -> String {
+    let mut json = String::new();
+    canonical::write_string(&mut json, s);
+    json.push_str(suffix);
+    cs_string(&json)
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Names
+
+/// C# type names of every enum, record and table (checked for collisions, also case-insensitively since
+/// they are file names).
+struct Names {
+    enums: BTreeMap<String, String>,
+    records: BTreeMap<String, String>,
+    rows: BTreeMap<String, String>,
+}
+
+impl Names {
+    fn new(project: &Project) -> anyhow::Result<Names> {
+        let mut taken: BTreeMap<String, String> =
+            RESERVED_TYPES.iter().map(|t| (t.to_lowercase(), format!("the generated type {t}"))).collect();
+        let mut claim = |ident: String, what: String| -> anyhow::Result<String> {
+            if let Some(prev) = taken.get(&ident.to_lowercase()) {
+                bail!("C#: {what} and {prev} both map to the type name {ident} (file {ident}.cs); rename one");
+            }
+            taken.insert(ident.to_lowercase(), what);
+            Ok(ident)
+        };
+        let mut names = Names { enums: BTreeMap::new(), records: BTreeMap::new(), rows: BTreeMap::new() };
+        for e in project.enums.keys() {
+            names.enums.insert(e.clone(), claim(naming::csharp_type(e), format!("enum {e:?}"))?);
+        }
+        for r in project.records.keys() {
+            names.records.insert(r.clone(), claim(naming::csharp_type(r), format!("record {r:?}"))?);
+        }
+        for t in &project.tables {
+            let row = claim(naming::csharp_type(&t.name), format!("table {:?}", t.name))?;
+            if t.mode != TableMode::One {
+                claim(format!("{row}Table"), format!("the table class of table {:?}", t.name))?;
+            }
+            if t.mode == TableMode::Map {
+                claim(format!("{row}Id"), format!("the key struct of table {:?}", t.name))?;
+            }
+            names.rows.insert(t.name.clone(), row);
+        }
+        Ok(names)
+    }
+}
+
+/// Property names of `fields` in a class named `class`, with a collision check.
+fn member_names(fields: &[Field], class: &str, owner: &str) -> anyhow::Result<Vec<String>> {
+    let ids: Vec<String> = fields.iter().map(|f| naming::csharp_member(&f.name, f.ident.as_deref(), class)).collect();
+    if let Some((a, b, id)) =
+        naming::check_collisions(fields.iter().zip(&ids).map(|(f, id)| (f.name.as_str(), id.clone()))).first()
+    {
+        bail!("C#: fields {a:?} and {b:?} of {owner} both map to the property {id}; rename one or set x-gentable-name");
+    }
+    Ok(ids)
+}
+
+/// Parameter name (camelCase, keywords escaped) for a field.
+fn param_name(f: &Field) -> String {
+    naming::ident(&f.name, f.ident.as_deref(), Case::Camel, Lang::CSharp)
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// View models (what the templates see)
+
+#[derive(Serialize)]
+struct NamespaceVm<'a> {
+    namespace: &'a str,
+}
+
+#[derive(Serialize)]
+struct EnumVm {
+    namespace: String,
+    name: String,
+    doc: Vec<String>,
+    members: Vec<EnumMemberVm>,
+    /// C# literal: what the reader expected, for its error message.
+    expected: String,
+    /// C# literal: `not a member of <name>`.
+    invalid: String,
+}
+
+#[derive(Serialize)]
+struct EnumMemberVm {
+    ident: String,
+    value: usize,
+    /// `global::<ns>.<Enum>.<Member>`.
+    qualified: String,
+    /// C# literal of the source name (the JSON value).
+    name_literal: String,
+    /// C# literal of the member's canonical JSON text (with quotes).
+    json_literal: String,
+}
+
+#[derive(Serialize)]
+struct ClassVm {
+    name: String,
+    doc: Vec<String>,
+    /// Declaration order (properties, constructor parameters).
+    fields: Vec<FieldVm>,
+    /// The same fields in canonical JSON member order (reading and writing).
+    canonical: Vec<FieldVm>,
+}
+
+#[derive(Clone, Serialize)]
+struct FieldVm {
+    /// Property name.
+    ident: String,
+    /// Constructor parameter name.
+    param: String,
+    /// C# type.
+    ty: String,
+    doc: Vec<String>,
+    /// Local variable holding the value while reading.
+    local: String,
+    /// Expression reading the field from `GentableObject o`.
+    read: String,
+    /// Statement(s) writing the member (name and value) of `r` to `StringBuilder sb` (uses `ref bool first`).
+    write: String,
+}
+
+#[derive(Serialize)]
+struct RecordVm {
+    namespace: String,
+    class: ClassVm,
+}
+
+#[derive(Serialize)]
+struct TableVm {
+    namespace: String,
+    row: ClassVm,
+    /// C# literal of the table's source name.
+    name_literal: String,
+    is_map: bool,
+    is_list: bool,
+    is_one: bool,
+    /// `<Row>Table` (map and list tables).
+    table_class: String,
+    key: Option<KeyVm>,
+}
+
+#[derive(Serialize)]
+struct KeyVm {
+    /// `<Row>Id`.
+    name: String,
+    /// The row's property returning the key.
+    property: String,
+    single: bool,
+    parts: Vec<KeyPartVm>,
+    /// `int id, string name`: the parts as parameters.
+    params: String,
+    /// `id, name`: the parts as arguments.
+    args: String,
+    /// `this.Id, this.Name`: the row's parts as arguments.
+    row_args: String,
+    /// The `out` parameter name of `TryGet(parts…, out row)`.
+    out_row: String,
+    /// `a.Equals(b)` body.
+    equals: String,
+    /// `GetHashCode` body expression.
+    hash: String,
+    /// C# literal: format string of `ToString`.
+    format: String,
+    /// `this.A, this.B`: arguments of the format.
+    format_args: String,
+}
+
+#[derive(Serialize)]
+struct KeyPartVm {
+    ident: String,
+    param: String,
+    ty: String,
+}
+
+#[derive(Serialize)]
+struct TablesVm {
+    namespace: String,
+    /// XML-escaped project name.
+    project: String,
+    /// C# literal.
+    content_hash: String,
+    tables: Vec<TablesEntryVm>,
+}
+
+#[derive(Serialize)]
+struct TablesEntryVm {
+    property: String,
+    ty: String,
+    doc: Vec<String>,
+    local: String,
+    /// C# literal of the table name (the `ToCanonicalJson` key and data file stem).
+    name_literal: String,
+    /// Expression loading the table from `Func<string, string> jsonOf`.
+    load: String,
+    /// Expression of the table's canonical JSON.
+    canonical: String,
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Building the view models
+
+struct Gen<'a> {
+    project: &'a Project,
+    names: &'a Names,
+    ns: &'a str,
+}
+
+impl Gen<'_> {
+    fn enum_vm(&self, e: &EnumDef) -> anyhow::Result<EnumVm> {
+        let name = self.names.enums[&e.name].clone();
+        let idents: Vec<String> = e.members.iter().map(|m| naming::csharp_member(m, None, &name)).collect();
+        if let Some((a, b, id)) =
+            naming::check_collisions(e.members.iter().zip(&idents).map(|(m, id)| (m.as_str(), id.clone()))).first()
+        {
+            bail!("C#: members {a:?} and {b:?} of enum {:?} both map to {id}; rename one", e.name);
+        }
+        let members = e
+            .members
+            .iter()
+            .zip(idents)
+            .enumerate()
+            .map(|(value, (m, ident))| EnumMemberVm {
+                qualified: format!("global::{}.{}.{}", self.ns, name, ident),
+                ident,
+                value,
+                name_literal: cs_string(m),
+                json_literal: cs_json_string(m, ""),
+            })
+            .collect();
+        let list: Vec<&str> = e.members.iter().map(String::as_str).collect();
+        Ok(EnumVm {
+            namespace: self.ns.into(),
+            expected: cs_string(&format!("one of the {} members {}", e.name, list.join(", "))),
+            invalid: cs_string(&format!("not a member of {name}")),
+            name,
+            doc: cs_doc(&e.doc),
+            members,
+        })
+    }
+
+    fn record_vm(&self, r: &RecordDef) -> anyhow::Result<RecordVm> {
+        let name = self.names.records[&r.name].clone();
+        let class = self.class_vm(name, &r.doc, &r.fields, &format!("record {:?}", r.name))?;
+        Ok(RecordVm { namespace: self.ns.into(), class })
+    }
+
+    fn class_vm(&self, name: String, doc: &str, fields: &[Field], owner: &str) -> anyhow::Result<ClassVm> {
+        let idents = member_names(fields, &name, owner)?;
+        let mut vms = Vec::with_capacity(fields.len());
+        for (i, (f, ident)) in fields.iter().zip(idents).enumerate() {
+            vms.push(self.field_vm(f, ident, i)?);
+        }
+        let canonical = canonical::jcs_order(fields).into_iter().map(|i| vms[i].clone()).collect();
+        Ok(ClassVm { name, doc: cs_doc(doc), fields: vms, canonical })
+    }
+
+    fn field_vm(&self, f: &Field, ident: String, index: usize) -> anyhow::Result<FieldVm> {
+        let key = cs_string(&f.name);
+        let (read, write) = match &f.ty {
+            Type::Optional(inner) => {
+                let inner = strip(inner);
+                let ty = self.ty(&f.ty);
+                let value = if is_value_type(inner) { format!("r.{ident}.Value") } else { format!("r.{ident}") };
+                (
+                    format!("GentableJson.Opt<{ty}>(o.Optional({key}), n1 => {})", self.read(inner, "n1", 2)),
+                    format!(
+                        "if (r.{ident} != null) {{ GentableCanonical.Key(sb, ref first, {}); {} }}",
+                        cs_json_string(&f.name, ":"),
+                        self.write(inner, &value, "sb", 1)
+                    ),
+                )
+            }
+            ty => (
+                self.read(ty, &format!("o.Required({key})"), 1),
+                format!(
+                    "GentableCanonical.Key(sb, ref first, {}); {}",
+                    cs_json_string(&f.name, ":"),
+                    self.write(ty, &format!("r.{ident}"), "sb", 1)
+                ),
+            ),
+        };
+        Ok(FieldVm {
+            param: param_name(f),
+            ty: self.ty(&f.ty),
+            doc: cs_doc(&f.doc),
+            local: format!("f{index}"),
+            read,
+            write,
+            ident,
+        })
+    }
+
+    /// The C# type of `ty`.
+    fn ty(&self, ty: &Type) -> String {
+        match ty {
+            Type::Bool => "bool".into(),
+            Type::Int(w) => w.csharp_name().into(),
+            Type::Float => "double".into(),
+            Type::String => "string".into(),
+            Type::Enum(n) => self.names.enums[n].clone(),
+            Type::Record(n) => self.names.records[n].clone(),
+            Type::Array(t) => format!("global::System.Collections.Generic.IReadOnlyList<{}>", self.ty(t)),
+            Type::Optional(t) => {
+                let t = strip(t);
+                if is_value_type(t) {
+                    format!("{}?", self.ty(t))
+                } else {
+                    self.ty(t)
+                }
+            }
+        }
+    }
+
+    /// Expression reading a value of type `ty` from the `GentableNode` expression `node`; lambda parameters
+    /// are numbered by `depth` (C# 7 forbids shadowing).
+    fn read(&self, ty: &Type, node: &str, depth: usize) -> String {
+        match ty {
+            Type::Bool => format!("GentableJson.Bool({node})"),
+            Type::Int(w) => format!("GentableJson.{}({node})", int_reader(*w)),
+            Type::Float => format!("GentableJson.F64({node})"),
+            Type::String => format!("GentableJson.Str({node})"),
+            Type::Enum(n) => format!("GentableCodec.Read{}({node})", self.names.enums[n]),
+            Type::Record(n) => format!("GentableCodec.Read{}({node})", self.names.records[n]),
+            Type::Array(t) => {
+                let n = format!("n{depth}");
+                format!("GentableJson.ReadList<{}>({node}, {n} => {})", self.ty(t), self.read(t, &n, depth + 1))
+            }
+            Type::Optional(t) => {
+                let n = format!("n{depth}");
+                format!("GentableJson.OrNull<{}>({node}, {n} => {})", self.ty(ty), self.read(strip(t), &n, depth + 1))
+            }
+        }
+    }
+
+    /// Statement writing `value` of type `ty` as canonical JSON to the `StringBuilder` named `sb`.
+    fn write(&self, ty: &Type, value: &str, sb: &str, depth: usize) -> String {
+        match ty {
+            Type::Bool => format!("GentableCanonical.WriteBool({sb}, {value});"),
+            Type::Int(w) if is_signed(*w) => format!("GentableCanonical.WriteSigned({sb}, {value});"),
+            Type::Int(_) => format!("GentableCanonical.WriteUnsigned({sb}, {value});"),
+            Type::Float => format!("GentableCanonical.WriteDouble({sb}, {value});"),
+            Type::String => format!("GentableCanonical.WriteString({sb}, {value});"),
+            Type::Enum(n) => format!("GentableCodec.Write{}({sb}, {value});", self.names.enums[n]),
+            Type::Record(n) => format!("GentableCodec.Write{}({sb}, {value});", self.names.records[n]),
+            Type::Array(t) => {
+                let (s, x) = (format!("sb{depth}"), format!("x{depth}"));
+                format!(
+                    "GentableCanonical.WriteList<{}>({sb}, {value}, ({s}, {x}) => {{ {} }});",
+                    self.ty(t),
+                    self.write(t, &x, &s, depth + 1)
+                )
+            }
+            Type::Optional(t) => {
+                let t = strip(t);
+                let inner = if is_value_type(t) { format!("{value}.Value") } else { value.to_string() };
+                format!(
+                    "if ({value} == null) {{ {sb}.Append(\"null\"); }} else {{ {} }}",
+                    self.write(t, &inner, sb, depth)
+                )
+            }
+        }
+    }
+
+    fn table_vm(&self, t: &Table) -> anyhow::Result<TableVm> {
+        let row_name = self.names.rows[&t.name].clone();
+        let mut row = self.class_vm(row_name.clone(), &t.doc, &t.fields, &format!("table {:?}", t.name))?;
+        let key = if t.mode == TableMode::Map {
+            if t.primary_key.is_empty() {
+                bail!("C#: map table {:?} has no primary key", t.name);
+            }
+            let taken: Vec<&str> = row.fields.iter().map(|f| f.ident.as_str()).collect();
+            let property = naming::avoid("Key".into(), &taken);
+            let name = format!("{row_name}Id");
+            let single = t.primary_key.len() == 1;
+            let mut parts = vec![];
+            let (mut eq, mut hash, mut fmt) = (vec![], vec![], vec![]);
+            for (n, &i) in t.primary_key.iter().enumerate() {
+                let f = &t.fields[i];
+                let fvm = &row.fields[i];
+                if !matches!(f.ty, Type::Bool | Type::Int(_) | Type::Float | Type::String | Type::Enum(_)) {
+                    bail!(
+                        "C#: primary key field {:?} of table {:?} must be a boolean, integer, number, string or enum",
+                        f.name,
+                        t.name
+                    );
+                }
+                let ident =
+                    if single { "Value".to_string() } else { naming::csharp_member(&f.name, f.ident.as_deref(), &name) };
+                let param = if single { "value".to_string() } else { fvm.param.clone() };
+                if f.ty == Type::String {
+                    eq.push(format!("string.Equals(this.{ident}, other.{ident})"));
+                    hash.push(format!("(this.{ident} == null ? 0 : this.{ident}.GetHashCode())"));
+                } else {
+                    eq.push(format!("this.{ident} == other.{ident}"));
+                    hash.push(format!("this.{ident}.GetHashCode()"));
+                }
+                fmt.push(format!("{{{n}}}"));
+                parts.push(KeyPartVm { ident, param, ty: fvm.ty.clone() });
+            }
+            let key_fields: Vec<&FieldVm> = t.primary_key.iter().map(|&i| &row.fields[i]).collect();
+            let params: Vec<&str> = key_fields.iter().map(|f| f.param.as_str()).collect();
+            let hash = if hash.len() == 1 {
+                hash.remove(0)
+            } else {
+                hash.iter().fold("17".to_string(), |acc, h| format!("({acc}) * 31 + {h}"))
+            };
+            Some(KeyVm {
+                property,
+                single,
+                params: key_fields.iter().map(|f| format!("{} {}", f.ty, f.param)).collect::<Vec<_>>().join(", "),
+                args: params.join(", "),
+                row_args: key_fields.iter().map(|f| format!("this.{}", f.ident)).collect::<Vec<_>>().join(", "),
+                out_row: naming::avoid("row".into(), &params),
+                equals: eq.join(" && "),
+                hash,
+                format: cs_string(&format!("{name}({})", fmt.join(", "))),
+                format_args: parts.iter().map(|p| format!("this.{}", p.ident)).collect::<Vec<_>>().join(", "),
+                parts,
+                name,
+            })
+        } else {
+            None
+        };
+        row.doc = cs_doc(&t.doc);
+        Ok(TableVm {
+            namespace: self.ns.into(),
+            name_literal: cs_string(&t.name),
+            is_map: t.mode == TableMode::Map,
+            is_list: t.mode == TableMode::List,
+            is_one: t.mode == TableMode::One,
+            table_class: format!("{row_name}Table"),
+            key,
+            row,
+        })
+    }
+
+    fn tables_vm(&self, content_hash: &str) -> anyhow::Result<TablesVm> {
+        let mut tables = vec![];
+        let props: Vec<String> = self
+            .project
+            .tables
+            .iter()
+            .map(|t| naming::avoid(naming::csharp_member(&t.name, None, "Tables"), TABLES_MEMBERS))
+            .collect();
+        if let Some((a, b, id)) = naming::check_collisions(
+            self.project.tables.iter().zip(&props).map(|(t, p)| (t.name.as_str(), p.clone())),
+        )
+        .first()
+        {
+            bail!("C#: tables {a:?} and {b:?} both map to the property Tables.{id}; rename one");
+        }
+        for (i, (t, property)) in self.project.tables.iter().zip(props).enumerate() {
+            let row = &self.names.rows[&t.name];
+            let name = cs_string(&t.name);
+            let (ty, load, canonical) = match t.mode {
+                TableMode::One => (
+                    row.clone(),
+                    format!("GentableJson.Single<{row}>(GentableJson.Table(jsonOf, {name}), GentableCodec.Read{row})"),
+                    format!("GentableCanonical.Single<{row}>(this.{property}, GentableCodec.Write{row})"),
+                ),
+                TableMode::Map | TableMode::List => (
+                    format!("{row}Table"),
+                    format!(
+                        "new {row}Table(GentableJson.Rows<{row}>(GentableJson.Table(jsonOf, {name}), GentableCodec.Read{row}))"
+                    ),
+                    format!("GentableCanonical.Rows<{row}>(this.{property}.All, GentableCodec.Write{row})"),
+                ),
+            };
+            tables.push(TablesEntryVm {
+                property,
+                ty,
+                doc: cs_doc(&t.doc),
+                local: format!("t{i}"),
+                name_literal: name,
+                load,
+                canonical,
+            });
+        }
+        Ok(TablesVm {
+            namespace: self.ns.into(),
+            project: xml_escape(&hbs::doc_lines(&self.project.name).join(" ")),
+            content_hash: cs_string(content_hash),
+            tables,
+        })
+    }
+}
+
+/// `Optional(Optional(t))` is `Optional(t)`.
+fn strip(ty: &Type) -> &Type {
+    match ty {
+        Type::Optional(t) => strip(t),
+        t => t,
+    }
+}
+
+/// C# value types get `?` when optional; reference types (string, records, lists) are nullable already.
+fn is_value_type(ty: &Type) -> bool {
+    matches!(ty, Type::Bool | Type::Int(_) | Type::Float | Type::Enum(_))
+}
+
+fn is_signed(w: IntWidth) -> bool {
+    matches!(w, IntWidth::I8 | IntWidth::I16 | IntWidth::I32 | IntWidth::I64)
+}
+
+fn int_reader(w: IntWidth) -> &'static str {
+    match w {
+        IntWidth::I8 => "I8",
+        IntWidth::I16 => "I16",
+        IntWidth::I32 => "I32",
+        IntWidth::I64 => "I64",
+        IntWidth::U8 => "U8",
+        IntWidth::U16 => "U16",
+        IntWidth::U32 => "U32",
+        IntWidth::U64 => "U64",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_literals_cannot_break_out() {
+        assert_eq!(cs_string("plain"), "\"plain\"");
+        assert_eq!(cs_string("a\"b\\c"), "\"a\\\"b\\\\c\"");
+        assert_eq!(cs_string("l1\nl2\r\t"), "\"l1\\nl2\\r\\t\"");
+        // C# line terminators and every other non-ASCII character are \u escapes, per UTF-16 unit.
+        assert_eq!(cs_string("\u{85}\u{2028}\u{2029}€"), "\"\\u0085\\u2028\\u2029\\u20ac\"");
+        assert_eq!(cs_string("😀"), "\"\\ud83d\\ude00\"");
+        assert_eq!(cs_string("\u{0}\u{1f}\u{7f}"), "\"\\u0000\\u001f\\u007f\"");
+        // Harmless in a regular C# string, kept as is.
+        assert_eq!(cs_string("*/ ${x} `y` {{z}} {0}"), "\"*/ ${x} `y` {{z}} {0}\"");
+    }
+
+    #[test]
+    fn doc_comments_are_xml_escaped_and_split() {
+        assert_eq!(cs_doc("a < b && c > d"), ["a &lt; b &amp;&amp; c &gt; d"]);
+        assert_eq!(cs_doc("</summary><script>"), ["&lt;/summary&gt;&lt;script&gt;"]);
+        assert_eq!(cs_doc("one\ntwo\u{2028}three\u{85}four\r\nfive"), ["one", "two", "three", "four", "five"]);
+        assert_eq!(cs_doc("*/ {{x}} ${y} `z`"), ["*/ {{x}} ${y} `z`"]);
+    }
+
+    #[test]
+    fn canonical_member_literals() {
+        assert_eq!(cs_json_string("Id", ":"), "\"\\\"Id\\\":\"");
+        assert_eq!(cs_json_string("a\nb", ""), "\"\\\"a\\\\nb\\\"\"");
+    }
 }

@@ -10,8 +10,11 @@
 //! depend on nothing but the IR and the configuration, so output is byte-stable.
 
 pub mod csharp;
+mod hbs;
 pub mod rust;
 pub mod ts;
+#[cfg(test)]
+mod testkit;
 
 use crate::config::Config;
 use crate::ir::Project;

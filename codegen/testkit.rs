@@ -1,0 +1,301 @@
+//! Test support for the emitters: a hand-built project that exercises every type and naming corner, its
+//! canonical data, and the lookup of the external compilers (mono `mcs`, `tsc`).
+
+use crate::canonical;
+use crate::config::Config;
+use crate::ir::{EnumDef, Field, IntWidth, Project, RecordDef, Row, Table, TableMode, Type, Value};
+use std::path::{Path, PathBuf};
+
+fn field(name: &str, ty: Type, doc: &str) -> Field {
+    Field { name: name.into(), ident: None, ty, doc: doc.into(), foreign_keys: vec![] }
+}
+
+fn opt(t: Type) -> Type {
+    Type::Optional(Box::new(t))
+}
+
+fn arr(t: Type) -> Type {
+    Type::Array(Box::new(t))
+}
+
+fn row(values: Vec<Value>) -> Row {
+    Row { values, origin: Default::default(), columns: std::sync::Arc::from(Vec::new()) }
+}
+
+fn s(v: &str) -> Value {
+    Value::Str(v.into())
+}
+
+fn e(v: &str) -> Value {
+    Value::Enum(v.into())
+}
+
+fn vec2(x: i128, y: i128, label: Option<&str>) -> Value {
+    Value::Record(vec![Value::Int(x), Value::Int(y), label.map(s).unwrap_or(Value::Null)])
+}
+
+/// Text that tries to break out of every comment and string syntax.
+pub const NASTY: &str = "*/ </summary> <b>&amp; \"q\" \\ {{x}} ${y} `z` \u{2028}ls\u{2029}ps\u{85}nel\r\nnext */";
+
+fn table(name: &str, mode: TableMode, fields: Vec<Field>, pk: Vec<usize>, rows: Vec<Row>) -> Table {
+    Table {
+        name: name.into(),
+        doc: format!("The {name} table. {NASTY}"),
+        mode,
+        fields,
+        primary_key: pk,
+        unique_keys: vec![],
+        rows,
+        schema_file: format!("{name}.schema.json"),
+    }
+}
+
+/// A project with: a map table with an enum, records, optionals, arrays (nested, of optionals, of records),
+/// 64-bit integers beyond 2^53, keyword-named fields (`class`, `params`, `delete`, `constructor`, `Key`,
+/// `ToString`, a field named like its class, a non-ASCII name); a composite-key map table; a singleton; list
+/// tables (one named `Load`, one empty).
+pub fn project() -> Project {
+    let mut p = Project { name: format!("Sample {NASTY}"), ..Default::default() };
+    p.enums.insert(
+        "Dir".into(),
+        EnumDef {
+            name: "Dir".into(),
+            doc: format!("Direction. {NASTY}"),
+            members: ["Forward", "Left", "Back Right", "class", "quo\"te*/", "名字", "{{x}}${y}`"].map(String::from).to_vec(),
+            origin: "common.schema.json#/$defs/Dir".into(),
+        },
+    );
+    p.enums.insert(
+        "Tier".into(),
+        EnumDef { name: "Tier".into(), doc: String::new(), members: vec!["Gold".into(), "Silver".into()], origin: String::new() },
+    );
+    p.records.insert(
+        "Vec2".into(),
+        RecordDef {
+            name: "Vec2".into(),
+            doc: "A 2-D vector.".into(),
+            fields: vec![
+                field("x", Type::Int(IntWidth::I32), "Column."),
+                field("y", Type::Int(IntWidth::I32), "Row."),
+                field("label", opt(Type::String), NASTY),
+            ],
+            origin: String::new(),
+        },
+    );
+    p.records.insert(
+        "Effect".into(),
+        RecordDef {
+            name: "Effect".into(),
+            doc: String::new(),
+            fields: vec![
+                field("kind", Type::Enum("Dir".into()), ""),
+                field("amounts", arr(Type::Float), ""),
+                field("at", opt(Type::Record("Vec2".into())), ""),
+                field("ToString", Type::Int(IntWidth::I8), ""),
+                field("Effect", Type::String, "Named like its class."),
+            ],
+            origin: String::new(),
+        },
+    );
+
+    let piece_fields = vec![
+        field("Id", Type::Int(IntWidth::U16), "Primary key."),
+        field("Name", Type::String, NASTY),
+        field("class", Type::Enum("Dir".into()), "A keyword."),
+        field("params", arr(Type::Int(IntWidth::I32)), ""),
+        field("delete", opt(Type::String), ""),
+        field("constructor", opt(Type::Bool), ""),
+        field("Big", Type::Int(IntWidth::I64), ""),
+        field("Ubig", opt(Type::Int(IntWidth::U64)), ""),
+        field("Pos", Type::Record("Vec2".into()), ""),
+        field("Path", arr(Type::Record("Vec2".into())), ""),
+        field("Ratio", Type::Float, ""),
+        field("Grid", arr(arr(Type::Int(IntWidth::U8))), ""),
+        field("Maybe", arr(opt(Type::Int(IntWidth::I16))), ""),
+        field("PieceType", Type::String, "Named like its class."),
+        field("名字", Type::String, "Non-ASCII name."),
+        field("Effects", arr(Type::Record("Effect".into())), ""),
+        field("Key", Type::String, "Takes the name of the synthetic key property."),
+        field("Facing", opt(Type::Enum("Dir".into())), ""),
+        field("Score", opt(Type::Float), ""),
+        field("Target", opt(Type::Record("Vec2".into())), ""),
+        field("Notes", opt(arr(Type::String)), ""),
+        field("Small", Type::Int(IntWidth::I8), ""),
+        field("Medium", Type::Int(IntWidth::U32), ""),
+        field("Flag", Type::Bool, ""),
+    ];
+    let effect = |kind: &str, amounts: &[f64], at: Option<Value>| {
+        Value::Record(vec![
+            e(kind),
+            Value::Array(amounts.iter().map(|&f| Value::Float(f)).collect()),
+            at.unwrap_or(Value::Null),
+            Value::Int(-128),
+            s("fx"),
+        ])
+    };
+    let piece_rows = vec![
+        row(vec![
+            Value::Int(1),
+            s("Pawn"),
+            e("Forward"),
+            Value::Array(vec![Value::Int(1), Value::Int(-2147483648), Value::Int(2147483647)]),
+            s("gone"),
+            Value::Bool(true),
+            Value::Int((1 << 53) + 1),
+            Value::Int(u64::MAX as i128),
+            vec2(0, 1, None),
+            Value::Array(vec![vec2(1, 2, Some("a")), vec2(-3, 4, Some(NASTY))]),
+            Value::Float(0.1),
+            Value::Array(vec![Value::Array(vec![Value::Int(0), Value::Int(255)]), Value::Array(vec![])]),
+            Value::Array(vec![Value::Int(-32768), Value::Null, Value::Int(32767)]),
+            s("self"),
+            s("名字"),
+            Value::Array(vec![effect("quo\"te*/", &[0.30000000000000004, -2.5e-10, 1e-6, 1e-7], Some(vec2(5, 6, None)))]),
+            s("k1"),
+            e("名字"),
+            Value::Float(1e21),
+            vec2(7, 8, Some("t")),
+            Value::Array(vec![s("n1"), s("")]),
+            Value::Int(-128),
+            Value::Int(u32::MAX as i128),
+            Value::Bool(false),
+        ]),
+        row(vec![
+            Value::Int(2),
+            s("a\"b\\c\n\t\u{1}\u{1f}\u{7f}"),
+            e("Back Right"),
+            Value::Array(vec![]),
+            Value::Null,
+            Value::Null,
+            Value::Int(i64::MIN as i128),
+            Value::Null,
+            vec2(-1, -1, Some("")),
+            Value::Array(vec![]),
+            Value::Float(5e-324),
+            Value::Array(vec![]),
+            Value::Array(vec![Value::Null]),
+            s(""),
+            s(""),
+            Value::Array(vec![]),
+            s("k2"),
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Null,
+            Value::Int(127),
+            Value::Int(0),
+            Value::Bool(true),
+        ]),
+        row(vec![
+            Value::Int(65535),
+            s("€😀\u{2028}</script> {{x}} ${y} `z` \u{fb33}"),
+            e("{{x}}${y}`"),
+            Value::Array(vec![Value::Int(0)]),
+            s("*/"),
+            Value::Bool(false),
+            Value::Int((1 << 53) - 1),
+            Value::Int(1 << 53),
+            vec2(2147483647, -2147483648, None),
+            Value::Array(vec![vec2(0, 0, None)]),
+            Value::Float(1.7976931348623157e308),
+            Value::Array(vec![Value::Array(vec![Value::Int(7)])]),
+            Value::Array(vec![]),
+            s("x"),
+            s("y"),
+            Value::Array(vec![effect("class", &[], None), effect("Left", &[-0.0, 100.0, 1e20], None)]),
+            s("k3"),
+            e("class"),
+            Value::Float(-123.456e-300),
+            Value::Null,
+            Value::Array(vec![]),
+            Value::Int(0),
+            Value::Int(4000000000),
+            Value::Bool(false),
+        ]),
+    ];
+    p.tables.push(table("Const", TableMode::One, vec![
+        field("MaxSteps", Type::Int(IntWidth::I32), "Steps per turn."),
+        field("Gravity", Type::Float, ""),
+        field("Title", Type::String, ""),
+        field("Big Number", Type::Int(IntWidth::I64), ""),
+        field("toString", Type::String, ""),
+    ], vec![], vec![row(vec![
+        Value::Int(12),
+        Value::Float(-9.81),
+        s("Funny \"Pitch\""),
+        Value::Int(i64::MAX as i128),
+        s("ts keyword"),
+    ])]));
+    p.tables.push(table("Empty", TableMode::List, vec![field("X", Type::Int(IntWidth::I32), "")], vec![], vec![]));
+    p.tables.push(table("Load", TableMode::List, vec![
+        field("value", Type::String, "C# contextual keyword."),
+        field("At", opt(Type::Float), ""),
+    ], vec![], vec![
+        row(vec![s("first"), Value::Float(1e-7)]),
+        row(vec![s("second"), Value::Null]),
+        row(vec![s("third"), Value::Float(1e20)]),
+    ]));
+    p.tables.push(table("Move", TableMode::Map, vec![
+        field("Piece", Type::String, ""),
+        field("Step", Type::Int(IntWidth::I32), ""),
+        field("Tier", Type::Enum("Tier".into()), ""),
+        field("Tags", arr(Type::String), ""),
+    ], vec![0, 2, 1], vec![
+        row(vec![s("Pawn"), Value::Int(1), e("Gold"), Value::Array(vec![s("a"), s("b")])]),
+        row(vec![s("Pawn"), Value::Int(1), e("Silver"), Value::Array(vec![])]),
+        row(vec![s("Pawn"), Value::Int(2), e("Gold"), Value::Array(vec![s("c")])]),
+    ]));
+    p.tables.push(table("PieceType", TableMode::Map, piece_fields, vec![0], piece_rows));
+    p
+}
+
+/// The canonical data of `p`: table name → `data/<Table>.json` contents.
+pub fn data(p: &Project) -> Vec<(String, String)> {
+    p.tables.iter().map(|t| (t.name.clone(), canonical::table_json(p, t))).collect()
+}
+
+/// Write `files` (relative paths) under `dir`.
+pub fn write_files<'a>(dir: &Path, files: impl IntoIterator<Item = (&'a String, &'a String)>) {
+    for (rel, text) in files {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+/// A default configuration with the namespace used by the tests.
+pub fn config() -> Config {
+    let mut c = Config::default();
+    c.csharp.namespace = "Sample.Config".into();
+    c
+}
+
+/// `Some(path)` of an executable found on `PATH`; `None` if missing and not on CI. On CI (`CI=true`) a
+/// missing tool fails the test: compiled-output tests must never be skipped silently there.
+pub fn tool(name: &str) -> Option<PathBuf> {
+    let found = std::env::var_os("PATH")
+        .map(|paths| std::env::split_paths(&paths).map(|d| d.join(name)).find(|p| p.is_file()))
+        .unwrap_or_default();
+    require(found, name)
+}
+
+/// `Some(path)` if `path` exists; otherwise fails on CI and skips (with a message) elsewhere.
+pub fn require(found: Option<PathBuf>, what: &str) -> Option<PathBuf> {
+    if found.is_none() {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("{what} is required on CI (CI=true) but was not found");
+        }
+        eprintln!("skipping: {what} not found");
+    }
+    found
+}
+
+/// Run a command, panicking with its output unless it succeeds; returns stdout.
+pub fn run(cmd: &mut std::process::Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() {
+        panic!("{cmd:?} failed ({}):\n{stdout}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+    }
+    stdout
+}
