@@ -282,6 +282,8 @@ struct KeyVm {
 #[derive(Serialize)]
 struct KeyPartVm {
     ident: String,
+    /// `<Row>.<Property>`: the row property this part comes from (for a `cref`).
+    row_property: String,
     param: String,
     ty: String,
 }
@@ -509,7 +511,7 @@ impl Gen<'_> {
                     hash.push(format!("this.{ident}.GetHashCode()"));
                 }
                 fmt.push(format!("{{{n}}}"));
-                parts.push(KeyPartVm { ident, param, ty: fvm.ty.clone() });
+                parts.push(KeyPartVm { ident, param, ty: fvm.ty.clone(), row_property: format!("{row_name}.{}", fvm.ident) });
             }
             let key_fields: Vec<&FieldVm> = t.primary_key.iter().map(|&i| &row.fields[i]).collect();
             let params: Vec<&str> = key_fields.iter().map(|f| f.param.as_str()).collect();
@@ -658,5 +660,269 @@ mod tests {
     fn canonical_member_literals() {
         assert_eq!(cs_json_string("Id", ":"), "\"\\\"Id\\\":\"");
         assert_eq!(cs_json_string("a\nb", ""), "\"\\\"a\\\\nb\\\"\"");
+    }
+}
+
+#[cfg(test)]
+mod emit_tests {
+    use super::*;
+    use crate::codegen::testkit;
+    use std::path::Path;
+    use std::process::Command;
+
+    const HASH: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+    fn emit_sample(project: &Project, root: &Path, config: &crate::config::Config) -> Files {
+        emit(&EmitContext { project, config, content_hash: HASH, root }).unwrap()
+    }
+
+    #[test]
+    fn output_is_deterministic_with_headers() {
+        let p = testkit::project();
+        let dir = tempfile::tempdir().unwrap();
+        let a = emit_sample(&p, dir.path(), &testkit::config());
+        let b = emit_sample(&p, dir.path(), &testkit::config());
+        assert_eq!(a, b);
+        let names: Vec<&str> = a.keys().map(String::as_str).collect();
+        assert_eq!(
+            names,
+            [
+                "csharp/Const.cs",
+                "csharp/Dir.cs",
+                "csharp/Effect.cs",
+                "csharp/Empty.cs",
+                "csharp/GentableRuntime.cs",
+                "csharp/Load.cs",
+                "csharp/Move.cs",
+                "csharp/PieceType.cs",
+                "csharp/Tables.cs",
+                "csharp/Tier.cs",
+                "csharp/Vec2.cs"
+            ]
+        );
+        for (name, text) in &a {
+            assert!(text.starts_with(&format!("// {}\n", crate::codegen::HEADER)), "{name}");
+            assert!(!text.contains('\r') && text.ends_with("}\n") && !text.ends_with("\n\n"), "{name}");
+            assert!(text.contains("namespace Sample.Config\n"), "{name}");
+        }
+        let tables = &a["csharp/Tables.cs"];
+        assert!(tables.contains(&format!("public const string ContentHash = \"{HASH}\";")));
+        assert!(tables.contains("public LoadTable Load_ { get; }"), "{tables}");
+        let piece = &a["csharp/PieceType.cs"];
+        for decl in [
+            "public Dir Class { get; }",
+            "public global::System.Collections.Generic.IReadOnlyList<int> Params { get; }",
+            "public string Delete { get; }",
+            "public bool? Constructor { get; }",
+            "public long Big { get; }",
+            "public ulong? Ubig { get; }",
+            "public string PieceType_ { get; }",
+            "public string U540dU5b57 { get; }",
+            "public PieceTypeId Key_ { get { return new PieceTypeId(this.Id); } }",
+            "public readonly struct PieceTypeId : global::System.IEquatable<PieceTypeId>",
+            "public global::System.Collections.Generic.IReadOnlyList<short?> Maybe { get; }",
+        ] {
+            assert!(piece.contains(decl), "missing {decl:?} in\n{piece}");
+        }
+        assert!(a["csharp/Effect.cs"].contains("public sbyte ToString_ { get; }"));
+        assert!(a["csharp/Effect.cs"].contains("public string Effect_ { get; }"));
+    }
+
+    #[test]
+    fn spreadsheet_text_stays_inside_comments_and_literals() {
+        let p = testkit::project();
+        let dir = tempfile::tempdir().unwrap();
+        let files = emit_sample(&p, dir.path(), &testkit::config());
+        let piece = &files["csharp/PieceType.cs"];
+        if std::env::var_os("GENTABLE_DUMP").is_some() {
+            testkit::write_files(Path::new("/tmp/gentable-dump"), &files);
+        }
+        // The description is split into `///` lines and XML-escaped.
+        assert!(piece.contains("        /// */ &lt;/summary&gt; &lt;b&gt;&amp;amp; \"q\" \\ {{x}} ${y} `z`\n        /// ls\n        /// ps\n        /// nel\n        /// next */\n"), "{piece}");
+        let dir_cs = &files["csharp/Dir.cs"];
+        assert!(dir_cs.contains("case \"quo\\\"te*/\": return global::Sample.Config.Dir.QuoU0022TeU002a;"), "{dir_cs}");
+        assert!(dir_cs.contains("case \"\\u540d\\u5b57\": return global::Sample.Config.Dir.U540dU5b57;"), "{dir_cs}");
+        for (name, text) in &files {
+            for line in text.lines() {
+                // No line of a generated file can start inside a comment or literal: every doc line is `///`.
+                let t = line.trim_start();
+                assert!(!t.starts_with("ls") && !t.starts_with("ps") && !t.starts_with("next"), "{name}: {line}");
+            }
+        }
+    }
+
+    #[test]
+    fn templates_can_be_overridden() {
+        let p = testkit::project();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("tpl")).unwrap();
+        std::fs::write(dir.path().join("tpl/enum.cs.hbs"), "namespace {{namespace}} { public enum {{name}} { } }\n")
+            .unwrap();
+        let mut config = testkit::config();
+        config.csharp.templates = Some("tpl".into());
+        let files = emit_sample(&p, dir.path(), &config);
+        assert_eq!(
+            files["csharp/Tier.cs"],
+            format!("// {}\nnamespace Sample.Config {{ public enum Tier {{ }} }}\n", crate::codegen::HEADER)
+        );
+        assert!(files["csharp/Tables.cs"].contains("public sealed partial class Tables"));
+    }
+
+    #[test]
+    fn type_name_collisions_are_errors() {
+        let mut p = testkit::project();
+        p.tables[1].name = "PieceTypeTable".into(); // the table class of PieceType
+        let dir = tempfile::tempdir().unwrap();
+        let err = emit(&EmitContext { project: &p, config: &testkit::config(), content_hash: HASH, root: dir.path() })
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("PieceTypeTable"), "{err}");
+        let mut p = testkit::project();
+        p.tables[1].name = "tables".into();
+        let err = emit(&EmitContext { project: &p, config: &testkit::config(), content_hash: HASH, root: dir.path() })
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("Tables"), "{err}");
+    }
+
+    const PROGRAM: &str = r#"
+namespace Sample.Config.Test
+{
+    using Sample.Config;
+
+    internal static class Program
+    {
+        private static int Main(string[] args)
+        {
+            var utf8 = new global::System.Text.UTF8Encoding(false);
+            try
+            {
+                if (args[0] == "doubles")
+                {
+                    var sb = new global::System.Text.StringBuilder();
+                    foreach (string line in global::System.IO.File.ReadAllLines(args[1]))
+                    {
+                        long bits = long.Parse(line, global::System.Globalization.NumberStyles.HexNumber, global::System.Globalization.CultureInfo.InvariantCulture);
+                        sb.Append(GentableCanonical.FormatDouble(global::System.BitConverter.Int64BitsToDouble(bits))).Append('\n');
+                    }
+                    global::System.IO.File.WriteAllText(args[2], sb.ToString(), utf8);
+                    return 0;
+                }
+                Tables t = Tables.Load(args[1]);
+                foreach (var kv in t.ToCanonicalJson())
+                {
+                    global::System.IO.File.WriteAllText(global::System.IO.Path.Combine(args[2], kv.Key + ".json"), kv.Value, utf8);
+                }
+                // The API surface, used the way a game would.
+                PieceType pawn = t.PieceType.Get(1);
+                PieceType row;
+                bool found = t.PieceType.TryGet(new PieceTypeId(2), out row);
+                bool missing = t.PieceType.TryGet(3, out row);
+                Move m = t.Move.Get("Pawn", Tier.Silver, 1);
+                var report = new global::System.Text.StringBuilder();
+                report.Append(pawn.Name).Append('|').Append(pawn.Class).Append('|').Append(pawn.Key_).Append('|').Append(found).Append('|').Append(missing);
+                report.Append('|').Append(m.Key).Append('|').Append(t.Move.Count).Append('|').Append(t.Const.MaxSteps).Append('|').Append(t.Load_.All[1].Value);
+                report.Append('|').Append(t.PieceType.All[0].Pos.Label == null).Append('|').Append(t.PieceType.All[1].Constructor.HasValue);
+                report.Append('|').Append(t.Empty.Count).Append('|').Append(Tables.ContentHash.Length);
+                try { t.PieceType.Get(9); } catch (global::System.Collections.Generic.KeyNotFoundException e) { report.Append('|').Append(e.Message); }
+                global::System.Console.Out.Write(report.ToString());
+                return 0;
+            }
+            catch (GentableDataException e)
+            {
+                global::System.Console.Error.Write(e.Message);
+                return 3;
+            }
+        }
+    }
+}
+"#;
+
+    /// Emit the sample, compile it with mono's `mcs -langversion:7.2` (warnings are errors, XML docs checked),
+    /// load the canonical data and compare what `ToCanonicalJson` writes byte for byte; then feed it broken data
+    /// and check the errors; then compare `FormatDouble` with `ryu-js` on many doubles.
+    #[test]
+    fn compiles_with_mcs_and_reproduces_canonical_data() {
+        let (Some(mcs), Some(mono)) = (testkit::tool("mcs"), testkit::tool("mono")) else { return };
+        let p = testkit::project();
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let files = emit_sample(&p, root, &testkit::config());
+        testkit::write_files(&root.join("gen"), &files);
+        std::fs::write(root.join("Program.cs"), PROGRAM).unwrap();
+        let mut sources: Vec<String> = files.keys().map(|f| format!("gen/{f}")).collect();
+        sources.push("Program.cs".into());
+        testkit::run(
+            Command::new(&mcs)
+                .current_dir(root)
+                .args(["-langversion:7.2", "-warnaserror", "-nowarn:1591", "-doc:doc.xml", "-out:t.exe"])
+                .args(&sources),
+        );
+
+        let data = testkit::data(&p);
+        let data_dir = root.join("data");
+        std::fs::create_dir(&data_dir).unwrap();
+        for (name, json) in &data {
+            std::fs::write(data_dir.join(format!("{name}.json")), json).unwrap();
+        }
+        let out_dir = root.join("out");
+        std::fs::create_dir(&out_dir).unwrap();
+        let report = testkit::run(Command::new(&mono).current_dir(root).args(["t.exe", "load", "data", "out"]));
+        for (name, json) in &data {
+            let got = std::fs::read_to_string(out_dir.join(format!("{name}.json"))).unwrap();
+            assert_eq!(&got, json, "canonical JSON of {name} differs");
+        }
+        assert_eq!(
+            report,
+            "Pawn|Forward|PieceTypeId(1)|True|False|MoveId(Pawn, Silver, 1)|3|12|second|True|False|0|64|PieceType has no row with key PieceTypeId(9)"
+        );
+
+        // Broken data: each case changes one file and must fail with a message naming the problem.
+        let piece = data.iter().find(|(n, _)| n == "PieceType").unwrap().1.clone();
+        let cases: Vec<(&str, String, &str)> = vec![
+            ("PieceType", piece.replacen("{", "{\"Extra\":1,", 1), "PieceType.json[0]: unknown field \"Extra\""),
+            ("PieceType", piece.replacen("\"Name\":\"Pawn\",", "", 1), "PieceType.json[0]: missing field \"Name\""),
+            ("PieceType", piece.replacen("\"Id\":1,", "\"Id\":\"1\",", 1), "PieceType.json[0].Id: expected an integer, got string \"1\""),
+            ("PieceType", piece.replacen("\"Id\":1,", "\"Id\":70000,", 1), "PieceType.json[0].Id: expected an integer from 0 to 65535"),
+            ("PieceType", piece.replacen("\"Id\":1,", "\"Id\":1.5,", 1), "PieceType.json[0].Id: expected an integer, got number 1.5"),
+            ("PieceType", piece.replacen("\"Big\":\"9007199254740993\"", "\"Big\":9007199254740993", 1), "PieceType.json[0].Big: expected a decimal string"),
+            ("PieceType", piece.replacen("\"Big\":\"9007199254740993\"", "\"Big\":\"12\"", 1), "PieceType.json[0].Big: expected a JSON number"),
+            ("PieceType", piece.replacen("\"class\":\"Forward\"", "\"class\":\"Fwd\"", 1), "PieceType.json[0].class: expected one of the Dir members Forward, Left"),
+            ("PieceType", piece.replacen("\"delete\":\"gone\"", "\"delete\":null", 1), "PieceType.json[0].delete: expected a string, got null"),
+            ("PieceType", piece.replacen("\"Ratio\":0.1", "\"Ratio\":1e999", 1), "PieceType.json[0].Ratio: expected a finite number"),
+            ("PieceType", piece.replacen("[-32768,null,32767]", "[-32768,null,\"x\"]", 1), "PieceType.json[0].Maybe[2]: expected an integer"),
+            ("PieceType", piece.replacen("\"Flag\":false", "\"Flag\":0", 1), "PieceType.json[0].Flag: expected true or false, got number 0"),
+            ("PieceType", piece.replacen("\"Flag\":false", "\"Flag\":false,\"Flag\":true", 1), "PieceType.json[0]: duplicate member \"Flag\""),
+            ("PieceType", piece[..piece.len() - 1].to_string(), "PieceType.json:1:"),
+            ("PieceType", piece.replacen("\"Id\":2,", "\"Id\":1,", 1), "PieceType: duplicate primary key PieceTypeId(1)"),
+            ("Const", "[]".into(), "Const.json: expected an array of exactly one row, got an array"),
+            ("Load", "{}".into(), "Load.json: expected an array of rows, got an object"),
+            ("Load", "[{\"value\":\"a\"}] x".into(), "Load.json:1:18: malformed JSON: unexpected text"),
+        ];
+        for (i, (table, text, expected)) in cases.iter().enumerate() {
+            let case_dir = root.join(format!("case{i}"));
+            std::fs::create_dir(&case_dir).unwrap();
+            for (name, json) in &data {
+                let text = if name == table { text } else { json };
+                std::fs::write(case_dir.join(format!("{name}.json")), text).unwrap();
+            }
+            let out = Command::new(&mono).current_dir(root).args(["t.exe", "load"]).arg(&case_dir).arg(&out_dir).output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(3), "case {i}: {stderr}");
+            assert!(stderr.contains(expected), "case {i}: expected {expected:?} in {stderr:?}");
+        }
+
+        // Doubles: FormatDouble against ryu-js (what canonical.rs uses).
+        let doubles = testkit::doubles();
+        let input: String = doubles.iter().map(|d| format!("{:016x}\n", d.to_bits())).collect();
+        std::fs::write(root.join("doubles.txt"), input).unwrap();
+        testkit::run(Command::new(&mono).current_dir(root).args(["t.exe", "doubles", "doubles.txt", "doubles.out"]));
+        let got = std::fs::read_to_string(root.join("doubles.out")).unwrap();
+        for (d, line) in doubles.iter().zip(got.lines()) {
+            let mut want = String::new();
+            canonical::write_f64(&mut want, *d);
+            assert_eq!(line, want, "FormatDouble({d:e}) bits {:016x}", d.to_bits());
+        }
+        assert_eq!(got.lines().count(), doubles.len());
     }
 }

@@ -242,8 +242,8 @@ pub fn project() -> Project {
         field("Tags", arr(Type::String), ""),
     ], vec![0, 2, 1], vec![
         row(vec![s("Pawn"), Value::Int(1), e("Gold"), Value::Array(vec![s("a"), s("b")])]),
-        row(vec![s("Pawn"), Value::Int(1), e("Silver"), Value::Array(vec![])]),
         row(vec![s("Pawn"), Value::Int(2), e("Gold"), Value::Array(vec![s("c")])]),
+        row(vec![s("Pawn"), Value::Int(1), e("Silver"), Value::Array(vec![])]),
     ]));
     p.tables.push(table("PieceType", TableMode::Map, piece_fields, vec![0], piece_rows));
     p
@@ -298,4 +298,28 @@ pub fn run(cmd: &mut std::process::Command) -> String {
         panic!("{cmd:?} failed ({}):\n{stdout}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
     }
     stdout
+}
+
+/// Finite doubles that stress shortest round-trip formatting: every power of two, the extremes, values near
+/// the layout boundaries (1e-7, 1e21) and pseudo-random bit patterns.
+pub fn doubles() -> Vec<f64> {
+    let mut v: Vec<f64> = vec![0.1, 0.2, 0.3, 1e21, 1e20, 1e-7, 1e-6, 5e-324, f64::MAX, f64::MIN_POSITIVE, -0.0, 123.456, 9007199254740993.0];
+    v.extend((-1074..=1023).map(|e| 2f64.powi(e)));
+    v.extend((-1074..=1023).map(|e| -(2f64.powi(e)) * 3.0).filter(|f| f.is_finite()));
+    v.extend((-30..=30).map(|e| 10f64.powi(e)));
+    v.extend((-30..=30).map(|e| 1.5 * 10f64.powi(e)));
+    let mut x: u64 = 0x9E3779B97F4A7C15;
+    while v.len() < 12_000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let f = f64::from_bits(x);
+        if f.is_finite() {
+            v.push(f);
+        }
+        // Short decimals (few significant digits) too.
+        let short = (x % 100_000) as f64 * 10f64.powi((x >> 40) as i32 % 40 - 20);
+        v.push(short);
+    }
+    v
 }

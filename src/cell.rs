@@ -55,6 +55,12 @@ pub fn trim(s: &str) -> &str {
 
 /// Parse the whole text of a cell (already known not to be blank) as `ty`.
 pub fn parse_cell(text: &str, ty: &Type, project: &Project) -> Result<Value, CellError> {
+    parse_cell_with(text, ty, project, '|')
+}
+
+/// [`parse_cell`] with another top-level array separator (`[tables.<Name>] array_separator`, e.g. `,`).
+/// Nested arrays and records keep their bracket/parenthesis grammar.
+pub fn parse_cell_with(text: &str, ty: &Type, project: &Project, sep: char) -> Result<Value, CellError> {
     let ty = ty.strip_optional();
     match ty {
         Type::String => Ok(Value::Str(text.to_string())),
@@ -72,7 +78,7 @@ pub fn parse_cell(text: &str, ty: &Type, project: &Project) -> Result<Value, Cel
             }
             match ty {
                 Type::Array(inner) => {
-                    let parts = split(t, '|')?;
+                    let parts = split(t, sep)?;
                     parts.iter().map(|p| parse_element(p, inner, project)).collect::<Result<_, _>>().map(Value::Array)
                 }
                 _ => parse_element(t, ty, project),

@@ -112,7 +112,11 @@ pub struct TypeScriptConfig {
     pub templates: Option<PathBuf>,
 }
 
-/// `[tables.<Name>]`: how to read one table's files.
+/// `[tables.<Name>]`: how to read one table's files (docs/conventions.md §1, §2).
+///
+/// By default a table is one CSV file named `<Name>.csv` (or `.tsv`, or `.txt` when this section exists) or
+/// every worksheet named `<Name>`. `files` and `sheets` select its sources instead; the row/column keys
+/// describe where the header, the comments and the data are.
 #[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TableOverride {
@@ -120,7 +124,7 @@ pub struct TableOverride {
     pub encoding: Option<String>,
     /// Field delimiter, one character. Default `,` (`.tsv` files: tab).
     pub delimiter: Option<String>,
-    /// 1-based header row (default: first non-comment, non-blank row).
+    /// 1-based header row (default: first non-comment, non-blank row). Excludes `header_marker`.
     pub header_row: Option<usize>,
     /// 1-based first data row (default: the row after the header row).
     pub data_row: Option<usize>,
@@ -128,6 +132,36 @@ pub struct TableOverride {
     pub first_column: Option<String>,
     /// Schema name if it differs from the table name.
     pub schema: Option<String>,
+    /// Globs (globset syntax) of the files that form this table, matched against the file's path relative to
+    /// its table folder, `/`-separated (`Data*.csv`, `**/AIConfig.xlsx`). Every selected CSV file and every
+    /// (selected) sheet of every selected workbook is a source of this table; sources are concatenated in
+    /// path order, then sheet order. A selected file or sheet is not a table of its own name.
+    pub files: Option<Vec<String>>,
+    /// Globs of the worksheet names that form this table (`AIConfig_*`), in the workbooks selected by
+    /// `files` (or in every workbook when `files` is absent).
+    pub sheets: Option<Vec<String>>,
+    /// Column letter holding row markers (default: `first_column`). A row whose marker cell starts with
+    /// `comment_marker` is a comment row; the marker column may lie left of `first_column` (ET: `B`, Luban: `A`).
+    pub marker_column: Option<String>,
+    /// Prefix that marks comment rows (in the marker column) and comment columns (in the header row or the
+    /// `column_marker_row`). Default `#`.
+    pub comment_marker: Option<String>,
+    /// The header row is the first row whose marker cell is exactly this text (trimmed), e.g. `##var` or
+    /// `##` (Luban). Excludes `header_row`.
+    pub header_marker: Option<String>,
+    /// 1-based row whose cells tag columns: a column whose cell here starts with `comment_marker` is a comment
+    /// column (ET's export-tag row 2: `#` = designer-only column).
+    pub column_marker_row: Option<usize>,
+    /// Separator of the elements of a one-cell array, one character. Default `|`; `,` reads UnityGameFramework
+    /// and ET cells such as `1,2,3`.
+    pub array_separator: Option<String>,
+}
+
+impl TableOverride {
+    /// True when `files` or `sheets` choose this table's sources (instead of the file stem / sheet name).
+    pub fn selects_sources(&self) -> bool {
+        self.files.is_some() || self.sheets.is_some()
+    }
 }
 
 /// A loaded configuration with the project root it was read from.
@@ -170,6 +204,42 @@ pub fn load(path: &Path) -> anyhow::Result<Loaded> {
         }
         if o.header_row == Some(0) || o.data_row == Some(0) {
             anyhow::bail!("{}: [tables.{name}] rows are 1-based", path.display());
+        }
+        if o.column_marker_row == Some(0) {
+            anyhow::bail!("{}: [tables.{name}] rows are 1-based", path.display());
+        }
+        if o.header_row.is_some() && o.header_marker.is_some() {
+            anyhow::bail!("{}: [tables.{name}] header_row and header_marker exclude each other", path.display());
+        }
+        if let Some(c) = &o.marker_column {
+            if crate::diag::column_from_letters(c).is_none() {
+                anyhow::bail!("{}: [tables.{name}] marker_column must be letters like \"A\", got {c:?}", path.display());
+            }
+        }
+        if o.comment_marker.as_deref().is_some_and(|m| m.trim().is_empty()) {
+            anyhow::bail!("{}: [tables.{name}] comment_marker must not be empty", path.display());
+        }
+        if o.header_marker.as_deref().is_some_and(|m| m.trim().is_empty()) {
+            anyhow::bail!("{}: [tables.{name}] header_marker must not be empty", path.display());
+        }
+        if let Some(s) = &o.array_separator {
+            let ok = s.chars().count() == 1 && !s.chars().any(|c| "\\()[]{}=".contains(c) || c.is_whitespace());
+            if !ok {
+                anyhow::bail!(
+                    "{}: [tables.{name}] array_separator must be one character other than white space and \\()[]{{}}=, got {s:?}",
+                    path.display()
+                );
+            }
+        }
+        for (key, globs) in [("files", &o.files), ("sheets", &o.sheets)] {
+            for g in globs.iter().flatten() {
+                if let Err(e) = globset::Glob::new(g) {
+                    anyhow::bail!("{}: [tables.{name}] {key}: bad glob {g:?}: {e}", path.display());
+                }
+            }
+            if globs.as_ref().is_some_and(Vec::is_empty) {
+                anyhow::bail!("{}: [tables.{name}] {key} must list at least one glob", path.display());
+            }
         }
         if let (Some(h), Some(d)) = (o.header_row, o.data_row) {
             if d <= h {

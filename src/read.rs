@@ -1,12 +1,16 @@
 //! Reading: files under the table folders → [`RawTable`]s of raw cells.
 //!
-//! Conventions (docs/conventions.md §2): one table per CSV file (`.csv`, `.tsv`; `.txt` only when
-//! `gentable.toml` has a `[tables.<stem>]` entry) and per worksheet of every `.xlsx`/`.xlsm`/`.xls`/`.xlsb`/
-//! `.ods`; Excel lock files `~$*`, hidden files and sheets named `#…` are skipped, as are files matching
-//! `[project] ignore` globs. CSV text is UTF-8 (BOM optional) unless overridden; a UTF-16 BOM always wins.
-//! CSV is parsed with the `csv` crate (RFC 4180, quoted newlines) on raw bytes and each field is decoded on its
-//! own, so an invalid byte is reported at its exact cell. Workbooks are read with `calamine`; formula cells
-//! give their cached value.
+//! Conventions (docs/conventions.md §2): one source per CSV file (`.csv`, `.tsv`; `.txt` only when
+//! `gentable.toml` has a `[tables.<stem>]` entry or a `files` glob selects it) and per worksheet of every
+//! `.xlsx`/`.xlsm`/`.xls`/`.xlsb`/`.ods`; Excel lock files `~$*`, hidden files, sheets named `#…` and empty
+//! sheets are skipped, as are files matching `[project] ignore` globs. A source belongs to the table named by
+//! its file stem or sheet name, unless a `[tables.<Name>] files`/`sheets` selection claims it ([`Sources`]);
+//! the pipeline concatenates the sources of one table.
+//!
+//! CSV text is UTF-8 (BOM optional) unless overridden; a UTF-16 BOM always wins. CSV is parsed with the `csv`
+//! crate (RFC 4180, quoted newlines) on raw bytes and each field is decoded on its own, so an invalid byte is
+//! reported at its exact cell. Workbooks are read with `calamine`; formula cells give their cached value;
+//! merged regions are recorded ([`RawTable::merges`]) for the header conventions.
 //!
 //! Nothing here interprets header or comment rows: that is [`crate::typing`]'s job.
 
@@ -27,6 +31,9 @@ pub enum RawCell {
     Error(String),
     /// An Excel date/time serial (days since 1899-12-30) or ISO text.
     DateTime(String),
+    /// CSV bytes that are not valid in the file's encoding (shown lossily). The reader has already reported
+    /// the cell (GT0102), so typing skips it without further diagnostics.
+    Undecodable(String),
 }
 
 impl RawCell {
@@ -34,7 +41,7 @@ impl RawCell {
     pub fn text(&self) -> String {
         match self {
             RawCell::Empty => String::new(),
-            RawCell::Text(s) | RawCell::Error(s) | RawCell::DateTime(s) => s.clone(),
+            RawCell::Text(s) | RawCell::Error(s) | RawCell::DateTime(s) | RawCell::Undecodable(s) => s.clone(),
             RawCell::Int(i) => i.to_string(),
             RawCell::Float(f) => {
                 let mut s = String::new();
@@ -61,15 +68,25 @@ pub struct RawRow {
     pub cells: Vec<RawCell>,
 }
 
+/// A merged cell region of a worksheet (inclusive): 1-based rows as the designer sees them, 0-based columns.
+/// Its value is the one of its top-left cell; the other cells read as empty.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Merge {
+    pub rows: (usize, usize),
+    pub cols: (usize, usize),
+}
+
 /// One table source: a CSV file or a worksheet.
 #[derive(Clone, Debug)]
 pub struct RawTable {
-    /// Table name: file stem or sheet name.
+    /// Table name: file stem or sheet name, or the `[tables.<Name>]` whose `files`/`sheets` select it.
     pub name: String,
     /// Path relative to the project root, `/`-separated.
     pub file: String,
     pub sheet: Option<String>,
     pub rows: Vec<RawRow>,
+    /// Merged regions (worksheets only; empty for CSV).
+    pub merges: Vec<Merge>,
 }
 
 impl RawTable {
@@ -86,10 +103,76 @@ pub struct SourceFile {
     pub path: PathBuf,
     /// Relative to the project root, `/`-separated.
     pub rel: String,
+    /// Relative to the table folder it was found in, `/`-separated (what `files` globs match).
+    pub rel_in_folder: String,
+}
+
+/// Which table each source belongs to: the `[tables.<Name>] files`/`sheets` selections (docs/conventions.md §2).
+pub struct Sources {
+    /// `(table, files globs, sheets globs)` for every table with a selection, by table name.
+    selections: Vec<(String, Option<globset::GlobSet>, Option<globset::GlobSet>)>,
+}
+
+impl Sources {
+    /// Compile the selections of `loaded`'s `[tables]`. Bad globs are configuration errors (GT0002); the
+    /// config loader rejects them already.
+    pub fn new(loaded: &Loaded) -> Result<Self, Diagnostic> {
+        let set = |name: &str, key: &str, globs: &Option<Vec<String>>| -> Result<Option<globset::GlobSet>, Diagnostic> {
+            let Some(globs) = globs else { return Ok(None) };
+            let bad = |e: globset::Error| {
+                Diagnostic::file_error("GT0002", "gentable.toml", format!("[tables.{name}] {key}: bad glob: {e}"))
+            };
+            let mut b = globset::GlobSetBuilder::new();
+            for g in globs {
+                b.add(globset::Glob::new(g).map_err(bad)?);
+            }
+            b.build().map(Some).map_err(bad)
+        };
+        let mut selections = vec![];
+        for (name, o) in &loaded.config.tables {
+            if o.selects_sources() {
+                selections.push((name.clone(), set(name, "files", &o.files)?, set(name, "sheets", &o.sheets)?));
+            }
+        }
+        Ok(Sources { selections })
+    }
+
+    /// True if some table's `files` glob selects this file (so a `.txt` file is a table file).
+    pub fn selects_file(&self, rel_in_folder: &str) -> bool {
+        self.selections.iter().any(|(_, f, _)| f.as_ref().is_some_and(|f| f.is_match(rel_in_folder)))
+    }
+
+    /// The tables whose selection claims a CSV file (`sheet` = None) or a worksheet.
+    pub fn claims(&self, rel_in_folder: &str, sheet: Option<&str>) -> Vec<&str> {
+        self.selections
+            .iter()
+            .filter(|(_, files, sheets)| match sheet {
+                None => files.as_ref().is_some_and(|f| f.is_match(rel_in_folder)),
+                Some(sh) => {
+                    files.as_ref().is_none_or(|f| f.is_match(rel_in_folder))
+                        && sheets.as_ref().is_none_or(|s| s.is_match(sh))
+                }
+            })
+            .map(|(n, _, _)| n.as_str())
+            .collect()
+    }
+
+    /// The table a source belongs to: the one table claiming it, else `default` (file stem or sheet name)
+    /// unless that table has a selection that does not include the source (`Ok(None)`: skipped).
+    /// `Err` lists the tables when several claim it.
+    pub fn table_of(&self, rel_in_folder: &str, sheet: Option<&str>, default: &str) -> Result<Option<String>, Vec<String>> {
+        match self.claims(rel_in_folder, sheet).as_slice() {
+            [one] => Ok(Some(one.to_string())),
+            [] if self.selections.iter().any(|(n, _, _)| n == default) => Ok(None),
+            [] => Ok(Some(default.to_string())),
+            many => Err(many.iter().map(|s| s.to_string()).collect()),
+        }
+    }
 }
 
 /// List the table files under the configured folders, sorted by relative path.
 pub fn discover(loaded: &Loaded) -> Result<Vec<SourceFile>, Diagnostic> {
+    let sources = Sources::new(loaded)?;
     let mut ignore = globset::GlobSetBuilder::new();
     for g in &loaded.config.project.ignore {
         let glob = globset::Glob::new(g)
@@ -122,12 +205,12 @@ pub fn discover(loaded: &Loaded) -> Result<Vec<SourceFile>, Diagnostic> {
             let stem = p.file_stem().and_then(|e| e.to_str()).unwrap_or("");
             let is_table = match ext.as_str() {
                 "csv" | "tsv" => true,
-                "txt" => loaded.config.tables.contains_key(stem),
+                "txt" => loaded.config.tables.contains_key(stem) || sources.selects_file(&rel_in_dir),
                 e => WORKBOOK_EXT.contains(&e),
             };
             if is_table {
                 let rel = rel_path(&loaded.root, p);
-                out.push(SourceFile { path: p.to_path_buf(), rel });
+                out.push(SourceFile { path: p.to_path_buf(), rel, rel_in_folder: rel_in_dir });
             }
         })
         .map_err(|e| Diagnostic::file_error("GT0002", dir.to_string_lossy(), format!("cannot list folder: {e}")))?;
@@ -176,20 +259,57 @@ fn pathdiff(p: &Path, root: &Path) -> PathBuf {
     out
 }
 
-/// Read every table of `file`. A file that cannot be read at all yields one file-level diagnostic; cells
-/// that cannot be decoded yield cell diagnostics and the table is still returned.
+/// Read every table source of `file`, each named by the table it belongs to ([`Sources::table_of`]).
+/// A file that cannot be read at all yields one file-level diagnostic; cells that cannot be decoded yield cell
+/// diagnostics and the table is still returned. A source claimed by two tables is a GT0002 error.
 pub fn read_file(loaded: &Loaded, file: &SourceFile, diags: &mut Vec<Diagnostic>) -> Vec<RawTable> {
+    let sources = match Sources::new(loaded) {
+        Ok(s) => s,
+        Err(d) => {
+            diags.push(d);
+            return vec![];
+        }
+    };
+    let table_of = |sheet: Option<&str>, default: &str, diags: &mut Vec<Diagnostic>| {
+        match sources.table_of(&file.rel_in_folder, sheet, default) {
+            Ok(t) => t,
+            Err(tables) => {
+                let what = sheet.map(|s| format!("sheet {s:?}")).unwrap_or_else(|| "the file".into());
+                let mut d = Diagnostic::file_error(
+                    "GT0002",
+                    &file.rel,
+                    format!(
+                        "{what} is selected by the files/sheets of several tables: {}",
+                        tables.iter().map(|t| format!("[tables.{t}]")).collect::<Vec<_>>().join(", ")
+                    ),
+                )
+                .with_help("narrow the files/sheets globs so that each file or sheet belongs to one table");
+                d.sheet = sheet.map(str::to_string);
+                diags.push(d);
+                None
+            }
+        }
+    };
     let ext = file.path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
     if WORKBOOK_EXT.contains(&ext.as_str()) {
-        read_workbook(file, diags)
+        let mut out = read_workbook(file, diags);
+        out.retain_mut(|t| match table_of(t.sheet.as_deref(), &t.name, diags) {
+            Some(name) => {
+                t.name = name;
+                true
+            }
+            None => false,
+        });
+        out
     } else {
         let stem = file.path.file_stem().and_then(|s| s.to_str()).unwrap_or("").to_string();
-        let ov = loaded.config.tables.get(&stem);
+        let Some(name) = table_of(None, &stem, diags) else { return vec![] };
+        let ov = loaded.config.tables.get(&name);
         let enc = ov.and_then(|o| o.encoding.as_deref());
         let delim = ov.and_then(|o| o.delimiter.as_deref()).and_then(|d| d.bytes().next());
         let delim = delim.unwrap_or(if ext == "tsv" { b'\t' } else { b',' });
         match std::fs::read(&file.path) {
-            Ok(bytes) => vec![read_csv_bytes(&stem, &file.rel, &bytes, enc, delim, diags)],
+            Ok(bytes) => vec![read_csv_bytes(&name, &file.rel, &bytes, enc, delim, diags)],
             Err(e) => {
                 diags.push(Diagnostic::file_error("GT0101", &file.rel, format!("cannot read file: {e}")));
                 vec![]
@@ -207,7 +327,7 @@ pub fn read_csv_bytes(
     delimiter: u8,
     diags: &mut Vec<Diagnostic>,
 ) -> RawTable {
-    let mut table = RawTable { name: name.to_string(), file: rel.to_string(), sheet: None, rows: vec![] };
+    let mut table = RawTable { name: name.to_string(), file: rel.to_string(), sheet: None, rows: vec![], merges: vec![] };
     // UTF-16 (BOM or configured): decode the whole file first, then parse as UTF-8.
     let configured = encoding.and_then(|e| encoding_rs::Encoding::for_label(e.as_bytes()));
     let utf16 = match (bytes, configured) {
@@ -277,7 +397,8 @@ pub fn read_csv_bytes(
                                 )
                                 .with_help("save the file as UTF-8, or set [tables.<name>] encoding in gentable.toml (e.g. \"gbk\")"),
                             );
-                            String::new()
+                            cells.push(RawCell::Undecodable(shown));
+                            continue;
                         }
                     };
                     cells.push(if text.is_empty() { RawCell::Empty } else { RawCell::Text(text) });
@@ -319,8 +440,9 @@ fn read_workbook(file: &SourceFile, diags: &mut Vec<Diagnostic>) -> Vec<RawTable
                 continue;
             }
         };
+        let merges = merged_regions(&mut wb, &sheet);
         let mut table =
-            RawTable { name: sheet.clone(), file: file.rel.clone(), sheet: Some(sheet.clone()), rows: vec![] };
+            RawTable { name: sheet.clone(), file: file.rel.clone(), sheet: Some(sheet.clone()), rows: vec![], merges };
         let (r0, c0) = range.start().map(|(r, c)| (r as usize, c as usize)).unwrap_or((0, 0));
         for (i, row) in range.rows().enumerate() {
             let mut cells = vec![RawCell::Empty; c0];
@@ -337,9 +459,29 @@ fn read_workbook(file: &SourceFile, diags: &mut Vec<Diagnostic>) -> Vec<RawTable
             }));
             table.rows.push(RawRow { row: r0 + i + 1, cells });
         }
+        // An empty sheet (workbooks often keep an unused Sheet2/Sheet3) is no table.
+        if table.rows.iter().all(|r| r.cells.iter().all(RawCell::is_blank)) {
+            continue;
+        }
         out.push(table);
     }
     out
+}
+
+/// The merged regions of a worksheet (xlsx and xls; none for other formats or when they cannot be read).
+fn merged_regions<RS: std::io::Read + std::io::Seek>(wb: &mut calamine::Sheets<RS>, sheet: &str) -> Vec<Merge> {
+    let dims = match wb {
+        calamine::Sheets::Xlsx(x) => x.merge_cells_by_sheet_name(sheet).ok(),
+        calamine::Sheets::Xls(x) => x.merge_cells_by_sheet_name(sheet).ok(),
+        _ => None,
+    };
+    dims.unwrap_or_default()
+        .into_iter()
+        .map(|d| Merge {
+            rows: (d.start.0 as usize + 1, d.end.0 as usize + 1),
+            cols: (d.start.1 as usize, d.end.1 as usize),
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -1,16 +1,17 @@
 //! Typing: raw rows of one table ([`crate::read::RawTable`]s) + its [`TableSchema`] → typed IR rows.
 //!
 //! Applies the row and column conventions of docs/conventions.md §2 (header row, `#` comment rows and
-//! columns, empty-header note columns, blank rows, repeated headers as multi-column arrays, per-table
-//! `header_row`/`data_row`/`first_column` overrides) and the cell grammar of [`crate::cell`]. Every bad cell
-//! becomes a [`Diagnostic`] naming file, sheet, row, column and field; typing goes on so that one run
-//! reports all errors.
+//! columns, empty-header note columns, blank rows, repeated or merged headers as multi-column arrays, and the
+//! per-table overrides `header_row`/`header_marker`/`data_row`/`first_column`/`marker_column`/`comment_marker`/
+//! `column_marker_row`/`array_separator`, see [`Layout`]) and the cell grammar of [`crate::cell`]. Every bad
+//! cell becomes a [`Diagnostic`] naming file, sheet, row, column and field; typing goes on so that one run
+//! reports all errors, and a cell is reported once (a bad cell is not also a "missing value").
 
 use crate::cell::{self, CellError};
 use crate::config::TableOverride;
 use crate::diag::{column_letters, Diagnostic, RowOrigin};
 use crate::ir::{Project, Row, Type, Value};
-use crate::read::{RawCell, RawTable};
+use crate::read::{RawCell, RawRow, RawTable};
 use crate::schema::TableSchema;
 
 /// GT0204: a required value is missing.
@@ -30,6 +31,86 @@ pub const SINGLETON_ROWS: &str = "GT0215";
 /// GT0216: two source names map to one identifier.
 pub const NAME_COLLISION: &str = "GT0216";
 
+/// Where the header, the comments and the data of a table's sources are (docs/conventions.md §2), from its
+/// `[tables.<Name>]` override.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// 0-based first column read; columns to its left are never header or data.
+    pub first_col: usize,
+    /// 0-based column whose cell marks comment rows and the `header_marker` row.
+    pub marker_col: usize,
+    /// Prefix of comment rows (marker cell) and comment columns (header or column-marker cell).
+    pub comment_marker: String,
+    /// Explicit 1-based header row.
+    pub header_row: Option<usize>,
+    /// The header is the first row whose marker cell is exactly this (trimmed).
+    pub header_marker: Option<String>,
+    /// 1-based first data row.
+    pub data_row: Option<usize>,
+    /// 1-based row tagging comment columns.
+    pub column_marker_row: Option<usize>,
+    /// Top-level array separator of one cell.
+    pub array_separator: char,
+}
+
+impl Layout {
+    /// The layout of an override (defaults: header = first non-comment row, columns from A, markers in the
+    /// first column, comment marker `#`, array separator `|`).
+    pub fn of(ov: Option<&TableOverride>) -> Layout {
+        let col = |c: Option<&String>| c.and_then(|c| crate::diag::column_from_letters(c));
+        let first_col = col(ov.and_then(|o| o.first_column.as_ref())).unwrap_or(0);
+        Layout {
+            first_col,
+            marker_col: col(ov.and_then(|o| o.marker_column.as_ref())).unwrap_or(first_col),
+            comment_marker: ov.and_then(|o| o.comment_marker.clone()).unwrap_or_else(|| "#".into()),
+            header_row: ov.and_then(|o| o.header_row),
+            header_marker: ov.and_then(|o| o.header_marker.as_ref()).map(|m| m.trim().to_string()),
+            data_row: ov.and_then(|o| o.data_row),
+            column_marker_row: ov.and_then(|o| o.column_marker_row),
+            array_separator: ov.and_then(|o| o.array_separator.as_deref()).and_then(|s| s.chars().next()).unwrap_or('|'),
+        }
+    }
+
+    fn marker(&self, r: &RawRow) -> String {
+        r.cells.get(self.marker_col).map(RawCell::text).unwrap_or_default()
+    }
+    /// Blank from the first column on.
+    fn is_blank(&self, r: &RawRow) -> bool {
+        r.cells.iter().skip(self.first_col).all(RawCell::is_blank)
+    }
+    /// A comment row: its marker cell starts with the comment marker.
+    fn is_comment(&self, r: &RawRow) -> bool {
+        self.marker(r).trim_start().starts_with(&self.comment_marker)
+    }
+}
+
+/// The cells of row `row` of `src` with every merged region covering it filled with the region's top-left
+/// value (for header and column-marker rows: a header merged across columns names each of them).
+fn with_merges(src: &RawTable, row: &RawRow) -> Vec<RawCell> {
+    let mut out = row.cells.clone();
+    for m in &src.merges {
+        if !(m.rows.0 <= row.row && row.row <= m.rows.1) || (m.rows.0 == m.rows.1 && m.cols.0 == m.cols.1) {
+            continue;
+        }
+        let top_left = src
+            .rows
+            .iter()
+            .find(|r| r.row == m.rows.0)
+            .and_then(|r| r.cells.get(m.cols.0))
+            .cloned()
+            .unwrap_or(RawCell::Empty);
+        if out.len() <= m.cols.1 {
+            out.resize(m.cols.1 + 1, RawCell::Empty);
+        }
+        for c in &mut out[m.cols.0..=m.cols.1] {
+            if c.is_blank() {
+                *c = top_left.clone();
+            }
+        }
+    }
+    out
+}
+
 /// Column → field mapping of one source.
 struct Columns {
     /// `(column index, field index)` in column order.
@@ -48,41 +129,49 @@ pub fn type_table(
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Row> {
     let mut rows = vec![];
-    let first_col = ov.and_then(|o| o.first_column.as_deref()).and_then(crate::diag::column_from_letters).unwrap_or(0);
+    let layout = Layout::of(ov);
     for src in sources {
-        let cell_text = |c: Option<&RawCell>| c.map(RawCell::text).unwrap_or_default();
         // 1. Header row.
-        let header_pos = match ov.and_then(|o| o.header_row) {
-            Some(h) => src.rows.iter().position(|r| r.row == h),
-            None => src.rows.iter().position(|r| {
-                !r.cells.iter().skip(first_col).all(RawCell::is_blank) && !cell_text(r.cells.get(first_col)).starts_with('#')
-            }),
+        let header_pos = match (layout.header_row, &layout.header_marker) {
+            (Some(h), _) => src.rows.iter().position(|r| r.row == h),
+            (None, Some(m)) => src.rows.iter().position(|r| layout.marker(r).trim() == m),
+            (None, None) => src.rows.iter().position(|r| !layout.is_blank(r) && !layout.is_comment(r)),
         };
         let Some(hp) = header_pos else {
             let mut d = Diagnostic::file_error(NO_HEADER, &src.file, format!("table {} has no header row", src.name));
             d.sheet = src.sheet.clone();
-            if let Some(h) = ov.and_then(|o| o.header_row) {
+            let mut help = "the first non-comment row must hold the field names".to_string();
+            if let Some(h) = layout.header_row {
                 d.message = format!("table {}: header_row {h} is past the end of the data", src.name);
+            } else if let Some(m) = &layout.header_marker {
+                d.message = format!("table {}: no row has the header_marker {m:?} in column {}", src.name, column_letters(layout.marker_col));
+                help = "mark the field-name row, or correct [tables.<Name>] header_marker / marker_column".into();
             }
-            diags.push(d.with_help("the first non-comment row must hold the field names"));
+            diags.push(d.with_help(help));
             continue;
         };
-        let header = &src.rows[hp];
-        let Some(columns) = map_columns(schema, src, header.row, &header.cells, first_col, diags) else { continue };
+        let header = with_merges(src, &src.rows[hp]);
+        // Columns tagged as comments in the column-marker row.
+        let tagged: Vec<usize> = layout
+            .column_marker_row
+            .and_then(|r| src.rows.iter().find(|x| x.row == r))
+            .map(|r| {
+                with_merges(src, r)
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| c.text().trim_start().starts_with(&layout.comment_marker))
+                    .map(|(i, _)| i)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let Some(columns) = map_columns(schema, src, src.rows[hp].row, &header, &layout, &tagged, diags) else { continue };
         // 2. Data rows.
-        let data_start = ov.and_then(|o| o.data_row);
         for raw in &src.rows[hp + 1..] {
-            if data_start.is_some_and(|d| raw.row < d) {
-                continue;
-            }
-            if raw.cells.iter().skip(first_col).all(RawCell::is_blank) {
-                continue;
-            }
-            if cell_text(raw.cells.get(first_col)).starts_with('#') {
+            if layout.data_row.is_some_and(|d| raw.row < d) || layout.is_blank(raw) || layout.is_comment(raw) {
                 continue;
             }
             let origin = src.origin(raw.row);
-            rows.push(type_row(project, schema, &columns, &raw.cells, origin, diags));
+            rows.push(type_row(project, schema, &columns, &raw.cells, origin, layout.array_separator, diags));
         }
     }
     rows
@@ -93,17 +182,18 @@ fn map_columns(
     src: &RawTable,
     header_row: usize,
     cells: &[RawCell],
-    first_col: usize,
+    layout: &Layout,
+    tagged_comment: &[usize],
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Columns> {
     let origin = src.origin(header_row);
     let mut cols = vec![];
     let mut seen: Vec<Option<usize>> = vec![None; schema.fields.len()];
     let mut ok = true;
-    for (ci, c) in cells.iter().enumerate().skip(first_col) {
+    for (ci, c) in cells.iter().enumerate().skip(layout.first_col) {
         let h = c.text();
         let h = h.trim();
-        if h.is_empty() || h.starts_with('#') {
+        if h.is_empty() || h.starts_with(&layout.comment_marker) || tagged_comment.contains(&ci) {
             continue;
         }
         match schema.fields.iter().position(|f| f.name == h) {
@@ -139,8 +229,14 @@ fn map_columns(
                     format!("column {h:?} is not a field of {} ({})", schema.name, schema.schema_file),
                 );
                 d = match crate::diag::closest(h, schema.fields.iter().map(|f| f.name.as_str())) {
-                    Some(c) => d.with_help(format!("did you mean {c:?}? To keep a note column, start its header with #")),
-                    None => d.with_help("add the field to the schema, or start the header with # to make it a comment column"),
+                    Some(c) => d.with_help(format!(
+                        "did you mean {c:?}? To keep a note column, start its header with {}",
+                        layout.comment_marker
+                    )),
+                    None => d.with_help(format!(
+                        "add the field to the schema, or start the header with {} to make it a comment column",
+                        layout.comment_marker
+                    )),
                 };
                 diags.push(d);
                 ok = false;
@@ -157,7 +253,8 @@ fn map_columns(
                 None,
                 format!("required column {:?} is missing from the header row", f.name),
             );
-            if let Some(c) = crate::diag::closest(&f.name, cells.iter().map(|c| c.text()).collect::<Vec<_>>().iter().map(String::as_str)) {
+            let headers: Vec<String> = cells.iter().skip(layout.first_col).map(|c| c.text().trim().to_string()).collect();
+            if let Some(c) = crate::diag::closest(&f.name, headers.iter().map(String::as_str).filter(|h| !h.is_empty())) {
                 d = d.with_help(format!("the header {c:?} looks close; rename it to {:?}", f.name));
             }
             diags.push(d);
@@ -197,14 +294,21 @@ fn type_row(
     columns: &Columns,
     cells: &[RawCell],
     origin: RowOrigin,
+    sep: char,
     diags: &mut Vec<Diagnostic>,
 ) -> Row {
     let n = schema.fields.len();
     let mut values: Vec<Option<Value>> = vec![None; n];
+    // Fields with a reported bad cell: not also "missing".
+    let mut failed = vec![false; n];
     for &(ci, fi) in &columns.cols {
         let f = &schema.fields[fi];
         let raw = cells.get(ci).unwrap_or(&RawCell::Empty);
         if raw.is_blank() {
+            continue;
+        }
+        if let RawCell::Undecodable(_) = raw {
+            failed[fi] = true;
             continue;
         }
         let err = |e: CellError| {
@@ -212,13 +316,16 @@ fn type_row(
             d.help = e.help;
             d
         };
-        match type_cell(project, &f.ty, raw) {
+        match type_cell_with(project, &f.ty, raw, sep) {
             Ok(v) => match (&mut values[fi], v) {
                 // Repeated array columns append.
                 (Some(Value::Array(prev)), Value::Array(more)) => prev.extend(more),
                 (slot, v) => *slot = Some(v),
             },
-            Err(e) => diags.push(err(e)),
+            Err(e) => {
+                failed[fi] = true;
+                diags.push(err(e));
+            }
         }
     }
     let mut out = Vec::with_capacity(n);
@@ -226,6 +333,7 @@ fn type_row(
         let f = &schema.fields[fi];
         let v = match v {
             Some(v) => v,
+            None if failed[fi] => Value::Null,
             None => match (&schema.defaults[fi], f.ty.strip_optional()) {
                 (Some(d), _) => match cell::json_to_value(d, &f.ty, project) {
                     Ok(v) => v,
@@ -267,9 +375,20 @@ fn type_row(
 
 /// Type one non-blank raw cell.
 pub fn type_cell(project: &Project, ty: &Type, raw: &RawCell) -> Result<Value, CellError> {
+    type_cell_with(project, ty, raw, '|')
+}
+
+/// [`type_cell`] with a table's top-level array separator (`array_separator`).
+pub fn type_cell_with(project: &Project, ty: &Type, raw: &RawCell, sep: char) -> Result<Value, CellError> {
     let base = ty.strip_optional();
+    let parse = |text: &str| cell::parse_cell_with(text, ty, project, sep);
     match raw {
-        RawCell::Text(s) => cell::parse_cell(s, ty, project),
+        RawCell::Text(s) => parse(s),
+        RawCell::Undecodable(s) => Err(CellError {
+            code: "GT0102",
+            message: format!("the cell {s:?} is not valid text in the file's encoding"),
+            help: Some("set [tables.<name>] encoding in gentable.toml".into()),
+        }),
         RawCell::Error(e) => Err(CellError {
             code: EXCEL_ERROR,
             message: format!("the cell holds the Excel error {e}"),
@@ -278,7 +397,7 @@ pub fn type_cell(project: &Project, ty: &Type, raw: &RawCell) -> Result<Value, C
         RawCell::Int(i) => match base {
             Type::Float => Ok(Value::Float(*i as f64)),
             Type::Int(w) => cell::int_in_range(*i as i128, *w),
-            _ => cell::parse_cell(&raw.text(), ty, project),
+            _ => parse(&raw.text()),
         },
         RawCell::Float(f) => match base {
             Type::Float => cell::parse_float(&raw.text()).map(|_| Value::Float(if *f == 0.0 { 0.0 } else { *f })),
@@ -299,13 +418,13 @@ pub fn type_cell(project: &Project, ty: &Type, raw: &RawCell) -> Result<Value, C
                     cell::int_in_range(*f as i128, *w)
                 }
             }
-            _ => cell::parse_cell(&raw.text(), ty, project),
+            _ => parse(&raw.text()),
         },
         RawCell::Bool(b) => match base {
             Type::Bool => Ok(Value::Bool(*b)),
-            _ => cell::parse_cell(&raw.text(), ty, project),
+            _ => parse(&raw.text()),
         },
-        RawCell::DateTime(s) => cell::parse_cell(s, ty, project),
+        RawCell::DateTime(s) => parse(s),
         RawCell::Empty => Ok(Value::Null),
     }
 }

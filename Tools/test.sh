@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The test command (README): installs what the tests need on a fresh Debian machine, then runs every test.
+#  - mono-mcs + mono-runtime (Debian) to compile and run the generated C#;
+#  - TypeScript from tests/conformance/package-lock.json (npm ci) to compile the generated TypeScript;
+#  - cargo test for gentable, then each example's acceptance crate (they depend only on generated code).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR=never
+
+if ! command -v mcs >/dev/null 2>&1 || ! command -v mono >/dev/null 2>&1; then
+  echo "== installing mono-mcs (Debian)"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends mono-mcs mono-runtime >/dev/null
+fi
+if [ -f tests/conformance/package-lock.json ]; then
+  echo "== installing TypeScript (npm ci, pinned by tests/conformance/package-lock.json)"
+  (cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+echo "== cargo test (gentable)"
+cargo test --locked
+
+for acc in examples/*/acceptance/Cargo.toml; do
+  [ -f "$acc" ] || continue
+  echo "== cargo test --manifest-path $acc"
+  CARGO_TARGET_DIR="$PWD/target/examples" cargo test --manifest-path "$acc"
+done
