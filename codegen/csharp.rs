@@ -897,7 +897,7 @@ namespace Sample.Config.Test
             ("PieceType", piece.replacen("\"Id\":2,", "\"Id\":1,", 1), "PieceType: duplicate primary key PieceTypeId(1)"),
             ("Const", "[]".into(), "Const.json: expected an array of exactly one row, got an array"),
             ("Load", "{}".into(), "Load.json: expected an array of rows, got an object"),
-            ("Load", "[{\"value\":\"a\"}] x".into(), "Load.json:1:18: malformed JSON: unexpected text"),
+            ("Load", "[{\"value\":\"a\"}] x".into(), "Load.json:1:17: malformed JSON: unexpected text"),
         ];
         for (i, (table, text, expected)) in cases.iter().enumerate() {
             let case_dir = root.join(format!("case{i}"));

@@ -1,7 +1,8 @@
 //! Identifier naming: source names (headers, `$defs` keys, enum members) → identifiers per language.
 //!
 //! The rules are fixed and documented in docs/conventions.md §5:
-//! 1. split into words at `_`, `-`, space, `.`, lower→upper case changes and letter/digit boundaries;
+//! 1. split into words at `_`, `-`, space, `.` and lower→upper case changes (digits stay with their word:
+//!    `WeaponId0` → `weapon_id0`, `I8` → `i8`);
 //! 2. characters outside `[A-Za-z0-9]` that are not separators become `uXXXX` words (`名字` → `u540d_u5b57`);
 //! 3. case per language ([`Case`]);
 //! 4. a leading digit gets a `_` prefix;
@@ -83,7 +84,6 @@ pub fn words(source: &str) -> Vec<String> {
             if let Some(p) = prev {
                 let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
                 let boundary = (p.is_ascii_lowercase() && c.is_ascii_uppercase())
-                    || (p.is_ascii_digit() != c.is_ascii_digit() && p.is_ascii_alphanumeric())
                     // "HTTPServer" → HTTP, Server
                     || (p.is_ascii_uppercase() && c.is_ascii_uppercase() && next_lower);
                 if boundary {
@@ -226,8 +226,9 @@ mod tests {
     fn splits_words() {
         assert_eq!(words("MoveRuleLib"), ["Move", "Rule", "Lib"]);
         assert_eq!(words("move_rule lib"), ["move", "rule", "lib"]);
-        assert_eq!(words("HTTPServer2"), ["HTTP", "Server", "2"]);
-        assert_eq!(words("WeaponId0"), ["Weapon", "Id", "0"]);
+        assert_eq!(words("HTTPServer2"), ["HTTP", "Server2"]);
+        assert_eq!(words("WeaponId0"), ["Weapon", "Id0"]);
+        assert_eq!(words("I8"), ["I8"]);
         assert_eq!(words("名字"), ["u540d", "u5b57"]);
     }
 
@@ -236,8 +237,8 @@ mod tests {
         assert_eq!(case("MoveRuleLib", Case::Snake), "move_rule_lib");
         assert_eq!(case("move_rule_lib", Case::Pascal), "MoveRuleLib");
         assert_eq!(case("MaxSteps", Case::Camel), "maxSteps");
-        assert_eq!(case("3d", Case::Pascal), "_3D");
-        assert_eq!(case("3D model", Case::Snake), "_3_d_model");
+        assert_eq!(case("3d", Case::Pascal), "_3d");
+        assert_eq!(case("3D model", Case::Snake), "_3d_model");
         assert_eq!(case("名字", Case::Snake), "u540d_u5b57");
         assert_eq!(case("", Case::Snake), "field");
     }

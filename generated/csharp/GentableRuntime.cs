@@ -73,7 +73,6 @@ namespace FunnyPitch.GameConfig
             var p = new GentableParser(text, source);
             p.SkipWhiteSpace();
             GentableNode root = p.ParseValue(null, null, 0, 0);
-            root.Source = source;
             p.SkipWhiteSpace();
             if (p.pos != text.Length) throw p.Error("unexpected text after the JSON value");
             return root;
@@ -104,7 +103,7 @@ namespace FunnyPitch.GameConfig
         {
             if (depth > MaxDepth) throw this.Error("nested too deeply");
             if (this.pos >= this.text.Length) throw this.Error("unexpected end of input");
-            var node = new GentableNode { Parent = parent, Key = key, Index = index };
+            var node = new GentableNode { Parent = parent, Key = key, Index = index, Source = parent == null ? this.source : null };
             char c = this.text[this.pos];
             switch (c)
             {

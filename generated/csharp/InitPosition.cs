@@ -56,11 +56,11 @@ namespace FunnyPitch.GameConfig
     /// <summary>The primary key of <see cref="InitPosition"/>.</summary>
     public readonly struct InitPositionId : global::System.IEquatable<InitPositionId>
     {
-        /// <summary>Key part <see cref="InitPosition"/>.</summary>
+        /// <summary>Key part <see cref="InitPosition.Id"/>.</summary>
         public byte Value { get; }
 
         /// <summary>Creates a key.</summary>
-        public InitPositionId(byte id)
+        public InitPositionId(byte value)
         {
             this.Value = value;
         }
@@ -109,7 +109,7 @@ namespace FunnyPitch.GameConfig
             }
         }
 
-        /// <summary>The row with key <paramref name="key"/>; throws <see cref="global::System.Collections.Generic.KeyNotFoundException"/> if there is none.</summary>
+        /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public InitPosition Get(InitPositionId key)
         {
             InitPosition row;
@@ -120,7 +120,7 @@ namespace FunnyPitch.GameConfig
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
         public bool TryGet(InitPositionId key, out InitPosition row) { return this.byKey.TryGetValue(key, out row); }
 
-        /// <summary>The row with this key; throws <see cref="global::System.Collections.Generic.KeyNotFoundException"/> if there is none.</summary>
+        /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public InitPosition Get(byte id) { return this.Get(new InitPositionId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>

@@ -38,11 +38,11 @@ namespace FunnyPitch.GameConfig
     /// <summary>The primary key of <see cref="Lang"/>.</summary>
     public readonly struct LangId : global::System.IEquatable<LangId>
     {
-        /// <summary>Key part <see cref="Lang"/>.</summary>
+        /// <summary>Key part <see cref="Lang.Key"/>.</summary>
         public string Value { get; }
 
         /// <summary>Creates a key.</summary>
-        public LangId(string key)
+        public LangId(string value)
         {
             this.Value = value;
         }
@@ -91,7 +91,7 @@ namespace FunnyPitch.GameConfig
             }
         }
 
-        /// <summary>The row with key <paramref name="key"/>; throws <see cref="global::System.Collections.Generic.KeyNotFoundException"/> if there is none.</summary>
+        /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Lang Get(LangId key)
         {
             Lang row;
@@ -102,7 +102,7 @@ namespace FunnyPitch.GameConfig
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
         public bool TryGet(LangId key, out Lang row) { return this.byKey.TryGetValue(key, out row); }
 
-        /// <summary>The row with this key; throws <see cref="global::System.Collections.Generic.KeyNotFoundException"/> if there is none.</summary>
+        /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Lang Get(string key) { return this.Get(new LangId(key)); }
 
         /// <summary>The row with this key, if there is one.</summary>

@@ -32,11 +32,11 @@ namespace FunnyPitch.GameConfig
     /// <summary>The primary key of <see cref="MovePiece"/>.</summary>
     public readonly struct MovePieceId : global::System.IEquatable<MovePieceId>
     {
-        /// <summary>Key part <see cref="MovePiece"/>.</summary>
+        /// <summary>Key part <see cref="MovePiece.Piece"/>.</summary>
         public string Value { get; }
 
         /// <summary>Creates a key.</summary>
-        public MovePieceId(string piece)
+        public MovePieceId(string value)
         {
             this.Value = value;
         }
@@ -85,7 +85,7 @@ namespace FunnyPitch.GameConfig
             }
         }
 
-        /// <summary>The row with key <paramref name="key"/>; throws <see cref="global::System.Collections.Generic.KeyNotFoundException"/> if there is none.</summary>
+        /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public MovePiece Get(MovePieceId key)
         {
             MovePiece row;
@@ -96,7 +96,7 @@ namespace FunnyPitch.GameConfig
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
         public bool TryGet(MovePieceId key, out MovePiece row) { return this.byKey.TryGetValue(key, out row); }
 
-        /// <summary>The row with this key; throws <see cref="global::System.Collections.Generic.KeyNotFoundException"/> if there is none.</summary>
+        /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public MovePiece Get(string piece) { return this.Get(new MovePieceId(piece)); }
 
         /// <summary>The row with this key, if there is one.</summary>

@@ -56,11 +56,11 @@ namespace FunnyPitch.GameConfig
     /// <summary>The primary key of <see cref="MoveRule"/>.</summary>
     public readonly struct MoveRuleId : global::System.IEquatable<MoveRuleId>
     {
-        /// <summary>Key part <see cref="MoveRule"/>.</summary>
+        /// <summary>Key part <see cref="MoveRule.Id"/>.</summary>
         public string Value { get; }
 
         /// <summary>Creates a key.</summary>
-        public MoveRuleId(string id)
+        public MoveRuleId(string value)
         {
             this.Value = value;
         }
@@ -109,7 +109,7 @@ namespace FunnyPitch.GameConfig
             }
         }
 
-        /// <summary>The row with key <paramref name="key"/>; throws <see cref="global::System.Collections.Generic.KeyNotFoundException"/> if there is none.</summary>
+        /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public MoveRule Get(MoveRuleId key)
         {
             MoveRule row;
@@ -120,7 +120,7 @@ namespace FunnyPitch.GameConfig
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
         public bool TryGet(MoveRuleId key, out MoveRule row) { return this.byKey.TryGetValue(key, out row); }
 
-        /// <summary>The row with this key; throws <see cref="global::System.Collections.Generic.KeyNotFoundException"/> if there is none.</summary>
+        /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public MoveRule Get(string id) { return this.Get(new MoveRuleId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>

@@ -32,11 +32,11 @@ namespace FunnyPitch.GameConfig
     /// <summary>The primary key of <see cref="MoveRuleLib"/>.</summary>
     public readonly struct MoveRuleLibId : global::System.IEquatable<MoveRuleLibId>
     {
-        /// <summary>Key part <see cref="MoveRuleLib"/>.</summary>
+        /// <summary>Key part <see cref="MoveRuleLib.Id"/>.</summary>
         public string Value { get; }
 
         /// <summary>Creates a key.</summary>
-        public MoveRuleLibId(string id)
+        public MoveRuleLibId(string value)
         {
             this.Value = value;
         }
@@ -85,7 +85,7 @@ namespace FunnyPitch.GameConfig
             }
         }
 
-        /// <summary>The row with key <paramref name="key"/>; throws <see cref="global::System.Collections.Generic.KeyNotFoundException"/> if there is none.</summary>
+        /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public MoveRuleLib Get(MoveRuleLibId key)
         {
             MoveRuleLib row;
@@ -96,7 +96,7 @@ namespace FunnyPitch.GameConfig
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
         public bool TryGet(MoveRuleLibId key, out MoveRuleLib row) { return this.byKey.TryGetValue(key, out row); }
 
-        /// <summary>The row with this key; throws <see cref="global::System.Collections.Generic.KeyNotFoundException"/> if there is none.</summary>
+        /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public MoveRuleLib Get(string id) { return this.Get(new MoveRuleLibId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>

@@ -68,11 +68,11 @@ namespace FunnyPitch.GameConfig
     /// <summary>The primary key of <see cref="PieceType"/>.</summary>
     public readonly struct PieceTypeId : global::System.IEquatable<PieceTypeId>
     {
-        /// <summary>Key part <see cref="PieceType"/>.</summary>
+        /// <summary>Key part <see cref="PieceType.Id"/>.</summary>
         public string Value { get; }
 
         /// <summary>Creates a key.</summary>
-        public PieceTypeId(string id)
+        public PieceTypeId(string value)
         {
             this.Value = value;
         }
@@ -121,7 +121,7 @@ namespace FunnyPitch.GameConfig
             }
         }
 
-        /// <summary>The row with key <paramref name="key"/>; throws <see cref="global::System.Collections.Generic.KeyNotFoundException"/> if there is none.</summary>
+        /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public PieceType Get(PieceTypeId key)
         {
             PieceType row;
@@ -132,7 +132,7 @@ namespace FunnyPitch.GameConfig
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
         public bool TryGet(PieceTypeId key, out PieceType row) { return this.byKey.TryGetValue(key, out row); }
 
-        /// <summary>The row with this key; throws <see cref="global::System.Collections.Generic.KeyNotFoundException"/> if there is none.</summary>
+        /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public PieceType Get(string id) { return this.Get(new PieceTypeId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>

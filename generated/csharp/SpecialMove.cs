@@ -104,11 +104,11 @@ namespace FunnyPitch.GameConfig
     /// <summary>The primary key of <see cref="SpecialMove"/>.</summary>
     public readonly struct SpecialMoveId : global::System.IEquatable<SpecialMoveId>
     {
-        /// <summary>Key part <see cref="SpecialMove"/>.</summary>
+        /// <summary>Key part <see cref="SpecialMove.Id"/>.</summary>
         public string Value { get; }
 
         /// <summary>Creates a key.</summary>
-        public SpecialMoveId(string id)
+        public SpecialMoveId(string value)
         {
             this.Value = value;
         }
@@ -157,7 +157,7 @@ namespace FunnyPitch.GameConfig
             }
         }
 
-        /// <summary>The row with key <paramref name="key"/>; throws <see cref="global::System.Collections.Generic.KeyNotFoundException"/> if there is none.</summary>
+        /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public SpecialMove Get(SpecialMoveId key)
         {
             SpecialMove row;
@@ -168,7 +168,7 @@ namespace FunnyPitch.GameConfig
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
         public bool TryGet(SpecialMoveId key, out SpecialMove row) { return this.byKey.TryGetValue(key, out row); }
 
-        /// <summary>The row with this key; throws <see cref="global::System.Collections.Generic.KeyNotFoundException"/> if there is none.</summary>
+        /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public SpecialMove Get(string id) { return this.Get(new SpecialMoveId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>

@@ -2,8 +2,8 @@
 namespace FunnyPitch.GameConfig
 {
     /// <summary>
-    /// Every table of FunnyPitch. Load them once with <see cref="Load(string)"/> (files) or
-    /// <see cref="LoadFromJson(global::System.Func{string, string})"/> (any source, e.g. Unity TextAssets).
+    /// Every table of FunnyPitch. Load them once with <see cref="Load"/> (files) or
+    /// <see cref="LoadFromJson"/> (any source, e.g. Unity TextAssets).
     /// </summary>
     public sealed partial class Tables
     {

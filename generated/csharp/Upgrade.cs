@@ -50,11 +50,11 @@ namespace FunnyPitch.GameConfig
     /// <summary>The primary key of <see cref="Upgrade"/>.</summary>
     public readonly struct UpgradeId : global::System.IEquatable<UpgradeId>
     {
-        /// <summary>Key part <see cref="Upgrade"/>.</summary>
+        /// <summary>Key part <see cref="Upgrade.Id"/>.</summary>
         public string Value { get; }
 
         /// <summary>Creates a key.</summary>
-        public UpgradeId(string id)
+        public UpgradeId(string value)
         {
             this.Value = value;
         }
@@ -103,7 +103,7 @@ namespace FunnyPitch.GameConfig
             }
         }
 
-        /// <summary>The row with key <paramref name="key"/>; throws <see cref="global::System.Collections.Generic.KeyNotFoundException"/> if there is none.</summary>
+        /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Upgrade Get(UpgradeId key)
         {
             Upgrade row;
@@ -114,7 +114,7 @@ namespace FunnyPitch.GameConfig
         /// <summary>The row with key <paramref name="key"/>, if there is one.</summary>
         public bool TryGet(UpgradeId key, out Upgrade row) { return this.byKey.TryGetValue(key, out row); }
 
-        /// <summary>The row with this key; throws <see cref="global::System.Collections.Generic.KeyNotFoundException"/> if there is none.</summary>
+        /// <summary>The row with this key; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Upgrade Get(string id) { return this.Get(new UpgradeId(id)); }
 
         /// <summary>The row with this key, if there is one.</summary>
