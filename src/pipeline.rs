@@ -13,6 +13,7 @@ use crate::diag::{Diagnostic, Diagnostics};
 use crate::ir::{Project, Table, TableMode};
 use crate::read::{self, RawTable};
 use crate::schema::{self, SchemaSet, TableSchema};
+use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -42,10 +43,19 @@ pub fn load(loaded: &Loaded) -> Result<Validated, Diagnostics> {
         Ok(f) => f,
         Err(d) => return fail(vec![d]),
     };
-    // Read every file; group sources by table name.
+    // Read every file in parallel (rayon); group sources by table name in file order.
+    let read: Vec<(Vec<RawTable>, Vec<Diagnostic>)> = files
+        .par_iter()
+        .map(|f| {
+            let mut d = vec![];
+            let tables = read::read_file(loaded, f, &mut d);
+            (tables, d)
+        })
+        .collect();
     let mut by_table: BTreeMap<String, Vec<RawTable>> = BTreeMap::new();
-    for f in &files {
-        for t in read::read_file(loaded, f, &mut diags) {
+    for (tables, d) in read {
+        diags.extend(d);
+        for t in tables {
             by_table.entry(t.name.clone()).or_default().push(t);
         }
     }
@@ -57,29 +67,44 @@ pub fn load(loaded: &Loaded) -> Result<Validated, Diagnostics> {
             );
         }
     }
+    // Schemas first (they register shared enum/record types), then type every table in parallel.
     let mut project = Project { name: loaded.config.project.name.clone(), ..Default::default() };
     let mut schemas = vec![];
-    for (name, sources) in &by_table {
-        let ov = loaded.config.tables.get(name);
+    let mut typed_sources = vec![];
+    for (name, sources) in by_table {
+        let ov = loaded.config.tables.get(&name);
         let schema_name = ov.and_then(|o| o.schema.clone()).unwrap_or_else(|| name.clone());
         let file = format!("{schema_name}.schema.json");
-        match schema::build_table(&set, &mut project, name, &file) {
+        match schema::build_table(&set, &mut project, &name, &file) {
             Ok(ts) => {
-                let rows = crate::typing::type_table(&project, &ts, sources, ov, &mut diags);
-                project.tables.push(Table {
-                    name: name.clone(),
-                    doc: ts.doc.clone(),
-                    mode: ts.mode,
-                    fields: ts.fields.clone(),
-                    primary_key: ts.primary_key.clone(),
-                    unique_keys: ts.unique_keys.clone(),
-                    rows,
-                    schema_file: file,
-                });
                 schemas.push(ts);
+                typed_sources.push(sources);
             }
             Err(d) => diags.extend(d),
         }
+    }
+    let typed: Vec<(Table, Vec<Diagnostic>)> = schemas
+        .par_iter()
+        .zip(typed_sources.par_iter())
+        .map(|(ts, sources)| {
+            let mut d = vec![];
+            let rows = crate::typing::type_table(&project, ts, sources, loaded.config.tables.get(&ts.name), &mut d);
+            let table = Table {
+                name: ts.name.clone(),
+                doc: ts.doc.clone(),
+                mode: ts.mode,
+                fields: ts.fields.clone(),
+                primary_key: ts.primary_key.clone(),
+                unique_keys: ts.unique_keys.clone(),
+                rows,
+                schema_file: ts.schema_file.clone(),
+            };
+            (table, d)
+        })
+        .collect();
+    for (t, d) in typed {
+        project.tables.push(t);
+        diags.extend(d);
     }
     // Type names must not collide with table names in generated code.
     let table_names: Vec<String> = project.tables.iter().map(|t| t.name.clone()).collect();
