@@ -22,11 +22,23 @@ use std::collections::BTreeMap;
 
 /// The built-in templates (file name, text); `csharp.templates` may override each by file name.
 const TEMPLATES: &[hbs::Builtin] = &[
-    ("runtime.cs.hbs", include_str!("templates/csharp/runtime.cs.hbs")),
+    (
+        "runtime.cs.hbs",
+        include_str!("templates/csharp/runtime.cs.hbs"),
+    ),
     ("enum.cs.hbs", include_str!("templates/csharp/enum.cs.hbs")),
-    ("record.cs.hbs", include_str!("templates/csharp/record.cs.hbs")),
-    ("table.cs.hbs", include_str!("templates/csharp/table.cs.hbs")),
-    ("tables.cs.hbs", include_str!("templates/csharp/tables.cs.hbs")),
+    (
+        "record.cs.hbs",
+        include_str!("templates/csharp/record.cs.hbs"),
+    ),
+    (
+        "table.cs.hbs",
+        include_str!("templates/csharp/table.cs.hbs"),
+    ),
+    (
+        "tables.cs.hbs",
+        include_str!("templates/csharp/tables.cs.hbs"),
+    ),
 ];
 
 /// Type names the generated code itself declares in the namespace.
@@ -39,6 +51,8 @@ const RESERVED_TYPES: &[&str] = &[
     "GentableJson",
     "GentableCanonical",
     "GentableCodec",
+    "GentableDouble",
+    "GentableBig",
 ];
 
 /// Members of `Tables` that a table property must not take.
@@ -48,26 +62,50 @@ const TABLES_MEMBERS: &[&str] = &["Load", "LoadFromJson", "ContentHash", "ToCano
 pub fn emit(ctx: &EmitContext) -> anyhow::Result<Files> {
     let project = ctx.project;
     let names = Names::new(project)?;
-    let override_dir = ctx.config.csharp.templates.as_ref().map(|p| ctx.root.join(p));
+    let override_dir = ctx
+        .config
+        .csharp
+        .templates
+        .as_ref()
+        .map(|p| ctx.root.join(p));
     let hb = hbs::registry(TEMPLATES, override_dir.as_deref())?;
     let ns = ctx.config.csharp.namespace.as_str();
-    let g = Gen { project, names: &names, ns };
+    let g = Gen {
+        project,
+        names: &names,
+        ns,
+    };
 
     let mut files = Files::new();
-    files.insert("csharp/GentableRuntime.cs".into(), hbs::render(&hb, "runtime.cs.hbs", &NamespaceVm { namespace: ns })?);
+    files.insert(
+        "csharp/GentableRuntime.cs".into(),
+        hbs::render(&hb, "runtime.cs.hbs", &NamespaceVm { namespace: ns })?,
+    );
     for e in project.enums.values() {
         let vm = g.enum_vm(e)?;
-        files.insert(format!("csharp/{}.cs", vm.name), hbs::render(&hb, "enum.cs.hbs", &vm)?);
+        files.insert(
+            format!("csharp/{}.cs", vm.name),
+            hbs::render(&hb, "enum.cs.hbs", &vm)?,
+        );
     }
     for r in project.records.values() {
         let vm = g.record_vm(r)?;
-        files.insert(format!("csharp/{}.cs", vm.class.name), hbs::render(&hb, "record.cs.hbs", &vm)?);
+        files.insert(
+            format!("csharp/{}.cs", vm.class.name),
+            hbs::render(&hb, "record.cs.hbs", &vm)?,
+        );
     }
     for t in &project.tables {
         let vm = g.table_vm(t)?;
-        files.insert(format!("csharp/{}.cs", vm.row.name), hbs::render(&hb, "table.cs.hbs", &vm)?);
+        files.insert(
+            format!("csharp/{}.cs", vm.row.name),
+            hbs::render(&hb, "table.cs.hbs", &vm)?,
+        );
     }
-    files.insert("csharp/Tables.cs".into(), hbs::render(&hb, "tables.cs.hbs", &g.tables_vm(ctx.content_hash)?)?);
+    files.insert(
+        "csharp/Tables.cs".into(),
+        hbs::render(&hb, "tables.cs.hbs", &g.tables_vm(ctx.content_hash)?)?,
+    );
     Ok(files)
 }
 
@@ -99,11 +137,16 @@ pub fn cs_string(s: &str) -> String {
 /// (`&`, `<`, `>`), control characters removed. A `///` comment ends only at a line terminator, so `*/` and
 /// friends are harmless text here.
 pub fn cs_doc(doc: &str) -> Vec<String> {
-    hbs::doc_lines(doc).into_iter().map(|l| xml_escape(&l)).collect()
+    hbs::doc_lines(doc)
+        .into_iter()
+        .map(|l| xml_escape(&l))
+        .collect()
 }
 
 fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 /// The C# string literal of the canonical JSON text of `s` (a JSON string literal, as `canonical.rs`
@@ -128,8 +171,10 @@ struct Names {
 
 impl Names {
     fn new(project: &Project) -> anyhow::Result<Names> {
-        let mut taken: BTreeMap<String, String> =
-            RESERVED_TYPES.iter().map(|t| (t.to_lowercase(), format!("the generated type {t}"))).collect();
+        let mut taken: BTreeMap<String, String> = RESERVED_TYPES
+            .iter()
+            .map(|t| (t.to_lowercase(), format!("the generated type {t}")))
+            .collect();
         let mut claim = |ident: String, what: String| -> anyhow::Result<String> {
             if let Some(prev) = taken.get(&ident.to_lowercase()) {
                 bail!("C#: {what} and {prev} both map to the type name {ident} (file {ident}.cs); rename one");
@@ -137,20 +182,36 @@ impl Names {
             taken.insert(ident.to_lowercase(), what);
             Ok(ident)
         };
-        let mut names = Names { enums: BTreeMap::new(), records: BTreeMap::new(), rows: BTreeMap::new() };
+        let mut names = Names {
+            enums: BTreeMap::new(),
+            records: BTreeMap::new(),
+            rows: BTreeMap::new(),
+        };
         for e in project.enums.keys() {
-            names.enums.insert(e.clone(), claim(naming::csharp_type(e), format!("enum {e:?}"))?);
+            names.enums.insert(
+                e.clone(),
+                claim(naming::csharp_type(e), format!("enum {e:?}"))?,
+            );
         }
         for r in project.records.keys() {
-            names.records.insert(r.clone(), claim(naming::csharp_type(r), format!("record {r:?}"))?);
+            names.records.insert(
+                r.clone(),
+                claim(naming::csharp_type(r), format!("record {r:?}"))?,
+            );
         }
         for t in &project.tables {
             let row = claim(naming::csharp_type(&t.name), format!("table {:?}", t.name))?;
             if t.mode != TableMode::One {
-                claim(format!("{row}Table"), format!("the table class of table {:?}", t.name))?;
+                claim(
+                    format!("{row}Table"),
+                    format!("the table class of table {:?}", t.name),
+                )?;
             }
             if t.mode == TableMode::Map {
-                claim(format!("{row}Id"), format!("the key struct of table {:?}", t.name))?;
+                claim(
+                    format!("{row}Id"),
+                    format!("the key struct of table {:?}", t.name),
+                )?;
             }
             names.rows.insert(t.name.clone(), row);
         }
@@ -160,9 +221,17 @@ impl Names {
 
 /// Property names of `fields` in a class named `class`, with a collision check.
 fn member_names(fields: &[Field], class: &str, owner: &str) -> anyhow::Result<Vec<String>> {
-    let ids: Vec<String> = fields.iter().map(|f| naming::csharp_member(&f.name, f.ident.as_deref(), class)).collect();
-    if let Some((a, b, id)) =
-        naming::check_collisions(fields.iter().zip(&ids).map(|(f, id)| (f.name.as_str(), id.clone()))).first()
+    let ids: Vec<String> = fields
+        .iter()
+        .map(|f| naming::csharp_member(&f.name, f.ident.as_deref(), class))
+        .collect();
+    if let Some((a, b, id)) = naming::check_collisions(
+        fields
+            .iter()
+            .zip(&ids)
+            .map(|(f, id)| (f.name.as_str(), id.clone())),
+    )
+    .first()
     {
         bail!("C#: fields {a:?} and {b:?} of {owner} both map to the property {id}; rename one or set x-gentable-name");
     }
@@ -324,11 +393,23 @@ struct Gen<'a> {
 impl Gen<'_> {
     fn enum_vm(&self, e: &EnumDef) -> anyhow::Result<EnumVm> {
         let name = self.names.enums[&e.name].clone();
-        let idents: Vec<String> = e.members.iter().map(|m| naming::csharp_member(m, None, &name)).collect();
-        if let Some((a, b, id)) =
-            naming::check_collisions(e.members.iter().zip(&idents).map(|(m, id)| (m.as_str(), id.clone()))).first()
+        let idents: Vec<String> = e
+            .members
+            .iter()
+            .map(|m| naming::csharp_member(m, None, &name))
+            .collect();
+        if let Some((a, b, id)) = naming::check_collisions(
+            e.members
+                .iter()
+                .zip(&idents)
+                .map(|(m, id)| (m.as_str(), id.clone())),
+        )
+        .first()
         {
-            bail!("C#: members {a:?} and {b:?} of enum {:?} both map to {id}; rename one", e.name);
+            bail!(
+                "C#: members {a:?} and {b:?} of enum {:?} both map to {id}; rename one",
+                e.name
+            );
         }
         let members = e
             .members
@@ -346,7 +427,11 @@ impl Gen<'_> {
         let list: Vec<&str> = e.members.iter().map(String::as_str).collect();
         Ok(EnumVm {
             namespace: self.ns.into(),
-            expected: cs_string(&format!("one of the {} members {}", e.name, list.join(", "))),
+            expected: cs_string(&format!(
+                "one of the {} members {}",
+                e.name,
+                list.join(", ")
+            )),
             invalid: cs_string(&format!("not a member of {name}")),
             name,
             doc: cs_doc(&e.doc),
@@ -357,17 +442,34 @@ impl Gen<'_> {
     fn record_vm(&self, r: &RecordDef) -> anyhow::Result<RecordVm> {
         let name = self.names.records[&r.name].clone();
         let class = self.class_vm(name, &r.doc, &r.fields, &format!("record {:?}", r.name))?;
-        Ok(RecordVm { namespace: self.ns.into(), class })
+        Ok(RecordVm {
+            namespace: self.ns.into(),
+            class,
+        })
     }
 
-    fn class_vm(&self, name: String, doc: &str, fields: &[Field], owner: &str) -> anyhow::Result<ClassVm> {
+    fn class_vm(
+        &self,
+        name: String,
+        doc: &str,
+        fields: &[Field],
+        owner: &str,
+    ) -> anyhow::Result<ClassVm> {
         let idents = member_names(fields, &name, owner)?;
         let mut vms = Vec::with_capacity(fields.len());
         for (i, (f, ident)) in fields.iter().zip(idents).enumerate() {
             vms.push(self.field_vm(f, ident, i)?);
         }
-        let canonical = canonical::jcs_order(fields).into_iter().map(|i| vms[i].clone()).collect();
-        Ok(ClassVm { name, doc: cs_doc(doc), fields: vms, canonical })
+        let canonical = canonical::jcs_order(fields)
+            .into_iter()
+            .map(|i| vms[i].clone())
+            .collect();
+        Ok(ClassVm {
+            name,
+            doc: cs_doc(doc),
+            fields: vms,
+            canonical,
+        })
     }
 
     fn field_vm(&self, f: &Field, ident: String, index: usize) -> anyhow::Result<FieldVm> {
@@ -376,9 +478,16 @@ impl Gen<'_> {
             Type::Optional(inner) => {
                 let inner = strip(inner);
                 let ty = self.ty(&f.ty);
-                let value = if is_value_type(inner) { format!("r.{ident}.Value") } else { format!("r.{ident}") };
+                let value = if is_value_type(inner) {
+                    format!("r.{ident}.Value")
+                } else {
+                    format!("r.{ident}")
+                };
                 (
-                    format!("GentableJson.Opt<{ty}>(o.Optional({key}), n1 => {})", self.read(inner, "n1", 2)),
+                    format!(
+                        "GentableJson.Opt<{ty}>(o.Optional({key}), n1 => {})",
+                        self.read(inner, "n1", 2)
+                    ),
                     format!(
                         "if (r.{ident} != null) {{ GentableCanonical.Key(sb, ref first, {}); {} }}",
                         cs_json_string(&f.name, ":"),
@@ -415,7 +524,10 @@ impl Gen<'_> {
             Type::String => "string".into(),
             Type::Enum(n) => self.names.enums[n].clone(),
             Type::Record(n) => self.names.records[n].clone(),
-            Type::Array(t) => format!("global::System.Collections.Generic.IReadOnlyList<{}>", self.ty(t)),
+            Type::Array(t) => format!(
+                "global::System.Collections.Generic.IReadOnlyList<{}>",
+                self.ty(t)
+            ),
             Type::Optional(t) => {
                 let t = strip(t);
                 if is_value_type(t) {
@@ -439,11 +551,19 @@ impl Gen<'_> {
             Type::Record(n) => format!("GentableCodec.Read{}({node})", self.names.records[n]),
             Type::Array(t) => {
                 let n = format!("n{depth}");
-                format!("GentableJson.ReadList<{}>({node}, {n} => {})", self.ty(t), self.read(t, &n, depth + 1))
+                format!(
+                    "GentableJson.ReadList<{}>({node}, {n} => {})",
+                    self.ty(t),
+                    self.read(t, &n, depth + 1)
+                )
             }
             Type::Optional(t) => {
                 let n = format!("n{depth}");
-                format!("GentableJson.OrNull<{}>({node}, {n} => {})", self.ty(ty), self.read(strip(t), &n, depth + 1))
+                format!(
+                    "GentableJson.OrNull<{}>({node}, {n} => {})",
+                    self.ty(ty),
+                    self.read(strip(t), &n, depth + 1)
+                )
             }
         }
     }
@@ -452,12 +572,17 @@ impl Gen<'_> {
     fn write(&self, ty: &Type, value: &str, sb: &str, depth: usize) -> String {
         match ty {
             Type::Bool => format!("GentableCanonical.WriteBool({sb}, {value});"),
-            Type::Int(w) if is_signed(*w) => format!("GentableCanonical.WriteSigned({sb}, {value});"),
+            Type::Int(w) if is_signed(*w) => {
+                format!("GentableCanonical.WriteSigned({sb}, {value});")
+            }
             Type::Int(_) => format!("GentableCanonical.WriteUnsigned({sb}, {value});"),
             Type::Float => format!("GentableCanonical.WriteDouble({sb}, {value});"),
             Type::String => format!("GentableCanonical.WriteString({sb}, {value});"),
             Type::Enum(n) => format!("GentableCodec.Write{}({sb}, {value});", self.names.enums[n]),
-            Type::Record(n) => format!("GentableCodec.Write{}({sb}, {value});", self.names.records[n]),
+            Type::Record(n) => format!(
+                "GentableCodec.Write{}({sb}, {value});",
+                self.names.records[n]
+            ),
             Type::Array(t) => {
                 let (s, x) = (format!("sb{depth}"), format!("x{depth}"));
                 format!(
@@ -468,7 +593,11 @@ impl Gen<'_> {
             }
             Type::Optional(t) => {
                 let t = strip(t);
-                let inner = if is_value_type(t) { format!("{value}.Value") } else { value.to_string() };
+                let inner = if is_value_type(t) {
+                    format!("{value}.Value")
+                } else {
+                    value.to_string()
+                };
                 format!(
                     "if ({value} == null) {{ {sb}.Append(\"null\"); }} else {{ {} }}",
                     self.write(t, &inner, sb, depth)
@@ -479,7 +608,12 @@ impl Gen<'_> {
 
     fn table_vm(&self, t: &Table) -> anyhow::Result<TableVm> {
         let row_name = self.names.rows[&t.name].clone();
-        let mut row = self.class_vm(row_name.clone(), &t.doc, &t.fields, &format!("table {:?}", t.name))?;
+        let mut row = self.class_vm(
+            row_name.clone(),
+            &t.doc,
+            &t.fields,
+            &format!("table {:?}", t.name),
+        )?;
         let key = if t.mode == TableMode::Map {
             if t.primary_key.is_empty() {
                 bail!("C#: map table {:?} has no primary key", t.name);
@@ -493,44 +627,78 @@ impl Gen<'_> {
             for (n, &i) in t.primary_key.iter().enumerate() {
                 let f = &t.fields[i];
                 let fvm = &row.fields[i];
-                if !matches!(f.ty, Type::Bool | Type::Int(_) | Type::Float | Type::String | Type::Enum(_)) {
+                if !matches!(
+                    f.ty,
+                    Type::Bool | Type::Int(_) | Type::Float | Type::String | Type::Enum(_)
+                ) {
                     bail!(
                         "C#: primary key field {:?} of table {:?} must be a boolean, integer, number, string or enum",
                         f.name,
                         t.name
                     );
                 }
-                let ident =
-                    if single { "Value".to_string() } else { naming::csharp_member(&f.name, f.ident.as_deref(), &name) };
-                let param = if single { "value".to_string() } else { fvm.param.clone() };
+                let ident = if single {
+                    "Value".to_string()
+                } else {
+                    naming::csharp_member(&f.name, f.ident.as_deref(), &name)
+                };
+                let param = if single {
+                    "value".to_string()
+                } else {
+                    fvm.param.clone()
+                };
                 if f.ty == Type::String {
                     eq.push(format!("string.Equals(this.{ident}, other.{ident})"));
-                    hash.push(format!("(this.{ident} == null ? 0 : this.{ident}.GetHashCode())"));
+                    hash.push(format!(
+                        "(this.{ident} == null ? 0 : this.{ident}.GetHashCode())"
+                    ));
+                } else if let Type::Enum(_) = f.ty {
+                    // Through the underlying int: Enum.GetHashCode boxes on older runtimes.
+                    eq.push(format!("this.{ident} == other.{ident}"));
+                    hash.push(format!("((int)this.{ident}).GetHashCode()"));
                 } else {
                     eq.push(format!("this.{ident} == other.{ident}"));
                     hash.push(format!("this.{ident}.GetHashCode()"));
                 }
                 fmt.push(format!("{{{n}}}"));
-                parts.push(KeyPartVm { ident, param, ty: fvm.ty.clone(), row_property: format!("{row_name}.{}", fvm.ident) });
+                parts.push(KeyPartVm {
+                    ident,
+                    param,
+                    ty: fvm.ty.clone(),
+                    row_property: format!("{row_name}.{}", fvm.ident),
+                });
             }
             let key_fields: Vec<&FieldVm> = t.primary_key.iter().map(|&i| &row.fields[i]).collect();
             let params: Vec<&str> = key_fields.iter().map(|f| f.param.as_str()).collect();
             let hash = if hash.len() == 1 {
                 hash.remove(0)
             } else {
-                hash.iter().fold("17".to_string(), |acc, h| format!("({acc}) * 31 + {h}"))
+                hash.iter()
+                    .fold("17".to_string(), |acc, h| format!("({acc}) * 31 + {h}"))
             };
             Some(KeyVm {
                 property,
                 single,
-                params: key_fields.iter().map(|f| format!("{} {}", f.ty, f.param)).collect::<Vec<_>>().join(", "),
+                params: key_fields
+                    .iter()
+                    .map(|f| format!("{} {}", f.ty, f.param))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 args: params.join(", "),
-                row_args: key_fields.iter().map(|f| format!("this.{}", f.ident)).collect::<Vec<_>>().join(", "),
+                row_args: key_fields
+                    .iter()
+                    .map(|f| format!("this.{}", f.ident))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 out_row: naming::avoid("row".into(), &params),
                 equals: eq.join(" && "),
                 hash,
                 format: cs_string(&format!("{name}({})", fmt.join(", "))),
-                format_args: parts.iter().map(|p| format!("this.{}", p.ident)).collect::<Vec<_>>().join(", "),
+                format_args: parts
+                    .iter()
+                    .map(|p| format!("this.{}", p.ident))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 parts,
                 name,
             })
@@ -556,10 +724,19 @@ impl Gen<'_> {
             .project
             .tables
             .iter()
-            .map(|t| naming::avoid(naming::csharp_member(&t.name, None, "Tables"), TABLES_MEMBERS))
+            .map(|t| {
+                naming::avoid(
+                    naming::csharp_member(&t.name, None, "Tables"),
+                    TABLES_MEMBERS,
+                )
+            })
             .collect();
         if let Some((a, b, id)) = naming::check_collisions(
-            self.project.tables.iter().zip(&props).map(|(t, p)| (t.name.as_str(), p.clone())),
+            self.project
+                .tables
+                .iter()
+                .zip(&props)
+                .map(|(t, p)| (t.name.as_str(), p.clone())),
         )
         .first()
         {
@@ -615,7 +792,10 @@ fn is_value_type(ty: &Type) -> bool {
 }
 
 fn is_signed(w: IntWidth) -> bool {
-    matches!(w, IntWidth::I8 | IntWidth::I16 | IntWidth::I32 | IntWidth::I64)
+    matches!(
+        w,
+        IntWidth::I8 | IntWidth::I16 | IntWidth::I32 | IntWidth::I64
+    )
 }
 
 fn int_reader(w: IntWidth) -> &'static str {
@@ -641,18 +821,30 @@ mod tests {
         assert_eq!(cs_string("a\"b\\c"), "\"a\\\"b\\\\c\"");
         assert_eq!(cs_string("l1\nl2\r\t"), "\"l1\\nl2\\r\\t\"");
         // C# line terminators and every other non-ASCII character are \u escapes, per UTF-16 unit.
-        assert_eq!(cs_string("\u{85}\u{2028}\u{2029}€"), "\"\\u0085\\u2028\\u2029\\u20ac\"");
+        assert_eq!(
+            cs_string("\u{85}\u{2028}\u{2029}€"),
+            "\"\\u0085\\u2028\\u2029\\u20ac\""
+        );
         assert_eq!(cs_string("😀"), "\"\\ud83d\\ude00\"");
         assert_eq!(cs_string("\u{0}\u{1f}\u{7f}"), "\"\\u0000\\u001f\\u007f\"");
         // Harmless in a regular C# string, kept as is.
-        assert_eq!(cs_string("*/ ${x} `y` {{z}} {0}"), "\"*/ ${x} `y` {{z}} {0}\"");
+        assert_eq!(
+            cs_string("*/ ${x} `y` {{z}} {0}"),
+            "\"*/ ${x} `y` {{z}} {0}\""
+        );
     }
 
     #[test]
     fn doc_comments_are_xml_escaped_and_split() {
         assert_eq!(cs_doc("a < b && c > d"), ["a &lt; b &amp;&amp; c &gt; d"]);
-        assert_eq!(cs_doc("</summary><script>"), ["&lt;/summary&gt;&lt;script&gt;"]);
-        assert_eq!(cs_doc("one\ntwo\u{2028}three\u{85}four\r\nfive"), ["one", "two", "three", "four", "five"]);
+        assert_eq!(
+            cs_doc("</summary><script>"),
+            ["&lt;/summary&gt;&lt;script&gt;"]
+        );
+        assert_eq!(
+            cs_doc("one\ntwo\u{2028}three\u{85}four\r\nfive"),
+            ["one", "two", "three", "four", "five"]
+        );
         assert_eq!(cs_doc("*/ {{x}} ${y} `z`"), ["*/ {{x}} ${y} `z`"]);
     }
 
@@ -673,7 +865,13 @@ mod emit_tests {
     const HASH: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
     fn emit_sample(project: &Project, root: &Path, config: &crate::config::Config) -> Files {
-        emit(&EmitContext { project, config, content_hash: HASH, root }).unwrap()
+        emit(&EmitContext {
+            project,
+            config,
+            content_hash: HASH,
+            root,
+        })
+        .unwrap()
     }
 
     #[test]
@@ -701,13 +899,22 @@ mod emit_tests {
             ]
         );
         for (name, text) in &a {
-            assert!(text.starts_with(&format!("// {}\n", crate::codegen::HEADER)), "{name}");
-            assert!(!text.contains('\r') && text.ends_with("}\n") && !text.ends_with("\n\n"), "{name}");
+            assert!(
+                text.starts_with(&format!("// {}\n", crate::codegen::HEADER)),
+                "{name}"
+            );
+            assert!(
+                !text.contains('\r') && text.ends_with("}\n") && !text.ends_with("\n\n"),
+                "{name}"
+            );
             assert!(text.contains("namespace Sample.Config\n"), "{name}");
         }
         let tables = &a["csharp/Tables.cs"];
         assert!(tables.contains(&format!("public const string ContentHash = \"{HASH}\";")));
-        assert!(tables.contains("public LoadTable Load_ { get; }"), "{tables}");
+        assert!(
+            tables.contains("public LoadTable Load_ { get; }"),
+            "{tables}"
+        );
         let piece = &a["csharp/PieceType.cs"];
         for decl in [
             "public Dir Class { get; }",
@@ -740,13 +947,25 @@ mod emit_tests {
         // The description is split into `///` lines and XML-escaped.
         assert!(piece.contains("        /// */ &lt;/summary&gt; &lt;b&gt;&amp;amp; \"q\" \\ {{x}} ${y} `z`\n        /// ls\n        /// ps\n        /// nel\n        /// next */\n"), "{piece}");
         let dir_cs = &files["csharp/Dir.cs"];
-        assert!(dir_cs.contains("case \"quo\\\"te*/\": return global::Sample.Config.Dir.QuoU0022TeU002a;"), "{dir_cs}");
-        assert!(dir_cs.contains("case \"\\u540d\\u5b57\": return global::Sample.Config.Dir.U540dU5b57;"), "{dir_cs}");
+        assert!(
+            dir_cs.contains(
+                "case \"quo\\\"te*/\": return global::Sample.Config.Dir.QuoU0022TeU002a;"
+            ),
+            "{dir_cs}"
+        );
+        assert!(
+            dir_cs
+                .contains("case \"\\u540d\\u5b57\": return global::Sample.Config.Dir.U540dU5b57;"),
+            "{dir_cs}"
+        );
         for (name, text) in &files {
             for line in text.lines() {
                 // No line of a generated file can start inside a comment or literal: every doc line is `///`.
                 let t = line.trim_start();
-                assert!(!t.starts_with("ls") && !t.starts_with("ps") && !t.starts_with("next"), "{name}: {line}");
+                assert!(
+                    !t.starts_with("ls") && !t.starts_with("ps") && !t.starts_with("next"),
+                    "{name}: {line}"
+                );
             }
         }
     }
@@ -756,14 +975,20 @@ mod emit_tests {
         let p = testkit::project();
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("tpl")).unwrap();
-        std::fs::write(dir.path().join("tpl/enum.cs.hbs"), "namespace {{namespace}} { public enum {{name}} { } }\n")
-            .unwrap();
+        std::fs::write(
+            dir.path().join("tpl/enum.cs.hbs"),
+            "namespace {{namespace}} { public enum {{name}} { } }\n",
+        )
+        .unwrap();
         let mut config = testkit::config();
         config.csharp.templates = Some("tpl".into());
         let files = emit_sample(&p, dir.path(), &config);
         assert_eq!(
             files["csharp/Tier.cs"],
-            format!("// {}\nnamespace Sample.Config {{ public enum Tier {{ }} }}\n", crate::codegen::HEADER)
+            format!(
+                "// {}\nnamespace Sample.Config {{ public enum Tier {{ }} }}\n",
+                crate::codegen::HEADER
+            )
         );
         assert!(files["csharp/Tables.cs"].contains("public sealed partial class Tables"));
     }
@@ -773,15 +998,25 @@ mod emit_tests {
         let mut p = testkit::project();
         p.tables[1].name = "PieceTypeTable".into(); // the table class of PieceType
         let dir = tempfile::tempdir().unwrap();
-        let err = emit(&EmitContext { project: &p, config: &testkit::config(), content_hash: HASH, root: dir.path() })
-            .unwrap_err()
-            .to_string();
+        let err = emit(&EmitContext {
+            project: &p,
+            config: &testkit::config(),
+            content_hash: HASH,
+            root: dir.path(),
+        })
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("PieceTypeTable"), "{err}");
         let mut p = testkit::project();
         p.tables[1].name = "tables".into();
-        let err = emit(&EmitContext { project: &p, config: &testkit::config(), content_hash: HASH, root: dir.path() })
-            .unwrap_err()
-            .to_string();
+        let err = emit(&EmitContext {
+            project: &p,
+            config: &testkit::config(),
+            content_hash: HASH,
+            root: dir.path(),
+        })
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("Tables"), "{err}");
     }
 
@@ -802,8 +1037,17 @@ namespace Sample.Config.Test
                     var sb = new global::System.Text.StringBuilder();
                     foreach (string line in global::System.IO.File.ReadAllLines(args[1]))
                     {
-                        long bits = long.Parse(line, global::System.Globalization.NumberStyles.HexNumber, global::System.Globalization.CultureInfo.InvariantCulture);
-                        sb.Append(GentableCanonical.FormatDouble(global::System.BitConverter.Int64BitsToDouble(bits))).Append('\n');
+                        // "<bits hex> <decimal text> <decimal text>": format the double, parse the texts back.
+                        string[] parts = line.Split(' ');
+                        long bits = long.Parse(parts[0], global::System.Globalization.NumberStyles.HexNumber, global::System.Globalization.CultureInfo.InvariantCulture);
+                        sb.Append(GentableCanonical.FormatDouble(global::System.BitConverter.Int64BitsToDouble(bits)));
+                        for (int i = 1; i < parts.Length; i++)
+                        {
+                            double back;
+                            bool ok = GentableDouble.TryParse(parts[i], out back) && global::System.BitConverter.DoubleToInt64Bits(back) == bits;
+                            if (!ok) sb.Append(" cannot-parse:").Append(parts[i]);
+                        }
+                        sb.Append('\n');
                     }
                     global::System.IO.File.WriteAllText(args[2], sb.ToString(), utf8);
                     return 0;
@@ -843,7 +1087,9 @@ namespace Sample.Config.Test
     /// and check the errors; then compare `FormatDouble` with `ryu-js` on many doubles.
     #[test]
     fn compiles_with_mcs_and_reproduces_canonical_data() {
-        let (Some(mcs), Some(mono)) = (testkit::tool("mcs"), testkit::tool("mono")) else { return };
+        let (Some(mcs), Some(mono)) = (testkit::tool("mcs"), testkit::tool("mono")) else {
+            return;
+        };
         let p = testkit::project();
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
@@ -855,7 +1101,13 @@ namespace Sample.Config.Test
         testkit::run(
             Command::new(&mcs)
                 .current_dir(root)
-                .args(["-langversion:7.2", "-warnaserror", "-nowarn:1591", "-doc:doc.xml", "-out:t.exe"])
+                .args([
+                    "-langversion:7.2",
+                    "-warnaserror",
+                    "-nowarn:1591",
+                    "-doc:doc.xml",
+                    "-out:t.exe",
+                ])
                 .args(&sources),
         );
 
@@ -867,7 +1119,11 @@ namespace Sample.Config.Test
         }
         let out_dir = root.join("out");
         std::fs::create_dir(&out_dir).unwrap();
-        let report = testkit::run(Command::new(&mono).current_dir(root).args(["t.exe", "load", "data", "out"]));
+        let report = testkit::run(
+            Command::new(&mono)
+                .current_dir(root)
+                .args(["t.exe", "load", "data", "out"]),
+        );
         for (name, json) in &data {
             let got = std::fs::read_to_string(out_dir.join(format!("{name}.json"))).unwrap();
             assert_eq!(&got, json, "canonical JSON of {name} differs");
@@ -878,26 +1134,107 @@ namespace Sample.Config.Test
         );
 
         // Broken data: each case changes one file and must fail with a message naming the problem.
-        let piece = data.iter().find(|(n, _)| n == "PieceType").unwrap().1.clone();
+        let piece = data
+            .iter()
+            .find(|(n, _)| n == "PieceType")
+            .unwrap()
+            .1
+            .clone();
         let cases: Vec<(&str, String, &str)> = vec![
-            ("PieceType", piece.replacen("{", "{\"Extra\":1,", 1), "PieceType.json[0]: unknown field \"Extra\""),
-            ("PieceType", piece.replacen("\"Name\":\"Pawn\",", "", 1), "PieceType.json[0]: missing field \"Name\""),
-            ("PieceType", piece.replacen("\"Id\":1,", "\"Id\":\"1\",", 1), "PieceType.json[0].Id: expected an integer, got string \"1\""),
-            ("PieceType", piece.replacen("\"Id\":1,", "\"Id\":70000,", 1), "PieceType.json[0].Id: expected an integer from 0 to 65535"),
-            ("PieceType", piece.replacen("\"Id\":1,", "\"Id\":1.5,", 1), "PieceType.json[0].Id: expected an integer, got number 1.5"),
-            ("PieceType", piece.replacen("\"Big\":\"9007199254740993\"", "\"Big\":9007199254740993", 1), "PieceType.json[0].Big: expected a decimal string"),
-            ("PieceType", piece.replacen("\"Big\":\"9007199254740993\"", "\"Big\":\"12\"", 1), "PieceType.json[0].Big: expected a JSON number"),
-            ("PieceType", piece.replacen("\"class\":\"Forward\"", "\"class\":\"Fwd\"", 1), "PieceType.json[0].class: expected one of the Dir members Forward, Left"),
-            ("PieceType", piece.replacen("\"delete\":\"gone\"", "\"delete\":null", 1), "PieceType.json[0].delete: expected a string, got null"),
-            ("PieceType", piece.replacen("\"Ratio\":0.1", "\"Ratio\":1e999", 1), "PieceType.json[0].Ratio: expected a finite number"),
-            ("PieceType", piece.replacen("[-32768,null,32767]", "[-32768,null,\"x\"]", 1), "PieceType.json[0].Maybe[2]: expected an integer"),
-            ("PieceType", piece.replacen("\"Flag\":false", "\"Flag\":0", 1), "PieceType.json[0].Flag: expected true or false, got number 0"),
-            ("PieceType", piece.replacen("\"Flag\":false", "\"Flag\":false,\"Flag\":true", 1), "PieceType.json[0]: duplicate member \"Flag\""),
-            ("PieceType", piece[..piece.len() - 1].to_string(), "PieceType.json:1:"),
-            ("PieceType", piece.replacen("\"Id\":2,", "\"Id\":1,", 1), "PieceType: duplicate primary key PieceTypeId(1)"),
-            ("Const", "[]".into(), "Const.json: expected an array of exactly one row, got an array"),
-            ("Load", "{}".into(), "Load.json: expected an array of rows, got an object"),
-            ("Load", "[{\"value\":\"a\"}] x".into(), "Load.json:1:17: malformed JSON: unexpected text"),
+            (
+                "PieceType",
+                piece.replacen("{", "{\"Extra\":1,", 1),
+                "PieceType.json[0]: unknown field \"Extra\"",
+            ),
+            (
+                "PieceType",
+                piece.replacen("\"Name\":\"Pawn\",", "", 1),
+                "PieceType.json[0]: missing field \"Name\"",
+            ),
+            (
+                "PieceType",
+                piece.replacen("\"Id\":1,", "\"Id\":\"1\",", 1),
+                "PieceType.json[0].Id: expected an integer, got string \"1\"",
+            ),
+            (
+                "PieceType",
+                piece.replacen("\"Id\":1,", "\"Id\":70000,", 1),
+                "PieceType.json[0].Id: expected an integer from 0 to 65535",
+            ),
+            (
+                "PieceType",
+                piece.replacen("\"Id\":1,", "\"Id\":1.5,", 1),
+                "PieceType.json[0].Id: expected an integer, got number 1.5",
+            ),
+            (
+                "PieceType",
+                piece.replacen(
+                    "\"Big\":\"9007199254740993\"",
+                    "\"Big\":9007199254740993",
+                    1,
+                ),
+                "PieceType.json[0].Big: expected a decimal string",
+            ),
+            (
+                "PieceType",
+                piece.replacen("\"Big\":\"9007199254740993\"", "\"Big\":\"12\"", 1),
+                "PieceType.json[0].Big: expected a JSON number",
+            ),
+            (
+                "PieceType",
+                piece.replacen("\"class\":\"Forward\"", "\"class\":\"Fwd\"", 1),
+                "PieceType.json[0].class: expected one of the Dir members Forward, Left",
+            ),
+            (
+                "PieceType",
+                piece.replacen("\"delete\":\"gone\"", "\"delete\":null", 1),
+                "PieceType.json[0].delete: expected a string, got null",
+            ),
+            (
+                "PieceType",
+                piece.replacen("\"Ratio\":0.1", "\"Ratio\":1e999", 1),
+                "PieceType.json[0].Ratio: expected a finite number",
+            ),
+            (
+                "PieceType",
+                piece.replacen("[-32768,null,32767]", "[-32768,null,\"x\"]", 1),
+                "PieceType.json[0].Maybe[2]: expected an integer",
+            ),
+            (
+                "PieceType",
+                piece.replacen("\"Flag\":false", "\"Flag\":0", 1),
+                "PieceType.json[0].Flag: expected true or false, got number 0",
+            ),
+            (
+                "PieceType",
+                piece.replacen("\"Flag\":false", "\"Flag\":false,\"Flag\":true", 1),
+                "PieceType.json[0]: duplicate member \"Flag\"",
+            ),
+            (
+                "PieceType",
+                piece[..piece.len() - 1].to_string(),
+                "PieceType.json:1:",
+            ),
+            (
+                "PieceType",
+                piece.replacen("\"Id\":2,", "\"Id\":1,", 1),
+                "PieceType: duplicate primary key PieceTypeId(1)",
+            ),
+            (
+                "Const",
+                "[]".into(),
+                "Const.json: expected an array of exactly one row, got an array",
+            ),
+            (
+                "Load",
+                "{}".into(),
+                "Load.json: expected an array of rows, got an object",
+            ),
+            (
+                "Load",
+                "[{\"value\":\"a\"}] x".into(),
+                "Load.json:1:17: malformed JSON: unexpected text",
+            ),
         ];
         for (i, (table, text, expected)) in cases.iter().enumerate() {
             let case_dir = root.join(format!("case{i}"));
@@ -906,17 +1243,39 @@ namespace Sample.Config.Test
                 let text = if name == table { text } else { json };
                 std::fs::write(case_dir.join(format!("{name}.json")), text).unwrap();
             }
-            let out = Command::new(&mono).current_dir(root).args(["t.exe", "load"]).arg(&case_dir).arg(&out_dir).output().unwrap();
+            let out = Command::new(&mono)
+                .current_dir(root)
+                .args(["t.exe", "load"])
+                .arg(&case_dir)
+                .arg(&out_dir)
+                .output()
+                .unwrap();
             let stderr = String::from_utf8_lossy(&out.stderr);
             assert_eq!(out.status.code(), Some(3), "case {i}: {stderr}");
-            assert!(stderr.contains(expected), "case {i}: expected {expected:?} in {stderr:?}");
+            assert!(
+                stderr.contains(expected),
+                "case {i}: expected {expected:?} in {stderr:?}"
+            );
         }
 
         // Doubles: FormatDouble against ryu-js (what canonical.rs uses).
         let doubles = testkit::doubles();
-        let input: String = doubles.iter().map(|d| format!("{:016x}\n", d.to_bits())).collect();
+        let input: String = doubles
+            .iter()
+            .map(|d| {
+                let mut canon = String::new();
+                canonical::write_f64(&mut canon, *d);
+                let canon = if *d == 0.0 { format!("{d:e}") } else { canon };
+                format!("{:016x} {canon} {d:e} {d}\n", d.to_bits())
+            })
+            .collect();
         std::fs::write(root.join("doubles.txt"), input).unwrap();
-        testkit::run(Command::new(&mono).current_dir(root).args(["t.exe", "doubles", "doubles.txt", "doubles.out"]));
+        testkit::run(Command::new(&mono).current_dir(root).args([
+            "t.exe",
+            "doubles",
+            "doubles.txt",
+            "doubles.out",
+        ]));
         let got = std::fs::read_to_string(root.join("doubles.out")).unwrap();
         for (d, line) in doubles.iter().zip(got.lines()) {
             let mut want = String::new();

@@ -12,9 +12,9 @@
 pub mod csharp;
 mod hbs;
 pub mod rust;
-pub mod ts;
 #[cfg(test)]
 mod testkit;
+pub mod ts;
 
 use crate::config::Config;
 use crate::ir::Project;

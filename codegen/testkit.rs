@@ -7,7 +7,13 @@ use crate::ir::{EnumDef, Field, IntWidth, Project, RecordDef, Row, Table, TableM
 use std::path::{Path, PathBuf};
 
 fn field(name: &str, ty: Type, doc: &str) -> Field {
-    Field { name: name.into(), ident: None, ty, doc: doc.into(), foreign_keys: vec![] }
+    Field {
+        name: name.into(),
+        ident: None,
+        ty,
+        doc: doc.into(),
+        foreign_keys: vec![],
+    }
 }
 
 fn opt(t: Type) -> Type {
@@ -19,7 +25,11 @@ fn arr(t: Type) -> Type {
 }
 
 fn row(values: Vec<Value>) -> Row {
-    Row { values, origin: Default::default(), columns: std::sync::Arc::from(Vec::new()) }
+    Row {
+        values,
+        origin: Default::default(),
+        columns: std::sync::Arc::from(Vec::new()),
+    }
 }
 
 fn s(v: &str) -> Value {
@@ -31,11 +41,16 @@ fn e(v: &str) -> Value {
 }
 
 fn vec2(x: i128, y: i128, label: Option<&str>) -> Value {
-    Value::Record(vec![Value::Int(x), Value::Int(y), label.map(s).unwrap_or(Value::Null)])
+    Value::Record(vec![
+        Value::Int(x),
+        Value::Int(y),
+        label.map(s).unwrap_or(Value::Null),
+    ])
 }
 
 /// Text that tries to break out of every comment and string syntax.
-pub const NASTY: &str = "*/ </summary> <b>&amp; \"q\" \\ {{x}} ${y} `z` \u{2028}ls\u{2029}ps\u{85}nel\r\nnext */";
+pub const NASTY: &str =
+    "*/ </summary> <b>&amp; \"q\" \\ {{x}} ${y} `z` \u{2028}ls\u{2029}ps\u{85}nel\r\nnext */";
 
 fn table(name: &str, mode: TableMode, fields: Vec<Field>, pk: Vec<usize>, rows: Vec<Row>) -> Table {
     Table {
@@ -55,19 +70,37 @@ fn table(name: &str, mode: TableMode, fields: Vec<Field>, pk: Vec<usize>, rows: 
 /// `ToString`, a field named like its class, a non-ASCII name); a composite-key map table; a singleton; list
 /// tables (one named `Load`, one empty).
 pub fn project() -> Project {
-    let mut p = Project { name: format!("Sample {NASTY}"), ..Default::default() };
+    let mut p = Project {
+        name: format!("Sample {NASTY}"),
+        ..Default::default()
+    };
     p.enums.insert(
         "Dir".into(),
         EnumDef {
             name: "Dir".into(),
             doc: format!("Direction. {NASTY}"),
-            members: ["Forward", "Left", "Back Right", "class", "quo\"te*/", "名字", "{{x}}${y}`"].map(String::from).to_vec(),
+            members: [
+                "Forward",
+                "Left",
+                "Back Right",
+                "class",
+                "quo\"te*/",
+                "名字",
+                "{{x}}${y}`",
+            ]
+            .map(String::from)
+            .to_vec(),
             origin: "common.schema.json#/$defs/Dir".into(),
         },
     );
     p.enums.insert(
         "Tier".into(),
-        EnumDef { name: "Tier".into(), doc: String::new(), members: vec!["Gold".into(), "Silver".into()], origin: String::new() },
+        EnumDef {
+            name: "Tier".into(),
+            doc: String::new(),
+            members: vec!["Gold".into(), "Silver".into()],
+            origin: String::new(),
+        },
     );
     p.records.insert(
         "Vec2".into(),
@@ -115,7 +148,11 @@ pub fn project() -> Project {
         field("PieceType", Type::String, "Named like its class."),
         field("名字", Type::String, "Non-ASCII name."),
         field("Effects", arr(Type::Record("Effect".into())), ""),
-        field("Key", Type::String, "Takes the name of the synthetic key property."),
+        field(
+            "Key",
+            Type::String,
+            "Takes the name of the synthetic key property.",
+        ),
         field("Facing", opt(Type::Enum("Dir".into())), ""),
         field("Score", opt(Type::Float), ""),
         field("Target", opt(Type::Record("Vec2".into())), ""),
@@ -138,7 +175,11 @@ pub fn project() -> Project {
             Value::Int(1),
             s("Pawn"),
             e("Forward"),
-            Value::Array(vec![Value::Int(1), Value::Int(-2147483648), Value::Int(2147483647)]),
+            Value::Array(vec![
+                Value::Int(1),
+                Value::Int(-2147483648),
+                Value::Int(2147483647),
+            ]),
             s("gone"),
             Value::Bool(true),
             Value::Int((1 << 53) + 1),
@@ -146,11 +187,18 @@ pub fn project() -> Project {
             vec2(0, 1, None),
             Value::Array(vec![vec2(1, 2, Some("a")), vec2(-3, 4, Some(NASTY))]),
             Value::Float(0.1),
-            Value::Array(vec![Value::Array(vec![Value::Int(0), Value::Int(255)]), Value::Array(vec![])]),
+            Value::Array(vec![
+                Value::Array(vec![Value::Int(0), Value::Int(255)]),
+                Value::Array(vec![]),
+            ]),
             Value::Array(vec![Value::Int(-32768), Value::Null, Value::Int(32767)]),
             s("self"),
             s("名字"),
-            Value::Array(vec![effect("quo\"te*/", &[0.30000000000000004, -2.5e-10, 1e-6, 1e-7], Some(vec2(5, 6, None)))]),
+            Value::Array(vec![effect(
+                "quo\"te*/",
+                &[0.30000000000000004, -2.5e-10, 1e-6, 1e-7],
+                Some(vec2(5, 6, None)),
+            )]),
             s("k1"),
             e("名字"),
             Value::Float(1e21),
@@ -202,7 +250,10 @@ pub fn project() -> Project {
             Value::Array(vec![]),
             s("x"),
             s("y"),
-            Value::Array(vec![effect("class", &[], None), effect("Left", &[-0.0, 100.0, 1e20], None)]),
+            Value::Array(vec![
+                effect("class", &[], None),
+                effect("Left", &[-0.0, 100.0, 1e20], None),
+            ]),
             s("k3"),
             e("class"),
             Value::Float(-123.456e-300),
@@ -213,45 +264,93 @@ pub fn project() -> Project {
             Value::Bool(false),
         ]),
     ];
-    p.tables.push(table("Const", TableMode::One, vec![
-        field("MaxSteps", Type::Int(IntWidth::I32), "Steps per turn."),
-        field("Gravity", Type::Float, ""),
-        field("Title", Type::String, ""),
-        field("Big Number", Type::Int(IntWidth::I64), ""),
-        field("toString", Type::String, ""),
-    ], vec![], vec![row(vec![
-        Value::Int(12),
-        Value::Float(-9.81),
-        s("Funny \"Pitch\""),
-        Value::Int(i64::MAX as i128),
-        s("ts keyword"),
-    ])]));
-    p.tables.push(table("Empty", TableMode::List, vec![field("X", Type::Int(IntWidth::I32), "")], vec![], vec![]));
-    p.tables.push(table("Load", TableMode::List, vec![
-        field("value", Type::String, "C# contextual keyword."),
-        field("At", opt(Type::Float), ""),
-    ], vec![], vec![
-        row(vec![s("first"), Value::Float(1e-7)]),
-        row(vec![s("second"), Value::Null]),
-        row(vec![s("third"), Value::Float(1e20)]),
-    ]));
-    p.tables.push(table("Move", TableMode::Map, vec![
-        field("Piece", Type::String, ""),
-        field("Step", Type::Int(IntWidth::I32), ""),
-        field("Tier", Type::Enum("Tier".into()), ""),
-        field("Tags", arr(Type::String), ""),
-    ], vec![0, 2, 1], vec![
-        row(vec![s("Pawn"), Value::Int(1), e("Gold"), Value::Array(vec![s("a"), s("b")])]),
-        row(vec![s("Pawn"), Value::Int(2), e("Gold"), Value::Array(vec![s("c")])]),
-        row(vec![s("Pawn"), Value::Int(1), e("Silver"), Value::Array(vec![])]),
-    ]));
-    p.tables.push(table("PieceType", TableMode::Map, piece_fields, vec![0], piece_rows));
+    p.tables.push(table(
+        "Const",
+        TableMode::One,
+        vec![
+            field("MaxSteps", Type::Int(IntWidth::I32), "Steps per turn."),
+            field("Gravity", Type::Float, ""),
+            field("Title", Type::String, ""),
+            field("Big Number", Type::Int(IntWidth::I64), ""),
+            field("toString", Type::String, ""),
+        ],
+        vec![],
+        vec![row(vec![
+            Value::Int(12),
+            Value::Float(-9.81),
+            s("Funny \"Pitch\""),
+            Value::Int(i64::MAX as i128),
+            s("ts keyword"),
+        ])],
+    ));
+    p.tables.push(table(
+        "Empty",
+        TableMode::List,
+        vec![field("X", Type::Int(IntWidth::I32), "")],
+        vec![],
+        vec![],
+    ));
+    p.tables.push(table(
+        "Load",
+        TableMode::List,
+        vec![
+            field("value", Type::String, "C# contextual keyword."),
+            field("At", opt(Type::Float), ""),
+        ],
+        vec![],
+        vec![
+            row(vec![s("first"), Value::Float(1e-7)]),
+            row(vec![s("second"), Value::Null]),
+            row(vec![s("third"), Value::Float(1e20)]),
+        ],
+    ));
+    p.tables.push(table(
+        "Move",
+        TableMode::Map,
+        vec![
+            field("Piece", Type::String, ""),
+            field("Step", Type::Int(IntWidth::I32), ""),
+            field("Tier", Type::Enum("Tier".into()), ""),
+            field("Tags", arr(Type::String), ""),
+        ],
+        vec![0, 2, 1],
+        vec![
+            row(vec![
+                s("Pawn"),
+                Value::Int(1),
+                e("Gold"),
+                Value::Array(vec![s("a"), s("b")]),
+            ]),
+            row(vec![
+                s("Pawn"),
+                Value::Int(2),
+                e("Gold"),
+                Value::Array(vec![s("c")]),
+            ]),
+            row(vec![
+                s("Pawn"),
+                Value::Int(1),
+                e("Silver"),
+                Value::Array(vec![]),
+            ]),
+        ],
+    ));
+    p.tables.push(table(
+        "PieceType",
+        TableMode::Map,
+        piece_fields,
+        vec![0],
+        piece_rows,
+    ));
     p
 }
 
 /// The canonical data of `p`: table name → `data/<Table>.json` contents.
 pub fn data(p: &Project) -> Vec<(String, String)> {
-    p.tables.iter().map(|t| (t.name.clone(), canonical::table_json(p, t))).collect()
+    p.tables
+        .iter()
+        .map(|t| (t.name.clone(), canonical::table_json(p, t)))
+        .collect()
 }
 
 /// Write `files` (relative paths) under `dir`.
@@ -274,7 +373,11 @@ pub fn config() -> Config {
 /// missing tool fails the test: compiled-output tests must never be skipped silently there.
 pub fn tool(name: &str) -> Option<PathBuf> {
     let found = std::env::var_os("PATH")
-        .map(|paths| std::env::split_paths(&paths).map(|d| d.join(name)).find(|p| p.is_file()))
+        .map(|paths| {
+            std::env::split_paths(&paths)
+                .map(|d| d.join(name))
+                .find(|p| p.is_file())
+        })
         .unwrap_or_default();
     require(found, name)
 }
@@ -292,10 +395,16 @@ pub fn require(found: Option<PathBuf>, what: &str) -> Option<PathBuf> {
 
 /// Run a command, panicking with its output unless it succeeds; returns stdout.
 pub fn run(cmd: &mut std::process::Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     if !out.status.success() {
-        panic!("{cmd:?} failed ({}):\n{stdout}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+        panic!(
+            "{cmd:?} failed ({}):\n{stdout}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     stdout
 }
@@ -303,13 +412,35 @@ pub fn run(cmd: &mut std::process::Command) -> String {
 /// Finite doubles that stress shortest round-trip formatting: every power of two, the extremes, values near
 /// the layout boundaries (1e-7, 1e21) and pseudo-random bit patterns.
 pub fn doubles() -> Vec<f64> {
-    let mut v: Vec<f64> = vec![0.1, 0.2, 0.3, 1e21, 1e20, 1e-7, 1e-6, 5e-324, f64::MAX, f64::MIN_POSITIVE, -0.0, 123.456, 9007199254740993.0];
+    let mut v: Vec<f64> = vec![
+        0.1,
+        0.2,
+        0.3,
+        1e21,
+        1e20,
+        1e-7,
+        1e-6,
+        5e-324,
+        f64::MAX,
+        f64::MIN_POSITIVE,
+        -0.0,
+        123.456,
+        9007199254740993.0,
+    ];
     v.extend((-1074..=1023).map(|e| 2f64.powi(e)));
-    v.extend((-1074..=1023).map(|e| -(2f64.powi(e)) * 3.0).filter(|f| f.is_finite()));
+    v.extend(
+        (-1074..=1023)
+            .map(|e| -(2f64.powi(e)) * 3.0)
+            .filter(|f| f.is_finite()),
+    );
     v.extend((-30..=30).map(|e| 10f64.powi(e)));
     v.extend((-30..=30).map(|e| 1.5 * 10f64.powi(e)));
     let mut x: u64 = 0x9E3779B97F4A7C15;
-    while v.len() < 12_000 {
+    let n: usize = std::env::var("GENTABLE_TEST_DOUBLES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(12_000);
+    while v.len() < n {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;

@@ -1,6 +1,1187 @@
-//! TypeScript emitter (placeholder until implemented).
+//! TypeScript emitter: ES modules for Node.js 20, no runtime dependencies, clean under
+//! `tsc --strict --noUnusedLocals` (and `exactOptionalPropertyTypes`, `noUncheckedIndexedAccess`,
+//! `verbatimModuleSyntax`).
+//!
+//! Output under `generated/ts/`:
+//! * `index.ts`: the entry point: `loadTables(dataDir)`, `loadTablesFromJson`, `canonicalTables`,
+//!   `CONTENT_HASH`, the `Tables` interface, and re-exports of every public type;
+//! * `enums.ts`: string-literal unions plus a `const` object of the members (see the template's comment);
+//! * `records.ts`: `readonly` interfaces of the nested object types;
+//! * `tables/<Table>.ts`: the row interface; the `<Table>Table` class (map: `get` → `T | undefined`,
+//!   `getOrThrow`; list: `all`); the row reader and canonical writer;
+//! * `runtime.ts`: validation helpers and the canonical JSON writer.
+//!
+//! 64-bit integer fields are `bigint`, read from the canonical data's decimal strings, so no value is rounded
+//! past 2^53. Layout lives in `codegen/templates/ts/`; every decision is made here, in the view models.
+
+use super::hbs;
 use super::{EmitContext, Files};
+use crate::canonical;
+use crate::ir::{Field, Project, RecordDef, Table, TableMode, Type};
+use crate::naming;
+use anyhow::bail;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The built-in templates (file name, text); `typescript.templates` may override each by file name.
+const TEMPLATES: &[hbs::Builtin] = &[
+    (
+        "runtime.ts.hbs",
+        include_str!("templates/ts/runtime.ts.hbs"),
+    ),
+    ("enums.ts.hbs", include_str!("templates/ts/enums.ts.hbs")),
+    (
+        "records.ts.hbs",
+        include_str!("templates/ts/records.ts.hbs"),
+    ),
+    ("table.ts.hbs", include_str!("templates/ts/table.ts.hbs")),
+    ("index.ts.hbs", include_str!("templates/ts/index.ts.hbs")),
+];
+
+/// Type names the generated modules declare themselves.
+const RESERVED_TYPES: &[&str] = &["Tables", "GentableDataError", "Mutable", "JsonObject"];
+
 /// Emit `ts/` files.
-pub fn emit(_ctx: &EmitContext) -> anyhow::Result<Files> {
-    Ok(Files::new())
+pub fn emit(ctx: &EmitContext) -> anyhow::Result<Files> {
+    let project = ctx.project;
+    let names = Names::new(project)?;
+    let override_dir = ctx
+        .config
+        .typescript
+        .templates
+        .as_ref()
+        .map(|p| ctx.root.join(p));
+    let hb = hbs::registry(TEMPLATES, override_dir.as_deref())?;
+    let g = Gen { names: &names };
+
+    let mut files = Files::new();
+    files.insert(
+        "ts/runtime.ts".into(),
+        hbs::render(&hb, "runtime.ts.hbs", &Empty {})?,
+    );
+    files.insert(
+        "ts/enums.ts".into(),
+        hbs::render(&hb, "enums.ts.hbs", &g.enums_vm(project)?)?,
+    );
+    files.insert(
+        "ts/records.ts".into(),
+        hbs::render(&hb, "records.ts.hbs", &g.records_vm(project)?)?,
+    );
+    for t in &project.tables {
+        let vm = g.table_vm(t)?;
+        files.insert(
+            format!("ts/tables/{}.ts", vm.row.name),
+            hbs::render(&hb, "table.ts.hbs", &vm)?,
+        );
+    }
+    files.insert(
+        "ts/index.ts".into(),
+        hbs::render(&hb, "index.ts.hbs", &g.index_vm(project, ctx.content_hash)?)?,
+    );
+    Ok(files)
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Escaping: every text from a spreadsheet or schema passes through one of these before a template sees it.
+
+/// A TypeScript double-quoted string literal holding `s`. Only printable ASCII is written as is; control
+/// characters, U+2028/U+2029 and all other non-ASCII characters become `\uXXXX` escapes per UTF-16 code
+/// unit. Backticks and `${` are plain characters in a double-quoted literal.
+pub fn ts_string(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for u in s.encode_utf16() {
+        match u {
+            0x22 => out.push_str("\\\""),
+            0x5c => out.push_str("\\\\"),
+            0x0a => out.push_str("\\n"),
+            0x0d => out.push_str("\\r"),
+            0x09 => out.push_str("\\t"),
+            0x20..=0x7e => out.push(u as u8 as char),
+            _ => out.push_str(&format!("\\u{u:04x}")),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Lines of a JSDoc comment body (each goes after ` * `): split at every line terminator, control characters
+/// removed, and `*/` written as `*\/` so the text cannot close the comment.
+pub fn ts_doc(doc: &str) -> Vec<String> {
+    hbs::doc_lines(doc)
+        .into_iter()
+        .map(|l| l.replace("*/", "*\\/"))
+        .collect()
+}
+
+/// The TypeScript literal of the canonical JSON text of `s` (a JSON string literal), followed by `suffix`.
+fn ts_json_string(s: &str, suffix: &str) -> String {
+    let mut json = String::new();
+    canonical::write_string(&mut json, s);
+    json.push_str(suffix);
+    ts_string(&json)
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Names
+
+/// TypeScript type names of every enum, record and table row (checked for collisions, also
+/// case-insensitively since table rows name files).
+struct Names {
+    enums: BTreeMap<String, String>,
+    records: BTreeMap<String, String>,
+    rows: BTreeMap<String, String>,
+}
+
+impl Names {
+    fn new(project: &Project) -> anyhow::Result<Names> {
+        let mut taken: BTreeMap<String, String> = RESERVED_TYPES
+            .iter()
+            .map(|t| (t.to_lowercase(), format!("the generated type {t}")))
+            .collect();
+        let mut claim = |ident: String, what: String| -> anyhow::Result<String> {
+            if let Some(prev) = taken.get(&ident.to_lowercase()) {
+                bail!("TypeScript: {what} and {prev} both map to the name {ident}; rename one");
+            }
+            taken.insert(ident.to_lowercase(), what);
+            Ok(ident)
+        };
+        let mut names = Names {
+            enums: BTreeMap::new(),
+            records: BTreeMap::new(),
+            rows: BTreeMap::new(),
+        };
+        for e in project.enums.keys() {
+            names
+                .enums
+                .insert(e.clone(), claim(naming::ts_type(e), format!("enum {e:?}"))?);
+        }
+        for r in project.records.keys() {
+            names.records.insert(
+                r.clone(),
+                claim(naming::ts_type(r), format!("record {r:?}"))?,
+            );
+        }
+        for t in &project.tables {
+            let row = claim(naming::ts_type(&t.name), format!("table {:?}", t.name))?;
+            if t.mode != TableMode::One {
+                claim(
+                    format!("{row}Table"),
+                    format!("the table class of table {:?}", t.name),
+                )?;
+            }
+            names.rows.insert(t.name.clone(), row);
+        }
+        Ok(names)
+    }
+}
+
+fn property_names(fields: &[Field], owner: &str) -> anyhow::Result<Vec<String>> {
+    let ids: Vec<String> = fields
+        .iter()
+        .map(|f| naming::ts_field(&f.name, f.ident.as_deref()))
+        .collect();
+    if let Some((a, b, id)) = naming::check_collisions(
+        fields
+            .iter()
+            .zip(&ids)
+            .map(|(f, id)| (f.name.as_str(), id.clone())),
+    )
+    .first()
+    {
+        bail!("TypeScript: fields {a:?} and {b:?} of {owner} both map to the property {id}; rename one or set x-gentable-name");
+    }
+    Ok(ids)
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// View models (what the templates see)
+
+#[derive(Serialize)]
+struct Empty {}
+
+#[derive(Serialize)]
+struct EnumsVm {
+    enums: Vec<EnumVm>,
+}
+
+#[derive(Serialize)]
+struct EnumVm {
+    name: String,
+    doc: Vec<String>,
+    /// `"A" | "B"` (or `never`).
+    union: String,
+    members: Vec<EnumMemberVm>,
+    /// TS literal: what the reader expected, for its error message.
+    expected: String,
+}
+
+#[derive(Serialize)]
+struct EnumMemberVm {
+    /// Key in the `const` object.
+    key: String,
+    /// TS literal of the member's source name (the value).
+    literal: String,
+}
+
+#[derive(Serialize)]
+struct RecordsVm {
+    imports: Vec<String>,
+    records: Vec<ClassVm>,
+}
+
+#[derive(Serialize)]
+struct ClassVm {
+    name: String,
+    doc: Vec<String>,
+    fields: Vec<FieldVm>,
+    /// `"a", "b"`: the source names (JSON members).
+    field_names: String,
+    /// Object-literal entries `ident: <read expression>` of the required fields.
+    required: Vec<String>,
+    /// Statements setting the optional fields of `r` when present.
+    optional: Vec<String>,
+    /// Statements pushing each present member's canonical text to `out`, in canonical member order.
+    writes: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct FieldVm {
+    ident: String,
+    /// `?` for optional fields.
+    opt: String,
+    ty: String,
+    doc: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct TableVm {
+    imports: Vec<String>,
+    row: ClassVm,
+    /// TS literal of the table's source name.
+    name_literal: String,
+    is_map: bool,
+    is_list: bool,
+    table_class: String,
+    key: Option<KeyVm>,
+}
+
+#[derive(Serialize)]
+struct KeyVm {
+    /// Map key type.
+    ty: String,
+    /// `id: number` / `piece: string, step: number`.
+    params: String,
+    /// The key of `row`.
+    of_row: String,
+    /// The key of the parameters.
+    of_args: String,
+    /// Local name for the found row (distinct from the parameters).
+    found: String,
+}
+
+#[derive(Serialize)]
+struct IndexVm {
+    project: String,
+    imports: Vec<String>,
+    exports: Vec<String>,
+    content_hash: String,
+    tables: Vec<IndexTableVm>,
+    /// Parameter names (`_`-prefixed when there are no tables, so they are not unused).
+    json_of: String,
+    tables_param: String,
+}
+
+#[derive(Serialize)]
+struct IndexTableVm {
+    property: String,
+    ty: String,
+    doc: Vec<String>,
+    name_literal: String,
+    load: String,
+    canonical: String,
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Building the view models
+
+struct Gen<'a> {
+    names: &'a Names,
+}
+
+/// Enums and records a set of fields refers to (through arrays and optionals, not into records).
+#[derive(Default)]
+struct Uses {
+    enums: BTreeSet<String>,
+    records: BTreeSet<String>,
+}
+
+impl Uses {
+    fn add(&mut self, ty: &Type) {
+        match ty {
+            Type::Enum(n) => {
+                self.enums.insert(n.clone());
+            }
+            Type::Record(n) => {
+                self.records.insert(n.clone());
+            }
+            Type::Array(t) | Type::Optional(t) => self.add(t),
+            Type::Bool | Type::Int(_) | Type::Float | Type::String => {}
+        }
+    }
+}
+
+impl Gen<'_> {
+    fn enums_vm(&self, project: &Project) -> anyhow::Result<EnumsVm> {
+        let mut enums = vec![];
+        for e in project.enums.values() {
+            let name = self.names.enums[&e.name].clone();
+            let keys: Vec<String> = e.members.iter().map(|m| naming::ts_type(m)).collect();
+            if let Some((a, b, id)) = naming::check_collisions(
+                e.members
+                    .iter()
+                    .zip(&keys)
+                    .map(|(m, k)| (m.as_str(), k.clone())),
+            )
+            .first()
+            {
+                bail!(
+                    "TypeScript: members {a:?} and {b:?} of enum {:?} both map to {id}; rename one",
+                    e.name
+                );
+            }
+            let union = if e.members.is_empty() {
+                "never".to_string()
+            } else {
+                e.members
+                    .iter()
+                    .map(|m| ts_string(m))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            };
+            enums.push(EnumVm {
+                doc: ts_doc(&e.doc),
+                union,
+                members: e
+                    .members
+                    .iter()
+                    .zip(keys)
+                    .map(|(m, key)| EnumMemberVm {
+                        key,
+                        literal: ts_string(m),
+                    })
+                    .collect(),
+                expected: ts_string(&format!(
+                    "one of the {} members {}",
+                    e.name,
+                    e.members.join(", ")
+                )),
+                name,
+            });
+        }
+        Ok(EnumsVm { enums })
+    }
+
+    fn records_vm(&self, project: &Project) -> anyhow::Result<RecordsVm> {
+        let mut uses = Uses::default();
+        let mut records = vec![];
+        for r in project.records.values() {
+            records.push(self.record_vm(r)?);
+            for f in &r.fields {
+                uses.add(&f.ty);
+            }
+        }
+        uses.records.clear(); // same module
+        let mut imports = self.imports(&uses, "./");
+        if !records.is_empty() {
+            imports.insert(0, "import * as rt from \"./runtime.js\";".into());
+        }
+        Ok(RecordsVm { imports, records })
+    }
+
+    fn record_vm(&self, r: &RecordDef) -> anyhow::Result<ClassVm> {
+        self.class_vm(
+            self.names.records[&r.name].clone(),
+            &r.doc,
+            &r.fields,
+            &format!("record {:?}", r.name),
+        )
+    }
+
+    /// Import lines for the enums and records `uses` names, from modules under `prefix`.
+    fn imports(&self, uses: &Uses, prefix: &str) -> Vec<String> {
+        let mut out = vec![];
+        if !uses.enums.is_empty() {
+            let names: Vec<String> = uses
+                .enums
+                .iter()
+                .map(|e| &self.names.enums[e])
+                .flat_map(|n| [format!("type {n}"), format!("read{n}")])
+                .collect();
+            out.push(format!(
+                "import {{ {} }} from \"{prefix}enums.js\";",
+                names.join(", ")
+            ));
+        }
+        if !uses.records.is_empty() {
+            let names: Vec<String> = uses
+                .records
+                .iter()
+                .map(|r| &self.names.records[r])
+                .flat_map(|n| [format!("type {n}"), format!("read{n}"), format!("write{n}")])
+                .collect();
+            out.push(format!(
+                "import {{ {} }} from \"{prefix}records.js\";",
+                names.join(", ")
+            ));
+        }
+        out
+    }
+
+    fn class_vm(
+        &self,
+        name: String,
+        doc: &str,
+        fields: &[Field],
+        owner: &str,
+    ) -> anyhow::Result<ClassVm> {
+        let idents = property_names(fields, owner)?;
+        let mut vm = ClassVm {
+            doc: ts_doc(doc),
+            fields: vec![],
+            field_names: fields
+                .iter()
+                .map(|f| ts_string(&f.name))
+                .collect::<Vec<_>>()
+                .join(", "),
+            required: vec![],
+            optional: vec![],
+            writes: vec![],
+            name,
+        };
+        for (f, ident) in fields.iter().zip(&idents) {
+            let key = ts_string(&f.name);
+            let path = format!("path + {}", ts_string(&format!(".{}", f.name)));
+            match &f.ty {
+                Type::Optional(inner) => {
+                    let inner = strip(inner);
+                    vm.optional.push(format!(
+                        "if (rt.has(o, {key})) r.{ident} = {};",
+                        self.read(inner, &format!("o[{key}]"), &path, 1)
+                    ));
+                    vm.fields.push(FieldVm {
+                        ident: ident.clone(),
+                        opt: "?".into(),
+                        ty: self.ty(inner),
+                        doc: ts_doc(&f.doc),
+                    });
+                }
+                ty => {
+                    vm.required.push(format!(
+                        "{ident}: {}",
+                        self.read(ty, &format!("rt.required(o, {key}, path)"), &path, 1)
+                    ));
+                    vm.fields.push(FieldVm {
+                        ident: ident.clone(),
+                        opt: String::new(),
+                        ty: self.ty(ty),
+                        doc: ts_doc(&f.doc),
+                    });
+                }
+            }
+        }
+        for i in canonical::jcs_order(fields) {
+            let (f, ident) = (&fields[i], &idents[i]);
+            let member = ts_json_string(&f.name, ":");
+            vm.writes.push(match &f.ty {
+                Type::Optional(inner) => format!(
+                    "if (r.{ident} !== undefined) out.push({member} + {});",
+                    self.write(strip(inner), &format!("r.{ident}"), 1)
+                ),
+                ty => format!(
+                    "out.push({member} + {});",
+                    self.write(ty, &format!("r.{ident}"), 1)
+                ),
+            });
+        }
+        Ok(vm)
+    }
+
+    /// The TypeScript type of `ty` (an `Optional` here is a nullable array element: `T | null`).
+    fn ty(&self, ty: &Type) -> String {
+        match ty {
+            Type::Bool => "boolean".into(),
+            Type::Int(w) if w.is_64() => "bigint".into(),
+            Type::Int(_) | Type::Float => "number".into(),
+            Type::String => "string".into(),
+            Type::Enum(n) => self.names.enums[n].clone(),
+            Type::Record(n) => self.names.records[n].clone(),
+            Type::Array(t) => {
+                let inner = self.ty(t);
+                if inner.contains(' ') {
+                    format!("readonly ({inner})[]")
+                } else {
+                    format!("readonly {inner}[]")
+                }
+            }
+            Type::Optional(t) => format!("{} | null", self.ty(strip(t))),
+        }
+    }
+
+    /// Expression reading `value` (an `unknown`) of type `ty`, with `path` the expression of its JSON path;
+    /// lambda parameters are numbered by `depth`.
+    fn read(&self, ty: &Type, value: &str, path: &str, depth: usize) -> String {
+        match ty {
+            Type::Bool => format!("rt.bool({value}, {path})"),
+            Type::Int(w) => {
+                let (lo, hi) = w.range();
+                if w.is_64() {
+                    format!("rt.int64({value}, {path}, {lo}n, {hi}n)")
+                } else {
+                    format!("rt.int({value}, {path}, {lo}, {hi})")
+                }
+            }
+            Type::Float => format!("rt.float({value}, {path})"),
+            Type::String => format!("rt.str({value}, {path})"),
+            Type::Enum(n) => format!("read{}({value}, {path})", self.names.enums[n]),
+            Type::Record(n) => format!("read{}({value}, {path})", self.names.records[n]),
+            Type::Array(t) => {
+                let (v, p) = (format!("v{depth}"), format!("p{depth}"));
+                format!(
+                    "rt.array({value}, {path}, ({v}, {p}) => {})",
+                    self.read(t, &v, &p, depth + 1)
+                )
+            }
+            Type::Optional(t) => {
+                let (v, p) = (format!("v{depth}"), format!("p{depth}"));
+                format!(
+                    "rt.nullable({value}, {path}, ({v}, {p}) => {})",
+                    self.read(strip(t), &v, &p, depth + 1)
+                )
+            }
+        }
+    }
+
+    /// Expression of the canonical JSON text of `value` of type `ty`.
+    fn write(&self, ty: &Type, value: &str, depth: usize) -> String {
+        match ty {
+            Type::Bool => format!("rt.wBool({value})"),
+            Type::Int(w) if w.is_64() => format!("rt.wBig({value})"),
+            Type::Int(_) | Type::Float => format!("rt.wNum({value})"),
+            Type::String | Type::Enum(_) => format!("rt.wStr({value})"),
+            Type::Record(n) => format!("write{}({value})", self.names.records[n]),
+            Type::Array(t) => {
+                let x = format!("x{depth}");
+                format!(
+                    "rt.wArray({value}, ({x}) => {})",
+                    self.write(t, &x, depth + 1)
+                )
+            }
+            Type::Optional(t) => format!(
+                "({value} === null ? \"null\" : {})",
+                self.write(strip(t), value, depth)
+            ),
+        }
+    }
+
+    fn table_vm(&self, t: &Table) -> anyhow::Result<TableVm> {
+        let row = self.class_vm(
+            self.names.rows[&t.name].clone(),
+            &t.doc,
+            &t.fields,
+            &format!("table {:?}", t.name),
+        )?;
+        let mut uses = Uses::default();
+        for f in &t.fields {
+            uses.add(&f.ty);
+        }
+        let mut imports = vec!["import * as rt from \"../runtime.js\";".to_string()];
+        imports.extend(self.imports(&uses, "../"));
+        let key = if t.mode == TableMode::Map {
+            if t.primary_key.is_empty() {
+                bail!("TypeScript: map table {:?} has no primary key", t.name);
+            }
+            let mut params = vec![];
+            let mut typed = vec![];
+            let mut of_row = vec![];
+            for &i in &t.primary_key {
+                let f = &t.fields[i];
+                if !matches!(
+                    f.ty,
+                    Type::Bool | Type::Int(_) | Type::Float | Type::String | Type::Enum(_)
+                ) {
+                    bail!(
+                        "TypeScript: primary key field {:?} of table {:?} must be a boolean, integer, number, string or enum",
+                        f.name,
+                        t.name
+                    );
+                }
+                let p = naming::avoid(naming::ts_field(&f.name, f.ident.as_deref()), &["rt"]);
+                typed.push(format!("{p}: {}", self.ty(&f.ty)));
+                of_row.push(format!("row.{}", row.fields[i].ident));
+                params.push(p);
+            }
+            let single = t.primary_key.len() == 1;
+            let compose = |parts: &[String]| {
+                if single {
+                    parts[0].clone()
+                } else {
+                    format!("rt.key([{}])", parts.join(", "))
+                }
+            };
+            let taken: Vec<&str> = params.iter().map(String::as_str).collect();
+            Some(KeyVm {
+                ty: if single {
+                    self.ty(&t.fields[t.primary_key[0]].ty)
+                } else {
+                    "string".into()
+                },
+                params: typed.join(", "),
+                of_row: compose(&of_row),
+                of_args: compose(&params),
+                found: naming::avoid("row".into(), &taken),
+            })
+        } else {
+            None
+        };
+        Ok(TableVm {
+            imports,
+            name_literal: ts_string(&t.name),
+            is_map: t.mode == TableMode::Map,
+            is_list: t.mode == TableMode::List,
+            table_class: format!("{}Table", row.name),
+            key,
+            row,
+        })
+    }
+
+    fn index_vm(&self, project: &Project, content_hash: &str) -> anyhow::Result<IndexVm> {
+        let props: Vec<String> = project
+            .tables
+            .iter()
+            .map(|t| naming::ts_field(&t.name, None))
+            .collect();
+        if let Some((a, b, id)) = naming::check_collisions(
+            project
+                .tables
+                .iter()
+                .zip(&props)
+                .map(|(t, p)| (t.name.as_str(), p.clone())),
+        )
+        .first()
+        {
+            bail!("TypeScript: tables {a:?} and {b:?} both map to the property Tables.{id}; rename one");
+        }
+        let mut imports = vec![];
+        let mut exports = vec!["export { GentableDataError } from \"./runtime.js\";".to_string()];
+        if !project.enums.is_empty() {
+            let names: Vec<&str> = project
+                .enums
+                .keys()
+                .map(|e| self.names.enums[e].as_str())
+                .collect();
+            exports.push(format!(
+                "export {{ {} }} from \"./enums.js\";",
+                names.join(", ")
+            ));
+        }
+        if !project.records.is_empty() {
+            let names: Vec<&str> = project
+                .records
+                .keys()
+                .map(|r| self.names.records[r].as_str())
+                .collect();
+            exports.push(format!(
+                "export type {{ {} }} from \"./records.js\";",
+                names.join(", ")
+            ));
+        }
+        let mut tables = vec![];
+        if !project.tables.is_empty() {
+            imports.push("import * as rt from \"./runtime.js\";".to_string());
+        }
+        for (t, property) in project.tables.iter().zip(props) {
+            let row = &self.names.rows[&t.name];
+            let module = format!("\"./tables/{row}.js\"");
+            let name = ts_string(&t.name);
+            let source = ts_string(&format!("{}.json", t.name));
+            let (ty, load, canonical) = match t.mode {
+                TableMode::One => {
+                    imports.push(format!(
+                        "import {{ type {row}, read{row}, write{row} }} from {module};"
+                    ));
+                    exports.push(format!("export type {{ {row} }} from {module};"));
+                    (
+                        row.clone(),
+                        format!("rt.single(jsonOf({name}), {source}, read{row})"),
+                        format!("rt.wArray([t.{property}], write{row})"),
+                    )
+                }
+                TableMode::Map | TableMode::List => {
+                    imports.push(format!(
+                        "import {{ {row}Table, read{row}, write{row} }} from {module};"
+                    ));
+                    exports.push(format!(
+                        "export {{ type {row}, {row}Table }} from {module};"
+                    ));
+                    (
+                        format!("{row}Table"),
+                        format!("new {row}Table(rt.rows(jsonOf({name}), {source}, read{row}))"),
+                        format!("rt.wArray(t.{property}.all, write{row})"),
+                    )
+                }
+            };
+            tables.push(IndexTableVm {
+                property,
+                ty,
+                doc: ts_doc(&t.doc),
+                name_literal: name,
+                load,
+                canonical,
+            });
+        }
+        let none = project.tables.is_empty();
+        Ok(IndexVm {
+            project: hbs::doc_lines(&project.name)
+                .join(" ")
+                .replace("*/", "*\\/"),
+            imports,
+            exports,
+            content_hash: ts_string(content_hash),
+            tables,
+            json_of: if none {
+                "_jsonOf".into()
+            } else {
+                "jsonOf".into()
+            },
+            tables_param: if none { "_t".into() } else { "t".into() },
+        })
+    }
+}
+
+/// `Optional(Optional(t))` is `Optional(t)`.
+fn strip(ty: &Type) -> &Type {
+    match ty {
+        Type::Optional(t) => strip(t),
+        t => t,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_literals_cannot_break_out() {
+        assert_eq!(ts_string("plain"), "\"plain\"");
+        assert_eq!(ts_string("a\"b\\c"), "\"a\\\"b\\\\c\"");
+        assert_eq!(ts_string("l1\nl2\r\t"), "\"l1\\nl2\\r\\t\"");
+        assert_eq!(ts_string("\u{2028}\u{2029}€"), "\"\\u2028\\u2029\\u20ac\"");
+        assert_eq!(ts_string("😀"), "\"\\ud83d\\ude00\"");
+        assert_eq!(
+            ts_string("\u{0}\u{8}\u{1f}\u{7f}"),
+            "\"\\u0000\\u0008\\u001f\\u007f\""
+        );
+        // Plain characters inside a double-quoted literal.
+        assert_eq!(ts_string("`${x}` {{y}} */ '"), "\"`${x}` {{y}} */ '\"");
+    }
+
+    #[test]
+    fn doc_comments_cannot_close_early() {
+        assert_eq!(ts_doc("a */ b **/ c"), ["a *\\/ b **\\/ c"]);
+        assert_eq!(
+            ts_doc("one\ntwo\u{2028}three\u{2029}four\r\nfive"),
+            ["one", "two", "three", "four", "five"]
+        );
+        assert_eq!(
+            ts_doc("<b>&amp; `x` ${y} {{z}}"),
+            ["<b>&amp; `x` ${y} {{z}}"]
+        );
+    }
+
+    #[test]
+    fn canonical_member_literals() {
+        assert_eq!(ts_json_string("Id", ":"), "\"\\\"Id\\\":\"");
+        assert_eq!(ts_json_string("名\n", ""), "\"\\\"\\u540d\\\\n\\\"\"");
+    }
+}
+
+#[cfg(test)]
+mod emit_tests {
+    use super::*;
+    use crate::codegen::testkit;
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+
+    const HASH: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+    fn emit_sample(project: &Project, root: &Path, config: &crate::config::Config) -> Files {
+        emit(&EmitContext {
+            project,
+            config,
+            content_hash: HASH,
+            root,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn output_is_deterministic_with_headers() {
+        let p = testkit::project();
+        let dir = tempfile::tempdir().unwrap();
+        let a = emit_sample(&p, dir.path(), &testkit::config());
+        assert_eq!(a, emit_sample(&p, dir.path(), &testkit::config()));
+        let names: Vec<&str> = a.keys().map(String::as_str).collect();
+        assert_eq!(
+            names,
+            [
+                "ts/enums.ts",
+                "ts/index.ts",
+                "ts/records.ts",
+                "ts/runtime.ts",
+                "ts/tables/Const.ts",
+                "ts/tables/Empty.ts",
+                "ts/tables/Load.ts",
+                "ts/tables/Move.ts",
+                "ts/tables/PieceType.ts"
+            ]
+        );
+        for (name, text) in &a {
+            assert!(
+                text.starts_with(&format!("// {}\n", crate::codegen::HEADER)),
+                "{name}"
+            );
+            assert!(
+                !text.contains('\r') && text.ends_with('\n') && !text.ends_with("\n\n"),
+                "{name}"
+            );
+        }
+        let piece = &a["ts/tables/PieceType.ts"];
+        for decl in [
+            "  readonly class_: Dir;",
+            "  readonly params: readonly number[];",
+            "  readonly delete_?: string;",
+            "  readonly constructor_?: boolean;",
+            "  readonly big: bigint;",
+            "  readonly ubig?: bigint;",
+            "  readonly grid: readonly (readonly number[])[];",
+            "  readonly maybe: readonly (number | null)[];",
+            "  readonly u540dU5b57: string;",
+            "  get(id: number): PieceType | undefined {",
+        ] {
+            assert!(piece.contains(decl), "missing {decl:?} in\n{piece}");
+        }
+        assert!(a["ts/index.ts"].contains("  readonly const_: Const;"));
+        assert!(
+            a["ts/enums.ts"].contains("export type Dir = \"Forward\" | \"Left\" | \"Back Right\"")
+        );
+    }
+
+    #[test]
+    fn spreadsheet_text_stays_inside_comments_and_literals() {
+        let p = testkit::project();
+        let dir = tempfile::tempdir().unwrap();
+        let files = emit_sample(&p, dir.path(), &testkit::config());
+        if std::env::var_os("GENTABLE_DUMP").is_some() {
+            testkit::write_files(Path::new("/tmp/gentable-dump"), &files);
+        }
+        let piece = &files["ts/tables/PieceType.ts"];
+        assert!(
+            piece.contains("   * *\\/ </summary> <b>&amp; \"q\" \\ {{x}} ${y} `z`\n   * ls\n   * ps\n   * nel\n   * next *\\/\n   */\n"),
+            "{piece}"
+        );
+        let enums = &files["ts/enums.ts"];
+        assert!(
+            enums.contains("  QuoU0022TeU002a: \"quo\\\"te*/\",\n"),
+            "{enums}"
+        );
+        assert!(
+            enums.contains("  U540dU5b57: \"\\u540d\\u5b57\",\n"),
+            "{enums}"
+        );
+        assert!(enums.contains("\"{{x}}${y}`\""), "{enums}");
+        for (name, text) in &files {
+            // Every comment closes where the template closes it: no doc line holds `*/`.
+            for line in text.lines() {
+                let t = line.trim_start();
+                if t.starts_with("* ") || t.starts_with("/**") {
+                    assert!(
+                        !t.contains("*/")
+                            || t == "*/"
+                            || (t.starts_with("/**")
+                                && t.ends_with("*/")
+                                && t.matches("*/").count() == 1),
+                        "{name}: {line}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn templates_can_be_overridden() {
+        let p = testkit::project();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("tpl")).unwrap();
+        std::fs::write(
+            dir.path().join("tpl/enums.ts.hbs"),
+            "{{#each enums}}export type {{name}} = string;\n{{/each}}",
+        )
+        .unwrap();
+        let mut config = testkit::config();
+        config.typescript.templates = Some("tpl".into());
+        let files = emit_sample(&p, dir.path(), &config);
+        assert_eq!(
+            files["ts/enums.ts"],
+            format!(
+                "// {}\nexport type Dir = string;\nexport type Tier = string;\n",
+                crate::codegen::HEADER
+            )
+        );
+    }
+
+    const MAIN: &str = r#"
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { CONTENT_HASH, Dir, GentableDataError, canonicalTables, loadTables, type PieceType, type Tables } from "./gen/ts/index.js";
+
+const dataDir = process.argv[2] ?? "";
+const outDir = process.argv[3] ?? "";
+try {
+  const t: Tables = loadTables(dataDir);
+  for (const [name, json] of Object.entries(canonicalTables(t))) {
+    fs.writeFileSync(path.join(outDir, name + ".json"), json);
+  }
+  // The API surface, used the way a server would.
+  const pawn: PieceType | undefined = t.pieceType.get(1);
+  const report: unknown[] = [
+    pawn?.name,
+    pawn?.class_ === Dir.Forward,
+    pawn?.big === 9007199254740993n,
+    pawn?.ubig === 18446744073709551615n,
+    t.pieceType.get(3) === undefined,
+    t.move.get("Pawn", "Silver", 1)?.tags.length,
+    t.move.size,
+    t.const_.maxSteps,
+    t.const_.bigNumber === 9223372036854775807n,
+    t.load.all[1]?.value,
+    t.load.all[1]?.at === undefined,
+    "at" in (t.load.all[1] ?? {}),
+    t.empty.size,
+    CONTENT_HASH.length,
+  ];
+  try {
+    t.pieceType.getOrThrow(9);
+  } catch (e) {
+    report.push(e instanceof RangeError ? e.message : "?");
+  }
+  process.stdout.write(report.map(String).join("|"));
+} catch (e) {
+  if (e instanceof GentableDataError) {
+    process.stderr.write(e.message);
+    process.exit(3);
+  }
+  throw e;
+}
+"#;
+
+    /// The pinned TypeScript compiler in `tests/conformance` (`npm ci` there).
+    fn tsc() -> Option<PathBuf> {
+        let conformance = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance");
+        let tsc = conformance.join("node_modules/typescript/bin/tsc");
+        testkit::require(
+            tsc.is_file().then_some(tsc),
+            "tests/conformance/node_modules (run `npm ci` in tests/conformance)",
+        )
+    }
+
+    /// Emit the sample, compile it with the pinned `tsc` under the strictest options, load the canonical data
+    /// with Node and compare what `canonicalTables` writes byte for byte; then feed it broken data.
+    #[test]
+    fn compiles_with_tsc_and_reproduces_canonical_data() {
+        let Some(node) = testkit::tool("node") else {
+            return;
+        };
+        let Some(tsc) = tsc() else { return };
+        let types =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/conformance/node_modules/@types");
+        let p = testkit::project();
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let files = emit_sample(&p, root, &testkit::config());
+        testkit::write_files(&root.join("gen"), &files);
+        std::fs::write(root.join("main.ts"), MAIN).unwrap();
+        std::fs::write(root.join("package.json"), "{\"type\":\"module\"}\n").unwrap();
+        let tsconfig = serde_json::json!({
+            "compilerOptions": {
+                "target": "ES2020",
+                "module": "NodeNext",
+                "moduleResolution": "NodeNext",
+                "strict": true,
+                "noUnusedLocals": true,
+                "noUnusedParameters": true,
+                "noImplicitReturns": true,
+                "noFallthroughCasesInSwitch": true,
+                "noUncheckedIndexedAccess": true,
+                "exactOptionalPropertyTypes": true,
+                "noPropertyAccessFromIndexSignature": true,
+                "verbatimModuleSyntax": true,
+                "isolatedModules": true,
+                "forceConsistentCasingInFileNames": true,
+                "typeRoots": [types],
+                "types": ["node"],
+                "outDir": "out",
+            },
+            "include": ["main.ts", "gen/ts/**/*.ts"],
+        });
+        std::fs::write(
+            root.join("tsconfig.json"),
+            serde_json::to_string_pretty(&tsconfig).unwrap(),
+        )
+        .unwrap();
+        testkit::run(
+            Command::new(&node)
+                .current_dir(root)
+                .arg(&tsc)
+                .args(["-p", "tsconfig.json"]),
+        );
+
+        let data = testkit::data(&p);
+        let data_dir = root.join("data");
+        std::fs::create_dir(&data_dir).unwrap();
+        for (name, json) in &data {
+            std::fs::write(data_dir.join(format!("{name}.json")), json).unwrap();
+        }
+        let out_dir = root.join("canon");
+        std::fs::create_dir(&out_dir).unwrap();
+        let report = testkit::run(Command::new(&node).current_dir(root).args([
+            "out/main.js",
+            "data",
+            "canon",
+        ]));
+        for (name, json) in &data {
+            let got = std::fs::read_to_string(out_dir.join(format!("{name}.json"))).unwrap();
+            assert_eq!(&got, json, "canonical JSON of {name} differs");
+        }
+        assert_eq!(report, "Pawn|true|true|true|true|0|3|12|true|second|true|false|0|64|PieceType has no row with key 9");
+
+        let piece = data
+            .iter()
+            .find(|(n, _)| n == "PieceType")
+            .unwrap()
+            .1
+            .clone();
+        let cases: Vec<(&str, String, &str)> = vec![
+            (
+                "PieceType",
+                piece.replacen("{", "{\"Extra\":1,", 1),
+                "PieceType.json[0]: unknown field \"Extra\"",
+            ),
+            (
+                "PieceType",
+                piece.replacen("\"Name\":\"Pawn\",", "", 1),
+                "PieceType.json[0]: missing field \"Name\"",
+            ),
+            (
+                "PieceType",
+                piece.replacen("\"Id\":1,", "\"Id\":\"1\",", 1),
+                "PieceType.json[0].Id: expected an integer, got string \"1\"",
+            ),
+            (
+                "PieceType",
+                piece.replacen("\"Id\":1,", "\"Id\":70000,", 1),
+                "PieceType.json[0].Id: expected an integer from 0 to 65535",
+            ),
+            (
+                "PieceType",
+                piece.replacen("\"Id\":1,", "\"Id\":1.5,", 1),
+                "PieceType.json[0].Id: expected an integer, got number 1.5",
+            ),
+            (
+                "PieceType",
+                piece.replacen(
+                    "\"Big\":\"9007199254740993\"",
+                    "\"Big\":9007199254740993",
+                    1,
+                ),
+                "PieceType.json[0].Big: expected a decimal string",
+            ),
+            (
+                "PieceType",
+                piece.replacen("\"Big\":\"9007199254740993\"", "\"Big\":\"12\"", 1),
+                "PieceType.json[0].Big: expected a JSON number",
+            ),
+            (
+                "PieceType",
+                piece.replacen("\"class\":\"Forward\"", "\"class\":\"Fwd\"", 1),
+                "PieceType.json[0].class: expected one of the Dir members Forward, Left",
+            ),
+            (
+                "PieceType",
+                piece.replacen("\"delete\":\"gone\"", "\"delete\":null", 1),
+                "PieceType.json[0].delete: expected a string, got null",
+            ),
+            (
+                "PieceType",
+                piece.replacen("\"Ratio\":0.1", "\"Ratio\":1e999", 1),
+                "PieceType.json[0].Ratio: expected a finite number",
+            ),
+            (
+                "PieceType",
+                piece.replacen("[-32768,null,32767]", "[-32768,null,\"x\"]", 1),
+                "PieceType.json[0].Maybe[2]: expected an integer",
+            ),
+            (
+                "PieceType",
+                piece.replacen("\"Flag\":false", "\"Flag\":0", 1),
+                "PieceType.json[0].Flag: expected true or false, got number 0",
+            ),
+            (
+                "PieceType",
+                piece[..piece.len() - 1].to_string(),
+                "PieceType.json: malformed JSON",
+            ),
+            (
+                "PieceType",
+                piece.replacen("\"Id\":2,", "\"Id\":1,", 1),
+                "PieceType: duplicate primary key 1",
+            ),
+            (
+                "PieceType",
+                piece.replacen("{", "{\"toString\":1,", 1),
+                "PieceType.json[0]: unknown field \"toString\"",
+            ),
+            (
+                "Const",
+                "[]".into(),
+                "Const.json: expected an array of exactly one row, got an array",
+            ),
+            (
+                "Load",
+                "{}".into(),
+                "Load.json: expected an array of rows, got an object",
+            ),
+        ];
+        for (i, (table, text, expected)) in cases.iter().enumerate() {
+            let case_dir = root.join(format!("case{i}"));
+            std::fs::create_dir(&case_dir).unwrap();
+            for (name, json) in &data {
+                let text = if name == table { text } else { json };
+                std::fs::write(case_dir.join(format!("{name}.json")), text).unwrap();
+            }
+            let out = Command::new(&node)
+                .current_dir(root)
+                .arg("out/main.js")
+                .arg(&case_dir)
+                .arg(&out_dir)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(3), "case {i}: {stderr}");
+            assert!(
+                stderr.contains(expected),
+                "case {i}: expected {expected:?} in {stderr:?}"
+            );
+        }
+    }
 }

@@ -248,7 +248,10 @@ mod tests {
         assert_eq!(a.len(), 64);
         assert_ne!(a, content_hash([("T", "[2]", "{}")]));
         assert_ne!(a, content_hash([("T", "[1]", "{\"a\":1}")]));
-        assert_ne!(content_hash([("ab", "c", "")]), content_hash([("a", "bc", "")]));
+        assert_ne!(
+            content_hash([("ab", "c", "")]),
+            content_hash([("a", "bc", "")])
+        );
         assert_eq!(a, content_hash([("T", "[1]", "{}")]));
     }
 }

@@ -24,7 +24,11 @@ pub struct CellError {
 
 impl CellError {
     fn new(code: &'static str, message: impl Into<String>) -> Self {
-        CellError { code, message: message.into(), help: None }
+        CellError {
+            code,
+            message: message.into(),
+            help: None,
+        }
     }
     fn help(mut self, h: impl Into<String>) -> Self {
         self.help = Some(h.into());
@@ -60,7 +64,12 @@ pub fn parse_cell(text: &str, ty: &Type, project: &Project) -> Result<Value, Cel
 
 /// [`parse_cell`] with another top-level array separator (`[tables.<Name>] array_separator`, e.g. `,`).
 /// Nested arrays and records keep their bracket/parenthesis grammar.
-pub fn parse_cell_with(text: &str, ty: &Type, project: &Project, sep: char) -> Result<Value, CellError> {
+pub fn parse_cell_with(
+    text: &str,
+    ty: &Type,
+    project: &Project,
+    sep: char,
+) -> Result<Value, CellError> {
     let ty = ty.strip_optional();
     match ty {
         Type::String => Ok(Value::Str(text.to_string())),
@@ -68,18 +77,26 @@ pub fn parse_cell_with(text: &str, ty: &Type, project: &Project, sep: char) -> R
             let t = trim(text);
             if t.starts_with('{') || (t.starts_with('[') && matches!(ty, Type::Array(_))) {
                 if let Ok(json) = serde_json::from_str::<serde_json::Value>(t) {
-                    return json_to_value(&json, ty, project)
-                        .map_err(|m| CellError::new(WRONG_TYPE, format!("JSON literal does not fit: {m}")));
+                    return json_to_value(&json, ty, project).map_err(|m| {
+                        CellError::new(WRONG_TYPE, format!("JSON literal does not fit: {m}"))
+                    });
                 }
                 if t.starts_with('{') {
-                    return Err(CellError::new(BAD_GRAMMAR, "a cell starting with '{' must be a JSON object")
-                        .help("write the object as (a,b) or as valid JSON"));
+                    return Err(CellError::new(
+                        BAD_GRAMMAR,
+                        "a cell starting with '{' must be a JSON object",
+                    )
+                    .help("write the object as (a,b) or as valid JSON"));
                 }
             }
             match ty {
                 Type::Array(inner) => {
                     let parts = split(t, sep)?;
-                    parts.iter().map(|p| parse_element(p, inner, project)).collect::<Result<_, _>>().map(Value::Array)
+                    parts
+                        .iter()
+                        .map(|p| parse_element(p, inner, project))
+                        .collect::<Result<_, _>>()
+                        .map(Value::Array)
                 }
                 _ => parse_element(t, ty, project),
             }
@@ -101,24 +118,45 @@ fn parse_element(raw: &str, ty: &Type, project: &Project) -> Result<Value, CellE
     match ty.strip_optional() {
         Type::Array(inner) => {
             let body = strip_delims(t, '[', ']').ok_or_else(|| {
-                CellError::new(BAD_GRAMMAR, format!("expected a nested array in brackets like [1,2], found {t:?}"))
+                CellError::new(
+                    BAD_GRAMMAR,
+                    format!("expected a nested array in brackets like [1,2], found {t:?}"),
+                )
             })?;
             if trim(body).is_empty() {
                 return Ok(Value::Array(vec![]));
             }
-            split(body, ',')?.iter().map(|p| parse_element(p, inner, project)).collect::<Result<_, _>>().map(Value::Array)
+            split(body, ',')?
+                .iter()
+                .map(|p| parse_element(p, inner, project))
+                .collect::<Result<_, _>>()
+                .map(Value::Array)
         }
         Type::Record(name) => {
             let rec = &project.records[name];
             let body = strip_delims(t, '(', ')').ok_or_else(|| {
                 let example: Vec<&str> = rec.fields.iter().map(|f| f.name.as_str()).collect();
-                CellError::new(BAD_GRAMMAR, format!("expected a {name} in parentheses like ({}), found {t:?}", example.join(",")))
+                CellError::new(
+                    BAD_GRAMMAR,
+                    format!(
+                        "expected a {name} in parentheses like ({}), found {t:?}",
+                        example.join(",")
+                    ),
+                )
             })?;
-            let parts = if trim(body).is_empty() { vec![] } else { split(body, ',')? };
+            let parts = if trim(body).is_empty() {
+                vec![]
+            } else {
+                split(body, ',')?
+            };
             if parts.len() > rec.fields.len() {
                 return Err(CellError::new(
                     BAD_GRAMMAR,
-                    format!("{name} has {} fields but the value has {} parts", rec.fields.len(), parts.len()),
+                    format!(
+                        "{name} has {} fields but the value has {} parts",
+                        rec.fields.len(),
+                        parts.len()
+                    ),
                 )
                 .help("escape a literal comma with \\,"));
             }
@@ -128,8 +166,11 @@ fn parse_element(raw: &str, ty: &Type, project: &Project) -> Result<Value, CellE
                     Some((k, v)) => match rec.fields.iter().position(|f| f.name == k) {
                         Some(idx) => (idx, v),
                         None => {
-                            let mut e = CellError::new(BAD_GRAMMAR, format!("{name} has no field {k:?}"));
-                            if let Some(c) = crate::diag::closest(&k, rec.fields.iter().map(|f| f.name.as_str())) {
+                            let mut e =
+                                CellError::new(BAD_GRAMMAR, format!("{name} has no field {k:?}"));
+                            if let Some(c) =
+                                crate::diag::closest(&k, rec.fields.iter().map(|f| f.name.as_str()))
+                            {
                                 e = e.help(format!("did you mean {c:?}?"));
                             }
                             return Err(e);
@@ -138,12 +179,17 @@ fn parse_element(raw: &str, ty: &Type, project: &Project) -> Result<Value, CellE
                     None => (i, p.clone()),
                 };
                 if values[idx].is_some() {
-                    return Err(CellError::new(BAD_GRAMMAR, format!("field {:?} given twice", rec.fields[idx].name)));
+                    return Err(CellError::new(
+                        BAD_GRAMMAR,
+                        format!("field {:?} given twice", rec.fields[idx].name),
+                    ));
                 }
-                values[idx] = Some(parse_element(&vtext, &rec.fields[idx].ty, project).map_err(|mut e| {
-                    e.message = format!("field {:?}: {}", rec.fields[idx].name, e.message);
-                    e
-                })?);
+                values[idx] = Some(parse_element(&vtext, &rec.fields[idx].ty, project).map_err(
+                    |mut e| {
+                        e.message = format!("field {:?}: {}", rec.fields[idx].name, e.message);
+                        e
+                    },
+                )?);
             }
             let mut out = Vec::with_capacity(values.len());
             for (v, f) in values.into_iter().zip(&rec.fields) {
@@ -152,7 +198,10 @@ fn parse_element(raw: &str, ty: &Type, project: &Project) -> Result<Value, CellE
                     (None, Type::Optional(_)) => out.push(Value::Null),
                     (None, Type::Array(_)) => out.push(Value::Array(vec![])),
                     (None, _) => {
-                        return Err(CellError::new(BAD_GRAMMAR, format!("{name} is missing field {:?}", f.name)))
+                        return Err(CellError::new(
+                            BAD_GRAMMAR,
+                            format!("{name} is missing field {:?}", f.name),
+                        ))
                     }
                 }
             }
@@ -169,8 +218,10 @@ pub fn parse_scalar(s: &str, ty: &Type, project: &Project) -> Result<Value, Cell
         Type::Bool => match s.to_ascii_lowercase().as_str() {
             "true" | "1" | "yes" => Ok(Value::Bool(true)),
             "false" | "0" | "no" => Ok(Value::Bool(false)),
-            _ => Err(CellError::new(WRONG_TYPE, format!("expected a boolean, found {s:?}"))
-                .help("write true or false (also TRUE/FALSE, 1/0, yes/no)")),
+            _ => Err(
+                CellError::new(WRONG_TYPE, format!("expected a boolean, found {s:?}"))
+                    .help("write true or false (also TRUE/FALSE, 1/0, yes/no)"),
+            ),
         },
         Type::Int(w) => parse_int(s, *w),
         Type::Float => parse_float(s),
@@ -181,7 +232,10 @@ pub fn parse_scalar(s: &str, ty: &Type, project: &Project) -> Result<Value, Cell
             }
             let mut err = CellError::new(NOT_IN_ENUM, format!("{s:?} is not a {name}"));
             err = match crate::diag::closest(s, e.members.iter().map(String::as_str)) {
-                Some(c) => err.help(format!("did you mean {c:?}? ({name} is one of: {})", e.members.join(", "))),
+                Some(c) => err.help(format!(
+                    "did you mean {c:?}? ({name} is one of: {})",
+                    e.members.join(", ")
+                )),
                 None => err.help(format!("{name} is one of: {}", e.members.join(", "))),
             };
             Err(err)
@@ -211,8 +265,13 @@ pub fn parse_int(s: &str, w: IntWidth) -> Result<Value, CellError> {
 pub fn int_in_range(v: i128, w: IntWidth) -> Result<Value, CellError> {
     let (lo, hi) = w.range();
     if v < lo || v > hi {
-        return Err(CellError::new(OUT_OF_RANGE, format!("{v} does not fit in {} ({lo}..={hi})", w.rust_name()))
-            .help("check the value, or widen the field with \"format\" or minimum/maximum in the schema"));
+        return Err(CellError::new(
+            OUT_OF_RANGE,
+            format!("{v} does not fit in {} ({lo}..={hi})", w.rust_name()),
+        )
+        .help(
+            "check the value, or widen the field with \"format\" or minimum/maximum in the schema",
+        ));
     }
     Ok(Value::Int(v))
 }
@@ -221,13 +280,21 @@ pub fn int_in_range(v: i128, w: IntWidth) -> Result<Value, CellError> {
 pub fn parse_float(s: &str) -> Result<Value, CellError> {
     let lower = s.to_ascii_lowercase();
     if lower.contains("inf") || lower.contains("nan") {
-        return Err(CellError::new(OUT_OF_RANGE, format!("{s:?} is not a finite number"))
-            .help("JSON, and so every generated language, has no NaN or infinity"));
+        return Err(
+            CellError::new(OUT_OF_RANGE, format!("{s:?} is not a finite number"))
+                .help("JSON, and so every generated language, has no NaN or infinity"),
+        );
     }
     match s.strip_prefix('+').unwrap_or(s).parse::<f64>() {
         Ok(f) if f.is_finite() => Ok(Value::Float(if f == 0.0 { 0.0 } else { f })),
-        Ok(_) => Err(CellError::new(OUT_OF_RANGE, format!("{s} is too large for a 64-bit float"))),
-        Err(_) => Err(CellError::new(WRONG_TYPE, format!("expected a number, found {s:?}"))),
+        Ok(_) => Err(CellError::new(
+            OUT_OF_RANGE,
+            format!("{s} is too large for a 64-bit float"),
+        )),
+        Err(_) => Err(CellError::new(
+            WRONG_TYPE,
+            format!("expected a number, found {s:?}"),
+        )),
     }
 }
 
@@ -259,9 +326,11 @@ pub fn json_to_value(j: &serde_json::Value, ty: &Type, project: &Project) -> Res
         }
         (Type::String, J::String(s)) => Ok(Value::Str(s.clone())),
         (Type::Enum(_), J::String(s)) => parse_scalar(s, ty, project).map_err(|e| e.message),
-        (Type::Array(inner), J::Array(items)) => {
-            items.iter().map(|x| json_to_value(x, inner, project)).collect::<Result<_, _>>().map(Value::Array)
-        }
+        (Type::Array(inner), J::Array(items)) => items
+            .iter()
+            .map(|x| json_to_value(x, inner, project))
+            .collect::<Result<_, _>>()
+            .map(Value::Array),
         (Type::Record(name), J::Object(m)) => {
             let rec = &project.records[name];
             if let Some(k) = m.keys().find(|k| !rec.fields.iter().any(|f| &f.name == *k)) {
@@ -290,7 +359,12 @@ pub fn type_words(t: &Type) -> String {
         Type::String => "a string".into(),
         Type::Enum(n) => format!("a {n}"),
         Type::Record(n) => format!("a {n}"),
-        Type::Array(i) => format!("a list of {}", type_words(i).trim_start_matches("a ").trim_start_matches("an ")),
+        Type::Array(i) => format!(
+            "a list of {}",
+            type_words(i)
+                .trim_start_matches("a ")
+                .trim_start_matches("an ")
+        ),
         Type::Optional(i) => format!("{} or nothing", type_words(i)),
     }
 }
@@ -307,7 +381,10 @@ pub fn split(s: &str, sep: char) -> Result<Vec<String>, CellError> {
                 cur.push(c);
                 match chars.next() {
                     Some(n) => cur.push(n),
-                    None => return Err(CellError::new(BAD_GRAMMAR, "the cell ends with a lone \\").help("write \\\\ for a backslash")),
+                    None => {
+                        return Err(CellError::new(BAD_GRAMMAR, "the cell ends with a lone \\")
+                            .help("write \\\\ for a backslash"))
+                    }
                 }
             }
             '(' | '[' => {
@@ -361,7 +438,10 @@ pub fn unescape(s: &str) -> Result<String, CellError> {
         if c == '\\' {
             match chars.next() {
                 Some(n) => out.push(n),
-                None => return Err(CellError::new(BAD_GRAMMAR, "the value ends with a lone \\").help("write \\\\ for a backslash")),
+                None => {
+                    return Err(CellError::new(BAD_GRAMMAR, "the value ends with a lone \\")
+                        .help("write \\\\ for a backslash"))
+                }
             }
         } else {
             out.push(c);
@@ -403,20 +483,34 @@ mod tests {
     use crate::ir::{EnumDef, Field, RecordDef};
 
     fn field(name: &str, ty: Type) -> Field {
-        Field { name: name.into(), ident: None, ty, doc: String::new(), foreign_keys: vec![] }
+        Field {
+            name: name.into(),
+            ident: None,
+            ty,
+            doc: String::new(),
+            foreign_keys: vec![],
+        }
     }
     fn project() -> Project {
         let mut p = Project::default();
         p.enums.insert(
             "Side".into(),
-            EnumDef { name: "Side".into(), doc: String::new(), members: vec!["Red".into(), "Blue".into()], origin: String::new() },
+            EnumDef {
+                name: "Side".into(),
+                doc: String::new(),
+                members: vec!["Red".into(), "Blue".into()],
+                origin: String::new(),
+            },
         );
         p.records.insert(
             "Vec2".into(),
             RecordDef {
                 name: "Vec2".into(),
                 doc: String::new(),
-                fields: vec![field("x", Type::Int(IntWidth::I8)), field("y", Type::Int(IntWidth::I8))],
+                fields: vec![
+                    field("x", Type::Int(IntWidth::I8)),
+                    field("y", Type::Int(IntWidth::I8)),
+                ],
                 origin: String::new(),
             },
         );
@@ -445,19 +539,49 @@ mod tests {
     #[test]
     fn scalars_trim_whitespace_and_nbsp() {
         let p = project();
-        assert_eq!(parse_cell(" 42\u{a0}", &Type::Int(IntWidth::I32), &p), Ok(Value::Int(42)));
-        assert_eq!(parse_cell("+7", &Type::Int(IntWidth::I32), &p), Ok(Value::Int(7)));
-        assert_eq!(parse_cell("3.0", &Type::Int(IntWidth::I32), &p), Ok(Value::Int(3)));
-        assert_eq!(parse_cell("7.5", &Type::Int(IntWidth::I32), &p).unwrap_err().code, NOT_INTEGER);
-        assert_eq!(parse_cell("300", &Type::Int(IntWidth::U8), &p).unwrap_err().code, OUT_OF_RANGE);
-        assert_eq!(parse_cell("abc", &Type::Int(IntWidth::I32), &p).unwrap_err().code, WRONG_TYPE);
+        assert_eq!(
+            parse_cell(" 42\u{a0}", &Type::Int(IntWidth::I32), &p),
+            Ok(Value::Int(42))
+        );
+        assert_eq!(
+            parse_cell("+7", &Type::Int(IntWidth::I32), &p),
+            Ok(Value::Int(7))
+        );
+        assert_eq!(
+            parse_cell("3.0", &Type::Int(IntWidth::I32), &p),
+            Ok(Value::Int(3))
+        );
+        assert_eq!(
+            parse_cell("7.5", &Type::Int(IntWidth::I32), &p)
+                .unwrap_err()
+                .code,
+            NOT_INTEGER
+        );
+        assert_eq!(
+            parse_cell("300", &Type::Int(IntWidth::U8), &p)
+                .unwrap_err()
+                .code,
+            OUT_OF_RANGE
+        );
+        assert_eq!(
+            parse_cell("abc", &Type::Int(IntWidth::I32), &p)
+                .unwrap_err()
+                .code,
+            WRONG_TYPE
+        );
         assert_eq!(parse_cell("TRUE", &Type::Bool, &p), Ok(Value::Bool(true)));
         assert_eq!(parse_cell("no", &Type::Bool, &p), Ok(Value::Bool(false)));
         assert_eq!(parse_cell("-0", &Type::Float, &p), Ok(Value::Float(0.0)));
         assert_eq!(parse_cell("1e21", &Type::Float, &p), Ok(Value::Float(1e21)));
-        assert_eq!(parse_cell("NaN", &Type::Float, &p).unwrap_err().code, OUT_OF_RANGE);
+        assert_eq!(
+            parse_cell("NaN", &Type::Float, &p).unwrap_err().code,
+            OUT_OF_RANGE
+        );
         // Strings are verbatim at the top level.
-        assert_eq!(parse_cell("  a|b \\n ", &Type::String, &p), Ok(Value::Str("  a|b \\n ".into())));
+        assert_eq!(
+            parse_cell("  a|b \\n ", &Type::String, &p),
+            Ok(Value::Str("  a|b \\n ".into()))
+        );
     }
 
     #[test]
@@ -467,24 +591,45 @@ mod tests {
         assert_eq!(parse_cell("Blue", &ty, &p), Ok(Value::Enum("Blue".into())));
         let e = parse_cell("blue", &ty, &p).unwrap_err();
         assert_eq!(e.code, NOT_IN_ENUM);
-        assert_eq!(e.help.unwrap(), "did you mean \"Blue\"? (Side is one of: Red, Blue)");
+        assert_eq!(
+            e.help.unwrap(),
+            "did you mean \"Blue\"? (Side is one of: Red, Blue)"
+        );
     }
 
     #[test]
     fn arrays_split_on_bar_with_escapes() {
         let p = project();
-        assert_eq!(parse_cell("1|2| 3 ", &arr(Type::Int(IntWidth::I32)), &p), Ok(ints(&[1, 2, 3])));
+        assert_eq!(
+            parse_cell("1|2| 3 ", &arr(Type::Int(IntWidth::I32)), &p),
+            Ok(ints(&[1, 2, 3]))
+        );
         assert_eq!(
             parse_cell("a\\|b| c\\,d |\\ e", &arr(Type::String), &p),
-            Ok(Value::Array(vec![Value::Str("a|b".into()), Value::Str("c,d".into()), Value::Str(" e".into())]))
+            Ok(Value::Array(vec![
+                Value::Str("a|b".into()),
+                Value::Str("c,d".into()),
+                Value::Str(" e".into())
+            ]))
         );
-        assert_eq!(parse_cell("1||2", &arr(Type::Int(IntWidth::I32)), &p).unwrap_err().code, BAD_GRAMMAR);
-        assert_eq!(parse_cell("[1,2]", &arr(Type::Int(IntWidth::I32)), &p), Ok(ints(&[1, 2])));
+        assert_eq!(
+            parse_cell("1||2", &arr(Type::Int(IntWidth::I32)), &p)
+                .unwrap_err()
+                .code,
+            BAD_GRAMMAR
+        );
+        assert_eq!(
+            parse_cell("[1,2]", &arr(Type::Int(IntWidth::I32)), &p),
+            Ok(ints(&[1, 2]))
+        );
         assert_eq!(
             parse_cell("[1,2]|[]|[3]", &arr(arr(Type::Int(IntWidth::I32))), &p),
             Ok(Value::Array(vec![ints(&[1, 2]), ints(&[]), ints(&[3])]))
         );
-        assert_eq!(parse_cell("a\\", &arr(Type::String), &p).unwrap_err().code, BAD_GRAMMAR);
+        assert_eq!(
+            parse_cell("a\\", &arr(Type::String), &p).unwrap_err().code,
+            BAD_GRAMMAR
+        );
     }
 
     #[test]
@@ -495,20 +640,40 @@ mod tests {
         assert_eq!(parse_cell("(0,-1)", &v2, &p), Ok(want.clone()));
         assert_eq!(parse_cell(" ( y = -1 , x=0 ) ", &v2, &p), Ok(want.clone()));
         assert_eq!(parse_cell("{\"x\":0,\"y\":-1}", &v2, &p), Ok(want.clone()));
-        assert_eq!(parse_cell("(0,-1)|(1,1)", &arr(v2.clone()), &p).unwrap(), Value::Array(vec![want, Value::Record(vec![Value::Int(1), Value::Int(1)])]));
+        assert_eq!(
+            parse_cell("(0,-1)|(1,1)", &arr(v2.clone()), &p).unwrap(),
+            Value::Array(vec![
+                want,
+                Value::Record(vec![Value::Int(1), Value::Int(1)])
+            ])
+        );
         assert_eq!(parse_cell("(0,1", &v2, &p).unwrap_err().code, BAD_GRAMMAR);
-        assert_eq!(parse_cell("(0,1,2)", &v2, &p).unwrap_err().code, BAD_GRAMMAR);
+        assert_eq!(
+            parse_cell("(0,1,2)", &v2, &p).unwrap_err().code,
+            BAD_GRAMMAR
+        );
         let e = parse_cell("(x=0,yy=1)", &v2, &p).unwrap_err();
         assert_eq!(e.help.as_deref(), Some("did you mean \"y\"?"));
-        assert_eq!(parse_cell("(0,200)", &v2, &p).unwrap_err().code, OUT_OF_RANGE);
+        assert_eq!(
+            parse_cell("(0,200)", &v2, &p).unwrap_err().code,
+            OUT_OF_RANGE
+        );
         let tag = Type::Record("Tag".into());
         assert_eq!(
             parse_cell("(a\\(1\\),[1,2])", &tag, &p),
-            Ok(Value::Record(vec![Value::Str("a(1)".into()), ints(&[1, 2]), Value::Null]))
+            Ok(Value::Record(vec![
+                Value::Str("a(1)".into()),
+                ints(&[1, 2]),
+                Value::Null
+            ]))
         );
         assert_eq!(
             parse_cell("(x)", &tag, &p),
-            Ok(Value::Record(vec![Value::Str("x".into()), ints(&[]), Value::Null]))
+            Ok(Value::Record(vec![
+                Value::Str("x".into()),
+                ints(&[]),
+                Value::Null
+            ]))
         );
     }
 }

@@ -76,7 +76,9 @@ pub struct RustConfig {
 }
 impl Default for RustConfig {
     fn default() -> Self {
-        RustConfig { crate_name: default_crate() }
+        RustConfig {
+            crate_name: default_crate(),
+        }
     }
 }
 fn default_crate() -> String {
@@ -96,7 +98,10 @@ pub struct CSharpConfig {
 }
 impl Default for CSharpConfig {
     fn default() -> Self {
-        CSharpConfig { namespace: default_namespace(), templates: None }
+        CSharpConfig {
+            namespace: default_namespace(),
+            templates: None,
+        }
     }
 }
 fn default_namespace() -> String {
@@ -184,12 +189,15 @@ impl Loaded {
 pub fn load(path: &Path) -> anyhow::Result<Loaded> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| anyhow::anyhow!("cannot read project file {}: {e}", path.display()))?;
-    let config: Config =
-        toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: invalid project file:\n{e}", path.display()))?;
+    let config: Config = toml::from_str(&text)
+        .map_err(|e| anyhow::anyhow!("{}: invalid project file:\n{e}", path.display()))?;
     for (name, o) in &config.tables {
         if let Some(d) = &o.delimiter {
             if d.chars().count() != 1 || !d.is_ascii() {
-                anyhow::bail!("{}: [tables.{name}] delimiter must be one ASCII character, got {d:?}", path.display());
+                anyhow::bail!(
+                    "{}: [tables.{name}] delimiter must be one ASCII character, got {d:?}",
+                    path.display()
+                );
             }
         }
         if let Some(e) = &o.encoding {
@@ -199,7 +207,10 @@ pub fn load(path: &Path) -> anyhow::Result<Loaded> {
         }
         if let Some(c) = &o.first_column {
             if crate::diag::column_from_letters(c).is_none() {
-                anyhow::bail!("{}: [tables.{name}] first_column must be letters like \"C\", got {c:?}", path.display());
+                anyhow::bail!(
+                    "{}: [tables.{name}] first_column must be letters like \"C\", got {c:?}",
+                    path.display()
+                );
             }
         }
         if o.header_row == Some(0) || o.data_row == Some(0) {
@@ -209,21 +220,42 @@ pub fn load(path: &Path) -> anyhow::Result<Loaded> {
             anyhow::bail!("{}: [tables.{name}] rows are 1-based", path.display());
         }
         if o.header_row.is_some() && o.header_marker.is_some() {
-            anyhow::bail!("{}: [tables.{name}] header_row and header_marker exclude each other", path.display());
+            anyhow::bail!(
+                "{}: [tables.{name}] header_row and header_marker exclude each other",
+                path.display()
+            );
         }
         if let Some(c) = &o.marker_column {
             if crate::diag::column_from_letters(c).is_none() {
-                anyhow::bail!("{}: [tables.{name}] marker_column must be letters like \"A\", got {c:?}", path.display());
+                anyhow::bail!(
+                    "{}: [tables.{name}] marker_column must be letters like \"A\", got {c:?}",
+                    path.display()
+                );
             }
         }
-        if o.comment_marker.as_deref().is_some_and(|m| m.trim().is_empty()) {
-            anyhow::bail!("{}: [tables.{name}] comment_marker must not be empty", path.display());
+        if o.comment_marker
+            .as_deref()
+            .is_some_and(|m| m.trim().is_empty())
+        {
+            anyhow::bail!(
+                "{}: [tables.{name}] comment_marker must not be empty",
+                path.display()
+            );
         }
-        if o.header_marker.as_deref().is_some_and(|m| m.trim().is_empty()) {
-            anyhow::bail!("{}: [tables.{name}] header_marker must not be empty", path.display());
+        if o.header_marker
+            .as_deref()
+            .is_some_and(|m| m.trim().is_empty())
+        {
+            anyhow::bail!(
+                "{}: [tables.{name}] header_marker must not be empty",
+                path.display()
+            );
         }
         if let Some(s) = &o.array_separator {
-            let ok = s.chars().count() == 1 && !s.chars().any(|c| "\\()[]{}=".contains(c) || c.is_whitespace());
+            let ok = s.chars().count() == 1
+                && !s
+                    .chars()
+                    .any(|c| "\\()[]{}=".contains(c) || c.is_whitespace());
             if !ok {
                 anyhow::bail!(
                     "{}: [tables.{name}] array_separator must be one character other than white space and \\()[]{{}}=, got {s:?}",
@@ -234,37 +266,62 @@ pub fn load(path: &Path) -> anyhow::Result<Loaded> {
         for (key, globs) in [("files", &o.files), ("sheets", &o.sheets)] {
             for g in globs.iter().flatten() {
                 if let Err(e) = globset::Glob::new(g) {
-                    anyhow::bail!("{}: [tables.{name}] {key}: bad glob {g:?}: {e}", path.display());
+                    anyhow::bail!(
+                        "{}: [tables.{name}] {key}: bad glob {g:?}: {e}",
+                        path.display()
+                    );
                 }
             }
             if globs.as_ref().is_some_and(Vec::is_empty) {
-                anyhow::bail!("{}: [tables.{name}] {key} must list at least one glob", path.display());
+                anyhow::bail!(
+                    "{}: [tables.{name}] {key} must list at least one glob",
+                    path.display()
+                );
             }
         }
         if let (Some(h), Some(d)) = (o.header_row, o.data_row) {
             if d <= h {
-                anyhow::bail!("{}: [tables.{name}] data_row ({d}) must come after header_row ({h})", path.display());
+                anyhow::bail!(
+                    "{}: [tables.{name}] data_row ({d}) must come after header_row ({h})",
+                    path.display()
+                );
             }
         }
     }
     if !is_snake(&config.rust.crate_name) {
-        anyhow::bail!("{}: [rust] crate_name must be snake_case ASCII, got {:?}", path.display(), config.rust.crate_name);
+        anyhow::bail!(
+            "{}: [rust] crate_name must be snake_case ASCII, got {:?}",
+            path.display(),
+            config.rust.crate_name
+        );
     }
     if !config.csharp.namespace.split('.').all(|p| {
-        !p.is_empty() && p.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        !p.is_empty()
+            && p.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             && !crate::naming::CSHARP_KEYWORDS.contains(&p)
     }) {
-        anyhow::bail!("{}: [csharp] namespace must be dotted C# identifiers, got {:?}", path.display(), config.csharp.namespace);
+        anyhow::bail!(
+            "{}: [csharp] namespace must be dotted C# identifiers, got {:?}",
+            path.display(),
+            config.csharp.namespace
+        );
     }
     let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let root = if root.as_os_str().is_empty() { PathBuf::from(".") } else { root };
+    let root = if root.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        root
+    };
     Ok(Loaded { root, config })
 }
 
 fn is_snake(s: &str) -> bool {
     s.chars().next().is_some_and(|c| c.is_ascii_lowercase())
-        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && s.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
         && !crate::naming::RUST_KEYWORDS.contains(&s)
 }
 

@@ -45,7 +45,11 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// An error at a file (no row).
-    pub fn file_error(code: &'static str, file: impl Into<String>, message: impl Into<String>) -> Self {
+    pub fn file_error(
+        code: &'static str,
+        file: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
         Diagnostic {
             severity: Severity::Error,
             code,
@@ -154,10 +158,16 @@ impl Diagnostics {
         self.items.iter().any(|d| d.severity == Severity::Error)
     }
     pub fn error_count(&self) -> usize {
-        self.items.iter().filter(|d| d.severity == Severity::Error).count()
+        self.items
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count()
     }
     pub fn warning_count(&self) -> usize {
-        self.items.iter().filter(|d| d.severity == Severity::Warning).count()
+        self.items
+            .iter()
+            .filter(|d| d.severity == Severity::Warning)
+            .count()
     }
     /// Sort deterministically and drop exact duplicates.
     pub fn sort(&mut self) {
@@ -193,7 +203,9 @@ pub fn column_from_letters(s: &str) -> Option<usize> {
     }
     let mut n: usize = 0;
     for b in s.bytes() {
-        n = n.checked_mul(26)?.checked_add((b.to_ascii_uppercase() - b'A') as usize + 1)?;
+        n = n
+            .checked_mul(26)?
+            .checked_add((b.to_ascii_uppercase() - b'A') as usize + 1)?;
     }
     Some(n - 1)
 }

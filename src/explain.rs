@@ -6,36 +6,44 @@ pub const CODES: &[(&str, &str, &str)] = &[
     ("GT0003", "unused override", "A [tables.<Name>] section names a table that no file provides. Example: [tables.Lnag] for Lang.csv. Fix: correct the table name (file stem or sheet name)."),
     ("GT0101", "unreadable file", "A table file could not be opened: missing permissions, or a workbook that is not a valid xlsx/xls/ods (for example a renamed CSV). Fix: re-save the file from the spreadsheet application."),
     ("GT0102", "bad text encoding", "A CSV cell holds bytes that are not valid in the table's encoding (UTF-8 unless [tables.<Name>] encoding says otherwise). Example: a GBK export read as UTF-8 shows as mojibake. Fix: save as UTF-8, or set encoding = \"gbk\" (or the right label) for that table."),
-    ("GT0103", "malformed CSV", "The CSV parser could not read a record, usually because of an unbalanced quote. Fix: close the quote; a literal quote inside a quoted cell is written twice (\"\")."),
+    ("GT0103", "malformed CSV", "The CSV parser could not read a record, usually because of an unbalanced quote. Example: a cell written as \"Iron Guard with no closing quote. Fix: close the quote; a literal quote inside a quoted cell is written twice (\"\")."),
     ("GT0201", "wrong type", "The cell's text is not a value of the field's type. Example: \"abc\" in an integer column. Fix: enter a value of the type shown in the message, or change the schema."),
     ("GT0202", "out of range", "A number does not fit the field's integer width (picked from minimum/maximum/format) or is not finite. Example: 300 in a field with maximum 255. Fix: correct the value, or widen the schema bounds."),
     ("GT0203", "not in enum", "The cell is not one of the enum's members (names are case-sensitive). Example: \"blue\" where Side is Red|Blue. Fix: use the member named in the hint."),
     ("GT0204", "missing required value", "A required field's cell is empty. Example: an empty Id. Fix: fill in the cell, or give the field a \"default\" or make it optional in the schema."),
-    ("GT0205", "bad cell grammar", "A compound cell (array, object) breaks the cell grammar: unbalanced brackets, an empty element (1||2), too many parts, a lone backslash. Fix: follow docs/conventions.md section 3; escape a literal separator with a backslash (\\|, \\,)."),
-    ("GT0206", "fraction in an integer field", "An integer field holds a fractional number such as 7.5 (an Excel float). Fix: enter a whole number, or change the schema type to number."),
-    ("GT0207", "Excel error cell", "The cell holds an Excel error such as #N/A or #DIV/0!, usually from a formula. Fix: correct the formula or the cells it refers to."),
+    ("GT0205", "bad cell grammar", "A compound cell (array, object) breaks the cell grammar: unbalanced brackets, an empty element (1||2), too many parts, a lone backslash. Example: 1||2 in an array column, or (0,1 in a Vec2 column. Fix: follow docs/conventions.md section 3; escape a literal separator with a backslash (\\|, \\,)."),
+    ("GT0206", "fraction in an integer field", "An integer field holds a fractional number such as 7.5 (an Excel float). Example: 7.5 in a Tier column. Fix: enter a whole number, or change the schema type to number."),
+    ("GT0207", "Excel error cell", "The cell holds an Excel error such as #N/A or #DIV/0!, usually from a formula. Example: =VLOOKUP(...) that shows #N/A. Fix: correct the formula or the cells it refers to."),
     ("GT0211", "unknown column", "A header is not a property of the table's schema. Example: \"Teir\" instead of \"Tier\". Fix: rename it as the hint suggests, add the property to the schema, or start the header with # to make it a comment column."),
-    ("GT0212", "missing column", "A property listed in the schema's required has no column. Fix: add the column, or remove the property from required."),
-    ("GT0213", "duplicate column", "Two columns have the same header but the field is not an array (only arrays may span columns). Fix: rename or delete one."),
-    ("GT0214", "no header row", "The table has no non-comment row to read field names from, or header_row points past the end. Fix: add a header row, or correct [tables.<Name>] header_row."),
-    ("GT0215", "singleton row count", "A table with x-gentable-mode \"one\" must have exactly one data row. Fix: delete the extra rows or add the missing one."),
-    ("GT0216", "identifier collision", "Two field names become the same identifier in generated code (\"MaxSteps\" and \"max steps\" both become max_steps). Fix: rename one, or set x-gentable-name on one in the schema."),
-    ("GT0301", "schema keyword failed", "A JSON Schema keyword (minimum, pattern, minItems, uniqueItems, const, ...) rejected the typed value. The message names the keyword. Fix: correct the value, or the schema if the rule is wrong."),
-    ("GT0302", "duplicate primary key", "Two rows share a primary key (x-gentable-primaryKey). The message names both cells. Fix: change or delete one row."),
-    ("GT0303", "duplicate unique key", "Two rows share a value of a secondary unique key (x-gentable-unique). Fix: make the values distinct."),
+    ("GT0212", "missing column", "A property listed in the schema's required has no column. Example: the schema requires Hp but the header row is Id,Name,Side. Fix: add the column, or remove the property from required."),
+    ("GT0213", "duplicate column", "Two columns have the same header but the field is not an array (only arrays may span columns). Example: the header row Id,Hp,Hp where Hp is an integer. Fix: rename or delete one."),
+    ("GT0214", "no header row", "The table has no non-comment row to read field names from, or header_row points past the end. Example: a sheet whose every row starts with #, or header_row = 9 in a 5-row file. Fix: add a header row, or correct [tables.<Name>] header_row."),
+    ("GT0215", "singleton row count", "A table with x-gentable-mode \"one\" must have exactly one data row. Example: Const.csv with two data rows. Fix: delete the extra rows or add the missing one."),
+    ("GT0216", "identifier collision", "Two field names become the same identifier in generated code (\"MaxSteps\" and \"max steps\" both become max_steps). Example: columns MaxSteps and max_steps. Fix: rename one, or set x-gentable-name on one in the schema."),
+    ("GT0301", "schema keyword failed", "A JSON Schema keyword (minimum, pattern, minItems, uniqueItems, const, ...) rejected the typed value. The message names the keyword. Example: \"mage\" in a Name column with \"pattern\": \"^[A-Z]\". Fix: correct the value, or the schema if the rule is wrong."),
+    ("GT0302", "duplicate primary key", "Two rows share a primary key (x-gentable-primaryKey). The message names both cells. Example: two rows with Id 2. For a composite key such as (Side, Slot) every key cell of both rows is named. Fix: change or delete one row."),
+    ("GT0303", "duplicate unique key", "Two rows share a value of a secondary unique key (x-gentable-unique). Example: two units named \"Archer\" when x-gentable-unique lists [\"Name\"]. Fix: make the values distinct."),
     ("GT0304", "missing reference", "A foreign key (x-gentable-foreignKey) names a key that does not exist in the target table. Example: Piece = \"Soldeir\". Fix: use an existing key (the hint names the closest) or add the row to the target table."),
-    ("GT0305", "bad foreign key declaration", "x-gentable-foreignKey names a table or field that does not exist, or a table without a single-field primary key. Fix: correct the schema."),
-    ("GT0401", "unreadable schema", "A schema file is not valid JSON. Fix: correct the JSON at the line and column given."),
-    ("GT0402", "missing schema", "A table has no schema/<Table>.schema.json. Fix: write one, or point [tables.<Name>] schema at an existing one."),
-    ("GT0403", "invalid schema", "A schema is not a usable row schema: not type object, no properties, a $ref that cannot be resolved locally, an unsupported construct, two definitions with one type name. Fix: as the message says."),
-    ("GT0404", "bad default", "A property's default does not fit its own type. Fix: correct the default in the schema."),
-    ("GT0405", "type name clash", "A table and an enum/record definition have the same name, which would be two types of one name in generated code. Fix: rename the $defs entry or give it another title."),
+    ("GT0305", "bad foreign key declaration", "x-gentable-foreignKey names a table or field that does not exist, or a table without a single-field primary key. Example: \"x-gentable-foreignKey\": \"Weapons\" when the table is Weapon. Fix: correct the schema."),
+    ("GT0310", "rule failed on a row", "A row rule of the table's schema (x-gentable-rules, CEL, evaluated with row bound to the row) is false for this row. The message is the rule's message with its ${...} parts filled in; the column is named when the rule reads one field or declares \"field\". Example: {\"rule\": \"byKey.PieceType[row.To].Tier > byKey.PieceType[row.From].Tier\", \"message\": \"a promotion must lead to a higher tier\"} fails for Minister -> Soldier. Fix: correct the row; if the rule is wrong, the programmer changes it in the schema (the help names it)."),
+    ("GT0311", "table rule failed", "A table rule (x-gentable-rules with \"scope\": \"table\", evaluated once with rows bound to the list of rows) is false. Example: each side must start with Const.PiecesPerSide = 32 pieces, but Red has 27. Fix: change the rows (or the constants) so that the whole table satisfies the rule."),
+    ("GT0312", "bad rule", "A rule in x-gentable-rules is malformed: it does not compile as CEL, reads a field the table does not have (row.Hpp), names an unknown table (tables.Weapn), or has a bad scope, severity or field. This is a schema error: it names the schema file. Example: {\"rule\": \"row.Hp > \"}. Fix: correct the rule in the schema; the help suggests the closest field or table."),
+    ("GT0313", "rule evaluation error", "A rule could not be evaluated on a row, or did not return a boolean. Most often it reads an optional field that is empty (absent) without testing it first. Example: row.Bonus < row.Hp when Bonus is empty. Fix: guard optional fields with has(row.Bonus) && ..., and make the rule return true or false."),
+    ("GT0320", "unreferenced row", "The table's schema asks for every row to be referenced (x-gentable-unreferenced) and no foreign key of the project names this row's key. Example: a Lang key Unit_Old that no table uses any more. It is a warning unless the schema says \"error\"; --deny warnings makes it an error. Fix: delete the row, reference it, or list the key in \"except\"."),
+    ("GT0401", "unreadable schema", "A schema file is not valid JSON. Example: a trailing comma, {\"a\": 1,}. Fix: correct the JSON at the line and column given."),
+    ("GT0402", "missing schema", "A table has no schema/<Table>.schema.json. Example: Table/Unit.csv but no schema/Unit.schema.json. Fix: write one, or point [tables.<Name>] schema at an existing one."),
+    ("GT0403", "invalid schema", "A schema is not a usable row schema: not type object, no properties, a $ref that cannot be resolved locally, an unsupported construct, two definitions with one type name. Example: \"type\": \"array\" at the root of a table schema. Fix: as the message says."),
+    ("GT0404", "bad default", "A property's default does not fit its own type. Example: \"default\": \"ten\" on an integer property. Fix: correct the default in the schema."),
+    ("GT0405", "type name clash", "A table and an enum/record definition have the same name, which would be two types of one name in generated code. Example: a table Side and an enum $defs/Side. Fix: rename the $defs entry or give it another title."),
 ];
 
 /// The explanation of `code` (case-insensitive), or `None` for an unknown code.
 pub fn explain(code: &str) -> Option<String> {
     let c = code.to_ascii_uppercase();
-    CODES.iter().find(|(k, _, _)| *k == c).map(|(k, title, text)| format!("{k}: {title}\n\n{text}"))
+    CODES
+        .iter()
+        .find(|(k, _, _)| *k == c)
+        .map(|(k, title, text)| format!("{k}: {title}\n\n{text}"))
 }
 
 #[cfg(test)]
@@ -47,7 +55,9 @@ mod tests {
             assert!(seen.insert(*c), "duplicate {c}");
             assert!(t.contains("Fix"), "{c} has no fix");
         }
-        assert!(super::explain("gt0302").unwrap().starts_with("GT0302: duplicate primary key"));
+        assert!(super::explain("gt0302")
+            .unwrap()
+            .starts_with("GT0302: duplicate primary key"));
         assert!(super::explain("GT9999").is_none());
     }
 }

@@ -16,9 +16,9 @@ pub mod diag;
 pub mod explain;
 pub mod ir;
 pub mod naming;
+pub mod pipeline;
 pub mod read;
 pub mod report;
-pub mod pipeline;
 pub mod schema;
 pub mod typing;
 

@@ -8,7 +8,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "gentable", version, about = "Config tables (CSV/Excel) + JSON Schema -> validated Rust, C# and TypeScript")]
+#[command(
+    name = "gentable",
+    version,
+    about = "Config tables (CSV/Excel) + JSON Schema -> validated Rust, C# and TypeScript"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -28,6 +32,9 @@ struct Common {
     /// Print only diagnostics.
     #[arg(long, short = 'q')]
     quiet: bool,
+    /// Show at most N diagnostics per code per file in human and github output (0 = all); JSON shows all.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    max_per_kind: usize,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -81,7 +88,9 @@ fn main() -> ExitCode {
             }
         },
         Command::Check { common } => run(&common, Mode::Validate),
-        Command::Build { common, check } => run(&common, if check { Mode::Check } else { Mode::Write }),
+        Command::Build { common, check } => {
+            run(&common, if check { Mode::Check } else { Mode::Write })
+        }
     }
 }
 
@@ -92,14 +101,19 @@ enum Mode {
     Write,
 }
 
-fn print_diags(d: &Diagnostics, fmt: MessageFormat) {
-    for line in gentable::report::render(d, match fmt {
+fn print_diags(d: &Diagnostics, common: &Common, sources: &gentable::report::Sources) {
+    let format = match common.message_format {
         MessageFormat::Human => gentable::report::Format::Human,
         MessageFormat::Json => gentable::report::Format::Json,
         MessageFormat::Github => gentable::report::Format::Github,
-    }) {
-        eprintln!("{line}");
-    }
+    };
+    let opts = gentable::report::Options {
+        max_per_kind: common.max_per_kind,
+    };
+    eprint!(
+        "{}",
+        gentable::report::render_report(d, format, sources, &opts)
+    );
 }
 
 fn run(common: &Common, mode: Mode) -> ExitCode {
@@ -110,10 +124,12 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let validated = gentable::pipeline::load(&loaded);
+    let (validated, sources) = gentable::pipeline::load_with_sources(&loaded);
     let (validated, mut diags) = match validated {
         Ok(v) => {
-            let d = Diagnostics { items: v.warnings.clone() };
+            let d = Diagnostics {
+                items: v.warnings.clone(),
+            };
             (Some(v), d)
         }
         Err(d) => (None, d),
@@ -122,17 +138,27 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
         diags.deny_warnings();
     }
     diags.sort();
-    print_diags(&diags, common.message_format);
-    let config_error = diags.items.iter().any(|d| d.severity == Severity::Error && d.code < "GT0100");
+    print_diags(&diags, common, &sources);
+    let config_error = diags
+        .items
+        .iter()
+        .any(|d| d.severity == Severity::Error && d.code < "GT0100");
     let Some(validated) = validated.filter(|_| !diags.has_errors()) else {
         if !common.quiet && common.message_format == MessageFormat::Human {
-            eprintln!("gentable: {} error(s), {} warning(s); generated/ left unchanged", diags.error_count(), diags.warning_count());
+            eprintln!(
+                "gentable: {}; generated/ left unchanged",
+                gentable::report::counts(diags.error_count(), diags.warning_count())
+            );
         }
         return ExitCode::from(if config_error { 2 } else { 1 });
     };
     if mode == Mode::Validate {
         if !common.quiet {
-            eprintln!("gentable: {} tables valid, {} warning(s)", validated.project.tables.len(), diags.warning_count());
+            eprintln!(
+                "gentable: {} tables valid, {}",
+                validated.project.tables.len(),
+                gentable::report::counts(0, diags.warning_count()).trim_start_matches("0 errors, ")
+            );
         }
         return ExitCode::SUCCESS;
     }
@@ -148,7 +174,11 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
         let c = gentable::pipeline::stale(&dir, &files);
         if c.written.is_empty() && c.removed.is_empty() {
             if !common.quiet {
-                eprintln!("gentable: {} is up to date ({} files)", dir.display(), c.unchanged);
+                eprintln!(
+                    "gentable: {} is up to date ({} files)",
+                    dir.display(),
+                    c.unchanged
+                );
             }
             return ExitCode::SUCCESS;
         }
@@ -158,7 +188,10 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
         for f in &c.removed {
             println!("extra: {}", dir.join(f).display());
         }
-        eprintln!("gentable: {} is out of date; run `gentable build` and commit the result", dir.display());
+        eprintln!(
+            "gentable: {} is out of date; run `gentable build` and commit the result",
+            dir.display()
+        );
         return ExitCode::from(1);
     }
     match gentable::pipeline::write(&dir, &files) {

@@ -34,37 +34,187 @@ pub enum Lang {
 
 /// Rust keywords (strict + reserved, 2021 edition) and names that may not be raw identifiers.
 pub const RUST_KEYWORDS: &[&str] = &[
-    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if",
-    "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "Self",
-    "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "async",
-    "await", "dyn", "abstract", "become", "box", "do", "final", "macro", "override", "priv", "typeof",
-    "unsized", "virtual", "yield", "try", "gen", "union",
+    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for",
+    "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return",
+    "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where",
+    "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro",
+    "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen", "union",
 ];
 
 /// C# keywords (reserved and the contextual ones that break declarations), plus names that clash with
 /// `object` members.
 pub const CSHARP_KEYWORDS: &[&str] = &[
-    "abstract", "as", "base", "bool", "break", "byte", "case", "catch", "char", "checked", "class",
-    "const", "continue", "decimal", "default", "delegate", "do", "double", "else", "enum", "event",
-    "explicit", "extern", "false", "finally", "fixed", "float", "for", "foreach", "goto", "if",
-    "implicit", "in", "int", "interface", "internal", "is", "lock", "long", "namespace", "new", "null",
-    "object", "operator", "out", "override", "params", "private", "protected", "public", "readonly",
-    "ref", "return", "sbyte", "sealed", "short", "sizeof", "stackalloc", "static", "string", "struct",
-    "switch", "this", "throw", "true", "try", "typeof", "uint", "ulong", "unchecked", "unsafe",
-    "ushort", "using", "virtual", "void", "volatile", "while", "var", "dynamic", "value", "get", "set",
-    "ToString", "Equals", "GetHashCode", "GetType", "Finalize", "MemberwiseClone", "ReferenceEquals",
+    "abstract",
+    "as",
+    "base",
+    "bool",
+    "break",
+    "byte",
+    "case",
+    "catch",
+    "char",
+    "checked",
+    "class",
+    "const",
+    "continue",
+    "decimal",
+    "default",
+    "delegate",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "event",
+    "explicit",
+    "extern",
+    "false",
+    "finally",
+    "fixed",
+    "float",
+    "for",
+    "foreach",
+    "goto",
+    "if",
+    "implicit",
+    "in",
+    "int",
+    "interface",
+    "internal",
+    "is",
+    "lock",
+    "long",
+    "namespace",
+    "new",
+    "null",
+    "object",
+    "operator",
+    "out",
+    "override",
+    "params",
+    "private",
+    "protected",
+    "public",
+    "readonly",
+    "ref",
+    "return",
+    "sbyte",
+    "sealed",
+    "short",
+    "sizeof",
+    "stackalloc",
+    "static",
+    "string",
+    "struct",
+    "switch",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typeof",
+    "uint",
+    "ulong",
+    "unchecked",
+    "unsafe",
+    "ushort",
+    "using",
+    "virtual",
+    "void",
+    "volatile",
+    "while",
+    "var",
+    "dynamic",
+    "value",
+    "get",
+    "set",
+    "ToString",
+    "Equals",
+    "GetHashCode",
+    "GetType",
+    "Finalize",
+    "MemberwiseClone",
+    "ReferenceEquals",
 ];
 
 /// TypeScript/JavaScript reserved words and names that break interfaces or objects.
 pub const TS_KEYWORDS: &[&str] = &[
-    "break", "case", "catch", "class", "const", "continue", "debugger", "default", "delete", "do",
-    "else", "enum", "export", "extends", "false", "finally", "for", "function", "if", "import", "in",
-    "instanceof", "new", "null", "return", "super", "switch", "this", "throw", "true", "try", "typeof",
-    "var", "void", "while", "with", "as", "implements", "interface", "let", "package", "private",
-    "protected", "public", "static", "yield", "any", "boolean", "constructor", "declare", "get",
-    "module", "require", "number", "set", "string", "symbol", "type", "from", "of", "namespace",
-    "async", "await", "bigint", "undefined", "never", "unknown", "object", "readonly", "keyof",
-    "infer", "is", "unique", "abstract", "__proto__", "prototype", "toString", "valueOf",
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "continue",
+    "debugger",
+    "default",
+    "delete",
+    "do",
+    "else",
+    "enum",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "for",
+    "function",
+    "if",
+    "import",
+    "in",
+    "instanceof",
+    "new",
+    "null",
+    "return",
+    "super",
+    "switch",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typeof",
+    "var",
+    "void",
+    "while",
+    "with",
+    "as",
+    "implements",
+    "interface",
+    "let",
+    "package",
+    "private",
+    "protected",
+    "public",
+    "static",
+    "yield",
+    "any",
+    "boolean",
+    "constructor",
+    "declare",
+    "get",
+    "module",
+    "require",
+    "number",
+    "set",
+    "string",
+    "symbol",
+    "type",
+    "from",
+    "of",
+    "namespace",
+    "async",
+    "await",
+    "bigint",
+    "undefined",
+    "never",
+    "unknown",
+    "object",
+    "readonly",
+    "keyof",
+    "infer",
+    "is",
+    "unique",
+    "abstract",
+    "__proto__",
+    "prototype",
+    "toString",
+    "valueOf",
     "hasOwnProperty",
 ];
 
@@ -118,13 +268,27 @@ fn capitalize(w: &str) -> String {
 pub fn case(source: &str, case: Case) -> String {
     let ws = words(source);
     let mut s = match case {
-        Case::Snake => ws.iter().map(|w| w.to_ascii_lowercase()).collect::<Vec<_>>().join("_"),
-        Case::ScreamingSnake => ws.iter().map(|w| w.to_ascii_uppercase()).collect::<Vec<_>>().join("_"),
+        Case::Snake => ws
+            .iter()
+            .map(|w| w.to_ascii_lowercase())
+            .collect::<Vec<_>>()
+            .join("_"),
+        Case::ScreamingSnake => ws
+            .iter()
+            .map(|w| w.to_ascii_uppercase())
+            .collect::<Vec<_>>()
+            .join("_"),
         Case::Pascal => ws.iter().map(|w| capitalize(w)).collect(),
         Case::Camel => ws
             .iter()
             .enumerate()
-            .map(|(i, w)| if i == 0 { w.to_ascii_lowercase() } else { capitalize(w) })
+            .map(|(i, w)| {
+                if i == 0 {
+                    w.to_ascii_lowercase()
+                } else {
+                    capitalize(w)
+                }
+            })
             .collect(),
     };
     if s.is_empty() {
@@ -203,7 +367,9 @@ pub fn avoid(ident: String, taken: &[&str]) -> String {
 
 /// Find identifiers that two different source names map to. Input: `(source name, identifier)` pairs;
 /// output: `(first source, second source, identifier)` for every collision, in input order.
-pub fn check_collisions<'a>(pairs: impl IntoIterator<Item = (&'a str, String)>) -> Vec<(String, String, String)> {
+pub fn check_collisions<'a>(
+    pairs: impl IntoIterator<Item = (&'a str, String)>,
+) -> Vec<(String, String, String)> {
     let mut seen: std::collections::HashMap<String, &str> = std::collections::HashMap::new();
     let mut out = Vec::new();
     for (src, id) in pairs {
@@ -267,8 +433,14 @@ mod tests {
 
     #[test]
     fn collisions_name_both_sources() {
-        let c = check_collisions([("MaxSteps", "max_steps".to_string()), ("max steps", "max_steps".to_string())]);
-        assert_eq!(c, vec![("MaxSteps".into(), "max steps".into(), "max_steps".into())]);
+        let c = check_collisions([
+            ("MaxSteps", "max_steps".to_string()),
+            ("max steps", "max_steps".to_string()),
+        ]);
+        assert_eq!(
+            c,
+            vec![("MaxSteps".into(), "max steps".into(), "max_steps".into())]
+        );
         assert!(check_collisions([("a", "a".to_string()), ("b", "b".to_string())]).is_empty());
     }
 }

@@ -28,13 +28,36 @@ pub struct Validated {
 
 /// Read, type and validate every table. `Err` holds every diagnostic (errors and warnings), sorted.
 pub fn load(loaded: &Loaded) -> Result<Validated, Diagnostics> {
+    load_impl(loaded, &mut vec![])
+}
+
+/// [`load`], plus the source rows that the diagnostics point at (for human output, [`crate::report`]).
+pub fn load_with_sources(
+    loaded: &Loaded,
+) -> (Result<Validated, Diagnostics>, crate::report::Sources) {
+    let mut raw = vec![];
+    let result = load_impl(loaded, &mut raw);
+    let sources = match &result {
+        Ok(v) => crate::report::Sources::from_raw(&raw, &v.warnings),
+        Err(d) => crate::report::Sources::from_raw(&raw, &d.items),
+    };
+    (result, sources)
+}
+
+/// [`load`]; the raw tables that were typed are moved into `raw` (for [`load_with_sources`]).
+fn load_impl(loaded: &Loaded, raw: &mut Vec<RawTable>) -> Result<Validated, Diagnostics> {
     let mut diags: Vec<Diagnostic> = vec![];
     let fail = |diags: Vec<Diagnostic>| {
         let mut d = Diagnostics { items: diags };
         d.sort();
         Err(d)
     };
-    let schema_rel = loaded.config.project.schemas.to_string_lossy().replace('\\', "/");
+    let schema_rel = loaded
+        .config
+        .project
+        .schemas
+        .to_string_lossy()
+        .replace('\\', "/");
     let set = match schema::load_dir(&loaded.schema_dir(), &schema_rel) {
         Ok(s) => s,
         Err(d) => return fail(d),
@@ -62,18 +85,27 @@ pub fn load(loaded: &Loaded) -> Result<Validated, Diagnostics> {
     for name in loaded.config.tables.keys() {
         if !by_table.contains_key(name) {
             diags.push(
-                Diagnostic::file_error("GT0003", "gentable.toml", format!("[tables.{name}] names a table that no file provides"))
-                    .warning(),
+                Diagnostic::file_error(
+                    "GT0003",
+                    "gentable.toml",
+                    format!("[tables.{name}] names a table that no file provides"),
+                )
+                .warning(),
             );
         }
     }
     // Schemas first (they register shared enum/record types), then type every table in parallel.
-    let mut project = Project { name: loaded.config.project.name.clone(), ..Default::default() };
+    let mut project = Project {
+        name: loaded.config.project.name.clone(),
+        ..Default::default()
+    };
     let mut schemas = vec![];
     let mut typed_sources = vec![];
     for (name, sources) in by_table {
         let ov = loaded.config.tables.get(&name);
-        let schema_name = ov.and_then(|o| o.schema.clone()).unwrap_or_else(|| name.clone());
+        let schema_name = ov
+            .and_then(|o| o.schema.clone())
+            .unwrap_or_else(|| name.clone());
         let file = format!("{schema_name}.schema.json");
         match schema::build_table(&set, &mut project, &name, &file) {
             Ok(ts) => {
@@ -88,7 +120,13 @@ pub fn load(loaded: &Loaded) -> Result<Validated, Diagnostics> {
         .zip(typed_sources.par_iter())
         .map(|(ts, sources)| {
             let mut d = vec![];
-            let rows = crate::typing::type_table(&project, ts, sources, loaded.config.tables.get(&ts.name), &mut d);
+            let rows = crate::typing::type_table(
+                &project,
+                ts,
+                sources,
+                loaded.config.tables.get(&ts.name),
+                &mut d,
+            );
             let table = Table {
                 name: ts.name.clone(),
                 doc: ts.doc.clone(),
@@ -106,6 +144,7 @@ pub fn load(loaded: &Loaded) -> Result<Validated, Diagnostics> {
         project.tables.push(t);
         diags.extend(d);
     }
+    raw.extend(typed_sources.into_iter().flatten());
     // Type names must not collide with table names in generated code.
     let table_names: Vec<String> = project.tables.iter().map(|t| t.name.clone()).collect();
     for n in project.enums.keys().chain(project.records.keys()) {
@@ -117,16 +156,35 @@ pub fn load(loaded: &Loaded) -> Result<Validated, Diagnostics> {
             ));
         }
     }
-    if diags.iter().any(|d| d.severity == crate::diag::Severity::Error) {
+    if diags
+        .iter()
+        .any(|d| d.severity == crate::diag::Severity::Error)
+    {
         return fail(diags);
     }
     crate::validators::json_schema_rows(&project, &set, &schemas, &mut diags);
     crate::validators::keys(&mut project, &mut diags);
     crate::validators::foreign_keys(&project, &mut diags);
-    if diags.iter().any(|d| d.severity == crate::diag::Severity::Error) {
+    crate::validators::unreferenced(&project, &schemas, &mut diags);
+    // Rules read other tables through keys: run them only on tables whose keys and references hold.
+    if !diags
+        .iter()
+        .any(|d| d.severity == crate::diag::Severity::Error)
+    {
+        crate::validators::rules::check(&project, &set, &schemas, &mut diags);
+    }
+    if diags
+        .iter()
+        .any(|d| d.severity == crate::diag::Severity::Error)
+    {
         return fail(diags);
     }
-    Ok(Validated { project, schemas, schema_set: set, warnings: diags })
+    Ok(Validated {
+        project,
+        schemas,
+        schema_set: set,
+        warnings: diags,
+    })
 }
 
 /// Canonical data files and the content hash: `(files under data/, hash)`.
@@ -135,17 +193,35 @@ pub fn canonical_data(l: &Validated) -> (Files, String) {
     let mut parts = vec![];
     for t in &l.project.tables {
         let data = canonical::table_json(&l.project, t);
-        let schema = canonical::json_value(l.schema_set.files.get(&t.schema_file).unwrap_or(&serde_json::Value::Null));
+        let schema = canonical::json_value(
+            l.schema_set
+                .files
+                .get(&t.schema_file)
+                .unwrap_or(&serde_json::Value::Null),
+        );
         parts.push((t.name.clone(), data, schema));
     }
     // Shared schema files count too: their definitions shape every table.
-    let used: Vec<&str> = l.project.tables.iter().map(|t| t.schema_file.as_str()).collect();
+    let used: Vec<&str> = l
+        .project
+        .tables
+        .iter()
+        .map(|t| t.schema_file.as_str())
+        .collect();
     for (name, doc) in &l.schema_set.files {
         if !used.contains(&name.as_str()) {
-            parts.push((format!("$schema/{name}"), String::new(), canonical::json_value(doc)));
+            parts.push((
+                format!("$schema/{name}"),
+                String::new(),
+                canonical::json_value(doc),
+            ));
         }
     }
-    let hash = canonical::content_hash(parts.iter().map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str())));
+    let hash = canonical::content_hash(
+        parts
+            .iter()
+            .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str())),
+    );
     for (name, data, _) in parts {
         if !name.starts_with("$schema/") {
             files.insert(format!("data/{name}.json"), data);
@@ -158,8 +234,17 @@ pub fn canonical_data(l: &Validated) -> (Files, String) {
 /// Render every output file in memory.
 pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Files> {
     let (mut files, hash) = canonical_data(l);
-    let ctx = EmitContext { project: &l.project, config: &loaded.config, content_hash: &hash, root: &loaded.root };
-    for part in [codegen::rust::emit(&ctx)?, codegen::csharp::emit(&ctx)?, codegen::ts::emit(&ctx)?] {
+    let ctx = EmitContext {
+        project: &l.project,
+        config: &loaded.config,
+        content_hash: &hash,
+        root: &loaded.root,
+    };
+    for part in [
+        codegen::rust::emit(&ctx)?,
+        codegen::csharp::emit(&ctx)?,
+        codegen::ts::emit(&ctx)?,
+    ] {
         files.extend(part);
     }
     Ok(files)
@@ -189,7 +274,9 @@ fn extra_files(dir: &Path, files: &Files) -> Vec<String> {
 }
 
 fn collect(dir: &Path, rel: &str, out: &mut Vec<String>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in rd.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
         let r = format!("{rel}/{name}");
@@ -231,7 +318,10 @@ pub fn write(dir: &Path, files: &Files) -> std::io::Result<Changes> {
             }
             let tmp = target.with_file_name(format!(
                 "{}.gentable-tmp",
-                target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+                target
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default()
             ));
             std::fs::write(&tmp, files[rel].as_bytes())?;
             staged.push((tmp, target));

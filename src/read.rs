@@ -41,7 +41,10 @@ impl RawCell {
     pub fn text(&self) -> String {
         match self {
             RawCell::Empty => String::new(),
-            RawCell::Text(s) | RawCell::Error(s) | RawCell::DateTime(s) | RawCell::Undecodable(s) => s.clone(),
+            RawCell::Text(s)
+            | RawCell::Error(s)
+            | RawCell::DateTime(s)
+            | RawCell::Undecodable(s) => s.clone(),
             RawCell::Int(i) => i.to_string(),
             RawCell::Float(f) => {
                 let mut s = String::new();
@@ -91,7 +94,11 @@ pub struct RawTable {
 
 impl RawTable {
     pub fn origin(&self, row: usize) -> RowOrigin {
-        RowOrigin { file: self.file.clone(), sheet: self.sheet.clone(), row }
+        RowOrigin {
+            file: self.file.clone(),
+            sheet: self.sheet.clone(),
+            row,
+        }
     }
 }
 
@@ -116,11 +123,18 @@ pub struct Sources {
 impl Sources {
     /// Compile the selections of `loaded`'s `[tables]`. Bad globs are configuration errors (GT0002); the
     /// config loader rejects them already.
-    pub fn new(loaded: &Loaded) -> Result<Self, Diagnostic> {
-        let set = |name: &str, key: &str, globs: &Option<Vec<String>>| -> Result<Option<globset::GlobSet>, Diagnostic> {
+    pub fn new(loaded: &Loaded) -> Result<Self, Box<Diagnostic>> {
+        let set = |name: &str,
+                   key: &str,
+                   globs: &Option<Vec<String>>|
+         -> Result<Option<globset::GlobSet>, Box<Diagnostic>> {
             let Some(globs) = globs else { return Ok(None) };
             let bad = |e: globset::Error| {
-                Diagnostic::file_error("GT0002", "gentable.toml", format!("[tables.{name}] {key}: bad glob: {e}"))
+                Box::new(Diagnostic::file_error(
+                    "GT0002",
+                    "gentable.toml",
+                    format!("[tables.{name}] {key}: bad glob: {e}"),
+                ))
             };
             let mut b = globset::GlobSetBuilder::new();
             for g in globs {
@@ -131,7 +145,11 @@ impl Sources {
         let mut selections = vec![];
         for (name, o) in &loaded.config.tables {
             if o.selects_sources() {
-                selections.push((name.clone(), set(name, "files", &o.files)?, set(name, "sheets", &o.sheets)?));
+                selections.push((
+                    name.clone(),
+                    set(name, "files", &o.files)?,
+                    set(name, "sheets", &o.sheets)?,
+                ));
             }
         }
         Ok(Sources { selections })
@@ -139,7 +157,9 @@ impl Sources {
 
     /// True if some table's `files` glob selects this file (so a `.txt` file is a table file).
     pub fn selects_file(&self, rel_in_folder: &str) -> bool {
-        self.selections.iter().any(|(_, f, _)| f.as_ref().is_some_and(|f| f.is_match(rel_in_folder)))
+        self.selections
+            .iter()
+            .any(|(_, f, _)| f.as_ref().is_some_and(|f| f.is_match(rel_in_folder)))
     }
 
     /// The tables whose selection claims a CSV file (`sheet` = None) or a worksheet.
@@ -160,7 +180,12 @@ impl Sources {
     /// The table a source belongs to: the one table claiming it, else `default` (file stem or sheet name)
     /// unless that table has a selection that does not include the source (`Ok(None)`: skipped).
     /// `Err` lists the tables when several claim it.
-    pub fn table_of(&self, rel_in_folder: &str, sheet: Option<&str>, default: &str) -> Result<Option<String>, Vec<String>> {
+    pub fn table_of(
+        &self,
+        rel_in_folder: &str,
+        sheet: Option<&str>,
+        default: &str,
+    ) -> Result<Option<String>, Vec<String>> {
         match self.claims(rel_in_folder, sheet).as_slice() {
             [one] => Ok(Some(one.to_string())),
             [] if self.selections.iter().any(|(n, _, _)| n == default) => Ok(None),
@@ -171,17 +196,24 @@ impl Sources {
 }
 
 /// List the table files under the configured folders, sorted by relative path.
+// The one diagnostic is returned by value: callers put it straight into their list.
+#[allow(clippy::result_large_err)]
 pub fn discover(loaded: &Loaded) -> Result<Vec<SourceFile>, Diagnostic> {
-    let sources = Sources::new(loaded)?;
+    let sources = Sources::new(loaded).map_err(|d| *d)?;
     let mut ignore = globset::GlobSetBuilder::new();
     for g in &loaded.config.project.ignore {
-        let glob = globset::Glob::new(g)
-            .map_err(|e| Diagnostic::file_error("GT0002", "gentable.toml", format!("bad ignore glob {g:?}: {e}")))?;
+        let glob = globset::Glob::new(g).map_err(|e| {
+            Diagnostic::file_error(
+                "GT0002",
+                "gentable.toml",
+                format!("bad ignore glob {g:?}: {e}"),
+            )
+        })?;
         ignore.add(glob);
     }
-    let ignore = ignore
-        .build()
-        .map_err(|e| Diagnostic::file_error("GT0002", "gentable.toml", format!("bad ignore globs: {e}")))?;
+    let ignore = ignore.build().map_err(|e| {
+        Diagnostic::file_error("GT0002", "gentable.toml", format!("bad ignore globs: {e}"))
+    })?;
     let mut out = Vec::new();
     for dir in &loaded.config.project.tables {
         let abs = loaded.root.join(dir);
@@ -193,7 +225,11 @@ pub fn discover(loaded: &Loaded) -> Result<Vec<SourceFile>, Diagnostic> {
             ));
         }
         walk(&abs, &mut |p| {
-            let rel_in_dir = p.strip_prefix(&abs).unwrap_or(p).to_string_lossy().replace('\\', "/");
+            let rel_in_dir = p
+                .strip_prefix(&abs)
+                .unwrap_or(p)
+                .to_string_lossy()
+                .replace('\\', "/");
             if ignore.is_match(&rel_in_dir) {
                 return;
             }
@@ -201,19 +237,35 @@ pub fn discover(loaded: &Loaded) -> Result<Vec<SourceFile>, Diagnostic> {
             if name.starts_with("~$") || name.starts_with('.') {
                 return;
             }
-            let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+            let ext = p
+                .extension()
+                .and_then(|e| e.to_str())
+                .unwrap_or("")
+                .to_ascii_lowercase();
             let stem = p.file_stem().and_then(|e| e.to_str()).unwrap_or("");
             let is_table = match ext.as_str() {
                 "csv" | "tsv" => true,
-                "txt" => loaded.config.tables.contains_key(stem) || sources.selects_file(&rel_in_dir),
+                "txt" => {
+                    loaded.config.tables.contains_key(stem) || sources.selects_file(&rel_in_dir)
+                }
                 e => WORKBOOK_EXT.contains(&e),
             };
             if is_table {
                 let rel = rel_path(&loaded.root, p);
-                out.push(SourceFile { path: p.to_path_buf(), rel, rel_in_folder: rel_in_dir });
+                out.push(SourceFile {
+                    path: p.to_path_buf(),
+                    rel,
+                    rel_in_folder: rel_in_dir,
+                });
             }
         })
-        .map_err(|e| Diagnostic::file_error("GT0002", dir.to_string_lossy(), format!("cannot list folder: {e}")))?;
+        .map_err(|e| {
+            Diagnostic::file_error(
+                "GT0002",
+                dir.to_string_lossy(),
+                format!("cannot list folder: {e}"),
+            )
+        })?;
     }
     out.sort();
     out.dedup();
@@ -266,31 +318,44 @@ pub fn read_file(loaded: &Loaded, file: &SourceFile, diags: &mut Vec<Diagnostic>
     let sources = match Sources::new(loaded) {
         Ok(s) => s,
         Err(d) => {
-            diags.push(d);
+            diags.push(*d);
             return vec![];
         }
     };
-    let table_of = |sheet: Option<&str>, default: &str, diags: &mut Vec<Diagnostic>| {
-        match sources.table_of(&file.rel_in_folder, sheet, default) {
-            Ok(t) => t,
-            Err(tables) => {
-                let what = sheet.map(|s| format!("sheet {s:?}")).unwrap_or_else(|| "the file".into());
-                let mut d = Diagnostic::file_error(
-                    "GT0002",
-                    &file.rel,
-                    format!(
-                        "{what} is selected by the files/sheets of several tables: {}",
-                        tables.iter().map(|t| format!("[tables.{t}]")).collect::<Vec<_>>().join(", ")
-                    ),
-                )
-                .with_help("narrow the files/sheets globs so that each file or sheet belongs to one table");
-                d.sheet = sheet.map(str::to_string);
-                diags.push(d);
-                None
-            }
+    let table_of = |sheet: Option<&str>, default: &str, diags: &mut Vec<Diagnostic>| match sources
+        .table_of(&file.rel_in_folder, sheet, default)
+    {
+        Ok(t) => t,
+        Err(tables) => {
+            let what = sheet
+                .map(|s| format!("sheet {s:?}"))
+                .unwrap_or_else(|| "the file".into());
+            let mut d = Diagnostic::file_error(
+                "GT0002",
+                &file.rel,
+                format!(
+                    "{what} is selected by the files/sheets of several tables: {}",
+                    tables
+                        .iter()
+                        .map(|t| format!("[tables.{t}]"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+            .with_help(
+                "narrow the files/sheets globs so that each file or sheet belongs to one table",
+            );
+            d.sheet = sheet.map(str::to_string);
+            diags.push(d);
+            None
         }
     };
-    let ext = file.path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let ext = file
+        .path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
     if WORKBOOK_EXT.contains(&ext.as_str()) {
         let mut out = read_workbook(file, diags);
         out.retain_mut(|t| match table_of(t.sheet.as_deref(), &t.name, diags) {
@@ -302,16 +367,29 @@ pub fn read_file(loaded: &Loaded, file: &SourceFile, diags: &mut Vec<Diagnostic>
         });
         out
     } else {
-        let stem = file.path.file_stem().and_then(|s| s.to_str()).unwrap_or("").to_string();
-        let Some(name) = table_of(None, &stem, diags) else { return vec![] };
+        let stem = file
+            .path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("")
+            .to_string();
+        let Some(name) = table_of(None, &stem, diags) else {
+            return vec![];
+        };
         let ov = loaded.config.tables.get(&name);
         let enc = ov.and_then(|o| o.encoding.as_deref());
-        let delim = ov.and_then(|o| o.delimiter.as_deref()).and_then(|d| d.bytes().next());
+        let delim = ov
+            .and_then(|o| o.delimiter.as_deref())
+            .and_then(|d| d.bytes().next());
         let delim = delim.unwrap_or(if ext == "tsv" { b'\t' } else { b',' });
         match std::fs::read(&file.path) {
             Ok(bytes) => vec![read_csv_bytes(&name, &file.rel, &bytes, enc, delim, diags)],
             Err(e) => {
-                diags.push(Diagnostic::file_error("GT0101", &file.rel, format!("cannot read file: {e}")));
+                diags.push(Diagnostic::file_error(
+                    "GT0101",
+                    &file.rel,
+                    format!("cannot read file: {e}"),
+                ));
                 vec![]
             }
         }
@@ -327,7 +405,13 @@ pub fn read_csv_bytes(
     delimiter: u8,
     diags: &mut Vec<Diagnostic>,
 ) -> RawTable {
-    let mut table = RawTable { name: name.to_string(), file: rel.to_string(), sheet: None, rows: vec![], merges: vec![] };
+    let mut table = RawTable {
+        name: name.to_string(),
+        file: rel.to_string(),
+        sheet: None,
+        rows: vec![],
+        merges: vec![],
+    };
     // UTF-16 (BOM or configured): decode the whole file first, then parse as UTF-8.
     let configured = encoding.and_then(|e| encoding_rs::Encoding::for_label(e.as_bytes()));
     let utf16 = match (bytes, configured) {
@@ -338,7 +422,11 @@ pub fn read_csv_bytes(
     };
     let decoded_owned;
     let (data, enc): (&[u8], &'static encoding_rs::Encoding) = if let Some(e16) = utf16 {
-        let body = if bytes.len() >= 2 && matches!(bytes[..2], [0xFF, 0xFE] | [0xFE, 0xFF]) { &bytes[2..] } else { bytes };
+        let body = if bytes.len() >= 2 && matches!(bytes[..2], [0xFF, 0xFE] | [0xFE, 0xFF]) {
+            &bytes[2..]
+        } else {
+            bytes
+        };
         match e16.decode_without_bom_handling_and_without_replacement(body) {
             Some(s) => {
                 decoded_owned = s.into_owned().into_bytes();
@@ -370,21 +458,33 @@ pub fn read_csv_bytes(
         match rdr.read_byte_record(&mut rec) {
             Ok(false) => break,
             Ok(true) => {
-                let mut start = rec.position().map(|p| p.byte() as usize).unwrap_or(0).min(data.len());
+                let mut start = rec
+                    .position()
+                    .map(|p| p.byte() as usize)
+                    .unwrap_or(0)
+                    .min(data.len());
                 while start < data.len() && matches!(data[start], b'\r' | b'\n') {
                     start += 1;
                 }
                 if start >= counted_to {
-                    newlines += data[counted_to..start].iter().filter(|&&b| b == b'\n').count();
+                    newlines += data[counted_to..start]
+                        .iter()
+                        .filter(|&&b| b == b'\n')
+                        .count();
                     counted_to = start;
                 }
                 let line = newlines + 1;
                 let mut cells = Vec::with_capacity(rec.len());
                 for (col, field) in rec.iter().enumerate() {
-                    let text = match enc.decode_without_bom_handling_and_without_replacement(field) {
+                    let text = match enc.decode_without_bom_handling_and_without_replacement(field)
+                    {
                         Some(s) => s.into_owned(),
                         None => {
-                            let origin = RowOrigin { file: rel.to_string(), sheet: None, row: line };
+                            let origin = RowOrigin {
+                                file: rel.to_string(),
+                                sheet: None,
+                                row: line,
+                            };
                             let shown = String::from_utf8_lossy(field).into_owned();
                             diags.push(
                                 Diagnostic::cell_error(
@@ -401,14 +501,29 @@ pub fn read_csv_bytes(
                             continue;
                         }
                     };
-                    cells.push(if text.is_empty() { RawCell::Empty } else { RawCell::Text(text) });
+                    cells.push(if text.is_empty() {
+                        RawCell::Empty
+                    } else {
+                        RawCell::Text(text)
+                    });
                 }
                 table.rows.push(RawRow { row: line, cells });
             }
             Err(e) => {
                 let line = e.position().map(|p| p.line() as usize).unwrap_or(0);
-                let origin = RowOrigin { file: rel.to_string(), sheet: None, row: line };
-                diags.push(Diagnostic::cell_error("GT0103", &origin, None, None, None, format!("malformed CSV: {e}")));
+                let origin = RowOrigin {
+                    file: rel.to_string(),
+                    sheet: None,
+                    row: line,
+                };
+                diags.push(Diagnostic::cell_error(
+                    "GT0103",
+                    &origin,
+                    None,
+                    None,
+                    None,
+                    format!("malformed CSV: {e}"),
+                ));
                 break;
             }
         }
@@ -421,7 +536,11 @@ fn read_workbook(file: &SourceFile, diags: &mut Vec<Diagnostic>) -> Vec<RawTable
     let mut wb = match open_workbook_auto(&file.path) {
         Ok(wb) => wb,
         Err(e) => {
-            diags.push(Diagnostic::file_error("GT0101", &file.rel, format!("cannot open workbook: {e}")));
+            diags.push(Diagnostic::file_error(
+                "GT0101",
+                &file.rel,
+                format!("cannot open workbook: {e}"),
+            ));
             return vec![];
         }
     };
@@ -434,16 +553,25 @@ fn read_workbook(file: &SourceFile, diags: &mut Vec<Diagnostic>) -> Vec<RawTable
         let range = match wb.worksheet_range(&sheet) {
             Ok(r) => r,
             Err(e) => {
-                let mut d = Diagnostic::file_error("GT0101", &file.rel, format!("cannot read sheet: {e}"));
+                let mut d =
+                    Diagnostic::file_error("GT0101", &file.rel, format!("cannot read sheet: {e}"));
                 d.sheet = Some(sheet.clone());
                 diags.push(d);
                 continue;
             }
         };
         let merges = merged_regions(&mut wb, &sheet);
-        let mut table =
-            RawTable { name: sheet.clone(), file: file.rel.clone(), sheet: Some(sheet.clone()), rows: vec![], merges };
-        let (r0, c0) = range.start().map(|(r, c)| (r as usize, c as usize)).unwrap_or((0, 0));
+        let mut table = RawTable {
+            name: sheet.clone(),
+            file: file.rel.clone(),
+            sheet: Some(sheet.clone()),
+            rows: vec![],
+            merges,
+        };
+        let (r0, c0) = range
+            .start()
+            .map(|(r, c)| (r as usize, c as usize))
+            .unwrap_or((0, 0));
         for (i, row) in range.rows().enumerate() {
             let mut cells = vec![RawCell::Empty; c0];
             cells.extend(row.iter().map(|d| match d {
@@ -457,10 +585,17 @@ fn read_workbook(file: &SourceFile, diags: &mut Vec<Diagnostic>) -> Vec<RawTable
                 Data::DateTime(dt) => RawCell::DateTime(dt.as_f64().to_string()),
                 Data::DateTimeIso(s) | Data::DurationIso(s) => RawCell::DateTime(s.clone()),
             }));
-            table.rows.push(RawRow { row: r0 + i + 1, cells });
+            table.rows.push(RawRow {
+                row: r0 + i + 1,
+                cells,
+            });
         }
         // An empty sheet (workbooks often keep an unused Sheet2/Sheet3) is no table.
-        if table.rows.iter().all(|r| r.cells.iter().all(RawCell::is_blank)) {
+        if table
+            .rows
+            .iter()
+            .all(|r| r.cells.iter().all(RawCell::is_blank))
+        {
             continue;
         }
         out.push(table);
@@ -469,7 +604,10 @@ fn read_workbook(file: &SourceFile, diags: &mut Vec<Diagnostic>) -> Vec<RawTable
 }
 
 /// The merged regions of a worksheet (xlsx and xls; none for other formats or when they cannot be read).
-fn merged_regions<RS: std::io::Read + std::io::Seek>(wb: &mut calamine::Sheets<RS>, sheet: &str) -> Vec<Merge> {
+fn merged_regions<RS: std::io::Read + std::io::Seek>(
+    wb: &mut calamine::Sheets<RS>,
+    sheet: &str,
+) -> Vec<Merge> {
     let dims = match wb {
         calamine::Sheets::Xlsx(x) => x.merge_cells_by_sheet_name(sheet).ok(),
         calamine::Sheets::Xls(x) => x.merge_cells_by_sheet_name(sheet).ok(),
@@ -494,12 +632,19 @@ mod tests {
         (t, d)
     }
     fn texts(t: &RawTable) -> Vec<(usize, Vec<String>)> {
-        t.rows.iter().map(|r| (r.row, r.cells.iter().map(RawCell::text).collect())).collect()
+        t.rows
+            .iter()
+            .map(|r| (r.row, r.cells.iter().map(RawCell::text).collect()))
+            .collect()
     }
 
     #[test]
     fn utf8_bom_crlf_and_quoted_newlines() {
-        let (t, d) = csv(b"\xEF\xBB\xBFId,Name\r\n1,\"two\r\nlines\"\r\n2,\"say \"\"hi\"\"\"\r\n", None, b',');
+        let (t, d) = csv(
+            b"\xEF\xBB\xBFId,Name\r\n1,\"two\r\nlines\"\r\n2,\"say \"\"hi\"\"\"\r\n",
+            None,
+            b',',
+        );
         assert!(d.is_empty());
         assert_eq!(
             texts(&t),
@@ -520,7 +665,78 @@ mod tests {
         }
         let (t, d) = csv(&bytes, None, b'\t');
         assert!(d.is_empty());
-        assert_eq!(texts(&t)[1], (2, vec!["".into(), "1".into(), "战机".into()]));
+        assert_eq!(
+            texts(&t)[1],
+            (2, vec!["".into(), "1".into(), "战机".into()])
+        );
+    }
+
+    #[test]
+    fn selections_claim_sources_and_restrict_their_table() {
+        let toml = r#"
+            [project]
+            name = "P"
+            [tables.AIConfig]
+            sheets = ["AIConfig_*"]
+            [tables.ExampleData]
+            files = ["Data*.csv"]
+            [tables.Both]
+            files = ["Both.xlsx", "sub/*.csv"]
+            sheets = ["Main"]
+        "#;
+        let config: crate::config::Config = toml::from_str(toml).unwrap();
+        let loaded = Loaded {
+            root: PathBuf::from("."),
+            config,
+        };
+        let s = Sources::new(&loaded).unwrap();
+        // sheets alone: any workbook; the sheet's own name is replaced.
+        assert_eq!(
+            s.table_of("x/AI.xlsx", Some("AIConfig_2"), "AIConfig_2"),
+            Ok(Some("AIConfig".into()))
+        );
+        // files alone: every CSV matching; a CSV is never matched by `sheets`.
+        assert_eq!(
+            s.table_of("Data2.csv", None, "Data2"),
+            Ok(Some("ExampleData".into()))
+        );
+        assert_eq!(
+            s.table_of("AIConfig_1.csv", None, "AIConfig_1"),
+            Ok(Some("AIConfig_1".into()))
+        );
+        // files + sheets: both must match for a sheet; CSV files only need `files`.
+        assert_eq!(
+            s.table_of("Both.xlsx", Some("Main"), "Main"),
+            Ok(Some("Both".into()))
+        );
+        assert_eq!(
+            s.table_of("Both.xlsx", Some("Other"), "Other"),
+            Ok(Some("Other".into()))
+        );
+        assert_eq!(s.table_of("sub/b.csv", None, "b"), Ok(Some("Both".into())));
+        // A source named like a selecting table but not selected is skipped.
+        assert_eq!(
+            s.table_of("old/ExampleData.csv", None, "ExampleData"),
+            Ok(None)
+        );
+        assert_eq!(s.table_of("Other.xlsx", Some("Both"), "Both"), Ok(None));
+        // Two claims.
+        assert_eq!(
+            s.table_of("Both.xlsx", Some("AIConfig_1"), "AIConfig_1"),
+            Ok(Some("AIConfig".into()))
+        );
+        let toml2 = "[project]\nname = \"P\"\n[tables.A]\nsheets = [\"*\"]\n[tables.B]\nfiles = [\"b.xlsx\"]\n";
+        let config: crate::config::Config = toml::from_str(toml2).unwrap();
+        let s = Sources::new(&Loaded {
+            root: PathBuf::from("."),
+            config,
+        })
+        .unwrap();
+        assert_eq!(
+            s.table_of("b.xlsx", Some("S"), "S"),
+            Err(vec!["A".to_string(), "B".to_string()])
+        );
+        assert!(s.selects_file("b.xlsx") && !s.selects_file("c.txt"));
     }
 
     #[test]
@@ -531,7 +747,13 @@ mod tests {
         assert_eq!(texts(&t)[1].1, vec!["1".to_string(), "扎克镇".to_string()]);
         // The same bytes read as UTF-8: the error names the exact cells.
         let (_, d) = csv(&gbk, None, b',');
-        let cells: Vec<_> = d.iter().map(|d| (d.row, d.column.clone().unwrap(), d.code)).collect();
-        assert_eq!(cells, vec![(1, "B".into(), "GT0102"), (2, "B".into(), "GT0102")]);
+        let cells: Vec<_> = d
+            .iter()
+            .map(|d| (d.row, d.column.clone().unwrap(), d.code))
+            .collect();
+        assert_eq!(
+            cells,
+            vec![(1, "B".into(), "GT0102"), (2, "B".into(), "GT0102")]
+        );
     }
 }

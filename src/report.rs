@@ -1,10 +1,26 @@
 //! Rendering diagnostics: human text, JSON lines (`--message-format json`) and GitHub Actions workflow
 //! commands (`--message-format github`).
 //!
-//! JSON lines carry the stable fields of [`Diagnostic`]: severity, code, message, file, sheet, row, column,
-//! field, cell_text, help (absent values are `null`).
+//! * **Human**: rendered with `codespan-reporting`. The "source line" of a cell diagnostic is the row's cells
+//!   as the designer sees them (`a, b, c`, CSV-quoted where needed), numbered with the table's row number; the
+//!   cell is underlined and the help is shown as `= help: …`. Diagnostics are grouped by file (a table source
+//!   or a schema) under a `--> file: N errors, M warnings` heading.
+//! * **JSON lines**: one object per line with the stable fields of [`Diagnostic`]: severity, code, message,
+//!   file, sheet, row, column, field, cell_text, help (absent values are `null`). Never capped.
+//! * **GitHub**: `::error file=…,line=…,col=…,title=…::message` (values escaped as the runner expects:
+//!   `%`, CR and LF always; `:` and `,` in properties). Rows of workbooks carry no `line`/`col` (the file is not
+//!   text); the title names the sheet, row and column.
+//!
+//! [`render_report`] caps human and GitHub output at [`Options::max_per_kind`] diagnostics per code per file
+//! and says how many more there are, so that a run with 10,000 errors stays readable. Everything is linear in
+//! the number of diagnostics.
 
-use crate::diag::{Diagnostic, Diagnostics, Severity};
+use crate::diag::{column_from_letters, Diagnostic, Diagnostics, Severity};
+use codespan_reporting::diagnostic as cs;
+use codespan_reporting::files::{Error as FilesError, Files};
+use codespan_reporting::term;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::ops::Range;
 
 /// Output format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,41 +30,386 @@ pub enum Format {
     Github,
 }
 
-/// Render every diagnostic as lines of text.
+/// Rendering options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// At most this many diagnostics per code per file in human and GitHub output (0 = no limit).
+    pub max_per_kind: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { max_per_kind: 20 }
+    }
+}
+
+/// The cells of the rows that diagnostics point at, as the designer sees them (for human output).
+#[derive(Clone, Debug, Default)]
+pub struct Sources {
+    rows: HashMap<(String, Option<String>, usize), Vec<String>>,
+}
+
+impl Sources {
+    /// Keep the rows of `tables` that some diagnostic of `diags` points at (linear in both).
+    pub fn from_raw<'a>(
+        tables: impl IntoIterator<Item = &'a crate::read::RawTable>,
+        diags: &[Diagnostic],
+    ) -> Sources {
+        let wanted: HashSet<(&str, Option<&str>, usize)> = diags
+            .iter()
+            .filter(|d| d.row > 0)
+            .map(|d| (d.file.as_str(), d.sheet.as_deref(), d.row))
+            .collect();
+        let mut rows = HashMap::new();
+        if wanted.is_empty() {
+            return Sources { rows };
+        }
+        for t in tables {
+            for r in &t.rows {
+                if wanted.contains(&(t.file.as_str(), t.sheet.as_deref(), r.row)) {
+                    rows.insert(
+                        (t.file.clone(), t.sheet.clone(), r.row),
+                        r.cells.iter().map(|c| c.text()).collect(),
+                    );
+                }
+            }
+        }
+        Sources { rows }
+    }
+    /// Add one row by hand (tests, tools).
+    pub fn insert(&mut self, file: &str, sheet: Option<&str>, row: usize, cells: Vec<String>) {
+        self.rows
+            .insert((file.to_string(), sheet.map(String::from), row), cells);
+    }
+    fn get(&self, d: &Diagnostic) -> Option<&Vec<String>> {
+        self.rows.get(&(d.file.clone(), d.sheet.clone(), d.row))
+    }
+}
+
+/// Render every diagnostic as lines of text (no cap, no source lines).
 pub fn render(d: &Diagnostics, format: Format) -> Vec<String> {
     d.items.iter().map(|x| render_one(x, format)).collect()
 }
 
-/// Render one diagnostic.
+/// Render one diagnostic (human form without a source line).
 pub fn render_one(d: &Diagnostic, format: Format) -> String {
     match format {
-        Format::Human => human(d),
-        Format::Json => serde_json::to_string(d).expect("diagnostics serialize"),
+        Format::Human => human(d, None),
+        Format::Json => json(d),
         Format::Github => github(d),
     }
 }
 
-fn human(d: &Diagnostic) -> String {
-    let sev = match d.severity {
+fn sev_word(s: Severity) -> &'static str {
+    match s {
         Severity::Error => "error",
         Severity::Warning => "warning",
+    }
+}
+
+fn json(d: &Diagnostic) -> String {
+    serde_json::to_string(d).expect("diagnostics serialize")
+}
+
+/// The whole report: `d` must be sorted ([`Diagnostics::sort`]). Human output is grouped by file; human and
+/// GitHub output are capped per code per file ([`Options::max_per_kind`]); JSON lines are never capped.
+/// Every line ends with `\n`.
+pub fn render_report(d: &Diagnostics, format: Format, sources: &Sources, opts: &Options) -> String {
+    let mut out = String::new();
+    if format == Format::Json {
+        for x in &d.items {
+            out.push_str(&json(x));
+            out.push('\n');
+        }
+        return out;
+    }
+    // Groups of consecutive diagnostics of one file (the list is sorted by file first).
+    let mut i = 0;
+    while i < d.items.len() {
+        let file = &d.items[i].file;
+        let mut j = i;
+        while j < d.items.len() && d.items[j].file == *file {
+            j += 1;
+        }
+        let group = &d.items[i..j];
+        let errors = group
+            .iter()
+            .filter(|x| x.severity == Severity::Error)
+            .count();
+        let warnings = group.len() - errors;
+        if format == Format::Human {
+            out.push_str(&format!("--> {file}: {}\n\n", counts(errors, warnings)));
+        }
+        let mut shown: HashMap<&str, usize> = HashMap::new();
+        let mut hidden: BTreeMap<&str, usize> = BTreeMap::new();
+        for x in group {
+            let n = shown.entry(x.code).or_default();
+            if opts.max_per_kind > 0 && *n >= opts.max_per_kind {
+                *hidden.entry(x.code).or_default() += 1;
+                continue;
+            }
+            *n += 1;
+            match format {
+                Format::Human => {
+                    out.push_str(&human(x, sources.get(x).map(|v| v.as_slice())));
+                    out.push_str("\n\n");
+                }
+                _ => {
+                    out.push_str(&github(x));
+                    out.push('\n');
+                }
+            }
+        }
+        for (code, n) in hidden {
+            let title = crate::explain::CODES
+                .iter()
+                .find(|(c, _, _)| *c == code)
+                .map(|(_, t, _)| *t)
+                .unwrap_or("diagnostic");
+            let msg = format!(
+                "{n} more {code} ({title}) in {file} not shown (--max-per-kind {}; 0 shows all)",
+                opts.max_per_kind
+            );
+            match format {
+                Format::Human => out.push_str(&format!("note: {msg}\n\n")),
+                _ => out.push_str(&format!(
+                    "::notice file={},title={}::{}\n",
+                    gh_escape(file, true),
+                    gh_escape(&format!("{code} {file}"), true),
+                    gh_escape(&msg, false)
+                )),
+            }
+        }
+        i = j;
+    }
+    out
+}
+
+/// `N errors, M warnings` with singulars.
+pub fn counts(errors: usize, warnings: usize) -> String {
+    let e = if errors == 1 {
+        "1 error".to_string()
+    } else {
+        format!("{errors} errors")
     };
-    let mut s = format!("{sev}[{}]: {}\n  --> {}", d.code, d.message, d.location());
+    let w = if warnings == 1 {
+        "1 warning".to_string()
+    } else {
+        format!("{warnings} warnings")
+    };
+    format!("{e}, {w}")
+}
+
+/// One row shown as a source line: its text and the byte range of each displayed cell.
+struct RowLine {
+    name: String,
+    text: String,
+    row: usize,
+    /// (byte range in `text`, 0-based spreadsheet column) per displayed cell.
+    cells: Vec<(Range<usize>, usize)>,
+}
+
+const MAX_CELL: usize = 40;
+const MAX_LINE: usize = 120;
+
+fn show_cell(s: &str) -> String {
+    let mut t: String = if s.chars().count() > MAX_CELL {
+        s.chars().take(MAX_CELL - 1).collect::<String>() + "…"
+    } else {
+        s.to_string()
+    };
+    t = t.replace(['\r', '\n'], "⏎");
+    if t.contains([',', '"']) || t.starts_with(' ') || t.ends_with(' ') {
+        t = format!("\"{}\"", t.replace('"', "\"\""));
+    }
+    t
+}
+
+impl RowLine {
+    /// The row's cells around `target` (all of them when they fit in [`MAX_LINE`]).
+    fn new(name: String, row: usize, cells: &[String], target: Option<usize>) -> RowLine {
+        let shown: Vec<String> = cells.iter().map(|c| show_cell(c)).collect();
+        let n = shown.len().max(target.map(|t| t + 1).unwrap_or(0));
+        let cell = |i: usize| shown.get(i).cloned().unwrap_or_default();
+        let total: usize = (0..n).map(|i| cell(i).len() + 2).sum();
+        let (mut lo, mut hi) = (0, n);
+        if total > MAX_LINE {
+            let t = target.unwrap_or(0);
+            lo = t;
+            hi = t + 1;
+            let mut width = cell(t).len();
+            loop {
+                let mut grew = false;
+                if hi < n && width + cell(hi).len() + 2 <= MAX_LINE {
+                    width += cell(hi).len() + 2;
+                    hi += 1;
+                    grew = true;
+                }
+                if lo > 0 && width + cell(lo - 1).len() + 2 <= MAX_LINE {
+                    width += cell(lo - 1).len() + 2;
+                    lo -= 1;
+                    grew = true;
+                }
+                if !grew {
+                    break;
+                }
+            }
+        }
+        let mut text = String::new();
+        let mut ranges = vec![];
+        if lo > 0 {
+            text.push_str("…, ");
+        }
+        for i in lo..hi {
+            if i > lo {
+                text.push_str(", ");
+            }
+            let start = text.len();
+            text.push_str(&cell(i));
+            ranges.push((start..text.len(), i));
+        }
+        if hi < n {
+            text.push_str(", …");
+        }
+        RowLine {
+            name,
+            text,
+            row,
+            cells: ranges,
+        }
+    }
+}
+
+impl<'a> Files<'a> for RowLine {
+    type FileId = ();
+    type Name = &'a str;
+    type Source = &'a str;
+    fn name(&'a self, (): ()) -> Result<&'a str, FilesError> {
+        Ok(&self.name)
+    }
+    fn source(&'a self, (): ()) -> Result<&'a str, FilesError> {
+        Ok(&self.text)
+    }
+    fn line_index(&'a self, (): (), _byte_index: usize) -> Result<usize, FilesError> {
+        Ok(0)
+    }
+    fn line_number(&'a self, (): (), _line_index: usize) -> Result<usize, FilesError> {
+        Ok(self.row)
+    }
+    /// The spreadsheet column (1-based) of the cell at `byte_index`.
+    fn column_number(
+        &'a self,
+        (): (),
+        _line_index: usize,
+        byte_index: usize,
+    ) -> Result<usize, FilesError> {
+        Ok(self
+            .cells
+            .iter()
+            .find(|(r, _)| r.start <= byte_index && byte_index <= r.end)
+            .map(|(_, c)| c + 1)
+            .unwrap_or(1))
+    }
+    fn line_range(&'a self, (): (), _line_index: usize) -> Result<Range<usize>, FilesError> {
+        Ok(0..self.text.len())
+    }
+}
+
+fn config() -> term::Config {
+    term::Config {
+        chars: term::Chars::ascii(),
+        ..Default::default()
+    }
+}
+
+/// Human form: the codespan-reporting rendering with the row as its source line when `cells` is given.
+fn human(d: &Diagnostic, cells: Option<&[String]>) -> String {
+    let mut c = match d.severity {
+        Severity::Error => cs::Diagnostic::error(),
+        Severity::Warning => cs::Diagnostic::warning(),
+    }
+    .with_code(d.code)
+    .with_message(&d.message);
+    let col = d.column.as_deref().and_then(column_from_letters);
+    let mut notes = vec![];
+    let mut name = d.file.clone();
+    if let Some(sh) = &d.sheet {
+        name.push_str(&format!("[{sh}]"));
+    }
+    let line = cells
+        .filter(|_| d.row > 0)
+        .map(|cells| RowLine::new(name.clone(), d.row, cells, col));
+    let mut what = vec![];
+    if let Some(l) = &d.column {
+        what.push(format!("column {l}"));
+    }
     if let Some(f) = &d.field {
-        s.push_str(&format!(" (column {f:?})"));
+        what.push(format!("field {f:?}"));
+    }
+    if let Some(line) = &line {
+        let range = match col {
+            Some(ci) => line
+                .cells
+                .iter()
+                .find(|(_, i)| *i == ci)
+                .map(|(r, _)| r.clone())
+                .unwrap_or(0..0),
+            None => 0..line.text.len(),
+        };
+        c = c.with_label(cs::Label::primary((), range).with_message(what.join(", ")));
+    } else {
+        let mut at = format!("at {}", d.location());
+        if !what.is_empty() {
+            at.push_str(&format!(" ({})", what.join(", ")));
+        }
+        notes.push(at);
     }
     if let Some(t) = &d.cell_text {
-        s.push_str(&format!("\n   | cell: {t:?}"));
+        let shown_in_line = line.as_ref().is_some_and(|_| col.is_some());
+        if !shown_in_line || t.chars().count() > MAX_CELL || t.contains(['\n', '\r']) {
+            notes.push(format!("cell text: {t:?}"));
+        }
     }
     if let Some(h) = &d.help {
-        s.push_str(&format!("\n   = help: {h}"));
+        notes.push(format!("help: {h}"));
     }
-    s
+    c = c.with_notes(notes);
+    let text = match &line {
+        Some(l) => term::emit_into_string(&config(), l, &c),
+        None => term::emit_into_string(&config(), &NoFiles, &c),
+    };
+    text.unwrap_or_else(|_| d.to_string())
+        .trim_end()
+        .to_string()
+}
+
+/// No files: diagnostics without a source line.
+struct NoFiles;
+
+impl<'a> Files<'a> for NoFiles {
+    type FileId = ();
+    type Name = &'a str;
+    type Source = &'a str;
+    fn name(&'a self, (): ()) -> Result<&'a str, FilesError> {
+        Err(FilesError::FileMissing)
+    }
+    fn source(&'a self, (): ()) -> Result<&'a str, FilesError> {
+        Err(FilesError::FileMissing)
+    }
+    fn line_index(&'a self, (): (), _: usize) -> Result<usize, FilesError> {
+        Err(FilesError::FileMissing)
+    }
+    fn line_range(&'a self, (): (), _: usize) -> Result<Range<usize>, FilesError> {
+        Err(FilesError::FileMissing)
+    }
 }
 
 /// GitHub workflow command escaping of a property value or message.
-fn gh_escape(s: &str, property: bool) -> String {
-    let mut out = s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A");
+pub fn gh_escape(s: &str, property: bool) -> String {
+    let mut out = s
+        .replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A");
     if property {
         out = out.replace(':', "%3A").replace(',', "%2C");
     }
@@ -56,21 +417,22 @@ fn gh_escape(s: &str, property: bool) -> String {
 }
 
 fn github(d: &Diagnostic) -> String {
-    let kind = match d.severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-    };
+    let kind = sev_word(d.severity);
     let mut props = vec![format!("file={}", gh_escape(&d.file, true))];
     if d.row > 0 && d.sheet.is_none() {
         props.push(format!("line={}", d.row));
-    }
-    if let Some(c) = d.column.as_deref().and_then(crate::diag::column_from_letters) {
-        if d.sheet.is_none() {
+        if let Some(c) = d.column.as_deref().and_then(column_from_letters) {
             props.push(format!("col={}", c + 1));
         }
     }
-    props.push(format!("title={}", gh_escape(&format!("{} {}", d.code, d.location()), true)));
+    props.push(format!(
+        "title={}",
+        gh_escape(&format!("{} {}", d.code, d.location()), true)
+    ));
     let mut msg = d.message.clone();
+    if let Some(f) = &d.field {
+        msg.push_str(&format!(" [field {f}]"));
+    }
     if let Some(t) = &d.cell_text {
         msg.push_str(&format!(" (cell text: {t:?})"));
     }
@@ -78,4 +440,105 @@ fn github(d: &Diagnostic) -> String {
         msg.push_str(&format!("\nhelp: {h}"));
     }
     format!("::{kind} {}::{}", props.join(","), gh_escape(&msg, false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diag::RowOrigin;
+
+    fn diag() -> Diagnostic {
+        let o = RowOrigin {
+            file: "Table/Unit.csv".into(),
+            sheet: None,
+            row: 7,
+        };
+        Diagnostic::cell_error(
+            "GT0201",
+            &o,
+            Some(2),
+            Some("Hp"),
+            Some("abc"),
+            "expected an integer, found \"abc\"",
+        )
+        .with_help("enter a whole number")
+    }
+
+    #[test]
+    fn human_underlines_the_cell_of_the_row() {
+        let mut s = Sources::default();
+        s.insert(
+            "Table/Unit.csv",
+            None,
+            7,
+            vec!["1".into(), "Archer".into(), "abc".into(), "Red".into()],
+        );
+        let d = Diagnostics {
+            items: vec![diag()],
+        };
+        let text = render_report(&d, Format::Human, &s, &Options::default());
+        assert!(
+            text.contains("error[GT0201]: expected an integer"),
+            "{text}"
+        );
+        assert!(text.contains("Table/Unit.csv:7:3"), "{text}");
+        assert!(text.contains("7 | 1, Archer, abc, Red"), "{text}");
+        assert!(text.contains("^^^ column C, field \"Hp\""), "{text}");
+        assert!(text.contains("= help: enter a whole number"), "{text}");
+    }
+
+    #[test]
+    fn github_escapes_properties_and_message() {
+        let mut d = diag();
+        d.file = "Table/a,b:c%.csv".into();
+        d.help = Some("line1\nline2 100%".into());
+        let g = github(&d);
+        assert!(g.starts_with("::error file=Table/a%2Cb%3Ac%25.csv,line=7,col=3,title=GT0201 Table/a%2Cb%3Ac%25.csv%3A7%3AC::"), "{g}");
+        assert!(g.ends_with("%0Ahelp: line1%0Aline2 100%25"), "{g}");
+    }
+
+    #[test]
+    fn cap_per_kind_counts_the_rest() {
+        let items: Vec<Diagnostic> = (0..10_000)
+            .map(|i| {
+                let mut d = diag();
+                d.row = i + 2;
+                d
+            })
+            .collect();
+        let d = Diagnostics { items };
+        let t = std::time::Instant::now();
+        let text = render_report(
+            &d,
+            Format::Human,
+            &Sources::default(),
+            &Options { max_per_kind: 20 },
+        );
+        assert!(t.elapsed().as_secs() < 5);
+        assert_eq!(text.matches("error[GT0201]").count(), 20);
+        assert!(
+            text.contains("note: 9980 more GT0201 (wrong type) in Table/Unit.csv not shown"),
+            "{text}"
+        );
+        let all = render_report(
+            &d,
+            Format::Json,
+            &Sources::default(),
+            &Options { max_per_kind: 20 },
+        );
+        assert_eq!(all.lines().count(), 10_000);
+    }
+
+    #[test]
+    fn long_rows_show_a_window_around_the_cell() {
+        let cells: Vec<String> = (0..60).map(|i| format!("value{i}")).collect();
+        let l = RowLine::new("x".into(), 3, &cells, Some(40));
+        assert!(l.text.len() <= MAX_LINE + 10, "{}", l.text);
+        assert!(
+            l.text.starts_with("…, ") && l.text.ends_with(", …"),
+            "{}",
+            l.text
+        );
+        assert!(l.cells.iter().any(|(_, c)| *c == 40));
+    }
 }

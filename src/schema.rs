@@ -38,16 +38,31 @@ impl SchemaSet {
 
 /// Read every `*.json` file of `dir` (not recursive). Unparsable files are errors.
 pub fn load_dir(dir: &Path, dir_rel: &str) -> Result<SchemaSet, Vec<Diagnostic>> {
-    let mut set = SchemaSet { files: BTreeMap::new(), dir_rel: dir_rel.to_string() };
+    let mut set = SchemaSet {
+        files: BTreeMap::new(),
+        dir_rel: dir_rel.to_string(),
+    };
     let mut diags = vec![];
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
-        Err(e) => return Err(vec![Diagnostic::file_error("GT0002", dir_rel, format!("cannot read schema folder: {e}"))]),
+        Err(e) => {
+            return Err(vec![Diagnostic::file_error(
+                "GT0002",
+                dir_rel,
+                format!("cannot read schema folder: {e}"),
+            )])
+        }
     };
-    let mut names: Vec<_> = entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    let mut names: Vec<_> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
     names.sort();
     for name in names {
-        if !name.ends_with(".json") || name == "gentable.toml.schema.json" || name == "gentable.meta.schema.json" {
+        if !name.ends_with(".json")
+            || name == "gentable.toml.schema.json"
+            || name == "gentable.meta.schema.json"
+        {
             continue;
         }
         let rel = set.rel(&name);
@@ -59,10 +74,18 @@ pub fn load_dir(dir: &Path, dir_rel: &str) -> Result<SchemaSet, Vec<Diagnostic>>
                 Err(e) => diags.push(Diagnostic::file_error(
                     "GT0401",
                     rel,
-                    format!("schema is not valid JSON: {e} (line {}, column {})", e.line(), e.column()),
+                    format!(
+                        "schema is not valid JSON: {e} (line {}, column {})",
+                        e.line(),
+                        e.column()
+                    ),
                 )),
             },
-            Err(e) => diags.push(Diagnostic::file_error("GT0401", rel, format!("cannot read schema: {e}"))),
+            Err(e) => diags.push(Diagnostic::file_error(
+                "GT0401",
+                rel,
+                format!("cannot read schema: {e}"),
+            )),
         }
     }
     if diags.is_empty() {
@@ -109,8 +132,12 @@ pub fn build_table(
 ) -> Result<TableSchema, Vec<Diagnostic>> {
     let rel = set.rel(schema_file);
     let Some(root) = set.files.get(schema_file) else {
-        return Err(vec![Diagnostic::file_error("GT0402", &rel, format!("table {table} has no schema {rel}"))
-            .with_help(format!("create {rel} describing one row of {table}"))]);
+        return Err(vec![Diagnostic::file_error(
+            "GT0402",
+            &rel,
+            format!("table {table} has no schema {rel}"),
+        )
+        .with_help(format!("create {rel} describing one row of {table}"))]);
     };
     let mut origins = BTreeMap::new();
     for (n, e) in &project.enums {
@@ -119,22 +146,40 @@ pub fn build_table(
     for (n, r) in &project.records {
         origins.insert(n.clone(), r.origin.clone());
     }
-    let mut ctx = Ctx { set, project, diags: vec![], origins };
+    let mut ctx = Ctx {
+        set,
+        project,
+        diags: vec![],
+        origins,
+    };
     let err = |m: String| Diagnostic::file_error("GT0403", &rel, m);
     let Some(obj) = root.as_object() else {
         return Err(vec![err("the schema must be a JSON object".into())]);
     };
     if obj.get("type").and_then(J::as_str) != Some("object") {
-        return Err(vec![err("a table schema must have \"type\": \"object\" (it describes one row)".into())]);
+        return Err(vec![err(
+            "a table schema must have \"type\": \"object\" (it describes one row)".into(),
+        )]);
     }
     let Some(props) = obj.get("properties").and_then(J::as_object) else {
-        return Err(vec![err("a table schema needs \"properties\" (one per column)".into())]);
+        return Err(vec![err(
+            "a table schema needs \"properties\" (one per column)".into(),
+        )]);
     };
-    let required: Vec<String> =
-        obj.get("required").and_then(J::as_array).map(|a| a.iter().filter_map(|s| s.as_str().map(String::from)).collect()).unwrap_or_default();
+    let required: Vec<String> = obj
+        .get("required")
+        .and_then(J::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
     for r in &required {
         if !props.contains_key(r) {
-            ctx.diags.push(err(format!("\"required\" names {r:?}, which is not in \"properties\"")));
+            ctx.diags.push(err(format!(
+                "\"required\" names {r:?}, which is not in \"properties\""
+            )));
         }
     }
     let mut fields = vec![];
@@ -142,29 +187,44 @@ pub fn build_table(
     let mut defaults = vec![];
     for (name, ps) in props {
         let is_req = required.contains(name);
-        let hint = format!("{table}{}", crate::naming::case(name, crate::naming::Case::Pascal));
+        let hint = format!(
+            "{table}{}",
+            crate::naming::case(name, crate::naming::Case::Pascal)
+        );
         let origin = format!("{schema_file}#/properties/{name}");
         let (ty, nullable) = match ctx.type_of(ps, schema_file, &hint, &origin) {
             Some(t) => t,
             None => continue,
         };
-        let ty = if nullable || !is_req { Type::Optional(Box::new(ty)) } else { ty };
+        let ty = if nullable || !is_req {
+            Type::Optional(Box::new(ty))
+        } else {
+            ty
+        };
         fields.push(ctx.field(name, ps, schema_file, ty));
         req.push(is_req);
         let default = ps.get("default").cloned();
-        defaults.push(default.or_else(|| ctx.resolve(ps, schema_file).and_then(|(_, d, _)| d.get("default").cloned())));
+        defaults.push(default.or_else(|| {
+            ctx.resolve(ps, schema_file)
+                .and_then(|(_, d, _)| d.get("default").cloned())
+        }));
     }
     let index_of = |ctx: &mut Ctx, what: &str, n: &str| -> Option<usize> {
         let i = fields.iter().position(|f| f.name == n);
         if i.is_none() {
-            ctx.diags.push(err(format!("{what} names {n:?}, which is not in \"properties\"")));
+            ctx.diags.push(err(format!(
+                "{what} names {n:?}, which is not in \"properties\""
+            )));
         }
         i
     };
     let key_list = |v: &J| -> Vec<String> {
         match v {
             J::String(s) => vec![s.clone()],
-            J::Array(a) => a.iter().filter_map(|x| x.as_str().map(String::from)).collect(),
+            J::Array(a) => a
+                .iter()
+                .filter_map(|x| x.as_str().map(String::from))
+                .collect(),
             _ => vec![],
         }
     };
@@ -179,7 +239,10 @@ pub fn build_table(
     let mut unique_keys = vec![];
     if let Some(J::Array(uks)) = obj.get("x-gentable-unique") {
         for uk in uks {
-            let idx: Vec<usize> = key_list(uk).iter().filter_map(|n| index_of(&mut ctx, "x-gentable-unique", n)).collect();
+            let idx: Vec<usize> = key_list(uk)
+                .iter()
+                .filter_map(|n| index_of(&mut ctx, "x-gentable-unique", n))
+                .collect();
             if !idx.is_empty() {
                 unique_keys.push(idx);
             }
@@ -189,7 +252,11 @@ pub fn build_table(
     for &i in primary_key.iter().chain(unique_keys.iter().flatten()) {
         let f = &fields[i];
         // Primary key fields are required; unique key fields may be optional (empty cells never clash).
-        let ty = if pk_set.contains(&i) { &f.ty } else { f.ty.strip_optional() };
+        let ty = if pk_set.contains(&i) {
+            &f.ty
+        } else {
+            f.ty.strip_optional()
+        };
         let ok = matches!(ty, Type::Int(_) | Type::String | Type::Enum(_) | Type::Bool);
         if !ok {
             ctx.diags.push(err(format!(
@@ -205,12 +272,16 @@ pub fn build_table(
         Some("list") => TableMode::List,
         Some("one") => TableMode::One,
         Some(m) => {
-            ctx.diags.push(err(format!("x-gentable-mode must be map, list or one, not {m:?}")));
+            ctx.diags.push(err(format!(
+                "x-gentable-mode must be map, list or one, not {m:?}"
+            )));
             TableMode::List
         }
     };
     if mode == TableMode::Map && primary_key.is_empty() {
-        ctx.diags.push(err("x-gentable-mode \"map\" needs x-gentable-primaryKey".into()));
+        ctx.diags.push(err(
+            "x-gentable-mode \"map\" needs x-gentable-primaryKey".into()
+        ));
     }
     let rules = obj
         .get("x-gentable-rules")
@@ -218,12 +289,22 @@ pub fn build_table(
         .map(|a| {
             a.iter()
                 .filter_map(|r| {
-                    Some((r.get("rule")?.as_str()?.to_string(), r.get("message").and_then(J::as_str).unwrap_or("").to_string()))
+                    Some((
+                        r.get("rule")?.as_str()?.to_string(),
+                        r.get("message")
+                            .and_then(J::as_str)
+                            .unwrap_or("")
+                            .to_string(),
+                    ))
                 })
                 .collect()
         })
         .unwrap_or_default();
-    let pk = if mode == TableMode::Map { primary_key } else { vec![] };
+    let pk = if mode == TableMode::Map {
+        primary_key
+    } else {
+        vec![]
+    };
     if ctx.diags.is_empty() {
         Ok(TableSchema {
             name: table.to_string(),
@@ -286,7 +367,10 @@ impl Ctx<'_> {
         }
         Field {
             name: name.to_string(),
-            ident: ps.get("x-gentable-name").and_then(J::as_str).map(String::from),
+            ident: ps
+                .get("x-gentable-name")
+                .and_then(J::as_str)
+                .map(String::from),
             ty,
             doc,
             foreign_keys: fks,
@@ -314,7 +398,11 @@ impl Ctx<'_> {
                 self.err(file, format!("$ref {r:?}: {f} has nothing at {ptr:?}"));
                 return None;
             };
-            name = ptr.rsplit('/').next().filter(|n| !n.is_empty()).map(String::from);
+            name = ptr
+                .rsplit('/')
+                .next()
+                .filter(|n| !n.is_empty())
+                .map(String::from);
             cur = target.clone();
             cur_file = f;
         }
@@ -331,7 +419,10 @@ impl Ctx<'_> {
             None => origin.to_string(),
         };
         let Some(o) = s.as_object() else {
-            self.err(file, format!("{origin}: a property schema must be an object"));
+            self.err(
+                file,
+                format!("{origin}: a property schema must be an object"),
+            );
             return None;
         };
         // anyOf/oneOf [T, {"type":"null"}] → nullable T.
@@ -343,7 +434,10 @@ impl Ctx<'_> {
                     let (t, _) = self.type_of(non_null[0], file, hint, &origin)?;
                     return Some((t, true));
                 }
-                self.err(file, format!("{origin}: {k} is supported only as [T, {{\"type\": \"null\"}}]"));
+                self.err(
+                    file,
+                    format!("{origin}: {k} is supported only as [T, {{\"type\": \"null\"}}]"),
+                );
                 return None;
             }
         }
@@ -353,16 +447,31 @@ impl Ctx<'_> {
                 let names: Vec<&str> = ts.iter().filter_map(J::as_str).collect();
                 let non_null: Vec<&str> = names.iter().copied().filter(|t| *t != "null").collect();
                 if non_null.len() != 1 {
-                    self.err(file, format!("{origin}: \"type\" may list one type plus \"null\", found {names:?}"));
+                    self.err(
+                        file,
+                        format!(
+                            "{origin}: \"type\" may list one type plus \"null\", found {names:?}"
+                        ),
+                    );
                     return None;
                 }
                 (Some(non_null[0].to_string()), names.contains(&"null"))
             }
             _ => (None, false),
         };
-        let type_name = ref_name.clone().or_else(|| o.get("title").and_then(J::as_str).map(|t| crate::naming::case(t, crate::naming::Case::Pascal))).unwrap_or_else(|| hint.to_string());
+        let type_name = ref_name
+            .clone()
+            .or_else(|| {
+                o.get("title")
+                    .and_then(J::as_str)
+                    .map(|t| crate::naming::case(t, crate::naming::Case::Pascal))
+            })
+            .unwrap_or_else(|| hint.to_string());
         let ty_name = ty_name.or_else(|| {
-            if o.get("enum").and_then(J::as_array).is_some_and(|a| a.iter().all(J::is_string)) {
+            if o.get("enum")
+                .and_then(J::as_array)
+                .is_some_and(|a| a.iter().all(J::is_string))
+            {
                 Some("string".into())
             } else if o.contains_key("properties") {
                 Some("object".into())
@@ -385,17 +494,52 @@ impl Ctx<'_> {
                     Some("uint64") => Some(IntWidth::U64),
                     _ => None,
                 };
-                let bound = |k: &str, adj: i128| o.get(k).and_then(J::as_f64).map(|f| f.ceil() as i128 + adj);
-                let lo = o.get("minimum").and_then(J::as_f64).map(|f| f.ceil() as i128).or_else(|| bound("exclusiveMinimum", 1));
-                let hi = o.get("maximum").and_then(J::as_f64).map(|f| f.floor() as i128).or_else(|| {
-                    o.get("exclusiveMaximum").and_then(J::as_f64).map(|f| f.ceil() as i128 - 1)
-                });
+                let bound = |k: &str, adj: i128| {
+                    o.get(k).and_then(J::as_f64).map(|f| f.ceil() as i128 + adj)
+                };
+                let lo = o
+                    .get("minimum")
+                    .and_then(J::as_f64)
+                    .map(|f| f.ceil() as i128)
+                    .or_else(|| bound("exclusiveMinimum", 1));
+                let hi = o
+                    .get("maximum")
+                    .and_then(J::as_f64)
+                    .map(|f| f.floor() as i128)
+                    .or_else(|| {
+                        o.get("exclusiveMaximum")
+                            .and_then(J::as_f64)
+                            .map(|f| f.ceil() as i128 - 1)
+                    });
+                // An integer `enum`/`const` bounds the width too.
+                let listed: Vec<i128> = match (o.get("enum"), o.get("const")) {
+                    (Some(J::Array(a)), _) => {
+                        a.iter().filter_map(J::as_i64).map(i128::from).collect()
+                    }
+                    (_, Some(c)) => c.as_i64().map(i128::from).into_iter().collect(),
+                    _ => vec![],
+                };
+                let (lo, hi) = match (listed.iter().min(), listed.iter().max()) {
+                    (Some(&a), Some(&b)) => (
+                        Some(lo.map_or(a, |l| l.max(a))),
+                        Some(hi.map_or(b, |h| h.min(b))),
+                    ),
+                    _ => (lo, hi),
+                };
                 Type::Int(width.unwrap_or_else(|| IntWidth::for_bounds(lo, hi)))
             }
             Some("string") => match o.get("enum").and_then(J::as_array) {
                 Some(members) => {
-                    let members: Vec<String> = members.iter().filter_map(|m| m.as_str().map(String::from)).collect();
-                    let def = EnumDef { name: type_name.clone(), doc: doc_of(o), members, origin: origin.clone() };
+                    let members: Vec<String> = members
+                        .iter()
+                        .filter_map(|m| m.as_str().map(String::from))
+                        .collect();
+                    let def = EnumDef {
+                        name: type_name.clone(),
+                        doc: doc_of(o),
+                        members,
+                        origin: origin.clone(),
+                    };
                     if !self.register(&type_name, &origin, file) {
                         return None;
                     }
@@ -409,34 +553,61 @@ impl Ctx<'_> {
                     self.err(file, format!("{origin}: an array needs \"items\""));
                     return None;
                 };
-                let (inner, n) = self.type_of(items, file, &format!("{hint}Item"), &format!("{origin}/items"))?;
-                Type::Array(Box::new(if n { Type::Optional(Box::new(inner)) } else { inner }))
+                let (inner, n) = self.type_of(
+                    items,
+                    file,
+                    &format!("{hint}Item"),
+                    &format!("{origin}/items"),
+                )?;
+                Type::Array(Box::new(if n {
+                    Type::Optional(Box::new(inner))
+                } else {
+                    inner
+                }))
             }
             Some("object") => {
                 let Some(props) = o.get("properties").and_then(J::as_object) else {
-                    self.err(file, format!("{origin}: an object needs \"properties\" (maps come later)"));
+                    self.err(
+                        file,
+                        format!("{origin}: an object needs \"properties\" (maps come later)"),
+                    );
                     return None;
                 };
                 if !self.register(&type_name, &origin, file) {
                     return None;
                 }
                 if !self.project.records.contains_key(&type_name) {
-                    let required: Vec<&str> =
-                        o.get("required").and_then(J::as_array).map(|a| a.iter().filter_map(J::as_str).collect()).unwrap_or_default();
+                    let required: Vec<&str> = o
+                        .get("required")
+                        .and_then(J::as_array)
+                        .map(|a| a.iter().filter_map(J::as_str).collect())
+                        .unwrap_or_default();
                     // Register first (recursion guard), fill after.
                     self.project.records.insert(
                         type_name.clone(),
-                        RecordDef { name: type_name.clone(), doc: doc_of(o), fields: vec![], origin: origin.clone() },
+                        RecordDef {
+                            name: type_name.clone(),
+                            doc: doc_of(o),
+                            fields: vec![],
+                            origin: origin.clone(),
+                        },
                     );
                     let mut fields = vec![];
                     for (pname, ps) in props {
                         let (pt, pn) = self.type_of(
                             ps,
                             file,
-                            &format!("{type_name}{}", crate::naming::case(pname, crate::naming::Case::Pascal)),
+                            &format!(
+                                "{type_name}{}",
+                                crate::naming::case(pname, crate::naming::Case::Pascal)
+                            ),
                             &format!("{origin}/properties/{pname}"),
                         )?;
-                        let pt = if pn || !required.contains(&pname.as_str()) { Type::Optional(Box::new(pt)) } else { pt };
+                        let pt = if pn || !required.contains(&pname.as_str()) {
+                            Type::Optional(Box::new(pt))
+                        } else {
+                            pt
+                        };
                         fields.push(self.field(pname, ps, file, pt));
                     }
                     if let Some(r) = self.project.records.get_mut(&type_name) {

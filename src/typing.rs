@@ -62,17 +62,27 @@ impl Layout {
         Layout {
             first_col,
             marker_col: col(ov.and_then(|o| o.marker_column.as_ref())).unwrap_or(first_col),
-            comment_marker: ov.and_then(|o| o.comment_marker.clone()).unwrap_or_else(|| "#".into()),
+            comment_marker: ov
+                .and_then(|o| o.comment_marker.clone())
+                .unwrap_or_else(|| "#".into()),
             header_row: ov.and_then(|o| o.header_row),
-            header_marker: ov.and_then(|o| o.header_marker.as_ref()).map(|m| m.trim().to_string()),
+            header_marker: ov
+                .and_then(|o| o.header_marker.as_ref())
+                .map(|m| m.trim().to_string()),
             data_row: ov.and_then(|o| o.data_row),
             column_marker_row: ov.and_then(|o| o.column_marker_row),
-            array_separator: ov.and_then(|o| o.array_separator.as_deref()).and_then(|s| s.chars().next()).unwrap_or('|'),
+            array_separator: ov
+                .and_then(|o| o.array_separator.as_deref())
+                .and_then(|s| s.chars().next())
+                .unwrap_or('|'),
         }
     }
 
     fn marker(&self, r: &RawRow) -> String {
-        r.cells.get(self.marker_col).map(RawCell::text).unwrap_or_default()
+        r.cells
+            .get(self.marker_col)
+            .map(RawCell::text)
+            .unwrap_or_default()
     }
     /// Blank from the first column on.
     fn is_blank(&self, r: &RawRow) -> bool {
@@ -80,7 +90,7 @@ impl Layout {
     }
     /// A comment row: its marker cell starts with the comment marker.
     fn is_comment(&self, r: &RawRow) -> bool {
-        self.marker(r).trim_start().starts_with(&self.comment_marker)
+        self.marker(r).starts_with(&self.comment_marker)
     }
 }
 
@@ -89,7 +99,9 @@ impl Layout {
 fn with_merges(src: &RawTable, row: &RawRow) -> Vec<RawCell> {
     let mut out = row.cells.clone();
     for m in &src.merges {
-        if !(m.rows.0 <= row.row && row.row <= m.rows.1) || (m.rows.0 == m.rows.1 && m.cols.0 == m.cols.1) {
+        if !(m.rows.0 <= row.row && row.row <= m.rows.1)
+            || (m.rows.0 == m.rows.1 && m.cols.0 == m.cols.1)
+        {
             continue;
         }
         let top_left = src
@@ -135,16 +147,30 @@ pub fn type_table(
         let header_pos = match (layout.header_row, &layout.header_marker) {
             (Some(h), _) => src.rows.iter().position(|r| r.row == h),
             (None, Some(m)) => src.rows.iter().position(|r| layout.marker(r).trim() == m),
-            (None, None) => src.rows.iter().position(|r| !layout.is_blank(r) && !layout.is_comment(r)),
+            (None, None) => src
+                .rows
+                .iter()
+                .position(|r| !layout.is_blank(r) && !layout.is_comment(r)),
         };
         let Some(hp) = header_pos else {
-            let mut d = Diagnostic::file_error(NO_HEADER, &src.file, format!("table {} has no header row", src.name));
+            let mut d = Diagnostic::file_error(
+                NO_HEADER,
+                &src.file,
+                format!("table {} has no header row", src.name),
+            );
             d.sheet = src.sheet.clone();
             let mut help = "the first non-comment row must hold the field names".to_string();
             if let Some(h) = layout.header_row {
-                d.message = format!("table {}: header_row {h} is past the end of the data", src.name);
+                d.message = format!(
+                    "table {}: header_row {h} is past the end of the data",
+                    src.name
+                );
             } else if let Some(m) = &layout.header_marker {
-                d.message = format!("table {}: no row has the header_marker {m:?} in column {}", src.name, column_letters(layout.marker_col));
+                d.message = format!(
+                    "table {}: no row has the header_marker {m:?} in column {}",
+                    src.name,
+                    column_letters(layout.marker_col)
+                );
                 help = "mark the field-name row, or correct [tables.<Name>] header_marker / marker_column".into();
             }
             diags.push(d.with_help(help));
@@ -164,14 +190,35 @@ pub fn type_table(
                     .collect()
             })
             .unwrap_or_default();
-        let Some(columns) = map_columns(schema, src, src.rows[hp].row, &header, &layout, &tagged, diags) else { continue };
+        let Some(columns) = map_columns(
+            schema,
+            src,
+            src.rows[hp].row,
+            &header,
+            &layout,
+            &tagged,
+            diags,
+        ) else {
+            continue;
+        };
         // 2. Data rows.
         for raw in &src.rows[hp + 1..] {
-            if layout.data_row.is_some_and(|d| raw.row < d) || layout.is_blank(raw) || layout.is_comment(raw) {
+            if layout.data_row.is_some_and(|d| raw.row < d)
+                || layout.is_blank(raw)
+                || layout.is_comment(raw)
+            {
                 continue;
             }
             let origin = src.origin(raw.row);
-            rows.push(type_row(project, schema, &columns, &raw.cells, origin, layout.array_separator, diags));
+            rows.push(type_row(
+                project,
+                schema,
+                &columns,
+                &raw.cells,
+                origin,
+                layout.array_separator,
+                diags,
+            ));
         }
     }
     rows
@@ -207,9 +254,14 @@ fn map_columns(
                                 Some(ci),
                                 Some(h),
                                 Some(h),
-                                format!("column {h:?} appears twice (also in column {})", column_letters(prev)),
+                                format!(
+                                    "column {h:?} appears twice (also in column {})",
+                                    column_letters(prev)
+                                ),
                             )
-                            .with_help("only array fields may span several columns; rename or delete one"),
+                            .with_help(
+                                "only array fields may span several columns; rename or delete one",
+                            ),
                         );
                         ok = false;
                         continue;
@@ -226,7 +278,10 @@ fn map_columns(
                     Some(ci),
                     Some(h),
                     Some(h),
-                    format!("column {h:?} is not a field of {} ({})", schema.name, schema.schema_file),
+                    format!(
+                        "column {h:?} is not a field of {} ({})",
+                        schema.name, schema.schema_file
+                    ),
                 );
                 d = match crate::diag::closest(h, schema.fields.iter().map(|f| f.name.as_str())) {
                     Some(c) => d.with_help(format!(
@@ -251,11 +306,24 @@ fn map_columns(
                 None,
                 Some(&f.name),
                 None,
-                format!("required column {:?} is missing from the header row", f.name),
+                format!(
+                    "required column {:?} is missing from the header row",
+                    f.name
+                ),
             );
-            let headers: Vec<String> = cells.iter().skip(layout.first_col).map(|c| c.text().trim().to_string()).collect();
-            if let Some(c) = crate::diag::closest(&f.name, headers.iter().map(String::as_str).filter(|h| !h.is_empty())) {
-                d = d.with_help(format!("the header {c:?} looks close; rename it to {:?}", f.name));
+            let headers: Vec<String> = cells
+                .iter()
+                .skip(layout.first_col)
+                .map(|c| c.text().trim().to_string())
+                .collect();
+            if let Some(c) = crate::diag::closest(
+                &f.name,
+                headers.iter().map(String::as_str).filter(|h| !h.is_empty()),
+            ) {
+                d = d.with_help(format!(
+                    "the header {c:?} looks close; rename it to {:?}",
+                    f.name
+                ));
             }
             diags.push(d);
             ok = false;
@@ -263,10 +331,16 @@ fn map_columns(
     }
     // Identifier collisions between headers (e.g. "MaxSteps" and "max steps").
     for (lang, f) in [
-        ("Rust", crate::naming::rust_field as fn(&str, Option<&str>) -> String),
+        (
+            "Rust",
+            crate::naming::rust_field as fn(&str, Option<&str>) -> String,
+        ),
         ("TypeScript", crate::naming::ts_field),
     ] {
-        let pairs = schema.fields.iter().map(|fl| (fl.name.as_str(), f(&fl.name, fl.ident.as_deref())));
+        let pairs = schema
+            .fields
+            .iter()
+            .map(|fl| (fl.name.as_str(), f(&fl.name, fl.ident.as_deref())));
         for (a, b, id) in crate::naming::check_collisions(pairs) {
             let col = |n: &str| seen[schema.fields.iter().position(|f| f.name == n).unwrap_or(0)];
             let d = Diagnostic::cell_error(
@@ -285,7 +359,10 @@ fn map_columns(
             ok = false;
         }
     }
-    ok.then(|| Columns { cols, by_field: seen.into() })
+    ok.then(|| Columns {
+        cols,
+        by_field: seen.into(),
+    })
 }
 
 fn type_row(
@@ -312,7 +389,14 @@ fn type_row(
             continue;
         }
         let err = |e: CellError| {
-            let mut d = Diagnostic::cell_error(e.code, &origin, Some(ci), Some(&f.name), Some(&raw.text()), e.message);
+            let mut d = Diagnostic::cell_error(
+                e.code,
+                &origin,
+                Some(ci),
+                Some(&f.name),
+                Some(&raw.text()),
+                e.message,
+            );
             d.help = e.help;
             d
         };
@@ -344,7 +428,10 @@ fn type_row(
                             None,
                             Some(&f.name),
                             None,
-                            format!("the schema's default for {:?} does not fit its type: {m}", f.name),
+                            format!(
+                                "the schema's default for {:?} does not fit its type: {m}",
+                                f.name
+                            ),
                         ));
                         Value::Null
                     }
@@ -360,9 +447,15 @@ fn type_row(
                             col,
                             Some(&f.name),
                             Some(""),
-                            format!("{:?} is required but the cell is empty (expected {})", f.name, cell::type_words(&f.ty)),
+                            format!(
+                                "{:?} is required but the cell is empty (expected {})",
+                                f.name,
+                                cell::type_words(&f.ty)
+                            ),
                         )
-                        .with_help("fill in the cell, or give the field a \"default\" in the schema"),
+                        .with_help(
+                            "fill in the cell, or give the field a \"default\" in the schema",
+                        ),
                     );
                     Value::Null
                 }
@@ -370,7 +463,11 @@ fn type_row(
         };
         out.push(v);
     }
-    Row { values: out, origin, columns: columns.by_field.clone() }
+    Row {
+        values: out,
+        origin,
+        columns: columns.by_field.clone(),
+    }
 }
 
 /// Type one non-blank raw cell.
@@ -379,7 +476,12 @@ pub fn type_cell(project: &Project, ty: &Type, raw: &RawCell) -> Result<Value, C
 }
 
 /// [`type_cell`] with a table's top-level array separator (`array_separator`).
-pub fn type_cell_with(project: &Project, ty: &Type, raw: &RawCell, sep: char) -> Result<Value, CellError> {
+pub fn type_cell_with(
+    project: &Project,
+    ty: &Type,
+    raw: &RawCell,
+    sep: char,
+) -> Result<Value, CellError> {
     let base = ty.strip_optional();
     let parse = |text: &str| cell::parse_cell_with(text, ty, project, sep);
     match raw {
@@ -392,7 +494,9 @@ pub fn type_cell_with(project: &Project, ty: &Type, raw: &RawCell, sep: char) ->
         RawCell::Error(e) => Err(CellError {
             code: EXCEL_ERROR,
             message: format!("the cell holds the Excel error {e}"),
-            help: Some("fix the formula or the value it refers to; error cells are never exported".into()),
+            help: Some(
+                "fix the formula or the value it refers to; error cells are never exported".into(),
+            ),
         }),
         RawCell::Int(i) => match base {
             Type::Float => Ok(Value::Float(*i as f64)),
@@ -400,7 +504,8 @@ pub fn type_cell_with(project: &Project, ty: &Type, raw: &RawCell, sep: char) ->
             _ => parse(&raw.text()),
         },
         RawCell::Float(f) => match base {
-            Type::Float => cell::parse_float(&raw.text()).map(|_| Value::Float(if *f == 0.0 { 0.0 } else { *f })),
+            Type::Float => cell::parse_float(&raw.text())
+                .map(|_| Value::Float(if *f == 0.0 { 0.0 } else { *f })),
             Type::Int(w) => {
                 if f.fract() != 0.0 {
                     Err(CellError {

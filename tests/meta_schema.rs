@@ -6,9 +6,14 @@ use std::path::Path;
 
 fn meta_validator() -> jsonschema::Validator {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let meta: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(root.join("schema/gentable.meta.schema.json")).unwrap()).unwrap();
-    jsonschema::options().offline().build(&meta).expect("meta-schema compiles")
+    let meta: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("schema/gentable.meta.schema.json")).unwrap(),
+    )
+    .unwrap();
+    jsonschema::options()
+        .offline()
+        .build(&meta)
+        .expect("meta-schema compiles")
 }
 
 fn schema_files() -> Vec<std::path::PathBuf> {
@@ -32,8 +37,12 @@ fn every_table_schema_follows_the_meta_schema() {
     let files = schema_files();
     assert!(files.len() >= 10, "{files:?}");
     for f in files {
-        let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
-        let errors: Vec<String> = v.iter_errors(&doc).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+        let doc: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+        let errors: Vec<String> = v
+            .iter_errors(&doc)
+            .map(|e| format!("{} at {}", e, e.instance_path()))
+            .collect();
         assert!(errors.is_empty(), "{}: {errors:?}", f.display());
     }
 }
@@ -42,9 +51,18 @@ fn every_table_schema_follows_the_meta_schema() {
 fn meta_schema_rejects_bad_annotations() {
     let v = meta_validator();
     let bad = serde_json::json!({"type": "object", "x-gentable-mode": "dict", "properties": {"A": {"type": "string", "x-gentable-name": "1bad"}}});
-    let errors: Vec<String> = v.iter_errors(&bad).map(|e| e.instance_path().to_string()).collect();
-    assert!(errors.contains(&"/x-gentable-mode".to_string()), "{errors:?}");
-    assert!(errors.contains(&"/properties/A/x-gentable-name".to_string()), "{errors:?}");
+    let errors: Vec<String> = v
+        .iter_errors(&bad)
+        .map(|e| e.instance_path().to_string())
+        .collect();
+    assert!(
+        errors.contains(&"/x-gentable-mode".to_string()),
+        "{errors:?}"
+    );
+    assert!(
+        errors.contains(&"/properties/A/x-gentable-name".to_string()),
+        "{errors:?}"
+    );
     assert!(v.is_valid(&serde_json::json!({"type": "object", "x-gentable-primaryKey": ["A", "B"]})));
 }
 
@@ -52,5 +70,9 @@ fn meta_schema_rejects_bad_annotations() {
 fn config_schema_is_current() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let committed = std::fs::read_to_string(root.join("schema/gentable.toml.schema.json")).unwrap();
-    assert_eq!(committed, gentable::config::json_schema(), "run: gentable config-schema > schema/gentable.toml.schema.json");
+    assert_eq!(
+        committed,
+        gentable::config::json_schema(),
+        "run: gentable config-schema > schema/gentable.toml.schema.json"
+    );
 }

@@ -3,12 +3,17 @@
 //! the committed `generated/data`.
 
 use torture_tables::enums::Keyword;
-use torture_tables::{Keywords, KeywordsId, Nested, NestedId, Numbers, NumbersId, Pair, Settings, Strings, StringsId};
+use torture_tables::{
+    Keywords, KeywordsId, Nested, NestedId, Numbers, NumbersId, Pair, Settings, Strings, StringsId,
+};
 
 #[test]
 fn integers_at_their_limits() {
     let n1 = Numbers::get(NumbersId(1)).unwrap();
-    assert_eq!((n1.i8, n1.i16, n1.i32, n1.i64), (i8::MIN, i16::MIN, i32::MIN, i64::MIN));
+    assert_eq!(
+        (n1.i8, n1.i16, n1.i32, n1.i64),
+        (i8::MIN, i16::MIN, i32::MIN, i64::MIN)
+    );
     let n2 = Numbers::get(NumbersId(2)).unwrap();
     assert_eq!((n2.i64, n2.u32, n2.u64), (i64::MAX, u32::MAX, u64::MAX));
     let n3 = Numbers::get(NumbersId(3)).unwrap();
@@ -36,13 +41,20 @@ fn strings_survive() {
     assert_eq!(t("template"), "${x} `backtick` {{x}} {{{x}}} #{x} %s {0}");
     assert_eq!(t("controls"), "\u{1}\u{1f}\u{7f}");
     assert_eq!(t("spaces"), "  leading and trailing  ");
-    assert_eq!(Strings::get(StringsId("spaces")).unwrap().note, None, "a blank optional cell is absent");
+    assert_eq!(
+        Strings::get(StringsId("spaces")).unwrap().note,
+        None,
+        "a blank optional cell is absent"
+    );
 }
 
 #[test]
 fn keyword_fields_and_members() {
     let k = Keywords::get(KeywordsId(0)).unwrap();
-    assert_eq!((k.class, k.self_, k.type_, k.move_), (Keyword::Class, Keyword::Self_, Keyword::Type, Keyword::Move));
+    assert_eq!(
+        (k.class, k.self_, k.type_, k.move_),
+        (Keyword::Class, Keyword::Self_, Keyword::Type, Keyword::Move)
+    );
     assert_eq!(Keyword::from_name("self"), Some(Keyword::Self_));
     assert_eq!(Keyword::Self_.name(), "self");
     assert_eq!(Settings::get().default, Keyword::Default);
@@ -66,7 +78,8 @@ fn nested_records_arrays_and_optionals() {
 
 #[test]
 fn canonical_dump_equals_committed_data() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/torture/generated/data");
+    let root =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/torture/generated/data");
     for (name, json) in torture_tables::canonical_tables() {
         let committed = std::fs::read_to_string(root.join(format!("{name}.json"))).unwrap();
         assert_eq!(json, committed, "{name}");

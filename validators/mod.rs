@@ -11,7 +11,9 @@ use crate::ir::{Project, Row, Table, TableMode, Type, Value};
 use crate::schema::{SchemaSet, TableSchema};
 use serde_json::Value as J;
 use std::cmp::Ordering;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+pub mod rules;
 
 /// GT0301: a JSON Schema keyword failed.
 pub const SCHEMA_KEYWORD: &str = "GT0301";
@@ -38,9 +40,16 @@ pub fn value_to_json(project: &Project, ty: &Type, v: &Value) -> J {
                 J::Null
             }
         }
-        (_, Value::Float(f)) => serde_json::Number::from_f64(*f).map(J::Number).unwrap_or(J::Null),
+        (_, Value::Float(f)) => serde_json::Number::from_f64(*f)
+            .map(J::Number)
+            .unwrap_or(J::Null),
         (_, Value::Str(s)) | (_, Value::Enum(s)) => J::String(s.clone()),
-        (Type::Array(inner), Value::Array(items)) => J::Array(items.iter().map(|x| value_to_json(project, inner, x)).collect()),
+        (Type::Array(inner), Value::Array(items)) => J::Array(
+            items
+                .iter()
+                .map(|x| value_to_json(project, inner, x))
+                .collect(),
+        ),
         (Type::Record(name), Value::Record(vals)) => {
             let rec = &project.records[name];
             J::Object(
@@ -80,7 +89,11 @@ pub fn json_schema_rows(
         builder = match builder.add(format!("{}{name}", crate::schema::BASE_URI), doc) {
             Ok(b) => b,
             Err(e) => {
-                diags.push(Diagnostic::file_error("GT0403", set.rel(name), format!("schema cannot be registered: {e}")));
+                diags.push(Diagnostic::file_error(
+                    "GT0403",
+                    set.rel(name),
+                    format!("schema cannot be registered: {e}"),
+                ));
                 return;
             }
         };
@@ -88,12 +101,18 @@ pub fn json_schema_rows(
     let registry = match builder.prepare() {
         Ok(r) => r,
         Err(e) => {
-            diags.push(Diagnostic::file_error("GT0403", set.dir_rel.clone(), format!("schemas cannot be resolved: {e}")));
+            diags.push(Diagnostic::file_error(
+                "GT0403",
+                set.dir_rel.clone(),
+                format!("schemas cannot be resolved: {e}"),
+            ));
             return;
         }
     };
     for ts in schemas {
-        let Some(table) = project.table(&ts.name) else { continue };
+        let Some(table) = project.table(&ts.name) else {
+            continue;
+        };
         let validator = match jsonschema::options()
             .offline()
             .with_draft(jsonschema::Draft::Draft202012)
@@ -103,7 +122,11 @@ pub fn json_schema_rows(
         {
             Ok(v) => v,
             Err(e) => {
-                diags.push(Diagnostic::file_error("GT0403", set.rel(&ts.schema_file), format!("invalid JSON Schema: {e}")));
+                diags.push(Diagnostic::file_error(
+                    "GT0403",
+                    set.rel(&ts.schema_file),
+                    format!("invalid JSON Schema: {e}"),
+                ));
                 continue;
             }
         };
@@ -111,20 +134,36 @@ pub fn json_schema_rows(
             let inst = row_to_json(project, ts, row);
             for err in validator.iter_errors(&inst) {
                 let path = err.instance_path().as_str().to_string();
-                let field_name = path.trim_start_matches('/').split('/').next().unwrap_or("").replace("~1", "/").replace("~0", "~");
+                let field_name = path
+                    .trim_start_matches('/')
+                    .split('/')
+                    .next()
+                    .unwrap_or("")
+                    .replace("~1", "/")
+                    .replace("~0", "~");
                 let fi = ts.fields.iter().position(|f| f.name == field_name);
-                let cell = fi.and_then(|i| inst.get(&ts.fields[i].name)).map(|v| match v {
-                    J::String(s) => s.clone(),
-                    v => v.to_string(),
-                });
-                let inner = path.trim_start_matches('/').split_once('/').map(|(_, r)| format!(" at {r}")).unwrap_or_default();
+                let cell = fi
+                    .and_then(|i| inst.get(&ts.fields[i].name))
+                    .map(|v| match v {
+                        J::String(s) => s.clone(),
+                        v => v.to_string(),
+                    });
+                let inner = path
+                    .trim_start_matches('/')
+                    .split_once('/')
+                    .map(|(_, r)| format!(" at {r}"))
+                    .unwrap_or_default();
                 let d = Diagnostic::cell_error(
                     SCHEMA_KEYWORD,
                     &row.origin,
                     fi.and_then(|i| row.column(i)),
                     fi.map(|i| ts.fields[i].name.as_str()),
                     cell.as_deref(),
-                    format!("{}{inner} (schema keyword {})", err, keyword_of(err.schema_path().as_str())),
+                    format!(
+                        "{}{inner} (schema keyword {})",
+                        err,
+                        keyword_of(err.schema_path().as_str())
+                    ),
                 );
                 diags.push(d);
             }
@@ -144,7 +183,9 @@ pub fn cmp_key(project: &Project, ty: &Type, a: &Value, b: &Value) -> Ordering {
         (_, Value::Str(x), Value::Str(y)) => x.as_bytes().cmp(y.as_bytes()),
         (Type::Enum(name), Value::Enum(x), Value::Enum(y)) => {
             let m = &project.enums[name].members;
-            m.iter().position(|v| v == x).cmp(&m.iter().position(|v| v == y))
+            m.iter()
+                .position(|v| v == x)
+                .cmp(&m.iter().position(|v| v == y))
         }
         (_, Value::Bool(x), Value::Bool(y)) => x.cmp(y),
         (_, Value::Null, Value::Null) => Ordering::Equal,
@@ -165,6 +206,38 @@ fn key_text(t: &Table, key: &[usize], row: &Row) -> String {
         .collect::<Vec<_>>()
         .join(if key.len() > 1 { ", " } else { "" })
         + if t.fields.is_empty() { "" } else { "" }
+}
+
+/// `(A, B)`: the field names of a composite key.
+fn key_names(t: &Table, key: &[usize]) -> String {
+    format!(
+        "({})",
+        key.iter()
+            .map(|&i| t.fields[i].name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// `("Red", 3)`: the values of a composite key in one row.
+fn key_values(key: &[usize], row: &Row) -> String {
+    let v: Vec<String> = key
+        .iter()
+        .map(|&i| match &row.values[i] {
+            Value::Str(s) | Value::Enum(s) => format!("{s:?}"),
+            Value::Null => "(empty)".into(),
+            v => atom_text(v).unwrap_or_else(|| format!("{v:?}")),
+        })
+        .collect();
+    format!("({})", v.join(", "))
+}
+
+/// `file:2:A and file:2:C`: every cell of a composite key in `row`.
+fn where_cells(row: &Row, key: &[usize]) -> String {
+    key.iter()
+        .map(|&i| where_(row, row.column(i)))
+        .collect::<Vec<_>>()
+        .join(" and ")
 }
 
 fn where_(row: &Row, col: Option<usize>) -> String {
@@ -202,7 +275,11 @@ pub fn keys(project: &mut Project, diags: &mut Vec<Diagnostic>) {
                 let pk = t.primary_key.clone();
                 let tys: Vec<Type> = pk.iter().map(|&i| t.fields[i].ty.clone()).collect();
                 let cmp = |a: &Row, b: &Row| {
-                    pk.iter().zip(&tys).map(|(&i, ty)| cmp_key(&snapshot, ty, &a.values[i], &b.values[i])).find(|o| o.is_ne()).unwrap_or(Ordering::Equal)
+                    pk.iter()
+                        .zip(&tys)
+                        .map(|(&i, ty)| cmp_key(&snapshot, ty, &a.values[i], &b.values[i]))
+                        .find(|o| o.is_ne())
+                        .unwrap_or(Ordering::Equal)
                 };
                 // Stable sort: the first occurrence in source order stays first.
                 t.rows.sort_by(cmp);
@@ -213,13 +290,28 @@ pub fn keys(project: &mut Project, diags: &mut Vec<Diagnostic>) {
                         let col = pk.first().and_then(|&c| second.column(c));
                         let pcol = pk.first().and_then(|&c| first.column(c));
                         let key = key_text(t, &pk, second);
+                        let message = if pk.len() == 1 {
+                            format!(
+                                "duplicate primary key {key:?} in {}: also at {}",
+                                t.name,
+                                where_(first, pcol)
+                            )
+                        } else {
+                            format!(
+                                "duplicate primary key {} = {} in {}: also at {}",
+                                key_names(t, &pk),
+                                key_values(&pk, second),
+                                t.name,
+                                where_cells(first, &pk),
+                            )
+                        };
                         let d = Diagnostic::cell_error(
                             DUPLICATE_KEY,
                             &second.origin,
                             col,
                             Some(&t.fields[pk[0]].name),
                             Some(&key),
-                            format!("duplicate primary key {key:?} in {}: also at {}", t.name, where_(first, pcol)),
+                            message,
                         )
                         .with_help("primary keys must be unique; change or delete one of the rows");
                         diags.push(d);
@@ -253,14 +345,26 @@ pub fn keys(project: &mut Project, diags: &mut Vec<Diagnostic>) {
                             row.column(uk[0]),
                             Some(&t.fields[uk[0]].name),
                             Some(&key),
-                            format!(
-                                "duplicate value {key:?} of unique key ({}) in {}: also at {}",
-                                names.join(", "),
-                                t.name,
-                                where_(first, first.column(uk[0]))
-                            ),
+                            if uk.len() == 1 {
+                                format!(
+                                    "duplicate value {key:?} of unique key ({}) in {}: also at {}",
+                                    names.join(", "),
+                                    t.name,
+                                    where_(first, first.column(uk[0]))
+                                )
+                            } else {
+                                format!(
+                                    "duplicate value {} of unique key {} in {}: also at {}",
+                                    key_values(&uk, row),
+                                    key_names(t, &uk),
+                                    t.name,
+                                    where_cells(first, &uk)
+                                )
+                            },
                         )
-                        .with_help("values of a unique key (x-gentable-unique) may appear only once"),
+                        .with_help(
+                            "values of a unique key (x-gentable-unique) may appear only once",
+                        ),
                     );
                 } else {
                     seen.insert(key, ri);
@@ -270,89 +374,292 @@ pub fn keys(project: &mut Project, diags: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Check every `x-gentable-foreignKey`: the value (or each array element, or the nested record field)
-/// must be an existing key of one of the target tables.
-pub fn foreign_keys(project: &Project, diags: &mut Vec<Diagnostic>) {
-    // Key sets per (table, field): the text of each value.
-    let mut key_sets: HashMap<(String, Option<String>), Option<BTreeSet<String>>> = HashMap::new();
-    let mut key_set = |table: &str, field: &Option<String>| -> Option<BTreeSet<String>> {
-        key_sets
-            .entry((table.to_string(), field.clone()))
-            .or_insert_with(|| {
-                let t = project.table(table)?;
-                let fi = match field {
-                    Some(f) => t.field_index(f)?,
-                    None if t.primary_key.len() == 1 => t.primary_key[0],
-                    None => return None,
-                };
-                Some(t.rows.iter().filter_map(|r| atom_text(&r.values[fi])).collect())
-            })
-            .clone()
-    };
+/// GT0320: a row that nothing references, in a table whose schema asks for it (`x-gentable-unreferenced`).
+pub const UNREFERENCED: &str = "GT0320";
+
+/// Hints ("did you mean") are computed for at most this many missing references per field, so that
+/// 10,000 broken references stay linear; the rest get a generic help.
+const MAX_HINTS_PER_FIELD: usize = 200;
+
+/// Key sets of foreign key targets: `(table, field)` → the text of every value (None: no such target).
+type KeySets<'a> = HashMap<(&'a str, Option<&'a str>), Option<(HashSet<String>, Vec<String>)>>;
+
+fn key_sets(project: &Project) -> KeySets<'_> {
+    let mut sets: KeySets = HashMap::new();
+    let mut targets: Vec<(&str, Option<&str>)> = vec![];
+    let mut fields: Vec<&crate::ir::Field> = project
+        .tables
+        .iter()
+        .flat_map(|t| t.fields.iter())
+        .collect();
+    fields.extend(project.records.values().flat_map(|r| r.fields.iter()));
+    for f in fields {
+        for (tt, tf) in &f.foreign_keys {
+            targets.push((tt.as_str(), tf.as_deref()));
+        }
+    }
+    for (tt, tf) in targets {
+        sets.entry((tt, tf)).or_insert_with(|| {
+            let t = project.table(tt)?;
+            let fi = match tf {
+                Some(f) => t.field_index(f)?,
+                None if t.primary_key.len() == 1 => t.primary_key[0],
+                None => return None,
+            };
+            let mut list = vec![];
+            collect_atoms(
+                &Value::Array(t.rows.iter().map(|r| r.values[fi].clone()).collect()),
+                &mut list,
+            );
+            Some((list.iter().cloned().collect(), list))
+        });
+    }
+    sets
+}
+
+/// Call `f(table, field, column_field_index, row, atom, path)` for every value of every foreign key field:
+/// plain fields, each element of array fields, and fields of nested records (at any depth).
+fn each_reference<'p>(
+    project: &'p Project,
+    f: &mut dyn FnMut(&'p Table, &'p crate::ir::Field, usize, &'p Row, String, String),
+) {
     for t in &project.tables {
-        let mut visit = |field: &crate::ir::Field, fi: usize, row: &Row, v: &Value, path: &str, diags: &mut Vec<Diagnostic>| {
-            if field.foreign_keys.is_empty() {
-                return;
-            }
-            let mut targets = vec![];
-            for (tt, tf) in &field.foreign_keys {
-                match key_set(tt, tf) {
-                    Some(s) => targets.push((tt.clone(), s)),
-                    None => {
-                        diags.push(Diagnostic::file_error(
-                            BAD_FOREIGN_KEY,
-                            t.schema_file.clone(),
-                            format!(
-                                "{}.{}: x-gentable-foreignKey names {}{}, which is not a table with a single-field primary key or an existing field",
-                                t.name,
-                                field.name,
-                                tt,
-                                tf.as_ref().map(|f| format!(".{f}")).unwrap_or_default()
-                            ),
-                        ));
-                        return;
+        for row in &t.rows {
+            for (fi, field) in t.fields.iter().enumerate() {
+                let v = &row.values[fi];
+                if !field.foreign_keys.is_empty() {
+                    let mut atoms = vec![];
+                    collect_atoms(v, &mut atoms);
+                    for a in atoms {
+                        f(t, field, fi, row, a, String::new());
                     }
                 }
-            }
-            let mut atoms = vec![];
-            collect_atoms(v, &mut atoms);
-            for a in atoms {
-                if targets.iter().any(|(_, s)| s.contains(&a)) {
-                    continue;
-                }
-                let names: Vec<&str> = targets.iter().map(|(n, _)| n.as_str()).collect();
-                let mut d = Diagnostic::cell_error(
-                    MISSING_REFERENCE,
-                    &row.origin,
-                    row.column(fi),
-                    Some(&field.name),
-                    Some(&a),
-                    format!("{a:?}{path} is not a key of {}", names.join(" or ")),
-                );
-                let all: Vec<&String> = targets.iter().flat_map(|(_, s)| s.iter()).collect();
-                if let Some(c) = crate::diag::closest(&a, all.iter().map(|s| s.as_str())) {
-                    d = d.with_help(format!("did you mean {c:?}?"));
-                } else {
-                    d = d.with_help(format!("add a row with this key to {}, or fix the reference", names.join(" or ")));
-                }
-                diags.push(d);
-            }
-        };
-        for row in &t.rows {
-            for (fi, f) in t.fields.iter().enumerate() {
-                visit(f, fi, row, &row.values[fi], "", diags);
-                // Nested records: their fields' foreign keys.
-                walk_records(project, &f.ty, &row.values[fi], &mut |rf, rv| {
-                    visit(rf, fi, row, rv, &format!(" (in {})", rf.name), diags);
+                walk_records(project, &field.ty, v, &mut |rf, rv| {
+                    if rf.foreign_keys.is_empty() {
+                        return;
+                    }
+                    let mut atoms = vec![];
+                    collect_atoms(rv, &mut atoms);
+                    for a in atoms {
+                        f(
+                            t,
+                            rf,
+                            fi,
+                            row,
+                            a,
+                            format!(" (in {}.{})", field.name, rf.name),
+                        );
+                    }
                 });
             }
         }
     }
 }
 
-fn walk_records(project: &Project, ty: &Type, v: &Value, f: &mut dyn FnMut(&crate::ir::Field, &Value)) {
+/// Up to `n` candidates close to `needle` (case-insensitive match first, then Jaro–Winkler ≥ 0.7).
+pub fn closest_n<'a>(
+    needle: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    n: usize,
+) -> Vec<&'a str> {
+    let lower = needle.to_lowercase();
+    let mut scored: Vec<(&str, f64)> = candidates
+        .into_iter()
+        .filter_map(|c| {
+            let cl = c.to_lowercase();
+            let score = if cl == lower {
+                2.0
+            } else {
+                strsim::jaro_winkler(&lower, &cl)
+            };
+            (score >= 0.7).then_some((c, score))
+        })
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+    scored.dedup_by(|a, b| a.0 == b.0);
+    scored.into_iter().take(n).map(|(c, _)| c).collect()
+}
+
+/// Check every `x-gentable-foreignKey`: the value (or each array element, or the nested record field)
+/// must be an existing key of one of the target tables. Null (an empty optional cell) is never checked:
+/// whether a cell may be empty is the schema's `required`/nullable business, checked while typing.
+pub fn foreign_keys(project: &Project, diags: &mut Vec<Diagnostic>) {
+    let sets = key_sets(project);
+    let mut bad_decl: BTreeSet<(String, String, String)> = BTreeSet::new();
+    let mut hints: HashMap<(String, String), usize> = HashMap::new();
+    each_reference(project, &mut |t, field, fi, row, a, path| {
+        let mut targets = vec![];
+        for (tt, tf) in &field.foreign_keys {
+            match sets
+                .get(&(tt.as_str(), tf.as_deref()))
+                .and_then(|s| s.as_ref())
+            {
+                Some(s) => targets.push((tt.as_str(), s)),
+                None => {
+                    let target = format!(
+                        "{tt}{}",
+                        tf.as_ref().map(|f| format!(".{f}")).unwrap_or_default()
+                    );
+                    if bad_decl.insert((t.schema_file.clone(), field.name.clone(), target.clone()))
+                    {
+                        diags.push(Diagnostic::file_error(
+                            BAD_FOREIGN_KEY,
+                            t.schema_file.clone(),
+                            format!(
+                                "{}.{}: x-gentable-foreignKey names {target}, which is not a table with a single-field primary key or an existing field",
+                                t.name, field.name,
+                            ),
+                        ));
+                    }
+                    return;
+                }
+            }
+        }
+        if targets.iter().any(|(_, (set, _))| set.contains(&a)) {
+            return;
+        }
+        let names: Vec<&str> = targets.iter().map(|(n, _)| *n).collect();
+        let mut d = Diagnostic::cell_error(
+            MISSING_REFERENCE,
+            &row.origin,
+            row.column(fi),
+            Some(&field.name),
+            Some(&a),
+            format!("{a:?}{path} is not a key of {}", names.join(" or ")),
+        );
+        let n = hints
+            .entry((t.name.clone(), field.name.clone()))
+            .or_default();
+        *n += 1;
+        let close = if *n <= MAX_HINTS_PER_FIELD {
+            closest_n(
+                &a,
+                targets
+                    .iter()
+                    .flat_map(|(_, (_, l))| l.iter().map(|s| s.as_str())),
+                3,
+            )
+        } else {
+            vec![]
+        };
+        d = match close.as_slice() {
+            [] => d.with_help(format!(
+                "add a row with this key to {}, or fix the reference",
+                names.join(" or ")
+            )),
+            [one] => d.with_help(format!("did you mean {one:?}?")),
+            [one, rest @ ..] => d.with_help(format!(
+                "did you mean {one:?}? (also close: {})",
+                rest.iter()
+                    .map(|s| format!("{s:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        };
+        diags.push(d);
+    });
+}
+
+/// `x-gentable-unreferenced` on a table schema: `"warning"`/`"error"`, or
+/// `{"severity": "warning", "except": ["Key", …]}`. Every row whose primary key no foreign key of the project
+/// references is reported (GT0320) with that severity, except the listed keys. Example: unused `Lang` keys.
+pub fn unreferenced(project: &Project, schemas: &[TableSchema], diags: &mut Vec<Diagnostic>) {
+    let mut wanted = vec![];
+    for ts in schemas {
+        let Some(spec) = ts.root.get("x-gentable-unreferenced") else {
+            continue;
+        };
+        let (sev, except) = match spec {
+            J::String(s) => (s.as_str(), vec![]),
+            J::Object(o) => (
+                o.get("severity").and_then(J::as_str).unwrap_or("warning"),
+                o.get("except")
+                    .and_then(J::as_array)
+                    .map(|a| a.iter().filter_map(J::as_str).collect())
+                    .unwrap_or_default(),
+            ),
+            _ => ("", vec![]),
+        };
+        let severity = match sev {
+            "warning" => crate::diag::Severity::Warning,
+            "error" => crate::diag::Severity::Error,
+            _ => {
+                diags.push(Diagnostic::file_error(
+                    "GT0403",
+                    ts.schema_file.clone(),
+                    "x-gentable-unreferenced must be \"warning\", \"error\" or {\"severity\", \"except\"}",
+                ));
+                continue;
+            }
+        };
+        let Some(t) = project.table(&ts.name) else {
+            continue;
+        };
+        if t.primary_key.len() != 1 {
+            continue;
+        }
+        wanted.push((
+            t,
+            severity,
+            except
+                .into_iter()
+                .map(String::from)
+                .collect::<HashSet<String>>(),
+        ));
+    }
+    if wanted.is_empty() {
+        return;
+    }
+    let mut used: HashSet<(String, String)> = HashSet::new();
+    each_reference(project, &mut |_, field, _, _, a, _| {
+        for (tt, tf) in &field.foreign_keys {
+            let t = project.table(tt);
+            let is_pk = match (tf, t) {
+                (None, _) => true,
+                (Some(f), Some(t)) => {
+                    t.primary_key.len() == 1 && t.fields[t.primary_key[0]].name == *f
+                }
+                _ => false,
+            };
+            if is_pk {
+                used.insert((tt.clone(), a.clone()));
+            }
+        }
+    });
+    for (t, severity, except) in wanted {
+        let pk = t.primary_key[0];
+        for row in &t.rows {
+            let Some(k) = atom_text(&row.values[pk]) else {
+                continue;
+            };
+            if except.contains(&k) || used.contains(&(t.name.clone(), k.clone())) {
+                continue;
+            }
+            let mut d = Diagnostic::cell_error(
+                UNREFERENCED,
+                &row.origin,
+                row.column(pk),
+                Some(&t.fields[pk].name),
+                Some(&k),
+                format!("{k:?} of {} is not referenced by any table", t.name),
+            )
+            .with_help(format!("delete the row, reference it, or list it in \"except\" of x-gentable-unreferenced in the {} schema", t.name));
+            d.severity = severity;
+            diags.push(d);
+        }
+    }
+}
+
+fn walk_records<'p>(
+    project: &'p Project,
+    ty: &Type,
+    v: &Value,
+    f: &mut dyn FnMut(&'p crate::ir::Field, &Value),
+) {
     match (ty.strip_optional(), v) {
-        (Type::Array(inner), Value::Array(items)) => items.iter().for_each(|x| walk_records(project, inner, x, f)),
+        (Type::Array(inner), Value::Array(items)) => items
+            .iter()
+            .for_each(|x| walk_records(project, inner, x, f)),
         (Type::Record(name), Value::Record(vals)) => {
             for (rf, rv) in project.records[name].fields.iter().zip(vals) {
                 f(rf, rv);

@@ -11,7 +11,7 @@ namespace FunnyPitch.GameConfig
         /// BLAKE3 hash of the canonical data and the schemas this code was generated from
         /// (<c>generated/data/content-hash.txt</c>).
         /// </summary>
-        public const string ContentHash = "49feb4aa0776b36da63608d404343f363516053ecf65b383ec230f48f4db40be";
+        public const string ContentHash = "76a76b1423b5dd0a818f46ef9989b3ec22b1567aeb1b983c4e90b559f70be1c7";
 
         /// <summary>
         /// Const

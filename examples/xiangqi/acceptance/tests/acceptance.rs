@@ -2,7 +2,7 @@
 
 use std::collections::BTreeSet;
 use xiangqi_acceptance::{geometry, own_half, Move, Position, Sq};
-use xiangqi_tables::{Board, HorseMove, InitialPosition, LineMove, LineMoveId, Piece, PieceId, Side, SideGeometry};
+use xiangqi_tables::{Board, HorseMove, InitialPosition, LineMove, Piece, PieceId, Side, SideGeometry};
 
 fn targets(moves: &[Move]) -> BTreeSet<Sq> {
     moves.iter().map(|m| m.to).collect()
@@ -85,7 +85,7 @@ fn elephant_never_crosses_the_river_but_returns_to_its_back_rank() {
 
 #[test]
 fn cannon_captures_exactly_the_first_piece_after_its_screen() {
-    let cannon = LineMove::get(LineMoveId("Cannon")).unwrap();
+    let cannon = LineMove::get(PieceId("Cannon")).unwrap();
     assert_eq!((cannon.screens_to_capture, cannon.land_beyond_screen), (1, false));
 
     // Column 1: Red cannon (7,1); screen (4,1) (Red's own soldier - screens may be of either side);

@@ -73,7 +73,6 @@ namespace Xiangqi.GameConfig
             var p = new GentableParser(text, source);
             p.SkipWhiteSpace();
             GentableNode root = p.ParseValue(null, null, 0, 0);
-            root.Source = source;
             p.SkipWhiteSpace();
             if (p.pos != text.Length) throw p.Error("unexpected text after the JSON value");
             return root;
@@ -104,7 +103,7 @@ namespace Xiangqi.GameConfig
         {
             if (depth > MaxDepth) throw this.Error("nested too deeply");
             if (this.pos >= this.text.Length) throw this.Error("unexpected end of input");
-            var node = new GentableNode { Parent = parent, Key = key, Index = index };
+            var node = new GentableNode { Parent = parent, Key = key, Index = index, Source = parent == null ? this.source : null };
             char c = this.text[this.pos];
             switch (c)
             {
@@ -393,19 +392,9 @@ namespace Xiangqi.GameConfig
 
         internal static double F64(GentableNode n)
         {
-            if (n.Kind != GentableNode.Number) throw Fail(n, "a number");
             double v;
-            bool ok;
-            try
-            {
-                ok = double.TryParse(n.Text, global::System.Globalization.NumberStyles.Float, global::System.Globalization.CultureInfo.InvariantCulture, out v);
-            }
-            catch (global::System.OverflowException)
-            {
-                ok = false;
-                v = 0;
-            }
-            if (!ok || double.IsNaN(v) || double.IsInfinity(v)) throw Fail(n, "a finite number");
+            if (n.Kind != GentableNode.Number) throw Fail(n, "a number");
+            if (!GentableDouble.TryParse(n.Text, out v)) throw Fail(n, "a finite number");
             return v;
         }
 
@@ -543,7 +532,7 @@ namespace Xiangqi.GameConfig
             else sb.Append('"').Append(digits).Append('"');
         }
 
-        /// <summary>A finite double in ECMAScript form, see <see cref="FormatDouble"/>.</summary>
+        /// <summary>A finite double in ECMAScript form, see <see cref="GentableDouble.Format"/>.</summary>
         internal static void WriteDouble(global::System.Text.StringBuilder sb, double v)
         {
             sb.Append(FormatDouble(v));
@@ -573,57 +562,127 @@ namespace Xiangqi.GameConfig
             sb.Append('"');
         }
 
-        /// <summary>
-        /// ECMAScript <c>Number.prototype.toString</c> of a finite double (RFC 8785 §3.2.2.3): the shortest digits
-        /// that read back as the same double, laid out as <c>0.1</c>, <c>100000000000000000000</c>, <c>1e+21</c>,
-        /// <c>1e-7</c>, <c>5e-324</c>. Negative zero prints as <c>0</c>.
-        /// </summary>
+        /// <summary>ECMAScript <c>Number.prototype.toString</c> of a finite double, see <see cref="GentableDouble.Format"/>.</summary>
         internal static string FormatDouble(double v)
+        {
+            return GentableDouble.Format(v);
+        }
+    }
+
+    /// <summary>
+    /// Exact conversions between doubles and decimal text, independent of the runtime's own (on some Mono
+    /// versions not correctly rounded) <c>double.Parse</c> and <c>ToString</c>.
+    /// </summary>
+    internal static class GentableDouble
+    {
+        private static readonly double[] Pow10 = MakePow10();
+        private static readonly uint[] Pow10U = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000 };
+
+        private static double[] MakePow10()
+        {
+            // 10^0 .. 10^22 are exact doubles and each product below is exact.
+            var p = new double[23];
+            p[0] = 1;
+            for (int i = 1; i < p.Length; i++) p[i] = p[i - 1] * 10;
+            return p;
+        }
+
+        /// <summary>
+        /// ECMAScript <c>Number.prototype.toString</c> (RFC 8785 §3.2.2.3): the shortest digits that read back as
+        /// the same double (the closest of them if several), laid out as <c>0.1</c>, <c>100000000000000000000</c>,
+        /// <c>1e+21</c>, <c>1e-7</c>, <c>5e-324</c>. Negative zero prints as <c>0</c>. Digits come from the
+        /// free-format algorithm of Steele &amp; White / Burger &amp; Dybvig on exact big integers.
+        /// </summary>
+        internal static string Format(double v)
         {
             if (double.IsNaN(v) || double.IsInfinity(v)) throw new global::System.ArgumentException("canonical JSON has no NaN or Infinity", "v");
             if (v == 0) return "0";
             var inv = global::System.Globalization.CultureInfo.InvariantCulture;
-            bool negative = v < 0;
-            double a = negative ? -v : v;
-            string digits = null;
-            int exponent = 0;
-            for (int p = 0; p <= 16 && digits == null; p++)
+            if (v == global::System.Math.Floor(v) && global::System.Math.Abs(v) < 9007199254740992.0) return ((long)v).ToString(inv);
+            long bits = global::System.BitConverter.DoubleToInt64Bits(v);
+            bool negative = bits < 0;
+            bits &= long.MaxValue;
+            ulong f;
+            int e;
+            Decompose(bits, out f, out e);
+            bool even = (f & 1) == 0;
+            // Next to a power of two (above the subnormals) the gap below is half the gap above.
+            bool lowerCloser = (bits >> 52) > 1 && f == (1UL << 52);
+            // v = r / s; the rounding interval is (v - mm / s, v + mp / s), closed when f is even.
+            GentableBig r = new GentableBig(f), s, mp, mm;
+            if (e >= 0)
             {
-                // "E<p>" gives p + 1 correctly rounded significant digits: "1.2345E+005".
-                string e = a.ToString("E" + p.ToString(inv), inv);
-                int ePos = e.IndexOf('E');
-                string d = e.Substring(0, ePos).Replace(".", "");
-                int x = int.Parse(e.Substring(ePos + 1), global::System.Globalization.NumberStyles.AllowLeadingSign, inv);
-                if (RoundTrips(d, x, a)) { digits = d; exponent = x; break; }
-                // Next to a power of two the round-trip interval is lopsided: the correctly rounded digits may miss
-                // it while a neighbour one unit away in the last digit hits it.
-                string up = Increment(d);
-                int upX = up.Length > d.Length ? x + 1 : x;
-                if (up.Length > d.Length) up = up.Substring(0, d.Length);
-                if (RoundTrips(up, upX, a)) { digits = up; exponent = upX; break; }
-                string down = Decrement(d);
-                int downX = x;
-                if (down != null && down.Length > 1 && down[0] == '0') { down = down.Substring(1); downX = x - 1; }
-                if (down != null && down[0] != '0' && RoundTrips(down, downX, a)) { digits = down; exponent = downX; break; }
+                r.ShiftLeft(lowerCloser ? e + 2 : e + 1);
+                s = new GentableBig(lowerCloser ? 4UL : 2UL);
+                mp = new GentableBig(1);
+                mp.ShiftLeft(lowerCloser ? e + 1 : e);
+                mm = new GentableBig(1);
+                mm.ShiftLeft(e);
             }
-            if (digits == null) throw new global::System.InvalidOperationException("no round-trip digits for " + a.ToString("R", inv));
-            digits = digits.TrimEnd('0');
+            else
+            {
+                r.ShiftLeft(lowerCloser ? 2 : 1);
+                s = new GentableBig(1);
+                s.ShiftLeft(lowerCloser ? 2 - e : 1 - e);
+                mp = new GentableBig(lowerCloser ? 2UL : 1UL);
+                mm = new GentableBig(1);
+            }
+            int k = (int)global::System.Math.Ceiling(global::System.Math.Log10(negative ? -v : v) - 1e-10);
+            if (k >= 0) s.MulPow10(k);
+            else
+            {
+                r.MulPow10(-k);
+                mp.MulPow10(-k);
+                mm.MulPow10(-k);
+            }
+            // Fix the estimate so that the interval's upper end lies in [10^(k-1), 10^k).
+            while (true)
+            {
+                int c = GentableBig.Compare(GentableBig.Sum(r, mp), s);
+                if (c > 0 || (c == 0 && even)) { s.MulSmall(10); k++; continue; }
+                var high10 = GentableBig.Sum(r, mp);
+                high10.MulSmall(10);
+                c = GentableBig.Compare(high10, s);
+                if (c < 0 || (c == 0 && !even)) { r.MulSmall(10); mp.MulSmall(10); mm.MulSmall(10); k--; continue; }
+                break;
+            }
+            var digits = new global::System.Text.StringBuilder(20);
+            while (true)
+            {
+                r.MulSmall(10);
+                mp.MulSmall(10);
+                mm.MulSmall(10);
+                int d = 0;
+                while (GentableBig.Compare(r, s) >= 0) { r.Sub(s); d++; }
+                int lo = GentableBig.Compare(r, mm);
+                int hi = GentableBig.Compare(GentableBig.Sum(r, mp), s);
+                bool low = lo < 0 || (lo == 0 && even);
+                bool high = hi > 0 || (hi == 0 && even);
+                if (!low && !high) { digits.Append((char)('0' + d)); continue; }
+                if (low && high)
+                {
+                    var twice = r.Clone();
+                    twice.ShiftLeft(1);
+                    int c = GentableBig.Compare(twice, s);
+                    if (c > 0 || (c == 0 && (d & 1) == 1)) d++;
+                }
+                else if (high) d++;
+                digits.Append((char)('0' + d));
+                break;
+            }
+            return Layout(negative, digits.ToString().TrimEnd('0'), k);
+        }
+
+        /// <summary>ECMAScript layout of <c>0.digits × 10^n</c>.</summary>
+        private static string Layout(bool negative, string digits, int n)
+        {
+            var inv = global::System.Globalization.CultureInfo.InvariantCulture;
             int k = digits.Length;
-            int n = exponent + 1; // v = 0.digits * 10^n
             var sb = new global::System.Text.StringBuilder(32);
             if (negative) sb.Append('-');
-            if (k <= n && n <= 21)
-            {
-                sb.Append(digits).Append('0', n - k);
-            }
-            else if (0 < n && n <= 21)
-            {
-                sb.Append(digits, 0, n).Append('.').Append(digits, n, k - n);
-            }
-            else if (-6 < n && n <= 0)
-            {
-                sb.Append("0.").Append('0', -n).Append(digits);
-            }
+            if (k <= n && n <= 21) sb.Append(digits).Append('0', n - k);
+            else if (0 < n && n <= 21) sb.Append(digits, 0, n).Append('.').Append(digits, n, k - n);
+            else if (-6 < n && n <= 0) sb.Append("0.").Append('0', -n).Append(digits);
             else
             {
                 sb.Append(digits[0]);
@@ -633,44 +692,271 @@ namespace Xiangqi.GameConfig
             return sb.ToString();
         }
 
-        private static bool RoundTrips(string digits, int exponent, double a)
+        /// <summary>Positive double bits → f × 2^e with an integer f (also for the bits of +Infinity: 2^1024).</summary>
+        private static void Decompose(long bits, out ulong f, out int e)
         {
-            var inv = global::System.Globalization.CultureInfo.InvariantCulture;
-            string s = digits.Substring(0, 1) + "." + digits.Substring(1) + "E" + exponent.ToString(inv);
-            double r;
+            int be = (int)(bits >> 52);
+            f = (ulong)bits & 0xFFFFFFFFFFFFFUL;
+            if (be == 0) e = -1074;
+            else
+            {
+                f |= 1UL << 52;
+                e = be - 1075;
+            }
+        }
+
+        /// <summary>
+        /// The double nearest to a JSON number token (ties to even), exactly. False if it is not finite.
+        /// </summary>
+        internal static bool TryParse(string t, out double v)
+        {
+            v = 0;
+            int i = 0;
+            bool negative = t.Length > 0 && t[0] == '-';
+            if (negative) i = 1;
+            var digits = new global::System.Text.StringBuilder(t.Length);
+            int exp10 = 0;
+            bool fraction = false;
+            for (; i < t.Length; i++)
+            {
+                char c = t[i];
+                if (c == '.') { fraction = true; continue; }
+                if (c < '0' || c > '9') break;
+                if (fraction) exp10--;
+                if (c == '0' && digits.Length == 0) continue;
+                digits.Append(c);
+            }
+            if (i < t.Length)
+            {
+                // Exponent: clamp, anything this large over- or underflows anyway.
+                i++;
+                bool expNegative = false;
+                if (i < t.Length && (t[i] == '+' || t[i] == '-')) { expNegative = t[i] == '-'; i++; }
+                int x = 0;
+                for (; i < t.Length; i++) x = global::System.Math.Min(x * 10 + (t[i] - '0'), 100000);
+                exp10 += expNegative ? -x : x;
+            }
+            int trailing = 0;
+            while (trailing < digits.Length && digits[digits.Length - 1 - trailing] == '0') trailing++;
+            digits.Length -= trailing;
+            exp10 += trailing;
+            int nd = digits.Length;
+            if (nd == 0 || nd + exp10 < -324)
+            {
+                v = negative ? -0.0 : 0.0;
+                return true;
+            }
+            if (nd + exp10 > 310) return false;
+            if (nd <= 15 && exp10 >= -22 && exp10 <= 22)
+            {
+                // Clinger's fast path: one correctly rounded operation on exact operands.
+                double m = (double)long.Parse(digits.ToString(), global::System.Globalization.CultureInfo.InvariantCulture);
+                v = exp10 >= 0 ? m * Pow10[exp10] : m / Pow10[-exp10];
+                if (negative) v = -v;
+                return true;
+            }
+            var big = new GentableBig(0);
+            for (int j = 0; j < nd; j += 9)
+            {
+                int len = global::System.Math.Min(9, nd - j);
+                big.MulSmall(Pow10U[len]);
+                big.AddSmall(uint.Parse(digits.ToString(j, len), global::System.Globalization.CultureInfo.InvariantCulture));
+            }
+            // Start from the runtime's estimate (close, maybe not exact) and walk to the nearest double.
+            double guess;
+            string text = digits.ToString() + "E" + exp10.ToString(global::System.Globalization.CultureInfo.InvariantCulture);
             try
             {
-                if (!double.TryParse(s, global::System.Globalization.NumberStyles.Float, inv, out r)) return false;
+                if (!double.TryParse(text, global::System.Globalization.NumberStyles.Float, global::System.Globalization.CultureInfo.InvariantCulture, out guess)) guess = double.MaxValue;
             }
             catch (global::System.OverflowException)
             {
-                return false;
+                guess = double.MaxValue;
             }
-            return r == a;
+            if (double.IsNaN(guess) || double.IsInfinity(guess)) guess = double.MaxValue;
+            long b = global::System.BitConverter.DoubleToInt64Bits(guess);
+            const long Infinity = 0x7FF0000000000000L;
+            for (int step = 0; ; step++)
+            {
+                if (step == 16)
+                {
+                    // A poor estimate: binary search the bit patterns (ordered like the values).
+                    long lo = 0, hi = Infinity;
+                    while (lo < hi)
+                    {
+                        long mid = lo + (hi - lo) / 2;
+                        if (CompareMidpoint(big, exp10, mid) < 0) hi = mid; else lo = mid + 1;
+                    }
+                    b = lo;
+                }
+                if (b >= Infinity) return false;
+                int up = CompareMidpoint(big, exp10, b);
+                if (up > 0 || (up == 0 && (b & 1) == 1)) { b++; continue; }
+                if (b > 0)
+                {
+                    int down = CompareMidpoint(big, exp10, b - 1);
+                    if (down < 0 || (down == 0 && (b & 1) == 1)) { b--; continue; }
+                }
+                break;
+            }
+            v = global::System.BitConverter.Int64BitsToDouble(b);
+            if (negative) v = -v;
+            return true;
         }
 
-        /// <summary>Adds one to a decimal digit string; the result is one digit longer on carry out ("99" → "100").</summary>
-        private static string Increment(string d)
+        /// <summary>Sign of <c>m × 10^exp10 − (double(a) + double(a + 1)) / 2</c> for positive double bits a.</summary>
+        private static int CompareMidpoint(GentableBig m, int exp10, long a)
         {
-            char[] c = d.ToCharArray();
-            for (int i = c.Length - 1; i >= 0; i--)
-            {
-                if (c[i] != '9') { c[i]++; return new string(c); }
-                c[i] = '0';
-            }
-            return "1" + new string(c);
+            ulong fa, fb;
+            int ea, eb;
+            Decompose(a, out fa, out ea);
+            Decompose(a + 1, out fb, out eb);
+            int x = global::System.Math.Min(ea, eb);
+            var mid = new GentableBig(fa);
+            mid.ShiftLeft(ea - x);
+            var other = new GentableBig(fb);
+            other.ShiftLeft(eb - x);
+            mid.Add(other); // the midpoint is mid × 2^(x - 1)
+            var left = m.Clone();
+            if (exp10 >= 0) left.MulPow10(exp10); else mid.MulPow10(-exp10);
+            if (x - 1 >= 0) mid.ShiftLeft(x - 1); else left.ShiftLeft(1 - x);
+            return GentableBig.Compare(left, mid);
+        }
+    }
+
+    /// <summary>A small non-negative big integer for <see cref="GentableDouble"/>.</summary>
+    internal sealed class GentableBig
+    {
+        private static readonly uint[] Pow10U = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000 };
+        private uint[] limbs;
+        private int count;
+
+        internal GentableBig(ulong v)
+        {
+            this.limbs = new uint[4];
+            this.limbs[0] = (uint)v;
+            this.limbs[1] = (uint)(v >> 32);
+            this.count = this.limbs[1] != 0 ? 2 : this.limbs[0] != 0 ? 1 : 0;
         }
 
-        /// <summary>Subtracts one from a decimal digit string (same length, maybe a leading zero); null for "0".</summary>
-        private static string Decrement(string d)
+        private GentableBig(uint[] limbs, int count)
         {
-            char[] c = d.ToCharArray();
-            for (int i = c.Length - 1; i >= 0; i--)
+            this.limbs = limbs;
+            this.count = count;
+        }
+
+        internal GentableBig Clone()
+        {
+            return new GentableBig((uint[])this.limbs.Clone(), this.count);
+        }
+
+        internal static GentableBig Sum(GentableBig a, GentableBig b)
+        {
+            var c = a.Clone();
+            c.Add(b);
+            return c;
+        }
+
+        private void Reserve(int size)
+        {
+            if (this.limbs.Length < size)
             {
-                if (c[i] != '0') { c[i]--; return new string(c); }
-                c[i] = '9';
+                var bigger = new uint[global::System.Math.Max(size, this.limbs.Length * 2)];
+                global::System.Array.Copy(this.limbs, bigger, this.count);
+                this.limbs = bigger;
             }
-            return null;
+        }
+
+        internal void MulSmall(uint m)
+        {
+            ulong carry = 0;
+            for (int i = 0; i < this.count; i++)
+            {
+                ulong p = (ulong)this.limbs[i] * m + carry;
+                this.limbs[i] = (uint)p;
+                carry = p >> 32;
+            }
+            if (carry != 0)
+            {
+                this.Reserve(this.count + 1);
+                this.limbs[this.count++] = (uint)carry;
+            }
+        }
+
+        internal void AddSmall(uint a)
+        {
+            ulong carry = a;
+            for (int i = 0; i < this.count && carry != 0; i++)
+            {
+                ulong s = (ulong)this.limbs[i] + carry;
+                this.limbs[i] = (uint)s;
+                carry = s >> 32;
+            }
+            if (carry != 0)
+            {
+                this.Reserve(this.count + 1);
+                this.limbs[this.count++] = (uint)carry;
+            }
+        }
+
+        internal void MulPow10(int k)
+        {
+            for (; k >= 9; k -= 9) this.MulSmall(1000000000);
+            if (k > 0) this.MulSmall(Pow10U[k]);
+        }
+
+        internal void ShiftLeft(int bits)
+        {
+            if (this.count == 0 || bits == 0) return;
+            int words = bits >> 5, rest = bits & 31;
+            var shifted = new uint[this.count + words + 1];
+            for (int i = 0; i < this.count; i++)
+            {
+                ulong v = (ulong)this.limbs[i] << rest;
+                shifted[i + words] |= (uint)v;
+                shifted[i + words + 1] |= (uint)(v >> 32);
+            }
+            this.limbs = shifted;
+            this.count = shifted.Length;
+            while (this.count > 0 && this.limbs[this.count - 1] == 0) this.count--;
+        }
+
+        internal void Add(GentableBig b)
+        {
+            int n = global::System.Math.Max(this.count, b.count);
+            this.Reserve(n + 1);
+            ulong carry = 0;
+            for (int i = 0; i < n; i++)
+            {
+                ulong s = (i < this.count ? (ulong)this.limbs[i] : 0UL) + (i < b.count ? (ulong)b.limbs[i] : 0UL) + carry;
+                this.limbs[i] = (uint)s;
+                carry = s >> 32;
+            }
+            this.count = n;
+            if (carry != 0) this.limbs[this.count++] = (uint)carry;
+        }
+
+        /// <summary>this -= b, for b &lt;= this.</summary>
+        internal void Sub(GentableBig b)
+        {
+            long borrow = 0;
+            for (int i = 0; i < this.count; i++)
+            {
+                long d = (long)this.limbs[i] - (i < b.count ? (long)b.limbs[i] : 0L) - borrow;
+                borrow = d < 0 ? 1 : 0;
+                this.limbs[i] = (uint)(d + (borrow << 32));
+            }
+            while (this.count > 0 && this.limbs[this.count - 1] == 0) this.count--;
+        }
+
+        internal static int Compare(GentableBig a, GentableBig b)
+        {
+            if (a.count != b.count) return a.count < b.count ? -1 : 1;
+            for (int i = a.count - 1; i >= 0; i--)
+            {
+                if (a.limbs[i] != b.limbs[i]) return a.limbs[i] < b.limbs[i] ? -1 : 1;
+            }
+            return 0;
         }
     }
 }

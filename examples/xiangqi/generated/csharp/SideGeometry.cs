@@ -31,7 +31,7 @@ namespace Xiangqi.GameConfig
         /// <summary>
         /// Row change of one step forward: -1 for Red (towards row 0), +1 for Black. StepMove offsets are written for Red, so a side uses dr * -Forward.
         /// </summary>
-        public int Forward { get; }
+        public sbyte Forward { get; }
 
         /// <summary>
         /// True for the side that makes the first move.
@@ -42,7 +42,7 @@ namespace Xiangqi.GameConfig
         public SideGeometryId Key { get { return new SideGeometryId(this.Id); } }
 
         /// <summary>Creates a <see cref="SideGeometry"/> from its fields.</summary>
-        public SideGeometry(Side id, Span ownHalf, Span palaceRows, byte backRank, int forward, bool movesFirst)
+        public SideGeometry(Side id, Span ownHalf, Span palaceRows, byte backRank, sbyte forward, bool movesFirst)
         {
             this.Id = id;
             this.OwnHalf = ownHalf;
@@ -72,7 +72,7 @@ namespace Xiangqi.GameConfig
         public override bool Equals(object obj) { return obj is SideGeometryId && this.Equals((SideGeometryId)obj); }
 
         /// <inheritdoc/>
-        public override int GetHashCode() { unchecked { return this.Value.GetHashCode(); } }
+        public override int GetHashCode() { unchecked { return ((int)this.Value).GetHashCode(); } }
 
         /// <inheritdoc/>
         public override string ToString() { return string.Format(global::System.Globalization.CultureInfo.InvariantCulture, "SideGeometryId({0})", this.Value); }
@@ -133,7 +133,7 @@ namespace Xiangqi.GameConfig
         {
             var o = GentableJson.ReadObject(n);
             var f3 = GentableJson.U8(o.Required("BackRank"));
-            var f4 = GentableJson.I32(o.Required("Forward"));
+            var f4 = GentableJson.I8(o.Required("Forward"));
             var f0 = GentableCodec.ReadSide(o.Required("Id"));
             var f5 = GentableJson.Bool(o.Required("MovesFirst"));
             var f1 = GentableCodec.ReadSpan(o.Required("OwnHalf"));

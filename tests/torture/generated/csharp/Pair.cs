@@ -50,7 +50,7 @@ namespace Torture.Tables
         public override bool Equals(object obj) { return obj is PairId && this.Equals((PairId)obj); }
 
         /// <inheritdoc/>
-        public override int GetHashCode() { unchecked { return ((17) * 31 + this.Kind.GetHashCode()) * 31 + this.N.GetHashCode(); } }
+        public override int GetHashCode() { unchecked { return ((17) * 31 + ((int)this.Kind).GetHashCode()) * 31 + this.N.GetHashCode(); } }
 
         /// <inheritdoc/>
         public override string ToString() { return string.Format(global::System.Globalization.CultureInfo.InvariantCulture, "PairId({0}, {1})", this.Kind, this.N); }

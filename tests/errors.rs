@@ -1,0 +1,656 @@
+//! Every kind of designer mistake yields exactly the diagnostic a designer needs: stable code, file, sheet,
+//! 1-based row, A1 column letter and field (docs/conventions.md §2; `gentable explain <code>`).
+//!
+//! Each test builds a small project in a temporary folder (gentable.toml, a schema, a CSV or an xlsx written
+//! with rust_xlsxwriter), runs [`gentable::pipeline::load`] and compares the whole diagnostic list, so an extra
+//! or duplicated diagnostic fails too. The last tests run the `gentable` binary for exit codes and for the
+//! promise that a failed build leaves `generated/` untouched.
+
+use gentable::diag::{Diagnostic, Severity};
+use rust_xlsxwriter::{Formula, Workbook};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The row schema of `Unit` used by most tests.
+const UNIT_SCHEMA: &str = r##"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object",
+  "x-gentable-primaryKey": "Id",
+  "$defs": { "Side": { "type": "string", "enum": ["Red", "Blue"] } },
+  "properties": {
+    "Id": { "type": "integer", "minimum": 1 },
+    "Name": { "type": "string", "pattern": "^[A-Z]" },
+    "Hp": { "type": "integer", "minimum": 0, "maximum": 255 },
+    "Side": { "$ref": "#/$defs/Side" },
+    "Speed": { "type": "number", "minimum": 0 },
+    "Tags": { "type": "array", "items": { "type": "integer" } },
+    "Weapon": { "type": "string", "x-gentable-foreignKey": "Weapon" }
+  },
+  "required": ["Id", "Name", "Hp", "Side"]
+}"##;
+
+const WEAPON_SCHEMA: &str = r#"{
+  "type": "object",
+  "x-gentable-primaryKey": "Id",
+  "properties": { "Id": { "type": "string" } },
+  "required": ["Id"]
+}"#;
+
+const HEADER: &str = "Id,Name,Hp,Side,Speed,Tags,Weapon";
+const ROW1: &str = "1,Archer,10,Red,1.5,1|2,Bow";
+const ROW2: &str = "2,Knight,20,Blue,2,,Sword";
+
+/// A throw-away project: `gentable.toml`, `schema/Unit.schema.json`, `schema/Weapon.schema.json`,
+/// `Table/Weapon.csv` (Bow, Sword).
+struct Project {
+    dir: tempfile::TempDir,
+}
+
+impl Project {
+    fn new(extra_toml: &str) -> Project {
+        let dir = tempfile::tempdir().unwrap();
+        let p = Project { dir };
+        p.write(
+            "gentable.toml",
+            format!("[project]\nname = \"Errors\"\n\n{extra_toml}").as_bytes(),
+        );
+        p.write("schema/Unit.schema.json", UNIT_SCHEMA.as_bytes());
+        p.write("schema/Weapon.schema.json", WEAPON_SCHEMA.as_bytes());
+        p.write("Table/Weapon.csv", b"Id\nBow\nSword\n");
+        p
+    }
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+    fn write(&self, rel: &str, bytes: &[u8]) {
+        let p = self.path(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, bytes).unwrap();
+    }
+    /// `Table/Unit.csv` from lines.
+    fn unit_csv(&self, lines: &[&str]) {
+        self.write("Table/Unit.csv", (lines.join("\n") + "\n").as_bytes());
+    }
+    /// Every diagnostic of a load that must fail.
+    fn diags(&self) -> Vec<Diagnostic> {
+        let loaded =
+            gentable::config::load(&self.path("gentable.toml")).expect("valid gentable.toml");
+        match gentable::pipeline::load(&loaded) {
+            Ok(_) => panic!("the project was expected to fail"),
+            Err(d) => d.items,
+        }
+    }
+}
+
+/// `(code, file, sheet, row, column, field)` of a diagnostic.
+type Loc<'a> = (
+    &'a str,
+    &'a str,
+    Option<&'a str>,
+    usize,
+    Option<&'a str>,
+    Option<&'a str>,
+);
+
+fn loc(d: &Diagnostic) -> Loc<'_> {
+    (
+        d.code,
+        d.file.as_str(),
+        d.sheet.as_deref(),
+        d.row,
+        d.column.as_deref(),
+        d.field.as_deref(),
+    )
+}
+
+/// The diagnostics must be exactly `expected` (in their sorted order), all errors.
+fn assert_locs(d: &[Diagnostic], expected: &[Loc]) {
+    let got: Vec<Loc> = d.iter().map(loc).collect();
+    assert_eq!(
+        got,
+        expected,
+        "diagnostics:\n{}",
+        d.iter().map(|d| format!("{d}\n")).collect::<String>()
+    );
+    assert!(d.iter().all(|d| d.severity == Severity::Error));
+}
+
+const CSV: &str = "Table/Unit.csv";
+
+#[test]
+fn the_base_project_is_valid() {
+    let p = Project::new("");
+    p.unit_csv(&[HEADER, ROW1, ROW2]);
+    let loaded = gentable::config::load(&p.path("gentable.toml")).unwrap();
+    let v = gentable::pipeline::load(&loaded).unwrap_or_else(|d| panic!("{:#?}", d.items));
+    assert_eq!(v.project.table("Unit").unwrap().rows.len(), 2);
+}
+
+#[test]
+fn wrong_type_is_reported_once() {
+    let p = Project::new("");
+    p.unit_csv(&[HEADER, ROW1, "2,Knight,abc,Blue,2,,Sword"]);
+    let d = p.diags();
+    // Hp is required: the bad cell must not also be reported as "missing required value".
+    assert_locs(&d, &[("GT0201", CSV, None, 3, Some("C"), Some("Hp"))]);
+    assert_eq!(d[0].cell_text.as_deref(), Some("abc"));
+    assert_eq!(d[0].message, "expected an integer, found \"abc\"");
+}
+
+#[test]
+fn out_of_range_for_the_integer_width() {
+    let p = Project::new("");
+    p.unit_csv(&[HEADER, "1,Archer,300,Red,1.5,1|2,Bow"]);
+    let d = p.diags();
+    assert_locs(&d, &[("GT0202", CSV, None, 2, Some("C"), Some("Hp"))]);
+    assert_eq!(d[0].message, "300 does not fit in u8 (0..=255)");
+}
+
+#[test]
+fn not_in_enum_with_closest_member() {
+    let p = Project::new("");
+    p.unit_csv(&[HEADER, ROW1, "2,Knight,20,Bleu,2,,Sword"]);
+    let d = p.diags();
+    assert_locs(&d, &[("GT0203", CSV, None, 3, Some("D"), Some("Side"))]);
+    assert_eq!(d[0].cell_text.as_deref(), Some("Bleu"));
+    assert!(
+        d[0].help
+            .as_deref()
+            .unwrap()
+            .starts_with("did you mean \"Blue\"?"),
+        "{:?}",
+        d[0].help
+    );
+}
+
+#[test]
+fn missing_required_value() {
+    let p = Project::new("");
+    p.unit_csv(&[HEADER, ROW1, "2,,20,Blue,2,,Sword"]);
+    let d = p.diags();
+    assert_locs(&d, &[("GT0204", CSV, None, 3, Some("B"), Some("Name"))]);
+    assert_eq!(d[0].cell_text.as_deref(), Some(""));
+}
+
+#[test]
+fn duplicate_primary_key_names_both_cells() {
+    let p = Project::new("");
+    p.unit_csv(&[HEADER, ROW1, ROW2, "1,Mage,5,Red,1,,Bow"]);
+    let d = p.diags();
+    assert_locs(&d, &[("GT0302", CSV, None, 4, Some("A"), Some("Id"))]);
+    assert_eq!(
+        d[0].message,
+        "duplicate primary key \"1\" in Unit: also at Table/Unit.csv:2:A"
+    );
+}
+
+#[test]
+fn unknown_column_with_closest_name_hint() {
+    let p = Project::new("");
+    p.unit_csv(&["Id,Nmae,Hp,Side", "1,Archer,10,Red"]);
+    let d = p.diags();
+    // The misspelt header, and the required Name it leaves without a column.
+    assert_locs(
+        &d,
+        &[
+            ("GT0212", CSV, None, 1, None, Some("Name")),
+            ("GT0211", CSV, None, 1, Some("B"), Some("Nmae")),
+        ],
+    );
+    assert_eq!(
+        d[0].help.as_deref(),
+        Some("the header \"Nmae\" looks close; rename it to \"Name\"")
+    );
+    assert!(
+        d[1].help
+            .as_deref()
+            .unwrap()
+            .starts_with("did you mean \"Name\"?"),
+        "{:?}",
+        d[1].help
+    );
+}
+
+#[test]
+fn bad_cell_grammar() {
+    let p = Project::new("");
+    p.unit_csv(&[
+        HEADER,
+        "1,Archer,10,Red,1.5,1||2,Bow",
+        "2,Knight,20,Blue,2,[1,Sword",
+    ]);
+    let d = p.diags();
+    // Row 3: "[1" is an unclosed bracket (the CSV has 7 cells, the last one being Sword).
+    assert_locs(
+        &d,
+        &[
+            ("GT0205", CSV, None, 2, Some("F"), Some("Tags")),
+            ("GT0205", CSV, None, 3, Some("F"), Some("Tags")),
+        ],
+    );
+    assert_eq!(d[0].message, "empty element");
+    assert_eq!(d[1].message, "unclosed '['");
+}
+
+/// An xlsx named `Units.xlsx` with a sheet `Unit`; `cells(ws)` writes rows 2.. (row 1 is the header).
+fn unit_xlsx(p: &Project, cells: impl FnOnce(&mut rust_xlsxwriter::Worksheet)) {
+    let mut wb = Workbook::new();
+    let ws = wb.add_worksheet();
+    ws.set_name("Unit").unwrap();
+    for (c, h) in HEADER.split(',').enumerate() {
+        ws.write_string(0, c as u16, h).unwrap();
+    }
+    cells(ws);
+    std::fs::create_dir_all(p.path("Table")).unwrap();
+    wb.save(p.path("Table/Units.xlsx")).unwrap();
+}
+
+#[test]
+fn excel_error_cells() {
+    let p = Project::new("");
+    unit_xlsx(&p, |ws| {
+        ws.write_number(1, 0, 1).unwrap();
+        ws.write_string(1, 1, "Archer").unwrap();
+        ws.write_formula(1, 2, Formula::new("=1/0").set_result("#DIV/0!"))
+            .unwrap();
+        ws.write_string(1, 3, "Red").unwrap();
+        ws.write_formula(1, 4, Formula::new("=NA()").set_result("#N/A"))
+            .unwrap();
+    });
+    let d = p.diags();
+    let xlsx = "Table/Units.xlsx";
+    assert_locs(
+        &d,
+        &[
+            ("GT0207", xlsx, Some("Unit"), 2, Some("C"), Some("Hp")),
+            ("GT0207", xlsx, Some("Unit"), 2, Some("E"), Some("Speed")),
+        ],
+    );
+    assert_eq!(d[0].cell_text.as_deref(), Some("#DIV/0!"));
+    assert_eq!(d[0].message, "the cell holds the Excel error #DIV/0!");
+    assert_eq!(d[1].cell_text.as_deref(), Some("#N/A"));
+}
+
+#[test]
+fn excel_float_in_an_integer_field() {
+    let p = Project::new("");
+    unit_xlsx(&p, |ws| {
+        ws.write_number(1, 0, 1).unwrap();
+        ws.write_string(1, 1, "Archer").unwrap();
+        ws.write_number(1, 2, 7.5).unwrap();
+        ws.write_string(1, 3, "Red").unwrap();
+        // 3.0 is an integral float: accepted as 3.
+        ws.write_number(2, 0, 3.0).unwrap();
+        ws.write_string(2, 1, "Knight").unwrap();
+        ws.write_number(2, 2, 20).unwrap();
+        ws.write_string(2, 3, "Blue").unwrap();
+    });
+    let d = p.diags();
+    assert_locs(
+        &d,
+        &[(
+            "GT0206",
+            "Table/Units.xlsx",
+            Some("Unit"),
+            2,
+            Some("C"),
+            Some("Hp"),
+        )],
+    );
+    assert_eq!(d[0].cell_text.as_deref(), Some("7.5"));
+    assert_eq!(d[0].message, "expected an integer, found the fraction 7.5");
+}
+
+#[test]
+fn invalid_utf8_in_a_csv_cell_is_reported_once() {
+    let p = Project::new("");
+    // "Arch\xE9r": Latin-1 é, not UTF-8. Name is required: no extra "missing value".
+    let csv = format!("{HEADER}\n1,Arch\u{FFFD}r,10,Red,1.5,,Bow\n").replace('\u{FFFD}', "\u{1}");
+    let bytes: Vec<u8> = csv.bytes().map(|b| if b == 1 { 0xE9 } else { b }).collect();
+    p.write("Table/Unit.csv", &bytes);
+    let d = p.diags();
+    assert_locs(&d, &[("GT0102", CSV, None, 2, Some("B"), None)]);
+    assert_eq!(d[0].message, "the cell is not valid UTF-8 text");
+    assert_eq!(d[0].cell_text.as_deref(), Some("Arch\u{FFFD}r"));
+}
+
+#[test]
+fn missing_required_column() {
+    let p = Project::new("");
+    p.unit_csv(&["Id,Name,Hp", "1,Archer,10"]);
+    let d = p.diags();
+    assert_locs(&d, &[("GT0212", CSV, None, 1, None, Some("Side"))]);
+    assert_eq!(
+        d[0].message,
+        "required column \"Side\" is missing from the header row"
+    );
+}
+
+#[test]
+fn duplicate_column() {
+    let p = Project::new("");
+    p.unit_csv(&["Id,Name,Hp,Hp,Side", "1,Archer,10,11,Red"]);
+    let d = p.diags();
+    assert_locs(&d, &[("GT0213", CSV, None, 1, Some("D"), Some("Hp"))]);
+    assert_eq!(
+        d[0].message,
+        "column \"Hp\" appears twice (also in column C)"
+    );
+}
+
+#[test]
+fn foreign_key_to_a_missing_key() {
+    let p = Project::new("");
+    p.unit_csv(&[HEADER, ROW1, "2,Knight,20,Blue,2,,Swrod"]);
+    let d = p.diags();
+    assert_locs(&d, &[("GT0304", CSV, None, 3, Some("G"), Some("Weapon"))]);
+    assert_eq!(d[0].message, "\"Swrod\" is not a key of Weapon");
+    assert_eq!(d[0].help.as_deref(), Some("did you mean \"Sword\"?"));
+}
+
+#[test]
+fn json_schema_keywords() {
+    let p = Project::new("");
+    p.unit_csv(&[
+        HEADER,
+        "1,archer,10,Red,1.5,,Bow",
+        "2,Knight,20,Blue,-2,,Sword",
+    ]);
+    let d = p.diags();
+    assert_locs(
+        &d,
+        &[
+            ("GT0301", CSV, None, 2, Some("B"), Some("Name")),
+            ("GT0301", CSV, None, 3, Some("E"), Some("Speed")),
+        ],
+    );
+    assert!(
+        d[0].message.ends_with("(schema keyword pattern)"),
+        "{}",
+        d[0].message
+    );
+    assert_eq!(d[0].cell_text.as_deref(), Some("archer"));
+    assert!(
+        d[1].message.ends_with("(schema keyword minimum)"),
+        "{}",
+        d[1].message
+    );
+    assert_eq!(d[1].cell_text.as_deref(), Some("-2.0"));
+}
+
+/// Column letters stay the sheet's real columns under the reading overrides (first_column, marker rows).
+#[test]
+fn overrides_keep_real_row_numbers_and_column_letters() {
+    let p = Project::new(
+        "[tables.Unit]\nfirst_column = \"B\"\nmarker_column = \"A\"\nheader_marker = \"##var\"\n",
+    );
+    p.unit_csv(&[
+        "##,title row",
+        &format!("##var,{HEADER}"),
+        "##type,int,string,int,Side,float,int[],string",
+        ",1,Archer,10,Red,1.5,,Bow",
+        "##,a comment row between data rows",
+        ",2,Knight,twenty,Blue,2,,Sword",
+    ]);
+    let d = p.diags();
+    assert_locs(&d, &[("GT0201", CSV, None, 6, Some("D"), Some("Hp"))]);
+}
+
+/// A header merged across two columns names both: fine for an array field, a duplicate for a scalar.
+#[test]
+fn merged_header_spans_columns() {
+    let p = Project::new("");
+    let mut wb = Workbook::new();
+    let ws = wb.add_worksheet();
+    ws.set_name("Unit").unwrap();
+    for (c, h) in ["Id", "Name", "Hp", "Side", "Tags"].iter().enumerate() {
+        ws.write_string(0, c as u16, *h).unwrap();
+    }
+    ws.merge_range(0, 4, 0, 5, "Tags", &rust_xlsxwriter::Format::new())
+        .unwrap(); // E1:F1
+    for (r, row) in [[1.0, 10.0, 1.0, 2.0], [2.0, 20.0, 3.0, 4.0]]
+        .iter()
+        .enumerate()
+    {
+        let r = r as u32 + 1;
+        ws.write_number(r, 0, row[0]).unwrap();
+        ws.write_string(r, 1, "Archer").unwrap();
+        ws.write_number(r, 2, row[1]).unwrap();
+        ws.write_string(r, 3, "Red").unwrap();
+        ws.write_number(r, 4, row[2]).unwrap();
+        ws.write_number(r, 5, row[3]).unwrap();
+    }
+    std::fs::create_dir_all(p.path("Table")).unwrap();
+    wb.save(p.path("Table/Units.xlsx")).unwrap();
+    let loaded = gentable::config::load(&p.path("gentable.toml")).unwrap();
+    let v = gentable::pipeline::load(&loaded).unwrap_or_else(|d| panic!("{:#?}", d.items));
+    let t = v.project.table("Unit").unwrap();
+    let tags = t.field_index("Tags").unwrap();
+    use gentable::ir::Value::{Array, Int};
+    assert_eq!(t.rows[0].values[tags], Array(vec![Int(1), Int(2)]));
+    assert_eq!(t.rows[1].values[tags], Array(vec![Int(3), Int(4)]));
+
+    // The same merge over a scalar field is a duplicate column.
+    let mut wb = Workbook::new();
+    let ws = wb.add_worksheet();
+    ws.set_name("Unit").unwrap();
+    for (c, h) in ["Id", "Name", "Side"].iter().enumerate() {
+        ws.write_string(0, c as u16, *h).unwrap();
+    }
+    ws.merge_range(0, 3, 0, 4, "Hp", &rust_xlsxwriter::Format::new())
+        .unwrap(); // D1:E1
+    ws.write_number(1, 0, 1).unwrap();
+    wb.save(p.path("Table/Units.xlsx")).unwrap();
+    let d = p.diags();
+    assert_locs(
+        &d,
+        &[(
+            "GT0213",
+            "Table/Units.xlsx",
+            Some("Unit"),
+            1,
+            Some("E"),
+            Some("Hp"),
+        )],
+    );
+}
+
+/// Two tables selecting the same file is a layout (configuration) error naming both.
+#[test]
+fn a_source_selected_by_two_tables() {
+    let p = Project::new("[tables.Unit]\nfiles = [\"Unit*.csv\"]\n\n[tables.Hero]\nfiles = [\"Units.csv\"]\nschema = \"Unit\"\n");
+    p.write("Table/Units.csv", format!("{HEADER}\n{ROW1}\n").as_bytes());
+    // The file then belongs to neither table: both sections also get the GT0003 "no file" warning.
+    let (d, warnings): (Vec<_>, Vec<_>) = p
+        .diags()
+        .into_iter()
+        .partition(|d| d.severity == Severity::Error);
+    assert_eq!(
+        warnings.iter().map(|w| w.code).collect::<Vec<_>>(),
+        ["GT0003", "GT0003"]
+    );
+    assert_locs(&d, &[("GT0002", "Table/Units.csv", None, 0, None, None)]);
+    assert_eq!(
+        d[0].message,
+        "the file is selected by the files/sheets of several tables: [tables.Hero], [tables.Unit]"
+    );
+}
+
+#[test]
+fn bad_overrides_are_configuration_errors() {
+    for (toml, needle) in [
+        (
+            "[tables.Unit]\nheader_row = 2\nheader_marker = \"##\"\n",
+            "header_row and header_marker exclude each other",
+        ),
+        ("[tables.Unit]\nfiles = [\"[\"]\n", "files: bad glob"),
+        (
+            "[tables.Unit]\narray_separator = \"||\"\n",
+            "array_separator must be one character",
+        ),
+        (
+            "[tables.Unit]\nmarker_column = \"1\"\n",
+            "marker_column must be letters",
+        ),
+        ("[tables.Unit]\ncolumn_marker_row = 0\n", "rows are 1-based"),
+        ("[tables.Unit]\nsheet = [\"A\"]\n", "unknown field `sheet`"),
+    ] {
+        let p = Project::new(toml);
+        let e = gentable::config::load(&p.path("gentable.toml"))
+            .err()
+            .unwrap_or_else(|| panic!("{toml} must be rejected"));
+        assert!(format!("{e:#}").contains(needle), "{toml}: {e:#}");
+    }
+}
+
+// ---- the binary ----
+
+/// Every file under `dir` (skipping build folders) with its bytes.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<(PathBuf, Vec<u8>)>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                out.push((
+                    p.strip_prefix(root).unwrap().to_path_buf(),
+                    std::fs::read(&p).unwrap(),
+                ));
+            }
+        }
+    }
+    let mut out = vec![];
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let name = e.file_name();
+        if ["target", "node_modules", "bin", "obj"].contains(&name.to_string_lossy().as_ref()) {
+            continue;
+        }
+        let (src, dst) = (e.path(), to.join(&name));
+        if src.is_dir() {
+            copy_tree(&src, &dst);
+        } else {
+            std::fs::copy(&src, &dst).unwrap();
+        }
+    }
+}
+
+/// A temp copy of the FunnyPitch project (gentable.toml, Table/, schema/, generated/).
+fn funnypitch_copy() -> tempfile::TempDir {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(root.join("gentable.toml"), dir.path().join("gentable.toml")).unwrap();
+    for sub in ["Table", "schema", "generated"] {
+        copy_tree(&root.join(sub), &dir.path().join(sub));
+    }
+    dir
+}
+
+fn gentable(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_gentable"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn build_with_one_bad_cell_exits_1_and_leaves_generated_unchanged() {
+    let dir = funnypitch_copy();
+    let before = snapshot(&dir.path().join("generated"));
+    assert!(!before.is_empty());
+    // Soldier's Tier (column C) becomes text.
+    let csv_path = dir.path().join("Table/PieceType.csv");
+    let csv = std::fs::read_to_string(&csv_path).unwrap();
+    let line = csv
+        .lines()
+        .position(|l| l.starts_with("Soldier,Piece_Soldier,0,"))
+        .expect("Soldier row")
+        + 1;
+    std::fs::write(
+        &csv_path,
+        csv.replacen("Soldier,Piece_Soldier,0,", "Soldier,Piece_Soldier,high,", 1),
+    )
+    .unwrap();
+
+    let out = gentable(dir.path(), &["build", "--message-format", "json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr:\n{stderr}");
+    let diags: Vec<serde_json::Value> = stderr
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(diags.len(), 1, "{stderr}");
+    let d = &diags[0];
+    assert_eq!(
+        (
+            &d["code"],
+            &d["file"],
+            &d["row"],
+            &d["column"],
+            &d["field"],
+            &d["cell_text"]
+        ),
+        (
+            &"GT0201".into(),
+            &"Table/PieceType.csv".into(),
+            &line.into(),
+            &"C".into(),
+            &"Tier".into(),
+            &"high".into()
+        )
+    );
+    assert!(
+        snapshot(&dir.path().join("generated")) == before,
+        "generated/ changed after a failed build"
+    );
+    // No temporary files were left behind either (the snapshot covers generated/ only).
+    assert!(!snapshot(dir.path())
+        .iter()
+        .any(|(p, _)| p.to_string_lossy().contains("gentable-tmp")));
+}
+
+#[test]
+fn configuration_errors_exit_2() {
+    let dir = funnypitch_copy();
+    let before = snapshot(&dir.path().join("generated"));
+    let toml = std::fs::read_to_string(dir.path().join("gentable.toml")).unwrap();
+    // An override the config rejects (two-character delimiter).
+    std::fs::write(
+        dir.path().join("gentable.toml"),
+        format!("{toml}\n[tables.Lang]\ndelimiter = \";;\"\n"),
+    )
+    .unwrap();
+    let out = gentable(dir.path(), &["build"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
+    assert!(
+        stderr.contains("[tables.Lang] delimiter must be one ASCII character"),
+        "{stderr}"
+    );
+    // A table folder that does not exist (a GT0002 layout error found by the pipeline).
+    std::fs::write(
+        dir.path().join("gentable.toml"),
+        toml.replace("tables = [\"Table\"]", "tables = [\"Tabel\"]"),
+    )
+    .unwrap();
+    let out = gentable(dir.path(), &["build"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "stderr:\n{stderr}");
+    assert!(stderr.contains("GT0002"), "{stderr}");
+    // A missing project file.
+    let out = gentable(dir.path(), &["check", "-c", "nope.toml"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        snapshot(&dir.path().join("generated")) == before,
+        "generated/ changed after a configuration error"
+    );
+}
