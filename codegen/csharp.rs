@@ -941,9 +941,6 @@ mod emit_tests {
         let dir = tempfile::tempdir().unwrap();
         let files = emit_sample(&p, dir.path(), &testkit::config());
         let piece = &files["csharp/PieceType.cs"];
-        if std::env::var_os("GENTABLE_DUMP").is_some() {
-            testkit::write_files(Path::new("/tmp/gentable-dump"), &files);
-        }
         // The description is split into `///` lines and XML-escaped.
         assert!(piece.contains("        /// */ &lt;/summary&gt; &lt;b&gt;&amp;amp; \"q\" \\ {{x}} ${y} `z`\n        /// ls\n        /// ps\n        /// nel\n        /// next */\n"), "{piece}");
         let dir_cs = &files["csharp/Dir.cs"];

@@ -410,7 +410,8 @@ pub fn run(cmd: &mut std::process::Command) -> String {
 }
 
 /// Finite doubles that stress shortest round-trip formatting: every power of two, the extremes, values near
-/// the layout boundaries (1e-7, 1e21) and pseudo-random bit patterns.
+/// the layout boundaries (1e-7, 1e21) and pseudo-random bit patterns; 12 000 in all, or
+/// `GENTABLE_TEST_DOUBLES` for a longer soak.
 pub fn doubles() -> Vec<f64> {
     let mut v: Vec<f64> = vec![
         0.1,

@@ -882,9 +882,6 @@ mod emit_tests {
         let p = testkit::project();
         let dir = tempfile::tempdir().unwrap();
         let files = emit_sample(&p, dir.path(), &testkit::config());
-        if std::env::var_os("GENTABLE_DUMP").is_some() {
-            testkit::write_files(Path::new("/tmp/gentable-dump"), &files);
-        }
         let piece = &files["ts/tables/PieceType.ts"];
         assert!(
             piece.contains("   * *\\/ </summary> <b>&amp; \"q\" \\ {{x}} ${y} `z`\n   * ls\n   * ps\n   * nel\n   * next *\\/\n   */\n"),

@@ -1,13 +1,13 @@
 //! gentable: config tables (CSV, Excel) + JSON Schema → validated Rust, C# and TypeScript.
 //!
 //! The pipeline, one module per stage:
-//! 1. [`config`]: `gentable.toml`;
-//! 2. [`read`]: files → raw cells (CSV via `csv`, workbooks via `calamine`), with [`diag::RowOrigin`]s;
-//! 3. [`schema`]: `schema/*.schema.json` → IR types ([`ir`]);
-//! 4. [`typing`]: raw cells → typed [`ir::Value`]s, using the [`cell`] grammar;
-//! 5. [`validators`]: JSON Schema per row, keys, foreign keys, rule expressions;
-//! 6. [`codegen`]: IR → Rust, C#, TypeScript; [`canonical`]: RFC 8785 data and the content hash;
-//! 7. [`pipeline`]: runs the stages and writes `generated/` atomically.
+//! 1. the project file `gentable.toml`, in [`config`];
+//! 2. files → raw cells (CSV via `csv`, workbooks via `calamine`) with [`diag::RowOrigin`]s, in [`read`];
+//! 3. `schema/*.schema.json` → IR types ([`ir`]), in [`schema`];
+//! 4. raw cells → typed [`ir::Value`]s using the [`cell`] grammar, in [`typing`];
+//! 5. JSON Schema per row, keys, foreign keys, rule expressions, in [`validators`];
+//! 6. IR → Rust, C#, TypeScript in [`codegen`]; RFC 8785 data and the content hash in [`canonical`];
+//! 7. the stages run, and `generated/` is written atomically, by [`pipeline`].
 
 pub mod canonical;
 pub mod cell;

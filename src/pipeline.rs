@@ -164,8 +164,8 @@ fn load_impl(loaded: &Loaded, raw: &mut Vec<RawTable>) -> Result<Validated, Diag
     }
     crate::validators::json_schema_rows(&project, &set, &schemas, &mut diags);
     crate::validators::keys(&mut project, &mut diags);
-    crate::validators::foreign_keys(&project, &mut diags);
-    crate::validators::unreferenced(&project, &schemas, &mut diags);
+    crate::validators::foreign_keys(&project, &set, &mut diags);
+    crate::validators::unreferenced(&project, &set, &schemas, &mut diags);
     // Rules read other tables through keys: run them only on tables whose keys and references hold.
     if !diags
         .iter()

@@ -248,19 +248,14 @@ pub fn build_table(
             }
         }
     }
-    let pk_set: Vec<usize> = primary_key.clone();
-    for &i in primary_key.iter().chain(unique_keys.iter().flatten()) {
+    // Primary key fields must be required scalars with a total order (they are sorted and binary-searched);
+    // unique key fields may be of any type and optional (absent values never clash).
+    for &i in &primary_key {
         let f = &fields[i];
-        // Primary key fields are required; unique key fields may be optional (empty cells never clash).
-        let ty = if pk_set.contains(&i) {
-            &f.ty
-        } else {
-            f.ty.strip_optional()
-        };
-        let ok = matches!(ty, Type::Int(_) | Type::String | Type::Enum(_) | Type::Bool);
+        let ok = matches!(f.ty, Type::Int(_) | Type::String | Type::Enum(_) | Type::Bool);
         if !ok {
             ctx.diags.push(err(format!(
-                "key field {:?} must be a required integer, string, enum or boolean (found {})",
+                "primary key field {:?} must be a required integer, string, enum or boolean (found {})",
                 f.name,
                 crate::cell::type_words(&f.ty)
             )));

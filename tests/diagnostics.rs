@@ -119,7 +119,9 @@ fn each_case_reports_its_kind() {
     ];
     for (case, codes) in want {
         let dir = root().join("tests/diagnostics").join(case);
-        let (json, exit) = run(&dir, &["--message-format", "json", "-q"]);
+        let extra = std::fs::read_to_string(dir.join("args")).unwrap_or_default();
+        let extra: Vec<&str> = extra.split_whitespace().collect();
+        let (json, exit) = run(&dir, &[&["--message-format", "json", "-q"], extra.as_slice()].concat());
         let mut got: Vec<String> = json
             .lines()
             .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["code"].as_str().unwrap().to_string())

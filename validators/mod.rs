@@ -195,7 +195,7 @@ pub fn cmp_key(project: &Project, ty: &Type, a: &Value, b: &Value) -> Ordering {
     }
 }
 
-fn key_text(t: &Table, key: &[usize], row: &Row) -> String {
+fn key_text(key: &[usize], row: &Row) -> String {
     key.iter()
         .map(|&i| match &row.values[i] {
             Value::Str(s) | Value::Enum(s) => s.clone(),
@@ -205,7 +205,6 @@ fn key_text(t: &Table, key: &[usize], row: &Row) -> String {
         })
         .collect::<Vec<_>>()
         .join(if key.len() > 1 { ", " } else { "" })
-        + if t.fields.is_empty() { "" } else { "" }
 }
 
 /// `(A, B)`: the field names of a composite key.
@@ -289,7 +288,7 @@ pub fn keys(project: &mut Project, diags: &mut Vec<Diagnostic>) {
                         let (first, second) = (&t.rows[i - 1], &t.rows[i]);
                         let col = pk.first().and_then(|&c| second.column(c));
                         let pcol = pk.first().and_then(|&c| first.column(c));
-                        let key = key_text(t, &pk, second);
+                        let key = key_text(&pk, second);
                         let message = if pk.len() == 1 {
                             format!(
                                 "duplicate primary key {key:?} in {}: also at {}",
@@ -334,7 +333,7 @@ pub fn keys(project: &mut Project, diags: &mut Vec<Diagnostic>) {
                 if uk.iter().all(|&i| row.values[i] == Value::Null) {
                     continue;
                 }
-                let key = key_text(t, &uk, row);
+                let key = key_text(&uk, row);
                 if let Some(&prev) = seen.get(&key) {
                     let first = &t.rows[prev];
                     let names: Vec<&str> = uk.iter().map(|&i| t.fields[i].name.as_str()).collect();
@@ -483,7 +482,7 @@ pub fn closest_n<'a>(
 /// Check every `x-gentable-foreignKey`: the value (or each array element, or the nested record field)
 /// must be an existing key of one of the target tables. Null (an empty optional cell) is never checked:
 /// whether a cell may be empty is the schema's `required`/nullable business, checked while typing.
-pub fn foreign_keys(project: &Project, diags: &mut Vec<Diagnostic>) {
+pub fn foreign_keys(project: &Project, set: &SchemaSet, diags: &mut Vec<Diagnostic>) {
     let sets = key_sets(project);
     let mut bad_decl: BTreeSet<(String, String, String)> = BTreeSet::new();
     let mut hints: HashMap<(String, String), usize> = HashMap::new();
@@ -504,7 +503,7 @@ pub fn foreign_keys(project: &Project, diags: &mut Vec<Diagnostic>) {
                     {
                         diags.push(Diagnostic::file_error(
                             BAD_FOREIGN_KEY,
-                            t.schema_file.clone(),
+                            set.rel(&t.schema_file),
                             format!(
                                 "{}.{}: x-gentable-foreignKey names {target}, which is not a table with a single-field primary key or an existing field",
                                 t.name, field.name,
@@ -563,7 +562,7 @@ pub fn foreign_keys(project: &Project, diags: &mut Vec<Diagnostic>) {
 /// `x-gentable-unreferenced` on a table schema: `"warning"`/`"error"`, or
 /// `{"severity": "warning", "except": ["Key", …]}`. Every row whose primary key no foreign key of the project
 /// references is reported (GT0320) with that severity, except the listed keys. Example: unused `Lang` keys.
-pub fn unreferenced(project: &Project, schemas: &[TableSchema], diags: &mut Vec<Diagnostic>) {
+pub fn unreferenced(project: &Project, set: &SchemaSet, schemas: &[TableSchema], diags: &mut Vec<Diagnostic>) {
     let mut wanted = vec![];
     for ts in schemas {
         let Some(spec) = ts.root.get("x-gentable-unreferenced") else {
@@ -586,7 +585,7 @@ pub fn unreferenced(project: &Project, schemas: &[TableSchema], diags: &mut Vec<
             _ => {
                 diags.push(Diagnostic::file_error(
                     "GT0403",
-                    ts.schema_file.clone(),
+                    set.rel(&ts.schema_file),
                     "x-gentable-unreferenced must be \"warning\", \"error\" or {\"severity\", \"except\"}",
                 ));
                 continue;

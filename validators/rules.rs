@@ -661,39 +661,3 @@ mod tests {
         assert!(compile(&env, "row.A <").is_err());
     }
 }
-
-#[cfg(test)]
-mod perf_probe {
-    use super::*;
-    #[test]
-    fn probe() {
-        let env = env();
-        let mut root = Context::with_env(env.clone());
-        let big = cel_map((0..20000).map(|i| {
-            (
-                Key::String(Arc::new(format!("W{i}"))),
-                cel_map([(Key::String(Arc::new("P".into())), C::Int(i))]),
-            )
-        }));
-        root.add_variable_from_value(
-            "byKey",
-            cel_map([(Key::String(Arc::new("W".into())), big.clone())]),
-        );
-        root.add_variable_from_value("lst", C::List(Arc::new((0..20000).map(C::Int).collect())));
-        for src in [
-            "byKey.W['W5'].P == 5",
-            "lst.size() > 0",
-            "size(lst) > 0",
-            "'W5' in byKey.W",
-            "lst[3] == 3",
-        ] {
-            let p = compile(&env, src).unwrap();
-            let t = std::time::Instant::now();
-            for _ in 0..200 {
-                let s = root.new_inner_scope();
-                assert_eq!(p.execute(&s), Ok(C::Bool(true)));
-            }
-            eprintln!("{src}: {:?} per eval", t.elapsed() / 200);
-        }
-    }
-}
