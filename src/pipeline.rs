@@ -286,6 +286,8 @@ fn collect(dir: &Path, rel: &str, out: &mut Vec<String>) {
                     collect(&e.path(), &r, out)
                 }
             }
+            // Unity writes a `.meta` file beside every asset; they are the user's, never stale.
+            Ok(_) if name.ends_with(".meta") => {}
             Ok(_) => out.push(r),
             Err(_) => {}
         }

@@ -101,6 +101,8 @@ fn check_flag_reports_stale_files_and_build_restores_them() {
     let lib = tmp.path().join("generated/rust/src/lib.rs");
     std::fs::write(&lib, "// edited\n").unwrap();
     std::fs::write(tmp.path().join("generated/data/Old.json"), "[]").unwrap();
+    // Unity's .meta files beside generated C# are the user's: never stale, never removed.
+    std::fs::write(tmp.path().join("generated/csharp/Tables.cs.meta"), "guid: 1").unwrap();
     let out = run(&["build", "--check"]);
     assert_eq!(out.status.code(), Some(1));
     let listed = String::from_utf8_lossy(&out.stdout).to_string();
@@ -114,6 +116,8 @@ fn check_flag_reports_stale_files_and_build_restores_them() {
     );
     assert_eq!(run(&["build", "-q"]).status.code(), Some(0));
     assert!(!tmp.path().join("generated/data/Old.json").exists());
+    assert!(!listed.contains(".meta"), "{listed}");
+    assert!(tmp.path().join("generated/csharp/Tables.cs.meta").exists());
     assert_eq!(
         std::fs::read(&lib).unwrap(),
         std::fs::read(src.join("generated/rust/src/lib.rs")).unwrap()
