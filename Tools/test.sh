@@ -19,7 +19,7 @@ if [ -f tests/conformance/package-lock.json ]; then
 fi
 
 echo "== cargo test (gentable)"
-cargo test --locked
+cargo test --locked --no-fail-fast
 
 for acc in examples/*/acceptance/Cargo.toml; do
   [ -f "$acc" ] || continue
