@@ -113,6 +113,8 @@ pub struct TableSchema {
     pub root: J,
     /// `x-gentable-rules` as (rule, message).
     pub rules: Vec<(String, String)>,
+    /// `x-gentable-groups` of the table.
+    pub groups: Vec<String>,
 }
 
 struct Ctx<'a> {
@@ -313,10 +315,15 @@ pub fn build_table(
             unique_keys,
             root: root.clone(),
             rules,
+            groups: string_list(obj.get("x-gentable-groups")),
         })
     } else {
         Err(ctx.diags)
     }
+}
+
+fn alts_len(o: &Map<String, J>, k: &str) -> usize {
+    o.get(k).and_then(J::as_array).map_or(0, Vec::len)
 }
 
 fn doc_of(o: &Map<String, J>) -> String {
@@ -327,6 +334,32 @@ fn doc_of(o: &Map<String, J>) -> String {
         (false, true) => title.to_string(),
         (false, false) => format!("{title}\n\n{desc}"),
     }
+}
+
+/// A string or a list of strings.
+pub fn string_list(v: Option<&J>) -> Vec<String> {
+    match v {
+        Some(J::String(s)) => vec![s.clone()],
+        Some(J::Array(a)) => a.iter().filter_map(J::as_str).map(String::from).collect(),
+        _ => vec![],
+    }
+}
+
+/// A fixed UTC offset `+08:00`, `-05:30`, `Z` or `UTC` → seconds east of UTC.
+pub fn parse_offset(s: &str) -> Option<i32> {
+    let s = s.trim();
+    if s == "Z" || s.eq_ignore_ascii_case("UTC") {
+        return Some(0);
+    }
+    let s = s.strip_prefix("UTC").unwrap_or(s);
+    let (sign, rest) = match s.as_bytes().first()? {
+        b'+' => (1, &s[1..]),
+        b'-' => (-1, &s[1..]),
+        _ => return None,
+    };
+    let (h, m) = rest.split_once(':').unwrap_or((rest, "0"));
+    let (h, m): (i32, i32) = (h.parse().ok()?, m.parse().ok()?);
+    (h <= 18 && m < 60).then_some(sign * (h * 3600 + m * 60))
 }
 
 fn fk_targets(v: Option<&J>) -> Vec<(String, Option<String>)> {
@@ -360,6 +393,10 @@ impl Ctx<'_> {
         if fks.is_empty() {
             fks = fk_targets(ps.get("items").and_then(|i| i.get("x-gentable-foreignKey")));
         }
+        let default = ps
+            .get("default")
+            .cloned()
+            .or_else(|| target.as_ref().and_then(|t| t.get("default").cloned()));
         Field {
             name: name.to_string(),
             ident: ps
@@ -369,6 +406,9 @@ impl Ctx<'_> {
             ty,
             doc,
             foreign_keys: fks,
+            default,
+            groups: string_list(ps.get("x-gentable-groups")),
+            text: ps.get("x-gentable-text").and_then(J::as_bool).unwrap_or(false),
         }
     }
 
@@ -429,9 +469,23 @@ impl Ctx<'_> {
                     let (t, _) = self.type_of(non_null[0], file, hint, &origin)?;
                     return Some((t, true));
                 }
+                if k == "oneOf" {
+                    if let Some(disc) = o.get("x-gentable-discriminator").and_then(J::as_str) {
+                        let name = ref_name.clone().or_else(|| {
+                            o.get("title")
+                                .and_then(J::as_str)
+                                .map(|t| crate::naming::case(t, crate::naming::Case::Pascal))
+                        });
+                        let name = name.unwrap_or_else(|| hint.to_string());
+                        let alts: Vec<J> = non_null.into_iter().cloned().collect();
+                        let nullable = alts.len() + 1 == alts_len(o, k);
+                        let t = self.union(&name, disc, &alts, o, file, &origin)?;
+                        return Some((t, nullable));
+                    }
+                }
                 self.err(
                     file,
-                    format!("{origin}: {k} is supported only as [T, {{\"type\": \"null\"}}]"),
+                    format!("{origin}: {k} is supported only as [T, {{\"type\": \"null\"}}], or as a oneOf of objects with \"x-gentable-discriminator\""),
                 );
                 return None;
             }
@@ -523,16 +577,49 @@ impl Ctx<'_> {
                 };
                 Type::Int(width.unwrap_or_else(|| IntWidth::for_bounds(lo, hi)))
             }
+            Some("string") if o.get("format").and_then(J::as_str) == Some("date-time") => {
+                let zone = match o.get("x-gentable-timeZone") {
+                    None => None,
+                    Some(z) => match z.as_str().and_then(parse_offset) {
+                        Some(off) => Some(off),
+                        None => {
+                            self.err(file, format!("{origin}: x-gentable-timeZone must be a fixed offset like \"+08:00\" or \"UTC\", not {z}"));
+                            return None;
+                        }
+                    },
+                };
+                Type::DateTime(zone)
+            }
+            Some("string") if o.get("format").and_then(J::as_str) == Some("duration") => {
+                Type::Duration
+            }
             Some("string") => match o.get("enum").and_then(J::as_array) {
                 Some(members) => {
                     let members: Vec<String> = members
                         .iter()
                         .filter_map(|m| m.as_str().map(String::from))
                         .collect();
+                    let mut aliases = vec![];
+                    if let Some(J::Object(m)) = o.get("x-gentable-enumAliases") {
+                        for (member, names) in m {
+                            if !members.contains(member) {
+                                self.err(file, format!("{origin}: x-gentable-enumAliases names {member:?}, which is not a member"));
+                                return None;
+                            }
+                            for a in string_list(Some(names)) {
+                                if members.contains(&a) || aliases.iter().any(|(x, _)| *x == a) {
+                                    self.err(file, format!("{origin}: the alias {a:?} is already a member or another alias"));
+                                    return None;
+                                }
+                                aliases.push((a, member.clone()));
+                            }
+                        }
+                    }
                     let def = EnumDef {
                         name: type_name.clone(),
                         doc: doc_of(o),
                         members,
+                        aliases,
                         origin: origin.clone(),
                     };
                     if !self.register(&type_name, &origin, file) {
@@ -554,17 +641,58 @@ impl Ctx<'_> {
                     &format!("{hint}Item"),
                     &format!("{origin}/items"),
                 )?;
-                Type::Array(Box::new(if n {
-                    Type::Optional(Box::new(inner))
-                } else {
-                    inner
-                }))
+                let flags = o.get("x-gentable-flags").and_then(J::as_bool).unwrap_or(false)
+                    || self
+                        .resolve(items, file)
+                        .and_then(|(_, d, _)| d.get("x-gentable-flags").and_then(J::as_bool))
+                        .unwrap_or(false);
+                match (flags, &inner) {
+                    (true, Type::Enum(e)) if !n => {
+                        if self.project.enums[e].members.len() > 64 {
+                            self.err(file, format!("{origin}: a flags enum has at most 64 members"));
+                            return None;
+                        }
+                        Type::Flags(e.clone())
+                    }
+                    (true, _) => {
+                        self.err(file, format!("{origin}: x-gentable-flags needs \"items\" to be a string enum"));
+                        return None;
+                    }
+                    _ => Type::Array(Box::new(if n {
+                        Type::Optional(Box::new(inner))
+                    } else {
+                        inner
+                    })),
+                }
+            }
+            Some("object")
+                if !o.contains_key("properties")
+                    && (o.get("additionalProperties").is_some_and(J::is_object)
+                        || o.contains_key("x-gentable-mapKey")) =>
+            {
+                let key = match o.get("x-gentable-mapKey") {
+                    None => Type::String,
+                    Some(k) => match self.type_of(k, file, &format!("{hint}Key"), &format!("{origin}/x-gentable-mapKey"))? {
+                        (t @ (Type::String | Type::Int(_)), false) => t,
+                        _ => {
+                            self.err(file, format!("{origin}: a map key must be a string or an integer"));
+                            return None;
+                        }
+                    },
+                };
+                let Some(vs) = o.get("additionalProperties").filter(|v| v.is_object()) else {
+                    self.err(file, format!("{origin}: a map needs \"additionalProperties\": the schema of its values"));
+                    return None;
+                };
+                let (vt, vn) = self.type_of(vs, file, &format!("{hint}Value"), &format!("{origin}/additionalProperties"))?;
+                let vt = if vn { Type::Optional(Box::new(vt)) } else { vt };
+                Type::Map(Box::new(key), Box::new(vt))
             }
             Some("object") => {
                 let Some(props) = o.get("properties").and_then(J::as_object) else {
                     self.err(
                         file,
-                        format!("{origin}: an object needs \"properties\" (maps come later)"),
+                        format!("{origin}: an object needs \"properties\" (a record), or \"additionalProperties\" (a map)"),
                     );
                     return None;
                 };
@@ -623,6 +751,89 @@ impl Ctx<'_> {
         Some((t, nullable))
     }
 
+    /// Register a polymorphic record type (`oneOf` of objects with a discriminator).
+    fn union(
+        &mut self,
+        name: &str,
+        disc: &str,
+        alts: &[J],
+        o: &Map<String, J>,
+        file: &str,
+        origin: &str,
+    ) -> Option<Type> {
+        if !self.register(name, origin, file) {
+            return None;
+        }
+        if self.project.unions.contains_key(name) {
+            return Some(Type::Union(name.to_string()));
+        }
+        self.project.unions.insert(
+            name.to_string(),
+            crate::ir::UnionDef {
+                name: name.to_string(),
+                doc: doc_of(o),
+                discriminator: disc.to_string(),
+                variants: vec![],
+                origin: origin.to_string(),
+            },
+        );
+        let mut variants: Vec<crate::ir::Variant> = vec![];
+        for (i, alt) in alts.iter().enumerate() {
+            let (bfile, b, _) = self.resolve(alt, file)?;
+            let bo = b.as_object().cloned().unwrap_or_default();
+            let props = bo.get("properties").and_then(J::as_object).cloned().unwrap_or_default();
+            let tag = props.get(disc).and_then(|d| {
+                d.get("const")
+                    .and_then(J::as_str)
+                    .or_else(|| match d.get("enum").and_then(J::as_array).map(Vec::as_slice) {
+                        Some([one]) => one.as_str(),
+                        _ => None,
+                    })
+                    .map(String::from)
+            });
+            let Some(tag) = tag else {
+                self.err(file, format!("{origin}/oneOf/{i}: each branch must be an object whose property {disc:?} has a string \"const\""));
+                return None;
+            };
+            if variants.iter().any(|v| v.tag == tag) {
+                self.err(file, format!("{origin}: two branches have {disc} = {tag:?}"));
+                return None;
+            }
+            let required: Vec<&str> = bo
+                .get("required")
+                .and_then(J::as_array)
+                .map(|a| a.iter().filter_map(J::as_str).collect())
+                .unwrap_or_default();
+            let mut fields = vec![];
+            for (pname, ps) in &props {
+                if pname == disc {
+                    continue;
+                }
+                let hint = format!(
+                    "{name}{}{}",
+                    crate::naming::case(&tag, crate::naming::Case::Pascal),
+                    crate::naming::case(pname, crate::naming::Case::Pascal)
+                );
+                let (pt, pn) = self.type_of(ps, &bfile, &hint, &format!("{origin}/oneOf/{i}/properties/{pname}"))?;
+                let pt = if pn || !required.contains(&pname.as_str()) {
+                    Type::Optional(Box::new(pt))
+                } else {
+                    pt
+                };
+                fields.push(self.field(pname, ps, &bfile, pt));
+            }
+            variants.push(crate::ir::Variant {
+                tag,
+                doc: doc_of(&bo),
+                fields,
+            });
+        }
+        if let Some(u) = self.project.unions.get_mut(name) {
+            u.variants = variants;
+        }
+        Some(Type::Union(name.to_string()))
+    }
+
     /// Claim a generated type name for a definition; false (with an error) if another definition has it.
     fn register(&mut self, name: &str, origin: &str, file: &str) -> bool {
         match self.origins.get(name) {
@@ -637,5 +848,66 @@ impl Ctx<'_> {
                 true
             }
         }
+    }
+}
+
+/// Percent-encode a schema file name (RFC 3986: everything but unreserved characters and `/`), so that
+/// non-ASCII or spaced names (`道具.schema.json`, `Move Rule.schema.json`) form valid URIs.
+pub fn percent_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'/') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The URI under which schema file `file` is registered for `jsonschema` (see [`BASE_URI`]).
+pub fn schema_uri(file: &str) -> String {
+    format!("{BASE_URI}{}", percent_encode(file))
+}
+
+/// A copy of `v` whose `$ref` values have their file part percent-encoded (the fragment is kept), so that
+/// `jsonschema` resolves references to non-ASCII file names exactly as [`SchemaSet`] does.
+pub fn encode_refs(v: &J) -> J {
+    match v {
+        J::Object(m) => J::Object(
+            m.iter()
+                .map(|(k, x)| {
+                    let x = match (k.as_str(), x) {
+                        ("$ref", J::String(r)) => {
+                            let (file, frag) = r.split_once('#').map(|(f, g)| (f, Some(g))).unwrap_or((r.as_str(), None));
+                            let file = if file.contains("://") { file.to_string() } else { percent_encode(file) };
+                            J::String(match frag {
+                                Some(g) => format!("{file}#{g}"),
+                                None => file,
+                            })
+                        }
+                        _ => encode_refs(x),
+                    };
+                    (k.clone(), x)
+                })
+                .collect(),
+        ),
+        J::Array(a) => J::Array(a.iter().map(encode_refs).collect()),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod uri_tests {
+    use super::*;
+
+    #[test]
+    fn file_names_become_valid_uris() {
+        assert_eq!(schema_uri("Move Rule.schema.json"), "file:///gentable/schema/Move%20Rule.schema.json");
+        assert_eq!(percent_encode("道具"), "%E9%81%93%E5%85%B7");
+        let v = serde_json::json!({"properties": {"a": {"$ref": "道具.schema.json#/$defs/X"}, "b": {"$ref": "#/$defs/Y"}}});
+        let e = encode_refs(&v);
+        assert_eq!(e["properties"]["a"]["$ref"], "%E9%81%93%E5%85%B7.schema.json#/$defs/X");
+        assert_eq!(e["properties"]["b"]["$ref"], "#/$defs/Y");
     }
 }

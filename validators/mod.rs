@@ -61,7 +61,7 @@ pub fn value_to_json(project: &Project, ty: &Type, v: &Value) -> J {
                     .collect(),
             )
         }
-        _ => J::Null,
+        _ => crate::canonical::schema_json(project, ty, v),
     }
 }
 
@@ -84,9 +84,12 @@ pub fn json_schema_rows(
     schemas: &[TableSchema],
     diags: &mut Vec<Diagnostic>,
 ) {
+    // Registered copies with percent-encoded `$ref`s, so that non-ASCII file names resolve.
+    let encoded: Vec<(&String, serde_json::Value)> =
+        set.files.iter().map(|(name, doc)| (name, crate::schema::encode_refs(doc))).collect();
     let mut builder = jsonschema::Registry::new();
-    for (name, doc) in &set.files {
-        builder = match builder.add(format!("{}{name}", crate::schema::BASE_URI), doc) {
+    for (name, doc) in &encoded {
+        builder = match builder.add(crate::schema::schema_uri(name), doc) {
             Ok(b) => b,
             Err(e) => {
                 diags.push(Diagnostic::file_error(
@@ -117,8 +120,8 @@ pub fn json_schema_rows(
             .offline()
             .with_draft(jsonschema::Draft::Draft202012)
             .with_registry(&registry)
-            .with_base_uri(format!("{}{}", crate::schema::BASE_URI, ts.schema_file))
-            .build(&ts.root)
+            .with_base_uri(crate::schema::schema_uri(&ts.schema_file))
+            .build(&crate::schema::encode_refs(&ts.root))
         {
             Ok(v) => v,
             Err(e) => {
