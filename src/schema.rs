@@ -74,11 +74,7 @@ pub fn load_dir(dir: &Path, dir_rel: &str) -> Result<SchemaSet, Vec<Diagnostic>>
                 Err(e) => diags.push(Diagnostic::file_error(
                     "GT0401",
                     rel,
-                    format!(
-                        "schema is not valid JSON: {e} (line {}, column {})",
-                        e.line(),
-                        e.column()
-                    ),
+                    format!("schema is not valid JSON: {e}"),
                 )),
             },
             Err(e) => diags.push(Diagnostic::file_error(
