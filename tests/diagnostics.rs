@@ -162,7 +162,31 @@ fn composite_key_duplicates_name_every_cell_of_both_rows() {
 /// up to 27 pieces per side, not the 32 it states — the rules report exactly that.
 #[test]
 fn funnypitch_count_table_reading_contradicts_itself() {
-    let dir = root().join("tests/fixtures/funnypitch-counttable");
+    // Assemble the project: the real tables and schemas, the fixture's InitPosition and PiecesPerSide = 32.
+    let fixture = root().join("tests/fixtures/funnypitch-counttable");
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::create_dir_all(dir.join("Table")).unwrap();
+    for e in std::fs::read_dir(root().join("Table")).unwrap().flatten() {
+        if e.path().is_file() {
+            std::fs::copy(e.path(), dir.join("Table").join(e.file_name())).unwrap();
+        }
+    }
+    std::fs::copy(fixture.join("InitPosition.csv"), dir.join("Table/InitPosition.csv")).unwrap();
+    let konst = std::fs::read_to_string(root().join("Table/Const.csv")).unwrap();
+    let mut lines: Vec<String> = konst.lines().map(String::from).collect();
+    let header = lines.iter().position(|l| !l.starts_with('#')).unwrap();
+    let col = lines[header].split(',').position(|h| h == "PiecesPerSide").expect("Const.PiecesPerSide");
+    let data = (header + 1..lines.len()).find(|&i| !lines[i].starts_with('#') && !lines[i].trim().is_empty()).unwrap();
+    let mut cells: Vec<String> = lines[data].split(',').map(String::from).collect();
+    cells[col] = "32".into();
+    lines[data] = cells.join(",");
+    std::fs::write(dir.join("Table/Const.csv"), lines.join("\n") + "\n").unwrap();
+    std::fs::copy(root().join("gentable.toml"), dir.join("gentable.toml")).unwrap();
+    std::fs::create_dir_all(dir.join("schema")).unwrap();
+    for e in std::fs::read_dir(root().join("schema")).unwrap().flatten() {
+        std::fs::copy(e.path(), dir.join("schema").join(e.file_name())).unwrap();
+    }
     let loaded = gentable::config::load(&dir.join("gentable.toml")).unwrap();
     let d = match gentable::pipeline::load(&loaded) {
         Ok(_) => panic!("the count-table reading must not validate"),
@@ -180,7 +204,7 @@ fn funnypitch_count_table_reading_contradicts_itself() {
         d.items
     );
     // The fixture really follows the count table: 1 Lord, 2 Loyalists, 8 Ministers, 16 Soldiers per side.
-    let text = std::fs::read_to_string(dir.join("Table/InitPosition.csv")).unwrap();
+    let text = std::fs::read_to_string(fixture.join("InitPosition.csv")).unwrap();
     for (side, piece, n) in [("Red", "Lord", 1), ("Red", "Loyalist", 2), ("Red", "Minister", 8), ("Red", "Soldier", 16), ("Blue", "Minister", 8), ("Blue", "Soldier", 16)] {
         let count = text.lines().filter(|l| l.contains(&format!(",Piece,{side},{piece},"))).count();
         assert_eq!(count, n, "{side} {piece}");
