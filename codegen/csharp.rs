@@ -16,7 +16,7 @@ use super::{EmitContext, Files};
 use crate::canonical;
 use crate::ir::{EnumDef, Field, IntWidth, Project, RecordDef, Table, TableMode, Type};
 use crate::naming::{self, Case, Lang};
-use anyhow::bail;
+use anyhow::{bail, Context};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -39,6 +39,10 @@ const TEMPLATES: &[hbs::Builtin] = &[
         "tables.cs.hbs",
         include_str!("templates/csharp/tables.cs.hbs"),
     ),
+    (
+        "union.cs.hbs",
+        include_str!("templates/csharp/union.cs.hbs"),
+    ),
 ];
 
 /// Type names the generated code itself declares in the namespace.
@@ -56,7 +60,13 @@ const RESERVED_TYPES: &[&str] = &[
 ];
 
 /// Members of `Tables` that a table property must not take.
-const TABLES_MEMBERS: &[&str] = &["Load", "LoadFromJson", "ContentHash", "ToCanonicalJson"];
+const TABLES_MEMBERS: &[&str] = &[
+    "Load",
+    "LoadFromJson",
+    "ContentHash",
+    "ProjectHash",
+    "ToCanonicalJson",
+];
 
 /// Emit `csharp/` files.
 pub fn emit(ctx: &EmitContext) -> anyhow::Result<Files> {
@@ -74,6 +84,7 @@ pub fn emit(ctx: &EmitContext) -> anyhow::Result<Files> {
         project,
         names: &names,
         ns,
+        localization: ctx.config.localization.as_ref(),
     };
 
     let mut files = Files::new();
@@ -95,6 +106,13 @@ pub fn emit(ctx: &EmitContext) -> anyhow::Result<Files> {
             hbs::render(&hb, "record.cs.hbs", &vm)?,
         );
     }
+    for u in project.unions.values() {
+        let vm = g.union_vm(u)?;
+        files.insert(
+            format!("csharp/{}.cs", vm.name),
+            hbs::render(&hb, "union.cs.hbs", &vm)?,
+        );
+    }
     for t in &project.tables {
         let vm = g.table_vm(t)?;
         files.insert(
@@ -104,7 +122,11 @@ pub fn emit(ctx: &EmitContext) -> anyhow::Result<Files> {
     }
     files.insert(
         "csharp/Tables.cs".into(),
-        hbs::render(&hb, "tables.cs.hbs", &g.tables_vm(ctx.content_hash)?)?,
+        hbs::render(
+            &hb,
+            "tables.cs.hbs",
+            &g.tables_vm(ctx.content_hash, ctx.project_hash)?,
+        )?,
     );
     Ok(files)
 }
@@ -167,6 +189,8 @@ struct Names {
     enums: BTreeMap<String, String>,
     records: BTreeMap<String, String>,
     rows: BTreeMap<String, String>,
+    unions: BTreeMap<String, String>,
+    flags: BTreeMap<String, String>,
 }
 
 impl Names {
@@ -186,7 +210,21 @@ impl Names {
             enums: BTreeMap::new(),
             records: BTreeMap::new(),
             rows: BTreeMap::new(),
+            unions: BTreeMap::new(),
+            flags: BTreeMap::new(),
         };
+        for u in project.unions.keys() {
+            names.unions.insert(
+                u.clone(),
+                claim(naming::csharp_type(u), format!("union {u:?}"))?,
+            );
+        }
+        for e in project.flag_enums() {
+            let n = format!("{}Flags", naming::csharp_type(&e));
+            names
+                .flags
+                .insert(e.clone(), claim(n, format!("the flags of enum {e:?}"))?);
+        }
         for e in project.enums.keys() {
             names.enums.insert(
                 e.clone(),
@@ -261,6 +299,49 @@ struct EnumVm {
     expected: String,
     /// C# literal: `not a member of <name>`.
     invalid: String,
+    /// The `[Flags]` companion when the enum is used as a set.
+    flags: Option<FlagsVm>,
+}
+
+#[derive(Serialize)]
+struct FlagsVm {
+    name: String,
+    underlying: String,
+    /// Literal suffix of `1` (`U` or `UL`).
+    suffix: String,
+    /// The enum's C# name.
+    member_type: String,
+    /// C# literal: what the reader expected.
+    expected: String,
+    members: Vec<FlagMemberVm>,
+}
+
+#[derive(Serialize)]
+struct FlagMemberVm {
+    ident: String,
+    shift: usize,
+    name_literal: String,
+    json_literal: String,
+}
+
+#[derive(Serialize)]
+struct UnionVm {
+    namespace: String,
+    name: String,
+    doc: Vec<String>,
+    /// The abstract property holding the discriminator value.
+    kind_prop: String,
+    disc_literal: String,
+    expected: String,
+    variants: Vec<VariantVm>,
+}
+
+#[derive(Serialize)]
+struct VariantVm {
+    class: ClassVm,
+    tag_literal: String,
+    /// Canonical writes with the discriminator in its JCS place.
+    writes: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -320,6 +401,18 @@ struct TableVm {
     /// `<Row>Table` (map and list tables).
     table_class: String,
     key: Option<KeyVm>,
+    /// Secondary unique keys with lookup members.
+    uniques: Vec<UniqueVm>,
+}
+
+#[derive(Serialize)]
+struct UniqueVm {
+    /// Field declaration (single-field keys: a dictionary), or empty.
+    decl: String,
+    /// Constructor statements indexing `list` (may be empty).
+    init: Vec<String>,
+    /// Methods.
+    methods: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -364,6 +457,11 @@ struct TablesVm {
     project: String,
     /// C# literal.
     content_hash: String,
+    project_hash: String,
+    /// `Text(key, language)` inside `Tables` (empty without `[localization]`).
+    text_method: String,
+    /// `enum Language` (empty without `[localization]`).
+    language_enum: String,
     tables: Vec<TablesEntryVm>,
 }
 
@@ -388,6 +486,7 @@ struct Gen<'a> {
     project: &'a Project,
     names: &'a Names,
     ns: &'a str,
+    localization: Option<&'a crate::config::LocalizationConfig>,
 }
 
 impl Gen<'_> {
@@ -433,9 +532,99 @@ impl Gen<'_> {
                 list.join(", ")
             )),
             invalid: cs_string(&format!("not a member of {name}")),
+            flags: self.names.flags.get(&e.name).map(|fname| FlagsVm {
+                name: fname.clone(),
+                underlying: if e.members.len() > 32 {
+                    "ulong".into()
+                } else {
+                    "uint".into()
+                },
+                suffix: if e.members.len() > 32 {
+                    "UL".into()
+                } else {
+                    "U".into()
+                },
+                member_type: name.clone(),
+                expected: cs_string(&format!(
+                    "one of the {} members {}",
+                    e.name,
+                    list.join(", ")
+                )),
+                members: e
+                    .members
+                    .iter()
+                    .enumerate()
+                    .map(|(i, m)| FlagMemberVm {
+                        ident: naming::csharp_member(m, None, fname),
+                        shift: i,
+                        name_literal: cs_string(m),
+                        json_literal: cs_json_string(m, ""),
+                    })
+                    .collect(),
+            }),
             name,
             doc: cs_doc(&e.doc),
             members,
+        })
+    }
+
+    fn union_vm(&self, u: &crate::ir::UnionDef) -> anyhow::Result<UnionVm> {
+        let name = self.names.unions[&u.name].clone();
+        let kind_prop = naming::csharp_member(&u.discriminator, None, &name);
+        let mut variants = vec![];
+        let mut seen: Vec<String> = vec![];
+        for v in &u.variants {
+            let mut cname = naming::csharp_type(&v.tag);
+            if cname == name || cname == kind_prop {
+                cname.push('_');
+            }
+            if seen.contains(&cname) {
+                bail!(
+                    "C#: kinds of union {:?} both map to the class {cname}; rename one",
+                    u.name
+                );
+            }
+            seen.push(cname.clone());
+            let class = self.class_vm(
+                cname,
+                &v.doc,
+                &v.fields,
+                &format!("union {:?} kind {:?}", u.name, v.tag),
+            )?;
+            let mut members: Vec<(&str, Option<usize>)> = vec![(u.discriminator.as_str(), None)];
+            members.extend(
+                v.fields
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| (f.name.as_str(), Some(i))),
+            );
+            members.sort_by_key(|(n, _)| canonical::utf16_key(n));
+            let writes = members
+                .into_iter()
+                .map(|(n, i)| match i {
+                    None => format!(
+                        "GentableCanonical.Key(sb, ref first, {}); sb.Append({});",
+                        cs_json_string(n, ":"),
+                        cs_json_string(&v.tag, "")
+                    ),
+                    Some(i) => class.fields[i].write.clone(),
+                })
+                .collect();
+            variants.push(VariantVm {
+                class,
+                tag_literal: cs_string(&v.tag),
+                writes,
+            });
+        }
+        let tags: Vec<&str> = u.variants.iter().map(|v| v.tag.as_str()).collect();
+        Ok(UnionVm {
+            namespace: self.ns.into(),
+            doc: cs_doc(&u.doc),
+            kind_prop,
+            disc_literal: cs_string(&u.discriminator),
+            expected: cs_string(&format!("one of the {} kinds {}", u.name, tags.join(", "))),
+            variants,
+            name,
         })
     }
 
@@ -524,6 +713,15 @@ impl Gen<'_> {
             Type::String => "string".into(),
             Type::Enum(n) => self.names.enums[n].clone(),
             Type::Record(n) => self.names.records[n].clone(),
+            Type::Union(n) => self.names.unions[n].clone(),
+            Type::Flags(e) => self.names.flags[e].clone(),
+            Type::DateTime(_) => "global::System.DateTimeOffset".into(),
+            Type::Duration => "global::System.TimeSpan".into(),
+            Type::Map(k, v) => format!(
+                "global::System.Collections.Generic.IReadOnlyDictionary<{}, {}>",
+                self.ty(k),
+                self.ty(v)
+            ),
             Type::Array(t) => format!(
                 "global::System.Collections.Generic.IReadOnlyList<{}>",
                 self.ty(t)
@@ -549,6 +747,36 @@ impl Gen<'_> {
             Type::String => format!("GentableJson.Str({node})"),
             Type::Enum(n) => format!("GentableCodec.Read{}({node})", self.names.enums[n]),
             Type::Record(n) => format!("GentableCodec.Read{}({node})", self.names.records[n]),
+            Type::Union(n) => format!("GentableCodec.Read{}({node})", self.names.unions[n]),
+            Type::Flags(e) => format!("GentableCodec.Read{}({node})", self.names.flags[e]),
+            Type::DateTime(_) => format!("GentableJson.DateTime({node})"),
+            Type::Duration => format!("GentableJson.Duration({node})"),
+            Type::Map(k, v) => {
+                let (n, kk) = (format!("n{depth}"), format!("k{depth}"));
+                let key = match &**k {
+                    Type::Int(w) => {
+                        let (lo, hi) = w.range();
+                        if is_signed(*w) {
+                            format!(
+                                "({}) GentableJson.SignedKey({node}, {kk}, {lo}L, {hi}L)",
+                                w.csharp_name()
+                            )
+                        } else {
+                            format!(
+                                "({}) GentableJson.UnsignedKey({node}, {kk}, {hi}UL)",
+                                w.csharp_name()
+                            )
+                        }
+                    }
+                    _ => kk.clone(),
+                };
+                format!(
+                    "GentableJson.ReadMap<{}, {}>({node}, {kk} => {key}, {n} => {})",
+                    self.ty(k),
+                    self.ty(v),
+                    self.read(v, &n, depth + 1)
+                )
+            }
             Type::Array(t) => {
                 let n = format!("n{depth}");
                 format!(
@@ -583,6 +811,32 @@ impl Gen<'_> {
                 "GentableCodec.Write{}({sb}, {value});",
                 self.names.records[n]
             ),
+            Type::Union(n) => format!(
+                "GentableCodec.Write{}({sb}, {value});",
+                self.names.unions[n]
+            ),
+            Type::Flags(e) => format!("GentableCodec.Write{}({sb}, {value});", self.names.flags[e]),
+            Type::DateTime(_) => format!("GentableCanonical.WriteDateTime({sb}, {value});"),
+            Type::Duration => format!("GentableCanonical.WriteDuration({sb}, {value});"),
+            Type::Map(k, v) => {
+                let (s, x, kk) = (
+                    format!("sb{depth}"),
+                    format!("x{depth}"),
+                    format!("k{depth}"),
+                );
+                let key = match &**k {
+                    Type::Int(_) => format!(
+                        "{kk}.ToString(global::System.Globalization.CultureInfo.InvariantCulture)"
+                    ),
+                    _ => kk.clone(),
+                };
+                format!(
+                    "GentableCanonical.WriteMap<{}, {}>({sb}, {value}, {kk} => {key}, ({s}, {x}) => {{ {} }});",
+                    self.ty(k),
+                    self.ty(v),
+                    self.write(v, &x, &s, depth + 1)
+                )
+            }
             Type::Array(t) => {
                 let (s, x) = (format!("sb{depth}"), format!("x{depth}"));
                 format!(
@@ -705,8 +959,10 @@ impl Gen<'_> {
         } else {
             None
         };
+        let uniques = self.uniques(t, &row)?;
         row.doc = cs_doc(&t.doc);
         Ok(TableVm {
+            uniques,
             namespace: self.ns.into(),
             name_literal: cs_string(&t.name),
             is_map: t.mode == TableMode::Map,
@@ -718,7 +974,168 @@ impl Gen<'_> {
         })
     }
 
-    fn tables_vm(&self, content_hash: &str) -> anyhow::Result<TablesVm> {
+    /// `GetBy<Fields>` / `TryGetBy<Fields>` per secondary unique key: a dictionary for one field, a scan of
+    /// `All` for several.
+    fn uniques(&self, t: &Table, row: &ClassVm) -> anyhow::Result<Vec<UniqueVm>> {
+        let mut out = vec![];
+        let rn = &row.name;
+        let lit = cs_string(&t.name);
+        for key in &t.unique_keys {
+            if !crate::codegen::rust::lookup_key(t, key) {
+                continue;
+            }
+            let fs: Vec<&FieldVm> = key.iter().map(|&i| &row.fields[i]).collect();
+            let suffix: String = fs
+                .iter()
+                .map(|f| f.ident.trim_end_matches('_').to_string())
+                .collect::<Vec<_>>()
+                .join("And");
+            let params = fs
+                .iter()
+                .map(|f| format!("{} {}", f.ty, f.param))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let what = key
+                .iter()
+                .map(|&i| t.fields[i].name.clone())
+                .collect::<Vec<_>>()
+                .join(", ");
+            let found = naming::avoid(
+                "found".into(),
+                &fs.iter().map(|f| f.param.as_str()).collect::<Vec<_>>(),
+            );
+            let show = fs
+                .iter()
+                .map(|f| f.param.clone())
+                .collect::<Vec<_>>()
+                .join(" + \", \" + ");
+            if fs.len() == 1 {
+                let f = fs[0];
+                let dict = format!("by{suffix}");
+                out.push(UniqueVm {
+                    decl: format!("private readonly global::System.Collections.Generic.Dictionary<{}, {rn}> {dict};", f.ty),
+                    init: vec![
+                        format!("this.{dict} = new global::System.Collections.Generic.Dictionary<{}, {rn}>(list.Count);", f.ty),
+                        format!("foreach (var row in list) {{ if (this.{dict}.ContainsKey(row.{id})) throw new GentableDataException({lit} + \": duplicate unique key {what} \" + row.{id}); this.{dict}.Add(row.{id}, row); }}", id = f.ident),
+                    ],
+                    methods: vec![
+                        format!("/// <summary>The row whose {what} (a unique key) is <paramref name=\"{p}\"/>, if there is one.</summary>\n        public bool TryGetBy{suffix}({params}, out {rn} {found}) {{ return this.{dict}.TryGetValue({p}, out {found}); }}", p = f.param),
+                        format!("/// <summary>The row whose {what} (a unique key) is <paramref name=\"{p}\"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>\n        public {rn} GetBy{suffix}({params}) {{ {rn} {found}; if (this.{dict}.TryGetValue({p}, out {found})) return {found}; throw new global::System.Collections.Generic.KeyNotFoundException({lit} + \" has no row with {what} \" + {show}); }}", p = f.param),
+                    ],
+                });
+            } else {
+                let cand = naming::avoid(
+                    "candidate".into(),
+                    &fs.iter()
+                        .map(|f| f.param.as_str())
+                        .chain([found.as_str()])
+                        .collect::<Vec<_>>(),
+                );
+                let conds = key
+                    .iter()
+                    .zip(&fs)
+                    .map(|(&i, f)| {
+                        if t.fields[i].ty == Type::String {
+                            format!("string.Equals({cand}.{}, {})", f.ident, f.param)
+                        } else {
+                            format!("{cand}.{} == {}", f.ident, f.param)
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" && ");
+                let args = fs
+                    .iter()
+                    .map(|f| f.param.clone())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                out.push(UniqueVm {
+                    decl: String::new(),
+                    init: vec![],
+                    methods: vec![
+                        format!("/// <summary>The row with this {what} (a unique key), if there is one.</summary>\n        public bool TryGetBy{suffix}({params}, out {rn} {found}) {{ foreach (var {cand} in this.All) {{ if ({conds}) {{ {found} = {cand}; return true; }} }} {found} = null; return false; }}"),
+                        format!("/// <summary>The row with this {what} (a unique key); throws <c>KeyNotFoundException</c> if there is none.</summary>\n        public {rn} GetBy{suffix}({params}) {{ {rn} {found}; if (this.TryGetBy{suffix}({args}, out {found})) return {found}; throw new global::System.Collections.Generic.KeyNotFoundException({lit} + \" has no row with {what} \" + {show}); }}"),
+                    ],
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    /// `Tables.Text(key, language)` and `enum Language` for `[localization]` (empty strings without it, or
+    /// when this output has no text table).
+    fn text_method(&self, tables: &[TablesEntryVm]) -> anyhow::Result<(String, String)> {
+        let Some(l) = self.localization else {
+            return Ok((String::new(), String::new()));
+        };
+        let Some((i, t)) = self
+            .project
+            .tables
+            .iter()
+            .enumerate()
+            .find(|(_, t)| t.name == l.table)
+        else {
+            return Ok((String::new(), String::new()));
+        };
+        if t.mode != TableMode::Map
+            || t.primary_key.len() != 1
+            || t.fields[t.primary_key[0]].ty != Type::String
+        {
+            bail!(
+                "C#: [localization] table {} needs a single string primary key",
+                t.name
+            );
+        }
+        if self
+            .names
+            .enums
+            .values()
+            .chain(self.names.records.values())
+            .chain(self.names.rows.values())
+            .any(|n| n == "Language")
+        {
+            bail!("C#: [localization] generates the enum Language, and a type of that name exists");
+        }
+        let row = &self.names.rows[&t.name];
+        let idents = member_names(&t.fields, row, &t.name)?;
+        let members: Vec<String> = l.languages.iter().map(|x| naming::csharp_type(x)).collect();
+        let mut cases = String::new();
+        for (lang, m) in l.languages.iter().zip(&members) {
+            let fi = t.field_index(lang).with_context(|| {
+                format!(
+                    "[localization] language {lang} is not a field of {}",
+                    t.name
+                )
+            })?;
+            cases.push_str(&format!(
+                "                case Language.{m}: text = row.{}; break;\n",
+                idents[fi]
+            ));
+        }
+        let method = format!(
+            "        /// <summary>The text of <paramref name=\"key\"/> in <paramref name=\"language\"/> (table {}), or null if the key or its text is missing.</summary>\n        public string Text(string key, Language language)\n        {{\n            {row} row;\n            if (key == null || !this.{}.TryGet(key, out row)) return null;\n            string text;\n            switch (language)\n            {{\n{cases}                default: return null;\n            }}\n            return string.IsNullOrEmpty(text) ? null : text;\n        }}",
+            xml_escape(&t.name),
+            tables[i].property
+        );
+        let enum_members: Vec<String> = l
+            .languages
+            .iter()
+            .zip(&members)
+            .map(|(code, m)| {
+                format!(
+                    "        /// <summary>{}</summary>\n        {m},",
+                    xml_escape(code)
+                )
+            })
+            .collect();
+        let en = format!(
+            "    /// <summary>The languages of table {} (<c>[localization] languages</c>).</summary>\n    public enum Language\n    {{\n{}\n    }}",
+            xml_escape(&t.name),
+            enum_members.join("\n")
+        );
+        Ok((method, en))
+    }
+
+    fn tables_vm(&self, content_hash: &str, project_hash: &str) -> anyhow::Result<TablesVm> {
         let mut tables = vec![];
         let props: Vec<String> = self
             .project
@@ -769,10 +1186,14 @@ impl Gen<'_> {
                 canonical,
             });
         }
+        let (text_method, language_enum) = self.text_method(&tables)?;
         Ok(TablesVm {
             namespace: self.ns.into(),
             project: xml_escape(&hbs::doc_lines(&self.project.name).join(" ")),
             content_hash: cs_string(content_hash),
+            project_hash: cs_string(project_hash),
+            text_method,
+            language_enum,
             tables,
         })
     }
@@ -788,7 +1209,16 @@ fn strip(ty: &Type) -> &Type {
 
 /// C# value types get `?` when optional; reference types (string, records, lists) are nullable already.
 fn is_value_type(ty: &Type) -> bool {
-    matches!(ty, Type::Bool | Type::Int(_) | Type::Float | Type::Enum(_))
+    matches!(
+        ty,
+        Type::Bool
+            | Type::Int(_)
+            | Type::Float
+            | Type::Enum(_)
+            | Type::Flags(_)
+            | Type::DateTime(_)
+            | Type::Duration
+    )
 }
 
 fn is_signed(w: IntWidth) -> bool {
@@ -869,6 +1299,7 @@ mod emit_tests {
             project,
             config,
             content_hash: HASH,
+            project_hash: HASH,
             root,
         })
         .unwrap()
@@ -885,10 +1316,12 @@ mod emit_tests {
         assert_eq!(
             names,
             [
+                "csharp/Act.cs",
                 "csharp/Const.cs",
                 "csharp/Dir.cs",
                 "csharp/Effect.cs",
                 "csharp/Empty.cs",
+                "csharp/Extras.cs",
                 "csharp/GentableRuntime.cs",
                 "csharp/Load.cs",
                 "csharp/Move.cs",
@@ -999,6 +1432,7 @@ mod emit_tests {
             project: &p,
             config: &testkit::config(),
             content_hash: HASH,
+            project_hash: HASH,
             root: dir.path(),
         })
         .unwrap_err()
@@ -1010,6 +1444,7 @@ mod emit_tests {
             project: &p,
             config: &testkit::config(),
             content_hash: HASH,
+            project_hash: HASH,
             root: dir.path(),
         })
         .unwrap_err()

@@ -29,6 +29,9 @@ pub struct EmitContext<'a> {
     pub config: &'a Config,
     /// BLAKE3 content hash (64 hex digits), see [`crate::canonical::content_hash`].
     pub content_hash: &'a str,
+    /// The content hash of the whole project (all groups): equal to `content_hash` unless this output
+    /// selects export groups. Client and server compare this one.
+    pub project_hash: &'a str,
     /// Project root, to resolve template override folders.
     pub root: &'a std::path::Path,
 }

@@ -25,6 +25,7 @@ use std::collections::BTreeMap;
 /// Emit `rust/Cargo.toml` and `rust/src/*.rs`.
 pub fn emit(ctx: &EmitContext) -> Result<Files> {
     let p = ctx.project;
+    BOXED.with(|b| *b.borrow_mut() = recursive_types(p));
     let ids = IdMap::new(p);
     let mut files = Files::new();
     files.insert(
@@ -36,7 +37,7 @@ pub fn emit(ctx: &EmitContext) -> Result<Files> {
         ),
     );
     let mut mod_names: BTreeMap<String, String> = BTreeMap::new();
-    for reserved in ["enums", "records", "canonical"] {
+    for reserved in ["enums", "records", "canonical", "types"] {
         mod_names.insert(
             reserved.into(),
             format!("(gentable's own module `{reserved}`)"),
@@ -72,6 +73,7 @@ pub fn emit(ctx: &EmitContext) -> Result<Files> {
         files.insert(format!("rust/src/{m}.rs"), render(table_file(p, t, &ids)?)?);
     }
     let hash = ctx.content_hash;
+    let project_hash = ctx.project_hash;
     let enum_use = if p.enums.is_empty() {
         quote! {}
     } else {
@@ -93,21 +95,31 @@ pub fn emit(ctx: &EmitContext) -> Result<Files> {
         pub mod canonical;
         pub mod enums;
         pub mod records;
+        pub mod types;
         #enum_use
         #record_use
         #(#mods)*
         /// BLAKE3 hash of the canonical data and the schemas; identical in the Rust, C# and TypeScript outputs.
         pub const CONTENT_HASH: &str = #hash;
+        /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
+        /// `CONTENT_HASH` unless this output selects export groups.
+        pub const PROJECT_HASH: &str = #project_hash;
         /// Every table as RFC 8785 canonical JSON, in table-name order: `(table name, JSON array of rows)`.
         pub fn canonical_tables() -> Vec<(&'static str, String)> {
             vec![#(#dumps),*]
         }
     };
+    let text = text_lookup(ctx, &ids)?;
+    let lib = quote! { #lib #text };
     files.insert("rust/src/lib.rs".into(), render(lib)?);
     files.insert("rust/src/enums.rs".into(), render(enums_file(p)?)?);
     files.insert(
         "rust/src/records.rs".into(),
         render(records_file(p, &ids)?)?,
+    );
+    files.insert(
+        "rust/src/types.rs".into(),
+        render(syn::parse_str::<TokenStream>(TYPES_RS).context("types.rs")?)?,
     );
     files.insert(
         "rust/src/canonical.rs".into(),
@@ -122,7 +134,8 @@ fn render(tokens: TokenStream) -> Result<String> {
         syn::parse2(tokens).context("generated Rust does not parse (gentable bug)")?;
     // Generated files keep prettyplease's layout byte for byte: `cargo fmt` in a workspace that depends on
     // the crate must not rewrite them (that would make them stale).
-    file.attrs.insert(0, syn::parse_quote!(#![cfg_attr(rustfmt, rustfmt_skip)]));
+    file.attrs
+        .insert(0, syn::parse_quote!(#![cfg_attr(rustfmt, rustfmt_skip)]));
     Ok(format!("// {HEADER}\n{}", prettyplease::unparse(&file)))
 }
 
@@ -210,6 +223,64 @@ fn int_suffix(w: crate::ir::IntWidth) -> &'static str {
     w.rust_name()
 }
 
+thread_local! {
+    /// Record and union types on a cycle of direct (not array or map) references: a direct field of such a
+    /// type is a `&'static T` (static data needs no `Box`).
+    static BOXED: std::cell::RefCell<std::collections::BTreeSet<String>> = Default::default();
+}
+
+fn is_boxed(n: &str) -> bool {
+    BOXED.with(|b| b.borrow().contains(n))
+}
+
+/// Named types that can reach themselves through direct (optional or plain) record/union fields.
+fn recursive_types(p: &Project) -> std::collections::BTreeSet<String> {
+    let mut edges: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    let direct = |t: &Type| -> Option<String> {
+        match t.strip_optional() {
+            Type::Record(m) | Type::Union(m) => Some(m.clone()),
+            _ => None,
+        }
+    };
+    let mut owned: Vec<(String, String)> = vec![];
+    for r in p.records.values() {
+        for f in &r.fields {
+            if let Some(m) = direct(&f.ty) {
+                owned.push((r.name.clone(), m));
+            }
+        }
+    }
+    for u in p.unions.values() {
+        for v in &u.variants {
+            for f in &v.fields {
+                if let Some(m) = direct(&f.ty) {
+                    owned.push((u.name.clone(), m));
+                }
+            }
+        }
+    }
+    for (a, b) in &owned {
+        edges.entry(a.as_str()).or_default().push(b.as_str());
+    }
+    let mut out = std::collections::BTreeSet::new();
+    for start in edges.keys() {
+        let mut stack: Vec<&str> = edges[start].clone();
+        let mut seen = std::collections::BTreeSet::new();
+        while let Some(n) = stack.pop() {
+            if n == *start {
+                out.insert(start.to_string());
+                break;
+            }
+            if seen.insert(n) {
+                if let Some(next) = edges.get(n) {
+                    stack.extend(next.iter().copied());
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The Rust type of an IR type. `fk` = (module, id type) replaces the innermost scalar.
 fn rust_ty(ty: &Type, fk: Option<&(String, String)>) -> TokenStream {
     match ty {
@@ -217,9 +288,18 @@ fn rust_ty(ty: &Type, fk: Option<&(String, String)>) -> TokenStream {
             let i = rust_ty(t, fk);
             quote! { Option<#i> }
         }
+        Type::Record(n) | Type::Union(n) if is_boxed(n) => {
+            let i = format_ident!("{}", naming::rust_type(n));
+            quote! { &'static crate::records::#i }
+        }
         Type::Array(t) => {
-            let i = rust_ty(t, fk);
+            let i = rust_ty_indirect(t, fk);
             quote! { &'static [#i] }
+        }
+        Type::Map(k, v) => {
+            let k = rust_ty(k, None);
+            let v = rust_ty_indirect(v, fk);
+            quote! { crate::types::Map<#k, #v> }
         }
         _ if fk.is_some() => {
             let (m, id) = fk.expect("checked");
@@ -238,22 +318,73 @@ fn rust_ty(ty: &Type, fk: Option<&(String, String)>) -> TokenStream {
             let i = format_ident!("{}", naming::rust_type(n));
             quote! { crate::enums::#i }
         }
-        Type::Record(n) => {
+        Type::Record(n) | Type::Union(n) => {
             let i = format_ident!("{}", naming::rust_type(n));
             quote! { crate::records::#i }
         }
+        Type::Flags(e) => {
+            let i = format_ident!("{}", flags_name(e));
+            quote! { crate::enums::#i }
+        }
+        Type::DateTime(_) => quote! { crate::types::DateTime },
+        Type::Duration => quote! { crate::types::Duration },
+    }
+}
+
+/// [`rust_ty`] behind an indirection (slice or map entries): never boxed.
+fn rust_ty_indirect(ty: &Type, fk: Option<&(String, String)>) -> TokenStream {
+    match ty {
+        Type::Record(n) | Type::Union(n) => {
+            let i = format_ident!("{}", naming::rust_type(n));
+            quote! { crate::records::#i }
+        }
+        Type::Optional(t) => {
+            let i = rust_ty_indirect(t, fk);
+            quote! { Option<#i> }
+        }
+        t => rust_ty(t, fk),
+    }
+}
+
+/// The Rust type of the flags set of enum `e`: `ElementFlags`.
+fn flags_name(e: &str) -> String {
+    format!("{}Flags", naming::rust_type(e))
+}
+
+fn flag_bits_ty(p: &Project, e: &str) -> proc_macro2::Ident {
+    if p.enums[e].members.len() > 32 {
+        format_ident!("u64")
+    } else {
+        format_ident!("u32")
     }
 }
 
 fn base_scalar(ty: &Type) -> &Type {
     match ty {
-        Type::Optional(t) | Type::Array(t) => base_scalar(t),
+        Type::Optional(t) | Type::Array(t) | Type::Map(_, t) => base_scalar(t),
         t => t,
     }
 }
 
 /// A value literal of an IR type.
 fn value_tokens(
+    p: &Project,
+    ids: &IdMap,
+    ty: &Type,
+    v: &Value,
+    fk: Option<&(String, String)>,
+) -> Result<TokenStream> {
+    if let Type::Record(n) | Type::Union(n) = ty {
+        if is_boxed(n) {
+            let inner = value_tokens_indirect(p, ids, ty, v, fk)?;
+            return Ok(quote! { &#inner });
+        }
+    }
+    value_tokens_indirect(p, ids, ty, v, fk)
+}
+
+/// [`value_tokens`] in a slice or map entry: a record or union is never behind a reference.
+fn value_tokens_indirect(
     p: &Project,
     ids: &IdMap,
     ty: &Type,
@@ -269,11 +400,11 @@ fn value_tokens(
         (Type::Array(t), Value::Array(items)) => {
             let items = items
                 .iter()
-                .map(|x| value_tokens(p, ids, t, x, fk))
+                .map(|x| value_tokens_indirect_opt(p, ids, t, x, fk))
                 .collect::<Result<Vec<_>>>()?;
             quote! { &[#(#items),*] }
         }
-        (t, v) if fk.is_some() => {
+        (t, v) if fk.is_some() && !matches!(t, Type::Map(..)) => {
             let (m, id) = fk.expect("checked");
             let m = format_ident!("{}", m);
             let id = format_ident!("{}", id);
@@ -300,14 +431,73 @@ fn value_tokens(
             let v = format_ident!("{}", naming::rust_type(m));
             quote! { crate::enums::#e::#v }
         }
+        (Type::Map(kt, vt), Value::Map(entries)) => {
+            let items = entries
+                .iter()
+                .map(|(k, v)| {
+                    let k = value_tokens(p, ids, kt, k, None)?;
+                    let v = value_tokens_indirect_opt(p, ids, vt, v, fk)?;
+                    Ok(quote! { (#k, #v) })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            quote! { crate::types::Map(&[#(#items),*]) }
+        }
         (Type::Record(n), Value::Record(vals)) => {
             let rec = &p.records[n];
             let name = format_ident!("{}", naming::rust_type(n));
             let fields = struct_literal_fields(p, ids, &rec.fields, vals, None)?;
             quote! { crate::records::#name { #(#fields),* } }
         }
+        (Type::Union(n), Value::Union(tag, vals)) => {
+            let u = &p.unions[n];
+            let var = u.variant(tag).context("union tag")?;
+            let name = format_ident!("{}", naming::rust_type(n));
+            let vi = format_ident!("{}", naming::rust_type(tag));
+            let fields = struct_literal_fields(p, ids, &var.fields, vals, None)?;
+            quote! { crate::records::#name::#vi { #(#fields),* } }
+        }
+        (Type::Flags(e), Value::Array(items)) => {
+            let members = &p.enums[e].members;
+            let mut bits: u64 = 0;
+            for it in items {
+                if let Value::Enum(m) = it {
+                    let i = members.iter().position(|x| x == m).context("flag member")?;
+                    bits |= 1u64 << i;
+                }
+            }
+            let name = format_ident!("{}", flags_name(e));
+            let lit = format!("{bits}{}", flag_bits_ty(p, e));
+            let lit: TokenStream = lit.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
+            quote! { crate::enums::#name(#lit) }
+        }
+        (Type::DateTime(_), Value::DateTime(secs)) => {
+            let l = Literal::i64_suffixed(*secs);
+            quote! { crate::types::DateTime(#l) }
+        }
+        (Type::Duration, Value::Duration(ms)) => {
+            let l = Literal::i64_suffixed(*ms);
+            quote! { crate::types::Duration(#l) }
+        }
         (t, v) => bail!("IR invariant: value {v:?} does not match {t:?}"),
     })
+}
+
+/// An array item or map value: records and unions (also optional ones) are inline.
+fn value_tokens_indirect_opt(
+    p: &Project,
+    ids: &IdMap,
+    ty: &Type,
+    v: &Value,
+    fk: Option<&(String, String)>,
+) -> Result<TokenStream> {
+    match (ty, v) {
+        (Type::Optional(_), Value::Null) => Ok(quote! { None }),
+        (Type::Optional(t), v) => {
+            let i = value_tokens_indirect(p, ids, t, v, fk)?;
+            Ok(quote! { Some(#i) })
+        }
+        _ => value_tokens_indirect(p, ids, ty, v, fk),
+    }
 }
 
 fn field_ident(f: &Field) -> proc_macro2::Ident {
@@ -526,12 +716,172 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
             }
         }
     };
+    let uniques = unique_lookups(p, t, ids)?;
     let mod_doc = doc_attrs(&format!("Table `{}`.", t.name), true);
     Ok(quote! {
         #mod_doc
         #def
         #body
+        #uniques
     })
+}
+
+/// `Language` and `text(key, language)` for `[localization]` (nothing without it, or when this output has
+/// no text table).
+fn text_lookup(ctx: &EmitContext, ids: &IdMap) -> Result<TokenStream> {
+    let Some(l) = &ctx.config.localization else {
+        return Ok(quote! {});
+    };
+    let Some(t) = ctx.project.table(&l.table) else {
+        return Ok(quote! {});
+    };
+    if t.mode != TableMode::Map
+        || t.primary_key.len() != 1
+        || t.fields[t.primary_key[0]].ty != Type::String
+    {
+        bail!(
+            "Rust: [localization] table {} needs a single string primary key",
+            t.name
+        );
+    }
+    let m = format_ident!("{}", naming::rust_field(&t.name, None));
+    let k = field_ident(&t.fields[t.primary_key[0]]);
+    let key = if ids.defines_id(&t.name) {
+        quote! { r.#k.0 }
+    } else {
+        quote! { r.#k }
+    };
+    let variants: Vec<_> = l
+        .languages
+        .iter()
+        .map(|x| format_ident!("{}", naming::rust_type(x)))
+        .collect();
+    let codes = &l.languages;
+    let mut arms = vec![];
+    for (lang, v) in l.languages.iter().zip(&variants) {
+        let fi = t.field_index(lang).with_context(|| {
+            format!(
+                "[localization] language {lang} is not a field of {}",
+                t.name
+            )
+        })?;
+        let f = field_ident(&t.fields[fi]);
+        arms.push(match &t.fields[fi].ty {
+            Type::Optional(_) => quote! { Language::#v => r.#f },
+            _ => quote! { Language::#v => Some(r.#f) },
+        });
+    }
+    let doc = format!(
+        " The languages of table `{}` (`[localization] languages`), the default first.",
+        t.name
+    );
+    let fdoc = format!(" The text of `key` in `language` (table `{}`), or `None` if the key or its text is missing.", t.name);
+    Ok(quote! {
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Language { #(#variants),* }
+        impl Language {
+            /// Every language, the default first.
+            pub const ALL: &'static [Language] = &[#(Language::#variants),*];
+            /// The language's column name.
+            pub fn code(self) -> &'static str {
+                match self { #(Language::#variants => #codes),* }
+            }
+        }
+        #[doc = #fdoc]
+        pub fn text(key: &str, language: Language) -> Option<&'static str> {
+            let rows = #m::ROWS;
+            let i = rows.binary_search_by(|r| #key.cmp(key)).ok()?;
+            let r = &rows[i];
+            let text: Option<&'static str> = match language { #(#arms),* };
+            text.filter(|s| !s.is_empty())
+        }
+    })
+}
+
+/// Whether a unique key gets lookup code: every field a required boolean, integer, string or enum.
+pub fn lookup_key(t: &Table, key: &[usize]) -> bool {
+    t.mode != TableMode::One
+        && key.iter().all(|&i| {
+            matches!(
+                t.fields[i].ty,
+                Type::Bool | Type::Int(_) | Type::String | Type::Enum(_)
+            )
+        })
+}
+
+/// `get_by_<fields>` per secondary unique key (`x-gentable-unique`): a static index of row positions sorted
+/// by the key, searched by binary search.
+fn unique_lookups(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
+    let row_ty = format_ident!("{}", naming::rust_type(&t.name));
+    let own_pk = (t.mode == TableMode::Map && t.primary_key.len() == 1).then(|| t.primary_key[0]);
+    let mut out = vec![];
+    for key in &t.unique_keys {
+        if !lookup_key(t, key) {
+            continue;
+        }
+        let names: Vec<String> = key
+            .iter()
+            .map(|&i| naming::rust_field(&t.fields[i].name, t.fields[i].ident.as_deref()))
+            .map(|n| n.trim_end_matches('_').to_string())
+            .collect();
+        let fname = format_ident!("get_by_{}", names.join("_and_"));
+        let index = format_ident!("BY_{}", names.join("_AND_").to_uppercase());
+        let mut order: Vec<usize> = (0..t.rows.len()).collect();
+        order.sort_by(|&a, &b| {
+            key.iter()
+                .map(|&i| {
+                    crate::validators::cmp_key(
+                        p,
+                        &t.fields[i].ty,
+                        &t.rows[a].values[i],
+                        &t.rows[b].values[i],
+                    )
+                })
+                .find(|o| o.is_ne())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        let order = order.iter().map(|&i| Literal::usize_unsuffixed(i));
+        let idents: Vec<_> = key.iter().map(|&i| field_ident(&t.fields[i])).collect();
+        let params = key.iter().zip(&idents).map(|(&i, id)| {
+            let f = &t.fields[i];
+            let fk = if own_pk == Some(i) {
+                ids.own_id(&t.name)
+            } else {
+                ids.fk_id(f, base_scalar(&f.ty))
+            };
+            let ty = if f.ty == Type::String && fk.is_none() {
+                quote! { &str }
+            } else {
+                rust_ty(&f.ty, fk.as_ref())
+            };
+            quote! { #id: #ty }
+        });
+        let (row_key, arg_key) = if idents.len() == 1 {
+            let id = &idents[0];
+            (quote! { ROWS[i].#id }, quote! { #id })
+        } else {
+            (quote! { (#(ROWS[i].#idents),*) }, quote! { (#(#idents),*) })
+        };
+        let doc = format!(
+            " The row whose {} (a unique key), by binary search.",
+            key.iter()
+                .map(|&i| format!("`{}`", t.fields[i].name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        out.push(quote! {
+            /// Row positions sorted by the unique key.
+            static #index: &[usize] = &[#(#order),*];
+            impl #row_ty {
+                #[doc = #doc]
+                pub fn #fname(#(#params),*) -> Option<&'static #row_ty> {
+                    #index.binary_search_by(|&i| #row_key.cmp(&#arg_key)).ok().map(|j| &ROWS[#index[j]])
+                }
+            }
+        });
+    }
+    Ok(quote! { #(#out)* })
 }
 
 fn enums_file(p: &Project) -> Result<TokenStream> {
@@ -579,9 +929,170 @@ fn enums_file(p: &Project) -> Result<TokenStream> {
             }
         });
     }
+    for e in p.flag_enums() {
+        let def = &p.enums[&e];
+        let en = format_ident!("{}", naming::rust_type(&e));
+        let name = format_ident!("{}", flags_name(&e));
+        let bits = flag_bits_ty(p, &e);
+        let consts = def.members.iter().enumerate().map(|(i, m)| {
+            let c = format_ident!(
+                "{}",
+                naming::rust_field(m, None)
+                    .trim_end_matches('_')
+                    .to_uppercase()
+            );
+            let v = format!("1{bits} << {i}")
+                .parse::<TokenStream>()
+                .expect("literal");
+            let d = format!(" Only `{m}`.");
+            quote! { #[doc = #d] pub const #c: #name = #name(#v); }
+        });
+        let doc = format!(" A set of [`{}`] members (`x-gentable-flags`): bit `i` is member `i` in declaration order.", naming::rust_type(&e));
+        out.push(quote! {
+            #[doc = #doc]
+            #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+            pub struct #name(pub #bits);
+            impl #name {
+                /// No member.
+                pub const EMPTY: #name = #name(0);
+                #(#consts)*
+                /// The bits.
+                pub const fn bits(self) -> #bits { self.0 }
+                /// Whether `member` is in the set.
+                pub const fn contains(self, member: #en) -> bool { self.0 & (1 << member as u32) != 0 }
+                /// Whether every member of `other` is in the set.
+                pub const fn contains_all(self, other: #name) -> bool { self.0 & other.0 == other.0 }
+                /// Whether the set is empty.
+                pub const fn is_empty(self) -> bool { self.0 == 0 }
+                /// The set with the members of both.
+                pub const fn union(self, other: #name) -> #name { #name(self.0 | other.0) }
+                /// The members, in declaration order.
+                pub fn iter(self) -> impl Iterator<Item = #en> {
+                    #en::ALL.iter().copied().filter(move |m| self.contains(*m))
+                }
+            }
+            impl crate::canonical::Canonical for #name {
+                fn write_canonical(&self, out: &mut String) {
+                    out.push('[');
+                    for (i, m) in self.iter().enumerate() {
+                        if i > 0 { out.push(','); }
+                        crate::canonical::write_str(out, m.name());
+                    }
+                    out.push(']');
+                }
+            }
+        });
+    }
     Ok(quote! {
         //! Enum types (JSON Schema string enums).
         #(#out)*
+    })
+}
+
+/// A polymorphic record: an enum with one struct variant per branch, `kind()` and a `Canonical` impl that
+/// writes the discriminator among the fields in JCS order.
+fn union_def(u: &crate::ir::UnionDef, ids: &IdMap) -> Result<TokenStream> {
+    let ident = format_ident!("{}", naming::rust_type(&u.name));
+    let mut doc = u.doc.clone();
+    doc.push_str(&format!(
+        "\n\nPolymorphic record told apart by `{}`; defined at `{}`.",
+        u.discriminator, u.origin
+    ));
+    let doc = doc_attrs(doc.trim_start(), false);
+    let tags: Vec<(&str, String)> = u
+        .variants
+        .iter()
+        .map(|v| (v.tag.as_str(), naming::rust_type(&v.tag)))
+        .collect();
+    if let Some((a, b, id)) = naming::check_collisions(tags).into_iter().next() {
+        bail!(
+            "{}: kinds {a:?} and {b:?} both become the Rust variant `{id}`",
+            u.name
+        );
+    }
+    let mut variants = vec![];
+    let mut kinds = vec![];
+    let mut writes = vec![];
+    for v in &u.variants {
+        let pairs = v.fields.iter().map(|f| {
+            (
+                f.name.as_str(),
+                naming::rust_field(&f.name, f.ident.as_deref()),
+            )
+        });
+        if let Some((a, b, id)) = naming::check_collisions(pairs).into_iter().next() {
+            bail!(
+                "{} {}: fields {a:?} and {b:?} both become the Rust field `{id}`",
+                u.name,
+                v.tag
+            );
+        }
+        let vi = format_ident!("{}", naming::rust_type(&v.tag));
+        let tag = &v.tag;
+        let vdoc = doc_attrs(
+            format!("{}\n\n`{}` = `{tag}`.", v.doc, u.discriminator).trim_start(),
+            false,
+        );
+        let defs = v.fields.iter().map(|f| {
+            let id = field_ident(f);
+            let ty = rust_ty(&f.ty, ids.fk_id(f, base_scalar(&f.ty)).as_ref());
+            let d = doc_attrs(&field_doc(f), false);
+            quote! { #d #id: #ty }
+        });
+        variants.push(quote! { #vdoc #vi { #(#defs),* } });
+        kinds.push(quote! { #ident::#vi { .. } => #tag });
+        let binds: Vec<_> = v
+            .fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let id = field_ident(f);
+                let b = format_ident!("__f{}", i);
+                quote! { #id: #b }
+            })
+            .collect();
+        let mut members: Vec<(&str, Option<usize>)> = vec![(u.discriminator.as_str(), None)];
+        members.extend(
+            v.fields
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (f.name.as_str(), Some(i))),
+        );
+        members.sort_by_key(|(n, _)| crate::canonical::utf16_key(n));
+        let ws = members.into_iter().map(|(key, i)| match i {
+            None => quote! { crate::canonical::member(out, &mut first, #key, #tag); },
+            Some(i) => {
+                let b = format_ident!("__f{}", i);
+                if matches!(v.fields[i].ty, Type::Optional(_)) {
+                    quote! { if let Some(v) = #b { crate::canonical::member(out, &mut first, #key, v); } }
+                } else {
+                    quote! { crate::canonical::member(out, &mut first, #key, #b); }
+                }
+            }
+        });
+        writes.push(quote! { #ident::#vi { #(#binds),* } => { #(#ws)* } });
+    }
+    let disc = &u.discriminator;
+    let kind_doc = format!(" The value of `{disc}`: which kind this is.");
+    Ok(quote! {
+        #doc
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub enum #ident { #(#variants),* }
+        impl #ident {
+            #[doc = #kind_doc]
+            pub fn kind(&self) -> &'static str {
+                match self { #(#kinds),* }
+            }
+        }
+        impl crate::canonical::Canonical for #ident {
+            fn write_canonical(&self, out: &mut String) {
+                let mut first = true;
+                out.push('{');
+                match self { #(#writes)* }
+                let _ = first;
+                out.push('}');
+            }
+        }
     })
 }
 
@@ -592,11 +1103,188 @@ fn records_file(p: &Project, ids: &IdMap) -> Result<TokenStream> {
         doc.push_str(&format!("\n\nDefined at `{}`.", r.origin));
         out.push(struct_def(&r.name, doc.trim_start(), &r.fields, ids, None)?);
     }
+    for u in p.unions.values() {
+        out.push(union_def(u, ids)?);
+    }
     Ok(quote! {
         //! Record types (JSON Schema objects nested in rows).
         #(#out)*
     })
 }
+
+/// The generated crate's `types` module: maps, date-times and durations.
+const TYPES_RS: &str = r#"
+//! Value types of the tables besides numbers, strings, enums and records.
+
+/// A map (JSON Schema `additionalProperties`): entries sorted by key (integers numerically, strings by
+/// bytes), looked up by binary search.
+pub struct Map<K: 'static, V: 'static>(pub &'static [(K, V)]);
+
+impl<K, V> Clone for Map<K, V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<K, V> Copy for Map<K, V> {}
+impl<K: core::fmt::Debug, V: core::fmt::Debug> core::fmt::Debug for Map<K, V> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_map().entries(self.0.iter().map(|(k, v)| (k, v))).finish()
+    }
+}
+impl<K: PartialEq, V: PartialEq> PartialEq for Map<K, V> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl<K: Ord, V> Map<K, V> {
+    /// The value of `key`, if any.
+    pub fn get<Q: Ord + ?Sized>(&self, key: &Q) -> Option<&'static V>
+    where
+        K: core::borrow::Borrow<Q>,
+    {
+        let entries: &'static [(K, V)] = self.0;
+        entries
+            .binary_search_by(|(k, _)| k.borrow().cmp(key))
+            .ok()
+            .map(|i| &entries[i].1)
+    }
+    /// Whether `key` is in the map.
+    pub fn contains_key<Q: Ord + ?Sized>(&self, key: &Q) -> bool
+    where
+        K: core::borrow::Borrow<Q>,
+    {
+        self.get(key).is_some()
+    }
+}
+
+impl<K, V> Map<K, V> {
+    /// The entries, sorted by key.
+    pub fn entries(&self) -> &'static [(K, V)] {
+        self.0
+    }
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    /// Whether the map is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    /// The entries, sorted by key.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static K, &'static V)> {
+        let entries: &'static [(K, V)] = self.0;
+        entries.iter().map(|(k, v)| (k, v))
+    }
+}
+
+/// A map key as a JSON member name.
+pub trait MapKey {
+    /// The member name: a string as is, an integer in decimal.
+    fn key_text(&self) -> String;
+}
+impl MapKey for &str {
+    fn key_text(&self) -> String {
+        (*self).to_string()
+    }
+}
+macro_rules! int_keys {
+    ($($t:ty),*) => {$(
+        impl MapKey for $t {
+            fn key_text(&self) -> String { self.to_string() }
+        }
+    )*};
+}
+int_keys!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+impl<K: MapKey, V: crate::canonical::Canonical> crate::canonical::Canonical for Map<K, V> {
+    fn write_canonical(&self, out: &mut String) {
+        let mut keyed: Vec<(Vec<u16>, String, &V)> = self
+            .0
+            .iter()
+            .map(|(k, v)| {
+                let t = k.key_text();
+                (t.encode_utf16().collect(), t, v)
+            })
+            .collect();
+        keyed.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut first = true;
+        out.push('{');
+        for (_, k, v) in &keyed {
+            crate::canonical::member(out, &mut first, k, *v);
+        }
+        out.push('}');
+    }
+}
+
+/// An instant: whole seconds since 1970-01-01T00:00:00Z (UTC; no time zone is ever implied).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DateTime(pub i64);
+
+impl DateTime {
+    /// Seconds since the Unix epoch.
+    pub const fn unix_seconds(self) -> i64 {
+        self.0
+    }
+    /// Milliseconds since the Unix epoch.
+    pub const fn unix_millis(self) -> i64 {
+        self.0 * 1000
+    }
+    /// As a `std::time::SystemTime`.
+    pub fn to_system_time(self) -> std::time::SystemTime {
+        let d = std::time::Duration::from_secs(self.0.unsigned_abs());
+        if self.0 >= 0 {
+            std::time::UNIX_EPOCH + d
+        } else {
+            std::time::UNIX_EPOCH - d
+        }
+    }
+}
+
+impl core::fmt::Display for DateTime {
+    /// RFC 3339 in UTC: `2024-05-01T04:00:00Z`.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let (days, rem) = (self.0.div_euclid(86_400), self.0.rem_euclid(86_400));
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z.rem_euclid(146_097);
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let d = doy - (153 * mp + 2) / 5 + 1;
+        let m = if mp < 10 { mp + 3 } else { mp - 9 };
+        let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
+        write!(f, "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", y, m, d, rem / 3600, rem / 60 % 60, rem % 60)
+    }
+}
+
+impl crate::canonical::Canonical for DateTime {
+    fn write_canonical(&self, out: &mut String) {
+        crate::canonical::write_str(out, &self.to_string())
+    }
+}
+
+/// A duration: whole milliseconds (may be negative).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Duration(pub i64);
+
+impl Duration {
+    /// Milliseconds.
+    pub const fn as_millis(self) -> i64 {
+        self.0
+    }
+    /// As a `core::time::Duration` (`None` if negative).
+    pub fn to_std(self) -> Option<core::time::Duration> {
+        u64::try_from(self.0).ok().map(core::time::Duration::from_millis)
+    }
+}
+
+impl crate::canonical::Canonical for Duration {
+    fn write_canonical(&self, out: &mut String) {
+        crate::canonical::write_int(out, self.0 as i128)
+    }
+}
+"#;
 
 /// The generated crate's `canonical` module: RFC 8785 writer with ECMAScript number formatting.
 const CANONICAL_RS: &str = r#"

@@ -13,6 +13,9 @@ fn field(name: &str, ty: Type, doc: &str) -> Field {
         ty,
         doc: doc.into(),
         foreign_keys: vec![],
+        default: None,
+        groups: vec![],
+        text: false,
     }
 }
 
@@ -62,6 +65,7 @@ fn table(name: &str, mode: TableMode, fields: Vec<Field>, pk: Vec<usize>, rows: 
         unique_keys: vec![],
         rows,
         schema_file: format!("{name}.schema.json"),
+        groups: vec![],
     }
 }
 
@@ -90,6 +94,7 @@ pub fn project() -> Project {
             ]
             .map(String::from)
             .to_vec(),
+            aliases: vec![],
             origin: "common.schema.json#/$defs/Dir".into(),
         },
     );
@@ -99,6 +104,7 @@ pub fn project() -> Project {
             name: "Tier".into(),
             doc: String::new(),
             members: vec!["Gold".into(), "Silver".into()],
+            aliases: vec![],
             origin: String::new(),
         },
     );
@@ -290,6 +296,106 @@ pub fn project() -> Project {
         vec![],
         vec![],
     ));
+    // Issue-6 types: a recursive union whose discriminator is a keyword, maps (string and 64-bit keys),
+    // flags, date-times and durations, a unique key with a lookup.
+    p.unions.insert(
+        "Act".into(),
+        crate::ir::UnionDef {
+            name: "Act".into(),
+            doc: format!("An action. {NASTY}"),
+            discriminator: "type".into(),
+            variants: vec![
+                crate::ir::Variant {
+                    tag: "class".into(),
+                    doc: NASTY.into(),
+                    fields: vec![
+                        field("amount", Type::Int(IntWidth::I32), ""),
+                        field("next", opt(Type::Union("Act".into())), "Recursive."),
+                    ],
+                },
+                crate::ir::Variant {
+                    tag: "名字".into(),
+                    doc: String::new(),
+                    fields: vec![],
+                },
+                crate::ir::Variant {
+                    tag: "Move".into(),
+                    doc: String::new(),
+                    fields: vec![
+                        field("to", Type::Record("Vec2".into()), ""),
+                        field("dirs", Type::Flags("Dir".into()), ""),
+                    ],
+                },
+            ],
+            origin: String::new(),
+        },
+    );
+    let map = |k: Type, v: Type| Type::Map(Box::new(k), Box::new(v));
+    let act_class =
+        |amount: i128, next: Value| Value::Union("class".into(), vec![Value::Int(amount), next]);
+    let mut extras = table(
+        "Extras",
+        TableMode::List,
+        vec![
+            field("Name", Type::String, ""),
+            field("Act", Type::Union("Act".into()), ""),
+            field("Acts", arr(opt(Type::Union("Act".into()))), ""),
+            field("ByName", map(Type::String, Type::Union("Act".into())), ""),
+            field("Big", map(Type::Int(IntWidth::I64), Type::String), ""),
+            field("Dirs", Type::Flags("Dir".into()), ""),
+            field("At", Type::DateTime(None), ""),
+            field("Until", opt(Type::DateTime(Some(3600))), ""),
+            field("For", Type::Duration, ""),
+        ],
+        vec![],
+        vec![
+            row(vec![
+                s("one"),
+                act_class(-5, act_class(6, Value::Null)),
+                Value::Array(vec![
+                    Value::Null,
+                    Value::Union("名字".into(), vec![]),
+                    Value::Union(
+                        "Move".into(),
+                        vec![
+                            vec2(1, 2, Some(NASTY)),
+                            Value::Array(vec![e("Forward"), e("名字")]),
+                        ],
+                    ),
+                ]),
+                Value::Map(vec![
+                    (s("b"), Value::Union("名字".into(), vec![])),
+                    (s("é"), act_class(1, Value::Null)),
+                    (s("😀"), act_class(2, Value::Null)),
+                    (s("｡"), act_class(3, Value::Null)),
+                ]),
+                Value::Map(vec![
+                    (Value::Int(i64::MIN as i128), s(NASTY)),
+                    (Value::Int(-1), s("")),
+                    (Value::Int(10), s("ten")),
+                    (Value::Int(9), s("nine")),
+                    (Value::Int(i64::MAX as i128), s("max")),
+                ]),
+                Value::Array(vec![e("Forward"), e("class"), e("{{x}}${y}`")]),
+                Value::DateTime(crate::time::MIN_SECONDS),
+                Value::DateTime(crate::time::MAX_SECONDS),
+                Value::Duration(-1),
+            ]),
+            row(vec![
+                s("two"),
+                Value::Union("名字".into(), vec![]),
+                Value::Array(vec![]),
+                Value::Map(vec![]),
+                Value::Map(vec![]),
+                Value::Array(vec![]),
+                Value::DateTime(1_714_536_000),
+                Value::Null,
+                Value::Duration(crate::time::MAX_DURATION_MS),
+            ]),
+        ],
+    );
+    extras.unique_keys = vec![vec![0]];
+    p.tables.push(extras);
     p.tables.push(table(
         "Load",
         TableMode::List,

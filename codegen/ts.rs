@@ -19,7 +19,7 @@ use super::{EmitContext, Files};
 use crate::canonical;
 use crate::ir::{Field, Project, RecordDef, Table, TableMode, Type};
 use crate::naming;
-use anyhow::bail;
+use anyhow::{bail, Context};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -76,7 +76,16 @@ pub fn emit(ctx: &EmitContext) -> anyhow::Result<Files> {
     }
     files.insert(
         "ts/index.ts".into(),
-        hbs::render(&hb, "index.ts.hbs", &g.index_vm(project, ctx.content_hash)?)?,
+        hbs::render(
+            &hb,
+            "index.ts.hbs",
+            &g.index_vm(
+                project,
+                ctx.content_hash,
+                ctx.project_hash,
+                ctx.config.localization.as_ref(),
+            )?,
+        )?,
     );
     Ok(files)
 }
@@ -134,6 +143,11 @@ struct Names {
 }
 
 impl Names {
+    /// The TS name of a record or union (both live in records.ts).
+    fn record(&self, n: &str) -> &str {
+        &self.records[n]
+    }
+
     fn new(project: &Project) -> anyhow::Result<Names> {
         let mut taken: BTreeMap<String, String> = RESERVED_TYPES
             .iter()
@@ -161,6 +175,18 @@ impl Names {
                 r.clone(),
                 claim(naming::ts_type(r), format!("record {r:?}"))?,
             );
+        }
+        for (u, def) in &project.unions {
+            names.records.insert(
+                u.clone(),
+                claim(naming::ts_type(u), format!("union {u:?}"))?,
+            );
+            for v in &def.variants {
+                claim(
+                    format!("{}{}", naming::ts_type(u), naming::ts_type(&v.tag)),
+                    format!("kind {:?} of union {u:?}", v.tag),
+                )?;
+            }
         }
         for t in &project.tables {
             let row = claim(naming::ts_type(&t.name), format!("table {:?}", t.name))?;
@@ -228,6 +254,8 @@ struct EnumMemberVm {
 struct RecordsVm {
     imports: Vec<String>,
     records: Vec<ClassVm>,
+    /// Polymorphic records: complete TypeScript text of each (types, reader, writer).
+    unions: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -264,6 +292,15 @@ struct TableVm {
     is_list: bool,
     table_class: String,
     key: Option<KeyVm>,
+    /// Secondary unique keys: `(field declaration, constructor statements, methods)`.
+    uniques: Vec<UniqueVm>,
+}
+
+#[derive(Serialize)]
+struct UniqueVm {
+    decl: String,
+    init: Vec<String>,
+    methods: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -286,6 +323,9 @@ struct IndexVm {
     imports: Vec<String>,
     exports: Vec<String>,
     content_hash: String,
+    project_hash: String,
+    /// `Language` and `text(tables, key, language)` (empty without `[localization]`).
+    localization: String,
     tables: Vec<IndexTableVm>,
     /// Parameter names (`_`-prefixed when there are no tables, so they are not unused).
     json_of: String,
@@ -322,11 +362,23 @@ impl Uses {
             Type::Enum(n) => {
                 self.enums.insert(n.clone());
             }
-            Type::Record(n) => {
+            Type::Record(n) | Type::Union(n) => {
                 self.records.insert(n.clone());
             }
+            Type::Flags(n) => {
+                self.enums.insert(n.clone());
+            }
             Type::Array(t) | Type::Optional(t) => self.add(t),
-            Type::Bool | Type::Int(_) | Type::Float | Type::String => {}
+            Type::Map(k, v) => {
+                self.add(k);
+                self.add(v);
+            }
+            Type::Bool
+            | Type::Int(_)
+            | Type::Float
+            | Type::String
+            | Type::DateTime(_)
+            | Type::Duration => {}
         }
     }
 }
@@ -391,12 +443,157 @@ impl Gen<'_> {
                 uses.add(&f.ty);
             }
         }
+        let mut unions = vec![];
+        for u in project.unions.values() {
+            unions.push(self.union_ts(u)?);
+            for v in &u.variants {
+                for f in &v.fields {
+                    uses.add(&f.ty);
+                }
+            }
+        }
         uses.records.clear(); // same module
         let mut imports = self.imports(&uses, "./");
-        if !records.is_empty() {
+        if !records.is_empty() || !unions.is_empty() {
             imports.insert(0, "import * as rt from \"./runtime.js\";".into());
         }
-        Ok(RecordsVm { imports, records })
+        Ok(RecordsVm {
+            imports,
+            records,
+            unions,
+        })
+    }
+
+    /// A polymorphic record: one interface per kind (`readonly kind: "Damage"`), their union, a reader that
+    /// switches on the discriminator and a writer.
+    fn union_ts(&self, u: &crate::ir::UnionDef) -> anyhow::Result<String> {
+        let name = self.names.record(&u.name).to_string();
+        let disc = naming::ts_field(&u.discriminator, None);
+        let disc_key = ts_string(&u.discriminator);
+        let mut out = String::new();
+        let mut members = vec![];
+        let mut read_cases = vec![];
+        let mut write_cases = vec![];
+        for v in &u.variants {
+            let vname = format!("{name}{}", naming::ts_type(&v.tag));
+            let mut vm = self.class_vm(
+                vname.clone(),
+                &v.doc,
+                &v.fields,
+                &format!("union {:?} kind {:?}", u.name, v.tag),
+            )?;
+            if vm.fields.iter().any(|f| f.ident == disc) {
+                bail!("TypeScript: a field of {:?} kind {:?} maps to the discriminator property {disc}", u.name, v.tag);
+            }
+            let tag = ts_string(&v.tag);
+            members.push(vname.clone());
+            if !vm.doc.is_empty() {
+                out.push_str("\n/**\n");
+                for l in &vm.doc {
+                    out.push_str(&format!(" * {l}\n"));
+                }
+                out.push_str(" */");
+            }
+            out.push_str(&format!(
+                "\nexport interface {vname} {{\n  readonly {disc}: {tag};\n"
+            ));
+            for f in &vm.fields {
+                if !f.doc.is_empty() {
+                    out.push_str("  /**\n");
+                    for l in &f.doc {
+                        out.push_str(&format!("   * {l}\n"));
+                    }
+                    out.push_str("   */\n");
+                }
+                out.push_str(&format!("  readonly {}{}: {};\n", f.ident, f.opt, f.ty));
+            }
+            out.push_str("}\n");
+            let mut names = vec![disc_key.clone()];
+            if !vm.field_names.is_empty() {
+                names.push(vm.field_names.clone());
+            }
+            out.push_str(&format!(
+                "\nconst FIELDS_{vname}: ReadonlySet<string> = new Set<string>([{}]);\n",
+                names.join(", ")
+            ));
+            let mut required = vec![format!("{disc}: {tag}")];
+            required.append(&mut vm.required);
+            let bind = if v.fields.is_empty() {
+                ""
+            } else {
+                "const o = "
+            };
+            let mut body = format!(
+                "    case {tag}: {{\n      {bind}rt.object(v, path, FIELDS_{vname});\n      const r: rt.Mutable<{vname}> = {{\n"
+            );
+            for r in &required {
+                body.push_str(&format!("        {r},\n"));
+            }
+            body.push_str("      };\n");
+            for o in &vm.optional {
+                body.push_str(&format!("      {o}\n"));
+            }
+            body.push_str("      return r;\n    }\n");
+            read_cases.push(body);
+            // Writes with the discriminator in its JCS place.
+            let mut order: Vec<(&str, Option<usize>)> = vec![(u.discriminator.as_str(), None)];
+            order.extend(
+                v.fields
+                    .iter()
+                    .enumerate()
+                    .map(|(i, f)| (f.name.as_str(), Some(i))),
+            );
+            order.sort_by_key(|(n, _)| canonical::utf16_key(n));
+            let field_order = canonical::jcs_order(&v.fields);
+            let mut w = format!("    case {tag}: {{\n      const out: string[] = [];\n");
+            for (n, i) in order {
+                match i {
+                    None => w.push_str(&format!(
+                        "      out.push({} + {});\n",
+                        ts_json_string(n, ":"),
+                        ts_json_string(&v.tag, "")
+                    )),
+                    Some(i) => {
+                        let pos = field_order.iter().position(|&x| x == i).expect("jcs order");
+                        w.push_str(&format!("      {}\n", vm.writes[pos]));
+                    }
+                }
+            }
+            w.push_str("      return \"{\" + out.join(\",\") + \"}\";\n    }\n");
+            write_cases.push(w);
+        }
+        let doc = ts_doc(&u.doc);
+        let mut head = String::new();
+        if !doc.is_empty() {
+            head.push_str("\n/**\n");
+            for l in &doc {
+                head.push_str(&format!(" * {l}\n"));
+            }
+            head.push_str(" */");
+        }
+        head.push_str(&format!(
+            "\nexport type {name} = {};\n",
+            if members.is_empty() {
+                "never".to_string()
+            } else {
+                members.join(" | ")
+            }
+        ));
+        let tags: Vec<&str> = u.variants.iter().map(|v| v.tag.as_str()).collect();
+        let expected = ts_string(&format!(
+            "an object whose {} is one of {}",
+            u.discriminator,
+            tags.join(", ")
+        ));
+        out.push_str(&format!(
+            "\nexport function read{name}(v: unknown, path: string): {name} {{\n  const kind = rt.isObject(v) ? v[{disc_key}] : undefined;\n  switch (kind) {{\n{}    default:\n      return rt.fail(path, {expected}, v);\n  }}\n}}\n",
+            read_cases.concat()
+        ));
+        out.push_str(&format!(
+            "\nexport function write{name}(r: {name}): string {{\n  switch (r.{disc}) {{\n{}  }}\n}}\n",
+            write_cases.concat()
+        ));
+        Ok(format!("{head}{out}"))
     }
 
     fn record_vm(&self, r: &RecordDef) -> anyhow::Result<ClassVm> {
@@ -515,7 +712,11 @@ impl Gen<'_> {
             Type::Int(_) | Type::Float => "number".into(),
             Type::String => "string".into(),
             Type::Enum(n) => self.names.enums[n].clone(),
-            Type::Record(n) => self.names.records[n].clone(),
+            Type::Record(n) | Type::Union(n) => self.names.records[n].clone(),
+            Type::Flags(e) => format!("readonly {}[]", self.names.enums[e]),
+            Type::DateTime(_) => "Date".into(),
+            Type::Duration => "number".into(),
+            Type::Map(k, v) => format!("ReadonlyMap<{}, {}>", self.ty(k), self.ty(v)),
             Type::Array(t) => {
                 let inner = self.ty(t);
                 if inner.contains(' ') {
@@ -544,7 +745,39 @@ impl Gen<'_> {
             Type::Float => format!("rt.float({value}, {path})"),
             Type::String => format!("rt.str({value}, {path})"),
             Type::Enum(n) => format!("read{}({value}, {path})", self.names.enums[n]),
-            Type::Record(n) => format!("read{}({value}, {path})", self.names.records[n]),
+            Type::Record(n) | Type::Union(n) => {
+                format!("read{}({value}, {path})", self.names.records[n])
+            }
+            Type::Flags(e) => format!("rt.array({value}, {path}, read{})", self.names.enums[e]),
+            Type::DateTime(_) => format!("rt.dateTime({value}, {path})"),
+            Type::Duration => format!("rt.duration({value}, {path})"),
+            Type::Map(k, v) => {
+                let (x, p, kk) = (
+                    format!("v{depth}"),
+                    format!("p{depth}"),
+                    format!("k{depth}"),
+                );
+                let key = match &**k {
+                    Type::Int(w) if w.is_64() => {
+                        let (lo, hi) = w.range();
+                        format!("rt.int64Key({kk}, {p}, {lo}n, {hi}n)")
+                    }
+                    Type::Int(w) => {
+                        let (lo, hi) = w.range();
+                        format!("rt.intKey({kk}, {p}, {lo}, {hi})")
+                    }
+                    _ => kk.clone(),
+                };
+                let key_params = if matches!(&**k, Type::Int(_)) {
+                    format!("({kk}, {p})")
+                } else {
+                    format!("({kk})")
+                };
+                format!(
+                    "rt.map({value}, {path}, {key_params} => {key}, ({x}, {p}) => {})",
+                    self.read(v, &x, &p, depth + 1)
+                )
+            }
             Type::Array(t) => {
                 let (v, p) = (format!("v{depth}"), format!("p{depth}"));
                 format!(
@@ -569,7 +802,17 @@ impl Gen<'_> {
             Type::Int(w) if w.is_64() => format!("rt.wBig({value})"),
             Type::Int(_) | Type::Float => format!("rt.wNum({value})"),
             Type::String | Type::Enum(_) => format!("rt.wStr({value})"),
-            Type::Record(n) => format!("write{}({value})", self.names.records[n]),
+            Type::Record(n) | Type::Union(n) => format!("write{}({value})", self.names.records[n]),
+            Type::Flags(_) => format!("rt.wArray({value}, rt.wStr)"),
+            Type::DateTime(_) => format!("rt.wDateTime({value})"),
+            Type::Duration => format!("rt.wNum({value})"),
+            Type::Map(_, v) => {
+                let x = format!("x{depth}");
+                format!(
+                    "rt.wMap({value}, ({x}) => {})",
+                    self.write(v, &x, depth + 1)
+                )
+            }
             Type::Array(t) => {
                 let x = format!("x{depth}");
                 format!(
@@ -644,7 +887,9 @@ impl Gen<'_> {
         } else {
             None
         };
+        let uniques = self.uniques(t, &row);
         Ok(TableVm {
+            uniques,
             imports,
             name_literal: ts_string(&t.name),
             is_map: t.mode == TableMode::Map,
@@ -655,7 +900,139 @@ impl Gen<'_> {
         })
     }
 
-    fn index_vm(&self, project: &Project, content_hash: &str) -> anyhow::Result<IndexVm> {
+    /// `getBy<Fields>` / `getBy<Fields>OrThrow` per secondary unique key, over a `Map` built once.
+    fn uniques(&self, t: &Table, row: &ClassVm) -> Vec<UniqueVm> {
+        let mut out = vec![];
+        let lit = ts_string(&t.name);
+        for key in &t.unique_keys {
+            if !crate::codegen::rust::lookup_key(t, key) {
+                continue;
+            }
+            let idents: Vec<&str> = key.iter().map(|&i| row.fields[i].ident.as_str()).collect();
+            let suffix: String = key
+                .iter()
+                .map(|&i| naming::ts_type(&t.fields[i].name))
+                .collect::<Vec<_>>()
+                .join("And");
+            let params: Vec<String> = key
+                .iter()
+                .map(|&i| {
+                    naming::avoid(
+                        naming::ts_field(&t.fields[i].name, t.fields[i].ident.as_deref()),
+                        &["rt", "row"],
+                    )
+                })
+                .collect();
+            let typed = key
+                .iter()
+                .zip(&params)
+                .map(|(&i, p)| format!("{p}: {}", self.ty(&t.fields[i].ty)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let single = key.len() == 1;
+            let (kty, of_row, of_args) = if single {
+                (
+                    self.ty(&t.fields[key[0]].ty),
+                    format!("row.{}", idents[0]),
+                    params[0].clone(),
+                )
+            } else {
+                (
+                    "string".to_string(),
+                    format!(
+                        "rt.key([{}])",
+                        idents
+                            .iter()
+                            .map(|i| format!("row.{i}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                    format!("rt.key([{}])", params.join(", ")),
+                )
+            };
+            let what = key
+                .iter()
+                .map(|&i| t.fields[i].name.clone())
+                .collect::<Vec<_>>()
+                .join(", ");
+            let map = format!("by{suffix}");
+            let rn = &row.name;
+            out.push(UniqueVm {
+                decl: format!("private readonly {map}: ReadonlyMap<{kty}, {rn}>;"),
+                init: vec![
+                    format!("const {map} = new Map<{kty}, {rn}>();"),
+                    format!("for (const row of this.all) {{\n      const k = {of_row};\n      if ({map}.has(k)) throw new rt.GentableDataError({lit} + {} + String(k));\n      {map}.set(k, row);\n    }}", ts_string(&format!(": duplicate unique key {what} "))),
+                    format!("this.{map} = {map};"),
+                ],
+                methods: vec![
+                    format!("/** The row with this {what} (a unique key), or `undefined`. */\n  getBy{suffix}({typed}): {rn} | undefined {{\n    return this.{map}.get({of_args});\n  }}"),
+                    format!("/** The row with this {what} (a unique key); throws a `RangeError` if there is none. */\n  getBy{suffix}OrThrow({typed}): {rn} {{\n    const found = this.{map}.get({of_args});\n    if (found === undefined) throw new RangeError({lit} + {} + String({of_args}));\n    return found;\n  }}", ts_string(&format!(" has no row with {what} "))),
+                ],
+            });
+        }
+        out
+    }
+
+    /// `Language`, `LANGUAGES` and `text(t, key, language)` for `[localization]`.
+    fn localization_ts(
+        &self,
+        project: &Project,
+        l: Option<&crate::config::LocalizationConfig>,
+        props: &[(String, String)],
+    ) -> anyhow::Result<String> {
+        let Some(l) = l else { return Ok(String::new()) };
+        let Some(t) = project.table(&l.table) else {
+            return Ok(String::new());
+        };
+        if t.mode != TableMode::Map
+            || t.primary_key.len() != 1
+            || t.fields[t.primary_key[0]].ty != Type::String
+        {
+            bail!(
+                "TypeScript: [localization] table {} needs a single string primary key",
+                t.name
+            );
+        }
+        let prop = &props
+            .iter()
+            .find(|(n, _)| *n == t.name)
+            .context("text table property")?
+            .1;
+        let idents = property_names(&t.fields, &t.name)?;
+        let union = l
+            .languages
+            .iter()
+            .map(|x| ts_string(x))
+            .collect::<Vec<_>>()
+            .join(" | ");
+        let mut cases = String::new();
+        for lang in &l.languages {
+            let fi = t.field_index(lang).with_context(|| {
+                format!(
+                    "[localization] language {lang} is not a field of {}",
+                    t.name
+                )
+            })?;
+            cases.push_str(&format!(
+                "    case {}:\n      text = row.{};\n      break;\n",
+                ts_string(lang),
+                idents[fi]
+            ));
+        }
+        Ok(format!(
+            "/** The languages of table {name} (`[localization] languages`). */\nexport type Language = {union};\n\n/** Every language, the default first. */\nexport const LANGUAGES: readonly Language[] = Object.freeze([{list}]);\n\n/** The text of `key` in `language` (table {name}), or `undefined` if the key or its text is missing. */\nexport function text(t: Tables, key: string, language: Language): string | undefined {{\n  const row = t.{prop}.get(key);\n  if (row === undefined) return undefined;\n  let text: string | undefined;\n  switch (language) {{\n{cases}  }}\n  return text === \"\" ? undefined : text;\n}}",
+            name = t.name.replace("*/", "*\\/"),
+            list = l.languages.iter().map(|x| ts_string(x)).collect::<Vec<_>>().join(", "),
+        ))
+    }
+
+    fn index_vm(
+        &self,
+        project: &Project,
+        content_hash: &str,
+        project_hash: &str,
+        localization: Option<&crate::config::LocalizationConfig>,
+    ) -> anyhow::Result<IndexVm> {
         let props: Vec<String> = project
             .tables
             .iter()
@@ -672,6 +1049,12 @@ impl Gen<'_> {
         {
             bail!("TypeScript: tables {a:?} and {b:?} both map to the property Tables.{id}; rename one");
         }
+        let props_for_text: Vec<(String, String)> = project
+            .tables
+            .iter()
+            .zip(&props)
+            .map(|(t, p)| (t.name.clone(), p.clone()))
+            .collect();
         let mut imports = vec![];
         let mut exports = vec!["export { GentableDataError } from \"./runtime.js\";".to_string()];
         if !project.enums.is_empty() {
@@ -748,6 +1131,8 @@ impl Gen<'_> {
             imports,
             exports,
             content_hash: ts_string(content_hash),
+            project_hash: ts_string(project_hash),
+            localization: self.localization_ts(project, localization, &props_for_text)?,
             tables,
             json_of: if none {
                 "_jsonOf".into()
@@ -820,6 +1205,7 @@ mod emit_tests {
             project,
             config,
             content_hash: HASH,
+            project_hash: HASH,
             root,
         })
         .unwrap()
@@ -841,6 +1227,7 @@ mod emit_tests {
                 "ts/runtime.ts",
                 "ts/tables/Const.ts",
                 "ts/tables/Empty.ts",
+                "ts/tables/Extras.ts",
                 "ts/tables/Load.ts",
                 "ts/tables/Move.ts",
                 "ts/tables/PieceType.ts"

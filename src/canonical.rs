@@ -90,6 +90,40 @@ pub fn write_value(out: &mut String, project: &Project, ty: &Type, v: &Value) {
             let rec = &project.records[name];
             write_object(out, project, &rec.fields, vals);
         }
+        (Type::Flags(_), Value::Array(items)) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                if let Value::Enum(m) = item {
+                    write_string(out, m);
+                }
+            }
+            out.push(']');
+        }
+        (_, Value::DateTime(s)) => write_string(out, &crate::time::format_datetime(*s)),
+        (_, Value::Duration(ms)) => write_int(out, *ms as i128),
+        (Type::Map(_, vt), Value::Map(entries)) => {
+            let mut keyed: Vec<(String, &Value)> =
+                entries.iter().map(|(k, v)| (map_key_text(k), v)).collect();
+            keyed.sort_by_key(|(k, _)| utf16_key(k));
+            out.push('{');
+            for (i, (k, v)) in keyed.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(out, k);
+                out.push(':');
+                write_value(out, project, vt, v);
+            }
+            out.push('}');
+        }
+        (Type::Union(name), Value::Union(tag, vals)) => {
+            let u = &project.unions[name];
+            let v = u.variant(tag).expect("IR invariant: union tag");
+            write_union(out, project, &u.discriminator, tag, &v.fields, vals);
+        }
         (t, v) => panic!("IR invariant broken: value {v:?} does not match type {t:?}"),
     }
 }
@@ -111,6 +145,108 @@ pub fn write_object(out: &mut String, project: &Project, fields: &[Field], value
         write_value(out, project, &fields[i].ty, &values[i]);
     }
     out.push('}');
+}
+
+/// The JSON member name of a map key: a string as is, an integer in decimal.
+pub fn map_key_text(k: &Value) -> String {
+    match k {
+        Value::Str(s) => s.clone(),
+        Value::Int(i) => i.to_string(),
+        v => panic!("IR invariant: map key {v:?}"),
+    }
+}
+
+/// Write a union value: the discriminator member and the variant's fields, in JCS order.
+pub fn write_union(
+    out: &mut String,
+    project: &Project,
+    disc: &str,
+    tag: &str,
+    fields: &[Field],
+    values: &[Value],
+) {
+    let mut members: Vec<(&str, Option<usize>)> = vec![(disc, None)];
+    members.extend(
+        fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.name.as_str(), Some(i))),
+    );
+    members.sort_by_key(|(n, _)| utf16_key(n));
+    out.push('{');
+    let mut first = true;
+    for (name, i) in members {
+        if let Some(i) = i {
+            if values[i] == Value::Null {
+                continue;
+            }
+        }
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        write_string(out, name);
+        out.push(':');
+        match i {
+            None => write_string(out, tag),
+            Some(i) => write_value(out, project, &fields[i].ty, &values[i]),
+        }
+    }
+    out.push('}');
+}
+
+/// The JSON instance of a value as its JSON Schema sees it (for row validation): like the canonical form,
+/// except that a duration is ISO 8601 text (`PT5400S`; the schema says `"type": "string"`).
+pub fn schema_json(project: &Project, ty: &Type, v: &Value) -> serde_json::Value {
+    use serde_json::Value as J;
+    match (ty.strip_optional(), v) {
+        (_, Value::Duration(ms)) => J::String(crate::time::iso_duration(*ms)),
+        (_, Value::DateTime(s)) => J::String(crate::time::format_datetime(*s)),
+        (Type::Map(_, vt), Value::Map(entries)) => J::Object(
+            entries
+                .iter()
+                .map(|(k, x)| (map_key_text(k), schema_json(project, vt, x)))
+                .collect(),
+        ),
+        (Type::Union(name), Value::Union(tag, vals)) => {
+            let u = &project.unions[name];
+            let var = u.variant(tag).expect("IR invariant: union tag");
+            let mut m = serde_json::Map::new();
+            m.insert(u.discriminator.clone(), J::String(tag.clone()));
+            for (f, x) in var.fields.iter().zip(vals) {
+                if *x != Value::Null {
+                    m.insert(f.name.clone(), schema_json(project, &f.ty, x));
+                }
+            }
+            J::Object(m)
+        }
+        (Type::Record(name), Value::Record(vals)) => J::Object(
+            project.records[name]
+                .fields
+                .iter()
+                .zip(vals)
+                .filter(|(_, x)| **x != Value::Null)
+                .map(|(f, x)| (f.name.clone(), schema_json(project, &f.ty, x)))
+                .collect(),
+        ),
+        (Type::Array(inner), Value::Array(items)) => J::Array(
+            items
+                .iter()
+                .map(|x| schema_json(project, inner, x))
+                .collect(),
+        ),
+        (_, Value::Array(items)) => J::Array(
+            items
+                .iter()
+                .map(|x| schema_json(project, &Type::String, x))
+                .collect(),
+        ),
+        _ => {
+            let mut s = String::new();
+            write_value(&mut s, project, ty, v);
+            serde_json::from_str(&s).unwrap_or(J::Null)
+        }
+    }
 }
 
 /// The canonical JSON of one table: an array of its rows (see module docs).

@@ -73,9 +73,10 @@ pub fn parse_cell_with(
     let ty = ty.strip_optional();
     match ty {
         Type::String => Ok(Value::Str(text.to_string())),
-        Type::Array(_) | Type::Record(_) => {
+        Type::Array(_) | Type::Record(_) | Type::Map(..) | Type::Union(_) | Type::Flags(_) => {
             let t = trim(text);
-            if t.starts_with('{') || (t.starts_with('[') && matches!(ty, Type::Array(_))) {
+            let list_like = matches!(ty, Type::Array(_) | Type::Flags(_));
+            if t.starts_with('{') || (t.starts_with('[') && list_like) {
                 if let Ok(json) = serde_json::from_str::<serde_json::Value>(t) {
                     return json_to_value(&json, ty, project).map_err(|m| {
                         CellError::new(WRONG_TYPE, format!("JSON literal does not fit: {m}"))
@@ -98,11 +99,234 @@ pub fn parse_cell_with(
                         .collect::<Result<_, _>>()
                         .map(Value::Array)
                 }
+                Type::Flags(e) => parse_flags(&split(t, sep)?, e, project),
+                Type::Map(k, v) => parse_map(&split(t, sep)?, k, v, project),
                 _ => parse_element(t, ty, project),
             }
         }
         _ => parse_scalar(&unescape(trim(text))?, ty, project),
     }
+}
+
+/// Flags from their parts (member names or aliases): declaration order, duplicates removed.
+fn parse_flags(parts: &[String], e: &str, project: &Project) -> Result<Value, CellError> {
+    let def = &project.enums[e];
+    let mut seen = vec![false; def.members.len()];
+    for p in parts {
+        let p = trim_raw(p);
+        if p.is_empty() {
+            continue;
+        }
+        match parse_scalar(&unescape(p)?, &Type::Enum(e.to_string()), project)? {
+            Value::Enum(m) => {
+                if let Some(i) = def.members.iter().position(|x| *x == m) {
+                    seen[i] = true;
+                }
+            }
+            _ => unreachable!("enum parse"),
+        }
+    }
+    Ok(Value::Array(
+        def.members
+            .iter()
+            .zip(seen)
+            .filter(|(_, s)| *s)
+            .map(|(m, _)| Value::Enum(m.clone()))
+            .collect(),
+    ))
+}
+
+/// Order of map keys: integers numerically, strings by UTF-8 bytes.
+pub fn cmp_map_key(a: &Value, b: &Value) -> std::cmp::Ordering {
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => x.cmp(y),
+        (Value::Str(x), Value::Str(y)) => x.as_bytes().cmp(y.as_bytes()),
+        _ => std::cmp::Ordering::Equal,
+    }
+}
+
+fn finish_map(mut entries: Vec<(Value, Value)>) -> Result<Value, String> {
+    entries.sort_by(|a, b| cmp_map_key(&a.0, &b.0));
+    for w in entries.windows(2) {
+        if cmp_map_key(&w[0].0, &w[1].0).is_eq() {
+            let k = match &w[0].0 {
+                Value::Str(s) => format!("{s:?}"),
+                Value::Int(i) => i.to_string(),
+                v => format!("{v:?}"),
+            };
+            return Err(format!("the key {k} is given twice"));
+        }
+    }
+    Ok(Value::Map(entries))
+}
+
+/// A map from its `key=value` parts.
+fn parse_map(parts: &[String], k: &Type, v: &Type, project: &Project) -> Result<Value, CellError> {
+    let mut entries = vec![];
+    for p in parts {
+        if trim_raw(p).is_empty() {
+            if parts.len() == 1 {
+                break;
+            }
+            return Err(CellError::new(BAD_GRAMMAR, "empty map entry")
+                .help("write entries as key=value, separated by |"));
+        }
+        let Some((key, val)) = split_named(p) else {
+            return Err(CellError::new(
+                BAD_GRAMMAR,
+                format!("expected a map entry key=value, found {:?}", trim_raw(p)),
+            )
+            .help("write entries as key=value (escape a literal = as \\=)"));
+        };
+        let key = parse_scalar(&unescape(&key)?, k, project).map_err(|mut e| {
+            e.message = format!("map key: {}", e.message);
+            e
+        })?;
+        let val = parse_element(&val, v, project).map_err(|mut e| {
+            e.message = format!("map value: {}", e.message);
+            e
+        })?;
+        entries.push((key, val));
+    }
+    finish_map(entries).map_err(|m| CellError::new(BAD_GRAMMAR, m))
+}
+
+/// Fill a record's fields (`fields`) from the parts of `(…)`: positional or `name=value`. Missing fields
+/// take their `default`, else `null` (optional) or `[]` (array), else are an error.
+fn record_values(
+    name: &str,
+    fields: &[crate::ir::Field],
+    parts: &[String],
+    project: &Project,
+) -> Result<Vec<Value>, CellError> {
+    if parts.len() > fields.len() {
+        return Err(CellError::new(
+            BAD_GRAMMAR,
+            format!(
+                "{name} has {} fields but the value has {} parts",
+                fields.len(),
+                parts.len()
+            ),
+        )
+        .help("escape a literal comma with \\,"));
+    }
+    let mut values: Vec<Option<Value>> = vec![None; fields.len()];
+    for (i, p) in parts.iter().enumerate() {
+        let (idx, vtext) = match split_named(p) {
+            Some((k, v)) => match fields.iter().position(|f| f.name == k) {
+                Some(idx) => (idx, v),
+                None => {
+                    let mut e = CellError::new(BAD_GRAMMAR, format!("{name} has no field {k:?}"));
+                    if let Some(c) =
+                        crate::diag::closest(&k, fields.iter().map(|f| f.name.as_str()))
+                    {
+                        e = e.help(format!("did you mean {c:?}?"));
+                    }
+                    return Err(e);
+                }
+            },
+            None => (i, p.clone()),
+        };
+        if values[idx].is_some() {
+            return Err(CellError::new(
+                BAD_GRAMMAR,
+                format!("field {:?} given twice", fields[idx].name),
+            ));
+        }
+        values[idx] = Some(
+            parse_element(&vtext, &fields[idx].ty, project).map_err(|mut e| {
+                e.message = format!("field {:?}: {}", fields[idx].name, e.message);
+                e
+            })?,
+        );
+    }
+    let mut out = Vec::with_capacity(values.len());
+    for (v, f) in values.into_iter().zip(fields) {
+        match v {
+            Some(v) => out.push(v),
+            None => out
+                .push(missing_field(name, f, project).map_err(|m| CellError::new(BAD_GRAMMAR, m))?),
+        }
+    }
+    Ok(out)
+}
+
+/// The value of a record field that was left out: its `default`, else `null`/`[]`/`{}`, else an error.
+pub fn missing_field(
+    owner: &str,
+    f: &crate::ir::Field,
+    project: &Project,
+) -> Result<Value, String> {
+    if let Some(d) = &f.default {
+        return json_to_value(d, &f.ty, project)
+            .map_err(|m| format!("the default of {owner}.{} does not fit: {m}", f.name));
+    }
+    match &f.ty {
+        Type::Optional(_) => Ok(Value::Null),
+        Type::Array(_) | Type::Flags(_) => Ok(Value::Array(vec![])),
+        Type::Map(..) => Ok(Value::Map(vec![])),
+        _ => Err(format!("{owner} is missing field {:?}", f.name)),
+    }
+}
+
+/// A union value from `Tag(…)`, `(disc=Tag,…)` or a bare `Tag`.
+fn parse_union(t: &str, name: &str, project: &Project) -> Result<Value, CellError> {
+    let u = &project.unions[name];
+    let tags: Vec<&str> = u.variants.iter().map(|v| v.tag.as_str()).collect();
+    let (tag, parts): (String, Vec<String>) = if let Some(body) = strip_delims(t, '(', ')') {
+        let mut parts = if trim(body).is_empty() {
+            vec![]
+        } else {
+            split(body, ',')?
+        };
+        let pos = parts
+            .iter()
+            .position(|p| split_named(p).is_some_and(|(k, _)| k == u.discriminator));
+        match pos {
+            Some(i) => {
+                let (_, v) = split_named(&parts.remove(i)).expect("checked");
+                (unescape(trim_raw(&v))?, parts)
+            }
+            None => {
+                return Err(CellError::new(
+                    BAD_GRAMMAR,
+                    format!(
+                        "a {name} needs its {} first: ({}=…, …) or Tag(…)",
+                        u.discriminator, u.discriminator
+                    ),
+                )
+                .help(format!("{name} is one of: {}", tags.join(", "))))
+            }
+        }
+    } else if let Some(open) = t.find('(') {
+        let body = strip_delims(&t[open..], '(', ')').ok_or_else(|| {
+            CellError::new(
+                BAD_GRAMMAR,
+                format!("expected Tag(…) for a {name}, found {t:?}"),
+            )
+        })?;
+        let parts = if trim(body).is_empty() {
+            vec![]
+        } else {
+            split(body, ',')?
+        };
+        (unescape(trim(&t[..open]))?, parts)
+    } else {
+        (unescape(t)?, vec![])
+    };
+    let Some(v) = u.variant(&tag) else {
+        let mut e = CellError::new(NOT_IN_ENUM, format!("{tag:?} is not a kind of {name}"));
+        e = match crate::diag::closest(&tag, tags.iter().copied()) {
+            Some(c) => e.help(format!(
+                "did you mean {c:?}? ({name} is one of: {})",
+                tags.join(", ")
+            )),
+            None => e.help(format!("{name} is one of: {}", tags.join(", "))),
+        };
+        return Err(e);
+    };
+    let vals = record_values(&format!("{name} {tag}"), &v.fields, &parts, project)?;
+    Ok(Value::Union(tag, vals))
 }
 
 /// Parse one element of a compound value (raw text, escapes still in place).
@@ -149,63 +373,31 @@ fn parse_element(raw: &str, ty: &Type, project: &Project) -> Result<Value, CellE
             } else {
                 split(body, ',')?
             };
-            if parts.len() > rec.fields.len() {
-                return Err(CellError::new(
+            record_values(name, &rec.fields, &parts, project).map(Value::Record)
+        }
+        Type::Union(name) => parse_union(t, name, project),
+        Type::Map(k, v) => {
+            let body = strip_delims(t, '[', ']').ok_or_else(|| {
+                CellError::new(
                     BAD_GRAMMAR,
-                    format!(
-                        "{name} has {} fields but the value has {} parts",
-                        rec.fields.len(),
-                        parts.len()
-                    ),
+                    format!("expected a nested map in brackets like [a=1,b=2], found {t:?}"),
                 )
-                .help("escape a literal comma with \\,"));
-            }
-            let mut values: Vec<Option<Value>> = vec![None; rec.fields.len()];
-            for (i, p) in parts.iter().enumerate() {
-                let (idx, vtext) = match split_named(p) {
-                    Some((k, v)) => match rec.fields.iter().position(|f| f.name == k) {
-                        Some(idx) => (idx, v),
-                        None => {
-                            let mut e =
-                                CellError::new(BAD_GRAMMAR, format!("{name} has no field {k:?}"));
-                            if let Some(c) =
-                                crate::diag::closest(&k, rec.fields.iter().map(|f| f.name.as_str()))
-                            {
-                                e = e.help(format!("did you mean {c:?}?"));
-                            }
-                            return Err(e);
-                        }
-                    },
-                    None => (i, p.clone()),
-                };
-                if values[idx].is_some() {
-                    return Err(CellError::new(
-                        BAD_GRAMMAR,
-                        format!("field {:?} given twice", rec.fields[idx].name),
-                    ));
-                }
-                values[idx] = Some(parse_element(&vtext, &rec.fields[idx].ty, project).map_err(
-                    |mut e| {
-                        e.message = format!("field {:?}: {}", rec.fields[idx].name, e.message);
-                        e
-                    },
-                )?);
-            }
-            let mut out = Vec::with_capacity(values.len());
-            for (v, f) in values.into_iter().zip(&rec.fields) {
-                match (v, &f.ty) {
-                    (Some(v), _) => out.push(v),
-                    (None, Type::Optional(_)) => out.push(Value::Null),
-                    (None, Type::Array(_)) => out.push(Value::Array(vec![])),
-                    (None, _) => {
-                        return Err(CellError::new(
-                            BAD_GRAMMAR,
-                            format!("{name} is missing field {:?}", f.name),
-                        ))
-                    }
-                }
-            }
-            Ok(Value::Record(out))
+            })?;
+            let parts = if trim(body).is_empty() {
+                vec![]
+            } else {
+                split(body, ',')?
+            };
+            parse_map(&parts, k, v, project)
+        }
+        Type::Flags(e) => {
+            let body = strip_delims(t, '[', ']').unwrap_or(t);
+            let parts = if trim(body).is_empty() {
+                vec![]
+            } else {
+                split(body, ',')?
+            };
+            parse_flags(&parts, e, project)
         }
         other => parse_scalar(&unescape(t)?, other, project),
     }
@@ -230,6 +422,9 @@ pub fn parse_scalar(s: &str, ty: &Type, project: &Project) -> Result<Value, Cell
             if e.members.iter().any(|m| m == s) {
                 return Ok(Value::Enum(s.to_string()));
             }
+            if let Some((_, m)) = e.aliases.iter().find(|(a, _)| a == s) {
+                return Ok(Value::Enum(m.clone()));
+            }
             let mut err = CellError::new(NOT_IN_ENUM, format!("{s:?} is not a {name}"));
             err = match crate::diag::closest(s, e.members.iter().map(String::as_str)) {
                 Some(c) => err.help(format!(
@@ -240,7 +435,11 @@ pub fn parse_scalar(s: &str, ty: &Type, project: &Project) -> Result<Value, Cell
             };
             Err(err)
         }
-        Type::Array(_) | Type::Record(_) => parse_cell(s, ty, project),
+        Type::DateTime(zone) => crate::time::parse_datetime(s, *zone).map(Value::DateTime),
+        Type::Duration => crate::time::parse_duration(s).map(Value::Duration),
+        Type::Array(_) | Type::Record(_) | Type::Map(..) | Type::Union(_) | Type::Flags(_) => {
+            parse_cell(s, ty, project)
+        }
         Type::Optional(_) => unreachable!("stripped"),
     }
 }
@@ -333,21 +532,85 @@ pub fn json_to_value(j: &serde_json::Value, ty: &Type, project: &Project) -> Res
             .map(Value::Array),
         (Type::Record(name), J::Object(m)) => {
             let rec = &project.records[name];
-            if let Some(k) = m.keys().find(|k| !rec.fields.iter().any(|f| &f.name == *k)) {
-                return Err(format!("{name} has no field {k:?}"));
-            }
-            rec.fields
-                .iter()
-                .map(|f| match m.get(&f.name) {
-                    Some(v) => json_to_value(v, &f.ty, project),
-                    None if matches!(f.ty, Type::Optional(_)) => Ok(Value::Null),
-                    None => Err(format!("{name} is missing field {:?}", f.name)),
-                })
-                .collect::<Result<_, _>>()
-                .map(Value::Record)
+            json_fields(name, &rec.fields, m, None, project).map(Value::Record)
         }
+        (Type::Union(name), J::Object(m)) => {
+            let u = &project.unions[name];
+            let Some(J::String(tag)) = m.get(&u.discriminator) else {
+                return Err(format!(
+                    "a {name} needs the member {:?} naming its kind",
+                    u.discriminator
+                ));
+            };
+            let v = u
+                .variant(tag)
+                .ok_or_else(|| format!("{tag:?} is not a kind of {name}"))?;
+            json_fields(
+                &format!("{name} {tag}"),
+                &v.fields,
+                m,
+                Some(&u.discriminator),
+                project,
+            )
+            .map(|vals| Value::Union(tag.clone(), vals))
+        }
+        (Type::Map(k, v), J::Object(m)) => {
+            let mut entries = vec![];
+            for (key, val) in m {
+                let key = match &**k {
+                    Type::Int(w) => {
+                        parse_int(key, *w).map_err(|e| format!("map key: {}", e.message))?
+                    }
+                    _ => Value::Str(key.clone()),
+                };
+                entries.push((key, json_to_value(val, v, project)?));
+            }
+            finish_map(entries)
+        }
+        (Type::Flags(e), J::Array(items)) => {
+            let parts: Vec<String> = items
+                .iter()
+                .map(|x| {
+                    x.as_str()
+                        .map(|s| s.replace('\\', "\\\\").replace(',', "\\,"))
+                        .ok_or_else(|| format!("expected a {e} name, found {x}"))
+                })
+                .collect::<Result<_, _>>()?;
+            parse_flags(&parts, e, project).map_err(|e| e.message)
+        }
+        (Type::DateTime(_), J::String(s)) | (Type::Duration, J::String(s)) => {
+            parse_scalar(s, ty, project).map_err(|e| e.message)
+        }
+        (Type::Duration, J::Number(n)) => n
+            .as_i64()
+            .ok_or_else(|| format!("{n} is not a whole number of milliseconds"))
+            .and_then(|ms| crate::time::check_duration(ms as i128))
+            .map(Value::Duration),
         (t, j) => Err(format!("expected {}, found {j}", type_words(t))),
     }
+}
+
+/// The fields of a record (or union variant) from a JSON object; `skip` is the discriminator.
+fn json_fields(
+    name: &str,
+    fields: &[crate::ir::Field],
+    m: &serde_json::Map<String, serde_json::Value>,
+    skip: Option<&str>,
+    project: &Project,
+) -> Result<Vec<Value>, String> {
+    if let Some(k) = m
+        .keys()
+        .find(|k| Some(k.as_str()) != skip && !fields.iter().any(|f| &f.name == *k))
+    {
+        return Err(format!("{name} has no field {k:?}"));
+    }
+    fields
+        .iter()
+        .map(|f| match m.get(&f.name) {
+            Some(v) => json_to_value(v, &f.ty, project),
+            None => missing_field(name, f, project),
+        })
+        .collect()
 }
 
 /// A type in designer words ("an integer", "a list of Side").
@@ -366,6 +629,19 @@ pub fn type_words(t: &Type) -> String {
                 .trim_start_matches("an ")
         ),
         Type::Optional(i) => format!("{} or nothing", type_words(i)),
+        Type::Map(k, v) => format!(
+            "a map from {} to {}",
+            type_words(k)
+                .trim_start_matches("a ")
+                .trim_start_matches("an "),
+            type_words(v)
+                .trim_start_matches("a ")
+                .trim_start_matches("an ")
+        ),
+        Type::Union(n) => format!("a {n}"),
+        Type::Flags(n) => format!("a set of {n}"),
+        Type::DateTime(_) => "a date and time".into(),
+        Type::Duration => "a duration".into(),
     }
 }
 
@@ -489,6 +765,9 @@ mod tests {
             ty,
             doc: String::new(),
             foreign_keys: vec![],
+            default: None,
+            groups: vec![],
+            text: false,
         }
     }
     fn project() -> Project {
@@ -499,6 +778,7 @@ mod tests {
                 name: "Side".into(),
                 doc: String::new(),
                 members: vec!["Red".into(), "Blue".into()],
+                aliases: vec![("红".into(), "Red".into())],
                 origin: String::new(),
             },
         );

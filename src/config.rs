@@ -22,6 +22,55 @@ pub struct Config {
     /// Per-table reading overrides, keyed by table name.
     #[serde(default)]
     pub tables: BTreeMap<String, TableOverride>,
+    /// Export group names (`x-gentable-groups`).
+    #[serde(default)]
+    pub groups: GroupsConfig,
+    /// Localized texts (`x-gentable-text`).
+    #[serde(default)]
+    pub localization: Option<LocalizationConfig>,
+}
+
+/// `[localization]`: the table of localized texts that `x-gentable-text` fields name keys of.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LocalizationConfig {
+    /// The text table (default `Lang`).
+    #[serde(default = "default_lang_table")]
+    pub table: String,
+    /// Its key column (default `Key`).
+    #[serde(default = "default_lang_key")]
+    pub key: String,
+    /// Its language columns, e.g. `["zh", "en"]`; the first is the default language.
+    pub languages: Vec<String>,
+    /// Export this language's strings inline: every `x-gentable-text` value becomes the text itself (in the
+    /// data and the generated code of every output) instead of its key.
+    #[serde(default)]
+    pub inline: Option<String>,
+}
+fn default_lang_table() -> String {
+    "Lang".into()
+}
+fn default_lang_key() -> String {
+    "Key".into()
+}
+
+/// `[groups]`: the export groups tables and fields may be tagged with (`x-gentable-groups`).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GroupsConfig {
+    /// The group names; default `["client", "server", "editor"]`.
+    #[serde(default = "default_groups")]
+    pub names: Vec<String>,
+}
+impl Default for GroupsConfig {
+    fn default() -> Self {
+        GroupsConfig {
+            names: default_groups(),
+        }
+    }
+}
+fn default_groups() -> Vec<String> {
+    vec!["client".into(), "server".into(), "editor".into()]
 }
 
 /// `[project]`: where things are.
@@ -73,11 +122,16 @@ pub struct RustConfig {
     /// Cargo package name of `generated/rust` (snake_case).
     #[serde(default = "default_crate")]
     pub crate_name: String,
+    /// Export groups this output contains (tables and fields tagged with another group only are left out);
+    /// default: everything.
+    #[serde(default)]
+    pub groups: Option<Vec<String>>,
 }
 impl Default for RustConfig {
     fn default() -> Self {
         RustConfig {
             crate_name: default_crate(),
+            groups: None,
         }
     }
 }
@@ -95,12 +149,16 @@ pub struct CSharpConfig {
     /// Folder of handlebars templates overriding `codegen/templates/csharp/*.hbs` (same file names).
     #[serde(default)]
     pub templates: Option<PathBuf>,
+    /// Export groups this output contains; default: everything.
+    #[serde(default)]
+    pub groups: Option<Vec<String>>,
 }
 impl Default for CSharpConfig {
     fn default() -> Self {
         CSharpConfig {
             namespace: default_namespace(),
             templates: None,
+            groups: None,
         }
     }
 }
@@ -115,6 +173,9 @@ pub struct TypeScriptConfig {
     /// Folder of handlebars templates overriding `codegen/templates/ts/*.hbs` (same file names).
     #[serde(default)]
     pub templates: Option<PathBuf>,
+    /// Export groups this output contains; default: everything.
+    #[serde(default)]
+    pub groups: Option<Vec<String>>,
 }
 
 /// `[tables.<Name>]`: how to read one table's files (docs/conventions.md §1, §2).
@@ -160,6 +221,9 @@ pub struct TableOverride {
     /// Separator of the elements of a one-cell array, one character. Default `|`; `,` reads UnityGameFramework
     /// and ET cells such as `1,2,3`.
     pub array_separator: Option<String>,
+    /// `horizontal` (default: a header row of field names, one row per record) or `vertical` (a singleton
+    /// written as a key/value sheet: the first column names the field, the next holds its value).
+    pub layout: Option<String>,
 }
 
 impl TableOverride {
@@ -191,6 +255,36 @@ pub fn load(path: &Path) -> anyhow::Result<Loaded> {
         .map_err(|e| anyhow::anyhow!("cannot read project file {}: {e}", path.display()))?;
     let config: Config = toml::from_str(&text)
         .map_err(|e| anyhow::anyhow!("{}: invalid project file:\n{e}", path.display()))?;
+    if let Some(l) = &config.localization {
+        if l.languages.is_empty() {
+            anyhow::bail!(
+                "{}: [localization] languages must name at least one language column",
+                path.display()
+            );
+        }
+        if let Some(i) = l.inline.as_ref().filter(|i| !l.languages.contains(i)) {
+            anyhow::bail!(
+                "{}: [localization] inline names {i:?}, which is not in languages {:?}",
+                path.display(),
+                l.languages
+            );
+        }
+    }
+    for (section, groups) in [
+        ("rust", &config.rust.groups),
+        ("csharp", &config.csharp.groups),
+        ("typescript", &config.typescript.groups),
+    ] {
+        for g in groups.iter().flatten() {
+            if !config.groups.names.contains(g) {
+                anyhow::bail!(
+                    "{}: [{section}] groups names {g:?}, which is not in [groups] names {:?}",
+                    path.display(),
+                    config.groups.names
+                );
+            }
+        }
+    }
     for (name, o) in &config.tables {
         if let Some(d) = &o.delimiter {
             if d.chars().count() != 1 || !d.is_ascii() {
@@ -250,6 +344,14 @@ pub fn load(path: &Path) -> anyhow::Result<Loaded> {
                 "{}: [tables.{name}] header_marker must not be empty",
                 path.display()
             );
+        }
+        if let Some(l) = &o.layout {
+            if l != "horizontal" && l != "vertical" {
+                anyhow::bail!(
+                    "{}: [tables.{name}] layout must be \"horizontal\" or \"vertical\", got {l:?}",
+                    path.display()
+                );
+            }
         }
         if let Some(s) = &o.array_separator {
             let ok = s.chars().count() == 1

@@ -110,6 +110,18 @@ pub enum Type {
     Array(Box<Type>),
     /// Nullable or not `required`: the value may be [`Value::Null`].
     Optional(Box<Type>),
+    /// A map (JSON object with free keys, `additionalProperties`): key type (`String` or `Int`), value type.
+    Map(Box<Type>, Box<Type>),
+    /// A polymorphic record (`oneOf` of objects with a discriminator), by type name (key of
+    /// [`Project::unions`]).
+    Union(String),
+    /// A set of members of the enum (by type name), `x-gentable-flags`.
+    Flags(String),
+    /// An instant (`format: date-time`), whole seconds since the Unix epoch, UTC. The offset (seconds east
+    /// of UTC) is `x-gentable-timeZone`: it applies to cells written without an offset.
+    DateTime(Option<i32>),
+    /// A duration (`format: duration`), whole milliseconds.
+    Duration,
 }
 
 impl Type {
@@ -136,6 +148,14 @@ pub enum Value {
     Array(Vec<Value>),
     /// Record fields in the record's declared field order.
     Record(Vec<Value>),
+    /// Map entries sorted by key (integers numerically, strings by UTF-8 bytes); keys unique.
+    Map(Vec<(Value, Value)>),
+    /// A union value: the variant's tag (discriminator value) and its fields in declared order.
+    Union(String, Vec<Value>),
+    /// Seconds since 1970-01-01T00:00:00Z.
+    DateTime(i64),
+    /// Milliseconds.
+    Duration(i64),
 }
 
 /// One field of a table row or record.
@@ -150,6 +170,12 @@ pub struct Field {
     pub doc: String,
     /// `x-gentable-foreignKey` targets: `(table, field)`; field `None` = the table's primary key.
     pub foreign_keys: Vec<(String, Option<String>)>,
+    /// The schema's `default`, taken by an empty cell (and by a trailing record field left out).
+    pub default: Option<serde_json::Value>,
+    /// `x-gentable-groups`: the export groups this field belongs to (empty = every group).
+    pub groups: Vec<String>,
+    /// `x-gentable-text`: the value is a key of the localization table.
+    pub text: bool,
 }
 
 /// A generated enum type (a JSON Schema string `enum`).
@@ -159,6 +185,8 @@ pub struct EnumDef {
     pub doc: String,
     /// Members in declaration order (their source names).
     pub members: Vec<String>,
+    /// `x-gentable-enumAliases`: other names a cell may use, `(alias, member)`.
+    pub aliases: Vec<(String, String)>,
     /// Where it was declared, e.g. `common.schema.json#/$defs/Side`.
     pub origin: String,
 }
@@ -170,6 +198,35 @@ pub struct RecordDef {
     pub doc: String,
     pub fields: Vec<Field>,
     pub origin: String,
+}
+
+/// A polymorphic record type: a JSON Schema `oneOf` of object schemas told apart by a discriminator
+/// property whose value (`const`) names the variant.
+#[derive(Clone, Debug)]
+pub struct UnionDef {
+    pub name: String,
+    pub doc: String,
+    /// The discriminator property (`x-gentable-discriminator`), e.g. `kind`.
+    pub discriminator: String,
+    /// Variants in declaration order.
+    pub variants: Vec<Variant>,
+    pub origin: String,
+}
+
+/// One variant of a [`UnionDef`].
+#[derive(Clone, Debug)]
+pub struct Variant {
+    /// The discriminator value (the branch's `const`), also the variant's source name.
+    pub tag: String,
+    pub doc: String,
+    /// Fields other than the discriminator, in `properties` order.
+    pub fields: Vec<Field>,
+}
+
+impl UnionDef {
+    pub fn variant(&self, tag: &str) -> Option<&Variant> {
+        self.variants.iter().find(|v| v.tag == tag)
+    }
 }
 
 /// How rows are addressed (`x-gentable-mode`).
@@ -197,6 +254,8 @@ pub struct Table {
     pub rows: Vec<Row>,
     /// Schema file name, e.g. `PieceType.schema.json`.
     pub schema_file: String,
+    /// `x-gentable-groups` of the table (empty = every group).
+    pub groups: Vec<String>,
 }
 
 /// A typed row with where it came from.
@@ -223,11 +282,57 @@ pub struct Project {
     pub tables: Vec<Table>,
     pub enums: BTreeMap<String, EnumDef>,
     pub records: BTreeMap<String, RecordDef>,
+    pub unions: BTreeMap<String, UnionDef>,
 }
 
 impl Project {
     pub fn table(&self, name: &str) -> Option<&Table> {
         self.tables.iter().find(|t| t.name == name)
+    }
+
+    /// Every field type of tables, records and union variants (not descending into types).
+    pub fn all_field_types(&self) -> Vec<&Type> {
+        let mut out: Vec<&Type> = vec![];
+        for t in &self.tables {
+            out.extend(t.fields.iter().map(|f| &f.ty));
+        }
+        for r in self.records.values() {
+            out.extend(r.fields.iter().map(|f| &f.ty));
+        }
+        for u in self.unions.values() {
+            for v in &u.variants {
+                out.extend(v.fields.iter().map(|f| &f.ty));
+            }
+        }
+        out
+    }
+
+    /// Enums used as flags (`Type::Flags`) anywhere.
+    pub fn flag_enums(&self) -> std::collections::BTreeSet<String> {
+        let mut set = std::collections::BTreeSet::new();
+        for t in self.all_field_types() {
+            t.visit(&mut |t| {
+                if let Type::Flags(e) = t {
+                    set.insert(e.clone());
+                }
+            });
+        }
+        set
+    }
+}
+
+impl Type {
+    /// Call `f` on this type and every type inside it (array items, optionals, map keys and values).
+    pub fn visit(&self, f: &mut dyn FnMut(&Type)) {
+        f(self);
+        match self {
+            Type::Array(t) | Type::Optional(t) => t.visit(f),
+            Type::Map(k, v) => {
+                k.visit(f);
+                v.visit(f);
+            }
+            _ => {}
+        }
     }
 }
 

@@ -9,18 +9,23 @@
 //! 6. IR → Rust, C#, TypeScript in [`codegen`]; RFC 8785 data and the content hash in [`canonical`];
 //! 7. the stages run, and `generated/` is written atomically, by [`pipeline`].
 
+pub mod cache;
 pub mod canonical;
 pub mod cell;
+pub mod columns;
 pub mod config;
 pub mod diag;
 pub mod explain;
+pub mod groups;
 pub mod ir;
 pub mod naming;
 pub mod pipeline;
 pub mod read;
 pub mod report;
 pub mod schema;
+pub mod time;
 pub mod typing;
+pub mod vertical;
 
 #[path = "../codegen/mod.rs"]
 pub mod codegen;

@@ -35,6 +35,9 @@ struct Common {
     /// Show at most N diagnostics per code per file in human and github output (0 = all); JSON shows all.
     #[arg(long, value_name = "N", default_value_t = 20)]
     max_per_kind: usize,
+    /// Neither use nor update the incremental cache in .gentable-cache/ (the result is the same).
+    #[arg(long)]
+    no_cache: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -124,7 +127,38 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let (validated, sources) = gentable::pipeline::load_with_sources(&loaded);
+    let ctx = gentable::pipeline::Context::new(
+        &loaded,
+        &common.config,
+        common.no_cache,
+        gentable::pipeline::Context::wants_progress(common.quiet),
+    );
+    // Nothing changed since the last clean build: its result is what is on disk.
+    if let Some(up) = gentable::pipeline::up_to_date(&loaded, &ctx) {
+        if !common.quiet {
+            let dir = loaded.generated_dir();
+            match mode {
+                Mode::Validate => eprintln!(
+                    "gentable: {} tables valid, {}",
+                    up.tables,
+                    gentable::report::counts(0, 0).trim_start_matches("0 errors, ")
+                ),
+                Mode::Check => eprintln!(
+                    "gentable: {} is up to date ({} files)",
+                    dir.display(),
+                    up.files
+                ),
+                Mode::Write => eprintln!(
+                    "gentable: {} tables -> {} (0 written, {} unchanged, 0 removed)",
+                    up.tables,
+                    dir.display(),
+                    up.files
+                ),
+            }
+        }
+        return ExitCode::SUCCESS;
+    }
+    let (validated, sources) = gentable::pipeline::load_with_sources_in(&loaded, &ctx);
     let (validated, mut diags) = match validated {
         Ok(v) => {
             let d = Diagnostics {
@@ -138,12 +172,13 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
         diags.deny_warnings();
     }
     diags.sort();
-    print_diags(&diags, common, &sources);
+    ctx.suspend(|| print_diags(&diags, common, &sources));
     let config_error = diags
         .items
         .iter()
         .any(|d| d.severity == Severity::Error && d.code < "GT0100");
     let Some(validated) = validated.filter(|_| !diags.has_errors()) else {
+        ctx.finish();
         if !common.quiet && common.message_format == MessageFormat::Human {
             eprintln!(
                 "gentable: {}; generated/ left unchanged",
@@ -153,6 +188,7 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
         return ExitCode::from(if config_error { 2 } else { 1 });
     };
     if mode == Mode::Validate {
+        ctx.finish();
         if !common.quiet {
             eprintln!(
                 "gentable: {} tables valid, {}",
@@ -162,7 +198,7 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
-    let files = match gentable::pipeline::generate(&loaded, &validated) {
+    let files = match gentable::pipeline::generate_in(&loaded, &validated, &ctx) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -172,6 +208,7 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
     let dir = loaded.generated_dir();
     if mode == Mode::Check {
         let c = gentable::pipeline::stale(&dir, &files);
+        ctx.finish();
         if c.written.is_empty() && c.removed.is_empty() {
             if !common.quiet {
                 eprintln!(
@@ -194,7 +231,10 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
         );
         return ExitCode::from(1);
     }
-    match gentable::pipeline::write(&dir, &files) {
+    let tables = validated.project.tables.len();
+    let written = gentable::pipeline::write_in(&loaded, &files, tables, diags.items.is_empty(), &ctx);
+    ctx.finish();
+    match written {
         Ok(c) => {
             if !common.quiet {
                 eprintln!(

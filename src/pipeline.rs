@@ -5,7 +5,14 @@
 //! rendered, writing changed files through temporary siblings and renames (unchanged files are not touched)
 //! and removing files that gentable owns but no longer produces. A failed build never reaches [`write`], so
 //! `generated/` is unchanged when any error is found.
+//!
+//! Performance (docs/performance.md): files are read, hashed and typed in parallel (rayon), a big table is
+//! typed and validated in row chunks, the emitters run concurrently, and [`Context`] carries the incremental
+//! cache ([`crate::cache`]: raw reads per source file, and the manifest that turns a build whose inputs and
+//! outputs are unchanged into a no-op, [`up_to_date`]) and the progress bar. `GENTABLE_TIMINGS=1` prints the
+//! time of each stage to stderr.
 
+use crate::cache::{self, Cache, Entry, Manifest, Stat};
 use crate::canonical;
 use crate::codegen::{self, EmitContext, Files};
 use crate::config::Loaded;
@@ -14,8 +21,109 @@ use crate::ir::{Project, Table, TableMode};
 use crate::read::{self, RawTable};
 use crate::schema::{self, SchemaSet, TableSchema};
 use rayon::prelude::*;
-use std::collections::BTreeMap;
-use std::path::Path;
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Instant, SystemTime};
+
+/// What a build run carries besides the project: the cache, the progress bar, stage timings, and the input
+/// files seen (for the manifest).
+pub struct Context {
+    pub cache: Cache,
+    progress: Option<indicatif::ProgressBar>,
+    timings: bool,
+    started: Instant,
+    /// The project file (an input of the manifest), if known.
+    config_path: Option<PathBuf>,
+    /// Input files seen by this build: path → entry.
+    inputs: Mutex<BTreeMap<String, Entry>>,
+}
+
+impl Context {
+    /// No cache, no progress (library use and tests).
+    pub fn plain() -> Context {
+        Context {
+            cache: Cache::disabled(),
+            progress: None,
+            timings: std::env::var_os("GENTABLE_TIMINGS").is_some(),
+            started: Instant::now(),
+            config_path: None,
+            inputs: Mutex::new(BTreeMap::new()),
+        }
+    }
+    /// The context of a command-line build of the project read from `config_path`: the cache unless
+    /// `no_cache`, and a progress bar if `progress` (the caller decides: a terminal, not CI, not `--quiet`).
+    pub fn new(loaded: &Loaded, config_path: &Path, no_cache: bool, progress: bool) -> Context {
+        let bar = progress.then(|| {
+            let bar = indicatif::ProgressBar::with_draw_target(
+                None,
+                indicatif::ProgressDrawTarget::stderr_with_hz(10),
+            );
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{spinner} {msg:12} [{bar:30}] {pos}/{len} ({elapsed})",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            );
+            bar
+        });
+        Context {
+            cache: Cache::new(loaded, !no_cache),
+            progress: bar,
+            config_path: Some(config_path.to_path_buf()),
+            ..Context::plain()
+        }
+    }
+    /// Whether a terminal progress bar should be shown: stderr is a terminal, `CI` is unset, not quiet.
+    pub fn wants_progress(quiet: bool) -> bool {
+        use std::io::IsTerminal;
+        !quiet && std::env::var_os("CI").is_none() && std::io::stderr().is_terminal()
+    }
+    /// Start a stage of `len` steps (0: a spinner).
+    fn stage(&self, name: &str, len: usize) {
+        if self.timings {
+            eprintln!(
+                "gentable: [{:>8.1} ms] {name}",
+                self.started.elapsed().as_secs_f64() * 1e3
+            );
+        }
+        if let Some(b) = &self.progress {
+            b.set_message(name.to_string());
+            b.set_length(len as u64);
+            b.set_position(0);
+        }
+    }
+    /// Run `f` (which prints) with the progress bar hidden.
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        match &self.progress {
+            Some(b) => b.suspend(f),
+            None => f(),
+        }
+    }
+    fn tick(&self) {
+        if let Some(b) = &self.progress {
+            b.inc(1);
+        }
+    }
+    /// Clear the progress bar (before the summary line).
+    pub fn finish(&self) {
+        if let Some(b) = &self.progress {
+            b.finish_and_clear();
+        }
+        if self.timings {
+            eprintln!(
+                "gentable: [{:>8.1} ms] done",
+                self.started.elapsed().as_secs_f64() * 1e3
+            );
+        }
+    }
+    fn record_input(&self, path: &Path, entry: Entry) {
+        if let Ok(mut m) = self.inputs.lock() {
+            m.insert(path.to_string_lossy().into_owned(), entry);
+        }
+    }
+}
 
 /// A validated project and what generation needs besides it.
 pub struct Validated {
@@ -28,24 +136,98 @@ pub struct Validated {
 
 /// Read, type and validate every table. `Err` holds every diagnostic (errors and warnings), sorted.
 pub fn load(loaded: &Loaded) -> Result<Validated, Diagnostics> {
-    load_impl(loaded, &mut vec![])
+    load_impl(loaded, &Context::plain(), &mut vec![])
 }
 
 /// [`load`], plus the source rows that the diagnostics point at (for human output, [`crate::report`]).
 pub fn load_with_sources(
     loaded: &Loaded,
 ) -> (Result<Validated, Diagnostics>, crate::report::Sources) {
-    let mut raw = vec![];
-    let result = load_impl(loaded, &mut raw);
-    let sources = match &result {
-        Ok(v) => crate::report::Sources::from_raw(&raw, &v.warnings),
-        Err(d) => crate::report::Sources::from_raw(&raw, &d.items),
+    load_with_sources_in(loaded, &Context::plain())
+}
+
+/// [`load_with_sources`] with a [`Context`] (cache, progress). Raw rows are dropped as soon as their table is
+/// typed; when diagnostics point at rows, the files they name are read again (from the cache) for the report.
+pub fn load_with_sources_in(
+    loaded: &Loaded,
+    ctx: &Context,
+) -> (Result<Validated, Diagnostics>, crate::report::Sources) {
+    let mut typed_names = vec![];
+    let result = load_impl(loaded, ctx, &mut typed_names);
+    let diags = match &result {
+        Ok(v) => &v.warnings,
+        Err(d) => &d.items,
+    };
+    let sources = if diags.iter().any(|d| d.row > 0) {
+        let wanted: HashSet<&str> = diags
+            .iter()
+            .filter(|d| d.row > 0)
+            .map(|d| d.file.as_str())
+            .collect();
+        let typed: HashSet<&str> = typed_names.iter().map(String::as_str).collect();
+        let files = read::discover(loaded).unwrap_or_default();
+        let raw: Vec<RawTable> = files
+            .par_iter()
+            .filter(|f| wanted.contains(f.rel.as_str()))
+            .flat_map_iter(|f| read_one(loaded, ctx, f, &mut vec![]))
+            .filter(|t| typed.contains(t.name.as_str()))
+            .collect();
+        crate::report::Sources::from_raw(&raw, diags)
+    } else {
+        crate::report::Sources::default()
     };
     (result, sources)
 }
 
-/// [`load`]; the raw tables that were typed are moved into `raw` (for [`load_with_sources`]).
-fn load_impl(loaded: &Loaded, raw: &mut Vec<RawTable>) -> Result<Validated, Diagnostics> {
+/// Read one source file through the cache: its bytes are hashed (and recorded as an input of the build); a
+/// workbook whose raw tables are cached under the hash is not parsed again.
+fn read_one(
+    loaded: &Loaded,
+    ctx: &Context,
+    f: &read::SourceFile,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<RawTable> {
+    let stat = Stat::of(&f.path);
+    let Ok(bytes) = std::fs::read(&f.path) else {
+        // The reader reports why.
+        return read::read_file(loaded, f, diags);
+    };
+    let hash = blake3::hash(&bytes);
+    ctx.record_input(
+        &f.path,
+        Entry {
+            stat: stat.filter(|s| s.len == bytes.len() as u64 && s.settled(SystemTime::now())),
+            hash: *hash.as_bytes(),
+        },
+    );
+    // CSV is parsed about as fast as a cache entry is decoded: only workbooks are cached.
+    let workbook = f
+        .path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| read::WORKBOOK_EXT.contains(&e.to_ascii_lowercase().as_str()));
+    if !workbook || !ctx.cache.enabled() {
+        return read::read_file_with(loaded, f, Some(&bytes), diags);
+    }
+    let key = cache::read_key(loaded, &f.rel, &f.rel_in_folder, &hash);
+    if let Some(tables) = ctx.cache.get_read(&key) {
+        return tables;
+    }
+    let mut d = vec![];
+    let tables = read::read_file_with(loaded, f, Some(&bytes), &mut d);
+    if d.is_empty() {
+        ctx.cache.put_read(&key, &tables);
+    }
+    diags.extend(d);
+    tables
+}
+
+/// [`load`]; the names of the tables that reached typing are put in `typed_names` (for the report's sources).
+fn load_impl(
+    loaded: &Loaded,
+    ctx: &Context,
+    typed_names: &mut Vec<String>,
+) -> Result<Validated, Diagnostics> {
     let mut diags: Vec<Diagnostic> = vec![];
     let fail = |diags: Vec<Diagnostic>| {
         let mut d = Diagnostics { items: diags };
@@ -67,11 +249,13 @@ fn load_impl(loaded: &Loaded, raw: &mut Vec<RawTable>) -> Result<Validated, Diag
         Err(d) => return fail(vec![d]),
     };
     // Read every file in parallel (rayon); group sources by table name in file order.
+    ctx.stage("reading", files.len());
     let read: Vec<(Vec<RawTable>, Vec<Diagnostic>)> = files
         .par_iter()
         .map(|f| {
             let mut d = vec![];
-            let tables = read::read_file(loaded, f, &mut d);
+            let tables = read_one(loaded, ctx, f, &mut d);
+            ctx.tick();
             (tables, d)
         })
         .collect();
@@ -115,18 +299,27 @@ fn load_impl(loaded: &Loaded, raw: &mut Vec<RawTable>) -> Result<Validated, Diag
             Err(d) => diags.extend(d),
         }
     }
-    let typed: Vec<(Table, Vec<Diagnostic>)> = schemas
-        .par_iter()
-        .zip(typed_sources.par_iter())
-        .map(|(ts, sources)| {
+    ctx.stage("typing", schemas.len());
+    typed_names.extend(schemas.iter().map(|ts| ts.name.clone()));
+    // Big tables first, so that the last table to finish is a small one.
+    let mut order: Vec<(usize, Vec<RawTable>)> = typed_sources.into_iter().enumerate().collect();
+    order.sort_by_key(|(_, s)| std::cmp::Reverse(s.iter().map(|t| t.rows.len()).sum::<usize>()));
+    let mut typed: Vec<(usize, Table, Vec<Diagnostic>)> = order
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|(i, sources)| {
+            let ts = &schemas[i];
             let mut d = vec![];
             let rows = crate::typing::type_table(
                 &project,
                 ts,
-                sources,
+                &sources,
                 loaded.config.tables.get(&ts.name),
                 &mut d,
             );
+            // The raw rows are not needed any more: free them now, not at the end of the build.
+            drop(sources);
+            ctx.tick();
             let table = Table {
                 name: ts.name.clone(),
                 doc: ts.doc.clone(),
@@ -136,15 +329,16 @@ fn load_impl(loaded: &Loaded, raw: &mut Vec<RawTable>) -> Result<Validated, Diag
                 unique_keys: ts.unique_keys.clone(),
                 rows,
                 schema_file: ts.schema_file.clone(),
+                groups: ts.groups.clone(),
             };
-            (table, d)
+            (i, table, d)
         })
         .collect();
-    for (t, d) in typed {
+    typed.sort_by_key(|(i, _, _)| *i);
+    for (_, t, d) in typed {
         project.tables.push(t);
         diags.extend(d);
     }
-    raw.extend(typed_sources.into_iter().flatten());
     // Type names must not collide with table names in generated code.
     let table_names: Vec<String> = project.tables.iter().map(|t| t.name.clone()).collect();
     for n in project.enums.keys().chain(project.records.keys()) {
@@ -162,10 +356,13 @@ fn load_impl(loaded: &Loaded, raw: &mut Vec<RawTable>) -> Result<Validated, Diag
     {
         return fail(diags);
     }
-    crate::validators::json_schema_rows(&project, &set, &schemas, &mut diags);
+    ctx.stage("validating", 0);
+    json_schema_parallel(&mut project, &set, &schemas, &mut diags);
+    ctx.stage("checking keys", 0);
     crate::validators::keys(&mut project, &mut diags);
     crate::validators::foreign_keys(&project, &set, &mut diags);
     crate::validators::unreferenced(&project, &set, &schemas, &mut diags);
+    crate::validators::text::check(&project, loaded.config.localization.as_ref(), &mut diags);
     // Rules read other tables through keys: run them only on tables whose keys and references hold.
     if !diags
         .iter()
@@ -189,26 +386,35 @@ fn load_impl(loaded: &Loaded, raw: &mut Vec<RawTable>) -> Result<Validated, Diag
 
 /// Canonical data files and the content hash: `(files under data/, hash)`.
 pub fn canonical_data(l: &Validated) -> (Files, String) {
+    canonical_data_of(&l.project, &l.schema_set, "data")
+}
+
+/// Canonical data of `project` under the folder `dir` (`data`, or `data/<output>` for an output with export
+/// groups) and its content hash.
+pub fn canonical_data_of(project: &Project, schema_set: &SchemaSet, dir: &str) -> (Files, String) {
     let mut files = Files::new();
-    let mut parts = vec![];
-    for t in &l.project.tables {
-        let data = canonical::table_json(&l.project, t);
-        let schema = canonical::json_value(
-            l.schema_set
-                .files
-                .get(&t.schema_file)
-                .unwrap_or(&serde_json::Value::Null),
-        );
-        parts.push((t.name.clone(), data, schema));
-    }
+    let mut parts: Vec<(String, String, String)> = project
+        .tables
+        .par_iter()
+        .with_max_len(1)
+        .map(|t| {
+            let data = canonical::table_json(project, t);
+            let schema = canonical::json_value(
+                schema_set
+                    .files
+                    .get(&t.schema_file)
+                    .unwrap_or(&serde_json::Value::Null),
+            );
+            (t.name.clone(), data, schema)
+        })
+        .collect();
     // Shared schema files count too: their definitions shape every table.
-    let used: Vec<&str> = l
-        .project
+    let used: Vec<&str> = project
         .tables
         .iter()
         .map(|t| t.schema_file.as_str())
         .collect();
-    for (name, doc) in &l.schema_set.files {
+    for (name, doc) in &schema_set.files {
         if !used.contains(&name.as_str()) {
             parts.push((
                 format!("$schema/{name}"),
@@ -224,30 +430,161 @@ pub fn canonical_data(l: &Validated) -> (Files, String) {
     );
     for (name, data, _) in parts {
         if !name.starts_with("$schema/") {
-            files.insert(format!("data/{name}.json"), data);
+            files.insert(format!("{dir}/{name}.json"), data);
         }
     }
-    files.insert("data/content-hash.txt".into(), format!("{hash}\n"));
+    files.insert(format!("{dir}/content-hash.txt"), format!("{hash}\n"));
     (files, hash)
 }
 
-/// Render every output file in memory.
+/// Render every output file in memory. An output that selects export groups (`[rust|csharp|typescript]
+/// groups`) is emitted from the project filtered to them, with its own data under `data/<output>/` and its
+/// own content hash (see [`crate::groups`]).
 pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Files> {
-    let (mut files, hash) = canonical_data(l);
-    let ctx = EmitContext {
-        project: &l.project,
-        config: &loaded.config,
-        content_hash: &hash,
-        root: &loaded.root,
+    let c = &loaded.config;
+    // `[localization] inline`: every output shows one language's texts instead of their keys.
+    let inlined;
+    let base: &Project = match c.localization.as_ref().filter(|x| x.inline.is_some()) {
+        Some(loc) => {
+            inlined = crate::groups::inline_texts(&l.project, loc)?;
+            &inlined
+        }
+        None => &l.project,
     };
-    for part in [
-        codegen::rust::emit(&ctx)?,
-        codegen::csharp::emit(&ctx)?,
-        codegen::ts::emit(&ctx)?,
-    ] {
-        files.extend(part);
+    let (mut files, hash) = canonical_data_of(base, &l.schema_set, "data");
+    crate::groups::check_names(&l.project, &c.groups.names)?;
+    type Emit = fn(&EmitContext) -> anyhow::Result<Files>;
+    let outputs: [(&str, &Option<Vec<String>>, Emit); 3] = [
+        ("rust", &c.rust.groups, codegen::rust::emit),
+        ("csharp", &c.csharp.groups, codegen::csharp::emit),
+        ("typescript", &c.typescript.groups, codegen::ts::emit),
+    ];
+    // The three emitters run concurrently; their files are merged in the fixed order above.
+    let parts: Vec<anyhow::Result<Files>> = outputs
+        .par_iter()
+        .with_max_len(1)
+        .map(|(name, groups, emit)| -> anyhow::Result<Files> {
+            Ok(match groups {
+                None => emit(&EmitContext {
+                    project: base,
+                    config: c,
+                    content_hash: &hash,
+                    project_hash: &hash,
+                    root: &loaded.root,
+                })?,
+                Some(groups) => {
+                    let project = crate::groups::filter(base, groups)?;
+                    let (mut data, own) =
+                        canonical_data_of(&project, &l.schema_set, &format!("data/{name}"));
+                    data.extend(emit(&EmitContext {
+                        project: &project,
+                        config: c,
+                        content_hash: &own,
+                        project_hash: &hash,
+                        root: &loaded.root,
+                    })?);
+                    data
+                }
+            })
+        })
+        .collect();
+    for part in parts {
+        files.extend(part?);
     }
     Ok(files)
+}
+
+/// [`generate`] with a [`Context`] (progress and timings).
+pub fn generate_in(loaded: &Loaded, l: &Validated, ctx: &Context) -> anyhow::Result<Files> {
+    ctx.stage("generating", 0);
+    generate(loaded, l)
+}
+
+/// Validate every row against its JSON Schema ([`crate::validators::json_schema_rows`]) on all cores: the
+/// tables are split into work units of whole small tables or row chunks of big ones, each validated on its
+/// own (with its own schema registry), and the rows are put back in order. The diagnostics are those of one
+/// sequential call: per-row findings do not depend on the split, and schema-level findings (row 0) are kept
+/// once per table.
+fn json_schema_parallel(
+    project: &mut Project,
+    set: &SchemaSet,
+    schemas: &[TableSchema],
+    diags: &mut Vec<Diagnostic>,
+) {
+    let total: usize = project.tables.iter().map(|t| t.rows.len()).sum();
+    let threads = rayon::current_num_threads();
+    if threads < 2 || total < 20_000 {
+        crate::validators::json_schema_rows(project, set, schemas, diags);
+        return;
+    }
+    let unit = (total / (threads * 4)).max(5_000);
+    // Work units: (table index, rows); whole tables are grouped up to `unit` rows.
+    let mut units: Vec<Vec<(usize, Vec<crate::ir::Row>)>> = vec![vec![]];
+    let mut filled = 0;
+    for (ti, t) in project.tables.iter_mut().enumerate() {
+        let mut rows = std::mem::take(&mut t.rows);
+        while !rows.is_empty() {
+            if filled >= unit {
+                units.push(vec![]);
+                filled = 0;
+            }
+            let n = rows.len().min(unit - filled);
+            let rest = rows.split_off(n);
+            filled += n;
+            units.last_mut().expect("one unit").push((ti, rows));
+            rows = rest;
+        }
+    }
+    let meta: Vec<Table> = project.tables.clone();
+    let shell = Project {
+        name: project.name.clone(),
+        tables: vec![],
+        enums: project.enums.clone(),
+        records: project.records.clone(),
+        ..Default::default()
+    };
+    let results: Vec<(Vec<(usize, Vec<crate::ir::Row>)>, Vec<Diagnostic>)> = units
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|unit| {
+            let mut sub = Project {
+                tables: vec![],
+                ..shell.clone()
+            };
+            let mut sub_schemas = vec![];
+            let mut index = vec![];
+            for (ti, rows) in unit {
+                let mut t = meta[ti].clone();
+                t.rows = rows;
+                sub.tables.push(t);
+                if let Some(ts) = schemas.iter().find(|s| s.name == meta[ti].name) {
+                    sub_schemas.push(ts.clone());
+                }
+                index.push(ti);
+            }
+            let mut d = vec![];
+            crate::validators::json_schema_rows(&sub, set, &sub_schemas, &mut d);
+            let back = index
+                .into_iter()
+                .zip(sub.tables)
+                .map(|(ti, t)| (ti, t.rows))
+                .collect();
+            (back, d)
+        })
+        .collect();
+    let mut seen_file_level: HashSet<(String, String)> = HashSet::new();
+    for (back, d) in results {
+        for (ti, rows) in back {
+            project.tables[ti].rows.extend(rows);
+        }
+        for x in d {
+            // A schema-level finding is repeated by every unit that holds rows of its table(s).
+            if x.row == 0 && !seen_file_level.insert((x.file.clone(), x.message.clone())) {
+                continue;
+            }
+            diags.push(x);
+        }
+    }
 }
 
 /// Folders under `generated/` whose files gentable owns (stale ones are removed).
@@ -296,11 +633,35 @@ fn collect(dir: &Path, rel: &str, out: &mut Vec<String>) {
 
 /// Compare `files` with `dir` without writing: files that would be written or removed.
 pub fn stale(dir: &Path, files: &Files) -> Changes {
+    stale_with(dir, files, None)
+}
+
+/// [`stale`]; with the outputs of a manifest, a file whose status and hash are the recorded ones is known to
+/// be unchanged without reading it back.
+fn stale_with(dir: &Path, files: &Files, known: Option<&BTreeMap<String, Entry>>) -> Changes {
+    let changed: Vec<Option<String>> = files
+        .par_iter()
+        .map(|(rel, content)| {
+            let path = dir.join(rel);
+            if let Some(e) = known.and_then(|k| k.get(rel)) {
+                if e.stat.is_some()
+                    && e.stat == Stat::of(&path)
+                    && e.hash == *blake3::hash(content.as_bytes()).as_bytes()
+                {
+                    return None;
+                }
+            }
+            match std::fs::read(&path) {
+                Ok(old) if old == content.as_bytes() => None,
+                _ => Some(rel.clone()),
+            }
+        })
+        .collect();
     let mut c = Changes::default();
-    for (rel, content) in files {
-        match std::fs::read(dir.join(rel)) {
-            Ok(old) if old == content.as_bytes() => c.unchanged += 1,
-            _ => c.written.push(rel.clone()),
+    for x in changed {
+        match x {
+            Some(rel) => c.written.push(rel),
+            None => c.unchanged += 1,
         }
     }
     c.removed = extra_files(dir, files);
@@ -310,10 +671,44 @@ pub fn stale(dir: &Path, files: &Files) -> Changes {
 /// Write `files` under `dir`: changed files go to `*.gentable-tmp` siblings first and are renamed into place
 /// only when all were written; unchanged files are not rewritten; stale owned files are removed.
 pub fn write(dir: &Path, files: &Files) -> std::io::Result<Changes> {
-    let mut c = stale(dir, files);
-    let mut staged = vec![];
-    let result = (|| {
-        for rel in &c.written {
+    write_with(dir, files, None)
+}
+
+/// [`write`] with a [`Context`]: unchanged files are recognised from the manifest, and after the write the
+/// manifest of this build is recorded when `record` (a build without any diagnostic), so that the next
+/// unchanged build is a no-op ([`up_to_date`]). Unused read-cache entries are removed.
+pub fn write_in(
+    loaded: &Loaded,
+    files: &Files,
+    tables: usize,
+    record: bool,
+    ctx: &Context,
+) -> std::io::Result<Changes> {
+    ctx.stage("writing", 0);
+    let dir = loaded.generated_dir();
+    let old = ctx.cache.manifest();
+    // Until this build is recorded, the old manifest must not describe a half-written folder.
+    ctx.cache.set_manifest(None);
+    let c = write_with(&dir, files, old.as_ref().map(|m| &m.outputs))?;
+    if record && ctx.cache.enabled() {
+        if let Some(m) = manifest_of(loaded, files, tables as u64, ctx) {
+            ctx.cache.set_manifest(Some(&m));
+        }
+        ctx.cache.prune();
+    }
+    Ok(c)
+}
+
+fn write_with(
+    dir: &Path,
+    files: &Files,
+    known: Option<&BTreeMap<String, Entry>>,
+) -> std::io::Result<Changes> {
+    let mut c = stale_with(dir, files, known);
+    let staged: Vec<std::io::Result<(PathBuf, PathBuf)>> = c
+        .written
+        .par_iter()
+        .map(|rel| {
             let target = dir.join(rel);
             if let Some(p) = target.parent() {
                 std::fs::create_dir_all(p)?;
@@ -326,10 +721,14 @@ pub fn write(dir: &Path, files: &Files) -> std::io::Result<Changes> {
                     .unwrap_or_default()
             ));
             std::fs::write(&tmp, files[rel].as_bytes())?;
-            staged.push((tmp, target));
-        }
-        Ok(())
-    })();
+            Ok((tmp, target))
+        })
+        .collect();
+    let mut result = Ok(());
+    let staged: Vec<(PathBuf, PathBuf)> = staged
+        .into_iter()
+        .filter_map(|r| r.map_err(|e| result = Err(e)).ok())
+        .collect();
     if let Err(e) = result {
         for (tmp, _) in &staged {
             let _ = std::fs::remove_file(tmp);
@@ -344,6 +743,122 @@ pub fn write(dir: &Path, files: &Files) -> std::io::Result<Changes> {
     }
     c.removed.sort();
     Ok(c)
+}
+
+/// Input files besides the table files: the project file, every schema file, template override folders.
+fn other_inputs(loaded: &Loaded, ctx: &Context) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = ctx.config_path.iter().cloned().collect();
+    if let Ok(rd) = std::fs::read_dir(loaded.schema_dir()) {
+        out.extend(
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "json")),
+        );
+    }
+    for t in [
+        &loaded.config.csharp.templates,
+        &loaded.config.typescript.templates,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        walk_files(&loaded.root.join(t), &mut out);
+    }
+    out
+}
+
+fn walk_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            walk_files(&p, out);
+        } else {
+            out.push(p);
+        }
+    }
+}
+
+/// The manifest of a build that just wrote `files`: its inputs (the table files it read, hashed while
+/// reading, and [`other_inputs`]) and outputs. `None` if an input cannot be read.
+fn manifest_of(loaded: &Loaded, files: &Files, tables: u64, ctx: &Context) -> Option<Manifest> {
+    let now = SystemTime::now();
+    let mut inputs = ctx.inputs.lock().ok()?.clone();
+    let table_files = read::discover(loaded).ok()?;
+    if table_files.len() != inputs.len() {
+        return None;
+    }
+    for p in other_inputs(loaded, ctx) {
+        let bytes = std::fs::read(&p).ok()?;
+        inputs.insert(p.to_string_lossy().into_owned(), Entry::new(&p, &bytes, now));
+    }
+    let dir = loaded.generated_dir();
+    let outputs = files
+        .par_iter()
+        .map(|(rel, content)| (rel.clone(), Entry::new(&dir.join(rel), content.as_bytes(), now)))
+        .collect();
+    Some(Manifest {
+        settings: cache::settings_hash(loaded),
+        inputs,
+        outputs,
+        tables,
+    })
+}
+
+/// A build that has nothing to do: what the last build recorded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UpToDate {
+    /// Tables of the project.
+    pub tables: usize,
+    /// Files under the generated folder.
+    pub files: usize,
+}
+
+/// With the cache on: `Some` when the last successful build had no diagnostic, and every input (project file,
+/// table files, schema files, templates; none added or removed) and every output still holds what that build
+/// recorded, with no extra file in the owned folders. Then the build's result would be exactly what is on
+/// disk, so there is nothing to do.
+pub fn up_to_date(loaded: &Loaded, ctx: &Context) -> Option<UpToDate> {
+    if !ctx.cache.enabled() {
+        return None;
+    }
+    let m = ctx.cache.manifest()?;
+    if m.settings != cache::settings_hash(loaded) {
+        return None;
+    }
+    let mut paths: Vec<PathBuf> = read::discover(loaded)
+        .ok()?
+        .into_iter()
+        .map(|f| f.path)
+        .collect();
+    paths.extend(other_inputs(loaded, ctx));
+    let keys: HashSet<String> = paths
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    if keys.len() != m.inputs.len() || !keys.iter().all(|k| m.inputs.contains_key(k)) {
+        return None;
+    }
+    let dir = loaded.generated_dir();
+    let outputs: Files = m
+        .outputs
+        .keys()
+        .map(|k| (k.clone(), String::new()))
+        .collect();
+    if !extra_files(&dir, &outputs).is_empty() {
+        return None;
+    }
+    let ok = m
+        .inputs
+        .par_iter()
+        .all(|(k, e)| e.matches(Path::new(k)))
+        && m.outputs.par_iter().all(|(k, e)| e.matches(&dir.join(k)));
+    ok.then_some(UpToDate {
+        tables: m.tables as usize,
+        files: m.outputs.len(),
+    })
 }
 
 /// Convenience for tests and tools: load and validate the project of `gentable.toml` at `config_path`.

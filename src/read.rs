@@ -102,7 +102,7 @@ impl RawTable {
     }
 }
 
-const WORKBOOK_EXT: &[&str] = &["xlsx", "xlsm", "xls", "xlsb", "ods"];
+pub const WORKBOOK_EXT: &[&str] = &["xlsx", "xlsm", "xls", "xlsb", "ods"];
 
 /// A file that holds one or more tables.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -315,6 +315,17 @@ fn pathdiff(p: &Path, root: &Path) -> PathBuf {
 /// A file that cannot be read at all yields one file-level diagnostic; cells that cannot be decoded yield cell
 /// diagnostics and the table is still returned. A source claimed by two tables is a GT0002 error.
 pub fn read_file(loaded: &Loaded, file: &SourceFile, diags: &mut Vec<Diagnostic>) -> Vec<RawTable> {
+    read_file_with(loaded, file, None, diags)
+}
+
+/// [`read_file`] on the file's bytes when the caller has read them already (`None`: read from disk). The
+/// result is the same as [`read_file`]'s for the same bytes (the pipeline hashes them for its cache).
+pub fn read_file_with(
+    loaded: &Loaded,
+    file: &SourceFile,
+    bytes: Option<&[u8]>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<RawTable> {
     let sources = match Sources::new(loaded) {
         Ok(s) => s,
         Err(d) => {
@@ -357,7 +368,7 @@ pub fn read_file(loaded: &Loaded, file: &SourceFile, diags: &mut Vec<Diagnostic>
         .unwrap_or("")
         .to_ascii_lowercase();
     if WORKBOOK_EXT.contains(&ext.as_str()) {
-        let mut out = read_workbook(file, diags);
+        let mut out = read_workbook(file, bytes, diags);
         out.retain_mut(|t| match table_of(t.sheet.as_deref(), &t.name, diags) {
             Some(name) => {
                 t.name = name;
@@ -382,7 +393,11 @@ pub fn read_file(loaded: &Loaded, file: &SourceFile, diags: &mut Vec<Diagnostic>
             .and_then(|o| o.delimiter.as_deref())
             .and_then(|d| d.bytes().next());
         let delim = delim.unwrap_or(if ext == "tsv" { b'\t' } else { b',' });
-        match std::fs::read(&file.path) {
+        let read = match bytes {
+            Some(b) => Ok(std::borrow::Cow::Borrowed(b)),
+            None => std::fs::read(&file.path).map(std::borrow::Cow::Owned),
+        };
+        match read {
             Ok(bytes) => vec![read_csv_bytes(&name, &file.rel, &bytes, enc, delim, diags)],
             Err(e) => {
                 diags.push(Diagnostic::file_error(
@@ -531,19 +546,61 @@ pub fn read_csv_bytes(
     table
 }
 
-fn read_workbook(file: &SourceFile, diags: &mut Vec<Diagnostic>) -> Vec<RawTable> {
-    use calamine::{open_workbook_auto, Data, Reader};
-    let mut wb = match open_workbook_auto(&file.path) {
-        Ok(wb) => wb,
+fn read_workbook(file: &SourceFile, bytes: Option<&[u8]>, diags: &mut Vec<Diagnostic>) -> Vec<RawTable> {
+    let opened = match bytes {
+        None => calamine::open_workbook_auto(&file.path).map(|wb| read_sheets(file, wb, diags)),
+        Some(b) => open_workbook_auto_bytes(&file.path, b).map(|wb| read_sheets(file, wb, diags)),
+    };
+    match opened {
+        Ok(tables) => tables,
         Err(e) => {
             diags.push(Diagnostic::file_error(
                 "GT0101",
                 &file.rel,
                 format!("cannot open workbook: {e}"),
             ));
-            return vec![];
+            vec![]
         }
-    };
+    }
+}
+
+/// `calamine::open_workbook_auto` on bytes in memory: the same format choice (by extension, else by trying
+/// each format) and the same errors.
+fn open_workbook_auto_bytes<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+) -> Result<calamine::Sheets<std::io::Cursor<&'a [u8]>>, calamine::Error> {
+    use calamine::{open_workbook_from_rs, Error, Ods, Sheets, Xls, Xlsb, Xlsx};
+    let rs = || std::io::Cursor::new(bytes);
+    Ok(match path.extension().and_then(|e| e.to_str()) {
+        Some("xls" | "xla") => Sheets::Xls(open_workbook_from_rs(rs()).map_err(Error::Xls)?),
+        Some("xlsx" | "xlsm" | "xlam") => {
+            Sheets::Xlsx(open_workbook_from_rs(rs()).map_err(Error::Xlsx)?)
+        }
+        Some("xlsb") => Sheets::Xlsb(open_workbook_from_rs(rs()).map_err(Error::Xlsb)?),
+        Some("ods") => Sheets::Ods(open_workbook_from_rs(rs()).map_err(Error::Ods)?),
+        _ => {
+            if let Ok(wb) = open_workbook_from_rs::<Xls<_>, _>(rs()) {
+                Sheets::Xls(wb)
+            } else if let Ok(wb) = open_workbook_from_rs::<Xlsx<_>, _>(rs()) {
+                Sheets::Xlsx(wb)
+            } else if let Ok(wb) = open_workbook_from_rs::<Xlsb<_>, _>(rs()) {
+                Sheets::Xlsb(wb)
+            } else if let Ok(wb) = open_workbook_from_rs::<Ods<_>, _>(rs()) {
+                Sheets::Ods(wb)
+            } else {
+                return Err(Error::Msg("Cannot detect file format"));
+            }
+        }
+    })
+}
+
+fn read_sheets<RS: std::io::Read + std::io::Seek>(
+    file: &SourceFile,
+    mut wb: calamine::Sheets<RS>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<RawTable> {
+    use calamine::{Data, Reader};
     let names: Vec<String> = wb.sheet_names().to_vec();
     let mut out = Vec::new();
     for sheet in names {

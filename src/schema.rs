@@ -250,7 +250,10 @@ pub fn build_table(
     // unique key fields may be of any type and optional (absent values never clash).
     for &i in &primary_key {
         let f = &fields[i];
-        let ok = matches!(f.ty, Type::Int(_) | Type::String | Type::Enum(_) | Type::Bool);
+        let ok = matches!(
+            f.ty,
+            Type::Int(_) | Type::String | Type::Enum(_) | Type::Bool
+        );
         if !ok {
             ctx.diags.push(err(format!(
                 "primary key field {:?} must be a required integer, string, enum or boolean (found {})",
@@ -404,7 +407,10 @@ impl Ctx<'_> {
             foreign_keys: fks,
             default,
             groups: string_list(ps.get("x-gentable-groups")),
-            text: ps.get("x-gentable-text").and_then(J::as_bool).unwrap_or(false),
+            text: ps
+                .get("x-gentable-text")
+                .and_then(J::as_bool)
+                .unwrap_or(false),
         }
     }
 
@@ -637,7 +643,10 @@ impl Ctx<'_> {
                     &format!("{hint}Item"),
                     &format!("{origin}/items"),
                 )?;
-                let flags = o.get("x-gentable-flags").and_then(J::as_bool).unwrap_or(false)
+                let flags = o
+                    .get("x-gentable-flags")
+                    .and_then(J::as_bool)
+                    .unwrap_or(false)
                     || self
                         .resolve(items, file)
                         .and_then(|(_, d, _)| d.get("x-gentable-flags").and_then(J::as_bool))
@@ -645,13 +654,21 @@ impl Ctx<'_> {
                 match (flags, &inner) {
                     (true, Type::Enum(e)) if !n => {
                         if self.project.enums[e].members.len() > 64 {
-                            self.err(file, format!("{origin}: a flags enum has at most 64 members"));
+                            self.err(
+                                file,
+                                format!("{origin}: a flags enum has at most 64 members"),
+                            );
                             return None;
                         }
                         Type::Flags(e.clone())
                     }
                     (true, _) => {
-                        self.err(file, format!("{origin}: x-gentable-flags needs \"items\" to be a string enum"));
+                        self.err(
+                            file,
+                            format!(
+                                "{origin}: x-gentable-flags needs \"items\" to be a string enum"
+                            ),
+                        );
                         return None;
                     }
                     _ => Type::Array(Box::new(if n {
@@ -668,10 +685,18 @@ impl Ctx<'_> {
             {
                 let key = match o.get("x-gentable-mapKey") {
                     None => Type::String,
-                    Some(k) => match self.type_of(k, file, &format!("{hint}Key"), &format!("{origin}/x-gentable-mapKey"))? {
+                    Some(k) => match self.type_of(
+                        k,
+                        file,
+                        &format!("{hint}Key"),
+                        &format!("{origin}/x-gentable-mapKey"),
+                    )? {
                         (t @ (Type::String | Type::Int(_)), false) => t,
                         _ => {
-                            self.err(file, format!("{origin}: a map key must be a string or an integer"));
+                            self.err(
+                                file,
+                                format!("{origin}: a map key must be a string or an integer"),
+                            );
                             return None;
                         }
                     },
@@ -680,7 +705,12 @@ impl Ctx<'_> {
                     self.err(file, format!("{origin}: a map needs \"additionalProperties\": the schema of its values"));
                     return None;
                 };
-                let (vt, vn) = self.type_of(vs, file, &format!("{hint}Value"), &format!("{origin}/additionalProperties"))?;
+                let (vt, vn) = self.type_of(
+                    vs,
+                    file,
+                    &format!("{hint}Value"),
+                    &format!("{origin}/additionalProperties"),
+                )?;
                 let vt = if vn { Type::Optional(Box::new(vt)) } else { vt };
                 Type::Map(Box::new(key), Box::new(vt))
             }
@@ -777,14 +807,20 @@ impl Ctx<'_> {
         for (i, alt) in alts.iter().enumerate() {
             let (bfile, b, _) = self.resolve(alt, file)?;
             let bo = b.as_object().cloned().unwrap_or_default();
-            let props = bo.get("properties").and_then(J::as_object).cloned().unwrap_or_default();
+            let props = bo
+                .get("properties")
+                .and_then(J::as_object)
+                .cloned()
+                .unwrap_or_default();
             let tag = props.get(disc).and_then(|d| {
                 d.get("const")
                     .and_then(J::as_str)
-                    .or_else(|| match d.get("enum").and_then(J::as_array).map(Vec::as_slice) {
-                        Some([one]) => one.as_str(),
-                        _ => None,
-                    })
+                    .or_else(
+                        || match d.get("enum").and_then(J::as_array).map(Vec::as_slice) {
+                            Some([one]) => one.as_str(),
+                            _ => None,
+                        },
+                    )
                     .map(String::from)
             });
             let Some(tag) = tag else {
@@ -792,7 +828,10 @@ impl Ctx<'_> {
                 return None;
             };
             if variants.iter().any(|v| v.tag == tag) {
-                self.err(file, format!("{origin}: two branches have {disc} = {tag:?}"));
+                self.err(
+                    file,
+                    format!("{origin}: two branches have {disc} = {tag:?}"),
+                );
                 return None;
             }
             let required: Vec<&str> = bo
@@ -810,7 +849,12 @@ impl Ctx<'_> {
                     crate::naming::case(&tag, crate::naming::Case::Pascal),
                     crate::naming::case(pname, crate::naming::Case::Pascal)
                 );
-                let (pt, pn) = self.type_of(ps, &bfile, &hint, &format!("{origin}/oneOf/{i}/properties/{pname}"))?;
+                let (pt, pn) = self.type_of(
+                    ps,
+                    &bfile,
+                    &hint,
+                    &format!("{origin}/oneOf/{i}/properties/{pname}"),
+                )?;
                 let pt = if pn || !required.contains(&pname.as_str()) {
                     Type::Optional(Box::new(pt))
                 } else {
@@ -875,8 +919,15 @@ pub fn encode_refs(v: &J) -> J {
                 .map(|(k, x)| {
                     let x = match (k.as_str(), x) {
                         ("$ref", J::String(r)) => {
-                            let (file, frag) = r.split_once('#').map(|(f, g)| (f, Some(g))).unwrap_or((r.as_str(), None));
-                            let file = if file.contains("://") { file.to_string() } else { percent_encode(file) };
+                            let (file, frag) = r
+                                .split_once('#')
+                                .map(|(f, g)| (f, Some(g)))
+                                .unwrap_or((r.as_str(), None));
+                            let file = if file.contains("://") {
+                                file.to_string()
+                            } else {
+                                percent_encode(file)
+                            };
                             J::String(match frag {
                                 Some(g) => format!("{file}#{g}"),
                                 None => file,
@@ -899,11 +950,17 @@ mod uri_tests {
 
     #[test]
     fn file_names_become_valid_uris() {
-        assert_eq!(schema_uri("Move Rule.schema.json"), "file:///gentable/schema/Move%20Rule.schema.json");
+        assert_eq!(
+            schema_uri("Move Rule.schema.json"),
+            "file:///gentable/schema/Move%20Rule.schema.json"
+        );
         assert_eq!(percent_encode("道具"), "%E9%81%93%E5%85%B7");
         let v = serde_json::json!({"properties": {"a": {"$ref": "道具.schema.json#/$defs/X"}, "b": {"$ref": "#/$defs/Y"}}});
         let e = encode_refs(&v);
-        assert_eq!(e["properties"]["a"]["$ref"], "%E9%81%93%E5%85%B7.schema.json#/$defs/X");
+        assert_eq!(
+            e["properties"]["a"]["$ref"],
+            "%E9%81%93%E5%85%B7.schema.json#/$defs/X"
+        );
         assert_eq!(e["properties"]["b"]["$ref"], "#/$defs/Y");
     }
 }

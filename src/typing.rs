@@ -85,11 +85,11 @@ impl Layout {
             .unwrap_or_default()
     }
     /// Blank from the first column on.
-    fn is_blank(&self, r: &RawRow) -> bool {
+    pub fn is_blank(&self, r: &RawRow) -> bool {
         r.cells.iter().skip(self.first_col).all(RawCell::is_blank)
     }
     /// A comment row: its marker cell starts with the comment marker.
-    fn is_comment(&self, r: &RawRow) -> bool {
+    pub fn is_comment(&self, r: &RawRow) -> bool {
         self.marker(r).starts_with(&self.comment_marker)
     }
 }
@@ -129,6 +129,8 @@ struct Columns {
     cols: Vec<(usize, usize)>,
     /// Field index → first column.
     by_field: std::sync::Arc<[Option<usize>]>,
+    /// Dotted headers (`Pos.x`): `(column, field, path below the field)`, see [`crate::columns`].
+    subs: Vec<(usize, usize, Vec<String>)>,
 }
 
 /// Type every source of one table. Returns the rows in source order (sorting is done by the validators)
@@ -143,6 +145,10 @@ pub fn type_table(
     let mut rows = vec![];
     let layout = Layout::of(ov);
     for src in sources {
+        if ov.and_then(|o| o.layout.as_deref()) == Some("vertical") {
+            rows.extend(crate::vertical::type_source(project, schema, src, &layout, diags));
+            continue;
+        }
         // 1. Header row.
         let header_pos = match (layout.header_row, &layout.header_marker) {
             (Some(h), _) => src.rows.iter().position(|r| r.row == h),
@@ -191,6 +197,7 @@ pub fn type_table(
             })
             .unwrap_or_default();
         let Some(columns) = map_columns(
+            project,
             schema,
             src,
             src.rows[hp].row,
@@ -201,30 +208,52 @@ pub fn type_table(
         ) else {
             continue;
         };
-        // 2. Data rows.
-        for raw in &src.rows[hp + 1..] {
-            if layout.data_row.is_some_and(|d| raw.row < d)
+        // 2. Data rows: a big source is typed in chunks on all cores (rows and diagnostics keep their order).
+        let data = &src.rows[hp + 1..];
+        let one = |raw: &RawRow, d: &mut Vec<Diagnostic>| {
+            if layout.data_row.is_some_and(|x| raw.row < x)
                 || layout.is_blank(raw)
                 || layout.is_comment(raw)
             {
-                continue;
+                return None;
             }
-            let origin = src.origin(raw.row);
-            rows.push(type_row(
+            Some(type_row(
                 project,
                 schema,
                 &columns,
                 &raw.cells,
-                origin,
+                src.origin(raw.row),
                 layout.array_separator,
-                diags,
-            ));
+                d,
+            ))
+        };
+        if data.len() < PARALLEL_ROWS {
+            rows.extend(data.iter().filter_map(|raw| one(raw, diags)));
+        } else {
+            use rayon::prelude::*;
+            let chunks: Vec<(Vec<Row>, Vec<Diagnostic>)> = data
+                .par_chunks(PARALLEL_ROWS / 4)
+                .map(|chunk| {
+                    let mut d = vec![];
+                    let r = chunk.iter().filter_map(|raw| one(raw, &mut d)).collect();
+                    (r, d)
+                })
+                .collect();
+            for (r, d) in chunks {
+                rows.extend(r);
+                diags.extend(d);
+            }
         }
     }
     rows
 }
 
+/// Sources with at least this many rows are typed in parallel chunks.
+const PARALLEL_ROWS: usize = 20_000;
+
+#[allow(clippy::too_many_arguments)]
 fn map_columns(
+    project: &Project,
     schema: &TableSchema,
     src: &RawTable,
     header_row: usize,
@@ -235,6 +264,7 @@ fn map_columns(
 ) -> Option<Columns> {
     let origin = src.origin(header_row);
     let mut cols = vec![];
+    let mut subs: Vec<(usize, usize, Vec<String>)> = vec![];
     let mut seen: Vec<Option<usize>> = vec![None; schema.fields.len()];
     let mut ok = true;
     for (ci, c) in cells.iter().enumerate().skip(layout.first_col) {
@@ -246,6 +276,18 @@ fn map_columns(
         match schema.fields.iter().position(|f| f.name == h) {
             Some(fi) => {
                 if let Some(prev) = seen[fi] {
+                    if subs.iter().any(|(_, f, _)| *f == fi) {
+                        diags.push(Diagnostic::cell_error(
+                            DUPLICATE_COLUMN,
+                            &origin,
+                            Some(ci),
+                            Some(h),
+                            Some(h),
+                            format!("column {h:?} is also given across dotted columns (from column {})", column_letters(prev)),
+                        ));
+                        ok = false;
+                        continue;
+                    }
                     if !matches!(schema.fields[fi].ty.strip_optional(), Type::Array(_)) {
                         diags.push(
                             Diagnostic::cell_error(
@@ -270,6 +312,29 @@ fn map_columns(
                     seen[fi] = Some(ci);
                 }
                 cols.push((ci, fi));
+            }
+            None if crate::columns::split_header(project, &schema.fields, h).is_some() => {
+                let (fi, path) = crate::columns::split_header(project, &schema.fields, h).expect("checked");
+                let clash = cols.iter().find(|(_, f)| *f == fi).map(|(c, _)| *c).or_else(|| {
+                    subs.iter().find(|(_, f, p)| *f == fi && *p == path).map(|(c, _, _)| *c)
+                });
+                if let Some(prev) = clash {
+                    diags.push(
+                        Diagnostic::cell_error(
+                            DUPLICATE_COLUMN,
+                            &origin,
+                            Some(ci),
+                            Some(h),
+                            Some(h),
+                            format!("column {h:?} repeats what column {} gives", column_letters(prev)),
+                        )
+                        .with_help("give a record either in one column or across dotted columns, each part once"),
+                    );
+                    ok = false;
+                    continue;
+                }
+                seen[fi].get_or_insert(ci);
+                subs.push((ci, fi, path));
             }
             None => {
                 let mut d = Diagnostic::cell_error(
@@ -362,6 +427,7 @@ fn map_columns(
     ok.then(|| Columns {
         cols,
         by_field: seen.into(),
+        subs,
     })
 }
 
@@ -412,6 +478,35 @@ fn type_row(
             }
         }
     }
+    // Records across dotted columns.
+    let mut done: Vec<usize> = vec![];
+    for &(_, fi, _) in &columns.subs {
+        if done.contains(&fi) {
+            continue;
+        }
+        done.push(fi);
+        let parts: Vec<crate::columns::Part> = columns
+            .subs
+            .iter()
+            .filter(|(_, f, _)| *f == fi)
+            .map(|(ci, _, path)| crate::columns::Part {
+                path,
+                col: *ci,
+                cell: cells.get(*ci).unwrap_or(&RawCell::Empty),
+            })
+            .collect();
+        let f = &schema.fields[fi];
+        match crate::columns::assemble(project, &f.ty, &parts, sep, 0) {
+            Ok(v) => values[fi] = v,
+            Err((ci, e)) => {
+                failed[fi] = true;
+                let text = cells.get(ci).map(RawCell::text).unwrap_or_default();
+                let mut d = Diagnostic::cell_error(e.code, &origin, Some(ci), Some(&f.name), Some(&text), e.message);
+                d.help = e.help;
+                diags.push(d);
+            }
+        }
+    }
     let mut out = Vec::with_capacity(n);
     for (fi, v) in values.into_iter().enumerate() {
         let f = &schema.fields[fi];
@@ -436,7 +531,8 @@ fn type_row(
                         Value::Null
                     }
                 },
-                (None, Type::Array(_)) => Value::Array(vec![]),
+                (None, Type::Array(_) | Type::Flags(_)) => Value::Array(vec![]),
+                (None, Type::Map(..)) => Value::Map(vec![]),
                 (None, _) if matches!(f.ty, Type::Optional(_)) => Value::Null,
                 (None, _) => {
                     let col = columns.cols.iter().find(|(_, x)| *x == fi).map(|(c, _)| *c);

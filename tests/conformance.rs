@@ -66,6 +66,15 @@ enum Lang {
 }
 
 impl Lang {
+    /// The data folder this language's generated code loads (and whose canonical JSON it must reproduce).
+    fn data_dir(self, set: &Set) -> std::path::PathBuf {
+        let output = match self {
+            Lang::Rust => "rust",
+            Lang::CSharp | Lang::CSharpTurkish => "csharp",
+            Lang::TypeScript => "typescript",
+        };
+        gentable::groups::data_dir(&set.generated, output)
+    }
     fn name(self) -> &'static str {
         match self {
             Lang::Rust => "Rust",
@@ -196,9 +205,11 @@ fn sets() -> Vec<Set> {
     out
 }
 
-/// The pipeline's canonical output for a set: the committed `data/*.json` and `data/content-hash.txt`.
-fn expected(set: &Set) -> (BTreeMap<String, Vec<u8>>, String) {
-    let data = set.generated.join("data");
+/// The pipeline's canonical output of one output target of a set: the committed `*.json` and
+/// `content-hash.txt` of its data folder (`data/<output>/` when export groups give the output its own data,
+/// else `data/`; see `gentable::groups::data_dir`).
+fn expected(set: &Set, lang: Lang) -> (BTreeMap<String, Vec<u8>>, String) {
+    let data = lang.data_dir(set);
     let mut tables = BTreeMap::new();
     for e in std::fs::read_dir(&data)
         .unwrap_or_else(|e| panic!("{}: {e}", data.display()))
@@ -475,7 +486,7 @@ fn csharp_leg(sets: &[Set], work: &Path, mcs: &Path, mono: &Path) -> (Results, R
                 run(Command::new(mono)
                     .env("TZ", TZ)
                     .arg(dir.join("dump.exe"))
-                    .arg(s.generated.join("data"))
+                    .arg(Lang::CSharp.data_dir(s))
                     .arg(&out))
             })
         };
@@ -603,7 +614,7 @@ fn ts_leg(sets: &[Set], work: &Path, node: &Path, tsc: &Path) -> Results {
                 run(Command::new(node)
                     .env("TZ", TZ)
                     .arg(root.join("out").join(&s.id).join("main.js"))
-                    .arg(s.generated.join("data"))
+                    .arg(Lang::TypeScript.data_dir(s))
                     .arg(&out))
             })
             .and_then(|_| read_dump(&out));
@@ -692,8 +703,8 @@ fn first_difference(want: &[u8], got: &[u8]) -> Option<String> {
 }
 
 fn compare(set: &Set, lang: Lang, dump: &Dump, problems: &mut Vec<String>) {
-    let (want, hash) = expected(set);
-    let data = set.generated.join("data");
+    let (want, hash) = expected(set, lang);
+    let data = lang.data_dir(set);
     assert!(
         !want.is_empty(),
         "{}: no table data (*.json)",

@@ -85,3 +85,223 @@ fn canonical_dump_equals_committed_data() {
         assert_eq!(json, committed, "{name}");
     }
 }
+
+mod features {
+    use torture_tables::enums::{Element, ElementFlags, Hero};
+    use torture_tables::records::{Effect, Point, Stat};
+    use torture_tables::types::{DateTime, Duration};
+    use torture_tables::{Features, FeaturesId, Parts, PartsId, Spread, SpreadId, Vertical};
+
+    fn row(id: u8) -> &'static Features {
+        Features::get(FeaturesId(id)).unwrap()
+    }
+
+    #[test]
+    fn defaults_fill_empty_cells_and_trailing_record_fields() {
+        let r = row(1);
+        assert_eq!((r.slot, r.level, r.title), (0, 1, "none"));
+        assert_eq!(
+            r.stat,
+            Stat {
+                base: 10,
+                growth: 1.5,
+                cap: 100
+            }
+        );
+        assert_eq!(row(2).stat.growth, 2.25);
+        assert!(r.weights.is_empty() && r.elements.is_empty() && r.effects.is_empty());
+    }
+
+    #[test]
+    fn enum_aliases_read_as_members() {
+        assert_eq!(row(2).hero, Hero::Junkrat, "狂鼠 is Junkrat");
+        assert_eq!(row(2).heroes, &[Hero::Mercy, Hero::Junkrat, Hero::Tracer]);
+        assert_eq!(
+            Hero::from_name("狂鼠"),
+            None,
+            "aliases are for cells, not names"
+        );
+    }
+
+    #[test]
+    fn maps_are_sorted_and_looked_up() {
+        let w = row(2).weights;
+        assert_eq!(w.get("a"), Some(&1));
+        assert_eq!(w.get("é"), Some(&3));
+        assert_eq!(w.get("missing"), None);
+        let keys: Vec<&str> = w.iter().map(|(k, _)| *k).collect();
+        assert_eq!(
+            keys,
+            ["Z", "a", "b", "é", "｡", "😀"],
+            "Rust order: UTF-8 bytes"
+        );
+        let by_id = row(2).by_id;
+        assert_eq!(by_id.get(&10), Some(&"ten"));
+        assert_eq!(
+            by_id.entries()[0],
+            (0, "zero"),
+            "integer keys sort numerically"
+        );
+        assert_eq!(
+            row(2).big.get(&i64::MIN),
+            Some(&Point {
+                x: 3,
+                y: 4,
+                label: Some("far")
+            })
+        );
+    }
+
+    #[test]
+    fn polymorphic_records() {
+        assert_eq!(
+            *row(1).effect,
+            Effect::Stun {},
+            "a recursive type is held by reference"
+        );
+        assert_eq!(
+            *row(2).effect,
+            Effect::Damage {
+                amount: 5,
+                element: None
+            }
+        );
+        assert_eq!(row(2).effect.kind(), "Damage");
+        assert_eq!(
+            row(2).effects[3],
+            Effect::Heal {
+                amount: 3,
+                over: true
+            }
+        );
+        assert_eq!(row(2).maybe_effect, Some(&Effect::Stun {}));
+        assert_eq!(row(1).maybe_effect, None);
+        let Effect::Summon { at, then, tags } = *row(4).effect else {
+            panic!("a summon")
+        };
+        assert_eq!(at.len(), 2);
+        assert_eq!(
+            then,
+            Some(&Effect::Damage {
+                amount: 9,
+                element: Some(ElementFlags::ICE)
+            })
+        );
+        assert_eq!(tags.map(|t| t.len()), Some(2));
+    }
+
+    #[test]
+    fn flags() {
+        let e = row(2).elements;
+        assert_eq!(e, ElementFlags::FIRE.union(ElementFlags::ICE));
+        assert!(e.contains(Element::Ice) && !e.contains(Element::Wind));
+        assert_eq!(row(3).elements.bits(), 0b1111);
+        assert_eq!(row(4).elements.iter().collect::<Vec<_>>(), [Element::Wind]);
+    }
+
+    #[test]
+    fn datetimes_and_durations() {
+        assert_eq!(row(1).starts, DateTime(0));
+        assert_eq!(row(2).starts.to_string(), "2024-05-01T04:00:00Z");
+        assert_eq!(
+            row(2).local_start,
+            Some(row(2).starts),
+            "+08:00 from x-gentable-timeZone"
+        );
+        assert_eq!(row(3).starts.to_string(), "9999-12-31T23:59:59Z");
+        assert_eq!(row(4).starts.to_string(), "0001-01-01T00:00:00Z");
+        assert_eq!(row(2).cooldown, Duration(5_400_000));
+        assert_eq!(row(2).timeout, Some(Duration(-500)));
+        assert_eq!(row(3).cooldown.as_millis(), 93_784_005);
+        assert_eq!(
+            row(4).cooldown.to_std(),
+            Some(std::time::Duration::from_secs(2 * 86_400))
+        );
+    }
+
+    #[test]
+    fn unique_key_lookups() {
+        assert_eq!(
+            Features::get_by_name("json").map(|r| r.id),
+            Some(FeaturesId(3))
+        );
+        assert!(Features::get_by_name("nope").is_none());
+        assert_eq!(
+            Features::get_by_hero_and_slot(Hero::Junkrat, 1).map(|r| r.name),
+            Some("aliases")
+        );
+        assert!(Features::get_by_hero_and_slot(Hero::Tracer, 0).is_none());
+    }
+
+    #[test]
+    fn vertical_singleton() {
+        let v = Vertical::get();
+        assert_eq!(v.max_players, 8);
+        assert_eq!(v.motd, "  Welcome, \"friend\"  ");
+        assert_eq!(v.ratio, 0.25, "the default");
+        assert_eq!(v.opens.to_string(), "2025-01-01T14:30:00Z");
+        assert_eq!(v.round, Duration(150_000));
+        assert_eq!(v.odds.get("b"), Some(&0.25));
+        assert_eq!(v.banned, &[Hero::Junkrat, Hero::Mercy]);
+        assert_eq!(v.note, None);
+    }
+
+    #[test]
+    fn table_from_two_files() {
+        let ids: Vec<u16> = Parts::all().iter().map(|p| p.id.0).collect();
+        assert_eq!(ids, [0, 1, 2, 3]);
+        assert_eq!(Parts::get(PartsId(0)).unwrap().tags, Some(&["z"][..]));
+    }
+
+    #[test]
+    fn records_across_dotted_columns() {
+        let s = |id| Spread::get(SpreadId(id)).unwrap();
+        assert_eq!(
+            s(2).pos,
+            Point {
+                x: -3,
+                y: 4,
+                label: Some("a, (b)")
+            }
+        );
+        assert_eq!(
+            s(1).stat,
+            Stat {
+                base: 5,
+                growth: 1.5,
+                cap: 100
+            }
+        );
+        assert_eq!(
+            *s(2).effect,
+            Effect::Heal {
+                amount: 12,
+                over: true
+            }
+        );
+        assert_eq!(
+            s(2).maybe_effect,
+            Some(&Effect::Damage {
+                amount: 3,
+                element: None
+            })
+        );
+        assert_eq!(s(1).maybe_effect, None, "all sub-cells empty: absent");
+        assert_eq!(
+            s(2).shape.origin,
+            Point {
+                x: 1,
+                y: 1,
+                label: None
+            }
+        );
+        assert_eq!(s(2).shape.tags, &["x", "y|z"]);
+        assert_eq!(
+            *s(4).effect,
+            Effect::Damage {
+                amount: 8,
+                element: Some(ElementFlags::FIRE.union(ElementFlags::ICE))
+            }
+        );
+    }
+}

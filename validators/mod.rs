@@ -14,6 +14,7 @@ use std::cmp::Ordering;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 pub mod rules;
+pub mod text;
 
 /// GT0301: a JSON Schema keyword failed.
 pub const SCHEMA_KEYWORD: &str = "GT0301";
@@ -256,7 +257,11 @@ fn where_(row: &Row, col: Option<usize>) -> String {
 
 /// Sort map tables by primary key and report duplicates of primary and unique keys; check singletons.
 pub fn keys(project: &mut Project, diags: &mut Vec<Diagnostic>) {
-    let snapshot = project.clone();
+    // Key comparison reads only the enum declarations: do not copy every row.
+    let snapshot = Project {
+        enums: project.enums.clone(),
+        ..Default::default()
+    };
     for t in &mut project.tables {
         match t.mode {
             TableMode::One => {

@@ -377,6 +377,64 @@ namespace FunnyPitch.GameConfig
             return n.Kind == GentableNode.Null ? default(T) : read(n);
         }
 
+        /// <summary>A map: a JSON object whose member names are keys.</summary>
+        internal static global::System.Collections.Generic.IReadOnlyDictionary<K, V> ReadMap<K, V>(GentableNode n, global::System.Func<string, K> key, global::System.Func<GentableNode, V> read)
+        {
+            if (n.Kind != GentableNode.Object) throw Fail(n, "an object (a map)");
+            var d = new global::System.Collections.Generic.Dictionary<K, V>(n.Keys.Length);
+            for (int i = 0; i < n.Keys.Length; i++)
+            {
+                K k = key(n.Keys[i]);
+                if (d.ContainsKey(k)) throw new GentableDataException(n.Path() + ": duplicate key \"" + n.Keys[i] + "\"");
+                d.Add(k, read(n.Values[i]));
+            }
+            return new global::System.Collections.ObjectModel.ReadOnlyDictionary<K, V>(d);
+        }
+
+        private static bool IsKeyInteger(string k)
+        {
+            int i = k.Length > 0 && k[0] == '-' ? 1 : 0;
+            if (i >= k.Length) return false;
+            if (k[i] == '0') return k.Length == i + 1 && i == 0;
+            for (; i < k.Length; i++) if (k[i] < '0' || k[i] > '9') return false;
+            return true;
+        }
+
+        /// <summary>A signed integer map key in canonical decimal form.</summary>
+        internal static long SignedKey(GentableNode n, string k, long min, long max)
+        {
+            long v;
+            if (!IsKeyInteger(k) || !long.TryParse(k, global::System.Globalization.NumberStyles.AllowLeadingSign, global::System.Globalization.CultureInfo.InvariantCulture, out v) || v < min || v > max)
+                throw new GentableDataException(n.Path() + ": key \"" + k + "\" is not an integer from " + min + " to " + max);
+            return v;
+        }
+
+        /// <summary>An unsigned integer map key in canonical decimal form.</summary>
+        internal static ulong UnsignedKey(GentableNode n, string k, ulong max)
+        {
+            ulong v;
+            if (!IsKeyInteger(k) || k[0] == '-' || !ulong.TryParse(k, global::System.Globalization.NumberStyles.None, global::System.Globalization.CultureInfo.InvariantCulture, out v) || v > max)
+                throw new GentableDataException(n.Path() + ": key \"" + k + "\" is not an integer from 0 to " + max);
+            return v;
+        }
+
+        /// <summary>An instant: the string <c>YYYY-MM-DDTHH:MM:SSZ</c> (UTC), exactly as canonical data writes it.</summary>
+        internal static global::System.DateTimeOffset DateTime(GentableNode n)
+        {
+            if (n.Kind != GentableNode.String) throw Fail(n, "a date-time string YYYY-MM-DDTHH:MM:SSZ");
+            global::System.DateTimeOffset v;
+            if (!global::System.DateTimeOffset.TryParseExact(n.Text, "yyyy'-'MM'-'dd'T'HH':'mm':'ss'Z'", global::System.Globalization.CultureInfo.InvariantCulture, global::System.Globalization.DateTimeStyles.AssumeUniversal | global::System.Globalization.DateTimeStyles.AdjustToUniversal, out v)
+                || GentableCanonical.FormatDateTime(v) != n.Text)
+                throw Fail(n, "a date-time string YYYY-MM-DDTHH:MM:SSZ");
+            return v;
+        }
+
+        /// <summary>A duration: a whole number of milliseconds.</summary>
+        internal static global::System.TimeSpan Duration(GentableNode n)
+        {
+            return global::System.TimeSpan.FromTicks(checked(Signed(n, -922337203685477L, 922337203685477L, false) * 10000L));
+        }
+
         internal static bool Bool(GentableNode n)
         {
             if (n.Kind == GentableNode.True) return true;
@@ -508,6 +566,43 @@ namespace FunnyPitch.GameConfig
                 write(sb, items[i]);
             }
             sb.Append(']');
+        }
+
+        /// <summary>A map: a JSON object with members sorted by the UTF-16 code units of their names.</summary>
+        internal static void WriteMap<K, V>(global::System.Text.StringBuilder sb, global::System.Collections.Generic.IReadOnlyDictionary<K, V> map, global::System.Func<K, string> key, global::System.Action<global::System.Text.StringBuilder, V> write)
+        {
+            var keys = new global::System.Collections.Generic.List<K>(map.Keys);
+            var texts = new string[keys.Count];
+            var order = new int[keys.Count];
+            for (int i = 0; i < texts.Length; i++) { texts[i] = key(keys[i]); order[i] = i; }
+            global::System.Array.Sort(order, (a, b) => string.CompareOrdinal(texts[a], texts[b]));
+            sb.Append('{');
+            for (int j = 0; j < order.Length; j++)
+            {
+                if (j > 0) sb.Append(',');
+                WriteString(sb, texts[order[j]]);
+                sb.Append(':');
+                write(sb, map[keys[order[j]]]);
+            }
+            sb.Append('}');
+        }
+
+        /// <summary>An instant as <c>YYYY-MM-DDTHH:MM:SSZ</c>.</summary>
+        internal static string FormatDateTime(global::System.DateTimeOffset v)
+        {
+            return v.UtcDateTime.ToString("yyyy'-'MM'-'dd'T'HH':'mm':'ss'Z'", global::System.Globalization.CultureInfo.InvariantCulture);
+        }
+
+        /// <summary>An instant as a JSON string <c>"YYYY-MM-DDTHH:MM:SSZ"</c>.</summary>
+        internal static void WriteDateTime(global::System.Text.StringBuilder sb, global::System.DateTimeOffset v)
+        {
+            sb.Append('"').Append(FormatDateTime(v)).Append('"');
+        }
+
+        /// <summary>A duration as whole milliseconds.</summary>
+        internal static void WriteDuration(global::System.Text.StringBuilder sb, global::System.TimeSpan v)
+        {
+            WriteSigned(sb, v.Ticks / 10000L);
         }
 
         /// <summary><c>true</c> or <c>false</c>.</summary>

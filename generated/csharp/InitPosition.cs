@@ -109,6 +109,12 @@ namespace FunnyPitch.GameConfig
             }
         }
 
+        /// <summary>The row with this X, Y (a unique key), if there is one.</summary>
+        public bool TryGetByXAndY(byte x, byte y, out InitPosition found) { foreach (var candidate in this.All) { if (candidate.X == x && candidate.Y == y) { found = candidate; return true; } } found = null; return false; }
+
+        /// <summary>The row with this X, Y (a unique key); throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public InitPosition GetByXAndY(byte x, byte y) { InitPosition found; if (this.TryGetByXAndY(x, y, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("InitPosition" + " has no row with X, Y " + x + ", " + y); }
+
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public InitPosition Get(InitPositionId key)
         {

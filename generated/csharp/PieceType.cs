@@ -44,7 +44,7 @@ namespace FunnyPitch.GameConfig
         public bool OwnTerritoryOnly { get; }
 
         /// <summary>
-        /// Letter used for the piece in the seed's layout diagram; absent for pieces that do not start on the board.
+        /// Letter used for the piece in the seed's layout diagram; absent for pieces that do not start on the board. Client-only (x-gentable-groups).
         /// </summary>
         public string Symbol { get; }
 
@@ -100,6 +100,7 @@ namespace FunnyPitch.GameConfig
     public sealed partial class PieceTypeTable
     {
         private readonly global::System.Collections.Generic.Dictionary<PieceTypeId, PieceType> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, PieceType> byNameKey;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<PieceType> All { get; }
@@ -119,7 +120,15 @@ namespace FunnyPitch.GameConfig
                 if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("PieceType" + ": duplicate primary key " + row.Key);
                 this.byKey.Add(row.Key, row);
             }
+            this.byNameKey = new global::System.Collections.Generic.Dictionary<string, PieceType>(list.Count);
+            foreach (var row in list) { if (this.byNameKey.ContainsKey(row.NameKey)) throw new GentableDataException("PieceType" + ": duplicate unique key NameKey " + row.NameKey); this.byNameKey.Add(row.NameKey, row); }
         }
+
+        /// <summary>The row whose NameKey (a unique key) is <paramref name="nameKey"/>, if there is one.</summary>
+        public bool TryGetByNameKey(string nameKey, out PieceType found) { return this.byNameKey.TryGetValue(nameKey, out found); }
+
+        /// <summary>The row whose NameKey (a unique key) is <paramref name="nameKey"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public PieceType GetByNameKey(string nameKey) { PieceType found; if (this.byNameKey.TryGetValue(nameKey, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("PieceType" + " has no row with NameKey " + nameKey); }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public PieceType Get(PieceTypeId key)

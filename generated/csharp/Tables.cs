@@ -11,7 +11,14 @@ namespace FunnyPitch.GameConfig
         /// BLAKE3 hash of the canonical data and the schemas this code was generated from
         /// (<c>generated/data/content-hash.txt</c>).
         /// </summary>
-        public const string ContentHash = "76a76b1423b5dd0a818f46ef9989b3ec22b1567aeb1b983c4e90b559f70be1c7";
+        public const string ContentHash = "3b4860341c36bedc9ef10f448aff8eca86cf7e4590ef295775c9e517af567787";
+
+        /// <summary>
+        /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
+        /// <see cref="ContentHash"/> unless this output selects export groups (then its data is under
+        /// <c>generated/data/csharp/</c>).
+        /// </summary>
+        public const string ProjectHash = "92c36091174a693645b1e763f3db9c57b0907d21b2c0c5d2002026203515f20e";
 
         /// <summary>
         /// Const
@@ -139,5 +146,29 @@ namespace FunnyPitch.GameConfig
             d.Add("Upgrade", GentableCanonical.Rows<Upgrade>(this.Upgrade.All, GentableCodec.WriteUpgrade));
             return d;
         }
+
+        /// <summary>The text of <paramref name="key"/> in <paramref name="language"/> (table Lang), or null if the key or its text is missing.</summary>
+        public string Text(string key, Language language)
+        {
+            Lang row;
+            if (key == null || !this.Lang.TryGet(key, out row)) return null;
+            string text;
+            switch (language)
+            {
+                case Language.Zh: text = row.Zh; break;
+                case Language.En: text = row.En; break;
+                default: return null;
+            }
+            return string.IsNullOrEmpty(text) ? null : text;
+        }
+    }
+
+    /// <summary>The languages of table Lang (<c>[localization] languages</c>).</summary>
+    public enum Language
+    {
+        /// <summary>zh</summary>
+        Zh,
+        /// <summary>en</summary>
+        En,
     }
 }

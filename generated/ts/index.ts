@@ -11,6 +11,7 @@ import { MovePieceTable, readMovePiece, writeMovePiece } from "./tables/MovePiec
 import { MoveRuleTable, readMoveRule, writeMoveRule } from "./tables/MoveRule.js";
 import { MoveRuleLibTable, readMoveRuleLib, writeMoveRuleLib } from "./tables/MoveRuleLib.js";
 import { PieceTypeTable, readPieceType, writePieceType } from "./tables/PieceType.js";
+import { type ServerConfig, readServerConfig, writeServerConfig } from "./tables/ServerConfig.js";
 import { SpecialMoveTable, readSpecialMove, writeSpecialMove } from "./tables/SpecialMove.js";
 import { UpgradeTable, readUpgrade, writeUpgrade } from "./tables/Upgrade.js";
 
@@ -24,6 +25,7 @@ export { type MovePiece, MovePieceTable } from "./tables/MovePiece.js";
 export { type MoveRule, MoveRuleTable } from "./tables/MoveRule.js";
 export { type MoveRuleLib, MoveRuleLibTable } from "./tables/MoveRuleLib.js";
 export { type PieceType, PieceTypeTable } from "./tables/PieceType.js";
+export type { ServerConfig } from "./tables/ServerConfig.js";
 export { type SpecialMove, SpecialMoveTable } from "./tables/SpecialMove.js";
 export { type Upgrade, UpgradeTable } from "./tables/Upgrade.js";
 
@@ -31,7 +33,13 @@ export { type Upgrade, UpgradeTable } from "./tables/Upgrade.js";
  * BLAKE3 hash of the canonical data and the schemas this code was generated from
  * (`generated/data/content-hash.txt`).
  */
-export const CONTENT_HASH = "76a76b1423b5dd0a818f46ef9989b3ec22b1567aeb1b983c4e90b559f70be1c7";
+export const CONTENT_HASH = "15780cb95994ec494bced41b339da6d4b91f236ff1b95c9063be3d4db9472cad";
+
+/**
+ * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
+ * `CONTENT_HASH` unless this output selects export groups (then its data is under `generated/data/typescript/`).
+ */
+export const PROJECT_HASH = "92c36091174a693645b1e763f3db9c57b0907d21b2c0c5d2002026203515f20e";
 
 /** Every table. */
 export interface Tables {
@@ -78,6 +86,12 @@ export interface Tables {
    */
   readonly pieceType: PieceTypeTable;
   /**
+   * ServerConfig
+   *
+   * Server-only settings (x-gentable-groups: server), written as a vertical key/value sheet.
+   */
+  readonly serverConfig: ServerConfig;
+  /**
    * SpecialMove
    *
    * Special rules with their parameters (face-off kill, vault, screen capture, fortress, spy reveal).
@@ -113,6 +127,7 @@ export function loadTablesFromJson(jsonOf: (table: string) => string): Tables {
     moveRule: new MoveRuleTable(rt.rows(jsonOf("MoveRule"), "MoveRule.json", readMoveRule)),
     moveRuleLib: new MoveRuleLibTable(rt.rows(jsonOf("MoveRuleLib"), "MoveRuleLib.json", readMoveRuleLib)),
     pieceType: new PieceTypeTable(rt.rows(jsonOf("PieceType"), "PieceType.json", readPieceType)),
+    serverConfig: rt.single(jsonOf("ServerConfig"), "ServerConfig.json", readServerConfig),
     specialMove: new SpecialMoveTable(rt.rows(jsonOf("SpecialMove"), "SpecialMove.json", readSpecialMove)),
     upgrade: new UpgradeTable(rt.rows(jsonOf("Upgrade"), "Upgrade.json", readUpgrade)),
   };
@@ -131,7 +146,30 @@ export function canonicalTables(t: Tables): Record<string, string> {
     ["MoveRule", rt.wArray(t.moveRule.all, writeMoveRule)],
     ["MoveRuleLib", rt.wArray(t.moveRuleLib.all, writeMoveRuleLib)],
     ["PieceType", rt.wArray(t.pieceType.all, writePieceType)],
+    ["ServerConfig", rt.wArray([t.serverConfig], writeServerConfig)],
     ["SpecialMove", rt.wArray(t.specialMove.all, writeSpecialMove)],
     ["Upgrade", rt.wArray(t.upgrade.all, writeUpgrade)],
   ]);
+}
+
+/** The languages of table Lang (`[localization] languages`). */
+export type Language = "zh" | "en";
+
+/** Every language, the default first. */
+export const LANGUAGES: readonly Language[] = Object.freeze(["zh", "en"]);
+
+/** The text of `key` in `language` (table Lang), or `undefined` if the key or its text is missing. */
+export function text(t: Tables, key: string, language: Language): string | undefined {
+  const row = t.lang.get(key);
+  if (row === undefined) return undefined;
+  let text: string | undefined;
+  switch (language) {
+    case "zh":
+      text = row.zh;
+      break;
+    case "en":
+      text = row.en;
+      break;
+  }
+  return text === "" ? undefined : text;
 }

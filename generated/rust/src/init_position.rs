@@ -386,3 +386,17 @@ impl InitPosition {
         ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
     }
 }
+/// Row positions sorted by the unique key.
+static BY_X_AND_Y: &[usize] = &[
+    0, 13, 31, 18, 1, 9, 27, 19, 2, 14, 36, 32, 20, 3, 10, 28, 21, 4, 15, 33, 22, 5, 11,
+    29, 23, 6, 16, 37, 34, 24, 7, 12, 30, 25, 8, 17, 35, 26,
+];
+impl InitPosition {
+    /// The row whose `X`, `Y` (a unique key), by binary search.
+    pub fn get_by_x_and_y(x: u8, y: u8) -> Option<&'static InitPosition> {
+        BY_X_AND_Y
+            .binary_search_by(|&i| (ROWS[i].x, ROWS[i].y).cmp(&(x, y)))
+            .ok()
+            .map(|j| &ROWS[BY_X_AND_Y[j]])
+    }
+}

@@ -8,6 +8,7 @@
 pub mod canonical;
 pub mod enums;
 pub mod records;
+pub mod types;
 pub use enums::*;
 pub use records::*;
 pub mod const_;
@@ -24,12 +25,17 @@ pub mod move_rule_lib;
 pub use move_rule_lib::{MoveRuleLib, MoveRuleLibId};
 pub mod piece_type;
 pub use piece_type::{PieceType, PieceTypeId};
+pub mod server_config;
+pub use server_config::ServerConfig;
 pub mod special_move;
 pub use special_move::{SpecialMove, SpecialMoveId};
 pub mod upgrade;
 pub use upgrade::{Upgrade, UpgradeId};
 /// BLAKE3 hash of the canonical data and the schemas; identical in the Rust, C# and TypeScript outputs.
-pub const CONTENT_HASH: &str = "76a76b1423b5dd0a818f46ef9989b3ec22b1567aeb1b983c4e90b559f70be1c7";
+pub const CONTENT_HASH: &str = "92c36091174a693645b1e763f3db9c57b0907d21b2c0c5d2002026203515f20e";
+/// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
+/// `CONTENT_HASH` unless this output selects export groups.
+pub const PROJECT_HASH: &str = "92c36091174a693645b1e763f3db9c57b0907d21b2c0c5d2002026203515f20e";
 /// Every table as RFC 8785 canonical JSON, in table-name order: `(table name, JSON array of rows)`.
 pub fn canonical_tables() -> Vec<(&'static str, String)> {
     vec![
@@ -38,8 +44,37 @@ pub fn canonical_tables() -> Vec<(&'static str, String)> {
         canonical::table(lang::ROWS)), ("MovePiece", canonical::table(move_piece::ROWS)),
         ("MoveRule", canonical::table(move_rule::ROWS)), ("MoveRuleLib",
         canonical::table(move_rule_lib::ROWS)), ("PieceType",
-        canonical::table(piece_type::ROWS)), ("SpecialMove",
+        canonical::table(piece_type::ROWS)), ("ServerConfig",
+        canonical::table(core::slice::from_ref(& server_config::ROW))), ("SpecialMove",
         canonical::table(special_move::ROWS)), ("Upgrade",
         canonical::table(upgrade::ROWS))
     ]
+}
+/// The languages of table `Lang` (`[localization] languages`), the default first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Language {
+    Zh,
+    En,
+}
+impl Language {
+    /// Every language, the default first.
+    pub const ALL: &'static [Language] = &[Language::Zh, Language::En];
+    /// The language's column name.
+    pub fn code(self) -> &'static str {
+        match self {
+            Language::Zh => "zh",
+            Language::En => "en",
+        }
+    }
+}
+/// The text of `key` in `language` (table `Lang`), or `None` if the key or its text is missing.
+pub fn text(key: &str, language: Language) -> Option<&'static str> {
+    let rows = lang::ROWS;
+    let i = rows.binary_search_by(|r| r.key.0.cmp(key)).ok()?;
+    let r = &rows[i];
+    let text: Option<&'static str> = match language {
+        Language::Zh => Some(r.zh),
+        Language::En => Some(r.en),
+    };
+    text.filter(|s| !s.is_empty())
 }

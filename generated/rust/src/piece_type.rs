@@ -38,15 +38,20 @@ pub struct PieceType {
     ///
     /// Column `OwnTerritoryOnly`.
     pub own_territory_only: bool,
-    /// Letter used for the piece in the seed's layout diagram; absent for pieces that do not start on the board.
+    /// Letter used for the piece in the seed's layout diagram; absent for pieces that do not start on the board. Client-only (x-gentable-groups).
     ///
     /// Column `Symbol`.
     pub symbol: Option<&'static str>,
+    /// Server-only: how much the server's AI values this piece (material weight); never shipped to the client.
+    ///
+    /// Column `AiWeight`.
+    pub ai_weight: f64,
 }
 impl crate::canonical::Canonical for PieceType {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
         out.push('{');
+        crate::canonical::member(out, &mut first, "AiWeight", &self.ai_weight);
         crate::canonical::member(out, &mut first, "Branch", &self.branch);
         crate::canonical::member(out, &mut first, "CanPromote", &self.can_promote);
         crate::canonical::member(out, &mut first, "CaptureClass", &self.capture_class);
@@ -91,6 +96,7 @@ pub static ROWS: &[PieceType] = &[
         can_promote: false,
         own_territory_only: false,
         symbol: None,
+        ai_weight: 1.0f64,
     },
     PieceType {
         id: crate::piece_type::PieceTypeId("Censor"),
@@ -101,6 +107,7 @@ pub static ROWS: &[PieceType] = &[
         can_promote: false,
         own_territory_only: false,
         symbol: None,
+        ai_weight: 6.0f64,
     },
     PieceType {
         id: crate::piece_type::PieceTypeId("Chamberlain"),
@@ -111,6 +118,7 @@ pub static ROWS: &[PieceType] = &[
         can_promote: false,
         own_territory_only: false,
         symbol: None,
+        ai_weight: 4.0f64,
     },
     PieceType {
         id: crate::piece_type::PieceTypeId("IronGuard"),
@@ -121,6 +129,7 @@ pub static ROWS: &[PieceType] = &[
         can_promote: false,
         own_territory_only: false,
         symbol: None,
+        ai_weight: 5.0f64,
     },
     PieceType {
         id: crate::piece_type::PieceTypeId("Knight"),
@@ -131,6 +140,7 @@ pub static ROWS: &[PieceType] = &[
         can_promote: false,
         own_territory_only: false,
         symbol: None,
+        ai_weight: 4.0f64,
     },
     PieceType {
         id: crate::piece_type::PieceTypeId("Lord"),
@@ -141,6 +151,7 @@ pub static ROWS: &[PieceType] = &[
         can_promote: false,
         own_territory_only: true,
         symbol: Some("L"),
+        ai_weight: 100.0f64,
     },
     PieceType {
         id: crate::piece_type::PieceTypeId("Loyalist"),
@@ -151,6 +162,7 @@ pub static ROWS: &[PieceType] = &[
         can_promote: false,
         own_territory_only: true,
         symbol: Some("G"),
+        ai_weight: 4.0f64,
     },
     PieceType {
         id: crate::piece_type::PieceTypeId("Minister"),
@@ -161,6 +173,7 @@ pub static ROWS: &[PieceType] = &[
         can_promote: true,
         own_territory_only: false,
         symbol: Some("M"),
+        ai_weight: 3.0f64,
     },
     PieceType {
         id: crate::piece_type::PieceTypeId("Officer"),
@@ -171,6 +184,7 @@ pub static ROWS: &[PieceType] = &[
         can_promote: true,
         own_territory_only: false,
         symbol: None,
+        ai_weight: 3.0f64,
     },
     PieceType {
         id: crate::piece_type::PieceTypeId("Priest"),
@@ -181,6 +195,7 @@ pub static ROWS: &[PieceType] = &[
         can_promote: false,
         own_territory_only: false,
         symbol: None,
+        ai_weight: 1.0f64,
     },
     PieceType {
         id: crate::piece_type::PieceTypeId("Soldier"),
@@ -191,6 +206,7 @@ pub static ROWS: &[PieceType] = &[
         can_promote: true,
         own_territory_only: false,
         symbol: Some("S"),
+        ai_weight: 1.0f64,
     },
 ];
 impl PieceType {
@@ -201,5 +217,16 @@ impl PieceType {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::piece_type::PieceTypeId) -> Option<&'static PieceType> {
         ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+    }
+}
+/// Row positions sorted by the unique key.
+static BY_NAME_KEY: &[usize] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+impl PieceType {
+    /// The row whose `NameKey` (a unique key), by binary search.
+    pub fn get_by_name_key(name_key: crate::lang::LangId) -> Option<&'static PieceType> {
+        BY_NAME_KEY
+            .binary_search_by(|&i| ROWS[i].name_key.cmp(&name_key))
+            .ok()
+            .map(|j| &ROWS[BY_NAME_KEY[j]])
     }
 }

@@ -65,6 +65,7 @@ export class InitPositionTable {
   /** Every row, sorted by primary key. */
   readonly all: readonly InitPosition[];
   private readonly byKey: ReadonlyMap<number, InitPosition>;
+  private readonly byXAndY: ReadonlyMap<string, InitPosition>;
 
   /** Indexes `rows` by key; throws on a duplicate key. */
   constructor(rows: readonly InitPosition[]) {
@@ -76,6 +77,25 @@ export class InitPositionTable {
       byKey.set(k, row);
     }
     this.byKey = byKey;
+    const byXAndY = new Map<string, InitPosition>();
+    for (const row of this.all) {
+      const k = rt.key([row.x, row.y]);
+      if (byXAndY.has(k)) throw new rt.GentableDataError("InitPosition" + ": duplicate unique key X, Y " + String(k));
+      byXAndY.set(k, row);
+    }
+    this.byXAndY = byXAndY;
+  }
+
+  /** The row with this X, Y (a unique key), or `undefined`. */
+  getByXAndY(x: number, y: number): InitPosition | undefined {
+    return this.byXAndY.get(rt.key([x, y]));
+  }
+
+  /** The row with this X, Y (a unique key); throws a `RangeError` if there is none. */
+  getByXAndYOrThrow(x: number, y: number): InitPosition {
+    const found = this.byXAndY.get(rt.key([x, y]));
+    if (found === undefined) throw new RangeError("InitPosition" + " has no row with X, Y " + String(rt.key([x, y])));
+    return found;
   }
 
   /** The number of rows. */

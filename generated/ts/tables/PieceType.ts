@@ -37,12 +37,12 @@ export interface PieceType {
    */
   readonly ownTerritoryOnly: boolean;
   /**
-   * Letter used for the piece in the seed's layout diagram; absent for pieces that do not start on the board.
+   * Server-only: how much the server's AI values this piece (material weight); never shipped to the client.
    */
-  readonly symbol_?: string;
+  readonly aiWeight: number;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "NameKey", "Tier", "Branch", "CaptureClass", "CanPromote", "OwnTerritoryOnly", "Symbol"]);
+const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "NameKey", "Tier", "Branch", "CaptureClass", "CanPromote", "OwnTerritoryOnly", "AiWeight"]);
 
 export function readPieceType(v: unknown, path: string): PieceType {
   const o = rt.object(v, path, FIELDS);
@@ -54,20 +54,20 @@ export function readPieceType(v: unknown, path: string): PieceType {
     captureClass: readCaptureClass(rt.required(o, "CaptureClass", path), path + ".CaptureClass"),
     canPromote: rt.bool(rt.required(o, "CanPromote", path), path + ".CanPromote"),
     ownTerritoryOnly: rt.bool(rt.required(o, "OwnTerritoryOnly", path), path + ".OwnTerritoryOnly"),
+    aiWeight: rt.float(rt.required(o, "AiWeight", path), path + ".AiWeight"),
   };
-  if (rt.has(o, "Symbol")) r.symbol_ = rt.str(o["Symbol"], path + ".Symbol");
   return r;
 }
 
 export function writePieceType(r: PieceType): string {
   const out: string[] = [];
+  out.push("\"AiWeight\":" + rt.wNum(r.aiWeight));
   out.push("\"Branch\":" + rt.wStr(r.branch));
   out.push("\"CanPromote\":" + rt.wBool(r.canPromote));
   out.push("\"CaptureClass\":" + rt.wStr(r.captureClass));
   out.push("\"Id\":" + rt.wStr(r.id));
   out.push("\"NameKey\":" + rt.wStr(r.nameKey));
   out.push("\"OwnTerritoryOnly\":" + rt.wBool(r.ownTerritoryOnly));
-  if (r.symbol_ !== undefined) out.push("\"Symbol\":" + rt.wStr(r.symbol_));
   out.push("\"Tier\":" + rt.wNum(r.tier));
   return "{" + out.join(",") + "}";
 }
@@ -77,6 +77,7 @@ export class PieceTypeTable {
   /** Every row, sorted by primary key. */
   readonly all: readonly PieceType[];
   private readonly byKey: ReadonlyMap<string, PieceType>;
+  private readonly byNameKey: ReadonlyMap<string, PieceType>;
 
   /** Indexes `rows` by key; throws on a duplicate key. */
   constructor(rows: readonly PieceType[]) {
@@ -88,6 +89,25 @@ export class PieceTypeTable {
       byKey.set(k, row);
     }
     this.byKey = byKey;
+    const byNameKey = new Map<string, PieceType>();
+    for (const row of this.all) {
+      const k = row.nameKey;
+      if (byNameKey.has(k)) throw new rt.GentableDataError("PieceType" + ": duplicate unique key NameKey " + String(k));
+      byNameKey.set(k, row);
+    }
+    this.byNameKey = byNameKey;
+  }
+
+  /** The row with this NameKey (a unique key), or `undefined`. */
+  getByNameKey(nameKey: string): PieceType | undefined {
+    return this.byNameKey.get(nameKey);
+  }
+
+  /** The row with this NameKey (a unique key); throws a `RangeError` if there is none. */
+  getByNameKeyOrThrow(nameKey: string): PieceType {
+    const found = this.byNameKey.get(nameKey);
+    if (found === undefined) throw new RangeError("PieceType" + " has no row with NameKey " + String(nameKey));
+    return found;
   }
 
   /** The number of rows. */

@@ -56,8 +56,15 @@ namespace EavesWar.GameConfig
         /// <summary>Wraps <paramref name="rows"/>.</summary>
         public CellTable(global::System.Collections.Generic.IEnumerable<Cell> rows)
         {
-            this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Cell>(new global::System.Collections.Generic.List<Cell>(rows));
+            var list = new global::System.Collections.Generic.List<Cell>(rows);
+            this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Cell>(list);
         }
+
+        /// <summary>The row with this Q, R (a unique key), if there is one.</summary>
+        public bool TryGetByQAndR(byte q, byte r, out Cell found) { foreach (var candidate in this.All) { if (candidate.Q == q && candidate.R == r) { found = candidate; return true; } } found = null; return false; }
+
+        /// <summary>The row with this Q, R (a unique key); throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public Cell GetByQAndR(byte q, byte r) { Cell found; if (this.TryGetByQAndR(q, r, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("Cell" + " has no row with Q, R " + q + ", " + r); }
     }
 
     internal static partial class GentableCodec

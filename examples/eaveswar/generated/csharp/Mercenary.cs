@@ -76,6 +76,7 @@ namespace EavesWar.GameConfig
     public sealed partial class MercenaryTable
     {
         private readonly global::System.Collections.Generic.Dictionary<MercenaryId, Mercenary> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, Mercenary> byName;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Mercenary> All { get; }
@@ -95,7 +96,15 @@ namespace EavesWar.GameConfig
                 if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Mercenary" + ": duplicate primary key " + row.Key);
                 this.byKey.Add(row.Key, row);
             }
+            this.byName = new global::System.Collections.Generic.Dictionary<string, Mercenary>(list.Count);
+            foreach (var row in list) { if (this.byName.ContainsKey(row.Name)) throw new GentableDataException("Mercenary" + ": duplicate unique key Name " + row.Name); this.byName.Add(row.Name, row); }
         }
+
+        /// <summary>The row whose Name (a unique key) is <paramref name="name"/>, if there is one.</summary>
+        public bool TryGetByName(string name, out Mercenary found) { return this.byName.TryGetValue(name, out found); }
+
+        /// <summary>The row whose Name (a unique key) is <paramref name="name"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public Mercenary GetByName(string name) { Mercenary found; if (this.byName.TryGetValue(name, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("Mercenary" + " has no row with Name " + name); }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Mercenary Get(MercenaryId key)

@@ -99,6 +99,12 @@ namespace EavesWar.GameConfig
             }
         }
 
+        /// <summary>The row with this Parity, Direction (a unique key), if there is one.</summary>
+        public bool TryGetByParityAndDirection(Parity parity, string direction, out NeighborOffset found) { foreach (var candidate in this.All) { if (candidate.Parity == parity && string.Equals(candidate.Direction, direction)) { found = candidate; return true; } } found = null; return false; }
+
+        /// <summary>The row with this Parity, Direction (a unique key); throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public NeighborOffset GetByParityAndDirection(Parity parity, string direction) { NeighborOffset found; if (this.TryGetByParityAndDirection(parity, direction, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("NeighborOffset" + " has no row with Parity, Direction " + parity + ", " + direction); }
+
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public NeighborOffset Get(NeighborOffsetId key)
         {

@@ -82,6 +82,7 @@ namespace EavesWar.GameConfig
     public sealed partial class RoleTable
     {
         private readonly global::System.Collections.Generic.Dictionary<RoleId, Role> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, Role> byName;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Role> All { get; }
@@ -101,7 +102,15 @@ namespace EavesWar.GameConfig
                 if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Role" + ": duplicate primary key " + row.Key);
                 this.byKey.Add(row.Key, row);
             }
+            this.byName = new global::System.Collections.Generic.Dictionary<string, Role>(list.Count);
+            foreach (var row in list) { if (this.byName.ContainsKey(row.Name)) throw new GentableDataException("Role" + ": duplicate unique key Name " + row.Name); this.byName.Add(row.Name, row); }
         }
+
+        /// <summary>The row whose Name (a unique key) is <paramref name="name"/>, if there is one.</summary>
+        public bool TryGetByName(string name, out Role found) { return this.byName.TryGetValue(name, out found); }
+
+        /// <summary>The row whose Name (a unique key) is <paramref name="name"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public Role GetByName(string name) { Role found; if (this.byName.TryGetValue(name, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("Role" + " has no row with Name " + name); }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Role Get(RoleId key)

@@ -14,6 +14,13 @@ namespace EavesWar.GameConfig
         public const string ContentHash = "de1dfceced2820a03a9635a0a91c714b8fc55da078bcdb32ac5a35cd26ade353";
 
         /// <summary>
+        /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
+        /// <see cref="ContentHash"/> unless this output selects export groups (then its data is under
+        /// <c>generated/data/csharp/</c>).
+        /// </summary>
+        public const string ProjectHash = "de1dfceced2820a03a9635a0a91c714b8fc55da078bcdb32ac5a35cd26ade353";
+
+        /// <summary>
         /// Cell
         ///
         /// Every cell of the map with its terrain.

@@ -94,6 +94,7 @@ namespace EavesWar.GameConfig
     public sealed partial class TacticCardTable
     {
         private readonly global::System.Collections.Generic.Dictionary<TacticCardId, TacticCard> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, TacticCard> byName;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<TacticCard> All { get; }
@@ -113,7 +114,15 @@ namespace EavesWar.GameConfig
                 if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("TacticCard" + ": duplicate primary key " + row.Key);
                 this.byKey.Add(row.Key, row);
             }
+            this.byName = new global::System.Collections.Generic.Dictionary<string, TacticCard>(list.Count);
+            foreach (var row in list) { if (this.byName.ContainsKey(row.Name)) throw new GentableDataException("TacticCard" + ": duplicate unique key Name " + row.Name); this.byName.Add(row.Name, row); }
         }
+
+        /// <summary>The row whose Name (a unique key) is <paramref name="name"/>, if there is one.</summary>
+        public bool TryGetByName(string name, out TacticCard found) { return this.byName.TryGetValue(name, out found); }
+
+        /// <summary>The row whose Name (a unique key) is <paramref name="name"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public TacticCard GetByName(string name) { TacticCard found; if (this.byName.TryGetValue(name, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("TacticCard" + " has no row with Name " + name); }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public TacticCard Get(TacticCardId key)

@@ -31,6 +31,12 @@ export { type TrashMix, TrashMixTable } from "./tables/TrashMix.js";
  */
 export const CONTENT_HASH = "de1dfceced2820a03a9635a0a91c714b8fc55da078bcdb32ac5a35cd26ade353";
 
+/**
+ * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
+ * `CONTENT_HASH` unless this output selects export groups (then its data is under `generated/data/typescript/`).
+ */
+export const PROJECT_HASH = "de1dfceced2820a03a9635a0a91c714b8fc55da078bcdb32ac5a35cd26ade353";
+
 /** Every table. */
 export interface Tables {
   /**

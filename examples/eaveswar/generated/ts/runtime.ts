@@ -127,6 +127,55 @@ export function nullable<T>(v: unknown, path: string, item: (v: unknown, path: s
   return v === null ? null : item(v, path);
 }
 
+/** Whether `v` is a JSON object (not null, not an array). */
+export function isObject(v: unknown): v is JsonObject {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** A map: a JSON object whose member names are keys. */
+export function map<K, V>(
+  v: unknown,
+  path: string,
+  key: (k: string, path: string) => K,
+  value: (v: unknown, path: string) => V,
+): ReadonlyMap<K, V> {
+  if (!isObject(v)) return fail(path, "an object (a map)", v);
+  const m = new Map<K, V>();
+  for (const k of Object.keys(v)) {
+    const p = path + "[" + JSON.stringify(k) + "]";
+    m.set(key(k, p), value(v[k], p));
+  }
+  return m;
+}
+
+/** An integer map key of at most 32 bits, in canonical decimal form. */
+export function intKey(k: string, path: string, min: number, max: number): number {
+  if (!/^-?(0|[1-9][0-9]*)$/.test(k)) return fail(path, "an integer key", k);
+  const n = Number(k);
+  return n >= min && n <= max ? n : fail(path, "an integer key from " + String(min) + " to " + String(max), k);
+}
+
+/** A 64-bit integer map key, in canonical decimal form. */
+export function int64Key(k: string, path: string, min: bigint, max: bigint): bigint {
+  if (!/^-?(0|[1-9][0-9]*)$/.test(k)) return fail(path, "an integer key", k);
+  const n = BigInt(k);
+  return n >= min && n <= max ? n : fail(path, "an integer key from " + String(min) + " to " + String(max), k);
+}
+
+/** An instant: the string `YYYY-MM-DDTHH:MM:SSZ` (UTC), exactly as canonical data writes it. */
+export function dateTime(v: unknown, path: string): Date {
+  if (typeof v !== "string" || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/.test(v)) {
+    return fail(path, "a date-time string YYYY-MM-DDTHH:MM:SSZ", v);
+  }
+  const d = new Date(v);
+  return !Number.isNaN(d.getTime()) && wDateTime(d) === JSON.stringify(v) ? d : fail(path, "a valid date-time", v);
+}
+
+/** A duration: a whole number of milliseconds (a safe integer). */
+export function duration(v: unknown, path: string): number {
+  return typeof v === "number" && Number.isSafeInteger(v) ? v : fail(path, "a whole number of milliseconds", v);
+}
+
 /** The lookup key of a composite primary key. */
 export function key(parts: readonly (string | number | bigint | boolean)[]): string {
   return parts.map((p) => (typeof p === "bigint" ? String(p) + "n" : JSON.stringify(p))).join(",");
@@ -154,4 +203,16 @@ export function wStr(v: string): string {
 
 export function wArray<T>(items: readonly T[], write: (x: T) => string): string {
   return "[" + items.map((x) => write(x)).join(",") + "]";
+}
+
+/** A map: members sorted by the UTF-16 code units of their names (JavaScript's default string order). */
+export function wMap<K, V>(m: ReadonlyMap<K, V>, write: (x: V) => string): string {
+  const entries = [...m.entries()].map(([k, v]): [string, V] => [String(k), v]);
+  entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return "{" + entries.map(([k, v]) => JSON.stringify(k) + ":" + write(v)).join(",") + "}";
+}
+
+/** An instant as the JSON string `"YYYY-MM-DDTHH:MM:SSZ"`. */
+export function wDateTime(d: Date): string {
+  return JSON.stringify(d.toISOString().replace(/\.\d{3}Z$/, "Z"));
 }

@@ -62,8 +62,15 @@ namespace Northwall.GameConfig
         /// <summary>Wraps <paramref name="rows"/>.</summary>
         public AttackTable(global::System.Collections.Generic.IEnumerable<Attack> rows)
         {
-            this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Attack>(new global::System.Collections.Generic.List<Attack>(rows));
+            var list = new global::System.Collections.Generic.List<Attack>(rows);
+            this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Attack>(list);
         }
+
+        /// <summary>The row with this Scenario, Side, Lane, Rank (a unique key), if there is one.</summary>
+        public bool TryGetByScenarioAndSideAndLaneAndRank(string scenario, Side side, string lane, Rank rank, out Attack found) { foreach (var candidate in this.All) { if (string.Equals(candidate.Scenario, scenario) && candidate.Side == side && string.Equals(candidate.Lane, lane) && candidate.Rank == rank) { found = candidate; return true; } } found = null; return false; }
+
+        /// <summary>The row with this Scenario, Side, Lane, Rank (a unique key); throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public Attack GetByScenarioAndSideAndLaneAndRank(string scenario, Side side, string lane, Rank rank) { Attack found; if (this.TryGetByScenarioAndSideAndLaneAndRank(scenario, side, lane, rank, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("Attack" + " has no row with Scenario, Side, Lane, Rank " + scenario + ", " + side + ", " + lane + ", " + rank); }
     }
 
     internal static partial class GentableCodec

@@ -56,8 +56,15 @@ namespace Northwall.GameConfig
         /// <summary>Wraps <paramref name="rows"/>.</summary>
         public LaneResultTable(global::System.Collections.Generic.IEnumerable<LaneResult> rows)
         {
-            this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<LaneResult>(new global::System.Collections.Generic.List<LaneResult>(rows));
+            var list = new global::System.Collections.Generic.List<LaneResult>(rows);
+            this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<LaneResult>(list);
         }
+
+        /// <summary>The row with this Scenario, Lane (a unique key), if there is one.</summary>
+        public bool TryGetByScenarioAndLane(string scenario, string lane, out LaneResult found) { foreach (var candidate in this.All) { if (string.Equals(candidate.Scenario, scenario) && string.Equals(candidate.Lane, lane)) { found = candidate; return true; } } found = null; return false; }
+
+        /// <summary>The row with this Scenario, Lane (a unique key); throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public LaneResult GetByScenarioAndLane(string scenario, string lane) { LaneResult found; if (this.TryGetByScenarioAndLane(scenario, lane, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("LaneResult" + " has no row with Scenario, Lane " + scenario + ", " + lane); }
     }
 
     internal static partial class GentableCodec

@@ -62,8 +62,21 @@ namespace Northwall.GameConfig
         /// <summary>Wraps <paramref name="rows"/>.</summary>
         public PlacementTable(global::System.Collections.Generic.IEnumerable<Placement> rows)
         {
-            this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Placement>(new global::System.Collections.Generic.List<Placement>(rows));
+            var list = new global::System.Collections.Generic.List<Placement>(rows);
+            this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Placement>(list);
         }
+
+        /// <summary>The row with this Scenario, Side, Lane, Rank (a unique key), if there is one.</summary>
+        public bool TryGetByScenarioAndSideAndLaneAndRank(string scenario, Side side, string lane, Rank rank, out Placement found) { foreach (var candidate in this.All) { if (string.Equals(candidate.Scenario, scenario) && candidate.Side == side && string.Equals(candidate.Lane, lane) && candidate.Rank == rank) { found = candidate; return true; } } found = null; return false; }
+
+        /// <summary>The row with this Scenario, Side, Lane, Rank (a unique key); throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public Placement GetByScenarioAndSideAndLaneAndRank(string scenario, Side side, string lane, Rank rank) { Placement found; if (this.TryGetByScenarioAndSideAndLaneAndRank(scenario, side, lane, rank, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("Placement" + " has no row with Scenario, Side, Lane, Rank " + scenario + ", " + side + ", " + lane + ", " + rank); }
+
+        /// <summary>The row with this Scenario, Side, Unit (a unique key), if there is one.</summary>
+        public bool TryGetByScenarioAndSideAndUnit(string scenario, Side side, string unit, out Placement found) { foreach (var candidate in this.All) { if (string.Equals(candidate.Scenario, scenario) && candidate.Side == side && string.Equals(candidate.Unit, unit)) { found = candidate; return true; } } found = null; return false; }
+
+        /// <summary>The row with this Scenario, Side, Unit (a unique key); throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public Placement GetByScenarioAndSideAndUnit(string scenario, Side side, string unit) { Placement found; if (this.TryGetByScenarioAndSideAndUnit(scenario, side, unit, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("Placement" + " has no row with Scenario, Side, Unit " + scenario + ", " + side + ", " + unit); }
     }
 
     internal static partial class GentableCodec

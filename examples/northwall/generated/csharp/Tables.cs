@@ -14,6 +14,13 @@ namespace Northwall.GameConfig
         public const string ContentHash = "819f46f6292886e358d3dfd62fae27462bdaa456796011ed81704c6472912f77";
 
         /// <summary>
+        /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
+        /// <see cref="ContentHash"/> unless this output selects export groups (then its data is under
+        /// <c>generated/data/csharp/</c>).
+        /// </summary>
+        public const string ProjectHash = "819f46f6292886e358d3dfd62fae27462bdaa456796011ed81704c6472912f77";
+
+        /// <summary>
         /// Attack
         ///
         /// Expected attacks chosen before damage (the seed's attack arrows): one row per placed unit.

@@ -28,6 +28,12 @@ export { type Unit, UnitTable } from "./tables/Unit.js";
  */
 export const CONTENT_HASH = "819f46f6292886e358d3dfd62fae27462bdaa456796011ed81704c6472912f77";
 
+/**
+ * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
+ * `CONTENT_HASH` unless this output selects export groups (then its data is under `generated/data/typescript/`).
+ */
+export const PROJECT_HASH = "819f46f6292886e358d3dfd62fae27462bdaa456796011ed81704c6472912f77";
+
 /** Every table. */
 export interface Tables {
   /**

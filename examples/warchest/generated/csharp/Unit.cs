@@ -130,6 +130,7 @@ namespace WarChest.GameConfig
     public sealed partial class UnitTable
     {
         private readonly global::System.Collections.Generic.Dictionary<UnitId, Unit> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, Unit> byName;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Unit> All { get; }
@@ -149,7 +150,15 @@ namespace WarChest.GameConfig
                 if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Unit" + ": duplicate primary key " + row.Key);
                 this.byKey.Add(row.Key, row);
             }
+            this.byName = new global::System.Collections.Generic.Dictionary<string, Unit>(list.Count);
+            foreach (var row in list) { if (this.byName.ContainsKey(row.Name)) throw new GentableDataException("Unit" + ": duplicate unique key Name " + row.Name); this.byName.Add(row.Name, row); }
         }
+
+        /// <summary>The row whose Name (a unique key) is <paramref name="name"/>, if there is one.</summary>
+        public bool TryGetByName(string name, out Unit found) { return this.byName.TryGetValue(name, out found); }
+
+        /// <summary>The row whose Name (a unique key) is <paramref name="name"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public Unit GetByName(string name) { Unit found; if (this.byName.TryGetValue(name, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("Unit" + " has no row with Name " + name); }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Unit Get(UnitId key)

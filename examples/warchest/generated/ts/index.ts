@@ -29,7 +29,13 @@ export { type ZoneInfo, ZoneInfoTable } from "./tables/ZoneInfo.js";
  * BLAKE3 hash of the canonical data and the schemas this code was generated from
  * (`generated/data/content-hash.txt`).
  */
-export const CONTENT_HASH = "904fa181fcdc1eaeddda4bfc6b79dc5f722c3b5603627f1ef469378e4d904dcd";
+export const CONTENT_HASH = "dce2bd11c705cb60c0b4eeec855631966ab931ab37730d58e1d11a339f85bab2";
+
+/**
+ * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
+ * `CONTENT_HASH` unless this output selects export groups (then its data is under `generated/data/typescript/`).
+ */
+export const PROJECT_HASH = "dce2bd11c705cb60c0b4eeec855631966ab931ab37730d58e1d11a339f85bab2";
 
 /** Every table. */
 export interface Tables {

@@ -50,8 +50,15 @@ namespace Xiangqi.GameConfig
         /// <summary>Wraps <paramref name="rows"/>.</summary>
         public InitialPositionTable(global::System.Collections.Generic.IEnumerable<InitialPosition> rows)
         {
-            this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<InitialPosition>(new global::System.Collections.Generic.List<InitialPosition>(rows));
+            var list = new global::System.Collections.Generic.List<InitialPosition>(rows);
+            this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<InitialPosition>(list);
         }
+
+        /// <summary>The row with this Row, Column (a unique key), if there is one.</summary>
+        public bool TryGetByRowAndColumn(byte row, byte column, out InitialPosition found) { foreach (var candidate in this.All) { if (candidate.Row == row && candidate.Column == column) { found = candidate; return true; } } found = null; return false; }
+
+        /// <summary>The row with this Row, Column (a unique key); throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public InitialPosition GetByRowAndColumn(byte row, byte column) { InitialPosition found; if (this.TryGetByRowAndColumn(row, column, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("InitialPosition" + " has no row with Row, Column " + row + ", " + column); }
     }
 
     internal static partial class GentableCodec

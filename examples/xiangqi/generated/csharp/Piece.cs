@@ -94,6 +94,9 @@ namespace Xiangqi.GameConfig
     public sealed partial class PieceTable
     {
         private readonly global::System.Collections.Generic.Dictionary<PieceId, Piece> byKey;
+        private readonly global::System.Collections.Generic.Dictionary<string, Piece> byLetter;
+        private readonly global::System.Collections.Generic.Dictionary<string, Piece> byRedName;
+        private readonly global::System.Collections.Generic.Dictionary<string, Piece> byBlackName;
 
         /// <summary>Every row, sorted by primary key.</summary>
         public global::System.Collections.Generic.IReadOnlyList<Piece> All { get; }
@@ -113,7 +116,31 @@ namespace Xiangqi.GameConfig
                 if (this.byKey.ContainsKey(row.Key)) throw new GentableDataException("Piece" + ": duplicate primary key " + row.Key);
                 this.byKey.Add(row.Key, row);
             }
+            this.byLetter = new global::System.Collections.Generic.Dictionary<string, Piece>(list.Count);
+            foreach (var row in list) { if (this.byLetter.ContainsKey(row.Letter)) throw new GentableDataException("Piece" + ": duplicate unique key Letter " + row.Letter); this.byLetter.Add(row.Letter, row); }
+            this.byRedName = new global::System.Collections.Generic.Dictionary<string, Piece>(list.Count);
+            foreach (var row in list) { if (this.byRedName.ContainsKey(row.RedName)) throw new GentableDataException("Piece" + ": duplicate unique key RedName " + row.RedName); this.byRedName.Add(row.RedName, row); }
+            this.byBlackName = new global::System.Collections.Generic.Dictionary<string, Piece>(list.Count);
+            foreach (var row in list) { if (this.byBlackName.ContainsKey(row.BlackName)) throw new GentableDataException("Piece" + ": duplicate unique key BlackName " + row.BlackName); this.byBlackName.Add(row.BlackName, row); }
         }
+
+        /// <summary>The row whose Letter (a unique key) is <paramref name="letter"/>, if there is one.</summary>
+        public bool TryGetByLetter(string letter, out Piece found) { return this.byLetter.TryGetValue(letter, out found); }
+
+        /// <summary>The row whose Letter (a unique key) is <paramref name="letter"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public Piece GetByLetter(string letter) { Piece found; if (this.byLetter.TryGetValue(letter, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("Piece" + " has no row with Letter " + letter); }
+
+        /// <summary>The row whose RedName (a unique key) is <paramref name="redName"/>, if there is one.</summary>
+        public bool TryGetByRedName(string redName, out Piece found) { return this.byRedName.TryGetValue(redName, out found); }
+
+        /// <summary>The row whose RedName (a unique key) is <paramref name="redName"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public Piece GetByRedName(string redName) { Piece found; if (this.byRedName.TryGetValue(redName, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("Piece" + " has no row with RedName " + redName); }
+
+        /// <summary>The row whose BlackName (a unique key) is <paramref name="blackName"/>, if there is one.</summary>
+        public bool TryGetByBlackName(string blackName, out Piece found) { return this.byBlackName.TryGetValue(blackName, out found); }
+
+        /// <summary>The row whose BlackName (a unique key) is <paramref name="blackName"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
+        public Piece GetByBlackName(string blackName) { Piece found; if (this.byBlackName.TryGetValue(blackName, out found)) return found; throw new global::System.Collections.Generic.KeyNotFoundException("Piece" + " has no row with BlackName " + blackName); }
 
         /// <summary>The row with key <paramref name="key"/>; throws <c>KeyNotFoundException</c> if there is none.</summary>
         public Piece Get(PieceId key)

@@ -14,6 +14,13 @@ namespace Xiangqi.GameConfig
         public const string ContentHash = "24b90b6e41bbc085a0e5a8a87ca58a0ca66c2fa0b80dc2aa51347e272f445168";
 
         /// <summary>
+        /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
+        /// <see cref="ContentHash"/> unless this output selects export groups (then its data is under
+        /// <c>generated/data/csharp/</c>).
+        /// </summary>
+        public const string ProjectHash = "24b90b6e41bbc085a0e5a8a87ca58a0ca66c2fa0b80dc2aa51347e272f445168";
+
+        /// <summary>
         /// Board
         ///
         /// Board geometry shared by both sides (singleton).

@@ -31,6 +31,12 @@ export { type StepMove, StepMoveTable } from "./tables/StepMove.js";
  */
 export const CONTENT_HASH = "24b90b6e41bbc085a0e5a8a87ca58a0ca66c2fa0b80dc2aa51347e272f445168";
 
+/**
+ * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
+ * `CONTENT_HASH` unless this output selects export groups (then its data is under `generated/data/typescript/`).
+ */
+export const PROJECT_HASH = "24b90b6e41bbc085a0e5a8a87ca58a0ca66c2fa0b80dc2aa51347e272f445168";
+
 /** Every table. */
 export interface Tables {
   /**

@@ -30,7 +30,8 @@ namespace Torture.Tables
         /// <summary>Wraps <paramref name="rows"/>.</summary>
         public LogTable(global::System.Collections.Generic.IEnumerable<Log> rows)
         {
-            this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Log>(new global::System.Collections.Generic.List<Log>(rows));
+            var list = new global::System.Collections.Generic.List<Log>(rows);
+            this.All = new global::System.Collections.ObjectModel.ReadOnlyCollection<Log>(list);
         }
     }
 

@@ -11,7 +11,19 @@ namespace Torture.Tables
         /// BLAKE3 hash of the canonical data and the schemas this code was generated from
         /// (<c>generated/data/content-hash.txt</c>).
         /// </summary>
-        public const string ContentHash = "56574888d19ddc2d81bb2b7ec95ed104da74dde93cff403e8789f0a333a14f93";
+        public const string ContentHash = "743c885502936fa940d96d3bb642cb90de54453a99b0b528295047a66e631310";
+
+        /// <summary>
+        /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
+        /// <see cref="ContentHash"/> unless this output selects export groups (then its data is under
+        /// <c>generated/data/csharp/</c>).
+        /// </summary>
+        public const string ProjectHash = "743c885502936fa940d96d3bb642cb90de54453a99b0b528295047a66e631310";
+
+        /// <summary>
+        /// Defaults, enum aliases, maps, polymorphic records, flags, date-times and durations.
+        /// </summary>
+        public FeaturesTable Features { get; }
 
         /// <summary>
         /// Field and enum names that are keywords in C#, TypeScript or Rust.
@@ -41,9 +53,19 @@ namespace Torture.Tables
         public PairTable Pair { get; }
 
         /// <summary>
+        /// One table from two files (files = [...]) whose columns are in different orders.
+        /// </summary>
+        public PartsTable Parts { get; }
+
+        /// <summary>
         /// A singleton (x-gentable-mode one).
         /// </summary>
         public Settings Settings { get; }
+
+        /// <summary>
+        /// Records and polymorphic records across dotted columns (Pos.x, Effect.kind, Shape.origin.x).
+        /// </summary>
+        public SpreadTable Spread { get; }
 
         /// <summary>
         /// Strings that try to break out of comments and literals: */ ${x} {{x}} ` " \
@@ -51,15 +73,24 @@ namespace Torture.Tables
         /// </summary>
         public StringsTable Strings { get; }
 
-        private Tables(KeywordsTable t0, LogTable t1, NestedTable t2, NumbersTable t3, PairTable t4, Settings t5, StringsTable t6)
+        /// <summary>
+        /// A singleton read from a vertical key/value sheet (layout = "vertical").
+        /// </summary>
+        public Vertical Vertical { get; }
+
+        private Tables(FeaturesTable t0, KeywordsTable t1, LogTable t2, NestedTable t3, NumbersTable t4, PairTable t5, PartsTable t6, Settings t7, SpreadTable t8, StringsTable t9, Vertical t10)
         {
-            this.Keywords = t0;
-            this.Log = t1;
-            this.Nested = t2;
-            this.Numbers = t3;
-            this.Pair = t4;
-            this.Settings = t5;
-            this.Strings = t6;
+            this.Features = t0;
+            this.Keywords = t1;
+            this.Log = t2;
+            this.Nested = t3;
+            this.Numbers = t4;
+            this.Pair = t5;
+            this.Parts = t6;
+            this.Settings = t7;
+            this.Spread = t8;
+            this.Strings = t9;
+            this.Vertical = t10;
         }
 
         /// <summary>
@@ -82,14 +113,18 @@ namespace Torture.Tables
         public static Tables LoadFromJson(global::System.Func<string, string> jsonOf)
         {
             if (jsonOf == null) throw new global::System.ArgumentNullException("jsonOf");
-            var t0 = new KeywordsTable(GentableJson.Rows<Keywords>(GentableJson.Table(jsonOf, "Keywords"), GentableCodec.ReadKeywords));
-            var t1 = new LogTable(GentableJson.Rows<Log>(GentableJson.Table(jsonOf, "Log"), GentableCodec.ReadLog));
-            var t2 = new NestedTable(GentableJson.Rows<Nested>(GentableJson.Table(jsonOf, "Nested"), GentableCodec.ReadNested));
-            var t3 = new NumbersTable(GentableJson.Rows<Numbers>(GentableJson.Table(jsonOf, "Numbers"), GentableCodec.ReadNumbers));
-            var t4 = new PairTable(GentableJson.Rows<Pair>(GentableJson.Table(jsonOf, "Pair"), GentableCodec.ReadPair));
-            var t5 = GentableJson.Single<Settings>(GentableJson.Table(jsonOf, "Settings"), GentableCodec.ReadSettings);
-            var t6 = new StringsTable(GentableJson.Rows<Strings>(GentableJson.Table(jsonOf, "Strings"), GentableCodec.ReadStrings));
-            return new Tables(t0, t1, t2, t3, t4, t5, t6);
+            var t0 = new FeaturesTable(GentableJson.Rows<Features>(GentableJson.Table(jsonOf, "Features"), GentableCodec.ReadFeatures));
+            var t1 = new KeywordsTable(GentableJson.Rows<Keywords>(GentableJson.Table(jsonOf, "Keywords"), GentableCodec.ReadKeywords));
+            var t2 = new LogTable(GentableJson.Rows<Log>(GentableJson.Table(jsonOf, "Log"), GentableCodec.ReadLog));
+            var t3 = new NestedTable(GentableJson.Rows<Nested>(GentableJson.Table(jsonOf, "Nested"), GentableCodec.ReadNested));
+            var t4 = new NumbersTable(GentableJson.Rows<Numbers>(GentableJson.Table(jsonOf, "Numbers"), GentableCodec.ReadNumbers));
+            var t5 = new PairTable(GentableJson.Rows<Pair>(GentableJson.Table(jsonOf, "Pair"), GentableCodec.ReadPair));
+            var t6 = new PartsTable(GentableJson.Rows<Parts>(GentableJson.Table(jsonOf, "Parts"), GentableCodec.ReadParts));
+            var t7 = GentableJson.Single<Settings>(GentableJson.Table(jsonOf, "Settings"), GentableCodec.ReadSettings);
+            var t8 = new SpreadTable(GentableJson.Rows<Spread>(GentableJson.Table(jsonOf, "Spread"), GentableCodec.ReadSpread));
+            var t9 = new StringsTable(GentableJson.Rows<Strings>(GentableJson.Table(jsonOf, "Strings"), GentableCodec.ReadStrings));
+            var t10 = GentableJson.Single<Vertical>(GentableJson.Table(jsonOf, "Vertical"), GentableCodec.ReadVertical);
+            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10);
         }
 
         /// <summary>
@@ -99,13 +134,17 @@ namespace Torture.Tables
         public global::System.Collections.Generic.SortedDictionary<string, string> ToCanonicalJson()
         {
             var d = new global::System.Collections.Generic.SortedDictionary<string, string>(global::System.StringComparer.Ordinal);
+            d.Add("Features", GentableCanonical.Rows<Features>(this.Features.All, GentableCodec.WriteFeatures));
             d.Add("Keywords", GentableCanonical.Rows<Keywords>(this.Keywords.All, GentableCodec.WriteKeywords));
             d.Add("Log", GentableCanonical.Rows<Log>(this.Log.All, GentableCodec.WriteLog));
             d.Add("Nested", GentableCanonical.Rows<Nested>(this.Nested.All, GentableCodec.WriteNested));
             d.Add("Numbers", GentableCanonical.Rows<Numbers>(this.Numbers.All, GentableCodec.WriteNumbers));
             d.Add("Pair", GentableCanonical.Rows<Pair>(this.Pair.All, GentableCodec.WritePair));
+            d.Add("Parts", GentableCanonical.Rows<Parts>(this.Parts.All, GentableCodec.WriteParts));
             d.Add("Settings", GentableCanonical.Single<Settings>(this.Settings, GentableCodec.WriteSettings));
+            d.Add("Spread", GentableCanonical.Rows<Spread>(this.Spread.All, GentableCodec.WriteSpread));
             d.Add("Strings", GentableCanonical.Rows<Strings>(this.Strings.All, GentableCodec.WriteStrings));
+            d.Add("Vertical", GentableCanonical.Single<Vertical>(this.Vertical, GentableCodec.WriteVertical));
             return d;
         }
     }

@@ -8,6 +8,43 @@
 import * as rt from "./runtime.js";
 
 /**
+ * A flags enum: used as a set (x-gentable-flags).
+ */
+export type Element = "Fire" | "Ice" | "Wind" | "Earth";
+
+/** The members of Element. */
+export const Element = Object.freeze({
+  Fire: "Fire",
+  Ice: "Ice",
+  Wind: "Wind",
+  Earth: "Earth",
+} as const);
+
+const MEMBERS_Element: ReadonlySet<unknown> = new Set<unknown>(Object.values(Element));
+
+export function readElement(v: unknown, path: string): Element {
+  return MEMBERS_Element.has(v) ? (v as Element) : rt.fail(path, "one of the Element members Fire, Ice, Wind, Earth", v);
+}
+
+/**
+ * An enum whose cells may use display names (x-gentable-enumAliases).
+ */
+export type Hero = "Junkrat" | "Mercy" | "Tracer";
+
+/** The members of Hero. */
+export const Hero = Object.freeze({
+  Junkrat: "Junkrat",
+  Mercy: "Mercy",
+  Tracer: "Tracer",
+} as const);
+
+const MEMBERS_Hero: ReadonlySet<unknown> = new Set<unknown>(Object.values(Hero));
+
+export function readHero(v: unknown, path: string): Hero {
+  return MEMBERS_Hero.has(v) ? (v as Hero) : rt.fail(path, "one of the Hero members Junkrat, Mercy, Tracer", v);
+}
+
+/**
  * Enum members that are keywords in C#, TypeScript or Rust.
  */
 export type Keyword = "class" | "params" | "default" | "enum" | "in" | "is" | "delete" | "new" | "namespace" | "constructor" | "type" | "move" | "ref" | "self";

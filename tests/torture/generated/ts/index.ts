@@ -4,33 +4,51 @@ import * as node_fs from "node:fs";
 import * as node_path from "node:path";
 import * as node_util from "node:util";
 import * as rt from "./runtime.js";
+import { FeaturesTable, readFeatures, writeFeatures } from "./tables/Features.js";
 import { KeywordsTable, readKeywords, writeKeywords } from "./tables/Keywords.js";
 import { LogTable, readLog, writeLog } from "./tables/Log.js";
 import { NestedTable, readNested, writeNested } from "./tables/Nested.js";
 import { NumbersTable, readNumbers, writeNumbers } from "./tables/Numbers.js";
 import { PairTable, readPair, writePair } from "./tables/Pair.js";
+import { PartsTable, readParts, writeParts } from "./tables/Parts.js";
 import { type Settings, readSettings, writeSettings } from "./tables/Settings.js";
+import { SpreadTable, readSpread, writeSpread } from "./tables/Spread.js";
 import { StringsTable, readStrings, writeStrings } from "./tables/Strings.js";
+import { type Vertical, readVertical, writeVertical } from "./tables/Vertical.js";
 
 export { GentableDataError } from "./runtime.js";
-export { Keyword } from "./enums.js";
-export type { Point, Shape } from "./records.js";
+export { Element, Hero, Keyword } from "./enums.js";
+export type { Point, Shape, Stat } from "./records.js";
+export { type Features, FeaturesTable } from "./tables/Features.js";
 export { type Keywords, KeywordsTable } from "./tables/Keywords.js";
 export { type Log, LogTable } from "./tables/Log.js";
 export { type Nested, NestedTable } from "./tables/Nested.js";
 export { type Numbers, NumbersTable } from "./tables/Numbers.js";
 export { type Pair, PairTable } from "./tables/Pair.js";
+export { type Parts, PartsTable } from "./tables/Parts.js";
 export type { Settings } from "./tables/Settings.js";
+export { type Spread, SpreadTable } from "./tables/Spread.js";
 export { type Strings, StringsTable } from "./tables/Strings.js";
+export type { Vertical } from "./tables/Vertical.js";
 
 /**
  * BLAKE3 hash of the canonical data and the schemas this code was generated from
  * (`generated/data/content-hash.txt`).
  */
-export const CONTENT_HASH = "56574888d19ddc2d81bb2b7ec95ed104da74dde93cff403e8789f0a333a14f93";
+export const CONTENT_HASH = "743c885502936fa940d96d3bb642cb90de54453a99b0b528295047a66e631310";
+
+/**
+ * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
+ * `CONTENT_HASH` unless this output selects export groups (then its data is under `generated/data/typescript/`).
+ */
+export const PROJECT_HASH = "743c885502936fa940d96d3bb642cb90de54453a99b0b528295047a66e631310";
 
 /** Every table. */
 export interface Tables {
+  /**
+   * Defaults, enum aliases, maps, polymorphic records, flags, date-times and durations.
+   */
+  readonly features: FeaturesTable;
   /**
    * Field and enum names that are keywords in C#, TypeScript or Rust.
    */
@@ -54,14 +72,26 @@ export interface Tables {
    */
   readonly pair: PairTable;
   /**
+   * One table from two files (files = [...]) whose columns are in different orders.
+   */
+  readonly parts: PartsTable;
+  /**
    * A singleton (x-gentable-mode one).
    */
   readonly settings: Settings;
+  /**
+   * Records and polymorphic records across dotted columns (Pos.x, Effect.kind, Shape.origin.x).
+   */
+  readonly spread: SpreadTable;
   /**
    * Strings that try to break out of comments and literals: *\/ ${x} {{x}} ` " \
    * .
    */
   readonly strings: StringsTable;
+  /**
+   * A singleton read from a vertical key/value sheet (layout = "vertical").
+   */
+  readonly vertical: Vertical;
 }
 
 /**
@@ -79,13 +109,17 @@ export function loadTables(dataDir: string): Tables {
  */
 export function loadTablesFromJson(jsonOf: (table: string) => string): Tables {
   return {
+    features: new FeaturesTable(rt.rows(jsonOf("Features"), "Features.json", readFeatures)),
     keywords: new KeywordsTable(rt.rows(jsonOf("Keywords"), "Keywords.json", readKeywords)),
     log: new LogTable(rt.rows(jsonOf("Log"), "Log.json", readLog)),
     nested: new NestedTable(rt.rows(jsonOf("Nested"), "Nested.json", readNested)),
     numbers: new NumbersTable(rt.rows(jsonOf("Numbers"), "Numbers.json", readNumbers)),
     pair: new PairTable(rt.rows(jsonOf("Pair"), "Pair.json", readPair)),
+    parts: new PartsTable(rt.rows(jsonOf("Parts"), "Parts.json", readParts)),
     settings: rt.single(jsonOf("Settings"), "Settings.json", readSettings),
+    spread: new SpreadTable(rt.rows(jsonOf("Spread"), "Spread.json", readSpread)),
     strings: new StringsTable(rt.rows(jsonOf("Strings"), "Strings.json", readStrings)),
+    vertical: rt.single(jsonOf("Vertical"), "Vertical.json", readVertical),
   };
 }
 
@@ -95,12 +129,16 @@ export function loadTablesFromJson(jsonOf: (table: string) => string): Tables {
  */
 export function canonicalTables(t: Tables): Record<string, string> {
   return Object.fromEntries([
+    ["Features", rt.wArray(t.features.all, writeFeatures)],
     ["Keywords", rt.wArray(t.keywords.all, writeKeywords)],
     ["Log", rt.wArray(t.log.all, writeLog)],
     ["Nested", rt.wArray(t.nested.all, writeNested)],
     ["Numbers", rt.wArray(t.numbers.all, writeNumbers)],
     ["Pair", rt.wArray(t.pair.all, writePair)],
+    ["Parts", rt.wArray(t.parts.all, writeParts)],
     ["Settings", rt.wArray([t.settings], writeSettings)],
+    ["Spread", rt.wArray(t.spread.all, writeSpread)],
     ["Strings", rt.wArray(t.strings.all, writeStrings)],
+    ["Vertical", rt.wArray([t.vertical], writeVertical)],
   ]);
 }

@@ -713,3 +713,20 @@ impl Cell {
         ROWS
     }
 }
+/// Row positions sorted by the unique key.
+static BY_Q_AND_R: &[usize] = &[
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+    24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44,
+    45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65,
+    66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86,
+    87, 88, 89, 90, 91, 92, 93,
+];
+impl Cell {
+    /// The row whose `Q`, `R` (a unique key), by binary search.
+    pub fn get_by_q_and_r(q: u8, r: u8) -> Option<&'static Cell> {
+        BY_Q_AND_R
+            .binary_search_by(|&i| (ROWS[i].q, ROWS[i].r).cmp(&(q, r)))
+            .ok()
+            .map(|j| &ROWS[BY_Q_AND_R[j]])
+    }
+}

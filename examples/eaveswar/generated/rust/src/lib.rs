@@ -8,6 +8,7 @@
 pub mod canonical;
 pub mod enums;
 pub mod records;
+pub mod types;
 pub use enums::*;
 pub use records::*;
 pub mod cell;
@@ -28,6 +29,9 @@ pub mod trash_mix;
 pub use trash_mix::{TrashMix, TrashMixId};
 /// BLAKE3 hash of the canonical data and the schemas; identical in the Rust, C# and TypeScript outputs.
 pub const CONTENT_HASH: &str = "de1dfceced2820a03a9635a0a91c714b8fc55da078bcdb32ac5a35cd26ade353";
+/// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
+/// `CONTENT_HASH` unless this output selects export groups.
+pub const PROJECT_HASH: &str = "de1dfceced2820a03a9635a0a91c714b8fc55da078bcdb32ac5a35cd26ade353";
 /// Every table as RFC 8785 canonical JSON, in table-name order: `(table name, JSON array of rows)`.
 pub fn canonical_tables() -> Vec<(&'static str, String)> {
     vec![

@@ -355,3 +355,14 @@ impl Mercenary {
         ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
     }
 }
+/// Row positions sorted by the unique key.
+static BY_NAME: &[usize] = &[0, 6, 12, 10, 4, 9, 8, 2, 1, 11, 5, 7, 3];
+impl Mercenary {
+    /// The row whose `Name` (a unique key), by binary search.
+    pub fn get_by_name(name: &str) -> Option<&'static Mercenary> {
+        BY_NAME
+            .binary_search_by(|&i| ROWS[i].name.cmp(&name))
+            .ok()
+            .map(|j| &ROWS[BY_NAME[j]])
+    }
+}

@@ -176,3 +176,19 @@ impl NeighborOffset {
         ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
     }
 }
+/// Row positions sorted by the unique key.
+static BY_PARITY_AND_DIRECTION: &[usize] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
+impl NeighborOffset {
+    /// The row whose `Parity`, `Direction` (a unique key), by binary search.
+    pub fn get_by_parity_and_direction(
+        parity: crate::enums::Parity,
+        direction: &str,
+    ) -> Option<&'static NeighborOffset> {
+        BY_PARITY_AND_DIRECTION
+            .binary_search_by(|&i| {
+                (ROWS[i].parity, ROWS[i].direction).cmp(&(parity, direction))
+            })
+            .ok()
+            .map(|j| &ROWS[BY_PARITY_AND_DIRECTION[j]])
+    }
+}

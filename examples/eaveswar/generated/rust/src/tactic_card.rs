@@ -299,3 +299,14 @@ impl TacticCard {
         ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
     }
 }
+/// Row positions sorted by the unique key.
+static BY_NAME: &[usize] = &[10, 9, 8, 7, 0, 2, 6, 1, 4, 3, 5];
+impl TacticCard {
+    /// The row whose `Name` (a unique key), by binary search.
+    pub fn get_by_name(name: &str) -> Option<&'static TacticCard> {
+        BY_NAME
+            .binary_search_by(|&i| ROWS[i].name.cmp(&name))
+            .ok()
+            .map(|j| &ROWS[BY_NAME[j]])
+    }
+}

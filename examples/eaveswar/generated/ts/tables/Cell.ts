@@ -58,9 +58,29 @@ export function writeCell(r: Cell): string {
 export class CellTable {
   /** Every row, in source order. */
   readonly all: readonly Cell[];
+  private readonly byQAndR: ReadonlyMap<string, Cell>;
 
   constructor(rows: readonly Cell[]) {
     this.all = Object.freeze([...rows]);
+    const byQAndR = new Map<string, Cell>();
+    for (const row of this.all) {
+      const k = rt.key([row.q, row.r]);
+      if (byQAndR.has(k)) throw new rt.GentableDataError("Cell" + ": duplicate unique key Q, R " + String(k));
+      byQAndR.set(k, row);
+    }
+    this.byQAndR = byQAndR;
+  }
+
+  /** The row with this Q, R (a unique key), or `undefined`. */
+  getByQAndR(q: number, r: number): Cell | undefined {
+    return this.byQAndR.get(rt.key([q, r]));
+  }
+
+  /** The row with this Q, R (a unique key); throws a `RangeError` if there is none. */
+  getByQAndROrThrow(q: number, r: number): Cell {
+    const found = this.byQAndR.get(rt.key([q, r]));
+    if (found === undefined) throw new RangeError("Cell" + " has no row with Q, R " + String(rt.key([q, r])));
+    return found;
   }
 
   /** The number of rows. */

@@ -53,6 +53,7 @@ export class MercenaryTable {
   /** Every row, sorted by primary key. */
   readonly all: readonly Mercenary[];
   private readonly byKey: ReadonlyMap<string, Mercenary>;
+  private readonly byName: ReadonlyMap<string, Mercenary>;
 
   /** Indexes `rows` by key; throws on a duplicate key. */
   constructor(rows: readonly Mercenary[]) {
@@ -64,6 +65,25 @@ export class MercenaryTable {
       byKey.set(k, row);
     }
     this.byKey = byKey;
+    const byName = new Map<string, Mercenary>();
+    for (const row of this.all) {
+      const k = row.name;
+      if (byName.has(k)) throw new rt.GentableDataError("Mercenary" + ": duplicate unique key Name " + String(k));
+      byName.set(k, row);
+    }
+    this.byName = byName;
+  }
+
+  /** The row with this Name (a unique key), or `undefined`. */
+  getByName(name: string): Mercenary | undefined {
+    return this.byName.get(name);
+  }
+
+  /** The row with this Name (a unique key); throws a `RangeError` if there is none. */
+  getByNameOrThrow(name: string): Mercenary {
+    const found = this.byName.get(name);
+    if (found === undefined) throw new RangeError("Mercenary" + " has no row with Name " + String(name));
+    return found;
   }
 
   /** The number of rows. */

@@ -56,6 +56,7 @@ export class NeighborOffsetTable {
   /** Every row, sorted by primary key. */
   readonly all: readonly NeighborOffset[];
   private readonly byKey: ReadonlyMap<string, NeighborOffset>;
+  private readonly byParityAndDirection: ReadonlyMap<string, NeighborOffset>;
 
   /** Indexes `rows` by key; throws on a duplicate key. */
   constructor(rows: readonly NeighborOffset[]) {
@@ -67,6 +68,25 @@ export class NeighborOffsetTable {
       byKey.set(k, row);
     }
     this.byKey = byKey;
+    const byParityAndDirection = new Map<string, NeighborOffset>();
+    for (const row of this.all) {
+      const k = rt.key([row.parity, row.direction]);
+      if (byParityAndDirection.has(k)) throw new rt.GentableDataError("NeighborOffset" + ": duplicate unique key Parity, Direction " + String(k));
+      byParityAndDirection.set(k, row);
+    }
+    this.byParityAndDirection = byParityAndDirection;
+  }
+
+  /** The row with this Parity, Direction (a unique key), or `undefined`. */
+  getByParityAndDirection(parity: Parity, direction: string): NeighborOffset | undefined {
+    return this.byParityAndDirection.get(rt.key([parity, direction]));
+  }
+
+  /** The row with this Parity, Direction (a unique key); throws a `RangeError` if there is none. */
+  getByParityAndDirectionOrThrow(parity: Parity, direction: string): NeighborOffset {
+    const found = this.byParityAndDirection.get(rt.key([parity, direction]));
+    if (found === undefined) throw new RangeError("NeighborOffset" + " has no row with Parity, Direction " + String(rt.key([parity, direction])));
+    return found;
   }
 
   /** The number of rows. */

@@ -59,6 +59,7 @@ export class RoleTable {
   /** Every row, sorted by primary key. */
   readonly all: readonly Role[];
   private readonly byKey: ReadonlyMap<string, Role>;
+  private readonly byName: ReadonlyMap<string, Role>;
 
   /** Indexes `rows` by key; throws on a duplicate key. */
   constructor(rows: readonly Role[]) {
@@ -70,6 +71,25 @@ export class RoleTable {
       byKey.set(k, row);
     }
     this.byKey = byKey;
+    const byName = new Map<string, Role>();
+    for (const row of this.all) {
+      const k = row.name;
+      if (byName.has(k)) throw new rt.GentableDataError("Role" + ": duplicate unique key Name " + String(k));
+      byName.set(k, row);
+    }
+    this.byName = byName;
+  }
+
+  /** The row with this Name (a unique key), or `undefined`. */
+  getByName(name: string): Role | undefined {
+    return this.byName.get(name);
+  }
+
+  /** The row with this Name (a unique key); throws a `RangeError` if there is none. */
+  getByNameOrThrow(name: string): Role {
+    const found = this.byName.get(name);
+    if (found === undefined) throw new RangeError("Role" + " has no row with Name " + String(name));
+    return found;
   }
 
   /** The number of rows. */

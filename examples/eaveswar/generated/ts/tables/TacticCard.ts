@@ -72,6 +72,7 @@ export class TacticCardTable {
   /** Every row, sorted by primary key. */
   readonly all: readonly TacticCard[];
   private readonly byKey: ReadonlyMap<string, TacticCard>;
+  private readonly byName: ReadonlyMap<string, TacticCard>;
 
   /** Indexes `rows` by key; throws on a duplicate key. */
   constructor(rows: readonly TacticCard[]) {
@@ -83,6 +84,25 @@ export class TacticCardTable {
       byKey.set(k, row);
     }
     this.byKey = byKey;
+    const byName = new Map<string, TacticCard>();
+    for (const row of this.all) {
+      const k = row.name;
+      if (byName.has(k)) throw new rt.GentableDataError("TacticCard" + ": duplicate unique key Name " + String(k));
+      byName.set(k, row);
+    }
+    this.byName = byName;
+  }
+
+  /** The row with this Name (a unique key), or `undefined`. */
+  getByName(name: string): TacticCard | undefined {
+    return this.byName.get(name);
+  }
+
+  /** The row with this Name (a unique key); throws a `RangeError` if there is none. */
+  getByNameOrThrow(name: string): TacticCard {
+    const found = this.byName.get(name);
+    if (found === undefined) throw new RangeError("TacticCard" + " has no row with Name " + String(name));
+    return found;
   }
 
   /** The number of rows. */

@@ -390,3 +390,25 @@ impl Attack {
         ROWS
     }
 }
+/// Row positions sorted by the unique key.
+static BY_SCENARIO_AND_SIDE_AND_LANE_AND_RANK: &[usize] = &[
+    29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 12, 13, 14, 15, 16, 6, 7, 8, 9, 10,
+    11, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 0, 1, 2, 3, 4, 5,
+];
+impl Attack {
+    /// The row whose `Scenario`, `Side`, `Lane`, `Rank` (a unique key), by binary search.
+    pub fn get_by_scenario_and_side_and_lane_and_rank(
+        scenario: crate::scenario::ScenarioId,
+        side: crate::enums::Side,
+        lane: crate::lane::LaneId,
+        rank: crate::enums::Rank,
+    ) -> Option<&'static Attack> {
+        BY_SCENARIO_AND_SIDE_AND_LANE_AND_RANK
+            .binary_search_by(|&i| {
+                (ROWS[i].scenario, ROWS[i].side, ROWS[i].lane, ROWS[i].rank)
+                    .cmp(&(scenario, side, lane, rank))
+            })
+            .ok()
+            .map(|j| &ROWS[BY_SCENARIO_AND_SIDE_AND_LANE_AND_RANK[j]])
+    }
+}

@@ -153,3 +153,19 @@ impl LaneResult {
         ROWS
     }
 }
+/// Row positions sorted by the unique key.
+static BY_SCENARIO_AND_LANE: &[usize] = &[10, 11, 12, 13, 4, 5, 2, 3, 6, 7, 8, 9, 0, 1];
+impl LaneResult {
+    /// The row whose `Scenario`, `Lane` (a unique key), by binary search.
+    pub fn get_by_scenario_and_lane(
+        scenario: crate::scenario::ScenarioId,
+        lane: crate::lane::LaneId,
+    ) -> Option<&'static LaneResult> {
+        BY_SCENARIO_AND_LANE
+            .binary_search_by(|&i| {
+                (ROWS[i].scenario, ROWS[i].lane).cmp(&(scenario, lane))
+            })
+            .ok()
+            .map(|j| &ROWS[BY_SCENARIO_AND_LANE[j]])
+    }
+}

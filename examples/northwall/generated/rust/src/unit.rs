@@ -90,3 +90,14 @@ impl Unit {
         ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
     }
 }
+/// Row positions sorted by the unique key.
+static BY_NAME: &[usize] = &[0, 2, 1];
+impl Unit {
+    /// The row whose `Name` (a unique key), by binary search.
+    pub fn get_by_name(name: &str) -> Option<&'static Unit> {
+        BY_NAME
+            .binary_search_by(|&i| ROWS[i].name.cmp(&name))
+            .ok()
+            .map(|j| &ROWS[BY_NAME[j]])
+    }
+}

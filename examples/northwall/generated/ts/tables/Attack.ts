@@ -64,9 +64,29 @@ export function writeAttack(r: Attack): string {
 export class AttackTable {
   /** Every row, in source order. */
   readonly all: readonly Attack[];
+  private readonly byScenarioAndSideAndLaneAndRank: ReadonlyMap<string, Attack>;
 
   constructor(rows: readonly Attack[]) {
     this.all = Object.freeze([...rows]);
+    const byScenarioAndSideAndLaneAndRank = new Map<string, Attack>();
+    for (const row of this.all) {
+      const k = rt.key([row.scenario, row.side, row.lane, row.rank]);
+      if (byScenarioAndSideAndLaneAndRank.has(k)) throw new rt.GentableDataError("Attack" + ": duplicate unique key Scenario, Side, Lane, Rank " + String(k));
+      byScenarioAndSideAndLaneAndRank.set(k, row);
+    }
+    this.byScenarioAndSideAndLaneAndRank = byScenarioAndSideAndLaneAndRank;
+  }
+
+  /** The row with this Scenario, Side, Lane, Rank (a unique key), or `undefined`. */
+  getByScenarioAndSideAndLaneAndRank(scenario: string, side: Side, lane: string, rank: Rank): Attack | undefined {
+    return this.byScenarioAndSideAndLaneAndRank.get(rt.key([scenario, side, lane, rank]));
+  }
+
+  /** The row with this Scenario, Side, Lane, Rank (a unique key); throws a `RangeError` if there is none. */
+  getByScenarioAndSideAndLaneAndRankOrThrow(scenario: string, side: Side, lane: string, rank: Rank): Attack {
+    const found = this.byScenarioAndSideAndLaneAndRank.get(rt.key([scenario, side, lane, rank]));
+    if (found === undefined) throw new RangeError("Attack" + " has no row with Scenario, Side, Lane, Rank " + String(rt.key([scenario, side, lane, rank])));
+    return found;
   }
 
   /** The number of rows. */

@@ -58,9 +58,29 @@ export function writeLaneResult(r: LaneResult): string {
 export class LaneResultTable {
   /** Every row, in source order. */
   readonly all: readonly LaneResult[];
+  private readonly byScenarioAndLane: ReadonlyMap<string, LaneResult>;
 
   constructor(rows: readonly LaneResult[]) {
     this.all = Object.freeze([...rows]);
+    const byScenarioAndLane = new Map<string, LaneResult>();
+    for (const row of this.all) {
+      const k = rt.key([row.scenario, row.lane]);
+      if (byScenarioAndLane.has(k)) throw new rt.GentableDataError("LaneResult" + ": duplicate unique key Scenario, Lane " + String(k));
+      byScenarioAndLane.set(k, row);
+    }
+    this.byScenarioAndLane = byScenarioAndLane;
+  }
+
+  /** The row with this Scenario, Lane (a unique key), or `undefined`. */
+  getByScenarioAndLane(scenario: string, lane: string): LaneResult | undefined {
+    return this.byScenarioAndLane.get(rt.key([scenario, lane]));
+  }
+
+  /** The row with this Scenario, Lane (a unique key); throws a `RangeError` if there is none. */
+  getByScenarioAndLaneOrThrow(scenario: string, lane: string): LaneResult {
+    const found = this.byScenarioAndLane.get(rt.key([scenario, lane]));
+    if (found === undefined) throw new RangeError("LaneResult" + " has no row with Scenario, Lane " + String(rt.key([scenario, lane])));
+    return found;
   }
 
   /** The number of rows. */

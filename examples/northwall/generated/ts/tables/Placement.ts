@@ -64,9 +64,49 @@ export function writePlacement(r: Placement): string {
 export class PlacementTable {
   /** Every row, in source order. */
   readonly all: readonly Placement[];
+  private readonly byScenarioAndSideAndLaneAndRank: ReadonlyMap<string, Placement>;
+  private readonly byScenarioAndSideAndUnit: ReadonlyMap<string, Placement>;
 
   constructor(rows: readonly Placement[]) {
     this.all = Object.freeze([...rows]);
+    const byScenarioAndSideAndLaneAndRank = new Map<string, Placement>();
+    for (const row of this.all) {
+      const k = rt.key([row.scenario, row.side, row.lane, row.rank]);
+      if (byScenarioAndSideAndLaneAndRank.has(k)) throw new rt.GentableDataError("Placement" + ": duplicate unique key Scenario, Side, Lane, Rank " + String(k));
+      byScenarioAndSideAndLaneAndRank.set(k, row);
+    }
+    this.byScenarioAndSideAndLaneAndRank = byScenarioAndSideAndLaneAndRank;
+    const byScenarioAndSideAndUnit = new Map<string, Placement>();
+    for (const row of this.all) {
+      const k = rt.key([row.scenario, row.side, row.unit]);
+      if (byScenarioAndSideAndUnit.has(k)) throw new rt.GentableDataError("Placement" + ": duplicate unique key Scenario, Side, Unit " + String(k));
+      byScenarioAndSideAndUnit.set(k, row);
+    }
+    this.byScenarioAndSideAndUnit = byScenarioAndSideAndUnit;
+  }
+
+  /** The row with this Scenario, Side, Lane, Rank (a unique key), or `undefined`. */
+  getByScenarioAndSideAndLaneAndRank(scenario: string, side: Side, lane: string, rank: Rank): Placement | undefined {
+    return this.byScenarioAndSideAndLaneAndRank.get(rt.key([scenario, side, lane, rank]));
+  }
+
+  /** The row with this Scenario, Side, Lane, Rank (a unique key); throws a `RangeError` if there is none. */
+  getByScenarioAndSideAndLaneAndRankOrThrow(scenario: string, side: Side, lane: string, rank: Rank): Placement {
+    const found = this.byScenarioAndSideAndLaneAndRank.get(rt.key([scenario, side, lane, rank]));
+    if (found === undefined) throw new RangeError("Placement" + " has no row with Scenario, Side, Lane, Rank " + String(rt.key([scenario, side, lane, rank])));
+    return found;
+  }
+
+  /** The row with this Scenario, Side, Unit (a unique key), or `undefined`. */
+  getByScenarioAndSideAndUnit(scenario: string, side: Side, unit: string): Placement | undefined {
+    return this.byScenarioAndSideAndUnit.get(rt.key([scenario, side, unit]));
+  }
+
+  /** The row with this Scenario, Side, Unit (a unique key); throws a `RangeError` if there is none. */
+  getByScenarioAndSideAndUnitOrThrow(scenario: string, side: Side, unit: string): Placement {
+    const found = this.byScenarioAndSideAndUnit.get(rt.key([scenario, side, unit]));
+    if (found === undefined) throw new RangeError("Placement" + " has no row with Scenario, Side, Unit " + String(rt.key([scenario, side, unit])));
+    return found;
   }
 
   /** The number of rows. */

@@ -76,7 +76,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("archer"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -85,7 +85,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -94,7 +94,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("pikeman"),
-                strength: None,
+                strength: Some(1u8),
             },
         ],
     },
@@ -114,7 +114,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("berserker"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -123,7 +123,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -132,7 +132,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("scout"),
-                strength: None,
+                strength: Some(1u8),
             },
         ],
     },
@@ -152,7 +152,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("swordsman"),
-                strength: None,
+                strength: Some(1u8),
             },
         ],
     },
@@ -172,7 +172,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("cavalry"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -181,7 +181,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("pikeman"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -190,7 +190,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
-                strength: None,
+                strength: Some(1u8),
             },
         ],
     },
@@ -210,7 +210,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("crossbow"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -219,7 +219,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("archer"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -228,7 +228,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("pikeman"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -237,7 +237,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("pikeman"),
-                strength: None,
+                strength: Some(1u8),
             },
         ],
     },
@@ -257,7 +257,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("standard-bearer"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -266,7 +266,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("swordsman"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -275,7 +275,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("scout"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -284,7 +284,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
-                strength: None,
+                strength: Some(1u8),
             },
         ],
     },
@@ -304,7 +304,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("infantry"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -313,7 +313,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("infantry"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -322,7 +322,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
-                strength: None,
+                strength: Some(1u8),
             },
         ],
     },
@@ -342,7 +342,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("knight"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -351,7 +351,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("swordsman"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -380,7 +380,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("lancer"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -389,7 +389,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
-                strength: None,
+                strength: Some(1u8),
             },
         ],
     },
@@ -409,7 +409,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("light-cavalry"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -418,7 +418,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("pikeman"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -427,7 +427,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("swordsman"),
-                strength: None,
+                strength: Some(1u8),
             },
         ],
     },
@@ -447,7 +447,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("marshal"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -456,7 +456,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("infantry"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -465,7 +465,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("infantry"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -474,7 +474,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
-                strength: None,
+                strength: Some(1u8),
             },
         ],
     },
@@ -494,7 +494,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("marshal"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -503,7 +503,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("standard-bearer"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -512,7 +512,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("swordsman"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -521,7 +521,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
-                strength: None,
+                strength: Some(1u8),
             },
         ],
     },
@@ -541,7 +541,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("mercenary"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -550,7 +550,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
-                strength: None,
+                strength: Some(1u8),
             },
         ],
     },
@@ -599,7 +599,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("royal-guard"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -608,7 +608,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
-                strength: None,
+                strength: Some(1u8),
             },
         ],
     },
@@ -628,7 +628,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("archer"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -637,7 +637,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
-                strength: None,
+                strength: Some(1u8),
             },
         ],
     },
@@ -657,7 +657,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("swordsman"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -666,7 +666,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
-                strength: None,
+                strength: Some(1u8),
             },
         ],
     },
@@ -693,7 +693,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("war-priest"),
-                strength: None,
+                strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
                 at: crate::records::Hex {
@@ -702,7 +702,7 @@ pub static ROWS: &[Scenario] = &[
                 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
-                strength: None,
+                strength: Some(1u8),
             },
         ],
     },

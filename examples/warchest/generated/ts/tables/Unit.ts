@@ -107,6 +107,7 @@ export class UnitTable {
   /** Every row, sorted by primary key. */
   readonly all: readonly Unit[];
   private readonly byKey: ReadonlyMap<string, Unit>;
+  private readonly byName: ReadonlyMap<string, Unit>;
 
   /** Indexes `rows` by key; throws on a duplicate key. */
   constructor(rows: readonly Unit[]) {
@@ -118,6 +119,25 @@ export class UnitTable {
       byKey.set(k, row);
     }
     this.byKey = byKey;
+    const byName = new Map<string, Unit>();
+    for (const row of this.all) {
+      const k = row.name;
+      if (byName.has(k)) throw new rt.GentableDataError("Unit" + ": duplicate unique key Name " + String(k));
+      byName.set(k, row);
+    }
+    this.byName = byName;
+  }
+
+  /** The row with this Name (a unique key), or `undefined`. */
+  getByName(name: string): Unit | undefined {
+    return this.byName.get(name);
+  }
+
+  /** The row with this Name (a unique key); throws a `RangeError` if there is none. */
+  getByNameOrThrow(name: string): Unit {
+    const found = this.byName.get(name);
+    if (found === undefined) throw new RangeError("Unit" + " has no row with Name " + String(name));
+    return found;
   }
 
   /** The number of rows. */

@@ -8,6 +8,7 @@
 pub mod canonical;
 pub mod enums;
 pub mod records;
+pub mod types;
 pub use enums::*;
 pub use records::*;
 pub mod board;
@@ -28,6 +29,9 @@ pub mod step_move;
 pub use step_move::{StepMove, StepMoveId};
 /// BLAKE3 hash of the canonical data and the schemas; identical in the Rust, C# and TypeScript outputs.
 pub const CONTENT_HASH: &str = "24b90b6e41bbc085a0e5a8a87ca58a0ca66c2fa0b80dc2aa51347e272f445168";
+/// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
+/// `CONTENT_HASH` unless this output selects export groups.
+pub const PROJECT_HASH: &str = "24b90b6e41bbc085a0e5a8a87ca58a0ca66c2fa0b80dc2aa51347e272f445168";
 /// Every table as RFC 8785 canonical JSON, in table-name order: `(table name, JSON array of rows)`.
 pub fn canonical_tables() -> Vec<(&'static str, String)> {
     vec![

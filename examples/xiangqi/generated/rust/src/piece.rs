@@ -142,3 +142,36 @@ impl Piece {
         ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
     }
 }
+/// Row positions sorted by the unique key.
+static BY_LETTER: &[usize] = &[0, 3, 1, 4, 5, 6, 2];
+impl Piece {
+    /// The row whose `Letter` (a unique key), by binary search.
+    pub fn get_by_letter(letter: &str) -> Option<&'static Piece> {
+        BY_LETTER
+            .binary_search_by(|&i| ROWS[i].letter.cmp(&letter))
+            .ok()
+            .map(|j| &ROWS[BY_LETTER[j]])
+    }
+}
+/// Row positions sorted by the unique key.
+static BY_RED_NAME: &[usize] = &[0, 6, 4, 1, 3, 2, 5];
+impl Piece {
+    /// The row whose `RedName` (a unique key), by binary search.
+    pub fn get_by_red_name(red_name: &str) -> Option<&'static Piece> {
+        BY_RED_NAME
+            .binary_search_by(|&i| ROWS[i].red_name.cmp(&red_name))
+            .ok()
+            .map(|j| &ROWS[BY_RED_NAME[j]])
+    }
+}
+/// Row positions sorted by the unique key.
+static BY_BLACK_NAME: &[usize] = &[6, 0, 4, 1, 3, 2, 5];
+impl Piece {
+    /// The row whose `BlackName` (a unique key), by binary search.
+    pub fn get_by_black_name(black_name: &str) -> Option<&'static Piece> {
+        BY_BLACK_NAME
+            .binary_search_by(|&i| ROWS[i].black_name.cmp(&black_name))
+            .ok()
+            .map(|j| &ROWS[BY_BLACK_NAME[j]])
+    }
+}

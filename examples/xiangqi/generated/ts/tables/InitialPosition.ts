@@ -52,9 +52,29 @@ export function writeInitialPosition(r: InitialPosition): string {
 export class InitialPositionTable {
   /** Every row, in source order. */
   readonly all: readonly InitialPosition[];
+  private readonly byRowAndColumn: ReadonlyMap<string, InitialPosition>;
 
   constructor(rows: readonly InitialPosition[]) {
     this.all = Object.freeze([...rows]);
+    const byRowAndColumn = new Map<string, InitialPosition>();
+    for (const row of this.all) {
+      const k = rt.key([row.row, row.column]);
+      if (byRowAndColumn.has(k)) throw new rt.GentableDataError("InitialPosition" + ": duplicate unique key Row, Column " + String(k));
+      byRowAndColumn.set(k, row);
+    }
+    this.byRowAndColumn = byRowAndColumn;
+  }
+
+  /** The row with this Row, Column (a unique key), or `undefined`. */
+  getByRowAndColumn(row_: number, column: number): InitialPosition | undefined {
+    return this.byRowAndColumn.get(rt.key([row_, column]));
+  }
+
+  /** The row with this Row, Column (a unique key); throws a `RangeError` if there is none. */
+  getByRowAndColumnOrThrow(row_: number, column: number): InitialPosition {
+    const found = this.byRowAndColumn.get(rt.key([row_, column]));
+    if (found === undefined) throw new RangeError("InitialPosition" + " has no row with Row, Column " + String(rt.key([row_, column])));
+    return found;
   }
 
   /** The number of rows. */

@@ -71,6 +71,9 @@ export class PieceTable {
   /** Every row, sorted by primary key. */
   readonly all: readonly Piece[];
   private readonly byKey: ReadonlyMap<string, Piece>;
+  private readonly byLetter: ReadonlyMap<string, Piece>;
+  private readonly byRedName: ReadonlyMap<string, Piece>;
+  private readonly byBlackName: ReadonlyMap<string, Piece>;
 
   /** Indexes `rows` by key; throws on a duplicate key. */
   constructor(rows: readonly Piece[]) {
@@ -82,6 +85,63 @@ export class PieceTable {
       byKey.set(k, row);
     }
     this.byKey = byKey;
+    const byLetter = new Map<string, Piece>();
+    for (const row of this.all) {
+      const k = row.letter;
+      if (byLetter.has(k)) throw new rt.GentableDataError("Piece" + ": duplicate unique key Letter " + String(k));
+      byLetter.set(k, row);
+    }
+    this.byLetter = byLetter;
+    const byRedName = new Map<string, Piece>();
+    for (const row of this.all) {
+      const k = row.redName;
+      if (byRedName.has(k)) throw new rt.GentableDataError("Piece" + ": duplicate unique key RedName " + String(k));
+      byRedName.set(k, row);
+    }
+    this.byRedName = byRedName;
+    const byBlackName = new Map<string, Piece>();
+    for (const row of this.all) {
+      const k = row.blackName;
+      if (byBlackName.has(k)) throw new rt.GentableDataError("Piece" + ": duplicate unique key BlackName " + String(k));
+      byBlackName.set(k, row);
+    }
+    this.byBlackName = byBlackName;
+  }
+
+  /** The row with this Letter (a unique key), or `undefined`. */
+  getByLetter(letter: string): Piece | undefined {
+    return this.byLetter.get(letter);
+  }
+
+  /** The row with this Letter (a unique key); throws a `RangeError` if there is none. */
+  getByLetterOrThrow(letter: string): Piece {
+    const found = this.byLetter.get(letter);
+    if (found === undefined) throw new RangeError("Piece" + " has no row with Letter " + String(letter));
+    return found;
+  }
+
+  /** The row with this RedName (a unique key), or `undefined`. */
+  getByRedName(redName: string): Piece | undefined {
+    return this.byRedName.get(redName);
+  }
+
+  /** The row with this RedName (a unique key); throws a `RangeError` if there is none. */
+  getByRedNameOrThrow(redName: string): Piece {
+    const found = this.byRedName.get(redName);
+    if (found === undefined) throw new RangeError("Piece" + " has no row with RedName " + String(redName));
+    return found;
+  }
+
+  /** The row with this BlackName (a unique key), or `undefined`. */
+  getByBlackName(blackName: string): Piece | undefined {
+    return this.byBlackName.get(blackName);
+  }
+
+  /** The row with this BlackName (a unique key); throws a `RangeError` if there is none. */
+  getByBlackNameOrThrow(blackName: string): Piece {
+    const found = this.byBlackName.get(blackName);
+    if (found === undefined) throw new RangeError("Piece" + " has no row with BlackName " + String(blackName));
+    return found;
   }
 
   /** The number of rows. */

@@ -8,8 +8,11 @@
 pub mod canonical;
 pub mod enums;
 pub mod records;
+pub mod types;
 pub use enums::*;
 pub use records::*;
+pub mod features;
+pub use features::{Features, FeaturesId};
 pub mod keywords;
 pub use keywords::{Keywords, KeywordsId};
 pub mod log;
@@ -20,20 +23,31 @@ pub mod numbers;
 pub use numbers::{Numbers, NumbersId};
 pub mod pair;
 pub use pair::Pair;
+pub mod parts;
+pub use parts::{Parts, PartsId};
 pub mod settings;
 pub use settings::Settings;
+pub mod spread;
+pub use spread::{Spread, SpreadId};
 pub mod strings;
 pub use strings::{Strings, StringsId};
+pub mod vertical;
+pub use vertical::Vertical;
 /// BLAKE3 hash of the canonical data and the schemas; identical in the Rust, C# and TypeScript outputs.
-pub const CONTENT_HASH: &str = "56574888d19ddc2d81bb2b7ec95ed104da74dde93cff403e8789f0a333a14f93";
+pub const CONTENT_HASH: &str = "743c885502936fa940d96d3bb642cb90de54453a99b0b528295047a66e631310";
+/// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
+/// `CONTENT_HASH` unless this output selects export groups.
+pub const PROJECT_HASH: &str = "743c885502936fa940d96d3bb642cb90de54453a99b0b528295047a66e631310";
 /// Every table as RFC 8785 canonical JSON, in table-name order: `(table name, JSON array of rows)`.
 pub fn canonical_tables() -> Vec<(&'static str, String)> {
     vec![
-        ("Keywords", canonical::table(keywords::ROWS)), ("Log",
-        canonical::table(log::ROWS)), ("Nested", canonical::table(nested::ROWS)),
-        ("Numbers", canonical::table(numbers::ROWS)), ("Pair",
-        canonical::table(pair::ROWS)), ("Settings",
-        canonical::table(core::slice::from_ref(& settings::ROW))), ("Strings",
-        canonical::table(strings::ROWS))
+        ("Features", canonical::table(features::ROWS)), ("Keywords",
+        canonical::table(keywords::ROWS)), ("Log", canonical::table(log::ROWS)),
+        ("Nested", canonical::table(nested::ROWS)), ("Numbers",
+        canonical::table(numbers::ROWS)), ("Pair", canonical::table(pair::ROWS)),
+        ("Parts", canonical::table(parts::ROWS)), ("Settings",
+        canonical::table(core::slice::from_ref(& settings::ROW))), ("Spread",
+        canonical::table(spread::ROWS)), ("Strings", canonical::table(strings::ROWS)),
+        ("Vertical", canonical::table(core::slice::from_ref(& vertical::ROW)))
     ]
 }

@@ -51,3 +51,111 @@ impl crate::canonical::Canonical for Shape {
         out.push('}');
     }
 }
+/// A record whose trailing fields have defaults.
+///
+/// Defined at `common.schema.json#/$defs/Stat`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stat {
+    /// Column `base`.
+    pub base: u16,
+    /// Column `growth`.
+    pub growth: f64,
+    /// Column `cap`.
+    pub cap: u16,
+}
+impl crate::canonical::Canonical for Stat {
+    fn write_canonical(&self, out: &mut String) {
+        let mut first = true;
+        out.push('{');
+        crate::canonical::member(out, &mut first, "base", &self.base);
+        crate::canonical::member(out, &mut first, "cap", &self.cap);
+        crate::canonical::member(out, &mut first, "growth", &self.growth);
+        let _ = first;
+        out.push('}');
+    }
+}
+/// A polymorphic record (oneOf with a discriminator).
+///
+/// Polymorphic record told apart by `kind`; defined at `common.schema.json#/$defs/Effect`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Effect {
+    /// Deal damage.
+    ///
+    /// `kind` = `Damage`.
+    Damage {
+        /// Column `amount`.
+        amount: u16,
+        /// Column `element`.
+        element: Option<crate::enums::ElementFlags>,
+    },
+    /// Restore health.
+    ///
+    /// `kind` = `Heal`.
+    Heal {
+        /// Column `amount`.
+        amount: u16,
+        /// Column `over`.
+        over: bool,
+    },
+    /// No fields besides the kind.
+    ///
+    /// `kind` = `Stun`.
+    Stun {},
+    /// Nested arrays, records and an optional union inside a variant.
+    ///
+    /// `kind` = `Summon`.
+    Summon {
+        /// Column `at`.
+        at: &'static [crate::records::Point],
+        /// Column `then`.
+        then: Option<&'static crate::records::Effect>,
+        /// Column `tags`.
+        tags: Option<crate::types::Map<&'static str, i32>>,
+    },
+}
+impl Effect {
+    /// The value of `kind`: which kind this is.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Effect::Damage { .. } => "Damage",
+            Effect::Heal { .. } => "Heal",
+            Effect::Stun { .. } => "Stun",
+            Effect::Summon { .. } => "Summon",
+        }
+    }
+}
+impl crate::canonical::Canonical for Effect {
+    fn write_canonical(&self, out: &mut String) {
+        let mut first = true;
+        out.push('{');
+        match self {
+            Effect::Damage { amount: __f0, element: __f1 } => {
+                crate::canonical::member(out, &mut first, "amount", __f0);
+                if let Some(v) = __f1 {
+                    crate::canonical::member(out, &mut first, "element", v);
+                }
+                crate::canonical::member(out, &mut first, "kind", "Damage");
+            }
+            Effect::Heal { amount: __f0, over: __f1 } => {
+                crate::canonical::member(out, &mut first, "amount", __f0);
+                crate::canonical::member(out, &mut first, "kind", "Heal");
+                crate::canonical::member(out, &mut first, "over", __f1);
+            }
+            Effect::Stun {} => {
+                crate::canonical::member(out, &mut first, "kind", "Stun");
+            }
+            Effect::Summon { at: __f0, then: __f1, tags: __f2 } => {
+                crate::canonical::member(out, &mut first, "at", __f0);
+                crate::canonical::member(out, &mut first, "kind", "Summon");
+                if let Some(v) = __f2 {
+                    crate::canonical::member(out, &mut first, "tags", v);
+                }
+                if let Some(v) = __f1 {
+                    crate::canonical::member(out, &mut first, "then", v);
+                }
+            }
+        }
+        let _ = first;
+        out.push('}');
+    }
+}

@@ -1,0 +1,225 @@
+//! gentable's end-to-end benchmark (issue 7; figures in docs/performance.md). Run through `Tools/bench.sh`.
+//!
+//! ```text
+//! bench [--sets luban-shape,csv-1m,...] [--gentable PATH] [--no-baseline] [--runs N]
+//! ```
+//!
+//! For every synthetic set (generated on first use by `src/datagen.rs` into `target/bench-data/<set>/`) one
+//! run reports, for the release `gentable build` child process:
+//! * **cold**: no `.gentable-cache/`, no `generated/`;
+//! * **no-op**: everything cached and nothing changed (median of `--runs`);
+//! * **edit**: after one cell of one table changed (and again after it is changed back: both are shown);
+//! * **peak memory**: the largest max RSS of those children (`wait4`), and its ratio to the input bytes;
+//! * **read floor**: the time this machine needs just to read every cell with `csv` and `calamine`, files in
+//!   parallel with rayon like gentable, no typing, validation or output; and the ratio cold / read floor;
+//! * **baseline**: `benches/baseline.py` (openpyxl + csv + jsonschema, writing JSON) and the ratio
+//!   baseline / cold.
+
+mod datagen;
+
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+struct Run {
+    wall: Duration,
+    max_rss_kb: u64,
+}
+
+/// Run `cmd` to completion; its wall time and max RSS (from `wait4`, so exactly this child).
+fn run(cmd: &mut Command, log: &Path) -> Run {
+    let err = std::fs::File::create(log).expect("log file");
+    let t = Instant::now();
+    let child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(err)
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
+    let mut status = 0;
+    // SAFETY: plain FFI call with valid pointers; the child is ours and not waited on elsewhere.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut ru) };
+    let wall = t.elapsed();
+    assert!(r > 0, "wait4 failed");
+    if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
+        panic!(
+            "{cmd:?} failed (status {status}):\n{}",
+            std::fs::read_to_string(log).unwrap_or_default()
+        );
+    }
+    Run {
+        wall,
+        max_rss_kb: ru.ru_maxrss as u64,
+    }
+}
+
+/// Read every cell of every table file of `dir` (the read floor); returns the number of non-empty cells.
+fn read_floor(dir: &Path) -> usize {
+    use calamine::{open_workbook_auto, Data, Reader};
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("Table"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    files
+        .par_iter()
+        .map(|p| {
+            if p.extension().is_some_and(|e| e == "csv") {
+                let bytes = std::fs::read(p).unwrap();
+                let mut rdr = csv::ReaderBuilder::new()
+                    .has_headers(false)
+                    .flexible(true)
+                    .from_reader(&bytes[..]);
+                let mut rec = csv::ByteRecord::new();
+                let mut n = 0;
+                while rdr.read_byte_record(&mut rec).unwrap() {
+                    n += rec
+                        .iter()
+                        .filter(|f| !f.is_empty() && std::str::from_utf8(f).is_ok())
+                        .count();
+                }
+                n
+            } else {
+                let mut wb = open_workbook_auto(p).unwrap();
+                let mut n = 0;
+                for sheet in wb.sheet_names().to_vec() {
+                    let range = wb.worksheet_range(&sheet).unwrap();
+                    n += range.used_cells().filter(|(_, _, c)| **c != Data::Empty).count();
+                }
+                n
+            }
+        })
+        .sum()
+}
+
+fn secs(d: Duration) -> String {
+    if d < Duration::from_secs(1) {
+        format!("{:.0} ms", d.as_secs_f64() * 1e3)
+    } else {
+        format!("{:.2} s", d.as_secs_f64())
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let arg = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let flag = |name: &str| args.iter().any(|a| a == name);
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let repo = repo.canonicalize().unwrap_or(repo);
+    let sets: Vec<String> = arg("--sets")
+        .map(|s| s.split(',').map(String::from).collect())
+        .unwrap_or_else(|| datagen::SETS.iter().map(|s| s.to_string()).collect());
+    let gentable = arg("--gentable")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo.join("target/release/gentable"));
+    assert!(
+        gentable.exists(),
+        "{} not found: run `cargo build --release` first (Tools/bench.sh does)",
+        gentable.display()
+    );
+    let runs: usize = arg("--runs").and_then(|n| n.parse().ok()).unwrap_or(5);
+    let python = if flag("--no-baseline") {
+        None
+    } else {
+        let out = Command::new("python3")
+            .arg(repo.join("benches/baseline.py"))
+            .arg("--setup")
+            .stderr(Stdio::inherit())
+            .output()
+            .expect("python3");
+        assert!(out.status.success(), "baseline setup failed");
+        Some(PathBuf::from(
+            String::from_utf8(out.stdout).unwrap().trim().to_string(),
+        ))
+    };
+    let logs = repo.join("target/bench-logs");
+    std::fs::create_dir_all(&logs).unwrap();
+    let root = datagen::data_root();
+    println!(
+        "| set | input | cold | no-op | edit one cell (edit / undo) | peak RSS (× input) | read floor | cold / floor | baseline | baseline / cold |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for set in &sets {
+        let t = Instant::now();
+        let dir = datagen::generate(&root, set);
+        eprintln!("bench: {set}: data ready in {:.1} s", t.elapsed().as_secs_f64());
+        let input = datagen::input_bytes(&dir);
+        let config = dir.join("gentable.toml");
+        let build = |extra: &[&str]| {
+            let mut c = Command::new(&gentable);
+            c.arg("build").arg("-c").arg(&config).arg("--quiet").args(extra);
+            c
+        };
+        let log = logs.join(format!("{set}.log"));
+        // Read floor: best of two (the first also warms the page cache for everyone).
+        let floor = (0..2)
+            .map(|_| {
+                let t = Instant::now();
+                let n = read_floor(&dir);
+                assert!(n > 0);
+                t.elapsed()
+            })
+            .min()
+            .unwrap();
+        eprintln!("bench: {set}: read floor {}", secs(floor));
+        // Cold.
+        let _ = std::fs::remove_dir_all(dir.join(".gentable-cache"));
+        let _ = std::fs::remove_dir_all(dir.join("generated"));
+        let cold = run(&mut build(&[]), &log);
+        eprintln!("bench: {set}: cold {}", secs(cold.wall));
+        let mut peak = cold.max_rss_kb;
+        // No-op.
+        let mut noop: Vec<Duration> = (0..runs)
+            .map(|_| {
+                let r = run(&mut build(&[]), &log);
+                peak = peak.max(r.max_rss_kb);
+                r.wall
+            })
+            .collect();
+        noop.sort();
+        let noop = noop[noop.len() / 2];
+        eprintln!("bench: {set}: no-op {}", secs(noop));
+        // One cell edited, then changed back.
+        datagen::edit_one_cell(&dir, set);
+        let edit = run(&mut build(&[]), &log);
+        datagen::restore(&dir, set);
+        let undo = run(&mut build(&[]), &log);
+        peak = peak.max(edit.max_rss_kb).max(undo.max_rss_kb);
+        eprintln!(
+            "bench: {set}: edit {} / undo {}",
+            secs(edit.wall),
+            secs(undo.wall)
+        );
+        let baseline = python.as_ref().map(|py| {
+            let mut c = Command::new(py);
+            c.arg(repo.join("benches/baseline.py")).arg(&dir);
+            let r = run(&mut c, &logs.join(format!("{set}.baseline.log")));
+            eprintln!("bench: {set}: baseline {}", secs(r.wall));
+            r.wall
+        });
+        println!(
+            "| {set} | {:.1} MB | {} | {} | {} / {} | {:.0} MB ({:.2}×) | {} | {:.2}× | {} | {} |",
+            input as f64 / 1e6,
+            secs(cold.wall),
+            secs(noop),
+            secs(edit.wall),
+            secs(undo.wall),
+            peak as f64 * 1024.0 / 1e6,
+            peak as f64 * 1024.0 / input as f64,
+            secs(floor),
+            cold.wall.as_secs_f64() / floor.as_secs_f64(),
+            baseline.map(secs).unwrap_or_else(|| "-".into()),
+            baseline
+                .map(|b| format!("{:.1}×", b.as_secs_f64() / cold.wall.as_secs_f64()))
+                .unwrap_or_else(|| "-".into()),
+        );
+    }
+}

@@ -1,0 +1,205 @@
+//! Diagnostics of the issue-6 features: each bad cell is reported at its cell with a message a designer can
+//! act on (date-times without a zone, unknown aliases and kinds, duplicate map keys, dotted columns, vertical
+//! sheets, duplicates across the files of one table).
+
+use gentable::diag::Diagnostic;
+
+struct P(tempfile::TempDir);
+
+impl P {
+    fn new(toml: &str, files: &[(&str, &str)]) -> P {
+        let dir = tempfile::tempdir().unwrap();
+        let w = |rel: &str, text: &str| {
+            let p = dir.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        w("gentable.toml", &format!("[project]\nname = \"F\"\n{toml}"));
+        for (rel, text) in files {
+            w(rel, text);
+        }
+        P(dir)
+    }
+    fn diags(&self) -> Vec<Diagnostic> {
+        let loaded = gentable::config::load(&self.0.path().join("gentable.toml")).unwrap();
+        match gentable::pipeline::load(&loaded) {
+            Err(d) => d.items,
+            Ok(v) => v.warnings,
+        }
+    }
+}
+
+fn show(d: &[Diagnostic]) -> Vec<String> {
+    d.iter()
+        .map(|d| format!("{} {} {}", d.code, d.location(), d.message))
+        .collect()
+}
+
+const SCHEMA: &str = r##"{
+  "type": "object",
+  "x-gentable-primaryKey": "Id",
+  "$defs": {
+    "Hero": { "type": "string", "enum": ["Junkrat", "Mercy"], "x-gentable-enumAliases": { "Junkrat": ["狂鼠"] } },
+    "Effect": {
+      "x-gentable-discriminator": "kind",
+      "oneOf": [
+        { "type": "object", "properties": { "kind": { "const": "Damage" }, "amount": { "type": "integer" } }, "required": ["kind", "amount"] },
+        { "type": "object", "properties": { "kind": { "const": "Stun" } }, "required": ["kind"] }
+      ]
+    }
+  },
+  "properties": {
+    "Id": { "type": "integer" },
+    "Hero": { "$ref": "#/$defs/Hero" },
+    "At": { "type": "string", "format": "date-time" },
+    "For": { "type": "string", "format": "duration" },
+    "Odds": { "type": "object", "additionalProperties": { "type": "number" } },
+    "Effect": { "$ref": "#/$defs/Effect" }
+  },
+  "required": ["Id"]
+}"##;
+
+fn unit(rows: &str) -> P {
+    P::new(
+        "",
+        &[
+            ("schema/Unit.schema.json", SCHEMA),
+            (
+                "Table/Unit.csv",
+                &format!("Id,Hero,At,For,Odds,Effect\n{rows}"),
+            ),
+        ],
+    )
+}
+
+#[test]
+fn good_cells_pass() {
+    let p = unit("1,狂鼠,2024-01-01T00:00:00+08:00,1h,a=1|b=2,Damage(3)\n2,Mercy,,,,Stun\n");
+    assert_eq!(show(&p.diags()), Vec::<String>::new());
+}
+
+#[test]
+fn a_date_time_needs_a_zone() {
+    let d = unit("1,Mercy,2024-01-01 08:00,,,\n").diags();
+    assert_eq!(d.len(), 1, "{:?}", show(&d));
+    assert_eq!(d[0].location(), "Table/Unit.csv:2:C");
+    assert!(
+        d[0].message.contains("has no time zone offset"),
+        "{}",
+        d[0].message
+    );
+}
+
+#[test]
+fn bad_alias_kind_map_and_duration() {
+    let d = unit("1,Ratt,,90,a=1|a=2,Heal(1)\n").diags();
+    let s = show(&d);
+    assert!(
+        s.iter()
+            .any(|x| x.starts_with("GT0203 Table/Unit.csv:2:B")
+                && x.contains("\"Ratt\" is not a Hero")),
+        "{s:#?}"
+    );
+    assert!(
+        s.iter().any(
+            |x| x.starts_with("GT0201 Table/Unit.csv:2:D") && x.contains("expected a duration")
+        ),
+        "{s:#?}"
+    );
+    assert!(
+        s.iter().any(|x| x.starts_with("GT0205 Table/Unit.csv:2:E")
+            && x.contains("the key \"a\" is given twice")),
+        "{s:#?}"
+    );
+    assert!(
+        s.iter().any(|x| x.starts_with("GT0203 Table/Unit.csv:2:F")
+            && x.contains("\"Heal\" is not a kind of Effect")),
+        "{s:#?}"
+    );
+}
+
+#[test]
+fn dotted_columns_check_the_kind_and_its_fields() {
+    let p = P::new(
+        "",
+        &[
+            ("schema/Unit.schema.json", SCHEMA),
+            (
+                "Table/Unit.csv",
+                "Id,Effect.kind,Effect.amount\n1,Stun,5\n2,,7\n3,Damage,x\n",
+            ),
+        ],
+    );
+    let s = show(&p.diags());
+    assert!(
+        s.iter().any(|x| x.starts_with("GT0205 Table/Unit.csv:2:C")
+            && x.contains("of kind Stun has no field \"amount\"")),
+        "{s:#?}"
+    );
+    assert!(
+        s.iter()
+            .any(|x| x.starts_with("GT0205 Table/Unit.csv:3:C")
+                && x.contains("no kind column value")),
+        "{s:#?}"
+    );
+    assert!(
+        s.iter()
+            .any(|x| x.starts_with("GT0201 Table/Unit.csv:4:C")
+                && x.contains("Effect Damage.amount")),
+        "{s:#?}"
+    );
+}
+
+#[test]
+fn vertical_sheet_errors_at_their_cells() {
+    let p = P::new(
+        "[tables.Conf]\nlayout = \"vertical\"\n",
+        &[
+            (
+                "schema/Conf.schema.json",
+                r#"{"type":"object","x-gentable-mode":"one","properties":{"A":{"type":"integer"},"B":{"type":"string"}},"required":["A","B"]}"#,
+            ),
+            ("Table/Conf.csv", "#Field,Value\nA,x\nC,1\nA,2\n"),
+        ],
+    );
+    let s = show(&p.diags());
+    assert!(
+        s.iter().any(|x| x.starts_with("GT0201 Table/Conf.csv:2:B")),
+        "{s:#?}"
+    );
+    assert!(
+        s.iter().any(|x| x.starts_with("GT0211 Table/Conf.csv:3:A")
+            && x.contains("\"C\" is not a field of Conf")),
+        "{s:#?}"
+    );
+    assert!(
+        s.iter().any(|x| x.starts_with("GT0213 Table/Conf.csv:4:A")
+            && x.contains("given twice (also in row 2)")),
+        "{s:#?}"
+    );
+    assert!(
+        s.iter()
+            .any(|x| x.starts_with("GT0212") && x.contains("\"B\" is required but has no row")),
+        "{s:#?}"
+    );
+}
+
+#[test]
+fn duplicates_across_the_files_of_one_table_name_both_locations() {
+    let p = P::new(
+        "[tables.Unit]\nfiles = [\"units/*.csv\"]\n",
+        &[
+            ("schema/Unit.schema.json", SCHEMA),
+            ("Table/units/a.csv", "Id,Hero\n1,Mercy\n2,Mercy\n"),
+            ("Table/units/b.csv", "Hero,Id\nMercy,3\nJunkrat,1\n"),
+        ],
+    );
+    let d = p.diags();
+    assert_eq!(d.len(), 1, "{:?}", show(&d));
+    assert_eq!(d[0].location(), "Table/units/b.csv:3:B");
+    assert!(
+        d[0].message.contains("also at Table/units/a.csv:2:A"),
+        "{}",
+        d[0].message
+    );
+}

@@ -1,0 +1,139 @@
+//! Localized texts (docs/conventions.md §4 "Localization"): every `x-gentable-text` value must be a key of
+//! the `[localization]` table (error at the cell, unless the field's `x-gentable-foreignKey` to that table
+//! already reports it), and every key used must have a non-blank text in every language (warning at the
+//! text table's cell).
+
+use crate::config::LocalizationConfig;
+use crate::diag::Diagnostic;
+use crate::ir::{Project, Type, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// GT0330: a text key that the text table does not have.
+pub const MISSING_TEXT_KEY: &str = "GT0330";
+/// GT0331: a text key without a translation in some language.
+pub const MISSING_TRANSLATION: &str = "GT0331";
+/// GT0332: the `[localization]` table or its columns do not exist.
+pub const BAD_LOCALIZATION: &str = "GT0332";
+
+/// Key → (row index in the text table, per language: its non-blank text).
+pub type Texts<'p> = BTreeMap<&'p str, (usize, Vec<Option<&'p str>>)>;
+
+/// The text table as `key → (row index, per language: text)`.
+pub fn texts<'p>(project: &'p Project, l: &LocalizationConfig) -> Result<Texts<'p>, String> {
+    let t = project
+        .table(&l.table)
+        .ok_or_else(|| format!("[localization] table {:?} does not exist", l.table))?;
+    let ki = t.field_index(&l.key).ok_or_else(|| {
+        format!(
+            "[localization] key {:?} is not a field of {}",
+            l.key, l.table
+        )
+    })?;
+    let mut cols = vec![];
+    for lang in &l.languages {
+        cols.push(t.field_index(lang).ok_or_else(|| {
+            format!(
+                "[localization] language {lang:?} is not a field of {}",
+                l.table
+            )
+        })?);
+    }
+    let mut out = BTreeMap::new();
+    for (ri, r) in t.rows.iter().enumerate() {
+        if let Value::Str(k) = &r.values[ki] {
+            let langs = cols
+                .iter()
+                .map(|&c| match &r.values[c] {
+                    Value::Str(s) if !s.trim().is_empty() => Some(s.as_str()),
+                    _ => None,
+                })
+                .collect();
+            out.insert(k.as_str(), (ri, langs));
+        }
+    }
+    Ok(out)
+}
+
+/// Text keys of a value of type `ty` (strings, arrays and optionals of them).
+fn keys<'v>(ty: &Type, v: &'v Value, out: &mut Vec<&'v str>) {
+    match (ty.strip_optional(), v) {
+        (Type::String, Value::Str(s)) => out.push(s),
+        (Type::Array(t), Value::Array(items)) => items.iter().for_each(|x| keys(t, x, out)),
+        _ => {}
+    }
+}
+
+pub fn check(project: &Project, l: Option<&LocalizationConfig>, diags: &mut Vec<Diagnostic>) {
+    let Some(l) = l else { return };
+    let uses_text = project
+        .tables
+        .iter()
+        .any(|t| t.fields.iter().any(|f| f.text));
+    let texts = match texts(project, l) {
+        Ok(t) => t,
+        Err(m) => {
+            if uses_text || project.table(&l.table).is_some() {
+                diags.push(Diagnostic::file_error(BAD_LOCALIZATION, "gentable.toml", m));
+            }
+            return;
+        }
+    };
+    let lang_table = project.table(&l.table).expect("checked");
+    let mut reported: BTreeSet<(usize, usize)> = BTreeSet::new();
+    for t in &project.tables {
+        for (fi, f) in t.fields.iter().enumerate() {
+            if !f.text {
+                continue;
+            }
+            let fk_checked = f.foreign_keys.iter().any(|(tt, _)| *tt == l.table);
+            for r in &t.rows {
+                let mut ks = vec![];
+                keys(&f.ty, &r.values[fi], &mut ks);
+                for k in ks {
+                    match texts.get(k) {
+                        None if !fk_checked => diags.push(
+                            Diagnostic::cell_error(
+                                MISSING_TEXT_KEY,
+                                &r.origin,
+                                r.column(fi),
+                                Some(&f.name),
+                                Some(k),
+                                format!("text key {k:?} is not in {}", l.table),
+                            )
+                            .with_help(format!(
+                                "add a {} row with key {k:?}, or correct the key",
+                                l.table
+                            )),
+                        ),
+                        None => {}
+                        Some((ri, langs)) => {
+                            for (li, text) in langs.iter().enumerate() {
+                                if text.is_some() || !reported.insert((*ri, li)) {
+                                    continue;
+                                }
+                                let lr = &lang_table.rows[*ri];
+                                let col =
+                                    lang_table.field_index(&l.languages[li]).expect("checked");
+                                diags.push(
+                                    Diagnostic::cell_error(
+                                        MISSING_TRANSLATION,
+                                        &lr.origin,
+                                        lr.column(col),
+                                        Some(&l.languages[li]),
+                                        Some(""),
+                                        format!(
+                                            "{k:?} (used by {}.{}) has no {} text",
+                                            t.name, f.name, l.languages[li]
+                                        ),
+                                    )
+                                    .with_help("write the translation")
+                                    .warning(),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
