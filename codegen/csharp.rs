@@ -57,6 +57,8 @@ const RESERVED_TYPES: &[&str] = &[
     "GentableCodec",
     "GentableDouble",
     "GentableBig",
+    // The runtime's file name (GentableRuntime.cs): a table of this name would overwrite it.
+    "GentableRuntime",
 ];
 
 /// Members of `Tables` that a table property must not take.

@@ -25,8 +25,23 @@ use std::collections::BTreeMap;
 /// Emit `rust/Cargo.toml` and `rust/src/*.rs`.
 pub fn emit(ctx: &EmitContext) -> Result<Files> {
     let p = ctx.project;
-    BOXED.with(|b| *b.borrow_mut() = recursive_types(p));
+    let boxed = recursive_types(p);
+    BOXED.with(|b| *b.borrow_mut() = boxed.clone());
     let ids = IdMap::new(p);
+    // The table files (the bulk: every row as a literal) are rendered on all cores; token streams are not
+    // `Send`, so each is built and printed on one worker, which gets the same `BOXED` set first.
+    let rendered: Vec<Result<String>> = {
+        use rayon::prelude::*;
+        p.tables
+            .par_iter()
+            .with_max_len(1)
+            .map(|t| {
+                BOXED.with(|b| *b.borrow_mut() = boxed.clone());
+                render(table_file(p, t, &ids)?)
+            })
+            .collect()
+    };
+    let mut rendered = rendered.into_iter();
     let mut files = Files::new();
     files.insert(
         "rust/Cargo.toml".into(),
@@ -70,7 +85,8 @@ pub fn emit(ctx: &EmitContext) -> Result<Files> {
             }
             _ => quote! { (#name, canonical::table(#mi::ROWS)) },
         });
-        files.insert(format!("rust/src/{m}.rs"), render(table_file(p, t, &ids)?)?);
+        let text = rendered.next().expect("one rendering per table")?;
+        files.insert(format!("rust/src/{m}.rs"), text);
     }
     let hash = ctx.content_hash;
     let project_hash = ctx.project_hash;
@@ -172,7 +188,7 @@ impl IdMap {
                     t.name.clone(),
                     (
                         naming::rust_field(&t.name, None),
-                        format!("{}Id", naming::rust_type(&t.name)),
+                        naming::rust_type(&format!("{}Id", t.name)),
                         f.ty.clone(),
                     ),
                 );
@@ -348,7 +364,7 @@ fn rust_ty_indirect(ty: &Type, fk: Option<&(String, String)>) -> TokenStream {
 
 /// The Rust type of the flags set of enum `e`: `ElementFlags`.
 fn flags_name(e: &str) -> String {
-    format!("{}Flags", naming::rust_type(e))
+    naming::rust_type(&format!("{e}Flags"))
 }
 
 fn flag_bits_ty(p: &Project, e: &str) -> proc_macro2::Ident {
@@ -428,7 +444,7 @@ fn value_tokens_indirect(
         }
         (Type::Enum(n), Value::Enum(m)) => {
             let e = format_ident!("{}", naming::rust_type(n));
-            let v = format_ident!("{}", naming::rust_type(m));
+            let v = format_ident!("{}", naming::rust_variant(m));
             quote! { crate::enums::#e::#v }
         }
         (Type::Map(kt, vt), Value::Map(entries)) => {
@@ -452,7 +468,7 @@ fn value_tokens_indirect(
             let u = &p.unions[n];
             let var = u.variant(tag).context("union tag")?;
             let name = format_ident!("{}", naming::rust_type(n));
-            let vi = format_ident!("{}", naming::rust_type(tag));
+            let vi = format_ident!("{}", naming::rust_variant(tag));
             let fields = struct_literal_fields(p, ids, &var.fields, vals, None)?;
             quote! { crate::records::#name::#vi { #(#fields),* } }
         }
@@ -754,7 +770,7 @@ fn text_lookup(ctx: &EmitContext, ids: &IdMap) -> Result<TokenStream> {
     let variants: Vec<_> = l
         .languages
         .iter()
-        .map(|x| format_ident!("{}", naming::rust_type(x)))
+        .map(|x| format_ident!("{}", naming::rust_variant(x)))
         .collect();
     let codes = &l.languages;
     let mut arms = vec![];
@@ -887,7 +903,7 @@ fn unique_lookups(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
 fn enums_file(p: &Project) -> Result<TokenStream> {
     let mut out = vec![];
     for e in p.enums.values() {
-        let pairs = e.members.iter().map(|m| (m.as_str(), naming::rust_type(m)));
+        let pairs = e.members.iter().map(|m| (m.as_str(), naming::rust_variant(m)));
         if let Some((a, b, id)) = naming::check_collisions(pairs).into_iter().next() {
             bail!(
                 "enum {}: members {a:?} and {b:?} both become the Rust variant `{id}`",
@@ -901,7 +917,7 @@ fn enums_file(p: &Project) -> Result<TokenStream> {
         let variants: Vec<_> = e
             .members
             .iter()
-            .map(|m| format_ident!("{}", naming::rust_type(m)))
+            .map(|m| format_ident!("{}", naming::rust_variant(m)))
             .collect();
         let names = &e.members;
         let vdocs: Vec<String> = e.members.iter().map(|m| format!(" `{m}`")).collect();
@@ -1002,7 +1018,7 @@ fn union_def(u: &crate::ir::UnionDef, ids: &IdMap) -> Result<TokenStream> {
     let tags: Vec<(&str, String)> = u
         .variants
         .iter()
-        .map(|v| (v.tag.as_str(), naming::rust_type(&v.tag)))
+        .map(|v| (v.tag.as_str(), naming::rust_variant(&v.tag)))
         .collect();
     if let Some((a, b, id)) = naming::check_collisions(tags).into_iter().next() {
         bail!(
@@ -1027,7 +1043,7 @@ fn union_def(u: &crate::ir::UnionDef, ids: &IdMap) -> Result<TokenStream> {
                 v.tag
             );
         }
-        let vi = format_ident!("{}", naming::rust_type(&v.tag));
+        let vi = format_ident!("{}", naming::rust_variant(&v.tag));
         let tag = &v.tag;
         let vdoc = doc_attrs(
             format!("{}\n\n`{}` = `{tag}`.", v.doc, u.discriminator).trim_start(),

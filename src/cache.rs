@@ -71,8 +71,12 @@ impl Cache {
         let path = self.read_path(key)?;
         self.used.lock().ok()?.push(key.to_string());
         let bytes = std::fs::read(path).ok()?;
-        let payload = open(&bytes)?;
-        decode_tables(&mut Dec { b: payload })
+        let mut d = Dec { b: open(&bytes)? };
+        // The entry names its own key: an intact entry copied under another key is not trusted either.
+        if d.str()? != key {
+            return None;
+        }
+        decode_tables(&mut d)
     }
 
     /// Store `tables` under `key` (errors are ignored: the cache is an optimisation).
@@ -84,6 +88,7 @@ impl Cache {
             u.push(key.to_string());
         }
         let mut e = Enc::default();
+        e.str(key);
         encode_tables(&mut e, tables);
         let _ = write_atomic(&path, &seal(&e.0));
     }
@@ -457,17 +462,23 @@ impl Entry {
     }
     /// True if `path` still holds the recorded content (status first, then the bytes' hash).
     pub fn matches(&self, path: &Path) -> bool {
-        let now = Stat::of(path);
-        if now.is_none() {
-            return false;
+        self.check(path, SystemTime::now()).is_some()
+    }
+    /// [`Entry::matches`]: `None` if the content differs; `Some(None)` if the recorded status matched;
+    /// `Some(Some(entry))` if the bytes had to be hashed: `entry` is this one with the status as of now (when
+    /// settled), for the manifest to record so that the next check is cheap.
+    pub fn check(&self, path: &Path, now: SystemTime) -> Option<Option<Entry>> {
+        let stat = Stat::of(path)?;
+        if self.stat == Some(stat) {
+            return Some(None);
         }
-        if self.stat.is_some() && self.stat == now {
-            return true;
-        }
-        match std::fs::read(path) {
-            Ok(b) => blake3::hash(&b).as_bytes() == &self.hash,
-            Err(_) => false,
-        }
+        let b = std::fs::read(path).ok()?;
+        (blake3::hash(&b).as_bytes() == &self.hash).then(|| {
+            Some(Entry {
+                stat: Some(stat).filter(|s| s.settled(now) && s.len == b.len() as u64),
+                hash: self.hash,
+            })
+        })
     }
 }
 

@@ -446,18 +446,36 @@ pub fn parse_scalar(s: &str, ty: &Type, project: &Project) -> Result<Value, Cell
 
 /// Parse an integer of width `w`: decimal with optional sign, or an integral number like `3.0`.
 pub fn parse_int(s: &str, w: IntWidth) -> Result<Value, CellError> {
-    let v: i128 = match s.strip_prefix('+').unwrap_or(s).parse::<i128>() {
-        Ok(v) => v,
-        Err(_) => match s.parse::<f64>() {
-            Ok(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 9.007_199_254_740_992e15 => f as i128,
-            Ok(f) if f.is_finite() && f.fract() != 0.0 => {
-                return Err(CellError::new(NOT_INTEGER, format!("expected an integer, found the fraction {s}"))
-                    .help("integer fields take whole numbers; change the schema type to \"number\" for fractions"))
-            }
-            _ => return Err(CellError::new(WRONG_TYPE, format!("expected an integer, found {s:?}"))),
-        },
+    // Decimal digits with an optional sign, optionally followed by `.` and zeros only (`3.0`, as spreadsheets
+    // export whole numbers). Nothing is read through a float, so `9007199254740993.0` stays exact and
+    // `2.9999999999999999` is a fraction, not 3.
+    let (neg, body) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
     };
-    int_in_range(v, w)
+    let (int_part, frac) = body.split_once('.').unwrap_or((body, ""));
+    let digits_ok = !int_part.is_empty() && int_part.bytes().all(|b| b.is_ascii_digit());
+    if digits_ok && frac.bytes().all(|b| b == b'0') {
+        return match int_part.parse::<i128>() {
+            Ok(v) => int_in_range(if neg { -v } else { v }, w),
+            Err(_) => Err(CellError::new(OUT_OF_RANGE, format!("{s} is too large for any integer width"))),
+        };
+    }
+    if digits_ok && frac.bytes().all(|b| b.is_ascii_digit()) && !frac.is_empty() {
+        return Err(CellError::new(NOT_INTEGER, format!("expected an integer, found the fraction {s}"))
+            .help("integer fields take whole numbers; change the schema type to \"number\" for fractions"));
+    }
+    let mut e = CellError::new(WRONG_TYPE, format!("expected an integer, found {s:?}"));
+    if let Ok(f) = s.parse::<f64>() {
+        if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e18 {
+            e = e.help(format!("write it out in digits: {}", f as i128));
+        } else if f.is_finite() {
+            e = CellError::new(NOT_INTEGER, format!("expected an integer, found the fraction {s}"))
+                .help("integer fields take whole numbers; change the schema type to \"number\" for fractions");
+        }
+    }
+    Err(e)
 }
 
 /// Check `v` against the width's range.
@@ -843,6 +861,13 @@ mod tests {
                 .code,
             OUT_OF_RANGE
         );
+        // Nothing is read through a float: exact big integers, no rounding of near-integers, no exponents.
+        let int = |s: &str, w| parse_cell(s, &Type::Int(w), &p);
+        assert_eq!(int("2.9999999999999999", IntWidth::I32).unwrap_err().code, NOT_INTEGER);
+        assert_eq!(int("9007199254740993.0", IntWidth::I64), Ok(Value::Int(9007199254740993)));
+        assert_eq!(int("-0", IntWidth::I32), Ok(Value::Int(0)));
+        let e = int("1e3", IntWidth::I32).unwrap_err();
+        assert_eq!((e.code, e.help.as_deref()), (WRONG_TYPE, Some("write it out in digits: 1000")));
         assert_eq!(
             parse_cell("abc", &Type::Int(IntWidth::I32), &p)
                 .unwrap_err()

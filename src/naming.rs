@@ -330,8 +330,26 @@ pub fn rust_field(source: &str, ov: Option<&str>) -> String {
 }
 /// Rust type or enum variant name (`UpperCamelCase`).
 pub fn rust_type(source: &str) -> String {
+    let id = ident(source, None, Case::Pascal, Lang::Rust);
+    if RUST_PRELUDE_TYPES.contains(&id.as_str()) {
+        id + "_"
+    } else {
+        id
+    }
+}
+/// Rust enum variant name (`UpperCamelCase`; variants are namespaced, so prelude names such as `None` stay).
+pub fn rust_variant(source: &str) -> String {
     ident(source, None, Case::Pascal, Lang::Rust)
 }
+
+/// Names of the Rust prelude (and of `core`/`std` types the generated code uses unqualified). A generated
+/// *type* with one of these names would shadow it, so it gets a trailing `_` (`Option` → `Option_`).
+pub const RUST_PRELUDE_TYPES: &[&str] = &[
+    "Option", "Some", "None", "Result", "Ok", "Err", "Vec", "String", "Box", "ToString", "ToOwned", "Clone",
+    "Copy", "Send", "Sync", "Sized", "Unpin", "Drop", "Fn", "FnMut", "FnOnce", "Iterator", "IntoIterator",
+    "DoubleEndedIterator", "ExactSizeIterator", "Extend", "Default", "Eq", "PartialEq", "Ord", "PartialOrd",
+    "AsRef", "AsMut", "Into", "From", "TryFrom", "TryInto", "FromIterator", "Debug", "Hash", "Display",
+];
 /// C# type, property or enum member name (`PascalCase`). A member equal to its enclosing type's name gets `_`.
 pub fn csharp_member(source: &str, ov: Option<&str>, enclosing: &str) -> String {
     let id = ident(source, ov, Case::Pascal, Lang::CSharp);
@@ -415,6 +433,10 @@ mod tests {
         assert_eq!(rust_field("self", None), "self_");
         assert_eq!(rust_field("move", None), "move_");
         assert_eq!(rust_type("Self"), "Self_");
+        assert_eq!(rust_type("Option"), "Option_");
+        assert_eq!(rust_type("String"), "String_");
+        assert_eq!(rust_variant("None"), "None");
+        assert_eq!(rust_type("SelfId"), "SelfId");
         assert_eq!(csharp_member("params", None, "Row"), "Params");
         assert_eq!(ident("params", None, Case::Camel, Lang::CSharp), "params_");
         assert_eq!(csharp_member("ToString", None, "Row"), "ToString_");

@@ -850,15 +850,35 @@ pub fn up_to_date(loaded: &Loaded, ctx: &Context) -> Option<UpToDate> {
     if !extra_files(&dir, &outputs).is_empty() {
         return None;
     }
-    let ok = m
+    let now = SystemTime::now();
+    let inputs: Option<Vec<(String, Option<Entry>)>> = m
         .inputs
         .par_iter()
-        .all(|(k, e)| e.matches(Path::new(k)))
-        && m.outputs.par_iter().all(|(k, e)| e.matches(&dir.join(k)));
-    ok.then_some(UpToDate {
+        .map(|(k, e)| Some((k.clone(), e.check(Path::new(k), now)?)))
+        .collect();
+    let outputs: Option<Vec<(String, Option<Entry>)>> = m
+        .outputs
+        .par_iter()
+        .map(|(k, e)| Some((k.clone(), e.check(&dir.join(k), now)?)))
+        .collect();
+    let (inputs, outputs) = (inputs?, outputs?);
+    let up = UpToDate {
         tables: m.tables as usize,
         files: m.outputs.len(),
-    })
+    };
+    // Files that had to be hashed (recorded too soon after they were written, or touched without a change)
+    // get their current status recorded, so that the next no-op build only looks at statuses.
+    if inputs.iter().chain(&outputs).any(|(_, e)| e.is_some()) {
+        let mut m = m;
+        for (k, e) in inputs.into_iter().filter_map(|(k, e)| Some((k, e?))) {
+            m.inputs.insert(k, e);
+        }
+        for (k, e) in outputs.into_iter().filter_map(|(k, e)| Some((k, e?))) {
+            m.outputs.insert(k, e);
+        }
+        ctx.cache.set_manifest(Some(&m));
+    }
+    Some(up)
 }
 
 /// Convenience for tests and tools: load and validate the project of `gentable.toml` at `config_path`.

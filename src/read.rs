@@ -549,7 +549,10 @@ pub fn read_csv_bytes(
 fn read_workbook(file: &SourceFile, bytes: Option<&[u8]>, diags: &mut Vec<Diagnostic>) -> Vec<RawTable> {
     let opened = match bytes {
         None => calamine::open_workbook_auto(&file.path).map(|wb| read_sheets(file, wb, diags)),
-        Some(b) => open_workbook_auto_bytes(&file.path, b).map(|wb| read_sheets(file, wb, diags)),
+        Some(b) => open_workbook_auto_bytes(&file.path, b).map(|wb| {
+            let merges = !matches!(wb, calamine::Sheets::Xlsx(_)) || zip_mentions(b, b"mergeCell");
+            read_sheets_with(file, wb, merges, diags)
+        }),
     };
     match opened {
         Ok(tables) => tables,
@@ -595,9 +598,41 @@ fn open_workbook_auto_bytes<'a>(
     })
 }
 
+/// True unless every part of the zip archive `bytes` is readable and none contains `needle` (an xlsx whose
+/// parts never mention `mergeCell` has no merged regions, so they need not be parsed out of each sheet's XML,
+/// which would read every sheet a second time).
+fn zip_mentions(bytes: &[u8], needle: &[u8]) -> bool {
+    use std::io::Read;
+    let Ok(mut zip) = zip::ZipArchive::new(std::io::Cursor::new(bytes)) else {
+        return true;
+    };
+    let finder = memchr::memmem::Finder::new(needle);
+    let mut buf = vec![];
+    for i in 0..zip.len() {
+        let Ok(mut part) = zip.by_index(i) else {
+            return true;
+        };
+        buf.clear();
+        if part.read_to_end(&mut buf).is_err() || finder.find(&buf).is_some() {
+            return true;
+        }
+    }
+    false
+}
+
 fn read_sheets<RS: std::io::Read + std::io::Seek>(
     file: &SourceFile,
+    wb: calamine::Sheets<RS>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<RawTable> {
+    read_sheets_with(file, wb, true, diags)
+}
+
+/// [`read_sheets`]; `merges = false` when the workbook is known to have no merged regions.
+fn read_sheets_with<RS: std::io::Read + std::io::Seek>(
+    file: &SourceFile,
     mut wb: calamine::Sheets<RS>,
+    merges: bool,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<RawTable> {
     use calamine::{Data, Reader};
@@ -617,7 +652,11 @@ fn read_sheets<RS: std::io::Read + std::io::Seek>(
                 continue;
             }
         };
-        let merges = merged_regions(&mut wb, &sheet);
+        let merges = if merges {
+            merged_regions(&mut wb, &sheet)
+        } else {
+            vec![]
+        };
         let mut table = RawTable {
             name: sheet.clone(),
             file: file.rel.clone(),

@@ -305,3 +305,15 @@ mod features {
         );
     }
 }
+
+/// Tables named like Rust prelude types or keywords get escaped type names (`Option_`, `String_`, `Self_`)
+/// and ids built from the source name (`OptionId`, `SelfId`), so the crate still compiles and reads.
+#[test]
+fn prelude_and_keyword_table_names() {
+    use torture_tables::{OptionId, Option_, SelfId, Self_, StringId, String_};
+    let one = Option_::get(OptionId(1)).unwrap();
+    assert_eq!((one.maybe, one.next), (Some("x"), Some(2)));
+    assert_eq!(Option_::get(OptionId(2)).unwrap().maybe, None);
+    assert_eq!(String_::get(StringId("a")).unwrap().words, ["b", "c"]);
+    assert_eq!(Self_::get(SelfId(0)).unwrap().other, StringId("a"));
+}

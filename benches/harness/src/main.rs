@@ -1,7 +1,7 @@
 //! gentable's end-to-end benchmark (issue 7; figures in docs/performance.md). Run through `Tools/bench.sh`.
 //!
 //! ```text
-//! bench [--sets luban-shape,csv-1m,...] [--gentable PATH] [--no-baseline] [--runs N]
+//! bench [--sets luban-shape,csv-1m,...] [--gentable PATH] [--no-baseline] [--runs N] [--floor-only]
 //! ```
 //!
 //! For every synthetic set (generated on first use by `src/datagen.rs` into `target/bench-data/<set>/`) one
@@ -170,6 +170,9 @@ fn main() {
             .min()
             .unwrap();
         eprintln!("bench: {set}: read floor {}", secs(floor));
+        if flag("--floor-only") {
+            continue;
+        }
         // Cold.
         let _ = std::fs::remove_dir_all(dir.join(".gentable-cache"));
         let _ = std::fs::remove_dir_all(dir.join("generated"));

@@ -11,14 +11,14 @@ namespace Torture.Tables
         /// BLAKE3 hash of the canonical data and the schemas this code was generated from
         /// (<c>generated/data/content-hash.txt</c>).
         /// </summary>
-        public const string ContentHash = "743c885502936fa940d96d3bb642cb90de54453a99b0b528295047a66e631310";
+        public const string ContentHash = "ac59c67e36c49fc38f59957bd80e839e2280b7a64813bbc9dc81860d49f4dad7";
 
         /// <summary>
         /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
         /// <see cref="ContentHash"/> unless this output selects export groups (then its data is under
         /// <c>generated/data/csharp/</c>).
         /// </summary>
-        public const string ProjectHash = "743c885502936fa940d96d3bb642cb90de54453a99b0b528295047a66e631310";
+        public const string ProjectHash = "ac59c67e36c49fc38f59957bd80e839e2280b7a64813bbc9dc81860d49f4dad7";
 
         /// <summary>
         /// Defaults, enum aliases, maps, polymorphic records, flags, date-times and durations.
@@ -48,6 +48,11 @@ namespace Torture.Tables
         public NumbersTable Numbers { get; }
 
         /// <summary>
+        /// A table named like Rust's Option: the generated type must not shadow the prelude.
+        /// </summary>
+        public OptionTable Option { get; }
+
+        /// <summary>
         /// A composite primary key.
         /// </summary>
         public PairTable Pair { get; }
@@ -56,6 +61,11 @@ namespace Torture.Tables
         /// One table from two files (files = [...]) whose columns are in different orders.
         /// </summary>
         public PartsTable Parts { get; }
+
+        /// <summary>
+        /// A table named like a Rust keyword; its id type is SelfId.
+        /// </summary>
+        public SelfTable Self { get; }
 
         /// <summary>
         /// A singleton (x-gentable-mode one).
@@ -68,6 +78,11 @@ namespace Torture.Tables
         public SpreadTable Spread { get; }
 
         /// <summary>
+        /// A table named like Rust's String.
+        /// </summary>
+        public StringTable String { get; }
+
+        /// <summary>
         /// Strings that try to break out of comments and literals: */ ${x} {{x}} ` " \
         /// .
         /// </summary>
@@ -78,19 +93,22 @@ namespace Torture.Tables
         /// </summary>
         public Vertical Vertical { get; }
 
-        private Tables(FeaturesTable t0, KeywordsTable t1, LogTable t2, NestedTable t3, NumbersTable t4, PairTable t5, PartsTable t6, Settings t7, SpreadTable t8, StringsTable t9, Vertical t10)
+        private Tables(FeaturesTable t0, KeywordsTable t1, LogTable t2, NestedTable t3, NumbersTable t4, OptionTable t5, PairTable t6, PartsTable t7, SelfTable t8, Settings t9, SpreadTable t10, StringTable t11, StringsTable t12, Vertical t13)
         {
             this.Features = t0;
             this.Keywords = t1;
             this.Log = t2;
             this.Nested = t3;
             this.Numbers = t4;
-            this.Pair = t5;
-            this.Parts = t6;
-            this.Settings = t7;
-            this.Spread = t8;
-            this.Strings = t9;
-            this.Vertical = t10;
+            this.Option = t5;
+            this.Pair = t6;
+            this.Parts = t7;
+            this.Self = t8;
+            this.Settings = t9;
+            this.Spread = t10;
+            this.String = t11;
+            this.Strings = t12;
+            this.Vertical = t13;
         }
 
         /// <summary>
@@ -118,13 +136,16 @@ namespace Torture.Tables
             var t2 = new LogTable(GentableJson.Rows<Log>(GentableJson.Table(jsonOf, "Log"), GentableCodec.ReadLog));
             var t3 = new NestedTable(GentableJson.Rows<Nested>(GentableJson.Table(jsonOf, "Nested"), GentableCodec.ReadNested));
             var t4 = new NumbersTable(GentableJson.Rows<Numbers>(GentableJson.Table(jsonOf, "Numbers"), GentableCodec.ReadNumbers));
-            var t5 = new PairTable(GentableJson.Rows<Pair>(GentableJson.Table(jsonOf, "Pair"), GentableCodec.ReadPair));
-            var t6 = new PartsTable(GentableJson.Rows<Parts>(GentableJson.Table(jsonOf, "Parts"), GentableCodec.ReadParts));
-            var t7 = GentableJson.Single<Settings>(GentableJson.Table(jsonOf, "Settings"), GentableCodec.ReadSettings);
-            var t8 = new SpreadTable(GentableJson.Rows<Spread>(GentableJson.Table(jsonOf, "Spread"), GentableCodec.ReadSpread));
-            var t9 = new StringsTable(GentableJson.Rows<Strings>(GentableJson.Table(jsonOf, "Strings"), GentableCodec.ReadStrings));
-            var t10 = GentableJson.Single<Vertical>(GentableJson.Table(jsonOf, "Vertical"), GentableCodec.ReadVertical);
-            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10);
+            var t5 = new OptionTable(GentableJson.Rows<Option>(GentableJson.Table(jsonOf, "Option"), GentableCodec.ReadOption));
+            var t6 = new PairTable(GentableJson.Rows<Pair>(GentableJson.Table(jsonOf, "Pair"), GentableCodec.ReadPair));
+            var t7 = new PartsTable(GentableJson.Rows<Parts>(GentableJson.Table(jsonOf, "Parts"), GentableCodec.ReadParts));
+            var t8 = new SelfTable(GentableJson.Rows<Self>(GentableJson.Table(jsonOf, "Self"), GentableCodec.ReadSelf));
+            var t9 = GentableJson.Single<Settings>(GentableJson.Table(jsonOf, "Settings"), GentableCodec.ReadSettings);
+            var t10 = new SpreadTable(GentableJson.Rows<Spread>(GentableJson.Table(jsonOf, "Spread"), GentableCodec.ReadSpread));
+            var t11 = new StringTable(GentableJson.Rows<String>(GentableJson.Table(jsonOf, "String"), GentableCodec.ReadString));
+            var t12 = new StringsTable(GentableJson.Rows<Strings>(GentableJson.Table(jsonOf, "Strings"), GentableCodec.ReadStrings));
+            var t13 = GentableJson.Single<Vertical>(GentableJson.Table(jsonOf, "Vertical"), GentableCodec.ReadVertical);
+            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13);
         }
 
         /// <summary>
@@ -139,10 +160,13 @@ namespace Torture.Tables
             d.Add("Log", GentableCanonical.Rows<Log>(this.Log.All, GentableCodec.WriteLog));
             d.Add("Nested", GentableCanonical.Rows<Nested>(this.Nested.All, GentableCodec.WriteNested));
             d.Add("Numbers", GentableCanonical.Rows<Numbers>(this.Numbers.All, GentableCodec.WriteNumbers));
+            d.Add("Option", GentableCanonical.Rows<Option>(this.Option.All, GentableCodec.WriteOption));
             d.Add("Pair", GentableCanonical.Rows<Pair>(this.Pair.All, GentableCodec.WritePair));
             d.Add("Parts", GentableCanonical.Rows<Parts>(this.Parts.All, GentableCodec.WriteParts));
+            d.Add("Self", GentableCanonical.Rows<Self>(this.Self.All, GentableCodec.WriteSelf));
             d.Add("Settings", GentableCanonical.Single<Settings>(this.Settings, GentableCodec.WriteSettings));
             d.Add("Spread", GentableCanonical.Rows<Spread>(this.Spread.All, GentableCodec.WriteSpread));
+            d.Add("String", GentableCanonical.Rows<String>(this.String.All, GentableCodec.WriteString));
             d.Add("Strings", GentableCanonical.Rows<Strings>(this.Strings.All, GentableCodec.WriteStrings));
             d.Add("Vertical", GentableCanonical.Single<Vertical>(this.Vertical, GentableCodec.WriteVertical));
             return d;

@@ -9,10 +9,13 @@ import { KeywordsTable, readKeywords, writeKeywords } from "./tables/Keywords.js
 import { LogTable, readLog, writeLog } from "./tables/Log.js";
 import { NestedTable, readNested, writeNested } from "./tables/Nested.js";
 import { NumbersTable, readNumbers, writeNumbers } from "./tables/Numbers.js";
+import { OptionTable, readOption, writeOption } from "./tables/Option.js";
 import { PairTable, readPair, writePair } from "./tables/Pair.js";
 import { PartsTable, readParts, writeParts } from "./tables/Parts.js";
+import { SelfTable, readSelf, writeSelf } from "./tables/Self.js";
 import { type Settings, readSettings, writeSettings } from "./tables/Settings.js";
 import { SpreadTable, readSpread, writeSpread } from "./tables/Spread.js";
+import { StringTable, readString, writeString } from "./tables/String.js";
 import { StringsTable, readStrings, writeStrings } from "./tables/Strings.js";
 import { type Vertical, readVertical, writeVertical } from "./tables/Vertical.js";
 
@@ -24,10 +27,13 @@ export { type Keywords, KeywordsTable } from "./tables/Keywords.js";
 export { type Log, LogTable } from "./tables/Log.js";
 export { type Nested, NestedTable } from "./tables/Nested.js";
 export { type Numbers, NumbersTable } from "./tables/Numbers.js";
+export { type Option, OptionTable } from "./tables/Option.js";
 export { type Pair, PairTable } from "./tables/Pair.js";
 export { type Parts, PartsTable } from "./tables/Parts.js";
+export { type Self, SelfTable } from "./tables/Self.js";
 export type { Settings } from "./tables/Settings.js";
 export { type Spread, SpreadTable } from "./tables/Spread.js";
+export { type String, StringTable } from "./tables/String.js";
 export { type Strings, StringsTable } from "./tables/Strings.js";
 export type { Vertical } from "./tables/Vertical.js";
 
@@ -35,13 +41,13 @@ export type { Vertical } from "./tables/Vertical.js";
  * BLAKE3 hash of the canonical data and the schemas this code was generated from
  * (`generated/data/content-hash.txt`).
  */
-export const CONTENT_HASH = "743c885502936fa940d96d3bb642cb90de54453a99b0b528295047a66e631310";
+export const CONTENT_HASH = "ac59c67e36c49fc38f59957bd80e839e2280b7a64813bbc9dc81860d49f4dad7";
 
 /**
  * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
  * `CONTENT_HASH` unless this output selects export groups (then its data is under `generated/data/typescript/`).
  */
-export const PROJECT_HASH = "743c885502936fa940d96d3bb642cb90de54453a99b0b528295047a66e631310";
+export const PROJECT_HASH = "ac59c67e36c49fc38f59957bd80e839e2280b7a64813bbc9dc81860d49f4dad7";
 
 /** Every table. */
 export interface Tables {
@@ -68,6 +74,10 @@ export interface Tables {
    */
   readonly numbers: NumbersTable;
   /**
+   * A table named like Rust's Option: the generated type must not shadow the prelude.
+   */
+  readonly option: OptionTable;
+  /**
    * A composite primary key.
    */
   readonly pair: PairTable;
@@ -76,6 +86,10 @@ export interface Tables {
    */
   readonly parts: PartsTable;
   /**
+   * A table named like a Rust keyword; its id type is SelfId.
+   */
+  readonly self: SelfTable;
+  /**
    * A singleton (x-gentable-mode one).
    */
   readonly settings: Settings;
@@ -83,6 +97,10 @@ export interface Tables {
    * Records and polymorphic records across dotted columns (Pos.x, Effect.kind, Shape.origin.x).
    */
   readonly spread: SpreadTable;
+  /**
+   * A table named like Rust's String.
+   */
+  readonly string_: StringTable;
   /**
    * Strings that try to break out of comments and literals: *\/ ${x} {{x}} ` " \
    * .
@@ -114,10 +132,13 @@ export function loadTablesFromJson(jsonOf: (table: string) => string): Tables {
     log: new LogTable(rt.rows(jsonOf("Log"), "Log.json", readLog)),
     nested: new NestedTable(rt.rows(jsonOf("Nested"), "Nested.json", readNested)),
     numbers: new NumbersTable(rt.rows(jsonOf("Numbers"), "Numbers.json", readNumbers)),
+    option: new OptionTable(rt.rows(jsonOf("Option"), "Option.json", readOption)),
     pair: new PairTable(rt.rows(jsonOf("Pair"), "Pair.json", readPair)),
     parts: new PartsTable(rt.rows(jsonOf("Parts"), "Parts.json", readParts)),
+    self: new SelfTable(rt.rows(jsonOf("Self"), "Self.json", readSelf)),
     settings: rt.single(jsonOf("Settings"), "Settings.json", readSettings),
     spread: new SpreadTable(rt.rows(jsonOf("Spread"), "Spread.json", readSpread)),
+    string_: new StringTable(rt.rows(jsonOf("String"), "String.json", readString)),
     strings: new StringsTable(rt.rows(jsonOf("Strings"), "Strings.json", readStrings)),
     vertical: rt.single(jsonOf("Vertical"), "Vertical.json", readVertical),
   };
@@ -134,10 +155,13 @@ export function canonicalTables(t: Tables): Record<string, string> {
     ["Log", rt.wArray(t.log.all, writeLog)],
     ["Nested", rt.wArray(t.nested.all, writeNested)],
     ["Numbers", rt.wArray(t.numbers.all, writeNumbers)],
+    ["Option", rt.wArray(t.option.all, writeOption)],
     ["Pair", rt.wArray(t.pair.all, writePair)],
     ["Parts", rt.wArray(t.parts.all, writeParts)],
+    ["Self", rt.wArray(t.self.all, writeSelf)],
     ["Settings", rt.wArray([t.settings], writeSettings)],
     ["Spread", rt.wArray(t.spread.all, writeSpread)],
+    ["String", rt.wArray(t.string_.all, writeString)],
     ["Strings", rt.wArray(t.strings.all, writeStrings)],
     ["Vertical", rt.wArray([t.vertical], writeVertical)],
   ]);

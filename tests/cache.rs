@@ -1,0 +1,226 @@
+//! The incremental cache (`.gentable-cache/`, src/cache.rs) never changes results: a cached build writes
+//! exactly what a clean `--no-cache` build writes, byte for byte, after every kind of edit; and a damaged
+//! cache is rebuilt, never trusted. Speed is measured by the benchmark (Tools/bench.sh), not here.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A copy of FunnyPitch's project (CSV tables and the MoveRules workbook) in a temporary folder.
+fn project() -> tempfile::TempDir {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["Table", "schema"] {
+        copy_dir(&root.join(sub), &dir.path().join(sub));
+    }
+    std::fs::copy(root.join("gentable.toml"), dir.path().join("gentable.toml")).unwrap();
+    dir
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            copy_dir(&p, &to.join(e.file_name()));
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// Run `gentable build` in `dir`; returns (exit code, stderr).
+fn build(dir: &Path, extra: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_gentable"))
+        .current_dir(dir)
+        .args(["build"])
+        .args(extra)
+        .env_remove("GENTABLE_TIMINGS")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Every file under `dir/generated`, by relative path.
+fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(base: &Path, d: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        for e in std::fs::read_dir(d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                let rel = p.strip_prefix(base).unwrap().to_string_lossy().into_owned();
+                out.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(&dir.join("generated"), &dir.join("generated"), &mut out);
+    out
+}
+
+/// Build `cached` with the cache and `clean` with `--no-cache` from scratch; both must succeed and agree.
+fn assert_same(cached: &Path, clean: &Path) -> String {
+    let _ = std::fs::remove_dir_all(clean.join("generated"));
+    let (code, clean_err) = build(clean, &["--no-cache"]);
+    assert_eq!(code, 0, "{clean_err}");
+    let (code, err) = build(cached, &[]);
+    assert_eq!(code, 0, "{err}");
+    let (a, b) = (snapshot(cached), snapshot(clean));
+    assert_eq!(
+        a.keys().collect::<Vec<_>>(),
+        b.keys().collect::<Vec<_>>(),
+        "same files"
+    );
+    for (k, v) in &a {
+        assert!(v == &b[k], "{k} differs between the cached and the clean build");
+    }
+    assert!(!clean.join(".gentable-cache").exists(), "--no-cache wrote a cache");
+    err
+}
+
+/// Apply `edit` to the files of both projects (relative path → new contents).
+fn edit(dirs: &[&Path], rel: &str, f: impl Fn(String) -> String) {
+    for d in dirs {
+        let p = d.join(rel);
+        let text = std::fs::read_to_string(&p).unwrap();
+        let new = f(text.clone());
+        assert_ne!(new, text, "the edit changes {rel}");
+        std::fs::write(&p, new).unwrap();
+    }
+}
+
+fn cache_files(dir: &Path) -> Vec<PathBuf> {
+    fn walk(d: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
+            if e.path().is_dir() {
+                walk(&e.path(), out);
+            } else {
+                out.push(e.path());
+            }
+        }
+    }
+    let mut out = vec![];
+    walk(&dir.join(".gentable-cache"), &mut out);
+    out.sort();
+    out
+}
+
+#[test]
+fn cached_builds_equal_clean_builds_byte_for_byte() {
+    let (cached, clean) = (project(), project());
+    let (c, k) = (cached.path(), clean.path());
+    // Cold: the cache is filled (the manifest, and the workbook's raw read).
+    assert_same(c, k);
+    let files = cache_files(c);
+    assert!(files.iter().any(|f| f.ends_with("manifest.bin")), "{files:?}");
+    assert!(
+        files.iter().any(|f| f.parent().unwrap().ends_with("read")),
+        "{files:?}"
+    );
+    // Nothing changed: a no-op (no stage runs) that still reports the same summary.
+    let out = Command::new(env!("CARGO_BIN_EXE_gentable"))
+        .current_dir(c)
+        .arg("build")
+        .env("GENTABLE_TIMINGS", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("(0 written,") && err.contains("0 removed)"), "{err}");
+    assert!(!err.contains("reading"), "the no-op build read the tables:\n{err}");
+    let (code, err) = build(c, &["--check"]);
+    assert_eq!(code, 0, "{err}");
+    // One cell of a CSV table.
+    edit(&[c, k], "Table/Lang.csv", |t| t.replacen("Soldier", "Footman", 1));
+    assert_same(c, k);
+    // A schema edit (description only: the data stays, the content hash changes).
+    edit(&[c, k], "schema/Lang.schema.json", |t| {
+        t.replacen("\"description\": \"", "\"description\": \"Edited. ", 1)
+    });
+    assert_same(c, k);
+    // The project file.
+    edit(&[c, k], "gentable.toml", |t| t + "\n# edited\n");
+    assert_same(c, k);
+    // The workbook is rewritten with the same bytes (new mtime): read from the cache, same result.
+    let wb = std::fs::read(c.join("Table/MoveRules.xlsx")).unwrap();
+    std::fs::write(c.join("Table/MoveRules.xlsx"), &wb).unwrap();
+    assert_same(c, k);
+    // A new table file and a removed one.
+    std::fs::copy(c.join("Table/Upgrade.csv"), c.join("Table/Upgrade2.csv")).unwrap();
+    let (code, _) = build(c, &[]);
+    assert_eq!(code, 1, "a table without a schema is an error");
+    std::fs::remove_file(c.join("Table/Upgrade2.csv")).unwrap();
+    assert_same(c, k);
+    // Generated files edited, removed, or added by hand are put right by the next (cached) build.
+    let gen = c.join("generated");
+    let lang = gen.join("data/Lang.json");
+    let text = std::fs::read(&lang).unwrap();
+    let mut same_len = text.clone();
+    same_len[1] ^= 0x01;
+    std::fs::write(&lang, &same_len).unwrap();
+    assert_same(c, k);
+    std::fs::remove_file(gen.join("data/content-hash.txt")).unwrap();
+    assert_same(c, k);
+    std::fs::write(gen.join("data/Extra.json"), "[]").unwrap();
+    assert_same(c, k);
+    assert!(!gen.join("data/Extra.json").exists());
+}
+
+#[test]
+fn a_damaged_cache_is_rebuilt_never_trusted() {
+    let (cached, clean) = (project(), project());
+    let (c, k) = (cached.path(), clean.path());
+    assert_same(c, k);
+    let files = cache_files(c);
+    assert!(files.len() >= 2, "{files:?}");
+    // Truncated, then garbage, then another entry's (intact) bytes under this entry's name.
+    let damage: [&dyn Fn(&Path, &[u8]) -> Vec<u8>; 3] = [
+        &|_, b| b[..b.len() / 2].to_vec(),
+        &|_, b| b.iter().map(|x| x.wrapping_mul(31).wrapping_add(7)).collect(),
+        &|p, b| {
+            let other = files.iter().find(|f| f.as_path() != p && f.parent() == p.parent());
+            other.map(|o| std::fs::read(o).unwrap()).unwrap_or_else(|| b[1..].to_vec())
+        },
+    ];
+    for (round, d) in damage.iter().enumerate() {
+        for f in cache_files(c) {
+            let b = std::fs::read(&f).unwrap();
+            std::fs::write(&f, d(&f, &b)).unwrap();
+        }
+        // Inputs changed in the meantime: the damaged manifest must not hide it.
+        edit(&[c, k], "Table/Lang.csv", |t| {
+            t.replacen("Footman", "Soldier", 1).replacen("Soldier", &format!("Soldier{round}"), 1)
+        });
+        assert_same(c, k);
+        // And a no-op right after a repaired cache is still right.
+        assert_same(c, k);
+    }
+    // A workbook cache entry replaced by another workbook's entry is not used for this workbook.
+    let read: Vec<PathBuf> = cache_files(c)
+        .into_iter()
+        .filter(|f| f.parent().unwrap().ends_with("read"))
+        .collect();
+    assert_eq!(read.len(), 1, "one workbook: one read entry");
+}
+
+#[test]
+fn a_failed_build_records_nothing() {
+    let (cached, clean) = (project(), project());
+    let (c, k) = (cached.path(), clean.path());
+    assert_same(c, k);
+    let good = std::fs::read_to_string(c.join("Table/Lang.csv")).unwrap();
+    // An error (a duplicate key): the build fails, generated/ stays, and the manifest is not a licence to
+    // skip the next build.
+    let row = good.lines().find(|l| !l.starts_with('#') && !l.starts_with("Key,")).unwrap();
+    std::fs::write(c.join("Table/Lang.csv"), format!("{good}{row}\n")).unwrap();
+    let before = snapshot(c);
+    let (code, _) = build(c, &[]);
+    assert_ne!(code, 0);
+    assert_eq!(snapshot(c), before);
+    std::fs::write(c.join("Table/Lang.csv"), &good).unwrap();
+    assert_same(c, k);
+}
