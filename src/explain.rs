@@ -38,6 +38,8 @@ pub const CODES: &[(&str, &str, &str)] = &[
     ("GT0403", "invalid schema", "A schema is not a usable row schema: not type object, no properties, a $ref that cannot be resolved locally, an unsupported construct, two definitions with one type name. Example: \"type\": \"array\" at the root of a table schema. Fix: as the message says."),
     ("GT0404", "bad default", "A property's default does not fit its own type. Example: \"default\": \"ten\" on an integer property. Fix: correct the default in the schema."),
     ("GT0405", "type name clash", "A table and an enum/record definition have the same name, which would be two types of one name in generated code. Example: a table Side and an enum $defs/Side. Fix: rename the $defs entry or give it another title."),
+    ("GT0406", "generated name clash", "An emitter cannot give two things distinct names in one language: enum members that become the same variant (\"self\" and \"Self\" both become Self_ in Rust), a table named like a type the generated code declares itself (Tables, GentableRuntime), or two tables that become one module. Example: enum Side with members self and Self. Fix: rename one of them, or give it an x-gentable-name."),
+    ("GT0501", "stale generated file", "`gentable build --check` found a file under generated/ that differs from what the tables produce (someone edited tables without regenerating, or edited generated code by hand), or a file the tables no longer produce. Example: Table/PieceType.csv changed but generated/ was not rebuilt. Fix: run `gentable build` (Tools/GenTable.sh) and commit generated/."),
 ];
 
 /// The explanation of `code` (case-insensitive), or `None` for an unknown code.

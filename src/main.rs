@@ -201,8 +201,19 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
     let files = match gentable::pipeline::generate_in(&loaded, &validated, &ctx) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("error: {e:#}");
-            return ExitCode::from(2);
+            // An emitter refused the project (two names that become one identifier, a reserved type name):
+            // a schema problem, reported like every other diagnostic so CI annotations show it.
+            ctx.finish();
+            let d = Diagnostics {
+                items: vec![gentable::diag::Diagnostic::file_error(
+                    "GT0406",
+                    loaded.config.project.schemas.to_string_lossy().replace('\\', "/"),
+                    format!("{e:#}"),
+                )
+                .with_help("rename the table, field, enum member or $defs entry, or set x-gentable-name")],
+            };
+            print_diags(&d, common, &sources);
+            return ExitCode::from(1);
         }
     };
     let dir = loaded.generated_dir();
@@ -219,11 +230,27 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
             }
             return ExitCode::SUCCESS;
         }
-        for f in &c.written {
-            println!("stale: {}", dir.join(f).display());
-        }
-        for f in &c.removed {
-            println!("extra: {}", dir.join(f).display());
+        // Stale files are diagnostics too (GT0501), so `--message-format github|json` annotates them in CI.
+        let stale: Vec<gentable::diag::Diagnostic> = c
+            .written
+            .iter()
+            .map(|f| (f, "is stale: it differs from what the tables produce"))
+            .chain(c.removed.iter().map(|f| (f, "is extra: the tables no longer produce it")))
+            .map(|(f, what)| {
+                let path = dir.join(f).display().to_string();
+                gentable::diag::Diagnostic::file_error("GT0501", path.clone(), format!("{path} {what}"))
+                    .with_help("run `gentable build` and commit generated/")
+            })
+            .collect();
+        if common.message_format == MessageFormat::Human {
+            for f in &c.written {
+                println!("stale: {}", dir.join(f).display());
+            }
+            for f in &c.removed {
+                println!("extra: {}", dir.join(f).display());
+            }
+        } else {
+            print_diags(&Diagnostics { items: stale }, common, &sources);
         }
         eprintln!(
             "gentable: {} is out of date; run `gentable build` and commit the result",
