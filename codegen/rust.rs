@@ -903,7 +903,10 @@ fn unique_lookups(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
 fn enums_file(p: &Project) -> Result<TokenStream> {
     let mut out = vec![];
     for e in p.enums.values() {
-        let pairs = e.members.iter().map(|m| (m.as_str(), naming::rust_variant(m)));
+        let pairs = e
+            .members
+            .iter()
+            .map(|m| (m.as_str(), naming::rust_variant(m)));
         if let Some((a, b, id)) = naming::check_collisions(pairs).into_iter().next() {
             bail!(
                 "enum {}: members {a:?} and {b:?} both become the Rust variant `{id}`",

@@ -423,7 +423,10 @@ impl Stat {
         #[cfg(unix)]
         let (ctime_ns, ino) = {
             use std::os::unix::fs::MetadataExt;
-            (m.ctime() as i128 * 1_000_000_000 + m.ctime_nsec() as i128, m.ino())
+            (
+                m.ctime() as i128 * 1_000_000_000 + m.ctime_nsec() as i128,
+                m.ino(),
+            )
         };
         #[cfg(not(unix))]
         let (ctime_ns, ino) = (0, 0);

@@ -459,12 +459,20 @@ pub fn parse_int(s: &str, w: IntWidth) -> Result<Value, CellError> {
     if digits_ok && frac.bytes().all(|b| b == b'0') {
         return match int_part.parse::<i128>() {
             Ok(v) => int_in_range(if neg { -v } else { v }, w),
-            Err(_) => Err(CellError::new(OUT_OF_RANGE, format!("{s} is too large for any integer width"))),
+            Err(_) => Err(CellError::new(
+                OUT_OF_RANGE,
+                format!("{s} is too large for any integer width"),
+            )),
         };
     }
     if digits_ok && frac.bytes().all(|b| b.is_ascii_digit()) && !frac.is_empty() {
-        return Err(CellError::new(NOT_INTEGER, format!("expected an integer, found the fraction {s}"))
-            .help("integer fields take whole numbers; change the schema type to \"number\" for fractions"));
+        return Err(CellError::new(
+            NOT_INTEGER,
+            format!("expected an integer, found the fraction {s}"),
+        )
+        .help(
+            "integer fields take whole numbers; change the schema type to \"number\" for fractions",
+        ));
     }
     let mut e = CellError::new(WRONG_TYPE, format!("expected an integer, found {s:?}"));
     if let Ok(f) = s.parse::<f64>() {
@@ -863,11 +871,20 @@ mod tests {
         );
         // Nothing is read through a float: exact big integers, no rounding of near-integers, no exponents.
         let int = |s: &str, w| parse_cell(s, &Type::Int(w), &p);
-        assert_eq!(int("2.9999999999999999", IntWidth::I32).unwrap_err().code, NOT_INTEGER);
-        assert_eq!(int("9007199254740993.0", IntWidth::I64), Ok(Value::Int(9007199254740993)));
+        assert_eq!(
+            int("2.9999999999999999", IntWidth::I32).unwrap_err().code,
+            NOT_INTEGER
+        );
+        assert_eq!(
+            int("9007199254740993.0", IntWidth::I64),
+            Ok(Value::Int(9007199254740993))
+        );
         assert_eq!(int("-0", IntWidth::I32), Ok(Value::Int(0)));
         let e = int("1e3", IntWidth::I32).unwrap_err();
-        assert_eq!((e.code, e.help.as_deref()), (WRONG_TYPE, Some("write it out in digits: 1000")));
+        assert_eq!(
+            (e.code, e.help.as_deref()),
+            (WRONG_TYPE, Some("write it out in digits: 1000"))
+        );
         assert_eq!(
             parse_cell("abc", &Type::Int(IntWidth::I32), &p)
                 .unwrap_err()

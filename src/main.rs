@@ -207,10 +207,17 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
             let d = Diagnostics {
                 items: vec![gentable::diag::Diagnostic::file_error(
                     "GT0406",
-                    loaded.config.project.schemas.to_string_lossy().replace('\\', "/"),
+                    loaded
+                        .config
+                        .project
+                        .schemas
+                        .to_string_lossy()
+                        .replace('\\', "/"),
                     format!("{e:#}"),
                 )
-                .with_help("rename the table, field, enum member or $defs entry, or set x-gentable-name")],
+                .with_help(
+                    "rename the table, field, enum member or $defs entry, or set x-gentable-name",
+                )],
             };
             print_diags(&d, common, &sources);
             return ExitCode::from(1);
@@ -235,11 +242,19 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
             .written
             .iter()
             .map(|f| (f, "is stale: it differs from what the tables produce"))
-            .chain(c.removed.iter().map(|f| (f, "is extra: the tables no longer produce it")))
+            .chain(
+                c.removed
+                    .iter()
+                    .map(|f| (f, "is extra: the tables no longer produce it")),
+            )
             .map(|(f, what)| {
                 let path = dir.join(f).display().to_string();
-                gentable::diag::Diagnostic::file_error("GT0501", path.clone(), format!("{path} {what}"))
-                    .with_help("run `gentable build` and commit generated/")
+                gentable::diag::Diagnostic::file_error(
+                    "GT0501",
+                    path.clone(),
+                    format!("{path} {what}"),
+                )
+                .with_help("run `gentable build` and commit generated/")
             })
             .collect();
         if common.message_format == MessageFormat::Human {
@@ -259,7 +274,8 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
         return ExitCode::from(1);
     }
     let tables = validated.project.tables.len();
-    let written = gentable::pipeline::write_in(&loaded, &files, tables, diags.items.is_empty(), &ctx);
+    let written =
+        gentable::pipeline::write_in(&loaded, &files, tables, diags.items.is_empty(), &ctx);
     ctx.finish();
     match written {
         Ok(c) => {

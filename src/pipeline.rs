@@ -192,6 +192,9 @@ fn read_one(
         // The reader reports why.
         return read::read_file(loaded, f, diags);
     };
+    if !ctx.cache.enabled() {
+        return read::read_file_with(loaded, f, Some(&bytes), diags);
+    }
     let hash = blake3::hash(&bytes);
     ctx.record_input(
         &f.path,
@@ -206,7 +209,7 @@ fn read_one(
         .extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| read::WORKBOOK_EXT.contains(&e.to_ascii_lowercase().as_str()));
-    if !workbook || !ctx.cache.enabled() {
+    if !workbook {
         return read::read_file_with(loaded, f, Some(&bytes), diags);
     }
     let key = cache::read_key(loaded, &f.rel, &f.rel_in_folder, &hash);
@@ -543,6 +546,8 @@ fn json_schema_parallel(
         records: project.records.clone(),
         ..Default::default()
     };
+    // Per unit: (table index, rows) pairs and its diagnostics.
+    #[allow(clippy::type_complexity)]
     let results: Vec<(Vec<(usize, Vec<crate::ir::Row>)>, Vec<Diagnostic>)> = units
         .into_par_iter()
         .with_max_len(1)
@@ -792,12 +797,20 @@ fn manifest_of(loaded: &Loaded, files: &Files, tables: u64, ctx: &Context) -> Op
     }
     for p in other_inputs(loaded, ctx) {
         let bytes = std::fs::read(&p).ok()?;
-        inputs.insert(p.to_string_lossy().into_owned(), Entry::new(&p, &bytes, now));
+        inputs.insert(
+            p.to_string_lossy().into_owned(),
+            Entry::new(&p, &bytes, now),
+        );
     }
     let dir = loaded.generated_dir();
     let outputs = files
         .par_iter()
-        .map(|(rel, content)| (rel.clone(), Entry::new(&dir.join(rel), content.as_bytes(), now)))
+        .map(|(rel, content)| {
+            (
+                rel.clone(),
+                Entry::new(&dir.join(rel), content.as_bytes(), now),
+            )
+        })
         .collect();
     Some(Manifest {
         settings: cache::settings_hash(loaded),

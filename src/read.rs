@@ -546,7 +546,11 @@ pub fn read_csv_bytes(
     table
 }
 
-fn read_workbook(file: &SourceFile, bytes: Option<&[u8]>, diags: &mut Vec<Diagnostic>) -> Vec<RawTable> {
+fn read_workbook(
+    file: &SourceFile,
+    bytes: Option<&[u8]>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<RawTable> {
     let opened = match bytes {
         None => calamine::open_workbook_auto(&file.path).map(|wb| read_sheets(file, wb, diags)),
         Some(b) => open_workbook_auto_bytes(&file.path, b).map(|wb| {

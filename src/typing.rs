@@ -146,7 +146,9 @@ pub fn type_table(
     let layout = Layout::of(ov);
     for src in sources {
         if ov.and_then(|o| o.layout.as_deref()) == Some("vertical") {
-            rows.extend(crate::vertical::type_source(project, schema, src, &layout, diags));
+            rows.extend(crate::vertical::type_source(
+                project, schema, src, &layout, diags,
+            ));
             continue;
         }
         // 1. Header row.
@@ -283,7 +285,10 @@ fn map_columns(
                             Some(ci),
                             Some(h),
                             Some(h),
-                            format!("column {h:?} is also given across dotted columns (from column {})", column_letters(prev)),
+                            format!(
+                                "column {h:?} is also given across dotted columns (from column {})",
+                                column_letters(prev)
+                            ),
                         ));
                         ok = false;
                         continue;
@@ -314,10 +319,17 @@ fn map_columns(
                 cols.push((ci, fi));
             }
             None if crate::columns::split_header(project, &schema.fields, h).is_some() => {
-                let (fi, path) = crate::columns::split_header(project, &schema.fields, h).expect("checked");
-                let clash = cols.iter().find(|(_, f)| *f == fi).map(|(c, _)| *c).or_else(|| {
-                    subs.iter().find(|(_, f, p)| *f == fi && *p == path).map(|(c, _, _)| *c)
-                });
+                let (fi, path) =
+                    crate::columns::split_header(project, &schema.fields, h).expect("checked");
+                let clash = cols
+                    .iter()
+                    .find(|(_, f)| *f == fi)
+                    .map(|(c, _)| *c)
+                    .or_else(|| {
+                        subs.iter()
+                            .find(|(_, f, p)| *f == fi && *p == path)
+                            .map(|(c, _, _)| *c)
+                    });
                 if let Some(prev) = clash {
                     diags.push(
                         Diagnostic::cell_error(
@@ -501,7 +513,14 @@ fn type_row(
             Err((ci, e)) => {
                 failed[fi] = true;
                 let text = cells.get(ci).map(RawCell::text).unwrap_or_default();
-                let mut d = Diagnostic::cell_error(e.code, &origin, Some(ci), Some(&f.name), Some(&text), e.message);
+                let mut d = Diagnostic::cell_error(
+                    e.code,
+                    &origin,
+                    Some(ci),
+                    Some(&f.name),
+                    Some(&text),
+                    e.message,
+                );
                 d.help = e.help;
                 diags.push(d);
             }

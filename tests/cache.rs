@@ -76,9 +76,15 @@ fn assert_same(cached: &Path, clean: &Path) -> String {
         "same files"
     );
     for (k, v) in &a {
-        assert!(v == &b[k], "{k} differs between the cached and the clean build");
+        assert!(
+            v == &b[k],
+            "{k} differs between the cached and the clean build"
+        );
     }
-    assert!(!clean.join(".gentable-cache").exists(), "--no-cache wrote a cache");
+    assert!(
+        !clean.join(".gentable-cache").exists(),
+        "--no-cache wrote a cache"
+    );
     err
 }
 
@@ -116,7 +122,10 @@ fn cached_builds_equal_clean_builds_byte_for_byte() {
     // Cold: the cache is filled (the manifest, and the workbook's raw read).
     assert_same(c, k);
     let files = cache_files(c);
-    assert!(files.iter().any(|f| f.ends_with("manifest.bin")), "{files:?}");
+    assert!(
+        files.iter().any(|f| f.ends_with("manifest.bin")),
+        "{files:?}"
+    );
     assert!(
         files.iter().any(|f| f.parent().unwrap().ends_with("read")),
         "{files:?}"
@@ -130,12 +139,20 @@ fn cached_builds_equal_clean_builds_byte_for_byte() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
-    assert!(err.contains("(0 written,") && err.contains("0 removed)"), "{err}");
-    assert!(!err.contains("reading"), "the no-op build read the tables:\n{err}");
+    assert!(
+        err.contains("(0 written,") && err.contains("0 removed)"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("reading"),
+        "the no-op build read the tables:\n{err}"
+    );
     let (code, err) = build(c, &["--check"]);
     assert_eq!(code, 0, "{err}");
     // One cell of a CSV table.
-    edit(&[c, k], "Table/Lang.csv", |t| t.replacen("Soldier", "Footman", 1));
+    edit(&[c, k], "Table/Lang.csv", |t| {
+        t.replacen("Soldier", "Footman", 1)
+    });
     assert_same(c, k);
     // A schema edit (description only: the data stays, the content hash changes).
     edit(&[c, k], "schema/Lang.schema.json", |t| {
@@ -178,12 +195,21 @@ fn a_damaged_cache_is_rebuilt_never_trusted() {
     let files = cache_files(c);
     assert!(files.len() >= 2, "{files:?}");
     // Truncated, then garbage, then another entry's (intact) bytes under this entry's name.
+    #[allow(clippy::type_complexity)]
     let damage: [&dyn Fn(&Path, &[u8]) -> Vec<u8>; 3] = [
         &|_, b| b[..b.len() / 2].to_vec(),
-        &|_, b| b.iter().map(|x| x.wrapping_mul(31).wrapping_add(7)).collect(),
+        &|_, b| {
+            b.iter()
+                .map(|x| x.wrapping_mul(31).wrapping_add(7))
+                .collect()
+        },
         &|p, b| {
-            let other = files.iter().find(|f| f.as_path() != p && f.parent() == p.parent());
-            other.map(|o| std::fs::read(o).unwrap()).unwrap_or_else(|| b[1..].to_vec())
+            let other = files
+                .iter()
+                .find(|f| f.as_path() != p && f.parent() == p.parent());
+            other
+                .map(|o| std::fs::read(o).unwrap())
+                .unwrap_or_else(|| b[1..].to_vec())
         },
     ];
     for (round, d) in damage.iter().enumerate() {
@@ -193,7 +219,8 @@ fn a_damaged_cache_is_rebuilt_never_trusted() {
         }
         // Inputs changed in the meantime: the damaged manifest must not hide it.
         edit(&[c, k], "Table/Lang.csv", |t| {
-            t.replacen("Footman", "Soldier", 1).replacen("Soldier", &format!("Soldier{round}"), 1)
+            t.replacen("Footman", "Soldier", 1)
+                .replacen("Soldier", &format!("Soldier{round}"), 1)
         });
         assert_same(c, k);
         // And a no-op right after a repaired cache is still right.
@@ -215,7 +242,10 @@ fn a_failed_build_records_nothing() {
     let good = std::fs::read_to_string(c.join("Table/Lang.csv")).unwrap();
     // An error (a duplicate key): the build fails, generated/ stays, and the manifest is not a licence to
     // skip the next build.
-    let row = good.lines().find(|l| !l.starts_with('#') && !l.starts_with("Key,")).unwrap();
+    let row = good
+        .lines()
+        .find(|l| !l.starts_with('#') && !l.starts_with("Key,"))
+        .unwrap();
     std::fs::write(c.join("Table/Lang.csv"), format!("{good}{row}\n")).unwrap();
     let before = snapshot(c);
     let (code, _) = build(c, &[]);

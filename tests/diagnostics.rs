@@ -30,8 +30,15 @@ fn run(dir: &Path, args: &[&str]) -> (String, i32) {
         .current_dir(dir)
         .output()
         .expect("run gentable");
-    assert!(out.stdout.is_empty(), "check prints nothing on stdout: {}", String::from_utf8_lossy(&out.stdout));
-    (String::from_utf8(out.stderr).expect("UTF-8 output"), out.status.code().unwrap_or(-1))
+    assert!(
+        out.stdout.is_empty(),
+        "check prints nothing on stdout: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    (
+        String::from_utf8(out.stderr).expect("UTF-8 output"),
+        out.status.code().unwrap_or(-1),
+    )
 }
 
 fn cases() -> Vec<PathBuf> {
@@ -69,19 +76,59 @@ fn every_case_matches_its_golden_output_in_all_three_formats() {
     for dir in &cases {
         let extra = std::fs::read_to_string(dir.join("args")).unwrap_or_default();
         let extra: Vec<&str> = extra.split_whitespace().collect();
-        let (human, code) = run(dir, &[&["--message-format", "human"], extra.as_slice()].concat());
-        let (json, jcode) = run(dir, &[&["--message-format", "json", "-q"], extra.as_slice()].concat());
-        let (github, gcode) = run(dir, &[&["--message-format", "github", "-q"], extra.as_slice()].concat());
-        assert_eq!((code, code), (jcode, gcode), "{}: the exit code does not depend on the format", dir.display());
+        let (human, code) = run(
+            dir,
+            &[&["--message-format", "human"], extra.as_slice()].concat(),
+        );
+        let (json, jcode) = run(
+            dir,
+            &[&["--message-format", "json", "-q"], extra.as_slice()].concat(),
+        );
+        let (github, gcode) = run(
+            dir,
+            &[&["--message-format", "github", "-q"], extra.as_slice()].concat(),
+        );
+        assert_eq!(
+            (code, code),
+            (jcode, gcode),
+            "{}: the exit code does not depend on the format",
+            dir.display()
+        );
         for line in json.lines() {
-            let v: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{}: not JSON: {line}: {e}", dir.display()));
+            let v: serde_json::Value = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("{}: not JSON: {line}: {e}", dir.display()));
             let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
-            assert_eq!(keys, ["severity", "code", "message", "file", "sheet", "row", "column", "field", "cell_text", "help"], "{}", dir.display());
+            assert_eq!(
+                keys,
+                [
+                    "severity",
+                    "code",
+                    "message",
+                    "file",
+                    "sheet",
+                    "row",
+                    "column",
+                    "field",
+                    "cell_text",
+                    "help"
+                ],
+                "{}",
+                dir.display()
+            );
         }
         for line in github.lines() {
-            assert!(line.starts_with("::error ") || line.starts_with("::warning ") || line.starts_with("::notice "), "{}: {line}", dir.display());
+            assert!(
+                line.starts_with("::error ")
+                    || line.starts_with("::warning ")
+                    || line.starts_with("::notice "),
+                "{}: {line}",
+                dir.display()
+            );
         }
-        failures.extend(golden(&dir.join("expected.human.txt"), &format!("{human}[exit {code}]\n")));
+        failures.extend(golden(
+            &dir.join("expected.human.txt"),
+            &format!("{human}[exit {code}]\n"),
+        ));
         failures.extend(golden(&dir.join("expected.json"), &json));
         failures.extend(golden(&dir.join("expected.github.txt"), &github));
     }
@@ -121,10 +168,18 @@ fn each_case_reports_its_kind() {
         let dir = root().join("tests/diagnostics").join(case);
         let extra = std::fs::read_to_string(dir.join("args")).unwrap_or_default();
         let extra: Vec<&str> = extra.split_whitespace().collect();
-        let (json, exit) = run(&dir, &[&["--message-format", "json", "-q"], extra.as_slice()].concat());
+        let (json, exit) = run(
+            &dir,
+            &[&["--message-format", "json", "-q"], extra.as_slice()].concat(),
+        );
         let mut got: Vec<String> = json
             .lines()
-            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["code"].as_str().unwrap().to_string())
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["code"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
             .collect();
         got.sort();
         got.dedup();
@@ -139,22 +194,39 @@ fn deny_warnings_turns_warnings_into_errors() {
     let dir = root().join("tests/diagnostics/warning");
     let (plain, code) = run(&dir, &["--message-format", "json", "-q"]);
     assert_eq!(code, 0);
-    assert!(plain.lines().all(|l| l.contains("\"severity\":\"warning\"")), "{plain}");
-    let (denied, code) = run(&dir, &["--message-format", "json", "-q", "--deny", "warnings"]);
+    assert!(
+        plain
+            .lines()
+            .all(|l| l.contains("\"severity\":\"warning\"")),
+        "{plain}"
+    );
+    let (denied, code) = run(
+        &dir,
+        &["--message-format", "json", "-q", "--deny", "warnings"],
+    );
     assert_eq!(code, 1);
     assert_eq!(denied.lines().count(), plain.lines().count());
-    assert!(denied.lines().all(|l| l.contains("\"severity\":\"error\"")), "{denied}");
+    assert!(
+        denied.lines().all(|l| l.contains("\"severity\":\"error\"")),
+        "{denied}"
+    );
 }
 
 #[test]
 fn composite_key_duplicates_name_every_cell_of_both_rows() {
-    let (json, _) = run(&root().join("tests/diagnostics/duplicate-composite-key"), &["--message-format", "json", "-q"]);
+    let (json, _) = run(
+        &root().join("tests/diagnostics/duplicate-composite-key"),
+        &["--message-format", "json", "-q"],
+    );
     let d: serde_json::Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
     assert_eq!(d["row"], 4);
     assert_eq!(d["column"], "C");
     let m = d["message"].as_str().unwrap();
     assert!(m.contains("(Side, Slot) = (\"Red\", 1)"), "{m}");
-    assert!(m.contains("Table/Unit.csv:2:C and Table/Unit.csv:2:F"), "{m}");
+    assert!(
+        m.contains("Table/Unit.csv:2:C and Table/Unit.csv:2:F"),
+        "{m}"
+    );
 }
 
 /// The seed's piece-count table (8 Ministers and 16 Soldiers per side, "双方各32子") instead of its diagram:
@@ -172,12 +244,21 @@ fn funnypitch_count_table_reading_contradicts_itself() {
             std::fs::copy(e.path(), dir.join("Table").join(e.file_name())).unwrap();
         }
     }
-    std::fs::copy(fixture.join("InitPosition.csv"), dir.join("Table/InitPosition.csv")).unwrap();
+    std::fs::copy(
+        fixture.join("InitPosition.csv"),
+        dir.join("Table/InitPosition.csv"),
+    )
+    .unwrap();
     let konst = std::fs::read_to_string(root().join("Table/Const.csv")).unwrap();
     let mut lines: Vec<String> = konst.lines().map(String::from).collect();
     let header = lines.iter().position(|l| !l.starts_with('#')).unwrap();
-    let col = lines[header].split(',').position(|h| h == "PiecesPerSide").expect("Const.PiecesPerSide");
-    let data = (header + 1..lines.len()).find(|&i| !lines[i].starts_with('#') && !lines[i].trim().is_empty()).unwrap();
+    let col = lines[header]
+        .split(',')
+        .position(|h| h == "PiecesPerSide")
+        .expect("Const.PiecesPerSide");
+    let data = (header + 1..lines.len())
+        .find(|&i| !lines[i].starts_with('#') && !lines[i].trim().is_empty())
+        .unwrap();
     let mut cells: Vec<String> = lines[data].split(',').map(String::from).collect();
     cells[col] = "32".into();
     lines[data] = cells.join(",");
@@ -192,7 +273,11 @@ fn funnypitch_count_table_reading_contradicts_itself() {
         Ok(_) => panic!("the count-table reading must not validate"),
         Err(d) => d,
     };
-    let found: Vec<(String, &str, String)> = d.items.iter().map(|x| (x.code.to_string(), x.file.as_str(), x.message.clone())).collect();
+    let found: Vec<(String, &str, String)> = d
+        .items
+        .iter()
+        .map(|x| (x.code.to_string(), x.file.as_str(), x.message.clone()))
+        .collect();
     assert_eq!(
         found,
         [(
@@ -205,8 +290,18 @@ fn funnypitch_count_table_reading_contradicts_itself() {
     );
     // The fixture really follows the count table: 1 Lord, 2 Loyalists, 8 Ministers, 16 Soldiers per side.
     let text = std::fs::read_to_string(fixture.join("InitPosition.csv")).unwrap();
-    for (side, piece, n) in [("Red", "Lord", 1), ("Red", "Loyalist", 2), ("Red", "Minister", 8), ("Red", "Soldier", 16), ("Blue", "Minister", 8), ("Blue", "Soldier", 16)] {
-        let count = text.lines().filter(|l| l.contains(&format!(",Piece,{side},{piece},"))).count();
+    for (side, piece, n) in [
+        ("Red", "Lord", 1),
+        ("Red", "Loyalist", 2),
+        ("Red", "Minister", 8),
+        ("Red", "Soldier", 16),
+        ("Blue", "Minister", 8),
+        ("Blue", "Soldier", 16),
+    ] {
+        let count = text
+            .lines()
+            .filter(|l| l.contains(&format!(",Piece,{side},{piece},")))
+            .count();
         assert_eq!(count, n, "{side} {piece}");
     }
 }
@@ -217,7 +312,16 @@ fn funnypitch_passes_its_rules() {
     let loaded = gentable::config::load(&root().join("gentable.toml")).unwrap();
     let v = gentable::pipeline::load(&loaded).unwrap_or_else(|d| panic!("{:#?}", d.items));
     assert!(v.warnings.is_empty(), "{:#?}", v.warnings);
-    let rules: usize = v.schemas.iter().map(|s| s.root.get("x-gentable-rules").and_then(|r| r.as_array()).map_or(0, |a| a.len())).sum();
+    let rules: usize = v
+        .schemas
+        .iter()
+        .map(|s| {
+            s.root
+                .get("x-gentable-rules")
+                .and_then(|r| r.as_array())
+                .map_or(0, |a| a.len())
+        })
+        .sum();
     assert!(rules >= 15, "{rules}");
 }
 
@@ -237,7 +341,10 @@ fn every_emitted_code_is_explained() {
                     let b = text.as_bytes();
                     for (i, _) in text.match_indices("\"GT") {
                         let code = &text[i + 1..(i + 7).min(text.len())];
-                        if code.len() == 6 && code[2..].bytes().all(|c| c.is_ascii_digit()) && b.get(i + 7) == Some(&b'"') {
+                        if code.len() == 6
+                            && code[2..].bytes().all(|c| c.is_ascii_digit())
+                            && b.get(i + 7) == Some(&b'"')
+                        {
                             codes.insert(code.to_string());
                         }
                     }
@@ -250,11 +357,18 @@ fn every_emitted_code_is_explained() {
     codes.remove("GT9999");
     assert!(codes.len() >= 25, "{codes:?}");
     for c in &codes {
-        let text = gentable::explain::explain(c).unwrap_or_else(|| panic!("{c} has no explanation"));
-        assert!(text.contains("Example") || text.contains("example"), "{c}: no example");
+        let text =
+            gentable::explain::explain(c).unwrap_or_else(|| panic!("{c} has no explanation"));
+        assert!(
+            text.contains("Example") || text.contains("example"),
+            "{c}: no example"
+        );
         assert!(text.contains("Fix"), "{c}: no fix");
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_gentable")).args(["explain", "gt0310"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gentable"))
+        .args(["explain", "gt0310"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("GT0310: "));
 }
@@ -287,8 +401,14 @@ fn ten_thousand_errors_stay_readable() {
     let elapsed = t.elapsed();
     assert_eq!(code, 1);
     assert_eq!(human.matches("error[GT0304]").count(), 20);
-    assert!(human.contains("note: 9980 more GT0304 (missing reference) in Table/Unit.csv not shown"), "{human}");
-    assert!(human.contains("gentable: 10000 errors, 0 warnings"), "{human}");
+    assert!(
+        human.contains("note: 9980 more GT0304 (missing reference) in Table/Unit.csv not shown"),
+        "{human}"
+    );
+    assert!(
+        human.contains("gentable: 10000 errors, 0 warnings"),
+        "{human}"
+    );
     let (json, _) = run(p, &["--message-format", "json", "-q"]);
     assert_eq!(json.lines().count(), n);
     assert!(elapsed.as_secs() < 60, "{elapsed:?}");

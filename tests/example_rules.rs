@@ -27,8 +27,16 @@ fn eaveswar_with(edit: impl Fn(&str) -> String) -> Vec<(String, String)> {
     std::fs::write(&cells, edit(&text)).unwrap();
     let loaded = gentable::config::load(&tmp.path().join("gentable.toml")).unwrap();
     match gentable::pipeline::load(&loaded) {
-        Ok(v) => v.warnings.iter().map(|d| (d.code.to_string(), d.message.clone())).collect(),
-        Err(d) => d.items.iter().map(|d| (d.code.to_string(), d.message.clone())).collect(),
+        Ok(v) => v
+            .warnings
+            .iter()
+            .map(|d| (d.code.to_string(), d.message.clone()))
+            .collect(),
+        Err(d) => d
+            .items
+            .iter()
+            .map(|d| (d.code.to_string(), d.message.clone()))
+            .collect(),
     }
 }
 
@@ -42,7 +50,9 @@ fn breaking_the_rotation_is_reported() {
     // (0,0) is plain; its image (10,8) stays plain, so making (0,0) a building breaks the symmetry.
     let found = eaveswar_with(|t| t.replacen("\n0,0,plain,,", "\n0,0,building,,", 1));
     assert!(
-        found.iter().any(|(c, m)| c == "GT0311" && m.contains("rotationally symmetric")),
+        found
+            .iter()
+            .any(|(c, m)| c == "GT0311" && m.contains("rotationally symmetric")),
         "{found:?}"
     );
 }
@@ -50,5 +60,10 @@ fn breaking_the_rotation_is_reported() {
 #[test]
 fn a_missing_cell_is_reported() {
     let found = eaveswar_with(|t| t.replacen("\n0,2,plain,,", "", 1));
-    assert!(found.iter().any(|(c, m)| c == "GT0311" && m.contains("94 cells") && m.contains("found 93")), "{found:?}");
+    assert!(
+        found
+            .iter()
+            .any(|(c, m)| c == "GT0311" && m.contains("94 cells") && m.contains("found 93")),
+        "{found:?}"
+    );
 }

@@ -102,7 +102,11 @@ fn check_flag_reports_stale_files_and_build_restores_them() {
     std::fs::write(&lib, "// edited\n").unwrap();
     std::fs::write(tmp.path().join("generated/data/Old.json"), "[]").unwrap();
     // Unity's .meta files beside generated C# are the user's: never stale, never removed.
-    std::fs::write(tmp.path().join("generated/csharp/Tables.cs.meta"), "guid: 1").unwrap();
+    std::fs::write(
+        tmp.path().join("generated/csharp/Tables.cs.meta"),
+        "guid: 1",
+    )
+    .unwrap();
     let out = run(&["build", "--check"]);
     assert_eq!(out.status.code(), Some(1));
     let listed = String::from_utf8_lossy(&out.stdout).to_string();

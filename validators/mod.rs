@@ -86,8 +86,11 @@ pub fn json_schema_rows(
     diags: &mut Vec<Diagnostic>,
 ) {
     // Registered copies with percent-encoded `$ref`s, so that non-ASCII file names resolve.
-    let encoded: Vec<(&String, serde_json::Value)> =
-        set.files.iter().map(|(name, doc)| (name, crate::schema::encode_refs(doc))).collect();
+    let encoded: Vec<(&String, serde_json::Value)> = set
+        .files
+        .iter()
+        .map(|(name, doc)| (name, crate::schema::encode_refs(doc)))
+        .collect();
     let mut builder = jsonschema::Registry::new();
     for (name, doc) in &encoded {
         builder = match builder.add(crate::schema::schema_uri(name), doc) {
@@ -570,7 +573,12 @@ pub fn foreign_keys(project: &Project, set: &SchemaSet, diags: &mut Vec<Diagnost
 /// `x-gentable-unreferenced` on a table schema: `"warning"`/`"error"`, or
 /// `{"severity": "warning", "except": ["Key", …]}`. Every row whose primary key no foreign key of the project
 /// references is reported (GT0320) with that severity, except the listed keys. Example: unused `Lang` keys.
-pub fn unreferenced(project: &Project, set: &SchemaSet, schemas: &[TableSchema], diags: &mut Vec<Diagnostic>) {
+pub fn unreferenced(
+    project: &Project,
+    set: &SchemaSet,
+    schemas: &[TableSchema],
+    diags: &mut Vec<Diagnostic>,
+) {
     let mut wanted = vec![];
     for ts in schemas {
         let Some(spec) = ts.root.get("x-gentable-unreferenced") else {
