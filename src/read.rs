@@ -522,6 +522,35 @@ pub fn read_csv_bytes(
                         RawCell::Text(text)
                     });
                 }
+                // An unterminated quote makes the csv parser read the rest of the file into one cell, which
+                // would silently swallow every following row: a record that runs to the end of the file with
+                // an odd number of quote characters is an error at the line where it starts.
+                let end = rdr.position().byte() as usize;
+                if end >= data.len()
+                    && data[start.min(end)..end]
+                        .iter()
+                        .filter(|&&b| b == b'"')
+                        .count()
+                        % 2
+                        == 1
+                {
+                    let origin = RowOrigin {
+                        file: rel.to_string(),
+                        sheet: None,
+                        row: line,
+                    };
+                    diags.push(
+                        Diagnostic::cell_error(
+                            "GT0103",
+                            &origin,
+                            None,
+                            None,
+                            None,
+                            "malformed CSV: a quote (\") opened in this record is never closed, so every following line was read into one cell",
+                        )
+                        .with_help("close the quote; a literal quote inside a quoted cell is written twice (\"\")"),
+                    );
+                }
                 table.rows.push(RawRow { row: line, cells });
             }
             Err(e) => {
@@ -754,6 +783,17 @@ mod tests {
                 (4, vec!["2".into(), "say \"hi\"".into()]),
             ]
         );
+    }
+
+    #[test]
+    fn unterminated_quote_is_an_error_at_its_record() {
+        let (t, d) = csv(b"Id,Note\n1,\"hello\n2,fine\n3,ok\n", None, b',');
+        assert_eq!(t.rows.len(), 2, "the rest of the file became one cell");
+        let found: Vec<_> = d.iter().map(|d| (d.code, d.row)).collect();
+        assert_eq!(found, vec![("GT0103", 2)]);
+        // Balanced quotes, doubled quotes and quoted newlines are fine.
+        let (_, d) = csv(b"Id,Note\n1,\"a \"\"b\"\"\nc\"\n2,x\n", None, b',');
+        assert!(d.is_empty(), "{d:?}");
     }
 
     #[test]
