@@ -18,11 +18,19 @@ if [ -f tests/conformance/package-lock.json ]; then
   (cd tests/conformance && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
+# Every test runner's output also goes to a log, so the run can close with one total line.
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+
 echo "== cargo test (gentable)"
-cargo test --locked --no-fail-fast
+cargo test --locked --no-fail-fast 2>&1 | tee -a "$log"
 
 for acc in examples/*/acceptance/Cargo.toml; do
   [ -f "$acc" ] || continue
   echo "== cargo test --manifest-path $acc"
-  CARGO_TARGET_DIR="$PWD/target/examples" cargo test --manifest-path "$acc"
+  CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}/examples" cargo test --manifest-path "$acc" --tests 2>&1 | tee -a "$log"
 done
+
+# Total over every `test result:` line (all runners above succeeded, or `set -e` stopped the script).
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+     END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
