@@ -98,7 +98,11 @@ pub fn tables(set: &str) -> Vec<TableSpec> {
         "mixed-100" => (0..100)
             .map(|i| TableSpec {
                 name: format!("Mixed{i:03}"),
-                format: if i % 2 == 0 { Format::Csv } else { Format::Xlsx },
+                format: if i % 2 == 0 {
+                    Format::Csv
+                } else {
+                    Format::Xlsx
+                },
                 rows: 10_000,
                 fk: (i > 0).then(|| (format!("Mixed{:03}", i - 1), 10_000)),
                 seed: 2000 + i as u64,
@@ -251,15 +255,15 @@ pub fn csv_text(t: &TableSpec, edited: bool) -> String {
     for i in 0..t.rows {
         let mut r = row(t, i);
         if edited && i == edit_row(t) {
-            r.name.push_str("改");
+            r.name.push('改');
         }
         let _ = write!(out, "{},", r.id);
         csv_field(&mut out, &r.name);
         out.push(',');
         csv_field(&mut out, &r.desc);
-        let _ = write!(
+        let _ = writeln!(
             out,
-            ",{},{},{},{},{},{},{},{}\n",
+            ",{},{},{},{},{},{},{},{}",
             r.quality,
             r.level,
             r.price,
@@ -291,7 +295,8 @@ pub fn write_xlsx(t: &TableSpec, path: &Path, edited: bool) {
                 "bool", "string",
             ];
             let descs = [
-                "编号", "名称", "描述", "品质", "等级", "价格", "重量", "标签", "引用", "开关", "图标",
+                "编号", "名称", "描述", "品质", "等级", "价格", "重量", "标签", "引用", "开关",
+                "图标",
             ];
             ws.write_string(0, 0, "##var").unwrap();
             ws.write_string(1, 0, "##type").unwrap();
@@ -313,7 +318,7 @@ pub fn write_xlsx(t: &TableSpec, path: &Path, edited: bool) {
     for i in 0..t.rows {
         let mut r = row(t, i);
         if edited && i == edit_row(t) {
-            r.name.push_str("改");
+            r.name.push('改');
         }
         let y = first_data + i as u32;
         ws.write_number(y, c0, r.id as f64).unwrap();

@@ -28,6 +28,8 @@ struct Run {
 }
 
 /// Run `cmd` to completion; its wall time and max RSS (from `wait4`, so exactly this child).
+// The child is reaped by `wait4`, not by `Child::wait`.
+#[allow(clippy::zombie_processes)]
 fn run(cmd: &mut Command, log: &Path) -> Run {
     let err = std::fs::File::create(log).expect("log file");
     let t = Instant::now();
@@ -87,7 +89,10 @@ fn read_floor(dir: &Path) -> usize {
                 let mut n = 0;
                 for sheet in wb.sheet_names().to_vec() {
                     let range = wb.worksheet_range(&sheet).unwrap();
-                    n += range.used_cells().filter(|(_, _, c)| **c != Data::Empty).count();
+                    n += range
+                        .used_cells()
+                        .filter(|(_, _, c)| **c != Data::Empty)
+                        .count();
                 }
                 n
             }
@@ -150,12 +155,19 @@ fn main() {
     for set in &sets {
         let t = Instant::now();
         let dir = datagen::generate(&root, set);
-        eprintln!("bench: {set}: data ready in {:.1} s", t.elapsed().as_secs_f64());
+        eprintln!(
+            "bench: {set}: data ready in {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
         let input = datagen::input_bytes(&dir);
         let config = dir.join("gentable.toml");
         let build = |extra: &[&str]| {
             let mut c = Command::new(&gentable);
-            c.arg("build").arg("-c").arg(&config).arg("--quiet").args(extra);
+            c.arg("build")
+                .arg("-c")
+                .arg(&config)
+                .arg("--quiet")
+                .args(extra);
             c
         };
         let log = logs.join(format!("{set}.log"));
