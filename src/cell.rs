@@ -23,6 +23,27 @@ pub struct CellError {
 }
 
 impl CellError {
+    /// The diagnostic for this error at column `col` (0-based) of `origin`'s row, in field `field`, whose
+    /// cell reads `text`.
+    pub fn at(
+        self,
+        origin: &crate::diag::RowOrigin,
+        col: usize,
+        field: &str,
+        text: &str,
+    ) -> crate::diag::Diagnostic {
+        let mut d = crate::diag::Diagnostic::cell_error(
+            self.code,
+            origin,
+            Some(col),
+            Some(field),
+            Some(text),
+            self.message,
+        );
+        d.help = self.help;
+        d
+    }
+
     fn new(code: &'static str, message: impl Into<String>) -> Self {
         CellError {
             code,

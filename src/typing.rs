@@ -466,18 +466,7 @@ fn type_row(
             failed[fi] = true;
             continue;
         }
-        let err = |e: CellError| {
-            let mut d = Diagnostic::cell_error(
-                e.code,
-                &origin,
-                Some(ci),
-                Some(&f.name),
-                Some(&raw.text()),
-                e.message,
-            );
-            d.help = e.help;
-            d
-        };
+        let err = |e: CellError| e.at(&origin, ci, &f.name, &raw.text());
         match type_cell_with(project, &f.ty, raw, sep) {
             Ok(v) => match (&mut values[fi], v) {
                 // Repeated array columns append.
@@ -513,16 +502,7 @@ fn type_row(
             Err((ci, e)) => {
                 failed[fi] = true;
                 let text = cells.get(ci).map(RawCell::text).unwrap_or_default();
-                let mut d = Diagnostic::cell_error(
-                    e.code,
-                    &origin,
-                    Some(ci),
-                    Some(&f.name),
-                    Some(&text),
-                    e.message,
-                );
-                d.help = e.help;
-                diags.push(d);
+                diags.push(e.at(&origin, ci, &f.name, &text));
             }
         }
     }

@@ -84,16 +84,7 @@ pub fn type_source(
             Ok(v) => values[fi] = Some(v),
             Err(e) => {
                 failed[fi] = true;
-                let mut d = Diagnostic::cell_error(
-                    e.code,
-                    &origin,
-                    Some(vc),
-                    Some(&f.name),
-                    Some(&cell.text()),
-                    e.message,
-                );
-                d.help = e.help;
-                diags.push(d);
+                diags.push(e.at(&origin, vc, &f.name, &cell.text()));
             }
         }
     }
