@@ -1,6 +1,7 @@
 //! Emitters: the typed IR ([`crate::ir::Project`]) → source files per language.
 //!
-//! * [`rust`]: a dependency-free crate with static data, written with `quote` and formatted by `prettyplease`;
+//! * [`rust`]: a dependency-free crate with static data: items written with `quote` and formatted by
+//!   `prettyplease`, row data printed directly as text;
 //! * [`csharp`]: C# 7.2 for Unity, from handlebars templates in `codegen/templates/csharp/`;
 //! * [`ts`]: TypeScript for Node.js 20, from handlebars templates in `codegen/templates/ts/`;
 //! * canonical data (`data/*.json`) and the content hash come from [`crate::canonical`].

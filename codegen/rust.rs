@@ -10,9 +10,10 @@
 //! * `src/canonical.rs`: the JCS writer used by `canonical_tables()`.
 //!
 //! A field whose `x-gentable-foreignKey` names exactly one table with a single-field primary key of the same
-//! type is typed with that table's id (`from: PieceTypeId`). Code is built with `quote` and formatted with
-//! `prettyplease`; doc comments come from schema descriptions through `#[doc = "…"]` string literals, so
-//! spreadsheet text can never escape into code.
+//! type is typed with that table's id (`from: PieceTypeId`). Types and impls are built with `quote` and
+//! formatted with `prettyplease`; doc comments come from schema descriptions through `#[doc = "…"]` string
+//! literals, so spreadsheet text can never escape into code. Row data, the bulk of the crate, is printed
+//! directly as text by [`Lit`] (strings through `proc_macro2::Literal`), one field per line.
 
 use super::{EmitContext, Files, HEADER};
 use crate::ir::{Field, Project, Table, TableMode, Type, Value};
@@ -28,8 +29,9 @@ pub fn emit(ctx: &EmitContext) -> Result<Files> {
     let boxed = recursive_types(p);
     BOXED.with(|b| *b.borrow_mut() = boxed.clone());
     let ids = IdMap::new(p);
-    // The table files (the bulk: every row as a literal) are rendered on all cores; token streams are not
-    // `Send`, so each is built and printed on one worker, which gets the same `BOXED` set first.
+    let lit = Lit::new(p, &ids, &boxed);
+    // The table files are rendered on all cores; token streams are not `Send`, so each is built and printed
+    // on one worker, which gets the same `BOXED` set first. Their rows are printed as text by [`Lit`].
     let rendered: Vec<Result<String>> = {
         use rayon::prelude::*;
         p.tables
@@ -37,7 +39,7 @@ pub fn emit(ctx: &EmitContext) -> Result<Files> {
             .with_max_len(1)
             .map(|t| {
                 BOXED.with(|b| *b.borrow_mut() = boxed.clone());
-                render(table_file(p, t, &ids)?)
+                render_table(p, t, &ids, &lit)
             })
             .collect()
     };
@@ -382,166 +384,402 @@ fn base_scalar(ty: &Type) -> &Type {
     }
 }
 
-/// A value literal of an IR type.
-fn value_tokens(
-    p: &Project,
-    ids: &IdMap,
-    ty: &Type,
-    v: &Value,
-    fk: Option<&(String, String)>,
-) -> Result<TokenStream> {
-    if let Type::Record(n) | Type::Union(n) = ty {
-        if is_boxed(n) {
-            let inner = value_tokens_indirect(p, ids, ty, v, fk)?;
-            return Ok(quote! { &#inner });
-        }
-    }
-    value_tokens_indirect(p, ids, ty, v, fk)
+/// Row data printed directly as Rust source text.
+///
+/// Rows are the bulk of the crate (a 1,000,000-row table is ≈ 200 MB of literals), so they bypass
+/// `quote`/`syn`/`prettyplease`, which run at a few MB/s, and are written at text speed. The layout is fixed:
+/// one row struct per block, one field per line (so a one-cell edit is a one-line diff), nested values inline.
+/// Strings go through [`proc_macro2::Literal::string`], so spreadsheet text is always an escaped literal; the
+/// rest of a table file (types, impls) is still laid out by `prettyplease`.
+struct Lit<'a> {
+    p: &'a Project,
+    boxed: &'a std::collections::BTreeSet<String>,
+    /// Record name → its fields' literal names and id paths.
+    records: BTreeMap<&'a str, Vec<FieldLit>>,
+    /// (union name, variant tag) → its fields' literal names and id paths.
+    variants: BTreeMap<(&'a str, &'a str), Vec<FieldLit>>,
 }
 
-/// [`value_tokens`] in a slice or map entry: a record or union is never behind a reference.
-fn value_tokens_indirect(
-    p: &Project,
-    ids: &IdMap,
-    ty: &Type,
-    v: &Value,
-    fk: Option<&(String, String)>,
-) -> Result<TokenStream> {
-    Ok(match (ty, v) {
-        (Type::Optional(_), Value::Null) => quote! { None },
-        (Type::Optional(t), v) => {
-            let i = value_tokens(p, ids, t, v, fk)?;
-            quote! { Some(#i) }
-        }
-        (Type::Array(t), Value::Array(items)) => {
-            let items = items
-                .iter()
-                .map(|x| value_tokens_indirect_opt(p, ids, t, x, fk))
-                .collect::<Result<Vec<_>>>()?;
-            quote! { &[#(#items),*] }
-        }
-        (t, v) if fk.is_some() && !matches!(t, Type::Map(..)) => {
-            let (m, id) = fk.expect("checked");
-            let m = format_ident!("{}", m);
-            let id = format_ident!("{}", id);
-            let inner = value_tokens(p, ids, t, v, None)?;
-            quote! { crate::#m::#id(#inner) }
-        }
-        (Type::Bool, Value::Bool(b)) => quote! { #b },
-        (Type::Int(w), Value::Int(i)) => {
-            let s = format!("{i}{}", int_suffix(*w));
-            s.parse::<TokenStream>()
-                .map_err(|e| anyhow::anyhow!("integer literal {s}: {e}"))?
-        }
-        (Type::Float, Value::Float(f)) => {
-            let s = format!("{f:?}f64");
-            s.parse::<TokenStream>()
-                .map_err(|e| anyhow::anyhow!("float literal {s}: {e}"))?
-        }
-        (Type::String, Value::Str(s)) => {
-            let l = Literal::string(s);
-            quote! { #l }
-        }
-        (Type::Enum(n), Value::Enum(m)) => {
-            let e = format_ident!("{}", naming::rust_type(n));
-            let v = format_ident!("{}", naming::rust_variant(m));
-            quote! { crate::enums::#e::#v }
-        }
-        (Type::Map(kt, vt), Value::Map(entries)) => {
-            let items = entries
-                .iter()
-                .map(|(k, v)| {
-                    let k = value_tokens(p, ids, kt, k, None)?;
-                    let v = value_tokens_indirect_opt(p, ids, vt, v, fk)?;
-                    Ok(quote! { (#k, #v) })
+/// How one field is written in a struct literal: `ident: value`, the value wrapped in `id(…)` when the field
+/// is typed with a table id (`crate::piece_type::PieceTypeId`).
+struct FieldLit {
+    ident: String,
+    id: Option<String>,
+}
+
+/// The literal names and id paths of `fields`; `own_pk` is the index of a table's own single primary key.
+fn field_lits(ids: &IdMap, owner: &str, fields: &[Field], own_pk: Option<usize>) -> Vec<FieldLit> {
+    fields
+        .iter()
+        .enumerate()
+        .map(|(fi, f)| {
+            let fk = if own_pk == Some(fi) {
+                ids.own_id(owner)
+            } else {
+                ids.fk_id(f, base_scalar(&f.ty))
+            };
+            FieldLit {
+                ident: naming::rust_field(&f.name, f.ident.as_deref()),
+                id: fk.map(|(m, id)| format!("crate::{m}::{id}")),
+            }
+        })
+        .collect()
+}
+
+impl<'a> Lit<'a> {
+    fn new(p: &'a Project, ids: &IdMap, boxed: &'a std::collections::BTreeSet<String>) -> Self {
+        let records = p
+            .records
+            .iter()
+            .map(|(n, r)| (n.as_str(), field_lits(ids, n, &r.fields, None)))
+            .collect();
+        let variants = p
+            .unions
+            .iter()
+            .flat_map(|(n, u)| {
+                u.variants.iter().map(move |v| {
+                    (
+                        (n.as_str(), v.tag.as_str()),
+                        field_lits(ids, n, &v.fields, None),
+                    )
                 })
-                .collect::<Result<Vec<_>>>()?;
-            quote! { crate::types::Map(&[#(#items),*]) }
+            })
+            .collect();
+        Lit {
+            p,
+            boxed,
+            records,
+            variants,
         }
-        (Type::Record(n), Value::Record(vals)) => {
-            let rec = &p.records[n];
-            let name = format_ident!("{}", naming::rust_type(n));
-            let fields = struct_literal_fields(p, ids, &rec.fields, vals, None)?;
-            quote! { crate::records::#name { #(#fields),* } }
+    }
+
+    /// `&[\n    Row {\n        field: value,\n    },\n]` for `ROWS`, or the bare row for a singleton. A row
+    /// always has one field per line; a field's value is inline when it fits in [`WIDTH`] columns.
+    fn rows(&self, t: &Table, fields: &[FieldLit], out: &mut String) -> Result<()> {
+        let row_ty = naming::rust_type(&t.name);
+        let single = t.mode == TableMode::One;
+        let indent = if single { 0 } else { 4 };
+        if !single {
+            if t.rows.is_empty() {
+                out.push_str("&[]");
+                return Ok(());
+            }
+            out.push_str("&[\n");
         }
-        (Type::Union(n), Value::Union(tag, vals)) => {
-            let u = &p.unions[n];
-            let var = u.variant(tag).context("union tag")?;
-            let name = format_ident!("{}", naming::rust_type(n));
-            let vi = format_ident!("{}", naming::rust_variant(tag));
-            let fields = struct_literal_fields(p, ids, &var.fields, vals, None)?;
-            quote! { crate::records::#name::#vi { #(#fields),* } }
+        for r in &t.rows {
+            pad(out, indent);
+            out.push_str(&row_ty);
+            if fields.is_empty() {
+                out.push_str(" {}");
+            } else {
+                out.push_str(" {\n");
+                for ((f, fl), v) in t.fields.iter().zip(fields).zip(&r.values) {
+                    self.field(out, indent + 4, fl, &f.ty, v)?;
+                }
+                pad(out, indent);
+                out.push('}');
+            }
+            if single {
+                break;
+            }
+            out.push_str(",\n");
         }
-        (Type::Flags(e), Value::Array(items)) => {
-            let members = &p.enums[e].members;
-            let mut bits: u64 = 0;
-            for it in items {
-                if let Value::Enum(m) = it {
-                    let i = members.iter().position(|x| x == m).context("flag member")?;
-                    bits |= 1u64 << i;
+        if !single {
+            out.push(']');
+        }
+        Ok(())
+    }
+
+    /// `ident: value,\n` at `indent`.
+    fn field(
+        &self,
+        out: &mut String,
+        indent: usize,
+        fl: &FieldLit,
+        ty: &Type,
+        v: &Value,
+    ) -> Result<()> {
+        pad(out, indent);
+        out.push_str(&fl.ident);
+        out.push_str(": ");
+        let col = indent + fl.ident.len() + 2;
+        self.fit(out, ty, v, fl.id.as_deref(), true, indent, col, 1)?;
+        out.push_str(",\n");
+        Ok(())
+    }
+
+    /// `v` starting at column `col`: inline when it fits in [`WIDTH`] with `tail` more columns after it,
+    /// otherwise broken over lines (items or fields one per line at `indent + 4`).
+    #[allow(clippy::too_many_arguments)]
+    fn fit(
+        &self,
+        out: &mut String,
+        ty: &Type,
+        v: &Value,
+        id: Option<&str>,
+        amp: bool,
+        indent: usize,
+        col: usize,
+        tail: usize,
+    ) -> Result<()> {
+        let start = out.len();
+        self.lit(out, ty, v, id, amp, None)?;
+        let bytes = out.len() - start;
+        if col + bytes + tail <= WIDTH || col + out[start..].chars().count() + tail <= WIDTH {
+            return Ok(());
+        }
+        out.truncate(start);
+        self.lit(out, ty, v, id, amp, Some(indent))
+    }
+
+    /// The literal of `v`, inline (`broken` = `None`) or broken at indentation `broken`. `amp`: a record or
+    /// union on a reference cycle is behind `&` (struct fields, not array items or map values); `id`: scalars
+    /// are wrapped in this table id.
+    fn lit(
+        &self,
+        out: &mut String,
+        ty: &Type,
+        v: &Value,
+        id: Option<&str>,
+        amp: bool,
+        broken: Option<usize>,
+    ) -> Result<()> {
+        use std::fmt::Write as _;
+        if let Type::Record(n) | Type::Union(n) = ty {
+            if amp && self.boxed.contains(n) {
+                out.push('&');
+            }
+        }
+        match (ty, v) {
+            (Type::Optional(_), Value::Null) => out.push_str("None"),
+            (Type::Optional(t), v) => {
+                out.push_str("Some(");
+                self.lit(out, t, v, id, amp, broken)?;
+                out.push(')');
+            }
+            (Type::Array(t), Value::Array(items)) => {
+                out.push_str("&[");
+                self.list(
+                    out,
+                    items.iter(),
+                    broken,
+                    |this, out, x, indent, col, tail| match indent {
+                        None => this.lit(out, t, x, id, false, None),
+                        Some(indent) => this.fit(out, t, x, id, false, indent, col, tail),
+                    },
+                )?;
+                out.push(']');
+            }
+            (t, v) if id.is_some() && !matches!(t, Type::Map(..)) => {
+                out.push_str(id.expect("checked"));
+                out.push('(');
+                self.lit(out, t, v, None, true, None)?;
+                out.push(')');
+            }
+            (Type::Bool, Value::Bool(b)) => out.push_str(if *b { "true" } else { "false" }),
+            (Type::Int(w), Value::Int(i)) => {
+                let _ = write!(out, "{i}{}", int_suffix(*w));
+            }
+            (Type::Float, Value::Float(f)) => {
+                if !f.is_finite() {
+                    bail!("IR invariant: float {f} is not finite");
+                }
+                let _ = write!(out, "{f:?}f64");
+            }
+            (Type::String, Value::Str(s)) => {
+                let _ = write!(out, "{}", Literal::string(s));
+            }
+            (Type::Enum(n), Value::Enum(m)) => {
+                let _ = write!(
+                    out,
+                    "crate::enums::{}::{}",
+                    naming::rust_type(n),
+                    naming::rust_variant(m)
+                );
+            }
+            (Type::Map(kt, vt), Value::Map(entries)) => {
+                out.push_str("crate::types::Map(&[");
+                self.list(
+                    out,
+                    entries.iter(),
+                    broken,
+                    |this, out, (k, x), indent, col, tail| {
+                        out.push('(');
+                        let key = out.len();
+                        this.lit(out, kt, k, None, true, None)?;
+                        out.push_str(", ");
+                        let col = col + 1 + out[key..].chars().count();
+                        match indent {
+                            None => this.lit(out, vt, x, id, false, None)?,
+                            Some(indent) => {
+                                this.fit(out, vt, x, id, false, indent, col, tail + 1)?
+                            }
+                        }
+                        out.push(')');
+                        Ok(())
+                    },
+                )?;
+                out.push_str("])");
+            }
+            (Type::Record(n), Value::Record(vals)) => {
+                let rec = &self.p.records[n];
+                let lits = self.records.get(n.as_str()).context("record fields")?;
+                let _ = write!(out, "crate::records::{}", naming::rust_type(n));
+                self.fields(out, &rec.fields, lits, vals, broken)?;
+            }
+            (Type::Union(n), Value::Union(tag, vals)) => {
+                let u = &self.p.unions[n];
+                let var = u.variant(tag).context("union tag")?;
+                let lits = self
+                    .variants
+                    .get(&(n.as_str(), tag.as_str()))
+                    .context("union variant fields")?;
+                let _ = write!(
+                    out,
+                    "crate::records::{}::{}",
+                    naming::rust_type(n),
+                    naming::rust_variant(tag)
+                );
+                self.fields(out, &var.fields, lits, vals, broken)?;
+            }
+            (Type::Flags(e), Value::Array(items)) => {
+                let members = &self.p.enums[e].members;
+                let mut bits: u64 = 0;
+                for it in items {
+                    if let Value::Enum(m) = it {
+                        let i = members.iter().position(|x| x == m).context("flag member")?;
+                        bits |= 1u64 << i;
+                    }
+                }
+                let _ = write!(
+                    out,
+                    "crate::enums::{}({bits}{})",
+                    flags_name(e),
+                    flag_bits_ty(self.p, e)
+                );
+            }
+            (Type::DateTime(_), Value::DateTime(secs)) => {
+                let _ = write!(out, "crate::types::DateTime({secs}i64)");
+            }
+            (Type::Duration, Value::Duration(ms)) => {
+                let _ = write!(out, "crate::types::Duration({ms}i64)");
+            }
+            (t, v) => bail!("IR invariant: value {v:?} does not match {t:?}"),
+        }
+        Ok(())
+    }
+
+    /// The items of a slice between its brackets: `a, b` inline, or one item per line at `indent + 4`.
+    /// `item(self, out, x, indent, col, tail)` writes one item (broken layout allowed when `indent` is set).
+    fn list<'v, T: 'v>(
+        &self,
+        out: &mut String,
+        items: impl Iterator<Item = &'v T>,
+        broken: Option<usize>,
+        item: impl Fn(&Self, &mut String, &'v T, Option<usize>, usize, usize) -> Result<()>,
+    ) -> Result<()> {
+        let mut any = false;
+        for (i, x) in items.enumerate() {
+            any = true;
+            match broken {
+                None => {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    item(self, out, x, None, 0, 0)?;
+                }
+                Some(indent) => {
+                    if i == 0 {
+                        out.push('\n');
+                    }
+                    pad(out, indent + 4);
+                    item(self, out, x, Some(indent + 4), indent + 4, 1)?;
+                    out.push_str(",\n");
                 }
             }
-            let name = format_ident!("{}", flags_name(e));
-            let lit = format!("{bits}{}", flag_bits_ty(p, e));
-            let lit: TokenStream = lit.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
-            quote! { crate::enums::#name(#lit) }
         }
-        (Type::DateTime(_), Value::DateTime(secs)) => {
-            let l = Literal::i64_suffixed(*secs);
-            quote! { crate::types::DateTime(#l) }
+        if let (Some(indent), true) = (broken, any) {
+            pad(out, indent);
         }
-        (Type::Duration, Value::Duration(ms)) => {
-            let l = Literal::i64_suffixed(*ms);
-            quote! { crate::types::Duration(#l) }
+        Ok(())
+    }
+
+    /// ` { a: 1u8, b: "x" }` (or ` {}`), or one field per line at `broken + 4`, for a record or variant.
+    fn fields(
+        &self,
+        out: &mut String,
+        fields: &[Field],
+        lits: &[FieldLit],
+        vals: &[Value],
+        broken: Option<usize>,
+    ) -> Result<()> {
+        if fields.is_empty() {
+            out.push_str(" {}");
+            return Ok(());
         }
-        (t, v) => bail!("IR invariant: value {v:?} does not match {t:?}"),
-    })
+        match broken {
+            None => {
+                out.push_str(" { ");
+                for (i, ((f, fl), v)) in fields.iter().zip(lits).zip(vals).enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(&fl.ident);
+                    out.push_str(": ");
+                    self.lit(out, &f.ty, v, fl.id.as_deref(), true, None)?;
+                }
+                out.push_str(" }");
+            }
+            Some(indent) => {
+                out.push_str(" {\n");
+                for ((f, fl), v) in fields.iter().zip(lits).zip(vals) {
+                    self.field(out, indent + 4, fl, &f.ty, v)?;
+                }
+                pad(out, indent);
+                out.push('}');
+            }
+        }
+        Ok(())
+    }
 }
 
-/// An array item or map value: records and unions (also optional ones) are inline.
-fn value_tokens_indirect_opt(
-    p: &Project,
-    ids: &IdMap,
-    ty: &Type,
-    v: &Value,
-    fk: Option<&(String, String)>,
-) -> Result<TokenStream> {
-    match (ty, v) {
-        (Type::Optional(_), Value::Null) => Ok(quote! { None }),
-        (Type::Optional(t), v) => {
-            let i = value_tokens_indirect(p, ids, t, v, fk)?;
-            Ok(quote! { Some(#i) })
-        }
-        _ => value_tokens_indirect(p, ids, ty, v, fk),
+/// Line width the row printer keeps to when it can (rustfmt's default `max_width`).
+const WIDTH: usize = 100;
+
+fn pad(out: &mut String, n: usize) {
+    out.extend(std::iter::repeat_n(' ', n));
+}
+
+/// `&[0, 1, 2]`, or when longer than 60 columns `&[\n    0, 1, …,\n]` filling lines up to [`WIDTH`]
+/// columns (a unique-key index).
+fn usize_list(items: &[usize], out: &mut String) {
+    use std::fmt::Write as _;
+    let inline = items
+        .iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    if inline.len() <= 60 {
+        let _ = write!(out, "&[{inline}]");
+        return;
     }
+    out.push_str("&[\n   ");
+    let mut col = 3;
+    for &i in items {
+        let s = i.to_string();
+        if col + 2 + s.len() > WIDTH {
+            out.push_str("\n   ");
+            col = 3;
+        }
+        let _ = write!(out, " {s},");
+        col += 2 + s.len();
+    }
+    out.push_str("\n]");
 }
 
 fn field_ident(f: &Field) -> proc_macro2::Ident {
     let s = naming::rust_field(&f.name, f.ident.as_deref());
     format_ident!("{}", s)
-}
-
-fn struct_literal_fields(
-    p: &Project,
-    ids: &IdMap,
-    fields: &[Field],
-    vals: &[Value],
-    own: Option<(&str, usize)>,
-) -> Result<Vec<TokenStream>> {
-    fields
-        .iter()
-        .zip(vals)
-        .enumerate()
-        .map(|(fi, (f, v))| {
-            let id = field_ident(f);
-            let fk = match own {
-                Some((table, pk)) if pk == fi => ids.own_id(table),
-                _ => ids.fk_id(f, base_scalar(&f.ty)),
-            };
-            let val = value_tokens(p, ids, &f.ty, v, fk.as_ref())?;
-            Ok(quote! { #id: #val })
-        })
-        .collect()
 }
 
 /// Struct definition + `Canonical` impl for a list of fields.
@@ -620,7 +858,12 @@ fn field_doc(f: &Field) -> String {
     d.trim_start().to_string()
 }
 
-fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
+fn table_file(
+    p: &Project,
+    t: &Table,
+    ids: &IdMap,
+    indexes: &mut Vec<String>,
+) -> Result<TokenStream> {
     let row_ty = format_ident!("{}", naming::rust_type(&t.name));
     let mut doc = t.doc.clone();
     doc.push_str(&format!(
@@ -632,26 +875,16 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
     ));
     let own_pk = (t.mode == TableMode::Map && t.primary_key.len() == 1).then(|| t.primary_key[0]);
     let def = struct_def(&t.name, doc.trim_start(), &t.fields, ids, own_pk)?;
-    let rows = t
-        .rows
-        .iter()
-        .map(|r| {
-            let fields = struct_literal_fields(
-                p,
-                ids,
-                &t.fields,
-                &r.values,
-                own_pk.map(|i| (t.name.as_str(), i)),
-            )?;
-            Ok(quote! { #row_ty { #(#fields),* } })
-        })
-        .collect::<Result<Vec<_>>>()?;
+    if t.mode == TableMode::One && t.rows.is_empty() {
+        bail!("singleton table {} without a row", t.name);
+    }
+    // The rows are printed as text by [`Lit`] and put in place of this marker after layout.
+    let rows = format_ident!("{}", ROWS_MARKER);
     let body = match t.mode {
         TableMode::One => {
-            let row = rows.into_iter().next().context("singleton without a row")?;
             quote! {
                 /// The single row of this table.
-                pub static ROW: #row_ty = #row;
+                pub static ROW: #row_ty = #rows;
                 impl #row_ty {
                     /// The single row.
                     pub fn get() -> &'static #row_ty { &ROW }
@@ -660,7 +893,7 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
         }
         TableMode::List => quote! {
             /// Every row, in source order.
-            pub static ROWS: &[#row_ty] = &[#(#rows),*];
+            pub static ROWS: &[#row_ty] = #rows;
             impl #row_ty {
                 /// Every row, in source order.
                 pub fn all() -> &'static [#row_ty] { ROWS }
@@ -723,7 +956,7 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
             quote! {
                 #id_def
                 /// Every row, sorted by primary key.
-                pub static ROWS: &[#row_ty] = &[#(#rows),*];
+                pub static ROWS: &[#row_ty] = #rows;
                 impl #row_ty {
                     /// Every row, sorted by primary key.
                     pub fn all() -> &'static [#row_ty] { ROWS }
@@ -732,7 +965,7 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
             }
         }
     };
-    let uniques = unique_lookups(p, t, ids)?;
+    let uniques = unique_lookups(p, t, ids, indexes)?;
     let mod_doc = doc_attrs(&format!("Table `{}`.", t.name), true);
     Ok(quote! {
         #mod_doc
@@ -740,6 +973,61 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
         #body
         #uniques
     })
+}
+
+/// Marker identifiers standing for text printed outside `prettyplease` (see [`Lit`]): the row data and the
+/// unique-key index lists. Each must occur exactly once in the laid-out file, as a whole expression.
+const ROWS_MARKER: &str = "__GENTABLE_ROWS__";
+const INDEX_MARKER: &str = "__GENTABLE_INDEX__";
+
+/// One table's file: types and impls laid out by `prettyplease`, rows and indexes printed by [`Lit`].
+fn render_table(p: &Project, t: &Table, ids: &IdMap, lit: &Lit) -> Result<String> {
+    let mut indexes = vec![];
+    let layout = render(table_file(p, t, ids, &mut indexes)?)?;
+    let own_pk = (t.mode == TableMode::Map && t.primary_key.len() == 1).then(|| t.primary_key[0]);
+    let fields = field_lits(ids, &t.name, &t.fields, own_pk);
+    let mut rows = String::with_capacity(t.rows.len() * 64 * t.fields.len().max(1));
+    lit.rows(t, &fields, &mut rows)?;
+    let mut parts: Vec<(String, String)> = vec![(ROWS_MARKER.to_string(), rows)];
+    for (i, list) in indexes.into_iter().enumerate() {
+        parts.push((format!("{INDEX_MARKER}_{i}"), list));
+    }
+    substitute(&layout, parts)
+}
+
+/// Put each `(marker, text)` in place of its marker, which must occur exactly once and as a whole word.
+fn substitute(layout: &str, mut parts: Vec<(String, String)>) -> Result<String> {
+    let mut at: Vec<(usize, usize)> = vec![];
+    for (i, (marker, _)) in parts.iter().enumerate() {
+        let hits: Vec<usize> = layout
+            .match_indices(marker.as_str())
+            .map(|(k, _)| k)
+            .filter(|&k| {
+                !layout[k + marker.len()..]
+                    .starts_with(|c: char| c == '_' || c.is_ascii_alphanumeric())
+            })
+            .collect();
+        let [k] = hits[..] else {
+            bail!(
+                "Rust: marker {marker} occurs {} times in {} (a description may not contain it)",
+                hits.len(),
+                layout.lines().nth(2).unwrap_or_default()
+            );
+        };
+        at.push((k, i));
+    }
+    at.sort();
+    let extra: usize = parts.iter().map(|(_, t)| t.len()).sum();
+    let mut out = String::with_capacity(layout.len() + extra);
+    let mut from = 0;
+    for (k, i) in at {
+        let (marker, text) = std::mem::take(&mut parts[i]);
+        out.push_str(&layout[from..k]);
+        out.push_str(&text);
+        from = k + marker.len();
+    }
+    out.push_str(&layout[from..]);
+    Ok(out)
 }
 
 /// `Language` and `text(key, language)` for `[localization]` (nothing without it, or when this output has
@@ -828,7 +1116,15 @@ pub fn lookup_key(t: &Table, key: &[usize]) -> bool {
 
 /// `get_by_<fields>` per secondary unique key (`x-gentable-unique`): a static index of row positions sorted
 /// by the key, searched by binary search.
-fn unique_lookups(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
+///
+/// The index lists are returned as text (`indexes`, in order); the tokens hold `INDEX_MARKER_<n>` in their
+/// place.
+fn unique_lookups(
+    p: &Project,
+    t: &Table,
+    ids: &IdMap,
+    indexes: &mut Vec<String>,
+) -> Result<TokenStream> {
     let row_ty = format_ident!("{}", naming::rust_type(&t.name));
     let own_pk = (t.mode == TableMode::Map && t.primary_key.len() == 1).then(|| t.primary_key[0]);
     let mut out = vec![];
@@ -857,7 +1153,10 @@ fn unique_lookups(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
                 .find(|o| o.is_ne())
                 .unwrap_or(std::cmp::Ordering::Equal)
         });
-        let order = order.iter().map(|&i| Literal::usize_unsuffixed(i));
+        let mut list = String::new();
+        usize_list(&order, &mut list);
+        let marker = format_ident!("{}_{}", INDEX_MARKER, indexes.len());
+        indexes.push(list);
         let idents: Vec<_> = key.iter().map(|&i| field_ident(&t.fields[i])).collect();
         let params = key.iter().zip(&idents).map(|(&i, id)| {
             let f = &t.fields[i];
@@ -888,7 +1187,7 @@ fn unique_lookups(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
         );
         out.push(quote! {
             /// Row positions sorted by the unique key.
-            static #index: &[usize] = &[#(#order),*];
+            static #index: &[usize] = #marker;
             impl #row_ty {
                 #[doc = #doc]
                 pub fn #fname(#(#params),*) -> Option<&'static #row_ty> {
@@ -1465,3 +1764,137 @@ impl<T: Canonical> Canonical for [T] {
     }
 }
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{IntWidth, Row};
+
+    fn field(name: &str, ty: Type) -> Field {
+        Field {
+            name: name.into(),
+            ident: None,
+            ty,
+            doc: String::new(),
+            foreign_keys: vec![],
+            default: None,
+            groups: vec![],
+            text: false,
+        }
+    }
+
+    fn rows_of(t: &Table) -> String {
+        let p = Project::default();
+        let ids = IdMap::new(&p);
+        let boxed = Default::default();
+        let lit = Lit::new(&p, &ids, &boxed);
+        let fields = field_lits(&ids, &t.name, &t.fields, None);
+        let mut out = String::new();
+        lit.rows(t, &fields, &mut out).unwrap();
+        out
+    }
+
+    fn list_table(fields: Vec<Field>, rows: Vec<Vec<Value>>) -> Table {
+        Table {
+            name: "Wave".into(),
+            doc: String::new(),
+            mode: TableMode::List,
+            fields,
+            primary_key: vec![],
+            unique_keys: vec![],
+            rows: rows
+                .into_iter()
+                .map(|values| Row {
+                    values,
+                    origin: Default::default(),
+                    columns: std::sync::Arc::from(Vec::new()),
+                })
+                .collect(),
+            schema_file: "Wave.schema.json".into(),
+            groups: vec![],
+        }
+    }
+
+    #[test]
+    fn rows_are_one_field_per_line_and_long_arrays_break() {
+        let ints = Type::Array(Box::new(Type::Int(IntWidth::U16)));
+        let t = list_table(
+            vec![field("Name", Type::String), field("Spawns", ints)],
+            vec![
+                vec![
+                    Value::Str("a \"quoted\" \\ name\n".into()),
+                    Value::Array(vec![Value::Int(1), Value::Int(2)]),
+                ],
+                vec![
+                    Value::Str("long".into()),
+                    Value::Array((0..30).map(|i| Value::Int(1000 + i)).collect()),
+                ],
+            ],
+        );
+        let out = rows_of(&t);
+        let expected_long: String = (0..30)
+            .map(|i| format!("            {}u16,\n", 1000 + i))
+            .collect();
+        assert_eq!(
+            out,
+            format!(
+                "&[\n    Wave {{\n        name: \"a \\\"quoted\\\" \\\\ name\\n\",\n        spawns: &[1u16, 2u16],\n    }},\n    Wave {{\n        name: \"long\",\n        spawns: &[\n{expected_long}        ],\n    }},\n]"
+            )
+        );
+        // The printed rows are one Rust expression.
+        syn::parse_str::<syn::Expr>(&out).unwrap();
+    }
+
+    #[test]
+    fn empty_tables_and_width_counts_characters() {
+        let t = list_table(vec![field("Name", Type::String)], vec![]);
+        assert_eq!(rows_of(&t), "&[]");
+        // 30 CJK characters are 90 bytes but 30 columns: still inline.
+        let cjk = "长".repeat(30);
+        let arr = Type::Array(Box::new(Type::String));
+        let t = list_table(
+            vec![field("Names", arr)],
+            vec![vec![Value::Array(vec![
+                Value::Str(cjk.clone()),
+                Value::Str(cjk.clone()),
+            ])]],
+        );
+        assert_eq!(
+            rows_of(&t),
+            format!("&[\n    Wave {{\n        names: &[\"{cjk}\", \"{cjk}\"],\n    }},\n]")
+        );
+    }
+
+    #[test]
+    fn markers_are_replaced_once_or_refused() {
+        let parts = || vec![(ROWS_MARKER.to_string(), "&[]".to_string())];
+        assert_eq!(
+            substitute(
+                "// x\n//\npub static ROWS: &[A] = __GENTABLE_ROWS__;\n",
+                parts()
+            )
+            .unwrap(),
+            "// x\n//\npub static ROWS: &[A] = &[];\n"
+        );
+        // A longer identifier is not the marker.
+        assert!(substitute("a __GENTABLE_ROWS__x", parts()).is_err());
+        // A description that repeats the marker makes the file ambiguous: refused, not guessed.
+        assert!(substitute("/// __GENTABLE_ROWS__\nb = __GENTABLE_ROWS__;", parts()).is_err());
+    }
+
+    #[test]
+    fn index_lists_fill_lines() {
+        let mut out = String::new();
+        usize_list(&[2, 0, 1], &mut out);
+        assert_eq!(out, "&[2, 0, 1]");
+        let mut out = String::new();
+        let items: Vec<usize> = (0..40).collect();
+        usize_list(&items, &mut out);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], "&[");
+        assert_eq!(*lines.last().unwrap(), "]");
+        assert!(lines.iter().all(|l| l.len() <= WIDTH));
+        assert_eq!(out.matches(',').count(), 40);
+        syn::parse_str::<syn::Expr>(&out).unwrap();
+    }
+}

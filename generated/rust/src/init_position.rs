@@ -388,8 +388,8 @@ impl InitPosition {
 }
 /// Row positions sorted by the unique key.
 static BY_X_AND_Y: &[usize] = &[
-    0, 13, 31, 18, 1, 9, 27, 19, 2, 14, 36, 32, 20, 3, 10, 28, 21, 4, 15, 33, 22, 5, 11,
-    29, 23, 6, 16, 37, 34, 24, 7, 12, 30, 25, 8, 17, 35, 26,
+    0, 13, 31, 18, 1, 9, 27, 19, 2, 14, 36, 32, 20, 3, 10, 28, 21, 4, 15, 33, 22, 5, 11, 29, 23, 6,
+    16, 37, 34, 24, 7, 12, 30, 25, 8, 17, 35, 26,
 ];
 impl InitPosition {
     /// The row whose `X`, `Y` (a unique key), by binary search.

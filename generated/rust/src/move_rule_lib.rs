@@ -45,115 +45,67 @@ impl MoveRuleLibId {
 pub static ROWS: &[MoveRuleLib] = &[
     MoveRuleLib {
         id: crate::move_rule_lib::MoveRuleLibId("Backward"),
-        vector: crate::records::Vec2 {
-            x: 0i8,
-            y: -1i8,
-        },
+        vector: crate::records::Vec2 { x: 0i8, y: -1i8 },
     },
     MoveRuleLib {
         id: crate::move_rule_lib::MoveRuleLibId("BackwardBackwardLeft"),
-        vector: crate::records::Vec2 {
-            x: -1i8,
-            y: -2i8,
-        },
+        vector: crate::records::Vec2 { x: -1i8, y: -2i8 },
     },
     MoveRuleLib {
         id: crate::move_rule_lib::MoveRuleLibId("BackwardBackwardRight"),
-        vector: crate::records::Vec2 {
-            x: 1i8,
-            y: -2i8,
-        },
+        vector: crate::records::Vec2 { x: 1i8, y: -2i8 },
     },
     MoveRuleLib {
         id: crate::move_rule_lib::MoveRuleLibId("BackwardLeft"),
-        vector: crate::records::Vec2 {
-            x: -1i8,
-            y: -1i8,
-        },
+        vector: crate::records::Vec2 { x: -1i8, y: -1i8 },
     },
     MoveRuleLib {
         id: crate::move_rule_lib::MoveRuleLibId("BackwardLeftLeft"),
-        vector: crate::records::Vec2 {
-            x: -2i8,
-            y: -1i8,
-        },
+        vector: crate::records::Vec2 { x: -2i8, y: -1i8 },
     },
     MoveRuleLib {
         id: crate::move_rule_lib::MoveRuleLibId("BackwardRight"),
-        vector: crate::records::Vec2 {
-            x: 1i8,
-            y: -1i8,
-        },
+        vector: crate::records::Vec2 { x: 1i8, y: -1i8 },
     },
     MoveRuleLib {
         id: crate::move_rule_lib::MoveRuleLibId("BackwardRightRight"),
-        vector: crate::records::Vec2 {
-            x: 2i8,
-            y: -1i8,
-        },
+        vector: crate::records::Vec2 { x: 2i8, y: -1i8 },
     },
     MoveRuleLib {
         id: crate::move_rule_lib::MoveRuleLibId("Forward"),
-        vector: crate::records::Vec2 {
-            x: 0i8,
-            y: 1i8,
-        },
+        vector: crate::records::Vec2 { x: 0i8, y: 1i8 },
     },
     MoveRuleLib {
         id: crate::move_rule_lib::MoveRuleLibId("ForwardForwardLeft"),
-        vector: crate::records::Vec2 {
-            x: -1i8,
-            y: 2i8,
-        },
+        vector: crate::records::Vec2 { x: -1i8, y: 2i8 },
     },
     MoveRuleLib {
         id: crate::move_rule_lib::MoveRuleLibId("ForwardForwardRight"),
-        vector: crate::records::Vec2 {
-            x: 1i8,
-            y: 2i8,
-        },
+        vector: crate::records::Vec2 { x: 1i8, y: 2i8 },
     },
     MoveRuleLib {
         id: crate::move_rule_lib::MoveRuleLibId("ForwardLeft"),
-        vector: crate::records::Vec2 {
-            x: -1i8,
-            y: 1i8,
-        },
+        vector: crate::records::Vec2 { x: -1i8, y: 1i8 },
     },
     MoveRuleLib {
         id: crate::move_rule_lib::MoveRuleLibId("ForwardLeftLeft"),
-        vector: crate::records::Vec2 {
-            x: -2i8,
-            y: 1i8,
-        },
+        vector: crate::records::Vec2 { x: -2i8, y: 1i8 },
     },
     MoveRuleLib {
         id: crate::move_rule_lib::MoveRuleLibId("ForwardRight"),
-        vector: crate::records::Vec2 {
-            x: 1i8,
-            y: 1i8,
-        },
+        vector: crate::records::Vec2 { x: 1i8, y: 1i8 },
     },
     MoveRuleLib {
         id: crate::move_rule_lib::MoveRuleLibId("ForwardRightRight"),
-        vector: crate::records::Vec2 {
-            x: 2i8,
-            y: 1i8,
-        },
+        vector: crate::records::Vec2 { x: 2i8, y: 1i8 },
     },
     MoveRuleLib {
         id: crate::move_rule_lib::MoveRuleLibId("Left"),
-        vector: crate::records::Vec2 {
-            x: -1i8,
-            y: 0i8,
-        },
+        vector: crate::records::Vec2 { x: -1i8, y: 0i8 },
     },
     MoveRuleLib {
         id: crate::move_rule_lib::MoveRuleLibId("Right"),
-        vector: crate::records::Vec2 {
-            x: 1i8,
-            y: 0i8,
-        },
+        vector: crate::records::Vec2 { x: 1i8, y: 0i8 },
     },
 ];
 impl MoveRuleLib {

@@ -59,109 +59,73 @@ pub static ROWS: &[NeighborOffset] = &[
         id: crate::neighbor_offset::NeighborOffsetId("even-n"),
         parity: crate::enums::Parity::Even,
         direction: "n",
-        offset: crate::records::OffsetQr {
-            dq: 0i8,
-            dr: -1i8,
-        },
+        offset: crate::records::OffsetQr { dq: 0i8, dr: -1i8 },
     },
     NeighborOffset {
         id: crate::neighbor_offset::NeighborOffsetId("even-ne"),
         parity: crate::enums::Parity::Even,
         direction: "ne",
-        offset: crate::records::OffsetQr {
-            dq: 1i8,
-            dr: -1i8,
-        },
+        offset: crate::records::OffsetQr { dq: 1i8, dr: -1i8 },
     },
     NeighborOffset {
         id: crate::neighbor_offset::NeighborOffsetId("even-nw"),
         parity: crate::enums::Parity::Even,
         direction: "nw",
-        offset: crate::records::OffsetQr {
-            dq: -1i8,
-            dr: -1i8,
-        },
+        offset: crate::records::OffsetQr { dq: -1i8, dr: -1i8 },
     },
     NeighborOffset {
         id: crate::neighbor_offset::NeighborOffsetId("even-s"),
         parity: crate::enums::Parity::Even,
         direction: "s",
-        offset: crate::records::OffsetQr {
-            dq: 0i8,
-            dr: 1i8,
-        },
+        offset: crate::records::OffsetQr { dq: 0i8, dr: 1i8 },
     },
     NeighborOffset {
         id: crate::neighbor_offset::NeighborOffsetId("even-se"),
         parity: crate::enums::Parity::Even,
         direction: "se",
-        offset: crate::records::OffsetQr {
-            dq: 1i8,
-            dr: 0i8,
-        },
+        offset: crate::records::OffsetQr { dq: 1i8, dr: 0i8 },
     },
     NeighborOffset {
         id: crate::neighbor_offset::NeighborOffsetId("even-sw"),
         parity: crate::enums::Parity::Even,
         direction: "sw",
-        offset: crate::records::OffsetQr {
-            dq: -1i8,
-            dr: 0i8,
-        },
+        offset: crate::records::OffsetQr { dq: -1i8, dr: 0i8 },
     },
     NeighborOffset {
         id: crate::neighbor_offset::NeighborOffsetId("odd-n"),
         parity: crate::enums::Parity::Odd,
         direction: "n",
-        offset: crate::records::OffsetQr {
-            dq: 0i8,
-            dr: -1i8,
-        },
+        offset: crate::records::OffsetQr { dq: 0i8, dr: -1i8 },
     },
     NeighborOffset {
         id: crate::neighbor_offset::NeighborOffsetId("odd-ne"),
         parity: crate::enums::Parity::Odd,
         direction: "ne",
-        offset: crate::records::OffsetQr {
-            dq: 1i8,
-            dr: 0i8,
-        },
+        offset: crate::records::OffsetQr { dq: 1i8, dr: 0i8 },
     },
     NeighborOffset {
         id: crate::neighbor_offset::NeighborOffsetId("odd-nw"),
         parity: crate::enums::Parity::Odd,
         direction: "nw",
-        offset: crate::records::OffsetQr {
-            dq: -1i8,
-            dr: 0i8,
-        },
+        offset: crate::records::OffsetQr { dq: -1i8, dr: 0i8 },
     },
     NeighborOffset {
         id: crate::neighbor_offset::NeighborOffsetId("odd-s"),
         parity: crate::enums::Parity::Odd,
         direction: "s",
-        offset: crate::records::OffsetQr {
-            dq: 0i8,
-            dr: 1i8,
-        },
+        offset: crate::records::OffsetQr { dq: 0i8, dr: 1i8 },
     },
     NeighborOffset {
         id: crate::neighbor_offset::NeighborOffsetId("odd-se"),
         parity: crate::enums::Parity::Odd,
         direction: "se",
-        offset: crate::records::OffsetQr {
-            dq: 1i8,
-            dr: 1i8,
-        },
+        offset: crate::records::OffsetQr { dq: 1i8, dr: 1i8 },
     },
     NeighborOffset {
         id: crate::neighbor_offset::NeighborOffsetId("odd-sw"),
         parity: crate::enums::Parity::Odd,
         direction: "sw",
-        offset: crate::records::OffsetQr {
-            dq: -1i8,
-            dr: 1i8,
-        },
+        offset: crate::records::OffsetQr { dq: -1i8, dr: 1i8 },
     },
 ];
 impl NeighborOffset {

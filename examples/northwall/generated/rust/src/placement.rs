@@ -392,8 +392,8 @@ impl Placement {
 }
 /// Row positions sorted by the unique key.
 static BY_SCENARIO_AND_SIDE_AND_LANE_AND_RANK: &[usize] = &[
-    29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 12, 13, 14, 15, 16, 6, 7, 8, 9, 10,
-    11, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 0, 1, 2, 3, 4, 5,
+    29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 12, 13, 14, 15, 16, 6, 7, 8, 9, 10, 11, 17, 18,
+    19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 0, 1, 2, 3, 4, 5,
 ];
 impl Placement {
     /// The row whose `Scenario`, `Side`, `Lane`, `Rank` (a unique key), by binary search.
@@ -414,8 +414,8 @@ impl Placement {
 }
 /// Row positions sorted by the unique key.
 static BY_SCENARIO_AND_SIDE_AND_UNIT: &[usize] = &[
-    30, 31, 29, 34, 32, 33, 36, 35, 37, 38, 39, 40, 13, 12, 14, 16, 15, 6, 7, 8, 10, 9,
-    11, 19, 18, 17, 22, 20, 21, 25, 23, 24, 27, 28, 26, 2, 0, 1, 3, 4, 5,
+    30, 31, 29, 34, 32, 33, 36, 35, 37, 38, 39, 40, 13, 12, 14, 16, 15, 6, 7, 8, 10, 9, 11, 19, 18,
+    17, 22, 20, 21, 25, 23, 24, 27, 28, 26, 2, 0, 1, 3, 4, 5,
 ];
 impl Placement {
     /// The row whose `Scenario`, `Side`, `Unit` (a unique key), by binary search.

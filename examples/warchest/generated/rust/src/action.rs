@@ -52,70 +52,38 @@ pub static ROWS: &[Action] = &[
         id: crate::action::ActionId(crate::enums::ActionKind::Move),
         face_up: true,
         target: &[
-            crate::records::Condition {
-                test: crate::enums::Primitive::Distance,
-                n: Some(1u8),
-            },
-            crate::records::Condition {
-                test: crate::enums::Primitive::Empty,
-                n: None,
-            },
+            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(1u8) },
+            crate::records::Condition { test: crate::enums::Primitive::Empty, n: None },
         ],
     },
     Action {
         id: crate::action::ActionId(crate::enums::ActionKind::Attack),
         face_up: true,
         target: &[
-            crate::records::Condition {
-                test: crate::enums::Primitive::Distance,
-                n: Some(1u8),
-            },
-            crate::records::Condition {
-                test: crate::enums::Primitive::Enemy,
-                n: None,
-            },
+            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(1u8) },
+            crate::records::Condition { test: crate::enums::Primitive::Enemy, n: None },
         ],
     },
     Action {
         id: crate::action::ActionId(crate::enums::ActionKind::Control),
         face_up: true,
         target: &[
-            crate::records::Condition {
-                test: crate::enums::Primitive::Distance,
-                n: Some(0u8),
-            },
-            crate::records::Condition {
-                test: crate::enums::Primitive::ControlPoint,
-                n: None,
-            },
-            crate::records::Condition {
-                test: crate::enums::Primitive::NotOwnControl,
-                n: None,
-            },
+            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(0u8) },
+            crate::records::Condition { test: crate::enums::Primitive::ControlPoint, n: None },
+            crate::records::Condition { test: crate::enums::Primitive::NotOwnControl, n: None },
         ],
     },
     Action {
         id: crate::action::ActionId(crate::enums::ActionKind::Deploy),
         face_up: true,
-        target: &[
-            crate::records::Condition {
-                test: crate::enums::Primitive::Empty,
-                n: None,
-            },
-        ],
+        target: &[crate::records::Condition { test: crate::enums::Primitive::Empty, n: None }],
     },
     Action {
         id: crate::action::ActionId(crate::enums::ActionKind::Bolster),
         face_up: true,
         target: &[
-            crate::records::Condition {
-                test: crate::enums::Primitive::Friend,
-                n: None,
-            },
-            crate::records::Condition {
-                test: crate::enums::Primitive::SameUnit,
-                n: None,
-            },
+            crate::records::Condition { test: crate::enums::Primitive::Friend, n: None },
+            crate::records::Condition { test: crate::enums::Primitive::SameUnit, n: None },
         ],
     },
     Action {

@@ -31,30 +31,12 @@ impl crate::canonical::Canonical for Board {
 pub static ROW: Board = Board {
     radius: 3u8,
     control_points: &[
-        crate::records::Hex {
-            q: 2i8,
-            r: 0i8,
-        },
-        crate::records::Hex {
-            q: -2i8,
-            r: 0i8,
-        },
-        crate::records::Hex {
-            q: 1i8,
-            r: -1i8,
-        },
-        crate::records::Hex {
-            q: -1i8,
-            r: 1i8,
-        },
-        crate::records::Hex {
-            q: 3i8,
-            r: -2i8,
-        },
-        crate::records::Hex {
-            q: -3i8,
-            r: 2i8,
-        },
+        crate::records::Hex { q: 2i8, r: 0i8 },
+        crate::records::Hex { q: -2i8, r: 0i8 },
+        crate::records::Hex { q: 1i8, r: -1i8 },
+        crate::records::Hex { q: -1i8, r: 1i8 },
+        crate::records::Hex { q: 3i8, r: -2i8 },
+        crate::records::Hex { q: -3i8, r: 2i8 },
     ],
 };
 impl Board {

@@ -52,50 +52,32 @@ impl DirectionId {
 pub static ROWS: &[Direction] = &[
     Direction {
         id: crate::direction::DirectionId("n"),
-        vector: crate::records::Hex {
-            q: 0i8,
-            r: -1i8,
-        },
+        vector: crate::records::Hex { q: 0i8, r: -1i8 },
         opposite: crate::direction::DirectionId("s"),
     },
     Direction {
         id: crate::direction::DirectionId("ne"),
-        vector: crate::records::Hex {
-            q: 1i8,
-            r: -1i8,
-        },
+        vector: crate::records::Hex { q: 1i8, r: -1i8 },
         opposite: crate::direction::DirectionId("sw"),
     },
     Direction {
         id: crate::direction::DirectionId("nw"),
-        vector: crate::records::Hex {
-            q: -1i8,
-            r: 0i8,
-        },
+        vector: crate::records::Hex { q: -1i8, r: 0i8 },
         opposite: crate::direction::DirectionId("se"),
     },
     Direction {
         id: crate::direction::DirectionId("s"),
-        vector: crate::records::Hex {
-            q: 0i8,
-            r: 1i8,
-        },
+        vector: crate::records::Hex { q: 0i8, r: 1i8 },
         opposite: crate::direction::DirectionId("n"),
     },
     Direction {
         id: crate::direction::DirectionId("se"),
-        vector: crate::records::Hex {
-            q: 1i8,
-            r: 0i8,
-        },
+        vector: crate::records::Hex { q: 1i8, r: 0i8 },
         opposite: crate::direction::DirectionId("nw"),
     },
     Direction {
         id: crate::direction::DirectionId("sw"),
-        vector: crate::records::Hex {
-            q: -1i8,
-            r: 1i8,
-        },
+        vector: crate::records::Hex { q: -1i8, r: 1i8 },
         opposite: crate::direction::DirectionId("ne"),
     },
 ];

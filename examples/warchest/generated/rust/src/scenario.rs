@@ -63,35 +63,23 @@ pub static ROWS: &[Scenario] = &[
     Scenario {
         id: crate::scenario::ScenarioId("archer"),
         title: "弓箭手：普通移动一格，战术射击距离 2",
-        focus: crate::records::Hex {
-            q: 0i8,
-            r: 0i8,
-        },
+        focus: crate::records::Hex { q: 0i8, r: 0i8 },
         friendly_controls: Some(&[]),
         pieces: &[
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 0i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 0i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("archer"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 2i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 2i8, r: 0i8 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 1i8,
-                    r: -2i8,
-                },
+                at: crate::records::Hex { q: 1i8, r: -2i8 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("pikeman"),
                 strength: Some(1u8),
@@ -101,35 +89,23 @@ pub static ROWS: &[Scenario] = &[
     Scenario {
         id: crate::scenario::ScenarioId("berserker-attack"),
         title: "狂战士：普通攻击后可以再次攻击",
-        focus: crate::records::Hex {
-            q: 0i8,
-            r: 0i8,
-        },
+        focus: crate::records::Hex { q: 0i8, r: 0i8 },
         friendly_controls: Some(&[]),
         pieces: &[
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 0i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 0i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("berserker"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 1i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 1i8, r: 0i8 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 0i8,
-                    r: -1i8,
-                },
+                at: crate::records::Hex { q: 0i8, r: -1i8 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("scout"),
                 strength: Some(1u8),
@@ -139,17 +115,11 @@ pub static ROWS: &[Scenario] = &[
     Scenario {
         id: crate::scenario::ScenarioId("bolster"),
         title: "强化：在任何位置叠加同兵种 coin",
-        focus: crate::records::Hex {
-            q: 0i8,
-            r: 0i8,
-        },
+        focus: crate::records::Hex { q: 0i8, r: 0i8 },
         friendly_controls: Some(&[]),
         pieces: &[
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 0i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 0i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("swordsman"),
                 strength: Some(1u8),
@@ -159,35 +129,23 @@ pub static ROWS: &[Scenario] = &[
     Scenario {
         id: crate::scenario::ScenarioId("cavalry-tactic"),
         title: "骑兵：移动一格，然后攻击",
-        focus: crate::records::Hex {
-            q: 0i8,
-            r: 0i8,
-        },
+        focus: crate::records::Hex { q: 0i8, r: 0i8 },
         friendly_controls: Some(&[]),
         pieces: &[
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 0i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 0i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("cavalry"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 0i8,
-                    r: -1i8,
-                },
+                at: crate::records::Hex { q: 0i8, r: -1i8 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("pikeman"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 2i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 2i8, r: 0i8 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
                 strength: Some(1u8),
@@ -197,44 +155,29 @@ pub static ROWS: &[Scenario] = &[
     Scenario {
         id: crate::scenario::ScenarioId("crossbow"),
         title: "弩手：直线射击会被中间的棋子阻挡",
-        focus: crate::records::Hex {
-            q: 0i8,
-            r: 0i8,
-        },
+        focus: crate::records::Hex { q: 0i8, r: 0i8 },
         friendly_controls: Some(&[]),
         pieces: &[
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 0i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 0i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("crossbow"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 1i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 1i8, r: 0i8 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("archer"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 2i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 2i8, r: 0i8 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("pikeman"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 0i8,
-                    r: -2i8,
-                },
+                at: crate::records::Hex { q: 0i8, r: -2i8 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("pikeman"),
                 strength: Some(1u8),
@@ -244,44 +187,29 @@ pub static ROWS: &[Scenario] = &[
     Scenario {
         id: crate::scenario::ScenarioId("ensign-order"),
         title: "掌旗官：指挥距离 1 的友军移动或攻击",
-        focus: crate::records::Hex {
-            q: 0i8,
-            r: 0i8,
-        },
+        focus: crate::records::Hex { q: 0i8, r: 0i8 },
         friendly_controls: Some(&[]),
         pieces: &[
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 0i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 0i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("standard-bearer"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 1i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 1i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("swordsman"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 0i8,
-                    r: -2i8,
-                },
+                at: crate::records::Hex { q: 0i8, r: -2i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("scout"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 2i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 2i8, r: 0i8 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
                 strength: Some(1u8),
@@ -291,35 +219,23 @@ pub static ROWS: &[Scenario] = &[
     Scenario {
         id: crate::scenario::ScenarioId("infantry-orders"),
         title: "步兵：两支部队可以分别移动、攻击或控制",
-        focus: crate::records::Hex {
-            q: 2i8,
-            r: 0i8,
-        },
+        focus: crate::records::Hex { q: 2i8, r: 0i8 },
         friendly_controls: Some(&[]),
         pieces: &[
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 2i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 2i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("infantry"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 0i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 0i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("infantry"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 1i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 1i8, r: 0i8 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
                 strength: Some(1u8),
@@ -329,35 +245,23 @@ pub static ROWS: &[Scenario] = &[
     Scenario {
         id: crate::scenario::ScenarioId("knight-defense"),
         title: "骑士：只有强化部队可以攻击",
-        focus: crate::records::Hex {
-            q: 0i8,
-            r: 0i8,
-        },
+        focus: crate::records::Hex { q: 0i8, r: 0i8 },
         friendly_controls: Some(&[]),
         pieces: &[
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 0i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 0i8, r: 0i8 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("knight"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: -1i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: -1i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("swordsman"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 1i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 1i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("pikeman"),
                 strength: Some(2u8),
@@ -367,26 +271,17 @@ pub static ROWS: &[Scenario] = &[
     Scenario {
         id: crate::scenario::ScenarioId("lancer-tactic"),
         title: "枪骑兵：直线移动两格并攻击第三格",
-        focus: crate::records::Hex {
-            q: 0i8,
-            r: 0i8,
-        },
+        focus: crate::records::Hex { q: 0i8, r: 0i8 },
         friendly_controls: Some(&[]),
         pieces: &[
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 0i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 0i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("lancer"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 3i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 3i8, r: 0i8 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
                 strength: Some(1u8),
@@ -396,35 +291,23 @@ pub static ROWS: &[Scenario] = &[
     Scenario {
         id: crate::scenario::ScenarioId("light-cavalry-tactic"),
         title: "轻骑兵：移动距离 2，但不能穿过部队",
-        focus: crate::records::Hex {
-            q: 0i8,
-            r: 0i8,
-        },
+        focus: crate::records::Hex { q: 0i8, r: 0i8 },
         friendly_controls: Some(&[]),
         pieces: &[
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 0i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 0i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("light-cavalry"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 1i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 1i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("pikeman"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 0i8,
-                    r: -1i8,
-                },
+                at: crate::records::Hex { q: 0i8, r: -1i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("swordsman"),
                 strength: Some(1u8),
@@ -434,44 +317,29 @@ pub static ROWS: &[Scenario] = &[
     Scenario {
         id: crate::scenario::ScenarioId("marshal-infantry"),
         title: "元帅：通过一支相邻步兵遥控两支步兵",
-        focus: crate::records::Hex {
-            q: 0i8,
-            r: 0i8,
-        },
+        focus: crate::records::Hex { q: 0i8, r: 0i8 },
         friendly_controls: Some(&[]),
         pieces: &[
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 0i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 0i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("marshal"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 1i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 1i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("infantry"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: -2i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: -2i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("infantry"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: -3i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: -3i8, r: 0i8 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
                 strength: Some(1u8),
@@ -481,44 +349,29 @@ pub static ROWS: &[Scenario] = &[
     Scenario {
         id: crate::scenario::ScenarioId("marshal-order"),
         title: "元帅：指挥掌旗官，再由掌旗官指挥友军",
-        focus: crate::records::Hex {
-            q: 0i8,
-            r: 0i8,
-        },
+        focus: crate::records::Hex { q: 0i8, r: 0i8 },
         friendly_controls: Some(&[]),
         pieces: &[
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 0i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 0i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("marshal"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 1i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 1i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("standard-bearer"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 1i8,
-                    r: -1i8,
-                },
+                at: crate::records::Hex { q: 1i8, r: -1i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("swordsman"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 2i8,
-                    r: -1i8,
-                },
+                at: crate::records::Hex { q: 2i8, r: -1i8 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
                 strength: Some(1u8),
@@ -528,26 +381,17 @@ pub static ROWS: &[Scenario] = &[
     Scenario {
         id: crate::scenario::ScenarioId("mercenary-recruit"),
         title: "雇佣兵：招募时让场上雇佣兵行动",
-        focus: crate::records::Hex {
-            q: 2i8,
-            r: 0i8,
-        },
+        focus: crate::records::Hex { q: 2i8, r: 0i8 },
         friendly_controls: Some(&[]),
         pieces: &[
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 2i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 2i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("mercenary"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 1i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 1i8, r: 0i8 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
                 strength: Some(1u8),
@@ -557,26 +401,17 @@ pub static ROWS: &[Scenario] = &[
     Scenario {
         id: crate::scenario::ScenarioId("pikeman-counter"),
         title: "长矛兵：受到相邻攻击时双方各失去一层",
-        focus: crate::records::Hex {
-            q: 0i8,
-            r: 0i8,
-        },
+        focus: crate::records::Hex { q: 0i8, r: 0i8 },
         friendly_controls: Some(&[]),
         pieces: &[
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 0i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 0i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("swordsman"),
                 strength: Some(2u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 1i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 1i8, r: 0i8 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("pikeman"),
                 strength: Some(2u8),
@@ -586,26 +421,17 @@ pub static ROWS: &[Scenario] = &[
     Scenario {
         id: crate::scenario::ScenarioId("royal-guard"),
         title: "皇家卫队：皇家硬币可行动，但不可强化",
-        focus: crate::records::Hex {
-            q: 0i8,
-            r: 0i8,
-        },
+        focus: crate::records::Hex { q: 0i8, r: 0i8 },
         friendly_controls: Some(&[]),
         pieces: &[
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 0i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 0i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("royal-guard"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 1i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 1i8, r: 0i8 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
                 strength: Some(1u8),
@@ -615,26 +441,17 @@ pub static ROWS: &[Scenario] = &[
     Scenario {
         id: crate::scenario::ScenarioId("scout-deploy"),
         title: "侦察兵：部署在距离友军 1 的空格",
-        focus: crate::records::Hex {
-            q: 0i8,
-            r: 0i8,
-        },
+        focus: crate::records::Hex { q: 0i8, r: 0i8 },
         friendly_controls: Some(&[]),
         pieces: &[
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 0i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 0i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("archer"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 1i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 1i8, r: 0i8 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
                 strength: Some(1u8),
@@ -644,26 +461,17 @@ pub static ROWS: &[Scenario] = &[
     Scenario {
         id: crate::scenario::ScenarioId("swordsman-attack"),
         title: "剑士：普通攻击后可以移动",
-        focus: crate::records::Hex {
-            q: 0i8,
-            r: 0i8,
-        },
+        focus: crate::records::Hex { q: 0i8, r: 0i8 },
         friendly_controls: Some(&[]),
         pieces: &[
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 0i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 0i8, r: 0i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("swordsman"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 1i8,
-                    r: 0i8,
-                },
+                at: crate::records::Hex { q: 1i8, r: 0i8 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
                 strength: Some(1u8),
@@ -673,33 +481,17 @@ pub static ROWS: &[Scenario] = &[
     Scenario {
         id: crate::scenario::ScenarioId("war-priest-tactic"),
         title: "战争祭司：控制距离 1 的空闲非己方控制点",
-        focus: crate::records::Hex {
-            q: 2i8,
-            r: -1i8,
-        },
-        friendly_controls: Some(
-            &[
-                crate::records::Hex {
-                    q: 1i8,
-                    r: -1i8,
-                },
-            ],
-        ),
+        focus: crate::records::Hex { q: 2i8, r: -1i8 },
+        friendly_controls: Some(&[crate::records::Hex { q: 1i8, r: -1i8 }]),
         pieces: &[
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 2i8,
-                    r: -1i8,
-                },
+                at: crate::records::Hex { q: 2i8, r: -1i8 },
                 side: crate::enums::Side::Red,
                 unit: crate::unit::UnitId("war-priest"),
                 strength: Some(1u8),
             },
             crate::records::ScenarioPiece {
-                at: crate::records::Hex {
-                    q: 3i8,
-                    r: -2i8,
-                },
+                at: crate::records::Hex { q: 3i8, r: -2i8 },
                 side: crate::enums::Side::Blue,
                 unit: crate::unit::UnitId("crossbow"),
                 strength: Some(1u8),

@@ -73,14 +73,8 @@ pub static ROWS: &[Tactic] = &[
         id: crate::tactic::TacticId("archer-shot"),
         kind: crate::enums::TacticKind::Attack,
         target: &[
-            crate::records::Condition {
-                test: crate::enums::Primitive::Distance,
-                n: Some(2u8),
-            },
-            crate::records::Condition {
-                test: crate::enums::Primitive::Enemy,
-                n: None,
-            },
+            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(2u8) },
+            crate::records::Condition { test: crate::enums::Primitive::Enemy, n: None },
         ],
         move_steps: None,
         then: Some(&[]),
@@ -90,46 +84,23 @@ pub static ROWS: &[Tactic] = &[
         id: crate::tactic::TacticId("cavalry-charge"),
         kind: crate::enums::TacticKind::MoveThenAttack,
         target: &[
-            crate::records::Condition {
-                test: crate::enums::Primitive::Distance,
-                n: Some(1u8),
-            },
-            crate::records::Condition {
-                test: crate::enums::Primitive::Empty,
-                n: None,
-            },
+            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(1u8) },
+            crate::records::Condition { test: crate::enums::Primitive::Empty, n: None },
         ],
         move_steps: None,
-        then: Some(
-            &[
-                crate::records::Condition {
-                    test: crate::enums::Primitive::Distance,
-                    n: Some(1u8),
-                },
-                crate::records::Condition {
-                    test: crate::enums::Primitive::Enemy,
-                    n: None,
-                },
-            ],
-        ),
+        then: Some(&[
+            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(1u8) },
+            crate::records::Condition { test: crate::enums::Primitive::Enemy, n: None },
+        ]),
         grants: Some(&[]),
     },
     Tactic {
         id: crate::tactic::TacticId("crossbow-shot"),
         kind: crate::enums::TacticKind::Attack,
         target: &[
-            crate::records::Condition {
-                test: crate::enums::Primitive::Distance,
-                n: Some(2u8),
-            },
-            crate::records::Condition {
-                test: crate::enums::Primitive::LineClear,
-                n: None,
-            },
-            crate::records::Condition {
-                test: crate::enums::Primitive::Enemy,
-                n: None,
-            },
+            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(2u8) },
+            crate::records::Condition { test: crate::enums::Primitive::LineClear, n: None },
+            crate::records::Condition { test: crate::enums::Primitive::Enemy, n: None },
         ],
         move_steps: None,
         then: Some(&[]),
@@ -139,41 +110,24 @@ pub static ROWS: &[Tactic] = &[
         id: crate::tactic::TacticId("infantry-orders"),
         kind: crate::enums::TacticKind::GroupOrders,
         target: &[
-            crate::records::Condition {
-                test: crate::enums::Primitive::Friend,
-                n: None,
-            },
-            crate::records::Condition {
-                test: crate::enums::Primitive::SameUnit,
-                n: None,
-            },
+            crate::records::Condition { test: crate::enums::Primitive::Friend, n: None },
+            crate::records::Condition { test: crate::enums::Primitive::SameUnit, n: None },
         ],
         move_steps: None,
         then: Some(&[]),
-        grants: Some(
-            &[
-                crate::enums::ActionKind::Move,
-                crate::enums::ActionKind::Attack,
-                crate::enums::ActionKind::Control,
-            ],
-        ),
+        grants: Some(&[
+            crate::enums::ActionKind::Move,
+            crate::enums::ActionKind::Attack,
+            crate::enums::ActionKind::Control,
+        ]),
     },
     Tactic {
         id: crate::tactic::TacticId("lancer-charge"),
         kind: crate::enums::TacticKind::Charge,
         target: &[
-            crate::records::Condition {
-                test: crate::enums::Primitive::Distance,
-                n: Some(3u8),
-            },
-            crate::records::Condition {
-                test: crate::enums::Primitive::LineClear,
-                n: None,
-            },
-            crate::records::Condition {
-                test: crate::enums::Primitive::Enemy,
-                n: None,
-            },
+            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(3u8) },
+            crate::records::Condition { test: crate::enums::Primitive::LineClear, n: None },
+            crate::records::Condition { test: crate::enums::Primitive::Enemy, n: None },
         ],
         move_steps: Some(2u8),
         then: Some(&[]),
@@ -183,18 +137,9 @@ pub static ROWS: &[Tactic] = &[
         id: crate::tactic::TacticId("light-cavalry-move"),
         kind: crate::enums::TacticKind::Move,
         target: &[
-            crate::records::Condition {
-                test: crate::enums::Primitive::Distance,
-                n: Some(2u8),
-            },
-            crate::records::Condition {
-                test: crate::enums::Primitive::Empty,
-                n: None,
-            },
-            crate::records::Condition {
-                test: crate::enums::Primitive::PathClear,
-                n: None,
-            },
+            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(2u8) },
+            crate::records::Condition { test: crate::enums::Primitive::Empty, n: None },
+            crate::records::Condition { test: crate::enums::Primitive::PathClear, n: None },
         ],
         move_steps: None,
         then: Some(&[]),
@@ -204,14 +149,8 @@ pub static ROWS: &[Tactic] = &[
         id: crate::tactic::TacticId("marshal-order"),
         kind: crate::enums::TacticKind::DelegateTactic,
         target: &[
-            crate::records::Condition {
-                test: crate::enums::Primitive::Distance,
-                n: Some(1u8),
-            },
-            crate::records::Condition {
-                test: crate::enums::Primitive::FriendWithTactic,
-                n: None,
-            },
+            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(1u8) },
+            crate::records::Condition { test: crate::enums::Primitive::FriendWithTactic, n: None },
         ],
         move_steps: None,
         then: Some(&[]),
@@ -221,14 +160,8 @@ pub static ROWS: &[Tactic] = &[
         id: crate::tactic::TacticId("standard-bearer-order"),
         kind: crate::enums::TacticKind::OrderNormal,
         target: &[
-            crate::records::Condition {
-                test: crate::enums::Primitive::Distance,
-                n: Some(1u8),
-            },
-            crate::records::Condition {
-                test: crate::enums::Primitive::Friend,
-                n: None,
-            },
+            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(1u8) },
+            crate::records::Condition { test: crate::enums::Primitive::Friend, n: None },
         ],
         move_steps: None,
         then: Some(&[]),
@@ -238,22 +171,10 @@ pub static ROWS: &[Tactic] = &[
         id: crate::tactic::TacticId("war-priest-control"),
         kind: crate::enums::TacticKind::RemoteControl,
         target: &[
-            crate::records::Condition {
-                test: crate::enums::Primitive::Distance,
-                n: Some(1u8),
-            },
-            crate::records::Condition {
-                test: crate::enums::Primitive::ControlPoint,
-                n: None,
-            },
-            crate::records::Condition {
-                test: crate::enums::Primitive::Empty,
-                n: None,
-            },
-            crate::records::Condition {
-                test: crate::enums::Primitive::NotOwnControl,
-                n: None,
-            },
+            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(1u8) },
+            crate::records::Condition { test: crate::enums::Primitive::ControlPoint, n: None },
+            crate::records::Condition { test: crate::enums::Primitive::Empty, n: None },
+            crate::records::Condition { test: crate::enums::Primitive::NotOwnControl, n: None },
         ],
         move_steps: None,
         then: Some(&[]),

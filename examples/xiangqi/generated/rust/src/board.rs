@@ -46,10 +46,7 @@ impl crate::canonical::Canonical for Board {
 pub static ROW: Board = Board {
     rows: 10u8,
     columns: 9u8,
-    palace_columns: crate::records::Span {
-        min: 3u8,
-        max: 5u8,
-    },
+    palace_columns: crate::records::Span { min: 3u8, max: 5u8 },
     generals_may_face: false,
 };
 impl Board {

@@ -50,47 +50,23 @@ impl ElephantMoveId {
 pub static ROWS: &[ElephantMove] = &[
     ElephantMove {
         id: crate::elephant_move::ElephantMoveId(1u8),
-        to: crate::records::Offset {
-            dr: -2i8,
-            dc: -2i8,
-        },
-        eye: crate::records::Offset {
-            dr: -1i8,
-            dc: -1i8,
-        },
+        to: crate::records::Offset { dr: -2i8, dc: -2i8 },
+        eye: crate::records::Offset { dr: -1i8, dc: -1i8 },
     },
     ElephantMove {
         id: crate::elephant_move::ElephantMoveId(2u8),
-        to: crate::records::Offset {
-            dr: -2i8,
-            dc: 2i8,
-        },
-        eye: crate::records::Offset {
-            dr: -1i8,
-            dc: 1i8,
-        },
+        to: crate::records::Offset { dr: -2i8, dc: 2i8 },
+        eye: crate::records::Offset { dr: -1i8, dc: 1i8 },
     },
     ElephantMove {
         id: crate::elephant_move::ElephantMoveId(3u8),
-        to: crate::records::Offset {
-            dr: 2i8,
-            dc: -2i8,
-        },
-        eye: crate::records::Offset {
-            dr: 1i8,
-            dc: -1i8,
-        },
+        to: crate::records::Offset { dr: 2i8, dc: -2i8 },
+        eye: crate::records::Offset { dr: 1i8, dc: -1i8 },
     },
     ElephantMove {
         id: crate::elephant_move::ElephantMoveId(4u8),
-        to: crate::records::Offset {
-            dr: 2i8,
-            dc: 2i8,
-        },
-        eye: crate::records::Offset {
-            dr: 1i8,
-            dc: 1i8,
-        },
+        to: crate::records::Offset { dr: 2i8, dc: 2i8 },
+        eye: crate::records::Offset { dr: 1i8, dc: 1i8 },
     },
 ];
 impl ElephantMove {

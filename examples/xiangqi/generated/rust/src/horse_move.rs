@@ -50,91 +50,43 @@ impl HorseMoveId {
 pub static ROWS: &[HorseMove] = &[
     HorseMove {
         id: crate::horse_move::HorseMoveId(1u8),
-        to: crate::records::Offset {
-            dr: -2i8,
-            dc: -1i8,
-        },
-        leg: crate::records::Offset {
-            dr: -1i8,
-            dc: 0i8,
-        },
+        to: crate::records::Offset { dr: -2i8, dc: -1i8 },
+        leg: crate::records::Offset { dr: -1i8, dc: 0i8 },
     },
     HorseMove {
         id: crate::horse_move::HorseMoveId(2u8),
-        to: crate::records::Offset {
-            dr: -2i8,
-            dc: 1i8,
-        },
-        leg: crate::records::Offset {
-            dr: -1i8,
-            dc: 0i8,
-        },
+        to: crate::records::Offset { dr: -2i8, dc: 1i8 },
+        leg: crate::records::Offset { dr: -1i8, dc: 0i8 },
     },
     HorseMove {
         id: crate::horse_move::HorseMoveId(3u8),
-        to: crate::records::Offset {
-            dr: 2i8,
-            dc: -1i8,
-        },
-        leg: crate::records::Offset {
-            dr: 1i8,
-            dc: 0i8,
-        },
+        to: crate::records::Offset { dr: 2i8, dc: -1i8 },
+        leg: crate::records::Offset { dr: 1i8, dc: 0i8 },
     },
     HorseMove {
         id: crate::horse_move::HorseMoveId(4u8),
-        to: crate::records::Offset {
-            dr: 2i8,
-            dc: 1i8,
-        },
-        leg: crate::records::Offset {
-            dr: 1i8,
-            dc: 0i8,
-        },
+        to: crate::records::Offset { dr: 2i8, dc: 1i8 },
+        leg: crate::records::Offset { dr: 1i8, dc: 0i8 },
     },
     HorseMove {
         id: crate::horse_move::HorseMoveId(5u8),
-        to: crate::records::Offset {
-            dr: -1i8,
-            dc: -2i8,
-        },
-        leg: crate::records::Offset {
-            dr: 0i8,
-            dc: -1i8,
-        },
+        to: crate::records::Offset { dr: -1i8, dc: -2i8 },
+        leg: crate::records::Offset { dr: 0i8, dc: -1i8 },
     },
     HorseMove {
         id: crate::horse_move::HorseMoveId(6u8),
-        to: crate::records::Offset {
-            dr: 1i8,
-            dc: -2i8,
-        },
-        leg: crate::records::Offset {
-            dr: 0i8,
-            dc: -1i8,
-        },
+        to: crate::records::Offset { dr: 1i8, dc: -2i8 },
+        leg: crate::records::Offset { dr: 0i8, dc: -1i8 },
     },
     HorseMove {
         id: crate::horse_move::HorseMoveId(7u8),
-        to: crate::records::Offset {
-            dr: -1i8,
-            dc: 2i8,
-        },
-        leg: crate::records::Offset {
-            dr: 0i8,
-            dc: 1i8,
-        },
+        to: crate::records::Offset { dr: -1i8, dc: 2i8 },
+        leg: crate::records::Offset { dr: 0i8, dc: 1i8 },
     },
     HorseMove {
         id: crate::horse_move::HorseMoveId(8u8),
-        to: crate::records::Offset {
-            dr: 1i8,
-            dc: 2i8,
-        },
-        leg: crate::records::Offset {
-            dr: 0i8,
-            dc: 1i8,
-        },
+        to: crate::records::Offset { dr: 1i8, dc: 2i8 },
+        leg: crate::records::Offset { dr: 0i8, dc: 1i8 },
     },
 ];
 impl HorseMove {

@@ -242,8 +242,8 @@ impl InitialPosition {
 }
 /// Row positions sorted by the unique key.
 static BY_ROW_AND_COLUMN: &[usize] = &[
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 27, 28, 29, 30, 31, 25, 26, 16,
-    17, 18, 19, 20, 21, 22, 23, 24,
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 27, 28, 29, 30, 31, 25, 26, 16, 17, 18,
+    19, 20, 21, 22, 23, 24,
 ];
 impl InitialPosition {
     /// The row whose `Row`, `Column` (a unique key), by binary search.

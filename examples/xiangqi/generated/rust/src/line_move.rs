@@ -64,22 +64,10 @@ pub static ROWS: &[LineMove] = &[
     LineMove {
         piece: crate::piece::PieceId("Cannon"),
         directions: &[
-            crate::records::Offset {
-                dr: -1i8,
-                dc: 0i8,
-            },
-            crate::records::Offset {
-                dr: 1i8,
-                dc: 0i8,
-            },
-            crate::records::Offset {
-                dr: 0i8,
-                dc: -1i8,
-            },
-            crate::records::Offset {
-                dr: 0i8,
-                dc: 1i8,
-            },
+            crate::records::Offset { dr: -1i8, dc: 0i8 },
+            crate::records::Offset { dr: 1i8, dc: 0i8 },
+            crate::records::Offset { dr: 0i8, dc: -1i8 },
+            crate::records::Offset { dr: 0i8, dc: 1i8 },
         ],
         quiet_until_first_piece: true,
         screens_to_capture: 1u8,
@@ -88,22 +76,10 @@ pub static ROWS: &[LineMove] = &[
     LineMove {
         piece: crate::piece::PieceId("Chariot"),
         directions: &[
-            crate::records::Offset {
-                dr: -1i8,
-                dc: 0i8,
-            },
-            crate::records::Offset {
-                dr: 1i8,
-                dc: 0i8,
-            },
-            crate::records::Offset {
-                dr: 0i8,
-                dc: -1i8,
-            },
-            crate::records::Offset {
-                dr: 0i8,
-                dc: 1i8,
-            },
+            crate::records::Offset { dr: -1i8, dc: 0i8 },
+            crate::records::Offset { dr: 1i8, dc: 0i8 },
+            crate::records::Offset { dr: 0i8, dc: -1i8 },
+            crate::records::Offset { dr: 0i8, dc: 1i8 },
         ],
         quiet_until_first_piece: true,
         screens_to_capture: 0u8,

@@ -65,28 +65,16 @@ impl SideGeometryId {
 pub static ROWS: &[SideGeometry] = &[
     SideGeometry {
         id: crate::side_geometry::SideGeometryId(crate::enums::Side::Red),
-        own_half: crate::records::Span {
-            min: 5u8,
-            max: 9u8,
-        },
-        palace_rows: crate::records::Span {
-            min: 7u8,
-            max: 9u8,
-        },
+        own_half: crate::records::Span { min: 5u8, max: 9u8 },
+        palace_rows: crate::records::Span { min: 7u8, max: 9u8 },
         back_rank: 9u8,
         forward: -1i8,
         moves_first: true,
     },
     SideGeometry {
         id: crate::side_geometry::SideGeometryId(crate::enums::Side::Black),
-        own_half: crate::records::Span {
-            min: 0u8,
-            max: 4u8,
-        },
-        palace_rows: crate::records::Span {
-            min: 0u8,
-            max: 2u8,
-        },
+        own_half: crate::records::Span { min: 0u8, max: 4u8 },
+        palace_rows: crate::records::Span { min: 0u8, max: 2u8 },
         back_rank: 0u8,
         forward: 1i8,
         moves_first: false,

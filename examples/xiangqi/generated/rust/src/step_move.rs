@@ -58,100 +58,67 @@ pub static ROWS: &[StepMove] = &[
     StepMove {
         id: crate::step_move::StepMoveId("Advisor_BackLeft"),
         piece: crate::piece::PieceId("Advisor"),
-        offset: crate::records::Offset {
-            dr: 1i8,
-            dc: -1i8,
-        },
+        offset: crate::records::Offset { dr: 1i8, dc: -1i8 },
         when: crate::enums::StepCondition::Always,
     },
     StepMove {
         id: crate::step_move::StepMoveId("Advisor_BackRight"),
         piece: crate::piece::PieceId("Advisor"),
-        offset: crate::records::Offset {
-            dr: 1i8,
-            dc: 1i8,
-        },
+        offset: crate::records::Offset { dr: 1i8, dc: 1i8 },
         when: crate::enums::StepCondition::Always,
     },
     StepMove {
         id: crate::step_move::StepMoveId("Advisor_ForwardLeft"),
         piece: crate::piece::PieceId("Advisor"),
-        offset: crate::records::Offset {
-            dr: -1i8,
-            dc: -1i8,
-        },
+        offset: crate::records::Offset { dr: -1i8, dc: -1i8 },
         when: crate::enums::StepCondition::Always,
     },
     StepMove {
         id: crate::step_move::StepMoveId("Advisor_ForwardRight"),
         piece: crate::piece::PieceId("Advisor"),
-        offset: crate::records::Offset {
-            dr: -1i8,
-            dc: 1i8,
-        },
+        offset: crate::records::Offset { dr: -1i8, dc: 1i8 },
         when: crate::enums::StepCondition::Always,
     },
     StepMove {
         id: crate::step_move::StepMoveId("General_Back"),
         piece: crate::piece::PieceId("General"),
-        offset: crate::records::Offset {
-            dr: 1i8,
-            dc: 0i8,
-        },
+        offset: crate::records::Offset { dr: 1i8, dc: 0i8 },
         when: crate::enums::StepCondition::Always,
     },
     StepMove {
         id: crate::step_move::StepMoveId("General_Forward"),
         piece: crate::piece::PieceId("General"),
-        offset: crate::records::Offset {
-            dr: -1i8,
-            dc: 0i8,
-        },
+        offset: crate::records::Offset { dr: -1i8, dc: 0i8 },
         when: crate::enums::StepCondition::Always,
     },
     StepMove {
         id: crate::step_move::StepMoveId("General_Left"),
         piece: crate::piece::PieceId("General"),
-        offset: crate::records::Offset {
-            dr: 0i8,
-            dc: -1i8,
-        },
+        offset: crate::records::Offset { dr: 0i8, dc: -1i8 },
         when: crate::enums::StepCondition::Always,
     },
     StepMove {
         id: crate::step_move::StepMoveId("General_Right"),
         piece: crate::piece::PieceId("General"),
-        offset: crate::records::Offset {
-            dr: 0i8,
-            dc: 1i8,
-        },
+        offset: crate::records::Offset { dr: 0i8, dc: 1i8 },
         when: crate::enums::StepCondition::Always,
     },
     StepMove {
         id: crate::step_move::StepMoveId("Soldier_Forward"),
         piece: crate::piece::PieceId("Soldier"),
-        offset: crate::records::Offset {
-            dr: -1i8,
-            dc: 0i8,
-        },
+        offset: crate::records::Offset { dr: -1i8, dc: 0i8 },
         when: crate::enums::StepCondition::Always,
     },
     StepMove {
         id: crate::step_move::StepMoveId("Soldier_Left"),
         piece: crate::piece::PieceId("Soldier"),
-        offset: crate::records::Offset {
-            dr: 0i8,
-            dc: -1i8,
-        },
+        offset: crate::records::Offset { dr: 0i8, dc: -1i8 },
         when: crate::enums::StepCondition::AcrossRiver,
     },
     StepMove {
         id: crate::step_move::StepMoveId("Soldier_Right"),
         piece: crate::piece::PieceId("Soldier"),
-        offset: crate::records::Offset {
-            dr: 0i8,
-            dc: 1i8,
-        },
+        offset: crate::records::Offset { dr: 0i8, dc: 1i8 },
         when: crate::enums::StepCondition::AcrossRiver,
     },
 ];

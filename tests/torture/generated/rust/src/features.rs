@@ -108,11 +108,7 @@ pub static ROWS: &[Features] = &[
         heroes: &[],
         level: 1u8,
         title: "none",
-        stat: crate::records::Stat {
-            base: 10u16,
-            growth: 1.5f64,
-            cap: 100u16,
-        },
+        stat: crate::records::Stat { base: 10u16, growth: 1.5f64, cap: 100u16 },
         weights: crate::types::Map(&[]),
         by_id: crate::types::Map(&[]),
         big: crate::types::Map(&[]),
@@ -137,60 +133,33 @@ pub static ROWS: &[Features] = &[
         ],
         level: 5u8,
         title: "Sir",
-        stat: crate::records::Stat {
-            base: 10u16,
-            growth: 2.25f64,
-            cap: 100u16,
-        },
-        weights: crate::types::Map(
-            &[
-                ("Z", 4i16),
-                ("a", 1i16),
-                ("b", -2i16),
-                ("é", 3i16),
-                ("｡", 6i16),
-                ("😀", 5i16),
-            ],
-        ),
+        stat: crate::records::Stat { base: 10u16, growth: 2.25f64, cap: 100u16 },
+        weights: crate::types::Map(&[
+            ("Z", 4i16),
+            ("a", 1i16),
+            ("b", -2i16),
+            ("é", 3i16),
+            ("｡", 6i16),
+            ("😀", 5i16),
+        ]),
         by_id: crate::types::Map(&[(0u32, "zero"), (2u32, "two"), (10u32, "ten")]),
-        big: crate::types::Map(
-            &[
-                (
-                    -9223372036854775808i64,
-                    crate::records::Point {
-                        x: 3i16,
-                        y: 4i16,
-                        label: Some("far"),
-                    },
-                ),
-                (
-                    9223372036854775807i64,
-                    crate::records::Point {
-                        x: 1i16,
-                        y: 2i16,
-                        label: None,
-                    },
-                ),
-            ],
-        ),
-        effect: &crate::records::Effect::Damage {
-            amount: 5u16,
-            element: None,
-        },
+        big: crate::types::Map(&[
+            (-9223372036854775808i64, crate::records::Point {
+                x: 3i16,
+                y: 4i16,
+                label: Some("far"),
+            }),
+            (9223372036854775807i64, crate::records::Point { x: 1i16, y: 2i16, label: None }),
+        ]),
+        effect: &crate::records::Effect::Damage { amount: 5u16, element: None },
         effects: &[
             crate::records::Effect::Damage {
                 amount: 1u16,
                 element: Some(crate::enums::ElementFlags(5u32)),
             },
-            crate::records::Effect::Heal {
-                amount: 2u16,
-                over: false,
-            },
+            crate::records::Effect::Heal { amount: 2u16, over: false },
             crate::records::Effect::Stun {},
-            crate::records::Effect::Heal {
-                amount: 3u16,
-                over: true,
-            },
+            crate::records::Effect::Heal { amount: 3u16, over: true },
         ],
         maybe_effect: Some(&crate::records::Effect::Stun {}),
         elements: crate::enums::ElementFlags(3u32),
@@ -207,37 +176,17 @@ pub static ROWS: &[Features] = &[
         heroes: &[crate::enums::Hero::Mercy, crate::enums::Hero::Junkrat],
         level: 99u8,
         title: "none",
-        stat: crate::records::Stat {
-            base: 1u16,
-            growth: 0.5f64,
-            cap: 100u16,
-        },
+        stat: crate::records::Stat { base: 1u16, growth: 0.5f64, cap: 100u16 },
         weights: crate::types::Map(&[("", 0i16), ("x", 1i16)]),
         by_id: crate::types::Map(&[(7u32, "seven")]),
         big: crate::types::Map(&[]),
         effect: &crate::records::Effect::Summon {
-            at: &[
-                crate::records::Point {
-                    x: 1i16,
-                    y: 2i16,
-                    label: None,
-                },
-            ],
-            then: Some(
-                &crate::records::Effect::Heal {
-                    amount: 4u16,
-                    over: false,
-                },
-            ),
+            at: &[crate::records::Point { x: 1i16, y: 2i16, label: None }],
+            then: Some(&crate::records::Effect::Heal { amount: 4u16, over: false }),
             tags: Some(crate::types::Map(&[("a", 1i32), ("b", 2i32)])),
         },
         effects: &[crate::records::Effect::Stun {}],
-        maybe_effect: Some(
-            &crate::records::Effect::Damage {
-                amount: 0u16,
-                element: None,
-            },
-        ),
+        maybe_effect: Some(&crate::records::Effect::Damage { amount: 0u16, element: None }),
         elements: crate::enums::ElementFlags(15u32),
         starts: crate::types::DateTime(253402300799i64),
         local_start: Some(crate::types::DateTime(946656000i64)),
@@ -252,33 +201,19 @@ pub static ROWS: &[Features] = &[
         heroes: &[],
         level: 1u8,
         title: "none",
-        stat: crate::records::Stat {
-            base: 0u16,
-            growth: 0.0f64,
-            cap: 0u16,
-        },
+        stat: crate::records::Stat { base: 0u16, growth: 0.0f64, cap: 0u16 },
         weights: crate::types::Map(&[]),
         by_id: crate::types::Map(&[]),
         big: crate::types::Map(&[]),
         effect: &crate::records::Effect::Summon {
             at: &[
-                crate::records::Point {
-                    x: 1i16,
-                    y: 1i16,
-                    label: None,
-                },
-                crate::records::Point {
-                    x: 2i16,
-                    y: 2i16,
-                    label: Some("x"),
-                },
+                crate::records::Point { x: 1i16, y: 1i16, label: None },
+                crate::records::Point { x: 2i16, y: 2i16, label: Some("x") },
             ],
-            then: Some(
-                &crate::records::Effect::Damage {
-                    amount: 9u16,
-                    element: Some(crate::enums::ElementFlags(2u32)),
-                },
-            ),
+            then: Some(&crate::records::Effect::Damage {
+                amount: 9u16,
+                element: Some(crate::enums::ElementFlags(2u32)),
+            }),
             tags: Some(crate::types::Map(&[("a", 1i32), ("b", 2i32)])),
         },
         effects: &[
@@ -287,11 +222,7 @@ pub static ROWS: &[Features] = &[
                 then: None,
                 tags: Some(crate::types::Map(&[])),
             },
-            crate::records::Effect::Summon {
-                at: &[],
-                then: None,
-                tags: None,
-            },
+            crate::records::Effect::Summon { at: &[], then: None, tags: None },
         ],
         maybe_effect: None,
         elements: crate::enums::ElementFlags(4u32),

@@ -27,8 +27,14 @@ pub static ROWS: &[Log] = &[
         step: 3u16,
         msg: "third first",
     },
-    Log { step: 1u16, msg: "then one" },
-    Log { step: 2u16, msg: "then two" },
+    Log {
+        step: 1u16,
+        msg: "then one",
+    },
+    Log {
+        step: 2u16,
+        msg: "then two",
+    },
     Log {
         step: 1u16,
         msg: "one again",

@@ -87,18 +87,10 @@ impl NestedId {
 pub static ROWS: &[Nested] = &[
     Nested {
         name: crate::nested::NestedId("all-empty"),
-        pos: crate::records::Point {
-            x: 0i16,
-            y: 0i16,
-            label: None,
-        },
+        pos: crate::records::Point { x: 0i16, y: 0i16, label: None },
         maybe_pos: None,
         shape: crate::records::Shape {
-            origin: crate::records::Point {
-                x: 0i16,
-                y: 0i16,
-                label: None,
-            },
+            origin: crate::records::Point { x: 0i16, y: 0i16, label: None },
             path: &[],
             tags: &[],
         },
@@ -113,33 +105,13 @@ pub static ROWS: &[Nested] = &[
     },
     Nested {
         name: crate::nested::NestedId("full"),
-        pos: crate::records::Point {
-            x: 1i16,
-            y: -2i16,
-            label: Some("here"),
-        },
-        maybe_pos: Some(crate::records::Point {
-            x: 3i16,
-            y: 4i16,
-            label: None,
-        }),
+        pos: crate::records::Point { x: 1i16, y: -2i16, label: Some("here") },
+        maybe_pos: Some(crate::records::Point { x: 3i16, y: 4i16, label: None }),
         shape: crate::records::Shape {
-            origin: crate::records::Point {
-                x: 1i16,
-                y: 1i16,
-                label: Some("o"),
-            },
+            origin: crate::records::Point { x: 1i16, y: 1i16, label: Some("o") },
             path: &[
-                crate::records::Point {
-                    x: 2i16,
-                    y: 2i16,
-                    label: Some("a"),
-                },
-                crate::records::Point {
-                    x: 3i16,
-                    y: 3i16,
-                    label: None,
-                },
+                crate::records::Point { x: 2i16, y: 2i16, label: Some("a") },
+                crate::records::Point { x: 3i16, y: 3i16, label: None },
             ],
             tags: &["x", "y,z"],
         },
@@ -158,18 +130,10 @@ pub static ROWS: &[Nested] = &[
     },
     Nested {
         name: crate::nested::NestedId("json"),
-        pos: crate::records::Point {
-            x: 5i16,
-            y: 6i16,
-            label: None,
-        },
+        pos: crate::records::Point { x: 5i16, y: 6i16, label: None },
         maybe_pos: None,
         shape: crate::records::Shape {
-            origin: crate::records::Point {
-                x: 0i16,
-                y: 0i16,
-                label: None,
-            },
+            origin: crate::records::Point { x: 0i16, y: 0i16, label: None },
             path: &[],
             tags: &["j"],
         },

@@ -61,133 +61,61 @@ impl SpreadId {
 pub static ROWS: &[Spread] = &[
     Spread {
         id: crate::spread::SpreadId(1u8),
-        pos: crate::records::Point {
-            x: 1i16,
-            y: 2i16,
-            label: None,
-        },
-        stat: crate::records::Stat {
-            base: 5u16,
-            growth: 1.5f64,
-            cap: 100u16,
-        },
+        pos: crate::records::Point { x: 1i16, y: 2i16, label: None },
+        stat: crate::records::Stat { base: 5u16, growth: 1.5f64, cap: 100u16 },
         effect: &crate::records::Effect::Stun {},
         maybe_effect: None,
         shape: crate::records::Shape {
-            origin: crate::records::Point {
-                x: 0i16,
-                y: 0i16,
-                label: None,
-            },
+            origin: crate::records::Point { x: 0i16, y: 0i16, label: None },
             path: &[],
             tags: &[],
         },
     },
     Spread {
         id: crate::spread::SpreadId(2u8),
-        pos: crate::records::Point {
-            x: -3i16,
-            y: 4i16,
-            label: Some("a, (b)"),
-        },
-        stat: crate::records::Stat {
-            base: 7u16,
-            growth: 1.5f64,
-            cap: 9u16,
-        },
-        effect: &crate::records::Effect::Heal {
-            amount: 12u16,
-            over: true,
-        },
-        maybe_effect: Some(
-            &crate::records::Effect::Damage {
-                amount: 3u16,
-                element: None,
-            },
-        ),
+        pos: crate::records::Point { x: -3i16, y: 4i16, label: Some("a, (b)") },
+        stat: crate::records::Stat { base: 7u16, growth: 1.5f64, cap: 9u16 },
+        effect: &crate::records::Effect::Heal { amount: 12u16, over: true },
+        maybe_effect: Some(&crate::records::Effect::Damage { amount: 3u16, element: None }),
         shape: crate::records::Shape {
-            origin: crate::records::Point {
-                x: 1i16,
-                y: 1i16,
-                label: None,
-            },
+            origin: crate::records::Point { x: 1i16, y: 1i16, label: None },
             path: &[
-                crate::records::Point {
-                    x: 2i16,
-                    y: 2i16,
-                    label: None,
-                },
-                crate::records::Point {
-                    x: 3i16,
-                    y: 3i16,
-                    label: Some("c"),
-                },
+                crate::records::Point { x: 2i16, y: 2i16, label: None },
+                crate::records::Point { x: 3i16, y: 3i16, label: Some("c") },
             ],
             tags: &["x", "y|z"],
         },
     },
     Spread {
         id: crate::spread::SpreadId(3u8),
-        pos: crate::records::Point {
-            x: 0i16,
-            y: 0i16,
-            label: None,
-        },
-        stat: crate::records::Stat {
-            base: 0u16,
-            growth: 1.5f64,
-            cap: 100u16,
-        },
+        pos: crate::records::Point { x: 0i16, y: 0i16, label: None },
+        stat: crate::records::Stat { base: 0u16, growth: 1.5f64, cap: 100u16 },
         effect: &crate::records::Effect::Summon {
             at: &[
-                crate::records::Point {
-                    x: 1i16,
-                    y: 1i16,
-                    label: None,
-                },
-                crate::records::Point {
-                    x: 2i16,
-                    y: 2i16,
-                    label: None,
-                },
+                crate::records::Point { x: 1i16, y: 1i16, label: None },
+                crate::records::Point { x: 2i16, y: 2i16, label: None },
             ],
             then: None,
             tags: None,
         },
         maybe_effect: None,
         shape: crate::records::Shape {
-            origin: crate::records::Point {
-                x: 5i16,
-                y: 6i16,
-                label: None,
-            },
+            origin: crate::records::Point { x: 5i16, y: 6i16, label: None },
             path: &[],
             tags: &["t"],
         },
     },
     Spread {
         id: crate::spread::SpreadId(4u8),
-        pos: crate::records::Point {
-            x: 0i16,
-            y: 0i16,
-            label: None,
-        },
-        stat: crate::records::Stat {
-            base: 1u16,
-            growth: 1.5f64,
-            cap: 100u16,
-        },
+        pos: crate::records::Point { x: 0i16, y: 0i16, label: None },
+        stat: crate::records::Stat { base: 1u16, growth: 1.5f64, cap: 100u16 },
         effect: &crate::records::Effect::Damage {
             amount: 8u16,
             element: Some(crate::enums::ElementFlags(3u32)),
         },
         maybe_effect: None,
         shape: crate::records::Shape {
-            origin: crate::records::Point {
-                x: 0i16,
-                y: 0i16,
-                label: None,
-            },
+            origin: crate::records::Point { x: 0i16, y: 0i16, label: None },
             path: &[],
             tags: &[],
         },

@@ -54,10 +54,7 @@ pub static ROW: Vertical = Vertical {
     opens: crate::types::DateTime(1735741800i64),
     round: crate::types::Duration(150000i64),
     odds: crate::types::Map(&[("a", 0.5f64), ("b", 0.25f64)]),
-    opening: &crate::records::Effect::Heal {
-        amount: 7u16,
-        over: false,
-    },
+    opening: &crate::records::Effect::Heal { amount: 7u16, over: false },
     banned: &[crate::enums::Hero::Junkrat, crate::enums::Hero::Mercy],
     note: None,
 };
