@@ -115,7 +115,7 @@ pub fn emit(ctx: &EmitContext) -> anyhow::Result<Files> {
             hbs::render(&hb, "union.cs.hbs", &vm)?,
         );
     }
-    for t in &project.tables {
+    for t in project.tables.iter().filter(|t| ctx.renders(&t.name)) {
         let vm = g.table_vm(t)?;
         files.insert(
             format!("csharp/{}.cs", vm.row.name),
@@ -1303,6 +1303,7 @@ mod emit_tests {
             content_hash: HASH,
             project_hash: HASH,
             root,
+            only: None,
         })
         .unwrap()
     }
@@ -1436,6 +1437,7 @@ mod emit_tests {
             content_hash: HASH,
             project_hash: HASH,
             root: dir.path(),
+            only: None,
         })
         .unwrap_err()
         .to_string();
@@ -1448,6 +1450,7 @@ mod emit_tests {
             content_hash: HASH,
             project_hash: HASH,
             root: dir.path(),
+            only: None,
         })
         .unwrap_err()
         .to_string();

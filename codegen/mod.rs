@@ -35,6 +35,17 @@ pub struct EmitContext<'a> {
     pub project_hash: &'a str,
     /// Project root, to resolve template override folders.
     pub root: &'a std::path::Path,
+    /// A one-table rebuild ([`crate::incremental`]): render the per-table files of these tables only (the
+    /// files of the others are unchanged on disk); shared files (types, index, runtime) are always rendered.
+    /// `None`: every file.
+    pub only: Option<&'a std::collections::BTreeSet<String>>,
+}
+
+impl EmitContext<'_> {
+    /// Whether the per-table files of `table` are rendered (see [`EmitContext::only`]).
+    pub fn renders(&self, table: &str) -> bool {
+        self.only.is_none_or(|o| o.contains(table))
+    }
 }
 
 /// Generated files: relative path → contents.

@@ -37,6 +37,7 @@ pub fn emit(ctx: &EmitContext) -> Result<Files> {
         p.tables
             .par_iter()
             .with_max_len(1)
+            .filter(|t| ctx.renders(&t.name))
             .map(|t| {
                 BOXED.with(|b| *b.borrow_mut() = boxed.clone());
                 render_table(p, t, &ids, &lit)
@@ -87,8 +88,10 @@ pub fn emit(ctx: &EmitContext) -> Result<Files> {
             }
             _ => quote! { (#name, canonical::table(#mi::ROWS)) },
         });
-        let text = rendered.next().expect("one rendering per table")?;
-        files.insert(format!("rust/src/{m}.rs"), text);
+        if ctx.renders(&t.name) {
+            let text = rendered.next().expect("one rendering per table")?;
+            files.insert(format!("rust/src/{m}.rs"), text);
+        }
     }
     let hash = ctx.content_hash;
     let project_hash = ctx.project_hash;
@@ -586,9 +589,7 @@ impl<'a> Lit<'a> {
                 }
                 let _ = write!(out, "{f:?}f64");
             }
-            (Type::String, Value::Str(s)) => {
-                let _ = write!(out, "{}", Literal::string(s));
-            }
+            (Type::String, Value::Str(s)) => string_lit(out, s),
             (Type::Enum(n), Value::Enum(m)) => {
                 let _ = write!(
                     out,
@@ -740,6 +741,26 @@ impl<'a> Lit<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// A Rust string literal of `s`, exactly as [`proc_macro2::Literal::string`] writes it (`char::escape_debug`:
+/// quotes, backslashes, control, non-printable and combining characters escaped). Text made only of printable
+/// ASCII and the common CJK, kana and Hangul blocks (which `escape_debug` leaves alone) is copied without the
+/// per-character Unicode table lookups; anything else goes through `Literal::string`.
+fn string_lit(out: &mut String, s: &str) {
+    let plain = s.chars().all(|c| {
+        matches!(c, ' '..='~' | '\u{3041}'..='\u{3096}' | '\u{309b}'..='\u{30ff}' | '\u{4e00}'..='\u{9fff}' | '\u{ac00}'..='\u{d7a3}')
+            && c != '"'
+            && c != '\\'
+    });
+    if plain {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else {
+        use std::fmt::Write as _;
+        let _ = write!(out, "{}", Literal::string(s));
     }
 }
 
@@ -1880,6 +1901,25 @@ mod tests {
         assert!(substitute("a __GENTABLE_ROWS__x", parts()).is_err());
         // A description that repeats the marker makes the file ambiguous: refused, not guessed.
         assert!(substitute("/// __GENTABLE_ROWS__\nb = __GENTABLE_ROWS__;", parts()).is_err());
+    }
+
+    #[test]
+    fn string_fast_path_matches_literal_string() {
+        for s in [
+            "plain ASCII ~ text",
+            "中文，标点。日本語のかなカナ 한국어",
+            "quote \" and \\ backslash",
+            "tab\tnew\nline\r",
+            "combining e\u{301} and bidi \u{202e} and nbsp\u{a0}",
+            "emoji 😀 and ｡ halfwidth",
+            "\u{3000}ideographic space \u{3099} voiced mark",
+            "\u{3099} first, unassigned \u{3040} \u{3097}",
+            "\u{9fff}\u{4e00}\u{ac00}\u{d7a3}\u{d7a4}\u{3041}\u{3096}\u{309b}\u{30ff}",
+        ] {
+            let mut out = String::new();
+            string_lit(&mut out, s);
+            assert_eq!(out, Literal::string(s).to_string(), "{s:?}");
+        }
     }
 
     #[test]

@@ -67,7 +67,7 @@ pub fn emit(ctx: &EmitContext) -> anyhow::Result<Files> {
         "ts/records.ts".into(),
         hbs::render(&hb, "records.ts.hbs", &g.records_vm(project)?)?,
     );
-    for t in &project.tables {
+    for t in project.tables.iter().filter(|t| ctx.renders(&t.name)) {
         let vm = g.table_vm(t)?;
         files.insert(
             format!("ts/tables/{}.ts", vm.row.name),
@@ -1207,6 +1207,7 @@ mod emit_tests {
             content_hash: HASH,
             project_hash: HASH,
             root,
+            only: None,
         })
         .unwrap()
     }

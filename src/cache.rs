@@ -30,7 +30,10 @@ use std::time::{Duration, SystemTime};
 pub const DIR: &str = ".gentable-cache";
 const MAGIC: &[u8; 8] = b"GTCACHE\0";
 /// Bumped whenever an encoding below changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
+/// The gentable version and build id (a hash of gentable's own sources, `build.rs`): a cache written by any
+/// other build of gentable is never trusted.
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("GENTABLE_BUILD_ID"));
 /// A file status taken less than this after the file's modification time is not trusted.
 pub const RACY: Duration = Duration::from_millis(100);
 
@@ -142,7 +145,7 @@ pub fn read_key(loaded: &Loaded, rel: &str, rel_in_folder: &str, content: &blake
     let mut h = blake3::Hasher::new();
     h.update(MAGIC);
     h.update(&FORMAT.to_le_bytes());
-    h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    h.update(VERSION.as_bytes());
     for s in [rel, rel_in_folder] {
         h.update(&(s.len() as u64).to_le_bytes());
         h.update(s.as_bytes());
@@ -168,7 +171,7 @@ fn read_overrides(loaded: &Loaded) -> String {
 // Sealed files: MAGIC, FORMAT, version, payload length, BLAKE3(payload), payload.
 
 fn seal(payload: &[u8]) -> Vec<u8> {
-    let v = env!("CARGO_PKG_VERSION").as_bytes();
+    let v = VERSION.as_bytes();
     let mut out = Vec::with_capacity(payload.len() + 64 + v.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&FORMAT.to_le_bytes());
@@ -187,7 +190,7 @@ fn open(bytes: &[u8]) -> Option<&[u8]> {
         return None;
     }
     let vlen = d.u32()? as usize;
-    if d.take(vlen)? != env!("CARGO_PKG_VERSION").as_bytes() {
+    if d.take(vlen)? != VERSION.as_bytes() {
         return None;
     }
     let len = d.u64()? as usize;
@@ -496,6 +499,19 @@ pub struct Manifest {
     pub outputs: BTreeMap<String, Entry>,
     /// Number of tables (for the summary line).
     pub tables: u64,
+    /// Per table, what a one-table rebuild needs ([`crate::incremental`]); empty when the project cannot be
+    /// rebuilt table by table.
+    pub table_records: Vec<TableRecord>,
+}
+
+/// One table of a recorded build: where it came from and what other tables may depend on.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TableRecord {
+    pub name: String,
+    /// Input files (keys of [`Manifest::inputs`]) that provide the table's rows.
+    pub sources: Vec<String>,
+    /// [`crate::validators::key_digest`]: the values other tables' foreign keys may reference.
+    pub keys: [u8; 32],
 }
 
 impl Manifest {
@@ -503,6 +519,15 @@ impl Manifest {
         let mut e = Enc::default();
         e.0.extend_from_slice(&self.settings);
         e.u64(self.tables);
+        e.var(self.table_records.len() as u64);
+        for r in &self.table_records {
+            e.str(&r.name);
+            e.var(r.sources.len() as u64);
+            for s in &r.sources {
+                e.str(s);
+            }
+            e.0.extend_from_slice(&r.keys);
+        }
         for map in [&self.inputs, &self.outputs] {
             e.var(map.len() as u64);
             for (k, v) in map {
@@ -527,6 +552,19 @@ impl Manifest {
         let mut d = Dec { b };
         let settings: [u8; 32] = d.take(32)?.try_into().ok()?;
         let tables = d.u64()?;
+        let n = d.len()?;
+        let mut table_records = Vec::with_capacity(n);
+        for _ in 0..n {
+            let name = d.str()?;
+            let k = d.len()?;
+            let sources = (0..k).map(|_| d.str()).collect::<Option<Vec<_>>>()?;
+            let keys: [u8; 32] = d.take(32)?.try_into().ok()?;
+            table_records.push(TableRecord {
+                name,
+                sources,
+                keys,
+            });
+        }
         let mut maps = vec![];
         for _ in 0..2 {
             let n = d.len()?;
@@ -555,6 +593,7 @@ impl Manifest {
             inputs,
             outputs,
             tables,
+            table_records,
         })
     }
 }
@@ -562,7 +601,7 @@ impl Manifest {
 /// Hash of build settings besides the input files (part of every manifest).
 pub fn settings_hash(loaded: &Loaded) -> [u8; 32] {
     let mut h = blake3::Hasher::new();
-    h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    h.update(VERSION.as_bytes());
     h.update(&FORMAT.to_le_bytes());
     h.update(loaded.generated_dir().to_string_lossy().as_bytes());
     *h.finalize().as_bytes()

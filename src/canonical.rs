@@ -313,16 +313,32 @@ fn write_json_value(out: &mut String, v: &serde_json::Value) {
 }
 
 /// BLAKE3 content hash (64 lowercase hex digits) over `(table name, canonical data, canonical schema)` for
-/// each table, in the order given (callers pass name order). Every part is prefixed by its byte length as
-/// a little-endian u64, so no two different inputs concatenate to the same bytes.
+/// each table, in the order given (callers pass name order). See [`content_hash_of_digests`].
 pub fn content_hash<'a>(parts: impl IntoIterator<Item = (&'a str, &'a str, &'a str)>) -> String {
+    content_hash_of_digests(parts.into_iter().map(|(name, data, schema)| {
+        (
+            name,
+            *blake3::hash(data.as_bytes()).as_bytes(),
+            *blake3::hash(schema.as_bytes()).as_bytes(),
+        )
+    }))
+}
+
+/// The content hash from `(table name, BLAKE3 of the canonical data, BLAKE3 of the canonical schema)` per
+/// table: BLAKE3 of `gentable-content-hash-v2`, then per part the name's byte length (little-endian u64),
+/// the name, and the two 32-byte digests. Hashing digests lets a one-table rebuild
+/// ([`crate::incremental`]) combine the new table's data with the recorded digests of the others (the
+/// BLAKE3 of `data/<Table>.json`, which the manifest keeps) without reading them.
+pub fn content_hash_of_digests<'a>(
+    parts: impl IntoIterator<Item = (&'a str, [u8; 32], [u8; 32])>,
+) -> String {
     let mut h = blake3::Hasher::new();
-    h.update(b"gentable-content-hash-v1");
+    h.update(b"gentable-content-hash-v2");
     for (name, data, schema) in parts {
-        for p in [name, data, schema] {
-            h.update(&(p.len() as u64).to_le_bytes());
-            h.update(p.as_bytes());
-        }
+        h.update(&(name.len() as u64).to_le_bytes());
+        h.update(name.as_bytes());
+        h.update(&data);
+        h.update(&schema);
     }
     h.finalize().to_hex().to_string()
 }

@@ -17,6 +17,7 @@ pub mod config;
 pub mod diag;
 pub mod explain;
 pub mod groups;
+pub mod incremental;
 pub mod ir;
 pub mod naming;
 pub mod pipeline;

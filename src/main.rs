@@ -127,12 +127,14 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let ctx = gentable::pipeline::Context::new(
+    let mut ctx = gentable::pipeline::Context::new(
         &loaded,
         &common.config,
         common.no_cache,
         gentable::pipeline::Context::wants_progress(common.quiet),
     );
+    // A build or check may rebuild only the changed tables (`build --check` compares every file instead).
+    ctx.incremental = mode != Mode::Check;
     // Nothing changed since the last clean build: its result is what is on disk.
     if let Some(up) = gentable::pipeline::up_to_date(&loaded, &ctx) {
         if !common.quiet {
@@ -273,9 +275,8 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
         );
         return ExitCode::from(1);
     }
-    let tables = validated.project.tables.len();
     let written =
-        gentable::pipeline::write_in(&loaded, &files, tables, diags.items.is_empty(), &ctx);
+        gentable::pipeline::write_in(&loaded, &validated, &files, diags.items.is_empty(), &ctx);
     ctx.finish();
     match written {
         Ok(c) => {

@@ -12,7 +12,7 @@
 //! outputs are unchanged into a no-op, [`up_to_date`]) and the progress bar. `GENTABLE_TIMINGS=1` prints the
 //! time of each stage to stderr.
 
-use crate::cache::{self, Cache, Entry, Manifest, Stat};
+use crate::cache::{self, Cache, Entry, Manifest, Stat, TableRecord};
 use crate::canonical;
 use crate::codegen::{self, EmitContext, Files};
 use crate::config::Loaded;
@@ -37,6 +37,8 @@ pub struct Context {
     config_path: Option<PathBuf>,
     /// Input files seen by this build: path → entry.
     inputs: Mutex<BTreeMap<String, Entry>>,
+    /// Whether a one-table rebuild ([`crate::incremental`]) may be tried (with the cache on).
+    pub incremental: bool,
 }
 
 impl Context {
@@ -49,6 +51,7 @@ impl Context {
             started: Instant::now(),
             config_path: None,
             inputs: Mutex::new(BTreeMap::new()),
+            incremental: false,
         }
     }
     /// The context of a command-line build of the project read from `config_path`: the cache unless
@@ -81,7 +84,7 @@ impl Context {
         !quiet && std::env::var_os("CI").is_none() && std::io::stderr().is_terminal()
     }
     /// Start a stage of `len` steps (0: a spinner).
-    fn stage(&self, name: &str, len: usize) {
+    pub(crate) fn stage(&self, name: &str, len: usize) {
         if self.timings {
             eprintln!(
                 "gentable: [{:>8.1} ms] {name}",
@@ -101,7 +104,7 @@ impl Context {
             None => f(),
         }
     }
-    fn tick(&self) {
+    pub(crate) fn tick(&self) {
         if let Some(b) = &self.progress {
             b.inc(1);
         }
@@ -118,7 +121,7 @@ impl Context {
             );
         }
     }
-    fn record_input(&self, path: &Path, entry: Entry) {
+    pub(crate) fn record_input(&self, path: &Path, entry: Entry) {
         if let Ok(mut m) = self.inputs.lock() {
             m.insert(path.to_string_lossy().into_owned(), entry);
         }
@@ -132,6 +135,11 @@ pub struct Validated {
     pub schema_set: SchemaSet,
     /// Warnings found on the way (errors make [`load`] fail).
     pub warnings: Vec<Diagnostic>,
+    /// Per table, what the manifest records for one-table rebuilds (empty when not recorded).
+    pub table_records: Vec<TableRecord>,
+    /// Set when this is a one-table rebuild ([`crate::incremental`]): only these tables were read, typed and
+    /// validated; the other tables of `project` have their schema but no rows.
+    pub partial: Option<crate::incremental::Partial>,
 }
 
 /// Read, type and validate every table. `Err` holds every diagnostic (errors and warnings), sorted.
@@ -152,6 +160,11 @@ pub fn load_with_sources_in(
     loaded: &Loaded,
     ctx: &Context,
 ) -> (Result<Validated, Diagnostics>, crate::report::Sources) {
+    if ctx.incremental && ctx.cache.enabled() {
+        if let Some(r) = crate::incremental::load(loaded, ctx) {
+            return r;
+        }
+    }
     let mut typed_names = vec![];
     let result = load_impl(loaded, ctx, &mut typed_names);
     let diags = match &result {
@@ -181,7 +194,7 @@ pub fn load_with_sources_in(
 
 /// Read one source file through the cache: its bytes are hashed (and recorded as an input of the build); a
 /// workbook whose raw tables are cached under the hash is not parsed again.
-fn read_one(
+pub(crate) fn read_one(
     loaded: &Loaded,
     ctx: &Context,
     f: &read::SourceFile,
@@ -286,62 +299,35 @@ fn load_impl(
         name: loaded.config.project.name.clone(),
         ..Default::default()
     };
-    let mut schemas = vec![];
-    let mut typed_sources = vec![];
-    for (name, sources) in by_table {
-        let ov = loaded.config.tables.get(&name);
-        let schema_name = ov
-            .and_then(|o| o.schema.clone())
-            .unwrap_or_else(|| name.clone());
-        let file = format!("{schema_name}.schema.json");
-        match schema::build_table(&set, &mut project, &name, &file) {
-            Ok(ts) => {
-                schemas.push(ts);
-                typed_sources.push(sources);
-            }
-            Err(d) => diags.extend(d),
-        }
+    let mut sources_of: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let paths: BTreeMap<&str, String> = files
+        .iter()
+        .map(|f| (f.rel.as_str(), f.path.to_string_lossy().into_owned()))
+        .collect();
+    for (name, raws) in &by_table {
+        let mut s: Vec<String> = raws
+            .iter()
+            .filter_map(|r| paths.get(r.file.as_str()).cloned())
+            .collect();
+        s.dedup();
+        sources_of.insert(name.clone(), s);
     }
+    let names: Vec<String> = by_table.keys().cloned().collect();
+    let (schemas, d) = table_schemas(loaded, &set, &mut project, &names);
+    diags.extend(d);
+    let typed_sources: Vec<(usize, Vec<RawTable>)> = {
+        let mut by_table = by_table;
+        schemas
+            .iter()
+            .enumerate()
+            .map(|(i, ts)| (i, by_table.remove(&ts.name).unwrap_or_default()))
+            .collect()
+    };
     ctx.stage("typing", schemas.len());
     typed_names.extend(schemas.iter().map(|ts| ts.name.clone()));
-    // Big tables first, so that the last table to finish is a small one.
-    let mut order: Vec<(usize, Vec<RawTable>)> = typed_sources.into_iter().enumerate().collect();
-    order.sort_by_key(|(_, s)| std::cmp::Reverse(s.iter().map(|t| t.rows.len()).sum::<usize>()));
-    let mut typed: Vec<(usize, Table, Vec<Diagnostic>)> = order
-        .into_par_iter()
-        .with_max_len(1)
-        .map(|(i, sources)| {
-            let ts = &schemas[i];
-            let mut d = vec![];
-            let rows = crate::typing::type_table(
-                &project,
-                ts,
-                &sources,
-                loaded.config.tables.get(&ts.name),
-                &mut d,
-            );
-            // The raw rows are not needed any more: free them now, not at the end of the build.
-            drop(sources);
-            ctx.tick();
-            let table = Table {
-                name: ts.name.clone(),
-                doc: ts.doc.clone(),
-                mode: ts.mode,
-                fields: ts.fields.clone(),
-                primary_key: ts.primary_key.clone(),
-                unique_keys: ts.unique_keys.clone(),
-                rows,
-                schema_file: ts.schema_file.clone(),
-                groups: ts.groups.clone(),
-            };
-            (i, table, d)
-        })
-        .collect();
-    typed.sort_by_key(|(i, _, _)| *i);
-    for (_, t, d) in typed {
-        project.tables.push(t);
-        diags.extend(d);
-    }
+    let (tables, d) = type_tables(loaded, ctx, &project, &schemas, typed_sources);
+    project.tables = tables;
+    diags.extend(d);
     // Type names must not collide with table names in generated code.
     let table_names: Vec<String> = project.tables.iter().map(|t| t.name.clone()).collect();
     for n in project.enums.keys().chain(project.records.keys()) {
@@ -379,12 +365,111 @@ fn load_impl(
     {
         return fail(diags);
     }
+    // What a later one-table rebuild needs ([`crate::incremental`]), for projects it can serve.
+    let table_records = if ctx.cache.enabled() && crate::incremental::eligible(loaded, &set) {
+        let digests = crate::validators::key_digests(&project);
+        project
+            .tables
+            .iter()
+            .map(|t| TableRecord {
+                name: t.name.clone(),
+                sources: sources_of.remove(&t.name).unwrap_or_default(),
+                keys: digests.get(&t.name).copied().unwrap_or_default(),
+            })
+            .collect()
+    } else {
+        vec![]
+    };
     Ok(Validated {
         project,
         schemas,
         schema_set: set,
         warnings: diags,
+        table_records,
+        partial: None,
     })
+}
+
+/// The table schemas of `names` (in this order, which must be name order, as in a full build: shared
+/// definitions are registered in `project` as they are met), and the diagnostics of those that fail.
+pub(crate) fn table_schemas(
+    loaded: &Loaded,
+    set: &SchemaSet,
+    project: &mut Project,
+    names: &[String],
+) -> (Vec<TableSchema>, Vec<Diagnostic>) {
+    let mut schemas = vec![];
+    let mut diags = vec![];
+    for name in names {
+        let ov = loaded.config.tables.get(name);
+        let schema_name = ov
+            .and_then(|o| o.schema.clone())
+            .unwrap_or_else(|| name.clone());
+        let file = format!("{schema_name}.schema.json");
+        match schema::build_table(set, project, name, &file) {
+            Ok(ts) => schemas.push(ts),
+            Err(d) => diags.extend(d),
+        }
+    }
+    (schemas, diags)
+}
+
+/// A table of `ts` holding `rows`.
+pub(crate) fn table_of(ts: &TableSchema, rows: Vec<crate::ir::Row>) -> Table {
+    Table {
+        name: ts.name.clone(),
+        doc: ts.doc.clone(),
+        mode: ts.mode,
+        fields: ts.fields.clone(),
+        primary_key: ts.primary_key.clone(),
+        unique_keys: ts.unique_keys.clone(),
+        rows,
+        schema_file: ts.schema_file.clone(),
+        groups: ts.groups.clone(),
+    }
+}
+
+/// Type the raw sources of `schemas[i]` for every `(i, sources)`, in parallel (biggest first); the tables
+/// come back in `i` order with their diagnostics.
+pub(crate) fn type_tables(
+    loaded: &Loaded,
+    ctx: &Context,
+    project: &Project,
+    schemas: &[TableSchema],
+    sources: Vec<(usize, Vec<RawTable>)>,
+) -> (Vec<Table>, Vec<Diagnostic>) {
+    // Big tables first, so that the last table to finish is a small one.
+    let mut order = sources;
+    order.sort_by_key(|(_, s)| std::cmp::Reverse(s.iter().map(|t| t.rows.len()).sum::<usize>()));
+    let mut typed: Vec<(usize, Table, Vec<Diagnostic>)> = order
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|(i, sources)| {
+            let ts = &schemas[i];
+            let mut d = vec![];
+            let rows = crate::typing::type_table(
+                project,
+                ts,
+                &sources,
+                loaded.config.tables.get(&ts.name),
+                &mut d,
+            );
+            // The raw rows are not needed any more: free them now, not at the end of the build.
+            drop(sources);
+            ctx.tick();
+            (i, table_of(ts, rows), d)
+        })
+        .collect();
+    typed.sort_by_key(|(i, _, _)| *i);
+    let mut diags = vec![];
+    let tables = typed
+        .into_iter()
+        .map(|(_, t, d)| {
+            diags.extend(d);
+            t
+        })
+        .collect();
+    (tables, diags)
 }
 
 /// Canonical data files and the content hash: `(files under data/, hash)`.
@@ -396,7 +481,7 @@ pub fn canonical_data(l: &Validated) -> (Files, String) {
 /// groups) and its content hash.
 pub fn canonical_data_of(project: &Project, schema_set: &SchemaSet, dir: &str) -> (Files, String) {
     let mut files = Files::new();
-    let mut parts: Vec<(String, String, String)> = project
+    let parts: Vec<(String, String, [u8; 32], [u8; 32])> = project
         .tables
         .par_iter()
         .with_max_len(1)
@@ -408,42 +493,59 @@ pub fn canonical_data_of(project: &Project, schema_set: &SchemaSet, dir: &str) -
                     .get(&t.schema_file)
                     .unwrap_or(&serde_json::Value::Null),
             );
-            (t.name.clone(), data, schema)
+            let d = *blake3::hash(data.as_bytes()).as_bytes();
+            (
+                t.name.clone(),
+                data,
+                d,
+                *blake3::hash(schema.as_bytes()).as_bytes(),
+            )
         })
         .collect();
-    // Shared schema files count too: their definitions shape every table.
-    let used: Vec<&str> = project
+    let mut digests: Vec<(String, [u8; 32], [u8; 32])> = parts
+        .iter()
+        .map(|(name, _, d, s)| (name.clone(), *d, *s))
+        .collect();
+    shared_schema_digests(project, schema_set, &mut digests);
+    let hash =
+        canonical::content_hash_of_digests(digests.iter().map(|(n, d, s)| (n.as_str(), *d, *s)));
+    for (name, data, _, _) in parts {
+        files.insert(format!("{dir}/{name}.json"), data);
+    }
+    files.insert(format!("{dir}/content-hash.txt"), format!("{hash}\n"));
+    (files, hash)
+}
+
+/// The content-hash parts of the schema files no table of `project` uses (their definitions shape every
+/// table): `$schema/<file>`, the digest of empty data, the digest of the canonical schema.
+pub(crate) fn shared_schema_digests(
+    project: &Project,
+    schema_set: &SchemaSet,
+    digests: &mut Vec<(String, [u8; 32], [u8; 32])>,
+) {
+    let used: HashSet<&str> = project
         .tables
         .iter()
         .map(|t| t.schema_file.as_str())
         .collect();
     for (name, doc) in &schema_set.files {
-        if !used.contains(&name.as_str()) {
-            parts.push((
+        if !used.contains(name.as_str()) {
+            digests.push((
                 format!("$schema/{name}"),
-                String::new(),
-                canonical::json_value(doc),
+                *blake3::hash(b"").as_bytes(),
+                *blake3::hash(canonical::json_value(doc).as_bytes()).as_bytes(),
             ));
         }
     }
-    let hash = canonical::content_hash(
-        parts
-            .iter()
-            .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str())),
-    );
-    for (name, data, _) in parts {
-        if !name.starts_with("$schema/") {
-            files.insert(format!("{dir}/{name}.json"), data);
-        }
-    }
-    files.insert(format!("{dir}/content-hash.txt"), format!("{hash}\n"));
-    (files, hash)
 }
 
 /// Render every output file in memory. An output that selects export groups (`[rust|csharp|typescript]
 /// groups`) is emitted from the project filtered to them, with its own data under `data/<output>/` and its
 /// own content hash (see [`crate::groups`]).
 pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Files> {
+    if let Some(part) = &l.partial {
+        return crate::incremental::generate(loaded, l, part);
+    }
     let c = &loaded.config;
     // `[localization] inline`: every output shows one language's texts instead of their keys.
     let inlined;
@@ -454,7 +556,15 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Files> {
         }
         None => &l.project,
     };
+    let timings = std::env::var_os("GENTABLE_TIMINGS").is_some();
+    let started = Instant::now();
     let (mut files, hash) = canonical_data_of(base, &l.schema_set, "data");
+    if timings {
+        eprintln!(
+            "gentable:   canonical data {:.1} ms",
+            started.elapsed().as_secs_f64() * 1e3
+        );
+    }
     crate::groups::check_names(&l.project, &c.groups.names)?;
     type Emit = fn(&EmitContext) -> anyhow::Result<Files>;
     let outputs: [(&str, &Option<Vec<String>>, Emit); 3] = [
@@ -467,13 +577,15 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Files> {
         .par_iter()
         .with_max_len(1)
         .map(|(name, groups, emit)| -> anyhow::Result<Files> {
-            Ok(match groups {
+            let started = Instant::now();
+            let files = match groups {
                 None => emit(&EmitContext {
                     project: base,
                     config: c,
                     content_hash: &hash,
                     project_hash: &hash,
                     root: &loaded.root,
+                    only: None,
                 })?,
                 Some(groups) => {
                     let project = crate::groups::filter(base, groups)?;
@@ -485,10 +597,18 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Files> {
                         content_hash: &own,
                         project_hash: &hash,
                         root: &loaded.root,
+                        only: None,
                     })?);
                     data
                 }
-            })
+            };
+            if timings {
+                eprintln!(
+                    "gentable:   {name} {:.1} ms",
+                    started.elapsed().as_secs_f64() * 1e3
+                );
+            }
+            Ok(files)
         })
         .collect();
     for part in parts {
@@ -508,7 +628,7 @@ pub fn generate_in(loaded: &Loaded, l: &Validated, ctx: &Context) -> anyhow::Res
 /// own (with its own schema registry), and the rows are put back in order. The diagnostics are those of one
 /// sequential call: per-row findings do not depend on the split, and schema-level findings (row 0) are kept
 /// once per table.
-fn json_schema_parallel(
+pub(crate) fn json_schema_parallel(
     project: &mut Project,
     set: &SchemaSet,
     schemas: &[TableSchema],
@@ -638,12 +758,17 @@ fn collect(dir: &Path, rel: &str, out: &mut Vec<String>) {
 
 /// Compare `files` with `dir` without writing: files that would be written or removed.
 pub fn stale(dir: &Path, files: &Files) -> Changes {
-    stale_with(dir, files, None)
+    stale_with(dir, files, None, true)
 }
 
 /// [`stale`]; with the outputs of a manifest, a file whose status and hash are the recorded ones is known to
 /// be unchanged without reading it back.
-fn stale_with(dir: &Path, files: &Files, known: Option<&BTreeMap<String, Entry>>) -> Changes {
+fn stale_with(
+    dir: &Path,
+    files: &Files,
+    known: Option<&BTreeMap<String, Entry>>,
+    complete: bool,
+) -> Changes {
     let changed: Vec<Option<String>> = files
         .par_iter()
         .map(|(rel, content)| {
@@ -669,14 +794,16 @@ fn stale_with(dir: &Path, files: &Files, known: Option<&BTreeMap<String, Entry>>
             None => c.unchanged += 1,
         }
     }
-    c.removed = extra_files(dir, files);
+    if complete {
+        c.removed = extra_files(dir, files);
+    }
     c
 }
 
 /// Write `files` under `dir`: changed files go to `*.gentable-tmp` siblings first and are renamed into place
 /// only when all were written; unchanged files are not rewritten; stale owned files are removed.
 pub fn write(dir: &Path, files: &Files) -> std::io::Result<Changes> {
-    write_with(dir, files, None)
+    write_with(dir, files, None, true)
 }
 
 /// [`write`] with a [`Context`]: unchanged files are recognised from the manifest, and after the write the
@@ -684,8 +811,8 @@ pub fn write(dir: &Path, files: &Files) -> std::io::Result<Changes> {
 /// unchanged build is a no-op ([`up_to_date`]). Unused read-cache entries are removed.
 pub fn write_in(
     loaded: &Loaded,
+    l: &Validated,
     files: &Files,
-    tables: usize,
     record: bool,
     ctx: &Context,
 ) -> std::io::Result<Changes> {
@@ -694,22 +821,73 @@ pub fn write_in(
     let old = ctx.cache.manifest();
     // Until this build is recorded, the old manifest must not describe a half-written folder.
     ctx.cache.set_manifest(None);
-    let c = write_with(&dir, files, old.as_ref().map(|m| &m.outputs))?;
+    let partial = l.partial.as_ref();
+    let mut c = write_with(
+        &dir,
+        files,
+        old.as_ref().map(|m| &m.outputs),
+        partial.is_none(),
+    )?;
+    if let Some(p) = partial {
+        // The files of the tables that were not rebuilt are on disk as recorded.
+        c.unchanged += p
+            .base
+            .outputs
+            .keys()
+            .filter(|k| !files.contains_key(*k))
+            .count();
+    }
     if record && ctx.cache.enabled() {
-        if let Some(m) = manifest_of(loaded, files, tables as u64, ctx) {
+        let m = match partial {
+            None => manifest_of(loaded, files, l, ctx),
+            Some(p) => partial_manifest(loaded, files, &p.base, ctx),
+        };
+        if let Some(m) = m {
             ctx.cache.set_manifest(Some(&m));
         }
-        ctx.cache.prune();
+        if partial.is_none() {
+            ctx.cache.prune();
+        }
     }
     Ok(c)
 }
 
+/// The manifest after a one-table rebuild: the base manifest with the inputs seen by this build and the
+/// files it wrote.
+fn partial_manifest(
+    loaded: &Loaded,
+    files: &Files,
+    base: &Manifest,
+    ctx: &Context,
+) -> Option<Manifest> {
+    let now = SystemTime::now();
+    let mut m = base.clone();
+    for (k, e) in ctx.inputs.lock().ok()?.iter() {
+        m.inputs.insert(k.clone(), e.clone());
+    }
+    let dir = loaded.generated_dir();
+    let outputs: Vec<(String, Entry)> = files
+        .par_iter()
+        .map(|(rel, content)| {
+            (
+                rel.clone(),
+                Entry::new(&dir.join(rel), content.as_bytes(), now),
+            )
+        })
+        .collect();
+    m.outputs.extend(outputs);
+    Some(m)
+}
+
+/// Write `files` under `dir` (see [`write`]); stale owned files are removed only when `complete` (`files`
+/// is every output, not those of a one-table rebuild).
 fn write_with(
     dir: &Path,
     files: &Files,
     known: Option<&BTreeMap<String, Entry>>,
+    complete: bool,
 ) -> std::io::Result<Changes> {
-    let mut c = stale_with(dir, files, known);
+    let mut c = stale_with(dir, files, known, complete);
     let staged: Vec<std::io::Result<(PathBuf, PathBuf)>> = c
         .written
         .par_iter()
@@ -751,7 +929,7 @@ fn write_with(
 }
 
 /// Input files besides the table files: the project file, every schema file, template override folders.
-fn other_inputs(loaded: &Loaded, ctx: &Context) -> Vec<PathBuf> {
+pub(crate) fn other_inputs(loaded: &Loaded, ctx: &Context) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = ctx.config_path.iter().cloned().collect();
     if let Ok(rd) = std::fs::read_dir(loaded.schema_dir()) {
         out.extend(
@@ -788,7 +966,7 @@ fn walk_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// The manifest of a build that just wrote `files`: its inputs (the table files it read, hashed while
 /// reading, and [`other_inputs`]) and outputs. `None` if an input cannot be read.
-fn manifest_of(loaded: &Loaded, files: &Files, tables: u64, ctx: &Context) -> Option<Manifest> {
+fn manifest_of(loaded: &Loaded, files: &Files, l: &Validated, ctx: &Context) -> Option<Manifest> {
     let now = SystemTime::now();
     let mut inputs = ctx.inputs.lock().ok()?.clone();
     let table_files = read::discover(loaded).ok()?;
@@ -816,7 +994,8 @@ fn manifest_of(loaded: &Loaded, files: &Files, tables: u64, ctx: &Context) -> Op
         settings: cache::settings_hash(loaded),
         inputs,
         outputs,
-        tables,
+        tables: l.project.tables.len() as u64,
+        table_records: l.table_records.clone(),
     })
 }
 

@@ -254,3 +254,151 @@ fn a_failed_build_records_nothing() {
     std::fs::write(c.join("Table/Lang.csv"), &good).unwrap();
     assert_same(c, k);
 }
+
+/// A copy of the War Chest example (an eligible project for one-table rebuilds: no export groups, no
+/// localization, no cross-table rules) in a temporary folder.
+fn warchest() -> tempfile::TempDir {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/warchest");
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["Table", "schema"] {
+        copy_dir(&root.join(sub), &dir.path().join(sub));
+    }
+    std::fs::copy(root.join("gentable.toml"), dir.path().join("gentable.toml")).unwrap();
+    dir
+}
+
+/// `gentable build` with stage timings on: (exit code, what ran: the tables a one-table rebuild rebuilt,
+/// `full` or `no-op`, stderr without the timing lines).
+fn build_traced(dir: &Path, extra: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_gentable"))
+        .current_dir(dir)
+        .args(["build", "--max-per-kind", "0"])
+        .args(extra)
+        .env("GENTABLE_TIMINGS", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let rebuilt = match err
+        .lines()
+        .find_map(|l| l.strip_prefix("gentable: rebuilding "))
+    {
+        Some(l) => l
+            .split_once(": ")
+            .map(|(_, t)| t.to_string())
+            .unwrap_or_default(),
+        None if err.contains("] reading") => "full".to_string(),
+        None => "no-op".to_string(),
+    };
+    let rest: Vec<&str> = err
+        .lines()
+        .filter(|l| !l.starts_with("gentable: [") && !l.starts_with("gentable:   "))
+        .filter(|l| !l.starts_with("gentable: rebuilding ") && !l.contains(" tables -> "))
+        .collect();
+    (out.status.code().unwrap_or(-1), rebuilt, rest.join("\n"))
+}
+
+/// Edit both copies, then build the cached one (expecting `rebuilt`: the tables of a one-table rebuild,
+/// `full` or `no-op`) and the clean one from scratch: same exit code, same diagnostics, and on success the
+/// same bytes in generated/.
+fn edit_and_compare(c: &Path, k: &Path, rel: &str, from: &str, to: &str, rebuilt: &str) -> i32 {
+    edit(&[c, k], rel, |t| t.replacen(from, to, 1));
+    let (code, got, err) = build_traced(c, &[]);
+    assert_eq!(got, rebuilt, "after {rel}: {from} → {to}\n{err}");
+    let _ = std::fs::remove_dir_all(k.join("generated"));
+    let (clean_code, _, clean_err) = build_traced(k, &["--no-cache"]);
+    assert_eq!(code, clean_code, "exit codes\n{err}\n---\n{clean_err}");
+    assert_eq!(err, clean_err, "diagnostics after {rel}: {from} → {to}");
+    if code == 0 {
+        assert_same(c, k);
+    }
+    code
+}
+
+#[test]
+fn one_table_rebuilds_equal_clean_builds() {
+    let (cached, clean) = (warchest(), warchest());
+    let (c, k) = (cached.path(), clean.path());
+    assert_same(c, k);
+    // A plain cell: only Unit is rebuilt (Tactic, which it references, is read for the foreign-key check).
+    let code = edit_and_compare(c, k, "Table/Unit.csv", "弓箭手", "弓兵", "Unit");
+    assert_eq!(code, 0);
+    // A non-key cell of a table others reference.
+    let code = edit_and_compare(
+        c,
+        k,
+        "Table/Tactic.csv",
+        "archer-shot,attack,\"(distance,2)",
+        "archer-shot,attack,\"(distance,3)",
+        "Tactic",
+    );
+    assert_eq!(code, 0);
+    // A foreign key to nothing: the error is found by the rebuild, exactly as by a full build; then fixed.
+    let code = edit_and_compare(
+        c,
+        k,
+        "Table/Unit.csv",
+        ",archer-shot,",
+        ",archer-shoot,",
+        "Unit",
+    );
+    assert_eq!(code, 1);
+    // Back to what the last clean build recorded: nothing to do.
+    let code = edit_and_compare(
+        c,
+        k,
+        "Table/Unit.csv",
+        ",archer-shoot,",
+        ",archer-shot,",
+        "no-op",
+    );
+    assert_eq!(code, 0);
+    // A cell that does not type (DeployLimit of the archer), then fixed.
+    let code = edit_and_compare(c, k, "Table/Unit.csv", "base,1,none", "base,x,none", "Unit");
+    assert_eq!(code, 1);
+    let code = edit_and_compare(
+        c,
+        k,
+        "Table/Unit.csv",
+        "base,x,none",
+        "base,1,none",
+        "no-op",
+    );
+    assert_eq!(code, 0);
+    // A key that Unit references: other tables may break, so the whole project is rebuilt.
+    let code = edit_and_compare(
+        c,
+        k,
+        "Table/Tactic.csv",
+        "archer-shot,",
+        "archer-volley,",
+        "full",
+    );
+    assert_eq!(code, 1);
+    let code = edit_and_compare(
+        c,
+        k,
+        "Table/Tactic.csv",
+        "archer-volley,",
+        "archer-shot,",
+        "no-op",
+    );
+    assert_eq!(code, 0);
+    // Two files at once; Scenario references Unit through nested records.
+    edit(&[c, k], "Table/Unit.csv", |t| t.replacen("弓兵", "弓手", 1));
+    let code = edit_and_compare(
+        c,
+        k,
+        "Table/Scenario.csv",
+        "弓箭手",
+        "弓兵",
+        "Scenario, Unit",
+    );
+    assert_eq!(code, 0);
+    // After a schema edit the next build is a full one.
+    edit(&[c, k], "schema/Unit.schema.json", |t| {
+        t.replacen("\"description\": \"", "\"description\": \"Edited. ", 1)
+    });
+    let (code, got, err) = build_traced(c, &[]);
+    assert_eq!((code, got.as_str()), (0, "full"), "{err}");
+    assert_same(c, k);
+}

@@ -11,7 +11,7 @@ use crate::ir::{Project, Row, Table, TableMode, Type, Value};
 use crate::schema::{SchemaSet, TableSchema};
 use serde_json::Value as J;
 use std::cmp::Ordering;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 pub mod rules;
 pub mod text;
@@ -427,6 +427,48 @@ fn key_sets(project: &Project) -> KeySets<'_> {
     sets
 }
 
+/// Per table, BLAKE3 over what other tables' foreign keys can see of it: for every foreign-key target
+/// `(table, field)` declared anywhere in the project (table fields and record fields), the target's values in
+/// row order, as [`foreign_keys`] lists them for checks and hints. Equal digests mean every reference into the
+/// table checks out, and is reported, exactly as before (the one-table rebuild, [`crate::incremental`]).
+pub fn key_digests(project: &Project) -> BTreeMap<String, [u8; 32]> {
+    let sets = key_sets(project);
+    type Target<'a> = (
+        &'a str,
+        Option<&'a str>,
+        &'a Option<(HashSet<String>, Vec<String>)>,
+    );
+    let mut targets: Vec<Target> = sets.iter().map(|((t, f), s)| (*t, *f, s)).collect();
+    targets.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    let mut out: BTreeMap<String, blake3::Hasher> = project
+        .tables
+        .iter()
+        .map(|t| (t.name.clone(), blake3::Hasher::new()))
+        .collect();
+    for (table, field, s) in targets {
+        let Some(h) = out.get_mut(table) else {
+            continue;
+        };
+        h.update(field.unwrap_or("\u{0}").as_bytes());
+        h.update(b"\0");
+        match s {
+            None => {
+                h.update(b"-");
+            }
+            Some((_, list)) => {
+                h.update(&(list.len() as u64).to_le_bytes());
+                for v in list {
+                    h.update(&(v.len() as u64).to_le_bytes());
+                    h.update(v.as_bytes());
+                }
+            }
+        }
+    }
+    out.into_iter()
+        .map(|(k, h)| (k, *h.finalize().as_bytes()))
+        .collect()
+}
+
 /// Call `f(table, field, column_field_index, row, atom, path)` for every value of every foreign key field:
 /// plain fields, each element of array fields, and fields of nested records (at any depth).
 fn each_reference<'p>(
@@ -494,10 +536,24 @@ pub fn closest_n<'a>(
 /// must be an existing key of one of the target tables. Null (an empty optional cell) is never checked:
 /// whether a cell may be empty is the schema's `required`/nullable business, checked while typing.
 pub fn foreign_keys(project: &Project, set: &SchemaSet, diags: &mut Vec<Diagnostic>) {
+    foreign_keys_from(project, set, None, diags)
+}
+
+/// [`foreign_keys`], checking only the references made by the tables in `from` (all when `None`); the
+/// targets may be any table of `project`. Used by the one-table rebuild ([`crate::incremental`]).
+pub fn foreign_keys_from(
+    project: &Project,
+    set: &SchemaSet,
+    from: Option<&BTreeSet<String>>,
+    diags: &mut Vec<Diagnostic>,
+) {
     let sets = key_sets(project);
     let mut bad_decl: BTreeSet<(String, String, String)> = BTreeSet::new();
     let mut hints: HashMap<(String, String), usize> = HashMap::new();
     each_reference(project, &mut |t, field, fi, row, a, path| {
+        if from.is_some_and(|from| !from.contains(&t.name)) {
+            return;
+        }
         let mut targets = vec![];
         for (tt, tf) in &field.foreign_keys {
             match sets

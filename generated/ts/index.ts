@@ -33,13 +33,13 @@ export { type Upgrade, UpgradeTable } from "./tables/Upgrade.js";
  * BLAKE3 hash of the canonical data and the schemas this code was generated from
  * (`generated/data/content-hash.txt`).
  */
-export const CONTENT_HASH = "15780cb95994ec494bced41b339da6d4b91f236ff1b95c9063be3d4db9472cad";
+export const CONTENT_HASH = "17e036c00b11cee59cd742c1ad95dca04749c8aab4796f3b8a3b013300db6151";
 
 /**
  * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
  * `CONTENT_HASH` unless this output selects export groups (then its data is under `generated/data/typescript/`).
  */
-export const PROJECT_HASH = "92c36091174a693645b1e763f3db9c57b0907d21b2c0c5d2002026203515f20e";
+export const PROJECT_HASH = "ccf86df139fe903485259a23f7fa717b621bfcf44d75251ad04765ec803aa1a8";
 
 /** Every table. */
 export interface Tables {

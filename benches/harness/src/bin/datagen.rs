@@ -1,5 +1,6 @@
 //! Synthetic benchmark data: `datagen [SET...]` writes `target/bench-data/<set>/` (all sets when none is
-//! named). Seeded and deterministic; see `src/datagen.rs`.
+//! named). Seeded and deterministic; see `src/datagen.rs`. `datagen --edit SET` changes the one cell the
+//! benchmark edits, `datagen --undo SET` changes it back (to time a one-cell edit by hand).
 
 #[path = "../datagen.rs"]
 #[allow(dead_code)]
@@ -14,6 +15,18 @@ fn main() {
         sets = datagen::SETS.iter().map(|s| s.to_string()).collect();
     }
     let root = datagen::data_root();
+    let flag = |f: &str| std::env::args().any(|a| a == f);
+    if flag("--edit") || flag("--undo") {
+        for set in &sets {
+            let dir = datagen::generate(&root, set);
+            if flag("--edit") {
+                datagen::edit_one_cell(&dir, set);
+            } else {
+                datagen::restore(&dir, set);
+            }
+        }
+        return;
+    }
     for set in &sets {
         let t = std::time::Instant::now();
         let dir = datagen::generate(&root, set);

@@ -26,13 +26,13 @@ export { type Unit, UnitTable } from "./tables/Unit.js";
  * BLAKE3 hash of the canonical data and the schemas this code was generated from
  * (`generated/data/content-hash.txt`).
  */
-export const CONTENT_HASH = "819f46f6292886e358d3dfd62fae27462bdaa456796011ed81704c6472912f77";
+export const CONTENT_HASH = "1af603a59fe57f7f62e9b68badf8a2a5e3d10e68674e3a429244746e51e6d548";
 
 /**
  * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
  * `CONTENT_HASH` unless this output selects export groups (then its data is under `generated/data/typescript/`).
  */
-export const PROJECT_HASH = "819f46f6292886e358d3dfd62fae27462bdaa456796011ed81704c6472912f77";
+export const PROJECT_HASH = "1af603a59fe57f7f62e9b68badf8a2a5e3d10e68674e3a429244746e51e6d548";
 
 /** Every table. */
 export interface Tables {

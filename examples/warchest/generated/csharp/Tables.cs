@@ -11,14 +11,14 @@ namespace WarChest.GameConfig
         /// BLAKE3 hash of the canonical data and the schemas this code was generated from
         /// (<c>generated/data/content-hash.txt</c>).
         /// </summary>
-        public const string ContentHash = "dce2bd11c705cb60c0b4eeec855631966ab931ab37730d58e1d11a339f85bab2";
+        public const string ContentHash = "7efadda8175ae1b961b1f43731c142a8ee08538e493e77c8f999f627b203e441";
 
         /// <summary>
         /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
         /// <see cref="ContentHash"/> unless this output selects export groups (then its data is under
         /// <c>generated/data/csharp/</c>).
         /// </summary>
-        public const string ProjectHash = "dce2bd11c705cb60c0b4eeec855631966ab931ab37730d58e1d11a339f85bab2";
+        public const string ProjectHash = "7efadda8175ae1b961b1f43731c142a8ee08538e493e77c8f999f627b203e441";
 
         /// <summary>
         /// Action

@@ -29,13 +29,13 @@ export { type ZoneInfo, ZoneInfoTable } from "./tables/ZoneInfo.js";
  * BLAKE3 hash of the canonical data and the schemas this code was generated from
  * (`generated/data/content-hash.txt`).
  */
-export const CONTENT_HASH = "dce2bd11c705cb60c0b4eeec855631966ab931ab37730d58e1d11a339f85bab2";
+export const CONTENT_HASH = "7efadda8175ae1b961b1f43731c142a8ee08538e493e77c8f999f627b203e441";
 
 /**
  * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
  * `CONTENT_HASH` unless this output selects export groups (then its data is under `generated/data/typescript/`).
  */
-export const PROJECT_HASH = "dce2bd11c705cb60c0b4eeec855631966ab931ab37730d58e1d11a339f85bab2";
+export const PROJECT_HASH = "7efadda8175ae1b961b1f43731c142a8ee08538e493e77c8f999f627b203e441";
 
 /** Every table. */
 export interface Tables {

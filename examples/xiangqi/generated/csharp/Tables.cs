@@ -11,14 +11,14 @@ namespace Xiangqi.GameConfig
         /// BLAKE3 hash of the canonical data and the schemas this code was generated from
         /// (<c>generated/data/content-hash.txt</c>).
         /// </summary>
-        public const string ContentHash = "24b90b6e41bbc085a0e5a8a87ca58a0ca66c2fa0b80dc2aa51347e272f445168";
+        public const string ContentHash = "be8cb99630c7d37217a5e65cbc194992bf3392f9f155b59d96c590a84a61f38e";
 
         /// <summary>
         /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
         /// <see cref="ContentHash"/> unless this output selects export groups (then its data is under
         /// <c>generated/data/csharp/</c>).
         /// </summary>
-        public const string ProjectHash = "24b90b6e41bbc085a0e5a8a87ca58a0ca66c2fa0b80dc2aa51347e272f445168";
+        public const string ProjectHash = "be8cb99630c7d37217a5e65cbc194992bf3392f9f155b59d96c590a84a61f38e";
 
         /// <summary>
         /// Board
