@@ -161,8 +161,25 @@ fn render(tokens: TokenStream) -> Result<String> {
 }
 
 /// `#[doc = "…"]` (or `#![doc]` when `inner`) lines of `text`; nothing for empty text.
+///
+/// Lines are split at every line terminator (a bare CR is not allowed in a Rust doc comment) and control
+/// characters dropped ([`super::hbs::doc_lines`]); the bidirectional-text controls that rustc rejects in doc
+/// comments (U+202A–U+202E, U+2066–U+2069) are shown as `\u{202e}` text.
 fn doc_attrs(text: &str, inner: bool) -> TokenStream {
-    let lines: Vec<String> = text.lines().map(|l| format!(" {l}")).collect();
+    let lines: Vec<String> = super::hbs::doc_lines(text)
+        .into_iter()
+        .map(|l| {
+            let mut out = String::from(" ");
+            for c in l.chars() {
+                if matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') {
+                    out.push_str(&format!("\\u{{{:x}}}", c as u32));
+                } else {
+                    out.push(c);
+                }
+            }
+            out
+        })
+        .collect();
     if inner {
         quote! { #(#![doc = #lines])* }
     } else {
@@ -1792,16 +1809,7 @@ mod tests {
     use crate::ir::{IntWidth, Row};
 
     fn field(name: &str, ty: Type) -> Field {
-        Field {
-            name: name.into(),
-            ident: None,
-            ty,
-            doc: String::new(),
-            foreign_keys: vec![],
-            default: None,
-            groups: vec![],
-            text: false,
-        }
+        Field::new(name, ty)
     }
 
     fn rows_of(t: &Table) -> String {
@@ -1920,6 +1928,20 @@ mod tests {
             string_lit(&mut out, s);
             assert_eq!(out, Literal::string(s).to_string(), "{s:?}");
         }
+    }
+
+    #[test]
+    fn doc_comments_split_every_line_terminator_and_show_bidi_controls() {
+        let file = render(doc_attrs(
+            "t\rpub fn evil(){}\u{2029}a \u{202e} b\r\nc",
+            true,
+        ))
+        .unwrap();
+        assert!(
+            file.contains("//! t\n//! pub fn evil(){}\n//! a \\u{202e} b\n//! c\n"),
+            "{file}"
+        );
+        assert!(!file.contains('\r') && !file.contains('\u{202e}'));
     }
 
     #[test]

@@ -8,14 +8,8 @@ use std::path::{Path, PathBuf};
 
 fn field(name: &str, ty: Type, doc: &str) -> Field {
     Field {
-        name: name.into(),
-        ident: None,
-        ty,
         doc: doc.into(),
-        foreign_keys: vec![],
-        default: None,
-        groups: vec![],
-        text: false,
+        ..Field::new(name, ty)
     }
 }
 

@@ -806,16 +806,7 @@ mod tests {
     use crate::ir::{EnumDef, Field, RecordDef};
 
     fn field(name: &str, ty: Type) -> Field {
-        Field {
-            name: name.into(),
-            ident: None,
-            ty,
-            doc: String::new(),
-            foreign_keys: vec![],
-            default: None,
-            groups: vec![],
-            text: false,
-        }
+        Field::new(name, ty)
     }
     fn project() -> Project {
         let mut p = Project::default();

@@ -247,6 +247,14 @@ impl Loaded {
     pub fn schema_dir(&self) -> PathBuf {
         self.root.join(&self.config.project.schemas)
     }
+    /// The schema folder as diagnostics name it: relative to the project root, `/`-separated.
+    pub fn schema_rel(&self) -> String {
+        self.config
+            .project
+            .schemas
+            .to_string_lossy()
+            .replace('\\', "/")
+    }
 }
 
 /// Read `gentable.toml` at `path`. Errors are configuration errors (exit code 2).

@@ -10,8 +10,8 @@
 //!   `groups`, no `[localization]`, no `x-gentable-unreferenced`, and no rule that reads `tables` or `byKey`:
 //!   those make one table's result depend on every other table's rows);
 //! * the project file, every schema file, the template folders, the set of table files and every generated
-//!   file are exactly as recorded; only table files changed, and each changed file provides exactly the
-//!   tables it provided before;
+//!   file are exactly as recorded (and no extra file sits in the generated folders); only table files
+//!   changed, and each changed file provides exactly the tables it provided before;
 //! * the rebuilt tables' key digests are unchanged, so every reference from an unchanged table still checks
 //!   out (editing a key cell that others may reference makes a full build).
 //!
@@ -85,6 +85,15 @@ pub fn load(
     if !outputs_ok {
         return None;
     }
+    // And no extra file in the folders gentable owns (a full build removes it).
+    let recorded: Files = m
+        .outputs
+        .keys()
+        .map(|k| (k.clone(), String::new()))
+        .collect();
+    if !pipeline::extra_files(&dir, &recorded).is_empty() {
+        return None;
+    }
     // The same input files; all but table files unchanged.
     let files = crate::read::discover(loaded).ok()?;
     let table_paths: BTreeMap<String, &crate::read::SourceFile> = files
@@ -140,12 +149,7 @@ pub fn load(
         return None;
     }
 
-    let schema_rel = loaded
-        .config
-        .project
-        .schemas
-        .to_string_lossy()
-        .replace('\\', "/");
+    let schema_rel = loaded.schema_rel();
     let set = crate::schema::load_dir(&loaded.schema_dir(), &schema_rel).ok()?;
     if !eligible(loaded, &set) {
         return None;

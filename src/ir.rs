@@ -178,6 +178,23 @@ pub struct Field {
     pub text: bool,
 }
 
+impl Field {
+    /// A field named `name` of type `ty`, with no documentation, foreign key, default, export group or text
+    /// role (what tests and hand-built projects start from).
+    pub fn new(name: &str, ty: Type) -> Field {
+        Field {
+            name: name.into(),
+            ident: None,
+            ty,
+            doc: String::new(),
+            foreign_keys: vec![],
+            default: None,
+            groups: vec![],
+            text: false,
+        }
+    }
+}
+
 /// A generated enum type (a JSON Schema string `enum`).
 #[derive(Clone, Debug)]
 pub struct EnumDef {

@@ -209,12 +209,7 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
             let d = Diagnostics {
                 items: vec![gentable::diag::Diagnostic::file_error(
                     "GT0406",
-                    loaded
-                        .config
-                        .project
-                        .schemas
-                        .to_string_lossy()
-                        .replace('\\', "/"),
+                    loaded.schema_rel(),
                     format!("{e:#}"),
                 )
                 .with_help(

@@ -250,12 +250,7 @@ fn load_impl(
         d.sort();
         Err(d)
     };
-    let schema_rel = loaded
-        .config
-        .project
-        .schemas
-        .to_string_lossy()
-        .replace('\\', "/");
+    let schema_rel = loaded.schema_rel();
     let set = match schema::load_dir(&loaded.schema_dir(), &schema_rel) {
         Ok(s) => s,
         Err(d) => return fail(d),
@@ -725,7 +720,7 @@ pub struct Changes {
 }
 
 /// Files (relative, `/`) under the owned folders of `dir` that `files` does not produce.
-fn extra_files(dir: &Path, files: &Files) -> Vec<String> {
+pub(crate) fn extra_files(dir: &Path, files: &Files) -> Vec<String> {
     let mut out = vec![];
     for owned in OWNED {
         collect(&dir.join(owned), owned, &mut out);

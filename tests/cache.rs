@@ -394,6 +394,11 @@ fn one_table_rebuilds_equal_clean_builds() {
         "Scenario, Unit",
     );
     assert_eq!(code, 0);
+    // A stray file in generated/ is removed, as a full build removes it.
+    std::fs::write(c.join("generated/data/Stray.json"), "[]").unwrap();
+    let code = edit_and_compare(c, k, "Table/Unit.csv", "弓手", "弓兵", "full");
+    assert_eq!(code, 0);
+    assert!(!c.join("generated/data/Stray.json").exists());
     // After a schema edit the next build is a full one.
     edit(&[c, k], "schema/Unit.schema.json", |t| {
         t.replacen("\"description\": \"", "\"description\": \"Edited. ", 1)
