@@ -23,17 +23,15 @@
 //! that the result is byte for byte that of a clean build.
 
 use crate::cache::{Entry, Manifest, TableRecord};
-use crate::codegen::{self, EmitContext, Files};
 use crate::config::Loaded;
 use crate::diag::{Diagnostic, Diagnostics, Severity};
 use crate::ir::Project;
 use crate::pipeline::{self, Context, Validated};
 use crate::read::RawTable;
-use crate::schema::SchemaSet;
+use crate::schema::{SchemaSet, TableSchema};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::path::Path;
 
 /// A one-table rebuild in progress: which tables were rebuilt, and the manifest it starts from.
 #[derive(Clone, Debug)]
@@ -46,22 +44,21 @@ pub struct Partial {
 
 /// Whether tables of this project can be rebuilt one by one: no export groups, no localization, no
 /// `x-gentable-unreferenced`, and no rule reading other tables (`tables`, `byKey`).
-pub fn eligible(loaded: &Loaded, set: &SchemaSet) -> bool {
+pub fn eligible(
+    loaded: &Loaded,
+    project: &Project,
+    set: &SchemaSet,
+    schemas: &[TableSchema],
+) -> bool {
     let c = &loaded.config;
-    if c.rust.groups.is_some()
-        || c.csharp.groups.is_some()
-        || c.typescript.groups.is_some()
-        || c.localization.is_some()
-    {
-        return false;
-    }
-    set.files.values().all(|doc| {
-        doc.get("x-gentable-unreferenced").is_none()
-            && doc.get("x-gentable-rules").is_none_or(|r| {
-                let text = r.to_string();
-                !text.contains("tables") && !text.contains("byKey")
-            })
-    })
+    c.rust.groups.is_none()
+        && c.csharp.groups.is_none()
+        && c.typescript.groups.is_none()
+        && c.localization.is_none()
+        && schemas
+            .iter()
+            .all(|ts| ts.root.get("x-gentable-unreferenced").is_none())
+        && !crate::validators::rules::any_reads_other_tables(project, set, schemas)
 }
 
 /// Try a one-table rebuild. `None`: not possible (see the module docs), run the full pipeline. Otherwise the
@@ -71,64 +68,34 @@ pub fn load(
     loaded: &Loaded,
     ctx: &Context,
 ) -> Option<(Result<Validated, Diagnostics>, crate::report::Sources)> {
-    let m = ctx.cache.manifest()?;
-    if m.table_records.is_empty() || m.settings != crate::cache::settings_hash(loaded) {
+    let check = ctx.manifest_check(loaded)?;
+    let m = &check.manifest;
+    // Only table files changed (a hand-edited output, a new file, a schema edit: full build).
+    if m.table_records.is_empty()
+        || !check.same_files
+        || check.changed.is_empty()
+        || !check
+            .changed
+            .iter()
+            .all(|k| check.table_files.contains_key(k))
+    {
         return None;
     }
-    let now = SystemTime::now();
-    // Every generated file as recorded (a hand-edited output needs the full build to be restored).
-    let dir = loaded.generated_dir();
-    let outputs_ok = m
-        .outputs
-        .par_iter()
-        .all(|(k, e)| e.check(&dir.join(k), now).is_some());
-    if !outputs_ok {
-        return None;
-    }
-    // And no extra file in the folders gentable owns (a full build removes it).
-    let recorded: Files = m
-        .outputs
-        .keys()
-        .map(|k| (k.clone(), String::new()))
-        .collect();
-    if !pipeline::extra_files(&dir, &recorded).is_empty() {
-        return None;
-    }
-    // The same input files; all but table files unchanged.
-    let files = crate::read::discover(loaded).ok()?;
-    let table_paths: BTreeMap<String, &crate::read::SourceFile> = files
-        .iter()
-        .map(|f| (f.path.to_string_lossy().into_owned(), f))
-        .collect();
-    let mut all: BTreeSet<String> = table_paths.keys().cloned().collect();
-    let others: Vec<PathBuf> = pipeline::other_inputs(loaded, ctx);
-    all.extend(others.iter().map(|p| p.to_string_lossy().into_owned()));
-    if all.len() != m.inputs.len() || !all.iter().all(|k| m.inputs.contains_key(k)) {
-        return None;
-    }
-    let checked: Vec<(String, Option<Option<Entry>>)> = m
-        .inputs
-        .par_iter()
-        .map(|(k, e)| (k.clone(), e.check(Path::new(k), now)))
-        .collect();
-    let mut changed: BTreeSet<String> = BTreeSet::new();
-    for (k, c) in &checked {
-        if c.is_none() {
-            if !table_paths.contains_key(k) {
-                return None;
-            }
-            changed.insert(k.clone());
-        }
-    }
-    if changed.is_empty() {
-        return None;
-    }
+    let changed = &check.changed;
+    let table_paths = &check.table_files;
     // Unchanged table files keep their entries (re-hashed ones with their new status); only table files are
     // recorded, as the full pipeline does if this path gives up.
-    for (k, c) in checked {
-        if let (Some(e), true) = (c, table_paths.contains_key(&k)) {
-            ctx.record_input(Path::new(&k), e.unwrap_or_else(|| m.inputs[&k].clone()));
-        }
+    let refreshed: BTreeMap<&str, &Entry> = check
+        .refreshed_inputs
+        .iter()
+        .map(|(k, e)| (k.as_str(), e))
+        .collect();
+    for k in table_paths.keys().filter(|k| !changed.contains(*k)) {
+        let e = refreshed
+            .get(k.as_str())
+            .copied()
+            .or_else(|| m.inputs.get(k));
+        ctx.record_input(Path::new(k), e?.clone());
     }
     let records: BTreeMap<&str, &TableRecord> = m
         .table_records
@@ -141,6 +108,12 @@ pub fn load(
         .filter(|r| r.sources.iter().any(|s| changed.contains(s)))
         .map(|r| r.name.clone())
         .collect();
+    // The content hash takes the other tables' data digests from the manifest: they must be there.
+    if m.table_records.iter().any(|r| {
+        !only.contains(&r.name) && !m.outputs.contains_key(&format!("data/{}.json", r.name))
+    }) {
+        return None;
+    }
     // A changed file that provides no table may provide one now: full build.
     if changed
         .iter()
@@ -151,16 +124,14 @@ pub fn load(
 
     let schema_rel = loaded.schema_rel();
     let set = crate::schema::load_dir(&loaded.schema_dir(), &schema_rel).ok()?;
-    if !eligible(loaded, &set) {
-        return None;
-    }
     let mut project = Project {
         name: loaded.config.project.name.clone(),
         ..Default::default()
     };
     let names: Vec<String> = records.keys().map(|n| n.to_string()).collect();
     let (schemas, d) = pipeline::table_schemas(loaded, &set, &mut project, &names);
-    if !d.is_empty() || schemas.len() != names.len() {
+    if !d.is_empty() || schemas.len() != names.len() || !eligible(loaded, &project, &set, &schemas)
+    {
         return None;
     }
     // The tables the rebuilt ones reference (directly or through records): typed too, for the checks.
@@ -308,87 +279,19 @@ pub fn load(
     let mut d = Diagnostics { items: diags };
     d.sort();
     let sources = crate::report::Sources::from_raw(&raw_rebuilt, &d.items);
-    let table_records = m.table_records.clone();
     Some((
         Ok(Validated {
             project,
             schemas,
             schema_set: set,
             warnings: d.items,
-            table_records,
-            partial: Some(Partial { only, base: m }),
+            // The manifest of a one-table rebuild keeps the base's records.
+            table_records: vec![],
+            partial: Some(Partial {
+                only,
+                base: m.clone(),
+            }),
         }),
         sources,
     ))
-}
-
-/// The files of a one-table rebuild: the rebuilt tables' data and per-table files, and every shared file;
-/// the content hash combines the new data with the recorded digests of the other tables' data files.
-pub fn generate(loaded: &Loaded, l: &Validated, part: &Partial) -> anyhow::Result<Files> {
-    let c = &loaded.config;
-    let mut files = Files::new();
-    let data: Vec<(String, String)> = l
-        .project
-        .tables
-        .par_iter()
-        .filter(|t| part.only.contains(&t.name))
-        .map(|t| (t.name.clone(), crate::canonical::table_json(&l.project, t)))
-        .collect();
-    let data: BTreeMap<String, String> = data.into_iter().collect();
-    let mut digests: Vec<(String, [u8; 32], [u8; 32])> = vec![];
-    for t in &l.project.tables {
-        let d = match data.get(&t.name) {
-            Some(json) => *blake3::hash(json.as_bytes()).as_bytes(),
-            None => {
-                part.base
-                    .outputs
-                    .get(&format!("data/{}.json", t.name))
-                    .ok_or_else(|| anyhow::anyhow!("the manifest lacks data/{}.json", t.name))?
-                    .hash
-            }
-        };
-        let schema = crate::canonical::json_value(
-            l.schema_set
-                .files
-                .get(&t.schema_file)
-                .unwrap_or(&serde_json::Value::Null),
-        );
-        digests.push((
-            t.name.clone(),
-            d,
-            *blake3::hash(schema.as_bytes()).as_bytes(),
-        ));
-    }
-    pipeline::shared_schema_digests(&l.project, &l.schema_set, &mut digests);
-    let hash = crate::canonical::content_hash_of_digests(
-        digests.iter().map(|(n, d, s)| (n.as_str(), *d, *s)),
-    );
-    for (name, json) in data {
-        files.insert(format!("data/{name}.json"), json);
-    }
-    files.insert("data/content-hash.txt".into(), format!("{hash}\n"));
-    type Emit = fn(&EmitContext) -> anyhow::Result<Files>;
-    let emitters: [Emit; 3] = [
-        codegen::rust::emit,
-        codegen::csharp::emit,
-        codegen::ts::emit,
-    ];
-    let parts: Vec<anyhow::Result<Files>> = emitters
-        .par_iter()
-        .with_max_len(1)
-        .map(|emit| {
-            emit(&EmitContext {
-                project: &l.project,
-                config: c,
-                content_hash: &hash,
-                project_hash: &hash,
-                root: &loaded.root,
-                only: Some(&part.only),
-            })
-        })
-        .collect();
-    for p in parts {
-        files.extend(p?);
-    }
-    Ok(files)
 }

@@ -21,7 +21,7 @@ use crate::ir::{Project, Table, TableMode};
 use crate::read::{self, RawTable};
 use crate::schema::{self, SchemaSet, TableSchema};
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Instant, SystemTime};
@@ -39,6 +39,8 @@ pub struct Context {
     inputs: Mutex<BTreeMap<String, Entry>>,
     /// Whether a one-table rebuild ([`crate::incremental`]) may be tried (with the cache on).
     pub incremental: bool,
+    /// [`Context::manifest_check`], once computed.
+    manifest_check: std::sync::OnceLock<Option<ManifestCheck>>,
 }
 
 impl Context {
@@ -52,6 +54,7 @@ impl Context {
             config_path: None,
             inputs: Mutex::new(BTreeMap::new()),
             incremental: false,
+            manifest_check: std::sync::OnceLock::new(),
         }
     }
     /// The context of a command-line build of the project read from `config_path`: the cache unless
@@ -121,6 +124,13 @@ impl Context {
             );
         }
     }
+    /// The files on disk against the last clean build's manifest (`None`: cache off, no manifest, other
+    /// settings); checked once per build.
+    pub(crate) fn manifest_check(&self, loaded: &Loaded) -> Option<&ManifestCheck> {
+        self.manifest_check
+            .get_or_init(|| check_manifest(loaded, self))
+            .as_ref()
+    }
     pub(crate) fn record_input(&self, path: &Path, entry: Entry) {
         if let Ok(mut m) = self.inputs.lock() {
             m.insert(path.to_string_lossy().into_owned(), entry);
@@ -135,7 +145,8 @@ pub struct Validated {
     pub schema_set: SchemaSet,
     /// Warnings found on the way (errors make [`load`] fail).
     pub warnings: Vec<Diagnostic>,
-    /// Per table, what the manifest records for one-table rebuilds (empty when not recorded).
+    /// Per table, what the manifest records for one-table rebuilds (empty when not recorded, and in a one-table
+    /// rebuild, whose manifest keeps the records of the build it started from).
     pub table_records: Vec<TableRecord>,
     /// Set when this is a one-table rebuild ([`crate::incremental`]): only these tables were read, typed and
     /// validated; the other tables of `project` have their schema but no rows.
@@ -361,20 +372,21 @@ fn load_impl(
         return fail(diags);
     }
     // What a later one-table rebuild needs ([`crate::incremental`]), for projects it can serve.
-    let table_records = if ctx.cache.enabled() && crate::incremental::eligible(loaded, &set) {
-        let digests = crate::validators::key_digests(&project);
-        project
-            .tables
-            .iter()
-            .map(|t| TableRecord {
-                name: t.name.clone(),
-                sources: sources_of.remove(&t.name).unwrap_or_default(),
-                keys: digests.get(&t.name).copied().unwrap_or_default(),
-            })
-            .collect()
-    } else {
-        vec![]
-    };
+    let table_records =
+        if ctx.cache.enabled() && crate::incremental::eligible(loaded, &project, &set, &schemas) {
+            let digests = crate::validators::key_digests(&project);
+            project
+                .tables
+                .iter()
+                .map(|t| TableRecord {
+                    name: t.name.clone(),
+                    sources: sources_of.remove(&t.name).unwrap_or_default(),
+                    keys: digests.get(&t.name).copied().unwrap_or_default(),
+                })
+                .collect()
+        } else {
+            vec![]
+        };
     Ok(Validated {
         project,
         schemas,
@@ -475,45 +487,66 @@ pub fn canonical_data(l: &Validated) -> (Files, String) {
 /// Canonical data of `project` under the folder `dir` (`data`, or `data/<output>` for an output with export
 /// groups) and its content hash.
 pub fn canonical_data_of(project: &Project, schema_set: &SchemaSet, dir: &str) -> (Files, String) {
-    let mut files = Files::new();
-    let parts: Vec<(String, String, [u8; 32], [u8; 32])> = project
+    canonical_data_in(project, schema_set, dir, None)
+}
+
+/// [`canonical_data_of`]; in a one-table rebuild (`partial`), only the rebuilt tables' data is rendered, and
+/// the content hash takes the other tables' data digests from the manifest (the BLAKE3 of their recorded
+/// `data/<T>.json`, which is what [`canonical::content_hash_of_digests`] hashes).
+fn canonical_data_in(
+    project: &Project,
+    schema_set: &SchemaSet,
+    dir: &str,
+    partial: Option<&crate::incremental::Partial>,
+) -> (Files, String) {
+    // (path, data if rendered, data digest, schema digest) per table.
+    type Part = (String, Option<String>, [u8; 32], [u8; 32]);
+    let parts: Vec<Part> = project
         .tables
         .par_iter()
         .with_max_len(1)
         .map(|t| {
-            let data = canonical::table_json(project, t);
             let schema = canonical::json_value(
                 schema_set
                     .files
                     .get(&t.schema_file)
                     .unwrap_or(&serde_json::Value::Null),
             );
-            let d = *blake3::hash(data.as_bytes()).as_bytes();
-            (
-                t.name.clone(),
-                data,
-                d,
-                *blake3::hash(schema.as_bytes()).as_bytes(),
-            )
+            let schema = *blake3::hash(schema.as_bytes()).as_bytes();
+            let path = format!("{dir}/{}.json", t.name);
+            let recorded = partial
+                .filter(|p| !p.only.contains(&t.name))
+                .and_then(|p| p.base.outputs.get(&path));
+            match recorded {
+                Some(e) => (path, None, e.hash, schema),
+                None => {
+                    let data = canonical::table_json(project, t);
+                    let d = *blake3::hash(data.as_bytes()).as_bytes();
+                    (path, Some(data), d, schema)
+                }
+            }
         })
         .collect();
-    let mut digests: Vec<(String, [u8; 32], [u8; 32])> = parts
+    let mut digests: Vec<(String, [u8; 32], [u8; 32])> = project
+        .tables
         .iter()
-        .map(|(name, _, d, s)| (name.clone(), *d, *s))
+        .zip(&parts)
+        .map(|(t, (_, _, d, s))| (t.name.clone(), *d, *s))
         .collect();
     shared_schema_digests(project, schema_set, &mut digests);
     let hash =
         canonical::content_hash_of_digests(digests.iter().map(|(n, d, s)| (n.as_str(), *d, *s)));
-    for (name, data, _, _) in parts {
-        files.insert(format!("{dir}/{name}.json"), data);
-    }
+    let mut files: Files = parts
+        .into_iter()
+        .filter_map(|(path, data, _, _)| Some((path, data?)))
+        .collect();
     files.insert(format!("{dir}/content-hash.txt"), format!("{hash}\n"));
     (files, hash)
 }
 
 /// The content-hash parts of the schema files no table of `project` uses (their definitions shape every
 /// table): `$schema/<file>`, the digest of empty data, the digest of the canonical schema.
-pub(crate) fn shared_schema_digests(
+fn shared_schema_digests(
     project: &Project,
     schema_set: &SchemaSet,
     digests: &mut Vec<(String, [u8; 32], [u8; 32])>,
@@ -538,10 +571,9 @@ pub(crate) fn shared_schema_digests(
 /// groups`) is emitted from the project filtered to them, with its own data under `data/<output>/` and its
 /// own content hash (see [`crate::groups`]).
 pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Files> {
-    if let Some(part) = &l.partial {
-        return crate::incremental::generate(loaded, l, part);
-    }
     let c = &loaded.config;
+    // A one-table rebuild renders the rebuilt tables' files and the shared ones ([`crate::incremental`]).
+    let only = l.partial.as_ref().map(|p| &p.only);
     // `[localization] inline`: every output shows one language's texts instead of their keys.
     let inlined;
     let base: &Project = match c.localization.as_ref().filter(|x| x.inline.is_some()) {
@@ -553,7 +585,7 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Files> {
     };
     let timings = std::env::var_os("GENTABLE_TIMINGS").is_some();
     let started = Instant::now();
-    let (mut files, hash) = canonical_data_of(base, &l.schema_set, "data");
+    let (mut files, hash) = canonical_data_in(base, &l.schema_set, "data", l.partial.as_ref());
     if timings {
         eprintln!(
             "gentable:   canonical data {:.1} ms",
@@ -580,19 +612,23 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Files> {
                     content_hash: &hash,
                     project_hash: &hash,
                     root: &loaded.root,
-                    only: None,
+                    only,
                 })?,
                 Some(groups) => {
                     let project = crate::groups::filter(base, groups)?;
-                    let (mut data, own) =
-                        canonical_data_of(&project, &l.schema_set, &format!("data/{name}"));
+                    let (mut data, own) = canonical_data_in(
+                        &project,
+                        &l.schema_set,
+                        &format!("data/{name}"),
+                        l.partial.as_ref(),
+                    );
                     data.extend(emit(&EmitContext {
                         project: &project,
                         config: c,
                         content_hash: &own,
                         project_hash: &hash,
                         root: &loaded.root,
-                        only: None,
+                        only,
                     })?);
                     data
                 }
@@ -813,16 +849,11 @@ pub fn write_in(
 ) -> std::io::Result<Changes> {
     ctx.stage("writing", 0);
     let dir = loaded.generated_dir();
-    let old = ctx.cache.manifest();
+    let old = ctx.manifest_check(loaded).map(|c| &c.manifest.outputs);
     // Until this build is recorded, the old manifest must not describe a half-written folder.
     ctx.cache.set_manifest(None);
     let partial = l.partial.as_ref();
-    let mut c = write_with(
-        &dir,
-        files,
-        old.as_ref().map(|m| &m.outputs),
-        partial.is_none(),
-    )?;
+    let mut c = write_with(&dir, files, old, partial.is_none())?;
     if let Some(p) = partial {
         // The files of the tables that were not rebuilt are on disk as recorded.
         c.unchanged += p
@@ -847,6 +878,19 @@ pub fn write_in(
     Ok(c)
 }
 
+/// The manifest entries of `files`, just written under `dir`.
+fn output_entries(dir: &Path, files: &Files, now: SystemTime) -> BTreeMap<String, Entry> {
+    files
+        .par_iter()
+        .map(|(rel, content)| {
+            (
+                rel.clone(),
+                Entry::new(&dir.join(rel), content.as_bytes(), now),
+            )
+        })
+        .collect()
+}
+
 /// The manifest after a one-table rebuild: the base manifest with the inputs seen by this build and the
 /// files it wrote.
 fn partial_manifest(
@@ -861,16 +905,7 @@ fn partial_manifest(
         m.inputs.insert(k.clone(), e.clone());
     }
     let dir = loaded.generated_dir();
-    let outputs: Vec<(String, Entry)> = files
-        .par_iter()
-        .map(|(rel, content)| {
-            (
-                rel.clone(),
-                Entry::new(&dir.join(rel), content.as_bytes(), now),
-            )
-        })
-        .collect();
-    m.outputs.extend(outputs);
+    m.outputs.extend(output_entries(&dir, files, now));
     Some(m)
 }
 
@@ -976,15 +1011,7 @@ fn manifest_of(loaded: &Loaded, files: &Files, l: &Validated, ctx: &Context) -> 
         );
     }
     let dir = loaded.generated_dir();
-    let outputs = files
-        .par_iter()
-        .map(|(rel, content)| {
-            (
-                rel.clone(),
-                Entry::new(&dir.join(rel), content.as_bytes(), now),
-            )
-        })
-        .collect();
+    let outputs = output_entries(&dir, files, now);
     Some(Manifest {
         settings: cache::settings_hash(loaded),
         inputs,
@@ -1003,66 +1030,106 @@ pub struct UpToDate {
     pub files: usize,
 }
 
+/// What the manifest of the last clean build says of the files on disk now (computed once per build, see
+/// [`Context::manifest_check`]; used by [`up_to_date`] and by one-table rebuilds, [`crate::incremental`]).
+pub(crate) struct ManifestCheck {
+    pub manifest: Manifest,
+    /// The project's input files are the recorded ones (none added or removed), every generated file holds
+    /// what was recorded, and no extra file sits in the folders gentable owns.
+    pub same_files: bool,
+    /// Recorded inputs whose content differs now (paths as the manifest keys them).
+    pub changed: BTreeSet<String>,
+    /// The table files of the project: input path → source file.
+    pub table_files: BTreeMap<String, read::SourceFile>,
+    /// Inputs and outputs whose status changed but whose content did not: their entries as of now.
+    pub refreshed_inputs: Vec<(String, Entry)>,
+    refreshed_outputs: Vec<(String, Entry)>,
+}
+
+fn check_manifest(loaded: &Loaded, ctx: &Context) -> Option<ManifestCheck> {
+    if !ctx.cache.enabled() {
+        return None;
+    }
+    let manifest = ctx.cache.manifest()?;
+    if manifest.settings != cache::settings_hash(loaded) {
+        return None;
+    }
+    let table_files: BTreeMap<String, read::SourceFile> = read::discover(loaded)
+        .ok()?
+        .into_iter()
+        .map(|f| (f.path.to_string_lossy().into_owned(), f))
+        .collect();
+    let mut keys: HashSet<String> = table_files.keys().cloned().collect();
+    keys.extend(
+        other_inputs(loaded, ctx)
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned()),
+    );
+    let dir = loaded.generated_dir();
+    let recorded: Files = manifest
+        .outputs
+        .keys()
+        .map(|k| (k.clone(), String::new()))
+        .collect();
+    let same_set = keys.len() == manifest.inputs.len()
+        && keys.iter().all(|k| manifest.inputs.contains_key(k))
+        && extra_files(&dir, &recorded).is_empty();
+    let now = SystemTime::now();
+    let inputs: Vec<(String, Option<Option<Entry>>)> = manifest
+        .inputs
+        .par_iter()
+        .map(|(k, e)| (k.clone(), e.check(Path::new(k), now)))
+        .collect();
+    let outputs: Vec<(String, Option<Option<Entry>>)> = manifest
+        .outputs
+        .par_iter()
+        .map(|(k, e)| (k.clone(), e.check(&dir.join(k), now)))
+        .collect();
+    let outputs_ok = outputs.iter().all(|(_, c)| c.is_some());
+    let mut changed = BTreeSet::new();
+    let mut refreshed_inputs = vec![];
+    for (k, c) in inputs {
+        match c {
+            None => {
+                changed.insert(k);
+            }
+            Some(Some(e)) => refreshed_inputs.push((k, e)),
+            Some(None) => {}
+        }
+    }
+    let refreshed_outputs = outputs
+        .into_iter()
+        .filter_map(|(k, c)| Some((k, c??)))
+        .collect();
+    Some(ManifestCheck {
+        manifest,
+        same_files: same_set && outputs_ok,
+        changed,
+        table_files,
+        refreshed_inputs,
+        refreshed_outputs,
+    })
+}
+
 /// With the cache on: `Some` when the last successful build had no diagnostic, and every input (project file,
 /// table files, schema files, templates; none added or removed) and every output still holds what that build
 /// recorded, with no extra file in the owned folders. Then the build's result would be exactly what is on
 /// disk, so there is nothing to do.
 pub fn up_to_date(loaded: &Loaded, ctx: &Context) -> Option<UpToDate> {
-    if !ctx.cache.enabled() {
+    let c = ctx.manifest_check(loaded)?;
+    if !c.same_files || !c.changed.is_empty() {
         return None;
     }
-    let m = ctx.cache.manifest()?;
-    if m.settings != cache::settings_hash(loaded) {
-        return None;
-    }
-    let mut paths: Vec<PathBuf> = read::discover(loaded)
-        .ok()?
-        .into_iter()
-        .map(|f| f.path)
-        .collect();
-    paths.extend(other_inputs(loaded, ctx));
-    let keys: HashSet<String> = paths
-        .iter()
-        .map(|p| p.to_string_lossy().into_owned())
-        .collect();
-    if keys.len() != m.inputs.len() || !keys.iter().all(|k| m.inputs.contains_key(k)) {
-        return None;
-    }
-    let dir = loaded.generated_dir();
-    let outputs: Files = m
-        .outputs
-        .keys()
-        .map(|k| (k.clone(), String::new()))
-        .collect();
-    if !extra_files(&dir, &outputs).is_empty() {
-        return None;
-    }
-    let now = SystemTime::now();
-    let inputs: Option<Vec<(String, Option<Entry>)>> = m
-        .inputs
-        .par_iter()
-        .map(|(k, e)| Some((k.clone(), e.check(Path::new(k), now)?)))
-        .collect();
-    let outputs: Option<Vec<(String, Option<Entry>)>> = m
-        .outputs
-        .par_iter()
-        .map(|(k, e)| Some((k.clone(), e.check(&dir.join(k), now)?)))
-        .collect();
-    let (inputs, outputs) = (inputs?, outputs?);
     let up = UpToDate {
-        tables: m.tables as usize,
-        files: m.outputs.len(),
+        tables: c.manifest.tables as usize,
+        files: c.manifest.outputs.len(),
     };
     // Files that had to be hashed (recorded too soon after they were written, or touched without a change)
     // get their current status recorded, so that the next no-op build only looks at statuses.
-    if inputs.iter().chain(&outputs).any(|(_, e)| e.is_some()) {
-        let mut m = m;
-        for (k, e) in inputs.into_iter().filter_map(|(k, e)| Some((k, e?))) {
-            m.inputs.insert(k, e);
-        }
-        for (k, e) in outputs.into_iter().filter_map(|(k, e)| Some((k, e?))) {
-            m.outputs.insert(k, e);
-        }
+    if !c.refreshed_inputs.is_empty() || !c.refreshed_outputs.is_empty() {
+        let mut m = c.manifest.clone();
+        m.inputs.extend(c.refreshed_inputs.iter().cloned());
+        m.outputs.extend(c.refreshed_outputs.iter().cloned());
         ctx.cache.set_manifest(Some(&m));
     }
     Some(up)

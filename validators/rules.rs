@@ -415,6 +415,29 @@ fn render_message(rule: &Rule, ctx: &Context) -> String {
 
 /// Evaluate every rule of every table. Problems with a rule itself are GT0312 (at the schema file); failures
 /// are GT0310 (row) and GT0311 (table); evaluation errors GT0313.
+/// Whether `rules` (expressions or messages) read other tables: `tables` or `byKey`.
+fn read_other_tables(rules: &[Rule]) -> bool {
+    ["tables", "byKey"].iter().any(|var| {
+        rules.iter().any(|r| {
+            r.program.references().has_variable(var)
+                || r.message
+                    .iter()
+                    .any(|p| matches!(p, Part::Expr(_, e) if e.references().has_variable(var)))
+        })
+    })
+}
+
+/// Whether a rule of any table in `schemas` reads other tables (`tables`, `byKey`): then one table's rule
+/// results depend on other tables' rows, and tables cannot be rebuilt one by one ([`crate::incremental`]).
+/// Rules that do not compile are not counted (they are reported by [`check`]).
+pub fn any_reads_other_tables(project: &Project, set: &SchemaSet, schemas: &[TableSchema]) -> bool {
+    let env = env();
+    schemas.iter().any(|ts| {
+        let rules = compile_rules(&env, project, ts, &set.rel(&ts.schema_file), &mut vec![]);
+        read_other_tables(&rules)
+    })
+}
+
 pub fn check(
     project: &Project,
     set: &SchemaSet,
@@ -435,18 +458,10 @@ pub fn check(
     if compiled.is_empty() {
         return;
     }
-    let uses = |var: &str| {
-        compiled.iter().any(|(_, _, rules)| {
-            rules.iter().any(|r| {
-                r.program.references().has_variable(var)
-                    || r.message
-                        .iter()
-                        .any(|p| matches!(p, Part::Expr(_, e) if e.references().has_variable(var)))
-            })
-        })
-    };
     // Every table's rows as CEL maps, converted once (only when some rule reads other tables).
-    let need_all = uses("tables") || uses("byKey");
+    let need_all = compiled
+        .iter()
+        .any(|(_, _, rules)| read_other_tables(rules));
     let schema_of: HashMap<&str, &TableSchema> =
         schemas.iter().map(|s| (s.name.as_str(), s)).collect();
     let rows_of = |t: &Table| -> Vec<C> {
