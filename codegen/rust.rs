@@ -486,23 +486,46 @@ impl<'a> Lit<'a> {
             }
             out.push_str("&[\n");
         }
-        for r in &t.rows {
-            pad(out, indent);
-            out.push_str(&row_ty);
-            if fields.is_empty() {
-                out.push_str(" {}");
-            } else {
-                out.push_str(" {\n");
-                for ((f, fl), v) in t.fields.iter().zip(fields).zip(&r.values) {
-                    self.field(out, indent + 4, fl, &f.ty, v)?;
+        // A big table is printed in chunks on all cores, joined in order.
+        let rows = if single {
+            t.rows.get(..1).unwrap_or_default()
+        } else {
+            &t.rows[..]
+        };
+        let chunk = |rows: &[crate::ir::Row]| -> Result<String> {
+            let mut out = String::with_capacity(rows.len() * 64 * t.fields.len().max(1));
+            for r in rows {
+                pad(&mut out, indent);
+                out.push_str(&row_ty);
+                if fields.is_empty() {
+                    out.push_str(" {}");
+                } else {
+                    out.push_str(" {\n");
+                    for ((f, fl), v) in t.fields.iter().zip(fields).zip(&r.values) {
+                        self.field(&mut out, indent + 4, fl, &f.ty, v)?;
+                    }
+                    pad(&mut out, indent);
+                    out.push('}');
                 }
-                pad(out, indent);
-                out.push('}');
+                if !single {
+                    out.push_str(",\n");
+                }
             }
-            if single {
-                break;
+            Ok(out)
+        };
+        if rows.len() > crate::canonical::CHUNK_ROWS {
+            use rayon::prelude::*;
+            let parts: Vec<Result<String>> = rows
+                .par_chunks(crate::canonical::CHUNK_ROWS)
+                .map(chunk)
+                .collect();
+            let parts = parts.into_iter().collect::<Result<Vec<String>>>()?;
+            out.reserve(parts.iter().map(String::len).sum::<usize>() + 1);
+            for p in parts {
+                out.push_str(&p);
             }
-            out.push_str(",\n");
+        } else {
+            out.push_str(&chunk(rows)?);
         }
         if !single {
             out.push(']');
@@ -1024,7 +1047,7 @@ fn render_table(p: &Project, t: &Table, ids: &IdMap, lit: &Lit) -> Result<String
     let layout = render(table_file(p, t, ids, &mut indexes)?)?;
     let own_pk = (t.mode == TableMode::Map && t.primary_key.len() == 1).then(|| t.primary_key[0]);
     let fields = field_lits(ids, &t.name, &t.fields, own_pk);
-    let mut rows = String::with_capacity(t.rows.len() * 64 * t.fields.len().max(1));
+    let mut rows = String::new();
     lit.rows(t, &fields, &mut rows)?;
     let mut parts: Vec<(String, String)> = vec![(ROWS_MARKER.to_string(), rows)];
     for (i, list) in indexes.into_iter().enumerate() {
@@ -1872,6 +1895,19 @@ mod tests {
         );
         // The printed rows are one Rust expression.
         syn::parse_str::<syn::Expr>(&out).unwrap();
+    }
+
+    #[test]
+    fn big_tables_are_printed_in_chunks_in_order() {
+        let n = crate::canonical::CHUNK_ROWS * 2 + 7;
+        let t = list_table(
+            vec![field("N", Type::Int(IntWidth::U32))],
+            (0..n).map(|i| vec![Value::Int(i as i128)]).collect(),
+        );
+        let expected: String = (0..n)
+            .map(|i| format!("    Wave {{\n        n: {i}u32,\n    }},\n"))
+            .collect();
+        assert_eq!(rows_of(&t), format!("&[\n{expected}]"));
     }
 
     #[test]

@@ -249,15 +249,35 @@ pub fn schema_json(project: &Project, ty: &Type, v: &Value) -> serde_json::Value
     }
 }
 
-/// The canonical JSON of one table: an array of its rows (see module docs).
+/// Rows per task when one big table is rendered on several cores.
+pub const CHUNK_ROWS: usize = 20_000;
+
+/// The canonical JSON of one table: an array of its rows (see module docs). A table of more than
+/// [`CHUNK_ROWS`] rows is rendered in chunks on all cores (rayon) and joined in order.
 pub fn table_json(project: &Project, table: &Table) -> String {
-    let mut out = String::with_capacity(64 * table.rows.len() + 2);
+    use rayon::prelude::*;
+    let chunk = |rows: &[crate::ir::Row]| {
+        let mut out = String::with_capacity(64 * rows.len());
+        for (i, row) in rows.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            write_object(&mut out, project, &table.fields, &row.values);
+        }
+        out
+    };
+    let parts: Vec<String> = if table.rows.len() > CHUNK_ROWS {
+        table.rows.par_chunks(CHUNK_ROWS).map(chunk).collect()
+    } else {
+        vec![chunk(&table.rows)]
+    };
+    let mut out = String::with_capacity(parts.iter().map(|p| p.len() + 1).sum::<usize>() + 2);
     out.push('[');
-    for (i, row) in table.rows.iter().enumerate() {
+    for (i, p) in parts.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        write_object(&mut out, project, &table.fields, &row.values);
+        out.push_str(p);
     }
     out.push(']');
     out
@@ -351,6 +371,34 @@ mod tests {
         let mut s = String::new();
         write_f64(&mut s, x);
         s
+    }
+
+    #[test]
+    fn big_tables_are_written_in_chunks_in_order() {
+        use crate::ir::{Field, IntWidth, Row, Table, TableMode, Type};
+        let n = CHUNK_ROWS * 2 + 7;
+        let t = Table {
+            name: "T".into(),
+            doc: String::new(),
+            mode: TableMode::List,
+            fields: vec![Field::new("N", Type::Int(IntWidth::U32))],
+            primary_key: vec![],
+            unique_keys: vec![],
+            rows: (0..n)
+                .map(|i| Row {
+                    values: vec![Value::Int(i as i128)],
+                    origin: Default::default(),
+                    columns: std::sync::Arc::from(Vec::new()),
+                })
+                .collect(),
+            schema_file: "T.schema.json".into(),
+            groups: vec![],
+        };
+        let expected: Vec<String> = (0..n).map(|i| format!("{{\"N\":{i}}}")).collect();
+        assert_eq!(
+            table_json(&Project::default(), &t),
+            format!("[{}]", expected.join(","))
+        );
     }
 
     #[test]

@@ -246,7 +246,13 @@ pub fn load(
     ctx.stage("checking keys", 0);
     part.tables.extend(std::mem::take(&mut typed).into_values());
     crate::validators::keys(&mut part, &mut diags);
-    crate::validators::foreign_keys_from(&part, &set, Some(&only), &mut diags);
+    crate::validators::foreign_keys_in(
+        &part,
+        &crate::validators::KeyIndex::new(&part),
+        &set,
+        Some(&only),
+        &mut diags,
+    );
     if !diags.iter().any(|d| d.severity == Severity::Error) {
         crate::validators::rules::check(&part, &set, &part_schemas, &mut diags);
     }

@@ -355,7 +355,8 @@ fn load_impl(
     json_schema_parallel(&mut project, &set, &schemas, &mut diags);
     ctx.stage("checking keys", 0);
     crate::validators::keys(&mut project, &mut diags);
-    crate::validators::foreign_keys(&project, &set, &mut diags);
+    let key_index = crate::validators::KeyIndex::new(&project);
+    crate::validators::foreign_keys_in(&project, &key_index, &set, None, &mut diags);
     crate::validators::unreferenced(&project, &set, &schemas, &mut diags);
     crate::validators::text::check(&project, loaded.config.localization.as_ref(), &mut diags);
     // Rules read other tables through keys: run them only on tables whose keys and references hold.
@@ -372,9 +373,10 @@ fn load_impl(
         return fail(diags);
     }
     // What a later one-table rebuild needs ([`crate::incremental`]), for projects it can serve.
+    ctx.stage("recording", 0);
     let table_records =
         if ctx.cache.enabled() && crate::incremental::eligible(loaded, &project, &set, &schemas) {
-            let digests = crate::validators::key_digests(&project);
+            let digests = key_index.digests(&project);
             project
                 .tables
                 .iter()

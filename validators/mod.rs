@@ -432,41 +432,57 @@ fn key_sets(project: &Project) -> KeySets<'_> {
 /// row order, as [`foreign_keys`] lists them for checks and hints. Equal digests mean every reference into the
 /// table checks out, and is reported, exactly as before (the one-table rebuild, [`crate::incremental`]).
 pub fn key_digests(project: &Project) -> BTreeMap<String, [u8; 32]> {
-    let sets = key_sets(project);
-    type Target<'a> = (
-        &'a str,
-        Option<&'a str>,
-        &'a Option<(HashSet<String>, Vec<String>)>,
-    );
-    let mut targets: Vec<Target> = sets.iter().map(|((t, f), s)| (*t, *f, s)).collect();
-    targets.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
-    let mut out: BTreeMap<String, blake3::Hasher> = project
-        .tables
-        .iter()
-        .map(|t| (t.name.clone(), blake3::Hasher::new()))
-        .collect();
-    for (table, field, s) in targets {
-        let Some(h) = out.get_mut(table) else {
-            continue;
-        };
-        h.update(field.unwrap_or("\u{0}").as_bytes());
-        h.update(b"\0");
-        match s {
-            None => {
-                h.update(b"-");
-            }
-            Some((_, list)) => {
-                h.update(&(list.len() as u64).to_le_bytes());
-                for v in list {
-                    h.update(&(v.len() as u64).to_le_bytes());
-                    h.update(v.as_bytes());
+    KeyIndex::new(project).digests(project)
+}
+
+/// The key sets of every foreign-key target of a project (per `(table, field)`: the values as text, as a set
+/// for checks and in row order for hints and digests), built once for [`foreign_keys_in`] and
+/// [`KeyIndex::digests`].
+pub struct KeyIndex<'a>(KeySets<'a>);
+
+impl<'a> KeyIndex<'a> {
+    pub fn new(project: &'a Project) -> KeyIndex<'a> {
+        KeyIndex(key_sets(project))
+    }
+
+    /// [`key_digests`] of `project`, the project this index was built from.
+    pub fn digests(&self, project: &Project) -> BTreeMap<String, [u8; 32]> {
+        let sets = &self.0;
+        type Target<'a> = (
+            &'a str,
+            Option<&'a str>,
+            &'a Option<(HashSet<String>, Vec<String>)>,
+        );
+        let mut targets: Vec<Target> = sets.iter().map(|((t, f), s)| (*t, *f, s)).collect();
+        targets.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        let mut out: BTreeMap<String, blake3::Hasher> = project
+            .tables
+            .iter()
+            .map(|t| (t.name.clone(), blake3::Hasher::new()))
+            .collect();
+        for (table, field, s) in targets {
+            let Some(h) = out.get_mut(table) else {
+                continue;
+            };
+            h.update(field.unwrap_or("\u{0}").as_bytes());
+            h.update(b"\0");
+            match s {
+                None => {
+                    h.update(b"-");
+                }
+                Some((_, list)) => {
+                    h.update(&(list.len() as u64).to_le_bytes());
+                    for v in list {
+                        h.update(&(v.len() as u64).to_le_bytes());
+                        h.update(v.as_bytes());
+                    }
                 }
             }
         }
+        out.into_iter()
+            .map(|(k, h)| (k, *h.finalize().as_bytes()))
+            .collect()
     }
-    out.into_iter()
-        .map(|(k, h)| (k, *h.finalize().as_bytes()))
-        .collect()
 }
 
 /// Call `f(table, field, column_field_index, row, atom, path)` for every value of every foreign key field:
@@ -536,18 +552,20 @@ pub fn closest_n<'a>(
 /// must be an existing key of one of the target tables. Null (an empty optional cell) is never checked:
 /// whether a cell may be empty is the schema's `required`/nullable business, checked while typing.
 pub fn foreign_keys(project: &Project, set: &SchemaSet, diags: &mut Vec<Diagnostic>) {
-    foreign_keys_from(project, set, None, diags)
+    foreign_keys_in(project, &KeyIndex::new(project), set, None, diags)
 }
 
-/// [`foreign_keys`], checking only the references made by the tables in `from` (all when `None`); the
-/// targets may be any table of `project`. Used by the one-table rebuild ([`crate::incremental`]).
-pub fn foreign_keys_from(
+/// [`foreign_keys`] with the project's [`KeyIndex`], checking only the references made by the tables in
+/// `from` (all when `None`, a one-table rebuild's tables otherwise, [`crate::incremental`]); the targets may
+/// be any table of `project`.
+pub fn foreign_keys_in(
     project: &Project,
+    index: &KeyIndex,
     set: &SchemaSet,
     from: Option<&BTreeSet<String>>,
     diags: &mut Vec<Diagnostic>,
 ) {
-    let sets = key_sets(project);
+    let sets = &index.0;
     let mut bad_decl: BTreeSet<(String, String, String)> = BTreeSet::new();
     let mut hints: HashMap<(String, String), usize> = HashMap::new();
     each_reference(project, &mut |t, field, fi, row, a, path| {
