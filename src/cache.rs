@@ -30,7 +30,7 @@ use std::time::{Duration, SystemTime};
 pub const DIR: &str = ".gentable-cache";
 const MAGIC: &[u8; 8] = b"GTCACHE\0";
 /// Bumped whenever an encoding below changes.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 /// The gentable version and build id (a hash of gentable's own sources, `build.rs`): a cache written by any
 /// other build of gentable is never trusted.
 const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("GENTABLE_BUILD_ID"));
@@ -493,7 +493,7 @@ impl Entry {
 pub struct Manifest {
     /// Hash of the build settings that are not files (version, generated folder, …).
     pub settings: [u8; 32],
-    /// Input files by path relative to the project root (`/`-separated; `gentable.toml` included).
+    /// Input files by path relative to the project root (`/`-separated; the project file included).
     pub inputs: BTreeMap<String, Entry>,
     /// Output files by path relative to the generated folder.
     pub outputs: BTreeMap<String, Entry>,
@@ -603,7 +603,8 @@ pub fn settings_hash(loaded: &Loaded) -> [u8; 32] {
     let mut h = blake3::Hasher::new();
     h.update(VERSION.as_bytes());
     h.update(&FORMAT.to_le_bytes());
-    h.update(loaded.generated_dir().to_string_lossy().as_bytes());
+    // As written in the project file: the same project reached through another path has the same settings.
+    h.update(loaded.config.project.generated.to_string_lossy().as_bytes());
     *h.finalize().as_bytes()
 }
 

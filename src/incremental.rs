@@ -31,7 +31,6 @@ use crate::read::RawTable;
 use crate::schema::{SchemaSet, TableSchema};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
 /// A one-table rebuild in progress: which tables were rebuilt, and the manifest it starts from.
 #[derive(Clone, Debug)]
@@ -95,7 +94,7 @@ pub fn load(
             .get(k.as_str())
             .copied()
             .or_else(|| m.inputs.get(k));
-        ctx.record_input(Path::new(k), e?.clone());
+        ctx.record_input(&ctx.input_path(k), e?.clone());
     }
     let records: BTreeMap<&str, &TableRecord> = m
         .table_records

@@ -35,6 +35,8 @@ pub struct Context {
     started: Instant,
     /// The project file (an input of the manifest), if known.
     config_path: Option<PathBuf>,
+    /// The project root: manifest keys are input paths relative to it ([`Context::input_key`]).
+    root: PathBuf,
     /// Input files seen by this build: path → entry.
     inputs: Mutex<BTreeMap<String, Entry>>,
     /// Whether a one-table rebuild ([`crate::incremental`]) may be tried (with the cache on).
@@ -52,6 +54,7 @@ impl Context {
             timings: std::env::var_os("GENTABLE_TIMINGS").is_some(),
             started: Instant::now(),
             config_path: None,
+            root: PathBuf::new(),
             inputs: Mutex::new(BTreeMap::new()),
             incremental: false,
             manifest_check: std::sync::OnceLock::new(),
@@ -78,6 +81,7 @@ impl Context {
             cache: Cache::new(loaded, !no_cache),
             progress: bar,
             config_path: Some(config_path.to_path_buf()),
+            root: loaded.root.clone(),
             ..Context::plain()
         }
     }
@@ -131,9 +135,22 @@ impl Context {
             .get_or_init(|| check_manifest(loaded, self))
             .as_ref()
     }
+    /// The manifest key of an input file: its path relative to the project root, `/`-separated, so that the
+    /// same project reached through another spelling of its path (`-c gentable.toml`, an absolute path) is
+    /// still recognised.
+    pub(crate) fn input_key(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .replace('\\', "/")
+    }
+    /// The file of a manifest key ([`Context::input_key`]).
+    pub(crate) fn input_path(&self, key: &str) -> PathBuf {
+        self.root.join(key)
+    }
     pub(crate) fn record_input(&self, path: &Path, entry: Entry) {
         if let Ok(mut m) = self.inputs.lock() {
-            m.insert(path.to_string_lossy().into_owned(), entry);
+            m.insert(self.input_key(path), entry);
         }
     }
 }
@@ -308,7 +325,7 @@ fn load_impl(
     let mut sources_of: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let paths: BTreeMap<&str, String> = files
         .iter()
-        .map(|f| (f.rel.as_str(), f.path.to_string_lossy().into_owned()))
+        .map(|f| (f.rel.as_str(), ctx.input_key(&f.path)))
         .collect();
     for (name, raws) in &by_table {
         let mut s: Vec<String> = raws
@@ -1007,10 +1024,7 @@ fn manifest_of(loaded: &Loaded, files: &Files, l: &Validated, ctx: &Context) -> 
     }
     for p in other_inputs(loaded, ctx) {
         let bytes = std::fs::read(&p).ok()?;
-        inputs.insert(
-            p.to_string_lossy().into_owned(),
-            Entry::new(&p, &bytes, now),
-        );
+        inputs.insert(ctx.input_key(&p), Entry::new(&p, &bytes, now));
     }
     let dir = loaded.generated_dir();
     let outputs = output_entries(&dir, files, now);
@@ -1059,14 +1073,10 @@ fn check_manifest(loaded: &Loaded, ctx: &Context) -> Option<ManifestCheck> {
     let table_files: BTreeMap<String, read::SourceFile> = read::discover(loaded)
         .ok()?
         .into_iter()
-        .map(|f| (f.path.to_string_lossy().into_owned(), f))
+        .map(|f| (ctx.input_key(&f.path), f))
         .collect();
     let mut keys: HashSet<String> = table_files.keys().cloned().collect();
-    keys.extend(
-        other_inputs(loaded, ctx)
-            .iter()
-            .map(|p| p.to_string_lossy().into_owned()),
-    );
+    keys.extend(other_inputs(loaded, ctx).iter().map(|p| ctx.input_key(p)));
     let dir = loaded.generated_dir();
     let recorded: Files = manifest
         .outputs
@@ -1080,7 +1090,7 @@ fn check_manifest(loaded: &Loaded, ctx: &Context) -> Option<ManifestCheck> {
     let inputs: Vec<(String, Option<Option<Entry>>)> = manifest
         .inputs
         .par_iter()
-        .map(|(k, e)| (k.clone(), e.check(Path::new(k), now)))
+        .map(|(k, e)| (k.clone(), e.check(&ctx.input_path(k), now)))
         .collect();
     let outputs: Vec<(String, Option<Option<Entry>>)> = manifest
         .outputs

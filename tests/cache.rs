@@ -399,6 +399,12 @@ fn one_table_rebuilds_equal_clean_builds() {
     let code = edit_and_compare(c, k, "Table/Unit.csv", "弓手", "弓兵", "full");
     assert_eq!(code, 0);
     assert!(!c.join("generated/data/Stray.json").exists());
+    // The same project reached through another spelling of its path: still a one-table rebuild.
+    edit(&[c, k], "Table/Unit.csv", |t| t.replacen("弓兵", "弓手", 1));
+    let config = c.join("gentable.toml");
+    let (code, got, err) = build_traced(c, &["-c", config.to_str().unwrap()]);
+    assert_eq!((code, got.as_str()), (0, "Unit"), "{err}");
+    assert_same(c, k);
     // After a schema edit the next build is a full one.
     edit(&[c, k], "schema/Unit.schema.json", |t| {
         t.replacen("\"description\": \"", "\"description\": \"Edited. ", 1)
