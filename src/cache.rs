@@ -478,10 +478,13 @@ impl Entry {
         if self.stat == Some(stat) {
             return Some(None);
         }
-        let b = std::fs::read(path).ok()?;
-        (blake3::hash(&b).as_bytes() == &self.hash).then(|| {
+        // Streamed: a generated file can be hundreds of megabytes.
+        let mut h = blake3::Hasher::new();
+        h.update_reader(std::fs::File::open(path).ok()?).ok()?;
+        let len = h.count();
+        (h.finalize().as_bytes() == &self.hash).then(|| {
             Some(Entry {
-                stat: Some(stat).filter(|s| s.settled(now) && s.len == b.len() as u64),
+                stat: Some(stat).filter(|s| s.settled(now) && s.len == len),
                 hash: self.hash,
             })
         })

@@ -94,8 +94,9 @@ impl Context {
     pub(crate) fn stage(&self, name: &str, len: usize) {
         if self.timings {
             eprintln!(
-                "gentable: [{:>8.1} ms] {name}",
-                self.started.elapsed().as_secs_f64() * 1e3
+                "gentable: [{:>8.1} ms] {name}{}",
+                self.started.elapsed().as_secs_f64() * 1e3,
+                memory()
             );
         }
         if let Some(b) = &self.progress {
@@ -123,8 +124,9 @@ impl Context {
         }
         if self.timings {
             eprintln!(
-                "gentable: [{:>8.1} ms] done",
-                self.started.elapsed().as_secs_f64() * 1e3
+                "gentable: [{:>8.1} ms] done{}",
+                self.started.elapsed().as_secs_f64() * 1e3,
+                memory()
             );
         }
     }
@@ -152,6 +154,22 @@ impl Context {
         if let Ok(mut m) = self.inputs.lock() {
             m.insert(self.input_key(path), entry);
         }
+    }
+}
+
+/// For `GENTABLE_TIMINGS`: the process's resident and peak resident memory (`VmRSS`, `VmHWM` of
+/// `/proc/self/status`, Linux), or nothing where that is not available.
+fn memory() -> String {
+    let Ok(status) = std::fs::read_to_string("/proc/self/status") else {
+        return String::new();
+    };
+    let field = |name: &str| -> Option<u64> {
+        let line = status.lines().find(|l| l.starts_with(name))?;
+        line.split_whitespace().nth(1)?.parse().ok()
+    };
+    match (field("VmRSS:"), field("VmHWM:")) {
+        (Some(rss), Some(hwm)) => format!(" (rss {} MB, peak {} MB)", rss / 1024, hwm / 1024),
+        _ => String::new(),
     }
 }
 
