@@ -61,12 +61,12 @@ pub fn eligible(
 }
 
 /// Try a one-table rebuild. `None`: not possible (see the module docs), run the full pipeline. Otherwise the
-/// same as [`pipeline::load_with_sources_in`]: the validated project (whose `partial` is set) or every
-/// diagnostic, with the source rows they point at.
+/// validated project (whose `partial` is set) or every diagnostic, as [`pipeline::load_with_sources_in`]
+/// gives them, and the names of the rebuilt tables (whose rows the diagnostics can point at).
 pub fn load(
     loaded: &Loaded,
     ctx: &Context,
-) -> Option<(Result<Validated, Diagnostics>, crate::report::Sources)> {
+) -> Option<(Result<Validated, Diagnostics>, Vec<String>)> {
     let check = ctx.manifest_check(loaded)?;
     let m = &check.manifest;
     // Only table files changed (a hand-edited output, a new file, a schema edit: full build).
@@ -190,11 +190,6 @@ pub fn load(
             by_table.entry(t.name.clone()).or_default().push(t);
         }
     }
-    // Raw rows of the rebuilt tables, for the report's source lines.
-    let raw_rebuilt: Vec<RawTable> = only
-        .iter()
-        .flat_map(|n| by_table.get(n).into_iter().flatten().cloned())
-        .collect();
     let sources: Vec<(usize, Vec<RawTable>)> = schemas
         .iter()
         .enumerate()
@@ -221,8 +216,7 @@ pub fn load(
         announce();
         let mut d = Diagnostics { items: diags };
         d.sort();
-        let sources = crate::report::Sources::from_raw(&raw_rebuilt, &d.items);
-        Some((Err(d), sources))
+        Some((Err(d), only.iter().cloned().collect()))
     };
     if diags.iter().any(|d| d.severity == Severity::Error) {
         return failed(diags);
@@ -283,7 +277,7 @@ pub fn load(
     announce();
     let mut d = Diagnostics { items: diags };
     d.sort();
-    let sources = crate::report::Sources::from_raw(&raw_rebuilt, &d.items);
+    let rebuilt: Vec<String> = only.iter().cloned().collect();
     Some((
         Ok(Validated {
             project,
@@ -297,6 +291,6 @@ pub fn load(
                 base: m.clone(),
             }),
         }),
-        sources,
+        rebuilt,
     ))
 }

@@ -206,13 +206,17 @@ pub fn load_with_sources_in(
     loaded: &Loaded,
     ctx: &Context,
 ) -> (Result<Validated, Diagnostics>, crate::report::Sources) {
-    if ctx.incremental && ctx.cache.enabled() {
-        if let Some(r) = crate::incremental::load(loaded, ctx) {
-            return r;
-        }
-    }
+    let rebuilt = (ctx.incremental && ctx.cache.enabled())
+        .then(|| crate::incremental::load(loaded, ctx))
+        .flatten();
     let mut typed_names = vec![];
-    let result = load_impl(loaded, ctx, &mut typed_names);
+    let result = match rebuilt {
+        Some((result, rebuilt)) => {
+            typed_names = rebuilt;
+            result
+        }
+        None => load_impl(loaded, ctx, &mut typed_names),
+    };
     let diags = match &result {
         Ok(v) => &v.warnings,
         Err(d) => &d.items,
