@@ -22,7 +22,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 
 fn main() {
     let mut files = vec![PathBuf::from("Cargo.lock"), PathBuf::from("Cargo.toml")];
-    for d in ["src", "codegen", "validators"] {
+    for d in ["src"] {
         println!("cargo:rerun-if-changed={d}");
         walk(Path::new(d), &mut files);
     }

@@ -1,34 +1,25 @@
 //! gentable: config tables (CSV, Excel) + JSON Schema → validated Rust, C# and TypeScript.
 //!
-//! The pipeline, one module per stage:
-//! 1. the project file `gentable.toml`, in [`config`];
-//! 2. files → raw cells (CSV via `csv`, workbooks via `calamine`) with [`diag::RowOrigin`]s, in [`read`];
-//! 3. `schema/*.schema.json` → IR types ([`ir`]), in [`schema`];
-//! 4. raw cells → typed [`ir::Value`]s using the [`cell`] grammar, in [`typing`];
-//! 5. JSON Schema per row, keys, foreign keys, rule expressions, in [`validators`];
-//! 6. IR → Rust, C#, TypeScript in [`codegen`]; RFC 8785 data and the content hash in [`canonical`];
-//! 7. the stages run, and `generated/` is written atomically, by [`pipeline`].
+//! The pipeline, one folder per stage (docs/architecture.md):
+//! 1. [`read`]: the table folders → raw cells (CSV via `csv`, workbooks via `calamine`) with
+//!    [`diag::RowOrigin`]s;
+//! 2. [`schema`]: `schema/*.schema.json` → IR types ([`ir`]); the only reader of `x-gentable-*` annotations;
+//! 3. [`typing`]: raw cells → typed [`ir::Value`]s using the cell grammar ([`typing::cell`]);
+//! 4. [`validate`]: JSON Schema per row, keys, foreign keys, unreferenced rows, texts, rule expressions;
+//! 5. [`emit`]: IR → Rust, C#, TypeScript; RFC 8785 data ([`ir::canonical`]);
+//! 6. [`build`]: the one driver that runs the stages for every build (full, one-table, no-op, `--check`),
+//!    the cache, and the atomic write of `generated/`.
+//!
+//! Shared by every stage: the project file ([`config`]), diagnostics ([`diag`]) and identifier rules
+//! ([`naming`]).
 
-pub mod cache;
-pub mod canonical;
-pub mod cell;
-pub mod columns;
+pub mod build;
 pub mod config;
 pub mod diag;
-pub mod explain;
-pub mod groups;
-pub mod incremental;
+pub mod emit;
 pub mod ir;
 pub mod naming;
-pub mod pipeline;
 pub mod read;
-pub mod report;
 pub mod schema;
-pub mod time;
 pub mod typing;
-pub mod vertical;
-
-#[path = "../codegen/mod.rs"]
-pub mod codegen;
-#[path = "../validators/mod.rs"]
-pub mod validators;
+pub mod validate;

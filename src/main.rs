@@ -1,4 +1,4 @@
-//! `gentable` command line: a thin layer over [`gentable::pipeline`].
+//! `gentable` command line: a thin layer over [`gentable::build`].
 //!
 //! Exit codes: 0 success; 1 data errors (or stale files with `--check`); 2 usage or configuration errors.
 
@@ -80,7 +80,7 @@ fn main() -> ExitCode {
             print!("{}", gentable::config::json_schema());
             ExitCode::SUCCESS
         }
-        Command::Explain { code } => match gentable::explain::explain(&code) {
+        Command::Explain { code } => match gentable::diag::explain::explain(&code) {
             Some(text) => {
                 println!("{text}");
                 ExitCode::SUCCESS
@@ -104,18 +104,18 @@ enum Mode {
     Write,
 }
 
-fn print_diags(d: &Diagnostics, common: &Common, sources: &gentable::report::Sources) {
+fn print_diags(d: &Diagnostics, common: &Common, sources: &gentable::diag::render::Sources) {
     let format = match common.message_format {
-        MessageFormat::Human => gentable::report::Format::Human,
-        MessageFormat::Json => gentable::report::Format::Json,
-        MessageFormat::Github => gentable::report::Format::Github,
+        MessageFormat::Human => gentable::diag::render::Format::Human,
+        MessageFormat::Json => gentable::diag::render::Format::Json,
+        MessageFormat::Github => gentable::diag::render::Format::Github,
     };
-    let opts = gentable::report::Options {
+    let opts = gentable::diag::render::Options {
         max_per_kind: common.max_per_kind,
     };
     eprint!(
         "{}",
-        gentable::report::render_report(d, format, sources, &opts)
+        gentable::diag::render::render_report(d, format, sources, &opts)
     );
 }
 
@@ -127,23 +127,23 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut ctx = gentable::pipeline::Context::new(
+    let mut ctx = gentable::build::Context::new(
         &loaded,
         &common.config,
         common.no_cache,
-        gentable::pipeline::Context::wants_progress(common.quiet),
+        gentable::build::Context::wants_progress(common.quiet),
     );
     // A build or check may rebuild only the changed tables (`build --check` compares every file instead).
     ctx.incremental = mode != Mode::Check;
     // Nothing changed since the last clean build: its result is what is on disk.
-    if let Some(up) = gentable::pipeline::up_to_date(&loaded, &ctx) {
+    if let Some(up) = gentable::build::up_to_date(&loaded, &ctx) {
         if !common.quiet {
             let dir = loaded.generated_dir();
             match mode {
                 Mode::Validate => eprintln!(
                     "gentable: {} tables valid, {}",
                     up.tables,
-                    gentable::report::counts(0, 0).trim_start_matches("0 errors, ")
+                    gentable::diag::render::counts(0, 0).trim_start_matches("0 errors, ")
                 ),
                 Mode::Check => eprintln!(
                     "gentable: {} is up to date ({} files)",
@@ -160,7 +160,7 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
-    let (validated, sources) = gentable::pipeline::load_with_sources_in(&loaded, &ctx);
+    let (validated, sources) = gentable::build::load_with_sources_in(&loaded, &ctx);
     let (validated, mut diags) = match validated {
         Ok(v) => {
             let d = Diagnostics {
@@ -184,7 +184,7 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
         if !common.quiet && common.message_format == MessageFormat::Human {
             eprintln!(
                 "gentable: {}; generated/ left unchanged",
-                gentable::report::counts(diags.error_count(), diags.warning_count())
+                gentable::diag::render::counts(diags.error_count(), diags.warning_count())
             );
         }
         return ExitCode::from(if config_error { 2 } else { 1 });
@@ -195,12 +195,13 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
             eprintln!(
                 "gentable: {} tables valid, {}",
                 validated.project.tables.len(),
-                gentable::report::counts(0, diags.warning_count()).trim_start_matches("0 errors, ")
+                gentable::diag::render::counts(0, diags.warning_count())
+                    .trim_start_matches("0 errors, ")
             );
         }
         return ExitCode::SUCCESS;
     }
-    let files = match gentable::pipeline::generate_in(&loaded, &validated, &ctx) {
+    let files = match gentable::build::generate_in(&loaded, &validated, &ctx) {
         Ok(f) => f,
         Err(e) => {
             // An emitter refused the project (two names that become one identifier, a reserved type name):
@@ -222,7 +223,7 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
     };
     let dir = loaded.generated_dir();
     if mode == Mode::Check {
-        let c = gentable::pipeline::stale(&dir, &files);
+        let c = gentable::build::stale(&dir, &files);
         ctx.finish();
         if c.written.is_empty() && c.removed.is_empty() {
             if !common.quiet {
@@ -271,7 +272,7 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
         return ExitCode::from(1);
     }
     let written =
-        gentable::pipeline::write_in(&loaded, &validated, &files, diags.items.is_empty(), &ctx);
+        gentable::build::write_in(&loaded, &validated, &files, diags.items.is_empty(), &ctx);
     ctx.finish();
     match written {
         Ok(c) => {

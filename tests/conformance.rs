@@ -73,7 +73,7 @@ impl Lang {
             Lang::CSharp | Lang::CSharpTurkish => "csharp",
             Lang::TypeScript => "typescript",
         };
-        gentable::groups::data_dir(&set.generated, output)
+        gentable::emit::groups::data_dir(&set.generated, output)
     }
     fn name(self) -> &'static str {
         match self {
@@ -207,7 +207,7 @@ fn sets() -> Vec<Set> {
 
 /// The pipeline's canonical output of one output target of a set: the committed `*.json` and
 /// `content-hash.txt` of its data folder (`data/<output>/` when export groups give the output its own data,
-/// else `data/`; see `gentable::groups::data_dir`).
+/// else `data/`; see `gentable::emit::groups::data_dir`).
 fn expected(set: &Set, lang: Lang) -> (BTreeMap<String, Vec<u8>>, String) {
     let data = lang.data_dir(set);
     let mut tables = BTreeMap::new();

@@ -2,7 +2,7 @@
 //! 1-based row, A1 column letter and field (docs/conventions.md §2; `gentable explain <code>`).
 //!
 //! Each test builds a small project in a temporary folder (gentable.toml, a schema, a CSV or an xlsx written
-//! with rust_xlsxwriter), runs [`gentable::pipeline::load`] and compares the whole diagnostic list, so an extra
+//! with rust_xlsxwriter), runs [`gentable::build::load`] and compares the whole diagnostic list, so an extra
 //! or duplicated diagnostic fails too. The last tests run the `gentable` binary for exit codes and for the
 //! promise that a failed build leaves `generated/` untouched.
 
@@ -75,7 +75,7 @@ impl Project {
     fn diags(&self) -> Vec<Diagnostic> {
         let loaded =
             gentable::config::load(&self.path("gentable.toml")).expect("valid gentable.toml");
-        match gentable::pipeline::load(&loaded) {
+        match gentable::build::load(&loaded) {
             Ok(_) => panic!("the project was expected to fail"),
             Err(d) => d.items,
         }
@@ -122,7 +122,7 @@ fn the_base_project_is_valid() {
     let p = Project::new("");
     p.unit_csv(&[HEADER, ROW1, ROW2]);
     let loaded = gentable::config::load(&p.path("gentable.toml")).unwrap();
-    let v = gentable::pipeline::load(&loaded).unwrap_or_else(|d| panic!("{:#?}", d.items));
+    let v = gentable::build::load(&loaded).unwrap_or_else(|d| panic!("{:#?}", d.items));
     assert_eq!(v.project.table("Unit").unwrap().rows.len(), 2);
 }
 
@@ -423,7 +423,7 @@ fn merged_header_spans_columns() {
     std::fs::create_dir_all(p.path("Table")).unwrap();
     wb.save(p.path("Table/Units.xlsx")).unwrap();
     let loaded = gentable::config::load(&p.path("gentable.toml")).unwrap();
-    let v = gentable::pipeline::load(&loaded).unwrap_or_else(|d| panic!("{:#?}", d.items));
+    let v = gentable::build::load(&loaded).unwrap_or_else(|d| panic!("{:#?}", d.items));
     let t = v.project.table("Unit").unwrap();
     let tags = t.field_index("Tags").unwrap();
     use gentable::ir::Value::{Array, Int};

@@ -26,7 +26,7 @@ fn eaveswar_with(edit: impl Fn(&str) -> String) -> Vec<(String, String)> {
     let text = std::fs::read_to_string(&cells).unwrap();
     std::fs::write(&cells, edit(&text)).unwrap();
     let loaded = gentable::config::load(&tmp.path().join("gentable.toml")).unwrap();
-    match gentable::pipeline::load(&loaded) {
+    match gentable::build::load(&loaded) {
         Ok(v) => v
             .warnings
             .iter()

@@ -22,7 +22,7 @@ impl P {
     }
     fn diags(&self) -> Vec<Diagnostic> {
         let loaded = gentable::config::load(&self.0.path().join("gentable.toml")).unwrap();
-        match gentable::pipeline::load(&loaded) {
+        match gentable::build::load(&loaded) {
             Err(d) => d.items,
             Ok(v) => v.warnings,
         }

@@ -60,7 +60,7 @@ fn missing_keys_and_translations_are_reported_at_their_cells() {
         "",
     );
     let loaded = gentable::config::load(&dir.path().join("gentable.toml")).unwrap();
-    let d = match gentable::pipeline::load(&loaded) {
+    let d = match gentable::build::load(&loaded) {
         Err(d) => d.items,
         Ok(_) => panic!("T_B is missing"),
     };
@@ -88,8 +88,8 @@ fn inline_exports_one_language() {
         "Key,zh,en\nU_Archer,弓手,Archer\nU_Knight,骑士,Knight\nT_A,提示,Tip\nT_B,再提示,More\n",
         "inline = \"en\"\n",
     );
-    let (loaded, v) = gentable::pipeline::load_path(&dir.path().join("gentable.toml")).unwrap();
-    let files = gentable::pipeline::generate(&loaded, &v).unwrap();
+    let (loaded, v) = gentable::build::load_path(&dir.path().join("gentable.toml")).unwrap();
+    let files = gentable::build::generate(&loaded, &v).unwrap();
     assert_eq!(
         files["data/Unit.json"],
         r#"[{"Id":1,"Name":"Archer","Tips":["Tip","More"]},{"Id":2,"Name":"Knight","Tips":[]}]"#

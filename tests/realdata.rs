@@ -9,8 +9,8 @@
 // 3.14, 3.14159 and 3.1415926 are the designers' cell values, not approximations of PI.
 #![allow(clippy::approx_constant)]
 
+use gentable::build::{self, Validated};
 use gentable::ir::{Row, Table, Value};
-use gentable::pipeline::{self, Validated};
 use std::path::{Path, PathBuf};
 
 const REALDATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/realdata");
@@ -64,7 +64,7 @@ fn load(set: &str) -> Option<Validated> {
         .join("tests/realdata")
         .join(set)
         .join("gentable.toml");
-    match pipeline::load_path(&toml) {
+    match build::load_path(&toml) {
         Ok((_, v)) => {
             assert!(
                 v.warnings.is_empty(),
@@ -278,7 +278,7 @@ fn starforce_dangling_weapon_reference_is_reported_at_its_cell() {
     );
     std::fs::write(dir.path().join("gentable.toml"), toml).unwrap();
     let loaded = gentable::config::load(&dir.path().join("gentable.toml")).unwrap();
-    let d = pipeline::load(&loaded)
+    let d = build::load(&loaded)
         .err()
         .expect("the dangling reference must fail the load")
         .items;
@@ -572,7 +572,7 @@ fn et_excel_designer_column_needs_the_column_marker_row() {
     );
     std::fs::write(dir.path().join("gentable.toml"), toml).unwrap();
     let loaded = gentable::config::load(&dir.path().join("gentable.toml")).unwrap();
-    let d = pipeline::load(&loaded)
+    let d = build::load(&loaded)
         .err()
         .expect("Desc is not in the schema")
         .items;

@@ -34,15 +34,15 @@ fn committed_generated_folders_are_up_to_date() {
     let bless = std::env::var_os("GENTABLE_BLESS").is_some();
     let mut stale = vec![];
     for cfg in projects() {
-        let (loaded, validated) = gentable::pipeline::load_path(&cfg)
-            .unwrap_or_else(|e| panic!("{}: {e}", cfg.display()));
-        let files = gentable::pipeline::generate(&loaded, &validated).unwrap();
+        let (loaded, validated) =
+            gentable::build::load_path(&cfg).unwrap_or_else(|e| panic!("{}: {e}", cfg.display()));
+        let files = gentable::build::generate(&loaded, &validated).unwrap();
         let dir = loaded.generated_dir();
         if bless {
-            gentable::pipeline::write(&dir, &files).unwrap();
+            gentable::build::write(&dir, &files).unwrap();
             continue;
         }
-        let c = gentable::pipeline::stale(&dir, &files);
+        let c = gentable::build::stale(&dir, &files);
         for f in c.written {
             stale.push(format!("stale: {}", dir.join(f).display()));
         }
@@ -60,10 +60,10 @@ fn committed_generated_folders_are_up_to_date() {
 #[test]
 fn generation_is_deterministic() {
     let cfg = Path::new(env!("CARGO_MANIFEST_DIR")).join("gentable.toml");
-    let (loaded, v1) = gentable::pipeline::load_path(&cfg).unwrap();
-    let a = gentable::pipeline::generate(&loaded, &v1).unwrap();
-    let (_, v2) = gentable::pipeline::load_path(&cfg).unwrap();
-    let b = gentable::pipeline::generate(&loaded, &v2).unwrap();
+    let (loaded, v1) = gentable::build::load_path(&cfg).unwrap();
+    let a = gentable::build::generate(&loaded, &v1).unwrap();
+    let (_, v2) = gentable::build::load_path(&cfg).unwrap();
+    let b = gentable::build::generate(&loaded, &v2).unwrap();
     assert_eq!(a, b);
     for (path, text) in &a {
         assert!(!text.contains('\r'), "{path} has a CR");

@@ -8,15 +8,18 @@
 //!
 //! Performance (docs/performance.md): files are read, hashed and typed in parallel (rayon), a big table is
 //! typed and validated in row chunks, the emitters run concurrently, and [`Context`] carries the incremental
-//! cache ([`crate::cache`]: raw reads per source file, and the manifest that turns a build whose inputs and
+//! cache ([`crate::build::cache`]: raw reads per source file, and the manifest that turns a build whose inputs and
 //! outputs are unchanged into a no-op, [`up_to_date`]) and the progress bar. `GENTABLE_TIMINGS=1` prints the
 //! time of each stage to stderr.
 
-use crate::cache::{self, Cache, Entry, Manifest, Stat, TableRecord};
-use crate::canonical;
-use crate::codegen::{self, EmitContext, Files};
+pub mod cache;
+pub mod incremental;
+
+use self::cache::{Cache, Entry, Manifest, Stat, TableRecord};
 use crate::config::Loaded;
 use crate::diag::{Diagnostic, Diagnostics};
+use crate::emit::{self, EmitContext, Files};
+use crate::ir::canonical;
 use crate::ir::{Project, Table, TableMode};
 use crate::read::{self, RawTable};
 use crate::schema::{self, SchemaSet, TableSchema};
@@ -39,7 +42,7 @@ pub struct Context {
     root: PathBuf,
     /// Input files seen by this build: path → entry.
     inputs: Mutex<BTreeMap<String, Entry>>,
-    /// Whether a one-table rebuild ([`crate::incremental`]) may be tried (with the cache on).
+    /// Whether a one-table rebuild ([`crate::build::incremental`]) may be tried (with the cache on).
     pub incremental: bool,
     /// [`Context::manifest_check`], once computed.
     manifest_check: std::sync::OnceLock<Option<ManifestCheck>>,
@@ -183,9 +186,9 @@ pub struct Validated {
     /// Per table, what the manifest records for one-table rebuilds (empty when not recorded, and in a one-table
     /// rebuild, whose manifest keeps the records of the build it started from).
     pub table_records: Vec<TableRecord>,
-    /// Set when this is a one-table rebuild ([`crate::incremental`]): only these tables were read, typed and
+    /// Set when this is a one-table rebuild ([`crate::build::incremental`]): only these tables were read, typed and
     /// validated; the other tables of `project` have their schema but no rows.
-    pub partial: Option<crate::incremental::Partial>,
+    pub partial: Option<crate::build::incremental::Partial>,
 }
 
 /// Read, type and validate every table. `Err` holds every diagnostic (errors and warnings), sorted.
@@ -193,10 +196,10 @@ pub fn load(loaded: &Loaded) -> Result<Validated, Diagnostics> {
     load_impl(loaded, &Context::plain(), &mut vec![])
 }
 
-/// [`load`], plus the source rows that the diagnostics point at (for human output, [`crate::report`]).
+/// [`load`], plus the source rows that the diagnostics point at (for human output, [`crate::diag::render`]).
 pub fn load_with_sources(
     loaded: &Loaded,
-) -> (Result<Validated, Diagnostics>, crate::report::Sources) {
+) -> (Result<Validated, Diagnostics>, crate::diag::render::Sources) {
     load_with_sources_in(loaded, &Context::plain())
 }
 
@@ -205,9 +208,9 @@ pub fn load_with_sources(
 pub fn load_with_sources_in(
     loaded: &Loaded,
     ctx: &Context,
-) -> (Result<Validated, Diagnostics>, crate::report::Sources) {
+) -> (Result<Validated, Diagnostics>, crate::diag::render::Sources) {
     let rebuilt = (ctx.incremental && ctx.cache.enabled())
-        .then(|| crate::incremental::load(loaded, ctx))
+        .then(|| crate::build::incremental::load(loaded, ctx))
         .flatten();
     let mut typed_names = vec![];
     let result = match rebuilt {
@@ -235,9 +238,9 @@ pub fn load_with_sources_in(
             .flat_map_iter(|f| read_one(loaded, ctx, f, &mut vec![]))
             .filter(|t| typed.contains(t.name.as_str()))
             .collect();
-        crate::report::Sources::from_raw(&raw, diags)
+        crate::diag::render::Sources::from_raw(&raw, diags)
     } else {
-        crate::report::Sources::default()
+        crate::diag::render::Sources::default()
     };
     (result, sources)
 }
@@ -393,17 +396,17 @@ fn load_impl(
     ctx.stage("validating", 0);
     json_schema_parallel(&mut project, &set, &schemas, &mut diags);
     ctx.stage("checking keys", 0);
-    crate::validators::keys(&mut project, &mut diags);
-    let key_index = crate::validators::KeyIndex::new(&project);
-    crate::validators::foreign_keys_in(&project, &key_index, &set, None, &mut diags);
-    crate::validators::unreferenced(&project, &set, &schemas, &mut diags);
-    crate::validators::text::check(&project, loaded.config.localization.as_ref(), &mut diags);
+    crate::validate::keys(&mut project, &mut diags);
+    let key_index = crate::validate::KeyIndex::new(&project);
+    crate::validate::foreign_keys_in(&project, &key_index, &set, None, &mut diags);
+    crate::validate::unreferenced(&project, &set, &schemas, &mut diags);
+    crate::validate::text::check(&project, loaded.config.localization.as_ref(), &mut diags);
     // Rules read other tables through keys: run them only on tables whose keys and references hold.
     if !diags
         .iter()
         .any(|d| d.severity == crate::diag::Severity::Error)
     {
-        crate::validators::rules::check(&project, &set, &schemas, &mut diags);
+        crate::validate::rules::check(&project, &set, &schemas, &mut diags);
     }
     if diags
         .iter()
@@ -411,23 +414,24 @@ fn load_impl(
     {
         return fail(diags);
     }
-    // What a later one-table rebuild needs ([`crate::incremental`]), for projects it can serve.
+    // What a later one-table rebuild needs ([`crate::build::incremental`]), for projects it can serve.
     ctx.stage("recording", 0);
-    let table_records =
-        if ctx.cache.enabled() && crate::incremental::eligible(loaded, &project, &set, &schemas) {
-            let digests = key_index.digests(&project);
-            project
-                .tables
-                .iter()
-                .map(|t| TableRecord {
-                    name: t.name.clone(),
-                    sources: sources_of.remove(&t.name).unwrap_or_default(),
-                    keys: digests.get(&t.name).copied().unwrap_or_default(),
-                })
-                .collect()
-        } else {
-            vec![]
-        };
+    let table_records = if ctx.cache.enabled()
+        && crate::build::incremental::eligible(loaded, &project, &set, &schemas)
+    {
+        let digests = key_index.digests(&project);
+        project
+            .tables
+            .iter()
+            .map(|t| TableRecord {
+                name: t.name.clone(),
+                sources: sources_of.remove(&t.name).unwrap_or_default(),
+                keys: digests.get(&t.name).copied().unwrap_or_default(),
+            })
+            .collect()
+    } else {
+        vec![]
+    };
     Ok(Validated {
         project,
         schemas,
@@ -538,7 +542,7 @@ fn canonical_data_in(
     project: &Project,
     schema_set: &SchemaSet,
     dir: &str,
-    partial: Option<&crate::incremental::Partial>,
+    partial: Option<&crate::build::incremental::Partial>,
 ) -> (Files, String) {
     // (path, data if rendered, data digest, schema digest) per table.
     type Part = (String, Option<String>, [u8; 32], [u8; 32]);
@@ -610,16 +614,16 @@ fn shared_schema_digests(
 
 /// Render every output file in memory. An output that selects export groups (`[rust|csharp|typescript]
 /// groups`) is emitted from the project filtered to them, with its own data under `data/<output>/` and its
-/// own content hash (see [`crate::groups`]).
+/// own content hash (see [`crate::emit::groups`]).
 pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Files> {
     let c = &loaded.config;
-    // A one-table rebuild renders the rebuilt tables' files and the shared ones ([`crate::incremental`]).
+    // A one-table rebuild renders the rebuilt tables' files and the shared ones ([`crate::build::incremental`]).
     let only = l.partial.as_ref().map(|p| &p.only);
     // `[localization] inline`: every output shows one language's texts instead of their keys.
     let inlined;
     let base: &Project = match c.localization.as_ref().filter(|x| x.inline.is_some()) {
         Some(loc) => {
-            inlined = crate::groups::inline_texts(&l.project, loc)?;
+            inlined = crate::emit::groups::inline_texts(&l.project, loc)?;
             &inlined
         }
         None => &l.project,
@@ -633,12 +637,12 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Files> {
             started.elapsed().as_secs_f64() * 1e3
         );
     }
-    crate::groups::check_names(&l.project, &c.groups.names)?;
+    crate::emit::groups::check_names(&l.project, &c.groups.names)?;
     type Emit = fn(&EmitContext) -> anyhow::Result<Files>;
     let outputs: [(&str, &Option<Vec<String>>, Emit); 3] = [
-        ("rust", &c.rust.groups, codegen::rust::emit),
-        ("csharp", &c.csharp.groups, codegen::csharp::emit),
-        ("typescript", &c.typescript.groups, codegen::ts::emit),
+        ("rust", &c.rust.groups, emit::rust::emit),
+        ("csharp", &c.csharp.groups, emit::csharp::emit),
+        ("typescript", &c.typescript.groups, emit::typescript::emit),
     ];
     // The three emitters run concurrently; their files are merged in the fixed order above.
     let parts: Vec<anyhow::Result<Files>> = outputs
@@ -656,7 +660,7 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Files> {
                     only,
                 })?,
                 Some(groups) => {
-                    let project = crate::groups::filter(base, groups)?;
+                    let project = crate::emit::groups::filter(base, groups)?;
                     let (mut data, own) = canonical_data_in(
                         &project,
                         &l.schema_set,
@@ -695,7 +699,7 @@ pub fn generate_in(loaded: &Loaded, l: &Validated, ctx: &Context) -> anyhow::Res
     generate(loaded, l)
 }
 
-/// Validate every row against its JSON Schema ([`crate::validators::json_schema_rows`]) on all cores: the
+/// Validate every row against its JSON Schema ([`crate::validate::json_schema_rows`]) on all cores: the
 /// tables are split into work units of whole small tables or row chunks of big ones, each validated on its
 /// own (with its own schema registry), and the rows are put back in order. The diagnostics are those of one
 /// sequential call: per-row findings do not depend on the split, and schema-level findings (row 0) are kept
@@ -709,7 +713,7 @@ pub(crate) fn json_schema_parallel(
     let total: usize = project.tables.iter().map(|t| t.rows.len()).sum();
     let threads = rayon::current_num_threads();
     if threads < 2 || total < 20_000 {
-        crate::validators::json_schema_rows(project, set, schemas, diags);
+        crate::validate::json_schema_rows(project, set, schemas, diags);
         return;
     }
     let unit = (total / (threads * 4)).max(5_000);
@@ -760,7 +764,7 @@ pub(crate) fn json_schema_parallel(
                 index.push(ti);
             }
             let mut d = vec![];
-            crate::validators::json_schema_rows(&sub, set, &sub_schemas, &mut d);
+            crate::validate::json_schema_rows(&sub, set, &sub_schemas, &mut d);
             let back = index
                 .into_iter()
                 .zip(sub.tables)
@@ -1069,7 +1073,7 @@ pub struct UpToDate {
 }
 
 /// What the manifest of the last clean build says of the files on disk now (computed once per build, see
-/// [`Context::manifest_check`]; used by [`up_to_date`] and by one-table rebuilds, [`crate::incremental`]).
+/// [`Context::manifest_check`]; used by [`up_to_date`] and by one-table rebuilds, [`crate::build::incremental`]).
 pub(crate) struct ManifestCheck {
     pub manifest: Manifest,
     /// The project's input files are the recorded ones (none added or removed), every generated file holds

@@ -166,7 +166,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             out,
-            format!("// {}\n<&\"'>|{{{{a}}}}\n", crate::codegen::HEADER)
+            format!("// {}\n<&\"'>|{{{{a}}}}\n", crate::emit::HEADER)
         );
         #[derive(Serialize)]
         struct Missing {

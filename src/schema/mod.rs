@@ -258,7 +258,7 @@ pub fn build_table(
             ctx.diags.push(err(format!(
                 "primary key field {:?} must be a required integer, string, enum or boolean (found {})",
                 f.name,
-                crate::cell::type_words(&f.ty)
+                crate::typing::cell::type_words(&f.ty)
             )));
         }
     }

@@ -7,9 +7,9 @@
 //! leaves the field empty (its default, null, or "missing"). A field may be given either as one column or
 //! across columns, not both.
 
-use crate::cell::{self, CellError, BAD_GRAMMAR, NOT_IN_ENUM};
 use crate::ir::{Field, Project, Type, Value};
 use crate::read::RawCell;
+use crate::typing::cell::{self, CellError, BAD_GRAMMAR, NOT_IN_ENUM};
 
 /// If `header` is `Field.sub[.sub…]` for a record or union field of `fields` (and not itself a field
 /// name), the field index and the path below it.

@@ -1,8 +1,8 @@
 //! Test support for the emitters: a hand-built project that exercises every type and naming corner, its
 //! canonical data, and the lookup of the external compilers (mono `mcs`, `tsc`).
 
-use crate::canonical;
 use crate::config::Config;
+use crate::ir::canonical;
 use crate::ir::{EnumDef, Field, IntWidth, Project, RecordDef, Row, Table, TableMode, Type, Value};
 use std::path::{Path, PathBuf};
 
@@ -371,8 +371,8 @@ pub fn project() -> Project {
                     (Value::Int(i64::MAX as i128), s("max")),
                 ]),
                 Value::Array(vec![e("Forward"), e("class"), e("{{x}}${y}`")]),
-                Value::DateTime(crate::time::MIN_SECONDS),
-                Value::DateTime(crate::time::MAX_SECONDS),
+                Value::DateTime(crate::typing::cell::time::MIN_SECONDS),
+                Value::DateTime(crate::typing::cell::time::MAX_SECONDS),
                 Value::Duration(-1),
             ]),
             row(vec![
@@ -384,7 +384,7 @@ pub fn project() -> Project {
                 Value::Array(vec![]),
                 Value::DateTime(1_714_536_000),
                 Value::Null,
-                Value::Duration(crate::time::MAX_DURATION_MS),
+                Value::Duration(crate::typing::cell::time::MAX_DURATION_MS),
             ]),
         ],
     );

@@ -62,7 +62,7 @@ pub fn value_to_json(project: &Project, ty: &Type, v: &Value) -> J {
                     .collect(),
             )
         }
-        _ => crate::canonical::schema_json(project, ty, v),
+        _ => crate::ir::canonical::schema_json(project, ty, v),
     }
 }
 
@@ -430,7 +430,7 @@ fn key_sets(project: &Project) -> KeySets<'_> {
 /// Per table, BLAKE3 over what other tables' foreign keys can see of it: for every foreign-key target
 /// `(table, field)` declared anywhere in the project (table fields and record fields), the target's values in
 /// row order, as [`foreign_keys`] lists them for checks and hints. Equal digests mean every reference into the
-/// table checks out, and is reported, exactly as before (the one-table rebuild, [`crate::incremental`]).
+/// table checks out, and is reported, exactly as before (the one-table rebuild, [`crate::build::incremental`]).
 pub fn key_digests(project: &Project) -> BTreeMap<String, [u8; 32]> {
     KeyIndex::new(project).digests(project)
 }
@@ -556,7 +556,7 @@ pub fn foreign_keys(project: &Project, set: &SchemaSet, diags: &mut Vec<Diagnost
 }
 
 /// [`foreign_keys`] with the project's [`KeyIndex`], checking only the references made by the tables in
-/// `from` (all when `None`, a one-table rebuild's tables otherwise, [`crate::incremental`]); the targets may
+/// `from` (all when `None`, a one-table rebuild's tables otherwise, [`crate::build::incremental`]); the targets may
 /// be any table of `project`.
 pub fn foreign_keys_in(
     project: &Project,

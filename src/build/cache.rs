@@ -502,7 +502,7 @@ pub struct Manifest {
     pub outputs: BTreeMap<String, Entry>,
     /// Number of tables (for the summary line).
     pub tables: u64,
-    /// Per table, what a one-table rebuild needs ([`crate::incremental`]); empty when the project cannot be
+    /// Per table, what a one-table rebuild needs ([`crate::build::incremental`]); empty when the project cannot be
     /// rebuilt table by table.
     pub table_records: Vec<TableRecord>,
 }
@@ -513,7 +513,7 @@ pub struct TableRecord {
     pub name: String,
     /// Input files (keys of [`Manifest::inputs`]) that provide the table's rows.
     pub sources: Vec<String>,
-    /// [`crate::validators::key_digest`]: the values other tables' foreign keys may reference.
+    /// [`crate::validate::key_digest`]: the values other tables' foreign keys may reference.
     pub keys: [u8; 32],
 }
 

@@ -513,10 +513,10 @@ impl<'a> Lit<'a> {
             }
             Ok(out)
         };
-        if rows.len() > crate::canonical::CHUNK_ROWS {
+        if rows.len() > crate::ir::canonical::CHUNK_ROWS {
             use rayon::prelude::*;
             let parts: Vec<Result<String>> = rows
-                .par_chunks(crate::canonical::CHUNK_ROWS)
+                .par_chunks(crate::ir::canonical::CHUNK_ROWS)
                 .map(chunk)
                 .collect();
             let parts = parts.into_iter().collect::<Result<Vec<String>>>()?;
@@ -873,7 +873,7 @@ fn struct_def(
         let d = doc_attrs(&field_doc(f), false);
         quote! { #d pub #id: #ty }
     });
-    let writes = crate::canonical::jcs_order(fields).into_iter().map(|i| {
+    let writes = crate::ir::canonical::jcs_order(fields).into_iter().map(|i| {
         let f = &fields[i];
         let id = field_ident(f);
         let key = &f.name;
@@ -931,7 +931,7 @@ fn table_file(
         "\n\nTable `{}` ({} rows, mode `{}`), schema `{}`.",
         t.name,
         t.rows.len(),
-        crate::pipeline::mode_name(t.mode),
+        crate::build::mode_name(t.mode),
         t.schema_file
     ));
     let own_pk = (t.mode == TableMode::Map && t.primary_key.len() == 1).then(|| t.primary_key[0]);
@@ -1204,7 +1204,7 @@ fn unique_lookups(
         order.sort_by(|&a, &b| {
             key.iter()
                 .map(|&i| {
-                    crate::validators::cmp_key(
+                    crate::validate::cmp_key(
                         p,
                         &t.fields[i].ty,
                         &t.rows[a].values[i],
@@ -1437,7 +1437,7 @@ fn union_def(u: &crate::ir::UnionDef, ids: &IdMap) -> Result<TokenStream> {
                 .enumerate()
                 .map(|(i, f)| (f.name.as_str(), Some(i))),
         );
-        members.sort_by_key(|(n, _)| crate::canonical::utf16_key(n));
+        members.sort_by_key(|(n, _)| crate::ir::canonical::utf16_key(n));
         let ws = members.into_iter().map(|(key, i)| match i {
             None => quote! { crate::canonical::member(out, &mut first, #key, #tag); },
             Some(i) => {
@@ -1899,7 +1899,7 @@ mod tests {
 
     #[test]
     fn big_tables_are_printed_in_chunks_in_order() {
-        let n = crate::canonical::CHUNK_ROWS * 2 + 7;
+        let n = crate::ir::canonical::CHUNK_ROWS * 2 + 7;
         let t = list_table(
             vec![field("N", Type::Int(IntWidth::U32))],
             (0..n).map(|i| vec![Value::Int(i as i128)]).collect(),

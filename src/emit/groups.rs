@@ -92,7 +92,7 @@ pub fn inline_texts(project: &Project, l: &crate::config::LocalizationConfig) ->
     let lang = l.inline.as_deref().unwrap_or_default();
     let li = l.languages.iter().position(|x| x == lang).unwrap_or(0);
     let texts: std::collections::BTreeMap<String, String> =
-        crate::validators::text::texts(project, l)
+        crate::validate::text::texts(project, l)
             .map_err(anyhow::Error::msg)?
             .into_iter()
             .filter_map(|(k, (_, langs))| langs[li].map(|t| (k.to_string(), t.to_string())))

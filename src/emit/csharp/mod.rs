@@ -8,12 +8,12 @@
 //! * `Tables.cs`: the entry point, `Tables.Load(dataDir)`, `Tables.ContentHash`, `ToCanonicalJson()`;
 //! * `GentableRuntime.cs`: the JSON reader and the canonical JSON writer the loader uses.
 //!
-//! Everything is laid out by the handlebars templates in `codegen/templates/csharp/` from the view models
+//! Everything is laid out by the handlebars templates in `codegen/templates/` from the view models
 //! below; all decisions (identifiers, types, reader and writer expressions, escaping) are made here.
 
 use super::hbs;
 use super::{EmitContext, Files};
-use crate::canonical;
+use crate::ir::canonical;
 use crate::ir::{EnumDef, Field, IntWidth, Project, RecordDef, Table, TableMode, Type};
 use crate::naming::{self, Case, Lang};
 use anyhow::{bail, Context};
@@ -22,27 +22,12 @@ use std::collections::BTreeMap;
 
 /// The built-in templates (file name, text); `csharp.templates` may override each by file name.
 const TEMPLATES: &[hbs::Builtin] = &[
-    (
-        "runtime.cs.hbs",
-        include_str!("templates/csharp/runtime.cs.hbs"),
-    ),
-    ("enum.cs.hbs", include_str!("templates/csharp/enum.cs.hbs")),
-    (
-        "record.cs.hbs",
-        include_str!("templates/csharp/record.cs.hbs"),
-    ),
-    (
-        "table.cs.hbs",
-        include_str!("templates/csharp/table.cs.hbs"),
-    ),
-    (
-        "tables.cs.hbs",
-        include_str!("templates/csharp/tables.cs.hbs"),
-    ),
-    (
-        "union.cs.hbs",
-        include_str!("templates/csharp/union.cs.hbs"),
-    ),
+    ("runtime.cs.hbs", include_str!("templates/runtime.cs.hbs")),
+    ("enum.cs.hbs", include_str!("templates/enum.cs.hbs")),
+    ("record.cs.hbs", include_str!("templates/record.cs.hbs")),
+    ("table.cs.hbs", include_str!("templates/table.cs.hbs")),
+    ("tables.cs.hbs", include_str!("templates/tables.cs.hbs")),
+    ("union.cs.hbs", include_str!("templates/union.cs.hbs")),
 ];
 
 /// Type names the generated code itself declares in the namespace.
@@ -983,7 +968,7 @@ impl Gen<'_> {
         let rn = &row.name;
         let lit = cs_string(&t.name);
         for key in &t.unique_keys {
-            if !crate::codegen::rust::lookup_key(t, key) {
+            if !crate::emit::rust::lookup_key(t, key) {
                 continue;
             }
             let fs: Vec<&FieldVm> = key.iter().map(|&i| &row.fields[i]).collect();
@@ -1290,7 +1275,7 @@ mod tests {
 #[cfg(test)]
 mod emit_tests {
     use super::*;
-    use crate::codegen::testkit;
+    use crate::emit::testkit;
     use std::path::Path;
     use std::process::Command;
 
@@ -1336,7 +1321,7 @@ mod emit_tests {
         );
         for (name, text) in &a {
             assert!(
-                text.starts_with(&format!("// {}\n", crate::codegen::HEADER)),
+                text.starts_with(&format!("// {}\n", crate::emit::HEADER)),
                 "{name}"
             );
             assert!(
@@ -1420,7 +1405,7 @@ mod emit_tests {
             files["csharp/Tier.cs"],
             format!(
                 "// {}\nnamespace Sample.Config {{ public enum Tier {{ }} }}\n",
-                crate::codegen::HEADER
+                crate::emit::HEADER
             )
         );
         assert!(files["csharp/Tables.cs"].contains("public sealed partial class Tables"));

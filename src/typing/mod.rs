@@ -3,11 +3,15 @@
 //! Applies the row and column conventions of docs/conventions.md §2 (header row, `#` comment rows and
 //! columns, empty-header note columns, blank rows, repeated or merged headers as multi-column arrays, and the
 //! per-table overrides `header_row`/`header_marker`/`data_row`/`first_column`/`marker_column`/`comment_marker`/
-//! `column_marker_row`/`array_separator`, see [`Layout`]) and the cell grammar of [`crate::cell`]. Every bad
+//! `column_marker_row`/`array_separator`, see [`Layout`]) and the cell grammar of [`crate::typing::cell`]. Every bad
 //! cell becomes a [`Diagnostic`] naming file, sheet, row, column and field; typing goes on so that one run
 //! reports all errors, and a cell is reported once (a bad cell is not also a "missing value").
 
-use crate::cell::{self, CellError};
+pub mod cell;
+pub mod columns;
+pub mod vertical;
+
+use self::cell::CellError;
 use crate::config::TableOverride;
 use crate::diag::{column_letters, Diagnostic, RowOrigin};
 use crate::ir::{Project, Row, Type, Value};
@@ -129,7 +133,7 @@ struct Columns {
     cols: Vec<(usize, usize)>,
     /// Field index → first column.
     by_field: std::sync::Arc<[Option<usize>]>,
-    /// Dotted headers (`Pos.x`): `(column, field, path below the field)`, see [`crate::columns`].
+    /// Dotted headers (`Pos.x`): `(column, field, path below the field)`, see [`crate::typing::columns`].
     subs: Vec<(usize, usize, Vec<String>)>,
 }
 
@@ -146,7 +150,7 @@ pub fn type_table(
     let layout = Layout::of(ov);
     for src in sources {
         if ov.and_then(|o| o.layout.as_deref()) == Some("vertical") {
-            rows.extend(crate::vertical::type_source(
+            rows.extend(crate::typing::vertical::type_source(
                 project, schema, src, &layout, diags,
             ));
             continue;
@@ -318,9 +322,9 @@ fn map_columns(
                 }
                 cols.push((ci, fi));
             }
-            None if crate::columns::split_header(project, &schema.fields, h).is_some() => {
-                let (fi, path) =
-                    crate::columns::split_header(project, &schema.fields, h).expect("checked");
+            None if crate::typing::columns::split_header(project, &schema.fields, h).is_some() => {
+                let (fi, path) = crate::typing::columns::split_header(project, &schema.fields, h)
+                    .expect("checked");
                 let clash = cols
                     .iter()
                     .find(|(_, f)| *f == fi)
@@ -486,18 +490,18 @@ fn type_row(
             continue;
         }
         done.push(fi);
-        let parts: Vec<crate::columns::Part> = columns
+        let parts: Vec<crate::typing::columns::Part> = columns
             .subs
             .iter()
             .filter(|(_, f, _)| *f == fi)
-            .map(|(ci, _, path)| crate::columns::Part {
+            .map(|(ci, _, path)| crate::typing::columns::Part {
                 path,
                 col: *ci,
                 cell: cells.get(*ci).unwrap_or(&RawCell::Empty),
             })
             .collect();
         let f = &schema.fields[fi];
-        match crate::columns::assemble(project, &f.ty, &parts, sep, 0) {
+        match crate::typing::columns::assemble(project, &f.ty, &parts, sep, 0) {
             Ok(v) => values[fi] = v,
             Err((ci, e)) => {
                 failed[fi] = true;

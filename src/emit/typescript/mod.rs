@@ -12,11 +12,11 @@
 //! * `runtime.ts`: validation helpers and the canonical JSON writer.
 //!
 //! 64-bit integer fields are `bigint`, read from the canonical data's decimal strings, so no value is rounded
-//! past 2^53. Layout lives in `codegen/templates/ts/`; every decision is made here, in the view models.
+//! past 2^53. Layout lives in `codegen/templates/`; every decision is made here, in the view models.
 
 use super::hbs;
 use super::{EmitContext, Files};
-use crate::canonical;
+use crate::ir::canonical;
 use crate::ir::{Field, Project, RecordDef, Table, TableMode, Type};
 use crate::naming;
 use anyhow::{bail, Context};
@@ -25,17 +25,11 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// The built-in templates (file name, text); `typescript.templates` may override each by file name.
 const TEMPLATES: &[hbs::Builtin] = &[
-    (
-        "runtime.ts.hbs",
-        include_str!("templates/ts/runtime.ts.hbs"),
-    ),
-    ("enums.ts.hbs", include_str!("templates/ts/enums.ts.hbs")),
-    (
-        "records.ts.hbs",
-        include_str!("templates/ts/records.ts.hbs"),
-    ),
-    ("table.ts.hbs", include_str!("templates/ts/table.ts.hbs")),
-    ("index.ts.hbs", include_str!("templates/ts/index.ts.hbs")),
+    ("runtime.ts.hbs", include_str!("templates/runtime.ts.hbs")),
+    ("enums.ts.hbs", include_str!("templates/enums.ts.hbs")),
+    ("records.ts.hbs", include_str!("templates/records.ts.hbs")),
+    ("table.ts.hbs", include_str!("templates/table.ts.hbs")),
+    ("index.ts.hbs", include_str!("templates/index.ts.hbs")),
 ];
 
 /// Type names the generated modules declare themselves.
@@ -905,7 +899,7 @@ impl Gen<'_> {
         let mut out = vec![];
         let lit = ts_string(&t.name);
         for key in &t.unique_keys {
-            if !crate::codegen::rust::lookup_key(t, key) {
+            if !crate::emit::rust::lookup_key(t, key) {
                 continue;
             }
             let idents: Vec<&str> = key.iter().map(|&i| row.fields[i].ident.as_str()).collect();
@@ -1194,7 +1188,7 @@ mod tests {
 #[cfg(test)]
 mod emit_tests {
     use super::*;
-    use crate::codegen::testkit;
+    use crate::emit::testkit;
     use std::path::{Path, PathBuf};
     use std::process::Command;
 
@@ -1236,7 +1230,7 @@ mod emit_tests {
         );
         for (name, text) in &a {
             assert!(
-                text.starts_with(&format!("// {}\n", crate::codegen::HEADER)),
+                text.starts_with(&format!("// {}\n", crate::emit::HEADER)),
                 "{name}"
             );
             assert!(
@@ -1320,7 +1314,7 @@ mod emit_tests {
             files["ts/enums.ts"],
             format!(
                 "// {}\nexport type Dir = string;\nexport type Tier = string;\n",
-                crate::codegen::HEADER
+                crate::emit::HEADER
             )
         );
     }

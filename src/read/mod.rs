@@ -48,7 +48,7 @@ impl RawCell {
             RawCell::Int(i) => i.to_string(),
             RawCell::Float(f) => {
                 let mut s = String::new();
-                crate::canonical::write_f64(&mut s, *f);
+                crate::ir::canonical::write_f64(&mut s, *f);
                 s
             }
             RawCell::Bool(b) => if *b { "TRUE" } else { "FALSE" }.to_string(),

@@ -7,7 +7,7 @@
 //! `P1DT2H`, `-PT0.5S`; a day is 24 hours; years and months are rejected) or with units (`1h30m`, `90s`,
 //! `250ms`, `2d`), canonical as a JSON integer of milliseconds. Parsing uses `jiff` with fixed offsets only.
 
-use crate::cell::{CellError, WRONG_TYPE};
+use crate::typing::cell::{CellError, WRONG_TYPE};
 use jiff::civil::DateTime;
 use jiff::fmt::temporal::Pieces;
 

@@ -1,8 +1,8 @@
 //! One-table rebuilds: when only some table files changed since the last clean build, read, type, validate
 //! and emit just the tables they provide (issue 7's "a one-table edit re-reads only that table").
 //!
-//! The manifest of a clean build ([`crate::cache::Manifest`]) records, per table, the input files that
-//! provide it and [`crate::validators::key_digests`]: what the foreign keys of other tables can see of it. A
+//! The manifest of a clean build ([`crate::build::cache::Manifest`]) records, per table, the input files that
+//! provide it and [`crate::validate::key_digests`]: what the foreign keys of other tables can see of it. A
 //! later `gentable build` or `check` takes this path only when all of these hold, and otherwise runs the full
 //! pipeline:
 //!
@@ -22,11 +22,11 @@
 //! the new data of `C` with the recorded digests of the other tables' `data/*.json`. `tests/cache.rs` proves
 //! that the result is byte for byte that of a clean build.
 
-use crate::cache::{Entry, Manifest, TableRecord};
+use crate::build::cache::{Entry, Manifest, TableRecord};
+use crate::build::{self as pipeline, Context, Validated};
 use crate::config::Loaded;
 use crate::diag::{Diagnostic, Diagnostics, Severity};
 use crate::ir::Project;
-use crate::pipeline::{self, Context, Validated};
 use crate::read::RawTable;
 use crate::schema::{SchemaSet, TableSchema};
 use rayon::prelude::*;
@@ -57,7 +57,7 @@ pub fn eligible(
         && schemas
             .iter()
             .all(|ts| ts.root.get("x-gentable-unreferenced").is_none())
-        && !crate::validators::rules::any_reads_other_tables(project, set, schemas)
+        && !crate::validate::rules::any_reads_other_tables(project, set, schemas)
 }
 
 /// Try a one-table rebuild. `None`: not possible (see the module docs), run the full pipeline. Otherwise the
@@ -238,16 +238,16 @@ pub fn load(
     pipeline::json_schema_parallel(&mut part, &set, &part_schemas, &mut diags);
     ctx.stage("checking keys", 0);
     part.tables.extend(std::mem::take(&mut typed).into_values());
-    crate::validators::keys(&mut part, &mut diags);
-    crate::validators::foreign_keys_in(
+    crate::validate::keys(&mut part, &mut diags);
+    crate::validate::foreign_keys_in(
         &part,
-        &crate::validators::KeyIndex::new(&part),
+        &crate::validate::KeyIndex::new(&part),
         &set,
         Some(&only),
         &mut diags,
     );
     if !diags.iter().any(|d| d.severity == Severity::Error) {
-        crate::validators::rules::check(&part, &set, &part_schemas, &mut diags);
+        crate::validate::rules::check(&part, &set, &part_schemas, &mut diags);
     }
     // The whole project: the typed tables, and every other table as its schema without rows.
     let mut typed: BTreeMap<String, crate::ir::Table> = part
@@ -264,7 +264,7 @@ pub fn load(
         })
         .collect();
     // References into the rebuilt tables from the others hold only if what they can see is unchanged.
-    let digests = crate::validators::key_digests(&project);
+    let digests = crate::validate::key_digests(&project);
     if only
         .iter()
         .any(|n| digests.get(n) != Some(&records[n.as_str()].keys))

@@ -5,6 +5,9 @@
 //! [`Diagnostics`] list, which sorts them deterministically (file, sheet, row, column, code).
 //! Codes are stable (`GT0xxx`); `gentable explain CODE` describes each ([`crate::diag::explain`]).
 
+pub mod explain;
+pub mod render;
+
 use serde::Serialize;
 use std::fmt;
 

@@ -161,7 +161,7 @@ pub fn render_report(d: &Diagnostics, format: Format, sources: &Sources, opts: &
             }
         }
         for (code, n) in hidden {
-            let title = crate::explain::CODES
+            let title = crate::diag::explain::CODES
                 .iter()
                 .find(|(c, _, _)| *c == code)
                 .map(|(_, t, _)| *t)

@@ -102,7 +102,9 @@ pub fn write_value(out: &mut String, project: &Project, ty: &Type, v: &Value) {
             }
             out.push(']');
         }
-        (_, Value::DateTime(s)) => write_string(out, &crate::time::format_datetime(*s)),
+        (_, Value::DateTime(s)) => {
+            write_string(out, &crate::typing::cell::time::format_datetime(*s))
+        }
         (_, Value::Duration(ms)) => write_int(out, *ms as i128),
         (Type::Map(_, vt), Value::Map(entries)) => {
             let mut keyed: Vec<(String, &Value)> =
@@ -200,8 +202,8 @@ pub fn write_union(
 pub fn schema_json(project: &Project, ty: &Type, v: &Value) -> serde_json::Value {
     use serde_json::Value as J;
     match (ty.strip_optional(), v) {
-        (_, Value::Duration(ms)) => J::String(crate::time::iso_duration(*ms)),
-        (_, Value::DateTime(s)) => J::String(crate::time::format_datetime(*s)),
+        (_, Value::Duration(ms)) => J::String(crate::typing::cell::time::iso_duration(*ms)),
+        (_, Value::DateTime(s)) => J::String(crate::typing::cell::time::format_datetime(*s)),
         (Type::Map(_, vt), Value::Map(entries)) => J::Object(
             entries
                 .iter()
@@ -347,7 +349,7 @@ pub fn content_hash<'a>(parts: impl IntoIterator<Item = (&'a str, &'a str, &'a s
 /// The content hash from `(table name, BLAKE3 of the canonical data, BLAKE3 of the canonical schema)` per
 /// table: BLAKE3 of `gentable-content-hash-v2`, then per part the name's byte length (little-endian u64),
 /// the name, and the two 32-byte digests. Hashing digests lets a one-table rebuild
-/// ([`crate::incremental`]) combine the new table's data with the recorded digests of the others (the
+/// ([`crate::build::incremental`]) combine the new table's data with the recorded digests of the others (the
 /// BLAKE3 of `data/<Table>.json`, which the manifest keeps) without reading them.
 pub fn content_hash_of_digests<'a>(
     parts: impl IntoIterator<Item = (&'a str, [u8; 32], [u8; 32])>,

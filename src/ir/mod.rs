@@ -10,6 +10,8 @@
 //! * rows of a [`TableMode::Map`] table are sorted by primary key and the key is unique;
 //! * a [`TableMode::One`] table has exactly one row.
 
+pub mod canonical;
+
 use std::collections::BTreeMap;
 
 /// Integer width of a generated integer field, picked from JSON Schema `minimum`/`maximum` or `format`

@@ -11,6 +11,8 @@
 //! Scalars are trimmed of white space (incl. U+00A0 NBSP); a top-level string cell is taken verbatim.
 //! Errors are [`CellError`]s: what was expected, with a hint when one is obvious.
 
+pub mod time;
+
 use crate::ir::{IntWidth, Project, Type, Value};
 
 /// Why a cell's text does not fit its type. `message` says what was expected; `help` suggests a fix.
@@ -456,8 +458,10 @@ pub fn parse_scalar(s: &str, ty: &Type, project: &Project) -> Result<Value, Cell
             };
             Err(err)
         }
-        Type::DateTime(zone) => crate::time::parse_datetime(s, *zone).map(Value::DateTime),
-        Type::Duration => crate::time::parse_duration(s).map(Value::Duration),
+        Type::DateTime(zone) => {
+            crate::typing::cell::time::parse_datetime(s, *zone).map(Value::DateTime)
+        }
+        Type::Duration => crate::typing::cell::time::parse_duration(s).map(Value::Duration),
         Type::Array(_) | Type::Record(_) | Type::Map(..) | Type::Union(_) | Type::Flags(_) => {
             parse_cell(s, ty, project)
         }
@@ -631,7 +635,7 @@ pub fn json_to_value(j: &serde_json::Value, ty: &Type, project: &Project) -> Res
         (Type::Duration, J::Number(n)) => n
             .as_i64()
             .ok_or_else(|| format!("{n} is not a whole number of milliseconds"))
-            .and_then(|ms| crate::time::check_duration(ms as i128))
+            .and_then(|ms| crate::typing::cell::time::check_duration(ms as i128))
             .map(Value::Duration),
         (t, j) => Err(format!("expected {}, found {j}", type_words(t))),
     }

@@ -5,11 +5,11 @@
 //! given twice, an unknown name and a missing required field are errors at their cells. The typed row's
 //! origin is the first field row; cell errors point at the value cell.
 
-use crate::cell;
 use crate::diag::{Diagnostic, RowOrigin};
 use crate::ir::{Row, Type, Value};
 use crate::read::{RawCell, RawTable};
 use crate::schema::TableSchema;
+use crate::typing::cell;
 use crate::typing::{Layout, DUPLICATE_COLUMN, MISSING_COLUMN, UNKNOWN_COLUMN};
 
 /// Type one vertical source into its row (`None` if it has no field rows).
