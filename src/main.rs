@@ -3,6 +3,7 @@
 //! Exit codes: 0 success; 1 data errors (or stale files with `--check`); 2 usage or configuration errors.
 
 use clap::{Parser, Subcommand, ValueEnum};
+use gentable::diag::Code;
 use gentable::diag::{Diagnostics, Severity};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -80,7 +81,7 @@ fn main() -> ExitCode {
             print!("{}", gentable::config::json_schema());
             ExitCode::SUCCESS
         }
-        Command::Explain { code } => match gentable::diag::explain::explain(&code) {
+        Command::Explain { code } => match gentable::diag::code::explain(&code) {
             Some(text) => {
                 println!("{text}");
                 ExitCode::SUCCESS
@@ -175,10 +176,9 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
     }
     diags.sort();
     ctx.suspend(|| print_diags(&diags, common, &sources));
-    let config_error = diags
-        .items
-        .iter()
-        .any(|d| d.severity == Severity::Error && d.code < "GT0100");
+    let config_error = diags.items.iter().any(|d| {
+        d.severity == Severity::Error && d.code.class() == gentable::diag::Class::Configuration
+    });
     let Some(validated) = validated.filter(|_| !diags.has_errors()) else {
         ctx.finish();
         if !common.quiet && common.message_format == MessageFormat::Human {
@@ -209,7 +209,7 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
             ctx.finish();
             let d = Diagnostics {
                 items: vec![gentable::diag::Diagnostic::file_error(
-                    "GT0406",
+                    Code::GeneratedNameClash,
                     loaded.schema_rel(),
                     format!("{e:#}"),
                 )
@@ -248,7 +248,7 @@ fn run(common: &Common, mode: Mode) -> ExitCode {
             .map(|(f, what)| {
                 let path = dir.join(f).display().to_string();
                 gentable::diag::Diagnostic::file_error(
-                    "GT0501",
+                    Code::StaleFile,
                     path.clone(),
                     format!("{path} {what}"),
                 )

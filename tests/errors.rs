@@ -94,7 +94,7 @@ type Loc<'a> = (
 
 fn loc(d: &Diagnostic) -> Loc<'_> {
     (
-        d.code,
+        d.code.as_str(),
         d.file.as_str(),
         d.sheet.as_deref(),
         d.row,

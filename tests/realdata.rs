@@ -580,7 +580,7 @@ fn et_excel_designer_column_needs_the_column_marker_row() {
         .iter()
         .map(|d| {
             (
-                d.code,
+                d.code.as_str(),
                 d.sheet.as_deref(),
                 d.row,
                 d.column.as_deref(),

@@ -17,6 +17,7 @@ pub mod incremental;
 
 use self::cache::{Cache, Entry, Manifest, Stat, TableRecord};
 use crate::config::Loaded;
+use crate::diag::Code;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::emit::{self, EmitContext, Files};
 use crate::ir::canonical;
@@ -334,7 +335,7 @@ fn load_impl(
         if !by_table.contains_key(name) {
             diags.push(
                 Diagnostic::file_error(
-                    "GT0003",
+                    Code::UnusedOverride,
                     "gentable.toml",
                     format!("[tables.{name}] names a table that no file provides"),
                 )
@@ -381,7 +382,7 @@ fn load_impl(
     for n in project.enums.keys().chain(project.records.keys()) {
         if table_names.contains(n) {
             diags.push(Diagnostic::file_error(
-                "GT0405",
+                Code::TypeNameClash,
                 set.dir_rel.clone(),
                 format!("the type name {n} is used by a table and by an enum/record definition"),
             ));

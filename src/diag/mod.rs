@@ -3,9 +3,10 @@
 //! A [`Diagnostic`] names the file, the sheet (workbooks), the 1-based row as the designer sees it, the A1 column
 //! letter and header, the cell's text and what was expected. Runs collect *all* diagnostics into a
 //! [`Diagnostics`] list, which sorts them deterministically (file, sheet, row, column, code).
-//! Codes are stable (`GT0xxx`); `gentable explain CODE` describes each ([`crate::diag::explain`]).
+//! Codes are stable (`GT0xxx`); `gentable explain CODE` describes each ([`code::Code::explanation`]).
 
-pub mod explain;
+pub mod code;
+pub use code::{Class, Code};
 pub mod render;
 
 use serde::Serialize;
@@ -32,7 +33,7 @@ pub struct RowOrigin {
 pub struct Diagnostic {
     pub severity: Severity,
     /// Stable code, e.g. `GT0201`.
-    pub code: &'static str,
+    pub code: Code,
     pub message: String,
     pub file: String,
     pub sheet: Option<String>,
@@ -48,11 +49,7 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// An error at a file (no row).
-    pub fn file_error(
-        code: &'static str,
-        file: impl Into<String>,
-        message: impl Into<String>,
-    ) -> Self {
+    pub fn file_error(code: Code, file: impl Into<String>, message: impl Into<String>) -> Self {
         Diagnostic {
             severity: Severity::Error,
             code,
@@ -68,7 +65,7 @@ impl Diagnostic {
     }
     /// An error at a cell of `origin`'s row.
     pub fn cell_error(
-        code: &'static str,
+        code: Code,
         origin: &RowOrigin,
         col: Option<usize>,
         field: Option<&str>,
@@ -116,7 +113,7 @@ impl Diagnostic {
             self.sheet.clone(),
             self.row,
             self.column.as_deref().map(column_index).unwrap_or(0),
-            self.code,
+            self.code.as_str(),
             self.message.clone(),
         )
     }

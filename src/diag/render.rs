@@ -15,6 +15,7 @@
 //! and says how many more there are, so that a run with 10,000 errors stays readable. Everything is linear in
 //! the number of diagnostics.
 
+use crate::diag::Code;
 use crate::diag::{column_from_letters, Diagnostic, Diagnostics, Severity};
 use codespan_reporting::diagnostic as cs;
 use codespan_reporting::files::{Error as FilesError, Files};
@@ -140,8 +141,8 @@ pub fn render_report(d: &Diagnostics, format: Format, sources: &Sources, opts: &
         if format == Format::Human {
             out.push_str(&format!("--> {file}: {}\n\n", counts(errors, warnings)));
         }
-        let mut shown: HashMap<&str, usize> = HashMap::new();
-        let mut hidden: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut shown: HashMap<Code, usize> = HashMap::new();
+        let mut hidden: BTreeMap<Code, usize> = BTreeMap::new();
         for x in group {
             let n = shown.entry(x.code).or_default();
             if opts.max_per_kind > 0 && *n >= opts.max_per_kind {
@@ -161,11 +162,7 @@ pub fn render_report(d: &Diagnostics, format: Format, sources: &Sources, opts: &
             }
         }
         for (code, n) in hidden {
-            let title = crate::diag::explain::CODES
-                .iter()
-                .find(|(c, _, _)| *c == code)
-                .map(|(_, t, _)| *t)
-                .unwrap_or("diagnostic");
+            let title = code.title();
             let msg = format!(
                 "{n} more {code} ({title}) in {file} not shown (--max-per-kind {}; 0 shows all)",
                 opts.max_per_kind
@@ -328,7 +325,7 @@ fn human(d: &Diagnostic, cells: Option<&[String]>) -> String {
         Severity::Error => cs::Diagnostic::error(),
         Severity::Warning => cs::Diagnostic::warning(),
     }
-    .with_code(d.code)
+    .with_code(d.code.as_str())
     .with_message(&d.message);
     let col = d.column.as_deref().and_then(column_from_letters);
     let mut notes = vec![];
@@ -454,7 +451,7 @@ mod tests {
             row: 7,
         };
         Diagnostic::cell_error(
-            "GT0201",
+            Code::WrongType,
             &o,
             Some(2),
             Some("Hp"),

@@ -15,6 +15,7 @@
 //! Nothing here interprets header or comment rows: that is [`crate::typing`]'s job.
 
 use crate::config::Loaded;
+use crate::diag::Code;
 use crate::diag::{Diagnostic, RowOrigin};
 use std::path::{Path, PathBuf};
 
@@ -131,7 +132,7 @@ impl Sources {
             let Some(globs) = globs else { return Ok(None) };
             let bad = |e: globset::Error| {
                 Box::new(Diagnostic::file_error(
-                    "GT0002",
+                    Code::ProjectLayout,
                     "gentable.toml",
                     format!("[tables.{name}] {key}: bad glob: {e}"),
                 ))
@@ -204,7 +205,7 @@ pub fn discover(loaded: &Loaded) -> Result<Vec<SourceFile>, Diagnostic> {
     for g in &loaded.config.project.ignore {
         let glob = globset::Glob::new(g).map_err(|e| {
             Diagnostic::file_error(
-                "GT0002",
+                Code::ProjectLayout,
                 "gentable.toml",
                 format!("bad ignore glob {g:?}: {e}"),
             )
@@ -212,14 +213,18 @@ pub fn discover(loaded: &Loaded) -> Result<Vec<SourceFile>, Diagnostic> {
         ignore.add(glob);
     }
     let ignore = ignore.build().map_err(|e| {
-        Diagnostic::file_error("GT0002", "gentable.toml", format!("bad ignore globs: {e}"))
+        Diagnostic::file_error(
+            Code::ProjectLayout,
+            "gentable.toml",
+            format!("bad ignore globs: {e}"),
+        )
     })?;
     let mut out = Vec::new();
     for dir in &loaded.config.project.tables {
         let abs = loaded.root.join(dir);
         if !abs.is_dir() {
             return Err(Diagnostic::file_error(
-                "GT0002",
+                Code::ProjectLayout,
                 dir.to_string_lossy(),
                 format!("table folder {} does not exist", abs.display()),
             ));
@@ -261,7 +266,7 @@ pub fn discover(loaded: &Loaded) -> Result<Vec<SourceFile>, Diagnostic> {
         })
         .map_err(|e| {
             Diagnostic::file_error(
-                "GT0002",
+                Code::ProjectLayout,
                 dir.to_string_lossy(),
                 format!("cannot list folder: {e}"),
             )
@@ -342,7 +347,7 @@ pub fn read_file_with(
                 .map(|s| format!("sheet {s:?}"))
                 .unwrap_or_else(|| "the file".into());
             let mut d = Diagnostic::file_error(
-                "GT0002",
+                Code::ProjectLayout,
                 &file.rel,
                 format!(
                     "{what} is selected by the files/sheets of several tables: {}",
@@ -401,7 +406,7 @@ pub fn read_file_with(
             Ok(bytes) => vec![read_csv_bytes(&name, &file.rel, &bytes, enc, delim, diags)],
             Err(e) => {
                 diags.push(Diagnostic::file_error(
-                    "GT0101",
+                    Code::UnreadableFile,
                     &file.rel,
                     format!("cannot read file: {e}"),
                 ));
@@ -449,7 +454,7 @@ pub fn read_csv_bytes(
             }
             None => {
                 diags.push(Diagnostic::file_error(
-                    "GT0102",
+                    Code::BadEncoding,
                     rel,
                     format!("the file is not valid {}: it has an unpaired surrogate or an odd byte count", e16.name()),
                 ).with_help("re-export the sheet as \"Unicode Text\" or set [tables.<name>] encoding"));
@@ -503,7 +508,7 @@ pub fn read_csv_bytes(
                             let shown = String::from_utf8_lossy(field).into_owned();
                             diags.push(
                                 Diagnostic::cell_error(
-                                    "GT0102",
+                                    Code::BadEncoding,
                                     &origin,
                                     Some(col),
                                     None,
@@ -541,7 +546,7 @@ pub fn read_csv_bytes(
                     };
                     diags.push(
                         Diagnostic::cell_error(
-                            "GT0103",
+                            Code::MalformedCsv,
                             &origin,
                             None,
                             None,
@@ -561,7 +566,7 @@ pub fn read_csv_bytes(
                     row: line,
                 };
                 diags.push(Diagnostic::cell_error(
-                    "GT0103",
+                    Code::MalformedCsv,
                     &origin,
                     None,
                     None,
@@ -591,7 +596,7 @@ fn read_workbook(
         Ok(tables) => tables,
         Err(e) => {
             diags.push(Diagnostic::file_error(
-                "GT0101",
+                Code::UnreadableFile,
                 &file.rel,
                 format!("cannot open workbook: {e}"),
             ));
@@ -678,8 +683,11 @@ fn read_sheets_with<RS: std::io::Read + std::io::Seek>(
         let range = match wb.worksheet_range(&sheet) {
             Ok(r) => r,
             Err(e) => {
-                let mut d =
-                    Diagnostic::file_error("GT0101", &file.rel, format!("cannot read sheet: {e}"));
+                let mut d = Diagnostic::file_error(
+                    Code::UnreadableFile,
+                    &file.rel,
+                    format!("cannot read sheet: {e}"),
+                );
                 d.sheet = Some(sheet.clone());
                 diags.push(d);
                 continue;
@@ -790,7 +798,7 @@ mod tests {
         let (t, d) = csv(b"Id,Note\n1,\"hello\n2,fine\n3,ok\n", None, b',');
         assert_eq!(t.rows.len(), 2, "the rest of the file became one cell");
         let found: Vec<_> = d.iter().map(|d| (d.code, d.row)).collect();
-        assert_eq!(found, vec![("GT0103", 2)]);
+        assert_eq!(found, vec![(Code::MalformedCsv, 2)]);
         // Balanced quotes, doubled quotes and quoted newlines are fine.
         let (_, d) = csv(b"Id,Note\n1,\"a \"\"b\"\"\nc\"\n2,x\n", None, b',');
         assert!(d.is_empty(), "{d:?}");
@@ -893,7 +901,10 @@ mod tests {
             .collect();
         assert_eq!(
             cells,
-            vec![(1, "B".into(), "GT0102"), (2, "B".into(), "GT0102")]
+            vec![
+                (1, "B".into(), Code::BadEncoding),
+                (2, "B".into(), Code::BadEncoding)
+            ]
         );
     }
 }

@@ -5,6 +5,7 @@
 //! fetched. Enum and record types are named by their `$defs` key, else their `title`, else
 //! `<Table><Field>`; one name used for two different definitions is an error.
 
+use crate::diag::Code;
 use crate::diag::Diagnostic;
 use crate::ir::{EnumDef, Field, IntWidth, Project, RecordDef, TableMode, Type};
 use serde_json::{Map, Value as J};
@@ -47,7 +48,7 @@ pub fn load_dir(dir: &Path, dir_rel: &str) -> Result<SchemaSet, Vec<Diagnostic>>
         Ok(e) => e,
         Err(e) => {
             return Err(vec![Diagnostic::file_error(
-                "GT0002",
+                Code::ProjectLayout,
                 dir_rel,
                 format!("cannot read schema folder: {e}"),
             )])
@@ -72,13 +73,13 @@ pub fn load_dir(dir: &Path, dir_rel: &str) -> Result<SchemaSet, Vec<Diagnostic>>
                     set.files.insert(name, v);
                 }
                 Err(e) => diags.push(Diagnostic::file_error(
-                    "GT0401",
+                    Code::UnreadableSchema,
                     rel,
                     format!("schema is not valid JSON: {e}"),
                 )),
             },
             Err(e) => diags.push(Diagnostic::file_error(
-                "GT0401",
+                Code::UnreadableSchema,
                 rel,
                 format!("cannot read schema: {e}"),
             )),
@@ -131,7 +132,7 @@ pub fn build_table(
     let rel = set.rel(schema_file);
     let Some(root) = set.files.get(schema_file) else {
         return Err(vec![Diagnostic::file_error(
-            "GT0402",
+            Code::MissingSchema,
             &rel,
             format!("table {table} has no schema {rel}"),
         )
@@ -150,7 +151,7 @@ pub fn build_table(
         diags: vec![],
         origins,
     };
-    let err = |m: String| Diagnostic::file_error("GT0403", &rel, m);
+    let err = |m: String| Diagnostic::file_error(Code::InvalidSchema, &rel, m);
     let Some(obj) = root.as_object() else {
         return Err(vec![err("the schema must be a JSON object".into())]);
     };
@@ -376,7 +377,8 @@ fn fk_targets(v: Option<&J>) -> Vec<(String, Option<String>)> {
 impl Ctx<'_> {
     fn err(&mut self, file: &str, m: String) {
         let rel = self.set.rel(file);
-        self.diags.push(Diagnostic::file_error("GT0403", rel, m));
+        self.diags
+            .push(Diagnostic::file_error(Code::InvalidSchema, rel, m));
     }
 
     fn field(&mut self, name: &str, ps: &J, file: &str, ty: Type) -> Field {

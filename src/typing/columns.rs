@@ -7,9 +7,10 @@
 //! leaves the field empty (its default, null, or "missing"). A field may be given either as one column or
 //! across columns, not both.
 
+use crate::diag::Code;
 use crate::ir::{Field, Project, Type, Value};
 use crate::read::RawCell;
-use crate::typing::cell::{self, CellError, BAD_GRAMMAR, NOT_IN_ENUM};
+use crate::typing::cell::{self, CellError};
 
 /// If `header` is `Field.sub[.sub…]` for a record or union field of `fields` (and not itself a field
 /// name), the field index and the path below it.
@@ -91,7 +92,7 @@ fn build(
                 return Err((
                     col0,
                     CellError {
-                        code: BAD_GRAMMAR,
+                        code: Code::BadGrammar,
                         message: format!(
                             "the {n} has values but no {} column value",
                             u.discriminator
@@ -113,7 +114,7 @@ fn build(
                 return Err((
                     kp.col,
                     CellError {
-                        code: NOT_IN_ENUM,
+                        code: Code::NotInEnum,
                         message: format!("{tag:?} is not a kind of {n}"),
                         help: Some(format!(
                             "{n} is one of: {}",
@@ -163,7 +164,7 @@ fn build(
                 (
                     col0,
                     CellError {
-                        code: BAD_GRAMMAR,
+                        code: Code::BadGrammar,
                         message: m,
                         help: Some("fill in its column".into()),
                     },
@@ -184,7 +185,7 @@ fn build(
             return Err((
                 p.col,
                 CellError {
-                    code: BAD_GRAMMAR,
+                    code: Code::BadGrammar,
                     message: format!("a {n} of kind {tag} has no field {:?}", p.path[depth]),
                     help: Some("leave the cell empty for this kind".into()),
                 },

@@ -13,27 +13,11 @@ pub mod vertical;
 
 use self::cell::CellError;
 use crate::config::TableOverride;
+use crate::diag::Code;
 use crate::diag::{column_letters, Diagnostic, RowOrigin};
 use crate::ir::{Project, Row, Type, Value};
 use crate::read::{RawCell, RawRow, RawTable};
 use crate::schema::TableSchema;
-
-/// GT0204: a required value is missing.
-pub const MISSING_VALUE: &str = "GT0204";
-/// GT0207: an Excel error cell.
-pub const EXCEL_ERROR: &str = "GT0207";
-/// GT0211: a header that is not a schema property.
-pub const UNKNOWN_COLUMN: &str = "GT0211";
-/// GT0212: a required property without a column.
-pub const MISSING_COLUMN: &str = "GT0212";
-/// GT0213: a repeated header for a non-array field.
-pub const DUPLICATE_COLUMN: &str = "GT0213";
-/// GT0214: no header row found.
-pub const NO_HEADER: &str = "GT0214";
-/// GT0215: a singleton table without exactly one row.
-pub const SINGLETON_ROWS: &str = "GT0215";
-/// GT0216: two source names map to one identifier.
-pub const NAME_COLLISION: &str = "GT0216";
 
 /// Where the header, the comments and the data of a table's sources are (docs/conventions.md §2), from its
 /// `[tables.<Name>]` override.
@@ -166,7 +150,7 @@ pub fn type_table(
         };
         let Some(hp) = header_pos else {
             let mut d = Diagnostic::file_error(
-                NO_HEADER,
+                Code::NoHeader,
                 &src.file,
                 format!("table {} has no header row", src.name),
             );
@@ -284,7 +268,7 @@ fn map_columns(
                 if let Some(prev) = seen[fi] {
                     if subs.iter().any(|(_, f, _)| *f == fi) {
                         diags.push(Diagnostic::cell_error(
-                            DUPLICATE_COLUMN,
+                            Code::DuplicateColumn,
                             &origin,
                             Some(ci),
                             Some(h),
@@ -300,7 +284,7 @@ fn map_columns(
                     if !matches!(schema.fields[fi].ty.strip_optional(), Type::Array(_)) {
                         diags.push(
                             Diagnostic::cell_error(
-                                DUPLICATE_COLUMN,
+                                Code::DuplicateColumn,
                                 &origin,
                                 Some(ci),
                                 Some(h),
@@ -337,7 +321,7 @@ fn map_columns(
                 if let Some(prev) = clash {
                     diags.push(
                         Diagnostic::cell_error(
-                            DUPLICATE_COLUMN,
+                            Code::DuplicateColumn,
                             &origin,
                             Some(ci),
                             Some(h),
@@ -354,7 +338,7 @@ fn map_columns(
             }
             None => {
                 let mut d = Diagnostic::cell_error(
-                    UNKNOWN_COLUMN,
+                    Code::UnknownColumn,
                     &origin,
                     Some(ci),
                     Some(h),
@@ -382,7 +366,7 @@ fn map_columns(
     for (fi, f) in schema.fields.iter().enumerate() {
         if seen[fi].is_none() && schema.required[fi] {
             let mut d = Diagnostic::cell_error(
-                MISSING_COLUMN,
+                Code::MissingColumn,
                 &origin,
                 None,
                 Some(&f.name),
@@ -425,7 +409,7 @@ fn map_columns(
         for (a, b, id) in crate::naming::check_collisions(pairs) {
             let col = |n: &str| seen[schema.fields.iter().position(|f| f.name == n).unwrap_or(0)];
             let d = Diagnostic::cell_error(
-                NAME_COLLISION,
+                Code::NameCollision,
                 &origin,
                 col(&b),
                 Some(&b),
@@ -521,7 +505,7 @@ fn type_row(
                     Ok(v) => v,
                     Err(m) => {
                         diags.push(Diagnostic::cell_error(
-                            "GT0404",
+                            Code::BadDefault,
                             &origin,
                             None,
                             Some(&f.name),
@@ -541,7 +525,7 @@ fn type_row(
                     let col = columns.cols.iter().find(|(_, x)| *x == fi).map(|(c, _)| *c);
                     diags.push(
                         Diagnostic::cell_error(
-                            MISSING_VALUE,
+                            Code::MissingValue,
                             &origin,
                             col,
                             Some(&f.name),
@@ -586,12 +570,12 @@ pub fn type_cell_with(
     match raw {
         RawCell::Text(s) => parse(s),
         RawCell::Undecodable(s) => Err(CellError {
-            code: "GT0102",
+            code: Code::BadEncoding,
             message: format!("the cell {s:?} is not valid text in the file's encoding"),
             help: Some("set [tables.<name>] encoding in gentable.toml".into()),
         }),
         RawCell::Error(e) => Err(CellError {
-            code: EXCEL_ERROR,
+            code: Code::ExcelError,
             message: format!("the cell holds the Excel error {e}"),
             help: Some(
                 "fix the formula or the value it refers to; error cells are never exported".into(),
@@ -608,13 +592,13 @@ pub fn type_cell_with(
             Type::Int(w) => {
                 if f.fract() != 0.0 {
                     Err(CellError {
-                        code: cell::NOT_INTEGER,
+                        code: Code::NotInteger,
                         message: format!("expected an integer, found the fraction {}", raw.text()),
                         help: Some("integer fields take whole numbers; change the schema type to \"number\" for fractions".into()),
                     })
                 } else if f.abs() >= 9.007_199_254_740_992e15 {
                     Err(CellError {
-                        code: cell::OUT_OF_RANGE,
+                        code: Code::OutOfRange,
                         message: format!("{} is beyond 2^53: Excel stores it as a float and it may already be rounded", raw.text()),
                         help: Some("store large integers as text cells".into()),
                     })

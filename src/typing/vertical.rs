@@ -5,12 +5,13 @@
 //! given twice, an unknown name and a missing required field are errors at their cells. The typed row's
 //! origin is the first field row; cell errors point at the value cell.
 
+use crate::diag::Code;
 use crate::diag::{Diagnostic, RowOrigin};
 use crate::ir::{Row, Type, Value};
 use crate::read::{RawCell, RawTable};
 use crate::schema::TableSchema;
 use crate::typing::cell;
-use crate::typing::{Layout, DUPLICATE_COLUMN, MISSING_COLUMN, UNKNOWN_COLUMN};
+use crate::typing::Layout;
 
 /// Type one vertical source into its row (`None` if it has no field rows).
 pub fn type_source(
@@ -42,7 +43,7 @@ pub fn type_source(
         first.get_or_insert_with(|| origin.clone());
         let Some(fi) = schema.fields.iter().position(|f| f.name == name) else {
             let mut d = Diagnostic::cell_error(
-                UNKNOWN_COLUMN,
+                Code::UnknownColumn,
                 &origin,
                 Some(kc),
                 Some(name),
@@ -63,7 +64,7 @@ pub fn type_source(
         if let Some(prev) = seen[fi] {
             diags.push(
                 Diagnostic::cell_error(
-                    DUPLICATE_COLUMN,
+                    Code::DuplicateColumn,
                     &origin,
                     Some(kc),
                     Some(name),
@@ -103,7 +104,7 @@ pub fn type_source(
                     Err(_) if matches!(f.ty, Type::Optional(_)) => Value::Null,
                     Err(_) => {
                         let mut d = Diagnostic::cell_error(
-                            MISSING_COLUMN,
+                            Code::MissingColumn,
                             &origin,
                             None,
                             Some(&f.name),

@@ -6,6 +6,7 @@
 //!
 //! Each check pushes [`Diagnostic`]s; none stops at the first error.
 
+use crate::diag::Code;
 use crate::diag::{column_letters, Diagnostic};
 use crate::ir::{Project, Row, Table, TableMode, Type, Value};
 use crate::schema::{SchemaSet, TableSchema};
@@ -15,17 +16,6 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 pub mod rules;
 pub mod text;
-
-/// GT0301: a JSON Schema keyword failed.
-pub const SCHEMA_KEYWORD: &str = "GT0301";
-/// GT0302: a duplicate primary key.
-pub const DUPLICATE_KEY: &str = "GT0302";
-/// GT0303: a duplicate secondary unique key.
-pub const DUPLICATE_UNIQUE: &str = "GT0303";
-/// GT0304: a foreign key names no existing row.
-pub const MISSING_REFERENCE: &str = "GT0304";
-/// GT0305: a foreign key names a table or field that does not exist (schema error).
-pub const BAD_FOREIGN_KEY: &str = "GT0305";
 
 /// A typed value as the JSON instance `jsonschema` validates (integers as numbers, enums as strings).
 pub fn value_to_json(project: &Project, ty: &Type, v: &Value) -> J {
@@ -97,7 +87,7 @@ pub fn json_schema_rows(
             Ok(b) => b,
             Err(e) => {
                 diags.push(Diagnostic::file_error(
-                    "GT0403",
+                    Code::InvalidSchema,
                     set.rel(name),
                     format!("schema cannot be registered: {e}"),
                 ));
@@ -109,7 +99,7 @@ pub fn json_schema_rows(
         Ok(r) => r,
         Err(e) => {
             diags.push(Diagnostic::file_error(
-                "GT0403",
+                Code::InvalidSchema,
                 set.dir_rel.clone(),
                 format!("schemas cannot be resolved: {e}"),
             ));
@@ -130,7 +120,7 @@ pub fn json_schema_rows(
             Ok(v) => v,
             Err(e) => {
                 diags.push(Diagnostic::file_error(
-                    "GT0403",
+                    Code::InvalidSchema,
                     set.rel(&ts.schema_file),
                     format!("invalid JSON Schema: {e}"),
                 ));
@@ -161,7 +151,7 @@ pub fn json_schema_rows(
                     .map(|(_, r)| format!(" at {r}"))
                     .unwrap_or_default();
                 let d = Diagnostic::cell_error(
-                    SCHEMA_KEYWORD,
+                    Code::SchemaKeyword,
                     &row.origin,
                     fi.and_then(|i| row.column(i)),
                     fi.map(|i| ts.fields[i].name.as_str()),
@@ -270,7 +260,7 @@ pub fn keys(project: &mut Project, diags: &mut Vec<Diagnostic>) {
             TableMode::One => {
                 if t.rows.len() != 1 {
                     let mut d = Diagnostic::file_error(
-                        crate::typing::SINGLETON_ROWS,
+                        Code::SingletonRows,
                         t.rows.get(1).map(|r| r.origin.file.clone()).unwrap_or_else(|| t.schema_file.clone()),
                         format!("{} is a singleton table (x-gentable-mode \"one\") and must have exactly one data row, found {}", t.name, t.rows.len()),
                     );
@@ -316,7 +306,7 @@ pub fn keys(project: &mut Project, diags: &mut Vec<Diagnostic>) {
                             )
                         };
                         let d = Diagnostic::cell_error(
-                            DUPLICATE_KEY,
+                            Code::DuplicateKey,
                             &second.origin,
                             col,
                             Some(&t.fields[pk[0]].name),
@@ -350,7 +340,7 @@ pub fn keys(project: &mut Project, diags: &mut Vec<Diagnostic>) {
                     let names: Vec<&str> = uk.iter().map(|&i| t.fields[i].name.as_str()).collect();
                     diags.push(
                         Diagnostic::cell_error(
-                            DUPLICATE_UNIQUE,
+                            Code::DuplicateUnique,
                             &row.origin,
                             row.column(uk[0]),
                             Some(&t.fields[uk[0]].name),
@@ -383,9 +373,6 @@ pub fn keys(project: &mut Project, diags: &mut Vec<Diagnostic>) {
         }
     }
 }
-
-/// GT0320: a row that nothing references, in a table whose schema asks for it (`x-gentable-unreferenced`).
-pub const UNREFERENCED: &str = "GT0320";
 
 /// Hints ("did you mean") are computed for at most this many missing references per field, so that
 /// 10,000 broken references stay linear; the rest get a generic help.
@@ -587,7 +574,7 @@ pub fn foreign_keys_in(
                     if bad_decl.insert((t.schema_file.clone(), field.name.clone(), target.clone()))
                     {
                         diags.push(Diagnostic::file_error(
-                            BAD_FOREIGN_KEY,
+                            Code::BadForeignKey,
                             set.rel(&t.schema_file),
                             format!(
                                 "{}.{}: x-gentable-foreignKey names {target}, which is not a table with a single-field primary key or an existing field",
@@ -604,7 +591,7 @@ pub fn foreign_keys_in(
         }
         let names: Vec<&str> = targets.iter().map(|(n, _)| *n).collect();
         let mut d = Diagnostic::cell_error(
-            MISSING_REFERENCE,
+            Code::MissingReference,
             &row.origin,
             row.column(fi),
             Some(&field.name),
@@ -674,7 +661,7 @@ pub fn unreferenced(
             "error" => crate::diag::Severity::Error,
             _ => {
                 diags.push(Diagnostic::file_error(
-                    "GT0403",
+                    Code::InvalidSchema,
                     set.rel(&ts.schema_file),
                     "x-gentable-unreferenced must be \"warning\", \"error\" or {\"severity\", \"except\"}",
                 ));
@@ -725,7 +712,7 @@ pub fn unreferenced(
                 continue;
             }
             let mut d = Diagnostic::cell_error(
-                UNREFERENCED,
+                Code::Unreferenced,
                 &row.origin,
                 row.column(pk),
                 Some(&t.fields[pk].name),

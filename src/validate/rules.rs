@@ -22,6 +22,7 @@
 //! (GT0312) naming the schema file. Evaluation is linear: the data is converted to CEL values once per run,
 //! rows and tables are bound by reference in nested scopes.
 
+use crate::diag::Code;
 use crate::diag::{closest, Diagnostic, Severity};
 use crate::ir::{Project, Table, TableMode};
 use crate::schema::{SchemaSet, TableSchema};
@@ -30,15 +31,6 @@ use cel::{Context, Env, Program, Value as C};
 use serde_json::Value as J;
 use std::collections::HashMap;
 use std::sync::Arc;
-
-/// GT0310: a row rule failed on a row.
-pub const RULE_FAILED: &str = "GT0310";
-/// GT0311: a table rule failed.
-pub const TABLE_RULE_FAILED: &str = "GT0311";
-/// GT0312: a rule is malformed or does not compile (schema error).
-pub const BAD_RULE: &str = "GT0312";
-/// GT0313: a rule could not be evaluated (runtime error, or not a boolean).
-pub const RULE_ERROR: &str = "GT0313";
 
 /// A compiled rule.
 struct Rule {
@@ -167,14 +159,14 @@ fn compile_rules(
     };
     let bad = |i: usize, m: String| {
         Diagnostic::file_error(
-            BAD_RULE,
+            Code::BadRule,
             file,
             format!("{}: x-gentable-rules[{i}]: {m}", ts.name),
         )
     };
     let Some(list) = list.as_array() else {
         diags.push(Diagnostic::file_error(
-            BAD_RULE,
+            Code::BadRule,
             file,
             format!(
                 "{}: x-gentable-rules must be an array of {{rule, message}}",
@@ -535,7 +527,7 @@ pub fn check(
                 Ok(C::Bool(true)) => {}
                 Ok(C::Bool(false)) => {
                     let mut d = mk(
-                        TABLE_RULE_FAILED,
+                        Code::TableRuleFailed,
                         format!("{}: {}", t.name, render_message(r, &scope)),
                     )
                     .with_help(format!(
@@ -547,7 +539,7 @@ pub fn check(
                     diags.push(d);
                 }
                 Ok(v) => diags.push(mk(
-                    RULE_ERROR,
+                    Code::RuleError,
                     format!(
                         "{}: table rule {:?} returned {}, not a boolean",
                         t.name,
@@ -556,7 +548,7 @@ pub fn check(
                     ),
                 )),
                 Err(e) => diags.push(mk(
-                    RULE_ERROR,
+                    Code::RuleError,
                     format!(
                         "{}: table rule {:?} could not be evaluated: {e}",
                         t.name, r.source
@@ -585,8 +577,8 @@ pub fn check(
                 match r.program.execute(&rs) {
                     Ok(C::Bool(true)) => {}
                     Ok(C::Bool(false)) => {
-                        let mut d =
-                            at(RULE_FAILED, render_message(r, &rs), r.field).with_help(format!(
+                        let mut d = at(Code::RuleFailed, render_message(r, &rs), r.field)
+                            .with_help(format!(
                                 "the rule x-gentable-rules[{}] of {} is false for this row",
                                 r.index,
                                 set.rel(&ts.schema_file)
@@ -595,13 +587,13 @@ pub fn check(
                         diags.push(d);
                     }
                     Ok(v) => diags.push(at(
-                        RULE_ERROR,
+                        Code::RuleError,
                         format!("rule {:?} returned {}, not a boolean", r.source, show(&v)),
                         r.field,
                     )),
                     Err(e) => diags.push(
                         at(
-                            RULE_ERROR,
+                            Code::RuleError,
                             format!(
                                 "rule {:?} could not be evaluated on this row: {e}",
                                 r.source

@@ -4,16 +4,10 @@
 //! text table's cell).
 
 use crate::config::LocalizationConfig;
+use crate::diag::Code;
 use crate::diag::Diagnostic;
 use crate::ir::{Project, Type, Value};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// GT0330: a text key that the text table does not have.
-pub const MISSING_TEXT_KEY: &str = "GT0330";
-/// GT0331: a text key without a translation in some language.
-pub const MISSING_TRANSLATION: &str = "GT0331";
-/// GT0332: the `[localization]` table or its columns do not exist.
-pub const BAD_LOCALIZATION: &str = "GT0332";
 
 /// Key → (row index in the text table, per language: its non-blank text).
 pub type Texts<'p> = BTreeMap<&'p str, (usize, Vec<Option<&'p str>>)>;
@@ -73,7 +67,11 @@ pub fn check(project: &Project, l: Option<&LocalizationConfig>, diags: &mut Vec<
         Ok(t) => t,
         Err(m) => {
             if uses_text || project.table(&l.table).is_some() {
-                diags.push(Diagnostic::file_error(BAD_LOCALIZATION, "gentable.toml", m));
+                diags.push(Diagnostic::file_error(
+                    Code::BadLocalization,
+                    "gentable.toml",
+                    m,
+                ));
             }
             return;
         }
@@ -93,7 +91,7 @@ pub fn check(project: &Project, l: Option<&LocalizationConfig>, diags: &mut Vec<
                     match texts.get(k) {
                         None if !fk_checked => diags.push(
                             Diagnostic::cell_error(
-                                MISSING_TEXT_KEY,
+                                Code::MissingTextKey,
                                 &r.origin,
                                 r.column(fi),
                                 Some(&f.name),
@@ -116,7 +114,7 @@ pub fn check(project: &Project, l: Option<&LocalizationConfig>, diags: &mut Vec<
                                     lang_table.field_index(&l.languages[li]).expect("checked");
                                 diags.push(
                                     Diagnostic::cell_error(
-                                        MISSING_TRANSLATION,
+                                        Code::MissingTranslation,
                                         &lr.origin,
                                         lr.column(col),
                                         Some(&l.languages[li]),

@@ -13,13 +13,14 @@
 
 pub mod time;
 
+use crate::diag::Code;
 use crate::ir::{IntWidth, Project, Type, Value};
 
 /// Why a cell's text does not fit its type. `message` says what was expected; `help` suggests a fix.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CellError {
     /// Stable diagnostic code (GT02xx).
-    pub code: &'static str,
+    pub code: Code,
     pub message: String,
     pub help: Option<String>,
 }
@@ -46,7 +47,7 @@ impl CellError {
         d
     }
 
-    fn new(code: &'static str, message: impl Into<String>) -> Self {
+    fn new(code: Code, message: impl Into<String>) -> Self {
         CellError {
             code,
             message: message.into(),
@@ -58,17 +59,6 @@ impl CellError {
         self
     }
 }
-
-/// GT0201: the text is not a value of the type.
-pub const WRONG_TYPE: &str = "GT0201";
-/// GT0202: an integer outside its width, or a number that is not finite.
-pub const OUT_OF_RANGE: &str = "GT0202";
-/// GT0203: not a member of the enum.
-pub const NOT_IN_ENUM: &str = "GT0203";
-/// GT0205: the compound-value grammar is broken (brackets, escapes, empty elements).
-pub const BAD_GRAMMAR: &str = "GT0205";
-/// GT0206: a fractional number in an integer field.
-pub const NOT_INTEGER: &str = "GT0206";
 
 /// White space trimmed by the grammar: Unicode White_Space, which includes U+00A0 NBSP and U+3000.
 pub fn is_ws(c: char) -> bool {
@@ -102,12 +92,12 @@ pub fn parse_cell_with(
             if t.starts_with('{') || (t.starts_with('[') && list_like) {
                 if let Ok(json) = serde_json::from_str::<serde_json::Value>(t) {
                     return json_to_value(&json, ty, project).map_err(|m| {
-                        CellError::new(WRONG_TYPE, format!("JSON literal does not fit: {m}"))
+                        CellError::new(Code::WrongType, format!("JSON literal does not fit: {m}"))
                     });
                 }
                 if t.starts_with('{') {
                     return Err(CellError::new(
-                        BAD_GRAMMAR,
+                        Code::BadGrammar,
                         "a cell starting with '{' must be a JSON object",
                     )
                     .help("write the object as (a,b) or as valid JSON"));
@@ -191,12 +181,12 @@ fn parse_map(parts: &[String], k: &Type, v: &Type, project: &Project) -> Result<
             if parts.len() == 1 {
                 break;
             }
-            return Err(CellError::new(BAD_GRAMMAR, "empty map entry")
+            return Err(CellError::new(Code::BadGrammar, "empty map entry")
                 .help("write entries as key=value, separated by |"));
         }
         let Some((key, val)) = split_named(p) else {
             return Err(CellError::new(
-                BAD_GRAMMAR,
+                Code::BadGrammar,
                 format!("expected a map entry key=value, found {:?}", trim_raw(p)),
             )
             .help("write entries as key=value (escape a literal = as \\=)"));
@@ -211,7 +201,7 @@ fn parse_map(parts: &[String], k: &Type, v: &Type, project: &Project) -> Result<
         })?;
         entries.push((key, val));
     }
-    finish_map(entries).map_err(|m| CellError::new(BAD_GRAMMAR, m))
+    finish_map(entries).map_err(|m| CellError::new(Code::BadGrammar, m))
 }
 
 /// Fill a record's fields (`fields`) from the parts of `(…)`: positional or `name=value`. Missing fields
@@ -224,7 +214,7 @@ fn record_values(
 ) -> Result<Vec<Value>, CellError> {
     if parts.len() > fields.len() {
         return Err(CellError::new(
-            BAD_GRAMMAR,
+            Code::BadGrammar,
             format!(
                 "{name} has {} fields but the value has {} parts",
                 fields.len(),
@@ -239,7 +229,8 @@ fn record_values(
             Some((k, v)) => match fields.iter().position(|f| f.name == k) {
                 Some(idx) => (idx, v),
                 None => {
-                    let mut e = CellError::new(BAD_GRAMMAR, format!("{name} has no field {k:?}"));
+                    let mut e =
+                        CellError::new(Code::BadGrammar, format!("{name} has no field {k:?}"));
                     if let Some(c) =
                         crate::diag::closest(&k, fields.iter().map(|f| f.name.as_str()))
                     {
@@ -252,7 +243,7 @@ fn record_values(
         };
         if values[idx].is_some() {
             return Err(CellError::new(
-                BAD_GRAMMAR,
+                Code::BadGrammar,
                 format!("field {:?} given twice", fields[idx].name),
             ));
         }
@@ -267,8 +258,9 @@ fn record_values(
     for (v, f) in values.into_iter().zip(fields) {
         match v {
             Some(v) => out.push(v),
-            None => out
-                .push(missing_field(name, f, project).map_err(|m| CellError::new(BAD_GRAMMAR, m))?),
+            None => out.push(
+                missing_field(name, f, project).map_err(|m| CellError::new(Code::BadGrammar, m))?,
+            ),
         }
     }
     Ok(out)
@@ -312,7 +304,7 @@ fn parse_union(t: &str, name: &str, project: &Project) -> Result<Value, CellErro
             }
             None => {
                 return Err(CellError::new(
-                    BAD_GRAMMAR,
+                    Code::BadGrammar,
                     format!(
                         "a {name} needs its {} first: ({}=…, …) or Tag(…)",
                         u.discriminator, u.discriminator
@@ -324,7 +316,7 @@ fn parse_union(t: &str, name: &str, project: &Project) -> Result<Value, CellErro
     } else if let Some(open) = t.find('(') {
         let body = strip_delims(&t[open..], '(', ')').ok_or_else(|| {
             CellError::new(
-                BAD_GRAMMAR,
+                Code::BadGrammar,
                 format!("expected Tag(…) for a {name}, found {t:?}"),
             )
         })?;
@@ -338,7 +330,7 @@ fn parse_union(t: &str, name: &str, project: &Project) -> Result<Value, CellErro
         (unescape(t)?, vec![])
     };
     let Some(v) = u.variant(&tag) else {
-        let mut e = CellError::new(NOT_IN_ENUM, format!("{tag:?} is not a kind of {name}"));
+        let mut e = CellError::new(Code::NotInEnum, format!("{tag:?} is not a kind of {name}"));
         e = match crate::diag::closest(&tag, tags.iter().copied()) {
             Some(c) => e.help(format!(
                 "did you mean {c:?}? ({name} is one of: {})",
@@ -359,14 +351,14 @@ fn parse_element(raw: &str, ty: &Type, project: &Project) -> Result<Value, CellE
         if let Type::Optional(_) = ty {
             return Ok(Value::Null);
         }
-        return Err(CellError::new(BAD_GRAMMAR, "empty element")
+        return Err(CellError::new(Code::BadGrammar, "empty element")
             .help("remove the doubled separator, or escape a literal separator with \\"));
     }
     match ty.strip_optional() {
         Type::Array(inner) => {
             let body = strip_delims(t, '[', ']').ok_or_else(|| {
                 CellError::new(
-                    BAD_GRAMMAR,
+                    Code::BadGrammar,
                     format!("expected a nested array in brackets like [1,2], found {t:?}"),
                 )
             })?;
@@ -384,7 +376,7 @@ fn parse_element(raw: &str, ty: &Type, project: &Project) -> Result<Value, CellE
             let body = strip_delims(t, '(', ')').ok_or_else(|| {
                 let example: Vec<&str> = rec.fields.iter().map(|f| f.name.as_str()).collect();
                 CellError::new(
-                    BAD_GRAMMAR,
+                    Code::BadGrammar,
                     format!(
                         "expected a {name} in parentheses like ({}), found {t:?}",
                         example.join(",")
@@ -402,7 +394,7 @@ fn parse_element(raw: &str, ty: &Type, project: &Project) -> Result<Value, CellE
         Type::Map(k, v) => {
             let body = strip_delims(t, '[', ']').ok_or_else(|| {
                 CellError::new(
-                    BAD_GRAMMAR,
+                    Code::BadGrammar,
                     format!("expected a nested map in brackets like [a=1,b=2], found {t:?}"),
                 )
             })?;
@@ -434,7 +426,7 @@ pub fn parse_scalar(s: &str, ty: &Type, project: &Project) -> Result<Value, Cell
             "true" | "1" | "yes" => Ok(Value::Bool(true)),
             "false" | "0" | "no" => Ok(Value::Bool(false)),
             _ => Err(
-                CellError::new(WRONG_TYPE, format!("expected a boolean, found {s:?}"))
+                CellError::new(Code::WrongType, format!("expected a boolean, found {s:?}"))
                     .help("write true or false (also TRUE/FALSE, 1/0, yes/no)"),
             ),
         },
@@ -448,7 +440,7 @@ pub fn parse_scalar(s: &str, ty: &Type, project: &Project) -> Result<Value, Cell
             if let Some((_, m)) = e.aliases.iter().find(|(a, _)| a == s) {
                 return Ok(Value::Enum(m.clone()));
             }
-            let mut err = CellError::new(NOT_IN_ENUM, format!("{s:?} is not a {name}"));
+            let mut err = CellError::new(Code::NotInEnum, format!("{s:?} is not a {name}"));
             err = match crate::diag::closest(s, e.members.iter().map(String::as_str)) {
                 Some(c) => err.help(format!(
                     "did you mean {c:?}? ({name} is one of: {})",
@@ -485,26 +477,26 @@ pub fn parse_int(s: &str, w: IntWidth) -> Result<Value, CellError> {
         return match int_part.parse::<i128>() {
             Ok(v) => int_in_range(if neg { -v } else { v }, w),
             Err(_) => Err(CellError::new(
-                OUT_OF_RANGE,
+                Code::OutOfRange,
                 format!("{s} is too large for any integer width"),
             )),
         };
     }
     if digits_ok && frac.bytes().all(|b| b.is_ascii_digit()) && !frac.is_empty() {
         return Err(CellError::new(
-            NOT_INTEGER,
+            Code::NotInteger,
             format!("expected an integer, found the fraction {s}"),
         )
         .help(
             "integer fields take whole numbers; change the schema type to \"number\" for fractions",
         ));
     }
-    let mut e = CellError::new(WRONG_TYPE, format!("expected an integer, found {s:?}"));
+    let mut e = CellError::new(Code::WrongType, format!("expected an integer, found {s:?}"));
     if let Ok(f) = s.parse::<f64>() {
         if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e18 {
             e = e.help(format!("write it out in digits: {}", f as i128));
         } else if f.is_finite() {
-            e = CellError::new(NOT_INTEGER, format!("expected an integer, found the fraction {s}"))
+            e = CellError::new(Code::NotInteger, format!("expected an integer, found the fraction {s}"))
                 .help("integer fields take whole numbers; change the schema type to \"number\" for fractions");
         }
     }
@@ -516,7 +508,7 @@ pub fn int_in_range(v: i128, w: IntWidth) -> Result<Value, CellError> {
     let (lo, hi) = w.range();
     if v < lo || v > hi {
         return Err(CellError::new(
-            OUT_OF_RANGE,
+            Code::OutOfRange,
             format!("{v} does not fit in {} ({lo}..={hi})", w.rust_name()),
         )
         .help(
@@ -531,18 +523,18 @@ pub fn parse_float(s: &str) -> Result<Value, CellError> {
     let lower = s.to_ascii_lowercase();
     if lower.contains("inf") || lower.contains("nan") {
         return Err(
-            CellError::new(OUT_OF_RANGE, format!("{s:?} is not a finite number"))
+            CellError::new(Code::OutOfRange, format!("{s:?} is not a finite number"))
                 .help("JSON, and so every generated language, has no NaN or infinity"),
         );
     }
     match s.strip_prefix('+').unwrap_or(s).parse::<f64>() {
         Ok(f) if f.is_finite() => Ok(Value::Float(if f == 0.0 { 0.0 } else { f })),
         Ok(_) => Err(CellError::new(
-            OUT_OF_RANGE,
+            Code::OutOfRange,
             format!("{s} is too large for a 64-bit float"),
         )),
         Err(_) => Err(CellError::new(
-            WRONG_TYPE,
+            Code::WrongType,
             format!("expected a number, found {s:?}"),
         )),
     }
@@ -709,8 +701,11 @@ pub fn split(s: &str, sep: char) -> Result<Vec<String>, CellError> {
                 match chars.next() {
                     Some(n) => cur.push(n),
                     None => {
-                        return Err(CellError::new(BAD_GRAMMAR, "the cell ends with a lone \\")
-                            .help("write \\\\ for a backslash"))
+                        return Err(CellError::new(
+                            Code::BadGrammar,
+                            "the cell ends with a lone \\",
+                        )
+                        .help("write \\\\ for a backslash"))
                     }
                 }
             }
@@ -721,8 +716,10 @@ pub fn split(s: &str, sep: char) -> Result<Vec<String>, CellError> {
             ')' | ']' => {
                 let open = if c == ')' { '(' } else { '[' };
                 if stack.pop() != Some(open) {
-                    return Err(CellError::new(BAD_GRAMMAR, format!("unbalanced {c:?}"))
-                        .help(format!("escape a literal {c} as \\{c}")));
+                    return Err(
+                        CellError::new(Code::BadGrammar, format!("unbalanced {c:?}"))
+                            .help(format!("escape a literal {c} as \\{c}")),
+                    );
                 }
                 cur.push(c);
             }
@@ -731,8 +728,10 @@ pub fn split(s: &str, sep: char) -> Result<Vec<String>, CellError> {
         }
     }
     if let Some(open) = stack.last() {
-        return Err(CellError::new(BAD_GRAMMAR, format!("unclosed {open:?}"))
-            .help(format!("close it, or escape a literal {open} as \\{open}")));
+        return Err(
+            CellError::new(Code::BadGrammar, format!("unclosed {open:?}"))
+                .help(format!("close it, or escape a literal {open} as \\{open}")),
+        );
     }
     parts.push(cur);
     Ok(parts)
@@ -766,8 +765,10 @@ pub fn unescape(s: &str) -> Result<String, CellError> {
             match chars.next() {
                 Some(n) => out.push(n),
                 None => {
-                    return Err(CellError::new(BAD_GRAMMAR, "the value ends with a lone \\")
-                        .help("write \\\\ for a backslash"))
+                    return Err(
+                        CellError::new(Code::BadGrammar, "the value ends with a lone \\")
+                            .help("write \\\\ for a backslash"),
+                    )
                 }
             }
         } else {
@@ -877,19 +878,19 @@ mod tests {
             parse_cell("7.5", &Type::Int(IntWidth::I32), &p)
                 .unwrap_err()
                 .code,
-            NOT_INTEGER
+            Code::NotInteger
         );
         assert_eq!(
             parse_cell("300", &Type::Int(IntWidth::U8), &p)
                 .unwrap_err()
                 .code,
-            OUT_OF_RANGE
+            Code::OutOfRange
         );
         // Nothing is read through a float: exact big integers, no rounding of near-integers, no exponents.
         let int = |s: &str, w| parse_cell(s, &Type::Int(w), &p);
         assert_eq!(
             int("2.9999999999999999", IntWidth::I32).unwrap_err().code,
-            NOT_INTEGER
+            Code::NotInteger
         );
         assert_eq!(
             int("9007199254740993.0", IntWidth::I64),
@@ -899,13 +900,13 @@ mod tests {
         let e = int("1e3", IntWidth::I32).unwrap_err();
         assert_eq!(
             (e.code, e.help.as_deref()),
-            (WRONG_TYPE, Some("write it out in digits: 1000"))
+            (Code::WrongType, Some("write it out in digits: 1000"))
         );
         assert_eq!(
             parse_cell("abc", &Type::Int(IntWidth::I32), &p)
                 .unwrap_err()
                 .code,
-            WRONG_TYPE
+            Code::WrongType
         );
         assert_eq!(parse_cell("TRUE", &Type::Bool, &p), Ok(Value::Bool(true)));
         assert_eq!(parse_cell("no", &Type::Bool, &p), Ok(Value::Bool(false)));
@@ -913,7 +914,7 @@ mod tests {
         assert_eq!(parse_cell("1e21", &Type::Float, &p), Ok(Value::Float(1e21)));
         assert_eq!(
             parse_cell("NaN", &Type::Float, &p).unwrap_err().code,
-            OUT_OF_RANGE
+            Code::OutOfRange
         );
         // Strings are verbatim at the top level.
         assert_eq!(
@@ -928,7 +929,7 @@ mod tests {
         let ty = Type::Enum("Side".into());
         assert_eq!(parse_cell("Blue", &ty, &p), Ok(Value::Enum("Blue".into())));
         let e = parse_cell("blue", &ty, &p).unwrap_err();
-        assert_eq!(e.code, NOT_IN_ENUM);
+        assert_eq!(e.code, Code::NotInEnum);
         assert_eq!(
             e.help.unwrap(),
             "did you mean \"Blue\"? (Side is one of: Red, Blue)"
@@ -954,7 +955,7 @@ mod tests {
             parse_cell("1||2", &arr(Type::Int(IntWidth::I32)), &p)
                 .unwrap_err()
                 .code,
-            BAD_GRAMMAR
+            Code::BadGrammar
         );
         assert_eq!(
             parse_cell("[1,2]", &arr(Type::Int(IntWidth::I32)), &p),
@@ -966,7 +967,7 @@ mod tests {
         );
         assert_eq!(
             parse_cell("a\\", &arr(Type::String), &p).unwrap_err().code,
-            BAD_GRAMMAR
+            Code::BadGrammar
         );
     }
 
@@ -985,16 +986,19 @@ mod tests {
                 Value::Record(vec![Value::Int(1), Value::Int(1)])
             ])
         );
-        assert_eq!(parse_cell("(0,1", &v2, &p).unwrap_err().code, BAD_GRAMMAR);
+        assert_eq!(
+            parse_cell("(0,1", &v2, &p).unwrap_err().code,
+            Code::BadGrammar
+        );
         assert_eq!(
             parse_cell("(0,1,2)", &v2, &p).unwrap_err().code,
-            BAD_GRAMMAR
+            Code::BadGrammar
         );
         let e = parse_cell("(x=0,yy=1)", &v2, &p).unwrap_err();
         assert_eq!(e.help.as_deref(), Some("did you mean \"y\"?"));
         assert_eq!(
             parse_cell("(0,200)", &v2, &p).unwrap_err().code,
-            OUT_OF_RANGE
+            Code::OutOfRange
         );
         let tag = Type::Record("Tag".into());
         assert_eq!(

@@ -7,7 +7,8 @@
 //! `P1DT2H`, `-PT0.5S`; a day is 24 hours; years and months are rejected) or with units (`1h30m`, `90s`,
 //! `250ms`, `2d`), canonical as a JSON integer of milliseconds. Parsing uses `jiff` with fixed offsets only.
 
-use crate::typing::cell::{CellError, WRONG_TYPE};
+use crate::diag::Code;
+use crate::typing::cell::CellError;
 use jiff::civil::DateTime;
 use jiff::fmt::temporal::Pieces;
 
@@ -21,7 +22,7 @@ pub const MAX_SECONDS: i64 = 253_402_300_799;
 
 fn err(m: String) -> CellError {
     CellError {
-        code: WRONG_TYPE,
+        code: Code::WrongType,
         message: m,
         help: Some(
             "write a date-time with its offset, e.g. 2024-05-01T12:00:00+08:00 or 2024-05-01 04:00:00Z \
@@ -65,7 +66,7 @@ pub fn parse_datetime(s: &str, zone: Option<i32>) -> Result<i64, CellError> {
     };
     if civil.subsec_nanosecond() != 0 {
         return Err(CellError {
-            code: WRONG_TYPE,
+            code: Code::WrongType,
             message: format!("{t:?} has fractions of a second; date-times are whole seconds"),
             help: Some("drop the fraction".into()),
         });
@@ -138,7 +139,7 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
 
 fn derr(t: &str) -> CellError {
     CellError {
-        code: WRONG_TYPE,
+        code: Code::WrongType,
         message: format!("expected a duration, found {t:?}"),
         help: Some(
             "write ISO 8601 like PT1H30M or P1DT12H, or units like 1h30m, 90s, 250ms, 2d".into(),

@@ -1,0 +1,258 @@
+//! Diagnostic codes: one [`Code`] per kind of finding, with its stable number (`GT0201`), its class
+//! ([`Class`]: configuration, data or output, which decides the exit code), a title and the explanation that
+//! `gentable explain` prints and docs/diagnostics.md lists.
+//!
+//! This is the only place a `GT` code is written: stages construct diagnostics with a [`Code`], the CLI
+//! derives its exit code from [`Code::class`], and the renderers print [`Code::as_str`].
+
+use serde::{Serialize, Serializer};
+use std::fmt;
+
+/// What a diagnostic is about, which decides the exit code of a failed build ([`Class::exit_code`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Class {
+    /// The project itself cannot be set up: `gentable.toml`, its folders, its globs (exit code 2).
+    Configuration,
+    /// The tables or the schemas that describe them (exit code 1).
+    Data,
+    /// What gentable would write: generated names that clash, stale files under `--check` (exit code 1).
+    Output,
+}
+
+impl Class {
+    /// The process exit code of a build that failed with an error of this class: 2 for configuration, 1
+    /// otherwise (README "Exit codes").
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Class::Configuration => 2,
+            Class::Data | Class::Output => 1,
+        }
+    }
+}
+
+macro_rules! codes {
+    ($($variant:ident = $code:literal, $class:ident, $title:literal, $text:literal;)*) => {
+        /// A stable diagnostic code. `Display` and JSON show it as `GT` and four digits.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code {
+            $(#[doc = $title] $variant,)*
+        }
+
+        impl Code {
+            /// Every code, in number order.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// `GT` and four digits, e.g. `GT0201`.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $code,)*
+                }
+            }
+
+            /// The class, which decides the exit code.
+            pub fn class(self) -> Class {
+                match self {
+                    $(Code::$variant => Class::$class,)*
+                }
+            }
+
+            /// A few words, e.g. "wrong type" (the title of GitHub annotations).
+            pub fn title(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $title,)*
+                }
+            }
+
+            /// The paragraph `gentable explain` prints: what it means, an example and the fix.
+            pub fn explanation(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $text,)*
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    ProjectLayout = "GT0002", Configuration,
+        "project layout",
+        "A folder named in gentable.toml ([project] tables or schemas) does not exist or cannot be listed, or an ignore glob is malformed. Example: tables = [\"Tabel\"]. Fix: correct the path in gentable.toml; paths are relative to the folder holding gentable.toml.";
+    UnusedOverride = "GT0003", Configuration,
+        "unused override",
+        "A [tables.<Name>] section names a table that no file provides. Example: [tables.Lnag] for Lang.csv. Fix: correct the table name (file stem or sheet name).";
+    UnreadableFile = "GT0101", Data,
+        "unreadable file",
+        "A table file could not be opened: missing permissions, or a workbook that is not a valid xlsx/xls/ods (for example a renamed CSV). Fix: re-save the file from the spreadsheet application.";
+    BadEncoding = "GT0102", Data,
+        "bad text encoding",
+        "A CSV cell holds bytes that are not valid in the table's encoding (UTF-8 unless [tables.<Name>] encoding says otherwise). Example: a GBK export read as UTF-8 shows as mojibake. Fix: save as UTF-8, or set encoding = \"gbk\" (or the right label) for that table.";
+    MalformedCsv = "GT0103", Data,
+        "malformed CSV",
+        "The CSV parser could not read a record, usually because of an unbalanced quote. Example: a cell written as \"Iron Guard with no closing quote. Fix: close the quote; a literal quote inside a quoted cell is written twice (\"\").";
+    WrongType = "GT0201", Data,
+        "wrong type",
+        "The cell's text is not a value of the field's type. Example: \"abc\" in an integer column. Fix: enter a value of the type shown in the message, or change the schema.";
+    OutOfRange = "GT0202", Data,
+        "out of range",
+        "A number does not fit the field's integer width (picked from minimum/maximum/format) or is not finite. Example: 300 in a field with maximum 255. Fix: correct the value, or widen the schema bounds.";
+    NotInEnum = "GT0203", Data,
+        "not in enum",
+        "The cell is not one of the enum's members (names are case-sensitive). Example: \"blue\" where Side is Red|Blue. Fix: use the member named in the hint.";
+    MissingValue = "GT0204", Data,
+        "missing required value",
+        "A required field's cell is empty. Example: an empty Id. Fix: fill in the cell, or give the field a \"default\" or make it optional in the schema.";
+    BadGrammar = "GT0205", Data,
+        "bad cell grammar",
+        "A compound cell (array, object) breaks the cell grammar: unbalanced brackets, an empty element (1||2), too many parts, a lone backslash. Example: 1||2 in an array column, or (0,1 in a Vec2 column. Fix: follow docs/conventions.md section 3; escape a literal separator with a backslash (\\|, \\,).";
+    NotInteger = "GT0206", Data,
+        "fraction in an integer field",
+        "An integer field holds a fractional number such as 7.5 (an Excel float). Example: 7.5 in a Tier column. Fix: enter a whole number, or change the schema type to number.";
+    ExcelError = "GT0207", Data,
+        "Excel error cell",
+        "The cell holds an Excel error such as #N/A or #DIV/0!, usually from a formula. Example: =VLOOKUP(...) that shows #N/A. Fix: correct the formula or the cells it refers to.";
+    UnknownColumn = "GT0211", Data,
+        "unknown column",
+        "A header is not a property of the table's schema. Example: \"Teir\" instead of \"Tier\". Fix: rename it as the hint suggests, add the property to the schema, or start the header with # to make it a comment column.";
+    MissingColumn = "GT0212", Data,
+        "missing column",
+        "A property listed in the schema's required has no column. Example: the schema requires Hp but the header row is Id,Name,Side. Fix: add the column, or remove the property from required.";
+    DuplicateColumn = "GT0213", Data,
+        "duplicate column",
+        "Two columns have the same header but the field is not an array (only arrays may span columns). Example: the header row Id,Hp,Hp where Hp is an integer. Fix: rename or delete one.";
+    NoHeader = "GT0214", Data,
+        "no header row",
+        "The table has no non-comment row to read field names from, or header_row points past the end. Example: a sheet whose every row starts with #, or header_row = 9 in a 5-row file. Fix: add a header row, or correct [tables.<Name>] header_row.";
+    SingletonRows = "GT0215", Data,
+        "singleton row count",
+        "A table with x-gentable-mode \"one\" must have exactly one data row. Example: Const.csv with two data rows. Fix: delete the extra rows or add the missing one.";
+    NameCollision = "GT0216", Data,
+        "identifier collision",
+        "Two field names become the same identifier in generated code (\"MaxSteps\" and \"max steps\" both become max_steps). Example: columns MaxSteps and max_steps. Fix: rename one, or set x-gentable-name on one in the schema.";
+    SchemaKeyword = "GT0301", Data,
+        "schema keyword failed",
+        "A JSON Schema keyword (minimum, pattern, minItems, uniqueItems, const, ...) rejected the typed value. The message names the keyword. Example: \"mage\" in a Name column with \"pattern\": \"^[A-Z]\". Fix: correct the value, or the schema if the rule is wrong.";
+    DuplicateKey = "GT0302", Data,
+        "duplicate primary key",
+        "Two rows share a primary key (x-gentable-primaryKey). The message names both cells. Example: two rows with Id 2. For a composite key such as (Side, Slot) every key cell of both rows is named. Fix: change or delete one row.";
+    DuplicateUnique = "GT0303", Data,
+        "duplicate unique key",
+        "Two rows share a value of a secondary unique key (x-gentable-unique). Example: two units named \"Archer\" when x-gentable-unique lists [\"Name\"]. Fix: make the values distinct.";
+    MissingReference = "GT0304", Data,
+        "missing reference",
+        "A foreign key (x-gentable-foreignKey) names a key that does not exist in the target table. Example: Piece = \"Soldeir\". Fix: use an existing key (the hint names the closest) or add the row to the target table.";
+    BadForeignKey = "GT0305", Data,
+        "bad foreign key declaration",
+        "x-gentable-foreignKey names a table or field that does not exist, or a table without a single-field primary key. Example: \"x-gentable-foreignKey\": \"Weapons\" when the table is Weapon. Fix: correct the schema.";
+    RuleFailed = "GT0310", Data,
+        "rule failed on a row",
+        "A row rule of the table's schema (x-gentable-rules, CEL, evaluated with row bound to the row) is false for this row. The message is the rule's message with its ${...} parts filled in; the column is named when the rule reads one field or declares \"field\". Example: {\"rule\": \"byKey.PieceType[row.To].Tier > byKey.PieceType[row.From].Tier\", \"message\": \"a promotion must lead to a higher tier\"} fails for Minister -> Soldier. Fix: correct the row; if the rule is wrong, the programmer changes it in the schema (the help names it).";
+    TableRuleFailed = "GT0311", Data,
+        "table rule failed",
+        "A table rule (x-gentable-rules with \"scope\": \"table\", evaluated once with rows bound to the list of rows) is false. Example: each side must start with Const.PiecesPerSide = 32 pieces, but Red has 27. Fix: change the rows (or the constants) so that the whole table satisfies the rule.";
+    BadRule = "GT0312", Data,
+        "bad rule",
+        "A rule in x-gentable-rules is malformed: it does not compile as CEL, reads a field the table does not have (row.Hpp), names an unknown table (tables.Weapn), or has a bad scope, severity or field. This is a schema error: it names the schema file. Example: {\"rule\": \"row.Hp > \"}. Fix: correct the rule in the schema; the help suggests the closest field or table.";
+    RuleError = "GT0313", Data,
+        "rule evaluation error",
+        "A rule could not be evaluated on a row, or did not return a boolean. Most often it reads an optional field that is empty (absent) without testing it first. Example: row.Bonus < row.Hp when Bonus is empty. Fix: guard optional fields with has(row.Bonus) && ..., and make the rule return true or false.";
+    Unreferenced = "GT0320", Data,
+        "unreferenced row",
+        "The table's schema asks for every row to be referenced (x-gentable-unreferenced) and no foreign key of the project names this row's key. Example: a Lang key Unit_Old that no table uses any more. It is a warning unless the schema says \"error\"; --deny warnings makes it an error. Fix: delete the row, reference it, or list the key in \"except\".";
+    MissingTextKey = "GT0330", Data,
+        "missing text key",
+        "A field marked x-gentable-text holds a key that the [localization] table (gentable.toml) does not have. Example: PieceType.NameKey = Piece_Soldeir when Lang has Piece_Soldier. Fix: correct the key, or add the row to the text table.";
+    MissingTranslation = "GT0331", Data,
+        "missing translation",
+        "A text key that some x-gentable-text field uses has an empty cell for one of the [localization] languages. It is a warning (--deny warnings makes it an error); the cell named is the empty one in the text table. Example: Lang row Piece_Knight with zh filled but en empty. Fix: write the translation.";
+    BadLocalization = "GT0332", Data,
+        "bad localization setup",
+        "[localization] in gentable.toml names a table, key column or language column that does not exist. Example: languages = [\"zh\", \"jp\"] when the Lang columns are zh and en. Fix: correct gentable.toml or the text table's schema.";
+    UnreadableSchema = "GT0401", Data,
+        "unreadable schema",
+        "A schema file is not valid JSON. Example: a trailing comma, {\"a\": 1,}. Fix: correct the JSON at the line and column given.";
+    MissingSchema = "GT0402", Data,
+        "missing schema",
+        "A table has no schema/<Table>.schema.json. Example: Table/Unit.csv but no schema/Unit.schema.json. Fix: write one, or point [tables.<Name>] schema at an existing one.";
+    InvalidSchema = "GT0403", Data,
+        "invalid schema",
+        "A schema is not a usable row schema: not type object, no properties, a $ref that cannot be resolved locally, an unsupported construct, two definitions with one type name. Example: \"type\": \"array\" at the root of a table schema. Fix: as the message says.";
+    BadDefault = "GT0404", Data,
+        "bad default",
+        "A property's default does not fit its own type. Example: \"default\": \"ten\" on an integer property. Fix: correct the default in the schema.";
+    TypeNameClash = "GT0405", Data,
+        "type name clash",
+        "A table and an enum/record definition have the same name, which would be two types of one name in generated code. Example: a table Side and an enum $defs/Side. Fix: rename the $defs entry or give it another title.";
+    GeneratedNameClash = "GT0406", Output,
+        "generated name clash",
+        "An emitter cannot give two things distinct names in one language: enum members that become the same variant (\"self\" and \"Self\" both become Self_ in Rust), a table named like a type the generated code declares itself (Tables, GentableRuntime), or two tables that become one module. Example: enum Side with members self and Self. Fix: rename one of them, or give it an x-gentable-name.";
+    StaleFile = "GT0501", Output,
+        "stale generated file",
+        "`gentable build --check` found a file under generated/ that differs from what the tables produce (someone edited tables without regenerating, or edited generated code by hand), or a file the tables no longer produce. Example: Table/PieceType.csv changed but generated/ was not rebuilt. Fix: run `gentable build` (Tools/GenTable.sh) and commit generated/.";
+}
+
+impl Code {
+    /// The code of `text` (`GT0201`, case-insensitive), if there is one.
+    pub fn parse(text: &str) -> Option<Code> {
+        let t = text.to_ascii_uppercase();
+        Code::ALL.iter().copied().find(|c| c.as_str() == t)
+    }
+
+    /// The number, e.g. 201 for `GT0201`.
+    pub fn number(self) -> u16 {
+        self.as_str()[2..]
+            .parse()
+            .expect("codes are GT and four digits")
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// Tests and tools compare a code with its text: `d.code == "GT0304"`.
+impl PartialEq<&str> for Code {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// `gentable explain CODE`: the code, its title and its explanation, or `None` for an unknown code.
+pub fn explain(code: &str) -> Option<String> {
+    let c = Code::parse(code)?;
+    Some(format!("{c}: {}\n\n{}", c.title(), c.explanation()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_ordered_and_explained() {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut last = 0;
+        for c in Code::ALL {
+            assert!(seen.insert(c.as_str()), "duplicate {c}");
+            assert!(c.number() > last, "{c} out of order");
+            last = c.number();
+            assert!(c.as_str().len() == 6 && c.as_str().starts_with("GT"), "{c}");
+            assert!(c.explanation().contains("Fix"), "{c} has no fix");
+            assert_eq!(Code::parse(&c.as_str().to_lowercase()), Some(*c));
+        }
+        assert!(explain("gt0302")
+            .unwrap()
+            .starts_with("GT0302: duplicate primary key\n\n"));
+        assert!(explain("GT9999").is_none());
+        assert_eq!(Code::ProjectLayout.class().exit_code(), 2);
+        assert_eq!(Code::WrongType.class().exit_code(), 1);
+        assert_eq!(Code::StaleFile.class(), Class::Output);
+    }
+}
