@@ -21,7 +21,7 @@ use crate::diag::Code;
 use crate::diag::{Diagnostic, Diagnostics};
 use crate::emit::{self, EmitContext, Files};
 use crate::ir::canonical;
-use crate::ir::{Project, Table, TableMode};
+use crate::ir::{Project, Table};
 use crate::read::{self, RawTable};
 use crate::schema::{self, SchemaSet, TableSchema};
 use rayon::prelude::*;
@@ -239,7 +239,7 @@ pub fn load_with_sources_in(
             .flat_map_iter(|f| read_one(loaded, ctx, f, &mut vec![]))
             .filter(|t| typed.contains(t.name.as_str()))
             .collect();
-        crate::diag::render::Sources::from_raw(&raw, diags)
+        sources_of_rows(&raw, diags)
     } else {
         crate::diag::render::Sources::default()
     };
@@ -1186,11 +1186,26 @@ pub fn load_path(config_path: &Path) -> anyhow::Result<(Loaded, Validated)> {
     }
 }
 
-/// The mode of a table as its `x-gentable-mode` keyword.
-pub fn mode_name(m: TableMode) -> &'static str {
-    match m {
-        TableMode::Map => "map",
-        TableMode::List => "list",
-        TableMode::One => "one",
+/// The rows of `tables` that some diagnostic of `diags` points at, as the designer sees them (for the human
+/// report's source lines); linear in both.
+fn sources_of_rows(tables: &[RawTable], diags: &[Diagnostic]) -> crate::diag::render::Sources {
+    let wanted: HashSet<(&str, Option<&str>, usize)> = diags
+        .iter()
+        .filter(|d| d.row > 0)
+        .map(|d| (d.file.as_str(), d.sheet.as_deref(), d.row))
+        .collect();
+    let mut sources = crate::diag::render::Sources::default();
+    for t in tables {
+        for r in &t.rows {
+            if wanted.contains(&(t.file.as_str(), t.sheet.as_deref(), r.row)) {
+                sources.insert(
+                    &t.file,
+                    t.sheet.as_deref(),
+                    r.row,
+                    r.cells.iter().map(|c| c.text()).collect(),
+                );
+            }
+        }
     }
+    sources
 }

@@ -20,7 +20,7 @@ use crate::diag::{column_from_letters, Diagnostic, Diagnostics, Severity};
 use codespan_reporting::diagnostic as cs;
 use codespan_reporting::files::{Error as FilesError, Files};
 use codespan_reporting::term;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 
 /// Output format.
@@ -51,32 +51,6 @@ pub struct Sources {
 }
 
 impl Sources {
-    /// Keep the rows of `tables` that some diagnostic of `diags` points at (linear in both).
-    pub fn from_raw<'a>(
-        tables: impl IntoIterator<Item = &'a crate::read::RawTable>,
-        diags: &[Diagnostic],
-    ) -> Sources {
-        let wanted: HashSet<(&str, Option<&str>, usize)> = diags
-            .iter()
-            .filter(|d| d.row > 0)
-            .map(|d| (d.file.as_str(), d.sheet.as_deref(), d.row))
-            .collect();
-        let mut rows = HashMap::new();
-        if wanted.is_empty() {
-            return Sources { rows };
-        }
-        for t in tables {
-            for r in &t.rows {
-                if wanted.contains(&(t.file.as_str(), t.sheet.as_deref(), r.row)) {
-                    rows.insert(
-                        (t.file.clone(), t.sheet.clone(), r.row),
-                        r.cells.iter().map(|c| c.text()).collect(),
-                    );
-                }
-            }
-        }
-        Sources { rows }
-    }
     /// Add one row by hand (tests, tools).
     pub fn insert(&mut self, file: &str, sheet: Option<&str>, row: usize, cells: Vec<String>) {
         self.rows

@@ -91,12 +91,11 @@ pub fn inline_texts(project: &Project, l: &crate::config::LocalizationConfig) ->
     use crate::ir::{Type, Value};
     let lang = l.inline.as_deref().unwrap_or_default();
     let li = l.languages.iter().position(|x| x == lang).unwrap_or(0);
-    let texts: std::collections::BTreeMap<String, String> =
-        crate::validate::text::texts(project, l)
-            .map_err(anyhow::Error::msg)?
-            .into_iter()
-            .filter_map(|(k, (_, langs))| langs[li].map(|t| (k.to_string(), t.to_string())))
-            .collect();
+    let texts: std::collections::BTreeMap<String, String> = crate::ir::text::texts(project, l)
+        .map_err(anyhow::Error::msg)?
+        .into_iter()
+        .filter_map(|(k, (_, langs))| langs[li].map(|t| (k.to_string(), t.to_string())))
+        .collect();
     fn swap(ty: &Type, v: &mut Value, texts: &std::collections::BTreeMap<String, String>) {
         match (ty.strip_optional(), v) {
             (Type::String, Value::Str(s)) => {

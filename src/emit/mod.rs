@@ -19,7 +19,7 @@ mod testkit;
 pub mod typescript;
 
 use crate::config::Config;
-use crate::ir::Project;
+use crate::ir::{Project, Table, TableMode, Type};
 use std::collections::BTreeMap;
 
 /// First line of every generated file (after the comment marker).
@@ -51,3 +51,14 @@ impl EmitContext<'_> {
 
 /// Generated files: relative path → contents.
 pub type Files = BTreeMap<String, String>;
+
+/// Whether a unique key gets lookup code: every field a required boolean, integer, string or enum.
+pub fn lookup_key(t: &Table, key: &[usize]) -> bool {
+    t.mode != TableMode::One
+        && key.iter().all(|&i| {
+            matches!(
+                t.fields[i].ty,
+                Type::Bool | Type::Int(_) | Type::String | Type::Enum(_)
+            )
+        })
+}

@@ -371,8 +371,8 @@ pub fn project() -> Project {
                     (Value::Int(i64::MAX as i128), s("max")),
                 ]),
                 Value::Array(vec![e("Forward"), e("class"), e("{{x}}${y}`")]),
-                Value::DateTime(crate::typing::cell::time::MIN_SECONDS),
-                Value::DateTime(crate::typing::cell::time::MAX_SECONDS),
+                Value::DateTime(crate::ir::time::MIN_SECONDS),
+                Value::DateTime(crate::ir::time::MAX_SECONDS),
                 Value::Duration(-1),
             ]),
             row(vec![
@@ -384,7 +384,7 @@ pub fn project() -> Project {
                 Value::Array(vec![]),
                 Value::DateTime(1_714_536_000),
                 Value::Null,
-                Value::Duration(crate::typing::cell::time::MAX_DURATION_MS),
+                Value::Duration(crate::ir::time::MAX_DURATION_MS),
             ]),
         ],
     );

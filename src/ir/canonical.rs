@@ -102,9 +102,7 @@ pub fn write_value(out: &mut String, project: &Project, ty: &Type, v: &Value) {
             }
             out.push(']');
         }
-        (_, Value::DateTime(s)) => {
-            write_string(out, &crate::typing::cell::time::format_datetime(*s))
-        }
+        (_, Value::DateTime(s)) => write_string(out, &crate::ir::time::format_datetime(*s)),
         (_, Value::Duration(ms)) => write_int(out, *ms as i128),
         (Type::Map(_, vt), Value::Map(entries)) => {
             let mut keyed: Vec<(String, &Value)> =
@@ -202,8 +200,8 @@ pub fn write_union(
 pub fn schema_json(project: &Project, ty: &Type, v: &Value) -> serde_json::Value {
     use serde_json::Value as J;
     match (ty.strip_optional(), v) {
-        (_, Value::Duration(ms)) => J::String(crate::typing::cell::time::iso_duration(*ms)),
-        (_, Value::DateTime(s)) => J::String(crate::typing::cell::time::format_datetime(*s)),
+        (_, Value::Duration(ms)) => J::String(crate::ir::time::iso_duration(*ms)),
+        (_, Value::DateTime(s)) => J::String(crate::ir::time::format_datetime(*s)),
         (Type::Map(_, vt), Value::Map(entries)) => J::Object(
             entries
                 .iter()

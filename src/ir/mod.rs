@@ -11,6 +11,8 @@
 //! * a [`TableMode::One`] table has exactly one row.
 
 pub mod canonical;
+pub mod text;
+pub mod time;
 
 use std::collections::BTreeMap;
 
@@ -124,6 +126,34 @@ pub enum Type {
     DateTime(Option<i32>),
     /// A duration (`format: duration`), whole milliseconds.
     Duration,
+}
+
+impl Type {
+    /// The type in words for messages: "an integer", "a list of strings"…
+    pub fn words(&self) -> String {
+        match self {
+            Type::Bool => "a boolean".into(),
+            Type::Int(_) => "an integer".into(),
+            Type::Float => "a number".into(),
+            Type::String => "a string".into(),
+            Type::Enum(n) => format!("a {n}"),
+            Type::Record(n) => format!("a {n}"),
+            Type::Array(i) => format!(
+                "a list of {}",
+                i.words().trim_start_matches("a ").trim_start_matches("an ")
+            ),
+            Type::Optional(i) => format!("{} or nothing", i.words()),
+            Type::Map(k, v) => format!(
+                "a map from {} to {}",
+                k.words().trim_start_matches("a ").trim_start_matches("an "),
+                v.words().trim_start_matches("a ").trim_start_matches("an ")
+            ),
+            Type::Union(n) => format!("a {n}"),
+            Type::Flags(n) => format!("a set of {n}"),
+            Type::DateTime(_) => "a date and time".into(),
+            Type::Duration => "a duration".into(),
+        }
+    }
 }
 
 impl Type {
@@ -259,6 +289,17 @@ pub enum TableMode {
     One,
 }
 
+impl TableMode {
+    /// The mode as its `x-gentable-mode` keyword: `map`, `list` or `one`.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            TableMode::Map => "map",
+            TableMode::List => "list",
+            TableMode::One => "one",
+        }
+    }
+}
+
 /// One table: schema-derived shape plus typed rows.
 #[derive(Clone, Debug)]
 pub struct Table {
@@ -358,5 +399,25 @@ impl Type {
 impl Table {
     pub fn field_index(&self, name: &str) -> Option<usize> {
         self.fields.iter().position(|f| f.name == name)
+    }
+}
+
+/// Order of key values: integers numerically, strings by bytes, enums by declaration order, false < true.
+/// The generated Rust lookup relies on this order (it is `Ord` of the generated key types).
+pub fn cmp_key(project: &Project, ty: &Type, a: &Value, b: &Value) -> std::cmp::Ordering {
+    match (ty.strip_optional(), a, b) {
+        (_, Value::Int(x), Value::Int(y)) => x.cmp(y),
+        (_, Value::Str(x), Value::Str(y)) => x.as_bytes().cmp(y.as_bytes()),
+        (Type::Enum(name), Value::Enum(x), Value::Enum(y)) => {
+            let m = &project.enums[name].members;
+            m.iter()
+                .position(|v| v == x)
+                .cmp(&m.iter().position(|v| v == y))
+        }
+        (_, Value::Bool(x), Value::Bool(y)) => x.cmp(y),
+        (_, Value::Null, Value::Null) => std::cmp::Ordering::Equal,
+        (_, Value::Null, _) => std::cmp::Ordering::Less,
+        (_, _, Value::Null) => std::cmp::Ordering::Greater,
+        _ => std::cmp::Ordering::Equal,
     }
 }

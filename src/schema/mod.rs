@@ -259,7 +259,7 @@ pub fn build_table(
             ctx.diags.push(err(format!(
                 "primary key field {:?} must be a required integer, string, enum or boolean (found {})",
                 f.name,
-                crate::typing::cell::type_words(&f.ty)
+                f.ty.words()
             )));
         }
     }

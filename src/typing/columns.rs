@@ -146,7 +146,7 @@ fn build(
             .collect::<Vec<_>>()
             .as_slice()
         {
-            crate::typing::type_cell_with(project, &f.ty, p.cell, sep).map_err(|mut e| {
+            cell::type_cell_with(project, &f.ty, p.cell, sep).map_err(|mut e| {
                 e.message = format!("{owner}.{}: {}", f.name, e.message);
                 (p.col, e)
             })?

@@ -9,7 +9,11 @@
 
 pub mod cell;
 pub mod columns;
+pub mod layout;
 pub mod vertical;
+
+pub use cell::{type_cell, type_cell_with};
+pub use layout::Layout;
 
 use self::cell::CellError;
 use crate::config::TableOverride;
@@ -18,69 +22,6 @@ use crate::diag::{column_letters, Diagnostic, RowOrigin};
 use crate::ir::{Project, Row, Type, Value};
 use crate::read::{RawCell, RawRow, RawTable};
 use crate::schema::TableSchema;
-
-/// Where the header, the comments and the data of a table's sources are (docs/conventions.md §2), from its
-/// `[tables.<Name>]` override.
-#[derive(Clone, Debug)]
-pub struct Layout {
-    /// 0-based first column read; columns to its left are never header or data.
-    pub first_col: usize,
-    /// 0-based column whose cell marks comment rows and the `header_marker` row.
-    pub marker_col: usize,
-    /// Prefix of comment rows (marker cell) and comment columns (header or column-marker cell).
-    pub comment_marker: String,
-    /// Explicit 1-based header row.
-    pub header_row: Option<usize>,
-    /// The header is the first row whose marker cell is exactly this (trimmed).
-    pub header_marker: Option<String>,
-    /// 1-based first data row.
-    pub data_row: Option<usize>,
-    /// 1-based row tagging comment columns.
-    pub column_marker_row: Option<usize>,
-    /// Top-level array separator of one cell.
-    pub array_separator: char,
-}
-
-impl Layout {
-    /// The layout of an override (defaults: header = first non-comment row, columns from A, markers in the
-    /// first column, comment marker `#`, array separator `|`).
-    pub fn of(ov: Option<&TableOverride>) -> Layout {
-        let col = |c: Option<&String>| c.and_then(|c| crate::diag::column_from_letters(c));
-        let first_col = col(ov.and_then(|o| o.first_column.as_ref())).unwrap_or(0);
-        Layout {
-            first_col,
-            marker_col: col(ov.and_then(|o| o.marker_column.as_ref())).unwrap_or(first_col),
-            comment_marker: ov
-                .and_then(|o| o.comment_marker.clone())
-                .unwrap_or_else(|| "#".into()),
-            header_row: ov.and_then(|o| o.header_row),
-            header_marker: ov
-                .and_then(|o| o.header_marker.as_ref())
-                .map(|m| m.trim().to_string()),
-            data_row: ov.and_then(|o| o.data_row),
-            column_marker_row: ov.and_then(|o| o.column_marker_row),
-            array_separator: ov
-                .and_then(|o| o.array_separator.as_deref())
-                .and_then(|s| s.chars().next())
-                .unwrap_or('|'),
-        }
-    }
-
-    fn marker(&self, r: &RawRow) -> String {
-        r.cells
-            .get(self.marker_col)
-            .map(RawCell::text)
-            .unwrap_or_default()
-    }
-    /// Blank from the first column on.
-    pub fn is_blank(&self, r: &RawRow) -> bool {
-        r.cells.iter().skip(self.first_col).all(RawCell::is_blank)
-    }
-    /// A comment row: its marker cell starts with the comment marker.
-    pub fn is_comment(&self, r: &RawRow) -> bool {
-        self.marker(r).starts_with(&self.comment_marker)
-    }
-}
 
 /// The cells of row `row` of `src` with every merged region covering it filled with the region's top-left
 /// value (for header and column-marker rows: a header merged across columns names each of them).
@@ -533,7 +474,7 @@ fn type_row(
                             format!(
                                 "{:?} is required but the cell is empty (expected {})",
                                 f.name,
-                                cell::type_words(&f.ty)
+                                f.ty.words()
                             ),
                         )
                         .with_help(
@@ -550,69 +491,5 @@ fn type_row(
         values: out,
         origin,
         columns: columns.by_field.clone(),
-    }
-}
-
-/// Type one non-blank raw cell.
-pub fn type_cell(project: &Project, ty: &Type, raw: &RawCell) -> Result<Value, CellError> {
-    type_cell_with(project, ty, raw, '|')
-}
-
-/// [`type_cell`] with a table's top-level array separator (`array_separator`).
-pub fn type_cell_with(
-    project: &Project,
-    ty: &Type,
-    raw: &RawCell,
-    sep: char,
-) -> Result<Value, CellError> {
-    let base = ty.strip_optional();
-    let parse = |text: &str| cell::parse_cell_with(text, ty, project, sep);
-    match raw {
-        RawCell::Text(s) => parse(s),
-        RawCell::Undecodable(s) => Err(CellError {
-            code: Code::BadEncoding,
-            message: format!("the cell {s:?} is not valid text in the file's encoding"),
-            help: Some("set [tables.<name>] encoding in gentable.toml".into()),
-        }),
-        RawCell::Error(e) => Err(CellError {
-            code: Code::ExcelError,
-            message: format!("the cell holds the Excel error {e}"),
-            help: Some(
-                "fix the formula or the value it refers to; error cells are never exported".into(),
-            ),
-        }),
-        RawCell::Int(i) => match base {
-            Type::Float => Ok(Value::Float(*i as f64)),
-            Type::Int(w) => cell::int_in_range(*i as i128, *w),
-            _ => parse(&raw.text()),
-        },
-        RawCell::Float(f) => match base {
-            Type::Float => cell::parse_float(&raw.text())
-                .map(|_| Value::Float(if *f == 0.0 { 0.0 } else { *f })),
-            Type::Int(w) => {
-                if f.fract() != 0.0 {
-                    Err(CellError {
-                        code: Code::NotInteger,
-                        message: format!("expected an integer, found the fraction {}", raw.text()),
-                        help: Some("integer fields take whole numbers; change the schema type to \"number\" for fractions".into()),
-                    })
-                } else if f.abs() >= 9.007_199_254_740_992e15 {
-                    Err(CellError {
-                        code: Code::OutOfRange,
-                        message: format!("{} is beyond 2^53: Excel stores it as a float and it may already be rounded", raw.text()),
-                        help: Some("store large integers as text cells".into()),
-                    })
-                } else {
-                    cell::int_in_range(*f as i128, *w)
-                }
-            }
-            _ => parse(&raw.text()),
-        },
-        RawCell::Bool(b) => match base {
-            Type::Bool => Ok(Value::Bool(*b)),
-            _ => parse(&raw.text()),
-        },
-        RawCell::DateTime(s) => parse(s),
-        RawCell::Empty => Ok(Value::Null),
     }
 }

@@ -11,7 +11,7 @@ use crate::ir::{Row, Type, Value};
 use crate::read::{RawCell, RawTable};
 use crate::schema::TableSchema;
 use crate::typing::cell;
-use crate::typing::Layout;
+use crate::typing::layout::Layout;
 
 /// Type one vertical source into its row (`None` if it has no field rows).
 pub fn type_source(
@@ -81,7 +81,7 @@ pub fn type_source(
         if cell.is_blank() {
             continue;
         }
-        match crate::typing::type_cell_with(project, &f.ty, &cell, layout.array_separator) {
+        match cell::type_cell_with(project, &f.ty, &cell, layout.array_separator) {
             Ok(v) => values[fi] = Some(v),
             Err(e) => {
                 failed[fi] = true;
@@ -112,7 +112,7 @@ pub fn type_source(
                             format!(
                                 "{:?} is required but has no row with a value (expected {})",
                                 f.name,
-                                cell::type_words(&f.ty)
+                                f.ty.words()
                             ),
                         );
                         d = d.with_help(format!(

@@ -172,26 +172,6 @@ fn keyword_of(schema_path: &str) -> &str {
     schema_path.rsplit('/').next().unwrap_or(schema_path)
 }
 
-/// Order of key values: integers numerically, strings by bytes, enums by declaration order, false < true.
-/// The generated Rust lookup relies on this order (it is `Ord` of the generated key types).
-pub fn cmp_key(project: &Project, ty: &Type, a: &Value, b: &Value) -> Ordering {
-    match (ty.strip_optional(), a, b) {
-        (_, Value::Int(x), Value::Int(y)) => x.cmp(y),
-        (_, Value::Str(x), Value::Str(y)) => x.as_bytes().cmp(y.as_bytes()),
-        (Type::Enum(name), Value::Enum(x), Value::Enum(y)) => {
-            let m = &project.enums[name].members;
-            m.iter()
-                .position(|v| v == x)
-                .cmp(&m.iter().position(|v| v == y))
-        }
-        (_, Value::Bool(x), Value::Bool(y)) => x.cmp(y),
-        (_, Value::Null, Value::Null) => Ordering::Equal,
-        (_, Value::Null, _) => Ordering::Less,
-        (_, _, Value::Null) => Ordering::Greater,
-        _ => Ordering::Equal,
-    }
-}
-
 fn key_text(key: &[usize], row: &Row) -> String {
     key.iter()
         .map(|&i| match &row.values[i] {
@@ -277,7 +257,9 @@ pub fn keys(project: &mut Project, diags: &mut Vec<Diagnostic>) {
                 let cmp = |a: &Row, b: &Row| {
                     pk.iter()
                         .zip(&tys)
-                        .map(|(&i, ty)| cmp_key(&snapshot, ty, &a.values[i], &b.values[i]))
+                        .map(|(&i, ty)| {
+                            crate::ir::cmp_key(&snapshot, ty, &a.values[i], &b.values[i])
+                        })
                         .find(|o| o.is_ne())
                         .unwrap_or(Ordering::Equal)
                 };

@@ -968,7 +968,7 @@ impl Gen<'_> {
         let rn = &row.name;
         let lit = cs_string(&t.name);
         for key in &t.unique_keys {
-            if !crate::emit::rust::lookup_key(t, key) {
+            if !super::lookup_key(t, key) {
                 continue;
             }
             let fs: Vec<&FieldVm> = key.iter().map(|&i| &row.fields[i]).collect();

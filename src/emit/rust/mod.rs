@@ -931,7 +931,7 @@ fn table_file(
         "\n\nTable `{}` ({} rows, mode `{}`), schema `{}`.",
         t.name,
         t.rows.len(),
-        crate::build::mode_name(t.mode),
+        t.mode.keyword(),
         t.schema_file
     ));
     let own_pk = (t.mode == TableMode::Map && t.primary_key.len() == 1).then(|| t.primary_key[0]);
@@ -1164,17 +1164,6 @@ fn text_lookup(ctx: &EmitContext, ids: &IdMap) -> Result<TokenStream> {
     })
 }
 
-/// Whether a unique key gets lookup code: every field a required boolean, integer, string or enum.
-pub fn lookup_key(t: &Table, key: &[usize]) -> bool {
-    t.mode != TableMode::One
-        && key.iter().all(|&i| {
-            matches!(
-                t.fields[i].ty,
-                Type::Bool | Type::Int(_) | Type::String | Type::Enum(_)
-            )
-        })
-}
-
 /// `get_by_<fields>` per secondary unique key (`x-gentable-unique`): a static index of row positions sorted
 /// by the key, searched by binary search.
 ///
@@ -1190,7 +1179,7 @@ fn unique_lookups(
     let own_pk = (t.mode == TableMode::Map && t.primary_key.len() == 1).then(|| t.primary_key[0]);
     let mut out = vec![];
     for key in &t.unique_keys {
-        if !lookup_key(t, key) {
+        if !super::lookup_key(t, key) {
             continue;
         }
         let names: Vec<String> = key
@@ -1204,7 +1193,7 @@ fn unique_lookups(
         order.sort_by(|&a, &b| {
             key.iter()
                 .map(|&i| {
-                    crate::validate::cmp_key(
+                    crate::ir::cmp_key(
                         p,
                         &t.fields[i].ty,
                         &t.rows[a].values[i],

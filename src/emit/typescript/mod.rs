@@ -899,7 +899,7 @@ impl Gen<'_> {
         let mut out = vec![];
         let lit = ts_string(&t.name);
         for key in &t.unique_keys {
-            if !crate::emit::rust::lookup_key(t, key) {
+            if !super::lookup_key(t, key) {
                 continue;
             }
             let idents: Vec<&str> = key.iter().map(|&i| row.fields[i].ident.as_str()).collect();

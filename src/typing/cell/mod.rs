@@ -15,6 +15,7 @@ pub mod time;
 
 use crate::diag::Code;
 use crate::ir::{IntWidth, Project, Type, Value};
+use crate::read::RawCell;
 
 /// Why a cell's text does not fit its type. `message` says what was expected; `help` suggests a fix.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,6 +24,17 @@ pub struct CellError {
     pub code: Code,
     pub message: String,
     pub help: Option<String>,
+}
+
+/// A date-time or duration that does not parse is a wrong-type cell.
+impl From<time::TimeError> for CellError {
+    fn from(e: time::TimeError) -> Self {
+        CellError {
+            code: Code::WrongType,
+            message: e.message,
+            help: e.help,
+        }
+    }
 }
 
 impl CellError {
@@ -47,7 +59,7 @@ impl CellError {
         d
     }
 
-    fn new(code: Code, message: impl Into<String>) -> Self {
+    pub(crate) fn new(code: Code, message: impl Into<String>) -> Self {
         CellError {
             code,
             message: message.into(),
@@ -450,10 +462,12 @@ pub fn parse_scalar(s: &str, ty: &Type, project: &Project) -> Result<Value, Cell
             };
             Err(err)
         }
-        Type::DateTime(zone) => {
-            crate::typing::cell::time::parse_datetime(s, *zone).map(Value::DateTime)
-        }
-        Type::Duration => crate::typing::cell::time::parse_duration(s).map(Value::Duration),
+        Type::DateTime(zone) => time::parse_datetime(s, *zone)
+            .map(Value::DateTime)
+            .map_err(CellError::from),
+        Type::Duration => time::parse_duration(s)
+            .map(Value::Duration)
+            .map_err(CellError::from),
         Type::Array(_) | Type::Record(_) | Type::Map(..) | Type::Union(_) | Type::Flags(_) => {
             parse_cell(s, ty, project)
         }
@@ -627,9 +641,9 @@ pub fn json_to_value(j: &serde_json::Value, ty: &Type, project: &Project) -> Res
         (Type::Duration, J::Number(n)) => n
             .as_i64()
             .ok_or_else(|| format!("{n} is not a whole number of milliseconds"))
-            .and_then(|ms| crate::typing::cell::time::check_duration(ms as i128))
+            .and_then(|ms| crate::ir::time::check_duration(ms as i128))
             .map(Value::Duration),
-        (t, j) => Err(format!("expected {}, found {j}", type_words(t))),
+        (t, j) => Err(format!("expected {}, found {j}", t.words())),
     }
 }
 
@@ -654,38 +668,6 @@ fn json_fields(
             None => missing_field(name, f, project),
         })
         .collect()
-}
-
-/// A type in designer words ("an integer", "a list of Side").
-pub fn type_words(t: &Type) -> String {
-    match t {
-        Type::Bool => "a boolean".into(),
-        Type::Int(_) => "an integer".into(),
-        Type::Float => "a number".into(),
-        Type::String => "a string".into(),
-        Type::Enum(n) => format!("a {n}"),
-        Type::Record(n) => format!("a {n}"),
-        Type::Array(i) => format!(
-            "a list of {}",
-            type_words(i)
-                .trim_start_matches("a ")
-                .trim_start_matches("an ")
-        ),
-        Type::Optional(i) => format!("{} or nothing", type_words(i)),
-        Type::Map(k, v) => format!(
-            "a map from {} to {}",
-            type_words(k)
-                .trim_start_matches("a ")
-                .trim_start_matches("an "),
-            type_words(v)
-                .trim_start_matches("a ")
-                .trim_start_matches("an ")
-        ),
-        Type::Union(n) => format!("a {n}"),
-        Type::Flags(n) => format!("a set of {n}"),
-        Type::DateTime(_) => "a date and time".into(),
-        Type::Duration => "a duration".into(),
-    }
 }
 
 /// Split `s` at unescaped `sep` outside brackets/parentheses. Parts keep their escapes.
@@ -803,6 +785,71 @@ fn split_named(p: &str) -> Option<(String, String)> {
         }
     }
     None
+}
+
+/// Type one non-blank raw cell.
+pub fn type_cell(project: &Project, ty: &Type, raw: &RawCell) -> Result<Value, CellError> {
+    type_cell_with(project, ty, raw, '|')
+}
+
+/// [`type_cell`] with a table's top-level array separator (`array_separator`).
+pub fn type_cell_with(
+    project: &Project,
+    ty: &Type,
+    raw: &RawCell,
+    sep: char,
+) -> Result<Value, CellError> {
+    let base = ty.strip_optional();
+    let parse = |text: &str| parse_cell_with(text, ty, project, sep);
+    match raw {
+        RawCell::Text(s) => parse(s),
+        RawCell::Undecodable(s) => Err(CellError {
+            code: Code::BadEncoding,
+            message: format!("the cell {s:?} is not valid text in the file's encoding"),
+            help: Some("set [tables.<name>] encoding in gentable.toml".into()),
+        }),
+        RawCell::Error(e) => Err(CellError {
+            code: Code::ExcelError,
+            message: format!("the cell holds the Excel error {e}"),
+            help: Some(
+                "fix the formula or the value it refers to; error cells are never exported".into(),
+            ),
+        }),
+        RawCell::Int(i) => match base {
+            Type::Float => Ok(Value::Float(*i as f64)),
+            Type::Int(w) => int_in_range(*i as i128, *w),
+            _ => parse(&raw.text()),
+        },
+        RawCell::Float(f) => match base {
+            Type::Float => {
+                parse_float(&raw.text()).map(|_| Value::Float(if *f == 0.0 { 0.0 } else { *f }))
+            }
+            Type::Int(w) => {
+                if f.fract() != 0.0 {
+                    Err(CellError {
+                        code: Code::NotInteger,
+                        message: format!("expected an integer, found the fraction {}", raw.text()),
+                        help: Some("integer fields take whole numbers; change the schema type to \"number\" for fractions".into()),
+                    })
+                } else if f.abs() >= 9.007_199_254_740_992e15 {
+                    Err(CellError {
+                        code: Code::OutOfRange,
+                        message: format!("{} is beyond 2^53: Excel stores it as a float and it may already be rounded", raw.text()),
+                        help: Some("store large integers as text cells".into()),
+                    })
+                } else {
+                    int_in_range(*f as i128, *w)
+                }
+            }
+            _ => parse(&raw.text()),
+        },
+        RawCell::Bool(b) => match base {
+            Type::Bool => Ok(Value::Bool(*b)),
+            _ => parse(&raw.text()),
+        },
+        RawCell::DateTime(s) => parse(s),
+        RawCell::Empty => Ok(Value::Null),
+    }
 }
 
 #[cfg(test)]

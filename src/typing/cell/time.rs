@@ -1,4 +1,5 @@
-//! Date-times and durations (docs/conventions.md §3, §4): parsing cells and the canonical forms.
+//! Date-time and duration cells (docs/conventions.md §3, §4) → IR values ([`crate::ir::time`] has their range and
+//! canonical forms).
 //!
 //! Never the machine's time zone: a date-time cell carries its own offset (`2024-05-01T12:00:00+08:00`,
 //! `…Z`), or the field declares one (`x-gentable-timeZone: "+08:00"`), or it is an error. Values are whole
@@ -7,22 +8,19 @@
 //! `P1DT2H`, `-PT0.5S`; a day is 24 hours; years and months are rejected) or with units (`1h30m`, `90s`,
 //! `250ms`, `2d`), canonical as a JSON integer of milliseconds. Parsing uses `jiff` with fixed offsets only.
 
-use crate::diag::Code;
-use crate::typing::cell::CellError;
+use crate::ir::time::{check_duration, days_from_civil, MAX_SECONDS, MIN_SECONDS};
 use jiff::civil::DateTime;
 use jiff::fmt::temporal::Pieces;
 
-/// Largest duration magnitude in milliseconds: what C#'s `TimeSpan` holds (±29 227 years); also within
-/// JavaScript's safe integers.
-pub const MAX_DURATION_MS: i64 = 922_337_203_685_477;
+/// Why a cell is not a date-time or duration: a message and a fix (typing reports it as GT0201).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimeError {
+    pub message: String,
+    pub help: Option<String>,
+}
 
-/// Smallest and largest canonical instant: 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
-pub const MIN_SECONDS: i64 = -62_135_596_800;
-pub const MAX_SECONDS: i64 = 253_402_300_799;
-
-fn err(m: String) -> CellError {
-    CellError {
-        code: Code::WrongType,
+fn err(m: String) -> TimeError {
+    TimeError {
         message: m,
         help: Some(
             "write a date-time with its offset, e.g. 2024-05-01T12:00:00+08:00 or 2024-05-01 04:00:00Z \
@@ -33,7 +31,7 @@ fn err(m: String) -> CellError {
 }
 
 /// Parse a date-time cell; `zone` (seconds east of UTC) applies when the text has no offset.
-pub fn parse_datetime(s: &str, zone: Option<i32>) -> Result<i64, CellError> {
+pub fn parse_datetime(s: &str, zone: Option<i32>) -> Result<i64, TimeError> {
     let t = s.trim();
     // Date, time and offset are taken apart by jiff's RFC 3339 / ISO 8601 parser and combined here, so the
     // whole range 0001-9999 works and nothing consults a time zone database or the machine's zone.
@@ -65,8 +63,7 @@ pub fn parse_datetime(s: &str, zone: Option<i32>) -> Result<i64, CellError> {
         }
     };
     if civil.subsec_nanosecond() != 0 {
-        return Err(CellError {
-            code: Code::WrongType,
+        return Err(TimeError {
             message: format!("{t:?} has fractions of a second; date-times are whole seconds"),
             help: Some("drop the fraction".into()),
         });
@@ -89,17 +86,6 @@ pub fn parse_datetime(s: &str, zone: Option<i32>) -> Result<i64, CellError> {
     Ok(secs)
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = if m > 2 { m - 3 } else { m + 9 };
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
 /// An Excel date cell's serial number (days since 1899-12-30, fraction = time of day), to the second.
 fn excel_serial(t: &str) -> Option<DateTime> {
     let f: f64 = t.parse().ok()?;
@@ -111,35 +97,8 @@ fn excel_serial(t: &str) -> Option<DateTime> {
     base.checked_add(jiff::SignedDuration::from_secs(secs)).ok()
 }
 
-/// The canonical text of an instant: `YYYY-MM-DDTHH:MM:SSZ`.
-pub fn format_datetime(secs: i64) -> String {
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
-}
-
-/// Howard Hinnant's `civil_from_days` (proleptic Gregorian), the same algorithm the generated code uses.
-pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-fn derr(t: &str) -> CellError {
-    CellError {
-        code: Code::WrongType,
+fn derr(t: &str) -> TimeError {
+    TimeError {
         message: format!("expected a duration, found {t:?}"),
         help: Some(
             "write ISO 8601 like PT1H30M or P1DT12H, or units like 1h30m, 90s, 250ms, 2d".into(),
@@ -148,7 +107,7 @@ fn derr(t: &str) -> CellError {
 }
 
 /// Parse a duration cell to milliseconds.
-pub fn parse_duration(s: &str) -> Result<i64, CellError> {
+pub fn parse_duration(s: &str) -> Result<i64, TimeError> {
     let t = s.trim();
     let (neg, body) = match t.strip_prefix('-') {
         Some(b) => (true, b),
@@ -194,16 +153,6 @@ pub fn parse_duration(s: &str) -> Result<i64, CellError> {
     check_duration(ms).map_err(|_| derr(t))
 }
 
-/// A duration within ±[`MAX_DURATION_MS`].
-pub fn check_duration(ms: i128) -> Result<i64, String> {
-    if ms.abs() > MAX_DURATION_MS as i128 {
-        return Err(format!(
-            "{ms} ms is beyond ±{MAX_DURATION_MS} ms (about 29 000 years)"
-        ));
-    }
-    Ok(ms as i64)
-}
-
 /// `<number><unit>…` with units in the given order (each at most once) → milliseconds; fractions allowed
 /// when they come to whole milliseconds.
 fn units(s: &str, table: &[(&str, i128)]) -> Option<i128> {
@@ -247,17 +196,6 @@ fn units(s: &str, table: &[(&str, i128)]) -> Option<i128> {
     Some(total)
 }
 
-/// ISO 8601 text of a duration (for the JSON Schema instance): `PT5400S`, `-PT0.5S`.
-pub fn iso_duration(ms: i64) -> String {
-    let sign = if ms < 0 { "-" } else { "" };
-    let a = ms.unsigned_abs();
-    if a.is_multiple_of(1000) {
-        format!("{sign}PT{}S", a / 1000)
-    } else {
-        format!("{sign}PT{}.{:03}S", a / 1000, a % 1000)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,10 +227,6 @@ mod tests {
         );
         assert!(parse_datetime("0001-01-01T00:00:00+01:00", None).is_err());
         assert!(parse_datetime("2024-05-01T12:00:00[Asia/Shanghai]", None).is_err());
-        assert_eq!(format_datetime(1_714_536_000), "2024-05-01T04:00:00Z");
-        assert_eq!(format_datetime(MIN_SECONDS), "0001-01-01T00:00:00Z");
-        assert_eq!(format_datetime(MAX_SECONDS), "9999-12-31T23:59:59Z");
-        assert_eq!(format_datetime(-1), "1969-12-31T23:59:59Z");
         // Excel serial 45413.5 = 2024-05-01 12:00 in the field's zone.
         assert_eq!(
             parse_datetime("45413.5", Some(8 * 3600)).unwrap(),
@@ -314,6 +248,5 @@ mod tests {
         assert!(parse_duration("90").is_err());
         assert!(parse_duration("PT").is_err());
         assert!(parse_duration("30m1h").is_err());
-        assert_eq!(iso_duration(-500), "-PT0.500S");
     }
 }

@@ -1,0 +1,69 @@
+//! The layout of a table's sources: where the header, the comment rows and columns and the data are
+//! (docs/conventions.md §2), from its `[tables.<Name>]` override.
+
+use crate::config::TableOverride;
+use crate::read::{RawCell, RawRow};
+
+/// Where the header, the comments and the data of a table's sources are (docs/conventions.md §2), from its
+/// `[tables.<Name>]` override.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// 0-based first column read; columns to its left are never header or data.
+    pub first_col: usize,
+    /// 0-based column whose cell marks comment rows and the `header_marker` row.
+    pub marker_col: usize,
+    /// Prefix of comment rows (marker cell) and comment columns (header or column-marker cell).
+    pub comment_marker: String,
+    /// Explicit 1-based header row.
+    pub header_row: Option<usize>,
+    /// The header is the first row whose marker cell is exactly this (trimmed).
+    pub header_marker: Option<String>,
+    /// 1-based first data row.
+    pub data_row: Option<usize>,
+    /// 1-based row tagging comment columns.
+    pub column_marker_row: Option<usize>,
+    /// Top-level array separator of one cell.
+    pub array_separator: char,
+}
+
+impl Layout {
+    /// The layout of an override (defaults: header = first non-comment row, columns from A, markers in the
+    /// first column, comment marker `#`, array separator `|`).
+    pub fn of(ov: Option<&TableOverride>) -> Layout {
+        let col = |c: Option<&String>| c.and_then(|c| crate::diag::column_from_letters(c));
+        let first_col = col(ov.and_then(|o| o.first_column.as_ref())).unwrap_or(0);
+        Layout {
+            first_col,
+            marker_col: col(ov.and_then(|o| o.marker_column.as_ref())).unwrap_or(first_col),
+            comment_marker: ov
+                .and_then(|o| o.comment_marker.clone())
+                .unwrap_or_else(|| "#".into()),
+            header_row: ov.and_then(|o| o.header_row),
+            header_marker: ov
+                .and_then(|o| o.header_marker.as_ref())
+                .map(|m| m.trim().to_string()),
+            data_row: ov.and_then(|o| o.data_row),
+            column_marker_row: ov.and_then(|o| o.column_marker_row),
+            array_separator: ov
+                .and_then(|o| o.array_separator.as_deref())
+                .and_then(|s| s.chars().next())
+                .unwrap_or('|'),
+        }
+    }
+
+    /// The text of the marker cell of `r`.
+    pub fn marker(&self, r: &RawRow) -> String {
+        r.cells
+            .get(self.marker_col)
+            .map(RawCell::text)
+            .unwrap_or_default()
+    }
+    /// Blank from the first column on.
+    pub fn is_blank(&self, r: &RawRow) -> bool {
+        r.cells.iter().skip(self.first_col).all(RawCell::is_blank)
+    }
+    /// A comment row: its marker cell starts with the comment marker.
+    pub fn is_comment(&self, r: &RawRow) -> bool {
+        self.marker(r).starts_with(&self.comment_marker)
+    }
+}
