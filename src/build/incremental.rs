@@ -54,9 +54,7 @@ pub fn eligible(
         && c.csharp.groups.is_none()
         && c.typescript.groups.is_none()
         && c.localization.is_none()
-        && schemas
-            .iter()
-            .all(|ts| ts.root.get("x-gentable-unreferenced").is_none())
+        && schemas.iter().all(|ts| ts.unreferenced.is_none())
         && !crate::validate::rules::any_reads_other_tables(project, set, schemas)
 }
 

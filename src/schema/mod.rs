@@ -6,7 +6,7 @@
 //! `<Table><Field>`; one name used for two different definitions is an error.
 
 use crate::diag::Code;
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, Severity};
 use crate::ir::{EnumDef, Field, IntWidth, Project, RecordDef, TableMode, Type};
 use serde_json::{Map, Value as J};
 use std::collections::BTreeMap;
@@ -108,10 +108,103 @@ pub struct TableSchema {
     pub unique_keys: Vec<Vec<usize>>,
     /// The table's root schema JSON (validated per row by `jsonschema`).
     pub root: J,
-    /// `x-gentable-rules` as (rule, message).
-    pub rules: Vec<(String, String)>,
+    /// `x-gentable-rules`: every entry as written, or why it is malformed (the validator compiles the CEL and
+    /// reports the problems, GT0312). `Err`: the keyword is not an array.
+    pub rules: Result<Vec<Result<RuleSpec, String>>, String>,
+    /// `x-gentable-unreferenced`, if given: the severity and the exempt keys, or why it is malformed.
+    pub unreferenced: Option<Result<Unreferenced, String>>,
     /// `x-gentable-groups` of the table.
     pub groups: Vec<String>,
+}
+
+/// One entry of `x-gentable-rules` (docs/diagnostics.md "Rules"): a CEL expression and how to report it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuleSpec {
+    /// The CEL source of `rule`.
+    pub rule: String,
+    /// `message`, with `${expr}` parts (empty when absent).
+    pub message: String,
+    /// `scope: "table"` (evaluated once with `rows`), else a row rule.
+    pub table_scope: bool,
+    /// `severity`: error (default) or warning.
+    pub severity: Severity,
+    /// `field`: the column a failure names.
+    pub field: Option<String>,
+}
+
+/// `x-gentable-rules` → its entries; each is a [`RuleSpec`] or the reason it is malformed. `Err`: not an
+/// array. Absent: no rules.
+fn rule_specs(v: Option<&J>) -> Result<Vec<Result<RuleSpec, String>>, String> {
+    let Some(v) = v else { return Ok(vec![]) };
+    let list = v
+        .as_array()
+        .ok_or_else(|| "x-gentable-rules must be an array of {rule, message}".to_string())?;
+    Ok(list
+        .iter()
+        .map(|r| {
+            let rule = r
+                .get("rule")
+                .and_then(J::as_str)
+                .ok_or("needs \"rule\": a CEL expression")?;
+            let table_scope = match r.get("scope").and_then(J::as_str) {
+                None | Some("row") => false,
+                Some("table") => true,
+                Some(s) => return Err(format!("scope must be \"row\" or \"table\", not {s:?}")),
+            };
+            let severity = match r.get("severity").and_then(J::as_str) {
+                None | Some("error") => Severity::Error,
+                Some("warning") => Severity::Warning,
+                Some(s) => {
+                    return Err(format!(
+                        "severity must be \"error\" or \"warning\", not {s:?}"
+                    ))
+                }
+            };
+            Ok(RuleSpec {
+                rule: rule.to_string(),
+                message: r
+                    .get("message")
+                    .and_then(J::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+                table_scope,
+                severity,
+                field: r.get("field").and_then(J::as_str).map(String::from),
+            })
+        })
+        .collect())
+}
+
+/// `x-gentable-unreferenced` (docs/conventions.md §4): report rows whose primary key no foreign key names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unreferenced {
+    pub severity: Severity,
+    /// Keys that need no reference.
+    pub except: Vec<String>,
+}
+
+/// `"warning"`, `"error"` or `{"severity": …, "except": [...]}` → [`Unreferenced`], or the problem.
+fn unreferenced_spec(v: &J) -> Result<Unreferenced, String> {
+    let (sev, except) = match v {
+        J::String(s) => (s.as_str(), vec![]),
+        J::Object(o) => (
+            o.get("severity").and_then(J::as_str).unwrap_or("warning"),
+            o.get("except")
+                .and_then(J::as_array)
+                .map(|a| a.iter().filter_map(J::as_str).map(String::from).collect())
+                .unwrap_or_default(),
+        ),
+        _ => ("", vec![]),
+    };
+    let severity = match sev {
+        "warning" => Severity::Warning,
+        "error" => Severity::Error,
+        _ => return Err(
+            "x-gentable-unreferenced must be \"warning\", \"error\" or {\"severity\", \"except\"}"
+                .into(),
+        ),
+    };
+    Ok(Unreferenced { severity, except })
 }
 
 struct Ctx<'a> {
@@ -280,23 +373,8 @@ pub fn build_table(
             "x-gentable-mode \"map\" needs x-gentable-primaryKey".into()
         ));
     }
-    let rules = obj
-        .get("x-gentable-rules")
-        .and_then(J::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|r| {
-                    Some((
-                        r.get("rule")?.as_str()?.to_string(),
-                        r.get("message")
-                            .and_then(J::as_str)
-                            .unwrap_or("")
-                            .to_string(),
-                    ))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let rules = rule_specs(obj.get("x-gentable-rules"));
+    let unreferenced = obj.get("x-gentable-unreferenced").map(unreferenced_spec);
     let pk = if mode == TableMode::Map {
         primary_key
     } else {
@@ -315,6 +393,7 @@ pub fn build_table(
             unique_keys,
             root: root.clone(),
             rules,
+            unreferenced,
             groups: string_list(obj.get("x-gentable-groups")),
         })
     } else {

@@ -624,28 +624,17 @@ pub fn unreferenced(
 ) {
     let mut wanted = vec![];
     for ts in schemas {
-        let Some(spec) = ts.root.get("x-gentable-unreferenced") else {
-            continue;
-        };
-        let (sev, except) = match spec {
-            J::String(s) => (s.as_str(), vec![]),
-            J::Object(o) => (
-                o.get("severity").and_then(J::as_str).unwrap_or("warning"),
-                o.get("except")
-                    .and_then(J::as_array)
-                    .map(|a| a.iter().filter_map(J::as_str).collect())
-                    .unwrap_or_default(),
+        let (severity, except) = match &ts.unreferenced {
+            None => continue,
+            Some(Ok(u)) => (
+                u.severity,
+                u.except.iter().map(String::as_str).collect::<Vec<_>>(),
             ),
-            _ => ("", vec![]),
-        };
-        let severity = match sev {
-            "warning" => crate::diag::Severity::Warning,
-            "error" => crate::diag::Severity::Error,
-            _ => {
+            Some(Err(m)) => {
                 diags.push(Diagnostic::file_error(
                     Code::InvalidSchema,
                     set.rel(&ts.schema_file),
-                    "x-gentable-unreferenced must be \"warning\", \"error\" or {\"severity\", \"except\"}",
+                    m.clone(),
                 ));
                 continue;
             }

@@ -154,9 +154,6 @@ fn compile_rules(
     file: &str,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Rule> {
-    let Some(list) = ts.root.get("x-gentable-rules") else {
-        return vec![];
-    };
     let bad = |i: usize, m: String| {
         Diagnostic::file_error(
             Code::BadRule,
@@ -164,47 +161,31 @@ fn compile_rules(
             format!("{}: x-gentable-rules[{i}]: {m}", ts.name),
         )
     };
-    let Some(list) = list.as_array() else {
-        diags.push(Diagnostic::file_error(
-            Code::BadRule,
-            file,
-            format!(
-                "{}: x-gentable-rules must be an array of {{rule, message}}",
-                ts.name
-            ),
-        ));
-        return vec![];
+    let list = match &ts.rules {
+        Ok(list) => list,
+        Err(m) => {
+            diags.push(Diagnostic::file_error(
+                Code::BadRule,
+                file,
+                format!("{}: {m}", ts.name),
+            ));
+            return vec![];
+        }
     };
     let table_names: Vec<&str> = project.tables.iter().map(|t| t.name.as_str()).collect();
     let field_names: Vec<&str> = ts.fields.iter().map(|f| f.name.as_str()).collect();
     let mut out = vec![];
-    for (i, r) in list.iter().enumerate() {
-        let Some(source) = r.get("rule").and_then(J::as_str) else {
-            diags.push(bad(i, "needs \"rule\": a CEL expression".into()));
-            continue;
-        };
-        let table_scope = match r.get("scope").and_then(J::as_str) {
-            None | Some("row") => false,
-            Some("table") => true,
-            Some(s) => {
-                diags.push(bad(
-                    i,
-                    format!("scope must be \"row\" or \"table\", not {s:?}"),
-                ));
+    for (i, spec) in list.iter().enumerate() {
+        let spec = match spec {
+            Ok(s) => s,
+            Err(m) => {
+                diags.push(bad(i, m.clone()));
                 continue;
             }
         };
-        let severity = match r.get("severity").and_then(J::as_str) {
-            None | Some("error") => Severity::Error,
-            Some("warning") => Severity::Warning,
-            Some(s) => {
-                diags.push(bad(
-                    i,
-                    format!("severity must be \"error\" or \"warning\", not {s:?}"),
-                ));
-                continue;
-            }
-        };
+        let source = spec.rule.as_str();
+        let table_scope = spec.table_scope;
+        let severity = spec.severity;
         let program = match compile(env, source) {
             Ok(p) => p,
             Err(e) => {
@@ -252,7 +233,7 @@ fn compile_rules(
             ok
         };
         let mut ok = check_names(source, "the rule", diags);
-        let msg = r.get("message").and_then(J::as_str).unwrap_or("");
+        let msg = spec.message.as_str();
         let mut message = vec![];
         match split_message(msg) {
             Ok(parts) => {
@@ -279,7 +260,7 @@ fn compile_rules(
                 ok = false;
             }
         }
-        let field = match r.get("field").and_then(J::as_str) {
+        let field = match spec.field.as_deref() {
             Some(f) => match ts.fields.iter().position(|x| x.name == f) {
                 Some(fi) => Some(fi),
                 None => {
