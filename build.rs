@@ -1,5 +1,5 @@
 //! Build script: `GENTABLE_BUILD_ID`, a hash of the sources that make up this gentable binary (`src/`,
-//! `codegen/`, `validators/`, `Cargo.lock`), so that the incremental cache (`src/cache.rs`) of one build is
+//! `Cargo.lock`), so that the incremental cache (`src/build/cache.rs`) of one build is
 //! never trusted by a different one, even at the same version number.
 
 use std::collections::hash_map::DefaultHasher;
@@ -22,10 +22,8 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
 
 fn main() {
     let mut files = vec![PathBuf::from("Cargo.lock"), PathBuf::from("Cargo.toml")];
-    for d in ["src"] {
-        println!("cargo:rerun-if-changed={d}");
-        walk(Path::new(d), &mut files);
-    }
+    println!("cargo:rerun-if-changed=src");
+    walk(Path::new("src"), &mut files);
     println!("cargo:rerun-if-changed=Cargo.lock");
     println!("cargo:rerun-if-changed=Cargo.toml");
     files.sort();

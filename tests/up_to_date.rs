@@ -39,10 +39,10 @@ fn committed_generated_folders_are_up_to_date() {
         let files = gentable::build::generate(&loaded, &validated).unwrap();
         let dir = loaded.generated_dir();
         if bless {
-            gentable::build::write(&dir, &files).unwrap();
+            gentable::build::write(&dir, &files, Default::default()).unwrap();
             continue;
         }
-        let c = gentable::build::stale(&dir, &files);
+        let c = gentable::build::stale(&dir, &files, Default::default());
         for f in c.written {
             stale.push(format!("stale: {}", dir.join(f).display()));
         }

@@ -30,7 +30,7 @@ use std::time::{Duration, SystemTime};
 pub const DIR: &str = ".gentable-cache";
 const MAGIC: &[u8; 8] = b"GTCACHE\0";
 /// Bumped whenever an encoding below changes.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 /// The gentable version and build id (a hash of gentable's own sources, `build.rs`): a cache written by any
 /// other build of gentable is never trusted.
 const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("GENTABLE_BUILD_ID"));
@@ -502,7 +502,7 @@ pub struct Manifest {
     pub outputs: BTreeMap<String, Entry>,
     /// Number of tables (for the summary line).
     pub tables: u64,
-    /// Per table, what a one-table rebuild needs ([`crate::build::incremental`]); empty when the project cannot be
+    /// Per table, what a one-table rebuild needs ([`crate::build::plan`]); empty when the project cannot be
     /// rebuilt table by table.
     pub table_records: Vec<TableRecord>,
 }
@@ -513,8 +513,10 @@ pub struct TableRecord {
     pub name: String,
     /// Input files (keys of [`Manifest::inputs`]) that provide the table's rows.
     pub sources: Vec<String>,
-    /// [`crate::validate::key_digest`]: the values other tables' foreign keys may reference.
+    /// [`crate::validate::foreign_keys::key_digests`]: the values other tables' foreign keys may reference.
     pub keys: [u8; 32],
+    /// The other tables its checks read: targets of its foreign keys ([`crate::build::plan::references`]).
+    pub references: Vec<String>,
 }
 
 impl Manifest {
@@ -530,6 +532,10 @@ impl Manifest {
                 e.str(s);
             }
             e.0.extend_from_slice(&r.keys);
+            e.var(r.references.len() as u64);
+            for t in &r.references {
+                e.str(t);
+            }
         }
         for map in [&self.inputs, &self.outputs] {
             e.var(map.len() as u64);
@@ -562,10 +568,13 @@ impl Manifest {
             let k = d.len()?;
             let sources = (0..k).map(|_| d.str()).collect::<Option<Vec<_>>>()?;
             let keys: [u8; 32] = d.take(32)?.try_into().ok()?;
+            let k = d.len()?;
+            let references = (0..k).map(|_| d.str()).collect::<Option<Vec<_>>>()?;
             table_records.push(TableRecord {
                 name,
                 sources,
                 keys,
+                references,
             });
         }
         let mut maps = vec![];

@@ -442,7 +442,7 @@ pub fn check(
             Some(ts) => t
                 .rows
                 .iter()
-                .map(|r| json_to_cel(&super::row_to_json(project, ts, r)))
+                .map(|r| json_to_cel(&super::json_schema::row_to_json(project, ts, r)))
                 .collect(),
             None => vec![],
         }

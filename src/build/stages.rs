@@ -1,0 +1,416 @@
+//! The stage list of every build: read → schema → typing → validate, run once per build by [`validate`] as
+//! its [`Plan`] says (every table, or a one-table rebuild's), with the raw rows of a table dropped as soon as
+//! it is typed. Emitting and writing follow in [`super::outputs`] and [`super::write`].
+
+use super::cache::{self, Entry, Stat, TableRecord};
+use super::context::Context;
+use super::plan::{self, Partial, Plan};
+use crate::config::Loaded;
+use crate::diag::render::Sources;
+use crate::diag::{Code, Diagnostic, Diagnostics, Severity};
+use crate::ir::{Project, Table};
+use crate::read::{self, RawTable, SourceFile};
+use crate::schema::{self, SchemaSet, TableSchema};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::time::SystemTime;
+
+/// A validated project and what generation needs besides it.
+pub struct Validated {
+    pub project: Project,
+    pub schemas: Vec<TableSchema>,
+    pub schema_set: SchemaSet,
+    /// Warnings found on the way (errors make the build fail).
+    pub warnings: Vec<Diagnostic>,
+    /// Per table, what the manifest records for one-table rebuilds (empty when not recorded, and in a one-table
+    /// rebuild, whose manifest keeps the records of the build it started from).
+    pub table_records: Vec<TableRecord>,
+    /// Set when this is a one-table rebuild ([`super::plan`]): only its tables were read, typed and
+    /// validated; the other tables of `project` have their schema but no rows.
+    pub partial: Option<Partial>,
+}
+
+/// What [`validate`] gives: the validated project or every diagnostic (sorted), and the names of the tables
+/// that were typed (whose rows diagnostics can point at).
+pub(crate) type Checked = (Result<Validated, Diagnostics>, Vec<String>);
+
+/// Read, type and validate the tables `plan` names (see the module docs). `None`: a one-table rebuild found
+/// that it cannot give the clean build's result (a file provides other tables now, a schema no longer builds,
+/// keys that other tables reference changed); the caller runs [`Plan::Full`], which never gives up.
+pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Checked> {
+    let partial = plan.partial();
+    let mut diags: Vec<Diagnostic> = vec![];
+    let mut typed_names: Vec<String> = vec![];
+    let fail = |diags: Vec<Diagnostic>, typed: Vec<String>| {
+        let mut d = Diagnostics { items: diags };
+        d.sort();
+        Some((Err(d), typed))
+    };
+    // 1. Schema files (a one-table rebuild starts only when none changed).
+    let set = match schema::load_dir(&loaded.schema_dir(), &loaded.schema_rel()) {
+        Ok(s) => s,
+        Err(_) if partial.is_some() => return None,
+        Err(d) => return fail(d, typed_names),
+    };
+    // 2. Read every source file of the plan in parallel; group sources by table name in file order.
+    let files: Vec<SourceFile> = match partial {
+        Some(p) => p.files.clone(),
+        None => match read::discover(loaded) {
+            Ok(f) => f,
+            Err(d) => return fail(vec![d], typed_names),
+        },
+    };
+    ctx.stage("reading", files.len());
+    let read: Vec<(Vec<RawTable>, Vec<Diagnostic>)> = files
+        .par_iter()
+        .map(|f| {
+            let mut d = vec![];
+            let tables = read_one(loaded, ctx, f, &mut d);
+            ctx.tick();
+            (tables, d)
+        })
+        .collect();
+    let keys: BTreeMap<&str, String> = files
+        .iter()
+        .map(|f| (f.rel.as_str(), ctx.input_key(&f.path)))
+        .collect();
+    let mut by_table: BTreeMap<String, Vec<RawTable>> = BTreeMap::new();
+    for (f, (tables, d)) in files.iter().zip(read) {
+        // A one-table rebuild: each file provides exactly the tables it provided before.
+        if let Some(p) = partial {
+            let now: BTreeSet<&str> = tables.iter().map(|t| t.name.as_str()).collect();
+            let before = p.provides.get(&keys[f.rel.as_str()])?;
+            if now != before.iter().map(String::as_str).collect() {
+                return None;
+            }
+        }
+        diags.extend(d);
+        for t in tables {
+            by_table.entry(t.name.clone()).or_default().push(t);
+        }
+    }
+    // The input files of each table, for the records of later one-table rebuilds.
+    let mut sources_of: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (name, raws) in &by_table {
+        let mut s: Vec<String> = raws
+            .iter()
+            .filter_map(|r| keys.get(r.file.as_str()).cloned())
+            .collect();
+        s.dedup();
+        sources_of.insert(name.clone(), s);
+    }
+    // 3. The tables of the project and their schemas (in name order: shared definitions are registered in
+    //    `project` as they are met).
+    let names: Vec<String> = match partial {
+        Some(p) => p.tables.clone(),
+        None => by_table.keys().cloned().collect(),
+    };
+    for name in loaded.config.tables.keys() {
+        if !names.contains(name) {
+            diags.push(
+                Diagnostic::file_error(
+                    Code::UnusedOverride,
+                    "gentable.toml",
+                    format!("[tables.{name}] names a table that no file provides"),
+                )
+                .warning(),
+            );
+        }
+    }
+    let mut project = Project {
+        name: loaded.config.project.name.clone(),
+        ..Default::default()
+    };
+    let (schemas, d) = table_schemas(loaded, &set, &mut project, &names);
+    if partial.is_some()
+        && (!d.is_empty()
+            || schemas.len() != names.len()
+            || !plan::eligible(loaded, &project, &set, &schemas))
+    {
+        return None;
+    }
+    diags.extend(d);
+    // 4. Type every table that has sources (a one-table rebuild: the needed ones), in parallel.
+    let sources: Vec<(usize, Vec<RawTable>)> = schemas
+        .iter()
+        .enumerate()
+        .filter_map(|(i, ts)| Some((i, by_table.remove(&ts.name)?)))
+        .collect();
+    ctx.stage("typing", sources.len());
+    typed_names = match partial {
+        Some(p) => p.only.iter().cloned().collect(),
+        None => schemas.iter().map(|ts| ts.name.clone()).collect(),
+    };
+    let (tables, d) = type_tables(loaded, ctx, &project, &schemas, sources);
+    project.tables = tables;
+    diags.extend(d);
+    // Type names must not collide with table names in generated code.
+    for n in project.enums.keys().chain(project.records.keys()) {
+        if names.contains(n) {
+            diags.push(Diagnostic::file_error(
+                Code::TypeNameClash,
+                set.dir_rel.clone(),
+                format!("the type name {n} is used by a table and by an enum/record definition"),
+            ));
+        }
+    }
+    if has_errors(&diags) {
+        return fail(diags, typed_names);
+    }
+    // 5. Validate: the checked tables' rows, keys and references (into every typed table), texts, rules.
+    ctx.stage("validating", 0);
+    let records = ctx.cache.enabled() && plan::eligible(loaded, &project, &set, &schemas);
+    let digests = crate::validate::run(
+        &mut project,
+        &set,
+        &schemas,
+        partial.map(|p| &p.only),
+        loaded.config.localization.as_ref(),
+        records || partial.is_some(),
+        &mut diags,
+    )
+    .unwrap_or_default();
+    // References into the rebuilt tables from the others hold only if what they can see is unchanged.
+    if let Some(p) = partial {
+        let recorded: BTreeMap<&str, &[u8; 32]> = p
+            .base
+            .table_records
+            .iter()
+            .map(|r| (r.name.as_str(), &r.keys))
+            .collect();
+        if p.only
+            .iter()
+            .any(|n| digests.get(n).map(|d| d as &[u8; 32]) != recorded.get(n.as_str()).copied())
+        {
+            return None;
+        }
+    }
+    if has_errors(&diags) {
+        return fail(diags, typed_names);
+    }
+    // The whole project: the typed tables, and every other table (a one-table rebuild's unchanged ones) as
+    // its schema without rows.
+    let mut typed: BTreeMap<String, Table> = std::mem::take(&mut project.tables)
+        .into_iter()
+        .map(|t| (t.name.clone(), t))
+        .collect();
+    project.tables = schemas
+        .iter()
+        .map(|ts| {
+            typed
+                .remove(&ts.name)
+                .unwrap_or_else(|| table_of(ts, vec![]))
+        })
+        .collect();
+    // 6. What a later one-table rebuild needs (a one-table rebuild keeps its base's records).
+    ctx.stage("recording", 0);
+    let table_records = if records && partial.is_none() {
+        schemas
+            .iter()
+            .map(|ts| TableRecord {
+                name: ts.name.clone(),
+                sources: sources_of.remove(&ts.name).unwrap_or_default(),
+                keys: digests.get(&ts.name).copied().unwrap_or_default(),
+                references: plan::references(&project, ts),
+            })
+            .collect()
+    } else {
+        vec![]
+    };
+    let mut d = Diagnostics { items: diags };
+    d.sort();
+    Some((
+        Ok(Validated {
+            project,
+            schemas,
+            schema_set: set,
+            warnings: d.items,
+            table_records,
+            partial: partial.cloned(),
+        }),
+        typed_names,
+    ))
+}
+
+fn has_errors(diags: &[Diagnostic]) -> bool {
+    diags.iter().any(|d| d.severity == Severity::Error)
+}
+
+/// Read one source file through the cache: its bytes are hashed (and recorded as an input of the build); a
+/// workbook whose raw tables are cached under the hash is not parsed again.
+pub(crate) fn read_one(
+    loaded: &Loaded,
+    ctx: &Context,
+    f: &SourceFile,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<RawTable> {
+    let stat = Stat::of(&f.path);
+    let Ok(bytes) = std::fs::read(&f.path) else {
+        // The reader reports why.
+        return read::read_file(loaded, f, diags);
+    };
+    if !ctx.cache.enabled() {
+        return read::read_file_with(loaded, f, Some(&bytes), diags);
+    }
+    let hash = blake3::hash(&bytes);
+    ctx.record_input(
+        &f.path,
+        Entry {
+            stat: stat.filter(|s| s.len == bytes.len() as u64 && s.settled(SystemTime::now())),
+            hash: *hash.as_bytes(),
+        },
+    );
+    // CSV is parsed about as fast as a cache entry is decoded: only workbooks are cached.
+    let workbook = f
+        .path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| read::WORKBOOK_EXT.contains(&e.to_ascii_lowercase().as_str()));
+    if !workbook {
+        return read::read_file_with(loaded, f, Some(&bytes), diags);
+    }
+    let key = cache::read_key(loaded, &f.rel, &f.rel_in_folder, &hash);
+    if let Some(tables) = ctx.cache.get_read(&key) {
+        return tables;
+    }
+    let mut d = vec![];
+    let tables = read::read_file_with(loaded, f, Some(&bytes), &mut d);
+    if d.is_empty() {
+        ctx.cache.put_read(&key, &tables);
+    }
+    diags.extend(d);
+    tables
+}
+
+/// The table schemas of `names` (in this order, which must be name order, as in a full build: shared
+/// definitions are registered in `project` as they are met), and the diagnostics of those that fail.
+pub(crate) fn table_schemas(
+    loaded: &Loaded,
+    set: &SchemaSet,
+    project: &mut Project,
+    names: &[String],
+) -> (Vec<TableSchema>, Vec<Diagnostic>) {
+    let mut schemas = vec![];
+    let mut diags = vec![];
+    for name in names {
+        let ov = loaded.config.tables.get(name);
+        let schema_name = ov
+            .and_then(|o| o.schema.clone())
+            .unwrap_or_else(|| name.clone());
+        let file = format!("{schema_name}.schema.json");
+        match schema::build_table(set, project, name, &file) {
+            Ok(ts) => schemas.push(ts),
+            Err(d) => diags.extend(d),
+        }
+    }
+    (schemas, diags)
+}
+
+/// A table of `ts` holding `rows`.
+pub(crate) fn table_of(ts: &TableSchema, rows: Vec<crate::ir::Row>) -> Table {
+    Table {
+        name: ts.name.clone(),
+        doc: ts.doc.clone(),
+        mode: ts.mode,
+        fields: ts.fields.clone(),
+        primary_key: ts.primary_key.clone(),
+        unique_keys: ts.unique_keys.clone(),
+        rows,
+        schema_file: ts.schema_file.clone(),
+        groups: ts.groups.clone(),
+    }
+}
+
+/// Type the raw sources of `schemas[i]` for every `(i, sources)`, in parallel (biggest first); the tables
+/// come back in `i` order with their diagnostics.
+pub(crate) fn type_tables(
+    loaded: &Loaded,
+    ctx: &Context,
+    project: &Project,
+    schemas: &[TableSchema],
+    sources: Vec<(usize, Vec<RawTable>)>,
+) -> (Vec<Table>, Vec<Diagnostic>) {
+    // Big tables first, so that the last table to finish is a small one.
+    let mut order = sources;
+    order.sort_by_key(|(_, s)| std::cmp::Reverse(s.iter().map(|t| t.rows.len()).sum::<usize>()));
+    let mut typed: Vec<(usize, Table, Vec<Diagnostic>)> = order
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|(i, sources)| {
+            let ts = &schemas[i];
+            let mut d = vec![];
+            let rows = crate::typing::type_table(
+                project,
+                ts,
+                &sources,
+                loaded.config.tables.get(&ts.name),
+                &mut d,
+            );
+            // The raw rows are not needed any more: free them now, not at the end of the build.
+            drop(sources);
+            ctx.tick();
+            (i, table_of(ts, rows), d)
+        })
+        .collect();
+    typed.sort_by_key(|(i, _, _)| *i);
+    let mut diags = vec![];
+    let tables = typed
+        .into_iter()
+        .map(|(_, t, d)| {
+            diags.extend(d);
+            t
+        })
+        .collect();
+    (tables, diags)
+}
+
+/// The source rows that the diagnostics point at, as the designer sees them (for the human report): the
+/// files they name are read again (from the read cache where possible), keeping the rows of `typed` tables.
+pub(crate) fn report_sources(
+    loaded: &Loaded,
+    ctx: &Context,
+    diags: &[Diagnostic],
+    typed: &[String],
+) -> Sources {
+    if !diags.iter().any(|d| d.row > 0) {
+        return Sources::default();
+    }
+    let wanted: HashSet<&str> = diags
+        .iter()
+        .filter(|d| d.row > 0)
+        .map(|d| d.file.as_str())
+        .collect();
+    let typed: HashSet<&str> = typed.iter().map(String::as_str).collect();
+    let files = read::discover(loaded).unwrap_or_default();
+    let raw: Vec<RawTable> = files
+        .par_iter()
+        .filter(|f| wanted.contains(f.rel.as_str()))
+        .flat_map_iter(|f| read_one(loaded, ctx, f, &mut vec![]))
+        .filter(|t| typed.contains(t.name.as_str()))
+        .collect();
+    sources_of_rows(&raw, diags)
+}
+
+/// The rows of `tables` that some diagnostic of `diags` points at, as the designer sees them (for the human
+/// report's source lines); linear in both.
+fn sources_of_rows(tables: &[RawTable], diags: &[Diagnostic]) -> crate::diag::render::Sources {
+    let wanted: HashSet<(&str, Option<&str>, usize)> = diags
+        .iter()
+        .filter(|d| d.row > 0)
+        .map(|d| (d.file.as_str(), d.sheet.as_deref(), d.row))
+        .collect();
+    let mut sources = crate::diag::render::Sources::default();
+    for t in tables {
+        for r in &t.rows {
+            if wanted.contains(&(t.file.as_str(), t.sheet.as_deref(), r.row)) {
+                sources.insert(
+                    &t.file,
+                    t.sheet.as_deref(),
+                    r.row,
+                    r.cells.iter().map(|c| c.text()).collect(),
+                );
+            }
+        }
+    }
+    sources
+}

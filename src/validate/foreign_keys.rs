@@ -1,0 +1,220 @@
+//! Foreign keys (`x-gentable-foreignKey`): every value of a foreign-key field (plain, array elements, fields
+//! of nested records, map keys and values) must be a key of the target table; a miss is GT0304 with the
+//! closest keys as a hint, a declaration naming no usable target is GT0305 at the schema.
+
+use super::values::{collect_atoms, each_reference};
+use crate::diag::{Code, Diagnostic};
+use crate::ir::{Project, Value};
+use crate::schema::SchemaSet;
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+/// Hints ("did you mean") are computed for at most this many missing references per field, so that
+/// 10,000 broken references stay linear; the rest get a generic help.
+const MAX_HINTS_PER_FIELD: usize = 200;
+
+/// Key sets of foreign key targets: `(table, field)` → the text of every value (None: no such target).
+type KeySets<'a> = HashMap<(&'a str, Option<&'a str>), Option<(HashSet<String>, Vec<String>)>>;
+
+fn key_sets(project: &Project) -> KeySets<'_> {
+    let mut sets: KeySets = HashMap::new();
+    let mut targets: Vec<(&str, Option<&str>)> = vec![];
+    let mut fields: Vec<&crate::ir::Field> = project
+        .tables
+        .iter()
+        .flat_map(|t| t.fields.iter())
+        .collect();
+    fields.extend(project.records.values().flat_map(|r| r.fields.iter()));
+    for f in fields {
+        for (tt, tf) in &f.foreign_keys {
+            targets.push((tt.as_str(), tf.as_deref()));
+        }
+    }
+    for (tt, tf) in targets {
+        sets.entry((tt, tf)).or_insert_with(|| {
+            let t = project.table(tt)?;
+            let fi = match tf {
+                Some(f) => t.field_index(f)?,
+                None if t.primary_key.len() == 1 => t.primary_key[0],
+                None => return None,
+            };
+            let mut list = vec![];
+            collect_atoms(
+                &Value::Array(t.rows.iter().map(|r| r.values[fi].clone()).collect()),
+                &mut list,
+            );
+            Some((list.iter().cloned().collect(), list))
+        });
+    }
+    sets
+}
+
+/// Per table, BLAKE3 over what other tables' foreign keys can see of it: for every foreign-key target
+/// `(table, field)` declared anywhere in the project (table fields and record fields), the target's values in
+/// row order, as [`foreign_keys`] lists them for checks and hints. Equal digests mean every reference into the
+/// table checks out, and is reported, exactly as before (the one-table rebuild, [`crate::build::incremental`]).
+pub fn key_digests(project: &Project) -> BTreeMap<String, [u8; 32]> {
+    KeyIndex::new(project).digests(project)
+}
+
+/// The key sets of every foreign-key target of a project (per `(table, field)`: the values as text, as a set
+/// for checks and in row order for hints and digests), built once for [`foreign_keys_in`] and
+/// [`KeyIndex::digests`].
+pub struct KeyIndex<'a>(KeySets<'a>);
+
+impl<'a> KeyIndex<'a> {
+    pub fn new(project: &'a Project) -> KeyIndex<'a> {
+        KeyIndex(key_sets(project))
+    }
+
+    /// [`key_digests`] of `project`, the project this index was built from.
+    pub fn digests(&self, project: &Project) -> BTreeMap<String, [u8; 32]> {
+        let sets = &self.0;
+        type Target<'a> = (
+            &'a str,
+            Option<&'a str>,
+            &'a Option<(HashSet<String>, Vec<String>)>,
+        );
+        let mut targets: Vec<Target> = sets.iter().map(|((t, f), s)| (*t, *f, s)).collect();
+        targets.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        let mut out: BTreeMap<String, blake3::Hasher> = project
+            .tables
+            .iter()
+            .map(|t| (t.name.clone(), blake3::Hasher::new()))
+            .collect();
+        for (table, field, s) in targets {
+            let Some(h) = out.get_mut(table) else {
+                continue;
+            };
+            h.update(field.unwrap_or("\u{0}").as_bytes());
+            h.update(b"\0");
+            match s {
+                None => {
+                    h.update(b"-");
+                }
+                Some((_, list)) => {
+                    h.update(&(list.len() as u64).to_le_bytes());
+                    for v in list {
+                        h.update(&(v.len() as u64).to_le_bytes());
+                        h.update(v.as_bytes());
+                    }
+                }
+            }
+        }
+        out.into_iter()
+            .map(|(k, h)| (k, *h.finalize().as_bytes()))
+            .collect()
+    }
+}
+
+/// Up to `n` candidates close to `needle` (case-insensitive match first, then Jaro–Winkler ≥ 0.7).
+pub fn closest_n<'a>(
+    needle: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    n: usize,
+) -> Vec<&'a str> {
+    let lower = needle.to_lowercase();
+    let mut scored: Vec<(&str, f64)> = candidates
+        .into_iter()
+        .filter_map(|c| {
+            let cl = c.to_lowercase();
+            let score = if cl == lower {
+                2.0
+            } else {
+                strsim::jaro_winkler(&lower, &cl)
+            };
+            (score >= 0.7).then_some((c, score))
+        })
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(b.0)));
+    scored.dedup_by(|a, b| a.0 == b.0);
+    scored.into_iter().take(n).map(|(c, _)| c).collect()
+}
+
+/// [`foreign_keys`] with the project's [`KeyIndex`], checking only the references made by the tables in
+/// `from` (all when `None`, a one-table rebuild's tables otherwise, [`crate::build::incremental`]); the targets may
+/// be any table of `project`.
+pub fn check(
+    project: &Project,
+    index: &KeyIndex,
+    set: &SchemaSet,
+    from: Option<&BTreeSet<String>>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let sets = &index.0;
+    let mut bad_decl: BTreeSet<(String, String, String)> = BTreeSet::new();
+    let mut hints: HashMap<(String, String), usize> = HashMap::new();
+    each_reference(project, &mut |t, field, fi, row, a, path| {
+        if from.is_some_and(|from| !from.contains(&t.name)) {
+            return;
+        }
+        let mut targets = vec![];
+        for (tt, tf) in &field.foreign_keys {
+            match sets
+                .get(&(tt.as_str(), tf.as_deref()))
+                .and_then(|s| s.as_ref())
+            {
+                Some(s) => targets.push((tt.as_str(), s)),
+                None => {
+                    let target = format!(
+                        "{tt}{}",
+                        tf.as_ref().map(|f| format!(".{f}")).unwrap_or_default()
+                    );
+                    if bad_decl.insert((t.schema_file.clone(), field.name.clone(), target.clone()))
+                    {
+                        diags.push(Diagnostic::file_error(
+                            Code::BadForeignKey,
+                            set.rel(&t.schema_file),
+                            format!(
+                                "{}.{}: x-gentable-foreignKey names {target}, which is not a table with a single-field primary key or an existing field",
+                                t.name, field.name,
+                            ),
+                        ));
+                    }
+                    return;
+                }
+            }
+        }
+        if targets.iter().any(|(_, (set, _))| set.contains(&a)) {
+            return;
+        }
+        let names: Vec<&str> = targets.iter().map(|(n, _)| *n).collect();
+        let mut d = Diagnostic::cell_error(
+            Code::MissingReference,
+            &row.origin,
+            row.column(fi),
+            Some(&field.name),
+            Some(&a),
+            format!("{a:?}{path} is not a key of {}", names.join(" or ")),
+        );
+        let n = hints
+            .entry((t.name.clone(), field.name.clone()))
+            .or_default();
+        *n += 1;
+        let close = if *n <= MAX_HINTS_PER_FIELD {
+            closest_n(
+                &a,
+                targets
+                    .iter()
+                    .flat_map(|(_, (_, l))| l.iter().map(|s| s.as_str())),
+                3,
+            )
+        } else {
+            vec![]
+        };
+        d = match close.as_slice() {
+            [] => d.with_help(format!(
+                "add a row with this key to {}, or fix the reference",
+                names.join(" or ")
+            )),
+            [one] => d.with_help(format!("did you mean {one:?}?")),
+            [one, rest @ ..] => d.with_help(format!(
+                "did you mean {one:?}? (also close: {})",
+                rest.iter()
+                    .map(|s| format!("{s:?}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        };
+        diags.push(d);
+    });
+}

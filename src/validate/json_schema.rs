@@ -1,0 +1,254 @@
+//! Every row against its table's JSON Schema, with the `jsonschema` crate (offline: all schema files are
+//! registered under [`crate::schema::BASE_URI`], nothing is fetched), so every standard keyword applies.
+//! Failures are GT0301 at the cell of the field the keyword's instance path names.
+
+use crate::diag::{Code, Diagnostic};
+use crate::ir::{Project, Row, Table, Type, Value};
+use crate::schema::{SchemaSet, TableSchema};
+use rayon::prelude::*;
+use serde_json::Value as J;
+use std::collections::HashSet;
+
+/// A typed value as the JSON instance `jsonschema` validates (integers as numbers, enums as strings).
+pub fn value_to_json(project: &Project, ty: &Type, v: &Value) -> J {
+    match (ty.strip_optional(), v) {
+        (_, Value::Null) => J::Null,
+        (_, Value::Bool(b)) => J::Bool(*b),
+        (_, Value::Int(i)) => {
+            if let Ok(x) = i64::try_from(*i) {
+                J::from(x)
+            } else if let Ok(x) = u64::try_from(*i) {
+                J::from(x)
+            } else {
+                J::Null
+            }
+        }
+        (_, Value::Float(f)) => serde_json::Number::from_f64(*f)
+            .map(J::Number)
+            .unwrap_or(J::Null),
+        (_, Value::Str(s)) | (_, Value::Enum(s)) => J::String(s.clone()),
+        (Type::Array(inner), Value::Array(items)) => J::Array(
+            items
+                .iter()
+                .map(|x| value_to_json(project, inner, x))
+                .collect(),
+        ),
+        (Type::Record(name), Value::Record(vals)) => {
+            let rec = &project.records[name];
+            J::Object(
+                rec.fields
+                    .iter()
+                    .zip(vals)
+                    .filter(|(_, v)| **v != Value::Null)
+                    .map(|(f, v)| (f.name.clone(), value_to_json(project, &f.ty, v)))
+                    .collect(),
+            )
+        }
+        _ => crate::ir::canonical::schema_json(project, ty, v),
+    }
+}
+
+/// The JSON instance of a row: absent optionals are omitted, except that required nullable fields are `null`.
+pub fn row_to_json(project: &Project, schema: &TableSchema, row: &Row) -> J {
+    let mut m = serde_json::Map::new();
+    for (i, (f, v)) in schema.fields.iter().zip(&row.values).enumerate() {
+        if *v == Value::Null && !schema.required[i] {
+            continue;
+        }
+        m.insert(f.name.clone(), value_to_json(project, &f.ty, v));
+    }
+    J::Object(m)
+}
+
+/// Validate every row of every table against its JSON Schema.
+pub fn rows(
+    project: &Project,
+    set: &SchemaSet,
+    schemas: &[TableSchema],
+    diags: &mut Vec<Diagnostic>,
+) {
+    // Registered copies with percent-encoded `$ref`s, so that non-ASCII file names resolve.
+    let encoded: Vec<(&String, serde_json::Value)> = set
+        .files
+        .iter()
+        .map(|(name, doc)| (name, crate::schema::encode_refs(doc)))
+        .collect();
+    let mut builder = jsonschema::Registry::new();
+    for (name, doc) in &encoded {
+        builder = match builder.add(crate::schema::schema_uri(name), doc) {
+            Ok(b) => b,
+            Err(e) => {
+                diags.push(Diagnostic::file_error(
+                    Code::InvalidSchema,
+                    set.rel(name),
+                    format!("schema cannot be registered: {e}"),
+                ));
+                return;
+            }
+        };
+    }
+    let registry = match builder.prepare() {
+        Ok(r) => r,
+        Err(e) => {
+            diags.push(Diagnostic::file_error(
+                Code::InvalidSchema,
+                set.dir_rel.clone(),
+                format!("schemas cannot be resolved: {e}"),
+            ));
+            return;
+        }
+    };
+    for ts in schemas {
+        let Some(table) = project.table(&ts.name) else {
+            continue;
+        };
+        let validator = match jsonschema::options()
+            .offline()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .with_registry(&registry)
+            .with_base_uri(crate::schema::schema_uri(&ts.schema_file))
+            .build(&crate::schema::encode_refs(&ts.root))
+        {
+            Ok(v) => v,
+            Err(e) => {
+                diags.push(Diagnostic::file_error(
+                    Code::InvalidSchema,
+                    set.rel(&ts.schema_file),
+                    format!("invalid JSON Schema: {e}"),
+                ));
+                continue;
+            }
+        };
+        for row in &table.rows {
+            let inst = row_to_json(project, ts, row);
+            for err in validator.iter_errors(&inst) {
+                let path = err.instance_path().as_str().to_string();
+                let field_name = path
+                    .trim_start_matches('/')
+                    .split('/')
+                    .next()
+                    .unwrap_or("")
+                    .replace("~1", "/")
+                    .replace("~0", "~");
+                let fi = ts.fields.iter().position(|f| f.name == field_name);
+                let cell = fi
+                    .and_then(|i| inst.get(&ts.fields[i].name))
+                    .map(|v| match v {
+                        J::String(s) => s.clone(),
+                        v => v.to_string(),
+                    });
+                let inner = path
+                    .trim_start_matches('/')
+                    .split_once('/')
+                    .map(|(_, r)| format!(" at {r}"))
+                    .unwrap_or_default();
+                let d = Diagnostic::cell_error(
+                    Code::SchemaKeyword,
+                    &row.origin,
+                    fi.and_then(|i| row.column(i)),
+                    fi.map(|i| ts.fields[i].name.as_str()),
+                    cell.as_deref(),
+                    format!(
+                        "{}{inner} (schema keyword {})",
+                        err,
+                        keyword_of(err.schema_path().as_str())
+                    ),
+                );
+                diags.push(d);
+            }
+        }
+    }
+}
+
+fn keyword_of(schema_path: &str) -> &str {
+    schema_path.rsplit('/').next().unwrap_or(schema_path)
+}
+
+/// Validate every row against its JSON Schema ([`rows`]) on all cores: the
+/// tables are split into work units of whole small tables or row chunks of big ones, each validated on its
+/// own (with its own schema registry), and the rows are put back in order. The diagnostics are those of one
+/// sequential call: per-row findings do not depend on the split, and schema-level findings (row 0) are kept
+/// once per table.
+pub fn rows_parallel(
+    project: &mut Project,
+    set: &SchemaSet,
+    schemas: &[TableSchema],
+    diags: &mut Vec<Diagnostic>,
+) {
+    let total: usize = project.tables.iter().map(|t| t.rows.len()).sum();
+    let threads = rayon::current_num_threads();
+    if threads < 2 || total < 20_000 {
+        rows(project, set, schemas, diags);
+        return;
+    }
+    let unit = (total / (threads * 4)).max(5_000);
+    // Work units: (table index, rows); whole tables are grouped up to `unit` rows.
+    let mut units: Vec<Vec<(usize, Vec<crate::ir::Row>)>> = vec![vec![]];
+    let mut filled = 0;
+    for (ti, t) in project.tables.iter_mut().enumerate() {
+        let mut rows = std::mem::take(&mut t.rows);
+        while !rows.is_empty() {
+            if filled >= unit {
+                units.push(vec![]);
+                filled = 0;
+            }
+            let n = rows.len().min(unit - filled);
+            let rest = rows.split_off(n);
+            filled += n;
+            units.last_mut().expect("one unit").push((ti, rows));
+            rows = rest;
+        }
+    }
+    let meta: Vec<Table> = project.tables.clone();
+    let shell = Project {
+        name: project.name.clone(),
+        tables: vec![],
+        enums: project.enums.clone(),
+        records: project.records.clone(),
+        ..Default::default()
+    };
+    // Per unit: (table index, rows) pairs and its diagnostics.
+    #[allow(clippy::type_complexity)]
+    let results: Vec<(Vec<(usize, Vec<crate::ir::Row>)>, Vec<Diagnostic>)> = units
+        .into_par_iter()
+        .with_max_len(1)
+        .map(|unit| {
+            let mut sub = Project {
+                tables: vec![],
+                ..shell.clone()
+            };
+            let mut sub_schemas = vec![];
+            let mut index = vec![];
+            for (ti, rows) in unit {
+                let mut t = meta[ti].clone();
+                t.rows = rows;
+                sub.tables.push(t);
+                if let Some(ts) = schemas.iter().find(|s| s.name == meta[ti].name) {
+                    sub_schemas.push(ts.clone());
+                }
+                index.push(ti);
+            }
+            let mut d = vec![];
+            rows(&sub, set, &sub_schemas, &mut d);
+            let back = index
+                .into_iter()
+                .zip(sub.tables)
+                .map(|(ti, t)| (ti, t.rows))
+                .collect();
+            (back, d)
+        })
+        .collect();
+    let mut seen_file_level: HashSet<(String, String)> = HashSet::new();
+    for (back, d) in results {
+        for (ti, rows) in back {
+            project.tables[ti].rows.extend(rows);
+        }
+        for x in d {
+            // A schema-level finding is repeated by every unit that holds rows of its table(s).
+            if x.row == 0 && !seen_file_level.insert((x.file.clone(), x.message.clone())) {
+                continue;
+            }
+            diags.push(x);
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! Primary keys (map tables are sorted by them; a duplicate names both rows' cells), secondary unique keys
+//! (`x-gentable-unique`) and singletons (`x-gentable-mode: "one"` has exactly one row).
+
+use super::values::atom_text;
+use crate::diag::{column_letters, Code, Diagnostic};
+use crate::ir::{Project, Row, Table, TableMode, Type, Value};
+use std::cmp::Ordering;
+use std::collections::{BTreeSet, HashMap};
+
+fn key_text(key: &[usize], row: &Row) -> String {
+    key.iter()
+        .map(|&i| match &row.values[i] {
+            Value::Str(s) | Value::Enum(s) => s.clone(),
+            Value::Int(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            v => format!("{v:?}"),
+        })
+        .collect::<Vec<_>>()
+        .join(if key.len() > 1 { ", " } else { "" })
+}
+
+/// `(A, B)`: the field names of a composite key.
+fn key_names(t: &Table, key: &[usize]) -> String {
+    format!(
+        "({})",
+        key.iter()
+            .map(|&i| t.fields[i].name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// `("Red", 3)`: the values of a composite key in one row.
+fn key_values(key: &[usize], row: &Row) -> String {
+    let v: Vec<String> = key
+        .iter()
+        .map(|&i| match &row.values[i] {
+            Value::Str(s) | Value::Enum(s) => format!("{s:?}"),
+            Value::Null => "(empty)".into(),
+            v => atom_text(v).unwrap_or_else(|| format!("{v:?}")),
+        })
+        .collect();
+    format!("({})", v.join(", "))
+}
+
+/// `file:2:A and file:2:C`: every cell of a composite key in `row`.
+fn where_cells(row: &Row, key: &[usize]) -> String {
+    key.iter()
+        .map(|&i| where_(row, row.column(i)))
+        .collect::<Vec<_>>()
+        .join(" and ")
+}
+
+fn where_(row: &Row, col: Option<usize>) -> String {
+    let mut s = row.origin.file.clone();
+    if let Some(sh) = &row.origin.sheet {
+        s.push_str(&format!("[{sh}]"));
+    }
+    s.push_str(&format!(":{}", row.origin.row));
+    if let Some(c) = col {
+        s.push_str(&format!(":{}", column_letters(c)));
+    }
+    s
+}
+
+/// Sort map tables by primary key and report duplicates of primary and unique keys; check singletons.
+pub fn check(project: &mut Project, diags: &mut Vec<Diagnostic>) {
+    // Key comparison reads only the enum declarations: do not copy every row.
+    let snapshot = Project {
+        enums: project.enums.clone(),
+        ..Default::default()
+    };
+    for t in &mut project.tables {
+        match t.mode {
+            TableMode::One => {
+                if t.rows.len() != 1 {
+                    let mut d = Diagnostic::file_error(
+                        Code::SingletonRows,
+                        t.rows.get(1).map(|r| r.origin.file.clone()).unwrap_or_else(|| t.schema_file.clone()),
+                        format!("{} is a singleton table (x-gentable-mode \"one\") and must have exactly one data row, found {}", t.name, t.rows.len()),
+                    );
+                    if let Some(r) = t.rows.get(1) {
+                        d.sheet = r.origin.sheet.clone();
+                        d.row = r.origin.row;
+                    }
+                    diags.push(d);
+                }
+            }
+            TableMode::Map => {
+                let pk = t.primary_key.clone();
+                let tys: Vec<Type> = pk.iter().map(|&i| t.fields[i].ty.clone()).collect();
+                let cmp = |a: &Row, b: &Row| {
+                    pk.iter()
+                        .zip(&tys)
+                        .map(|(&i, ty)| {
+                            crate::ir::cmp_key(&snapshot, ty, &a.values[i], &b.values[i])
+                        })
+                        .find(|o| o.is_ne())
+                        .unwrap_or(Ordering::Equal)
+                };
+                // Stable sort: the first occurrence in source order stays first.
+                t.rows.sort_by(cmp);
+                let mut dup_idx = BTreeSet::new();
+                for i in 1..t.rows.len() {
+                    if cmp(&t.rows[i - 1], &t.rows[i]) == Ordering::Equal {
+                        let (first, second) = (&t.rows[i - 1], &t.rows[i]);
+                        let col = pk.first().and_then(|&c| second.column(c));
+                        let pcol = pk.first().and_then(|&c| first.column(c));
+                        let key = key_text(&pk, second);
+                        let message = if pk.len() == 1 {
+                            format!(
+                                "duplicate primary key {key:?} in {}: also at {}",
+                                t.name,
+                                where_(first, pcol)
+                            )
+                        } else {
+                            format!(
+                                "duplicate primary key {} = {} in {}: also at {}",
+                                key_names(t, &pk),
+                                key_values(&pk, second),
+                                t.name,
+                                where_cells(first, &pk),
+                            )
+                        };
+                        let d = Diagnostic::cell_error(
+                            Code::DuplicateKey,
+                            &second.origin,
+                            col,
+                            Some(&t.fields[pk[0]].name),
+                            Some(&key),
+                            message,
+                        )
+                        .with_help("primary keys must be unique; change or delete one of the rows");
+                        diags.push(d);
+                        dup_idx.insert(i);
+                    }
+                }
+                // Keep the first of each duplicate group so that lookups stay well-defined.
+                let mut i = 0;
+                t.rows.retain(|_| {
+                    let keep = !dup_idx.contains(&i);
+                    i += 1;
+                    keep
+                });
+            }
+            TableMode::List => {}
+        }
+        for uk in t.unique_keys.clone() {
+            let mut seen: HashMap<String, usize> = HashMap::new();
+            for (ri, row) in t.rows.iter().enumerate() {
+                if uk.iter().all(|&i| row.values[i] == Value::Null) {
+                    continue;
+                }
+                let key = key_text(&uk, row);
+                if let Some(&prev) = seen.get(&key) {
+                    let first = &t.rows[prev];
+                    let names: Vec<&str> = uk.iter().map(|&i| t.fields[i].name.as_str()).collect();
+                    diags.push(
+                        Diagnostic::cell_error(
+                            Code::DuplicateUnique,
+                            &row.origin,
+                            row.column(uk[0]),
+                            Some(&t.fields[uk[0]].name),
+                            Some(&key),
+                            if uk.len() == 1 {
+                                format!(
+                                    "duplicate value {key:?} of unique key ({}) in {}: also at {}",
+                                    names.join(", "),
+                                    t.name,
+                                    where_(first, first.column(uk[0]))
+                                )
+                            } else {
+                                format!(
+                                    "duplicate value {} of unique key {} in {}: also at {}",
+                                    key_values(&uk, row),
+                                    key_names(t, &uk),
+                                    t.name,
+                                    where_cells(first, &uk)
+                                )
+                            },
+                        )
+                        .with_help(
+                            "values of a unique key (x-gentable-unique) may appear only once",
+                        ),
+                    );
+                } else {
+                    seen.insert(key, ri);
+                }
+            }
+        }
+    }
+}
