@@ -555,3 +555,176 @@ pub fn doubles() -> Vec<f64> {
     }
     v
 }
+
+/// The generated loader a broken-data case runs against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Loader {
+    CSharp,
+    TypeScript,
+}
+
+/// One broken data file: the table whose file is replaced, its new text, and the message each loader must
+/// print (`None`: the case does not apply to that loader).
+pub struct Broken {
+    pub table: &'static str,
+    pub text: String,
+    pub csharp: Option<&'static str>,
+    pub typescript: Option<&'static str>,
+}
+
+/// Every broken-data case of the sample project's canonical `data` ([`data`]), shared by the C# and
+/// TypeScript loader tests: unknown and missing fields, wrong types and ranges, big integers, enum members,
+/// null, non-finite numbers, booleans, duplicates, truncated and trailing JSON, wrong row counts.
+pub fn broken_data(data: &[(String, String)]) -> Vec<Broken> {
+    let piece = data
+        .iter()
+        .find(|(n, _)| n == "PieceType")
+        .expect("the sample has PieceType")
+        .1
+        .clone();
+    let both = |table, text: String, m: &'static str| Broken {
+        table,
+        text,
+        csharp: Some(m),
+        typescript: Some(m),
+    };
+    vec![
+        both(
+            "PieceType",
+            piece.replacen("{", "{\"Extra\":1,", 1),
+            "PieceType.json[0]: unknown field \"Extra\"",
+        ),
+        both(
+            "PieceType",
+            piece.replacen("\"Name\":\"Pawn\",", "", 1),
+            "PieceType.json[0]: missing field \"Name\"",
+        ),
+        both(
+            "PieceType",
+            piece.replacen("\"Id\":1,", "\"Id\":\"1\",", 1),
+            "PieceType.json[0].Id: expected an integer, got string \"1\"",
+        ),
+        both(
+            "PieceType",
+            piece.replacen("\"Id\":1,", "\"Id\":70000,", 1),
+            "PieceType.json[0].Id: expected an integer from 0 to 65535",
+        ),
+        both(
+            "PieceType",
+            piece.replacen("\"Id\":1,", "\"Id\":1.5,", 1),
+            "PieceType.json[0].Id: expected an integer, got number 1.5",
+        ),
+        both(
+            "PieceType",
+            piece.replacen(
+                "\"Big\":\"9007199254740993\"",
+                "\"Big\":9007199254740993",
+                1,
+            ),
+            "PieceType.json[0].Big: expected a decimal string",
+        ),
+        both(
+            "PieceType",
+            piece.replacen("\"Big\":\"9007199254740993\"", "\"Big\":\"12\"", 1),
+            "PieceType.json[0].Big: expected a JSON number",
+        ),
+        both(
+            "PieceType",
+            piece.replacen("\"class\":\"Forward\"", "\"class\":\"Fwd\"", 1),
+            "PieceType.json[0].class: expected one of the Dir members Forward, Left",
+        ),
+        both(
+            "PieceType",
+            piece.replacen("\"delete\":\"gone\"", "\"delete\":null", 1),
+            "PieceType.json[0].delete: expected a string, got null",
+        ),
+        both(
+            "PieceType",
+            piece.replacen("\"Ratio\":0.1", "\"Ratio\":1e999", 1),
+            "PieceType.json[0].Ratio: expected a finite number",
+        ),
+        both(
+            "PieceType",
+            piece.replacen("[-32768,null,32767]", "[-32768,null,\"x\"]", 1),
+            "PieceType.json[0].Maybe[2]: expected an integer",
+        ),
+        both(
+            "PieceType",
+            piece.replacen("\"Flag\":false", "\"Flag\":0", 1),
+            "PieceType.json[0].Flag: expected true or false, got number 0",
+        ),
+        Broken {
+            table: "PieceType",
+            text: piece.replacen("\"Flag\":false", "\"Flag\":false,\"Flag\":true", 1),
+            csharp: Some("PieceType.json[0]: duplicate member \"Flag\""),
+            typescript: None,
+        },
+        Broken {
+            table: "PieceType",
+            text: piece[..piece.len() - 1].to_string(),
+            csharp: Some("PieceType.json:1:"),
+            typescript: Some("PieceType.json: malformed JSON"),
+        },
+        Broken {
+            table: "PieceType",
+            text: piece.replacen("\"Id\":2,", "\"Id\":1,", 1),
+            csharp: Some("PieceType: duplicate primary key PieceTypeId(1)"),
+            typescript: Some("PieceType: duplicate primary key 1"),
+        },
+        Broken {
+            table: "PieceType",
+            text: piece.replacen("{", "{\"toString\":1,", 1),
+            csharp: None,
+            typescript: Some("PieceType.json[0]: unknown field \"toString\""),
+        },
+        both(
+            "Const",
+            "[]".into(),
+            "Const.json: expected an array of exactly one row, got an array",
+        ),
+        both(
+            "Load",
+            "{}".into(),
+            "Load.json: expected an array of rows, got an object",
+        ),
+        Broken {
+            table: "Load",
+            text: "[{\"value\":\"a\"}] x".into(),
+            csharp: Some("Load.json:1:17: malformed JSON: unexpected text"),
+            typescript: None,
+        },
+    ]
+}
+
+/// Run every [`broken_data`] case of `loader` in its own folder under `root`: `load(folder)` runs the
+/// generated loader on it, which must exit with code 3 and print the case's message on stderr.
+pub fn check_broken_data(
+    root: &Path,
+    data: &[(String, String)],
+    loader: Loader,
+    load: impl Fn(&Path) -> std::process::Output,
+) {
+    let mut ran = 0;
+    for (i, case) in broken_data(data).iter().enumerate() {
+        let expected = match loader {
+            Loader::CSharp => case.csharp,
+            Loader::TypeScript => case.typescript,
+        };
+        let Some(expected) = expected else { continue };
+        let case_dir = root.join(format!("case{i}"));
+        std::fs::create_dir(&case_dir).unwrap();
+        for (name, json) in data {
+            let text = if name == case.table { &case.text } else { json };
+            std::fs::write(case_dir.join(format!("{name}.json")), text).unwrap();
+        }
+        let out = load(&case_dir);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "case {i}: {stderr}");
+        assert!(
+            stderr.contains(expected),
+            "case {i}: expected {expected:?} in {stderr:?}"
+        );
+        ran += 1;
+    }
+    assert!(ran >= 15, "{ran} cases");
+}

@@ -12,8 +12,10 @@
 //! below; all decisions (identifiers, types, reader and writer expressions, escaping) are made here.
 
 use super::hbs;
-use super::{EmitContext, Files};
+use super::strings::{quoted, quoted_json};
+use super::{Backend, EmitContext, Files};
 use crate::ir::canonical;
+use crate::ir::text::TextTable;
 use crate::ir::{EnumDef, Field, IntWidth, Project, RecordDef, Table, TableMode, Type};
 use crate::naming::{self, Case, Lang};
 use anyhow::{bail, Context};
@@ -55,92 +57,87 @@ const TABLES_MEMBERS: &[&str] = &[
     "ToCanonicalJson",
 ];
 
+/// The C# backend (see the module docs).
+pub struct CSharp;
+
 /// Emit `csharp/` files.
 pub fn emit(ctx: &EmitContext) -> anyhow::Result<Files> {
-    let project = ctx.project;
-    let names = Names::new(project)?;
-    let override_dir = ctx
-        .config
-        .csharp
-        .templates
-        .as_ref()
-        .map(|p| ctx.root.join(p));
-    let hb = hbs::registry(TEMPLATES, override_dir.as_deref())?;
-    let ns = ctx.config.csharp.namespace.as_str();
-    let g = Gen {
-        project,
-        names: &names,
-        ns,
-        localization: ctx.config.localization.as_ref(),
-    };
+    super::run(&CSharp, ctx)
+}
 
-    let mut files = Files::new();
-    files.insert(
-        "csharp/GentableRuntime.cs".into(),
-        hbs::render(&hb, "runtime.cs.hbs", &NamespaceVm { namespace: ns })?,
-    );
-    for e in project.enums.values() {
-        let vm = g.enum_vm(e)?;
-        files.insert(
-            format!("csharp/{}.cs", vm.name),
-            hbs::render(&hb, "enum.cs.hbs", &vm)?,
-        );
+impl Backend for CSharp {
+    type Plan<'c> = Gen<'c>;
+
+    fn prepare<'c>(&self, ctx: &'c EmitContext<'c>) -> anyhow::Result<Gen<'c>> {
+        let override_dir = ctx
+            .config
+            .csharp
+            .templates
+            .as_ref()
+            .map(|p| ctx.root.join(p));
+        Ok(Gen {
+            project: ctx.project,
+            names: Names::new(ctx.project)?,
+            ns: ctx.config.csharp.namespace.as_str(),
+            text: super::front::localization(ctx)?,
+            hb: hbs::registry(TEMPLATES, override_dir.as_deref())?,
+        })
     }
-    for r in project.records.values() {
-        let vm = g.record_vm(r)?;
-        files.insert(
-            format!("csharp/{}.cs", vm.class.name),
-            hbs::render(&hb, "record.cs.hbs", &vm)?,
-        );
+
+    fn runtime(&self, _: &EmitContext, g: &Gen) -> anyhow::Result<Files> {
+        let vm = NamespaceVm { namespace: g.ns };
+        Ok(Files::from([(
+            "csharp/GentableRuntime.cs".to_string(),
+            hbs::render(&g.hb, "runtime.cs.hbs", &vm)?,
+        )]))
     }
-    for u in project.unions.values() {
-        let vm = g.union_vm(u)?;
-        files.insert(
-            format!("csharp/{}.cs", vm.name),
-            hbs::render(&hb, "union.cs.hbs", &vm)?,
-        );
+
+    fn types(&self, ctx: &EmitContext, g: &Gen) -> anyhow::Result<Files> {
+        let project = ctx.project;
+        let mut files = Files::new();
+        for e in project.enums.values() {
+            let vm = g.enum_vm(e)?;
+            files.insert(
+                format!("csharp/{}.cs", vm.name),
+                hbs::render(&g.hb, "enum.cs.hbs", &vm)?,
+            );
+        }
+        for r in project.records.values() {
+            let vm = g.record_vm(r)?;
+            files.insert(
+                format!("csharp/{}.cs", vm.class.name),
+                hbs::render(&g.hb, "record.cs.hbs", &vm)?,
+            );
+        }
+        for u in project.unions.values() {
+            let vm = g.union_vm(u)?;
+            files.insert(
+                format!("csharp/{}.cs", vm.name),
+                hbs::render(&g.hb, "union.cs.hbs", &vm)?,
+            );
+        }
+        Ok(files)
     }
-    for t in project.tables.iter().filter(|t| ctx.renders(&t.name)) {
+
+    fn table(&self, _: &EmitContext, g: &Gen, t: &Table) -> anyhow::Result<Files> {
         let vm = g.table_vm(t)?;
-        files.insert(
+        Ok(Files::from([(
             format!("csharp/{}.cs", vm.row.name),
-            hbs::render(&hb, "table.cs.hbs", &vm)?,
-        );
+            hbs::render(&g.hb, "table.cs.hbs", &vm)?,
+        )]))
     }
-    files.insert(
-        "csharp/Tables.cs".into(),
-        hbs::render(
-            &hb,
-            "tables.cs.hbs",
-            &g.tables_vm(ctx.content_hash, ctx.project_hash)?,
-        )?,
-    );
-    Ok(files)
+
+    fn index(&self, ctx: &EmitContext, g: &Gen) -> anyhow::Result<Files> {
+        let vm = g.tables_vm(ctx.content_hash, ctx.project_hash)?;
+        Ok(Files::from([(
+            "csharp/Tables.cs".to_string(),
+            hbs::render(&g.hb, "tables.cs.hbs", &vm)?,
+        )]))
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Escaping: every text from a spreadsheet or schema passes through one of these before a template sees it.
-
-/// A C# regular string literal (with quotes) holding `s`. Only printable ASCII is written as is; everything
-/// else (control characters, the C# line terminators U+0085/U+2028/U+2029, all non-ASCII) becomes a `\uXXXX`
-/// escape per UTF-16 code unit, so the literal can neither end early nor span lines.
-pub fn cs_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for u in s.encode_utf16() {
-        match u {
-            0x22 => out.push_str("\\\""),
-            0x5c => out.push_str("\\\\"),
-            0x0a => out.push_str("\\n"),
-            0x0d => out.push_str("\\r"),
-            0x09 => out.push_str("\\t"),
-            0x20..=0x7e => out.push(u as u8 as char),
-            _ => out.push_str(&format!("\\u{u:04x}")),
-        }
-    }
-    out.push('"');
-    out
-}
 
 /// Lines of an XML doc comment body (each goes after `/// `): split at every line terminator, XML-escaped
 /// (`&`, `<`, `>`), control characters removed. A `///` comment ends only at a line terminator, so `*/` and
@@ -158,15 +155,6 @@ fn xml_escape(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// The C# string literal of the canonical JSON text of `s` (a JSON string literal, as `canonical.rs`
-/// writes it), followed by `suffix`.
-fn cs_json_string(s: &str, suffix: &str) -> String {
-    let mut json = String::new();
-    canonical::write_string(&mut json, s);
-    json.push_str(suffix);
-    cs_string(&json)
-}
-
 // ---------------------------------------------------------------------------------------------------------
 // Names
 
@@ -182,17 +170,8 @@ struct Names {
 
 impl Names {
     fn new(project: &Project) -> anyhow::Result<Names> {
-        let mut taken: BTreeMap<String, String> = RESERVED_TYPES
-            .iter()
-            .map(|t| (t.to_lowercase(), format!("the generated type {t}")))
-            .collect();
-        let mut claim = |ident: String, what: String| -> anyhow::Result<String> {
-            if let Some(prev) = taken.get(&ident.to_lowercase()) {
-                bail!("C#: {what} and {prev} both map to the type name {ident} (file {ident}.cs); rename one");
-            }
-            taken.insert(ident.to_lowercase(), what);
-            Ok(ident)
-        };
+        let mut taken = super::front::TypeNames::new("C#", "{}.cs", RESERVED_TYPES);
+        let mut claim = |ident: String, what: String| taken.claim(ident, what);
         let mut names = Names {
             enums: BTreeMap::new(),
             records: BTreeMap::new(),
@@ -469,11 +448,13 @@ struct TablesEntryVm {
 // ---------------------------------------------------------------------------------------------------------
 // Building the view models
 
-struct Gen<'a> {
+/// What the C# backend decides once per project ([`Backend::prepare`]) and every file reads.
+pub struct Gen<'a> {
     project: &'a Project,
-    names: &'a Names,
+    names: Names,
     ns: &'a str,
-    localization: Option<&'a crate::config::LocalizationConfig>,
+    text: Option<TextTable<'a>>,
+    hb: handlebars::Handlebars<'static>,
 }
 
 impl Gen<'_> {
@@ -506,19 +487,19 @@ impl Gen<'_> {
                 qualified: format!("global::{}.{}.{}", self.ns, name, ident),
                 ident,
                 value,
-                name_literal: cs_string(m),
-                json_literal: cs_json_string(m, ""),
+                name_literal: quoted(m),
+                json_literal: quoted_json(m, ""),
             })
             .collect();
         let list: Vec<&str> = e.members.iter().map(String::as_str).collect();
         Ok(EnumVm {
             namespace: self.ns.into(),
-            expected: cs_string(&format!(
+            expected: quoted(&format!(
                 "one of the {} members {}",
                 e.name,
                 list.join(", ")
             )),
-            invalid: cs_string(&format!("not a member of {name}")),
+            invalid: quoted(&format!("not a member of {name}")),
             flags: self.names.flags.get(&e.name).map(|fname| FlagsVm {
                 name: fname.clone(),
                 underlying: if e.members.len() > 32 {
@@ -532,7 +513,7 @@ impl Gen<'_> {
                     "U".into()
                 },
                 member_type: name.clone(),
-                expected: cs_string(&format!(
+                expected: quoted(&format!(
                     "one of the {} members {}",
                     e.name,
                     list.join(", ")
@@ -544,8 +525,8 @@ impl Gen<'_> {
                     .map(|(i, m)| FlagMemberVm {
                         ident: naming::csharp_member(m, None, fname),
                         shift: i,
-                        name_literal: cs_string(m),
-                        json_literal: cs_json_string(m, ""),
+                        name_literal: quoted(m),
+                        json_literal: quoted_json(m, ""),
                     })
                     .collect(),
             }),
@@ -591,15 +572,15 @@ impl Gen<'_> {
                 .map(|(n, i)| match i {
                     None => format!(
                         "GentableCanonical.Key(sb, ref first, {}); sb.Append({});",
-                        cs_json_string(n, ":"),
-                        cs_json_string(&v.tag, "")
+                        quoted_json(n, ":"),
+                        quoted_json(&v.tag, "")
                     ),
                     Some(i) => class.fields[i].write.clone(),
                 })
                 .collect();
             variants.push(VariantVm {
                 class,
-                tag_literal: cs_string(&v.tag),
+                tag_literal: quoted(&v.tag),
                 writes,
             });
         }
@@ -608,8 +589,8 @@ impl Gen<'_> {
             namespace: self.ns.into(),
             doc: cs_doc(&u.doc),
             kind_prop,
-            disc_literal: cs_string(&u.discriminator),
-            expected: cs_string(&format!("one of the {} kinds {}", u.name, tags.join(", "))),
+            disc_literal: quoted(&u.discriminator),
+            expected: quoted(&format!("one of the {} kinds {}", u.name, tags.join(", "))),
             variants,
             name,
         })
@@ -649,7 +630,7 @@ impl Gen<'_> {
     }
 
     fn field_vm(&self, f: &Field, ident: String, index: usize) -> anyhow::Result<FieldVm> {
-        let key = cs_string(&f.name);
+        let key = quoted(&f.name);
         let (read, write) = match &f.ty {
             Type::Optional(inner) => {
                 let inner = strip(inner);
@@ -666,7 +647,7 @@ impl Gen<'_> {
                     ),
                     format!(
                         "if (r.{ident} != null) {{ GentableCanonical.Key(sb, ref first, {}); {} }}",
-                        cs_json_string(&f.name, ":"),
+                        quoted_json(&f.name, ":"),
                         self.write(inner, &value, "sb", 1)
                     ),
                 )
@@ -675,7 +656,7 @@ impl Gen<'_> {
                 self.read(ty, &format!("o.Required({key})"), 1),
                 format!(
                     "GentableCanonical.Key(sb, ref first, {}); {}",
-                    cs_json_string(&f.name, ":"),
+                    quoted_json(&f.name, ":"),
                     self.write(ty, &format!("r.{ident}"), "sb", 1)
                 ),
             ),
@@ -934,7 +915,7 @@ impl Gen<'_> {
                 out_row: naming::avoid("row".into(), &params),
                 equals: eq.join(" && "),
                 hash,
-                format: cs_string(&format!("{name}({})", fmt.join(", "))),
+                format: quoted(&format!("{name}({})", fmt.join(", "))),
                 format_args: parts
                     .iter()
                     .map(|p| format!("this.{}", p.ident))
@@ -951,7 +932,7 @@ impl Gen<'_> {
         Ok(TableVm {
             uniques,
             namespace: self.ns.into(),
-            name_literal: cs_string(&t.name),
+            name_literal: quoted(&t.name),
             is_map: t.mode == TableMode::Map,
             is_list: t.mode == TableMode::List,
             is_one: t.mode == TableMode::One,
@@ -966,7 +947,7 @@ impl Gen<'_> {
     fn uniques(&self, t: &Table, row: &ClassVm) -> anyhow::Result<Vec<UniqueVm>> {
         let mut out = vec![];
         let rn = &row.name;
-        let lit = cs_string(&t.name);
+        let lit = quoted(&t.name);
         for key in &t.unique_keys {
             if !super::lookup_key(t, key) {
                 continue;
@@ -1051,27 +1032,16 @@ impl Gen<'_> {
     /// `Tables.Text(key, language)` and `enum Language` for `[localization]` (empty strings without it, or
     /// when this output has no text table).
     fn text_method(&self, tables: &[TablesEntryVm]) -> anyhow::Result<(String, String)> {
-        let Some(l) = self.localization else {
+        let Some(tt) = self.text else {
             return Ok((String::new(), String::new()));
         };
-        let Some((i, t)) = self
+        let t = tt.table;
+        let i = self
             .project
             .tables
             .iter()
-            .enumerate()
-            .find(|(_, t)| t.name == l.table)
-        else {
-            return Ok((String::new(), String::new()));
-        };
-        if t.mode != TableMode::Map
-            || t.primary_key.len() != 1
-            || t.fields[t.primary_key[0]].ty != Type::String
-        {
-            bail!(
-                "C#: [localization] table {} needs a single string primary key",
-                t.name
-            );
-        }
+            .position(|x| x.name == t.name)
+            .context("the text table is a table of the project")?;
         if self
             .names
             .enums
@@ -1084,15 +1054,12 @@ impl Gen<'_> {
         }
         let row = &self.names.rows[&t.name];
         let idents = member_names(&t.fields, row, &t.name)?;
-        let members: Vec<String> = l.languages.iter().map(|x| naming::csharp_type(x)).collect();
+        let members: Vec<String> = tt
+            .languages()
+            .map(|(x, _)| naming::csharp_type(x))
+            .collect();
         let mut cases = String::new();
-        for (lang, m) in l.languages.iter().zip(&members) {
-            let fi = t.field_index(lang).with_context(|| {
-                format!(
-                    "[localization] language {lang} is not a field of {}",
-                    t.name
-                )
-            })?;
+        for ((_, fi), m) in tt.languages().zip(&members) {
             cases.push_str(&format!(
                 "                case Language.{m}: text = row.{}; break;\n",
                 idents[fi]
@@ -1103,9 +1070,9 @@ impl Gen<'_> {
             xml_escape(&t.name),
             tables[i].property
         );
-        let enum_members: Vec<String> = l
-            .languages
-            .iter()
+        let enum_members: Vec<String> = tt
+            .languages()
+            .map(|(code, _)| code)
             .zip(&members)
             .map(|(code, m)| {
                 format!(
@@ -1148,7 +1115,7 @@ impl Gen<'_> {
         }
         for (i, (t, property)) in self.project.tables.iter().zip(props).enumerate() {
             let row = &self.names.rows[&t.name];
-            let name = cs_string(&t.name);
+            let name = quoted(&t.name);
             let (ty, load, canonical) = match t.mode {
                 TableMode::One => (
                     row.clone(),
@@ -1177,8 +1144,8 @@ impl Gen<'_> {
         Ok(TablesVm {
             namespace: self.ns.into(),
             project: xml_escape(&hbs::doc_lines(&self.project.name).join(" ")),
-            content_hash: cs_string(content_hash),
-            project_hash: cs_string(project_hash),
+            content_hash: quoted(content_hash),
+            project_hash: quoted(project_hash),
             text_method,
             language_enum,
             tables,
@@ -1234,21 +1201,18 @@ mod tests {
 
     #[test]
     fn string_literals_cannot_break_out() {
-        assert_eq!(cs_string("plain"), "\"plain\"");
-        assert_eq!(cs_string("a\"b\\c"), "\"a\\\"b\\\\c\"");
-        assert_eq!(cs_string("l1\nl2\r\t"), "\"l1\\nl2\\r\\t\"");
+        assert_eq!(quoted("plain"), "\"plain\"");
+        assert_eq!(quoted("a\"b\\c"), "\"a\\\"b\\\\c\"");
+        assert_eq!(quoted("l1\nl2\r\t"), "\"l1\\nl2\\r\\t\"");
         // C# line terminators and every other non-ASCII character are \u escapes, per UTF-16 unit.
         assert_eq!(
-            cs_string("\u{85}\u{2028}\u{2029}€"),
+            quoted("\u{85}\u{2028}\u{2029}€"),
             "\"\\u0085\\u2028\\u2029\\u20ac\""
         );
-        assert_eq!(cs_string("😀"), "\"\\ud83d\\ude00\"");
-        assert_eq!(cs_string("\u{0}\u{1f}\u{7f}"), "\"\\u0000\\u001f\\u007f\"");
+        assert_eq!(quoted("😀"), "\"\\ud83d\\ude00\"");
+        assert_eq!(quoted("\u{0}\u{1f}\u{7f}"), "\"\\u0000\\u001f\\u007f\"");
         // Harmless in a regular C# string, kept as is.
-        assert_eq!(
-            cs_string("*/ ${x} `y` {{z}} {0}"),
-            "\"*/ ${x} `y` {{z}} {0}\""
-        );
+        assert_eq!(quoted("*/ ${x} `y` {{z}} {0}"), "\"*/ ${x} `y` {{z}} {0}\"");
     }
 
     #[test]
@@ -1267,8 +1231,8 @@ mod tests {
 
     #[test]
     fn canonical_member_literals() {
-        assert_eq!(cs_json_string("Id", ":"), "\"\\\"Id\\\":\"");
-        assert_eq!(cs_json_string("a\nb", ""), "\"\\\"a\\\\nb\\\"\"");
+        assert_eq!(quoted_json("Id", ":"), "\"\\\"Id\\\":\"");
+        assert_eq!(quoted_json("a\nb", ""), "\"\\\"a\\\\nb\\\"\"");
     }
 }
 
@@ -1556,129 +1520,15 @@ namespace Sample.Config.Test
         );
 
         // Broken data: each case changes one file and must fail with a message naming the problem.
-        let piece = data
-            .iter()
-            .find(|(n, _)| n == "PieceType")
-            .unwrap()
-            .1
-            .clone();
-        let cases: Vec<(&str, String, &str)> = vec![
-            (
-                "PieceType",
-                piece.replacen("{", "{\"Extra\":1,", 1),
-                "PieceType.json[0]: unknown field \"Extra\"",
-            ),
-            (
-                "PieceType",
-                piece.replacen("\"Name\":\"Pawn\",", "", 1),
-                "PieceType.json[0]: missing field \"Name\"",
-            ),
-            (
-                "PieceType",
-                piece.replacen("\"Id\":1,", "\"Id\":\"1\",", 1),
-                "PieceType.json[0].Id: expected an integer, got string \"1\"",
-            ),
-            (
-                "PieceType",
-                piece.replacen("\"Id\":1,", "\"Id\":70000,", 1),
-                "PieceType.json[0].Id: expected an integer from 0 to 65535",
-            ),
-            (
-                "PieceType",
-                piece.replacen("\"Id\":1,", "\"Id\":1.5,", 1),
-                "PieceType.json[0].Id: expected an integer, got number 1.5",
-            ),
-            (
-                "PieceType",
-                piece.replacen(
-                    "\"Big\":\"9007199254740993\"",
-                    "\"Big\":9007199254740993",
-                    1,
-                ),
-                "PieceType.json[0].Big: expected a decimal string",
-            ),
-            (
-                "PieceType",
-                piece.replacen("\"Big\":\"9007199254740993\"", "\"Big\":\"12\"", 1),
-                "PieceType.json[0].Big: expected a JSON number",
-            ),
-            (
-                "PieceType",
-                piece.replacen("\"class\":\"Forward\"", "\"class\":\"Fwd\"", 1),
-                "PieceType.json[0].class: expected one of the Dir members Forward, Left",
-            ),
-            (
-                "PieceType",
-                piece.replacen("\"delete\":\"gone\"", "\"delete\":null", 1),
-                "PieceType.json[0].delete: expected a string, got null",
-            ),
-            (
-                "PieceType",
-                piece.replacen("\"Ratio\":0.1", "\"Ratio\":1e999", 1),
-                "PieceType.json[0].Ratio: expected a finite number",
-            ),
-            (
-                "PieceType",
-                piece.replacen("[-32768,null,32767]", "[-32768,null,\"x\"]", 1),
-                "PieceType.json[0].Maybe[2]: expected an integer",
-            ),
-            (
-                "PieceType",
-                piece.replacen("\"Flag\":false", "\"Flag\":0", 1),
-                "PieceType.json[0].Flag: expected true or false, got number 0",
-            ),
-            (
-                "PieceType",
-                piece.replacen("\"Flag\":false", "\"Flag\":false,\"Flag\":true", 1),
-                "PieceType.json[0]: duplicate member \"Flag\"",
-            ),
-            (
-                "PieceType",
-                piece[..piece.len() - 1].to_string(),
-                "PieceType.json:1:",
-            ),
-            (
-                "PieceType",
-                piece.replacen("\"Id\":2,", "\"Id\":1,", 1),
-                "PieceType: duplicate primary key PieceTypeId(1)",
-            ),
-            (
-                "Const",
-                "[]".into(),
-                "Const.json: expected an array of exactly one row, got an array",
-            ),
-            (
-                "Load",
-                "{}".into(),
-                "Load.json: expected an array of rows, got an object",
-            ),
-            (
-                "Load",
-                "[{\"value\":\"a\"}] x".into(),
-                "Load.json:1:17: malformed JSON: unexpected text",
-            ),
-        ];
-        for (i, (table, text, expected)) in cases.iter().enumerate() {
-            let case_dir = root.join(format!("case{i}"));
-            std::fs::create_dir(&case_dir).unwrap();
-            for (name, json) in &data {
-                let text = if name == table { text } else { json };
-                std::fs::write(case_dir.join(format!("{name}.json")), text).unwrap();
-            }
-            let out = Command::new(&mono)
+        testkit::check_broken_data(root, &data, testkit::Loader::CSharp, |case_dir| {
+            Command::new(&mono)
                 .current_dir(root)
                 .args(["t.exe", "load"])
-                .arg(&case_dir)
+                .arg(case_dir)
                 .arg(&out_dir)
                 .output()
-                .unwrap();
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert_eq!(out.status.code(), Some(3), "case {i}: {stderr}");
-            assert!(
-                stderr.contains(expected),
-                "case {i}: expected {expected:?} in {stderr:?}"
-            );
-        }
+                .unwrap()
+        });
 
         // Doubles: FormatDouble against ryu-js (what canonical.rs uses).
         let doubles = testkit::doubles();

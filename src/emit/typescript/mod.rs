@@ -15,8 +15,10 @@
 //! past 2^53. Layout lives in `codegen/templates/`; every decision is made here, in the view models.
 
 use super::hbs;
-use super::{EmitContext, Files};
+use super::strings::{quoted, quoted_json};
+use super::{Backend, EmitContext, Files};
 use crate::ir::canonical;
+use crate::ir::text::TextTable;
 use crate::ir::{Field, Project, RecordDef, Table, TableMode, Type};
 use crate::naming;
 use anyhow::{bail, Context};
@@ -35,78 +37,70 @@ const TEMPLATES: &[hbs::Builtin] = &[
 /// Type names the generated modules declare themselves.
 const RESERVED_TYPES: &[&str] = &["Tables", "GentableDataError", "Mutable", "JsonObject"];
 
+/// The TypeScript backend (see the module docs).
+pub struct TypeScript;
+
 /// Emit `ts/` files.
 pub fn emit(ctx: &EmitContext) -> anyhow::Result<Files> {
-    let project = ctx.project;
-    let names = Names::new(project)?;
-    let override_dir = ctx
-        .config
-        .typescript
-        .templates
-        .as_ref()
-        .map(|p| ctx.root.join(p));
-    let hb = hbs::registry(TEMPLATES, override_dir.as_deref())?;
-    let g = Gen { names: &names };
+    super::run(&TypeScript, ctx)
+}
 
-    let mut files = Files::new();
-    files.insert(
-        "ts/runtime.ts".into(),
-        hbs::render(&hb, "runtime.ts.hbs", &Empty {})?,
-    );
-    files.insert(
-        "ts/enums.ts".into(),
-        hbs::render(&hb, "enums.ts.hbs", &g.enums_vm(project)?)?,
-    );
-    files.insert(
-        "ts/records.ts".into(),
-        hbs::render(&hb, "records.ts.hbs", &g.records_vm(project)?)?,
-    );
-    for t in project.tables.iter().filter(|t| ctx.renders(&t.name)) {
-        let vm = g.table_vm(t)?;
-        files.insert(
-            format!("ts/tables/{}.ts", vm.row.name),
-            hbs::render(&hb, "table.ts.hbs", &vm)?,
-        );
+impl Backend for TypeScript {
+    type Plan<'c> = Gen<'c>;
+
+    fn prepare<'c>(&self, ctx: &'c EmitContext<'c>) -> anyhow::Result<Gen<'c>> {
+        let override_dir = ctx
+            .config
+            .typescript
+            .templates
+            .as_ref()
+            .map(|p| ctx.root.join(p));
+        Ok(Gen {
+            names: Names::new(ctx.project)?,
+            text: super::front::localization(ctx)?,
+            hb: hbs::registry(TEMPLATES, override_dir.as_deref())?,
+        })
     }
-    files.insert(
-        "ts/index.ts".into(),
-        hbs::render(
-            &hb,
-            "index.ts.hbs",
-            &g.index_vm(
-                project,
-                ctx.content_hash,
-                ctx.project_hash,
-                ctx.config.localization.as_ref(),
-            )?,
-        )?,
-    );
-    Ok(files)
+
+    fn runtime(&self, _: &EmitContext, g: &Gen) -> anyhow::Result<Files> {
+        Ok(Files::from([(
+            "ts/runtime.ts".to_string(),
+            hbs::render(&g.hb, "runtime.ts.hbs", &Empty {})?,
+        )]))
+    }
+
+    fn types(&self, ctx: &EmitContext, g: &Gen) -> anyhow::Result<Files> {
+        Ok(Files::from([
+            (
+                "ts/enums.ts".to_string(),
+                hbs::render(&g.hb, "enums.ts.hbs", &g.enums_vm(ctx.project)?)?,
+            ),
+            (
+                "ts/records.ts".to_string(),
+                hbs::render(&g.hb, "records.ts.hbs", &g.records_vm(ctx.project)?)?,
+            ),
+        ]))
+    }
+
+    fn table(&self, _: &EmitContext, g: &Gen, t: &Table) -> anyhow::Result<Files> {
+        let vm = g.table_vm(t)?;
+        Ok(Files::from([(
+            format!("ts/tables/{}.ts", vm.row.name),
+            hbs::render(&g.hb, "table.ts.hbs", &vm)?,
+        )]))
+    }
+
+    fn index(&self, ctx: &EmitContext, g: &Gen) -> anyhow::Result<Files> {
+        let vm = g.index_vm(ctx.project, ctx.content_hash, ctx.project_hash)?;
+        Ok(Files::from([(
+            "ts/index.ts".to_string(),
+            hbs::render(&g.hb, "index.ts.hbs", &vm)?,
+        )]))
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Escaping: every text from a spreadsheet or schema passes through one of these before a template sees it.
-
-/// A TypeScript double-quoted string literal holding `s`. Only printable ASCII is written as is; control
-/// characters, U+2028/U+2029 and all other non-ASCII characters become `\uXXXX` escapes per UTF-16 code
-/// unit. Backticks and `${` are plain characters in a double-quoted literal.
-pub fn ts_string(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for u in s.encode_utf16() {
-        match u {
-            0x22 => out.push_str("\\\""),
-            0x5c => out.push_str("\\\\"),
-            0x0a => out.push_str("\\n"),
-            0x0d => out.push_str("\\r"),
-            0x09 => out.push_str("\\t"),
-            0x20..=0x7e => out.push(u as u8 as char),
-            _ => out.push_str(&format!("\\u{u:04x}")),
-        }
-    }
-    out.push('"');
-    out
-}
 
 /// Lines of a JSDoc comment body (each goes after ` * `): split at every line terminator, control characters
 /// removed, and `*/` written as `*\/` so the text cannot close the comment.
@@ -115,14 +109,6 @@ pub fn ts_doc(doc: &str) -> Vec<String> {
         .into_iter()
         .map(|l| l.replace("*/", "*\\/"))
         .collect()
-}
-
-/// The TypeScript literal of the canonical JSON text of `s` (a JSON string literal), followed by `suffix`.
-fn ts_json_string(s: &str, suffix: &str) -> String {
-    let mut json = String::new();
-    canonical::write_string(&mut json, s);
-    json.push_str(suffix);
-    ts_string(&json)
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -143,17 +129,8 @@ impl Names {
     }
 
     fn new(project: &Project) -> anyhow::Result<Names> {
-        let mut taken: BTreeMap<String, String> = RESERVED_TYPES
-            .iter()
-            .map(|t| (t.to_lowercase(), format!("the generated type {t}")))
-            .collect();
-        let mut claim = |ident: String, what: String| -> anyhow::Result<String> {
-            if let Some(prev) = taken.get(&ident.to_lowercase()) {
-                bail!("TypeScript: {what} and {prev} both map to the name {ident}; rename one");
-            }
-            taken.insert(ident.to_lowercase(), what);
-            Ok(ident)
-        };
+        let mut taken = super::front::TypeNames::new("TypeScript", "", RESERVED_TYPES);
+        let mut claim = |ident: String, what: String| taken.claim(ident, what);
         let mut names = Names {
             enums: BTreeMap::new(),
             records: BTreeMap::new(),
@@ -339,8 +316,11 @@ struct IndexTableVm {
 // ---------------------------------------------------------------------------------------------------------
 // Building the view models
 
-struct Gen<'a> {
-    names: &'a Names,
+/// What the TypeScript backend decides once per project ([`Backend::prepare`]) and every file reads.
+pub struct Gen<'a> {
+    names: Names,
+    text: Option<TextTable<'a>>,
+    hb: handlebars::Handlebars<'static>,
 }
 
 /// Enums and records a set of fields refers to (through arrays and optionals, not into records).
@@ -401,7 +381,7 @@ impl Gen<'_> {
             } else {
                 e.members
                     .iter()
-                    .map(|m| ts_string(m))
+                    .map(|m| quoted(m))
                     .collect::<Vec<_>>()
                     .join(" | ")
             };
@@ -414,10 +394,10 @@ impl Gen<'_> {
                     .zip(keys)
                     .map(|(m, key)| EnumMemberVm {
                         key,
-                        literal: ts_string(m),
+                        literal: quoted(m),
                     })
                     .collect(),
-                expected: ts_string(&format!(
+                expected: quoted(&format!(
                     "one of the {} members {}",
                     e.name,
                     e.members.join(", ")
@@ -463,7 +443,7 @@ impl Gen<'_> {
     fn union_ts(&self, u: &crate::ir::UnionDef) -> anyhow::Result<String> {
         let name = self.names.record(&u.name).to_string();
         let disc = naming::ts_field(&u.discriminator, None);
-        let disc_key = ts_string(&u.discriminator);
+        let disc_key = quoted(&u.discriminator);
         let mut out = String::new();
         let mut members = vec![];
         let mut read_cases = vec![];
@@ -479,7 +459,7 @@ impl Gen<'_> {
             if vm.fields.iter().any(|f| f.ident == disc) {
                 bail!("TypeScript: a field of {:?} kind {:?} maps to the discriminator property {disc}", u.name, v.tag);
             }
-            let tag = ts_string(&v.tag);
+            let tag = quoted(&v.tag);
             members.push(vname.clone());
             if !vm.doc.is_empty() {
                 out.push_str("\n/**\n");
@@ -544,8 +524,8 @@ impl Gen<'_> {
                 match i {
                     None => w.push_str(&format!(
                         "      out.push({} + {});\n",
-                        ts_json_string(n, ":"),
-                        ts_json_string(&v.tag, "")
+                        quoted_json(n, ":"),
+                        quoted_json(&v.tag, "")
                     )),
                     Some(i) => {
                         let pos = field_order.iter().position(|&x| x == i).expect("jcs order");
@@ -574,7 +554,7 @@ impl Gen<'_> {
             }
         ));
         let tags: Vec<&str> = u.variants.iter().map(|v| v.tag.as_str()).collect();
-        let expected = ts_string(&format!(
+        let expected = quoted(&format!(
             "an object whose {} is one of {}",
             u.discriminator,
             tags.join(", ")
@@ -642,7 +622,7 @@ impl Gen<'_> {
             fields: vec![],
             field_names: fields
                 .iter()
-                .map(|f| ts_string(&f.name))
+                .map(|f| quoted(&f.name))
                 .collect::<Vec<_>>()
                 .join(", "),
             required: vec![],
@@ -651,8 +631,8 @@ impl Gen<'_> {
             name,
         };
         for (f, ident) in fields.iter().zip(&idents) {
-            let key = ts_string(&f.name);
-            let path = format!("path + {}", ts_string(&format!(".{}", f.name)));
+            let key = quoted(&f.name);
+            let path = format!("path + {}", quoted(&format!(".{}", f.name)));
             match &f.ty {
                 Type::Optional(inner) => {
                     let inner = strip(inner);
@@ -683,7 +663,7 @@ impl Gen<'_> {
         }
         for i in canonical::jcs_order(fields) {
             let (f, ident) = (&fields[i], &idents[i]);
-            let member = ts_json_string(&f.name, ":");
+            let member = quoted_json(&f.name, ":");
             vm.writes.push(match &f.ty {
                 Type::Optional(inner) => format!(
                     "if (r.{ident} !== undefined) out.push({member} + {});",
@@ -885,7 +865,7 @@ impl Gen<'_> {
         Ok(TableVm {
             uniques,
             imports,
-            name_literal: ts_string(&t.name),
+            name_literal: quoted(&t.name),
             is_map: t.mode == TableMode::Map,
             is_list: t.mode == TableMode::List,
             table_class: format!("{}Table", row.name),
@@ -897,7 +877,7 @@ impl Gen<'_> {
     /// `getBy<Fields>` / `getBy<Fields>OrThrow` per secondary unique key, over a `Map` built once.
     fn uniques(&self, t: &Table, row: &ClassVm) -> Vec<UniqueVm> {
         let mut out = vec![];
-        let lit = ts_string(&t.name);
+        let lit = quoted(&t.name);
         for key in &t.unique_keys {
             if !super::lookup_key(t, key) {
                 continue;
@@ -955,12 +935,12 @@ impl Gen<'_> {
                 decl: format!("private readonly {map}: ReadonlyMap<{kty}, {rn}>;"),
                 init: vec![
                     format!("const {map} = new Map<{kty}, {rn}>();"),
-                    format!("for (const row of this.all) {{\n      const k = {of_row};\n      if ({map}.has(k)) throw new rt.GentableDataError({lit} + {} + String(k));\n      {map}.set(k, row);\n    }}", ts_string(&format!(": duplicate unique key {what} "))),
+                    format!("for (const row of this.all) {{\n      const k = {of_row};\n      if ({map}.has(k)) throw new rt.GentableDataError({lit} + {} + String(k));\n      {map}.set(k, row);\n    }}", quoted(&format!(": duplicate unique key {what} "))),
                     format!("this.{map} = {map};"),
                 ],
                 methods: vec![
                     format!("/** The row with this {what} (a unique key), or `undefined`. */\n  getBy{suffix}({typed}): {rn} | undefined {{\n    return this.{map}.get({of_args});\n  }}"),
-                    format!("/** The row with this {what} (a unique key); throws a `RangeError` if there is none. */\n  getBy{suffix}OrThrow({typed}): {rn} {{\n    const found = this.{map}.get({of_args});\n    if (found === undefined) throw new RangeError({lit} + {} + String({of_args}));\n    return found;\n  }}", ts_string(&format!(" has no row with {what} "))),
+                    format!("/** The row with this {what} (a unique key); throws a `RangeError` if there is none. */\n  getBy{suffix}OrThrow({typed}): {rn} {{\n    const found = this.{map}.get({of_args});\n    if (found === undefined) throw new RangeError({lit} + {} + String({of_args}));\n    return found;\n  }}", quoted(&format!(" has no row with {what} "))),
                 ],
             });
         }
@@ -968,55 +948,34 @@ impl Gen<'_> {
     }
 
     /// `Language`, `LANGUAGES` and `text(t, key, language)` for `[localization]`.
-    fn localization_ts(
-        &self,
-        project: &Project,
-        l: Option<&crate::config::LocalizationConfig>,
-        props: &[(String, String)],
-    ) -> anyhow::Result<String> {
-        let Some(l) = l else { return Ok(String::new()) };
-        let Some(t) = project.table(&l.table) else {
+    fn localization_ts(&self, props: &[(String, String)]) -> anyhow::Result<String> {
+        let Some(tt) = self.text else {
             return Ok(String::new());
         };
-        if t.mode != TableMode::Map
-            || t.primary_key.len() != 1
-            || t.fields[t.primary_key[0]].ty != Type::String
-        {
-            bail!(
-                "TypeScript: [localization] table {} needs a single string primary key",
-                t.name
-            );
-        }
+        let t = tt.table;
         let prop = &props
             .iter()
             .find(|(n, _)| *n == t.name)
             .context("text table property")?
             .1;
         let idents = property_names(&t.fields, &t.name)?;
-        let union = l
-            .languages
-            .iter()
-            .map(|x| ts_string(x))
+        let union = tt
+            .languages()
+            .map(|(x, _)| quoted(x))
             .collect::<Vec<_>>()
             .join(" | ");
         let mut cases = String::new();
-        for lang in &l.languages {
-            let fi = t.field_index(lang).with_context(|| {
-                format!(
-                    "[localization] language {lang} is not a field of {}",
-                    t.name
-                )
-            })?;
+        for (lang, fi) in tt.languages() {
             cases.push_str(&format!(
                 "    case {}:\n      text = row.{};\n      break;\n",
-                ts_string(lang),
+                quoted(lang),
                 idents[fi]
             ));
         }
         Ok(format!(
             "/** The languages of table {name} (`[localization] languages`). */\nexport type Language = {union};\n\n/** Every language, the default first. */\nexport const LANGUAGES: readonly Language[] = Object.freeze([{list}]);\n\n/** The text of `key` in `language` (table {name}), or `undefined` if the key or its text is missing. */\nexport function text(t: Tables, key: string, language: Language): string | undefined {{\n  const row = t.{prop}.get(key);\n  if (row === undefined) return undefined;\n  let text: string | undefined;\n  switch (language) {{\n{cases}  }}\n  return text === \"\" ? undefined : text;\n}}",
             name = t.name.replace("*/", "*\\/"),
-            list = l.languages.iter().map(|x| ts_string(x)).collect::<Vec<_>>().join(", "),
+            list = tt.languages().map(|(x, _)| quoted(x)).collect::<Vec<_>>().join(", "),
         ))
     }
 
@@ -1025,7 +984,6 @@ impl Gen<'_> {
         project: &Project,
         content_hash: &str,
         project_hash: &str,
-        localization: Option<&crate::config::LocalizationConfig>,
     ) -> anyhow::Result<IndexVm> {
         let props: Vec<String> = project
             .tables
@@ -1080,8 +1038,8 @@ impl Gen<'_> {
         for (t, property) in project.tables.iter().zip(props) {
             let row = &self.names.rows[&t.name];
             let module = format!("\"./tables/{row}.js\"");
-            let name = ts_string(&t.name);
-            let source = ts_string(&format!("{}.json", t.name));
+            let name = quoted(&t.name);
+            let source = quoted(&format!("{}.json", t.name));
             let (ty, load, canonical) = match t.mode {
                 TableMode::One => {
                     imports.push(format!(
@@ -1124,9 +1082,9 @@ impl Gen<'_> {
                 .replace("*/", "*\\/"),
             imports,
             exports,
-            content_hash: ts_string(content_hash),
-            project_hash: ts_string(project_hash),
-            localization: self.localization_ts(project, localization, &props_for_text)?,
+            content_hash: quoted(content_hash),
+            project_hash: quoted(project_hash),
+            localization: self.localization_ts(&props_for_text)?,
             tables,
             json_of: if none {
                 "_jsonOf".into()
@@ -1152,17 +1110,17 @@ mod tests {
 
     #[test]
     fn string_literals_cannot_break_out() {
-        assert_eq!(ts_string("plain"), "\"plain\"");
-        assert_eq!(ts_string("a\"b\\c"), "\"a\\\"b\\\\c\"");
-        assert_eq!(ts_string("l1\nl2\r\t"), "\"l1\\nl2\\r\\t\"");
-        assert_eq!(ts_string("\u{2028}\u{2029}€"), "\"\\u2028\\u2029\\u20ac\"");
-        assert_eq!(ts_string("😀"), "\"\\ud83d\\ude00\"");
+        assert_eq!(quoted("plain"), "\"plain\"");
+        assert_eq!(quoted("a\"b\\c"), "\"a\\\"b\\\\c\"");
+        assert_eq!(quoted("l1\nl2\r\t"), "\"l1\\nl2\\r\\t\"");
+        assert_eq!(quoted("\u{2028}\u{2029}€"), "\"\\u2028\\u2029\\u20ac\"");
+        assert_eq!(quoted("😀"), "\"\\ud83d\\ude00\"");
         assert_eq!(
-            ts_string("\u{0}\u{8}\u{1f}\u{7f}"),
+            quoted("\u{0}\u{8}\u{1f}\u{7f}"),
             "\"\\u0000\\u0008\\u001f\\u007f\""
         );
         // Plain characters inside a double-quoted literal.
-        assert_eq!(ts_string("`${x}` {{y}} */ '"), "\"`${x}` {{y}} */ '\"");
+        assert_eq!(quoted("`${x}` {{y}} */ '"), "\"`${x}` {{y}} */ '\"");
     }
 
     #[test]
@@ -1180,8 +1138,8 @@ mod tests {
 
     #[test]
     fn canonical_member_literals() {
-        assert_eq!(ts_json_string("Id", ":"), "\"\\\"Id\\\":\"");
-        assert_eq!(ts_json_string("名\n", ""), "\"\\\"\\u540d\\\\n\\\"\"");
+        assert_eq!(quoted_json("Id", ":"), "\"\\\"Id\\\":\"");
+        assert_eq!(quoted_json("名\n", ""), "\"\\\"\\u540d\\\\n\\\"\"");
     }
 }
 
@@ -1444,123 +1402,15 @@ try {
         }
         assert_eq!(report, "Pawn|true|true|true|true|0|3|12|true|second|true|false|0|64|PieceType has no row with key 9");
 
-        let piece = data
-            .iter()
-            .find(|(n, _)| n == "PieceType")
-            .unwrap()
-            .1
-            .clone();
-        let cases: Vec<(&str, String, &str)> = vec![
-            (
-                "PieceType",
-                piece.replacen("{", "{\"Extra\":1,", 1),
-                "PieceType.json[0]: unknown field \"Extra\"",
-            ),
-            (
-                "PieceType",
-                piece.replacen("\"Name\":\"Pawn\",", "", 1),
-                "PieceType.json[0]: missing field \"Name\"",
-            ),
-            (
-                "PieceType",
-                piece.replacen("\"Id\":1,", "\"Id\":\"1\",", 1),
-                "PieceType.json[0].Id: expected an integer, got string \"1\"",
-            ),
-            (
-                "PieceType",
-                piece.replacen("\"Id\":1,", "\"Id\":70000,", 1),
-                "PieceType.json[0].Id: expected an integer from 0 to 65535",
-            ),
-            (
-                "PieceType",
-                piece.replacen("\"Id\":1,", "\"Id\":1.5,", 1),
-                "PieceType.json[0].Id: expected an integer, got number 1.5",
-            ),
-            (
-                "PieceType",
-                piece.replacen(
-                    "\"Big\":\"9007199254740993\"",
-                    "\"Big\":9007199254740993",
-                    1,
-                ),
-                "PieceType.json[0].Big: expected a decimal string",
-            ),
-            (
-                "PieceType",
-                piece.replacen("\"Big\":\"9007199254740993\"", "\"Big\":\"12\"", 1),
-                "PieceType.json[0].Big: expected a JSON number",
-            ),
-            (
-                "PieceType",
-                piece.replacen("\"class\":\"Forward\"", "\"class\":\"Fwd\"", 1),
-                "PieceType.json[0].class: expected one of the Dir members Forward, Left",
-            ),
-            (
-                "PieceType",
-                piece.replacen("\"delete\":\"gone\"", "\"delete\":null", 1),
-                "PieceType.json[0].delete: expected a string, got null",
-            ),
-            (
-                "PieceType",
-                piece.replacen("\"Ratio\":0.1", "\"Ratio\":1e999", 1),
-                "PieceType.json[0].Ratio: expected a finite number",
-            ),
-            (
-                "PieceType",
-                piece.replacen("[-32768,null,32767]", "[-32768,null,\"x\"]", 1),
-                "PieceType.json[0].Maybe[2]: expected an integer",
-            ),
-            (
-                "PieceType",
-                piece.replacen("\"Flag\":false", "\"Flag\":0", 1),
-                "PieceType.json[0].Flag: expected true or false, got number 0",
-            ),
-            (
-                "PieceType",
-                piece[..piece.len() - 1].to_string(),
-                "PieceType.json: malformed JSON",
-            ),
-            (
-                "PieceType",
-                piece.replacen("\"Id\":2,", "\"Id\":1,", 1),
-                "PieceType: duplicate primary key 1",
-            ),
-            (
-                "PieceType",
-                piece.replacen("{", "{\"toString\":1,", 1),
-                "PieceType.json[0]: unknown field \"toString\"",
-            ),
-            (
-                "Const",
-                "[]".into(),
-                "Const.json: expected an array of exactly one row, got an array",
-            ),
-            (
-                "Load",
-                "{}".into(),
-                "Load.json: expected an array of rows, got an object",
-            ),
-        ];
-        for (i, (table, text, expected)) in cases.iter().enumerate() {
-            let case_dir = root.join(format!("case{i}"));
-            std::fs::create_dir(&case_dir).unwrap();
-            for (name, json) in &data {
-                let text = if name == table { text } else { json };
-                std::fs::write(case_dir.join(format!("{name}.json")), text).unwrap();
-            }
-            let out = Command::new(&node)
+        // Broken data: each case changes one file and must fail with a message naming the problem.
+        testkit::check_broken_data(root, &data, testkit::Loader::TypeScript, |case_dir| {
+            Command::new(&node)
                 .current_dir(root)
                 .arg("out/main.js")
-                .arg(&case_dir)
+                .arg(case_dir)
                 .arg(&out_dir)
                 .output()
-                .unwrap();
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert_eq!(out.status.code(), Some(3), "case {i}: {stderr}");
-            assert!(
-                stderr.contains(expected),
-                "case {i}: expected {expected:?} in {stderr:?}"
-            );
-        }
+                .unwrap()
+        });
     }
 }
