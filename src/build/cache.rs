@@ -10,7 +10,7 @@
 //! 2. **Manifest** (`manifest.bin`): after a successful build with no diagnostics at all, the hash and file
 //!    status (size, mtime, ctime, inode) of every input (the project file, every table file, every schema
 //!    file, template overrides) and of every output file. A later build whose inputs and outputs all still
-//!    match does nothing else ([`Manifest::up_to_date`]). A file whose status differs is hashed again;
+//!    match does nothing else ([`crate::build::Plan::UpToDate`]). A file whose status differs is hashed again;
 //!    statuses recorded within [`RACY`] of the moment they were taken are never trusted (the file could change
 //!    again within the file system's timestamp granularity), so such files are always hashed.
 //!

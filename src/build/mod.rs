@@ -1,8 +1,8 @@
 //! The build driver: one [`run`] per command-line build, check or validation, over the stages
-//! read → schema → typing → validate ([`stages`]) → emit ([`outputs`]) → write ([`write`]).
+//! read → schema → typing → validate (`stages`) → emit ([`outputs`]) → write ([`mod@write`]).
 //!
 //! Owns: the order of the stages, the [`plan`] of a build (no-op, one-table rebuild, full), the incremental
-//! [`cache`] and its [`manifest`], progress and timings ([`Context`]), the atomic write of `generated/`, and
+//! [`cache`] and its manifest, progress and timings ([`Context`]), the atomic write of `generated/`, and
 //! the command line's policy: which diagnostics are shown, the summary lines and the exit code ([`Outcome`]).
 //! Nothing imports `build/` but the command line (docs/architecture.md).
 //!

@@ -1,5 +1,5 @@
-//! The plan of a build: what the driver ([`super::stages`]) has to do, decided once from the manifest of the
-//! last clean build ([`super::manifest`]) and consulted by every stage. A plan is data; the stages exist once.
+//! The plan of a build: what the driver (`build::stages`) has to do, decided once from the manifest of the
+//! last clean build (`build::manifest`) and consulted by every stage. A plan is data; the stages exist once.
 //!
 //! * [`Plan::UpToDate`]: every input and output is as recorded: nothing to do (a no-op build).
 //! * [`Plan::Tables`]: a one-table rebuild. Only table files changed since the last clean build, so only the

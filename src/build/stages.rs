@@ -247,10 +247,10 @@ pub(crate) fn read_one(
     let stat = Stat::of(&f.path);
     let Ok(bytes) = std::fs::read(&f.path) else {
         // The reader reports why.
-        return read::read_file(loaded, f, diags);
+        return read::read_file(loaded, f, None, diags);
     };
     if !ctx.cache.enabled() {
-        return read::read_file_with(loaded, f, Some(&bytes), diags);
+        return read::read_file(loaded, f, Some(&bytes), diags);
     }
     let hash = blake3::hash(&bytes);
     ctx.record_input(
@@ -267,14 +267,14 @@ pub(crate) fn read_one(
         .and_then(|e| e.to_str())
         .is_some_and(|e| read::WORKBOOK_EXT.contains(&e.to_ascii_lowercase().as_str()));
     if !workbook {
-        return read::read_file_with(loaded, f, Some(&bytes), diags);
+        return read::read_file(loaded, f, Some(&bytes), diags);
     }
     let key = cache::read_key(loaded, &f.rel, &f.rel_in_folder, &hash);
     if let Some(tables) = ctx.cache.get_read(&key) {
         return tables;
     }
     let mut d = vec![];
-    let tables = read::read_file_with(loaded, f, Some(&bytes), &mut d);
+    let tables = read::read_file(loaded, f, Some(&bytes), &mut d);
     if d.is_empty() {
         ctx.cache.put_read(&key, &tables);
     }

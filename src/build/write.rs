@@ -1,6 +1,6 @@
 //! Writing `generated/`: [`stale`] compares the rendered files with the folder (for `build --check` and to
-//! skip unchanged files), [`write`] replaces the changed ones and removes the files gentable owns but no
-//! longer produces; [`commit`] is the build's write step (write, then record the manifest).
+//! skip unchanged files), [`write()`] replaces the changed ones and removes the files gentable owns but no
+//! longer produces; `commit` is the build's write step (write, then record the manifest).
 //!
 //! A failed build never reaches this module, so `generated/` is unchanged when any error is found.
 
@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-/// What [`write`] or [`stale`] found.
+/// What [`write()`] or [`stale`] found.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Changes {
     pub written: Vec<String>,
@@ -25,7 +25,7 @@ pub struct Changes {
     pub unchanged: usize,
 }
 
-/// How [`stale`] and [`write`] look at the folder.
+/// How [`stale`] and [`write()`] look at the folder.
 #[derive(Clone, Copy, Debug)]
 pub struct Scope<'a> {
     /// The outputs of the last build's manifest: a file whose status and hash are the recorded ones is known

@@ -1,6 +1,6 @@
 //! String literals that spreadsheet and schema text can never escape, shared by the C# and TypeScript
 //! backends (Rust literals come from `proc_macro2::Literal`, doc comments from each backend's comment
-//! syntax over [`super::hbs::doc_lines`]).
+//! syntax over `hbs::doc_lines`).
 
 use crate::ir::canonical;
 

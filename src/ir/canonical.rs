@@ -347,7 +347,7 @@ pub fn content_hash<'a>(parts: impl IntoIterator<Item = (&'a str, &'a str, &'a s
 /// The content hash from `(table name, BLAKE3 of the canonical data, BLAKE3 of the canonical schema)` per
 /// table: BLAKE3 of `gentable-content-hash-v2`, then per part the name's byte length (little-endian u64),
 /// the name, and the two 32-byte digests. Hashing digests lets a one-table rebuild
-/// ([`crate::build::incremental`]) combine the new table's data with the recorded digests of the others (the
+/// ([`crate::build::plan`]) combine the new table's data with the recorded digests of the others (the
 /// BLAKE3 of `data/<Table>.json`, which the manifest keeps) without reading them.
 pub fn content_hash_of_digests<'a>(
     parts: impl IntoIterator<Item = (&'a str, [u8; 32], [u8; 32])>,

@@ -50,14 +50,14 @@ fn key_sets(project: &Project) -> KeySets<'_> {
 
 /// Per table, BLAKE3 over what other tables' foreign keys can see of it: for every foreign-key target
 /// `(table, field)` declared anywhere in the project (table fields and record fields), the target's values in
-/// row order, as [`foreign_keys`] lists them for checks and hints. Equal digests mean every reference into the
-/// table checks out, and is reported, exactly as before (the one-table rebuild, [`crate::build::incremental`]).
+/// row order, as [`check`] lists them for checks and hints. Equal digests mean every reference into the
+/// table checks out, and is reported, exactly as before (the one-table rebuild, [`crate::build::plan`]).
 pub fn key_digests(project: &Project) -> BTreeMap<String, [u8; 32]> {
     KeyIndex::new(project).digests(project)
 }
 
 /// The key sets of every foreign-key target of a project (per `(table, field)`: the values as text, as a set
-/// for checks and in row order for hints and digests), built once for [`foreign_keys_in`] and
+/// for checks and in row order for hints and digests), built once for [`check`] and
 /// [`KeyIndex::digests`].
 pub struct KeyIndex<'a>(KeySets<'a>);
 
@@ -130,8 +130,8 @@ pub fn closest_n<'a>(
     scored.into_iter().take(n).map(|(c, _)| c).collect()
 }
 
-/// [`foreign_keys`] with the project's [`KeyIndex`], checking only the references made by the tables in
-/// `from` (all when `None`, a one-table rebuild's tables otherwise, [`crate::build::incremental`]); the targets may
+/// Check the foreign keys with the project's [`KeyIndex`], checking only the references made by the tables in
+/// `from` (all when `None`, a one-table rebuild's tables otherwise, [`crate::build::plan`]); the targets may
 /// be any table of `project`.
 pub fn check(
     project: &Project,

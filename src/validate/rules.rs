@@ -401,7 +401,7 @@ fn read_other_tables(rules: &[Rule]) -> bool {
 }
 
 /// Whether a rule of any table in `schemas` reads other tables (`tables`, `byKey`): then one table's rule
-/// results depend on other tables' rows, and tables cannot be rebuilt one by one ([`crate::build::incremental`]).
+/// results depend on other tables' rows, and tables cannot be rebuilt one by one ([`crate::build::plan`]).
 /// Rules that do not compile are not counted (they are reported by [`check`]).
 pub fn any_reads_other_tables(project: &Project, set: &SchemaSet, schemas: &[TableSchema]) -> bool {
     let env = env();

@@ -13,7 +13,7 @@
 //! type is typed with that table's id (`from: PieceTypeId`). Types and impls are built with `quote` and
 //! formatted with `prettyplease`; doc comments come from schema descriptions through `#[doc = "…"]` string
 //! literals, so spreadsheet text can never escape into code. Row data, the bulk of the crate, is printed
-//! directly as text by [`Lit`] (strings through `proc_macro2::Literal`), one field per line.
+//! directly as text by `Lit` (strings through `proc_macro2::Literal`), one field per line.
 
 use super::{Backend, EmitContext, Files, HEADER};
 use crate::ir::text::TextTable;

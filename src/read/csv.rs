@@ -1,0 +1,252 @@
+//! CSV sources: RFC 4180 (the `csv` crate, quoted newlines) on raw bytes, each field decoded on its own so an
+//! invalid byte is reported at its exact cell. UTF-8 (BOM optional) unless the table's `encoding` says
+//! otherwise; a UTF-16 BOM always wins.
+
+use super::raw::{RawCell, RawRow, RawTable};
+use crate::diag::{Code, Diagnostic, RowOrigin};
+
+/// Parse CSV bytes into a raw table (see module docs for encodings). `encoding` is a WHATWG label.
+pub fn read_csv_bytes(
+    name: &str,
+    rel: &str,
+    bytes: &[u8],
+    encoding: Option<&str>,
+    delimiter: u8,
+    diags: &mut Vec<Diagnostic>,
+) -> RawTable {
+    let mut table = RawTable {
+        name: name.to_string(),
+        file: rel.to_string(),
+        sheet: None,
+        rows: vec![],
+        merges: vec![],
+    };
+    // UTF-16 (BOM or configured): decode the whole file first, then parse as UTF-8.
+    let configured = encoding.and_then(|e| encoding_rs::Encoding::for_label(e.as_bytes()));
+    let utf16 = match (bytes, configured) {
+        ([0xFF, 0xFE, ..], _) => Some(encoding_rs::UTF_16LE),
+        ([0xFE, 0xFF, ..], _) => Some(encoding_rs::UTF_16BE),
+        (_, Some(e)) if e == encoding_rs::UTF_16LE || e == encoding_rs::UTF_16BE => Some(e),
+        _ => None,
+    };
+    let decoded_owned;
+    let (data, enc): (&[u8], &'static encoding_rs::Encoding) = if let Some(e16) = utf16 {
+        let body = if bytes.len() >= 2 && matches!(bytes[..2], [0xFF, 0xFE] | [0xFE, 0xFF]) {
+            &bytes[2..]
+        } else {
+            bytes
+        };
+        match e16.decode_without_bom_handling_and_without_replacement(body) {
+            Some(s) => {
+                decoded_owned = s.into_owned().into_bytes();
+                (&decoded_owned[..], encoding_rs::UTF_8)
+            }
+            None => {
+                diags.push(Diagnostic::file_error(
+                    Code::BadEncoding,
+                    rel,
+                    format!("the file is not valid {}: it has an unpaired surrogate or an odd byte count", e16.name()),
+                ).with_help("re-export the sheet as \"Unicode Text\" or set [tables.<name>] encoding"));
+                return table;
+            }
+        }
+    } else {
+        let body = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
+        (body, configured.unwrap_or(encoding_rs::UTF_8))
+    };
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(delimiter)
+        .from_reader(data);
+    let mut rec = csv::ByteRecord::new();
+    // Line numbers: 1 + newlines before the record's first byte (the csv crate's own line counter lags
+    // behind on CRLF), counted incrementally.
+    let (mut counted_to, mut newlines) = (0usize, 0usize);
+    loop {
+        match rdr.read_byte_record(&mut rec) {
+            Ok(false) => break,
+            Ok(true) => {
+                let mut start = rec
+                    .position()
+                    .map(|p| p.byte() as usize)
+                    .unwrap_or(0)
+                    .min(data.len());
+                while start < data.len() && matches!(data[start], b'\r' | b'\n') {
+                    start += 1;
+                }
+                if start >= counted_to {
+                    newlines += data[counted_to..start]
+                        .iter()
+                        .filter(|&&b| b == b'\n')
+                        .count();
+                    counted_to = start;
+                }
+                let line = newlines + 1;
+                let mut cells = Vec::with_capacity(rec.len());
+                for (col, field) in rec.iter().enumerate() {
+                    let text = match enc.decode_without_bom_handling_and_without_replacement(field)
+                    {
+                        Some(s) => s.into_owned(),
+                        None => {
+                            let origin = RowOrigin {
+                                file: rel.to_string(),
+                                sheet: None,
+                                row: line,
+                            };
+                            let shown = String::from_utf8_lossy(field).into_owned();
+                            diags.push(
+                                Diagnostic::cell_error(
+                                    Code::BadEncoding,
+                                    &origin,
+                                    Some(col),
+                                    None,
+                                    Some(&shown),
+                                    format!("the cell is not valid {} text", enc.name()),
+                                )
+                                .with_help("save the file as UTF-8, or set [tables.<name>] encoding in gentable.toml (e.g. \"gbk\")"),
+                            );
+                            cells.push(RawCell::Undecodable(shown));
+                            continue;
+                        }
+                    };
+                    cells.push(if text.is_empty() {
+                        RawCell::Empty
+                    } else {
+                        RawCell::Text(text)
+                    });
+                }
+                // An unterminated quote makes the csv parser read the rest of the file into one cell, which
+                // would silently swallow every following row: a record that runs to the end of the file with
+                // an odd number of quote characters is an error at the line where it starts.
+                let end = rdr.position().byte() as usize;
+                if end >= data.len()
+                    && data[start.min(end)..end]
+                        .iter()
+                        .filter(|&&b| b == b'"')
+                        .count()
+                        % 2
+                        == 1
+                {
+                    let origin = RowOrigin {
+                        file: rel.to_string(),
+                        sheet: None,
+                        row: line,
+                    };
+                    diags.push(
+                        Diagnostic::cell_error(
+                            Code::MalformedCsv,
+                            &origin,
+                            None,
+                            None,
+                            None,
+                            "malformed CSV: a quote (\") opened in this record is never closed, so every following line was read into one cell",
+                        )
+                        .with_help("close the quote; a literal quote inside a quoted cell is written twice (\"\")"),
+                    );
+                }
+                table.rows.push(RawRow { row: line, cells });
+            }
+            Err(e) => {
+                let line = e.position().map(|p| p.line() as usize).unwrap_or(0);
+                let origin = RowOrigin {
+                    file: rel.to_string(),
+                    sheet: None,
+                    row: line,
+                };
+                diags.push(Diagnostic::cell_error(
+                    Code::MalformedCsv,
+                    &origin,
+                    None,
+                    None,
+                    None,
+                    format!("malformed CSV: {e}"),
+                ));
+                break;
+            }
+        }
+    }
+    table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn csv(bytes: &[u8], enc: Option<&str>, delim: u8) -> (RawTable, Vec<Diagnostic>) {
+        let mut d = vec![];
+        let t = read_csv_bytes("T", "Table/T.csv", bytes, enc, delim, &mut d);
+        (t, d)
+    }
+    fn texts(t: &RawTable) -> Vec<(usize, Vec<String>)> {
+        t.rows
+            .iter()
+            .map(|r| (r.row, r.cells.iter().map(RawCell::text).collect()))
+            .collect()
+    }
+
+    #[test]
+    fn utf8_bom_crlf_and_quoted_newlines() {
+        let (t, d) = csv(
+            b"\xEF\xBB\xBFId,Name\r\n1,\"two\r\nlines\"\r\n2,\"say \"\"hi\"\"\"\r\n",
+            None,
+            b',',
+        );
+        assert!(d.is_empty());
+        assert_eq!(
+            texts(&t),
+            vec![
+                (1, vec!["Id".into(), "Name".into()]),
+                (2, vec!["1".into(), "two\r\nlines".into()]),
+                (4, vec!["2".into(), "say \"hi\"".into()]),
+            ]
+        );
+    }
+
+    #[test]
+    fn unterminated_quote_is_an_error_at_its_record() {
+        let (t, d) = csv(b"Id,Note\n1,\"hello\n2,fine\n3,ok\n", None, b',');
+        assert_eq!(t.rows.len(), 2, "the rest of the file became one cell");
+        let found: Vec<_> = d.iter().map(|d| (d.code, d.row)).collect();
+        assert_eq!(found, vec![(Code::MalformedCsv, 2)]);
+        // Balanced quotes, doubled quotes and quoted newlines are fine.
+        let (_, d) = csv(b"Id,Note\n1,\"a \"\"b\"\"\nc\"\n2,x\n", None, b',');
+        assert!(d.is_empty(), "{d:?}");
+    }
+
+    #[test]
+    fn utf16le_bom_tab_separated() {
+        let text = "#\tId\tName\r\n\t1\t战机\r\n";
+        let mut bytes = vec![0xFF, 0xFE];
+        for u in text.encode_utf16() {
+            bytes.extend(u.to_le_bytes());
+        }
+        let (t, d) = csv(&bytes, None, b'\t');
+        assert!(d.is_empty());
+        assert_eq!(
+            texts(&t)[1],
+            (2, vec!["".into(), "1".into(), "战机".into()])
+        );
+    }
+
+    #[test]
+    fn gbk_override_and_invalid_utf8_cell() {
+        let (gbk, _, _) = encoding_rs::GBK.encode("ID,名称\n1,扎克镇\n");
+        let (t, d) = csv(&gbk, Some("gbk"), b',');
+        assert!(d.is_empty());
+        assert_eq!(texts(&t)[1].1, vec!["1".to_string(), "扎克镇".to_string()]);
+        // The same bytes read as UTF-8: the error names the exact cells.
+        let (_, d) = csv(&gbk, None, b',');
+        let cells: Vec<_> = d
+            .iter()
+            .map(|d| (d.row, d.column.clone().unwrap(), d.code))
+            .collect();
+        assert_eq!(
+            cells,
+            vec![
+                (1, "B".into(), Code::BadEncoding),
+                (2, "B".into(), Code::BadEncoding)
+            ]
+        );
+    }
+}
