@@ -1,4 +1,4 @@
-//! The incremental cache (`.gentable-cache/`, src/cache.rs) never changes results: a cached build writes
+//! The incremental cache (`.gentable-cache/`, src/build/cache.rs) never changes results: a cached build writes
 //! exactly what a clean `--no-cache` build writes, byte for byte, after every kind of edit; and a damaged
 //! cache is rebuilt, never trusted. Speed is measured by the benchmark (Tools/bench.sh), not here.
 

@@ -549,7 +549,7 @@ fn ts_leg(sets: &[Set], work: &Path, node: &Path, tsc: &Path) -> Results {
         include.push(format!("{}/gen/**/*.ts", s.id));
     }
     let types = repo().join("tests/conformance/node_modules/@types");
-    // The options of codegen/ts.rs's compile test (the strictest a consumer might use), on a plain Node
+    // The options of src/emit/typescript's compile test (the strictest a consumer might use), on a plain Node
     // environment (no DOM lib); `skipLibCheck` only skips re-checking @types/node, which is 3/4 of tsc's time.
     let tsconfig = serde_json::json!({
         "compilerOptions": {

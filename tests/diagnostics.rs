@@ -416,3 +416,26 @@ fn ten_thousand_errors_stay_readable() {
     assert_eq!(json.lines().count(), n);
     assert!(elapsed.as_secs() < 60, "{elapsed:?}");
 }
+
+/// docs/diagnostics.md lists every code of the catalogue with its class and title (generated; blessed on
+/// opt-in like the golden files).
+#[test]
+fn docs_list_every_code() {
+    let mut table = String::from("| code | class | title |\n|---|---|---|\n");
+    for c in gentable::diag::Code::ALL {
+        let class = format!("{:?}", c.class()).to_lowercase();
+        table.push_str(&format!("| {c} | {class} | {} |\n", c.title()));
+    }
+    let path = root().join("docs/diagnostics.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let (begin, end) = ("<!-- codes:begin -->\n", "<!-- codes:end -->");
+    let a = doc.find(begin).expect("codes:begin marker") + begin.len();
+    let b = doc.find(end).expect("codes:end marker");
+    if doc[a..b] != table {
+        if bless() {
+            std::fs::write(&path, format!("{}{table}{}", &doc[..a], &doc[b..])).unwrap();
+        } else {
+            panic!("docs/diagnostics.md's code table is out of date (GENTABLE_BLESS=1 cargo test --test diagnostics)");
+        }
+    }
+}

@@ -1,10 +1,8 @@
+//! **build/** owns the driver: the plan, the stage order, the cache, the write and the command line's policy.
+//! It may import every stage; nothing imports it but the command line.
+//!
 //! The build driver: one [`run`] per command-line build, check or validation, over the stages
 //! read → schema → typing → validate (`stages`) → emit ([`outputs`]) → write ([`mod@write`]).
-//!
-//! Owns: the order of the stages, the [`plan`] of a build (no-op, one-table rebuild, full), the incremental
-//! [`cache`] and its manifest, progress and timings ([`Context`]), the atomic write of `generated/`, and
-//! the command line's policy: which diagnostics are shown, the summary lines and the exit code ([`Outcome`]).
-//! Nothing imports `build/` but the command line (docs/architecture.md).
 //!
 //! A build goes like this: the plan is made from the manifest of the last clean build; a no-op ends there.
 //! Otherwise the stages run as the plan says, once: a one-table rebuild that finds it cannot give the clean

@@ -167,7 +167,7 @@ codes! {
         "A text key that some x-gentable-text field uses has an empty cell for one of the [localization] languages. It is a warning (--deny warnings makes it an error); the cell named is the empty one in the text table. Example: Lang row Piece_Knight with zh filled but en empty. Fix: write the translation.";
     BadLocalization = "GT0332", Data,
         "bad localization setup",
-        "[localization] in gentable.toml names a table, key column or language column that does not exist. Example: languages = [\"zh\", \"jp\"] when the Lang columns are zh and en. Fix: correct gentable.toml or the text table's schema.";
+        "[localization] in gentable.toml names a table, key column or language column that does not exist, or a text table that is not keyed by one string field (x-gentable-primaryKey). Example: languages = [\"zh\", \"jp\"] when the Lang columns are zh and en. Fix: correct gentable.toml or the text table's schema.";
     UnreadableSchema = "GT0401", Data,
         "unreadable schema",
         "A schema file is not valid JSON. Example: a trailing comma, {\"a\": 1,}. Fix: correct the JSON at the line and column given.";

@@ -1,3 +1,6 @@
+//! **diag/** owns diagnostics: the finding, its typed [`Code`], and rendering ([`render`]). It is a base
+//! module: it imports no stage.
+//!
 //! Diagnostics: every problem gentable finds, with the cell a designer must fix.
 //!
 //! A [`Diagnostic`] names the file, the sheet (workbooks), the 1-based row as the designer sees it, the A1 column

@@ -1,7 +1,7 @@
-//! Emitters: the typed IR ([`crate::ir::Project`]) → source files per language.
+//! **emit/** owns validated IR → source text per language, over one shared driver ([`run`]). It may import
+//! the IR, the configuration, naming and diagnostics; never `read/`, `typing/`, `validate/` or `build/`.
 //!
-//! Owns: everything that turns a validated project into text. May import the IR, the configuration, naming
-//! and diagnostics; never `read/`, `typing/`, `validate/` or `build/` (docs/architecture.md).
+//! Emitters: the typed IR ([`crate::ir::Project`]) → source files per language.
 //!
 //! * [`front`]: what the languages share (the [`Backend`] trait, type-name claims, lookups, localization),
 //!   and [`strings`]: string literals and doc comments that spreadsheet text can never escape;

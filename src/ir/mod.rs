@@ -1,3 +1,6 @@
+//! **ir/** owns the typed model every stage shares: types, values, key order, canonical JSON, date-time
+//! forms and the localization view. It is a base module: it imports no stage.
+//!
 //! The typed intermediate representation (IR): what every emitter reads.
 //!
 //! Built by [`crate::schema`] (types, from `schema/*.schema.json`) and [`crate::typing`] (values, from the

@@ -1,3 +1,6 @@
+//! **naming/** owns the per-language identifier rules and keyword lists. It is a base module: it imports
+//! no stage.
+//!
 //! Identifier naming: source names (headers, `$defs` keys, enum members) → identifiers per language.
 //!
 //! The rules are fixed and documented in docs/conventions.md §5:

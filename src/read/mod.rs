@@ -1,3 +1,6 @@
+//! **read/** owns files → raw cells: discovery, table selection, CSV and workbook reading. It may import
+//! the configuration, diagnostics and the IR's number formatting; never `schema/`, `typing/` or later stages.
+//!
 //! Reading: files under the table folders → [`RawTable`]s of raw cells.
 //!
 //! Conventions (docs/conventions.md §2): one source per CSV file (`.csv`, `.tsv`; `.txt` only when
@@ -13,10 +16,6 @@
 //! merged regions are recorded ([`RawTable::merges`]) for the header conventions.
 //!
 //! Nothing here interprets header or comment rows: that is [`crate::typing`]'s job.
-
-//!
-//! Owns: files → raw cells. May import the configuration and diagnostics; never `schema/` or `typing/`
-//! (docs/architecture.md).
 
 pub mod csv;
 pub mod discover;

@@ -1,3 +1,6 @@
+//! **schema/** owns `schema/*.schema.json` → IR types and is the only reader of `x-gentable-*` annotations.
+//! It may import the IR, naming and diagnostics; never `read/`, `typing/` or later stages.
+//!
 //! Schemas: `schema/*.schema.json` (JSON Schema 2020-12, one row per table) → IR types.
 //!
 //! See docs/conventions.md §4 for the type mapping and the `x-gentable-*` annotations. `$ref`s are resolved

@@ -1,3 +1,6 @@
+//! **typing/** owns raw cells → typed values: table layout, the cell grammar ([`cell`]), date and time
+//! parsing. It may import `read/`, `schema/` and the base modules; never `validate/`, `emit/` or `build/`.
+//!
 //! Typing: raw rows of one table ([`crate::read::RawTable`]s) + its [`TableSchema`] → typed IR rows.
 //!
 //! Applies the row and column conventions of docs/conventions.md §2 (header row, `#` comment rows and

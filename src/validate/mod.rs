@@ -1,8 +1,8 @@
+//! **validate/** owns the checks on typed rows, in one ordered list ([`run`]). It may import the IR, schemas,
+//! the configuration and diagnostics; never `emit/` or `build/`.
+//!
 //! Validation of typed tables, after [`crate::typing`]: one ordered list of checks ([`run`]), each pushing
 //! [`Diagnostic`]s without stopping at the first.
-//!
-//! Owns: the checks on typed rows. May import the IR, schemas and diagnostics; never `emit/` or `build/`
-//! (docs/architecture.md).
 
 use crate::config::LocalizationConfig;
 use crate::diag::{Diagnostic, Severity};

@@ -1,3 +1,6 @@
+//! **emit/csharp/** owns the C# backend and its templates. It may import `emit/`'s shared front and the
+//! base modules only.
+//!
 //! C# emitter: C# 7.2 for Unity (IL2CPP-safe: no reflection, no `dynamic`, no third-party packages).
 //!
 //! Output under `generated/csharp/`, one type per file, all in the configured namespace:

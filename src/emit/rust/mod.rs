@@ -1,3 +1,5 @@
+//! **emit/rust/** owns the Rust backend. It may import `emit/`'s shared front and the base modules only.
+//!
 //! Rust emitter: the IR → a dependency-free crate (`generated/rust/`) with static data.
 //!
 //! Layout of the crate (names through [`crate::naming`]):

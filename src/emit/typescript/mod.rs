@@ -1,3 +1,6 @@
+//! **emit/typescript/** owns the TypeScript backend and its templates. It may import `emit/`'s shared front
+//! and the base modules only.
+//!
 //! TypeScript emitter: ES modules for Node.js 20, no runtime dependencies, clean under
 //! `tsc --strict --noUnusedLocals` (and `exactOptionalPropertyTypes`, `noUncheckedIndexedAccess`,
 //! `verbatimModuleSyntax`).

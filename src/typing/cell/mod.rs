@@ -1,3 +1,6 @@
+//! **typing/cell/** owns the grammar of one cell (and [`time`] its date-time and duration forms). It may
+//! import the IR, the raw cell type and diagnostics; nothing of table layout.
+//!
 //! The cell grammar: the text of one cell → a typed [`Value`], directed by the field's [`Type`].
 //!
 //! Grammar (docs/conventions.md §3):
