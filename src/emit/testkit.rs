@@ -728,3 +728,24 @@ pub fn check_broken_data(
     }
     assert!(ran >= 15, "{ran} cases");
 }
+
+/// A content hash for emitter tests.
+pub const HASH: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+/// Emit `project` with `emit` (one backend's `emit`), every table, [`HASH`] as both hashes.
+pub fn emit_sample(
+    emit: fn(&super::EmitContext) -> anyhow::Result<super::Files>,
+    project: &Project,
+    root: &Path,
+    config: &Config,
+) -> super::Files {
+    emit(&super::EmitContext {
+        project,
+        config,
+        content_hash: HASH,
+        project_hash: HASH,
+        root,
+        only: None,
+    })
+    .expect("the sample project emits")
+}

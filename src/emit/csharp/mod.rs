@@ -1242,22 +1242,12 @@ mod tests {
 #[cfg(test)]
 mod emit_tests {
     use super::*;
-    use crate::emit::testkit;
+    use crate::emit::testkit::{self, HASH};
     use std::path::Path;
     use std::process::Command;
 
-    const HASH: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-
     fn emit_sample(project: &Project, root: &Path, config: &crate::config::Config) -> Files {
-        emit(&EmitContext {
-            project,
-            config,
-            content_hash: HASH,
-            project_hash: HASH,
-            root,
-            only: None,
-        })
-        .unwrap()
+        testkit::emit_sample(emit, project, root, config)
     }
 
     #[test]

@@ -1153,18 +1153,8 @@ mod emit_tests {
     use std::path::{Path, PathBuf};
     use std::process::Command;
 
-    const HASH: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-
     fn emit_sample(project: &Project, root: &Path, config: &crate::config::Config) -> Files {
-        emit(&EmitContext {
-            project,
-            config,
-            content_hash: HASH,
-            project_hash: HASH,
-            root,
-            only: None,
-        })
-        .unwrap()
+        testkit::emit_sample(emit, project, root, config)
     }
 
     #[test]
