@@ -10,10 +10,13 @@
 //! 6. [`build`]: the one driver that runs the stages for every build (full, one-table, no-op, `--check`),
 //!    the cache, and the atomic write of `generated/`.
 //!
+//! Over the pipeline: the command line ([`cli`]), which maps arguments to requests and prints the outcome.
+//!
 //! Shared by every stage: the project file ([`config`]), diagnostics ([`diag`]) and identifier rules
 //! ([`naming`]).
 
 pub mod build;
+pub mod cli;
 pub mod config;
 pub mod diag;
 pub mod emit;

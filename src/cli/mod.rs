@@ -1,0 +1,162 @@
+//! **cli/** owns the command line: it maps arguments (clap) to the library's requests — a
+//! [`crate::build::Request`] for `build`/`check`, and the designer tools' requests (`watch`, `diff`,
+//! `textconv`, `report`) — runs them and writes what they printed. It may import every module; nothing
+//! imports it. `src/main.rs` only calls [`main`].
+//!
+//! Exit codes (README "Exit codes"): 0 success; 1 data errors (or stale files with `--check`, or a diff that
+//! found changes with `--exit-code`); 2 usage or configuration errors.
+
+use crate::build::{Action, Outcome, Request, Stream};
+use crate::diag::render::Format;
+use clap::{Parser, Subcommand, ValueEnum};
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "gentable",
+    version,
+    about = "Config tables (CSV/Excel) + JSON Schema -> validated Rust, C# and TypeScript"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Options shared by every command that builds the project.
+#[derive(clap::Args, Clone)]
+struct Common {
+    /// Project file.
+    #[arg(long, short = 'c', default_value = "gentable.toml")]
+    config: PathBuf,
+    /// How to print diagnostics.
+    #[arg(long, value_enum, default_value_t = MessageFormat::Human)]
+    message_format: MessageFormat,
+    /// `--deny warnings` turns warnings into errors.
+    #[arg(long, value_name = "warnings")]
+    deny: Option<Deny>,
+    /// Print only diagnostics.
+    #[arg(long, short = 'q')]
+    quiet: bool,
+    /// Show at most N diagnostics per code per file in human and github output (0 = all); JSON shows all.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    max_per_kind: usize,
+    /// Neither use nor update the incremental cache in .gentable-cache/ (the result is the same).
+    #[arg(long)]
+    no_cache: bool,
+}
+
+impl Common {
+    fn request(&self, action: Action) -> Request {
+        Request {
+            config: self.config.clone(),
+            action,
+            cache: !self.no_cache,
+            deny_warnings: self.deny.is_some(),
+            quiet: self.quiet,
+            format: self.message_format.format(),
+            max_per_kind: self.max_per_kind,
+        }
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Deny {
+    Warnings,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum MessageFormat {
+    Human,
+    Json,
+    Github,
+}
+
+impl MessageFormat {
+    fn format(self) -> Format {
+        match self {
+            MessageFormat::Human => Format::Human,
+            MessageFormat::Json => Format::Json,
+            MessageFormat::Github => Format::Github,
+        }
+    }
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Read, validate and write generated/ (the main job).
+    Build {
+        #[command(flatten)]
+        common: Common,
+        /// Write nothing; exit 1 and list the stale files if generated/ differs from what the tables produce.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Read and validate; write nothing.
+    Check {
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Print the JSON Schema of gentable.toml.
+    ConfigSchema,
+    /// Explain a diagnostic code, e.g. `gentable explain GT0302`.
+    Explain { code: String },
+}
+
+/// Run the command line `args` (the program name first), writing to standard output and standard error;
+/// the process exit code.
+pub fn main(args: impl IntoIterator<Item = OsString>) -> u8 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            // `--help` and `--version` are not errors; usage errors exit with 2 (clap's own code).
+            let _ = e.print();
+            return e.exit_code().clamp(0, 255) as u8;
+        }
+    };
+    let mut out = std::io::stdout();
+    let mut err = std::io::stderr();
+    run(cli.command, &mut out, &mut err)
+}
+
+fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    let (common, action) = match command {
+        Command::ConfigSchema => {
+            let _ = write!(out, "{}", crate::config::json_schema());
+            return 0;
+        }
+        Command::Explain { code } => {
+            return match crate::diag::code::explain(&code) {
+                Some(text) => {
+                    let _ = writeln!(out, "{text}");
+                    0
+                }
+                None => {
+                    let _ = writeln!(
+                        err,
+                        "error: unknown diagnostic code {code:?}; codes look like GT0201"
+                    );
+                    2
+                }
+            };
+        }
+        Command::Check { common } => (common, Action::Validate),
+        Command::Build { common, check } => {
+            (common, if check { Action::Check } else { Action::Build })
+        }
+    };
+    let outcome = crate::build::run(&common.request(action));
+    print(&outcome, out, err);
+    outcome.exit_code
+}
+
+/// Write what a run printed, in order. A closed pipe (`gentable build | head`) is not an error of the build.
+fn print(outcome: &Outcome, out: &mut dyn Write, err: &mut dyn Write) {
+    for (stream, text) in &outcome.output {
+        let _ = match stream {
+            Stream::Stdout => out.write_all(text.as_bytes()),
+            Stream::Stderr => err.write_all(text.as_bytes()),
+        };
+    }
+}
