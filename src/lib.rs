@@ -10,7 +10,8 @@
 //! 6. [`build`]: the one driver that runs the stages for every build (full, one-table, no-op, `--check`),
 //!    the cache, and the atomic write of `generated/`.
 //!
-//! Over the pipeline: the command line ([`cli`]), which maps arguments to requests and prints the outcome.
+//! Over the pipeline: the designer's tools — [`watch`] (rebuild on save) — and the command line ([`cli`]),
+//! which maps arguments to requests and prints the outcome.
 //!
 //! Shared by every stage: the project file ([`config`]), diagnostics ([`diag`]) and identifier rules
 //! ([`naming`]).
@@ -26,3 +27,4 @@ pub mod read;
 pub mod schema;
 pub mod typing;
 pub mod validate;
+pub mod watch;

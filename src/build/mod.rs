@@ -81,6 +81,34 @@ pub struct Outcome {
     pub diagnostics: Vec<Diagnostic>,
     /// 0 success; 1 data errors, or stale files under `--check`; 2 usage or configuration errors.
     pub exit_code: u8,
+    /// What a successful build did (for `gentable watch`'s summary); `None` when it failed or wrote nothing.
+    pub summary: Option<Summary>,
+}
+
+/// What a successful `gentable build` did: which plan ran, and what it wrote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Summary {
+    /// The plan that gave the result (a one-table rebuild that gave up is a full build).
+    pub plan: Ran,
+    /// Tables of the project.
+    pub tables: usize,
+    /// Files written under the generated folder (relative, `/`-separated), in order.
+    pub written: Vec<String>,
+    /// Files removed from the generated folder.
+    pub removed: Vec<String>,
+    /// Files left as they were.
+    pub unchanged: usize,
+}
+
+/// Which [`Plan`] a build ran.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ran {
+    /// Nothing had changed since the last clean build.
+    UpToDate,
+    /// A one-table rebuild of these tables.
+    Tables(Vec<String>),
+    /// Every table.
+    Full,
 }
 
 impl Outcome {
@@ -130,6 +158,15 @@ pub fn run(req: &Request) -> Outcome {
     let check = manifest::check(&loaded, &ctx);
     let plan = Plan::make(check.as_ref(), &ctx, req.action != Action::Check);
     if let Plan::UpToDate(up) = plan {
+        if req.action == Action::Build {
+            out.summary = Some(Summary {
+                plan: Ran::UpToDate,
+                tables: up.tables,
+                written: vec![],
+                removed: vec![],
+                unchanged: up.files,
+            });
+        }
         if !req.quiet {
             out.err(match req.action {
                 Action::Validate => format!(
@@ -276,6 +313,16 @@ pub fn run(req: &Request) -> Outcome {
     ctx.finish();
     match written {
         Ok(c) => {
+            out.summary = Some(Summary {
+                plan: match &validated.partial {
+                    Some(p) => Ran::Tables(p.only.iter().cloned().collect()),
+                    None => Ran::Full,
+                },
+                tables: validated.project.tables.len(),
+                written: c.written.clone(),
+                removed: c.removed.clone(),
+                unchanged: c.unchanged,
+            });
             if !req.quiet {
                 out.err(format!(
                     "gentable: {} tables -> {} ({} written, {} unchanged, {} removed)\n",

@@ -39,16 +39,17 @@ struct Common {
     /// Print only diagnostics.
     #[arg(long, short = 'q')]
     quiet: bool,
-    /// Show at most N diagnostics per code per file in human and github output (0 = all); JSON shows all.
-    #[arg(long, value_name = "N", default_value_t = 20)]
-    max_per_kind: usize,
+    /// Show at most N diagnostics per code per file in human and github output (0 = all; default 20, in
+    /// watch 3); JSON shows all.
+    #[arg(long, value_name = "N")]
+    max_per_kind: Option<usize>,
     /// Neither use nor update the incremental cache in .gentable-cache/ (the result is the same).
     #[arg(long)]
     no_cache: bool,
 }
 
 impl Common {
-    fn request(&self, action: Action) -> Request {
+    fn request(&self, action: Action, max_per_kind: usize) -> Request {
         Request {
             config: self.config.clone(),
             action,
@@ -56,7 +57,7 @@ impl Common {
             deny_warnings: self.deny.is_some(),
             quiet: self.quiet,
             format: self.message_format.format(),
-            max_per_kind: self.max_per_kind,
+            max_per_kind: self.max_per_kind.unwrap_or(max_per_kind),
         }
     }
 }
@@ -102,6 +103,17 @@ enum Command {
     ConfigSchema,
     /// Explain a diagnostic code, e.g. `gentable explain GT0302`.
     Explain { code: String },
+    /// Build, then rebuild on every save of a table, a schema or the project file (Ctrl-C stops).
+    Watch {
+        #[command(flatten)]
+        common: Common,
+        /// Quiet time after the last change before rebuilding, in milliseconds.
+        #[arg(long, value_name = "MS", default_value_t = 300)]
+        debounce: u64,
+        /// Do not clear the terminal before each summary.
+        #[arg(long)]
+        no_clear: bool,
+    },
 }
 
 /// Run the command line `args` (the program name first), writing to standard output and standard error;
@@ -141,12 +153,32 @@ fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
                 }
             };
         }
+        Command::Watch {
+            common,
+            debounce,
+            no_clear,
+        } => {
+            use std::io::IsTerminal;
+            let watch = crate::watch::Watch::new();
+            let stopper = watch.stopper();
+            // Ctrl-C ends the loop after the running build: a write is never cut short.
+            if let Err(e) = ctrlc::set_handler(move || stopper.stop()) {
+                let _ = writeln!(err, "error: cannot handle Ctrl-C: {e}");
+                return 2;
+            }
+            let req = crate::watch::WatchRequest {
+                build: common.request(Action::Build, 3),
+                debounce: std::time::Duration::from_millis(debounce),
+                clear: !no_clear && std::io::stderr().is_terminal(),
+            };
+            return watch.run(&req, err);
+        }
         Command::Check { common } => (common, Action::Validate),
         Command::Build { common, check } => {
             (common, if check { Action::Check } else { Action::Build })
         }
     };
-    let outcome = crate::build::run(&common.request(action));
+    let outcome = crate::build::run(&common.request(action, 20));
     print(&outcome, out, err);
     outcome.exit_code
 }
