@@ -11,9 +11,10 @@
 //!    `noUnusedLocals`, …; one `tsc` program for all sets) plus a dumper, runs it with `node`:
 //!    `loadTables(<set>/generated/data)` → `canonicalTables` and `CONTENT_HASH`;
 //!
-//! and requires every dump to be **byte-identical** to the committed `generated/data/<Table>.json` (which
-//! `tests/up_to_date.rs` proves equal to a fresh build), with the same set of tables, and every hash to equal
-//! `generated/data/content-hash.txt`. A mismatch names the set, the language, the table and the first
+//! and requires every dump to be **byte-identical** to the canonical bytes of the committed
+//! `generated/data/<Table>.json` (which `tests/up_to_date.rs` proves equal to a fresh build): `[`, its row
+//! lines, `]`, checked against the file's `dataHash` (docs/data-format.md §2), with the same set of tables, and
+//! every hash to equal `generated/data/content-hash.txt`. A mismatch names the set, the language, the table and the first
 //! differing byte offset with context.
 //!
 //! Toolchains: with `CI=true` a missing `mcs`, `mono`, `node` or `tests/conformance/node_modules/.bin/tsc`
@@ -217,7 +218,18 @@ fn expected(set: &Set, lang: Lang) -> (BTreeMap<String, Vec<u8>>, String) {
     {
         let name = e.file_name().to_string_lossy().into_owned();
         if let Some(table) = name.strip_suffix(".json") {
-            tables.insert(table.to_string(), std::fs::read(e.path()).unwrap());
+            // The data file (one row per line, docs/data-format.md §2) → its canonical bytes, which it
+            // proves by hashing to the dataHash of its header.
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            let (header, canonical) = gentable::emit::data::json::parse(&text)
+                .unwrap_or_else(|m| panic!("{}: {m}", e.path().display()));
+            assert_eq!(
+                header.table,
+                table,
+                "{}: header names another table",
+                e.path().display()
+            );
+            tables.insert(table.to_string(), canonical.into_bytes());
         }
     }
     let hash_file = data.join("content-hash.txt");

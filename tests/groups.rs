@@ -77,12 +77,26 @@ fn each_output_has_its_data_and_hash_and_the_project_hash() {
         .trim()
         .to_string();
     assert!(full != cs && full != ts && cs != ts);
-    let tables = read("generated/csharp/Tables.cs");
+    // The hashes live in one small file per language (docs/data-format.md §4).
+    let tables = read("generated/csharp/Tables.Hashes.cs");
     assert!(tables.contains(&format!("ContentHash = \"{cs}\"")));
     assert!(tables.contains(&format!("ProjectHash = \"{full}\"")));
-    let index = read("generated/ts/index.ts");
+    let index = read("generated/ts/hashes.ts");
     assert!(index.contains(&format!("CONTENT_HASH = \"{ts}\"")));
     assert!(index.contains(&format!("PROJECT_HASH = \"{full}\"")));
+    // Each output's data files carry the dataHash of its own (filtered) rows, which its hash file lists.
+    for (data, hashes) in [
+        ("generated/data/csharp/PieceType.json", &tables),
+        ("generated/data/typescript/PieceType.json", &index),
+        (
+            "generated/data/PieceType.json",
+            &read("generated/csharp/Tables.Hashes.cs"),
+        ),
+    ] {
+        let h = gentable::emit::data::json::parse(&read(data)).unwrap().0;
+        let listed = hashes.contains(&format!("\"{}\"", h.data_hash));
+        assert_eq!(listed, !data.ends_with("data/PieceType.json"), "{data}");
+    }
     // The Rust crate selects no groups: everything, the full data, one hash.
     assert_eq!(funnypitch_tables::CONTENT_HASH, full);
     assert_eq!(funnypitch_tables::PROJECT_HASH, full);

@@ -91,7 +91,7 @@ fn inline_exports_one_language() {
     let (loaded, v) = gentable::build::load_path(&dir.path().join("gentable.toml")).unwrap();
     let files = gentable::build::generate(&loaded, &v).unwrap();
     assert_eq!(
-        files["data/Unit.json"],
+        gentable::emit::data::json::canonical_bytes(&files["data/Unit.json"]).unwrap(),
         r#"[{"Id":1,"Name":"Archer","Tips":["Tip","More"]},{"Id":2,"Name":"Knight","Tips":[]}]"#
     );
     assert!(files["rust/src/lib.rs"].contains("pub fn text(key: &str, language: Language)"));

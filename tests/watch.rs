@@ -126,8 +126,10 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 /// The Soldier row of `generated/data/PieceType.json`.
 fn soldier(project: &Path) -> serde_json::Value {
     let text = std::fs::read_to_string(project.join("generated/data/PieceType.json")).unwrap();
-    let rows: serde_json::Value = serde_json::from_str(&text).unwrap();
-    rows.as_array()
+    // A data file is one JSON document whose `rows` are the table (docs/data-format.md §2).
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    doc["rows"]
+        .as_array()
         .unwrap()
         .iter()
         .find(|r| r["Id"] == "Soldier")

@@ -8,19 +8,6 @@ namespace FunnyPitch.GameConfig
     public sealed partial class Tables
     {
         /// <summary>
-        /// BLAKE3 hash of the canonical data and the schemas this code was generated from
-        /// (<c>generated/data/content-hash.txt</c>).
-        /// </summary>
-        public const string ContentHash = "be282a2daa2130473eed7ec8d0074602064e3435759aa350e1d171e0deb9f9bb";
-
-        /// <summary>
-        /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
-        /// <see cref="ContentHash"/> unless this output selects export groups (then its data is under
-        /// <c>generated/data/csharp/</c>).
-        /// </summary>
-        public const string ProjectHash = "ccf86df139fe903485259a23f7fa717b621bfcf44d75251ad04765ec803aa1a8";
-
-        /// <summary>
         /// Const
         ///
         /// Game constants of FunnyPitch (singleton: one row, one column per constant).

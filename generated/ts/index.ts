@@ -29,17 +29,7 @@ export type { ServerConfig } from "./tables/ServerConfig.js";
 export { type SpecialMove, SpecialMoveTable } from "./tables/SpecialMove.js";
 export { type Upgrade, UpgradeTable } from "./tables/Upgrade.js";
 
-/**
- * BLAKE3 hash of the canonical data and the schemas this code was generated from
- * (`generated/data/content-hash.txt`).
- */
-export const CONTENT_HASH = "17e036c00b11cee59cd742c1ad95dca04749c8aab4796f3b8a3b013300db6151";
-
-/**
- * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
- * `CONTENT_HASH` unless this output selects export groups (then its data is under `generated/data/typescript/`).
- */
-export const PROJECT_HASH = "ccf86df139fe903485259a23f7fa717b621bfcf44d75251ad04765ec803aa1a8";
+export { CONTENT_HASH, PROJECT_HASH, TABLE_HASHES, type TableHashes } from "./hashes.js";
 
 /** Every table. */
 export interface Tables {
@@ -120,16 +110,16 @@ export function loadTables(dataDir: string): Tables {
  */
 export function loadTablesFromJson(jsonOf: (table: string) => string): Tables {
   return {
-    const_: rt.single(jsonOf("Const"), "Const.json", readConst),
-    initPosition: new InitPositionTable(rt.rows(jsonOf("InitPosition"), "InitPosition.json", readInitPosition)),
-    lang: new LangTable(rt.rows(jsonOf("Lang"), "Lang.json", readLang)),
-    movePiece: new MovePieceTable(rt.rows(jsonOf("MovePiece"), "MovePiece.json", readMovePiece)),
-    moveRule: new MoveRuleTable(rt.rows(jsonOf("MoveRule"), "MoveRule.json", readMoveRule)),
-    moveRuleLib: new MoveRuleLibTable(rt.rows(jsonOf("MoveRuleLib"), "MoveRuleLib.json", readMoveRuleLib)),
-    pieceType: new PieceTypeTable(rt.rows(jsonOf("PieceType"), "PieceType.json", readPieceType)),
-    serverConfig: rt.single(jsonOf("ServerConfig"), "ServerConfig.json", readServerConfig),
-    specialMove: new SpecialMoveTable(rt.rows(jsonOf("SpecialMove"), "SpecialMove.json", readSpecialMove)),
-    upgrade: new UpgradeTable(rt.rows(jsonOf("Upgrade"), "Upgrade.json", readUpgrade)),
+    const_: rt.single(jsonOf("Const"), "Const", "Const.json", readConst),
+    initPosition: new InitPositionTable(rt.rows(jsonOf("InitPosition"), "InitPosition", "InitPosition.json", readInitPosition)),
+    lang: new LangTable(rt.rows(jsonOf("Lang"), "Lang", "Lang.json", readLang)),
+    movePiece: new MovePieceTable(rt.rows(jsonOf("MovePiece"), "MovePiece", "MovePiece.json", readMovePiece)),
+    moveRule: new MoveRuleTable(rt.rows(jsonOf("MoveRule"), "MoveRule", "MoveRule.json", readMoveRule)),
+    moveRuleLib: new MoveRuleLibTable(rt.rows(jsonOf("MoveRuleLib"), "MoveRuleLib", "MoveRuleLib.json", readMoveRuleLib)),
+    pieceType: new PieceTypeTable(rt.rows(jsonOf("PieceType"), "PieceType", "PieceType.json", readPieceType)),
+    serverConfig: rt.single(jsonOf("ServerConfig"), "ServerConfig", "ServerConfig.json", readServerConfig),
+    specialMove: new SpecialMoveTable(rt.rows(jsonOf("SpecialMove"), "SpecialMove", "SpecialMove.json", readSpecialMove)),
+    upgrade: new UpgradeTable(rt.rows(jsonOf("Upgrade"), "Upgrade", "Upgrade.json", readUpgrade)),
   };
 }
 

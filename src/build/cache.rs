@@ -30,7 +30,7 @@ use std::time::{Duration, SystemTime};
 pub const DIR: &str = ".gentable-cache";
 const MAGIC: &[u8; 8] = b"GTCACHE\0";
 /// Bumped whenever an encoding below changes.
-const FORMAT: u32 = 4;
+const FORMAT: u32 = 5;
 /// The gentable version and build id (a hash of gentable's own sources, `build.rs`): a cache written by any
 /// other build of gentable is never trusted.
 const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("GENTABLE_BUILD_ID"));
@@ -515,6 +515,10 @@ pub struct TableRecord {
     pub sources: Vec<String>,
     /// [`crate::validate::foreign_keys::key_digests`]: the values other tables' foreign keys may reference.
     pub keys: [u8; 32],
+    /// BLAKE3 of the table's canonical data (the `dataHash` of `data/<Table>.json`, see
+    /// [`crate::emit::data::json`]), recorded with the build's outputs: a one-table rebuild hashes the other
+    /// tables' data into the content hash from it.
+    pub data: [u8; 32],
     /// The other tables its checks read: targets of its foreign keys ([`crate::build::plan::references`]).
     pub references: Vec<String>,
 }
@@ -532,6 +536,7 @@ impl Manifest {
                 e.str(s);
             }
             e.0.extend_from_slice(&r.keys);
+            e.0.extend_from_slice(&r.data);
             e.var(r.references.len() as u64);
             for t in &r.references {
                 e.str(t);
@@ -568,12 +573,14 @@ impl Manifest {
             let k = d.len()?;
             let sources = (0..k).map(|_| d.str()).collect::<Option<Vec<_>>>()?;
             let keys: [u8; 32] = d.take(32)?.try_into().ok()?;
+            let data: [u8; 32] = d.take(32)?.try_into().ok()?;
             let k = d.len()?;
             let references = (0..k).map(|_| d.str()).collect::<Option<Vec<_>>>()?;
             table_records.push(TableRecord {
                 name,
                 sources,
                 keys,
+                data,
                 references,
             });
         }

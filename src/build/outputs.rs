@@ -4,27 +4,47 @@
 use super::plan::Partial;
 use super::stages::Validated;
 use crate::config::Loaded;
-use crate::emit::{self, EmitContext, Files};
+use crate::emit::{self, data, EmitContext, Files};
 use crate::ir::canonical;
 use crate::ir::Project;
 use crate::schema::SchemaSet;
 use rayon::prelude::*;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::time::Instant;
 
-/// Canonical data files of `project` under the folder `dir` (`data`, or `data/<output>` for an output with
-/// export groups) and their content hash: `(files, hash)`. In a one-table rebuild (`partial`), only the
-/// rebuilt tables' data is rendered, and the content hash takes the other tables' data digests from the
-/// manifest (the BLAKE3 of their recorded `data/<T>.json`, which is what
+/// The data of one output folder: its files, its content hash and every table's `dataHash`.
+pub struct Data {
+    /// `<dir>/<Table>.json` of the tables rendered, and `<dir>/content-hash.txt`.
+    pub files: Files,
+    /// The content hash of the folder's tables (64 hex digits).
+    pub hash: String,
+    /// Per table (every table of the project, rendered or recorded): the BLAKE3 of its canonical data.
+    pub data_hashes: BTreeMap<String, String>,
+}
+
+/// The data files of `project` under the folder `dir` (`data`, or `data/<output>` for an output with export
+/// groups: [`crate::emit::data::json`], one row per line) and their content hash. In a one-table rebuild
+/// (`partial`), only the rebuilt tables' data is rendered, and the content hash takes the other tables' data
+/// digests from the manifest ([`super::cache::TableRecord::data`], which is what
 /// [`canonical::content_hash_of_digests`] hashes).
 pub fn canonical_data(
     project: &Project,
     schema_set: &SchemaSet,
     dir: &str,
     partial: Option<&Partial>,
-) -> (Files, String) {
-    // (path, data if rendered, data digest, schema digest) per table.
+) -> Data {
+    // (path, data file if rendered, data digest, schema digest) per table.
     type Part = (String, Option<String>, [u8; 32], [u8; 32]);
+    let recorded: BTreeMap<&str, &[u8; 32]> = partial
+        .map(|p| {
+            p.base
+                .table_records
+                .iter()
+                .filter(|r| !p.only.contains(&r.name))
+                .map(|r| (r.name.as_str(), &r.data))
+                .collect()
+        })
+        .unwrap_or_default();
     let parts: Vec<Part> = project
         .tables
         .par_iter()
@@ -38,15 +58,12 @@ pub fn canonical_data(
             );
             let schema = *blake3::hash(schema.as_bytes()).as_bytes();
             let path = format!("{dir}/{}.json", t.name);
-            let recorded = partial
-                .filter(|p| !p.only.contains(&t.name))
-                .and_then(|p| p.base.outputs.get(&path));
-            match recorded {
-                Some(e) => (path, None, e.hash, schema),
+            match recorded.get(t.name.as_str()) {
+                Some(d) => (path, None, **d, schema),
                 None => {
-                    let data = canonical::table_json(project, t);
-                    let d = *blake3::hash(data.as_bytes()).as_bytes();
-                    (path, Some(data), d, schema)
+                    let layout = data::schema_hash(project, t);
+                    let (text, d) = data::json::render(project, t, &layout);
+                    (path, Some(text), d, schema)
                 }
             }
         })
@@ -57,6 +74,10 @@ pub fn canonical_data(
         .zip(&parts)
         .map(|(t, (_, _, d, s))| (t.name.clone(), *d, *s))
         .collect();
+    let data_hashes = digests
+        .iter()
+        .map(|(n, d, _)| (n.clone(), blake3::Hash::from_bytes(*d).to_hex().to_string()))
+        .collect();
     shared_schema_digests(project, schema_set, &mut digests);
     let hash =
         canonical::content_hash_of_digests(digests.iter().map(|(n, d, s)| (n.as_str(), *d, *s)));
@@ -65,7 +86,11 @@ pub fn canonical_data(
         .filter_map(|(path, data, _, _)| Some((path, data?)))
         .collect();
     files.insert(format!("{dir}/content-hash.txt"), format!("{hash}\n"));
-    (files, hash)
+    Data {
+        files,
+        hash,
+        data_hashes,
+    }
 }
 
 /// The content-hash parts of the schema files no table of `project` uses (their definitions shape every
@@ -109,7 +134,11 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Files> {
     };
     let timings = std::env::var_os("GENTABLE_TIMINGS").is_some();
     let started = Instant::now();
-    let (mut files, hash) = canonical_data(base, &l.schema_set, "data", l.partial.as_ref());
+    let Data {
+        mut files,
+        hash,
+        data_hashes,
+    } = canonical_data(base, &l.schema_set, "data", l.partial.as_ref());
     if timings {
         eprintln!(
             "gentable:   canonical data {:.1} ms",
@@ -135,22 +164,25 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Files> {
                     config: c,
                     content_hash: &hash,
                     project_hash: &hash,
+                    data_hashes: &data_hashes,
                     root: &loaded.root,
                     only,
                 })?,
                 Some(groups) => {
                     let project = crate::emit::groups::filter(base, groups)?;
-                    let (mut data, own) = canonical_data(
+                    let own = canonical_data(
                         &project,
                         &l.schema_set,
                         &format!("data/{name}"),
                         l.partial.as_ref(),
                     );
+                    let mut data = own.files;
                     data.extend(emit(&EmitContext {
                         project: &project,
                         config: c,
-                        content_hash: &own,
+                        content_hash: &own.hash,
                         project_hash: &hash,
+                        data_hashes: &own.data_hashes,
                         root: &loaded.root,
                         only,
                     })?);

@@ -211,6 +211,8 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
                 name: ts.name.clone(),
                 sources: sources_of.remove(&ts.name).unwrap_or_default(),
                 keys: digests.get(&ts.name).copied().unwrap_or_default(),
+                // Known once the data is rendered: set when the build is recorded (`write::commit`).
+                data: [0; 32],
                 references: plan::references(&project, ts),
             })
             .collect()

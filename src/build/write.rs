@@ -181,6 +181,7 @@ fn manifest_of(loaded: &Loaded, files: &Files, l: &Validated, ctx: &Context) -> 
             m.inputs.insert(k.clone(), e.clone());
         }
         m.outputs.extend(output_entries(&dir, files, now));
+        record_data_digests(&mut m.table_records, files)?;
         return Some(m);
     }
     let mut inputs = ctx.inputs.lock().ok()?.clone();
@@ -193,13 +194,27 @@ fn manifest_of(loaded: &Loaded, files: &Files, l: &Validated, ctx: &Context) -> 
         inputs.insert(ctx.input_key(&p), Entry::new(&p, &bytes, now));
     }
     let outputs = output_entries(&dir, files, now);
+    let mut table_records = l.table_records.clone();
+    record_data_digests(&mut table_records, files)?;
     Some(Manifest {
         settings: cache::settings_hash(loaded),
         inputs,
         outputs,
         tables: l.project.tables.len() as u64,
-        table_records: l.table_records.clone(),
+        table_records,
     })
+}
+
+/// Set [`cache::TableRecord::data`] of every table whose `data/<Table>.json` is among `files` from its header
+/// (`dataHash`); `None` if a header does not read (nothing is recorded then).
+fn record_data_digests(records: &mut [cache::TableRecord], files: &Files) -> Option<()> {
+    for r in records {
+        if let Some(text) = files.get(&format!("data/{}.json", r.name)) {
+            let h = crate::emit::data::json::header(text).ok()?;
+            r.data = *blake3::Hash::from_hex(&h.data_hash).ok()?.as_bytes();
+        }
+    }
+    Some(())
 }
 
 /// The manifest entries of `files`, just written under `dir`.

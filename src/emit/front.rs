@@ -21,6 +21,9 @@ pub struct EmitContext<'a> {
     /// The content hash of the whole project (all groups): equal to `content_hash` unless this output
     /// selects export groups. Client and server compare this one.
     pub project_hash: &'a str,
+    /// Per table of `project` (by name): the BLAKE3 of its canonical data (64 hex digits), the `dataHash` its
+    /// data file carries ([`super::data::json`]); generated code keeps these in one small hash file.
+    pub data_hashes: &'a BTreeMap<String, String>,
     /// Project root, to resolve template override folders.
     pub root: &'a std::path::Path,
     /// A one-table rebuild ([`crate::build::plan`]): render the per-table files of these tables only (the
@@ -68,6 +71,53 @@ pub trait Backend: Sync {
     fn table(&self, ctx: &EmitContext, plan: &Self::Plan<'_>, table: &Table) -> Result<Files>;
     /// The entry point: every table, the hashes, the loader, the text lookup.
     fn index(&self, ctx: &EmitContext, plan: &Self::Plan<'_>) -> Result<Files>;
+}
+
+/// The view model of a language's hash file (`Tables.Hashes.cs`, `hashes.ts`; docs/data-format.md §4): the
+/// hashes that change with the data, as string literals of that language.
+#[derive(serde::Serialize)]
+pub struct HashesVm {
+    /// The C# namespace (empty for TypeScript).
+    pub namespace: String,
+    pub content_hash: String,
+    pub project_hash: String,
+    pub tables: Vec<TableHashVm>,
+}
+
+/// One table's hashes as string literals: its name, `dataHash` and `schemaHash`.
+#[derive(serde::Serialize)]
+pub struct TableHashVm {
+    pub name: String,
+    pub data: String,
+    pub schema: String,
+}
+
+impl HashesVm {
+    /// The hashes of `ctx`'s output, each text written as a literal by `literal` (C# and TypeScript share
+    /// [`super::strings::quoted`]).
+    pub fn new(
+        ctx: &EmitContext,
+        namespace: &str,
+        literal: fn(&str) -> String,
+    ) -> Result<HashesVm> {
+        let mut tables = vec![];
+        for t in &ctx.project.tables {
+            let Some(data) = ctx.data_hashes.get(&t.name) else {
+                bail!("no data hash for table {}", t.name);
+            };
+            tables.push(TableHashVm {
+                name: literal(&t.name),
+                data: literal(data),
+                schema: literal(&super::data::schema_hash(ctx.project, t)),
+            });
+        }
+        Ok(HashesVm {
+            namespace: namespace.into(),
+            content_hash: literal(ctx.content_hash),
+            project_hash: literal(ctx.project_hash),
+            tables,
+        })
+    }
 }
 
 /// Type names of one language, claimed one by one: a name taken twice (also case-insensitively, since

@@ -10,13 +10,15 @@
 //! * [`csharp`]: C# 7.2 for Unity, from handlebars templates in `src/emit/csharp/templates/`;
 //! * [`typescript`]: TypeScript for Node.js 20, from handlebars templates in `src/emit/typescript/templates/`;
 //! * [`groups`]: the project of one output (export groups, inlined texts);
-//! * canonical data (`data/*.json`) and the content hash come from [`crate::ir::canonical`].
+//! * [`data`]: the data files (`data/*.json`, one row per line with the table's hashes) and the schema hash;
+//!   canonical JSON and the content hash come from [`crate::ir::canonical`].
 //!
 //! Every emitter returns a map of paths (relative to the `generated/` folder, `/`-separated) to file
 //! contents. Contents start with [`HEADER`] (in the language's comment syntax), use `\n` line endings, and
 //! depend on nothing but the IR and the configuration, so output is byte-stable.
 
 pub mod csharp;
+pub mod data;
 pub mod front;
 pub mod groups;
 mod hbs;

@@ -22,11 +22,7 @@ fn arr(t: Type) -> Type {
 }
 
 fn row(values: Vec<Value>) -> Row {
-    Row {
-        values,
-        origin: Default::default(),
-        columns: std::sync::Arc::from(Vec::new()),
-    }
+    Row::new(values)
 }
 
 fn s(v: &str) -> Value {
@@ -51,15 +47,10 @@ pub const NASTY: &str =
 
 fn table(name: &str, mode: TableMode, fields: Vec<Field>, pk: Vec<usize>, rows: Vec<Row>) -> Table {
     Table {
-        name: name.into(),
         doc: format!("The {name} table. {NASTY}"),
-        mode,
-        fields,
         primary_key: pk,
-        unique_keys: vec![],
         rows,
-        schema_file: format!("{name}.schema.json"),
-        groups: vec![],
+        ..Table::new(name, mode, fields)
     }
 }
 
@@ -445,11 +436,32 @@ pub fn project() -> Project {
     p
 }
 
-/// The canonical data of `p`: table name → `data/<Table>.json` contents.
+/// The data files of `p`: table name → `data/<Table>.json` contents (one row per line, with the table's
+/// hashes: [`super::data::json`]).
 pub fn data(p: &Project) -> Vec<(String, String)> {
     p.tables
         .iter()
+        .map(|t| {
+            let layout = super::data::schema_hash(p, t);
+            (t.name.clone(), super::data::json::render(p, t, &layout).0)
+        })
+        .collect()
+}
+
+/// The canonical JSON of every table of `p` (what `ToCanonicalJson` / `canonicalTables` must write):
+/// table name → `[row,…]`.
+pub fn canonical(p: &Project) -> Vec<(String, String)> {
+    p.tables
+        .iter()
         .map(|t| (t.name.clone(), canonical::table_json(p, t)))
+        .collect()
+}
+
+/// Per table of `p`: the BLAKE3 of its canonical data (the `dataHash` of its data file).
+pub fn data_hashes(p: &Project) -> std::collections::BTreeMap<String, String> {
+    canonical(p)
+        .into_iter()
+        .map(|(n, c)| (n, blake3::hash(c.as_bytes()).to_hex().to_string()))
         .collect()
 }
 
@@ -582,6 +594,13 @@ pub fn broken_data(data: &[(String, String)]) -> Vec<Broken> {
         .expect("the sample has PieceType")
         .1
         .clone();
+    let file = |t: &str| -> &str {
+        &data
+            .iter()
+            .find(|(n, _)| n == t)
+            .unwrap_or_else(|| panic!("the sample has {t}"))
+            .1
+    };
     let both = |table, text: String, m: &'static str| Broken {
         table,
         text,
@@ -591,7 +610,7 @@ pub fn broken_data(data: &[(String, String)]) -> Vec<Broken> {
     vec![
         both(
             "PieceType",
-            piece.replacen("{", "{\"Extra\":1,", 1),
+            piece.replacen("\n{", "\n{\"Extra\":1,", 1),
             "PieceType.json[0]: unknown field \"Extra\"",
         ),
         both(
@@ -656,13 +675,13 @@ pub fn broken_data(data: &[(String, String)]) -> Vec<Broken> {
         Broken {
             table: "PieceType",
             text: piece.replacen("\"Flag\":false", "\"Flag\":false,\"Flag\":true", 1),
-            csharp: Some("PieceType.json[0]: duplicate member \"Flag\""),
+            csharp: Some("PieceType.json.rows[0]: duplicate member \"Flag\""),
             typescript: None,
         },
         Broken {
             table: "PieceType",
-            text: piece[..piece.len() - 1].to_string(),
-            csharp: Some("PieceType.json:1:"),
+            text: piece[..piece.len() - 2].to_string(),
+            csharp: Some("PieceType.json:5:2: malformed JSON"),
             typescript: Some("PieceType.json: malformed JSON"),
         },
         Broken {
@@ -673,27 +692,50 @@ pub fn broken_data(data: &[(String, String)]) -> Vec<Broken> {
         },
         Broken {
             table: "PieceType",
-            text: piece.replacen("{", "{\"toString\":1,", 1),
+            text: piece.replacen("\n{", "\n{\"toString\":1,", 1),
             csharp: None,
             typescript: Some("PieceType.json[0]: unknown field \"toString\""),
         },
         both(
             "Const",
-            "[]".into(),
+            rows_replaced(file("Const"), "[]"),
             "Const.json: expected an array of exactly one row, got an array",
         ),
         both(
             "Load",
-            "{}".into(),
+            rows_replaced(file("Load"), "{}"),
             "Load.json: expected an array of rows, got an object",
         ),
         Broken {
             table: "Load",
-            text: "[{\"value\":\"a\"}] x".into(),
-            csharp: Some("Load.json:1:17: malformed JSON: unexpected text"),
+            text: format!("{} x", file("Load")),
+            csharp: Some("malformed JSON: unexpected text after the JSON value"),
             typescript: None,
         },
+        // The data-file layout (docs/data-format.md §2): a bare rows array (the layout before it), another
+        // table's file, another layout version.
+        both(
+            "Load",
+            "[{\"value\":\"a\"}]".into(),
+            "Load.json: not a gentable data file",
+        ),
+        both(
+            "Load",
+            file("Const").to_string(),
+            "Load.json: holds table \"Const\", expected Load",
+        ),
+        both(
+            "Load",
+            file("Load").replacen("\"format\":1,", "\"format\":2,", 1),
+            "Load.json: data file format 2; this code reads format 1",
+        ),
     ]
+}
+
+/// The data file `file` with its rows array replaced by the JSON text `rows`.
+fn rows_replaced(file: &str, rows: &str) -> String {
+    let at = file.find("\"rows\":").expect("a data file") + "\"rows\":".len();
+    format!("{}{rows}}}\n", &file[..at])
 }
 
 /// Run every [`broken_data`] case of `loader` in its own folder under `root`: `load(folder)` runs the
@@ -744,6 +786,7 @@ pub fn emit_sample(
         config,
         content_hash: HASH,
         project_hash: HASH,
+        data_hashes: &data_hashes(project),
         root,
         only: None,
     })

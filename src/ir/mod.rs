@@ -332,6 +332,15 @@ pub struct Row {
 }
 
 impl Row {
+    /// A row of `values` that came from no source (what tests and hand-built projects start from).
+    pub fn new(values: Vec<Value>) -> Row {
+        Row {
+            values,
+            origin: Default::default(),
+            columns: std::sync::Arc::from(Vec::new()),
+        }
+    }
+
     /// The column of field `i`, if it had one.
     pub fn column(&self, i: usize) -> Option<usize> {
         self.columns.get(i).copied().flatten()
@@ -400,6 +409,22 @@ impl Type {
 }
 
 impl Table {
+    /// A table named `name` of `fields` with no documentation, key, row or export group; its schema file is
+    /// `<name>.schema.json` (what tests and hand-built projects start from).
+    pub fn new(name: &str, mode: TableMode, fields: Vec<Field>) -> Table {
+        Table {
+            name: name.into(),
+            doc: String::new(),
+            mode,
+            fields,
+            primary_key: vec![],
+            unique_keys: vec![],
+            rows: vec![],
+            schema_file: format!("{name}.schema.json"),
+            groups: vec![],
+        }
+    }
+
     pub fn field_index(&self, name: &str) -> Option<usize> {
         self.fields.iter().position(|f| f.name == name)
     }

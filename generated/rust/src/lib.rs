@@ -31,7 +31,9 @@ pub mod special_move;
 pub use special_move::{SpecialMove, SpecialMoveId};
 pub mod upgrade;
 pub use upgrade::{Upgrade, UpgradeId};
-/// BLAKE3 hash of the canonical data and the schemas; identical in the Rust, C# and TypeScript outputs.
+/// BLAKE3 content hash of the data this crate holds (its export groups) and of the schemas: equal to
+/// `content-hash.txt` of its data folder, and to the C# and TypeScript outputs' content hash when they
+/// select the same groups.
 pub const CONTENT_HASH: &str = "ccf86df139fe903485259a23f7fa717b621bfcf44d75251ad04765ec803aa1a8";
 /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
 /// `CONTENT_HASH` unless this output selects export groups.

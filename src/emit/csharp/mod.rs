@@ -8,7 +8,9 @@
 //! * `<Record>.cs`: a sealed class with get-only properties for a nested object type;
 //! * `<Table>.cs`: the row class; for map tables the typed key `readonly struct <Table>Id` and the
 //!   `<Table>Table` with `Get`/`TryGet`; for list tables the `<Table>Table` with `All`;
-//! * `Tables.cs`: the entry point, `Tables.Load(dataDir)`, `Tables.ContentHash`, `ToCanonicalJson()`;
+//! * `Tables.cs`: the entry point, `Tables.Load(dataDir)`, `ToCanonicalJson()`;
+//! * `Tables.Hashes.cs`: `Tables.ContentHash`, `Tables.ProjectHash` and every table's `dataHash` and
+//!   `schemaHash` (docs/data-format.md): the one C# file that changes with every data edit;
 //! * `GentableRuntime.cs`: the JSON reader and the canonical JSON writer the loader uses.
 //!
 //! Everything is laid out by the handlebars templates in `codegen/templates/` from the view models
@@ -32,6 +34,7 @@ const TEMPLATES: &[hbs::Builtin] = &[
     ("record.cs.hbs", include_str!("templates/record.cs.hbs")),
     ("table.cs.hbs", include_str!("templates/table.cs.hbs")),
     ("tables.cs.hbs", include_str!("templates/tables.cs.hbs")),
+    ("hashes.cs.hbs", include_str!("templates/hashes.cs.hbs")),
     ("union.cs.hbs", include_str!("templates/union.cs.hbs")),
 ];
 
@@ -57,6 +60,7 @@ const TABLES_MEMBERS: &[&str] = &[
     "LoadFromJson",
     "ContentHash",
     "ProjectHash",
+    "TableHashes",
     "ToCanonicalJson",
 ];
 
@@ -131,11 +135,21 @@ impl Backend for CSharp {
     }
 
     fn index(&self, ctx: &EmitContext, g: &Gen) -> anyhow::Result<Files> {
-        let vm = g.tables_vm(ctx.content_hash, ctx.project_hash)?;
-        Ok(Files::from([(
-            "csharp/Tables.cs".to_string(),
-            hbs::render(&g.hb, "tables.cs.hbs", &vm)?,
-        )]))
+        let vm = g.tables_vm()?;
+        Ok(Files::from([
+            (
+                "csharp/Tables.cs".to_string(),
+                hbs::render(&g.hb, "tables.cs.hbs", &vm)?,
+            ),
+            (
+                "csharp/Tables.Hashes.cs".to_string(),
+                hbs::render(
+                    &g.hb,
+                    "hashes.cs.hbs",
+                    &super::front::HashesVm::new(ctx, g.ns, quoted)?,
+                )?,
+            ),
+        ]))
     }
 }
 
@@ -424,9 +438,6 @@ struct TablesVm {
     namespace: String,
     /// XML-escaped project name.
     project: String,
-    /// C# literal.
-    content_hash: String,
-    project_hash: String,
     /// `Text(key, language)` inside `Tables` (empty without `[localization]`).
     text_method: String,
     /// `enum Language` (empty without `[localization]`).
@@ -1092,7 +1103,7 @@ impl Gen<'_> {
         Ok((method, en))
     }
 
-    fn tables_vm(&self, content_hash: &str, project_hash: &str) -> anyhow::Result<TablesVm> {
+    fn tables_vm(&self) -> anyhow::Result<TablesVm> {
         let mut tables = vec![];
         let props: Vec<String> = self
             .project
@@ -1147,8 +1158,6 @@ impl Gen<'_> {
         Ok(TablesVm {
             namespace: self.ns.into(),
             project: xml_escape(&hbs::doc_lines(&self.project.name).join(" ")),
-            content_hash: quoted(content_hash),
-            project_hash: quoted(project_hash),
             text_method,
             language_enum,
             tables,
@@ -1271,6 +1280,7 @@ mod emit_tests {
                 "csharp/Load.cs",
                 "csharp/Move.cs",
                 "csharp/PieceType.cs",
+                "csharp/Tables.Hashes.cs",
                 "csharp/Tables.cs",
                 "csharp/Tier.cs",
                 "csharp/Vec2.cs"
@@ -1288,7 +1298,20 @@ mod emit_tests {
             assert!(text.contains("namespace Sample.Config\n"), "{name}");
         }
         let tables = &a["csharp/Tables.cs"];
-        assert!(tables.contains(&format!("public const string ContentHash = \"{HASH}\";")));
+        let hashes = &a["csharp/Tables.Hashes.cs"];
+        assert!(hashes.contains(&format!("public const string ContentHash = \"{HASH}\";")));
+        // Every table's dataHash and schemaHash, as its data file's header carries them.
+        let data = testkit::data_hashes(&p);
+        let piece = &p.tables.iter().find(|t| t.name == "PieceType").unwrap();
+        assert!(hashes.contains(&format!(
+            "case \"PieceType\": return new[] {{ \"{}\", \"{}\" }};",
+            data["PieceType"],
+            crate::emit::data::schema_hash(&p, piece)
+        )));
+        assert!(
+            !tables.contains("ContentHash ="),
+            "hashes live in Tables.Hashes.cs"
+        );
         assert!(
             tables.contains("public LoadTable Load_ { get; }"),
             "{tables}"
@@ -1378,6 +1401,7 @@ mod emit_tests {
             config: &testkit::config(),
             content_hash: HASH,
             project_hash: HASH,
+            data_hashes: &Default::default(),
             root: dir.path(),
             only: None,
         })
@@ -1391,6 +1415,7 @@ mod emit_tests {
             config: &testkit::config(),
             content_hash: HASH,
             project_hash: HASH,
+            data_hashes: &Default::default(),
             root: dir.path(),
             only: None,
         })
@@ -1503,7 +1528,7 @@ namespace Sample.Config.Test
                 .current_dir(root)
                 .args(["t.exe", "load", "data", "out"]),
         );
-        for (name, json) in &data {
+        for (name, json) in &testkit::canonical(&p) {
             let got = std::fs::read_to_string(out_dir.join(format!("{name}.json"))).unwrap();
             assert_eq!(&got, json, "canonical JSON of {name} differs");
         }

@@ -178,7 +178,9 @@ impl Backend for Rust {
             #enum_use
             #record_use
             #(#mods)*
-            /// BLAKE3 hash of the canonical data and the schemas; identical in the Rust, C# and TypeScript outputs.
+            /// BLAKE3 content hash of the data this crate holds (its export groups) and of the schemas: equal to
+            /// `content-hash.txt` of its data folder, and to the C# and TypeScript outputs' content hash when they
+            /// select the same groups.
             pub const CONTENT_HASH: &str = #hash;
             /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
             /// `CONTENT_HASH` unless this output selects export groups.

@@ -6,8 +6,10 @@
 //! `verbatimModuleSyntax`).
 //!
 //! Output under `generated/ts/`:
-//! * `index.ts`: the entry point: `loadTables(dataDir)`, `loadTablesFromJson`, `canonicalTables`,
-//!   `CONTENT_HASH`, the `Tables` interface, and re-exports of every public type;
+//! * `index.ts`: the entry point: `loadTables(dataDir)`, `loadTablesFromJson`, `canonicalTables`, the
+//!   `Tables` interface, and re-exports of every public type and of the hashes;
+//! * `hashes.ts`: `CONTENT_HASH`, `PROJECT_HASH` and every table's `dataHash` and `schemaHash`
+//!   (`TABLE_HASHES`, docs/data-format.md): the one module that changes with every data edit;
 //! * `enums.ts`: string-literal unions plus a `const` object of the members (see the template's comment);
 //! * `records.ts`: `readonly` interfaces of the nested object types;
 //! * `tables/<Table>.ts`: the row interface; the `<Table>Table` class (map: `get` → `T | undefined`,
@@ -35,10 +37,17 @@ const TEMPLATES: &[hbs::Builtin] = &[
     ("records.ts.hbs", include_str!("templates/records.ts.hbs")),
     ("table.ts.hbs", include_str!("templates/table.ts.hbs")),
     ("index.ts.hbs", include_str!("templates/index.ts.hbs")),
+    ("hashes.ts.hbs", include_str!("templates/hashes.ts.hbs")),
 ];
 
 /// Type names the generated modules declare themselves.
-const RESERVED_TYPES: &[&str] = &["Tables", "GentableDataError", "Mutable", "JsonObject"];
+const RESERVED_TYPES: &[&str] = &[
+    "Tables",
+    "GentableDataError",
+    "Mutable",
+    "JsonObject",
+    "TableHashes",
+];
 
 /// The TypeScript backend (see the module docs).
 pub struct TypeScript;
@@ -94,11 +103,18 @@ impl Backend for TypeScript {
     }
 
     fn index(&self, ctx: &EmitContext, g: &Gen) -> anyhow::Result<Files> {
-        let vm = g.index_vm(ctx.project, ctx.content_hash, ctx.project_hash)?;
-        Ok(Files::from([(
-            "ts/index.ts".to_string(),
-            hbs::render(&g.hb, "index.ts.hbs", &vm)?,
-        )]))
+        let vm = g.index_vm(ctx.project)?;
+        let hashes = super::front::HashesVm::new(ctx, "", quoted)?;
+        Ok(Files::from([
+            (
+                "ts/index.ts".to_string(),
+                hbs::render(&g.hb, "index.ts.hbs", &vm)?,
+            ),
+            (
+                "ts/hashes.ts".to_string(),
+                hbs::render(&g.hb, "hashes.ts.hbs", &hashes)?,
+            ),
+        ]))
     }
 }
 
@@ -296,8 +312,6 @@ struct IndexVm {
     project: String,
     imports: Vec<String>,
     exports: Vec<String>,
-    content_hash: String,
-    project_hash: String,
     /// `Language` and `text(tables, key, language)` (empty without `[localization]`).
     localization: String,
     tables: Vec<IndexTableVm>,
@@ -982,12 +996,7 @@ impl Gen<'_> {
         ))
     }
 
-    fn index_vm(
-        &self,
-        project: &Project,
-        content_hash: &str,
-        project_hash: &str,
-    ) -> anyhow::Result<IndexVm> {
+    fn index_vm(&self, project: &Project) -> anyhow::Result<IndexVm> {
         let props: Vec<String> = project
             .tables
             .iter()
@@ -1051,7 +1060,7 @@ impl Gen<'_> {
                     exports.push(format!("export type {{ {row} }} from {module};"));
                     (
                         row.clone(),
-                        format!("rt.single(jsonOf({name}), {source}, read{row})"),
+                        format!("rt.single(jsonOf({name}), {name}, {source}, read{row})"),
                         format!("rt.wArray([t.{property}], write{row})"),
                     )
                 }
@@ -1064,7 +1073,9 @@ impl Gen<'_> {
                     ));
                     (
                         format!("{row}Table"),
-                        format!("new {row}Table(rt.rows(jsonOf({name}), {source}, read{row}))"),
+                        format!(
+                            "new {row}Table(rt.rows(jsonOf({name}), {name}, {source}, read{row}))"
+                        ),
                         format!("rt.wArray(t.{property}.all, write{row})"),
                     )
                 }
@@ -1085,8 +1096,6 @@ impl Gen<'_> {
                 .replace("*/", "*\\/"),
             imports,
             exports,
-            content_hash: quoted(content_hash),
-            project_hash: quoted(project_hash),
             localization: self.localization_ts(&props_for_text)?,
             tables,
             json_of: if none {
@@ -1168,6 +1177,7 @@ mod emit_tests {
             names,
             [
                 "ts/enums.ts",
+                "ts/hashes.ts",
                 "ts/index.ts",
                 "ts/records.ts",
                 "ts/runtime.ts",
@@ -1389,7 +1399,7 @@ try {
             "data",
             "canon",
         ]));
-        for (name, json) in &data {
+        for (name, json) in &testkit::canonical(&p) {
             let got = std::fs::read_to_string(out_dir.join(format!("{name}.json"))).unwrap();
             assert_eq!(&got, json, "canonical JSON of {name} differs");
         }

@@ -8,19 +8,6 @@ namespace EavesWar.GameConfig
     public sealed partial class Tables
     {
         /// <summary>
-        /// BLAKE3 hash of the canonical data and the schemas this code was generated from
-        /// (<c>generated/data/content-hash.txt</c>).
-        /// </summary>
-        public const string ContentHash = "2ee64532a21533617561f3a5a6ad28c74e9530a1d280880e3534de43fab1ee93";
-
-        /// <summary>
-        /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
-        /// <see cref="ContentHash"/> unless this output selects export groups (then its data is under
-        /// <c>generated/data/csharp/</c>).
-        /// </summary>
-        public const string ProjectHash = "2ee64532a21533617561f3a5a6ad28c74e9530a1d280880e3534de43fab1ee93";
-
-        /// <summary>
         /// Cell
         ///
         /// Every cell of the map with its terrain.

@@ -25,17 +25,7 @@ export type { Rules } from "./tables/Rules.js";
 export { type TacticCard, TacticCardTable } from "./tables/TacticCard.js";
 export { type TrashMix, TrashMixTable } from "./tables/TrashMix.js";
 
-/**
- * BLAKE3 hash of the canonical data and the schemas this code was generated from
- * (`generated/data/content-hash.txt`).
- */
-export const CONTENT_HASH = "2ee64532a21533617561f3a5a6ad28c74e9530a1d280880e3534de43fab1ee93";
-
-/**
- * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
- * `CONTENT_HASH` unless this output selects export groups (then its data is under `generated/data/typescript/`).
- */
-export const PROJECT_HASH = "2ee64532a21533617561f3a5a6ad28c74e9530a1d280880e3534de43fab1ee93";
+export { CONTENT_HASH, PROJECT_HASH, TABLE_HASHES, type TableHashes } from "./hashes.js";
 
 /** Every table. */
 export interface Tables {
@@ -104,14 +94,14 @@ export function loadTables(dataDir: string): Tables {
  */
 export function loadTablesFromJson(jsonOf: (table: string) => string): Tables {
   return {
-    cell: new CellTable(rt.rows(jsonOf("Cell"), "Cell.json", readCell)),
-    mapInfo: rt.single(jsonOf("MapInfo"), "MapInfo.json", readMapInfo),
-    mercenary: new MercenaryTable(rt.rows(jsonOf("Mercenary"), "Mercenary.json", readMercenary)),
-    neighborOffset: new NeighborOffsetTable(rt.rows(jsonOf("NeighborOffset"), "NeighborOffset.json", readNeighborOffset)),
-    role: new RoleTable(rt.rows(jsonOf("Role"), "Role.json", readRole)),
-    rules: rt.single(jsonOf("Rules"), "Rules.json", readRules),
-    tacticCard: new TacticCardTable(rt.rows(jsonOf("TacticCard"), "TacticCard.json", readTacticCard)),
-    trashMix: new TrashMixTable(rt.rows(jsonOf("TrashMix"), "TrashMix.json", readTrashMix)),
+    cell: new CellTable(rt.rows(jsonOf("Cell"), "Cell", "Cell.json", readCell)),
+    mapInfo: rt.single(jsonOf("MapInfo"), "MapInfo", "MapInfo.json", readMapInfo),
+    mercenary: new MercenaryTable(rt.rows(jsonOf("Mercenary"), "Mercenary", "Mercenary.json", readMercenary)),
+    neighborOffset: new NeighborOffsetTable(rt.rows(jsonOf("NeighborOffset"), "NeighborOffset", "NeighborOffset.json", readNeighborOffset)),
+    role: new RoleTable(rt.rows(jsonOf("Role"), "Role", "Role.json", readRole)),
+    rules: rt.single(jsonOf("Rules"), "Rules", "Rules.json", readRules),
+    tacticCard: new TacticCardTable(rt.rows(jsonOf("TacticCard"), "TacticCard", "TacticCard.json", readTacticCard)),
+    trashMix: new TrashMixTable(rt.rows(jsonOf("TrashMix"), "TrashMix", "TrashMix.json", readTrashMix)),
   };
 }
 

@@ -8,19 +8,6 @@ namespace Northwall.GameConfig
     public sealed partial class Tables
     {
         /// <summary>
-        /// BLAKE3 hash of the canonical data and the schemas this code was generated from
-        /// (<c>generated/data/content-hash.txt</c>).
-        /// </summary>
-        public const string ContentHash = "1af603a59fe57f7f62e9b68badf8a2a5e3d10e68674e3a429244746e51e6d548";
-
-        /// <summary>
-        /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
-        /// <see cref="ContentHash"/> unless this output selects export groups (then its data is under
-        /// <c>generated/data/csharp/</c>).
-        /// </summary>
-        public const string ProjectHash = "1af603a59fe57f7f62e9b68badf8a2a5e3d10e68674e3a429244746e51e6d548";
-
-        /// <summary>
         /// Attack
         ///
         /// Expected attacks chosen before damage (the seed's attack arrows): one row per placed unit.

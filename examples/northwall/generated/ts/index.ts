@@ -22,17 +22,7 @@ export { type Placement, PlacementTable } from "./tables/Placement.js";
 export { type Scenario, ScenarioTable } from "./tables/Scenario.js";
 export { type Unit, UnitTable } from "./tables/Unit.js";
 
-/**
- * BLAKE3 hash of the canonical data and the schemas this code was generated from
- * (`generated/data/content-hash.txt`).
- */
-export const CONTENT_HASH = "1af603a59fe57f7f62e9b68badf8a2a5e3d10e68674e3a429244746e51e6d548";
-
-/**
- * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
- * `CONTENT_HASH` unless this output selects export groups (then its data is under `generated/data/typescript/`).
- */
-export const PROJECT_HASH = "1af603a59fe57f7f62e9b68badf8a2a5e3d10e68674e3a429244746e51e6d548";
+export { CONTENT_HASH, PROJECT_HASH, TABLE_HASHES, type TableHashes } from "./hashes.js";
 
 /** Every table. */
 export interface Tables {
@@ -95,13 +85,13 @@ export function loadTables(dataDir: string): Tables {
  */
 export function loadTablesFromJson(jsonOf: (table: string) => string): Tables {
   return {
-    attack: new AttackTable(rt.rows(jsonOf("Attack"), "Attack.json", readAttack)),
-    battle: rt.single(jsonOf("Battle"), "Battle.json", readBattle),
-    lane: new LaneTable(rt.rows(jsonOf("Lane"), "Lane.json", readLane)),
-    laneResult: new LaneResultTable(rt.rows(jsonOf("LaneResult"), "LaneResult.json", readLaneResult)),
-    placement: new PlacementTable(rt.rows(jsonOf("Placement"), "Placement.json", readPlacement)),
-    scenario: new ScenarioTable(rt.rows(jsonOf("Scenario"), "Scenario.json", readScenario)),
-    unit: new UnitTable(rt.rows(jsonOf("Unit"), "Unit.json", readUnit)),
+    attack: new AttackTable(rt.rows(jsonOf("Attack"), "Attack", "Attack.json", readAttack)),
+    battle: rt.single(jsonOf("Battle"), "Battle", "Battle.json", readBattle),
+    lane: new LaneTable(rt.rows(jsonOf("Lane"), "Lane", "Lane.json", readLane)),
+    laneResult: new LaneResultTable(rt.rows(jsonOf("LaneResult"), "LaneResult", "LaneResult.json", readLaneResult)),
+    placement: new PlacementTable(rt.rows(jsonOf("Placement"), "Placement", "Placement.json", readPlacement)),
+    scenario: new ScenarioTable(rt.rows(jsonOf("Scenario"), "Scenario", "Scenario.json", readScenario)),
+    unit: new UnitTable(rt.rows(jsonOf("Unit"), "Unit", "Unit.json", readUnit)),
   };
 }
 

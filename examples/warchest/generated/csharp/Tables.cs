@@ -8,19 +8,6 @@ namespace WarChest.GameConfig
     public sealed partial class Tables
     {
         /// <summary>
-        /// BLAKE3 hash of the canonical data and the schemas this code was generated from
-        /// (<c>generated/data/content-hash.txt</c>).
-        /// </summary>
-        public const string ContentHash = "7efadda8175ae1b961b1f43731c142a8ee08538e493e77c8f999f627b203e441";
-
-        /// <summary>
-        /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
-        /// <see cref="ContentHash"/> unless this output selects export groups (then its data is under
-        /// <c>generated/data/csharp/</c>).
-        /// </summary>
-        public const string ProjectHash = "7efadda8175ae1b961b1f43731c142a8ee08538e493e77c8f999f627b203e441";
-
-        /// <summary>
         /// Action
         ///
         /// The default (normal) actions as rule compositions; a unit may override them (Unit columns).

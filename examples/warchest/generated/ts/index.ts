@@ -25,17 +25,7 @@ export { type Tactic, TacticTable } from "./tables/Tactic.js";
 export { type Unit, UnitTable } from "./tables/Unit.js";
 export { type ZoneInfo, ZoneInfoTable } from "./tables/ZoneInfo.js";
 
-/**
- * BLAKE3 hash of the canonical data and the schemas this code was generated from
- * (`generated/data/content-hash.txt`).
- */
-export const CONTENT_HASH = "7efadda8175ae1b961b1f43731c142a8ee08538e493e77c8f999f627b203e441";
-
-/**
- * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
- * `CONTENT_HASH` unless this output selects export groups (then its data is under `generated/data/typescript/`).
- */
-export const PROJECT_HASH = "7efadda8175ae1b961b1f43731c142a8ee08538e493e77c8f999f627b203e441";
+export { CONTENT_HASH, PROJECT_HASH, TABLE_HASHES, type TableHashes } from "./hashes.js";
 
 /** Every table. */
 export interface Tables {
@@ -104,14 +94,14 @@ export function loadTables(dataDir: string): Tables {
  */
 export function loadTablesFromJson(jsonOf: (table: string) => string): Tables {
   return {
-    action: new ActionTable(rt.rows(jsonOf("Action"), "Action.json", readAction)),
-    board: rt.single(jsonOf("Board"), "Board.json", readBoard),
-    coinSetup: rt.single(jsonOf("CoinSetup"), "CoinSetup.json", readCoinSetup),
-    direction: new DirectionTable(rt.rows(jsonOf("Direction"), "Direction.json", readDirection)),
-    scenario: new ScenarioTable(rt.rows(jsonOf("Scenario"), "Scenario.json", readScenario)),
-    tactic: new TacticTable(rt.rows(jsonOf("Tactic"), "Tactic.json", readTactic)),
-    unit: new UnitTable(rt.rows(jsonOf("Unit"), "Unit.json", readUnit)),
-    zoneInfo: new ZoneInfoTable(rt.rows(jsonOf("ZoneInfo"), "ZoneInfo.json", readZoneInfo)),
+    action: new ActionTable(rt.rows(jsonOf("Action"), "Action", "Action.json", readAction)),
+    board: rt.single(jsonOf("Board"), "Board", "Board.json", readBoard),
+    coinSetup: rt.single(jsonOf("CoinSetup"), "CoinSetup", "CoinSetup.json", readCoinSetup),
+    direction: new DirectionTable(rt.rows(jsonOf("Direction"), "Direction", "Direction.json", readDirection)),
+    scenario: new ScenarioTable(rt.rows(jsonOf("Scenario"), "Scenario", "Scenario.json", readScenario)),
+    tactic: new TacticTable(rt.rows(jsonOf("Tactic"), "Tactic", "Tactic.json", readTactic)),
+    unit: new UnitTable(rt.rows(jsonOf("Unit"), "Unit", "Unit.json", readUnit)),
+    zoneInfo: new ZoneInfoTable(rt.rows(jsonOf("ZoneInfo"), "ZoneInfo", "ZoneInfo.json", readZoneInfo)),
   };
 }
 

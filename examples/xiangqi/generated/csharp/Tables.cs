@@ -8,19 +8,6 @@ namespace Xiangqi.GameConfig
     public sealed partial class Tables
     {
         /// <summary>
-        /// BLAKE3 hash of the canonical data and the schemas this code was generated from
-        /// (<c>generated/data/content-hash.txt</c>).
-        /// </summary>
-        public const string ContentHash = "be8cb99630c7d37217a5e65cbc194992bf3392f9f155b59d96c590a84a61f38e";
-
-        /// <summary>
-        /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
-        /// <see cref="ContentHash"/> unless this output selects export groups (then its data is under
-        /// <c>generated/data/csharp/</c>).
-        /// </summary>
-        public const string ProjectHash = "be8cb99630c7d37217a5e65cbc194992bf3392f9f155b59d96c590a84a61f38e";
-
-        /// <summary>
         /// Board
         ///
         /// Board geometry shared by both sides (singleton).

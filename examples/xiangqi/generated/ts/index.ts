@@ -25,17 +25,7 @@ export { type Piece, PieceTable } from "./tables/Piece.js";
 export { type SideGeometry, SideGeometryTable } from "./tables/SideGeometry.js";
 export { type StepMove, StepMoveTable } from "./tables/StepMove.js";
 
-/**
- * BLAKE3 hash of the canonical data and the schemas this code was generated from
- * (`generated/data/content-hash.txt`).
- */
-export const CONTENT_HASH = "be8cb99630c7d37217a5e65cbc194992bf3392f9f155b59d96c590a84a61f38e";
-
-/**
- * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
- * `CONTENT_HASH` unless this output selects export groups (then its data is under `generated/data/typescript/`).
- */
-export const PROJECT_HASH = "be8cb99630c7d37217a5e65cbc194992bf3392f9f155b59d96c590a84a61f38e";
+export { CONTENT_HASH, PROJECT_HASH, TABLE_HASHES, type TableHashes } from "./hashes.js";
 
 /** Every table. */
 export interface Tables {
@@ -104,14 +94,14 @@ export function loadTables(dataDir: string): Tables {
  */
 export function loadTablesFromJson(jsonOf: (table: string) => string): Tables {
   return {
-    board: rt.single(jsonOf("Board"), "Board.json", readBoard),
-    elephantMove: new ElephantMoveTable(rt.rows(jsonOf("ElephantMove"), "ElephantMove.json", readElephantMove)),
-    horseMove: new HorseMoveTable(rt.rows(jsonOf("HorseMove"), "HorseMove.json", readHorseMove)),
-    initialPosition: new InitialPositionTable(rt.rows(jsonOf("InitialPosition"), "InitialPosition.json", readInitialPosition)),
-    lineMove: new LineMoveTable(rt.rows(jsonOf("LineMove"), "LineMove.json", readLineMove)),
-    piece: new PieceTable(rt.rows(jsonOf("Piece"), "Piece.json", readPiece)),
-    sideGeometry: new SideGeometryTable(rt.rows(jsonOf("SideGeometry"), "SideGeometry.json", readSideGeometry)),
-    stepMove: new StepMoveTable(rt.rows(jsonOf("StepMove"), "StepMove.json", readStepMove)),
+    board: rt.single(jsonOf("Board"), "Board", "Board.json", readBoard),
+    elephantMove: new ElephantMoveTable(rt.rows(jsonOf("ElephantMove"), "ElephantMove", "ElephantMove.json", readElephantMove)),
+    horseMove: new HorseMoveTable(rt.rows(jsonOf("HorseMove"), "HorseMove", "HorseMove.json", readHorseMove)),
+    initialPosition: new InitialPositionTable(rt.rows(jsonOf("InitialPosition"), "InitialPosition", "InitialPosition.json", readInitialPosition)),
+    lineMove: new LineMoveTable(rt.rows(jsonOf("LineMove"), "LineMove", "LineMove.json", readLineMove)),
+    piece: new PieceTable(rt.rows(jsonOf("Piece"), "Piece", "Piece.json", readPiece)),
+    sideGeometry: new SideGeometryTable(rt.rows(jsonOf("SideGeometry"), "SideGeometry", "SideGeometry.json", readSideGeometry)),
+    stepMove: new StepMoveTable(rt.rows(jsonOf("StepMove"), "StepMove", "StepMove.json", readStepMove)),
   };
 }
 

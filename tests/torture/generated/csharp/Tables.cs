@@ -8,19 +8,6 @@ namespace Torture.Tables
     public sealed partial class Tables
     {
         /// <summary>
-        /// BLAKE3 hash of the canonical data and the schemas this code was generated from
-        /// (<c>generated/data/content-hash.txt</c>).
-        /// </summary>
-        public const string ContentHash = "563eb9057c41093357249b566c537b17621b0b0d5a03e4d35450e9a8bac0699d";
-
-        /// <summary>
-        /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
-        /// <see cref="ContentHash"/> unless this output selects export groups (then its data is under
-        /// <c>generated/data/csharp/</c>).
-        /// </summary>
-        public const string ProjectHash = "563eb9057c41093357249b566c537b17621b0b0d5a03e4d35450e9a8bac0699d";
-
-        /// <summary>
         /// Defaults, enum aliases, maps, polymorphic records, flags, date-times and durations.
         /// </summary>
         public FeaturesTable Features { get; }

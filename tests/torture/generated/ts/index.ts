@@ -37,17 +37,7 @@ export { type String, StringTable } from "./tables/String.js";
 export { type Strings, StringsTable } from "./tables/Strings.js";
 export type { Vertical } from "./tables/Vertical.js";
 
-/**
- * BLAKE3 hash of the canonical data and the schemas this code was generated from
- * (`generated/data/content-hash.txt`).
- */
-export const CONTENT_HASH = "563eb9057c41093357249b566c537b17621b0b0d5a03e4d35450e9a8bac0699d";
-
-/**
- * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
- * `CONTENT_HASH` unless this output selects export groups (then its data is under `generated/data/typescript/`).
- */
-export const PROJECT_HASH = "563eb9057c41093357249b566c537b17621b0b0d5a03e4d35450e9a8bac0699d";
+export { CONTENT_HASH, PROJECT_HASH, TABLE_HASHES, type TableHashes } from "./hashes.js";
 
 /** Every table. */
 export interface Tables {
@@ -127,20 +117,20 @@ export function loadTables(dataDir: string): Tables {
  */
 export function loadTablesFromJson(jsonOf: (table: string) => string): Tables {
   return {
-    features: new FeaturesTable(rt.rows(jsonOf("Features"), "Features.json", readFeatures)),
-    keywords: new KeywordsTable(rt.rows(jsonOf("Keywords"), "Keywords.json", readKeywords)),
-    log: new LogTable(rt.rows(jsonOf("Log"), "Log.json", readLog)),
-    nested: new NestedTable(rt.rows(jsonOf("Nested"), "Nested.json", readNested)),
-    numbers: new NumbersTable(rt.rows(jsonOf("Numbers"), "Numbers.json", readNumbers)),
-    option: new OptionTable(rt.rows(jsonOf("Option"), "Option.json", readOption)),
-    pair: new PairTable(rt.rows(jsonOf("Pair"), "Pair.json", readPair)),
-    parts: new PartsTable(rt.rows(jsonOf("Parts"), "Parts.json", readParts)),
-    self: new SelfTable(rt.rows(jsonOf("Self"), "Self.json", readSelf)),
-    settings: rt.single(jsonOf("Settings"), "Settings.json", readSettings),
-    spread: new SpreadTable(rt.rows(jsonOf("Spread"), "Spread.json", readSpread)),
-    string_: new StringTable(rt.rows(jsonOf("String"), "String.json", readString)),
-    strings: new StringsTable(rt.rows(jsonOf("Strings"), "Strings.json", readStrings)),
-    vertical: rt.single(jsonOf("Vertical"), "Vertical.json", readVertical),
+    features: new FeaturesTable(rt.rows(jsonOf("Features"), "Features", "Features.json", readFeatures)),
+    keywords: new KeywordsTable(rt.rows(jsonOf("Keywords"), "Keywords", "Keywords.json", readKeywords)),
+    log: new LogTable(rt.rows(jsonOf("Log"), "Log", "Log.json", readLog)),
+    nested: new NestedTable(rt.rows(jsonOf("Nested"), "Nested", "Nested.json", readNested)),
+    numbers: new NumbersTable(rt.rows(jsonOf("Numbers"), "Numbers", "Numbers.json", readNumbers)),
+    option: new OptionTable(rt.rows(jsonOf("Option"), "Option", "Option.json", readOption)),
+    pair: new PairTable(rt.rows(jsonOf("Pair"), "Pair", "Pair.json", readPair)),
+    parts: new PartsTable(rt.rows(jsonOf("Parts"), "Parts", "Parts.json", readParts)),
+    self: new SelfTable(rt.rows(jsonOf("Self"), "Self", "Self.json", readSelf)),
+    settings: rt.single(jsonOf("Settings"), "Settings", "Settings.json", readSettings),
+    spread: new SpreadTable(rt.rows(jsonOf("Spread"), "Spread", "Spread.json", readSpread)),
+    string_: new StringTable(rt.rows(jsonOf("String"), "String", "String.json", readString)),
+    strings: new StringsTable(rt.rows(jsonOf("Strings"), "Strings", "Strings.json", readStrings)),
+    vertical: rt.single(jsonOf("Vertical"), "Vertical", "Vertical.json", readVertical),
   };
 }
 

@@ -27,7 +27,9 @@ pub mod tactic_card;
 pub use tactic_card::{TacticCard, TacticCardId};
 pub mod trash_mix;
 pub use trash_mix::{TrashMix, TrashMixId};
-/// BLAKE3 hash of the canonical data and the schemas; identical in the Rust, C# and TypeScript outputs.
+/// BLAKE3 content hash of the data this crate holds (its export groups) and of the schemas: equal to
+/// `content-hash.txt` of its data folder, and to the C# and TypeScript outputs' content hash when they
+/// select the same groups.
 pub const CONTENT_HASH: &str = "2ee64532a21533617561f3a5a6ad28c74e9530a1d280880e3534de43fab1ee93";
 /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
 /// `CONTENT_HASH` unless this output selects export groups.

@@ -24,7 +24,9 @@ pub mod scenario;
 pub use scenario::{Scenario, ScenarioId};
 pub mod unit;
 pub use unit::{Unit, UnitId};
-/// BLAKE3 hash of the canonical data and the schemas; identical in the Rust, C# and TypeScript outputs.
+/// BLAKE3 content hash of the data this crate holds (its export groups) and of the schemas: equal to
+/// `content-hash.txt` of its data folder, and to the C# and TypeScript outputs' content hash when they
+/// select the same groups.
 pub const CONTENT_HASH: &str = "1af603a59fe57f7f62e9b68badf8a2a5e3d10e68674e3a429244746e51e6d548";
 /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
 /// `CONTENT_HASH` unless this output selects export groups.

@@ -27,7 +27,9 @@ pub mod unit;
 pub use unit::{Unit, UnitId};
 pub mod zone_info;
 pub use zone_info::{ZoneInfo, ZoneInfoId};
-/// BLAKE3 hash of the canonical data and the schemas; identical in the Rust, C# and TypeScript outputs.
+/// BLAKE3 content hash of the data this crate holds (its export groups) and of the schemas: equal to
+/// `content-hash.txt` of its data folder, and to the C# and TypeScript outputs' content hash when they
+/// select the same groups.
 pub const CONTENT_HASH: &str = "7efadda8175ae1b961b1f43731c142a8ee08538e493e77c8f999f627b203e441";
 /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
 /// `CONTENT_HASH` unless this output selects export groups.

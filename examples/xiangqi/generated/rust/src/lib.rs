@@ -27,7 +27,9 @@ pub mod side_geometry;
 pub use side_geometry::{SideGeometry, SideGeometryId};
 pub mod step_move;
 pub use step_move::{StepMove, StepMoveId};
-/// BLAKE3 hash of the canonical data and the schemas; identical in the Rust, C# and TypeScript outputs.
+/// BLAKE3 content hash of the data this crate holds (its export groups) and of the schemas: equal to
+/// `content-hash.txt` of its data folder, and to the C# and TypeScript outputs' content hash when they
+/// select the same groups.
 pub const CONTENT_HASH: &str = "be8cb99630c7d37217a5e65cbc194992bf3392f9f155b59d96c590a84a61f38e";
 /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
 /// `CONTENT_HASH` unless this output selects export groups.

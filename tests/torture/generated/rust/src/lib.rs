@@ -39,7 +39,9 @@ pub mod strings;
 pub use strings::{Strings, StringsId};
 pub mod vertical;
 pub use vertical::Vertical;
-/// BLAKE3 hash of the canonical data and the schemas; identical in the Rust, C# and TypeScript outputs.
+/// BLAKE3 content hash of the data this crate holds (its export groups) and of the schemas: equal to
+/// `content-hash.txt` of its data folder, and to the C# and TypeScript outputs' content hash when they
+/// select the same groups.
 pub const CONTENT_HASH: &str = "563eb9057c41093357249b566c537b17621b0b0d5a03e4d35450e9a8bac0699d";
 /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
 /// `CONTENT_HASH` unless this output selects export groups.
