@@ -91,6 +91,10 @@ pub struct ProjectConfig {
     /// Glob patterns (relative to each table folder) of files that are not tables, e.g. `backup/**`.
     #[serde(default)]
     pub ignore: Vec<String>,
+    /// `true`: only files and sheets selected by some `[tables.X] files`/`sheets` are tables; every other
+    /// source is skipped (a Luban project's workbooks hold sheets no table reads).
+    #[serde(default)]
+    pub selected_only: bool,
 }
 
 impl Default for ProjectConfig {
@@ -101,6 +105,7 @@ impl Default for ProjectConfig {
             schemas: default_schemas(),
             generated: default_generated(),
             ignore: vec![],
+            selected_only: false,
         }
     }
 }
@@ -224,6 +229,23 @@ pub struct TableOverride {
     /// `horizontal` (default: a header row of field names, one row per record) or `vertical` (a singleton
     /// written as a key/value sheet: the first column names the field, the next holds its value).
     pub layout: Option<String>,
+    /// `key` (default: a map table's rows sorted by primary key) or `source`: keep the sheets' row order in
+    /// canonical data and in `all()` of every language (lookups by key stay binary search / dictionary).
+    /// The Luban importer sets `source` (Luban keeps the sheet's order).
+    pub order: Option<String>,
+    /// A cell whose whole text is this (e.g. Luban's `null`) is null in a nullable field (an error elsewhere).
+    pub null_text: Option<String>,
+    /// `true`: a header naming no schema property is skipped (Luban ignores unknown columns) instead of being
+    /// an error.
+    pub ignore_unknown_columns: Option<bool>,
+    /// `gentable` (default: the cell grammar of docs/conventions.md §3) or `luban`: records, lists and maps
+    /// are read in Luban's stream form, split by `x-gentable-separator` (Luban's `sep`): `DemoD2,1,2`,
+    /// `1,true;2,false`, `1,2,3,4` for a map. Fields with an `x-gentable-separator` are read so in any table.
+    pub cell_dialect: Option<String>,
+    /// `true`: a file or sheet this table selects may also be selected by other tables that say so too
+    /// (each gets every row; Luban's `TbDemoGroup_C`/`_S`/`_E` read one sheet). Default: a source selected by
+    /// two tables is an error.
+    pub shared_sources: Option<bool>,
 }
 
 impl TableOverride {
@@ -360,6 +382,28 @@ pub fn load(path: &Path) -> anyhow::Result<Loaded> {
                     path.display()
                 );
             }
+        }
+        if let Some(x) = o.order.as_deref().filter(|x| *x != "key" && *x != "source") {
+            anyhow::bail!(
+                "{}: [tables.{name}] order must be \"key\" or \"source\", got {x:?}",
+                path.display()
+            );
+        }
+        if let Some(x) = o
+            .cell_dialect
+            .as_deref()
+            .filter(|x| *x != "gentable" && *x != "luban")
+        {
+            anyhow::bail!(
+                "{}: [tables.{name}] cell_dialect must be \"gentable\" or \"luban\", got {x:?}",
+                path.display()
+            );
+        }
+        if o.null_text.as_deref().is_some_and(|m| m.trim().is_empty()) {
+            anyhow::bail!(
+                "{}: [tables.{name}] null_text must not be empty (an empty cell is already null)",
+                path.display()
+            );
         }
         if let Some(s) = &o.array_separator {
             let ok = s.chars().count() == 1

@@ -301,7 +301,10 @@ pub(crate) fn table_schemas(
             .unwrap_or_else(|| name.clone());
         let file = format!("{schema_name}.schema.json");
         match schema::build_table(set, project, name, &file) {
-            Ok(ts) => schemas.push(ts),
+            Ok(mut ts) => {
+                ts.source_order = ov.and_then(|o| o.order.as_deref()) == Some("source");
+                schemas.push(ts)
+            }
             Err(d) => diags.extend(d),
         }
     }
@@ -320,6 +323,7 @@ pub(crate) fn table_of(ts: &TableSchema, rows: Vec<crate::ir::Row>) -> Table {
         rows,
         schema_file: ts.schema_file.clone(),
         groups: ts.groups.clone(),
+        source_order: ts.source_order,
     }
 }
 

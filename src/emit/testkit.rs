@@ -80,6 +80,8 @@ pub fn project() -> Project {
             .map(String::from)
             .to_vec(),
             aliases: vec![],
+            values: None,
+            idents: vec![],
             origin: "common.schema.json#/$defs/Dir".into(),
         },
     );
@@ -90,6 +92,8 @@ pub fn project() -> Project {
             doc: String::new(),
             members: vec!["Gold".into(), "Silver".into()],
             aliases: vec![],
+            values: None,
+            idents: vec![],
             origin: String::new(),
         },
     );

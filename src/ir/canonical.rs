@@ -393,6 +393,7 @@ mod tests {
                 .collect(),
             schema_file: "T.schema.json".into(),
             groups: vec![],
+            source_order: false,
         };
         let expected: Vec<String> = (0..n).map(|i| format!("{{\"N\":{i}}}")).collect();
         assert_eq!(

@@ -10,7 +10,8 @@
 //! Invariants the builders guarantee (emitters rely on them):
 //! * `Project::tables` is sorted by table name; `enums` and `records` by type name;
 //! * every `Value` in a row matches the field's [`Type`] (an `Optional` may be `Value::Null`);
-//! * rows of a [`TableMode::Map`] table are sorted by primary key and the key is unique;
+//! * rows of a [`TableMode::Map`] table are sorted by primary key (unless [`Table::source_order`]) and the
+//!   key is unique;
 //! * a [`TableMode::One`] table has exactly one row.
 
 pub mod canonical;
@@ -211,6 +212,11 @@ pub struct Field {
     pub groups: Vec<String>,
     /// `x-gentable-text`: the value is a key of the localization table.
     pub text: bool,
+    /// `x-gentable-separator` of the property: the characters that split this field's value in Luban's
+    /// stream form (`#sep=` in Luban; `typing/cell/stream.rs`). Any of them separates.
+    pub separator: Option<String>,
+    /// `x-gentable-separator` of its `items` (arrays) or `additionalProperties` (maps): the next level.
+    pub item_separator: Option<String>,
 }
 
 impl Field {
@@ -226,6 +232,8 @@ impl Field {
             default: None,
             groups: vec![],
             text: false,
+            separator: None,
+            item_separator: None,
         }
     }
 }
@@ -239,8 +247,28 @@ pub struct EnumDef {
     pub members: Vec<String>,
     /// `x-gentable-enumAliases`: other names a cell may use, `(alias, member)`.
     pub aliases: Vec<(String, String)>,
+    /// `x-gentable-enumValues`: one integer per member (declaration order), unique; `None` = members are
+    /// numbered 0, 1, 2… in declaration order (and the generated code exposes no values).
+    pub values: Option<Vec<i64>>,
+    /// `x-gentable-name` on the enum: per member, an identifier used verbatim in every language instead of
+    /// the naming rule (Luban's `DIAMOND` stays `DIAMOND`); empty = the naming rule for every member.
+    pub idents: Vec<Option<String>>,
     /// Where it was declared, e.g. `common.schema.json#/$defs/Side`.
     pub origin: String,
+}
+
+impl EnumDef {
+    /// The verbatim identifier of member `i` (`x-gentable-name`), if one was given.
+    pub fn ident(&self, i: usize) -> Option<&str> {
+        self.idents.get(i).and_then(|o| o.as_deref())
+    }
+    /// The integer value of member `i`: its `x-gentable-enumValues` entry, else its position.
+    pub fn value(&self, i: usize) -> i64 {
+        self.values
+            .as_ref()
+            .and_then(|v| v.get(i).copied())
+            .unwrap_or(i as i64)
+    }
 }
 
 /// A generated record type (a JSON Schema `object` below the row level).
@@ -319,6 +347,10 @@ pub struct Table {
     pub schema_file: String,
     /// `x-gentable-groups` of the table (empty = every group).
     pub groups: Vec<String>,
+    /// `[tables.X] order = "source"`: a map table keeps the sheet's row order (what `all()` iterates and
+    /// canonical data lists); keys are then looked up through an index sorted by key. `false`: rows sorted
+    /// by primary key.
+    pub source_order: bool,
 }
 
 /// A typed row with where it came from.
@@ -355,6 +387,8 @@ pub struct Project {
     pub enums: BTreeMap<String, EnumDef>,
     pub records: BTreeMap<String, RecordDef>,
     pub unions: BTreeMap<String, UnionDef>,
+    /// `x-gentable-separator` of record and union definitions (Luban's bean `sep`), by type name.
+    pub separators: BTreeMap<String, String>,
 }
 
 impl Project {
@@ -422,6 +456,7 @@ impl Table {
             rows: vec![],
             schema_file: format!("{name}.schema.json"),
             groups: vec![],
+            source_order: false,
         }
     }
 
@@ -430,17 +465,19 @@ impl Table {
     }
 }
 
-/// Order of key values: integers numerically, strings by bytes, enums by declaration order, false < true.
+/// Order of key values: integers numerically, strings by bytes, enums by value (declaration order unless
+/// `x-gentable-enumValues`), false < true.
 /// The generated Rust lookup relies on this order (it is `Ord` of the generated key types).
 pub fn cmp_key(project: &Project, ty: &Type, a: &Value, b: &Value) -> std::cmp::Ordering {
     match (ty.strip_optional(), a, b) {
         (_, Value::Int(x), Value::Int(y)) => x.cmp(y),
         (_, Value::Str(x), Value::Str(y)) => x.as_bytes().cmp(y.as_bytes()),
         (Type::Enum(name), Value::Enum(x), Value::Enum(y)) => {
-            let m = &project.enums[name].members;
-            m.iter()
-                .position(|v| v == x)
-                .cmp(&m.iter().position(|v| v == y))
+            // By value: declaration order, or `x-gentable-enumValues` (what Rust's derived `Ord` of an enum
+            // with explicit discriminants compares).
+            let e = &project.enums[name];
+            let value = |m: &String| e.members.iter().position(|v| v == m).map(|i| e.value(i));
+            value(x).cmp(&value(y))
         }
         (_, Value::Bool(x), Value::Bool(y)) => x.cmp(y),
         (_, Value::Null, Value::Null) => std::cmp::Ordering::Equal,

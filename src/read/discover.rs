@@ -21,6 +21,10 @@ pub struct SourceFile {
 pub struct Sources {
     /// `(table, files globs, sheets globs)` for every table with a selection, by table name.
     selections: Vec<(String, Option<globset::GlobSet>, Option<globset::GlobSet>)>,
+    /// Tables with `shared_sources = true`: a source they all claim belongs to each of them.
+    shared: Vec<String>,
+    /// `[project] selected_only`: a source no table selects is skipped (not a table of its own name).
+    selected_only: bool,
 }
 
 impl Sources {
@@ -55,7 +59,18 @@ impl Sources {
                 ));
             }
         }
-        Ok(Sources { selections })
+        let shared = loaded
+            .config
+            .tables
+            .iter()
+            .filter(|(_, o)| o.shared_sources == Some(true))
+            .map(|(n, _)| n.clone())
+            .collect();
+        Ok(Sources {
+            selections,
+            shared,
+            selected_only: loaded.config.project.selected_only,
+        })
     }
 
     /// True if some table's `files` glob selects this file (so a `.txt` file is a table file).
@@ -80,19 +95,25 @@ impl Sources {
             .collect()
     }
 
-    /// The table a source belongs to: the one table claiming it, else `default` (file stem or sheet name)
-    /// unless that table has a selection that does not include the source (`Ok(None)`: skipped).
-    /// `Err` lists the tables when several claim it.
+    /// The tables a source belongs to: the one table claiming it (or every claimant when all of them have
+    /// `shared_sources = true`, as Luban's `TbDemoGroup_C` and `TbDemoGroup_S` read one sheet), else
+    /// `default` (file stem or sheet name) unless that table has a selection that does not include the
+    /// source or `[project] selected_only` is set (empty: skipped). `Err` lists the tables when several
+    /// claim it otherwise.
     pub fn table_of(
         &self,
         rel_in_folder: &str,
         sheet: Option<&str>,
         default: &str,
-    ) -> Result<Option<String>, Vec<String>> {
+    ) -> Result<Vec<String>, Vec<String>> {
         match self.claims(rel_in_folder, sheet).as_slice() {
-            [one] => Ok(Some(one.to_string())),
-            [] if self.selections.iter().any(|(n, _, _)| n == default) => Ok(None),
-            [] => Ok(Some(default.to_string())),
+            [one] => Ok(vec![one.to_string()]),
+            [] if self.selected_only => Ok(vec![]),
+            [] if self.selections.iter().any(|(n, _, _)| n == default) => Ok(vec![]),
+            [] => Ok(vec![default.to_string()]),
+            many if many.iter().all(|t| self.shared.iter().any(|s| s == t)) => {
+                Ok(many.iter().map(|s| s.to_string()).collect())
+            }
             many => Err(many.iter().map(|s| s.to_string()).collect()),
         }
     }
@@ -244,37 +265,37 @@ mod tests {
         // sheets alone: any workbook; the sheet's own name is replaced.
         assert_eq!(
             s.table_of("x/AI.xlsx", Some("AIConfig_2"), "AIConfig_2"),
-            Ok(Some("AIConfig".into()))
+            Ok(vec!["AIConfig".to_string()])
         );
         // files alone: every CSV matching; a CSV is never matched by `sheets`.
         assert_eq!(
             s.table_of("Data2.csv", None, "Data2"),
-            Ok(Some("ExampleData".into()))
+            Ok(vec!["ExampleData".to_string()])
         );
         assert_eq!(
             s.table_of("AIConfig_1.csv", None, "AIConfig_1"),
-            Ok(Some("AIConfig_1".into()))
+            Ok(vec!["AIConfig_1".to_string()])
         );
         // files + sheets: both must match for a sheet; CSV files only need `files`.
         assert_eq!(
             s.table_of("Both.xlsx", Some("Main"), "Main"),
-            Ok(Some("Both".into()))
+            Ok(vec!["Both".to_string()])
         );
         assert_eq!(
             s.table_of("Both.xlsx", Some("Other"), "Other"),
-            Ok(Some("Other".into()))
+            Ok(vec!["Other".to_string()])
         );
-        assert_eq!(s.table_of("sub/b.csv", None, "b"), Ok(Some("Both".into())));
+        assert_eq!(s.table_of("sub/b.csv", None, "b"), Ok(vec!["Both".to_string()]));
         // A source named like a selecting table but not selected is skipped.
         assert_eq!(
             s.table_of("old/ExampleData.csv", None, "ExampleData"),
-            Ok(None)
+            Ok(vec![])
         );
-        assert_eq!(s.table_of("Other.xlsx", Some("Both"), "Both"), Ok(None));
+        assert_eq!(s.table_of("Other.xlsx", Some("Both"), "Both"), Ok(vec![]));
         // Two claims.
         assert_eq!(
             s.table_of("Both.xlsx", Some("AIConfig_1"), "AIConfig_1"),
-            Ok(Some("AIConfig".into()))
+            Ok(vec!["AIConfig".to_string()])
         );
         let toml2 = "[project]\nname = \"P\"\n[tables.A]\nsheets = [\"*\"]\n[tables.B]\nfiles = [\"b.xlsx\"]\n";
         let config: crate::config::Config = toml::from_str(toml2).unwrap();

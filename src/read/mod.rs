@@ -70,7 +70,7 @@ pub fn read_file(
             );
             d.sheet = sheet.map(str::to_string);
             diags.push(d);
-            None
+            vec![]
         }
     };
     let ext = file
@@ -80,14 +80,23 @@ pub fn read_file(
         .unwrap_or("")
         .to_ascii_lowercase();
     if WORKBOOK_EXT.contains(&ext.as_str()) {
-        let mut out = workbook::read_workbook(file, bytes, diags);
-        out.retain_mut(|t| match table_of(t.sheet.as_deref(), &t.name, diags) {
-            Some(name) => {
-                t.name = name;
-                true
+        let mut out = vec![];
+        for t in workbook::read_workbook(file, bytes, diags) {
+            let names = table_of(t.sheet.as_deref(), &t.name, diags);
+            // A shared source (`shared_sources`) is a source of each of its tables.
+            if let Some((last, rest)) = names.split_last() {
+                for name in rest {
+                    out.push(RawTable {
+                        name: name.clone(),
+                        ..t.clone()
+                    });
+                }
+                out.push(RawTable {
+                    name: last.clone(),
+                    ..t
+                });
             }
-            None => false,
-        });
+        }
         out
     } else {
         let stem = file
@@ -96,9 +105,25 @@ pub fn read_file(
             .and_then(|s| s.to_str())
             .unwrap_or("")
             .to_string();
-        let Some(name) = table_of(None, &stem, diags) else {
-            return vec![];
-        };
+        let mut out = vec![];
+        for name in table_of(None, &stem, diags) {
+            out.extend(read_csv(loaded, file, &name, &ext, bytes, diags));
+        }
+        out
+    }
+}
+
+/// One CSV file as a source of table `name` (its encoding and delimiter from `[tables.<name>]`).
+fn read_csv(
+    loaded: &Loaded,
+    file: &SourceFile,
+    name: &str,
+    ext: &str,
+    bytes: Option<&[u8]>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<RawTable> {
+    {
+        let name = name.to_string();
         let ov = loaded.config.tables.get(&name);
         let enc = ov.and_then(|o| o.encoding.as_deref());
         let delim = ov

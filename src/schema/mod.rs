@@ -118,6 +118,8 @@ pub struct TableSchema {
     pub unreferenced: Option<Result<Unreferenced, String>>,
     /// `x-gentable-groups` of the table.
     pub groups: Vec<String>,
+    /// `[tables.X] order = "source"` (set by the build from `gentable.toml`): keep the sheet's row order.
+    pub source_order: bool,
 }
 
 /// One entry of `x-gentable-rules` (docs/diagnostics.md "Rules"): a CEL expression and how to report it.
@@ -398,10 +400,78 @@ pub fn build_table(
             rules,
             unreferenced,
             groups: string_list(obj.get("x-gentable-groups")),
+            source_order: false,
         })
     } else {
         Err(ctx.diags)
     }
+}
+
+/// `x-gentable-enumValues` (docs/conventions.md §4): an object `{member: integer}` naming every member once,
+/// values unique and within ±2^31 (Luban's enums are `int`; C#'s default underlying type). Gives the values
+/// in declaration order, or why the annotation is malformed.
+pub fn enum_values(v: &J, members: &[String]) -> Result<Vec<i64>, String> {
+    let J::Object(m) = v else {
+        return Err("must be an object {\"Member\": integer}".into());
+    };
+    if let Some(k) = m.keys().find(|k| !members.contains(k)) {
+        return Err(format!("names {k:?}, which is not a member"));
+    }
+    let mut out = vec![];
+    for member in members {
+        let Some(x) = m.get(member) else {
+            return Err(format!("gives no value for member {member:?}"));
+        };
+        let Some(x) = x.as_i64().filter(|x| i32::try_from(*x).is_ok()) else {
+            return Err(format!("{member:?}: {x} is not an integer between -2147483648 and 2147483647"));
+        };
+        if let Some(i) = out.iter().position(|y| *y == x) {
+            return Err(format!(
+                "gives {member:?} the value {x} of {:?}: values must be unique",
+                members[i]
+            ));
+        }
+        out.push(x);
+    }
+    Ok(out)
+}
+
+/// `x-gentable-name` on a string enum: an object `{member: identifier}` whose identifiers are used verbatim
+/// (ASCII letters, digits and `_`, not starting with a digit) instead of the naming rule. Members left out
+/// follow the rule.
+pub fn member_idents(v: &J, members: &[String]) -> Result<Vec<Option<String>>, String> {
+    let J::Object(m) = v else {
+        return Err("on an enum must be an object {\"member\": \"Identifier\"}".into());
+    };
+    if let Some(k) = m.keys().find(|k| !members.contains(k)) {
+        return Err(format!("names {k:?}, which is not a member"));
+    }
+    let mut out = vec![];
+    for member in members {
+        match m.get(member) {
+            None => out.push(None),
+            Some(J::String(id))
+                if id.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                    && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') =>
+            {
+                out.push(Some(id.clone()))
+            }
+            Some(x) => {
+                return Err(format!(
+                    "{member:?}: {x} is not an identifier (ASCII letters, digits and _)"
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `x-gentable-separator` of a schema: a non-empty string of separator characters.
+fn separator_of(s: Option<&J>) -> Option<String> {
+    s.and_then(|s| s.get("x-gentable-separator"))
+        .and_then(J::as_str)
+        .filter(|x| !x.is_empty())
+        .map(String::from)
 }
 
 fn alts_len(o: &Map<String, J>, k: &str) -> usize {
@@ -495,6 +565,10 @@ impl Ctx<'_> {
                 .get("x-gentable-text")
                 .and_then(J::as_bool)
                 .unwrap_or(false),
+            separator: separator_of(Some(ps)),
+            item_separator: separator_of(
+                ps.get("items").or_else(|| ps.get("additionalProperties")),
+            ),
         }
     }
 
@@ -701,11 +775,33 @@ impl Ctx<'_> {
                             }
                         }
                     }
+                    let values = match o.get("x-gentable-enumValues") {
+                        None => None,
+                        Some(v) => match enum_values(v, &members) {
+                            Ok(v) => Some(v),
+                            Err(m) => {
+                                self.err(file, format!("{origin}: x-gentable-enumValues {m}"));
+                                return None;
+                            }
+                        },
+                    };
+                    let idents = match o.get("x-gentable-name") {
+                        None => vec![],
+                        Some(v) => match member_idents(v, &members) {
+                            Ok(v) => v,
+                            Err(m) => {
+                                self.err(file, format!("{origin}: x-gentable-name {m}"));
+                                return None;
+                            }
+                        },
+                    };
                     let def = EnumDef {
                         name: type_name.clone(),
                         doc: doc_of(o),
                         members,
                         aliases,
+                        values,
+                        idents,
                         origin: origin.clone(),
                     };
                     if !self.register(&type_name, &origin, file) {
@@ -815,6 +911,9 @@ impl Ctx<'_> {
                         .and_then(J::as_array)
                         .map(|a| a.iter().filter_map(J::as_str).collect())
                         .unwrap_or_default();
+                    if let Some(sep) = separator_of(Some(&s)) {
+                        self.project.separators.insert(type_name.clone(), sep);
+                    }
                     // Register first (recursion guard), fill after.
                     self.project.records.insert(
                         type_name.clone(),
@@ -876,6 +975,9 @@ impl Ctx<'_> {
         }
         if self.project.unions.contains_key(name) {
             return Some(Type::Union(name.to_string()));
+        }
+        if let Some(sep) = separator_of(Some(&J::Object(o.clone()))) {
+            self.project.separators.insert(name.to_string(), sep);
         }
         self.project.unions.insert(
             name.to_string(),

@@ -24,6 +24,12 @@ pub struct Layout {
     pub column_marker_row: Option<usize>,
     /// Top-level array separator of one cell.
     pub array_separator: char,
+    /// `cell_dialect = "luban"`: compound cells are read in Luban's stream form (`typing/cell/stream.rs`).
+    pub luban: bool,
+    /// `null_text`: a cell of exactly this text is null in a nullable field.
+    pub null_text: Option<String>,
+    /// `ignore_unknown_columns`: headers naming no field are skipped.
+    pub ignore_unknown_columns: bool,
 }
 
 impl Layout {
@@ -48,6 +54,9 @@ impl Layout {
                 .and_then(|o| o.array_separator.as_deref())
                 .and_then(|s| s.chars().next())
                 .unwrap_or('|'),
+            luban: ov.and_then(|o| o.cell_dialect.as_deref()) == Some("luban"),
+            null_text: ov.and_then(|o| o.null_text.clone()),
+            ignore_unknown_columns: ov.and_then(|o| o.ignore_unknown_columns) == Some(true),
         }
     }
 

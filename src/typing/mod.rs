@@ -157,7 +157,7 @@ pub fn type_table(
                 &columns,
                 &raw.cells,
                 src.origin(raw.row),
-                layout.array_separator,
+                &layout,
                 d,
             ))
         };
@@ -207,6 +207,13 @@ fn map_columns(
         if h.is_empty() || h.starts_with(&layout.comment_marker) || tagged_comment.contains(&ci) {
             continue;
         }
+        // Luban's per-column options (`x5#default=10`, `x6#sep=|`) follow the name; the importer puts
+        // them in the schema.
+        let h = if layout.luban {
+            h.split('#').next().unwrap_or(h).trim_end()
+        } else {
+            h
+        };
         match schema.fields.iter().position(|f| f.name == h) {
             Some(fi) => {
                 if let Some(prev) = seen[fi] {
@@ -280,6 +287,7 @@ fn map_columns(
                 seen[fi].get_or_insert(ci);
                 subs.push((ci, fi, path));
             }
+            None if layout.ignore_unknown_columns => {}
             None => {
                 let mut d = Diagnostic::cell_error(
                     Code::UnknownColumn,
@@ -375,15 +383,26 @@ fn map_columns(
     })
 }
 
+/// Whether field `f` is read in Luban's stream form: a compound field of a `cell_dialect = "luban"` table, or
+/// any field with an `x-gentable-separator`.
+fn stream_form(layout: &Layout, f: &crate::ir::Field) -> bool {
+    let compound = matches!(
+        f.ty.strip_optional(),
+        Type::Array(_) | Type::Map(..) | Type::Record(_) | Type::Union(_)
+    );
+    compound && (layout.luban || f.separator.is_some() || f.item_separator.is_some())
+}
+
 fn type_row(
     project: &Project,
     schema: &TableSchema,
     columns: &Columns,
     cells: &[RawCell],
     origin: RowOrigin,
-    sep: char,
+    layout: &Layout,
     diags: &mut Vec<Diagnostic>,
 ) -> Row {
+    let sep = layout.array_separator;
     let n = schema.fields.len();
     let mut values: Vec<Option<Value>> = vec![None; n];
     // Fields with a reported bad cell: not also "missing".
@@ -399,7 +418,18 @@ fn type_row(
             continue;
         }
         let err = |e: CellError| e.at(&origin, ci, &f.name, &raw.text());
-        match type_cell_with(project, &f.ty, raw, sep) {
+        if matches!(f.ty, Type::Optional(_))
+            && layout.null_text.as_deref() == Some(cell::trim(&raw.text()))
+        {
+            values[fi].get_or_insert(Value::Null);
+            continue;
+        }
+        let typed = if stream_form(layout, f) {
+            cell::stream::parse_field(&raw.text(), f, project, layout.null_text.as_deref())
+        } else {
+            type_cell_with(project, &f.ty, raw, sep)
+        };
+        match typed {
             Ok(v) => match (&mut values[fi], v) {
                 // Repeated array columns append.
                 (Some(Value::Array(prev)), Value::Array(more)) => prev.extend(more),

@@ -98,8 +98,13 @@ pub fn check(project: &mut Project, diags: &mut Vec<Diagnostic>) {
                         .find(|o| o.is_ne())
                         .unwrap_or(Ordering::Equal)
                 };
-                // Stable sort: the first occurrence in source order stays first.
-                t.rows.sort_by(cmp);
+                // Stable sort: the first occurrence in source order stays first. `order = "source"` tables
+                // are sorted too (to find duplicates) and put back in source order afterwards.
+                let mut tagged: Vec<(usize, Row)> =
+                    std::mem::take(&mut t.rows).into_iter().enumerate().collect();
+                tagged.sort_by(|a, b| cmp(&a.1, &b.1));
+                let (positions, rows): (Vec<usize>, Vec<Row>) = tagged.into_iter().unzip();
+                t.rows = rows;
                 let mut dup_idx = BTreeSet::new();
                 for i in 1..t.rows.len() {
                     if cmp(&t.rows[i - 1], &t.rows[i]) == Ordering::Equal {
@@ -136,12 +141,17 @@ pub fn check(project: &mut Project, diags: &mut Vec<Diagnostic>) {
                     }
                 }
                 // Keep the first of each duplicate group so that lookups stay well-defined.
-                let mut i = 0;
-                t.rows.retain(|_| {
-                    let keep = !dup_idx.contains(&i);
-                    i += 1;
-                    keep
-                });
+                let mut kept: Vec<(usize, Row)> = std::mem::take(&mut t.rows)
+                    .into_iter()
+                    .zip(positions)
+                    .enumerate()
+                    .filter(|(i, _)| !dup_idx.contains(i))
+                    .map(|(_, (row, pos))| (pos, row))
+                    .collect();
+                if t.source_order {
+                    kept.sort_by_key(|(pos, _)| *pos);
+                }
+                t.rows = kept.into_iter().map(|(_, row)| row).collect();
             }
             TableMode::List => {}
         }

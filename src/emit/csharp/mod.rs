@@ -330,7 +330,8 @@ struct VariantVm {
 #[derive(Serialize)]
 struct EnumMemberVm {
     ident: String,
-    value: usize,
+    /// Declaration position, or the `x-gentable-enumValues` value.
+    value: i64,
     /// `global::<ns>.<Enum>.<Member>`.
     qualified: String,
     /// C# literal of the source name (the JSON value).
@@ -463,6 +464,17 @@ struct TablesEntryVm {
 // Building the view models
 
 /// What the C# backend decides once per project ([`Backend::prepare`]) and every file reads.
+/// A verbatim C# member identifier (`x-gentable-name` on an enum): a keyword or the enclosing type's name
+/// gets a trailing `_`.
+fn verbatim_member(id: &str, enclosing: &str) -> String {
+    let id = naming::escape_keyword(id.to_string(), naming::Lang::CSharp);
+    if id == enclosing {
+        id + "_"
+    } else {
+        id
+    }
+}
+
 pub struct Gen<'a> {
     project: &'a Project,
     names: Names,
@@ -477,7 +489,12 @@ impl Gen<'_> {
         let idents: Vec<String> = e
             .members
             .iter()
-            .map(|m| naming::csharp_member(m, None, &name))
+            .enumerate()
+            .map(|(i, m)| match e.ident(i) {
+                // `x-gentable-name`: verbatim (keywords and the enclosing name still escaped).
+                Some(id) => verbatim_member(id, &name),
+                None => naming::csharp_member(m, None, &name),
+            })
             .collect();
         if let Some((a, b, id)) = naming::check_collisions(
             e.members
@@ -497,10 +514,10 @@ impl Gen<'_> {
             .iter()
             .zip(idents)
             .enumerate()
-            .map(|(value, (m, ident))| EnumMemberVm {
+            .map(|(i, (m, ident))| EnumMemberVm {
                 qualified: format!("global::{}.{}.{}", self.ns, name, ident),
                 ident,
-                value,
+                value: e.value(i),
                 name_literal: quoted(m),
                 json_literal: quoted_json(m, ""),
             })

@@ -120,6 +120,8 @@ mod tests {
                 doc: "ignored".into(),
                 members: members.iter().map(|m| m.to_string()).collect(),
                 aliases: vec![],
+                values: None,
+                idents: vec![],
                 origin: "x".into(),
             },
         );

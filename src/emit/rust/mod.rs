@@ -678,11 +678,13 @@ impl<'a> Lit<'a> {
             }
             (Type::String, Value::Str(s)) => string_lit(out, s),
             (Type::Enum(n), Value::Enum(m)) => {
+                let e = &self.p.enums[n];
+                let i = e.members.iter().position(|x| x == m).context("enum member")?;
                 let _ = write!(
                     out,
                     "crate::enums::{}::{}",
                     naming::rust_type(n),
-                    naming::rust_variant(m)
+                    variant_name(e, i)
                 );
             }
             (Type::Map(kt, vt), Value::Map(entries)) => {
@@ -1033,15 +1035,22 @@ fn table_file(
                 } else {
                     quote! {}
                 };
-                (
-                    id_def,
+                let get = if t.source_order {
+                    quote! {
+                        /// The row with primary key `key`, by binary search over `BY_KEY`.
+                        pub fn get(key: crate::#m::#id) -> Option<&'static #row_ty> {
+                            BY_KEY.binary_search_by(|&__i| ROWS[__i].#k.cmp(&key)).ok().map(|j| &ROWS[BY_KEY[j]])
+                        }
+                    }
+                } else {
                     quote! {
                         /// The row with primary key `key`, by binary search (rows are sorted by key).
                         pub fn get(key: crate::#m::#id) -> Option<&'static #row_ty> {
                             ROWS.binary_search_by(|__row| __row.#k.cmp(&key)).ok().map(|i| &ROWS[i])
                         }
-                    },
-                )
+                    }
+                };
+                (id_def, get)
             } else {
                 let params: Vec<_> = keys
                     .iter()
@@ -1051,24 +1060,59 @@ fn table_file(
                         quote! { #k: #ty }
                     })
                     .collect();
-                (
-                    quote! {},
+                let get = if t.source_order {
+                    quote! {
+                        /// The row with this composite primary key, by binary search over `BY_KEY`.
+                        pub fn get(#(#params),*) -> Option<&'static #row_ty> {
+                            BY_KEY.binary_search_by(|&__i| (#(ROWS[__i].#key_idents),*).cmp(&(#(#key_idents),*))).ok().map(|j| &ROWS[BY_KEY[j]])
+                        }
+                    }
+                } else {
                     quote! {
                         /// The row with this composite primary key, by binary search (rows are sorted by key).
                         pub fn get(#(#params),*) -> Option<&'static #row_ty> {
                             ROWS.binary_search_by(|__row| (#(__row.#key_idents),*).cmp(&(#(#key_idents),*))).ok().map(|i| &ROWS[i])
                         }
-                    },
-                )
+                    }
+                };
+                (quote! {}, get)
             };
-            quote! {
-                #id_def
-                /// Every row, sorted by primary key.
-                pub static ROWS: &[#row_ty] = #rows;
-                impl #row_ty {
+            if t.source_order {
+                // `order = "source"`: rows keep the sheet's order; lookups go through positions sorted by key.
+                let mut order: Vec<usize> = (0..t.rows.len()).collect();
+                order.sort_by(|&a, &b| {
+                    t.primary_key
+                        .iter()
+                        .map(|&i| crate::ir::cmp_key(p, &t.fields[i].ty, &t.rows[a].values[i], &t.rows[b].values[i]))
+                        .find(|o| o.is_ne())
+                        .unwrap_or(std::cmp::Ordering::Equal)
+                });
+                let mut list = String::new();
+                usize_list(&order, &mut list);
+                let marker = format_ident!("{}_{}", INDEX_MARKER, indexes.len());
+                indexes.push(list);
+                quote! {
+                    #id_def
+                    /// Every row, in source order (`order = "source"`).
+                    pub static ROWS: &[#row_ty] = #rows;
+                    /// Row positions sorted by primary key.
+                    pub(crate) static BY_KEY: &[usize] = #marker;
+                    impl #row_ty {
+                        /// Every row, in source order (`order = "source"`).
+                        pub fn all() -> &'static [#row_ty] { ROWS }
+                        #get
+                    }
+                }
+            } else {
+                quote! {
+                    #id_def
                     /// Every row, sorted by primary key.
-                    pub fn all() -> &'static [#row_ty] { ROWS }
-                    #get
+                    pub static ROWS: &[#row_ty] = #rows;
+                    impl #row_ty {
+                        /// Every row, sorted by primary key.
+                        pub fn all() -> &'static [#row_ty] { ROWS }
+                        #get
+                    }
                 }
             }
         }
@@ -1170,6 +1214,20 @@ fn text_lookup(text: Option<TextTable>, ids: &IdMap) -> Result<TokenStream> {
         t.name
     );
     let fdoc = format!(" The text of `key` in `language` (table `{}`), or `None` if the key or its text is missing.", t.name);
+    let find = if t.source_order {
+        quote! {
+            let rows = #m::ROWS;
+            let by_key = #m::BY_KEY;
+            let j = by_key.binary_search_by(|&i| { let r = &rows[i]; #key.cmp(key) }).ok()?;
+            let r = &rows[by_key[j]];
+        }
+    } else {
+        quote! {
+            let rows = #m::ROWS;
+            let i = rows.binary_search_by(|r| #key.cmp(key)).ok()?;
+            let r = &rows[i];
+        }
+    };
     Ok(quote! {
         #[doc = #doc]
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -1184,9 +1242,7 @@ fn text_lookup(text: Option<TextTable>, ids: &IdMap) -> Result<TokenStream> {
         }
         #[doc = #fdoc]
         pub fn text(key: &str, language: Language) -> Option<&'static str> {
-            let rows = #m::ROWS;
-            let i = rows.binary_search_by(|r| #key.cmp(key)).ok()?;
-            let r = &rows[i];
+            #find
             let text: Option<&'static str> = match language { #(#arms),* };
             text.filter(|s| !s.is_empty())
         }
@@ -1278,13 +1334,23 @@ fn unique_lookups(
     Ok(quote! { #(#out)* })
 }
 
+/// The Rust variant of member `i` of `e`: its verbatim `x-gentable-name` (keywords escaped), else the naming
+/// rule.
+fn variant_name(e: &crate::ir::EnumDef, i: usize) -> String {
+    match e.ident(i) {
+        Some(id) => naming::escape_keyword(id.to_string(), naming::Lang::Rust),
+        None => naming::rust_variant(&e.members[i]),
+    }
+}
+
 fn enums_file(p: &Project) -> Result<TokenStream> {
     let mut out = vec![];
     for e in p.enums.values() {
         let pairs = e
             .members
             .iter()
-            .map(|m| (m.as_str(), naming::rust_variant(m)));
+            .enumerate()
+            .map(|(i, m)| (m.as_str(), variant_name(e, i)));
         if let Some((a, b, id)) = naming::check_collisions(pairs).into_iter().next() {
             bail!(
                 "enum {}: members {a:?} and {b:?} both become the Rust variant `{id}`",
@@ -1295,18 +1361,43 @@ fn enums_file(p: &Project) -> Result<TokenStream> {
         let mut doc = e.doc.clone();
         doc.push_str(&format!("\n\nDefined at `{}`.", e.origin));
         let doc = doc_attrs(doc.trim_start(), false);
-        let variants: Vec<_> = e
-            .members
-            .iter()
-            .map(|m| format_ident!("{}", naming::rust_variant(m)))
+        let variants: Vec<_> = (0..e.members.len())
+            .map(|i| format_ident!("{}", variant_name(e, i)))
             .collect();
         let names = &e.members;
         let vdocs: Vec<String> = e.members.iter().map(|m| format!(" `{m}`")).collect();
+        // `x-gentable-enumValues`: explicit discriminants, `value()` and `from_value()`.
+        let (repr, decl, values) = match &e.values {
+            Some(vs) => {
+                let lits: Vec<Literal> = vs.iter().map(|v| Literal::i32_unsuffixed(*v as i32)).collect();
+                (
+                    quote! { #[repr(i32)] },
+                    quote! { #(#[doc = #vdocs] #variants = #lits),* },
+                    quote! {
+                        /// The member's integer value (`x-gentable-enumValues`).
+                        pub fn value(self) -> i32 { self as i32 }
+                        /// The member with this integer value, if any.
+                        pub fn from_value(v: i32) -> Option<#name> {
+                            match v { #(#lits => Some(#name::#variants),)* _ => None }
+                        }
+                    },
+                )
+            }
+            None => (quote! {}, quote! { #(#[doc = #vdocs] #variants),* }, quote! {}),
+        };
+        let allow = if e.idents.iter().any(Option::is_some) {
+            quote! { #[allow(non_camel_case_types, clippy::upper_case_acronyms)] }
+        } else {
+            quote! {}
+        };
         out.push(quote! {
             #doc
             #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-            pub enum #name { #(#[doc = #vdocs] #variants),* }
+            #repr
+            #allow
+            pub enum #name { #decl }
             impl #name {
+                #values
                 /// Every member, in declaration order.
                 pub const ALL: &'static [#name] = &[#(#name::#variants),*];
                 /// The member's name as written in the tables.
@@ -1882,6 +1973,7 @@ mod tests {
                 .collect(),
             schema_file: "Wave.schema.json".into(),
             groups: vec![],
+            source_order: false,
         }
     }
 

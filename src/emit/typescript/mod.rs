@@ -230,6 +230,10 @@ struct EnumVm {
     members: Vec<EnumMemberVm>,
     /// TS literal: what the reader expected, for its error message.
     expected: String,
+    /// `x-gentable-enumValues` given: emit `<Name>Values` and `<name>FromValue`.
+    has_values: bool,
+    /// The name with a lower-case first letter (`eMinorType` of `EMinorType`).
+    lower: String,
 }
 
 #[derive(Serialize)]
@@ -238,6 +242,8 @@ struct EnumMemberVm {
     key: String,
     /// TS literal of the member's source name (the value).
     literal: String,
+    /// The member's integer value (`x-gentable-enumValues`, else its position).
+    value: i64,
 }
 
 #[derive(Serialize)]
@@ -379,7 +385,15 @@ impl Gen<'_> {
         let mut enums = vec![];
         for e in project.enums.values() {
             let name = self.names.enums[&e.name].clone();
-            let keys: Vec<String> = e.members.iter().map(|m| naming::ts_type(m)).collect();
+            let keys: Vec<String> = e
+                .members
+                .iter()
+                .enumerate()
+                .map(|(i, m)| match e.ident(i) {
+                    Some(id) => naming::escape_keyword(id.to_string(), naming::Lang::TypeScript),
+                    None => naming::ts_type(m),
+                })
+                .collect();
             if let Some((a, b, id)) = naming::check_collisions(
                 e.members
                     .iter()
@@ -409,11 +423,18 @@ impl Gen<'_> {
                     .members
                     .iter()
                     .zip(keys)
-                    .map(|(m, key)| EnumMemberVm {
+                    .enumerate()
+                    .map(|(i, (m, key))| EnumMemberVm {
                         key,
                         literal: quoted(m),
+                        value: e.value(i),
                     })
                     .collect(),
+                has_values: e.values.is_some(),
+                lower: {
+                    let mut c = name.chars();
+                    c.next().map(|f| f.to_ascii_lowercase().to_string() + c.as_str()).unwrap_or_default()
+                },
                 expected: quoted(&format!(
                     "one of the {} members {}",
                     e.name,

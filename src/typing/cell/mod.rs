@@ -14,6 +14,7 @@
 //! Scalars are trimmed of white space (incl. U+00A0 NBSP); a top-level string cell is taken verbatim.
 //! Errors are [`CellError`]s: what was expected, with a hint when one is obvious.
 
+pub mod stream;
 pub mod time;
 
 use crate::diag::Code;
@@ -455,6 +456,12 @@ pub fn parse_scalar(s: &str, ty: &Type, project: &Project) -> Result<Value, Cell
             if let Some((_, m)) = e.aliases.iter().find(|(a, _)| a == s) {
                 return Ok(Value::Enum(m.clone()));
             }
+            // `x-gentable-enumValues`: a member may be written as its integer value (Luban's `101`).
+            if let (Some(vs), Ok(v)) = (&e.values, s.parse::<i64>()) {
+                if let Some(i) = vs.iter().position(|x| *x == v) {
+                    return Ok(Value::Enum(e.members[i].clone()));
+                }
+            }
             let mut err = CellError::new(Code::NotInEnum, format!("{s:?} is not a {name}"));
             err = match crate::diag::closest(s, e.members.iter().map(String::as_str)) {
                 Some(c) => err.help(format!(
@@ -872,6 +879,8 @@ mod tests {
                 doc: String::new(),
                 members: vec!["Red".into(), "Blue".into()],
                 aliases: vec![("红".into(), "Red".into())],
+                values: None,
+                idents: vec![],
                 origin: String::new(),
             },
         );

@@ -1,0 +1,345 @@
+//! Luban's stream form of a cell (docs/conventions.md §3 "Luban's cell dialect"): the text is split into
+//! tokens by the separator characters of the level being read, and values take tokens in order.
+//!
+//! Source: Luban's Excel data format (`#sep=`, bean `sep`, `(list#sep=;),Bean#sep=,`), read from its
+//! documentation and the example project in `../shared/realdata/luban-examples/`. The rules:
+//! * a scalar takes one token (trimmed, except strings, which are taken as written);
+//! * a record or union **with** a separator (`x-gentable-separator` on the property or on its definition)
+//!   takes one token and splits it into its own tokens; **without** one it reads its fields from the
+//!   enclosing tokens, so `1,true,2,false` is two records of `(int, bool)` in a list separated by `,`;
+//! * a union first takes the kind (`DemoD2,1,2`), then the variant's fields;
+//! * an array or a map with a separator takes one token and reads elements (a map: key, value, key, value…)
+//!   until that token is used up; without one it reads elements until the enclosing tokens are used up;
+//! * in a nullable type, the table's `null_text` (Luban's `null`) as a token is null;
+//! * every token must be used: a left-over token is an error naming it.
+
+use super::{parse_scalar, trim, CellError};
+use crate::diag::Code;
+use crate::ir::{Field, Project, Type, Value};
+
+/// Tokens of one level and the position of the next.
+struct Tokens {
+    items: Vec<String>,
+    at: usize,
+}
+
+impl Tokens {
+    fn of(text: &str, seps: Option<&str>) -> Tokens {
+        let items = match seps {
+            Some(s) => text.split(|c| s.contains(c)).map(String::from).collect(),
+            None => vec![text.to_string()],
+        };
+        Tokens { items, at: 0 }
+    }
+    fn next(&mut self, what: &str) -> Result<String, CellError> {
+        let t = self.items.get(self.at).cloned().ok_or_else(|| {
+            CellError::new(
+                Code::BadGrammar,
+                format!("the cell ends where {what} was expected"),
+            )
+            .help("Luban's stream form: every field of a record takes one value, in declaration order")
+        })?;
+        self.at += 1;
+        Ok(t)
+    }
+    fn peek(&self) -> Option<&str> {
+        self.items.get(self.at).map(String::as_str)
+    }
+    fn done(&self) -> bool {
+        self.at >= self.items.len()
+    }
+}
+
+/// Read one cell of field `f` in Luban's stream form. `null_text` is the table's text for null.
+pub fn parse_field(
+    text: &str,
+    f: &Field,
+    project: &Project,
+    null_text: Option<&str>,
+) -> Result<Value, CellError> {
+    let r = Reader { project, null_text };
+    let mut top = Tokens::of(text, None);
+    let v = r.read(
+        &f.ty,
+        f.separator.as_deref(),
+        f.item_separator.as_deref(),
+        &mut top,
+    )?;
+    r.finish(&top)?;
+    Ok(v)
+}
+
+struct Reader<'a> {
+    project: &'a Project,
+    null_text: Option<&'a str>,
+}
+
+impl Reader<'_> {
+    fn finish(&self, t: &Tokens) -> Result<(), CellError> {
+        match t.peek() {
+            None => Ok(()),
+            Some(extra) => Err(CellError::new(
+                Code::BadGrammar,
+                format!(
+                    "{extra:?} is left over after the value ({} of {} parts used)",
+                    t.at,
+                    t.items.len()
+                ),
+            )
+            .help("remove the extra part, or check the separator (x-gentable-separator)")),
+        }
+    }
+
+    /// Read a value of `ty` from `t`. `own` is this level's separator, `inner` the next level's (items).
+    fn read(
+        &self,
+        ty: &Type,
+        own: Option<&str>,
+        inner: Option<&str>,
+        t: &mut Tokens,
+    ) -> Result<Value, CellError> {
+        match ty {
+            Type::Optional(i) => {
+                if self.null_text.is_some() && t.peek().map(trim) == self.null_text {
+                    t.at += 1;
+                    return Ok(Value::Null);
+                }
+                self.read(i, own, inner, t)
+            }
+            Type::Array(item) => {
+                let mut sub_store;
+                let sub = match own {
+                    Some(sep) => {
+                        sub_store = Tokens::of(&t.next("a list")?, Some(sep));
+                        &mut sub_store
+                    }
+                    None => t,
+                };
+                let mut out = vec![];
+                // An empty token list (an empty sub-cell) is an empty list.
+                if sub.items.len() == 1 && sub.at == 0 && trim(&sub.items[0]).is_empty() {
+                    sub.at = 1;
+                    return Ok(Value::Array(out));
+                }
+                while !sub.done() {
+                    out.push(self.read(item, inner, None, sub)?);
+                }
+                Ok(Value::Array(out))
+            }
+            Type::Map(k, v) => {
+                let mut sub_store;
+                let sub = match own {
+                    Some(sep) => {
+                        sub_store = Tokens::of(&t.next("a map")?, Some(sep));
+                        &mut sub_store
+                    }
+                    None => t,
+                };
+                let mut entries = vec![];
+                if sub.items.len() == 1 && sub.at == 0 && trim(&sub.items[0]).is_empty() {
+                    sub.at = 1;
+                    return Ok(Value::Map(entries));
+                }
+                while !sub.done() {
+                    let key = self.read(k, None, None, sub)?;
+                    let value = self.read(v, inner, None, sub)?;
+                    entries.push((key, value));
+                }
+                super::finish_map(entries).map_err(|m| CellError::new(Code::BadGrammar, m))
+            }
+            Type::Record(name) => {
+                let sep = own.or(self.project.separators.get(name).map(String::as_str));
+                let mut sub_store;
+                let sub = match sep {
+                    Some(sep) => {
+                        sub_store = Tokens::of(&t.next(&format!("a {name}"))?, Some(sep));
+                        &mut sub_store
+                    }
+                    None => t,
+                };
+                let fields = &self.project.records[name].fields;
+                let v = self.fields(fields, sub)?;
+                if sep.is_some() {
+                    self.finish(sub)?;
+                }
+                Ok(Value::Record(v))
+            }
+            Type::Union(name) => {
+                let sep = own.or(self.project.separators.get(name).map(String::as_str));
+                let mut sub_store;
+                let sub = match sep {
+                    Some(sep) => {
+                        sub_store = Tokens::of(&t.next(&format!("a {name}"))?, Some(sep));
+                        &mut sub_store
+                    }
+                    None => t,
+                };
+                let u = &self.project.unions[name];
+                let tag = sub.next(&format!("the kind of {name}"))?;
+                let tag = trim(&tag);
+                let Some(variant) = u.variant(tag) else {
+                    let kinds: Vec<&str> = u.variants.iter().map(|v| v.tag.as_str()).collect();
+                    return Err(CellError::new(
+                        Code::NotInEnum,
+                        format!("{tag:?} is not a kind of {name}"),
+                    )
+                    .help(format!("{name} is one of: {}", kinds.join(", "))));
+                };
+                let v = self.fields(&variant.fields, sub)?;
+                if sep.is_some() {
+                    self.finish(sub)?;
+                }
+                Ok(Value::Union(variant.tag.clone(), v))
+            }
+            Type::String => Ok(Value::Str(t.next("a string")?)),
+            scalar => {
+                let tok = t.next(&scalar.words())?;
+                parse_scalar(trim(&tok), scalar, self.project)
+            }
+        }
+    }
+
+    fn fields(&self, fields: &[Field], t: &mut Tokens) -> Result<Vec<Value>, CellError> {
+        fields
+            .iter()
+            .map(|f| {
+                self.read(
+                    &f.ty,
+                    f.separator.as_deref(),
+                    f.item_separator.as_deref(),
+                    t,
+                )
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{IntWidth, RecordDef, UnionDef, Variant};
+
+    fn project() -> Project {
+        let mut p = Project::default();
+        let int = Type::Int(IntWidth::I32);
+        p.records.insert(
+            "E2".into(),
+            RecordDef {
+                name: "E2".into(),
+                doc: String::new(),
+                fields: vec![
+                    Field::new("y1", Type::Optional(Box::new(int.clone()))),
+                    Field::new("y2", Type::Bool),
+                ],
+                origin: String::new(),
+            },
+        );
+        p.records.insert(
+            "Vec3".into(),
+            RecordDef {
+                name: "Vec3".into(),
+                doc: String::new(),
+                fields: ["x", "y", "z"]
+                    .iter()
+                    .map(|n| Field::new(n, Type::Float))
+                    .collect(),
+                origin: String::new(),
+            },
+        );
+        p.separators.insert("Vec3".into(), ",".into());
+        p.unions.insert(
+            "Dyn".into(),
+            UnionDef {
+                name: "Dyn".into(),
+                doc: String::new(),
+                discriminator: "$type".into(),
+                variants: vec![Variant {
+                    tag: "D2".into(),
+                    doc: String::new(),
+                    fields: vec![Field::new("x1", int.clone()), Field::new("x2", int)],
+                }],
+                origin: String::new(),
+            },
+        );
+        p
+    }
+
+    fn field(ty: Type, sep: Option<&str>, item: Option<&str>) -> Field {
+        Field {
+            separator: sep.map(String::from),
+            item_separator: item.map(String::from),
+            ..Field::new("f", ty)
+        }
+    }
+
+    #[test]
+    fn list_of_records_without_their_own_separator_reads_fields_in_turn() {
+        let p = project();
+        let f = field(
+            Type::Array(Box::new(Type::Record("E2".into()))),
+            Some(","),
+            None,
+        );
+        let v = parse_field("1,true,2,false", &f, &p, Some("null")).unwrap();
+        assert_eq!(
+            v,
+            Value::Array(vec![
+                Value::Record(vec![Value::Int(1), Value::Bool(true)]),
+                Value::Record(vec![Value::Int(2), Value::Bool(false)]),
+            ])
+        );
+        // null_text in a nullable field; a missing field is an error; a left-over part too.
+        let v = parse_field("null,true", &f, &p, Some("null")).unwrap();
+        assert_eq!(
+            v,
+            Value::Array(vec![Value::Record(vec![Value::Null, Value::Bool(true)])])
+        );
+        let e = parse_field("1,true,2", &f, &p, None).unwrap_err();
+        assert!(e.message.contains("ends where a boolean"), "{}", e.message);
+    }
+
+    #[test]
+    fn per_level_separators_and_bean_separators() {
+        let p = project();
+        let f = field(
+            Type::Array(Box::new(Type::Record("Vec3".into()))),
+            Some(";"),
+            None,
+        );
+        let v = parse_field("1,2,3;4,5,6.5", &f, &p, None).unwrap();
+        let vec3 = |a: f64, b: f64, c: f64| {
+            Value::Record(vec![Value::Float(a), Value::Float(b), Value::Float(c)])
+        };
+        assert_eq!(
+            v,
+            Value::Array(vec![vec3(1.0, 2.0, 3.0), vec3(4.0, 5.0, 6.5)])
+        );
+        let e = parse_field("1,2,3,4", &field(Type::Record("Vec3".into()), None, None), &p, None)
+            .unwrap_err();
+        assert!(e.message.contains("\"4\" is left over"), "{}", e.message);
+        // A union with the property's separator: kind first.
+        let u = field(Type::Union("Dyn".into()), Some(","), None);
+        assert_eq!(
+            parse_field("D2,1,2", &u, &p, None).unwrap(),
+            Value::Union("D2".into(), vec![Value::Int(1), Value::Int(2)])
+        );
+        let e = parse_field("D9,1,2", &u, &p, None).unwrap_err();
+        assert!(e.message.contains("not a kind of Dyn"), "{}", e.message);
+        // A map: key, value pairs.
+        let m = field(
+            Type::Map(
+                Box::new(Type::Int(IntWidth::I32)),
+                Box::new(Type::Int(IntWidth::I32)),
+            ),
+            Some(","),
+            None,
+        );
+        assert_eq!(
+            parse_field("3,4,1,2", &m, &p, None).unwrap(),
+            Value::Map(vec![
+                (Value::Int(1), Value::Int(2)),
+                (Value::Int(3), Value::Int(4))
+            ])
+        );
+    }
+}
