@@ -11,7 +11,8 @@
 //!    the cache, and the atomic write of `generated/`.
 //!
 //! Over the pipeline: the designer's tools — [`watch`] (rebuild on save) — and the command line ([`cli`]),
-//! which maps arguments to requests and prints the outcome.
+//! which maps arguments to requests and prints the outcome. Beside it, [`import`] turns another tool's
+//! project (Luban) into a gentable project and infers schemas from tables; no stage imports it.
 //!
 //! Shared by every stage: the project file ([`config`]), diagnostics ([`diag`]) and identifier rules
 //! ([`naming`]).
@@ -21,6 +22,7 @@ pub mod cli;
 pub mod config;
 pub mod diag;
 pub mod emit;
+pub mod import;
 pub mod ir;
 pub mod naming;
 pub mod read;

@@ -189,6 +189,12 @@ codes! {
     StaleFile = "GT0501", Output,
         "stale generated file",
         "`gentable build --check` found a file under generated/ that differs from what the tables produce (someone edited tables without regenerating, or edited generated code by hand), or a file the tables no longer produce. Example: Table/PieceType.csv changed but generated/ was not rebuilt. Fix: run `gentable build` (Tools/GenTable.sh) and commit generated/.";
+    LubanInput = "GT0601", Configuration,
+        "bad Luban input",
+        "`gentable import luban` cannot read a file of the Luban project: luban.conf is not JSON, a Defines/*.xml file is malformed, an __tables__/__beans__/__enums__ workbook or a sheet's ##var/##type row names an unknown type, or a table's input is missing. The diagnostic names the Luban file and, for workbooks, the sheet and cell. Example: ##type cell `lsit,int` (a typo of list). Fix: correct the Luban file (Luban itself rejects it too); the importer never writes to the Luban project.";
+    StaleImport = "GT0602", Output,
+        "imported project out of date",
+        "`gentable import luban --check` found that re-importing the Luban project would create, change or remove files of the gentable project (someone changed Luban's definitions without re-importing, or edited an imported schema by hand). Example: a new <var> in Defines/item.xml. Fix: run `gentable import luban <luban.conf> --out <project>` and commit the result.";
 }
 
 impl Code {

@@ -6,7 +6,7 @@ use super::raw::{Merge, RawCell, RawRow, RawTable};
 use crate::diag::{Code, Diagnostic};
 use std::path::Path;
 
-pub(super) fn read_workbook(
+pub fn read_workbook(
     file: &SourceFile,
     bytes: Option<&[u8]>,
     diags: &mut Vec<Diagnostic>,

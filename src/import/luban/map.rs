@@ -1,0 +1,883 @@
+//! Mapping a read Luban project ([`super::model::Luban`]) to a gentable project: `gentable.toml`, one
+//! `schema/<Table>.schema.json` per table and `schema/luban.schema.json` holding every bean and enum as
+//! `$defs` (docs/migrating-from-luban.md has the table of what maps to what).
+//!
+//! Whatever cannot be mapped is listed per table and field with the reason ([`Imported::unmapped`]); the
+//! rest still builds.
+
+use super::defs::{error, read_sheets};
+use super::model::*;
+use super::types::{parse, LubanType};
+use crate::diag::Diagnostic;
+use serde_json::{json, Map, Value as J};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// How to import.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Fixed offset of Luban's `datetime` cells (Luban reads them in the export machine's zone): `+08:00`.
+    pub time_zone: String,
+}
+
+/// One imported table: its gentable name, Luban's full name and Luban's JSON export file name.
+#[derive(Clone, Debug)]
+pub struct ImportedTable {
+    pub name: String,
+    pub luban: String,
+    /// `<module>_<name>.json` in lower case: what Luban's JSON target writes.
+    pub luban_json: String,
+}
+
+/// The gentable project made from a Luban project.
+#[derive(Clone, Debug, Default)]
+pub struct Imported {
+    /// `(path relative to the project folder, content)`, sorted by path.
+    pub files: Vec<(String, String)>,
+    /// `(where, why)`: what was not mapped (kept as string, left out, or read differently).
+    pub unmapped: Vec<(String, String)>,
+    pub tables: Vec<ImportedTable>,
+}
+
+/// Marker of every imported schema (a re-import replaces and removes only files carrying it).
+pub const MARKER: &str = "imported from Luban by `gentable import luban`; re-run it to update this file";
+
+struct Ctx<'a> {
+    l: &'a Luban,
+    opts: &'a Options,
+    /// `$defs` key of each bean and enum, by full name.
+    keys: BTreeMap<String, String>,
+    /// Children of each bean, by full name.
+    children: BTreeMap<String, Vec<String>>,
+    /// Table name of each Luban table, by full name.
+    table_names: BTreeMap<String, String>,
+    unmapped: Vec<(String, String)>,
+    defs: Map<String, J>,
+}
+
+fn bean_named<'a>(l: &'a Luban, full: &str) -> Option<&'a BeanDef> {
+    l.beans.iter().find(|b| b.full == full)
+}
+
+impl Ctx<'_> {
+    /// The full name of a bean or enum written `name` in module `module`.
+    fn resolve(&self, name: &str, module: &str) -> Option<String> {
+        let exists = |f: &str| self.keys.contains_key(f);
+        if exists(name) {
+            return Some(name.to_string());
+        }
+        let local = join(module, name);
+        if exists(&local) {
+            return Some(local);
+        }
+        let bare: Vec<&String> = self.keys.keys().filter(|k| name_of(k) == name).collect();
+        // Unique by bare name (Luban resolves `vec3` and same-module names; sheets often omit modules).
+        match bare.as_slice() {
+            [one] => Some((*one).clone()),
+            _ => bare
+                .iter()
+                .find(|k| module_of(k).is_empty())
+                .map(|k| (*k).clone()),
+        }
+    }
+
+    fn is_enum(&self, full: &str) -> Option<&EnumDef> {
+        self.l.enums.iter().find(|e| e.full == full)
+    }
+
+    /// Leaf beans of `full` (itself when it has no children), in declaration order.
+    fn leaves(&self, full: &str) -> Vec<String> {
+        match self.children.get(full) {
+            None => vec![full.to_string()],
+            Some(cs) => cs.iter().flat_map(|c| self.leaves(c)).collect(),
+        }
+    }
+
+    /// Every var of `full`, inherited ones first.
+    fn vars(&self, full: &str) -> Vec<(Var, String)> {
+        let Some(b) = bean_named(self.l, full) else {
+            return vec![];
+        };
+        let mut out = match &b.parent {
+            Some(p) => self.vars(&self.resolve(p, module_of(full)).unwrap_or_default()),
+            None => vec![],
+        };
+        out.extend(b.vars.iter().map(|v| (v.clone(), module_of(full).to_string())));
+        out
+    }
+
+    fn note(&mut self, at: &str, why: impl Into<String>) {
+        self.unmapped.push((at.to_string(), why.into()));
+    }
+
+    fn def_ref(&self, full: &str) -> J {
+        json!({"$ref": format!("luban.schema.json#/$defs/{}", crate::schema::percent_encode(&self.keys[full]))})
+    }
+
+    /// The JSON Schema of a Luban type, and whether it is nullable. `at` names the field for notes.
+    fn schema(&mut self, t: &LubanType, module: &str, at: &str) -> Result<J, String> {
+        let mut s = match t.name.as_str() {
+            "bool" => json!({"type": "boolean"}),
+            "byte" | "uint8" => json!({"type": "integer", "format": "uint8"}),
+            "short" | "int16" => json!({"type": "integer", "format": "int16"}),
+            "int" | "int32" => json!({"type": "integer", "format": "int32"}),
+            "long" | "int64" => json!({"type": "integer", "format": "int64"}),
+            "float" | "float32" | "double" | "float64" => json!({"type": "number"}),
+            "string" => json!({"type": "string"}),
+            "text" => {
+                self.note(at, "text: read as its localization key (a plain string); gentable's [localization] table is not set up from Luban's l10n files");
+                json!({"type": "string"})
+            }
+            "datetime" => json!({"type": "string", "format": "date-time", "x-gentable-timeZone": self.opts.time_zone}),
+            "bigint" => {
+                self.note(at, "bigint: kept as string");
+                json!({"type": "string"})
+            }
+            "list" | "array" | "set" => {
+                let item = self.schema(&t.args[0], module, at)?;
+                let mut a = json!({"type": "array", "items": item});
+                if t.name == "set" {
+                    a["uniqueItems"] = json!(true);
+                }
+                a
+            }
+            "map" => {
+                let k = &t.args[0];
+                let key = match k.name.as_str() {
+                    "string" => json!({"type": "string"}),
+                    "byte" | "short" | "int" | "long" | "int32" | "int64" | "int16" | "uint8" => self.schema(k, module, at)?,
+                    _ => {
+                        self.note(at, format!("map key type {}: kept as string keys", k.name));
+                        json!({"type": "string"})
+                    }
+                };
+                let v = self.schema(&t.args[1], module, at)?;
+                let mut m = json!({"type": "object", "additionalProperties": v});
+                if key["type"] == "integer" {
+                    m["x-gentable-mapKey"] = key;
+                }
+                m
+            }
+            other => match self.resolve(other, module) {
+                Some(full) => match self.is_enum(&full) {
+                    Some(e) if e.flags => json!({"type": "array", "items": self.def_ref(&full), "x-gentable-flags": true}),
+                    Some(_) => self.def_ref(&full),
+                    None => self.def_ref(&full),
+                },
+                None => return Err(format!("unknown type {other:?} (not a Luban primitive, bean or enum)")),
+            },
+        };
+        for (k, v) in &t.attrs {
+            match k.as_str() {
+                "sep" => s["x-gentable-separator"] = json!(v),
+                "ref" => {
+                    let mut targets = vec![];
+                    for r in v.split(['|', ',']) {
+                        let (field, table) = match r.split_once('@') {
+                            Some((f, t)) => (Some(f), t),
+                            None => (None, r),
+                        };
+                        if let Some(g) = self.l.refgroups.iter().find(|g| g.full == table || name_of(&g.full) == table) {
+                            for t in g.tables.clone() {
+                                if let Some(n) = self.table_target(&t, module) {
+                                    targets.push(n);
+                                }
+                            }
+                            continue;
+                        }
+                        match self.table_target(table, module) {
+                            Some(n) => targets.push(match field {
+                                Some(f) => format!("{n}.{f}"),
+                                None => n,
+                            }),
+                            None => self.note(at, format!("ref={r}: the table is not imported; the reference is not checked")),
+                        }
+                    }
+                    match targets.len() {
+                        0 => {}
+                        1 => s["x-gentable-foreignKey"] = json!(targets[0]),
+                        _ => s["x-gentable-foreignKey"] = json!(targets),
+                    }
+                }
+                "range" => range(&mut s, v, "minimum", "maximum", at, self)?,
+                "size" => {
+                    if v.chars().all(|c| c.is_ascii_digit()) {
+                        let n: u64 = v.parse().map_err(|_| format!("size={v}"))?;
+                        s["minItems"] = json!(n);
+                        s["maxItems"] = json!(n);
+                    } else {
+                        range(&mut s, v, "minItems", "maxItems", at, self)?;
+                    }
+                }
+                "set" => {
+                    let items: Vec<&str> = v.split(',').map(str::trim).collect();
+                    if s["type"] == "string" {
+                        let alts: Vec<String> = items.iter().map(|x| regex_escape(x)).collect();
+                        s["pattern"] = json!(format!("^(?:{})$", alts.join("|")));
+                    } else if s["type"] == "integer" {
+                        let nums: Result<Vec<i64>, _> = items.iter().map(|x| x.parse::<i64>()).collect();
+                        match nums {
+                            Ok(n) => s["enum"] = json!(n),
+                            Err(_) => self.note(at, format!("set={v}: not integers; not checked")),
+                        }
+                    } else {
+                        self.note(at, format!("set={v} on {}: not checked", t.name));
+                    }
+                }
+                "regex" => s["pattern"] = json!(v),
+                "default" => {
+                    let d = match s["type"].as_str() {
+                        Some("integer") => v.parse::<i64>().map(J::from).ok(),
+                        Some("number") => v.parse::<f64>().ok().map(J::from),
+                        Some("boolean") => Some(J::Bool(matches!(v.to_ascii_lowercase().as_str(), "true" | "1"))),
+                        _ => Some(J::String(v.clone())),
+                    };
+                    if let Some(d) = d {
+                        s["default"] = d;
+                    }
+                }
+                "escape" => self.note(at, "escape=1: Luban turns \\n, \\t in the cell into control characters; gentable keeps the text as written"),
+                "index" => self.note(at, format!("index={v}: Luban's index of a list by a bean field has no gentable lookup; the list is read as is")),
+                other => self.note(at, format!("#{other}={v}: no gentable equivalent (ignored)")),
+            }
+        }
+        Ok(s)
+    }
+
+    /// The gentable table of a `ref=` target (`test.TbItem`, `TbItem`).
+    fn table_target(&self, t: &str, module: &str) -> Option<String> {
+        self.table_names
+            .get(t)
+            .or_else(|| self.table_names.get(&join(module, t)))
+            .or_else(|| {
+                self.table_names
+                    .iter()
+                    .find(|(k, _)| name_of(k) == t)
+                    .map(|(_, v)| v)
+            })
+            .cloned()
+    }
+
+    /// `$defs` of an enum.
+    fn enum_def(&mut self, e: &EnumDef) {
+        let at = format!("enum {}", e.full);
+        if e.items.is_empty() {
+            self.note(&at, "an enum without items cannot be a JSON Schema enum: left out");
+            return;
+        }
+        let mut members = vec![];
+        let mut values = Map::new();
+        let mut aliases = Map::new();
+        let mut names = Map::new();
+        let mut next = 0i64;
+        let by_name: BTreeMap<&str, i64> = BTreeMap::new();
+        let mut by_name = by_name;
+        for it in &e.items {
+            let v = match &it.value {
+                None => Some(next),
+                Some(v) => parse_value(v, &by_name),
+            };
+            let Some(v) = v else {
+                self.note(&at, format!("item {}: value {:?} is not an integer or a | of items; left out", it.name, it.value.as_deref().unwrap_or_default()));
+                continue;
+            };
+            if e.flags && v != 0 && (v & (v - 1)) != 0 {
+                self.note(&at, format!("item {} = {v}: a combination of flags, not a flag of its own; write its members (`A|B`) in cells", it.name));
+                by_name.insert(&it.name, v);
+                continue;
+            }
+            by_name.insert(&it.name, v);
+            next = v + 1;
+            members.push(json!(it.name));
+            values.insert(it.name.clone(), json!(v));
+            names.insert(it.name.clone(), json!(it.name));
+            if let Some(a) = &it.alias {
+                aliases.insert(it.name.clone(), json!([a]));
+            }
+        }
+        let mut d = json!({"type": "string", "enum": members, "x-gentable-enumValues": values, "x-gentable-name": names});
+        if !aliases.is_empty() {
+            d["x-gentable-enumAliases"] = J::Object(aliases);
+        }
+        if e.flags {
+            d["x-gentable-flags"] = json!(true);
+        }
+        if !e.comment.is_empty() {
+            d["description"] = json!(e.comment);
+        }
+        self.defs.insert(self.keys[&e.full].clone(), d);
+    }
+
+    /// The object schema of bean `full`'s fields (for a record or a union branch), with the vars' notes.
+    fn object(&mut self, full: &str, at: &str) -> J {
+        let mut props = Map::new();
+        let mut required = vec![];
+        for (v, module) in self.vars(full) {
+            let vat = format!("{at}.{}", v.name);
+            for u in &v.unmapped {
+                self.note(&vat, format!("{u}: no gentable equivalent (ignored)"));
+            }
+            if !v.group.is_empty() {
+                self.note(&vat, format!("group={}: export groups apply to table fields only; the field is in every output", v.group.join(",")));
+            }
+            match self.field(&v, &module, &vat) {
+                Some((s, req)) => {
+                    if req {
+                        required.push(json!(v.name));
+                    }
+                    props.insert(v.name.clone(), s);
+                }
+                None => {}
+            }
+        }
+        json!({"type": "object", "properties": props, "required": required})
+    }
+
+    /// The property schema of a var and whether it is required; `None` (noted) when its type cannot be read.
+    fn field(&mut self, v: &Var, module: &str, at: &str) -> Option<(J, bool)> {
+        let t = match parse(&v.ty) {
+            Ok(t) => t,
+            Err(m) => {
+                self.note(at, format!("type {:?}: {m}; field left out", v.ty));
+                return None;
+            }
+        };
+        let mut s = match self.schema(&t, module, at) {
+            Ok(s) => s,
+            Err(m) => {
+                self.note(at, format!("type {:?}: {m}; field left out", v.ty));
+                return None;
+            }
+        };
+        if !v.comment.is_empty() {
+            s["description"] = json!(v.comment);
+        }
+        if t.nullable {
+            return Some((s, false));
+        }
+        // Luban's empty cell of a scalar is its zero value: 0, false, "".
+        if s.get("default").is_none() {
+            match s["type"].as_str() {
+                Some("integer") => s["default"] = json!(0),
+                Some("number") => s["default"] = json!(0),
+                Some("boolean") => s["default"] = json!(false),
+                Some("string") if s.get("format").is_none() => s["default"] = json!(""),
+                _ => {}
+            }
+        }
+        Some((s, true))
+    }
+
+    /// `$defs` of a bean: a record, or (with children) a union of its leaves told apart by `$type`.
+    fn bean_def(&mut self, b: &BeanDef) {
+        let at = format!("bean {}", b.full);
+        if let Some(a) = &b.alias {
+            self.note(&at, format!("alias={a}: cells must name the kind {} (aliases of polymorphic kinds are not read)", name_of(&b.full)));
+        }
+        let mut d = if self.children.contains_key(&b.full) {
+            let mut branches = vec![];
+            for leaf in self.leaves(&b.full) {
+                let mut o = self.object(&leaf, &format!("bean {leaf}"));
+                let props = o["properties"].as_object_mut().expect("object");
+                let mut with_type = Map::new();
+                with_type.insert("$type".into(), json!({"const": name_of(&leaf)}));
+                with_type.extend(std::mem::take(props));
+                o["properties"] = J::Object(with_type);
+                o["required"].as_array_mut().expect("array").insert(0, json!("$type"));
+                branches.push(o);
+            }
+            json!({"oneOf": branches, "x-gentable-discriminator": "$type"})
+        } else {
+            self.object(&b.full, &at)
+        };
+        if let Some(sep) = &b.sep {
+            d["x-gentable-separator"] = json!(sep);
+        }
+        if !b.comment.is_empty() {
+            d["description"] = json!(b.comment);
+        }
+        self.defs.insert(self.keys[&b.full].clone(), d);
+    }
+}
+
+/// `[a, b]`, `(a, b]`, `[a,]`: bounds into `lo`/`hi` keywords (exclusive ends as `exclusive…`, or ±1 for
+/// item counts).
+fn range(s: &mut J, v: &str, lo: &str, hi: &str, at: &str, ctx: &mut Ctx) -> Result<(), String> {
+    let v = v.trim();
+    let (Some(open), Some(close)) = (v.chars().next(), v.chars().last()) else {
+        return Err(format!("range {v:?} is empty"));
+    };
+    if !"[(".contains(open) || !"])".contains(close) {
+        ctx.note(at, format!("range {v}: not [a, b] / (a, b); not checked"));
+        return Ok(());
+    }
+    let inner = &v[1..v.len() - 1];
+    let (a, b) = inner.split_once(',').unwrap_or((inner, ""));
+    let num = |x: &str| -> Option<J> {
+        let x = x.trim();
+        x.parse::<i64>().map(J::from).ok().or_else(|| x.parse::<f64>().ok().map(J::from))
+    };
+    let counts = lo == "minItems";
+    if let Some(n) = num(a) {
+        if open == '(' {
+            if counts {
+                s[lo] = json!(n.as_i64().unwrap_or(0) + 1);
+            } else {
+                s["exclusiveMinimum"] = n;
+            }
+        } else {
+            s[lo] = n;
+        }
+    }
+    if let Some(n) = num(b) {
+        if close == ')' {
+            if counts {
+                s[hi] = json!(n.as_i64().unwrap_or(0) - 1);
+            } else {
+                s["exclusiveMaximum"] = n;
+            }
+        } else {
+            s[hi] = n;
+        }
+    }
+    Ok(())
+}
+
+fn regex_escape(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| {
+            if "\\.+*?()|[]{}^$".contains(c) {
+                vec!['\\', c]
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}
+
+/// An enum item value: an integer (decimal or `0x` hex) or a `|` of earlier items.
+fn parse_value(v: &str, by_name: &BTreeMap<&str, i64>) -> Option<i64> {
+    let v = v.trim();
+    if let Some(h) = v.strip_prefix("0x") {
+        return i64::from_str_radix(h, 16).ok();
+    }
+    if let Ok(n) = v.parse() {
+        return Some(n);
+    }
+    v.split('|')
+        .map(|p| by_name.get(p.trim()).copied())
+        .try_fold(0i64, |acc, x| x.map(|x| acc | x))
+}
+
+/// The header of a sheet that defines its bean (`readSchemaFromFile`, auto-import): the `##var` (or `##`)
+/// names, `##type` types and `##group` groups, by column.
+struct SheetHeader {
+    marker: String,
+    vars: Vec<Var>,
+    /// Columns that Luban reads through a second `##var` row (multi-level titles): `(name, why)`.
+    skipped: Vec<(String, String)>,
+}
+
+fn sheet_header(t: &crate::read::raw::RawTable, need_types: bool) -> Result<SheetHeader, Diagnostic> {
+    let marker_of = |r: &crate::read::raw::RawRow| r.cells.first().map(|c| c.text().trim().to_string()).unwrap_or_default();
+    let place = |row: usize, col: Option<usize>| Place {
+        file: t.file.clone(),
+        sheet: t.sheet.clone(),
+        row,
+        col,
+    };
+    let Some(names) = t.rows.iter().find(|r| marker_of(r).starts_with("##")) else {
+        return Err(error(&place(1, Some(0)), "the sheet has no ##var row (Luban's row of field names)"));
+    };
+    let marker = marker_of(names);
+    if marker.starts_with("##column") {
+        return Err(error(&place(names.row, Some(0)), "column-mode sheets (##column) are not read by the importer"));
+    }
+    let types = t.rows.iter().find(|r| marker_of(r) == "##type");
+    let groups = t.rows.iter().find(|r| marker_of(r) == "##group");
+    let subs = t.rows.iter().filter(|r| marker_of(r) == "##var").nth(if marker == "##var" { 1 } else { 0 });
+    let mut out = SheetHeader { marker, vars: vec![], skipped: vec![] };
+    if !need_types {
+        return Ok(out);
+    }
+    let Some(types) = types else {
+        return Err(error(&place(names.row, Some(0)), "the sheet defines its fields but has no ##type row"));
+    };
+    for (c, cell) in names.cells.iter().enumerate().skip(1) {
+        let raw = cell.text().trim().to_string();
+        if raw.is_empty() || raw.starts_with('#') {
+            continue;
+        }
+        let (name, opts) = match raw.split_once('#') {
+            Some((n, o)) => (n.trim().to_string(), Some(o.to_string())),
+            None => (raw.clone(), None),
+        };
+        let ty = types.cells.get(c).map(|x| x.text().trim().to_string()).unwrap_or_default();
+        if name.contains('@') || name == "__type__" {
+            out.skipped.push((name.clone(), if name == "__type__" { "a `__type__` column (polymorphic rows): not read".into() } else { "a field variant (`name@en`): not read".into() }));
+            continue;
+        }
+        if ty.is_empty() {
+            return Err(error(&place(types.row, Some(c)), format!("field {name:?} has no type in the ##type row")));
+        }
+        if let Err(m) = parse(&ty) {
+            return Err(error(&place(types.row, Some(c)), format!("bad type {ty:?} of field {name:?}: {m}")));
+        }
+        let sub = subs.and_then(|s| s.cells.get(c)).map(|x| x.text().trim().to_string()).unwrap_or_default();
+        let merged = t.merges.iter().any(|m| m.rows.0 == names.row && m.cols.0 == c && m.cols.1 > c);
+        if name.starts_with('*') {
+            out.skipped.push((name.trim_start_matches('*').to_string(), "multi-row record (`*field` over several rows): not read".into()));
+            continue;
+        }
+        if !sub.is_empty() && !matches!(ty.split([',', '#']).next(), Some("list" | "array" | "set")) {
+            out.skipped.push((name.clone(), format!("multi-level title (sub-columns named in a second ##var row, {sub:?} …) : not read")));
+            continue;
+        }
+        if merged && !matches!(parse(&ty).map(|t| t.name), Ok(n) if n == "list" || n == "array" || n == "set") {
+            out.skipped.push((name.clone(), "a bean or map spread over merged columns: not read (write it in one cell)".into()));
+            continue;
+        }
+        let ty = match opts {
+            Some(o) => format!("{ty}#{o}"),
+            None => ty,
+        };
+        let group = groups
+            .and_then(|g| g.cells.get(c))
+            .map(|x| x.text())
+            .unwrap_or_default()
+            .split(',')
+            .map(|x| x.trim().to_string())
+            .filter(|x| !x.is_empty())
+            .collect();
+        out.vars.push(Var {
+            name,
+            ty,
+            group,
+            comment: String::new(),
+            unmapped: vec![],
+            place: place(names.row, Some(c)),
+        });
+    }
+    Ok(out)
+}
+
+/// An input of a table: the data file (relative to the data folder) and the sheet, if one is named.
+struct Input {
+    file: String,
+    sheet: Option<String>,
+}
+
+const READABLE: &[&str] = &["xlsx", "xlsm", "xls", "csv"];
+
+/// Turn the read Luban project into gentable files. `data_abs` is Luban's data folder, `rel_data` the same
+/// seen from the gentable project folder.
+pub fn map(
+    l: &Luban,
+    luban_root: &Path,
+    rel_data: &str,
+    project_name: &str,
+    opts: &Options,
+    diags: &mut Vec<Diagnostic>,
+) -> Imported {
+    let data_abs = luban_root.join(&l.data_dir);
+    let mut ctx = Ctx {
+        l,
+        opts,
+        keys: BTreeMap::new(),
+        children: BTreeMap::new(),
+        table_names: BTreeMap::new(),
+        unmapped: vec![],
+        defs: Map::new(),
+    };
+    // Beans defined by their sheets: `readSchemaFromFile` tables and auto-import workbooks.
+    let mut sheet_beans: Vec<BeanDef> = vec![];
+    let mut headers: BTreeMap<String, String> = BTreeMap::new();
+    let mut skipped_tables: BTreeSet<String> = BTreeSet::new();
+    let mut inputs: BTreeMap<String, Vec<Input>> = BTreeMap::new();
+    for t in &l.tables {
+        let at = format!("table {}", t.full);
+        let mut ins = vec![];
+        for raw in &t.input {
+            let raw = raw.trim_start_matches('*');
+            let (sheet, file) = match raw.split_once('@') {
+                Some((s, f)) => (Some(s.to_string()), f.to_string()),
+                None => (None, raw.to_string()),
+            };
+            let abs = data_abs.join(&file);
+            if abs.is_dir() {
+                let mut found = vec![];
+                let mut others = vec![];
+                let mut stack = vec![(abs.clone(), file.clone())];
+                while let Some((d, rel)) = stack.pop() {
+                    for e in std::fs::read_dir(&d).into_iter().flatten().filter_map(Result::ok) {
+                        let n = e.file_name().to_string_lossy().to_string();
+                        let r = format!("{rel}/{n}");
+                        if e.path().is_dir() {
+                            stack.push((e.path(), r));
+                        } else if READABLE.iter().any(|x| n.to_ascii_lowercase().ends_with(&format!(".{x}"))) && !n.starts_with("~$") {
+                            found.push(r);
+                        } else {
+                            others.push(n);
+                        }
+                    }
+                }
+                found.sort();
+                others.sort();
+                if !others.is_empty() {
+                    ctx.note(&at, format!("input {file}/: Luban also reads {} (JSON/Lua/XML/YAML data); gentable reads only spreadsheets, so those rows are missing", others.join(", ")));
+                }
+                ins.extend(found.into_iter().map(|f| Input { file: f, sheet: sheet.clone() }));
+            } else if !READABLE.iter().any(|x| file.to_ascii_lowercase().ends_with(&format!(".{x}"))) {
+                ctx.note(&at, format!("input {raw}: Luban's {} data sources are not read by gentable", file.rsplit('.').next().unwrap_or("")));
+            } else if !abs.is_file() {
+                diags.push(error(&t.place, format!("table {} reads {file:?}, which does not exist under {}", t.full, l.data_dir)));
+            } else {
+                ins.push(Input { file, sheet });
+            }
+        }
+        if ins.is_empty() {
+            ctx.note(&at, "no spreadsheet input: table left out");
+            skipped_tables.insert(t.full.clone());
+            continue;
+        }
+        // The first sheet tells the header marker (and, for readSchemaFromFile, the fields).
+        let first = &ins[0];
+        if first.file.to_ascii_lowercase().ends_with(".csv") {
+            ctx.note(&at, "CSV inputs: Luban detects each file's encoding (ANSI, Big5, GB2312…); gentable reads UTF-8 unless [tables.X] encoding says otherwise, and the header is taken from the first ##var row");
+            headers.insert(t.full.clone(), "##var".into());
+            inputs.insert(t.full.clone(), ins);
+            continue;
+        }
+        let sheets = read_sheets(&data_abs.join(&first.file), &format!("{}/{}", l.data_dir, first.file), diags);
+        let sheet = sheets.iter().find(|s| first.sheet.is_none() || s.sheet == first.sheet);
+        let Some(sheet) = sheet else {
+            diags.push(error(&t.place, format!("table {} reads sheet {:?} of {}, which has no such sheet", t.full, first.sheet.as_deref().unwrap_or(""), first.file)));
+            skipped_tables.insert(t.full.clone());
+            continue;
+        };
+        match sheet_header(sheet, t.schema_from_file) {
+            Ok(h) => {
+                headers.insert(t.full.clone(), h.marker.clone());
+                if t.schema_from_file {
+                    for (n, why) in &h.skipped {
+                        ctx.note(&format!("{}.{n}", t.full), why.clone());
+                    }
+                    let full = if t.value.contains('.') { t.value.clone() } else { join(module_of(&t.full), &t.value) };
+                    sheet_beans.push(BeanDef {
+                        full,
+                        parent: None,
+                        sep: None,
+                        alias: None,
+                        vars: h.vars,
+                        comment: t.comment.clone(),
+                        place: t.place.clone(),
+                    });
+                }
+            }
+            Err(d) => {
+                if d.message.contains("##column") {
+                    ctx.note(&at, "column-mode sheet (##column: one field per row, value in column D): not read by the importer; table left out");
+                } else {
+                    diags.push(d);
+                }
+                skipped_tables.insert(t.full.clone());
+                continue;
+            }
+        }
+        inputs.insert(t.full.clone(), ins);
+    }
+    let mut beans: Vec<BeanDef> = l.beans.clone();
+    beans.extend(sheet_beans);
+    let all = Luban { beans, ..l.clone() };
+    let l = &all;
+    ctx.l = l;
+    // `$defs` keys: the bare name when unique, else module_Name.
+    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+    for n in l.beans.iter().map(|b| &b.full).chain(l.enums.iter().map(|e| &e.full)) {
+        *count.entry(name_of(n)).or_default() += 1;
+    }
+    for n in l.beans.iter().map(|b| &b.full).chain(l.enums.iter().map(|e| &e.full)) {
+        let key = if count[name_of(n)] > 1 { n.replace('.', "_") } else { name_of(n).to_string() };
+        ctx.keys.insert(n.clone(), key);
+    }
+    for b in &l.beans {
+        if let Some(p) = &b.parent {
+            if let Some(pf) = ctx.resolve(p, module_of(&b.full)) {
+                ctx.children.entry(pf).or_default().push(b.full.clone());
+            } else {
+                diags.push(error(&b.place, format!("bean {} names the parent {p:?}, which is not a bean", b.full)));
+            }
+        }
+    }
+    // Table names: Luban's name without the module, or module_Name when two modules share it.
+    let mut tcount: BTreeMap<&str, usize> = BTreeMap::new();
+    for t in l.tables.iter().filter(|t| !skipped_tables.contains(&t.full)) {
+        *tcount.entry(name_of(&t.full)).or_default() += 1;
+    }
+    for t in l.tables.iter().filter(|t| !skipped_tables.contains(&t.full)) {
+        let n = if tcount[name_of(&t.full)] > 1 { t.full.replace('.', "_") } else { name_of(&t.full).to_string() };
+        ctx.table_names.insert(t.full.clone(), n);
+    }
+    for e in &l.enums {
+        ctx.enum_def(e);
+    }
+    for b in &l.beans {
+        ctx.bean_def(b);
+    }
+    for c in &l.constaliases {
+        ctx.note(&format!("constalias {c}"), "cells naming a constalias are not resolved (write the value)");
+    }
+    // Tables.
+    let mut files: Vec<(String, String)> = vec![];
+    let mut tables = vec![];
+    let mut toml_tables = String::new();
+    let mut used: BTreeMap<String, usize> = BTreeMap::new();
+    for ins in inputs.values() {
+        for i in ins {
+            *used.entry(format!("{}@{}", i.sheet.as_deref().unwrap_or("*"), i.file)).or_default() += 1;
+        }
+    }
+    for t in l.tables.iter().filter(|t| inputs.contains_key(&t.full)) {
+        let name = ctx.table_names[&t.full].clone();
+        let at = t.full.clone();
+        let module = module_of(&t.full).to_string();
+        let Some(bean) = ctx.resolve(&t.value, &module) else {
+            diags.push(error(&t.place, format!("table {} has the value type {:?}, which is not a bean", t.full, t.value)));
+            continue;
+        };
+        if ctx.children.contains_key(&bean) {
+            ctx.note(&format!("table {at}"), format!("rows of the polymorphic bean {bean} (a $type column per row) are not supported: table left out"));
+            continue;
+        }
+        let mut row = ctx.object(&bean, &at);
+        // Row fields may carry export groups.
+        for (v, _) in ctx.vars(&bean) {
+            if !v.group.is_empty() {
+                ctx.unmapped.retain(|(w, m)| !(w == &format!("{at}.{}", v.name) && m.starts_with("group=")));
+                if let Some(p) = row["properties"].get_mut(&v.name) {
+                    p["x-gentable-groups"] = json!(v.group);
+                }
+            }
+        }
+        let fields: Vec<String> = row["properties"].as_object().map(|p| p.keys().cloned().collect()).unwrap_or_default();
+        let obj = row.as_object_mut().expect("object");
+        let mut schema = Map::new();
+        schema.insert("$schema".into(), json!("https://json-schema.org/draft/2020-12/schema"));
+        schema.insert("$comment".into(), json!(MARKER));
+        schema.insert("title".into(), json!(name));
+        if !t.comment.is_empty() {
+            schema.insert("description".into(), json!(t.comment));
+        }
+        schema.insert("x-gentable-luban".into(), json!(t.full));
+        schema.extend(std::mem::take(obj));
+        match t.mode.as_str() {
+            "one" | "singleton" => {
+                schema.insert("x-gentable-mode".into(), json!("one"));
+            }
+            "list" => {
+                schema.insert("x-gentable-mode".into(), json!("list"));
+                if !t.index.is_empty() {
+                    let keys: Vec<J> = if t.index.contains('+') || t.index.contains('&') {
+                        vec![json!(t.index.split(['+', '&']).map(str::trim).collect::<Vec<_>>())]
+                    } else {
+                        t.index.split([',', '|']).map(|k| json!([k.trim()])).collect()
+                    };
+                    schema.insert("x-gentable-unique".into(), J::Array(keys));
+                }
+            }
+            _ => {
+                let pk = if t.index.is_empty() { fields.first().cloned().unwrap_or_default() } else { t.index.clone() };
+                if !fields.contains(&pk) {
+                    diags.push(error(&t.place, format!("table {} has the index {pk:?}, which is not a field of {bean}", t.full)));
+                    continue;
+                }
+                schema.insert("x-gentable-primaryKey".into(), json!(pk));
+            }
+        }
+        if !t.group.is_empty() {
+            schema.insert("x-gentable-groups".into(), json!(t.group));
+        }
+        let text = serde_json::to_string_pretty(&J::Object(schema)).expect("json") + "\n";
+        files.push((format!("schema/{name}.schema.json"), text));
+        // gentable.toml section.
+        let ins = &inputs[&t.full];
+        let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
+        let fs: BTreeSet<String> = ins.iter().map(|i| globset_escape(&i.file)).collect();
+        let sheets: BTreeSet<String> = ins.iter().filter_map(|i| i.sheet.clone()).collect();
+        if !sheets.is_empty() && ins.iter().any(|i| i.sheet.is_none()) {
+            ctx.note(&format!("table {at}"), "inputs mix whole workbooks and single sheets: every sheet of the workbooks is read");
+        }
+        let shared = ins.iter().any(|i| used[&format!("{}@{}", i.sheet.as_deref().unwrap_or("*"), i.file)] > 1)
+            || ins.iter().any(|i| inputs.iter().any(|(o, x)| o != &t.full && x.iter().any(|y| y.file == i.file)));
+        toml_tables.push_str(&format!("\n[tables.{name}]\n"));
+        toml_tables.push_str(&format!("files = [{}]\n", fs.iter().map(|f| quote(f)).collect::<Vec<_>>().join(", ")));
+        if !sheets.is_empty() && ins.iter().all(|i| i.sheet.is_some()) {
+            toml_tables.push_str(&format!("sheets = [{}]\n", sheets.iter().map(|s| quote(&globset_escape(s))).collect::<Vec<_>>().join(", ")));
+        }
+        toml_tables.push_str(&format!(
+            "first_column = \"B\"\nmarker_column = \"A\"\nheader_marker = {}\ncell_dialect = \"luban\"\nnull_text = \"null\"\n",
+            quote(headers.get(&t.full).map(String::as_str).unwrap_or("##var"))
+        ));
+        if t.mode != "one" && t.mode != "list" {
+            toml_tables.push_str("order = \"source\"\n");
+        }
+        if shared {
+            toml_tables.push_str("shared_sources = true\n");
+        }
+        tables.push(ImportedTable {
+            name: name.clone(),
+            luban: t.full.clone(),
+            luban_json: format!("{}.json", t.full.replace('.', "_").to_lowercase()),
+        });
+    }
+    let mut defs = Map::new();
+    defs.insert("$schema".into(), json!("https://json-schema.org/draft/2020-12/schema"));
+    defs.insert("$comment".into(), json!(MARKER));
+    defs.insert("$defs".into(), J::Object(std::mem::take(&mut ctx.defs)));
+    files.push(("schema/luban.schema.json".into(), serde_json::to_string_pretty(&J::Object(defs)).expect("json") + "\n"));
+    // gentable.toml.
+    let group_names: Vec<String> = l.groups.iter().flat_map(|(n, _)| n.clone()).collect();
+    let target = |n: &str| l.targets.iter().find(|t| t.name == n).map(|t| t.groups.clone());
+    let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
+    let list = |v: &[String]| format!("[{}]", v.iter().map(|s| quote(s)).collect::<Vec<_>>().join(", "));
+    let mut toml = format!(
+        "# {MARKER}.\n# Luban project: {project_name}. Targets: rust = `all`, csharp = `client`, typescript = `server`.\n[project]\nname = {}\ntables = [{}]\nschemas = \"schema\"\ngenerated = \"generated\"\nselected_only = true\n",
+        quote(project_name),
+        quote(rel_data)
+    );
+    if !group_names.is_empty() {
+        toml.push_str(&format!("\n[groups]\nnames = {}\n", list(&group_names)));
+    }
+    let crate_name: String = project_name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+        .collect();
+    let crate_name = format!("{}_tables", crate_name.trim_matches('_'));
+    let crate_name = if crate_name.starts_with(|c: char| c.is_ascii_lowercase()) { crate_name } else { format!("luban{crate_name}") };
+    toml.push_str(&format!("\n[rust]\ncrate_name = {}\n", quote(&crate_name)));
+    if let Some(g) = target("all") {
+        toml.push_str(&format!("groups = {}\n", list(&g)));
+    }
+    toml.push_str("\n[csharp]\nnamespace = \"cfg\"\n");
+    if let Some(g) = target("client") {
+        toml.push_str(&format!("groups = {}\n", list(&g)));
+    }
+    if let Some(g) = target("server") {
+        toml.push_str(&format!("\n[typescript]\ngroups = {}\n", list(&g)));
+    }
+    toml.push_str(&toml_tables);
+    files.push(("gentable.toml".into(), toml));
+    files.sort();
+    Imported {
+        files,
+        unmapped: ctx.unmapped,
+        tables,
+    }
+}
+
+/// A literal path or sheet name as a globset pattern (`*?[]{}` and `\` escaped).
+fn globset_escape(s: &str) -> String {
+    s.chars()
+        .flat_map(|c| if "*?[]{}\\".contains(c) { vec!['[', c, ']'] } else { vec![c] })
+        .collect()
+}

@@ -1,0 +1,137 @@
+//! **import/luban/** owns `gentable import luban <luban.conf>`: a Luban project → a gentable project
+//! (docs/migrating-from-luban.md). It reads luban.conf, `Defines/*.xml`, the `__tables__`/`__beans__`/
+//! `__enums__` workbooks, the auto-import `#*.xlsx` workbooks and every table's header rows
+//! ([`defs`], [`types`]), maps them ([`map`]) and never writes to the Luban project.
+//!
+//! It may use the base modules, `read/` (to see the workbooks' cells as the build will) and `schema/`'s
+//! helpers; no stage imports it.
+
+pub mod defs;
+pub mod map;
+pub mod model;
+pub mod types;
+
+use crate::diag::Diagnostic;
+use std::path::Path;
+
+/// Import the Luban project of `conf` for a gentable project in `project_dir` (which only names the path
+/// from there to Luban's data folder; nothing is written here). Errors: every GT0601 diagnostic.
+pub fn import(
+    conf: &Path,
+    project_dir: &Path,
+    opts: &map::Options,
+) -> Result<map::Imported, Vec<Diagnostic>> {
+    let mut diags = vec![];
+    let l = defs::read(conf, &mut diags);
+    if !diags.is_empty() {
+        return Err(diags);
+    }
+    let root = conf.parent().unwrap_or(Path::new("."));
+    let data = root.join(&l.data_dir);
+    let rel = relative(project_dir, &data);
+    let name = std::fs::canonicalize(root)
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().to_string()))
+        .unwrap_or_else(|| "Luban".into());
+    let out = map::map(&l, root, &rel, &name, opts, &mut diags);
+    if diags.is_empty() {
+        Ok(out)
+    } else {
+        Err(diags)
+    }
+}
+
+/// `gentable import luban <conf> --out <dir> [--check]`: import, write (or with `check` only list) the
+/// changes, then list what could not be mapped, per table and field.
+pub fn command(conf: &Path, out: &Path, check: bool, time_zone: &str) -> super::write::Report {
+    use super::write::{Change, Report};
+    let opts = map::Options {
+        time_zone: time_zone.to_string(),
+    };
+    if crate::schema::parse_offset(time_zone).is_none() {
+        return Report {
+            stderr: format!("error: --time-zone must be a fixed offset like +08:00 or UTC, not {time_zone:?}\n"),
+            exit_code: 2,
+            ..Report::default()
+        };
+    }
+    let imported = match import(conf, out, &opts) {
+        Ok(i) => i,
+        Err(d) => return Report::failed(d),
+    };
+    let changes = match super::write::write(out, &imported.files, Some(map::MARKER), check) {
+        Ok(c) => c,
+        Err(e) => {
+            return Report {
+                stderr: format!("error: {e}\n"),
+                exit_code: 2,
+                ..Report::default()
+            }
+        }
+    };
+    let mut stdout = String::new();
+    for c in &changes {
+        stdout.push_str(&format!("{}{c}\n", if check { "would " } else { "" }));
+    }
+    stdout.push_str(&format!(
+        "{} tables imported from {} into {}{}\n",
+        imported.tables.len(),
+        conf.display(),
+        out.display(),
+        match (check, changes.is_empty()) {
+            (_, true) => " (up to date)",
+            (true, false) => " (out of date: re-run without --check)",
+            (false, false) => "",
+        }
+    ));
+    if !imported.unmapped.is_empty() {
+        stdout.push_str(&format!("\nNot mapped ({}):\n", imported.unmapped.len()));
+        for (at, why) in &imported.unmapped {
+            stdout.push_str(&format!("  {at}: {why}\n"));
+        }
+    }
+    let stale = check && changes.iter().any(|c| !matches!(c, Change::Remove(_)) || check);
+    let mut stderr = String::new();
+    if check && !changes.is_empty() {
+        stderr.push_str(&format!(
+            "error[{}]: re-importing would change {} file(s) of {}\n",
+            crate::diag::Code::StaleImport,
+            changes.len(),
+            out.display()
+        ));
+    }
+    Report {
+        stdout,
+        stderr,
+        exit_code: if stale && !changes.is_empty() { 1 } else { 0 },
+    }
+}
+
+/// `to` as seen from `from` (both made absolute), `/`-separated; absolute when they share no root.
+pub fn relative(from: &Path, to: &Path) -> String {
+    let abs = |p: &Path| {
+        std::fs::canonicalize(p).unwrap_or_else(|_| {
+            std::env::current_dir()
+                .map(|d| d.join(p))
+                .unwrap_or_else(|_| p.to_path_buf())
+        })
+    };
+    let (f, t) = (abs(from), abs(to));
+    let fc: Vec<_> = f.components().collect();
+    let tc: Vec<_> = t.components().collect();
+    let common = fc.iter().zip(&tc).take_while(|(a, b)| a == b).count();
+    if common == 0 {
+        return t.to_string_lossy().replace('\\', "/");
+    }
+    let mut parts: Vec<String> = vec!["..".into(); fc.len() - common];
+    parts.extend(
+        tc[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().to_string()),
+    );
+    if parts.is_empty() {
+        ".".into()
+    } else {
+        parts.join("/")
+    }
+}

@@ -1,0 +1,8 @@
+//! **import/** owns what brings tables into gentable from elsewhere: `gentable import luban` ([`luban`]),
+//! `gentable init` and `gentable infer` ([`infer`]), and writing their files ([`write`]). It is beside the
+//! pipeline: it may use the base modules, `read/` and `schema/`; no stage imports it (tests/architecture.rs).
+
+pub mod cli;
+pub mod infer;
+pub mod luban;
+pub mod write;
