@@ -1,7 +1,243 @@
-//! `gentable init` and `gentable infer` (placeholder).
-use super::write::Report;
+//! `gentable init` (a new project: gentable.toml, one example table and its schema) and `gentable infer
+//! FILE` (a JSON Schema guessed from a header row and data), for teams coming from
+//! UnityGameFramework, ET, tabtoy or plain CSV (docs/conventions.md §7).
+//!
+//! Inference per column, over every non-empty data cell: all `true`/`false` → boolean; all integers →
+//! integer; all numbers → number; else string, or a string enum when a column of at least 4 rows has at
+//! most 8 distinct values that each repeat; the primary key is the first column whose values are unique
+//! and non-empty (integers or strings). The guess is a starting point: review it.
+
+use super::write::{write, Report};
+use crate::read::raw::{RawCell, RawTable};
+use serde_json::{json, Map, Value as J};
 use std::path::Path;
-/// Placeholder.
-pub fn init(_dir: &Path) -> Report { Report::default() }
-/// Placeholder.
-pub fn command(_f: &Path, _s: Option<&str>) -> Report { Report::default() }
+
+const EXAMPLE_CSV: &str =
+    "Id,Name,Price,Tradable\n1,Sword,120,true\n2,Shield,80,false\n3,Potion,5,true\n";
+
+/// `gentable init DIR`: write a new project that builds (`gentable build` in DIR), without replacing any
+/// existing file.
+pub fn init(dir: &Path) -> Report {
+    if dir.join("gentable.toml").exists() {
+        return Report {
+            stderr: format!(
+                "error: {} already has a gentable.toml; nothing was written\n",
+                dir.display()
+            ),
+            exit_code: 2,
+            ..Report::default()
+        };
+    }
+    let name = std::fs::canonicalize(dir)
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().to_string()))
+        .unwrap_or_else(|| "Project".into());
+    let toml = format!(
+        "[project]\nname = {}\ntables = [\"Table\"]\nschemas = \"schema\"\ngenerated = \"generated\"\n\n[rust]\ncrate_name = \"tables\"\n\n[csharp]\nnamespace = \"GameConfig\"\n",
+        toml::Value::String(name)
+    );
+    let table = match read_csv(EXAMPLE_CSV.as_bytes()) {
+        Some(t) => t,
+        None => {
+            return Report {
+                stderr: "error: the example table does not parse\n".into(),
+                exit_code: 2,
+                ..Report::default()
+            }
+        }
+    };
+    let schema = schema_of(&table, "Item");
+    let files = vec![
+        ("gentable.toml".to_string(), toml),
+        ("Table/Item.csv".to_string(), EXAMPLE_CSV.to_string()),
+        (
+            "schema/Item.schema.json".to_string(),
+            serde_json::to_string_pretty(&schema).expect("json") + "\n",
+        ),
+    ];
+    match write(dir, &files, None, false) {
+        Ok(changes) => Report {
+            stdout: changes.iter().map(|c| format!("{c}\n")).collect::<String>()
+                + "next: gentable build -c gentable.toml (in that folder)\n",
+            ..Report::default()
+        },
+        Err(e) => Report {
+            stderr: format!("error: {e}\n"),
+            exit_code: 2,
+            ..Report::default()
+        },
+    }
+}
+
+/// `gentable infer FILE [--sheet NAME]`: print the guessed schema of a CSV file or a worksheet.
+pub fn command(file: &Path, sheet: Option<&str>) -> Report {
+    let fail = |m: String| Report {
+        stderr: format!("error: {m}\n"),
+        exit_code: 2,
+        ..Report::default()
+    };
+    let ext = file
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let name = file
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("Table")
+        .to_string();
+    let table = if crate::read::discover::WORKBOOK_EXT.contains(&ext.as_str()) {
+        let src = crate::read::discover::SourceFile {
+            path: file.to_path_buf(),
+            rel: file.to_string_lossy().to_string(),
+            rel_in_folder: file.to_string_lossy().to_string(),
+        };
+        let mut diags = vec![];
+        let sheets = crate::read::workbook::read_workbook(&src, None, &mut diags);
+        if let Some(d) = diags.first() {
+            return fail(d.message.clone());
+        }
+        match sheets
+            .into_iter()
+            .find(|t| sheet.is_none() || t.sheet.as_deref() == sheet)
+        {
+            Some(t) => t,
+            None => {
+                return fail(format!(
+                    "{} has no sheet {:?}",
+                    file.display(),
+                    sheet.unwrap_or("")
+                ))
+            }
+        }
+    } else {
+        let bytes = match std::fs::read(file) {
+            Ok(b) => b,
+            Err(e) => return fail(format!("cannot read {}: {e}", file.display())),
+        };
+        match read_csv(&bytes) {
+            Some(t) => t,
+            None => return fail(format!("{} is not UTF-8 CSV", file.display())),
+        }
+    };
+    let title = table.sheet.clone().unwrap_or(name);
+    Report {
+        stdout: serde_json::to_string_pretty(&schema_of(&table, &title)).expect("json") + "\n",
+        ..Report::default()
+    }
+}
+
+/// A UTF-8 (or UTF-16 with BOM) CSV text as a raw table; `None` when it does not decode.
+fn read_csv(bytes: &[u8]) -> Option<RawTable> {
+    let mut diags = vec![];
+    let t = crate::read::csv::read_csv_bytes("Table", "table.csv", bytes, None, b',', &mut diags);
+    diags.is_empty().then_some(t)
+}
+
+/// The guessed schema of a table whose first non-blank row is the header.
+pub fn schema_of(t: &RawTable, title: &str) -> J {
+    let mut rows = t
+        .rows
+        .iter()
+        .filter(|r| !r.cells.iter().all(RawCell::is_blank));
+    let Some(header) = rows.next() else {
+        return json!({"type": "object", "title": title, "properties": {}});
+    };
+    let data: Vec<_> = rows.collect();
+    let mut props = Map::new();
+    let mut required = vec![];
+    let mut key = None;
+    for (c, h) in header.cells.iter().enumerate() {
+        let h = h.text().trim().to_string();
+        if h.is_empty() || h.starts_with('#') {
+            continue;
+        }
+        let cells: Vec<String> = data
+            .iter()
+            .map(|r| {
+                r.cells
+                    .get(c)
+                    .map(RawCell::text)
+                    .unwrap_or_default()
+                    .trim()
+                    .to_string()
+            })
+            .collect();
+        let filled: Vec<&String> = cells.iter().filter(|x| !x.is_empty()).collect();
+        let all = |f: &dyn Fn(&str) -> bool| !filled.is_empty() && filled.iter().all(|x| f(x));
+        let mut distinct: Vec<&String> = filled.clone();
+        distinct.sort();
+        distinct.dedup();
+        let s = if all(&|x| matches!(x.to_ascii_lowercase().as_str(), "true" | "false")) {
+            json!({"type": "boolean"})
+        } else if all(&|x| x.parse::<i64>().is_ok()) {
+            json!({"type": "integer"})
+        } else if all(&|x| x.parse::<f64>().is_ok_and(f64::is_finite)) {
+            json!({"type": "number"})
+        } else if filled.len() >= 4 && distinct.len() <= 8 && distinct.len() * 2 <= filled.len() {
+            json!({"type": "string", "enum": distinct})
+        } else {
+            json!({"type": "string"})
+        };
+        let unique =
+            filled.len() == cells.len() && distinct.len() == filled.len() && !filled.is_empty();
+        if key.is_none()
+            && unique
+            && matches!(s["type"].as_str(), Some("integer" | "string"))
+            && s.get("enum").is_none()
+        {
+            key = Some(h.clone());
+        }
+        if filled.len() == cells.len() && !cells.is_empty() {
+            required.push(json!(h));
+        }
+        props.insert(h, s);
+    }
+    let mut out = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": title,
+        "type": "object",
+        "properties": props,
+        "required": required,
+    });
+    if let Some(k) = key {
+        out["x-gentable-primaryKey"] = json!(k);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn infers_types_enum_and_key() {
+        let csv = "Id,Name,Kind,Hp,Speed,Boss\n1,狼，灰,Beast,10,1.5,false\n2,熊「大」,Beast,20,2,false\n3,龙,Dragon,300,3.25,true\n4,鼠,Beast,5,4,false\n";
+        let t = read_csv(csv.as_bytes()).unwrap();
+        let s = schema_of(&t, "Monster");
+        assert_eq!(s["x-gentable-primaryKey"], "Id");
+        assert_eq!(s["properties"]["Id"]["type"], "integer");
+        assert_eq!(s["properties"]["Name"]["type"], "string");
+        assert_eq!(s["properties"]["Kind"]["enum"], json!(["Beast", "Dragon"]));
+        assert_eq!(s["properties"]["Speed"]["type"], "number");
+        assert_eq!(s["properties"]["Boss"]["type"], "boolean");
+    }
+
+    #[test]
+    fn init_writes_a_project_that_builds_and_refuses_to_overwrite() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = init(dir.path());
+        assert_eq!(r.exit_code, 0, "{}", r.stderr);
+        let out = crate::build::run(&crate::build::Request {
+            config: dir.path().join("gentable.toml"),
+            action: crate::build::Action::Validate,
+            cache: false,
+            deny_warnings: true,
+            quiet: true,
+            format: crate::diag::render::Format::Human,
+            max_per_kind: 0,
+        });
+        assert_eq!(out.exit_code, 0, "{:?}", out.output);
+        assert_eq!(init(dir.path()).exit_code, 2);
+    }
+}

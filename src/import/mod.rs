@@ -1,5 +1,5 @@
 //! **import/** owns what brings tables into gentable from elsewhere: `gentable import luban` ([`luban`]),
-//! `gentable init` and `gentable infer` ([`infer`]), and writing their files ([`write`]). It is beside the
+//! `gentable init` and `gentable infer` ([`infer`]), and writing their files ([`mod@write`]). It is beside the
 //! pipeline: it may use the base modules, `read/` and `schema/`; no stage imports it (tests/architecture.rs).
 
 pub mod cli;

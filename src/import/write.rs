@@ -99,11 +99,15 @@ impl Report {
     pub fn failed(diags: Vec<crate::diag::Diagnostic>) -> Report {
         let mut d = crate::diag::Diagnostics { items: diags };
         d.sort();
-        let mut stderr: String = crate::diag::render::render(&d, crate::diag::render::Format::Human)
-            .into_iter()
-            .map(|s| s + "\n")
-            .collect();
-        stderr.push_str(&format!("{} error(s); nothing was written\n", d.items.len()));
+        let mut stderr: String =
+            crate::diag::render::render(&d, crate::diag::render::Format::Human)
+                .into_iter()
+                .map(|s| s + "\n")
+                .collect();
+        stderr.push_str(&format!(
+            "{} error(s); nothing was written\n",
+            d.items.len()
+        ));
         Report {
             stdout: String::new(),
             stderr,

@@ -285,7 +285,10 @@ mod tests {
             s.table_of("Both.xlsx", Some("Other"), "Other"),
             Ok(vec!["Other".to_string()])
         );
-        assert_eq!(s.table_of("sub/b.csv", None, "b"), Ok(vec!["Both".to_string()]));
+        assert_eq!(
+            s.table_of("sub/b.csv", None, "b"),
+            Ok(vec!["Both".to_string()])
+        );
         // A source named like a selecting table but not selected is skipped.
         assert_eq!(
             s.table_of("old/ExampleData.csv", None, "ExampleData"),

@@ -423,7 +423,9 @@ pub fn enum_values(v: &J, members: &[String]) -> Result<Vec<i64>, String> {
             return Err(format!("gives no value for member {member:?}"));
         };
         let Some(x) = x.as_i64().filter(|x| i32::try_from(*x).is_ok()) else {
-            return Err(format!("{member:?}: {x} is not an integer between -2147483648 and 2147483647"));
+            return Err(format!(
+                "{member:?}: {x} is not an integer between -2147483648 and 2147483647"
+            ));
         };
         if let Some(i) = out.iter().position(|y| *y == x) {
             return Err(format!(

@@ -100,8 +100,10 @@ pub fn check(project: &mut Project, diags: &mut Vec<Diagnostic>) {
                 };
                 // Stable sort: the first occurrence in source order stays first. `order = "source"` tables
                 // are sorted too (to find duplicates) and put back in source order afterwards.
-                let mut tagged: Vec<(usize, Row)> =
-                    std::mem::take(&mut t.rows).into_iter().enumerate().collect();
+                let mut tagged: Vec<(usize, Row)> = std::mem::take(&mut t.rows)
+                    .into_iter()
+                    .enumerate()
+                    .collect();
                 tagged.sort_by(|a, b| cmp(&a.1, &b.1));
                 let (positions, rows): (Vec<usize>, Vec<Row>) = tagged.into_iter().unzip();
                 t.rows = rows;

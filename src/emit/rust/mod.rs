@@ -679,7 +679,11 @@ impl<'a> Lit<'a> {
             (Type::String, Value::Str(s)) => string_lit(out, s),
             (Type::Enum(n), Value::Enum(m)) => {
                 let e = &self.p.enums[n];
-                let i = e.members.iter().position(|x| x == m).context("enum member")?;
+                let i = e
+                    .members
+                    .iter()
+                    .position(|x| x == m)
+                    .context("enum member")?;
                 let _ = write!(
                     out,
                     "crate::enums::{}::{}",
@@ -1083,7 +1087,14 @@ fn table_file(
                 order.sort_by(|&a, &b| {
                     t.primary_key
                         .iter()
-                        .map(|&i| crate::ir::cmp_key(p, &t.fields[i].ty, &t.rows[a].values[i], &t.rows[b].values[i]))
+                        .map(|&i| {
+                            crate::ir::cmp_key(
+                                p,
+                                &t.fields[i].ty,
+                                &t.rows[a].values[i],
+                                &t.rows[b].values[i],
+                            )
+                        })
                         .find(|o| o.is_ne())
                         .unwrap_or(std::cmp::Ordering::Equal)
                 });
@@ -1369,7 +1380,10 @@ fn enums_file(p: &Project) -> Result<TokenStream> {
         // `x-gentable-enumValues`: explicit discriminants, `value()` and `from_value()`.
         let (repr, decl, values) = match &e.values {
             Some(vs) => {
-                let lits: Vec<Literal> = vs.iter().map(|v| Literal::i32_unsuffixed(*v as i32)).collect();
+                let lits: Vec<Literal> = vs
+                    .iter()
+                    .map(|v| Literal::i32_unsuffixed(*v as i32))
+                    .collect();
                 (
                     quote! { #[repr(i32)] },
                     quote! { #(#[doc = #vdocs] #variants = #lits),* },
@@ -1383,7 +1397,11 @@ fn enums_file(p: &Project) -> Result<TokenStream> {
                     },
                 )
             }
-            None => (quote! {}, quote! { #(#[doc = #vdocs] #variants),* }, quote! {}),
+            None => (
+                quote! {},
+                quote! { #(#[doc = #vdocs] #variants),* },
+                quote! {},
+            ),
         };
         let allow = if e.idents.iter().any(Option::is_some) {
             quote! { #[allow(non_camel_case_types, clippy::upper_case_acronyms)] }

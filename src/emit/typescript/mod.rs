@@ -433,7 +433,9 @@ impl Gen<'_> {
                 has_values: e.values.is_some(),
                 lower: {
                     let mut c = name.chars();
-                    c.next().map(|f| f.to_ascii_lowercase().to_string() + c.as_str()).unwrap_or_default()
+                    c.next()
+                        .map(|f| f.to_ascii_lowercase().to_string() + c.as_str())
+                        .unwrap_or_default()
                 },
                 expected: quoted(&format!(
                     "one of the {} members {}",

@@ -37,7 +37,10 @@ pub fn read(conf: &Path, diags: &mut Vec<Diagnostic>) -> Luban {
     let text = match std::fs::read_to_string(conf) {
         Ok(t) => t,
         Err(e) => {
-            diags.push(error(&whole, format!("cannot read {}: {e}", conf.display())));
+            diags.push(error(
+                &whole,
+                format!("cannot read {}: {e}", conf.display()),
+            ));
             return out;
         }
     };
@@ -59,13 +62,27 @@ pub fn read(conf: &Path, diags: &mut Vec<Diagnostic>) -> Luban {
             })
             .unwrap_or_default()
     };
-    for g in j.get("groups").and_then(|g| g.as_array()).into_iter().flatten() {
+    for g in j
+        .get("groups")
+        .and_then(|g| g.as_array())
+        .into_iter()
+        .flatten()
+    {
         let default = g.get("default").and_then(|d| d.as_bool()).unwrap_or(false);
         out.groups.push((strings(g.get("names")), default));
     }
-    for t in j.get("targets").and_then(|g| g.as_array()).into_iter().flatten() {
+    for t in j
+        .get("targets")
+        .and_then(|g| g.as_array())
+        .into_iter()
+        .flatten()
+    {
         out.targets.push(Target {
-            name: t.get("name").and_then(|n| n.as_str()).unwrap_or_default().into(),
+            name: t
+                .get("name")
+                .and_then(|n| n.as_str())
+                .unwrap_or_default()
+                .into(),
             groups: strings(t.get("groups")),
         });
     }
@@ -74,8 +91,16 @@ pub fn read(conf: &Path, diags: &mut Vec<Diagnostic>) -> Luban {
         .and_then(|d| d.as_str())
         .unwrap_or("Datas")
         .to_string();
-    for f in j.get("schemaFiles").and_then(|g| g.as_array()).into_iter().flatten() {
-        let name = f.get("fileName").and_then(|n| n.as_str()).unwrap_or_default();
+    for f in j
+        .get("schemaFiles")
+        .and_then(|g| g.as_array())
+        .into_iter()
+        .flatten()
+    {
+        let name = f
+            .get("fileName")
+            .and_then(|n| n.as_str())
+            .unwrap_or_default();
         let kind = f.get("type").and_then(|n| n.as_str()).unwrap_or_default();
         let path = root.join(name);
         if path.is_dir() {
@@ -83,12 +108,18 @@ pub fn read(conf: &Path, diags: &mut Vec<Diagnostic>) -> Luban {
                 .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
                 .unwrap_or_default();
             files.sort();
-            for p in files.iter().filter(|p| p.extension().is_some_and(|e| e == "xml")) {
+            for p in files
+                .iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "xml"))
+            {
                 let rel = rel_to(root, p);
                 read_xml(p, &rel, &mut out, diags);
             }
         } else if !path.is_file() {
-            diags.push(error(&whole, format!("schemaFiles names {name:?}, which does not exist")));
+            diags.push(error(
+                &whole,
+                format!("schemaFiles names {name:?}, which does not exist"),
+            ));
         } else if kind.is_empty() || name.ends_with(".xml") {
             read_xml(&path, name, &mut out, diags);
         } else {
@@ -153,7 +184,13 @@ fn read_xml(path: &Path, rel: &str, out: &mut Luban, diags: &mut Vec<Diagnostic>
     };
     let root = doc.root_element();
     if root.tag_name().name() != "module" {
-        return diags.push(error(&place, format!("the root element is <{}>, expected <module>", root.tag_name().name())));
+        return diags.push(error(
+            &place,
+            format!(
+                "the root element is <{}>, expected <module>",
+                root.tag_name().name()
+            ),
+        ));
     }
     module(root, "", rel, &doc, out, diags);
 }
@@ -207,7 +244,10 @@ fn module(
         };
         let Some(name) = attr(c, "name") else {
             if !matches!(c.tag_name().name(), "mapper") {
-                diags.push(error(&place, format!("<{}> has no name", c.tag_name().name())));
+                diags.push(error(
+                    &place,
+                    format!("<{}> has no name", c.tag_name().name()),
+                ));
             }
             continue;
         };
@@ -294,7 +334,10 @@ fn bean(
                     ..place.clone()
                 };
                 let (Some(n), Some(t)) = (attr(v, "name"), attr(v, "type")) else {
-                    diags.push(error(&vplace, format!("a <var> of bean {full} needs name and type")));
+                    diags.push(error(
+                        &vplace,
+                        format!("a <var> of bean {full} needs name and type"),
+                    ));
                     continue;
                 };
                 let mut unmapped = vec![];
@@ -319,7 +362,10 @@ fn bean(
             }
             "bean" => bean(v, m, Some(&full), rel, doc, out, diags),
             "mapper" => {}
-            other => diags.push(error(&place, format!("unknown element <{other}> in bean {full}"))),
+            other => diags.push(error(
+                &place,
+                format!("unknown element <{other}> in bean {full}"),
+            )),
         }
     }
     out.beans.push(BeanDef {
@@ -377,10 +423,13 @@ impl<'a> Sheet<'a> {
             .map(|(c, _)| *c)
     }
     fn data(&self) -> impl Iterator<Item = &'a crate::read::raw::RawRow> {
-        self.t
-            .rows
-            .iter()
-            .filter(|r| !r.cells.first().map(RawCell::text).unwrap_or_default().starts_with('#'))
+        self.t.rows.iter().filter(|r| {
+            !r.cells
+                .first()
+                .map(RawCell::text)
+                .unwrap_or_default()
+                .starts_with('#')
+        })
     }
     fn get(&self, r: &crate::read::raw::RawRow, name: &str) -> String {
         self.col(name)
@@ -412,7 +461,10 @@ fn schema_tables(sheets: &[RawTable], out: &mut Luban, diags: &mut Vec<Diagnosti
             }
             let value = s.get(r, "value_type");
             if value.is_empty() {
-                diags.push(error(&s.place(r.row, "value_type"), format!("table {full} has no value_type")));
+                diags.push(error(
+                    &s.place(r.row, "value_type"),
+                    format!("table {full} has no value_type"),
+                ));
                 continue;
             }
             out.tables.push(TableDef {
@@ -460,11 +512,17 @@ fn schema_beans(sheets: &[RawTable], out: &mut Luban, diags: &mut Vec<Diagnostic
             }
             let ty = s.get(r, "type");
             let Some(b) = out.beans.last_mut() else {
-                diags.push(error(&s.place(r.row, "name"), format!("field {name} comes before any bean (full_name)")));
+                diags.push(error(
+                    &s.place(r.row, "name"),
+                    format!("field {name} comes before any bean (full_name)"),
+                ));
                 continue;
             };
             if ty.is_empty() {
-                diags.push(error(&s.place(r.row, "type"), format!("field {name} of bean {} has no type", b.full)));
+                diags.push(error(
+                    &s.place(r.row, "type"),
+                    format!("field {name} of bean {} has no type", b.full),
+                ));
                 continue;
             }
             b.vars.push(Var {
@@ -498,7 +556,10 @@ fn schema_enums(sheets: &[RawTable], out: &mut Luban, diags: &mut Vec<Diagnostic
                 continue;
             }
             let Some(e) = out.enums.last_mut() else {
-                diags.push(error(&s.place(r.row, "name"), format!("item {name} comes before any enum (full_name)")));
+                diags.push(error(
+                    &s.place(r.row, "name"),
+                    format!("item {name} comes before any enum (full_name)"),
+                ));
                 continue;
             };
             e.items.push(EnumItem {
@@ -518,10 +579,16 @@ fn auto_import(dir: &Path, data_dir: &str, out: &mut Luban) {
     let mut stack = vec![(dir.to_path_buf(), String::new())];
     let mut found = vec![];
     while let Some((d, rel)) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in entries.filter_map(Result::ok) {
             let name = e.file_name().to_string_lossy().to_string();
-            let r = if rel.is_empty() { name.clone() } else { format!("{rel}/{name}") };
+            let r = if rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel}/{name}")
+            };
             let p = e.path();
             if p.is_dir() {
                 stack.push((p, r));

@@ -27,6 +27,8 @@ pub struct ImportedTable {
     pub luban: String,
     /// `<module>_<name>.json` in lower case: what Luban's JSON target writes.
     pub luban_json: String,
+    /// Its input files, relative to Luban's data folder.
+    pub files: Vec<String>,
 }
 
 /// The gentable project made from a Luban project.
@@ -39,8 +41,12 @@ pub struct Imported {
     pub tables: Vec<ImportedTable>,
 }
 
-/// Marker of every imported schema (a re-import replaces and removes only files carrying it).
-pub const MARKER: &str = "imported from Luban by `gentable import luban`; re-run it to update this file";
+/// Marker of every imported file (a re-import replaces and removes only files carrying it).
+/// The `gentable.toml` comment listing the tables left out because their data does not build.
+pub const EXCLUDED: &str = "left out (data errors, see the import's report): ";
+
+pub const MARKER: &str =
+    "imported from Luban by `gentable import luban`; re-run it to update this file";
 
 struct Ctx<'a> {
     l: &'a Luban,
@@ -102,7 +108,11 @@ impl Ctx<'_> {
             Some(p) => self.vars(&self.resolve(p, module_of(full)).unwrap_or_default()),
             None => vec![],
         };
-        out.extend(b.vars.iter().map(|v| (v.clone(), module_of(full).to_string())));
+        out.extend(
+            b.vars
+                .iter()
+                .map(|v| (v.clone(), module_of(full).to_string())),
+        );
         out
     }
 
@@ -128,7 +138,9 @@ impl Ctx<'_> {
                 self.note(at, "text: read as its localization key (a plain string); gentable's [localization] table is not set up from Luban's l10n files");
                 json!({"type": "string"})
             }
-            "datetime" => json!({"type": "string", "format": "date-time", "x-gentable-timeZone": self.opts.time_zone}),
+            "datetime" => {
+                json!({"type": "string", "format": "date-time", "x-gentable-timeZone": self.opts.time_zone})
+            }
             "bigint" => {
                 self.note(at, "bigint: kept as string");
                 json!({"type": "string"})
@@ -145,7 +157,9 @@ impl Ctx<'_> {
                 let k = &t.args[0];
                 let key = match k.name.as_str() {
                     "string" => json!({"type": "string"}),
-                    "byte" | "short" | "int" | "long" | "int32" | "int64" | "int16" | "uint8" => self.schema(k, module, at)?,
+                    "byte" | "short" | "int" | "long" | "int32" | "int64" | "int16" | "uint8" => {
+                        self.schema(k, module, at)?
+                    }
                     _ => {
                         self.note(at, format!("map key type {}: kept as string keys", k.name));
                         json!({"type": "string"})
@@ -160,11 +174,17 @@ impl Ctx<'_> {
             }
             other => match self.resolve(other, module) {
                 Some(full) => match self.is_enum(&full) {
-                    Some(e) if e.flags => json!({"type": "array", "items": self.def_ref(&full), "x-gentable-flags": true}),
+                    Some(e) if e.flags => {
+                        json!({"type": "array", "items": self.def_ref(&full), "x-gentable-flags": true})
+                    }
                     Some(_) => self.def_ref(&full),
                     None => self.def_ref(&full),
                 },
-                None => return Err(format!("unknown type {other:?} (not a Luban primitive, bean or enum)")),
+                None => {
+                    return Err(format!(
+                        "unknown type {other:?} (not a Luban primitive, bean or enum)"
+                    ))
+                }
             },
         };
         for (k, v) in &t.attrs {
@@ -262,7 +282,10 @@ impl Ctx<'_> {
     fn enum_def(&mut self, e: &EnumDef) {
         let at = format!("enum {}", e.full);
         if e.items.is_empty() {
-            self.note(&at, "an enum without items cannot be a JSON Schema enum: left out");
+            self.note(
+                &at,
+                "an enum without items cannot be a JSON Schema enum: left out",
+            );
             return;
         }
         let mut members = vec![];
@@ -278,7 +301,14 @@ impl Ctx<'_> {
                 Some(v) => parse_value(v, &by_name),
             };
             let Some(v) = v else {
-                self.note(&at, format!("item {}: value {:?} is not an integer or a | of items; left out", it.name, it.value.as_deref().unwrap_or_default()));
+                self.note(
+                    &at,
+                    format!(
+                        "item {}: value {:?} is not an integer or a | of items; left out",
+                        it.name,
+                        it.value.as_deref().unwrap_or_default()
+                    ),
+                );
                 continue;
             };
             if e.flags && v != 0 && (v & (v - 1)) != 0 {
@@ -320,14 +350,11 @@ impl Ctx<'_> {
             if !v.group.is_empty() {
                 self.note(&vat, format!("group={}: export groups apply to table fields only; the field is in every output", v.group.join(",")));
             }
-            match self.field(&v, &module, &vat) {
-                Some((s, req)) => {
-                    if req {
-                        required.push(json!(v.name));
-                    }
-                    props.insert(v.name.clone(), s);
+            if let Some((s, req)) = self.field(&v, &module, &vat) {
+                if req {
+                    required.push(json!(v.name));
                 }
-                None => {}
+                props.insert(v.name.clone(), s);
             }
         }
         json!({"type": "object", "properties": props, "required": required})
@@ -383,7 +410,10 @@ impl Ctx<'_> {
                 with_type.insert("$type".into(), json!({"const": name_of(&leaf)}));
                 with_type.extend(std::mem::take(props));
                 o["properties"] = J::Object(with_type);
-                o["required"].as_array_mut().expect("array").insert(0, json!("$type"));
+                o["required"]
+                    .as_array_mut()
+                    .expect("array")
+                    .insert(0, json!("$type"));
                 branches.push(o);
             }
             json!({"oneOf": branches, "x-gentable-discriminator": "$type"})
@@ -415,7 +445,10 @@ fn range(s: &mut J, v: &str, lo: &str, hi: &str, at: &str, ctx: &mut Ctx) -> Res
     let (a, b) = inner.split_once(',').unwrap_or((inner, ""));
     let num = |x: &str| -> Option<J> {
         let x = x.trim();
-        x.parse::<i64>().map(J::from).ok().or_else(|| x.parse::<f64>().ok().map(J::from))
+        x.parse::<i64>()
+            .map(J::from)
+            .ok()
+            .or_else(|| x.parse::<f64>().ok().map(J::from))
     };
     let counts = lo == "minItems";
     if let Some(n) = num(a) {
@@ -478,8 +511,18 @@ struct SheetHeader {
     skipped: Vec<(String, String)>,
 }
 
-fn sheet_header(t: &crate::read::raw::RawTable, need_types: bool) -> Result<SheetHeader, Diagnostic> {
-    let marker_of = |r: &crate::read::raw::RawRow| r.cells.first().map(|c| c.text().trim().to_string()).unwrap_or_default();
+// The one diagnostic is returned by value: the caller puts it straight into its list.
+#[allow(clippy::result_large_err)]
+fn sheet_header(
+    t: &crate::read::raw::RawTable,
+    need_types: bool,
+) -> Result<SheetHeader, Diagnostic> {
+    let marker_of = |r: &crate::read::raw::RawRow| {
+        r.cells
+            .first()
+            .map(|c| c.text().trim().to_string())
+            .unwrap_or_default()
+    };
     let place = |row: usize, col: Option<usize>| Place {
         file: t.file.clone(),
         sheet: t.sheet.clone(),
@@ -487,21 +530,38 @@ fn sheet_header(t: &crate::read::raw::RawTable, need_types: bool) -> Result<Shee
         col,
     };
     let Some(names) = t.rows.iter().find(|r| marker_of(r).starts_with("##")) else {
-        return Err(error(&place(1, Some(0)), "the sheet has no ##var row (Luban's row of field names)"));
+        return Err(error(
+            &place(1, Some(0)),
+            "the sheet has no ##var row (Luban's row of field names)",
+        ));
     };
     let marker = marker_of(names);
     if marker.starts_with("##column") {
-        return Err(error(&place(names.row, Some(0)), "column-mode sheets (##column) are not read by the importer"));
+        return Err(error(
+            &place(names.row, Some(0)),
+            "column-mode sheets (##column) are not read by the importer",
+        ));
     }
     let types = t.rows.iter().find(|r| marker_of(r) == "##type");
     let groups = t.rows.iter().find(|r| marker_of(r) == "##group");
-    let subs = t.rows.iter().filter(|r| marker_of(r) == "##var").nth(if marker == "##var" { 1 } else { 0 });
-    let mut out = SheetHeader { marker, vars: vec![], skipped: vec![] };
+    let subs = t
+        .rows
+        .iter()
+        .filter(|r| marker_of(r) == "##var")
+        .nth(if marker == "##var" { 1 } else { 0 });
+    let mut out = SheetHeader {
+        marker,
+        vars: vec![],
+        skipped: vec![],
+    };
     if !need_types {
         return Ok(out);
     }
     let Some(types) = types else {
-        return Err(error(&place(names.row, Some(0)), "the sheet defines its fields but has no ##type row"));
+        return Err(error(
+            &place(names.row, Some(0)),
+            "the sheet defines its fields but has no ##type row",
+        ));
     };
     for (c, cell) in names.cells.iter().enumerate().skip(1) {
         let raw = cell.text().trim().to_string();
@@ -512,29 +572,61 @@ fn sheet_header(t: &crate::read::raw::RawTable, need_types: bool) -> Result<Shee
             Some((n, o)) => (n.trim().to_string(), Some(o.to_string())),
             None => (raw.clone(), None),
         };
-        let ty = types.cells.get(c).map(|x| x.text().trim().to_string()).unwrap_or_default();
+        let ty = types
+            .cells
+            .get(c)
+            .map(|x| x.text().trim().to_string())
+            .unwrap_or_default();
         if name.contains('@') || name == "__type__" {
-            out.skipped.push((name.clone(), if name == "__type__" { "a `__type__` column (polymorphic rows): not read".into() } else { "a field variant (`name@en`): not read".into() }));
+            out.skipped.push((
+                name.clone(),
+                if name == "__type__" {
+                    "a `__type__` column (polymorphic rows): not read".into()
+                } else {
+                    "a field variant (`name@en`): not read".into()
+                },
+            ));
             continue;
         }
         if ty.is_empty() {
-            return Err(error(&place(types.row, Some(c)), format!("field {name:?} has no type in the ##type row")));
+            return Err(error(
+                &place(types.row, Some(c)),
+                format!("field {name:?} has no type in the ##type row"),
+            ));
         }
         if let Err(m) = parse(&ty) {
-            return Err(error(&place(types.row, Some(c)), format!("bad type {ty:?} of field {name:?}: {m}")));
+            return Err(error(
+                &place(types.row, Some(c)),
+                format!("bad type {ty:?} of field {name:?}: {m}"),
+            ));
         }
-        let sub = subs.and_then(|s| s.cells.get(c)).map(|x| x.text().trim().to_string()).unwrap_or_default();
-        let merged = t.merges.iter().any(|m| m.rows.0 == names.row && m.cols.0 == c && m.cols.1 > c);
+        let sub = subs
+            .and_then(|s| s.cells.get(c))
+            .map(|x| x.text().trim().to_string())
+            .unwrap_or_default();
+        let merged = t
+            .merges
+            .iter()
+            .any(|m| m.rows.0 == names.row && m.cols.0 == c && m.cols.1 > c);
         if name.starts_with('*') {
-            out.skipped.push((name.trim_start_matches('*').to_string(), "multi-row record (`*field` over several rows): not read".into()));
+            out.skipped.push((
+                name.trim_start_matches('*').to_string(),
+                "multi-row record (`*field` over several rows): not read".into(),
+            ));
             continue;
         }
-        if !sub.is_empty() && !matches!(ty.split([',', '#']).next(), Some("list" | "array" | "set")) {
+        if !sub.is_empty() && !matches!(ty.split([',', '#']).next(), Some("list" | "array" | "set"))
+        {
             out.skipped.push((name.clone(), format!("multi-level title (sub-columns named in a second ##var row, {sub:?} …) : not read")));
             continue;
         }
-        if merged && !matches!(parse(&ty).map(|t| t.name), Ok(n) if n == "list" || n == "array" || n == "set") {
-            out.skipped.push((name.clone(), "a bean or map spread over merged columns: not read (write it in one cell)".into()));
+        if merged
+            && !matches!(parse(&ty).map(|t| t.name), Ok(n) if n == "list" || n == "array" || n == "set")
+        {
+            out.skipped.push((
+                name.clone(),
+                "a bean or map spread over merged columns: not read (write it in one cell)".into(),
+            ));
             continue;
         }
         let ty = match opts {
@@ -577,6 +669,7 @@ pub fn map(
     rel_data: &str,
     project_name: &str,
     opts: &Options,
+    exclude: &BTreeMap<String, String>,
     diags: &mut Vec<Diagnostic>,
 ) -> Imported {
     let data_abs = luban_root.join(&l.data_dir);
@@ -609,12 +702,20 @@ pub fn map(
                 let mut others = vec![];
                 let mut stack = vec![(abs.clone(), file.clone())];
                 while let Some((d, rel)) = stack.pop() {
-                    for e in std::fs::read_dir(&d).into_iter().flatten().filter_map(Result::ok) {
+                    for e in std::fs::read_dir(&d)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(Result::ok)
+                    {
                         let n = e.file_name().to_string_lossy().to_string();
                         let r = format!("{rel}/{n}");
                         if e.path().is_dir() {
                             stack.push((e.path(), r));
-                        } else if READABLE.iter().any(|x| n.to_ascii_lowercase().ends_with(&format!(".{x}"))) && !n.starts_with("~$") {
+                        } else if READABLE
+                            .iter()
+                            .any(|x| n.to_ascii_lowercase().ends_with(&format!(".{x}")))
+                            && !n.starts_with("~$")
+                        {
                             found.push(r);
                         } else {
                             others.push(n);
@@ -626,11 +727,29 @@ pub fn map(
                 if !others.is_empty() {
                     ctx.note(&at, format!("input {file}/: Luban also reads {} (JSON/Lua/XML/YAML data); gentable reads only spreadsheets, so those rows are missing", others.join(", ")));
                 }
-                ins.extend(found.into_iter().map(|f| Input { file: f, sheet: sheet.clone() }));
-            } else if !READABLE.iter().any(|x| file.to_ascii_lowercase().ends_with(&format!(".{x}"))) {
-                ctx.note(&at, format!("input {raw}: Luban's {} data sources are not read by gentable", file.rsplit('.').next().unwrap_or("")));
+                ins.extend(found.into_iter().map(|f| Input {
+                    file: f,
+                    sheet: sheet.clone(),
+                }));
+            } else if !READABLE
+                .iter()
+                .any(|x| file.to_ascii_lowercase().ends_with(&format!(".{x}")))
+            {
+                ctx.note(
+                    &at,
+                    format!(
+                        "input {raw}: Luban's {} data sources are not read by gentable",
+                        file.rsplit('.').next().unwrap_or("")
+                    ),
+                );
             } else if !abs.is_file() {
-                diags.push(error(&t.place, format!("table {} reads {file:?}, which does not exist under {}", t.full, l.data_dir)));
+                diags.push(error(
+                    &t.place,
+                    format!(
+                        "table {} reads {file:?}, which does not exist under {}",
+                        t.full, l.data_dir
+                    ),
+                ));
             } else {
                 ins.push(Input { file, sheet });
             }
@@ -648,10 +767,24 @@ pub fn map(
             inputs.insert(t.full.clone(), ins);
             continue;
         }
-        let sheets = read_sheets(&data_abs.join(&first.file), &format!("{}/{}", l.data_dir, first.file), diags);
-        let sheet = sheets.iter().find(|s| first.sheet.is_none() || s.sheet == first.sheet);
+        let sheets = read_sheets(
+            &data_abs.join(&first.file),
+            &format!("{}/{}", l.data_dir, first.file),
+            diags,
+        );
+        let sheet = sheets
+            .iter()
+            .find(|s| first.sheet.is_none() || s.sheet == first.sheet);
         let Some(sheet) = sheet else {
-            diags.push(error(&t.place, format!("table {} reads sheet {:?} of {}, which has no such sheet", t.full, first.sheet.as_deref().unwrap_or(""), first.file)));
+            diags.push(error(
+                &t.place,
+                format!(
+                    "table {} reads sheet {:?} of {}, which has no such sheet",
+                    t.full,
+                    first.sheet.as_deref().unwrap_or(""),
+                    first.file
+                ),
+            ));
             skipped_tables.insert(t.full.clone());
             continue;
         };
@@ -662,7 +795,11 @@ pub fn map(
                     for (n, why) in &h.skipped {
                         ctx.note(&format!("{}.{n}", t.full), why.clone());
                     }
-                    let full = if t.value.contains('.') { t.value.clone() } else { join(module_of(&t.full), &t.value) };
+                    let full = if t.value.contains('.') {
+                        t.value.clone()
+                    } else {
+                        join(module_of(&t.full), &t.value)
+                    };
                     sheet_beans.push(BeanDef {
                         full,
                         parent: None,
@@ -693,11 +830,25 @@ pub fn map(
     ctx.l = l;
     // `$defs` keys: the bare name when unique, else module_Name.
     let mut count: BTreeMap<&str, usize> = BTreeMap::new();
-    for n in l.beans.iter().map(|b| &b.full).chain(l.enums.iter().map(|e| &e.full)) {
+    for n in l
+        .beans
+        .iter()
+        .map(|b| &b.full)
+        .chain(l.enums.iter().map(|e| &e.full))
+    {
         *count.entry(name_of(n)).or_default() += 1;
     }
-    for n in l.beans.iter().map(|b| &b.full).chain(l.enums.iter().map(|e| &e.full)) {
-        let key = if count[name_of(n)] > 1 { n.replace('.', "_") } else { name_of(n).to_string() };
+    for n in l
+        .beans
+        .iter()
+        .map(|b| &b.full)
+        .chain(l.enums.iter().map(|e| &e.full))
+    {
+        let key = if count[name_of(n)] > 1 {
+            n.replace('.', "_")
+        } else {
+            name_of(n).to_string()
+        };
         ctx.keys.insert(n.clone(), key);
     }
     for b in &l.beans {
@@ -705,17 +856,42 @@ pub fn map(
             if let Some(pf) = ctx.resolve(p, module_of(&b.full)) {
                 ctx.children.entry(pf).or_default().push(b.full.clone());
             } else {
-                diags.push(error(&b.place, format!("bean {} names the parent {p:?}, which is not a bean", b.full)));
+                diags.push(error(
+                    &b.place,
+                    format!(
+                        "bean {} names the parent {p:?}, which is not a bean",
+                        b.full
+                    ),
+                ));
             }
         }
     }
     // Table names: Luban's name without the module, or module_Name when two modules share it.
     let mut tcount: BTreeMap<&str, usize> = BTreeMap::new();
-    for t in l.tables.iter().filter(|t| !skipped_tables.contains(&t.full)) {
+    for t in l
+        .tables
+        .iter()
+        .filter(|t| !skipped_tables.contains(&t.full))
+    {
         *tcount.entry(name_of(&t.full)).or_default() += 1;
     }
-    for t in l.tables.iter().filter(|t| !skipped_tables.contains(&t.full)) {
-        let n = if tcount[name_of(&t.full)] > 1 { t.full.replace('.', "_") } else { name_of(&t.full).to_string() };
+    for t in l
+        .tables
+        .iter()
+        .filter(|t| !skipped_tables.contains(&t.full))
+    {
+        let n = if tcount[name_of(&t.full)] > 1 {
+            t.full.replace('.', "_")
+        } else {
+            name_of(&t.full).to_string()
+        };
+        if let Some(why) = exclude.get(&n) {
+            ctx.note(
+                &format!("table {}", t.full),
+                format!("left out: its data does not build ({why})"),
+            );
+            continue;
+        }
         ctx.table_names.insert(t.full.clone(), n);
     }
     for e in &l.enums {
@@ -725,7 +901,10 @@ pub fn map(
         ctx.bean_def(b);
     }
     for c in &l.constaliases {
-        ctx.note(&format!("constalias {c}"), "cells naming a constalias are not resolved (write the value)");
+        ctx.note(
+            &format!("constalias {c}"),
+            "cells naming a constalias are not resolved (write the value)",
+        );
     }
     // Tables.
     let mut files: Vec<(String, String)> = vec![];
@@ -734,15 +913,25 @@ pub fn map(
     let mut used: BTreeMap<String, usize> = BTreeMap::new();
     for ins in inputs.values() {
         for i in ins {
-            *used.entry(format!("{}@{}", i.sheet.as_deref().unwrap_or("*"), i.file)).or_default() += 1;
+            *used
+                .entry(format!("{}@{}", i.sheet.as_deref().unwrap_or("*"), i.file))
+                .or_default() += 1;
         }
     }
     for t in l.tables.iter().filter(|t| inputs.contains_key(&t.full)) {
-        let name = ctx.table_names[&t.full].clone();
+        let Some(name) = ctx.table_names.get(&t.full).cloned() else {
+            continue;
+        };
         let at = t.full.clone();
         let module = module_of(&t.full).to_string();
         let Some(bean) = ctx.resolve(&t.value, &module) else {
-            diags.push(error(&t.place, format!("table {} has the value type {:?}, which is not a bean", t.full, t.value)));
+            diags.push(error(
+                &t.place,
+                format!(
+                    "table {} has the value type {:?}, which is not a bean",
+                    t.full, t.value
+                ),
+            ));
             continue;
         };
         if ctx.children.contains_key(&bean) {
@@ -753,16 +942,24 @@ pub fn map(
         // Row fields may carry export groups.
         for (v, _) in ctx.vars(&bean) {
             if !v.group.is_empty() {
-                ctx.unmapped.retain(|(w, m)| !(w == &format!("{at}.{}", v.name) && m.starts_with("group=")));
+                ctx.unmapped.retain(|(w, m)| {
+                    !(w == &format!("{at}.{}", v.name) && m.starts_with("group="))
+                });
                 if let Some(p) = row["properties"].get_mut(&v.name) {
                     p["x-gentable-groups"] = json!(v.group);
                 }
             }
         }
-        let fields: Vec<String> = row["properties"].as_object().map(|p| p.keys().cloned().collect()).unwrap_or_default();
+        let fields: Vec<String> = row["properties"]
+            .as_object()
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default();
         let obj = row.as_object_mut().expect("object");
         let mut schema = Map::new();
-        schema.insert("$schema".into(), json!("https://json-schema.org/draft/2020-12/schema"));
+        schema.insert(
+            "$schema".into(),
+            json!("https://json-schema.org/draft/2020-12/schema"),
+        );
         schema.insert("$comment".into(), json!(MARKER));
         schema.insert("title".into(), json!(name));
         if !t.comment.is_empty() {
@@ -778,17 +975,34 @@ pub fn map(
                 schema.insert("x-gentable-mode".into(), json!("list"));
                 if !t.index.is_empty() {
                     let keys: Vec<J> = if t.index.contains('+') || t.index.contains('&') {
-                        vec![json!(t.index.split(['+', '&']).map(str::trim).collect::<Vec<_>>())]
+                        vec![json!(t
+                            .index
+                            .split(['+', '&'])
+                            .map(str::trim)
+                            .collect::<Vec<_>>())]
                     } else {
-                        t.index.split([',', '|']).map(|k| json!([k.trim()])).collect()
+                        t.index
+                            .split([',', '|'])
+                            .map(|k| json!([k.trim()]))
+                            .collect()
                     };
                     schema.insert("x-gentable-unique".into(), J::Array(keys));
                 }
             }
             _ => {
-                let pk = if t.index.is_empty() { fields.first().cloned().unwrap_or_default() } else { t.index.clone() };
+                let pk = if t.index.is_empty() {
+                    fields.first().cloned().unwrap_or_default()
+                } else {
+                    t.index.clone()
+                };
                 if !fields.contains(&pk) {
-                    diags.push(error(&t.place, format!("table {} has the index {pk:?}, which is not a field of {bean}", t.full)));
+                    diags.push(error(
+                        &t.place,
+                        format!(
+                            "table {} has the index {pk:?}, which is not a field of {bean}",
+                            t.full
+                        ),
+                    ));
                     continue;
                 }
                 schema.insert("x-gentable-primaryKey".into(), json!(pk));
@@ -807,15 +1021,31 @@ pub fn map(
         if !sheets.is_empty() && ins.iter().any(|i| i.sheet.is_none()) {
             ctx.note(&format!("table {at}"), "inputs mix whole workbooks and single sheets: every sheet of the workbooks is read");
         }
-        let shared = ins.iter().any(|i| used[&format!("{}@{}", i.sheet.as_deref().unwrap_or("*"), i.file)] > 1)
-            || ins.iter().any(|i| inputs.iter().any(|(o, x)| o != &t.full && x.iter().any(|y| y.file == i.file)));
+        let shared = ins
+            .iter()
+            .any(|i| used[&format!("{}@{}", i.sheet.as_deref().unwrap_or("*"), i.file)] > 1)
+            || ins.iter().any(|i| {
+                inputs
+                    .iter()
+                    .any(|(o, x)| o != &t.full && x.iter().any(|y| y.file == i.file))
+            });
         toml_tables.push_str(&format!("\n[tables.{name}]\n"));
-        toml_tables.push_str(&format!("files = [{}]\n", fs.iter().map(|f| quote(f)).collect::<Vec<_>>().join(", ")));
+        toml_tables.push_str(&format!(
+            "files = [{}]\n",
+            fs.iter().map(|f| quote(f)).collect::<Vec<_>>().join(", ")
+        ));
         if !sheets.is_empty() && ins.iter().all(|i| i.sheet.is_some()) {
-            toml_tables.push_str(&format!("sheets = [{}]\n", sheets.iter().map(|s| quote(&globset_escape(s))).collect::<Vec<_>>().join(", ")));
+            toml_tables.push_str(&format!(
+                "sheets = [{}]\n",
+                sheets
+                    .iter()
+                    .map(|s| quote(&globset_escape(s)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         }
         toml_tables.push_str(&format!(
-            "first_column = \"B\"\nmarker_column = \"A\"\nheader_marker = {}\ncell_dialect = \"luban\"\nnull_text = \"null\"\n",
+            "first_column = \"B\"\nmarker_column = \"A\"\nheader_marker = {}\ncell_dialect = \"luban\"\nnull_text = \"null\"\nignore_unknown_columns = true\n",
             quote(headers.get(&t.full).map(String::as_str).unwrap_or("##var"))
         ));
         if t.mode != "one" && t.mode != "list" {
@@ -828,18 +1058,35 @@ pub fn map(
             name: name.clone(),
             luban: t.full.clone(),
             luban_json: format!("{}.json", t.full.replace('.', "_").to_lowercase()),
+            files: ins.iter().map(|i| i.file.clone()).collect(),
         });
     }
     let mut defs = Map::new();
-    defs.insert("$schema".into(), json!("https://json-schema.org/draft/2020-12/schema"));
+    defs.insert(
+        "$schema".into(),
+        json!("https://json-schema.org/draft/2020-12/schema"),
+    );
     defs.insert("$comment".into(), json!(MARKER));
     defs.insert("$defs".into(), J::Object(std::mem::take(&mut ctx.defs)));
-    files.push(("schema/luban.schema.json".into(), serde_json::to_string_pretty(&J::Object(defs)).expect("json") + "\n"));
+    files.push((
+        "schema/luban.schema.json".into(),
+        serde_json::to_string_pretty(&J::Object(defs)).expect("json") + "\n",
+    ));
     // gentable.toml.
     let group_names: Vec<String> = l.groups.iter().flat_map(|(n, _)| n.clone()).collect();
-    let target = |n: &str| l.targets.iter().find(|t| t.name == n).map(|t| t.groups.clone());
+    let target = |n: &str| {
+        l.targets
+            .iter()
+            .find(|t| t.name == n)
+            .map(|t| t.groups.clone())
+    };
     let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
-    let list = |v: &[String]| format!("[{}]", v.iter().map(|s| quote(s)).collect::<Vec<_>>().join(", "));
+    let list = |v: &[String]| {
+        format!(
+            "[{}]",
+            v.iter().map(|s| quote(s)).collect::<Vec<_>>().join(", ")
+        )
+    };
     let mut toml = format!(
         "# {MARKER}.\n# Luban project: {project_name}. Targets: rust = `all`, csharp = `client`, typescript = `server`.\n[project]\nname = {}\ntables = [{}]\nschemas = \"schema\"\ngenerated = \"generated\"\nselected_only = true\n",
         quote(project_name),
@@ -850,10 +1097,20 @@ pub fn map(
     }
     let crate_name: String = project_name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
         .collect();
     let crate_name = format!("{}_tables", crate_name.trim_matches('_'));
-    let crate_name = if crate_name.starts_with(|c: char| c.is_ascii_lowercase()) { crate_name } else { format!("luban{crate_name}") };
+    let crate_name = if crate_name.starts_with(|c: char| c.is_ascii_lowercase()) {
+        crate_name
+    } else {
+        format!("luban{crate_name}")
+    };
     toml.push_str(&format!("\n[rust]\ncrate_name = {}\n", quote(&crate_name)));
     if let Some(g) = target("all") {
         toml.push_str(&format!("groups = {}\n", list(&g)));
@@ -864,6 +1121,13 @@ pub fn map(
     }
     if let Some(g) = target("server") {
         toml.push_str(&format!("\n[typescript]\ngroups = {}\n", list(&g)));
+    }
+    if !exclude.is_empty() {
+        // Read back by `--check` so that a check maps exactly what the last import did.
+        toml.push_str(&format!(
+            "\n# {EXCLUDED}{}\n",
+            exclude.keys().cloned().collect::<Vec<_>>().join(", ")
+        ));
     }
     toml.push_str(&toml_tables);
     files.push(("gentable.toml".into(), toml));
@@ -878,6 +1142,12 @@ pub fn map(
 /// A literal path or sheet name as a globset pattern (`*?[]{}` and `\` escaped).
 fn globset_escape(s: &str) -> String {
     s.chars()
-        .flat_map(|c| if "*?[]{}\\".contains(c) { vec!['[', c, ']'] } else { vec![c] })
+        .flat_map(|c| {
+            if "*?[]{}\\".contains(c) {
+                vec!['[', c, ']']
+            } else {
+                vec![c]
+            }
+        })
         .collect()
 }

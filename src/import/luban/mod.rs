@@ -20,6 +20,7 @@ pub fn import(
     conf: &Path,
     project_dir: &Path,
     opts: &map::Options,
+    exclude: &std::collections::BTreeMap<String, String>,
 ) -> Result<map::Imported, Vec<Diagnostic>> {
     let mut diags = vec![];
     let l = defs::read(conf, &mut diags);
@@ -33,7 +34,7 @@ pub fn import(
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().to_string()))
         .unwrap_or_else(|| "Luban".into());
-    let out = map::map(&l, root, &rel, &name, opts, &mut diags);
+    let out = map::map(&l, root, &rel, &name, opts, exclude, &mut diags);
     if diags.is_empty() {
         Ok(out)
     } else {
@@ -50,25 +51,60 @@ pub fn command(conf: &Path, out: &Path, check: bool, time_zone: &str) -> super::
     };
     if crate::schema::parse_offset(time_zone).is_none() {
         return Report {
-            stderr: format!("error: --time-zone must be a fixed offset like +08:00 or UTC, not {time_zone:?}\n"),
+            stderr: format!(
+                "error: --time-zone must be a fixed offset like +08:00 or UTC, not {time_zone:?}\n"
+            ),
             exit_code: 2,
             ..Report::default()
         };
     }
-    let imported = match import(conf, out, &opts) {
-        Ok(i) => i,
-        Err(d) => return Report::failed(d),
-    };
-    let changes = match super::write::write(out, &imported.files, Some(map::MARKER), check) {
-        Ok(c) => c,
-        Err(e) => {
-            return Report {
-                stderr: format!("error: {e}\n"),
-                exit_code: 2,
-                ..Report::default()
+    // Tables whose data does not build are left out (and listed) so that the rest builds. A check maps
+    // the tables the last import left out (named in gentable.toml); an import finds them by validating.
+    let mut exclude = std::collections::BTreeMap::new();
+    if check {
+        let old = std::fs::read_to_string(out.join("gentable.toml")).unwrap_or_default();
+        for line in old.lines() {
+            if let Some(list) = line
+                .strip_prefix("# ")
+                .and_then(|l| l.strip_prefix(map::EXCLUDED))
+            {
+                for t in list.split(", ").filter(|t| !t.is_empty()) {
+                    exclude.insert(t.to_string(), "left out by the last import".to_string());
+                }
             }
         }
+    }
+    let mut changes = vec![];
+    let imported = loop {
+        let imported = match import(conf, out, &opts, &exclude) {
+            Ok(i) => i,
+            Err(d) => return Report::failed(d),
+        };
+        match super::write::write(out, &imported.files, Some(map::MARKER), check) {
+            Ok(c) => changes.extend(c),
+            Err(e) => {
+                return Report {
+                    stderr: format!("error: {e}\n"),
+                    exit_code: 2,
+                    ..Report::default()
+                }
+            }
+        };
+        if check {
+            break imported;
+        }
+        let failing = failing_tables(out, &imported);
+        if failing.is_empty() || failing.keys().all(|t| exclude.contains_key(t)) {
+            break imported;
+        }
+        exclude.extend(failing);
     };
+    changes.sort_by_key(|c| c.to_string());
+    changes.dedup_by_key(|c| match c {
+        super::write::Change::Create(p)
+        | super::write::Change::Update(p)
+        | super::write::Change::Remove(p) => p.clone(),
+    });
     let mut stdout = String::new();
     for c in &changes {
         stdout.push_str(&format!("{}{c}\n", if check { "would " } else { "" }));
@@ -90,7 +126,10 @@ pub fn command(conf: &Path, out: &Path, check: bool, time_zone: &str) -> super::
             stdout.push_str(&format!("  {at}: {why}\n"));
         }
     }
-    let stale = check && changes.iter().any(|c| !matches!(c, Change::Remove(_)) || check);
+    let stale = check
+        && changes
+            .iter()
+            .any(|c| !matches!(c, Change::Remove(_)) || check);
     let mut stderr = String::new();
     if check && !changes.is_empty() {
         stderr.push_str(&format!(
@@ -105,6 +144,50 @@ pub fn command(conf: &Path, out: &Path, check: bool, time_zone: &str) -> super::
         stderr,
         exit_code: if stale && !changes.is_empty() { 1 } else { 0 },
     }
+}
+
+/// Validate the written project; every table with an error, with its first error's message.
+fn failing_tables(
+    out: &Path,
+    imported: &map::Imported,
+) -> std::collections::BTreeMap<String, String> {
+    let outcome = crate::build::run(&crate::build::Request {
+        config: out.join("gentable.toml"),
+        action: crate::build::Action::Validate,
+        cache: false,
+        deny_warnings: false,
+        quiet: true,
+        format: crate::diag::render::Format::Json,
+        max_per_kind: 0,
+    });
+    let mut failing = std::collections::BTreeMap::new();
+    for d in outcome
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == crate::diag::Severity::Error)
+    {
+        let file = d.file.replace('\\', "/");
+        for t in &imported.tables {
+            let schema = format!("schema/{}.schema.json", t.name);
+            let by_data = t
+                .files
+                .iter()
+                .any(|f| file.ends_with(&format!("/{f}")) || file == *f);
+            let by_message = d.message.contains(&format!(" {} ", t.name))
+                || d.message.contains(&format!(" {}:", t.name));
+            if file == schema || by_data || (file == "gentable.toml" && by_message) {
+                let at = match (&d.sheet, d.row) {
+                    (Some(s), r) if r > 0 => format!(" at {file}[{s}]:{r}"),
+                    (None, r) if r > 0 => format!(" at {file}:{r}"),
+                    _ => String::new(),
+                };
+                failing
+                    .entry(t.name.clone())
+                    .or_insert_with(|| format!("{}: {}{at}", d.code, d.message));
+            }
+        }
+    }
+    failing
 }
 
 /// `to` as seen from `from` (both made absolute), `/`-separated; absolute when they share no root.

@@ -113,7 +113,9 @@ pub fn parse(text: &str) -> Result<LubanType, String> {
         (true, None) => return Err(format!("{name} needs an element type: {name},int")),
         (true, Some(rest)) if name == "map" => {
             let Some(i) = top_comma(rest) else {
-                return Err(format!("map needs a key and a value type: map,int,string, not {s:?}"));
+                return Err(format!(
+                    "map needs a key and a value type: map,int,string, not {s:?}"
+                ));
             };
             args.push(parse(&rest[..i])?);
             args.push(parse(&rest[i + 1..])?);

@@ -17,10 +17,16 @@ use super::{parse_scalar, trim, CellError};
 use crate::diag::Code;
 use crate::ir::{Field, Project, Type, Value};
 
+/// What splits a whole cell of a list or map that names no separator (Luban's defaults: `1,2,3`, `1;2;3`).
+const DEFAULT_SEPARATORS: &str = ",;|";
+
 /// Tokens of one level and the position of the next.
 struct Tokens {
     items: Vec<String>,
     at: usize,
+    /// The one token is a whole cell (the top level): a list or map without a separator splits it by
+    /// [`DEFAULT_SEPARATORS`].
+    cell: bool,
 }
 
 impl Tokens {
@@ -29,7 +35,11 @@ impl Tokens {
             Some(s) => text.split(|c| s.contains(c)).map(String::from).collect(),
             None => vec![text.to_string()],
         };
-        Tokens { items, at: 0 }
+        Tokens {
+            items,
+            at: 0,
+            cell: false,
+        }
     }
     fn next(&mut self, what: &str) -> Result<String, CellError> {
         let t = self.items.get(self.at).cloned().ok_or_else(|| {
@@ -59,6 +69,7 @@ pub fn parse_field(
 ) -> Result<Value, CellError> {
     let r = Reader { project, null_text };
     let mut top = Tokens::of(text, None);
+    top.cell = true;
     let v = r.read(
         &f.ty,
         f.separator.as_deref(),
@@ -108,7 +119,7 @@ impl Reader<'_> {
             }
             Type::Array(item) => {
                 let mut sub_store;
-                let sub = match own {
+                let sub = match own.or(t.cell.then_some(DEFAULT_SEPARATORS)) {
                     Some(sep) => {
                         sub_store = Tokens::of(&t.next("a list")?, Some(sep));
                         &mut sub_store
@@ -128,7 +139,7 @@ impl Reader<'_> {
             }
             Type::Map(k, v) => {
                 let mut sub_store;
-                let sub = match own {
+                let sub = match own.or(t.cell.then_some(DEFAULT_SEPARATORS)) {
                     Some(sep) => {
                         sub_store = Tokens::of(&t.next("a map")?, Some(sep));
                         &mut sub_store
@@ -314,8 +325,13 @@ mod tests {
             v,
             Value::Array(vec![vec3(1.0, 2.0, 3.0), vec3(4.0, 5.0, 6.5)])
         );
-        let e = parse_field("1,2,3,4", &field(Type::Record("Vec3".into()), None, None), &p, None)
-            .unwrap_err();
+        let e = parse_field(
+            "1,2,3,4",
+            &field(Type::Record("Vec3".into()), None, None),
+            &p,
+            None,
+        )
+        .unwrap_err();
         assert!(e.message.contains("\"4\" is left over"), "{}", e.message);
         // A union with the property's separator: kind first.
         let u = field(Type::Union("Dyn".into()), Some(","), None);

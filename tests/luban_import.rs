@@ -1,0 +1,353 @@
+//! Issue 16's acceptance test: import Luban's own example project (`../shared/realdata/luban-examples/
+//! DataTables/luban.conf`) into a temporary folder, build it, and compare every table Luban exported
+//! (`luban-json-output/*.json`) with gentable's canonical data after the documented mapping
+//! (docs/migrating-from-luban.md "Comparing with Luban's export"): enum member names → Luban's integer
+//! values, flags → the OR of their values, date-times → Unix seconds, maps → Luban's `[[key, value], …]`
+//! (compared as sets of pairs: canonical JSON orders keys), everything else as is.
+//!
+//! It prints the tables that are equal, those that differ (with the first difference) and those left out
+//! (with the importer's reason), and fails when the equal set is not the one recorded below (a regression,
+//! or an improvement to record in the README and the migration guide).
+
+use serde_json::{json, Value as J};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn luban_dir() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/realdata/luban-examples");
+    p.is_dir().then_some(p)
+}
+
+/// The tables whose every row and value equal Luban's export (see docs/migrating-from-luban.md).
+const EQUAL: &[&str] = &[
+    "TbItem",
+    "TbPatchDemo",
+    "TbMultiIndexList",
+    "TbMultiUnionIndexList",
+    "TbNotIndexList",
+    "TbPath",
+    "TbTestFieldVariant2",
+    "TbTestIndex",
+    "TbTestMapper",
+    "TbTestRange",
+    "TbTestSet",
+    "TbTestSize",
+];
+
+struct Schemas {
+    dir: PathBuf,
+    defs: J,
+}
+
+impl Schemas {
+    fn resolve<'a>(&'a self, s: &'a J) -> &'a J {
+        match s.get("$ref").and_then(J::as_str) {
+            Some(r) => {
+                let name = r.rsplit('/').next().unwrap_or_default();
+                let name = name.replace("%24", "$");
+                &self.defs["$defs"][name.as_str()]
+            }
+            None => s,
+        }
+    }
+}
+
+/// Days from 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146097 + doe - 719468
+}
+
+fn unix(s: &str) -> Option<i64> {
+    // Canonical form: YYYY-MM-DDTHH:MM:SSZ.
+    let n = |a: usize, b: usize| s.get(a..b)?.parse::<i64>().ok();
+    Some(
+        days_from_civil(n(0, 4)?, n(5, 7)?, n(8, 10)?) * 86400
+            + n(11, 13)? * 3600
+            + n(14, 16)? * 60
+            + n(17, 19)?,
+    )
+}
+
+/// gentable's canonical value `v` of schema `s` in Luban's JSON form.
+fn to_luban(sc: &Schemas, s: &J, v: &J) -> J {
+    let s = sc.resolve(s);
+    if let Some(values) = s.get("x-gentable-enumValues") {
+        if let Some(name) = v.as_str() {
+            return values[name].clone();
+        }
+    }
+    if s.get("x-gentable-flags") == Some(&json!(true)) {
+        let item = sc.resolve(&s["items"]);
+        let bits = v
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|m| {
+                        item["x-gentable-enumValues"][m.as_str().unwrap_or("")].as_i64()
+                    })
+                    .fold(0, |x, y| x | y)
+            })
+            .unwrap_or(0);
+        return json!(bits);
+    }
+    if s.get("format") == Some(&json!("date-time")) {
+        return v.as_str().and_then(unix).map(J::from).unwrap_or(v.clone());
+    }
+    if let Some(branches) = s.get("oneOf").and_then(J::as_array) {
+        let tag = v.get("$type").cloned().unwrap_or(J::Null);
+        for b in branches {
+            if b["properties"]["$type"]["const"] == tag {
+                return object(sc, b, v);
+            }
+        }
+        return v.clone();
+    }
+    match (s.get("type").and_then(J::as_str), v) {
+        (Some("array"), J::Array(a)) => {
+            J::Array(a.iter().map(|x| to_luban(sc, &s["items"], x)).collect())
+        }
+        (Some("object"), J::Object(m)) if s.get("additionalProperties").is_some() => {
+            let key_int = s.get("x-gentable-mapKey").is_some();
+            let mut pairs: Vec<J> = m
+                .iter()
+                .map(|(k, x)| {
+                    let k = if key_int {
+                        k.parse::<i64>().map(J::from).unwrap_or(json!(k))
+                    } else {
+                        json!(k)
+                    };
+                    json!([k, to_luban(sc, &s["additionalProperties"], x)])
+                })
+                .collect();
+            pairs.sort_by_key(|p| p.to_string());
+            J::Array(pairs)
+        }
+        (Some("object"), J::Object(_)) => object(sc, s, v),
+        _ => v.clone(),
+    }
+}
+
+fn object(sc: &Schemas, s: &J, v: &J) -> J {
+    let mut out = serde_json::Map::new();
+    for (k, ps) in s["properties"].as_object().into_iter().flatten() {
+        if let Some(x) = v.get(k) {
+            out.insert(k.clone(), to_luban(sc, ps, x));
+        }
+    }
+    J::Object(out)
+}
+
+/// Luban's maps as sorted pairs too, recursively (its order is the sheet's; canonical JSON sorts keys).
+fn sort_maps(sc: &Schemas, s: &J, v: &J) -> J {
+    let s = sc.resolve(s);
+    if let Some(branches) = s.get("oneOf").and_then(J::as_array) {
+        let tag = v.get("$type").cloned().unwrap_or(J::Null);
+        if let Some(b) = branches
+            .iter()
+            .find(|b| b["properties"]["$type"]["const"] == tag)
+        {
+            return sort_object(sc, b, v);
+        }
+    }
+    match (s.get("type").and_then(J::as_str), v) {
+        (Some("object"), J::Array(pairs)) if s.get("additionalProperties").is_some() => {
+            let mut p: Vec<J> = pairs
+                .iter()
+                .map(|kv| {
+                    json!([
+                        kv[0].clone(),
+                        sort_maps(sc, &s["additionalProperties"], &kv[1])
+                    ])
+                })
+                .collect();
+            p.sort_by_key(|p| p.to_string());
+            J::Array(p)
+        }
+        (Some("array"), J::Array(a)) => {
+            J::Array(a.iter().map(|x| sort_maps(sc, &s["items"], x)).collect())
+        }
+        (Some("object"), J::Object(_)) => sort_object(sc, s, v),
+        _ => v.clone(),
+    }
+}
+
+fn sort_object(sc: &Schemas, s: &J, v: &J) -> J {
+    let mut out = serde_json::Map::new();
+    for (k, x) in v.as_object().into_iter().flatten() {
+        let ps = s["properties"].get(k).cloned().unwrap_or(J::Null);
+        out.insert(k.clone(), sort_maps(sc, &ps, x));
+    }
+    J::Object(out)
+}
+
+/// Numbers compared as f64 (Luban writes `float` fields with f32 precision: `1.28` is `1.28` either way).
+fn first_difference(a: &J, b: &J, path: &str) -> Option<String> {
+    match (a, b) {
+        (J::Number(x), J::Number(y)) if x.as_f64() == y.as_f64() => None,
+        (J::Array(x), J::Array(y)) => {
+            if x.len() != y.len() {
+                return Some(format!("{path}: {} vs {} elements", x.len(), y.len()));
+            }
+            x.iter()
+                .zip(y)
+                .enumerate()
+                .find_map(|(i, (p, q))| first_difference(p, q, &format!("{path}[{i}]")))
+        }
+        (J::Object(x), J::Object(y)) => {
+            for k in x.keys().chain(y.keys()) {
+                let d = first_difference(
+                    x.get(k).unwrap_or(&J::Null),
+                    y.get(k).unwrap_or(&J::Null),
+                    &format!("{path}.{k}"),
+                );
+                if d.is_some() {
+                    return d;
+                }
+            }
+            None
+        }
+        _ if a == b => None,
+        _ => Some(format!("{path}: gentable {a} vs Luban {b}")),
+    }
+}
+
+#[test]
+fn luban_example_project_imports_builds_and_matches_lubans_export() {
+    let Some(luban) = luban_dir() else {
+        eprintln!("warning: ../shared/realdata/luban-examples is missing; skipped");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path();
+    let conf = luban.join("DataTables/luban.conf");
+    let r = gentable::import::luban::command(&conf, out, false, "+08:00");
+    assert_eq!(r.exit_code, 0, "import failed:\n{}\n{}", r.stdout, r.stderr);
+    // The importer never writes into the Luban project, and a re-import (and --check) changes nothing.
+    let again = gentable::import::luban::command(&conf, out, true, "+08:00");
+    assert_eq!(
+        again.exit_code, 0,
+        "import --check after import:\n{}{}",
+        again.stdout, again.stderr
+    );
+    assert!(again.stdout.contains("(up to date)"), "{}", again.stdout);
+    let build = gentable::build::run(&gentable::build::Request {
+        config: out.join("gentable.toml"),
+        action: gentable::build::Action::Build,
+        cache: false,
+        deny_warnings: false,
+        quiet: true,
+        format: gentable::diag::render::Format::Human,
+        max_per_kind: 0,
+    });
+    let text: String = build.output.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(
+        build.exit_code, 0,
+        "the imported project does not build:\n{text}"
+    );
+    // Reasons the importer gave for tables it left out.
+    let mut left_out: BTreeMap<String, String> = BTreeMap::new();
+    for line in r.stdout.lines() {
+        if let Some(rest) = line.trim().strip_prefix("table ") {
+            if let Some((t, why)) = rest.split_once(": ") {
+                if why.contains("left out") {
+                    left_out
+                        .entry(t.to_string())
+                        .or_insert_with(|| why.to_string());
+                }
+            }
+        }
+    }
+    let sc = Schemas {
+        dir: out.join("schema"),
+        defs: serde_json::from_str(
+            &std::fs::read_to_string(out.join("schema/luban.schema.json")).unwrap(),
+        )
+        .unwrap(),
+    };
+    // Luban's `all` target is the Rust output (groups c, s, e): its data is generated/data/rust/.
+    let data = out.join("generated/data/rust");
+    let mut equal = vec![];
+    let mut differ = vec![];
+    let mut missing = vec![];
+    let mut names: BTreeMap<String, String> = BTreeMap::new();
+    for e in std::fs::read_dir(&sc.dir).unwrap().filter_map(Result::ok) {
+        let p = e.path();
+        let Ok(text) = std::fs::read_to_string(&p) else {
+            continue;
+        };
+        let j: J = serde_json::from_str(&text).unwrap();
+        if let Some(full) = j.get("x-gentable-luban").and_then(J::as_str) {
+            names.insert(
+                format!("{}.json", full.replace('.', "_").to_lowercase()),
+                j["title"].as_str().unwrap().to_string(),
+            );
+        }
+    }
+    let mut files: Vec<_> = std::fs::read_dir(luban.join("luban-json-output"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    for f in &files {
+        let file = f.file_name().unwrap().to_string_lossy().to_string();
+        let Some(table) = names.get(&file) else {
+            let why = left_out
+                .iter()
+                .find(|(t, _)| format!("{}.json", t.replace('.', "_").to_lowercase()) == file)
+                .map(|(_, w)| w.clone())
+                .unwrap_or_else(|| "not a table of the imported project".into());
+            missing.push(format!("{file}: {why}"));
+            continue;
+        };
+        let schema: J = serde_json::from_str(
+            &std::fs::read_to_string(sc.dir.join(format!("{table}.schema.json"))).unwrap(),
+        )
+        .unwrap();
+        let ours = data.join(format!("{table}.json"));
+        let Ok(ours) = std::fs::read_to_string(&ours) else {
+            missing.push(format!(
+                "{file}: {table} is not in the `all` output (its export groups)"
+            ));
+            continue;
+        };
+        let ours: J = serde_json::from_str(&ours).unwrap();
+        let theirs: J = serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
+        let row = json!({"type": "object", "properties": schema["properties"]});
+        let ours = J::Array(
+            ours.as_array()
+                .unwrap()
+                .iter()
+                .map(|r| to_luban(&sc, &row, r))
+                .collect(),
+        );
+        let theirs = J::Array(
+            theirs
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| sort_maps(&sc, &row, r))
+                .collect(),
+        );
+        match first_difference(&ours, &theirs, table) {
+            None => equal.push(table.clone()),
+            Some(d) => differ.push(format!("{table} ({file}): {d}")),
+        }
+    }
+    println!("equal ({}): {}", equal.len(), equal.join(", "));
+    println!("differ ({}):", differ.len());
+    for d in &differ {
+        println!("  {d}");
+    }
+    println!("not compared ({}):", missing.len());
+    for m in &missing {
+        println!("  {m}");
+    }
+    assert_eq!(equal, EQUAL, "the set of tables equal to Luban's export changed: update EQUAL, the README and docs/migrating-from-luban.md");
+}
