@@ -217,6 +217,50 @@ fn first_difference(a: &J, b: &J, path: &str) -> Option<String> {
     }
 }
 
+/// The committed `tests/luban` project (compiled by the conformance harness, checked by up_to_date) is what a
+/// fresh import makes.
+#[test]
+fn committed_import_is_up_to_date() {
+    let Some(luban) = luban_dir() else {
+        eprintln!("warning: ../shared/realdata/luban-examples is missing; skipped");
+        return;
+    };
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/luban");
+    let r = gentable::import::luban::command(
+        &luban.join("DataTables/luban.conf"),
+        &out,
+        true,
+        "+08:00",
+    );
+    assert_eq!(r.exit_code, 0, "tests/luban is not a fresh import (re-run `gentable import luban ../shared/realdata/luban-examples/DataTables/luban.conf --out tests/luban`):\n{}{}", r.stdout, r.stderr);
+}
+
+/// Explicit enum values, Luban's member spelling and the sheet's row order, read through the generated Rust.
+#[test]
+fn generated_rust_keeps_enum_values_names_and_row_order() {
+    use datatables_tables::enums::{EMajorType, EMinorType};
+    use datatables_tables::tb_item::TbItem;
+    assert_eq!(EMinorType::DIAMOND.value(), 101);
+    assert_eq!(
+        EMinorType::from_value(1102),
+        Some(EMinorType::DESIGN_DRAWING)
+    );
+    assert_eq!(EMinorType::from_value(7), None);
+    assert_eq!(EMajorType::CURRENCY.value(), 1);
+    // Keys of an enum with explicit values order by value (FOOD = 403 sorts before SPECIAL_TOOL = 424).
+    assert!(EMinorType::FOOD < EMinorType::SPECIAL_TOOL);
+    let all = TbItem::all();
+    assert_eq!(all.len(), 16);
+    // Luban's sheet lists 1022490001 before 1021490001: not sorted by key, and kept so.
+    assert_eq!((all[13].id.0, all[14].id.0), (1022490001, 1021490001));
+    assert_eq!(all[0].name, "钻石");
+    assert_eq!(all[0].minor_type, EMinorType::DIAMOND);
+    // The sheet's order is kept; lookups by key still find every row.
+    for r in all {
+        assert_eq!(TbItem::get(r.id).map(|x| x.name), Some(r.name));
+    }
+}
+
 #[test]
 fn luban_example_project_imports_builds_and_matches_lubans_export() {
     let Some(luban) = luban_dir() else {
@@ -350,4 +394,107 @@ fn luban_example_project_imports_builds_and_matches_lubans_export() {
         println!("  {m}");
     }
     assert_eq!(equal, EQUAL, "the set of tables equal to Luban's export changed: update EQUAL, the README and docs/migrating-from-luban.md");
+}
+
+/// A Luban project in `dir`: luban.conf, `Defines/<name>` files and data workbooks written by `xlsx`.
+fn tiny_luban(dir: &Path, defines: &[(&str, &str)]) {
+    std::fs::create_dir_all(dir.join("Defines")).unwrap();
+    std::fs::create_dir_all(dir.join("Datas")).unwrap();
+    std::fs::write(
+        dir.join("luban.conf"),
+        r#"{"groups": [{"names": ["c"], "default": true}], "schemaFiles": [{"fileName": "Defines", "type": ""}], "dataDir": "Datas", "targets": [{"name": "all", "groups": ["c"]}]}"#,
+    )
+    .unwrap();
+    for (n, text) in defines {
+        std::fs::write(dir.join("Defines").join(n), text).unwrap();
+    }
+}
+
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().filter_map(Result::ok) {
+            if e.path().is_dir() {
+                stack.push(e.path());
+            } else {
+                out.insert(e.path(), std::fs::read(e.path()).unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn bad_luban_input_gets_located_diagnostics_and_the_luban_files_stay_unchanged() {
+    // A malformed XML define: the file and the line.
+    let tmp = tempfile::tempdir().unwrap();
+    let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
+    tiny_luban(&luban, &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"x\" type=\"int\">\n</module>\n")]);
+    let before = snapshot(&luban);
+    let r = gentable::import::luban::command(&luban.join("luban.conf"), &out, false, "+08:00");
+    assert_eq!(r.exit_code, 2, "{}", r.stdout);
+    assert!(
+        r.stderr.contains("error[GT0601]: malformed XML"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("Defines/a.xml:4"), "{}", r.stderr);
+    assert!(
+        !out.join("gentable.toml").exists(),
+        "nothing is written on errors"
+    );
+    assert_eq!(snapshot(&luban), before);
+
+    // An unknown type: the var's line; a good table beside it is not enough to write anything.
+    let tmp = tempfile::tempdir().unwrap();
+    let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
+    tiny_luban(
+        &luban,
+        &[("b.xml", "<module name=\"m\">\n  <bean name=\"B\">\n    <var name=\"id\" type=\"int\"/>\n    <var name=\"x\" type=\"lsit,int\"/>\n  </bean>\n  <table name=\"TbB\" value=\"B\" input=\"b.xlsx\"/>\n</module>\n")],
+    );
+    let mut wb = rust_xlsxwriter::Workbook::new();
+    let ws = wb.add_worksheet();
+    for (c, v) in ["##var", "id", "x"].iter().enumerate() {
+        ws.write_string(0, c as u16, *v).unwrap();
+    }
+    ws.write_number(1, 1, 1.0).unwrap();
+    wb.save(luban.join("Datas/b.xlsx")).unwrap();
+    let before = snapshot(&luban);
+    let r = gentable::import::luban::command(&luban.join("luban.conf"), &out, false, "+08:00");
+    assert_eq!(r.exit_code, 2, "{}", r.stdout);
+    assert!(r.stderr.contains("unknown type \"lsit\""), "{}", r.stderr);
+    assert!(r.stderr.contains("Defines/b.xml:4"), "{}", r.stderr);
+    assert_eq!(snapshot(&luban), before);
+
+    // A broken ##type row of an auto-import workbook: the sheet and the cell.
+    let tmp = tempfile::tempdir().unwrap();
+    let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
+    tiny_luban(&luban, &[]);
+    let mut wb = rust_xlsxwriter::Workbook::new();
+    let ws = wb.add_worksheet().set_name("数据").unwrap();
+    for (r, row) in [["##var", "id", "pos"], ["##type", "int", "(list#sep=,"]]
+        .iter()
+        .enumerate()
+    {
+        for (c, v) in row.iter().enumerate() {
+            ws.write_string(r as u32, c as u16, *v).unwrap();
+        }
+    }
+    wb.save(luban.join("Datas/#Broken.xlsx")).unwrap();
+    let before = snapshot(&luban);
+    let r = gentable::import::luban::command(&luban.join("luban.conf"), &out, false, "+08:00");
+    assert_eq!(r.exit_code, 2, "{}", r.stdout);
+    assert!(
+        r.stderr
+            .contains("bad type \"(list#sep=,\" of field \"pos\""),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("Datas/#Broken.xlsx[数据]:2:C"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(snapshot(&luban), before);
 }

@@ -7,11 +7,12 @@
 
 use std::path::{Path, PathBuf};
 
-/// Every project in the repository: the root (FunnyPitch), the torture set and the examples.
+/// Every project in the repository: the root (FunnyPitch), the torture set, the imported Luban example
+/// (`tests/luban`, read from `../shared/realdata/`) and the examples.
 fn projects() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut out = vec![root.join("gentable.toml")];
-    for dir in ["tests/torture", "examples"] {
+    for dir in ["tests/torture", "tests/luban", "examples"] {
         let d = root.join(dir);
         if d.join("gentable.toml").exists() {
             out.push(d.join("gentable.toml"));

@@ -312,5 +312,25 @@ mod tests {
             Err(vec!["A".to_string(), "B".to_string()])
         );
         assert!(s.selects_file("b.xlsx") && !s.selects_file("c.txt"));
+        // Tables that all say shared_sources share a sheet; selected_only skips the rest.
+        let toml3 = "[project]\nname = \"P\"\nselected_only = true\n[tables.A]\nfiles = [\"g.xlsx\"]\nshared_sources = true\n[tables.B]\nfiles = [\"g.xlsx\"]\nsheets = [\"S\"]\nshared_sources = true\n";
+        let config: crate::config::Config = toml::from_str(toml3).unwrap();
+        let s = Sources::new(&Loaded {
+            root: PathBuf::from("."),
+            config,
+        })
+        .unwrap();
+        assert_eq!(
+            s.table_of("g.xlsx", Some("S"), "S"),
+            Ok(vec!["A".to_string(), "B".to_string()])
+        );
+        assert_eq!(
+            s.table_of("g.xlsx", Some("T"), "T"),
+            Ok(vec!["A".to_string()])
+        );
+        assert_eq!(
+            s.table_of("other.xlsx", Some("Sheet1"), "Sheet1"),
+            Ok(vec![])
+        );
     }
 }

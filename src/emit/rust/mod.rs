@@ -1083,25 +1083,7 @@ fn table_file(
             };
             if t.source_order {
                 // `order = "source"`: rows keep the sheet's order; lookups go through positions sorted by key.
-                let mut order: Vec<usize> = (0..t.rows.len()).collect();
-                order.sort_by(|&a, &b| {
-                    t.primary_key
-                        .iter()
-                        .map(|&i| {
-                            crate::ir::cmp_key(
-                                p,
-                                &t.fields[i].ty,
-                                &t.rows[a].values[i],
-                                &t.rows[b].values[i],
-                            )
-                        })
-                        .find(|o| o.is_ne())
-                        .unwrap_or(std::cmp::Ordering::Equal)
-                });
-                let mut list = String::new();
-                usize_list(&order, &mut list);
-                let marker = format_ident!("{}_{}", INDEX_MARKER, indexes.len());
-                indexes.push(list);
+                let marker = key_index(p, t, &t.primary_key, indexes);
                 quote! {
                     #id_def
                     /// Every row, in source order (`order = "source"`).
@@ -1285,24 +1267,7 @@ fn unique_lookups(
             .collect();
         let fname = format_ident!("get_by_{}", names.join("_and_"));
         let index = format_ident!("BY_{}", names.join("_AND_").to_uppercase());
-        let mut order: Vec<usize> = (0..t.rows.len()).collect();
-        order.sort_by(|&a, &b| {
-            key.iter()
-                .map(|&i| {
-                    crate::ir::cmp_key(
-                        p,
-                        &t.fields[i].ty,
-                        &t.rows[a].values[i],
-                        &t.rows[b].values[i],
-                    )
-                })
-                .find(|o| o.is_ne())
-                .unwrap_or(std::cmp::Ordering::Equal)
-        });
-        let mut list = String::new();
-        usize_list(&order, &mut list);
-        let marker = format_ident!("{}_{}", INDEX_MARKER, indexes.len());
-        indexes.push(list);
+        let marker = key_index(p, t, key, indexes);
         let idents: Vec<_> = key.iter().map(|&i| field_ident(&t.fields[i])).collect();
         let params = key.iter().zip(&idents).map(|(&i, id)| {
             let f = &t.fields[i];
@@ -1343,6 +1308,35 @@ fn unique_lookups(
         });
     }
     Ok(quote! { #(#out)* })
+}
+
+/// A static index of `t`'s row positions sorted by the fields `key`: its list text goes to `indexes`, the
+/// returned marker stands in its place in the laid-out tokens.
+fn key_index(
+    p: &Project,
+    t: &Table,
+    key: &[usize],
+    indexes: &mut Vec<String>,
+) -> proc_macro2::Ident {
+    let mut order: Vec<usize> = (0..t.rows.len()).collect();
+    order.sort_by(|&a, &b| {
+        key.iter()
+            .map(|&i| {
+                crate::ir::cmp_key(
+                    p,
+                    &t.fields[i].ty,
+                    &t.rows[a].values[i],
+                    &t.rows[b].values[i],
+                )
+            })
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let mut list = String::new();
+    usize_list(&order, &mut list);
+    let marker = format_ident!("{}_{}", INDEX_MARKER, indexes.len());
+    indexes.push(list);
+    marker
 }
 
 /// The Rust variant of member `i` of `e`: its verbatim `x-gentable-name` (keywords escaped), else the naming

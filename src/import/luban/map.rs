@@ -59,6 +59,8 @@ struct Ctx<'a> {
     table_names: BTreeMap<String, String>,
     unmapped: Vec<(String, String)>,
     defs: Map<String, J>,
+    /// Errors in the definitions (GT0601).
+    diags: Vec<Diagnostic>,
 }
 
 fn bean_named<'a>(l: &'a Luban, full: &str) -> Option<&'a BeanDef> {
@@ -362,17 +364,24 @@ impl Ctx<'_> {
 
     /// The property schema of a var and whether it is required; `None` (noted) when its type cannot be read.
     fn field(&mut self, v: &Var, module: &str, at: &str) -> Option<(J, bool)> {
+        // A type Luban itself rejects is an error at the var (the XML line, or the workbook cell).
         let t = match parse(&v.ty) {
             Ok(t) => t,
             Err(m) => {
-                self.note(at, format!("type {:?}: {m}; field left out", v.ty));
+                self.diags.push(error(
+                    &v.place,
+                    format!("field {}: bad type {:?}: {m}", v.name, v.ty),
+                ));
                 return None;
             }
         };
         let mut s = match self.schema(&t, module, at) {
             Ok(s) => s,
             Err(m) => {
-                self.note(at, format!("type {:?}: {m}; field left out", v.ty));
+                self.diags.push(error(
+                    &v.place,
+                    format!("field {}: type {:?}: {m}", v.name, v.ty),
+                ));
                 return None;
             }
         };
@@ -681,6 +690,7 @@ pub fn map(
         table_names: BTreeMap::new(),
         unmapped: vec![],
         defs: Map::new(),
+        diags: vec![],
     };
     // Beans defined by their sheets: `readSchemaFromFile` tables and auto-import workbooks.
     let mut sheet_beans: Vec<BeanDef> = vec![];
@@ -1061,6 +1071,14 @@ pub fn map(
             files: ins.iter().map(|i| i.file.clone()).collect(),
         });
     }
+    // A bean's errors are reported once (its fields are mapped for every place it is used).
+    let mut seen: Vec<Diagnostic> = vec![];
+    for d in std::mem::take(&mut ctx.diags) {
+        if !seen.contains(&d) {
+            seen.push(d);
+        }
+    }
+    diags.extend(seen);
     let mut defs = Map::new();
     defs.insert(
         "$schema".into(),

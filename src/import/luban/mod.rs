@@ -74,14 +74,15 @@ pub fn command(conf: &Path, out: &Path, check: bool, time_zone: &str) -> super::
             }
         }
     }
-    let mut changes = vec![];
+    // What the project held before, to report the changes of the whole run (not of each round).
+    let before = snapshot(out);
     let imported = loop {
         let imported = match import(conf, out, &opts, &exclude) {
             Ok(i) => i,
             Err(d) => return Report::failed(d),
         };
         match super::write::write(out, &imported.files, Some(map::MARKER), check) {
-            Ok(c) => changes.extend(c),
+            Ok(_) => {}
             Err(e) => {
                 return Report {
                     stderr: format!("error: {e}\n"),
@@ -99,12 +100,19 @@ pub fn command(conf: &Path, out: &Path, check: bool, time_zone: &str) -> super::
         }
         exclude.extend(failing);
     };
-    changes.sort_by_key(|c| c.to_string());
-    changes.dedup_by_key(|c| match c {
-        super::write::Change::Create(p)
-        | super::write::Change::Update(p)
-        | super::write::Change::Remove(p) => p.clone(),
-    });
+    let mut changes = vec![];
+    for (rel, text) in &imported.files {
+        match before.get(rel) {
+            None => changes.push(Change::Create(rel.clone())),
+            Some(old) if old != text => changes.push(Change::Update(rel.clone())),
+            Some(_) => {}
+        }
+    }
+    for rel in before.keys() {
+        if rel.starts_with("schema/") && !imported.files.iter().any(|(r, _)| r == rel) {
+            changes.push(Change::Remove(rel.clone()));
+        }
+    }
     let mut stdout = String::new();
     for c in &changes {
         stdout.push_str(&format!("{}{c}\n", if check { "would " } else { "" }));
@@ -126,10 +134,6 @@ pub fn command(conf: &Path, out: &Path, check: bool, time_zone: &str) -> super::
             stdout.push_str(&format!("  {at}: {why}\n"));
         }
     }
-    let stale = check
-        && changes
-            .iter()
-            .any(|c| !matches!(c, Change::Remove(_)) || check);
     let mut stderr = String::new();
     if check && !changes.is_empty() {
         stderr.push_str(&format!(
@@ -142,8 +146,29 @@ pub fn command(conf: &Path, out: &Path, check: bool, time_zone: &str) -> super::
     Report {
         stdout,
         stderr,
-        exit_code: if stale && !changes.is_empty() { 1 } else { 0 },
+        exit_code: u8::from(check && !changes.is_empty()),
     }
+}
+
+/// The imported files of the project in `out` now: gentable.toml and the schemas carrying the marker.
+fn snapshot(out: &Path) -> std::collections::BTreeMap<String, String> {
+    let mut m = std::collections::BTreeMap::new();
+    if let Ok(t) = std::fs::read_to_string(out.join("gentable.toml")) {
+        m.insert("gentable.toml".to_string(), t);
+    }
+    for e in std::fs::read_dir(out.join("schema"))
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+    {
+        let n = e.file_name().to_string_lossy().to_string();
+        if let Ok(t) = std::fs::read_to_string(e.path()) {
+            if n.ends_with(".schema.json") && t.contains(map::MARKER) {
+                m.insert(format!("schema/{n}"), t);
+            }
+        }
+    }
+    m
 }
 
 /// Validate the written project; every table with an error, with its first error's message.

@@ -26,12 +26,17 @@ impl LubanType {
 
 /// Index of the first `,` outside parentheses and brackets.
 fn top_comma(s: &str) -> Option<usize> {
+    top_sep(s, ',')
+}
+
+/// Index of the first `sep` outside parentheses and brackets.
+fn top_sep(s: &str, sep: char) -> Option<usize> {
     let mut depth = 0i32;
     for (i, c) in s.char_indices() {
         match c {
             '(' | '[' | '{' => depth += 1,
             ')' | ']' | '}' => depth -= 1,
-            ',' if depth == 0 => return Some(i),
+            c if c == sep && depth == 0 => return Some(i),
             _ => {}
         }
     }
@@ -87,7 +92,13 @@ fn head(s: &str) -> Result<(String, Vec<(String, String)>), String> {
     }
     let mut attrs = vec![];
     for p in &parts[1..] {
-        let p = unwrap_parens(p);
+        // `#(range=[1, 10))`: one pair of parentheses around the whole tag (intervals may be half-open, so
+        // the brackets inside need not balance).
+        let p = p.trim();
+        let p = match p.strip_prefix('(').and_then(|x| x.strip_suffix(')')) {
+            Some(inner) => inner,
+            None => p,
+        };
         match p.split_once('=') {
             Some((k, v)) => attrs.push((k.trim().to_string(), v.trim().to_string())),
             None => attrs.push((p.trim().to_string(), String::new())),
@@ -102,7 +113,17 @@ pub fn parse(text: &str) -> Result<LubanType, String> {
     if s.is_empty() {
         return Err("the type is empty".into());
     }
-    let (first, rest) = match top_comma(s) {
+    // Containers may also separate their parts by `;` (`map#aaa=5;int;int`) when no `,` does.
+    let container_head = |x: &str| {
+        let n = x
+            .split(['#', ';', ',', '?'])
+            .next()
+            .unwrap_or("")
+            .trim_start_matches('(');
+        matches!(n, "list" | "array" | "set" | "map")
+    };
+    let split_at = top_comma(s).or_else(|| container_head(s).then(|| top_sep(s, ';')).flatten());
+    let (first, rest) = match split_at {
         Some(i) => (&s[..i], Some(s[i + 1..].trim())),
         None => (s, None),
     };
@@ -112,7 +133,7 @@ pub fn parse(text: &str) -> Result<LubanType, String> {
     match (container, rest) {
         (true, None) => return Err(format!("{name} needs an element type: {name},int")),
         (true, Some(rest)) if name == "map" => {
-            let Some(i) = top_comma(rest) else {
+            let Some(i) = top_comma(rest).or_else(|| top_sep(rest, ';')) else {
                 return Err(format!(
                     "map needs a key and a value type: map,int,string, not {s:?}"
                 ));
@@ -121,6 +142,12 @@ pub fn parse(text: &str) -> Result<LubanType, String> {
             args.push(parse(&rest[i + 1..])?);
         }
         (true, Some(rest)) => args.push(parse(rest)?),
+        (false, Some(_)) if !first.contains('#') => {
+            return Err(format!(
+                "unknown type {:?}: only list, array, set and map take element types after a comma",
+                name.trim_end_matches('?')
+            ))
+        }
         // A comma after a scalar belongs to its last attribute: `int#set=1,2,3`.
         (false, Some(_)) => {
             let (n, a) = head(s)?;
@@ -179,6 +206,11 @@ mod tests {
         assert!(n.nullable);
         assert_eq!(n.attr("ref"), Some("tag.TbTestTag"));
         assert!(parse("DemoEnum?").unwrap().nullable);
+        let d = parse("map#aaa=5;int#ref=test.TbTestBeRef;int").unwrap();
+        assert_eq!(
+            (d.name.as_str(), d.args.len(), d.args[0].attr("ref")),
+            ("map", 2, Some("test.TbTestBeRef"))
+        );
         assert!(parse("list").unwrap_err().contains("element type"));
         assert!(parse("map,int").unwrap_err().contains("key and a value"));
         assert!(parse("").is_err());

@@ -58,6 +58,30 @@ impl Tokens {
     fn done(&self) -> bool {
         self.at >= self.items.len()
     }
+    /// [`Tokens::done`], after taking a lone empty token (an empty sub-cell is an empty list or map).
+    fn skip_empty(&mut self) -> bool {
+        if self.items.len() == 1 && self.at == 0 && trim(&self.items[0]).is_empty() {
+            self.at = 1;
+        }
+        self.done()
+    }
+}
+
+/// The tokens of the next level: with a separator, the next token split by it (kept in `store`); without
+/// one, the enclosing tokens.
+fn level<'s>(
+    t: &'s mut Tokens,
+    store: &'s mut Option<Tokens>,
+    sep: Option<&str>,
+    what: &str,
+) -> Result<&'s mut Tokens, CellError> {
+    match sep {
+        Some(sep) => {
+            let tok = t.next(what)?;
+            Ok(store.insert(Tokens::of(&tok, Some(sep))))
+        }
+        None => Ok(t),
+    }
 }
 
 /// Read one cell of field `f` in Luban's stream form. `null_text` is the table's text for null.
@@ -118,40 +142,29 @@ impl Reader<'_> {
                 self.read(i, own, inner, t)
             }
             Type::Array(item) => {
-                let mut sub_store;
-                let sub = match own.or(t.cell.then_some(DEFAULT_SEPARATORS)) {
-                    Some(sep) => {
-                        sub_store = Tokens::of(&t.next("a list")?, Some(sep));
-                        &mut sub_store
-                    }
-                    None => t,
-                };
+                let mut store = None;
+                let sub = level(
+                    t,
+                    &mut store,
+                    own.or(t.cell.then_some(DEFAULT_SEPARATORS)),
+                    "a list",
+                )?;
                 let mut out = vec![];
-                // An empty token list (an empty sub-cell) is an empty list.
-                if sub.items.len() == 1 && sub.at == 0 && trim(&sub.items[0]).is_empty() {
-                    sub.at = 1;
-                    return Ok(Value::Array(out));
-                }
-                while !sub.done() {
+                while !sub.skip_empty() {
                     out.push(self.read(item, inner, None, sub)?);
                 }
                 Ok(Value::Array(out))
             }
             Type::Map(k, v) => {
-                let mut sub_store;
-                let sub = match own.or(t.cell.then_some(DEFAULT_SEPARATORS)) {
-                    Some(sep) => {
-                        sub_store = Tokens::of(&t.next("a map")?, Some(sep));
-                        &mut sub_store
-                    }
-                    None => t,
-                };
+                let mut store = None;
+                let sub = level(
+                    t,
+                    &mut store,
+                    own.or(t.cell.then_some(DEFAULT_SEPARATORS)),
+                    "a map",
+                )?;
                 let mut entries = vec![];
-                if sub.items.len() == 1 && sub.at == 0 && trim(&sub.items[0]).is_empty() {
-                    sub.at = 1;
-                    return Ok(Value::Map(entries));
-                }
-                while !sub.done() {
+                while !sub.skip_empty() {
                     let key = self.read(k, None, None, sub)?;
                     let value = self.read(v, inner, None, sub)?;
                     entries.push((key, value));
@@ -160,14 +173,8 @@ impl Reader<'_> {
             }
             Type::Record(name) => {
                 let sep = own.or(self.project.separators.get(name).map(String::as_str));
-                let mut sub_store;
-                let sub = match sep {
-                    Some(sep) => {
-                        sub_store = Tokens::of(&t.next(&format!("a {name}"))?, Some(sep));
-                        &mut sub_store
-                    }
-                    None => t,
-                };
+                let mut store = None;
+                let sub = level(t, &mut store, sep, &format!("a {name}"))?;
                 let fields = &self.project.records[name].fields;
                 let v = self.fields(fields, sub)?;
                 if sep.is_some() {
@@ -177,14 +184,8 @@ impl Reader<'_> {
             }
             Type::Union(name) => {
                 let sep = own.or(self.project.separators.get(name).map(String::as_str));
-                let mut sub_store;
-                let sub = match sep {
-                    Some(sep) => {
-                        sub_store = Tokens::of(&t.next(&format!("a {name}"))?, Some(sep));
-                        &mut sub_store
-                    }
-                    None => t,
-                };
+                let mut store = None;
+                let sub = level(t, &mut store, sep, &format!("a {name}"))?;
                 let u = &self.project.unions[name];
                 let tag = sub.next(&format!("the kind of {name}"))?;
                 let tag = trim(&tag);
