@@ -7,6 +7,8 @@
 //! * no import cycle between modules (files), at any depth;
 //! * the designer's tools over a build (`TOOLS`) import the stages and the tools before them, and the library's
 //!   command line (`cli`) imports everything while nothing imports it;
+//! * `import/` (`gentable import luban`, `init`, `infer`) may import the base modules and every stage, and
+//!   only the command line imports it;
 //! * no `#[path]` mounts, and the command line (`src/main.rs`) stays thin.
 //!
 //! A dependency is any path that names a module of the crate: `use crate::a::b`, `crate::a::b::f(…)` in code,
@@ -236,9 +238,8 @@ fn allowed(from: &str, to: &str) -> bool {
         // The base modules import each other (not in a cycle) but never a stage.
         return BASE.contains(&to);
     }
-    // `import/` (gentable import luban, init, infer; its `cli` module holds their arguments) stands beside
-    // the pipeline: it may use every stage (reading workbooks, schema helpers, the build to validate what it
-    // wrote), and nothing but the CLI may import it.
+    // `import/` (gentable import luban, init, infer) stands beside the pipeline: it may use every stage
+    // (reading workbooks, schema helpers, the build to validate what it wrote); only the CLI imports it.
     if from == "import" {
         return STAGES.contains(&to);
     }

@@ -114,6 +114,41 @@ enum Command {
         #[arg(long)]
         no_clear: bool,
     },
+    /// Make a gentable project from another tool's (docs/migrating-from-luban.md).
+    Import {
+        #[command(subcommand)]
+        from: ImportFrom,
+    },
+    /// Start a new project in DIR: gentable.toml, one example table and its schema.
+    Init {
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
+    /// Print a JSON Schema guessed from a table file's header and data (CSV or a workbook sheet).
+    Infer {
+        file: PathBuf,
+        /// The worksheet (default: the first).
+        #[arg(long)]
+        sheet: Option<String>,
+    },
+}
+
+/// `gentable import <tool>`.
+#[derive(Subcommand)]
+enum ImportFrom {
+    /// Import a Luban project: `gentable import luban DataTables/luban.conf --out GameConfig`
+    Luban {
+        conf: PathBuf,
+        /// The gentable project folder written (gentable.toml, schema/).
+        #[arg(long, default_value = ".")]
+        out: PathBuf,
+        /// Write nothing; exit 1 (GT0602) and list what a re-import would change.
+        #[arg(long)]
+        check: bool,
+        /// Offset of Luban's datetime cells (Luban uses the exporting machine's zone).
+        #[arg(long, default_value = "+08:00")]
+        time_zone: String,
+    },
 }
 
 /// Run the command line `args` (the program name first), writing to standard output and standard error;
@@ -173,6 +208,29 @@ fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
             };
             return watch.run(&req, err);
         }
+        Command::Import {
+            from:
+                ImportFrom::Luban {
+                    conf,
+                    out: dir,
+                    check,
+                    time_zone,
+                },
+        } => {
+            return report(
+                crate::import::luban::command(&conf, &dir, check, &time_zone),
+                out,
+                err,
+            )
+        }
+        Command::Init { dir } => return report(crate::import::infer::init(&dir), out, err),
+        Command::Infer { file, sheet } => {
+            return report(
+                crate::import::infer::command(&file, sheet.as_deref()),
+                out,
+                err,
+            )
+        }
         Command::Check { common } => (common, Action::Validate),
         Command::Build { common, check } => {
             (common, if check { Action::Check } else { Action::Build })
@@ -191,4 +249,11 @@ fn print(outcome: &Outcome, out: &mut dyn Write, err: &mut dyn Write) {
             Stream::Stderr => err.write_all(text.as_bytes()),
         };
     }
+}
+
+/// Write what an import, init or infer printed; its exit code.
+fn report(r: crate::import::write::Report, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+    let _ = out.write_all(r.stdout.as_bytes());
+    let _ = err.write_all(r.stderr.as_bytes());
+    r.exit_code
 }

@@ -329,12 +329,39 @@ namespace cfg
             return new GentableDataException(n.Path() + ": expected " + expected + ", got " + n.Describe());
         }
 
-        /// <summary>Parses the data of table <paramref name="table"/> obtained from <paramref name="jsonOf"/>.</summary>
+        /// <summary>
+        /// Parses the data file of table <paramref name="table"/> obtained from <paramref name="jsonOf"/>
+        /// (docs/data-format.md: <c>{"gentable":{header},"rows":[rows]}</c>, one row per line), checks that its
+        /// header names this table and layout format 1, and returns its rows array.
+        /// </summary>
         internal static GentableNode Table(global::System.Func<string, string> jsonOf, string table)
         {
+            string source = table + ".json";
             string text = jsonOf(table);
-            if (text == null) throw new GentableDataException(table + ".json: no data for table " + table);
-            return GentableParser.Parse(text, table + ".json");
+            if (text == null) throw new GentableDataException(source + ": no data for table " + table);
+            GentableNode doc = GentableParser.Parse(text, source);
+            GentableNode header = Member(doc, "gentable");
+            GentableNode rows = Member(doc, "rows");
+            if (header == null || header.Kind != GentableNode.Object || rows == null)
+                throw new GentableDataException(source + ": not a gentable data file (expected {\"gentable\":{...},\"rows\":[...]})");
+            GentableNode format = Member(header, "format");
+            if (format == null || format.Kind != GentableNode.Number || format.Text != "1")
+                throw new GentableDataException(source + ": data file format " + (format == null ? "missing" : (format.Kind == GentableNode.Number ? format.Text : format.Describe())) + "; this code reads format 1");
+            GentableNode name = Member(header, "table");
+            if (name == null || name.Kind != GentableNode.String || name.Text != table)
+                throw new GentableDataException(source + ": holds table " + (name == null ? "(none)" : (name.Kind == GentableNode.String ? "\"" + name.Text + "\"" : name.Describe())) + ", expected " + table);
+            // Row paths read "<Table>.json[i]".
+            rows.Parent = null;
+            rows.Source = source;
+            return rows;
+        }
+
+        /// <summary>The member <paramref name="key"/> of object <paramref name="n"/>, or null.</summary>
+        private static GentableNode Member(GentableNode n, string key)
+        {
+            if (n.Kind != GentableNode.Object) return null;
+            for (int i = 0; i < n.Keys.Length; i++) if (n.Keys[i] == key) return n.Values[i];
+            return null;
         }
 
         internal static T[] Rows<T>(GentableNode n, global::System.Func<GentableNode, T> read)

@@ -8,19 +8,6 @@ namespace cfg
     public sealed partial class Tables
     {
         /// <summary>
-        /// BLAKE3 hash of the canonical data and the schemas this code was generated from
-        /// (<c>generated/data/content-hash.txt</c>).
-        /// </summary>
-        public const string ContentHash = "4eb9e659498d20fafac672b3b48f1b4eaa65b8ff063a91e8bb58a69fe1f72348";
-
-        /// <summary>
-        /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
-        /// <see cref="ContentHash"/> unless this output selects export groups (then its data is under
-        /// <c>generated/data/csharp/</c>).
-        /// </summary>
-        public const string ProjectHash = "bf6b8c67b36b0158cf00c04da75f056cef5516fb0b8c73843bc67598f04512f2";
-
-        /// <summary>
         /// TbDemoPrimitive
         /// </summary>
         public TbDemoPrimitiveTable TbDemoPrimitive { get; }

@@ -43,17 +43,7 @@ export { type TbTestSet, TbTestSetTable } from "./tables/TbTestSet.js";
 export { type TbTestSize, TbTestSizeTable } from "./tables/TbTestSize.js";
 export { type TbTestTag, TbTestTagTable } from "./tables/TbTestTag.js";
 
-/**
- * BLAKE3 hash of the canonical data and the schemas this code was generated from
- * (`generated/data/content-hash.txt`).
- */
-export const CONTENT_HASH = "d930222311a48da073872a90002ee1d7d3ec2ea0e5fe9b9e31419bbeba49f3a1";
-
-/**
- * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
- * `CONTENT_HASH` unless this output selects export groups (then its data is under `generated/data/typescript/`).
- */
-export const PROJECT_HASH = "bf6b8c67b36b0158cf00c04da75f056cef5516fb0b8c73843bc67598f04512f2";
+export { CONTENT_HASH, PROJECT_HASH, TABLE_HASHES, type TableHashes } from "./hashes.js";
 
 /** Every table. */
 export interface Tables {
@@ -144,23 +134,23 @@ export function loadTables(dataDir: string): Tables {
  */
 export function loadTablesFromJson(jsonOf: (table: string) => string): Tables {
   return {
-    tbDemoPrimitive: new TbDemoPrimitiveTable(rt.rows(jsonOf("TbDemoPrimitive"), "TbDemoPrimitive.json", readTbDemoPrimitive)),
-    tbItem: new TbItemTable(rt.rows(jsonOf("TbItem"), "TbItem.json", readTbItem)),
-    tbL10nDemo: new TbL10nDemoTable(rt.rows(jsonOf("TbL10NDemo"), "TbL10NDemo.json", readTbL10nDemo)),
-    tbMultiIndexList: new TbMultiIndexListTable(rt.rows(jsonOf("TbMultiIndexList"), "TbMultiIndexList.json", readTbMultiIndexList)),
-    tbMultiUnionIndexList: new TbMultiUnionIndexListTable(rt.rows(jsonOf("TbMultiUnionIndexList"), "TbMultiUnionIndexList.json", readTbMultiUnionIndexList)),
-    tbNotIndexList: new TbNotIndexListTable(rt.rows(jsonOf("TbNotIndexList"), "TbNotIndexList.json", readTbNotIndexList)),
-    tbPatchDemo: new TbPatchDemoTable(rt.rows(jsonOf("TbPatchDemo"), "TbPatchDemo.json", readTbPatchDemo)),
-    tbPath: new TbPathTable(rt.rows(jsonOf("TbPath"), "TbPath.json", readTbPath)),
-    tbTestFieldVariant: new TbTestFieldVariantTable(rt.rows(jsonOf("TbTestFieldVariant"), "TbTestFieldVariant.json", readTbTestFieldVariant)),
-    tbTestFieldVariant2: new TbTestFieldVariant2Table(rt.rows(jsonOf("TbTestFieldVariant2"), "TbTestFieldVariant2.json", readTbTestFieldVariant2)),
-    tbTestIndex: new TbTestIndexTable(rt.rows(jsonOf("TbTestIndex"), "TbTestIndex.json", readTbTestIndex)),
-    tbTestMap: new TbTestMapTable(rt.rows(jsonOf("TbTestMap"), "TbTestMap.json", readTbTestMap)),
-    tbTestMapper: new TbTestMapperTable(rt.rows(jsonOf("TbTestMapper"), "TbTestMapper.json", readTbTestMapper)),
-    tbTestRange: new TbTestRangeTable(rt.rows(jsonOf("TbTestRange"), "TbTestRange.json", readTbTestRange)),
-    tbTestSet: new TbTestSetTable(rt.rows(jsonOf("TbTestSet"), "TbTestSet.json", readTbTestSet)),
-    tbTestSize: new TbTestSizeTable(rt.rows(jsonOf("TbTestSize"), "TbTestSize.json", readTbTestSize)),
-    tbTestTag: new TbTestTagTable(rt.rows(jsonOf("TbTestTag"), "TbTestTag.json", readTbTestTag)),
+    tbDemoPrimitive: new TbDemoPrimitiveTable(rt.rows(jsonOf("TbDemoPrimitive"), "TbDemoPrimitive", "TbDemoPrimitive.json", readTbDemoPrimitive)),
+    tbItem: new TbItemTable(rt.rows(jsonOf("TbItem"), "TbItem", "TbItem.json", readTbItem)),
+    tbL10nDemo: new TbL10nDemoTable(rt.rows(jsonOf("TbL10NDemo"), "TbL10NDemo", "TbL10NDemo.json", readTbL10nDemo)),
+    tbMultiIndexList: new TbMultiIndexListTable(rt.rows(jsonOf("TbMultiIndexList"), "TbMultiIndexList", "TbMultiIndexList.json", readTbMultiIndexList)),
+    tbMultiUnionIndexList: new TbMultiUnionIndexListTable(rt.rows(jsonOf("TbMultiUnionIndexList"), "TbMultiUnionIndexList", "TbMultiUnionIndexList.json", readTbMultiUnionIndexList)),
+    tbNotIndexList: new TbNotIndexListTable(rt.rows(jsonOf("TbNotIndexList"), "TbNotIndexList", "TbNotIndexList.json", readTbNotIndexList)),
+    tbPatchDemo: new TbPatchDemoTable(rt.rows(jsonOf("TbPatchDemo"), "TbPatchDemo", "TbPatchDemo.json", readTbPatchDemo)),
+    tbPath: new TbPathTable(rt.rows(jsonOf("TbPath"), "TbPath", "TbPath.json", readTbPath)),
+    tbTestFieldVariant: new TbTestFieldVariantTable(rt.rows(jsonOf("TbTestFieldVariant"), "TbTestFieldVariant", "TbTestFieldVariant.json", readTbTestFieldVariant)),
+    tbTestFieldVariant2: new TbTestFieldVariant2Table(rt.rows(jsonOf("TbTestFieldVariant2"), "TbTestFieldVariant2", "TbTestFieldVariant2.json", readTbTestFieldVariant2)),
+    tbTestIndex: new TbTestIndexTable(rt.rows(jsonOf("TbTestIndex"), "TbTestIndex", "TbTestIndex.json", readTbTestIndex)),
+    tbTestMap: new TbTestMapTable(rt.rows(jsonOf("TbTestMap"), "TbTestMap", "TbTestMap.json", readTbTestMap)),
+    tbTestMapper: new TbTestMapperTable(rt.rows(jsonOf("TbTestMapper"), "TbTestMapper", "TbTestMapper.json", readTbTestMapper)),
+    tbTestRange: new TbTestRangeTable(rt.rows(jsonOf("TbTestRange"), "TbTestRange", "TbTestRange.json", readTbTestRange)),
+    tbTestSet: new TbTestSetTable(rt.rows(jsonOf("TbTestSet"), "TbTestSet", "TbTestSet.json", readTbTestSet)),
+    tbTestSize: new TbTestSizeTable(rt.rows(jsonOf("TbTestSize"), "TbTestSize", "TbTestSize.json", readTbTestSize)),
+    tbTestTag: new TbTestTagTable(rt.rows(jsonOf("TbTestTag"), "TbTestTag", "TbTestTag.json", readTbTestTag)),
   };
 }
 

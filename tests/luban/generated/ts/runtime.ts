@@ -39,16 +39,37 @@ export function fail(path: string, expected: string, v: unknown): never {
   throw new GentableDataError(path + ": expected " + expected + ", got " + describe(v));
 }
 
-/** The rows of a table file: a JSON array. */
-export function rows<T>(text: string, source: string, read: (v: unknown, path: string) => T): readonly T[] {
-  const data = parse(text, source);
+/**
+ * The rows array of the data file of `table` (docs/data-format.md: `{"gentable":{header},"rows":[rows]}`, one
+ * row per line), after checking that its header names this table and layout format 1.
+ */
+function document(text: string, table: string, source: string): unknown {
+  const doc = parse(text, source);
+  const header = isObject(doc) ? doc["gentable"] : undefined;
+  if (!isObject(doc) || !isObject(header) || !has(doc, "rows")) {
+    throw new GentableDataError(source + ': not a gentable data file (expected {"gentable":{...},"rows":[...]})');
+  }
+  const format = header["format"];
+  if (format !== 1) {
+    throw new GentableDataError(source + ": data file format " + (typeof format === "number" ? String(format) : describe(format)) + "; this code reads format 1");
+  }
+  const name = header["table"];
+  if (name !== table) {
+    throw new GentableDataError(source + ": holds table " + (typeof name === "string" ? JSON.stringify(name) : describe(name)) + ", expected " + table);
+  }
+  return doc["rows"];
+}
+
+/** The rows of the data file of `table`: a JSON array. */
+export function rows<T>(text: string, table: string, source: string, read: (v: unknown, path: string) => T): readonly T[] {
+  const data = document(text, table, source);
   if (!Array.isArray(data)) return fail(source, "an array of rows", data);
   return Object.freeze(data.map((row: unknown, i: number) => read(row, source + "[" + String(i) + "]")));
 }
 
-/** The row of a singleton table file: a JSON array of exactly one row. */
-export function single<T>(text: string, source: string, read: (v: unknown, path: string) => T): T {
-  const data = parse(text, source);
+/** The row of the data file of singleton `table`: a JSON array of exactly one row. */
+export function single<T>(text: string, table: string, source: string, read: (v: unknown, path: string) => T): T {
+  const data = document(text, table, source);
   if (!Array.isArray(data) || data.length !== 1) return fail(source, "an array of exactly one row", data);
   return read(data[0], source + "[0]");
 }

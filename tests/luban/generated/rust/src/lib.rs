@@ -45,7 +45,9 @@ pub mod tb_test_size;
 pub use tb_test_size::{TbTestSize, TbTestSizeId};
 pub mod tb_test_tag;
 pub use tb_test_tag::{TbTestTag, TbTestTagId};
-/// BLAKE3 hash of the canonical data and the schemas; identical in the Rust, C# and TypeScript outputs.
+/// BLAKE3 content hash of the data this crate holds (its export groups) and of the schemas: equal to
+/// `content-hash.txt` of its data folder, and to the C# and TypeScript outputs' content hash when they
+/// select the same groups.
 pub const CONTENT_HASH: &str = "bf6b8c67b36b0158cf00c04da75f056cef5516fb0b8c73843bc67598f04512f2";
 /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
 /// `CONTENT_HASH` unless this output selects export groups.
