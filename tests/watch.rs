@@ -10,6 +10,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+mod common;
+use common::copy_dir;
+
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// The watch process, killed if the test fails before it is stopped.
@@ -87,22 +90,6 @@ impl Watcher {
     /// How many builds the watch has started.
     fn builds(&self) -> usize {
         self.log().matches("── gentable watch: build #").count()
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let p = e.path();
-        let name = e.file_name();
-        if name == "target" {
-            continue;
-        }
-        if p.is_dir() {
-            copy_dir(&p, &to.join(name));
-        } else {
-            std::fs::copy(&p, to.join(name)).unwrap();
-        }
     }
 }
 

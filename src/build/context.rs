@@ -3,6 +3,9 @@
 
 use super::cache::{Cache, Entry};
 use crate::config::Loaded;
+use crate::ir::Project;
+use crate::read::RawTable;
+use crate::schema::TableSchema;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -20,6 +23,17 @@ pub struct Context {
     root: PathBuf,
     /// Input files seen by this build: manifest key → entry.
     pub(crate) inputs: Mutex<BTreeMap<String, Entry>>,
+    /// Set for [`super::inspect`]: what the stages leave here for the designer's tools.
+    pub(crate) kept: Option<Mutex<Kept>>,
+}
+
+/// What a run keeps for the designer's tools ([`super::inspect`]): the raw sources as read and the typed
+/// project as far as the stages got, also when the build fails.
+#[derive(Default)]
+pub(crate) struct Kept {
+    pub(crate) raw: Vec<RawTable>,
+    pub(crate) project: Option<Project>,
+    pub(crate) schemas: Vec<TableSchema>,
 }
 
 impl Context {
@@ -33,6 +47,23 @@ impl Context {
             config_path: None,
             root: PathBuf::new(),
             inputs: Mutex::new(BTreeMap::new()),
+            kept: None,
+        }
+    }
+
+    /// No cache, no progress, and the raw sources and typed tables kept ([`Context::keep`]).
+    pub(crate) fn keeping() -> Context {
+        Context {
+            kept: Some(Mutex::new(Kept::default())),
+            ..Context::plain()
+        }
+    }
+
+    /// Leave something for the designer's tools: `f` runs only when this run keeps ([`Context::keeping`]), so
+    /// a build pays nothing for it.
+    pub(crate) fn keep(&self, f: impl FnOnce(&mut Kept)) {
+        if let Some(Ok(mut k)) = self.kept.as_ref().map(|k| k.lock()) {
+            f(&mut k);
         }
     }
 

@@ -370,6 +370,65 @@ fn checked(loaded: &Loaded, ctx: &Context, plan: Plan) -> stages::Checked {
     stages::validate(loaded, ctx, &Plan::Full).expect("a full build never gives up")
 }
 
+/// A project as the designer's tools see it ([`inspect`]).
+#[derive(Clone, Debug, Default)]
+pub struct Inspection {
+    /// Every table source as read (every row, comments included), in file order.
+    pub raw: Vec<crate::read::RawTable>,
+    /// The typed project as far as the stages got: every table whose schema built, with its rows (a cell
+    /// that failed to type is [`crate::ir::Value::Null`]); rows of map tables are in key order when
+    /// validation ran. Empty when the schemas did not load.
+    pub project: crate::ir::Project,
+    /// The table schemas (in name order).
+    pub schemas: Vec<crate::schema::TableSchema>,
+    /// Every diagnostic, sorted (errors and warnings).
+    pub diagnostics: Vec<Diagnostic>,
+    /// The project file it was read with.
+    pub loaded: Option<Loaded>,
+}
+
+impl Inspection {
+    /// The top-level array separator of `table` (`[tables.<Name>] array_separator`, default `|`).
+    pub fn array_separator(&self, table: &str) -> char {
+        self.loaded
+            .as_ref()
+            .and_then(|l| l.config.tables.get(table))
+            .and_then(|o| o.array_separator.as_deref())
+            .and_then(|s| s.chars().next())
+            .unwrap_or('|')
+    }
+
+    /// True when the project has no error.
+    pub fn valid(&self) -> bool {
+        !self
+            .diagnostics
+            .iter()
+            .any(|d| d.severity == Severity::Error)
+    }
+}
+
+/// Read, type and validate every table of `loaded` like a full build (the one stage list, no cache), and keep
+/// what the designer's tools show: the raw sources and the typed tables also when the build fails.
+pub fn inspect(loaded: &Loaded) -> Inspection {
+    let ctx = Context::keeping();
+    let (result, _) = checked(loaded, &ctx, Plan::Full);
+    let kept = ctx
+        .kept
+        .and_then(|k| k.into_inner().ok())
+        .unwrap_or_default();
+    let (project, diagnostics) = match result {
+        Ok(v) => (v.project, v.warnings),
+        Err(d) => (kept.project.unwrap_or_default(), d.items),
+    };
+    Inspection {
+        raw: kept.raw,
+        project,
+        schemas: kept.schemas,
+        diagnostics,
+        loaded: Some(loaded.clone()),
+    }
+}
+
 /// Read, type and validate every table of `loaded` (no cache, no progress). `Err` holds every diagnostic
 /// (errors and warnings), sorted.
 pub fn load(loaded: &Loaded) -> Result<Validated, Diagnostics> {

@@ -89,6 +89,7 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
             by_table.entry(t.name.clone()).or_default().push(t);
         }
     }
+    ctx.keep(|k| k.raw = by_table.values().flatten().cloned().collect());
     // The input files of each table, for the records of later one-table rebuilds.
     let mut sources_of: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (name, raws) in &by_table {
@@ -144,6 +145,10 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
     let (tables, d) = type_tables(loaded, ctx, &project, &schemas, sources);
     project.tables = tables;
     diags.extend(d);
+    ctx.keep(|k| {
+        k.project = Some(project.clone());
+        k.schemas = schemas.clone();
+    });
     // Type names must not collide with table names in generated code.
     for n in project.enums.keys().chain(project.records.keys()) {
         if names.contains(n) {
@@ -170,6 +175,7 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
         &mut diags,
     )
     .unwrap_or_default();
+    ctx.keep(|k| k.project = Some(project.clone()));
     // References into the rebuilt tables from the others hold only if what they can see is unchanged.
     if let Some(p) = partial {
         let recorded: BTreeMap<&str, &[u8; 32]> = p

@@ -84,6 +84,13 @@ impl MessageFormat {
     }
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum DiffFormatArg {
+    Human,
+    Json,
+    Markdown,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Read, validate and write generated/ (the main job).
@@ -103,6 +110,25 @@ enum Command {
     ConfigSchema,
     /// Explain a diagnostic code, e.g. `gentable explain GT0302`.
     Explain { code: String },
+    /// Row-level diff of the tables between two versions: git revisions or folders (default HEAD → the
+    /// working tree).
+    Diff {
+        /// The old version: a git revision or a folder holding the project file (default HEAD).
+        old: Option<String>,
+        /// The new version (default: the working tree).
+        new: Option<String>,
+        /// Project file (of the working tree; folders are looked into for the same file name).
+        #[arg(long, short = 'c', default_value = "gentable.toml")]
+        config: PathBuf,
+        /// Output: human text, JSON, or Markdown for a pull-request comment.
+        #[arg(long, value_enum, default_value_t = DiffFormatArg::Human)]
+        format: DiffFormatArg,
+        /// Exit with 1 when the versions differ.
+        #[arg(long)]
+        exit_code: bool,
+    },
+    /// Print a workbook (or CSV file) as stable text, for git's textconv (`*.xlsx diff=gentable`).
+    Textconv { file: PathBuf },
     /// Build, then rebuild on every save of a table, a schema or the project file (Ctrl-C stops).
     Watch {
         #[command(flatten)]
@@ -185,6 +211,41 @@ fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
                         "error: unknown diagnostic code {code:?}; codes look like GT0201"
                     );
                     2
+                }
+            };
+        }
+        Command::Diff {
+            old,
+            new,
+            config,
+            format,
+            exit_code,
+        } => {
+            use crate::diff::{DiffFormat, Spec};
+            let req = crate::diff::DiffRequest {
+                config,
+                old: Spec::parse(old.as_deref().unwrap_or("HEAD")),
+                new: new.as_deref().map(Spec::parse).unwrap_or(Spec::WorkTree),
+                format: match format {
+                    DiffFormatArg::Human => DiffFormat::Human,
+                    DiffFormatArg::Json => DiffFormat::Json,
+                    DiffFormatArg::Markdown => DiffFormat::Markdown,
+                },
+                exit_code,
+            };
+            let outcome = crate::diff::run(&req);
+            print(&outcome, out, err);
+            return outcome.exit_code;
+        }
+        Command::Textconv { file } => {
+            return match crate::diff::textconv::textconv(&file) {
+                Ok(text) => {
+                    let _ = out.write_all(text.as_bytes());
+                    0
+                }
+                Err(e) => {
+                    let _ = writeln!(err, "error: {e}");
+                    1
                 }
             };
         }

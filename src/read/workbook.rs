@@ -6,6 +6,7 @@ use super::raw::{Merge, RawCell, RawRow, RawTable};
 use crate::diag::{Code, Diagnostic};
 use std::path::Path;
 
+/// Every worksheet of `file` that is a table source (not `#…` sheets, not empty ones), from `bytes` when given.
 pub fn read_workbook(
     file: &SourceFile,
     bytes: Option<&[u8]>,

@@ -14,6 +14,7 @@
 //! Scalars are trimmed of white space (incl. U+00A0 NBSP); a top-level string cell is taken verbatim.
 //! Errors are [`CellError`]s: what was expected, with a hint when one is obvious.
 
+pub mod print;
 pub mod stream;
 pub mod time;
 
