@@ -2,6 +2,9 @@
 # The test command (README): installs what the tests need on a fresh Debian machine, then runs every test.
 #  - mono-mcs + mono-runtime (Debian) to compile and run the generated C#;
 #  - TypeScript from tests/conformance/package-lock.json (npm ci) to compile the generated TypeScript;
+#  - chromium + a CJK font (Debian) and playwright-core from tests/browser/package-lock.json (npm ci) for the
+#    report's headless-browser test (tests/report.rs; playwright-core drives Debian's chromium, it downloads
+#    no browser);
 #  - cargo test for gentable, then each example's acceptance crate (they depend only on generated code).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +15,16 @@ if ! command -v mcs >/dev/null 2>&1 || ! command -v mono >/dev/null 2>&1; then
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends mono-mcs mono-runtime >/dev/null
+fi
+if ! command -v chromium >/dev/null 2>&1 || ! fc-list 2>/dev/null | grep -qi "wenquanyi"; then
+  echo "== installing chromium and a CJK font (Debian)"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium fonts-wqy-microhei >/dev/null
+fi
+if [ -f tests/browser/package-lock.json ]; then
+  echo "== installing playwright-core (npm ci, pinned by tests/browser/package-lock.json)"
+  (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
 fi
 if [ -f tests/conformance/package-lock.json ]; then
   echo "== installing TypeScript (npm ci, pinned by tests/conformance/package-lock.json)"

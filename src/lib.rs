@@ -10,10 +10,10 @@
 //! 6. [`build`]: the one driver that runs the stages for every build (full, one-table, no-op, `--check`),
 //!    the cache, and the atomic write of `generated/`.
 //!
-//! Over the pipeline: the designer's tools — [`diff`] (semantic diffs, git textconv), [`watch`] (rebuild on
-//! save) — and the command line ([`cli`]), which maps arguments to requests and prints the outcome. Beside
-//! it, [`import`] turns another tool's project (Luban) into a gentable project and infers schemas from
-//! tables; no stage imports it.
+//! Over the pipeline: the designer's tools — [`diff`] (semantic diffs, git textconv), [`report`] (a static
+//! HTML report with pictures), [`watch`] (rebuild on save) — and the command line ([`cli`]), which maps
+//! arguments to requests and prints the outcome. Beside it, [`import`] turns another tool's project (Luban)
+//! into a gentable project and infers schemas from tables; no stage imports it.
 //!
 //! Shared by every stage: the project file ([`config`]), diagnostics ([`diag`]) and identifier rules
 //! ([`naming`]).
@@ -28,6 +28,7 @@ pub mod import;
 pub mod ir;
 pub mod naming;
 pub mod read;
+pub mod report;
 pub mod schema;
 pub mod typing;
 pub mod validate;

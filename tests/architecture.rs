@@ -219,7 +219,7 @@ const BASE: &[&str] = &["config", "diag", "ir", "naming"];
 const STAGES: &[&str] = &["read", "schema", "typing", "validate", "emit", "build"];
 /// The designer's tools over a build, in this order: each may import the base modules, every stage and the
 /// tools before it.
-const TOOLS: &[&str] = &["diff", "watch"];
+const TOOLS: &[&str] = &["diff", "report", "watch"];
 /// The command line: it may import everything; nothing imports it.
 const CLI: &str = "cli";
 

@@ -10,13 +10,13 @@ namespace FunnyPitch.GameConfig
         /// <c>content-hash.txt</c> of its data folder (<c>generated/data/</c>, or <c>generated/data/csharp/</c>
         /// when this output selects export groups).
         /// </summary>
-        public const string ContentHash = "be282a2daa2130473eed7ec8d0074602064e3435759aa350e1d171e0deb9f9bb";
+        public const string ContentHash = "813a92b23c68302cd9cbd338683e8d0f9bfe619e976632d6bca3dcd40761ddc6";
 
         /// <summary>
         /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
         /// <see cref="ContentHash"/> unless this output selects export groups.
         /// </summary>
-        public const string ProjectHash = "ccf86df139fe903485259a23f7fa717b621bfcf44d75251ad04765ec803aa1a8";
+        public const string ProjectHash = "46aa50cfe9e4b2eb4e8cae54214659e52eadfe827fa43a41624ac4b4afca3d0f";
 
         /// <summary>
         /// The <c>dataHash</c> (BLAKE3 of the table's canonical JSON) and <c>schemaHash</c> that the data file of

@@ -7,13 +7,13 @@
  * `content-hash.txt` of its data folder (`generated/data/`, or `generated/data/typescript/` when this output
  * selects export groups).
  */
-export const CONTENT_HASH = "17e036c00b11cee59cd742c1ad95dca04749c8aab4796f3b8a3b013300db6151";
+export const CONTENT_HASH = "716961b21d1a33d51b8d8b12261fdc0fa7ee7fc6eaf16ce15a0402ed172be80d";
 
 /**
  * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
  * `CONTENT_HASH` unless this output selects export groups.
  */
-export const PROJECT_HASH = "ccf86df139fe903485259a23f7fa717b621bfcf44d75251ad04765ec803aa1a8";
+export const PROJECT_HASH = "46aa50cfe9e4b2eb4e8cae54214659e52eadfe827fa43a41624ac4b4afca3d0f";
 
 /** The `dataHash` (BLAKE3 of the table's canonical JSON) and `schemaHash` that a table's data file carries. */
 export interface TableHashes {

@@ -127,6 +127,19 @@ enum Command {
         #[arg(long)]
         exit_code: bool,
     },
+    /// Write a static HTML report: every table as a searchable page, its pictures (x-gentable-view), every
+    /// diagnostic linked to its cell.
+    Report {
+        /// Project file.
+        #[arg(long, short = 'c', default_value = "gentable.toml")]
+        config: PathBuf,
+        /// The folder to write (default: report/ in the generated folder).
+        #[arg(long, short = 'o')]
+        out: Option<PathBuf>,
+        /// At most N rows per table page (0 = all); rows with a diagnostic are always shown.
+        #[arg(long, value_name = "N", default_value_t = 20000)]
+        max_rows: usize,
+    },
     /// Print a workbook (or CSV file) as stable text, for git's textconv (`*.xlsx diff=gentable`).
     Textconv { file: PathBuf },
     /// Build, then rebuild on every save of a table, a schema or the project file (Ctrl-C stops).
@@ -234,6 +247,19 @@ fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
                 exit_code,
             };
             let outcome = crate::diff::run(&req);
+            print(&outcome, out, err);
+            return outcome.exit_code;
+        }
+        Command::Report {
+            config,
+            out: folder,
+            max_rows,
+        } => {
+            let outcome = crate::report::run(&crate::report::ReportRequest {
+                config,
+                out: folder,
+                max_rows,
+            });
             print(&outcome, out, err);
             return outcome.exit_code;
         }

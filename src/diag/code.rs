@@ -186,6 +186,9 @@ codes! {
     GeneratedNameClash = "GT0406", Output,
         "generated name clash",
         "An emitter cannot give two things distinct names in one language: enum members that become the same variant (\"self\" and \"Self\" both become Self_ in Rust), a table named like a type the generated code declares itself (Tables, GentableRuntime), or two tables that become one module. Example: enum Side with members self and Self. Fix: rename one of them, or give it an x-gentable-name.";
+    BadView = "GT0407", Data,
+        "bad view",
+        "An x-gentable-view annotation (the pictures of gentable report) is malformed, or names a path that does not exist or cannot be drawn: a position that is not an integer, an items path that is not a list of records, a misspelt field. This is a schema error: it names the schema file. Example: \"x\": \"Xs\" when the field is X. Fix: correct the view in the schema (docs/designer.md, Pictures); the message suggests the closest field.";
     StaleFile = "GT0501", Output,
         "stale generated file",
         "`gentable build --check` found a file under generated/ that differs from what the tables produce (someone edited tables without regenerating, or edited generated code by hand), or a file the tables no longer produce. Example: Table/PieceType.csv changed but generated/ was not rebuilt. Fix: run `gentable build` (Tools/GenTable.sh) and commit generated/.";

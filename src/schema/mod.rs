@@ -8,6 +8,8 @@
 //! fetched. Enum and record types are named by their `$defs` key, else their `title`, else
 //! `<Table><Field>`; one name used for two different definitions is an error.
 
+pub mod view;
+
 use crate::diag::Code;
 use crate::diag::{Diagnostic, Severity};
 use crate::ir::{EnumDef, Field, IntWidth, Project, RecordDef, TableMode, Type};
@@ -120,6 +122,9 @@ pub struct TableSchema {
     pub groups: Vec<String>,
     /// `[tables.X] order = "source"` (set by the build from `gentable.toml`): keep the sheet's row order.
     pub source_order: bool,
+    /// `x-gentable-view`: the pictures `gentable report` draws of the table, or why the annotation is
+    /// malformed (reported by the validator, GT0407).
+    pub views: Result<Vec<view::View>, String>,
 }
 
 /// One entry of `x-gentable-rules` (docs/diagnostics.md "Rules"): a CEL expression and how to report it.
@@ -401,6 +406,7 @@ pub fn build_table(
             unreferenced,
             groups: string_list(obj.get("x-gentable-groups")),
             source_order: false,
+            views: view::views(obj.get("x-gentable-view")),
         })
     } else {
         Err(ctx.diags)

@@ -75,4 +75,16 @@ impl Layout {
     pub fn is_comment(&self, r: &RawRow) -> bool {
         self.marker(r).starts_with(&self.comment_marker)
     }
+
+    /// The index in `rows` of the header row: `header_row`, else the first row whose marker cell is
+    /// `header_marker`, else the first row that is neither blank nor a comment.
+    pub fn header(&self, rows: &[RawRow]) -> Option<usize> {
+        match (self.header_row, &self.header_marker) {
+            (Some(h), _) => rows.iter().position(|r| r.row == h),
+            (None, Some(m)) => rows.iter().position(|r| self.marker(r).trim() == m),
+            (None, None) => rows
+                .iter()
+                .position(|r| !self.is_blank(r) && !self.is_comment(r)),
+        }
+    }
 }

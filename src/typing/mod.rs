@@ -84,14 +84,7 @@ pub fn type_table(
             continue;
         }
         // 1. Header row.
-        let header_pos = match (layout.header_row, &layout.header_marker) {
-            (Some(h), _) => src.rows.iter().position(|r| r.row == h),
-            (None, Some(m)) => src.rows.iter().position(|r| layout.marker(r).trim() == m),
-            (None, None) => src
-                .rows
-                .iter()
-                .position(|r| !layout.is_blank(r) && !layout.is_comment(r)),
-        };
+        let header_pos = layout.header(&src.rows);
         let Some(hp) = header_pos else {
             let mut d = Diagnostic::file_error(
                 Code::NoHeader,

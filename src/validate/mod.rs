@@ -17,6 +17,7 @@ pub mod rules;
 pub mod text;
 pub mod unreferenced;
 mod values;
+pub mod views;
 
 /// Run every check, in this order:
 /// 1. [`json_schema`]: each row of the checked tables against its JSON Schema;
@@ -24,7 +25,8 @@ mod values;
 /// 3. [`foreign_keys`]: references from the checked tables into every table of `project`;
 /// 4. [`unreferenced`]: rows no reference names, where the schema asks;
 /// 5. [`text`]: localized text keys and translations (`[localization]`);
-/// 6. [`rules`]: the CEL rules of the checked tables, only when 1–5 found no error (rules read other
+/// 6. [`views`]: the `x-gentable-view` pictures of every table (their paths against the project's types);
+/// 7. [`rules`]: the CEL rules of the checked tables, only when 1–6 found no error (rules read other
 ///    tables through keys and references that must hold).
 ///
 /// `checked`: the tables whose rows changed (a one-table rebuild; `project` then also holds the tables they
@@ -53,6 +55,7 @@ pub fn run(
     let digests = digests.then(|| index.digests(project));
     unreferenced::check(project, set, schemas, diags);
     text::check(project, localization, diags);
+    views::check(project, set, schemas, diags);
     if !diags.iter().any(|d| d.severity == Severity::Error) {
         rules::check(project, set, &checked_schemas, diags);
     }

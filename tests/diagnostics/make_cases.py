@@ -148,3 +148,6 @@ unit("bad-foreign-key-declaration", "1,Archer,Red,10,,Bow\n", schema=s, hdr="Id,
 # Scale: many errors of one kind are capped.
 rows = "".join(f"{i},Unit{i},Red,x{i},\n" for i in range(1, 31))
 unit("many-errors", rows, args="--max-per-kind 5", readme="30 GT0201 errors with --max-per-kind 5: human and github show 5 and count the other 25; JSON shows all.")
+s = unit_schema(x_gentable_view={"kind": "grid", "title": "Units by Hp", "x": "Hp", "y": "Idd", "label": "Name"})
+unit("bad-view", OK_ROWS, schema=s,
+     readme="GT0407: an x-gentable-view (the pictures of gentable report) names a field that does not exist; the hint names the closest.")

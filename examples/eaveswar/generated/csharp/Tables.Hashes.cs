@@ -10,13 +10,13 @@ namespace EavesWar.GameConfig
         /// <c>content-hash.txt</c> of its data folder (<c>generated/data/</c>, or <c>generated/data/csharp/</c>
         /// when this output selects export groups).
         /// </summary>
-        public const string ContentHash = "2ee64532a21533617561f3a5a6ad28c74e9530a1d280880e3534de43fab1ee93";
+        public const string ContentHash = "f5d08dafccea660097fc09d1d7d4632f93f59ee611648e47c11418d7fecad406";
 
         /// <summary>
         /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
         /// <see cref="ContentHash"/> unless this output selects export groups.
         /// </summary>
-        public const string ProjectHash = "2ee64532a21533617561f3a5a6ad28c74e9530a1d280880e3534de43fab1ee93";
+        public const string ProjectHash = "f5d08dafccea660097fc09d1d7d4632f93f59ee611648e47c11418d7fecad406";
 
         /// <summary>
         /// The <c>dataHash</c> (BLAKE3 of the table's canonical JSON) and <c>schemaHash</c> that the data file of

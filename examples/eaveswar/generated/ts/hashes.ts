@@ -7,13 +7,13 @@
  * `content-hash.txt` of its data folder (`generated/data/`, or `generated/data/typescript/` when this output
  * selects export groups).
  */
-export const CONTENT_HASH = "2ee64532a21533617561f3a5a6ad28c74e9530a1d280880e3534de43fab1ee93";
+export const CONTENT_HASH = "f5d08dafccea660097fc09d1d7d4632f93f59ee611648e47c11418d7fecad406";
 
 /**
  * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
  * `CONTENT_HASH` unless this output selects export groups.
  */
-export const PROJECT_HASH = "2ee64532a21533617561f3a5a6ad28c74e9530a1d280880e3534de43fab1ee93";
+export const PROJECT_HASH = "f5d08dafccea660097fc09d1d7d4632f93f59ee611648e47c11418d7fecad406";
 
 /** The `dataHash` (BLAKE3 of the table's canonical JSON) and `schemaHash` that a table's data file carries. */
 export interface TableHashes {

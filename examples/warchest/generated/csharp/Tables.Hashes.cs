@@ -10,13 +10,13 @@ namespace WarChest.GameConfig
         /// <c>content-hash.txt</c> of its data folder (<c>generated/data/</c>, or <c>generated/data/csharp/</c>
         /// when this output selects export groups).
         /// </summary>
-        public const string ContentHash = "7efadda8175ae1b961b1f43731c142a8ee08538e493e77c8f999f627b203e441";
+        public const string ContentHash = "6b577fa94040f915f0ab35f30bc65cbeef50f041002dc24f0fa318e9c8395a76";
 
         /// <summary>
         /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
         /// <see cref="ContentHash"/> unless this output selects export groups.
         /// </summary>
-        public const string ProjectHash = "7efadda8175ae1b961b1f43731c142a8ee08538e493e77c8f999f627b203e441";
+        public const string ProjectHash = "6b577fa94040f915f0ab35f30bc65cbeef50f041002dc24f0fa318e9c8395a76";
 
         /// <summary>
         /// The <c>dataHash</c> (BLAKE3 of the table's canonical JSON) and <c>schemaHash</c> that the data file of

@@ -7,13 +7,13 @@
  * `content-hash.txt` of its data folder (`generated/data/`, or `generated/data/typescript/` when this output
  * selects export groups).
  */
-export const CONTENT_HASH = "7efadda8175ae1b961b1f43731c142a8ee08538e493e77c8f999f627b203e441";
+export const CONTENT_HASH = "6b577fa94040f915f0ab35f30bc65cbeef50f041002dc24f0fa318e9c8395a76";
 
 /**
  * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
  * `CONTENT_HASH` unless this output selects export groups.
  */
-export const PROJECT_HASH = "7efadda8175ae1b961b1f43731c142a8ee08538e493e77c8f999f627b203e441";
+export const PROJECT_HASH = "6b577fa94040f915f0ab35f30bc65cbeef50f041002dc24f0fa318e9c8395a76";
 
 /** The `dataHash` (BLAKE3 of the table's canonical JSON) and `schemaHash` that a table's data file carries. */
 export interface TableHashes {
