@@ -25,7 +25,9 @@ pub mod views;
 /// 3. [`foreign_keys`]: references from the checked tables into every table of `project`;
 /// 4. [`unreferenced`]: rows no reference names, where the schema asks;
 /// 5. [`text`]: localized text keys and translations (`[localization]`);
-/// 6. [`views`]: the `x-gentable-view` pictures of every table (their paths against the project's types);
+/// 6. [`views`]: the `x-gentable-view` pictures of every table (their paths against the project's types),
+///    in full builds only: a view depends on the schemas alone, which a one-table rebuild has unchanged
+///    since a clean build that checked them (and its `project` lacks the tables a view may name);
 /// 7. [`rules`]: the CEL rules of the checked tables, only when 1–6 found no error (rules read other
 ///    tables through keys and references that must hold).
 ///
@@ -55,7 +57,9 @@ pub fn run(
     let digests = digests.then(|| index.digests(project));
     unreferenced::check(project, set, schemas, diags);
     text::check(project, localization, diags);
-    views::check(project, set, schemas, diags);
+    if checked.is_none() {
+        views::check(project, set, schemas, diags);
+    }
     if !diags.iter().any(|d| d.severity == Severity::Error) {
         rules::check(project, set, &checked_schemas, diags);
     }
