@@ -13,15 +13,14 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Allegiance ReadAllegiance(GentableNode n)
+        /// <summary>The members of Allegiance in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersAllegiance = new GentableKeys(new string[] { "Any", "Own", "Enemy" }, null);
+
+        private static readonly Allegiance[] ValuesAllegiance = { global::FunnyPitch.GameConfig.Allegiance.Any, global::FunnyPitch.GameConfig.Allegiance.Own, global::FunnyPitch.GameConfig.Allegiance.Enemy };
+
+        internal static Allegiance ReadAllegiance(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "Any": return global::FunnyPitch.GameConfig.Allegiance.Any;
-                case "Own": return global::FunnyPitch.GameConfig.Allegiance.Own;
-                case "Enemy": return global::FunnyPitch.GameConfig.Allegiance.Enemy;
-                default: throw GentableJson.Fail(n, "one of the Allegiance members Any, Own, Enemy");
-            }
+            return ValuesAllegiance[r.ReadMember(MembersAllegiance, "one of the Allegiance members Any, Own, Enemy")];
         }
 
         internal static void WriteAllegiance(global::System.Text.StringBuilder sb, Allegiance v)

@@ -13,15 +13,14 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Branch ReadBranch(GentableNode n)
+        /// <summary>The members of Branch in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersBranch = new GentableKeys(new string[] { "Military", "Civil", "None" }, null);
+
+        private static readonly Branch[] ValuesBranch = { global::FunnyPitch.GameConfig.Branch.Military, global::FunnyPitch.GameConfig.Branch.Civil, global::FunnyPitch.GameConfig.Branch.None };
+
+        internal static Branch ReadBranch(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "Military": return global::FunnyPitch.GameConfig.Branch.Military;
-                case "Civil": return global::FunnyPitch.GameConfig.Branch.Civil;
-                case "None": return global::FunnyPitch.GameConfig.Branch.None;
-                default: throw GentableJson.Fail(n, "one of the Branch members Military, Civil, None");
-            }
+            return ValuesBranch[r.ReadMember(MembersBranch, "one of the Branch members Military, Civil, None")];
         }
 
         internal static void WriteBranch(global::System.Text.StringBuilder sb, Branch v)

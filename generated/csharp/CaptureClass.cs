@@ -15,17 +15,14 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static CaptureClass ReadCaptureClass(GentableNode n)
+        /// <summary>The members of CaptureClass in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersCaptureClass = new GentableKeys(new string[] { "T0", "Military", "Civil", "T3", "T4" }, null);
+
+        private static readonly CaptureClass[] ValuesCaptureClass = { global::FunnyPitch.GameConfig.CaptureClass.T0, global::FunnyPitch.GameConfig.CaptureClass.Military, global::FunnyPitch.GameConfig.CaptureClass.Civil, global::FunnyPitch.GameConfig.CaptureClass.T3, global::FunnyPitch.GameConfig.CaptureClass.T4 };
+
+        internal static CaptureClass ReadCaptureClass(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "T0": return global::FunnyPitch.GameConfig.CaptureClass.T0;
-                case "Military": return global::FunnyPitch.GameConfig.CaptureClass.Military;
-                case "Civil": return global::FunnyPitch.GameConfig.CaptureClass.Civil;
-                case "T3": return global::FunnyPitch.GameConfig.CaptureClass.T3;
-                case "T4": return global::FunnyPitch.GameConfig.CaptureClass.T4;
-                default: throw GentableJson.Fail(n, "one of the CaptureClass members T0, Military, Civil, T3, T4");
-            }
+            return ValuesCaptureClass[r.ReadMember(MembersCaptureClass, "one of the CaptureClass members T0, Military, Civil, T3, T4")];
         }
 
         internal static void WriteCaptureClass(global::System.Text.StringBuilder sb, CaptureClass v)

@@ -12,14 +12,14 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static CellKind ReadCellKind(GentableNode n)
+        /// <summary>The members of CellKind in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersCellKind = new GentableKeys(new string[] { "Piece", "Fortress" }, null);
+
+        private static readonly CellKind[] ValuesCellKind = { global::FunnyPitch.GameConfig.CellKind.Piece, global::FunnyPitch.GameConfig.CellKind.Fortress };
+
+        internal static CellKind ReadCellKind(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "Piece": return global::FunnyPitch.GameConfig.CellKind.Piece;
-                case "Fortress": return global::FunnyPitch.GameConfig.CellKind.Fortress;
-                default: throw GentableJson.Fail(n, "one of the CellKind members Piece, Fortress");
-            }
+            return ValuesCellKind[r.ReadMember(MembersCellKind, "one of the CellKind members Piece, Fortress")];
         }
 
         internal static void WriteCellKind(global::System.Text.StringBuilder sb, CellKind v)

@@ -83,6 +83,31 @@ namespace FunnyPitch.GameConfig
         /// </summary>
         public string SpyAllDeadKey { get; }
 
+        /// <summary>
+        /// The <see cref="PieceType"/> rows that <see cref="SpySelectPieces"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public global::System.Collections.Generic.IReadOnlyList<PieceType> SpySelectPiecesRefs { get; private set; }
+
+        /// <summary>
+        /// The <see cref="PieceType"/> row that <see cref="SpyRandomPiece"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public PieceType SpyRandomPieceRef { get; private set; }
+
+        /// <summary>
+        /// The <see cref="Lang"/> row that <see cref="SpySelectKey"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public Lang SpySelectKeyRef { get; private set; }
+
+        /// <summary>
+        /// The <see cref="Lang"/> row that <see cref="SpyRandomKey"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public Lang SpyRandomKeyRef { get; private set; }
+
+        /// <summary>
+        /// The <see cref="Lang"/> row that <see cref="SpyAllDeadKey"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public Lang SpyAllDeadKeyRef { get; private set; }
+
         /// <summary>Creates a <see cref="Const"/> from its fields.</summary>
         public Const(byte boardWidth, byte boardHeight, byte neutralRow, byte redHomeRow, byte blueHomeRow, byte piecesPerSide, global::System.Collections.Generic.IReadOnlyList<string> spySelectPieces, byte spySelectCount, bool spySelectKnownToOwner, string spyRandomPiece, byte spyRandomCount, bool spyRandomKnownToOwner, string spySelectKey, string spyRandomKey, string spyAllDeadKey)
         {
@@ -102,29 +127,91 @@ namespace FunnyPitch.GameConfig
             this.SpyRandomKey = spyRandomKey;
             this.SpyAllDeadKey = spyAllDeadKey;
         }
+
+        /// <summary>Resolves the typed references (once, at load).</summary>
+        internal void GentableLink(Tables t)
+        {
+            {
+                global::System.Collections.Generic.IReadOnlyList<PieceType> x0 = GentableEmpty<PieceType>.List;
+                if (this.SpySelectPieces.Count != 0)
+                {
+                    var a0 = new PieceType[this.SpySelectPieces.Count];
+                    for (int i0 = 0; i0 < a0.Length; i0++)
+                    {
+                        PieceType x1;
+                        if (!(t.PieceType.TryGet(this.SpySelectPieces[i0], out x1))) throw GentableLinkFault.Missing("SpySelectPieces" + "[" + i0.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + "]", "PieceType", this.SpySelectPieces[i0]);
+                        a0[i0] = x1;
+                    }
+                    x0 = new global::System.Collections.ObjectModel.ReadOnlyCollection<PieceType>(a0);
+                }
+                this.SpySelectPiecesRefs = x0;
+            }
+            {
+                PieceType x0;
+                if (!(t.PieceType.TryGet(this.SpyRandomPiece, out x0))) throw GentableLinkFault.Missing("SpyRandomPiece", "PieceType", this.SpyRandomPiece);
+                this.SpyRandomPieceRef = x0;
+            }
+            {
+                Lang x0;
+                if (!(t.Lang.TryGet(this.SpySelectKey, out x0))) throw GentableLinkFault.Missing("SpySelectKey", "Lang", this.SpySelectKey);
+                this.SpySelectKeyRef = x0;
+            }
+            {
+                Lang x0;
+                if (!(t.Lang.TryGet(this.SpyRandomKey, out x0))) throw GentableLinkFault.Missing("SpyRandomKey", "Lang", this.SpyRandomKey);
+                this.SpyRandomKeyRef = x0;
+            }
+            {
+                Lang x0;
+                if (!(t.Lang.TryGet(this.SpyAllDeadKey, out x0))) throw GentableLinkFault.Missing("SpyAllDeadKey", "Lang", this.SpyAllDeadKey);
+                this.SpyAllDeadKeyRef = x0;
+            }
+        }
     }
 
     internal static partial class GentableCodec
     {
-        internal static Const ReadConst(GentableNode n)
+        private static readonly GentableKeys KeysConst = new GentableKeys(new string[] { "BlueHomeRow", "BoardHeight", "BoardWidth", "NeutralRow", "PiecesPerSide", "RedHomeRow", "SpyAllDeadKey", "SpyRandomCount", "SpyRandomKey", "SpyRandomKnownToOwner", "SpyRandomPiece", "SpySelectCount", "SpySelectKey", "SpySelectKnownToOwner", "SpySelectPieces" }, new bool[] { true, true, true, true, true, true, true, true, true, true, true, true, true, true, true });
+
+        internal static Const ReadConst(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f4 = GentableJson.U8(o.Required("BlueHomeRow"));
-            var f1 = GentableJson.U8(o.Required("BoardHeight"));
-            var f0 = GentableJson.U8(o.Required("BoardWidth"));
-            var f2 = GentableJson.U8(o.Required("NeutralRow"));
-            var f5 = GentableJson.U8(o.Required("PiecesPerSide"));
-            var f3 = GentableJson.U8(o.Required("RedHomeRow"));
-            var f14 = GentableJson.Str(o.Required("SpyAllDeadKey"));
-            var f10 = GentableJson.U8(o.Required("SpyRandomCount"));
-            var f13 = GentableJson.Str(o.Required("SpyRandomKey"));
-            var f11 = GentableJson.Bool(o.Required("SpyRandomKnownToOwner"));
-            var f9 = GentableJson.Str(o.Required("SpyRandomPiece"));
-            var f7 = GentableJson.U8(o.Required("SpySelectCount"));
-            var f12 = GentableJson.Str(o.Required("SpySelectKey"));
-            var f8 = GentableJson.Bool(o.Required("SpySelectKnownToOwner"));
-            var f6 = GentableJson.ReadList<string>(o.Required("SpySelectPieces"), n1 => GentableJson.Str(n1));
-            o.Finish();
+            byte f0 = default(byte);
+            byte f1 = default(byte);
+            byte f2 = default(byte);
+            byte f3 = default(byte);
+            byte f4 = default(byte);
+            byte f5 = default(byte);
+            global::System.Collections.Generic.IReadOnlyList<string> f6 = default(global::System.Collections.Generic.IReadOnlyList<string>);
+            byte f7 = default(byte);
+            bool f8 = default(bool);
+            string f9 = default(string);
+            byte f10 = default(byte);
+            bool f11 = default(bool);
+            string f12 = default(string);
+            string f13 = default(string);
+            string f14 = default(string);
+            r.BeginObject(KeysConst);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f4 = r.ReadU8(); break;
+                    case 1: f1 = r.ReadU8(); break;
+                    case 2: f0 = r.ReadU8(); break;
+                    case 3: f2 = r.ReadU8(); break;
+                    case 4: f5 = r.ReadU8(); break;
+                    case 5: f3 = r.ReadU8(); break;
+                    case 6: f14 = r.ReadString(); break;
+                    case 7: f10 = r.ReadU8(); break;
+                    case 8: f13 = r.ReadString(); break;
+                    case 9: f11 = r.ReadBool(); break;
+                    case 10: f9 = r.ReadString(); break;
+                    case 11: f7 = r.ReadU8(); break;
+                    case 12: f12 = r.ReadString(); break;
+                    case 13: f8 = r.ReadBool(); break;
+                    case 14: f6 = GentableRead.List<string>(r, r1 => r1.ReadString()); break;
+                }
+            }
             return new Const(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14);
         }
 

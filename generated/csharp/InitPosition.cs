@@ -38,6 +38,11 @@ namespace FunnyPitch.GameConfig
         /// </summary>
         public byte Y { get; }
 
+        /// <summary>
+        /// The <see cref="PieceType"/> row that <see cref="Piece"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public PieceType PieceRef { get; private set; }
+
         /// <summary>The primary key of this row.</summary>
         public InitPositionId Key { get { return new InitPositionId(this.Id); } }
 
@@ -50,6 +55,21 @@ namespace FunnyPitch.GameConfig
             this.Piece = piece;
             this.X = x;
             this.Y = y;
+        }
+
+        /// <summary>Resolves the typed references (once, at load).</summary>
+        internal void GentableLink(Tables t)
+        {
+            {
+                PieceType x0 = null;
+                if (this.Piece != null)
+                {
+                    PieceType y0;
+                    if (!(t.PieceType.TryGet(this.Piece, out y0))) throw GentableLinkFault.Missing("Piece", "PieceType", this.Piece);
+                    x0 = y0;
+                }
+                this.PieceRef = x0;
+            }
         }
     }
 
@@ -135,16 +155,29 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static InitPosition ReadInitPosition(GentableNode n)
+        private static readonly GentableKeys KeysInitPosition = new GentableKeys(new string[] { "Cell", "Id", "Piece", "Side", "X", "Y" }, new bool[] { true, true, false, false, true, true });
+
+        internal static InitPosition ReadInitPosition(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f1 = GentableCodec.ReadCellKind(o.Required("Cell"));
-            var f0 = GentableJson.U8(o.Required("Id"));
-            var f3 = GentableJson.Opt<string>(o.Optional("Piece"), n1 => GentableJson.Str(n1));
-            var f2 = GentableJson.Opt<Side?>(o.Optional("Side"), n1 => GentableCodec.ReadSide(n1));
-            var f4 = GentableJson.U8(o.Required("X"));
-            var f5 = GentableJson.U8(o.Required("Y"));
-            o.Finish();
+            byte f0 = default(byte);
+            CellKind f1 = default(CellKind);
+            Side? f2 = default(Side?);
+            string f3 = default(string);
+            byte f4 = default(byte);
+            byte f5 = default(byte);
+            r.BeginObject(KeysInitPosition);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f1 = GentableCodec.ReadCellKind(r); break;
+                    case 1: f0 = r.ReadU8(); break;
+                    case 2: f3 = r.ReadString(); break;
+                    case 3: f2 = GentableCodec.ReadSide(r); break;
+                    case 4: f4 = r.ReadU8(); break;
+                    case 5: f5 = r.ReadU8(); break;
+                }
+            }
             return new InitPosition(f0, f1, f2, f3, f4, f5);
         }
 

@@ -111,13 +111,23 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Lang ReadLang(GentableNode n)
+        private static readonly GentableKeys KeysLang = new GentableKeys(new string[] { "Key", "en", "zh" }, new bool[] { true, true, true });
+
+        internal static Lang ReadLang(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.Str(o.Required("Key"));
-            var f2 = GentableJson.Str(o.Required("en"));
-            var f1 = GentableJson.Str(o.Required("zh"));
-            o.Finish();
+            string f0 = default(string);
+            string f1 = default(string);
+            string f2 = default(string);
+            r.BeginObject(KeysLang);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadString(); break;
+                    case 1: f2 = r.ReadString(); break;
+                    case 2: f1 = r.ReadString(); break;
+                }
+            }
             return new Lang(f0, f1, f2);
         }
 

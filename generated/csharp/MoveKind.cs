@@ -16,18 +16,14 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static MoveKind ReadMoveKind(GentableNode n)
+        /// <summary>The members of MoveKind in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersMoveKind = new GentableKeys(new string[] { "Step", "Slide", "Leap", "ScreenCapture", "Vault", "LordFaceOff" }, null);
+
+        private static readonly MoveKind[] ValuesMoveKind = { global::FunnyPitch.GameConfig.MoveKind.Step, global::FunnyPitch.GameConfig.MoveKind.Slide, global::FunnyPitch.GameConfig.MoveKind.Leap, global::FunnyPitch.GameConfig.MoveKind.ScreenCapture, global::FunnyPitch.GameConfig.MoveKind.Vault, global::FunnyPitch.GameConfig.MoveKind.LordFaceOff };
+
+        internal static MoveKind ReadMoveKind(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "Step": return global::FunnyPitch.GameConfig.MoveKind.Step;
-                case "Slide": return global::FunnyPitch.GameConfig.MoveKind.Slide;
-                case "Leap": return global::FunnyPitch.GameConfig.MoveKind.Leap;
-                case "ScreenCapture": return global::FunnyPitch.GameConfig.MoveKind.ScreenCapture;
-                case "Vault": return global::FunnyPitch.GameConfig.MoveKind.Vault;
-                case "LordFaceOff": return global::FunnyPitch.GameConfig.MoveKind.LordFaceOff;
-                default: throw GentableJson.Fail(n, "one of the MoveKind members Step, Slide, Leap, ScreenCapture, Vault, LordFaceOff");
-            }
+            return ValuesMoveKind[r.ReadMember(MembersMoveKind, "one of the MoveKind members Step, Slide, Leap, ScreenCapture, Vault, LordFaceOff")];
         }
 
         internal static void WriteMoveKind(global::System.Text.StringBuilder sb, MoveKind v)

@@ -13,15 +13,14 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static MoveMode ReadMoveMode(GentableNode n)
+        /// <summary>The members of MoveMode in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersMoveMode = new GentableKeys(new string[] { "MoveOnly", "CaptureOnly", "MoveAndCapture" }, null);
+
+        private static readonly MoveMode[] ValuesMoveMode = { global::FunnyPitch.GameConfig.MoveMode.MoveOnly, global::FunnyPitch.GameConfig.MoveMode.CaptureOnly, global::FunnyPitch.GameConfig.MoveMode.MoveAndCapture };
+
+        internal static MoveMode ReadMoveMode(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "MoveOnly": return global::FunnyPitch.GameConfig.MoveMode.MoveOnly;
-                case "CaptureOnly": return global::FunnyPitch.GameConfig.MoveMode.CaptureOnly;
-                case "MoveAndCapture": return global::FunnyPitch.GameConfig.MoveMode.MoveAndCapture;
-                default: throw GentableJson.Fail(n, "one of the MoveMode members MoveOnly, CaptureOnly, MoveAndCapture");
-            }
+            return ValuesMoveMode[r.ReadMember(MembersMoveMode, "one of the MoveMode members MoveOnly, CaptureOnly, MoveAndCapture")];
         }
 
         internal static void WriteMoveMode(global::System.Text.StringBuilder sb, MoveMode v)

@@ -18,6 +18,16 @@ namespace FunnyPitch.GameConfig
         /// </summary>
         public global::System.Collections.Generic.IReadOnlyList<string> Rules { get; }
 
+        /// <summary>
+        /// The <see cref="PieceType"/> row that <see cref="Piece"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public PieceType PieceRef { get; private set; }
+
+        /// <summary>
+        /// The <see cref="MoveRule"/> rows that <see cref="Rules"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public global::System.Collections.Generic.IReadOnlyList<MoveRule> RulesRefs { get; private set; }
+
         /// <summary>The primary key of this row.</summary>
         public MovePieceId Key { get { return new MovePieceId(this.Piece); } }
 
@@ -26,6 +36,31 @@ namespace FunnyPitch.GameConfig
         {
             this.Piece = piece;
             this.Rules = rules;
+        }
+
+        /// <summary>Resolves the typed references (once, at load).</summary>
+        internal void GentableLink(Tables t)
+        {
+            {
+                PieceType x0;
+                if (!(t.PieceType.TryGet(this.Piece, out x0))) throw GentableLinkFault.Missing("Piece", "PieceType", this.Piece);
+                this.PieceRef = x0;
+            }
+            {
+                global::System.Collections.Generic.IReadOnlyList<MoveRule> x0 = GentableEmpty<MoveRule>.List;
+                if (this.Rules.Count != 0)
+                {
+                    var a0 = new MoveRule[this.Rules.Count];
+                    for (int i0 = 0; i0 < a0.Length; i0++)
+                    {
+                        MoveRule x1;
+                        if (!(t.MoveRule.TryGet(this.Rules[i0], out x1))) throw GentableLinkFault.Missing("Rules" + "[" + i0.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + "]", "MoveRule", this.Rules[i0]);
+                        a0[i0] = x1;
+                    }
+                    x0 = new global::System.Collections.ObjectModel.ReadOnlyCollection<MoveRule>(a0);
+                }
+                this.RulesRefs = x0;
+            }
         }
     }
 
@@ -105,12 +140,21 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static MovePiece ReadMovePiece(GentableNode n)
+        private static readonly GentableKeys KeysMovePiece = new GentableKeys(new string[] { "Piece", "Rules" }, new bool[] { true, true });
+
+        internal static MovePiece ReadMovePiece(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.Str(o.Required("Piece"));
-            var f1 = GentableJson.ReadList<string>(o.Required("Rules"), n1 => GentableJson.Str(n1));
-            o.Finish();
+            string f0 = default(string);
+            global::System.Collections.Generic.IReadOnlyList<string> f1 = default(global::System.Collections.Generic.IReadOnlyList<string>);
+            r.BeginObject(KeysMovePiece);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadString(); break;
+                    case 1: f1 = GentableRead.List<string>(r, r1 => r1.ReadString()); break;
+                }
+            }
             return new MovePiece(f0, f1);
         }
 

@@ -38,6 +38,11 @@ namespace FunnyPitch.GameConfig
         /// </summary>
         public MoveKind Kind { get; }
 
+        /// <summary>
+        /// The <see cref="MoveRuleLib"/> row that <see cref="Direction"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public MoveRuleLib DirectionRef { get; private set; }
+
         /// <summary>The primary key of this row.</summary>
         public MoveRuleId Key { get { return new MoveRuleId(this.Id); } }
 
@@ -50,6 +55,16 @@ namespace FunnyPitch.GameConfig
             this.Mode = mode;
             this.Zone = zone;
             this.Kind = kind;
+        }
+
+        /// <summary>Resolves the typed references (once, at load).</summary>
+        internal void GentableLink(Tables t)
+        {
+            {
+                MoveRuleLib x0;
+                if (!(t.MoveRuleLib.TryGet(this.Direction, out x0))) throw GentableLinkFault.Missing("Direction", "MoveRuleLib", this.Direction);
+                this.DirectionRef = x0;
+            }
         }
     }
 
@@ -129,16 +144,29 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static MoveRule ReadMoveRule(GentableNode n)
+        private static readonly GentableKeys KeysMoveRule = new GentableKeys(new string[] { "Direction", "Id", "Kind", "MaxSteps", "Mode", "Zone" }, new bool[] { true, true, true, true, true, true });
+
+        internal static MoveRule ReadMoveRule(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f1 = GentableJson.Str(o.Required("Direction"));
-            var f0 = GentableJson.Str(o.Required("Id"));
-            var f5 = GentableCodec.ReadMoveKind(o.Required("Kind"));
-            var f2 = GentableJson.U8(o.Required("MaxSteps"));
-            var f3 = GentableCodec.ReadMoveMode(o.Required("Mode"));
-            var f4 = GentableCodec.ReadZone(o.Required("Zone"));
-            o.Finish();
+            string f0 = default(string);
+            string f1 = default(string);
+            byte f2 = default(byte);
+            MoveMode f3 = default(MoveMode);
+            Zone f4 = default(Zone);
+            MoveKind f5 = default(MoveKind);
+            r.BeginObject(KeysMoveRule);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f1 = r.ReadString(); break;
+                    case 1: f0 = r.ReadString(); break;
+                    case 2: f5 = GentableCodec.ReadMoveKind(r); break;
+                    case 3: f2 = r.ReadU8(); break;
+                    case 4: f3 = GentableCodec.ReadMoveMode(r); break;
+                    case 5: f4 = GentableCodec.ReadZone(r); break;
+                }
+            }
             return new MoveRule(f0, f1, f2, f3, f4, f5);
         }
 

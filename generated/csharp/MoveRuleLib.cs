@@ -105,12 +105,21 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static MoveRuleLib ReadMoveRuleLib(GentableNode n)
+        private static readonly GentableKeys KeysMoveRuleLib = new GentableKeys(new string[] { "Id", "Vector" }, new bool[] { true, true });
+
+        internal static MoveRuleLib ReadMoveRuleLib(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.Str(o.Required("Id"));
-            var f1 = GentableCodec.ReadVec2(o.Required("Vector"));
-            o.Finish();
+            string f0 = default(string);
+            Vec2 f1 = default(Vec2);
+            r.BeginObject(KeysMoveRuleLib);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadString(); break;
+                    case 1: f1 = GentableCodec.ReadVec2(r); break;
+                }
+            }
             return new MoveRuleLib(f0, f1);
         }
 

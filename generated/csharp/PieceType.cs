@@ -48,6 +48,11 @@ namespace FunnyPitch.GameConfig
         /// </summary>
         public string Symbol { get; }
 
+        /// <summary>
+        /// The <see cref="Lang"/> row that <see cref="NameKey"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public Lang NameKeyRef { get; private set; }
+
         /// <summary>The primary key of this row.</summary>
         public PieceTypeId Key { get { return new PieceTypeId(this.Id); } }
 
@@ -62,6 +67,16 @@ namespace FunnyPitch.GameConfig
             this.CanPromote = canPromote;
             this.OwnTerritoryOnly = ownTerritoryOnly;
             this.Symbol = symbol;
+        }
+
+        /// <summary>Resolves the typed references (once, at load).</summary>
+        internal void GentableLink(Tables t)
+        {
+            {
+                Lang x0;
+                if (!(t.Lang.TryGet(this.NameKey, out x0))) throw GentableLinkFault.Missing("NameKey", "Lang", this.NameKey);
+                this.NameKeyRef = x0;
+            }
         }
     }
 
@@ -150,18 +165,33 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static PieceType ReadPieceType(GentableNode n)
+        private static readonly GentableKeys KeysPieceType = new GentableKeys(new string[] { "Branch", "CanPromote", "CaptureClass", "Id", "NameKey", "OwnTerritoryOnly", "Symbol", "Tier" }, new bool[] { true, true, true, true, true, true, false, true });
+
+        internal static PieceType ReadPieceType(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f3 = GentableCodec.ReadBranch(o.Required("Branch"));
-            var f5 = GentableJson.Bool(o.Required("CanPromote"));
-            var f4 = GentableCodec.ReadCaptureClass(o.Required("CaptureClass"));
-            var f0 = GentableJson.Str(o.Required("Id"));
-            var f1 = GentableJson.Str(o.Required("NameKey"));
-            var f6 = GentableJson.Bool(o.Required("OwnTerritoryOnly"));
-            var f7 = GentableJson.Opt<string>(o.Optional("Symbol"), n1 => GentableJson.Str(n1));
-            var f2 = GentableJson.U8(o.Required("Tier"));
-            o.Finish();
+            string f0 = default(string);
+            string f1 = default(string);
+            byte f2 = default(byte);
+            Branch f3 = default(Branch);
+            CaptureClass f4 = default(CaptureClass);
+            bool f5 = default(bool);
+            bool f6 = default(bool);
+            string f7 = default(string);
+            r.BeginObject(KeysPieceType);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f3 = GentableCodec.ReadBranch(r); break;
+                    case 1: f5 = r.ReadBool(); break;
+                    case 2: f4 = GentableCodec.ReadCaptureClass(r); break;
+                    case 3: f0 = r.ReadString(); break;
+                    case 4: f1 = r.ReadString(); break;
+                    case 5: f6 = r.ReadBool(); break;
+                    case 6: f7 = r.ReadString(); break;
+                    case 7: f2 = r.ReadU8(); break;
+                }
+            }
             return new PieceType(f0, f1, f2, f3, f4, f5, f6, f7);
         }
 

@@ -12,14 +12,14 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Side ReadSide(GentableNode n)
+        /// <summary>The members of Side in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersSide = new GentableKeys(new string[] { "Red", "Blue" }, null);
+
+        private static readonly Side[] ValuesSide = { global::FunnyPitch.GameConfig.Side.Red, global::FunnyPitch.GameConfig.Side.Blue };
+
+        internal static Side ReadSide(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "Red": return global::FunnyPitch.GameConfig.Side.Red;
-                case "Blue": return global::FunnyPitch.GameConfig.Side.Blue;
-                default: throw GentableJson.Fail(n, "one of the Side members Red, Blue");
-            }
+            return ValuesSide[r.ReadMember(MembersSide, "one of the Side members Red, Blue")];
         }
 
         internal static void WriteSide(global::System.Text.StringBuilder sb, Side v)

@@ -15,17 +15,14 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static SpecialKind ReadSpecialKind(GentableNode n)
+        /// <summary>The members of SpecialKind in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersSpecialKind = new GentableKeys(new string[] { "LordFaceOff", "PriestVault", "ScreenCapture", "FortressExit", "SpyReveal" }, null);
+
+        private static readonly SpecialKind[] ValuesSpecialKind = { global::FunnyPitch.GameConfig.SpecialKind.LordFaceOff, global::FunnyPitch.GameConfig.SpecialKind.PriestVault, global::FunnyPitch.GameConfig.SpecialKind.ScreenCapture, global::FunnyPitch.GameConfig.SpecialKind.FortressExit, global::FunnyPitch.GameConfig.SpecialKind.SpyReveal };
+
+        internal static SpecialKind ReadSpecialKind(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "LordFaceOff": return global::FunnyPitch.GameConfig.SpecialKind.LordFaceOff;
-                case "PriestVault": return global::FunnyPitch.GameConfig.SpecialKind.PriestVault;
-                case "ScreenCapture": return global::FunnyPitch.GameConfig.SpecialKind.ScreenCapture;
-                case "FortressExit": return global::FunnyPitch.GameConfig.SpecialKind.FortressExit;
-                case "SpyReveal": return global::FunnyPitch.GameConfig.SpecialKind.SpyReveal;
-                default: throw GentableJson.Fail(n, "one of the SpecialKind members LordFaceOff, PriestVault, ScreenCapture, FortressExit, SpyReveal");
-            }
+            return ValuesSpecialKind[r.ReadMember(MembersSpecialKind, "one of the SpecialKind members LordFaceOff, PriestVault, ScreenCapture, FortressExit, SpyReveal")];
         }
 
         internal static void WriteSpecialKind(global::System.Text.StringBuilder sb, SpecialKind v)

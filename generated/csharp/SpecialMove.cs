@@ -78,6 +78,31 @@ namespace FunnyPitch.GameConfig
         /// </summary>
         public string DescKey { get; }
 
+        /// <summary>
+        /// The <see cref="PieceType"/> rows that <see cref="Pieces"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public global::System.Collections.Generic.IReadOnlyList<PieceType> PiecesRefs { get; private set; }
+
+        /// <summary>
+        /// The <see cref="MoveRule"/> rows that <see cref="Rules"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public global::System.Collections.Generic.IReadOnlyList<MoveRule> RulesRefs { get; private set; }
+
+        /// <summary>
+        /// The <see cref="PieceType"/> row that <see cref="Target"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public PieceType TargetRef { get; private set; }
+
+        /// <summary>
+        /// The <see cref="Lang"/> row that <see cref="NameKey"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public Lang NameKeyRef { get; private set; }
+
+        /// <summary>
+        /// The <see cref="Lang"/> row that <see cref="DescKey"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public Lang DescKeyRef { get; private set; }
+
         /// <summary>The primary key of this row.</summary>
         public SpecialMoveId Key { get { return new SpecialMoveId(this.Id); } }
 
@@ -98,6 +123,61 @@ namespace FunnyPitch.GameConfig
             this.OncePerGame = oncePerGame;
             this.NameKey = nameKey;
             this.DescKey = descKey;
+        }
+
+        /// <summary>Resolves the typed references (once, at load).</summary>
+        internal void GentableLink(Tables t)
+        {
+            {
+                global::System.Collections.Generic.IReadOnlyList<PieceType> x0 = GentableEmpty<PieceType>.List;
+                if (this.Pieces.Count != 0)
+                {
+                    var a0 = new PieceType[this.Pieces.Count];
+                    for (int i0 = 0; i0 < a0.Length; i0++)
+                    {
+                        PieceType x1;
+                        if (!(t.PieceType.TryGet(this.Pieces[i0], out x1))) throw GentableLinkFault.Missing("Pieces" + "[" + i0.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + "]", "PieceType", this.Pieces[i0]);
+                        a0[i0] = x1;
+                    }
+                    x0 = new global::System.Collections.ObjectModel.ReadOnlyCollection<PieceType>(a0);
+                }
+                this.PiecesRefs = x0;
+            }
+            {
+                global::System.Collections.Generic.IReadOnlyList<MoveRule> x0 = GentableEmpty<MoveRule>.List;
+                if (this.Rules.Count != 0)
+                {
+                    var a0 = new MoveRule[this.Rules.Count];
+                    for (int i0 = 0; i0 < a0.Length; i0++)
+                    {
+                        MoveRule x1;
+                        if (!(t.MoveRule.TryGet(this.Rules[i0], out x1))) throw GentableLinkFault.Missing("Rules" + "[" + i0.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + "]", "MoveRule", this.Rules[i0]);
+                        a0[i0] = x1;
+                    }
+                    x0 = new global::System.Collections.ObjectModel.ReadOnlyCollection<MoveRule>(a0);
+                }
+                this.RulesRefs = x0;
+            }
+            {
+                PieceType x0 = null;
+                if (this.Target != null)
+                {
+                    PieceType y0;
+                    if (!(t.PieceType.TryGet(this.Target, out y0))) throw GentableLinkFault.Missing("Target", "PieceType", this.Target);
+                    x0 = y0;
+                }
+                this.TargetRef = x0;
+            }
+            {
+                Lang x0;
+                if (!(t.Lang.TryGet(this.NameKey, out x0))) throw GentableLinkFault.Missing("NameKey", "Lang", this.NameKey);
+                this.NameKeyRef = x0;
+            }
+            {
+                Lang x0;
+                if (!(t.Lang.TryGet(this.DescKey, out x0))) throw GentableLinkFault.Missing("DescKey", "Lang", this.DescKey);
+                this.DescKeyRef = x0;
+            }
         }
     }
 
@@ -177,24 +257,45 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static SpecialMove ReadSpecialMove(GentableNode n)
+        private static readonly GentableKeys KeysSpecialMove = new GentableKeys(new string[] { "Captures", "ConvertsSide", "DescKey", "Id", "Kind", "MaxPassed", "MinPassed", "MoverMoves", "NameKey", "OncePerGame", "PassedSide", "Pieces", "Rules", "Target" }, new bool[] { true, true, true, true, true, false, false, true, true, true, false, true, true, false });
+
+        internal static SpecialMove ReadSpecialMove(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f8 = GentableJson.Bool(o.Required("Captures"));
-            var f10 = GentableJson.Bool(o.Required("ConvertsSide"));
-            var f13 = GentableJson.Str(o.Required("DescKey"));
-            var f0 = GentableJson.Str(o.Required("Id"));
-            var f1 = GentableCodec.ReadSpecialKind(o.Required("Kind"));
-            var f6 = GentableJson.Opt<byte?>(o.Optional("MaxPassed"), n1 => GentableJson.U8(n1));
-            var f5 = GentableJson.Opt<byte?>(o.Optional("MinPassed"), n1 => GentableJson.U8(n1));
-            var f9 = GentableJson.Bool(o.Required("MoverMoves"));
-            var f12 = GentableJson.Str(o.Required("NameKey"));
-            var f11 = GentableJson.Bool(o.Required("OncePerGame"));
-            var f7 = GentableJson.Opt<Allegiance?>(o.Optional("PassedSide"), n1 => GentableCodec.ReadAllegiance(n1));
-            var f2 = GentableJson.ReadList<string>(o.Required("Pieces"), n1 => GentableJson.Str(n1));
-            var f3 = GentableJson.ReadList<string>(o.Required("Rules"), n1 => GentableJson.Str(n1));
-            var f4 = GentableJson.Opt<string>(o.Optional("Target"), n1 => GentableJson.Str(n1));
-            o.Finish();
+            string f0 = default(string);
+            SpecialKind f1 = default(SpecialKind);
+            global::System.Collections.Generic.IReadOnlyList<string> f2 = default(global::System.Collections.Generic.IReadOnlyList<string>);
+            global::System.Collections.Generic.IReadOnlyList<string> f3 = default(global::System.Collections.Generic.IReadOnlyList<string>);
+            string f4 = default(string);
+            byte? f5 = default(byte?);
+            byte? f6 = default(byte?);
+            Allegiance? f7 = default(Allegiance?);
+            bool f8 = default(bool);
+            bool f9 = default(bool);
+            bool f10 = default(bool);
+            bool f11 = default(bool);
+            string f12 = default(string);
+            string f13 = default(string);
+            r.BeginObject(KeysSpecialMove);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f8 = r.ReadBool(); break;
+                    case 1: f10 = r.ReadBool(); break;
+                    case 2: f13 = r.ReadString(); break;
+                    case 3: f0 = r.ReadString(); break;
+                    case 4: f1 = GentableCodec.ReadSpecialKind(r); break;
+                    case 5: f6 = r.ReadU8(); break;
+                    case 6: f5 = r.ReadU8(); break;
+                    case 7: f9 = r.ReadBool(); break;
+                    case 8: f12 = r.ReadString(); break;
+                    case 9: f11 = r.ReadBool(); break;
+                    case 10: f7 = GentableCodec.ReadAllegiance(r); break;
+                    case 11: f2 = GentableRead.List<string>(r, r1 => r1.ReadString()); break;
+                    case 12: f3 = GentableRead.List<string>(r, r1 => r1.ReadString()); break;
+                    case 13: f4 = r.ReadString(); break;
+                }
+            }
             return new SpecialMove(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13);
         }
 

@@ -2,8 +2,10 @@
 namespace FunnyPitch.GameConfig
 {
     /// <summary>
-    /// Every table of FunnyPitch. Load them once with <see cref="Load"/> (files) or
-    /// <see cref="LoadFromJson"/> (any source, e.g. Unity TextAssets).
+    /// Every table of FunnyPitch. Load them once with <see cref="Load"/> (files), <see cref="LoadFromBytes"/> (any
+    /// source, e.g. Unity TextAssets) or <see cref="LoadAsync"/> (fetched, e.g. with UnityWebRequest). A loaded
+    /// <c>Tables</c> is immutable and shares nothing with another one: to hot-reload, load a second one and swap
+    /// the one reference the game reads (a reference assignment is atomic).
     /// </summary>
     public sealed partial class Tables
     {
@@ -81,38 +83,84 @@ namespace FunnyPitch.GameConfig
             this.PieceType = t6;
             this.SpecialMove = t7;
             this.Upgrade = t8;
+            try { this.Const.GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Const.json", "Const", 0); }
+            for (int i = 0; i < this.InitPosition.All.Count; i++) { try { this.InitPosition.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("InitPosition.json", "InitPosition", i); } }
+            for (int i = 0; i < this.MovePiece.All.Count; i++) { try { this.MovePiece.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("MovePiece.json", "MovePiece", i); } }
+            for (int i = 0; i < this.MoveRule.All.Count; i++) { try { this.MoveRule.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("MoveRule.json", "MoveRule", i); } }
+            for (int i = 0; i < this.PieceType.All.Count; i++) { try { this.PieceType.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("PieceType.json", "PieceType", i); } }
+            for (int i = 0; i < this.SpecialMove.All.Count; i++) { try { this.SpecialMove.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("SpecialMove.json", "SpecialMove", i); } }
+            for (int i = 0; i < this.Upgrade.All.Count; i++) { try { this.Upgrade.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Upgrade.json", "Upgrade", i); } }
         }
 
         /// <summary>
+        /// The data files the loaders read, one per table (<c>&lt;Table&gt;.json</c>), relative to the data folder:
+        /// what to copy next to the game (e.g. into <c>StreamingAssets</c>) and what <see cref="LoadAsync"/> fetches.
+        /// </summary>
+        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "Const.json", "InitPosition.json", "Lang.json", "MovePiece.json", "MoveRule.json", "MoveRuleLib.json", "PieceType.json", "SpecialMove.json", "Upgrade.json" });
+
+        /// <summary>
         /// Loads every table from <c>&lt;dataDir&gt;/&lt;Table&gt;.json</c> (the canonical data gentable writes to
-        /// <c>generated/data/</c>). Throws <see cref="GentableDataException"/> if a file is malformed or does not
-        /// match the generated types.
+        /// <c>generated/data/</c>). Throws <see cref="GentableDataException"/> if a file is missing, unreadable (the I/O
+        /// error is its inner exception), malformed, or does not match the generated types.
         /// </summary>
         public static Tables Load(string dataDir)
         {
             if (dataDir == null) throw new global::System.ArgumentNullException("dataDir");
-            var utf8 = new global::System.Text.UTF8Encoding(false, true);
-            return LoadFromJson(table => global::System.IO.File.ReadAllText(global::System.IO.Path.Combine(dataDir, table + ".json"), utf8));
+            return LoadFromBytes(file => GentableRead.ReadFile(dataDir, file));
+        }
+
+        /// <summary>
+        /// Loads every table from the bytes <paramref name="bytesOf"/> returns for each name in <see cref="DataFiles"/>
+        /// (e.g. Unity <c>TextAsset.bytes</c>, or files fetched with <c>UnityWebRequest</c>). Throws
+        /// <see cref="GentableDataException"/> if the function fails (its exception is the inner exception) or returns
+        /// null, or a file is malformed or does not match the generated types.
+        /// </summary>
+        public static Tables LoadFromBytes(global::System.Func<string, byte[]> bytesOf)
+        {
+            if (bytesOf == null) throw new global::System.ArgumentNullException("bytesOf");
+            var t0 = GentableRead.Single<Const>(GentableRead.Bytes(bytesOf, "Const.json", "Const"), "Const.json", "Const", TableHashes("Const"), GentableCodec.ReadConst);
+            var t1 = new InitPositionTable(GentableRead.Rows<InitPosition>(GentableRead.Bytes(bytesOf, "InitPosition.json", "InitPosition"), "InitPosition.json", "InitPosition", TableHashes("InitPosition"), GentableCodec.ReadInitPosition));
+            var t2 = new LangTable(GentableRead.Rows<Lang>(GentableRead.Bytes(bytesOf, "Lang.json", "Lang"), "Lang.json", "Lang", TableHashes("Lang"), GentableCodec.ReadLang));
+            var t3 = new MovePieceTable(GentableRead.Rows<MovePiece>(GentableRead.Bytes(bytesOf, "MovePiece.json", "MovePiece"), "MovePiece.json", "MovePiece", TableHashes("MovePiece"), GentableCodec.ReadMovePiece));
+            var t4 = new MoveRuleTable(GentableRead.Rows<MoveRule>(GentableRead.Bytes(bytesOf, "MoveRule.json", "MoveRule"), "MoveRule.json", "MoveRule", TableHashes("MoveRule"), GentableCodec.ReadMoveRule));
+            var t5 = new MoveRuleLibTable(GentableRead.Rows<MoveRuleLib>(GentableRead.Bytes(bytesOf, "MoveRuleLib.json", "MoveRuleLib"), "MoveRuleLib.json", "MoveRuleLib", TableHashes("MoveRuleLib"), GentableCodec.ReadMoveRuleLib));
+            var t6 = new PieceTypeTable(GentableRead.Rows<PieceType>(GentableRead.Bytes(bytesOf, "PieceType.json", "PieceType"), "PieceType.json", "PieceType", TableHashes("PieceType"), GentableCodec.ReadPieceType));
+            var t7 = new SpecialMoveTable(GentableRead.Rows<SpecialMove>(GentableRead.Bytes(bytesOf, "SpecialMove.json", "SpecialMove"), "SpecialMove.json", "SpecialMove", TableHashes("SpecialMove"), GentableCodec.ReadSpecialMove));
+            var t8 = new UpgradeTable(GentableRead.Rows<Upgrade>(GentableRead.Bytes(bytesOf, "Upgrade.json", "Upgrade"), "Upgrade.json", "Upgrade", TableHashes("Upgrade"), GentableCodec.ReadUpgrade));
+            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8);
         }
 
         /// <summary>
         /// Loads every table from the JSON text <paramref name="jsonOf"/> returns for a table name (the contents
-        /// of <c>&lt;Table&gt;.json</c>). Throws <see cref="GentableDataException"/> if a text is missing, malformed
-        /// or does not match the generated types.
+        /// of <c>&lt;Table&gt;.json</c>, e.g. Unity <c>TextAsset.text</c>; <see cref="LoadFromBytes"/> saves decoding and
+        /// re-encoding the text). Throws <see cref="GentableDataException"/> as <see cref="LoadFromBytes"/> does.
         /// </summary>
         public static Tables LoadFromJson(global::System.Func<string, string> jsonOf)
         {
             if (jsonOf == null) throw new global::System.ArgumentNullException("jsonOf");
-            var t0 = GentableJson.Single<Const>(GentableJson.Table(jsonOf, "Const"), GentableCodec.ReadConst);
-            var t1 = new InitPositionTable(GentableJson.Rows<InitPosition>(GentableJson.Table(jsonOf, "InitPosition"), GentableCodec.ReadInitPosition));
-            var t2 = new LangTable(GentableJson.Rows<Lang>(GentableJson.Table(jsonOf, "Lang"), GentableCodec.ReadLang));
-            var t3 = new MovePieceTable(GentableJson.Rows<MovePiece>(GentableJson.Table(jsonOf, "MovePiece"), GentableCodec.ReadMovePiece));
-            var t4 = new MoveRuleTable(GentableJson.Rows<MoveRule>(GentableJson.Table(jsonOf, "MoveRule"), GentableCodec.ReadMoveRule));
-            var t5 = new MoveRuleLibTable(GentableJson.Rows<MoveRuleLib>(GentableJson.Table(jsonOf, "MoveRuleLib"), GentableCodec.ReadMoveRuleLib));
-            var t6 = new PieceTypeTable(GentableJson.Rows<PieceType>(GentableJson.Table(jsonOf, "PieceType"), GentableCodec.ReadPieceType));
-            var t7 = new SpecialMoveTable(GentableJson.Rows<SpecialMove>(GentableJson.Table(jsonOf, "SpecialMove"), GentableCodec.ReadSpecialMove));
-            var t8 = new UpgradeTable(GentableJson.Rows<Upgrade>(GentableJson.Table(jsonOf, "Upgrade"), GentableCodec.ReadUpgrade));
-            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8);
+            var utf8 = new global::System.Text.UTF8Encoding(false);
+            return LoadFromBytes(file =>
+            {
+                string text = jsonOf(GentableRead.TableOf(file));
+                return text == null ? null : utf8.GetBytes(text);
+            });
+        }
+
+        /// <summary>
+        /// Fetches every file of <see cref="DataFiles"/> with <paramref name="fetch"/> (all at once) and loads the
+        /// tables from their bytes: for platforms where data files are not files, like Android and WebGL
+        /// <c>StreamingAssets</c> (fetch them with <c>UnityWebRequest</c>). No thread is started: the tables are read
+        /// on the thread the last fetch completes on. Fails with <see cref="GentableDataException"/> as
+        /// <see cref="LoadFromBytes"/> does; a failed fetch is its inner exception.
+        /// </summary>
+        public static async global::System.Threading.Tasks.Task<Tables> LoadAsync(global::System.Func<string, global::System.Threading.Tasks.Task<byte[]>> fetch)
+        {
+            if (fetch == null) throw new global::System.ArgumentNullException("fetch");
+            var tasks = new global::System.Threading.Tasks.Task<byte[]>[DataFiles.Count];
+            for (int i = 0; i < tasks.Length; i++) tasks[i] = GentableRead.Fetch(fetch, DataFiles[i]);
+            var bytes = new global::System.Collections.Generic.Dictionary<string, byte[]>(tasks.Length);
+            for (int i = 0; i < tasks.Length; i++) bytes[DataFiles[i]] = await GentableRead.Fetched(tasks[i], DataFiles[i]);
+            return LoadFromBytes(file => bytes[file]);
         }
 
         /// <summary>

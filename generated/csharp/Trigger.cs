@@ -12,14 +12,14 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Trigger ReadTrigger(GentableNode n)
+        /// <summary>The members of Trigger in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersTrigger = new GentableKeys(new string[] { "LastRow", "Capture" }, null);
+
+        private static readonly Trigger[] ValuesTrigger = { global::FunnyPitch.GameConfig.Trigger.LastRow, global::FunnyPitch.GameConfig.Trigger.Capture };
+
+        internal static Trigger ReadTrigger(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "LastRow": return global::FunnyPitch.GameConfig.Trigger.LastRow;
-                case "Capture": return global::FunnyPitch.GameConfig.Trigger.Capture;
-                default: throw GentableJson.Fail(n, "one of the Trigger members LastRow, Capture");
-            }
+            return ValuesTrigger[r.ReadMember(MembersTrigger, "one of the Trigger members LastRow, Capture")];
         }
 
         internal static void WriteTrigger(global::System.Text.StringBuilder sb, Trigger v)

@@ -33,6 +33,16 @@ namespace FunnyPitch.GameConfig
         /// </summary>
         public string To { get; }
 
+        /// <summary>
+        /// The <see cref="PieceType"/> row that <see cref="From"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public PieceType FromRef { get; private set; }
+
+        /// <summary>
+        /// The <see cref="PieceType"/> row that <see cref="To"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public PieceType ToRef { get; private set; }
+
         /// <summary>The primary key of this row.</summary>
         public UpgradeId Key { get { return new UpgradeId(this.Id); } }
 
@@ -44,6 +54,21 @@ namespace FunnyPitch.GameConfig
             this.Trigger = trigger;
             this.CapturedClass = capturedClass;
             this.To = to;
+        }
+
+        /// <summary>Resolves the typed references (once, at load).</summary>
+        internal void GentableLink(Tables t)
+        {
+            {
+                PieceType x0;
+                if (!(t.PieceType.TryGet(this.From, out x0))) throw GentableLinkFault.Missing("From", "PieceType", this.From);
+                this.FromRef = x0;
+            }
+            {
+                PieceType x0;
+                if (!(t.PieceType.TryGet(this.To, out x0))) throw GentableLinkFault.Missing("To", "PieceType", this.To);
+                this.ToRef = x0;
+            }
         }
     }
 
@@ -123,15 +148,27 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Upgrade ReadUpgrade(GentableNode n)
+        private static readonly GentableKeys KeysUpgrade = new GentableKeys(new string[] { "CapturedClass", "From", "Id", "To", "Trigger" }, new bool[] { false, true, true, true, true });
+
+        internal static Upgrade ReadUpgrade(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f3 = GentableJson.Opt<CaptureClass?>(o.Optional("CapturedClass"), n1 => GentableCodec.ReadCaptureClass(n1));
-            var f1 = GentableJson.Str(o.Required("From"));
-            var f0 = GentableJson.Str(o.Required("Id"));
-            var f4 = GentableJson.Str(o.Required("To"));
-            var f2 = GentableCodec.ReadTrigger(o.Required("Trigger"));
-            o.Finish();
+            string f0 = default(string);
+            string f1 = default(string);
+            Trigger f2 = default(Trigger);
+            CaptureClass? f3 = default(CaptureClass?);
+            string f4 = default(string);
+            r.BeginObject(KeysUpgrade);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f3 = GentableCodec.ReadCaptureClass(r); break;
+                    case 1: f1 = r.ReadString(); break;
+                    case 2: f0 = r.ReadString(); break;
+                    case 3: f4 = r.ReadString(); break;
+                    case 4: f2 = GentableCodec.ReadTrigger(r); break;
+                }
+            }
             return new Upgrade(f0, f1, f2, f3, f4);
         }
 

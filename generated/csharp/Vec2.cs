@@ -26,12 +26,21 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Vec2 ReadVec2(GentableNode n)
+        private static readonly GentableKeys KeysVec2 = new GentableKeys(new string[] { "x", "y" }, new bool[] { true, true });
+
+        internal static Vec2 ReadVec2(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.I8(o.Required("x"));
-            var f1 = GentableJson.I8(o.Required("y"));
-            o.Finish();
+            sbyte f0 = default(sbyte);
+            sbyte f1 = default(sbyte);
+            r.BeginObject(KeysVec2);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadI8(); break;
+                    case 1: f1 = r.ReadI8(); break;
+                }
+            }
             return new Vec2(f0, f1);
         }
 

@@ -13,15 +13,14 @@ namespace FunnyPitch.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Zone ReadZone(GentableNode n)
+        /// <summary>The members of Zone in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersZone = new GentableKeys(new string[] { "Any", "OwnTerritory", "EnemyTerritory" }, null);
+
+        private static readonly Zone[] ValuesZone = { global::FunnyPitch.GameConfig.Zone.Any, global::FunnyPitch.GameConfig.Zone.OwnTerritory, global::FunnyPitch.GameConfig.Zone.EnemyTerritory };
+
+        internal static Zone ReadZone(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "Any": return global::FunnyPitch.GameConfig.Zone.Any;
-                case "OwnTerritory": return global::FunnyPitch.GameConfig.Zone.OwnTerritory;
-                case "EnemyTerritory": return global::FunnyPitch.GameConfig.Zone.EnemyTerritory;
-                default: throw GentableJson.Fail(n, "one of the Zone members Any, OwnTerritory, EnemyTerritory");
-            }
+            return ValuesZone[r.ReadMember(MembersZone, "one of the Zone members Any, OwnTerritory, EnemyTerritory")];
         }
 
         internal static void WriteZone(global::System.Text.StringBuilder sb, Zone v)

@@ -21,8 +21,8 @@ export const Allegiance = Object.freeze({
 
 const MEMBERS_Allegiance: ReadonlySet<unknown> = new Set<unknown>(Object.values(Allegiance));
 
-export function readAllegiance(v: unknown, path: string): Allegiance {
-  return MEMBERS_Allegiance.has(v) ? (v as Allegiance) : rt.fail(path, "one of the Allegiance members Any, Own, Enemy", v);
+export function readAllegiance(v: unknown, at: rt.At): Allegiance {
+  return MEMBERS_Allegiance.has(v) ? (v as Allegiance) : rt.fail(at, "one of the Allegiance members Any, Own, Enemy", v);
 }
 
 /**
@@ -39,8 +39,8 @@ export const Branch = Object.freeze({
 
 const MEMBERS_Branch: ReadonlySet<unknown> = new Set<unknown>(Object.values(Branch));
 
-export function readBranch(v: unknown, path: string): Branch {
-  return MEMBERS_Branch.has(v) ? (v as Branch) : rt.fail(path, "one of the Branch members Military, Civil, None", v);
+export function readBranch(v: unknown, at: rt.At): Branch {
+  return MEMBERS_Branch.has(v) ? (v as Branch) : rt.fail(at, "one of the Branch members Military, Civil, None", v);
 }
 
 /**
@@ -59,8 +59,8 @@ export const CaptureClass = Object.freeze({
 
 const MEMBERS_CaptureClass: ReadonlySet<unknown> = new Set<unknown>(Object.values(CaptureClass));
 
-export function readCaptureClass(v: unknown, path: string): CaptureClass {
-  return MEMBERS_CaptureClass.has(v) ? (v as CaptureClass) : rt.fail(path, "one of the CaptureClass members T0, Military, Civil, T3, T4", v);
+export function readCaptureClass(v: unknown, at: rt.At): CaptureClass {
+  return MEMBERS_CaptureClass.has(v) ? (v as CaptureClass) : rt.fail(at, "one of the CaptureClass members T0, Military, Civil, T3, T4", v);
 }
 
 /**
@@ -76,8 +76,8 @@ export const CellKind = Object.freeze({
 
 const MEMBERS_CellKind: ReadonlySet<unknown> = new Set<unknown>(Object.values(CellKind));
 
-export function readCellKind(v: unknown, path: string): CellKind {
-  return MEMBERS_CellKind.has(v) ? (v as CellKind) : rt.fail(path, "one of the CellKind members Piece, Fortress", v);
+export function readCellKind(v: unknown, at: rt.At): CellKind {
+  return MEMBERS_CellKind.has(v) ? (v as CellKind) : rt.fail(at, "one of the CellKind members Piece, Fortress", v);
 }
 
 /**
@@ -97,8 +97,8 @@ export const MoveKind = Object.freeze({
 
 const MEMBERS_MoveKind: ReadonlySet<unknown> = new Set<unknown>(Object.values(MoveKind));
 
-export function readMoveKind(v: unknown, path: string): MoveKind {
-  return MEMBERS_MoveKind.has(v) ? (v as MoveKind) : rt.fail(path, "one of the MoveKind members Step, Slide, Leap, ScreenCapture, Vault, LordFaceOff", v);
+export function readMoveKind(v: unknown, at: rt.At): MoveKind {
+  return MEMBERS_MoveKind.has(v) ? (v as MoveKind) : rt.fail(at, "one of the MoveKind members Step, Slide, Leap, ScreenCapture, Vault, LordFaceOff", v);
 }
 
 /**
@@ -115,8 +115,8 @@ export const MoveMode = Object.freeze({
 
 const MEMBERS_MoveMode: ReadonlySet<unknown> = new Set<unknown>(Object.values(MoveMode));
 
-export function readMoveMode(v: unknown, path: string): MoveMode {
-  return MEMBERS_MoveMode.has(v) ? (v as MoveMode) : rt.fail(path, "one of the MoveMode members MoveOnly, CaptureOnly, MoveAndCapture", v);
+export function readMoveMode(v: unknown, at: rt.At): MoveMode {
+  return MEMBERS_MoveMode.has(v) ? (v as MoveMode) : rt.fail(at, "one of the MoveMode members MoveOnly, CaptureOnly, MoveAndCapture", v);
 }
 
 /**
@@ -132,8 +132,8 @@ export const Side = Object.freeze({
 
 const MEMBERS_Side: ReadonlySet<unknown> = new Set<unknown>(Object.values(Side));
 
-export function readSide(v: unknown, path: string): Side {
-  return MEMBERS_Side.has(v) ? (v as Side) : rt.fail(path, "one of the Side members Red, Blue", v);
+export function readSide(v: unknown, at: rt.At): Side {
+  return MEMBERS_Side.has(v) ? (v as Side) : rt.fail(at, "one of the Side members Red, Blue", v);
 }
 
 /**
@@ -152,8 +152,8 @@ export const SpecialKind = Object.freeze({
 
 const MEMBERS_SpecialKind: ReadonlySet<unknown> = new Set<unknown>(Object.values(SpecialKind));
 
-export function readSpecialKind(v: unknown, path: string): SpecialKind {
-  return MEMBERS_SpecialKind.has(v) ? (v as SpecialKind) : rt.fail(path, "one of the SpecialKind members LordFaceOff, PriestVault, ScreenCapture, FortressExit, SpyReveal", v);
+export function readSpecialKind(v: unknown, at: rt.At): SpecialKind {
+  return MEMBERS_SpecialKind.has(v) ? (v as SpecialKind) : rt.fail(at, "one of the SpecialKind members LordFaceOff, PriestVault, ScreenCapture, FortressExit, SpyReveal", v);
 }
 
 /**
@@ -169,8 +169,8 @@ export const Trigger = Object.freeze({
 
 const MEMBERS_Trigger: ReadonlySet<unknown> = new Set<unknown>(Object.values(Trigger));
 
-export function readTrigger(v: unknown, path: string): Trigger {
-  return MEMBERS_Trigger.has(v) ? (v as Trigger) : rt.fail(path, "one of the Trigger members LastRow, Capture", v);
+export function readTrigger(v: unknown, at: rt.At): Trigger {
+  return MEMBERS_Trigger.has(v) ? (v as Trigger) : rt.fail(at, "one of the Trigger members LastRow, Capture", v);
 }
 
 /**
@@ -187,6 +187,6 @@ export const Zone = Object.freeze({
 
 const MEMBERS_Zone: ReadonlySet<unknown> = new Set<unknown>(Object.values(Zone));
 
-export function readZone(v: unknown, path: string): Zone {
-  return MEMBERS_Zone.has(v) ? (v as Zone) : rt.fail(path, "one of the Zone members Any, OwnTerritory, EnemyTerritory", v);
+export function readZone(v: unknown, at: rt.At): Zone {
+  return MEMBERS_Zone.has(v) ? (v as Zone) : rt.fail(at, "one of the Zone members Any, OwnTerritory, EnemyTerritory", v);
 }

@@ -16,15 +16,20 @@ export interface Vec2 {
   readonly y: number;
 }
 
-const FIELDS_Vec2: ReadonlySet<string> = new Set<string>(["x", "y"]);
+const FIELDS_Vec2: readonly string[] = ["x", "y"];
 
-export function readVec2(v: unknown, path: string): Vec2 {
-  const o = rt.object(v, path, FIELDS_Vec2);
-  const r: rt.Mutable<Vec2> = {
-    x: rt.int(rt.required(o, "x", path), path + ".x", -128, 127),
-    y: rt.int(rt.required(o, "y", path), path + ".y", -128, 127),
-  };
-  return r;
+export function readVec2(v: unknown, at: rt.At): Vec2 {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Vec2> = {
+      x: rt.int(o["x"], "x", -128, 127),
+      y: rt.int(o["y"], "y", -128, 127),
+    };
+    if (rt.count(o) !== 2) rt.unknown(o, FIELDS_Vec2);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeVec2(r: Vec2): string {

@@ -188,3 +188,174 @@ pub fn localization<'p>(ctx: &EmitContext<'p>) -> Result<Option<TextTable<'p>>> 
         Err(m) => bail!("{m}"),
     }
 }
+
+/// How a foreign-key field finds its target row ([`Reference::lookup`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RefLookup {
+    /// By the target table's (single-field) primary key: `Get` / `get`.
+    PrimaryKey,
+    /// By a single-field unique key of the target (`x-gentable-unique`), the field at this index of the target:
+    /// `GetBy<Field>` / `getBy<Field>`.
+    Unique(usize),
+}
+
+/// A typed reference: a foreign-key field (`x-gentable-foreignKey`) that gets a navigation accessor returning
+/// the target row itself (C# `Weapon WeaponRef`, TypeScript `row.weaponRef`), resolved once at load.
+///
+/// A field gets one when it names exactly one target, that target is a map table of this output found by its
+/// single-field primary key or a single-field unique key with a lookup, and the field's key values (the field
+/// itself, an optional, or array elements at any depth) have the target key's type (integers of any widths: a
+/// value outside the key's range names no row). Other foreign keys
+/// (several targets, composite keys, non-unique target fields, a target outside this output's export groups,
+/// keys inside maps) are validated as before but get no accessor.
+#[derive(Clone, Debug)]
+pub struct Reference<'p> {
+    /// Index of the foreign-key field in its fields.
+    pub field: usize,
+    /// The target table.
+    pub target: &'p Table,
+    pub lookup: RefLookup,
+    /// The field's key type (see [`reference_key_type`]) and the target key field's type: integers may differ in
+    /// width.
+    pub key: &'p Type,
+    pub target_key: &'p Type,
+    /// The accessor's source-level name, cased by each language like a field name: the field's name (or its
+    /// `x-gentable-name`) without a trailing word `Id`/`Ids`, plus `Ref`, or `Refs` when the field is an array
+    /// (`WeaponId` → `Weapon Ref`, `Target` → `Target Ref`, `PieceIds` / `Pieces` → `Piece Refs` / `Pieces Refs`).
+    pub name: String,
+}
+
+/// The typed references of `fields` (a table's row, a record or a union kind) in `project` (one output's
+/// project: targets outside its export groups are not there), in field order.
+pub fn references<'p>(project: &'p Project, fields: &'p [crate::ir::Field]) -> Vec<Reference<'p>> {
+    let mut out = vec![];
+    for (i, f) in fields.iter().enumerate() {
+        let [(table, field)] = f.foreign_keys.as_slice() else {
+            continue;
+        };
+        let Some(target) = project.table(table) else {
+            continue;
+        };
+        if target.mode != TableMode::Map {
+            continue;
+        }
+        let (lookup, key_field) = match field {
+            None if target.primary_key.len() == 1 => (RefLookup::PrimaryKey, target.primary_key[0]),
+            None => continue,
+            Some(name) => {
+                let Some(fi) = target.field_index(name) else {
+                    continue;
+                };
+                if target.primary_key == [fi] {
+                    (RefLookup::PrimaryKey, fi)
+                } else if target
+                    .unique_keys
+                    .iter()
+                    .any(|k| k == &[fi] && lookup_key(target, k))
+                {
+                    (RefLookup::Unique(fi), fi)
+                } else {
+                    continue;
+                }
+            }
+        };
+        let Some(key) = reference_key_type(&f.ty) else {
+            continue;
+        };
+        let target_key = &target.fields[key_field].ty;
+        if key != target_key && !matches!((key, target_key), (Type::Int(_), Type::Int(_))) {
+            continue;
+        }
+        let source = f.ident.as_deref().unwrap_or(&f.name);
+        let mut words = crate::naming::words(source);
+        let plural = matches!(f.ty.strip_optional(), Type::Array(_));
+        let suffix = match words.last().map(|w| w.to_ascii_lowercase()) {
+            Some(w) if words.len() > 1 && w == "id" => {
+                words.pop();
+                if plural {
+                    "Refs"
+                } else {
+                    "Ref"
+                }
+            }
+            Some(w) if words.len() > 1 && w == "ids" => {
+                words.pop();
+                "Refs"
+            }
+            _ if plural => "Refs",
+            _ => "Ref",
+        };
+        words.push(suffix.into());
+        out.push(Reference {
+            field: i,
+            target,
+            lookup,
+            key,
+            target_key,
+            name: words.join(" "),
+        });
+    }
+    out
+}
+
+/// The key type a reference field holds: the field's type through optionals and arrays, if it is a scalar a
+/// key can have (boolean, integer, number, string, enum).
+pub fn reference_key_type(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::Optional(t) | Type::Array(t) => reference_key_type(t),
+        Type::Bool | Type::Int(_) | Type::Float | Type::String | Type::Enum(_) => Some(ty),
+        _ => None,
+    }
+}
+
+/// The record and union types (by IR name) whose values hold typed references, directly or through their
+/// fields (records, unions, arrays, optionals, map values): their loaders resolve references after every
+/// table is read.
+#[derive(Clone, Debug, Default)]
+pub struct Linked {
+    pub records: std::collections::BTreeSet<String>,
+    pub unions: std::collections::BTreeSet<String>,
+}
+
+impl Linked {
+    /// The linked types of `project` (a fixpoint: types may reach themselves).
+    pub fn of(project: &Project) -> Linked {
+        let mut l = Linked::default();
+        loop {
+            let mut changed = false;
+            for r in project.records.values() {
+                if !l.records.contains(&r.name) && l.fields(project, &r.fields) {
+                    l.records.insert(r.name.clone());
+                    changed = true;
+                }
+            }
+            for u in project.unions.values() {
+                if !l.unions.contains(&u.name)
+                    && u.variants.iter().any(|v| l.fields(project, &v.fields))
+                {
+                    l.unions.insert(u.name.clone());
+                    changed = true;
+                }
+            }
+            if !changed {
+                return l;
+            }
+        }
+    }
+
+    /// Whether a value of `ty` holds a value of a linked type.
+    pub fn ty(&self, ty: &Type) -> bool {
+        match ty {
+            Type::Record(n) => self.records.contains(n),
+            Type::Union(n) => self.unions.contains(n),
+            Type::Optional(t) | Type::Array(t) => self.ty(t),
+            Type::Map(_, v) => self.ty(v),
+            _ => false,
+        }
+    }
+
+    /// Whether an object with `fields` needs resolving: it has references, or a field of a linked type.
+    pub fn fields(&self, project: &Project, fields: &[crate::ir::Field]) -> bool {
+        !references(project, fields).is_empty() || fields.iter().any(|f| self.ty(&f.ty))
+    }
+}

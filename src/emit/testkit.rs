@@ -679,7 +679,7 @@ pub fn broken_data(data: &[(String, String)]) -> Vec<Broken> {
         Broken {
             table: "PieceType",
             text: piece.replacen("\"Flag\":false", "\"Flag\":false,\"Flag\":true", 1),
-            csharp: Some("PieceType.json.rows[0]: duplicate member \"Flag\""),
+            csharp: Some("PieceType.json[0]: duplicate member \"Flag\""),
             typescript: None,
         },
         Broken {

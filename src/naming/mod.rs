@@ -403,8 +403,16 @@ pub fn csharp_member(source: &str, ov: Option<&str>, enclosing: &str) -> String 
 pub fn csharp_type(source: &str) -> String {
     ident(source, None, Case::Pascal, Lang::CSharp)
 }
-/// TypeScript property name (`camelCase`).
+/// TypeScript property name (`camelCase`). Not keyword-escaped: every identifier name, reserved words
+/// included, is a legal property name (`row.const`, `{ class: … }`; ECMAScript 2015 §12.2.6).
 pub fn ts_field(source: &str, ov: Option<&str>) -> String {
+    match ov {
+        Some(o) => case(o, Case::Camel),
+        None => case(source, Case::Camel),
+    }
+}
+/// TypeScript parameter or variable name (`camelCase`, keywords escaped: `class` → `class_`).
+pub fn ts_param(source: &str, ov: Option<&str>) -> String {
     ident(source, ov, Case::Camel, Lang::TypeScript)
 }
 /// TypeScript type name (`PascalCase`).
@@ -481,9 +489,13 @@ mod tests {
         assert_eq!(ident("params", None, Case::Camel, Lang::CSharp), "params_");
         assert_eq!(csharp_member("ToString", None, "Row"), "ToString_");
         assert_eq!(csharp_member("Row", None, "Row"), "Row_");
-        assert_eq!(ts_field("constructor", None), "constructor_");
-        assert_eq!(ts_field("delete", None), "delete_");
+        // TypeScript properties may be reserved words; parameters may not.
+        assert_eq!(ts_field("constructor", None), "constructor");
+        assert_eq!(ts_field("delete", None), "delete");
+        assert_eq!(ts_field("const", None), "const");
         assert_eq!(ts_field("Name", None), "name");
+        assert_eq!(ts_param("delete", None), "delete_");
+        assert_eq!(ts_param("class", Some("Class")), "class_");
     }
 
     #[test]

@@ -12,7 +12,9 @@
 //!   `##type` and `##` comment rows, data from column B);
 //! * `csv-1m`: one 1,000,000-row CSV (+ a 100-row `Shop.csv` its foreign key points at);
 //! * `xlsx-200k`: one 200,000-row workbook (+ `Shop.csv`);
-//! * `mixed-100`: 100 tables × 10,000 rows, even ones CSV, odd ones xlsx, each referencing the previous one.
+//! * `mixed-100`: 100 tables × 10,000 rows, even ones CSV, odd ones xlsx, each referencing the previous one;
+//! * `load-10`, `load-100`, `load-500` (the load benchmark, `loadbench`): that many CSV tables × 1,000 rows,
+//!   each referencing the previous one.
 //!
 //! The same seed gives byte-identical CSV files and the same cell values in workbooks. [`edit_one_cell`]
 //! rewrites one table with one changed cell (the benchmark's "edit one cell" step) and [`restore`] puts it back.
@@ -21,8 +23,11 @@ use rayon::prelude::*;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// All set names, in benchmark order.
+/// All set names of the build benchmark, in benchmark order.
 pub const SETS: &[&str] = &["luban-shape", "csv-1m", "xlsx-200k", "mixed-100"];
+
+/// The sets of the load benchmark (`loadbench`): 10, 100 and 500 CSV tables × 1,000 rows.
+pub const LOAD_SETS: &[&str] = &["load-10", "load-100", "load-500"];
 
 /// Bumped whenever the generated data changes shape (a stale set is regenerated).
 const GENERATOR_VERSION: &str = "datagen-4";
@@ -108,7 +113,21 @@ pub fn tables(set: &str) -> Vec<TableSpec> {
                 seed: 2000 + i as u64,
             })
             .collect(),
-        _ => panic!("unknown set {set:?}; sets: {SETS:?}"),
+        load if load.starts_with("load-") => {
+            let n: usize = load["load-".len()..]
+                .parse()
+                .unwrap_or_else(|_| panic!("unknown set {set:?}; sets: {SETS:?}, {LOAD_SETS:?}"));
+            (0..n)
+                .map(|i| TableSpec {
+                    name: format!("Item{i:03}"),
+                    format: Format::Csv,
+                    rows: 1000,
+                    fk: (i > 0).then(|| (format!("Item{:03}", i - 1), 1000)),
+                    seed: 3000 + i as u64,
+                })
+                .collect()
+        }
+        _ => panic!("unknown set {set:?}; sets: {SETS:?}, {LOAD_SETS:?}"),
     }
 }
 

@@ -21,16 +21,21 @@ export interface Lang {
   readonly en: string;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Key", "zh", "en"]);
+const FIELDS: readonly string[] = ["Key", "zh", "en"];
 
-export function readLang(v: unknown, path: string): Lang {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Lang> = {
-    key: rt.str(rt.required(o, "Key", path), path + ".Key"),
-    zh: rt.str(rt.required(o, "zh", path), path + ".zh"),
-    en: rt.str(rt.required(o, "en", path), path + ".en"),
-  };
-  return r;
+export function readLang(v: unknown, at: rt.At): Lang {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Lang> = {
+      key: rt.str(o["Key"], "Key"),
+      zh: rt.str(o["zh"], "zh"),
+      en: rt.str(o["en"], "en"),
+    };
+    if (rt.count(o) !== 3) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeLang(r: Lang): string {

@@ -18,15 +18,20 @@ export interface MoveRuleLib {
   readonly vector: Vec2;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "Vector"]);
+const FIELDS: readonly string[] = ["Id", "Vector"];
 
-export function readMoveRuleLib(v: unknown, path: string): MoveRuleLib {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<MoveRuleLib> = {
-    id: rt.str(rt.required(o, "Id", path), path + ".Id"),
-    vector: readVec2(rt.required(o, "Vector", path), path + ".Vector"),
-  };
-  return r;
+export function readMoveRuleLib(v: unknown, at: rt.At): MoveRuleLib {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<MoveRuleLib> = {
+      id: rt.str(o["Id"], "Id"),
+      vector: readVec2(o["Vector"], "Vector"),
+    };
+    if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeMoveRuleLib(r: MoveRuleLib): string {

@@ -21,16 +21,21 @@ export interface ServerConfig {
   readonly seasonStart: Date;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["SpySeed", "AiThinkTime", "SeasonStart"]);
+const FIELDS: readonly string[] = ["SpySeed", "AiThinkTime", "SeasonStart"];
 
-export function readServerConfig(v: unknown, path: string): ServerConfig {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<ServerConfig> = {
-    spySeed: rt.int64(rt.required(o, "SpySeed", path), path + ".SpySeed", 0n, 18446744073709551615n),
-    aiThinkTime: rt.duration(rt.required(o, "AiThinkTime", path), path + ".AiThinkTime"),
-    seasonStart: rt.dateTime(rt.required(o, "SeasonStart", path), path + ".SeasonStart"),
-  };
-  return r;
+export function readServerConfig(v: unknown, at: rt.At): ServerConfig {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<ServerConfig> = {
+      spySeed: rt.int64(o["SpySeed"], "SpySeed", 0n, 18446744073709551615n),
+      aiThinkTime: rt.duration(o["AiThinkTime"], "AiThinkTime"),
+      seasonStart: rt.dateTime(o["SeasonStart"], "SeasonStart"),
+    };
+    if (rt.count(o) !== 3) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeServerConfig(r: ServerConfig): string {

@@ -16,6 +16,7 @@
 //! Everything is laid out by the handlebars templates in `codegen/templates/` from the view models
 //! below; all decisions (identifiers, types, reader and writer expressions, escaping) are made here.
 
+use super::front::{Linked, RefLookup, Reference};
 use super::hbs;
 use super::strings::{quoted, quoted_json};
 use super::{Backend, EmitContext, Files};
@@ -42,10 +43,11 @@ const TEMPLATES: &[hbs::Builtin] = &[
 const RESERVED_TYPES: &[&str] = &[
     "Tables",
     "GentableDataException",
-    "GentableNode",
-    "GentableParser",
-    "GentableObject",
-    "GentableJson",
+    "GentableKeys",
+    "GentableReader",
+    "GentableRead",
+    "GentableEmpty",
+    "GentableLinkFault",
     "GentableCanonical",
     "GentableCodec",
     "GentableDouble",
@@ -58,6 +60,9 @@ const RESERVED_TYPES: &[&str] = &[
 const TABLES_MEMBERS: &[&str] = &[
     "Load",
     "LoadFromJson",
+    "LoadFromBytes",
+    "LoadAsync",
+    "DataFiles",
     "ContentHash",
     "ProjectHash",
     "TableHashes",
@@ -88,6 +93,8 @@ impl Backend for CSharp {
             ns: ctx.config.csharp.namespace.as_str(),
             text: super::front::localization(ctx)?,
             hb: hbs::registry(TEMPLATES, override_dir.as_deref())?,
+            linked: Linked::of(ctx.project),
+            props: table_properties(ctx.project)?,
         })
     }
 
@@ -315,6 +322,10 @@ struct UnionVm {
     /// The abstract property holding the discriminator value.
     kind_prop: String,
     disc_literal: String,
+    /// C# literals of the kinds (discriminator values), comma-separated.
+    tag_literals: String,
+    /// Whether its kinds resolve typed references (an abstract `GentableLink`).
+    linked: bool,
     expected: String,
     variants: Vec<VariantVm>,
 }
@@ -325,6 +336,11 @@ struct VariantVm {
     tag_literal: String,
     /// Canonical writes with the discriminator in its JCS place.
     writes: Vec<String>,
+    /// The reader's member names: the fields and the discriminator, in canonical order.
+    key_names: String,
+    key_required: String,
+    /// `case i: …; break;` reading member i of `key_names` (the discriminator is skipped: it was peeked).
+    cases: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -348,6 +364,24 @@ struct ClassVm {
     fields: Vec<FieldVm>,
     /// The same fields in canonical JSON member order (reading and writing).
     canonical: Vec<FieldVm>,
+    /// C# literals of the member names in canonical order, comma-separated: the reader's `GentableKeys`.
+    key_names: String,
+    /// `true`/`false` per member in canonical order: whether it is required.
+    key_required: String,
+    /// Typed references: navigation properties resolved at load.
+    refs: Vec<RefVm>,
+    /// Whether objects of this class resolve references (a `GentableLink` method), and its statements.
+    linked: bool,
+    link: Vec<String>,
+    /// `internal` or, in a kind of a linked union, `internal override`.
+    link_modifier: String,
+}
+
+#[derive(Clone, Serialize)]
+struct RefVm {
+    ident: String,
+    ty: String,
+    doc: Vec<String>,
 }
 
 #[derive(Clone, Serialize)]
@@ -361,7 +395,7 @@ struct FieldVm {
     doc: Vec<String>,
     /// Local variable holding the value while reading.
     local: String,
-    /// Expression reading the field from `GentableObject o`.
+    /// Expression reading the field's value (the inner value of an optional field) from `GentableReader r`.
     read: String,
     /// Statement(s) writing the member (name and value) of `r` to `StringBuilder sb` (uses `ref bool first`).
     write: String,
@@ -444,6 +478,10 @@ struct TablesVm {
     /// `enum Language` (empty without `[localization]`).
     language_enum: String,
     tables: Vec<TablesEntryVm>,
+    /// C# literals of the data file names, comma-separated.
+    data_files: String,
+    /// Constructor statements resolving the typed references of every table's rows.
+    links: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -454,7 +492,7 @@ struct TablesEntryVm {
     local: String,
     /// C# literal of the table name (the `ToCanonicalJson` key and data file stem).
     name_literal: String,
-    /// Expression loading the table from `Func<string, string> jsonOf`.
+    /// Expression loading the table from `Func<string, byte[]> bytesOf`.
     load: String,
     /// Expression of the table's canonical JSON.
     canonical: String,
@@ -481,6 +519,10 @@ pub struct Gen<'a> {
     ns: &'a str,
     text: Option<TextTable<'a>>,
     hb: handlebars::Handlebars<'static>,
+    /// Record and union types holding typed references (resolved after every table is read).
+    linked: Linked,
+    /// The `Tables` property of every table (by table name).
+    props: BTreeMap<String, String>,
 }
 
 impl Gen<'_> {
@@ -584,12 +626,17 @@ impl Gen<'_> {
                 );
             }
             seen.push(cname.clone());
-            let class = self.class_vm(
+            let mut class = self.class_vm(
                 cname,
                 &v.doc,
                 &v.fields,
                 &format!("union {:?} kind {:?}", u.name, v.tag),
             )?;
+            if self.linked.unions.contains(&u.name) {
+                // Every kind overrides the union's abstract GentableLink (possibly with nothing to do).
+                class.linked = true;
+                class.link_modifier = "internal override".into();
+            }
             let mut members: Vec<(&str, Option<usize>)> = vec![(u.discriminator.as_str(), None)];
             members.extend(
                 v.fields
@@ -598,6 +645,27 @@ impl Gen<'_> {
                     .map(|(i, f)| (f.name.as_str(), Some(i))),
             );
             members.sort_by_key(|(n, _)| canonical::utf16_key(n));
+            let key_names = members
+                .iter()
+                .map(|(n, _)| quoted(n))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let key_required = members
+                .iter()
+                .map(|(_, i)| i.is_none_or(|i| !matches!(v.fields[i].ty, Type::Optional(_))).to_string())
+                .collect::<Vec<_>>()
+                .join(", ");
+            let cases = members
+                .iter()
+                .enumerate()
+                .map(|(k, (_, i))| match i {
+                    None => format!("case {k}: r.SkipValue(); break;"),
+                    Some(i) => format!(
+                        "case {k}: {} = {}; break;",
+                        class.fields[*i].local, class.fields[*i].read
+                    ),
+                })
+                .collect();
             let writes = members
                 .into_iter()
                 .map(|(n, i)| match i {
@@ -613,14 +681,24 @@ impl Gen<'_> {
                 class,
                 tag_literal: quoted(&v.tag),
                 writes,
+                key_names,
+                key_required,
+                cases,
             });
         }
         let tags: Vec<&str> = u.variants.iter().map(|v| v.tag.as_str()).collect();
         Ok(UnionVm {
+            linked: self.linked.unions.contains(&u.name),
             namespace: self.ns.into(),
             doc: cs_doc(&u.doc),
             kind_prop,
             disc_literal: quoted(&u.discriminator),
+            tag_literals: u
+                .variants
+                .iter()
+                .map(|v| quoted(&v.tag))
+                .collect::<Vec<_>>()
+                .join(", "),
             expected: quoted(&format!("one of the {} kinds {}", u.name, tags.join(", "))),
             variants,
             name,
@@ -648,34 +726,257 @@ impl Gen<'_> {
         for (i, (f, ident)) in fields.iter().zip(idents).enumerate() {
             vms.push(self.field_vm(f, ident, i)?);
         }
-        let canonical = canonical::jcs_order(fields)
-            .into_iter()
-            .map(|i| vms[i].clone())
-            .collect();
+        let order = canonical::jcs_order(fields);
+        let canonical = order.iter().map(|&i| vms[i].clone()).collect();
+        let (refs, link) = self.links(&name, fields, &vms)?;
         Ok(ClassVm {
+            linked: self.linked.fields(self.project, fields),
+            link_modifier: "internal".into(),
+            refs,
+            link,
             name,
             doc: cs_doc(doc),
+            key_names: order
+                .iter()
+                .map(|&i| quoted(&fields[i].name))
+                .collect::<Vec<_>>()
+                .join(", "),
+            key_required: order
+                .iter()
+                .map(|&i| (!matches!(fields[i].ty, Type::Optional(_))).to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
             fields: vms,
             canonical,
         })
     }
 
+    /// The typed references of a class (`fields` with their view models) and the statements of its
+    /// `GentableLink(Tables t)`: each reference looked up (a key without a row is a `GentableLinkFault`), each
+    /// field of a linked type resolved in turn.
+    fn links(
+        &self,
+        class: &str,
+        fields: &[Field],
+        vms: &[FieldVm],
+    ) -> anyhow::Result<(Vec<RefVm>, Vec<String>)> {
+        let refs = super::front::references(self.project, fields);
+        let mut taken: Vec<String> = vms.iter().map(|f| f.ident.clone()).collect();
+        taken.extend([class.to_string(), "GentableLink".into()]);
+        let mut out = vec![];
+        let mut link = vec![];
+        for (f, vm) in fields.iter().zip(vms) {
+            let path = quoted(&f.name);
+            let src = format!("this.{}", vm.ident);
+            if let Some(r) = refs.iter().find(|r| std::ptr::eq(&fields[r.field], f)) {
+                let taken_ref: Vec<&str> = taken.iter().map(String::as_str).collect();
+                let ident = naming::avoid(naming::csharp_member(&r.name, None, class), &taken_ref);
+                taken.push(ident.clone());
+                let target = &self.names.rows[&r.target.name];
+                let mut stmts = vec![];
+                let result = self.link_ref(r, &f.ty, &src, &path, 0, &mut stmts)?;
+                stmts.push(format!("this.{ident} = {result};"));
+                link.push(cs_block(stmts));
+                out.push(RefVm {
+                    doc: vec![format!(
+                        "The <see cref=\"{target}\"/> row{} that <see cref=\"{}\"/> names (x-gentable-foreignKey), resolved at load.",
+                        if matches!(f.ty.strip_optional(), Type::Array(_)) { "s" } else { "" },
+                        vm.ident
+                    )],
+                    ty: self.ref_ty(&f.ty, target),
+                    ident,
+                });
+            } else if self.linked.ty(&f.ty) {
+                let mut stmts = vec![];
+                self.link_walk(&f.ty, &src, &path, 0, &mut stmts);
+                link.push(cs_block(stmts));
+            }
+        }
+        Ok((out, link))
+    }
+
+    /// The C# type of the navigation property of a reference field of type `ty` to rows of class `target`.
+    fn ref_ty(&self, ty: &Type, target: &str) -> String {
+        match ty {
+            Type::Optional(t) => self.ref_ty(t, target),
+            Type::Array(t) => format!(
+                "global::System.Collections.Generic.IReadOnlyList<{}>",
+                self.ref_ty(t, target)
+            ),
+            _ => target.to_string(),
+        }
+    }
+
+    /// Statements (appended to `out`) resolving the key value `src` of type `ty` (a C# string expression
+    /// `path` names it in a fault); returns the variable holding the result.
+    fn link_ref(
+        &self,
+        r: &Reference,
+        ty: &Type,
+        src: &str,
+        path: &str,
+        depth: usize,
+        out: &mut Vec<String>,
+    ) -> anyhow::Result<String> {
+        let target = &self.names.rows[&r.target.name];
+        let prop = &self.props[&r.target.name];
+        let lookup = |key: &str, into: &str| -> anyhow::Result<String> {
+            // An integer key of another width: a value outside the target key's range names no row.
+            let (guard, key) = match (r.key, r.target_key) {
+                (Type::Int(from), Type::Int(to)) if from != to => {
+                    let ((flo, fhi), (tlo, thi)) = (from.range(), to.range());
+                    let suffix = if is_signed(*from) { "L" } else { "UL" };
+                    let mut guard = vec![];
+                    if flo < tlo {
+                        guard.push(format!("{key} >= {tlo}{suffix}"));
+                    }
+                    if fhi > thi {
+                        guard.push(format!("{key} <= {thi}{suffix}"));
+                    }
+                    let guard: String = guard.iter().map(|g| format!("{g} && ")).collect();
+                    (guard, format!("({}){key}", to.csharp_name()))
+                }
+                _ => (String::new(), key.to_string()),
+            };
+            Ok(match r.lookup {
+                RefLookup::PrimaryKey => format!("({guard}t.{prop}.TryGet({key}, out {into}))"),
+                RefLookup::Unique(fi) => {
+                    let idents = member_names(&r.target.fields, target, &r.target.name)?;
+                    format!(
+                        "({guard}t.{prop}.TryGetBy{}({key}, out {into}))",
+                        idents[fi].trim_end_matches('_')
+                    )
+                }
+            })
+        };
+        let x = format!("x{depth}");
+        let missing = |key: &str| {
+            format!(
+                "throw GentableLinkFault.Missing({path}, {}, {key});",
+                quoted(&r.target.name)
+            )
+        };
+        match ty {
+            Type::Optional(t) => {
+                let t = strip(t);
+                let value = if is_value_type(t) {
+                    format!("{src}.Value")
+                } else {
+                    src.to_string()
+                };
+                let y = format!("y{depth}");
+                out.push(format!("{target} {x} = null;"));
+                out.push(format!("if ({src} != null)"));
+                out.push("{".into());
+                out.push(format!("    {target} {y};"));
+                out.push(format!("    if (!{}) {}", lookup(&value, &y)?, missing(&value)));
+                out.push(format!("    {x} = {y};"));
+                out.push("}".into());
+                Ok(x)
+            }
+            Type::Array(t) => {
+                let (a, i, rt) = (
+                    format!("a{depth}"),
+                    format!("i{depth}"),
+                    self.ref_ty(t, target),
+                );
+                let list = format!("global::System.Collections.Generic.IReadOnlyList<{rt}>");
+                let mut inner = vec![];
+                let item = self.link_ref(
+                    r,
+                    t,
+                    &format!("{src}[{i}]"),
+                    &format!("{path} + \"[\" + {i}.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + \"]\""),
+                    depth + 1,
+                    &mut inner,
+                )?;
+                out.push(format!("{list} {x} = GentableEmpty<{rt}>.List;"));
+                out.push(format!("if ({src}.Count != 0)"));
+                out.push("{".into());
+                out.push(format!("    var {a} = new {rt}[{src}.Count];"));
+                out.push(format!("    for (int {i} = 0; {i} < {a}.Length; {i}++)"));
+                out.push("    {".into());
+                out.extend(inner.into_iter().map(|l| format!("        {l}")));
+                out.push(format!("        {a}[{i}] = {item};"));
+                out.push("    }".into());
+                out.push(format!(
+                    "    {x} = new global::System.Collections.ObjectModel.ReadOnlyCollection<{rt}>({a});"
+                ));
+                out.push("}".into());
+                Ok(x)
+            }
+            _ => {
+                out.push(format!("{target} {x};"));
+                out.push(format!("if (!{}) {}", lookup(src, &x)?, missing(src)));
+                Ok(x)
+            }
+        }
+    }
+
+    /// Lines (appended to `out`) resolving the references inside `src`, a value of type `ty` that holds values
+    /// of linked types; a fault from inside gets `path` prefixed.
+    fn link_walk(&self, ty: &Type, src: &str, path: &str, depth: usize, out: &mut Vec<String>) {
+        match ty {
+            Type::Record(_) | Type::Union(_) => {
+                out.push(format!("try {{ {src}.GentableLink(t); }}"));
+                out.push(format!(
+                    "catch (GentableLinkFault e{depth}) {{ throw e{depth}.Within({path}); }}"
+                ));
+            }
+            Type::Optional(t) => {
+                let mut inner = vec![];
+                self.link_walk(strip(t), src, path, depth, &mut inner);
+                out.push(format!("if ({src} != null)"));
+                out.push("{".into());
+                out.extend(inner.into_iter().map(|l| format!("    {l}")));
+                out.push("}".into());
+            }
+            Type::Array(t) => {
+                let (a, i) = (format!("a{depth}"), format!("i{depth}"));
+                let mut inner = vec![];
+                self.link_walk(
+                    t,
+                    &format!("{a}[{i}]"),
+                    &format!("{path} + \"[\" + {i}.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + \"]\""),
+                    depth + 1,
+                    &mut inner,
+                );
+                out.push(format!("var {a} = {src};"));
+                out.push(format!("for (int {i} = 0; {i} < {a}.Count; {i}++)"));
+                out.push("{".into());
+                out.extend(inner.into_iter().map(|l| format!("    {l}")));
+                out.push("}".into());
+            }
+            Type::Map(_, v) => {
+                let kv = format!("kv{depth}");
+                let mut inner = vec![];
+                self.link_walk(
+                    v,
+                    &format!("{kv}.Value"),
+                    &format!("{path} + GentableLinkFault.Key({kv}.Key)"),
+                    depth + 1,
+                    &mut inner,
+                );
+                out.push(format!("foreach (var {kv} in {src})"));
+                out.push("{".into());
+                out.extend(inner.into_iter().map(|l| format!("    {l}")));
+                out.push("}".into());
+            }
+            _ => {}
+        }
+    }
+
     fn field_vm(&self, f: &Field, ident: String, index: usize) -> anyhow::Result<FieldVm> {
-        let key = quoted(&f.name);
         let (read, write) = match &f.ty {
             Type::Optional(inner) => {
                 let inner = strip(inner);
-                let ty = self.ty(&f.ty);
                 let value = if is_value_type(inner) {
                     format!("r.{ident}.Value")
                 } else {
                     format!("r.{ident}")
                 };
                 (
-                    format!(
-                        "GentableJson.Opt<{ty}>(o.Optional({key}), n1 => {})",
-                        self.read(inner, "n1", 2)
-                    ),
+                    self.read(inner, "r", 1),
                     format!(
                         "if (r.{ident} != null) {{ GentableCanonical.Key(sb, ref first, {}); {} }}",
                         quoted_json(&f.name, ":"),
@@ -684,7 +985,7 @@ impl Gen<'_> {
                 )
             }
             ty => (
-                self.read(ty, &format!("o.Required({key})"), 1),
+                self.read(ty, "r", 1),
                 format!(
                     "GentableCanonical.Key(sb, ref first, {}); {}",
                     quoted_json(&f.name, ":"),
@@ -736,62 +1037,56 @@ impl Gen<'_> {
         }
     }
 
-    /// Expression reading a value of type `ty` from the `GentableNode` expression `node`; lambda parameters
-    /// are numbered by `depth` (C# 7 forbids shadowing).
-    fn read(&self, ty: &Type, node: &str, depth: usize) -> String {
+    /// Expression reading a value of type `ty` with the `GentableReader` named `r`; lambda parameters are
+    /// numbered by `depth` (C# 7 forbids shadowing). Lambdas capture nothing, so the compiler caches each
+    /// delegate once.
+    fn read(&self, ty: &Type, r: &str, depth: usize) -> String {
         match ty {
-            Type::Bool => format!("GentableJson.Bool({node})"),
-            Type::Int(w) => format!("GentableJson.{}({node})", int_reader(*w)),
-            Type::Float => format!("GentableJson.F64({node})"),
-            Type::String => format!("GentableJson.Str({node})"),
-            Type::Enum(n) => format!("GentableCodec.Read{}({node})", self.names.enums[n]),
-            Type::Record(n) => format!("GentableCodec.Read{}({node})", self.names.records[n]),
-            Type::Union(n) => format!("GentableCodec.Read{}({node})", self.names.unions[n]),
-            Type::Flags(e) => format!("GentableCodec.Read{}({node})", self.names.flags[e]),
-            Type::DateTime(_) => format!("GentableJson.DateTime({node})"),
-            Type::Duration => format!("GentableJson.Duration({node})"),
+            Type::Bool => format!("{r}.ReadBool()"),
+            Type::Int(w) => format!("{r}.Read{}()", int_reader(*w)),
+            Type::Float => format!("{r}.ReadDouble()"),
+            Type::String => format!("{r}.ReadString()"),
+            Type::Enum(n) => format!("GentableCodec.Read{}({r})", self.names.enums[n]),
+            Type::Record(n) => format!("GentableCodec.Read{}({r})", self.names.records[n]),
+            Type::Union(n) => format!("GentableCodec.Read{}({r})", self.names.unions[n]),
+            Type::Flags(e) => format!("GentableCodec.Read{}({r})", self.names.flags[e]),
+            Type::DateTime(_) => format!("{r}.ReadDateTime()"),
+            Type::Duration => format!("{r}.ReadDuration()"),
             Type::Map(k, v) => {
-                let (n, kk) = (format!("n{depth}"), format!("k{depth}"));
+                let (rk, rv) = (format!("k{depth}"), format!("r{depth}"));
                 let key = match &**k {
                     Type::Int(w) => {
                         let (lo, hi) = w.range();
-                        if is_signed(*w) {
-                            format!(
-                                "({}) GentableJson.SignedKey({node}, {kk}, {lo}L, {hi}L)",
-                                w.csharp_name()
-                            )
+                        if *w == IntWidth::I64 {
+                            format!("{rk}.SignedKey(long.MinValue, long.MaxValue)")
+                        } else if is_signed(*w) {
+                            format!("({}){rk}.SignedKey({lo}L, {hi}L)", w.csharp_name())
                         } else {
-                            format!(
-                                "({}) GentableJson.UnsignedKey({node}, {kk}, {hi}UL)",
-                                w.csharp_name()
-                            )
+                            format!("({}){rk}.UnsignedKey({hi}UL)", w.csharp_name())
                         }
                     }
-                    _ => kk.clone(),
+                    _ => format!("{rk}.Key"),
                 };
                 format!(
-                    "GentableJson.ReadMap<{}, {}>({node}, {kk} => {key}, {n} => {})",
+                    "GentableRead.Map<{}, {}>({r}, {rk} => {key}, {rv} => {})",
                     self.ty(k),
                     self.ty(v),
-                    self.read(v, &n, depth + 1)
+                    self.read(v, &rv, depth + 1)
                 )
             }
             Type::Array(t) => {
-                let n = format!("n{depth}");
+                let rv = format!("r{depth}");
                 format!(
-                    "GentableJson.ReadList<{}>({node}, {n} => {})",
+                    "GentableRead.List<{}>({r}, {rv} => {})",
                     self.ty(t),
-                    self.read(t, &n, depth + 1)
+                    self.read(t, &rv, depth + 1)
                 )
             }
-            Type::Optional(t) => {
-                let n = format!("n{depth}");
-                format!(
-                    "GentableJson.OrNull<{}>({node}, {n} => {})",
-                    self.ty(ty),
-                    self.read(strip(t), &n, depth + 1)
-                )
-            }
+            Type::Optional(t) => format!(
+                "{r}.TryNull() ? default({}) : {}",
+                self.ty(ty),
+                self.read(strip(t), r, depth)
+            ),
         }
     }
 
@@ -871,7 +1166,12 @@ impl Gen<'_> {
             if t.primary_key.is_empty() {
                 bail!("C#: map table {:?} has no primary key", t.name);
             }
-            let taken: Vec<&str> = row.fields.iter().map(|f| f.ident.as_str()).collect();
+            let taken: Vec<&str> = row
+                .fields
+                .iter()
+                .map(|f| f.ident.as_str())
+                .chain(row.refs.iter().map(|r| r.ident.as_str()))
+                .collect();
             let property = naming::avoid("Key".into(), &taken);
             let name = format!("{row_name}Id");
             let single = t.primary_key.len() == 1;
@@ -1122,41 +1422,30 @@ impl Gen<'_> {
 
     fn tables_vm(&self) -> anyhow::Result<TablesVm> {
         let mut tables = vec![];
-        let props: Vec<String> = self
-            .project
-            .tables
-            .iter()
-            .map(|t| {
-                naming::avoid(
-                    naming::csharp_member(&t.name, None, "Tables"),
-                    TABLES_MEMBERS,
-                )
-            })
-            .collect();
-        if let Some((a, b, id)) = naming::check_collisions(
-            self.project
-                .tables
-                .iter()
-                .zip(&props)
-                .map(|(t, p)| (t.name.as_str(), p.clone())),
-        )
-        .first()
-        {
-            bail!("C#: tables {a:?} and {b:?} both map to the property Tables.{id}; rename one");
-        }
-        for (i, (t, property)) in self.project.tables.iter().zip(props).enumerate() {
+        let mut links = vec![];
+        for (i, t) in self.project.tables.iter().enumerate() {
+            let property = self.props[&t.name].clone();
+            if self.linked.fields(self.project, &t.fields) {
+                let (file, name) = (quoted(&data_file(t)), quoted(&t.name));
+                links.push(match t.mode {
+                    TableMode::One => format!("try {{ this.{property}.GentableLink(this); }} catch (GentableLinkFault f) {{ throw f.Row({file}, {name}, 0); }}"),
+                    TableMode::Map | TableMode::List => format!("for (int i = 0; i < this.{property}.All.Count; i++) {{ try {{ this.{property}.All[i].GentableLink(this); }} catch (GentableLinkFault f) {{ throw f.Row({file}, {name}, i); }} }}"),
+                });
+            }
             let row = &self.names.rows[&t.name];
             let name = quoted(&t.name);
+            let file = quoted(&data_file(t));
+            let bytes = format!("GentableRead.Bytes(bytesOf, {file}, {name}), {file}, {name}, TableHashes({name})");
             let (ty, load, canonical) = match t.mode {
                 TableMode::One => (
                     row.clone(),
-                    format!("GentableJson.Single<{row}>(GentableJson.Table(jsonOf, {name}), GentableCodec.Read{row})"),
+                    format!("GentableRead.Single<{row}>({bytes}, GentableCodec.Read{row})"),
                     format!("GentableCanonical.Single<{row}>(this.{property}, GentableCodec.Write{row})"),
                 ),
                 TableMode::Map | TableMode::List => (
                     format!("{row}Table"),
                     format!(
-                        "new {row}Table(GentableJson.Rows<{row}>(GentableJson.Table(jsonOf, {name}), GentableCodec.Read{row}))"
+                        "new {row}Table(GentableRead.Rows<{row}>({bytes}, GentableCodec.Read{row}))"
                     ),
                     format!("GentableCanonical.Rows<{row}>(this.{property}.All, GentableCodec.Write{row})"),
                 ),
@@ -1177,9 +1466,61 @@ impl Gen<'_> {
             project: xml_escape(&hbs::doc_lines(&self.project.name).join(" ")),
             text_method,
             language_enum,
+            links,
+            data_files: self
+                .project
+                .tables
+                .iter()
+                .map(|t| quoted(&data_file(t)))
+                .collect::<Vec<_>>()
+                .join(", "),
             tables,
         })
     }
+}
+
+/// `lines` as one block statement, joined for a template line indented by 12 spaces (a method body).
+fn cs_block(lines: Vec<String>) -> String {
+    let mut all = vec!["{".to_string()];
+    all.extend(lines.into_iter().map(|l| format!("    {l}")));
+    all.push("}".into());
+    all.join("\n            ")
+}
+
+/// The `Tables` property of every table (by table name), checked for collisions.
+fn table_properties(project: &Project) -> anyhow::Result<BTreeMap<String, String>> {
+    let props: Vec<String> = project
+        .tables
+        .iter()
+        .map(|t| {
+            naming::avoid(
+                naming::csharp_member(&t.name, None, "Tables"),
+                TABLES_MEMBERS,
+            )
+        })
+        .collect();
+    if let Some((a, b, id)) = naming::check_collisions(
+        project
+            .tables
+            .iter()
+            .zip(&props)
+            .map(|(t, p)| (t.name.as_str(), p.clone())),
+    )
+    .first()
+    {
+        bail!("C#: tables {a:?} and {b:?} both map to the property Tables.{id}; rename one");
+    }
+    Ok(project
+        .tables
+        .iter()
+        .map(|t| t.name.clone())
+        .zip(props)
+        .collect())
+}
+
+/// The data file of table `t` the loader reads (relative to the data folder).
+fn data_file(t: &Table) -> String {
+    format!("{}.json", t.name)
 }
 
 /// `Optional(Optional(t))` is `Optional(t)`.
@@ -1362,15 +1703,15 @@ mod emit_tests {
         // The description is split into `///` lines and XML-escaped.
         assert!(piece.contains("        /// */ &lt;/summary&gt; &lt;b&gt;&amp;amp; \"q\" \\ {{x}} ${y} `z`\n        /// ls\n        /// ps\n        /// nel\n        /// next */\n"), "{piece}");
         let dir_cs = &files["csharp/Dir.cs"];
+        // Member names are C# literals (the reader matches the data against them), members are identifiers.
         assert!(
             dir_cs.contains(
-                "case \"quo\\\"te*/\": return global::Sample.Config.Dir.QuoU0022TeU002a;"
+                "new string[] { \"Forward\", \"Left\", \"Back Right\", \"class\", \"quo\\\"te*/\", \"\\u540d\\u5b57\", \"{{x}}${y}`\" }"
             ),
             "{dir_cs}"
         );
         assert!(
-            dir_cs
-                .contains("case \"\\u540d\\u5b57\": return global::Sample.Config.Dir.U540dU5b57;"),
+            dir_cs.contains("global::Sample.Config.Dir.QuoU0022TeU002a, global::Sample.Config.Dir.U540dU5b57,"),
             "{dir_cs}"
         );
         for (name, text) in &files {
@@ -1467,6 +1808,9 @@ namespace Sample.Config.Test
                             double back;
                             bool ok = GentableDouble.TryParse(parts[i], out back) && global::System.BitConverter.DoubleToInt64Bits(back) == bits;
                             if (!ok) sb.Append(" cannot-parse:").Append(parts[i]);
+                            // The loader's reader (its fast path for short numbers) agrees.
+                            double read = new GentableReader(utf8.GetBytes(parts[i]), 0, "d.json", "d").ReadDouble();
+                            if (global::System.BitConverter.DoubleToInt64Bits(read) != bits) sb.Append(" cannot-read:").Append(parts[i]);
                         }
                         sb.Append('\n');
                     }

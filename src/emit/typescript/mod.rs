@@ -19,6 +19,7 @@
 //! 64-bit integer fields are `bigint`, read from the canonical data's decimal strings, so no value is rounded
 //! past 2^53. Layout lives in `codegen/templates/`; every decision is made here, in the view models.
 
+use super::front::{Linked, RefLookup, Reference};
 use super::hbs;
 use super::strings::{quoted, quoted_json};
 use super::{Backend, EmitContext, Files};
@@ -36,6 +37,7 @@ const TEMPLATES: &[hbs::Builtin] = &[
     ("enums.ts.hbs", include_str!("templates/enums.ts.hbs")),
     ("records.ts.hbs", include_str!("templates/records.ts.hbs")),
     ("table.ts.hbs", include_str!("templates/table.ts.hbs")),
+    ("browser.ts.hbs", include_str!("templates/browser.ts.hbs")),
     ("index.ts.hbs", include_str!("templates/index.ts.hbs")),
     ("hashes.ts.hbs", include_str!("templates/hashes.ts.hbs")),
 ];
@@ -68,9 +70,12 @@ impl Backend for TypeScript {
             .as_ref()
             .map(|p| ctx.root.join(p));
         Ok(Gen {
+            project: ctx.project,
             names: Names::new(ctx.project)?,
             text: super::front::localization(ctx)?,
             hb: hbs::registry(TEMPLATES, override_dir.as_deref())?,
+            linked: Linked::of(ctx.project),
+            props: table_properties(ctx.project)?,
         })
     }
 
@@ -106,6 +111,10 @@ impl Backend for TypeScript {
         let vm = g.index_vm(ctx.project)?;
         let hashes = super::front::HashesVm::new(ctx, "", quoted)?;
         Ok(Files::from([
+            (
+                "ts/browser.ts".to_string(),
+                hbs::render(&g.hb, "browser.ts.hbs", &vm)?,
+            ),
             (
                 "ts/index.ts".to_string(),
                 hbs::render(&g.hb, "index.ts.hbs", &vm)?,
@@ -263,10 +272,25 @@ struct ClassVm {
     field_names: String,
     /// Object-literal entries `ident: <read expression>` of the required fields.
     required: Vec<String>,
-    /// Statements setting the optional fields of `r` when present.
+    /// How many members every object has (the required fields): `n`'s start.
+    required_count: usize,
+    /// Some property is named like an `Object.prototype` member (`constructor`), which TypeScript's check of
+    /// an object literal confuses with the inherited one: the row is built with `as`.
+    inherited: bool,
+    /// Statements setting each optional field of `r` when present (and counting it in `n`).
     optional: Vec<String>,
     /// Statements pushing each present member's canonical text to `out`, in canonical member order.
     writes: Vec<String>,
+    /// Typed references: navigation properties resolved at load (non-enumerable, so `JSON.stringify` of a row
+    /// never follows them).
+    refs: Vec<FieldVm>,
+    /// Whether objects of this type resolve references (`link<Name>(r, t)`, which also freezes them; the
+    /// reader leaves them unfrozen), and its statements.
+    linked: bool,
+    link: Vec<String>,
+    /// Target row types the references name: `(type, table)`.
+    #[serde(skip)]
+    ref_targets: Vec<(String, String)>,
 }
 
 #[derive(Serialize)]
@@ -321,8 +345,12 @@ struct IndexVm {
     /// `Language` and `text(tables, key, language)` (empty without `[localization]`).
     localization: String,
     tables: Vec<IndexTableVm>,
+    /// TS literals of the data file names, comma-separated.
+    data_files: String,
+    /// Statements of `build` resolving the typed references of every table's rows.
+    links: Vec<String>,
     /// Parameter names (`_`-prefixed when there are no tables, so they are not unused).
-    json_of: String,
+    text_of: String,
     tables_param: String,
 }
 
@@ -341,9 +369,14 @@ struct IndexTableVm {
 
 /// What the TypeScript backend decides once per project ([`Backend::prepare`]) and every file reads.
 pub struct Gen<'a> {
+    project: &'a Project,
     names: Names,
     text: Option<TextTable<'a>>,
     hb: handlebars::Handlebars<'static>,
+    /// Record and union types holding typed references (resolved after every table is read).
+    linked: Linked,
+    /// The `Tables` property of every table (by table name).
+    props: BTreeMap<String, String>,
 }
 
 /// Enums and records a set of fields refers to (through arrays and optionals, not into records).
@@ -471,6 +504,25 @@ impl Gen<'_> {
         if !records.is_empty() || !unions.is_empty() {
             imports.insert(0, "import * as rt from \"./runtime.js\";".into());
         }
+        if !self.linked.records.is_empty() || !self.linked.unions.is_empty() {
+            imports.push("import type { Tables } from \"./browser.js\";".into());
+            let mut targets = BTreeSet::new();
+            for r in project.records.values() {
+                for (ty, _) in self.class_vm(String::new(), "", &r.fields, &r.name)?.ref_targets {
+                    targets.insert(ty);
+                }
+            }
+            for u in project.unions.values() {
+                for v in &u.variants {
+                    for (ty, _) in self.class_vm(String::new(), "", &v.fields, &u.name)?.ref_targets {
+                        targets.insert(ty);
+                    }
+                }
+            }
+            for ty in targets {
+                imports.push(format!("import type {{ {ty} }} from \"./tables/{ty}.js\";"));
+            }
+        }
         Ok(RecordsVm {
             imports,
             records,
@@ -488,6 +540,8 @@ impl Gen<'_> {
         let mut members = vec![];
         let mut read_cases = vec![];
         let mut write_cases = vec![];
+        let mut link_cases = vec![];
+        let linked = self.linked.unions.contains(&u.name);
         for v in &u.variants {
             let vname = format!("{name}{}", naming::ts_type(&v.tag));
             let mut vm = self.class_vm(
@@ -496,6 +550,11 @@ impl Gen<'_> {
                 &v.fields,
                 &format!("union {:?} kind {:?}", u.name, v.tag),
             )?;
+            if linked {
+                // linkUnion freezes every kind.
+                vm.linked = true;
+                vm.inherited = true;
+            }
             if vm.fields.iter().any(|f| f.ident == disc) {
                 bail!("TypeScript: a field of {:?} kind {:?} maps to the discriminator property {disc}", u.name, v.tag);
             }
@@ -521,33 +580,67 @@ impl Gen<'_> {
                 }
                 out.push_str(&format!("  readonly {}{}: {};\n", f.ident, f.opt, f.ty));
             }
+            for f in &vm.refs {
+                out.push_str("  /**\n");
+                for l in &f.doc {
+                    out.push_str(&format!("   * {l}\n"));
+                }
+                out.push_str("   */\n");
+                out.push_str(&format!("  readonly {}: {};\n", f.ident, f.ty));
+            }
             out.push_str("}\n");
+            if !vm.link.is_empty() {
+                link_cases.push(format!(
+                    "    case {tag}: {{\n      {}\n      break;\n    }}\n",
+                    vm.link
+                        .iter()
+                        .map(|l| l.replace("\n  ", "\n      "))
+                        .collect::<Vec<_>>()
+                        .join("\n      ")
+                ));
+            }
             let mut names = vec![disc_key.clone()];
             if !vm.field_names.is_empty() {
                 names.push(vm.field_names.clone());
             }
             out.push_str(&format!(
-                "\nconst FIELDS_{vname}: ReadonlySet<string> = new Set<string>([{}]);\n",
+                "\nconst FIELDS_{vname}: readonly string[] = [{}];\n",
                 names.join(", ")
             ));
             let mut required = vec![format!("{disc}: {tag}")];
             required.append(&mut vm.required);
-            let bind = if v.fields.is_empty() {
-                ""
+            let mut body = if vm.inherited {
+                format!("      case {tag}: {{\n        const r = {{\n")
             } else {
-                "const o = "
+                format!("      case {tag}: {{\n        const r: rt.Mutable<{vname}> = {{\n")
             };
-            let mut body = format!(
-                "    case {tag}: {{\n      {bind}rt.object(v, path, FIELDS_{vname});\n      const r: rt.Mutable<{vname}> = {{\n"
-            );
             for r in &required {
-                body.push_str(&format!("        {r},\n"));
+                body.push_str(&format!("          {r},\n"));
             }
-            body.push_str("      };\n");
-            for o in &vm.optional {
-                body.push_str(&format!("      {o}\n"));
+            if vm.inherited {
+                body.push_str(&format!("        }} as rt.Mutable<{vname}>;\n"));
+            } else {
+                body.push_str("        };\n");
             }
-            body.push_str("      return r;\n    }\n");
+            let count = vm.required_count + 1;
+            if vm.optional.is_empty() {
+                body.push_str(&format!(
+                    "        if (rt.count(o) !== {count}) rt.unknown(o, FIELDS_{vname});\n"
+                ));
+            } else {
+                body.push_str(&format!("        let n = {count};\n"));
+                for o in &vm.optional {
+                    body.push_str(&format!("        {}\n", o.replace("\n    ", "\n        ")));
+                }
+                body.push_str(&format!(
+                    "        if (rt.count(o) !== n) rt.unknown(o, FIELDS_{vname});\n"
+                ));
+            }
+            body.push_str(if linked {
+                "        return r;\n      }\n"
+            } else {
+                "        return Object.freeze(r);\n      }\n"
+            });
             read_cases.push(body);
             // Writes with the discriminator in its JCS place.
             let mut order: Vec<(&str, Option<usize>)> = vec![(u.discriminator.as_str(), None)];
@@ -600,13 +693,20 @@ impl Gen<'_> {
             tags.join(", ")
         ));
         out.push_str(&format!(
-            "\nexport function read{name}(v: unknown, path: string): {name} {{\n  const kind = rt.isObject(v) ? v[{disc_key}] : undefined;\n  switch (kind) {{\n{}    default:\n      return rt.fail(path, {expected}, v);\n  }}\n}}\n",
+            "\nexport function read{name}(v: unknown, at: rt.At): {name} {{\n  if (!rt.isObject(v)) return rt.fail(at, {expected}, v);\n  const o = v;\n  try {{\n    switch ({}) {{\n{}    }}\n  }} catch (e) {{\n    throw rt.within(e, at);\n  }}\n  return rt.fail(at, {expected}, v);\n}}\n",
+            member_of("o", &u.discriminator),
             read_cases.concat()
         ));
         out.push_str(&format!(
             "\nexport function write{name}(r: {name}): string {{\n  switch (r.{disc}) {{\n{}  }}\n}}\n",
             write_cases.concat()
         ));
+        if linked {
+            out.push_str(&format!(
+                "\n/** Resolves the typed references of `r` (once, at load), then freezes it. */\nexport function link{name}(r: {name}, t: Tables): void {{\n  switch (r.{disc}) {{\n{}  }}\n  Object.freeze(r);\n}}\n",
+                link_cases.concat()
+            ));
+        }
         Ok(format!("{head}{out}"))
     }
 
@@ -638,8 +738,14 @@ impl Gen<'_> {
             let names: Vec<String> = uses
                 .records
                 .iter()
-                .map(|r| &self.names.records[r])
-                .flat_map(|n| [format!("type {n}"), format!("read{n}"), format!("write{n}")])
+                .flat_map(|r| {
+                    let n = &self.names.records[r];
+                    let mut v = vec![format!("type {n}"), format!("read{n}"), format!("write{n}")];
+                    if self.linked.records.contains(r) || self.linked.unions.contains(r) {
+                        v.push(format!("link{n}"));
+                    }
+                    v
+                })
                 .collect();
             out.push(format!(
                 "import {{ {} }} from \"{prefix}records.js\";",
@@ -666,32 +772,46 @@ impl Gen<'_> {
                 .collect::<Vec<_>>()
                 .join(", "),
             required: vec![],
+            required_count: 0,
+            inherited: idents.iter().any(|i| INHERITED.contains(&i.as_str())),
             optional: vec![],
             writes: vec![],
+            refs: vec![],
+            linked: self.linked.fields(self.project, fields),
+            link: vec![],
+            ref_targets: vec![],
             name,
         };
-        for (f, ident) in fields.iter().zip(&idents) {
+        for (i, (f, ident)) in fields.iter().zip(&idents).enumerate() {
             let key = quoted(&f.name);
-            let path = format!("path + {}", quoted(&format!(".{}", f.name)));
+            let member = member_of("o", &f.name);
             match &f.ty {
                 Type::Optional(inner) => {
                     let inner = strip(inner);
                     vm.optional.push(format!(
-                        "if (rt.has(o, {key})) r.{ident} = {};",
-                        self.read(inner, &format!("o[{key}]"), &path, 1)
+                        "const x{i} = {member};\n    if (x{i} !== undefined) {{\n      r.{ident} = {};\n      n++;\n    }}",
+                        self.read(inner, &format!("x{i}"), &key, 1)
                     ));
+                    // Absent, `row.constructor` would be Object's: such a property is always set (to `undefined`).
+                    let shadow = INHERITED.contains(&ident.as_str());
+                    if shadow {
+                        vm.required.push(format!("{ident}: undefined"));
+                    }
                     vm.fields.push(FieldVm {
                         ident: ident.clone(),
                         opt: "?".into(),
-                        ty: self.ty(inner),
+                        ty: if shadow {
+                            format!("{} | undefined", self.ty(inner))
+                        } else {
+                            self.ty(inner)
+                        },
                         doc: ts_doc(&f.doc),
                     });
                 }
                 ty => {
-                    vm.required.push(format!(
-                        "{ident}: {}",
-                        self.read(ty, &format!("rt.required(o, {key}, path)"), &path, 1)
-                    ));
+                    vm.required_count += 1;
+                    vm.required
+                        .push(format!("{ident}: {}", self.read(ty, &member, &key, 1)));
                     vm.fields.push(FieldVm {
                         ident: ident.clone(),
                         opt: String::new(),
@@ -715,7 +835,202 @@ impl Gen<'_> {
                 ),
             });
         }
+        self.links(&mut vm, fields, &idents)?;
+        if vm.linked {
+            // Built without its references, which linking adds.
+            vm.inherited = true;
+        }
         Ok(vm)
+    }
+
+    /// Fills `vm`'s typed references and the statements of its `link<Name>(r, t)`: each reference looked up (a
+    /// key without a row is a fault), each field of a linked type resolved in turn.
+    fn links(&self, vm: &mut ClassVm, fields: &[Field], idents: &[String]) -> anyhow::Result<()> {
+        let refs = super::front::references(self.project, fields);
+        let mut taken: Vec<String> = idents.to_vec();
+        for (i, (f, ident)) in fields.iter().zip(idents).enumerate() {
+            let seg = quoted(&f.name);
+            let src = format!("r.{ident}");
+            if let Some(r) = refs.iter().find(|r| r.field == i) {
+                let taken_ref: Vec<&str> = taken.iter().map(String::as_str).collect();
+                let rident = naming::avoid(naming::ts_field(&r.name, None), &taken_ref);
+                taken.push(rident.clone());
+                let target = self.names.rows[&r.target.name].clone();
+                let mut stmts = vec![];
+                let result = self.link_ref(r, &f.ty, &src, &[seg], 0, &mut stmts)?;
+                stmts.push(format!("rt.ref(r, {}, {result});", quoted(&rident)));
+                vm.link.push(braced(stmts));
+                vm.refs.push(FieldVm {
+                    ident: rident,
+                    opt: String::new(),
+                    ty: self.ref_ty(&f.ty, &target, true),
+                    doc: vec![format!(
+                        "The {target} row{} that `{ident}` names (x-gentable-foreignKey), resolved at load.",
+                        if matches!(f.ty.strip_optional(), Type::Array(_)) { "s" } else { "" },
+                    )],
+                });
+                vm.ref_targets.push((target, r.target.name.clone()));
+            } else if self.linked.ty(&f.ty) {
+                let mut stmts = vec![];
+                self.link_walk(&f.ty, &src, &[seg], 0, &mut stmts);
+                vm.link.push(braced(stmts));
+            }
+        }
+        Ok(())
+    }
+
+    /// The TypeScript type of the navigation property of a reference field of type `ty` to rows `target`
+    /// (`top`: the field's own type, where an optional is `undefined` when absent; below, a nullable array
+    /// element is `null`).
+    fn ref_ty(&self, ty: &Type, target: &str, top: bool) -> String {
+        match ty {
+            Type::Optional(t) => {
+                let inner = self.ref_ty(strip(t), target, false);
+                format!("{inner} | {}", if top { "undefined" } else { "null" })
+            }
+            Type::Array(t) => {
+                let inner = self.ref_ty(t, target, false);
+                if inner.contains(' ') {
+                    format!("readonly ({inner})[]")
+                } else {
+                    format!("readonly {inner}[]")
+                }
+            }
+            _ => target.to_string(),
+        }
+    }
+
+    /// Lines (appended to `out`, indented relative to it) resolving the key value `src` of type `ty` (`path`:
+    /// the segments of its place in the row, TypeScript expressions, for a fault); returns the expression
+    /// holding the result.
+    fn link_ref(
+        &self,
+        r: &Reference,
+        ty: &Type,
+        src: &str,
+        path: &[String],
+        depth: usize,
+        out: &mut Vec<String>,
+    ) -> anyhow::Result<String> {
+        let target = &self.names.rows[&r.target.name];
+        let prop = &self.props[&r.target.name];
+        let get = match r.lookup {
+            RefLookup::PrimaryKey => "get".to_string(),
+            RefLookup::Unique(fi) => format!("getBy{}", naming::ts_type(&r.target.fields[fi].name)),
+        };
+        // An integer key of another width: a value outside the target key's range names no row.
+        let lookup = |key: &str| match (r.key, r.target_key) {
+            (Type::Int(from), Type::Int(to)) if from.is_64() && !to.is_64() => {
+                let (lo, hi) = to.range();
+                format!("{key} >= {lo}n && {key} <= {hi}n ? t.{prop}.{get}(Number({key})) : undefined")
+            }
+            (Type::Int(from), Type::Int(to)) if !from.is_64() && to.is_64() => {
+                format!("t.{prop}.{get}(BigInt({key}))")
+            }
+            _ => format!("t.{prop}.{get}({key})"),
+        };
+        let (x, v) = (format!("x{depth}"), format!("v{depth}"));
+        match ty {
+            Type::Optional(t) => {
+                let t = strip(t);
+                let none = if depth == 0 { "undefined" } else { "null" };
+                let inner_ty = self.ref_ty(t, target, false);
+                let mut inner = vec![];
+                let y = self.link_ref(r, t, &v, path, depth + 1, &mut inner)?;
+                out.push(format!("const {v} = {src};"));
+                out.push(format!("let {x}: {inner_ty} | {none} = {none};"));
+                out.push(format!("if ({v} != null) {{"));
+                out.extend(indent(inner));
+                out.push(format!("  {x} = {y};"));
+                out.push("}".into());
+                Ok(x)
+            }
+            Type::Array(t) => {
+                let (a, i) = (format!("a{depth}"), format!("i{depth}"));
+                let rt = self.ref_ty(t, target, false);
+                let mut inner = vec![];
+                let mut sub = path.to_vec();
+                sub.push(i.clone());
+                let item = self.link_ref(
+                    r,
+                    t,
+                    &format!("{a}[{i}] as {}", self.ty(t)),
+                    &sub,
+                    depth + 1,
+                    &mut inner,
+                )?;
+                let rt = if rt.contains(' ') { format!("({rt})") } else { rt };
+                out.push(format!("const {a} = {src};"));
+                out.push(format!("const {x}: {rt}[] = [];"));
+                out.push(format!("for (let {i} = 0; {i} < {a}.length; {i}++) {{"));
+                out.extend(indent(inner));
+                out.push(format!("  {x}.push({item});"));
+                out.push("}".into());
+                out.push(format!("Object.freeze({x});"));
+                Ok(x)
+            }
+            _ => {
+                out.push(format!("const {v} = {src};"));
+                out.push(format!("const {x} = {};", lookup(&v)));
+                out.push(format!(
+                    "if ({x} === undefined) rt.dangling([{}], {}, {v});",
+                    path.join(", "),
+                    quoted(&r.target.name)
+                ));
+                Ok(x)
+            }
+        }
+    }
+
+    /// Lines (appended to `out`) resolving the references inside `src`, a value of type `ty` that holds values
+    /// of linked types; a fault from inside gets the segments `path`.
+    fn link_walk(&self, ty: &Type, src: &str, path: &[String], depth: usize, out: &mut Vec<String>) {
+        match ty {
+            Type::Record(n) | Type::Union(n) => {
+                out.push("try {".into());
+                out.push(format!("  link{}({src}, t);", self.names.records[n]));
+                out.push("} catch (e) {".into());
+                out.push(format!("  throw rt.inside(e, [{}]);", path.join(", ")));
+                out.push("}".into());
+            }
+            Type::Optional(t) => {
+                let v = format!("v{depth}");
+                let mut inner = vec![];
+                self.link_walk(strip(t), &v, path, depth + 1, &mut inner);
+                out.push(format!("const {v} = {src};"));
+                out.push(format!("if ({v} != null) {{"));
+                out.extend(indent(inner));
+                out.push("}".into());
+            }
+            Type::Array(t) => {
+                let (a, i) = (format!("a{depth}"), format!("i{depth}"));
+                let mut inner = vec![];
+                let mut sub = path.to_vec();
+                sub.push(i.clone());
+                self.link_walk(
+                    t,
+                    &format!("{a}[{i}] as {}", self.ty(t)),
+                    &sub,
+                    depth + 1,
+                    &mut inner,
+                );
+                out.push(format!("const {a} = {src};"));
+                out.push(format!("for (let {i} = 0; {i} < {a}.length; {i}++) {{"));
+                out.extend(indent(inner));
+                out.push("}".into());
+            }
+            Type::Map(_, v) => {
+                let (k, x) = (format!("k{depth}"), format!("m{depth}"));
+                let mut inner = vec![];
+                let mut sub = path.to_vec();
+                sub.push(format!("rt.keyAt({k})"));
+                self.link_walk(v, &x, &sub, depth + 1, &mut inner);
+                out.push(format!("for (const [{k}, {x}] of {src}) {{"));
+                out.extend(indent(inner));
+                out.push("}".into());
+            }
+            _ => {}
+        }
     }
 
     /// The TypeScript type of `ty` (an `Optional` here is a nullable array element: `T | null`).
@@ -743,67 +1058,64 @@ impl Gen<'_> {
         }
     }
 
-    /// Expression reading `value` (an `unknown`) of type `ty`, with `path` the expression of its JSON path;
-    /// lambda parameters are numbered by `depth`.
-    fn read(&self, ty: &Type, value: &str, path: &str, depth: usize) -> String {
+    /// Expression reading `value` (an `unknown`) of type `ty`, with `at` the expression of its place in its
+    /// parent (a member name literal or an index); lambda parameters are numbered by `depth`.
+    fn read(&self, ty: &Type, value: &str, at: &str, depth: usize) -> String {
         match ty {
-            Type::Bool => format!("rt.bool({value}, {path})"),
+            Type::Bool => format!("rt.bool({value}, {at})"),
             Type::Int(w) => {
                 let (lo, hi) = w.range();
                 if w.is_64() {
-                    format!("rt.int64({value}, {path}, {lo}n, {hi}n)")
+                    format!("rt.int64({value}, {at}, {lo}n, {hi}n)")
                 } else {
-                    format!("rt.int({value}, {path}, {lo}, {hi})")
+                    format!("rt.int({value}, {at}, {lo}, {hi})")
                 }
             }
-            Type::Float => format!("rt.float({value}, {path})"),
-            Type::String => format!("rt.str({value}, {path})"),
-            Type::Enum(n) => format!("read{}({value}, {path})", self.names.enums[n]),
+            Type::Float => format!("rt.float({value}, {at})"),
+            Type::String => format!("rt.str({value}, {at})"),
+            Type::Enum(n) => format!("read{}({value}, {at})", self.names.enums[n]),
             Type::Record(n) | Type::Union(n) => {
-                format!("read{}({value}, {path})", self.names.records[n])
+                format!("read{}({value}, {at})", self.names.records[n])
             }
-            Type::Flags(e) => format!("rt.array({value}, {path}, read{})", self.names.enums[e]),
-            Type::DateTime(_) => format!("rt.dateTime({value}, {path})"),
-            Type::Duration => format!("rt.duration({value}, {path})"),
+            Type::Flags(e) => format!("rt.scalars({value}, {at}, read{})", self.names.enums[e]),
+            Type::DateTime(_) => format!("rt.dateTime({value}, {at})"),
+            Type::Duration => format!("rt.duration({value}, {at})"),
             Type::Map(k, v) => {
-                let (x, p, kk) = (
+                let (x, a, kk) = (
                     format!("v{depth}"),
-                    format!("p{depth}"),
+                    format!("a{depth}"),
                     format!("k{depth}"),
                 );
                 let key = match &**k {
                     Type::Int(w) if w.is_64() => {
                         let (lo, hi) = w.range();
-                        format!("rt.int64Key({kk}, {p}, {lo}n, {hi}n)")
+                        format!("rt.int64Key({kk}, {lo}n, {hi}n)")
                     }
                     Type::Int(w) => {
                         let (lo, hi) = w.range();
-                        format!("rt.intKey({kk}, {p}, {lo}, {hi})")
+                        format!("rt.intKey({kk}, {lo}, {hi})")
                     }
                     _ => kk.clone(),
                 };
-                let key_params = if matches!(&**k, Type::Int(_)) {
-                    format!("({kk}, {p})")
-                } else {
-                    format!("({kk})")
-                };
                 format!(
-                    "rt.map({value}, {path}, {key_params} => {key}, ({x}, {p}) => {})",
-                    self.read(v, &x, &p, depth + 1)
+                    "rt.map({value}, {at}, ({kk}) => {key}, ({x}, {a}) => {})",
+                    self.read(v, &x, &a, depth + 1)
                 )
             }
             Type::Array(t) => {
-                let (v, p) = (format!("v{depth}"), format!("p{depth}"));
+                let (x, a) = (format!("v{depth}"), format!("a{depth}"));
+                // Elements whose reader returns the value itself are only checked; others are replaced in place.
+                let how = if unconverted(t) { "scalars" } else { "array" };
                 format!(
-                    "rt.array({value}, {path}, ({v}, {p}) => {})",
-                    self.read(t, &v, &p, depth + 1)
+                    "rt.{how}({value}, {at}, ({x}, {a}) => {})",
+                    self.read(t, &x, &a, depth + 1)
                 )
             }
             Type::Optional(t) => {
-                let (v, p) = (format!("v{depth}"), format!("p{depth}"));
+                let (x, a) = (format!("v{depth}"), format!("a{depth}"));
                 format!(
-                    "rt.nullable({value}, {path}, ({v}, {p}) => {})",
-                    self.read(strip(t), &v, &p, depth + 1)
+                    "rt.nullable({value}, {at}, ({x}, {a}) => {})",
+                    self.read(strip(t), &x, &a, depth + 1)
                 )
             }
         }
@@ -854,6 +1166,18 @@ impl Gen<'_> {
         }
         let mut imports = vec!["import * as rt from \"../runtime.js\";".to_string()];
         imports.extend(self.imports(&uses, "../"));
+        if row.linked {
+            imports.push("import type { Tables } from \"../browser.js\";".into());
+            let targets: BTreeSet<&String> = row
+                .ref_targets
+                .iter()
+                .filter(|(ty, _)| *ty != row.name)
+                .map(|(ty, _)| ty)
+                .collect();
+            for ty in targets {
+                imports.push(format!("import type {{ {ty} }} from \"./{ty}.js\";"));
+            }
+        }
         let key = if t.mode == TableMode::Map {
             if t.primary_key.is_empty() {
                 bail!("TypeScript: map table {:?} has no primary key", t.name);
@@ -873,7 +1197,7 @@ impl Gen<'_> {
                         t.name
                     );
                 }
-                let p = naming::avoid(naming::ts_field(&f.name, f.ident.as_deref()), &["rt"]);
+                let p = naming::avoid(naming::ts_param(&f.name, f.ident.as_deref()), &["rt"]);
                 typed.push(format!("{p}: {}", self.ty(&f.ty)));
                 of_row.push(format!("row.{}", row.fields[i].ident));
                 params.push(p);
@@ -932,7 +1256,7 @@ impl Gen<'_> {
                 .iter()
                 .map(|&i| {
                     naming::avoid(
-                        naming::ts_field(&t.fields[i].name, t.fields[i].ident.as_deref()),
+                        naming::ts_param(&t.fields[i].name, t.fields[i].ident.as_deref()),
                         &["rt", "row"],
                     )
                 })
@@ -1023,19 +1347,9 @@ impl Gen<'_> {
         let props: Vec<String> = project
             .tables
             .iter()
-            .map(|t| naming::ts_field(&t.name, None))
+            .map(|t| self.props[&t.name].clone())
             .collect();
-        if let Some((a, b, id)) = naming::check_collisions(
-            project
-                .tables
-                .iter()
-                .zip(&props)
-                .map(|(t, p)| (t.name.as_str(), p.clone())),
-        )
-        .first()
-        {
-            bail!("TypeScript: tables {a:?} and {b:?} both map to the property Tables.{id}; rename one");
-        }
+        let mut links = vec![];
         let props_for_text: Vec<(String, String)> = project
             .tables
             .iter()
@@ -1067,38 +1381,48 @@ impl Gen<'_> {
             ));
         }
         let mut tables = vec![];
+        imports.push("import * as rt from \"./runtime.js\";".to_string());
         if !project.tables.is_empty() {
-            imports.push("import * as rt from \"./runtime.js\";".to_string());
+            imports.push("import { TABLE_HASHES } from \"./hashes.js\";".to_string());
         }
         for (t, property) in project.tables.iter().zip(props) {
             let row = &self.names.rows[&t.name];
             let module = format!("\"./tables/{row}.js\"");
             let name = quoted(&t.name);
-            let source = quoted(&format!("{}.json", t.name));
+            let file = quoted(&data_file(t));
+            let text = format!("textOf({file}, {name}), {file}, {name}, TABLE_HASHES.get({name})");
+            let linked = self.linked.fields(self.project, &t.fields);
+            let link = if linked {
+                links.push(match t.mode {
+                    TableMode::One => format!("rt.linkRows([t.{property}], {file}, {name}, (r) => link{row}(r, t));"),
+                    TableMode::Map | TableMode::List => format!("rt.linkRows(t.{property}.all, {file}, {name}, (r) => link{row}(r, t));"),
+                });
+                format!(", link{row}")
+            } else {
+                String::new()
+            };
             let (ty, load, canonical) = match t.mode {
                 TableMode::One => {
                     imports.push(format!(
-                        "import {{ type {row}, read{row}, write{row} }} from {module};"
+                        "import {{ type {row}, read{row}, write{row}{link} }} from {module};"
                     ));
                     exports.push(format!("export type {{ {row} }} from {module};"));
                     (
                         row.clone(),
-                        format!("rt.single(jsonOf({name}), {name}, {source}, read{row})"),
+                        format!("rt.single({text}, read{row})"),
                         format!("rt.wArray([t.{property}], write{row})"),
                     )
                 }
                 TableMode::Map | TableMode::List => {
                     imports.push(format!(
-                        "import {{ {row}Table, read{row}, write{row} }} from {module};"
+                        "import {{ {row}Table, read{row}, write{row}{link} }} from {module};"
                     ));
                     exports.push(format!(
                         "export {{ type {row}, {row}Table }} from {module};"
                     ));
                     (
                         format!("{row}Table"),
-                        format!(
-                            "new {row}Table(rt.rows(jsonOf({name}), {name}, {source}, read{row}))"
-                        ),
+                        format!("new {row}Table(rt.rows({text}, read{row}))"),
                         format!("rt.wArray(t.{property}.all, write{row})"),
                     )
                 }
@@ -1120,14 +1444,101 @@ impl Gen<'_> {
             imports,
             exports,
             localization: self.localization_ts(&props_for_text)?,
+            links,
+            data_files: project
+                .tables
+                .iter()
+                .map(|t| quoted(&data_file(t)))
+                .collect::<Vec<_>>()
+                .join(", "),
             tables,
-            json_of: if none {
-                "_jsonOf".into()
+            text_of: if none {
+                "_textOf".into()
             } else {
-                "jsonOf".into()
+                "textOf".into()
             },
             tables_param: if none { "_t".into() } else { "t".into() },
         })
+    }
+}
+
+/// `lines` indented by two spaces.
+fn indent(lines: Vec<String>) -> Vec<String> {
+    lines.into_iter().map(|l| format!("  {l}")).collect()
+}
+
+/// `lines` as one block statement `{ … }`, its lines joined for a template that indents the first by two
+/// spaces.
+fn braced(lines: Vec<String>) -> String {
+    let mut all = vec!["{".to_string()];
+    all.extend(indent(lines));
+    all.push("}".into());
+    all.join("\n  ")
+}
+
+/// The `Tables` property of every table (by table name), checked for collisions.
+fn table_properties(project: &Project) -> anyhow::Result<BTreeMap<String, String>> {
+    let props: Vec<String> = project
+        .tables
+        .iter()
+        .map(|t| naming::ts_field(&t.name, None))
+        .collect();
+    if let Some((a, b, id)) = naming::check_collisions(
+        project
+            .tables
+            .iter()
+            .zip(&props)
+            .map(|(t, p)| (t.name.as_str(), p.clone())),
+    )
+    .first()
+    {
+        bail!("TypeScript: tables {a:?} and {b:?} both map to the property Tables.{id}; rename one");
+    }
+    Ok(project
+        .tables
+        .iter()
+        .map(|t| t.name.clone())
+        .zip(props)
+        .collect())
+}
+
+/// The data file of table `t` the loader reads (relative to the data folder).
+fn data_file(t: &Table) -> String {
+    format!("{}.json", t.name)
+}
+
+/// Whether the reader of `ty` returns the JSON value itself (so an array of them is only checked).
+fn unconverted(ty: &Type) -> bool {
+    match ty {
+        Type::Bool | Type::Float | Type::String | Type::Enum(_) | Type::Duration => true,
+        Type::Int(w) => !w.is_64(),
+        Type::Optional(t) => unconverted(strip(t)),
+        _ => false,
+    }
+}
+
+/// Names of `Object.prototype` members: a missing JSON member of such a name would read as the inherited one.
+const INHERITED: &[&str] = &[
+    "__defineGetter__",
+    "__defineSetter__",
+    "__lookupGetter__",
+    "__lookupSetter__",
+    "__proto__",
+    "constructor",
+    "hasOwnProperty",
+    "isPrototypeOf",
+    "propertyIsEnumerable",
+    "toLocaleString",
+    "toString",
+    "valueOf",
+];
+
+/// Expression of member `name` of the JSON object `o` (`undefined` when absent).
+fn member_of(o: &str, name: &str) -> String {
+    if INHERITED.contains(&name) {
+        format!("rt.own({o}, {})", quoted(name))
+    } else {
+        format!("{o}[{}]", quoted(name))
     }
 }
 
@@ -1199,6 +1610,7 @@ mod emit_tests {
         assert_eq!(
             names,
             [
+                "ts/browser.ts",
                 "ts/enums.ts",
                 "ts/hashes.ts",
                 "ts/index.ts",
@@ -1224,10 +1636,10 @@ mod emit_tests {
         }
         let piece = &a["ts/tables/PieceType.ts"];
         for decl in [
-            "  readonly class_: Dir;",
+            "  readonly class: Dir;",
             "  readonly params: readonly number[];",
-            "  readonly delete_?: string;",
-            "  readonly constructor_?: boolean;",
+            "  readonly delete?: string;",
+            "  readonly constructor?: boolean | undefined;",
             "  readonly big: bigint;",
             "  readonly ubig?: bigint;",
             "  readonly grid: readonly (readonly number[])[];",
@@ -1237,7 +1649,7 @@ mod emit_tests {
         ] {
             assert!(piece.contains(decl), "missing {decl:?} in\n{piece}");
         }
-        assert!(a["ts/index.ts"].contains("  readonly const_: Const;"));
+        assert!(a["ts/browser.ts"].contains("  readonly const: Const;"));
         assert!(
             a["ts/enums.ts"].contains("export type Dir = \"Forward\" | \"Left\" | \"Back Right\"")
         );
@@ -1319,14 +1731,14 @@ try {
   const pawn: PieceType | undefined = t.pieceType.get(1);
   const report: unknown[] = [
     pawn?.name,
-    pawn?.class_ === Dir.Forward,
+    pawn?.class === Dir.Forward,
     pawn?.big === 9007199254740993n,
     pawn?.ubig === 18446744073709551615n,
     t.pieceType.get(3) === undefined,
     t.move.get("Pawn", "Silver", 1)?.tags.length,
     t.move.size,
-    t.const_.maxSteps,
-    t.const_.bigNumber === 9223372036854775807n,
+    t.const.maxSteps,
+    t.const.bigNumber === 9223372036854775807n,
     t.load.all[1]?.value,
     t.load.all[1]?.at === undefined,
     "at" in (t.load.all[1] ?? {}),

@@ -14,16 +14,14 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static CardCategory ReadCardCategory(GentableNode n)
+        /// <summary>The members of CardCategory in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersCardCategory = new GentableKeys(new string[] { "enhance-move", "enhance-search", "enhance-fight", "general" }, null);
+
+        private static readonly CardCategory[] ValuesCardCategory = { global::EavesWar.GameConfig.CardCategory.EnhanceMove, global::EavesWar.GameConfig.CardCategory.EnhanceSearch, global::EavesWar.GameConfig.CardCategory.EnhanceFight, global::EavesWar.GameConfig.CardCategory.General };
+
+        internal static CardCategory ReadCardCategory(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "enhance-move": return global::EavesWar.GameConfig.CardCategory.EnhanceMove;
-                case "enhance-search": return global::EavesWar.GameConfig.CardCategory.EnhanceSearch;
-                case "enhance-fight": return global::EavesWar.GameConfig.CardCategory.EnhanceFight;
-                case "general": return global::EavesWar.GameConfig.CardCategory.General;
-                default: throw GentableJson.Fail(n, "one of the CardCategory members enhance-move, enhance-search, enhance-fight, general");
-            }
+            return ValuesCardCategory[r.ReadMember(MembersCardCategory, "one of the CardCategory members enhance-move, enhance-search, enhance-fight, general")];
         }
 
         internal static void WriteCardCategory(global::System.Text.StringBuilder sb, CardCategory v)

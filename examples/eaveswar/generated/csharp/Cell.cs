@@ -69,15 +69,27 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Cell ReadCell(GentableNode n)
+        private static readonly GentableKeys KeysCell = new GentableKeys(new string[] { "Block", "Owner", "Q", "R", "Terrain" }, new bool[] { false, false, true, true, true });
+
+        internal static Cell ReadCell(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f4 = GentableJson.Opt<byte?>(o.Optional("Block"), n1 => GentableJson.U8(n1));
-            var f3 = GentableJson.Opt<Side?>(o.Optional("Owner"), n1 => GentableCodec.ReadSide(n1));
-            var f0 = GentableJson.U8(o.Required("Q"));
-            var f1 = GentableJson.U8(o.Required("R"));
-            var f2 = GentableCodec.ReadTerrain(o.Required("Terrain"));
-            o.Finish();
+            byte f0 = default(byte);
+            byte f1 = default(byte);
+            Terrain f2 = default(Terrain);
+            Side? f3 = default(Side?);
+            byte? f4 = default(byte?);
+            r.BeginObject(KeysCell);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f4 = r.ReadU8(); break;
+                    case 1: f3 = GentableCodec.ReadSide(r); break;
+                    case 2: f0 = r.ReadU8(); break;
+                    case 3: f1 = r.ReadU8(); break;
+                    case 4: f2 = GentableCodec.ReadTerrain(r); break;
+                }
+            }
             return new Cell(f0, f1, f2, f3, f4);
         }
 

@@ -14,16 +14,14 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Content ReadContent(GentableNode n)
+        /// <summary>The members of Content in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersContent = new GentableKeys(new string[] { "shiny", "food", "card", "empty" }, null);
+
+        private static readonly Content[] ValuesContent = { global::EavesWar.GameConfig.Content.Shiny, global::EavesWar.GameConfig.Content.Food, global::EavesWar.GameConfig.Content.Card, global::EavesWar.GameConfig.Content.Empty };
+
+        internal static Content ReadContent(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "shiny": return global::EavesWar.GameConfig.Content.Shiny;
-                case "food": return global::EavesWar.GameConfig.Content.Food;
-                case "card": return global::EavesWar.GameConfig.Content.Card;
-                case "empty": return global::EavesWar.GameConfig.Content.Empty;
-                default: throw GentableJson.Fail(n, "one of the Content members shiny, food, card, empty");
-            }
+            return ValuesContent[r.ReadMember(MembersContent, "one of the Content members shiny, food, card, empty")];
         }
 
         internal static void WriteContent(global::System.Text.StringBuilder sb, Content v)

@@ -62,18 +62,33 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Effect ReadEffect(GentableNode n)
+        private static readonly GentableKeys KeysEffect = new GentableKeys(new string[] { "amount", "cost", "kind", "order", "range", "steps", "terrain", "trigger" }, new bool[] { false, false, true, false, false, false, false, true });
+
+        internal static Effect ReadEffect(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f3 = GentableJson.Opt<byte?>(o.Optional("amount"), n1 => GentableJson.U8(n1));
-            var f4 = GentableJson.Opt<byte?>(o.Optional("cost"), n1 => GentableJson.U8(n1));
-            var f0 = GentableCodec.ReadEffectKind(o.Required("kind"));
-            var f2 = GentableJson.Opt<Order?>(o.Optional("order"), n1 => GentableCodec.ReadOrder(n1));
-            var f5 = GentableJson.Opt<byte?>(o.Optional("range"), n1 => GentableJson.U8(n1));
-            var f6 = GentableJson.Opt<byte?>(o.Optional("steps"), n1 => GentableJson.U8(n1));
-            var f7 = GentableJson.Opt<Terrain?>(o.Optional("terrain"), n1 => GentableCodec.ReadTerrain(n1));
-            var f1 = GentableCodec.ReadTrigger(o.Required("trigger"));
-            o.Finish();
+            EffectKind f0 = default(EffectKind);
+            Trigger f1 = default(Trigger);
+            Order? f2 = default(Order?);
+            byte? f3 = default(byte?);
+            byte? f4 = default(byte?);
+            byte? f5 = default(byte?);
+            byte? f6 = default(byte?);
+            Terrain? f7 = default(Terrain?);
+            r.BeginObject(KeysEffect);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f3 = r.ReadU8(); break;
+                    case 1: f4 = r.ReadU8(); break;
+                    case 2: f0 = GentableCodec.ReadEffectKind(r); break;
+                    case 3: f2 = GentableCodec.ReadOrder(r); break;
+                    case 4: f5 = r.ReadU8(); break;
+                    case 5: f6 = r.ReadU8(); break;
+                    case 6: f7 = GentableCodec.ReadTerrain(r); break;
+                    case 7: f1 = GentableCodec.ReadTrigger(r); break;
+                }
+            }
             return new Effect(f0, f1, f2, f3, f4, f5, f6, f7);
         }
 

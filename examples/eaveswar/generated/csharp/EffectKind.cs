@@ -37,39 +37,14 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static EffectKind ReadEffectKind(GentableNode n)
+        /// <summary>The members of EffectKind in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersEffectKind = new GentableKeys(new string[] { "order-as", "free-fight", "attack-bonus", "defense-bonus", "search", "move", "paid-attack", "evict", "drive-away", "ally-move", "food-for-long-flight", "ally-search", "stepwise-move", "set-can-food", "remote-search", "take-food", "night-deploy", "learn-order", "steal-food", "extra-bird", "pair-move", "draw-card", "extra-steal", "block-retreat", "escape", "gain-food", "bluff" }, null);
+
+        private static readonly EffectKind[] ValuesEffectKind = { global::EavesWar.GameConfig.EffectKind.OrderAs, global::EavesWar.GameConfig.EffectKind.FreeFight, global::EavesWar.GameConfig.EffectKind.AttackBonus, global::EavesWar.GameConfig.EffectKind.DefenseBonus, global::EavesWar.GameConfig.EffectKind.Search, global::EavesWar.GameConfig.EffectKind.Move, global::EavesWar.GameConfig.EffectKind.PaidAttack, global::EavesWar.GameConfig.EffectKind.Evict, global::EavesWar.GameConfig.EffectKind.DriveAway, global::EavesWar.GameConfig.EffectKind.AllyMove, global::EavesWar.GameConfig.EffectKind.FoodForLongFlight, global::EavesWar.GameConfig.EffectKind.AllySearch, global::EavesWar.GameConfig.EffectKind.StepwiseMove, global::EavesWar.GameConfig.EffectKind.SetCanFood, global::EavesWar.GameConfig.EffectKind.RemoteSearch, global::EavesWar.GameConfig.EffectKind.TakeFood, global::EavesWar.GameConfig.EffectKind.NightDeploy, global::EavesWar.GameConfig.EffectKind.LearnOrder, global::EavesWar.GameConfig.EffectKind.StealFood, global::EavesWar.GameConfig.EffectKind.ExtraBird, global::EavesWar.GameConfig.EffectKind.PairMove, global::EavesWar.GameConfig.EffectKind.DrawCard, global::EavesWar.GameConfig.EffectKind.ExtraSteal, global::EavesWar.GameConfig.EffectKind.BlockRetreat, global::EavesWar.GameConfig.EffectKind.Escape, global::EavesWar.GameConfig.EffectKind.GainFood, global::EavesWar.GameConfig.EffectKind.Bluff };
+
+        internal static EffectKind ReadEffectKind(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "order-as": return global::EavesWar.GameConfig.EffectKind.OrderAs;
-                case "free-fight": return global::EavesWar.GameConfig.EffectKind.FreeFight;
-                case "attack-bonus": return global::EavesWar.GameConfig.EffectKind.AttackBonus;
-                case "defense-bonus": return global::EavesWar.GameConfig.EffectKind.DefenseBonus;
-                case "search": return global::EavesWar.GameConfig.EffectKind.Search;
-                case "move": return global::EavesWar.GameConfig.EffectKind.Move;
-                case "paid-attack": return global::EavesWar.GameConfig.EffectKind.PaidAttack;
-                case "evict": return global::EavesWar.GameConfig.EffectKind.Evict;
-                case "drive-away": return global::EavesWar.GameConfig.EffectKind.DriveAway;
-                case "ally-move": return global::EavesWar.GameConfig.EffectKind.AllyMove;
-                case "food-for-long-flight": return global::EavesWar.GameConfig.EffectKind.FoodForLongFlight;
-                case "ally-search": return global::EavesWar.GameConfig.EffectKind.AllySearch;
-                case "stepwise-move": return global::EavesWar.GameConfig.EffectKind.StepwiseMove;
-                case "set-can-food": return global::EavesWar.GameConfig.EffectKind.SetCanFood;
-                case "remote-search": return global::EavesWar.GameConfig.EffectKind.RemoteSearch;
-                case "take-food": return global::EavesWar.GameConfig.EffectKind.TakeFood;
-                case "night-deploy": return global::EavesWar.GameConfig.EffectKind.NightDeploy;
-                case "learn-order": return global::EavesWar.GameConfig.EffectKind.LearnOrder;
-                case "steal-food": return global::EavesWar.GameConfig.EffectKind.StealFood;
-                case "extra-bird": return global::EavesWar.GameConfig.EffectKind.ExtraBird;
-                case "pair-move": return global::EavesWar.GameConfig.EffectKind.PairMove;
-                case "draw-card": return global::EavesWar.GameConfig.EffectKind.DrawCard;
-                case "extra-steal": return global::EavesWar.GameConfig.EffectKind.ExtraSteal;
-                case "block-retreat": return global::EavesWar.GameConfig.EffectKind.BlockRetreat;
-                case "escape": return global::EavesWar.GameConfig.EffectKind.Escape;
-                case "gain-food": return global::EavesWar.GameConfig.EffectKind.GainFood;
-                case "bluff": return global::EavesWar.GameConfig.EffectKind.Bluff;
-                default: throw GentableJson.Fail(n, "one of the EffectKind members order-as, free-fight, attack-bonus, defense-bonus, search, move, paid-attack, evict, drive-away, ally-move, food-for-long-flight, ally-search, stepwise-move, set-can-food, remote-search, take-food, night-deploy, learn-order, steal-food, extra-bird, pair-move, draw-card, extra-steal, block-retreat, escape, gain-food, bluff");
-            }
+            return ValuesEffectKind[r.ReadMember(MembersEffectKind, "one of the EffectKind members order-as, free-fight, attack-bonus, defense-bonus, search, move, paid-attack, evict, drive-away, ally-move, food-for-long-flight, ally-search, stepwise-move, set-can-food, remote-search, take-food, night-deploy, learn-order, steal-food, extra-bird, pair-move, draw-card, extra-steal, block-retreat, escape, gain-food, bluff")];
         }
 
         internal static void WriteEffectKind(global::System.Text.StringBuilder sb, EffectKind v)

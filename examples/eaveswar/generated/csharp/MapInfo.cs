@@ -58,17 +58,31 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static MapInfo ReadMapInfo(GentableNode n)
+        private static readonly GentableKeys KeysMapInfo = new GentableKeys(new string[] { "CellCount", "Columns", "EvenColumnCells", "Id", "OddColumnCells", "RotateQ", "RotateR" }, new bool[] { true, true, true, true, true, true, true });
+
+        internal static MapInfo ReadMapInfo(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f4 = GentableJson.U16(o.Required("CellCount"));
-            var f1 = GentableJson.U8(o.Required("Columns"));
-            var f2 = GentableJson.U8(o.Required("EvenColumnCells"));
-            var f0 = GentableJson.Str(o.Required("Id"));
-            var f3 = GentableJson.U8(o.Required("OddColumnCells"));
-            var f5 = GentableJson.U8(o.Required("RotateQ"));
-            var f6 = GentableJson.U8(o.Required("RotateR"));
-            o.Finish();
+            string f0 = default(string);
+            byte f1 = default(byte);
+            byte f2 = default(byte);
+            byte f3 = default(byte);
+            ushort f4 = default(ushort);
+            byte f5 = default(byte);
+            byte f6 = default(byte);
+            r.BeginObject(KeysMapInfo);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f4 = r.ReadU16(); break;
+                    case 1: f1 = r.ReadU8(); break;
+                    case 2: f2 = r.ReadU8(); break;
+                    case 3: f0 = r.ReadString(); break;
+                    case 4: f3 = r.ReadU8(); break;
+                    case 5: f5 = r.ReadU8(); break;
+                    case 6: f6 = r.ReadU8(); break;
+                }
+            }
             return new MapInfo(f0, f1, f2, f3, f4, f5, f6);
         }
 

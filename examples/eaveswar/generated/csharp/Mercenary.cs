@@ -126,14 +126,25 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Mercenary ReadMercenary(GentableNode n)
+        private static readonly GentableKeys KeysMercenary = new GentableKeys(new string[] { "Effects", "Id", "Name", "Text" }, new bool[] { true, true, true, true });
+
+        internal static Mercenary ReadMercenary(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f3 = GentableJson.ReadList<Effect>(o.Required("Effects"), n1 => GentableCodec.ReadEffect(n1));
-            var f0 = GentableJson.Str(o.Required("Id"));
-            var f1 = GentableJson.Str(o.Required("Name"));
-            var f2 = GentableJson.Str(o.Required("Text"));
-            o.Finish();
+            string f0 = default(string);
+            string f1 = default(string);
+            string f2 = default(string);
+            global::System.Collections.Generic.IReadOnlyList<Effect> f3 = default(global::System.Collections.Generic.IReadOnlyList<Effect>);
+            r.BeginObject(KeysMercenary);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f3 = GentableRead.List<Effect>(r, r1 => GentableCodec.ReadEffect(r1)); break;
+                    case 1: f0 = r.ReadString(); break;
+                    case 2: f1 = r.ReadString(); break;
+                    case 3: f2 = r.ReadString(); break;
+                }
+            }
             return new Mercenary(f0, f1, f2, f3);
         }
 

@@ -125,14 +125,25 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static NeighborOffset ReadNeighborOffset(GentableNode n)
+        private static readonly GentableKeys KeysNeighborOffset = new GentableKeys(new string[] { "Direction", "Id", "Offset", "Parity" }, new bool[] { true, true, true, true });
+
+        internal static NeighborOffset ReadNeighborOffset(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f2 = GentableJson.Str(o.Required("Direction"));
-            var f0 = GentableJson.Str(o.Required("Id"));
-            var f3 = GentableCodec.ReadOffsetQr(o.Required("Offset"));
-            var f1 = GentableCodec.ReadParity(o.Required("Parity"));
-            o.Finish();
+            string f0 = default(string);
+            Parity f1 = default(Parity);
+            string f2 = default(string);
+            OffsetQr f3 = default(OffsetQr);
+            r.BeginObject(KeysNeighborOffset);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f2 = r.ReadString(); break;
+                    case 1: f0 = r.ReadString(); break;
+                    case 2: f3 = GentableCodec.ReadOffsetQr(r); break;
+                    case 3: f1 = GentableCodec.ReadParity(r); break;
+                }
+            }
             return new NeighborOffset(f0, f1, f2, f3);
         }
 

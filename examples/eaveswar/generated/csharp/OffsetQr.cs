@@ -28,12 +28,21 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static OffsetQr ReadOffsetQr(GentableNode n)
+        private static readonly GentableKeys KeysOffsetQr = new GentableKeys(new string[] { "dq", "dr" }, new bool[] { true, true });
+
+        internal static OffsetQr ReadOffsetQr(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.I8(o.Required("dq"));
-            var f1 = GentableJson.I8(o.Required("dr"));
-            o.Finish();
+            sbyte f0 = default(sbyte);
+            sbyte f1 = default(sbyte);
+            r.BeginObject(KeysOffsetQr);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadI8(); break;
+                    case 1: f1 = r.ReadI8(); break;
+                }
+            }
             return new OffsetQr(f0, f1);
         }
 

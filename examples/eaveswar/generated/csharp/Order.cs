@@ -13,15 +13,14 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Order ReadOrder(GentableNode n)
+        /// <summary>The members of Order in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersOrder = new GentableKeys(new string[] { "move", "prepare", "fight" }, null);
+
+        private static readonly Order[] ValuesOrder = { global::EavesWar.GameConfig.Order.Move, global::EavesWar.GameConfig.Order.Prepare, global::EavesWar.GameConfig.Order.Fight };
+
+        internal static Order ReadOrder(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "move": return global::EavesWar.GameConfig.Order.Move;
-                case "prepare": return global::EavesWar.GameConfig.Order.Prepare;
-                case "fight": return global::EavesWar.GameConfig.Order.Fight;
-                default: throw GentableJson.Fail(n, "one of the Order members move, prepare, fight");
-            }
+            return ValuesOrder[r.ReadMember(MembersOrder, "one of the Order members move, prepare, fight")];
         }
 
         internal static void WriteOrder(global::System.Text.StringBuilder sb, Order v)

@@ -12,14 +12,14 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Parity ReadParity(GentableNode n)
+        /// <summary>The members of Parity in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersParity = new GentableKeys(new string[] { "even", "odd" }, null);
+
+        private static readonly Parity[] ValuesParity = { global::EavesWar.GameConfig.Parity.Even, global::EavesWar.GameConfig.Parity.Odd };
+
+        internal static Parity ReadParity(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "even": return global::EavesWar.GameConfig.Parity.Even;
-                case "odd": return global::EavesWar.GameConfig.Parity.Odd;
-                default: throw GentableJson.Fail(n, "one of the Parity members even, odd");
-            }
+            return ValuesParity[r.ReadMember(MembersParity, "one of the Parity members even, odd")];
         }
 
         internal static void WriteParity(global::System.Text.StringBuilder sb, Parity v)

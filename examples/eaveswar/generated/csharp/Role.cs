@@ -132,15 +132,27 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Role ReadRole(GentableNode n)
+        private static readonly GentableKeys KeysRole = new GentableKeys(new string[] { "Effects", "Id", "Name", "StartingBirds", "Text" }, new bool[] { true, true, true, true, true });
+
+        internal static Role ReadRole(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f4 = GentableJson.ReadList<Effect>(o.Required("Effects"), n1 => GentableCodec.ReadEffect(n1));
-            var f0 = GentableJson.Str(o.Required("Id"));
-            var f1 = GentableJson.Str(o.Required("Name"));
-            var f2 = GentableJson.U8(o.Required("StartingBirds"));
-            var f3 = GentableJson.Str(o.Required("Text"));
-            o.Finish();
+            string f0 = default(string);
+            string f1 = default(string);
+            byte f2 = default(byte);
+            string f3 = default(string);
+            global::System.Collections.Generic.IReadOnlyList<Effect> f4 = default(global::System.Collections.Generic.IReadOnlyList<Effect>);
+            r.BeginObject(KeysRole);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f4 = GentableRead.List<Effect>(r, r1 => GentableCodec.ReadEffect(r1)); break;
+                    case 1: f0 = r.ReadString(); break;
+                    case 2: f1 = r.ReadString(); break;
+                    case 3: f2 = r.ReadU8(); break;
+                    case 4: f3 = r.ReadString(); break;
+                }
+            }
             return new Role(f0, f1, f2, f3, f4);
         }
 

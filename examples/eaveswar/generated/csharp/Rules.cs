@@ -124,28 +124,53 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Rules ReadRules(GentableNode n)
+        private static readonly GentableKeys KeysRules = new GentableKeys(new string[] { "BaseAttack", "BaseDefense", "DeckSize", "DefenderWinsTies", "DrawPerRound", "FoodPerRound", "HandLimit", "IdleFood", "MarketSize", "MaxRecruits", "OrdersPerRound", "ReactivationCost", "RecruitCost", "StartingBirds", "StartingFood", "StartingHand", "TrashCans", "WinDelivered" }, new bool[] { true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true, true });
+
+        internal static Rules ReadRules(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f13 = GentableJson.U8(o.Required("BaseAttack"));
-            var f14 = GentableJson.U8(o.Required("BaseDefense"));
-            var f3 = GentableJson.U8(o.Required("DeckSize"));
-            var f15 = GentableJson.Bool(o.Required("DefenderWinsTies"));
-            var f2 = GentableJson.U8(o.Required("DrawPerRound"));
-            var f5 = GentableJson.U8(o.Required("FoodPerRound"));
-            var f0 = GentableJson.U8(o.Required("HandLimit"));
-            var f8 = GentableJson.U8(o.Required("IdleFood"));
-            var f12 = GentableJson.U8(o.Required("MarketSize"));
-            var f11 = GentableJson.U8(o.Required("MaxRecruits"));
-            var f7 = GentableJson.U8(o.Required("OrdersPerRound"));
-            var f9 = GentableJson.U8(o.Required("ReactivationCost"));
-            var f10 = GentableJson.U8(o.Required("RecruitCost"));
-            var f17 = GentableJson.U8(o.Required("StartingBirds"));
-            var f4 = GentableJson.U8(o.Required("StartingFood"));
-            var f1 = GentableJson.U8(o.Required("StartingHand"));
-            var f16 = GentableJson.U8(o.Required("TrashCans"));
-            var f6 = GentableJson.U8(o.Required("WinDelivered"));
-            o.Finish();
+            byte f0 = default(byte);
+            byte f1 = default(byte);
+            byte f2 = default(byte);
+            byte f3 = default(byte);
+            byte f4 = default(byte);
+            byte f5 = default(byte);
+            byte f6 = default(byte);
+            byte f7 = default(byte);
+            byte f8 = default(byte);
+            byte f9 = default(byte);
+            byte f10 = default(byte);
+            byte f11 = default(byte);
+            byte f12 = default(byte);
+            byte f13 = default(byte);
+            byte f14 = default(byte);
+            bool f15 = default(bool);
+            byte f16 = default(byte);
+            byte f17 = default(byte);
+            r.BeginObject(KeysRules);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f13 = r.ReadU8(); break;
+                    case 1: f14 = r.ReadU8(); break;
+                    case 2: f3 = r.ReadU8(); break;
+                    case 3: f15 = r.ReadBool(); break;
+                    case 4: f2 = r.ReadU8(); break;
+                    case 5: f5 = r.ReadU8(); break;
+                    case 6: f0 = r.ReadU8(); break;
+                    case 7: f8 = r.ReadU8(); break;
+                    case 8: f12 = r.ReadU8(); break;
+                    case 9: f11 = r.ReadU8(); break;
+                    case 10: f7 = r.ReadU8(); break;
+                    case 11: f9 = r.ReadU8(); break;
+                    case 12: f10 = r.ReadU8(); break;
+                    case 13: f17 = r.ReadU8(); break;
+                    case 14: f4 = r.ReadU8(); break;
+                    case 15: f1 = r.ReadU8(); break;
+                    case 16: f16 = r.ReadU8(); break;
+                    case 17: f6 = r.ReadU8(); break;
+                }
+            }
             return new Rules(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17);
         }
 

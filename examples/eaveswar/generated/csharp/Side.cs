@@ -12,14 +12,14 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Side ReadSide(GentableNode n)
+        /// <summary>The members of Side in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersSide = new GentableKeys(new string[] { "west", "east" }, null);
+
+        private static readonly Side[] ValuesSide = { global::EavesWar.GameConfig.Side.West, global::EavesWar.GameConfig.Side.East };
+
+        internal static Side ReadSide(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "west": return global::EavesWar.GameConfig.Side.West;
-                case "east": return global::EavesWar.GameConfig.Side.East;
-                default: throw GentableJson.Fail(n, "one of the Side members west, east");
-            }
+            return ValuesSide[r.ReadMember(MembersSide, "one of the Side members west, east")];
         }
 
         internal static void WriteSide(global::System.Text.StringBuilder sb, Side v)

@@ -2,8 +2,10 @@
 namespace EavesWar.GameConfig
 {
     /// <summary>
-    /// Every table of EavesWar. Load them once with <see cref="Load"/> (files) or
-    /// <see cref="LoadFromJson"/> (any source, e.g. Unity TextAssets).
+    /// Every table of EavesWar. Load them once with <see cref="Load"/> (files), <see cref="LoadFromBytes"/> (any
+    /// source, e.g. Unity TextAssets) or <see cref="LoadAsync"/> (fetched, e.g. with UnityWebRequest). A loaded
+    /// <c>Tables</c> is immutable and shares nothing with another one: to hot-reload, load a second one and swap
+    /// the one reference the game reads (a reference assignment is atomic).
     /// </summary>
     public sealed partial class Tables
     {
@@ -76,34 +78,73 @@ namespace EavesWar.GameConfig
         }
 
         /// <summary>
+        /// The data files the loaders read, one per table (<c>&lt;Table&gt;.json</c>), relative to the data folder:
+        /// what to copy next to the game (e.g. into <c>StreamingAssets</c>) and what <see cref="LoadAsync"/> fetches.
+        /// </summary>
+        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "Cell.json", "MapInfo.json", "Mercenary.json", "NeighborOffset.json", "Role.json", "Rules.json", "TacticCard.json", "TrashMix.json" });
+
+        /// <summary>
         /// Loads every table from <c>&lt;dataDir&gt;/&lt;Table&gt;.json</c> (the canonical data gentable writes to
-        /// <c>generated/data/</c>). Throws <see cref="GentableDataException"/> if a file is malformed or does not
-        /// match the generated types.
+        /// <c>generated/data/</c>). Throws <see cref="GentableDataException"/> if a file is missing, unreadable (the I/O
+        /// error is its inner exception), malformed, or does not match the generated types.
         /// </summary>
         public static Tables Load(string dataDir)
         {
             if (dataDir == null) throw new global::System.ArgumentNullException("dataDir");
-            var utf8 = new global::System.Text.UTF8Encoding(false, true);
-            return LoadFromJson(table => global::System.IO.File.ReadAllText(global::System.IO.Path.Combine(dataDir, table + ".json"), utf8));
+            return LoadFromBytes(file => GentableRead.ReadFile(dataDir, file));
+        }
+
+        /// <summary>
+        /// Loads every table from the bytes <paramref name="bytesOf"/> returns for each name in <see cref="DataFiles"/>
+        /// (e.g. Unity <c>TextAsset.bytes</c>, or files fetched with <c>UnityWebRequest</c>). Throws
+        /// <see cref="GentableDataException"/> if the function fails (its exception is the inner exception) or returns
+        /// null, or a file is malformed or does not match the generated types.
+        /// </summary>
+        public static Tables LoadFromBytes(global::System.Func<string, byte[]> bytesOf)
+        {
+            if (bytesOf == null) throw new global::System.ArgumentNullException("bytesOf");
+            var t0 = new CellTable(GentableRead.Rows<Cell>(GentableRead.Bytes(bytesOf, "Cell.json", "Cell"), "Cell.json", "Cell", TableHashes("Cell"), GentableCodec.ReadCell));
+            var t1 = GentableRead.Single<MapInfo>(GentableRead.Bytes(bytesOf, "MapInfo.json", "MapInfo"), "MapInfo.json", "MapInfo", TableHashes("MapInfo"), GentableCodec.ReadMapInfo);
+            var t2 = new MercenaryTable(GentableRead.Rows<Mercenary>(GentableRead.Bytes(bytesOf, "Mercenary.json", "Mercenary"), "Mercenary.json", "Mercenary", TableHashes("Mercenary"), GentableCodec.ReadMercenary));
+            var t3 = new NeighborOffsetTable(GentableRead.Rows<NeighborOffset>(GentableRead.Bytes(bytesOf, "NeighborOffset.json", "NeighborOffset"), "NeighborOffset.json", "NeighborOffset", TableHashes("NeighborOffset"), GentableCodec.ReadNeighborOffset));
+            var t4 = new RoleTable(GentableRead.Rows<Role>(GentableRead.Bytes(bytesOf, "Role.json", "Role"), "Role.json", "Role", TableHashes("Role"), GentableCodec.ReadRole));
+            var t5 = GentableRead.Single<Rules>(GentableRead.Bytes(bytesOf, "Rules.json", "Rules"), "Rules.json", "Rules", TableHashes("Rules"), GentableCodec.ReadRules);
+            var t6 = new TacticCardTable(GentableRead.Rows<TacticCard>(GentableRead.Bytes(bytesOf, "TacticCard.json", "TacticCard"), "TacticCard.json", "TacticCard", TableHashes("TacticCard"), GentableCodec.ReadTacticCard));
+            var t7 = new TrashMixTable(GentableRead.Rows<TrashMix>(GentableRead.Bytes(bytesOf, "TrashMix.json", "TrashMix"), "TrashMix.json", "TrashMix", TableHashes("TrashMix"), GentableCodec.ReadTrashMix));
+            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7);
         }
 
         /// <summary>
         /// Loads every table from the JSON text <paramref name="jsonOf"/> returns for a table name (the contents
-        /// of <c>&lt;Table&gt;.json</c>). Throws <see cref="GentableDataException"/> if a text is missing, malformed
-        /// or does not match the generated types.
+        /// of <c>&lt;Table&gt;.json</c>, e.g. Unity <c>TextAsset.text</c>; <see cref="LoadFromBytes"/> saves decoding and
+        /// re-encoding the text). Throws <see cref="GentableDataException"/> as <see cref="LoadFromBytes"/> does.
         /// </summary>
         public static Tables LoadFromJson(global::System.Func<string, string> jsonOf)
         {
             if (jsonOf == null) throw new global::System.ArgumentNullException("jsonOf");
-            var t0 = new CellTable(GentableJson.Rows<Cell>(GentableJson.Table(jsonOf, "Cell"), GentableCodec.ReadCell));
-            var t1 = GentableJson.Single<MapInfo>(GentableJson.Table(jsonOf, "MapInfo"), GentableCodec.ReadMapInfo);
-            var t2 = new MercenaryTable(GentableJson.Rows<Mercenary>(GentableJson.Table(jsonOf, "Mercenary"), GentableCodec.ReadMercenary));
-            var t3 = new NeighborOffsetTable(GentableJson.Rows<NeighborOffset>(GentableJson.Table(jsonOf, "NeighborOffset"), GentableCodec.ReadNeighborOffset));
-            var t4 = new RoleTable(GentableJson.Rows<Role>(GentableJson.Table(jsonOf, "Role"), GentableCodec.ReadRole));
-            var t5 = GentableJson.Single<Rules>(GentableJson.Table(jsonOf, "Rules"), GentableCodec.ReadRules);
-            var t6 = new TacticCardTable(GentableJson.Rows<TacticCard>(GentableJson.Table(jsonOf, "TacticCard"), GentableCodec.ReadTacticCard));
-            var t7 = new TrashMixTable(GentableJson.Rows<TrashMix>(GentableJson.Table(jsonOf, "TrashMix"), GentableCodec.ReadTrashMix));
-            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7);
+            var utf8 = new global::System.Text.UTF8Encoding(false);
+            return LoadFromBytes(file =>
+            {
+                string text = jsonOf(GentableRead.TableOf(file));
+                return text == null ? null : utf8.GetBytes(text);
+            });
+        }
+
+        /// <summary>
+        /// Fetches every file of <see cref="DataFiles"/> with <paramref name="fetch"/> (all at once) and loads the
+        /// tables from their bytes: for platforms where data files are not files, like Android and WebGL
+        /// <c>StreamingAssets</c> (fetch them with <c>UnityWebRequest</c>). No thread is started: the tables are read
+        /// on the thread the last fetch completes on. Fails with <see cref="GentableDataException"/> as
+        /// <see cref="LoadFromBytes"/> does; a failed fetch is its inner exception.
+        /// </summary>
+        public static async global::System.Threading.Tasks.Task<Tables> LoadAsync(global::System.Func<string, global::System.Threading.Tasks.Task<byte[]>> fetch)
+        {
+            if (fetch == null) throw new global::System.ArgumentNullException("fetch");
+            var tasks = new global::System.Threading.Tasks.Task<byte[]>[DataFiles.Count];
+            for (int i = 0; i < tasks.Length; i++) tasks[i] = GentableRead.Fetch(fetch, DataFiles[i]);
+            var bytes = new global::System.Collections.Generic.Dictionary<string, byte[]>(tasks.Length);
+            for (int i = 0; i < tasks.Length; i++) bytes[DataFiles[i]] = await GentableRead.Fetched(tasks[i], DataFiles[i]);
+            return LoadFromBytes(file => bytes[file]);
         }
 
         /// <summary>

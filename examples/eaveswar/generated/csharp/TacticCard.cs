@@ -144,17 +144,31 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static TacticCard ReadTacticCard(GentableNode n)
+        private static readonly GentableKeys KeysTacticCard = new GentableKeys(new string[] { "Category", "Copies", "Cost", "Designed", "Effects", "Id", "Name" }, new bool[] { true, true, true, true, true, true, true });
+
+        internal static TacticCard ReadTacticCard(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f2 = GentableCodec.ReadCardCategory(o.Required("Category"));
-            var f4 = GentableJson.U8(o.Required("Copies"));
-            var f3 = GentableJson.U8(o.Required("Cost"));
-            var f5 = GentableJson.Bool(o.Required("Designed"));
-            var f6 = GentableJson.ReadList<Effect>(o.Required("Effects"), n1 => GentableCodec.ReadEffect(n1));
-            var f0 = GentableJson.Str(o.Required("Id"));
-            var f1 = GentableJson.Str(o.Required("Name"));
-            o.Finish();
+            string f0 = default(string);
+            string f1 = default(string);
+            CardCategory f2 = default(CardCategory);
+            byte f3 = default(byte);
+            byte f4 = default(byte);
+            bool f5 = default(bool);
+            global::System.Collections.Generic.IReadOnlyList<Effect> f6 = default(global::System.Collections.Generic.IReadOnlyList<Effect>);
+            r.BeginObject(KeysTacticCard);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f2 = GentableCodec.ReadCardCategory(r); break;
+                    case 1: f4 = r.ReadU8(); break;
+                    case 2: f3 = r.ReadU8(); break;
+                    case 3: f5 = r.ReadBool(); break;
+                    case 4: f6 = GentableRead.List<Effect>(r, r1 => GentableCodec.ReadEffect(r1)); break;
+                    case 5: f0 = r.ReadString(); break;
+                    case 6: f1 = r.ReadString(); break;
+                }
+            }
             return new TacticCard(f0, f1, f2, f3, f4, f5, f6);
         }
 

@@ -16,18 +16,14 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Terrain ReadTerrain(GentableNode n)
+        /// <summary>The members of Terrain in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersTerrain = new GentableKeys(new string[] { "plain", "building", "high-ground", "nest", "recruit-point", "trash-can" }, null);
+
+        private static readonly Terrain[] ValuesTerrain = { global::EavesWar.GameConfig.Terrain.Plain, global::EavesWar.GameConfig.Terrain.Building, global::EavesWar.GameConfig.Terrain.HighGround, global::EavesWar.GameConfig.Terrain.Nest, global::EavesWar.GameConfig.Terrain.RecruitPoint, global::EavesWar.GameConfig.Terrain.TrashCan };
+
+        internal static Terrain ReadTerrain(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "plain": return global::EavesWar.GameConfig.Terrain.Plain;
-                case "building": return global::EavesWar.GameConfig.Terrain.Building;
-                case "high-ground": return global::EavesWar.GameConfig.Terrain.HighGround;
-                case "nest": return global::EavesWar.GameConfig.Terrain.Nest;
-                case "recruit-point": return global::EavesWar.GameConfig.Terrain.RecruitPoint;
-                case "trash-can": return global::EavesWar.GameConfig.Terrain.TrashCan;
-                default: throw GentableJson.Fail(n, "one of the Terrain members plain, building, high-ground, nest, recruit-point, trash-can");
-            }
+            return ValuesTerrain[r.ReadMember(MembersTerrain, "one of the Terrain members plain, building, high-ground, nest, recruit-point, trash-can")];
         }
 
         internal static void WriteTerrain(global::System.Text.StringBuilder sb, Terrain v)

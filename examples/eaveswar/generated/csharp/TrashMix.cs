@@ -111,13 +111,23 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static TrashMix ReadTrashMix(GentableNode n)
+        private static readonly GentableKeys KeysTrashMix = new GentableKeys(new string[] { "Cans", "Content", "PerCan" }, new bool[] { true, true, true });
+
+        internal static TrashMix ReadTrashMix(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f1 = GentableJson.U8(o.Required("Cans"));
-            var f0 = GentableCodec.ReadContent(o.Required("Content"));
-            var f2 = GentableJson.U8(o.Required("PerCan"));
-            o.Finish();
+            Content f0 = default(Content);
+            byte f1 = default(byte);
+            byte f2 = default(byte);
+            r.BeginObject(KeysTrashMix);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f1 = r.ReadU8(); break;
+                    case 1: f0 = GentableCodec.ReadContent(r); break;
+                    case 2: f2 = r.ReadU8(); break;
+                }
+            }
             return new TrashMix(f0, f1, f2);
         }
 

@@ -24,26 +24,14 @@ namespace EavesWar.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Trigger ReadTrigger(GentableNode n)
+        /// <summary>The members of Trigger in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersTrigger = new GentableKeys(new string[] { "always", "after-move", "after-search", "after-food-search", "after-fight-win", "before-action", "adjacent-enemy-searched", "land-on-food-can", "night", "third-order", "on-attack", "on-defend", "on-lose-fight", "on-setup" }, null);
+
+        private static readonly Trigger[] ValuesTrigger = { global::EavesWar.GameConfig.Trigger.Always, global::EavesWar.GameConfig.Trigger.AfterMove, global::EavesWar.GameConfig.Trigger.AfterSearch, global::EavesWar.GameConfig.Trigger.AfterFoodSearch, global::EavesWar.GameConfig.Trigger.AfterFightWin, global::EavesWar.GameConfig.Trigger.BeforeAction, global::EavesWar.GameConfig.Trigger.AdjacentEnemySearched, global::EavesWar.GameConfig.Trigger.LandOnFoodCan, global::EavesWar.GameConfig.Trigger.Night, global::EavesWar.GameConfig.Trigger.ThirdOrder, global::EavesWar.GameConfig.Trigger.OnAttack, global::EavesWar.GameConfig.Trigger.OnDefend, global::EavesWar.GameConfig.Trigger.OnLoseFight, global::EavesWar.GameConfig.Trigger.OnSetup };
+
+        internal static Trigger ReadTrigger(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "always": return global::EavesWar.GameConfig.Trigger.Always;
-                case "after-move": return global::EavesWar.GameConfig.Trigger.AfterMove;
-                case "after-search": return global::EavesWar.GameConfig.Trigger.AfterSearch;
-                case "after-food-search": return global::EavesWar.GameConfig.Trigger.AfterFoodSearch;
-                case "after-fight-win": return global::EavesWar.GameConfig.Trigger.AfterFightWin;
-                case "before-action": return global::EavesWar.GameConfig.Trigger.BeforeAction;
-                case "adjacent-enemy-searched": return global::EavesWar.GameConfig.Trigger.AdjacentEnemySearched;
-                case "land-on-food-can": return global::EavesWar.GameConfig.Trigger.LandOnFoodCan;
-                case "night": return global::EavesWar.GameConfig.Trigger.Night;
-                case "third-order": return global::EavesWar.GameConfig.Trigger.ThirdOrder;
-                case "on-attack": return global::EavesWar.GameConfig.Trigger.OnAttack;
-                case "on-defend": return global::EavesWar.GameConfig.Trigger.OnDefend;
-                case "on-lose-fight": return global::EavesWar.GameConfig.Trigger.OnLoseFight;
-                case "on-setup": return global::EavesWar.GameConfig.Trigger.OnSetup;
-                default: throw GentableJson.Fail(n, "one of the Trigger members always, after-move, after-search, after-food-search, after-fight-win, before-action, adjacent-enemy-searched, land-on-food-can, night, third-order, on-attack, on-defend, on-lose-fight, on-setup");
-            }
+            return ValuesTrigger[r.ReadMember(MembersTrigger, "one of the Trigger members always, after-move, after-search, after-food-search, after-fight-win, before-action, adjacent-enemy-searched, land-on-food-can, night, third-order, on-attack, on-defend, on-lose-fight, on-setup")];
         }
 
         internal static void WriteTrigger(global::System.Text.StringBuilder sb, Trigger v)

@@ -22,8 +22,8 @@ export const CardCategory = Object.freeze({
 
 const MEMBERS_CardCategory: ReadonlySet<unknown> = new Set<unknown>(Object.values(CardCategory));
 
-export function readCardCategory(v: unknown, path: string): CardCategory {
-  return MEMBERS_CardCategory.has(v) ? (v as CardCategory) : rt.fail(path, "one of the CardCategory members enhance-move, enhance-search, enhance-fight, general", v);
+export function readCardCategory(v: unknown, at: rt.At): CardCategory {
+  return MEMBERS_CardCategory.has(v) ? (v as CardCategory) : rt.fail(at, "one of the CardCategory members enhance-move, enhance-search, enhance-fight, general", v);
 }
 
 /**
@@ -41,8 +41,8 @@ export const Content = Object.freeze({
 
 const MEMBERS_Content: ReadonlySet<unknown> = new Set<unknown>(Object.values(Content));
 
-export function readContent(v: unknown, path: string): Content {
-  return MEMBERS_Content.has(v) ? (v as Content) : rt.fail(path, "one of the Content members shiny, food, card, empty", v);
+export function readContent(v: unknown, at: rt.At): Content {
+  return MEMBERS_Content.has(v) ? (v as Content) : rt.fail(at, "one of the Content members shiny, food, card, empty", v);
 }
 
 /**
@@ -83,8 +83,8 @@ export const EffectKind = Object.freeze({
 
 const MEMBERS_EffectKind: ReadonlySet<unknown> = new Set<unknown>(Object.values(EffectKind));
 
-export function readEffectKind(v: unknown, path: string): EffectKind {
-  return MEMBERS_EffectKind.has(v) ? (v as EffectKind) : rt.fail(path, "one of the EffectKind members order-as, free-fight, attack-bonus, defense-bonus, search, move, paid-attack, evict, drive-away, ally-move, food-for-long-flight, ally-search, stepwise-move, set-can-food, remote-search, take-food, night-deploy, learn-order, steal-food, extra-bird, pair-move, draw-card, extra-steal, block-retreat, escape, gain-food, bluff", v);
+export function readEffectKind(v: unknown, at: rt.At): EffectKind {
+  return MEMBERS_EffectKind.has(v) ? (v as EffectKind) : rt.fail(at, "one of the EffectKind members order-as, free-fight, attack-bonus, defense-bonus, search, move, paid-attack, evict, drive-away, ally-move, food-for-long-flight, ally-search, stepwise-move, set-can-food, remote-search, take-food, night-deploy, learn-order, steal-food, extra-bird, pair-move, draw-card, extra-steal, block-retreat, escape, gain-food, bluff", v);
 }
 
 /**
@@ -101,8 +101,8 @@ export const Order = Object.freeze({
 
 const MEMBERS_Order: ReadonlySet<unknown> = new Set<unknown>(Object.values(Order));
 
-export function readOrder(v: unknown, path: string): Order {
-  return MEMBERS_Order.has(v) ? (v as Order) : rt.fail(path, "one of the Order members move, prepare, fight", v);
+export function readOrder(v: unknown, at: rt.At): Order {
+  return MEMBERS_Order.has(v) ? (v as Order) : rt.fail(at, "one of the Order members move, prepare, fight", v);
 }
 
 /**
@@ -118,8 +118,8 @@ export const Parity = Object.freeze({
 
 const MEMBERS_Parity: ReadonlySet<unknown> = new Set<unknown>(Object.values(Parity));
 
-export function readParity(v: unknown, path: string): Parity {
-  return MEMBERS_Parity.has(v) ? (v as Parity) : rt.fail(path, "one of the Parity members even, odd", v);
+export function readParity(v: unknown, at: rt.At): Parity {
+  return MEMBERS_Parity.has(v) ? (v as Parity) : rt.fail(at, "one of the Parity members even, odd", v);
 }
 
 /**
@@ -135,8 +135,8 @@ export const Side = Object.freeze({
 
 const MEMBERS_Side: ReadonlySet<unknown> = new Set<unknown>(Object.values(Side));
 
-export function readSide(v: unknown, path: string): Side {
-  return MEMBERS_Side.has(v) ? (v as Side) : rt.fail(path, "one of the Side members west, east", v);
+export function readSide(v: unknown, at: rt.At): Side {
+  return MEMBERS_Side.has(v) ? (v as Side) : rt.fail(at, "one of the Side members west, east", v);
 }
 
 /**
@@ -156,8 +156,8 @@ export const Terrain = Object.freeze({
 
 const MEMBERS_Terrain: ReadonlySet<unknown> = new Set<unknown>(Object.values(Terrain));
 
-export function readTerrain(v: unknown, path: string): Terrain {
-  return MEMBERS_Terrain.has(v) ? (v as Terrain) : rt.fail(path, "one of the Terrain members plain, building, high-ground, nest, recruit-point, trash-can", v);
+export function readTerrain(v: unknown, at: rt.At): Terrain {
+  return MEMBERS_Terrain.has(v) ? (v as Terrain) : rt.fail(at, "one of the Terrain members plain, building, high-ground, nest, recruit-point, trash-can", v);
 }
 
 /**
@@ -185,6 +185,6 @@ export const Trigger = Object.freeze({
 
 const MEMBERS_Trigger: ReadonlySet<unknown> = new Set<unknown>(Object.values(Trigger));
 
-export function readTrigger(v: unknown, path: string): Trigger {
-  return MEMBERS_Trigger.has(v) ? (v as Trigger) : rt.fail(path, "one of the Trigger members always, after-move, after-search, after-food-search, after-fight-win, before-action, adjacent-enemy-searched, land-on-food-can, night, third-order, on-attack, on-defend, on-lose-fight, on-setup", v);
+export function readTrigger(v: unknown, at: rt.At): Trigger {
+  return MEMBERS_Trigger.has(v) ? (v as Trigger) : rt.fail(at, "one of the Trigger members always, after-move, after-search, after-food-search, after-fight-win, before-action, adjacent-enemy-searched, land-on-food-can, night, third-order, on-attack, on-defend, on-lose-fight, on-setup", v);
 }

@@ -41,21 +41,51 @@ export interface Effect {
   readonly terrain?: Terrain;
 }
 
-const FIELDS_Effect: ReadonlySet<string> = new Set<string>(["kind", "trigger", "order", "amount", "cost", "range", "steps", "terrain"]);
+const FIELDS_Effect: readonly string[] = ["kind", "trigger", "order", "amount", "cost", "range", "steps", "terrain"];
 
-export function readEffect(v: unknown, path: string): Effect {
-  const o = rt.object(v, path, FIELDS_Effect);
-  const r: rt.Mutable<Effect> = {
-    kind: readEffectKind(rt.required(o, "kind", path), path + ".kind"),
-    trigger: readTrigger(rt.required(o, "trigger", path), path + ".trigger"),
-  };
-  if (rt.has(o, "order")) r.order = readOrder(o["order"], path + ".order");
-  if (rt.has(o, "amount")) r.amount = rt.int(o["amount"], path + ".amount", 0, 255);
-  if (rt.has(o, "cost")) r.cost = rt.int(o["cost"], path + ".cost", 0, 255);
-  if (rt.has(o, "range")) r.range = rt.int(o["range"], path + ".range", 0, 255);
-  if (rt.has(o, "steps")) r.steps = rt.int(o["steps"], path + ".steps", 0, 255);
-  if (rt.has(o, "terrain")) r.terrain = readTerrain(o["terrain"], path + ".terrain");
-  return r;
+export function readEffect(v: unknown, at: rt.At): Effect {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Effect> = {
+      kind: readEffectKind(o["kind"], "kind"),
+      trigger: readTrigger(o["trigger"], "trigger"),
+    };
+    let n = 2;
+    const x2 = o["order"];
+    if (x2 !== undefined) {
+      r.order = readOrder(x2, "order");
+      n++;
+    }
+    const x3 = o["amount"];
+    if (x3 !== undefined) {
+      r.amount = rt.int(x3, "amount", 0, 255);
+      n++;
+    }
+    const x4 = o["cost"];
+    if (x4 !== undefined) {
+      r.cost = rt.int(x4, "cost", 0, 255);
+      n++;
+    }
+    const x5 = o["range"];
+    if (x5 !== undefined) {
+      r.range = rt.int(x5, "range", 0, 255);
+      n++;
+    }
+    const x6 = o["steps"];
+    if (x6 !== undefined) {
+      r.steps = rt.int(x6, "steps", 0, 255);
+      n++;
+    }
+    const x7 = o["terrain"];
+    if (x7 !== undefined) {
+      r.terrain = readTerrain(x7, "terrain");
+      n++;
+    }
+    if (rt.count(o) !== n) rt.unknown(o, FIELDS_Effect);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeEffect(r: Effect): string {
@@ -87,15 +117,20 @@ export interface OffsetQr {
   readonly dr: number;
 }
 
-const FIELDS_OffsetQr: ReadonlySet<string> = new Set<string>(["dq", "dr"]);
+const FIELDS_OffsetQr: readonly string[] = ["dq", "dr"];
 
-export function readOffsetQr(v: unknown, path: string): OffsetQr {
-  const o = rt.object(v, path, FIELDS_OffsetQr);
-  const r: rt.Mutable<OffsetQr> = {
-    dq: rt.int(rt.required(o, "dq", path), path + ".dq", -128, 127),
-    dr: rt.int(rt.required(o, "dr", path), path + ".dr", -128, 127),
-  };
-  return r;
+export function readOffsetQr(v: unknown, at: rt.At): OffsetQr {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<OffsetQr> = {
+      dq: rt.int(o["dq"], "dq", -128, 127),
+      dr: rt.int(o["dr"], "dr", -128, 127),
+    };
+    if (rt.count(o) !== 2) rt.unknown(o, FIELDS_OffsetQr);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeOffsetQr(r: OffsetQr): string {

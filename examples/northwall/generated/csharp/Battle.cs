@@ -52,16 +52,29 @@ namespace Northwall.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Battle ReadBattle(GentableNode n)
+        private static readonly GentableKeys KeysBattle = new GentableKeys(new string[] { "ArmySize", "CrossLaneTargeting", "LanePoint", "RemoveAtZeroHp", "RestoreHpBetweenMatches", "SimultaneousDamage" }, new bool[] { true, true, true, true, true, true });
+
+        internal static Battle ReadBattle(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.U8(o.Required("ArmySize"));
-            var f2 = GentableJson.Bool(o.Required("CrossLaneTargeting"));
-            var f1 = GentableJson.U8(o.Required("LanePoint"));
-            var f4 = GentableJson.Bool(o.Required("RemoveAtZeroHp"));
-            var f5 = GentableJson.Bool(o.Required("RestoreHpBetweenMatches"));
-            var f3 = GentableJson.Bool(o.Required("SimultaneousDamage"));
-            o.Finish();
+            byte f0 = default(byte);
+            byte f1 = default(byte);
+            bool f2 = default(bool);
+            bool f3 = default(bool);
+            bool f4 = default(bool);
+            bool f5 = default(bool);
+            r.BeginObject(KeysBattle);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadU8(); break;
+                    case 1: f2 = r.ReadBool(); break;
+                    case 2: f1 = r.ReadU8(); break;
+                    case 3: f4 = r.ReadBool(); break;
+                    case 4: f5 = r.ReadBool(); break;
+                    case 5: f3 = r.ReadBool(); break;
+                }
+            }
             return new Battle(f0, f1, f2, f3, f4, f5);
         }
 

@@ -105,12 +105,21 @@ namespace Northwall.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Lane ReadLane(GentableNode n)
+        private static readonly GentableKeys KeysLane = new GentableKeys(new string[] { "Id", "Name" }, new bool[] { true, true });
+
+        internal static Lane ReadLane(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.Str(o.Required("Id"));
-            var f1 = GentableJson.Str(o.Required("Name"));
-            o.Finish();
+            string f0 = default(string);
+            string f1 = default(string);
+            r.BeginObject(KeysLane);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadString(); break;
+                    case 1: f1 = r.ReadString(); break;
+                }
+            }
             return new Lane(f0, f1);
         }
 

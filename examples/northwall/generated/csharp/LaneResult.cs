@@ -33,6 +33,16 @@ namespace Northwall.GameConfig
         /// </summary>
         public Outcome Point { get; }
 
+        /// <summary>
+        /// The <see cref="Scenario"/> row that <see cref="Scenario"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public Scenario ScenarioRef { get; private set; }
+
+        /// <summary>
+        /// The <see cref="Lane"/> row that <see cref="Lane"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public Lane LaneRef { get; private set; }
+
         /// <summary>Creates a <see cref="LaneResult"/> from its fields.</summary>
         public LaneResult(string scenario, string lane, byte playerHp, byte enemyHp, Outcome point)
         {
@@ -41,6 +51,21 @@ namespace Northwall.GameConfig
             this.PlayerHp = playerHp;
             this.EnemyHp = enemyHp;
             this.Point = point;
+        }
+
+        /// <summary>Resolves the typed references (once, at load).</summary>
+        internal void GentableLink(Tables t)
+        {
+            {
+                Scenario x0;
+                if (!(t.Scenario.TryGet(this.Scenario, out x0))) throw GentableLinkFault.Missing("Scenario", "Scenario", this.Scenario);
+                this.ScenarioRef = x0;
+            }
+            {
+                Lane x0;
+                if (!(t.Lane.TryGet(this.Lane, out x0))) throw GentableLinkFault.Missing("Lane", "Lane", this.Lane);
+                this.LaneRef = x0;
+            }
         }
     }
 
@@ -69,15 +94,27 @@ namespace Northwall.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static LaneResult ReadLaneResult(GentableNode n)
+        private static readonly GentableKeys KeysLaneResult = new GentableKeys(new string[] { "EnemyHp", "Lane", "PlayerHp", "Point", "Scenario" }, new bool[] { true, true, true, true, true });
+
+        internal static LaneResult ReadLaneResult(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f3 = GentableJson.U8(o.Required("EnemyHp"));
-            var f1 = GentableJson.Str(o.Required("Lane"));
-            var f2 = GentableJson.U8(o.Required("PlayerHp"));
-            var f4 = GentableCodec.ReadOutcome(o.Required("Point"));
-            var f0 = GentableJson.Str(o.Required("Scenario"));
-            o.Finish();
+            string f0 = default(string);
+            string f1 = default(string);
+            byte f2 = default(byte);
+            byte f3 = default(byte);
+            Outcome f4 = default(Outcome);
+            r.BeginObject(KeysLaneResult);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f3 = r.ReadU8(); break;
+                    case 1: f1 = r.ReadString(); break;
+                    case 2: f2 = r.ReadU8(); break;
+                    case 3: f4 = GentableCodec.ReadOutcome(r); break;
+                    case 4: f0 = r.ReadString(); break;
+                }
+            }
             return new LaneResult(f0, f1, f2, f3, f4);
         }
 

@@ -13,15 +13,14 @@ namespace Northwall.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Outcome ReadOutcome(GentableNode n)
+        /// <summary>The members of Outcome in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersOutcome = new GentableKeys(new string[] { "Player", "Enemy", "Draw" }, null);
+
+        private static readonly Outcome[] ValuesOutcome = { global::Northwall.GameConfig.Outcome.Player, global::Northwall.GameConfig.Outcome.Enemy, global::Northwall.GameConfig.Outcome.Draw };
+
+        internal static Outcome ReadOutcome(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "Player": return global::Northwall.GameConfig.Outcome.Player;
-                case "Enemy": return global::Northwall.GameConfig.Outcome.Enemy;
-                case "Draw": return global::Northwall.GameConfig.Outcome.Draw;
-                default: throw GentableJson.Fail(n, "one of the Outcome members Player, Enemy, Draw");
-            }
+            return ValuesOutcome[r.ReadMember(MembersOutcome, "one of the Outcome members Player, Enemy, Draw")];
         }
 
         internal static void WriteOutcome(global::System.Text.StringBuilder sb, Outcome v)

@@ -38,6 +38,21 @@ namespace Northwall.GameConfig
         /// </summary>
         public byte HpAfter { get; }
 
+        /// <summary>
+        /// The <see cref="Scenario"/> row that <see cref="Scenario"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public Scenario ScenarioRef { get; private set; }
+
+        /// <summary>
+        /// The <see cref="Lane"/> row that <see cref="Lane"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public Lane LaneRef { get; private set; }
+
+        /// <summary>
+        /// The <see cref="Unit"/> row that <see cref="Unit"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public Unit UnitRef { get; private set; }
+
         /// <summary>Creates a <see cref="Placement"/> from its fields.</summary>
         public Placement(string scenario, Side side, string lane, Rank rank, string unit, byte hpAfter)
         {
@@ -47,6 +62,26 @@ namespace Northwall.GameConfig
             this.Rank = rank;
             this.Unit = unit;
             this.HpAfter = hpAfter;
+        }
+
+        /// <summary>Resolves the typed references (once, at load).</summary>
+        internal void GentableLink(Tables t)
+        {
+            {
+                Scenario x0;
+                if (!(t.Scenario.TryGet(this.Scenario, out x0))) throw GentableLinkFault.Missing("Scenario", "Scenario", this.Scenario);
+                this.ScenarioRef = x0;
+            }
+            {
+                Lane x0;
+                if (!(t.Lane.TryGet(this.Lane, out x0))) throw GentableLinkFault.Missing("Lane", "Lane", this.Lane);
+                this.LaneRef = x0;
+            }
+            {
+                Unit x0;
+                if (!(t.Unit.TryGet(this.Unit, out x0))) throw GentableLinkFault.Missing("Unit", "Unit", this.Unit);
+                this.UnitRef = x0;
+            }
         }
     }
 
@@ -81,16 +116,29 @@ namespace Northwall.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Placement ReadPlacement(GentableNode n)
+        private static readonly GentableKeys KeysPlacement = new GentableKeys(new string[] { "HpAfter", "Lane", "Rank", "Scenario", "Side", "Unit" }, new bool[] { true, true, true, true, true, true });
+
+        internal static Placement ReadPlacement(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f5 = GentableJson.U8(o.Required("HpAfter"));
-            var f2 = GentableJson.Str(o.Required("Lane"));
-            var f3 = GentableCodec.ReadRank(o.Required("Rank"));
-            var f0 = GentableJson.Str(o.Required("Scenario"));
-            var f1 = GentableCodec.ReadSide(o.Required("Side"));
-            var f4 = GentableJson.Str(o.Required("Unit"));
-            o.Finish();
+            string f0 = default(string);
+            Side f1 = default(Side);
+            string f2 = default(string);
+            Rank f3 = default(Rank);
+            string f4 = default(string);
+            byte f5 = default(byte);
+            r.BeginObject(KeysPlacement);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f5 = r.ReadU8(); break;
+                    case 1: f2 = r.ReadString(); break;
+                    case 2: f3 = GentableCodec.ReadRank(r); break;
+                    case 3: f0 = r.ReadString(); break;
+                    case 4: f1 = GentableCodec.ReadSide(r); break;
+                    case 5: f4 = r.ReadString(); break;
+                }
+            }
             return new Placement(f0, f1, f2, f3, f4, f5);
         }
 

@@ -12,14 +12,14 @@ namespace Northwall.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Rank ReadRank(GentableNode n)
+        /// <summary>The members of Rank in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersRank = new GentableKeys(new string[] { "Front", "Back" }, null);
+
+        private static readonly Rank[] ValuesRank = { global::Northwall.GameConfig.Rank.Front, global::Northwall.GameConfig.Rank.Back };
+
+        internal static Rank ReadRank(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "Front": return global::Northwall.GameConfig.Rank.Front;
-                case "Back": return global::Northwall.GameConfig.Rank.Back;
-                default: throw GentableJson.Fail(n, "one of the Rank members Front, Back");
-            }
+            return ValuesRank[r.ReadMember(MembersRank, "one of the Rank members Front, Back")];
         }
 
         internal static void WriteRank(global::System.Text.StringBuilder sb, Rank v)

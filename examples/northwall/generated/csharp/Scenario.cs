@@ -48,6 +48,11 @@ namespace Northwall.GameConfig
         /// </summary>
         public Outcome Winner { get; }
 
+        /// <summary>
+        /// The <see cref="Scenario"/> row that <see cref="After"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public Scenario AfterRef { get; private set; }
+
         /// <summary>The primary key of this row.</summary>
         public ScenarioId Key { get { return new ScenarioId(this.Id); } }
 
@@ -62,6 +67,21 @@ namespace Northwall.GameConfig
             this.PlayerPoints = playerPoints;
             this.EnemyPoints = enemyPoints;
             this.Winner = winner;
+        }
+
+        /// <summary>Resolves the typed references (once, at load).</summary>
+        internal void GentableLink(Tables t)
+        {
+            {
+                Scenario x0 = null;
+                if (this.After != null)
+                {
+                    Scenario y0;
+                    if (!(t.Scenario.TryGet(this.After, out y0))) throw GentableLinkFault.Missing("After", "Scenario", this.After);
+                    x0 = y0;
+                }
+                this.AfterRef = x0;
+            }
         }
     }
 
@@ -141,18 +161,33 @@ namespace Northwall.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Scenario ReadScenario(GentableNode n)
+        private static readonly GentableKeys KeysScenario = new GentableKeys(new string[] { "After", "Case", "Checks", "EnemyPoints", "FullArmies", "Id", "PlayerPoints", "Winner" }, new bool[] { false, true, true, true, true, true, true, true });
+
+        internal static Scenario ReadScenario(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f3 = GentableJson.Opt<string>(o.Optional("After"), n1 => GentableJson.Str(n1));
-            var f1 = GentableJson.Str(o.Required("Case"));
-            var f2 = GentableJson.Str(o.Required("Checks"));
-            var f6 = GentableJson.U8(o.Required("EnemyPoints"));
-            var f4 = GentableJson.Bool(o.Required("FullArmies"));
-            var f0 = GentableJson.Str(o.Required("Id"));
-            var f5 = GentableJson.U8(o.Required("PlayerPoints"));
-            var f7 = GentableCodec.ReadOutcome(o.Required("Winner"));
-            o.Finish();
+            string f0 = default(string);
+            string f1 = default(string);
+            string f2 = default(string);
+            string f3 = default(string);
+            bool f4 = default(bool);
+            byte f5 = default(byte);
+            byte f6 = default(byte);
+            Outcome f7 = default(Outcome);
+            r.BeginObject(KeysScenario);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f3 = r.ReadString(); break;
+                    case 1: f1 = r.ReadString(); break;
+                    case 2: f2 = r.ReadString(); break;
+                    case 3: f6 = r.ReadU8(); break;
+                    case 4: f4 = r.ReadBool(); break;
+                    case 5: f0 = r.ReadString(); break;
+                    case 6: f5 = r.ReadU8(); break;
+                    case 7: f7 = GentableCodec.ReadOutcome(r); break;
+                }
+            }
             return new Scenario(f0, f1, f2, f3, f4, f5, f6, f7);
         }
 

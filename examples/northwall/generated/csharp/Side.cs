@@ -12,14 +12,14 @@ namespace Northwall.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Side ReadSide(GentableNode n)
+        /// <summary>The members of Side in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersSide = new GentableKeys(new string[] { "Player", "Enemy" }, null);
+
+        private static readonly Side[] ValuesSide = { global::Northwall.GameConfig.Side.Player, global::Northwall.GameConfig.Side.Enemy };
+
+        internal static Side ReadSide(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "Player": return global::Northwall.GameConfig.Side.Player;
-                case "Enemy": return global::Northwall.GameConfig.Side.Enemy;
-                default: throw GentableJson.Fail(n, "one of the Side members Player, Enemy");
-            }
+            return ValuesSide[r.ReadMember(MembersSide, "one of the Side members Player, Enemy")];
         }
 
         internal static void WriteSide(global::System.Text.StringBuilder sb, Side v)

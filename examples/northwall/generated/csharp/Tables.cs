@@ -2,8 +2,10 @@
 namespace Northwall.GameConfig
 {
     /// <summary>
-    /// Every table of Northwall. Load them once with <see cref="Load"/> (files) or
-    /// <see cref="LoadFromJson"/> (any source, e.g. Unity TextAssets).
+    /// Every table of Northwall. Load them once with <see cref="Load"/> (files), <see cref="LoadFromBytes"/> (any
+    /// source, e.g. Unity TextAssets) or <see cref="LoadAsync"/> (fetched, e.g. with UnityWebRequest). A loaded
+    /// <c>Tables</c> is immutable and shares nothing with another one: to hot-reload, load a second one and swap
+    /// the one reference the game reads (a reference assignment is atomic).
     /// </summary>
     public sealed partial class Tables
     {
@@ -65,36 +67,79 @@ namespace Northwall.GameConfig
             this.Placement = t4;
             this.Scenario = t5;
             this.Unit = t6;
+            for (int i = 0; i < this.Attack.All.Count; i++) { try { this.Attack.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Attack.json", "Attack", i); } }
+            for (int i = 0; i < this.LaneResult.All.Count; i++) { try { this.LaneResult.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("LaneResult.json", "LaneResult", i); } }
+            for (int i = 0; i < this.Placement.All.Count; i++) { try { this.Placement.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Placement.json", "Placement", i); } }
+            for (int i = 0; i < this.Scenario.All.Count; i++) { try { this.Scenario.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Scenario.json", "Scenario", i); } }
         }
 
         /// <summary>
+        /// The data files the loaders read, one per table (<c>&lt;Table&gt;.json</c>), relative to the data folder:
+        /// what to copy next to the game (e.g. into <c>StreamingAssets</c>) and what <see cref="LoadAsync"/> fetches.
+        /// </summary>
+        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "Attack.json", "Battle.json", "Lane.json", "LaneResult.json", "Placement.json", "Scenario.json", "Unit.json" });
+
+        /// <summary>
         /// Loads every table from <c>&lt;dataDir&gt;/&lt;Table&gt;.json</c> (the canonical data gentable writes to
-        /// <c>generated/data/</c>). Throws <see cref="GentableDataException"/> if a file is malformed or does not
-        /// match the generated types.
+        /// <c>generated/data/</c>). Throws <see cref="GentableDataException"/> if a file is missing, unreadable (the I/O
+        /// error is its inner exception), malformed, or does not match the generated types.
         /// </summary>
         public static Tables Load(string dataDir)
         {
             if (dataDir == null) throw new global::System.ArgumentNullException("dataDir");
-            var utf8 = new global::System.Text.UTF8Encoding(false, true);
-            return LoadFromJson(table => global::System.IO.File.ReadAllText(global::System.IO.Path.Combine(dataDir, table + ".json"), utf8));
+            return LoadFromBytes(file => GentableRead.ReadFile(dataDir, file));
+        }
+
+        /// <summary>
+        /// Loads every table from the bytes <paramref name="bytesOf"/> returns for each name in <see cref="DataFiles"/>
+        /// (e.g. Unity <c>TextAsset.bytes</c>, or files fetched with <c>UnityWebRequest</c>). Throws
+        /// <see cref="GentableDataException"/> if the function fails (its exception is the inner exception) or returns
+        /// null, or a file is malformed or does not match the generated types.
+        /// </summary>
+        public static Tables LoadFromBytes(global::System.Func<string, byte[]> bytesOf)
+        {
+            if (bytesOf == null) throw new global::System.ArgumentNullException("bytesOf");
+            var t0 = new AttackTable(GentableRead.Rows<Attack>(GentableRead.Bytes(bytesOf, "Attack.json", "Attack"), "Attack.json", "Attack", TableHashes("Attack"), GentableCodec.ReadAttack));
+            var t1 = GentableRead.Single<Battle>(GentableRead.Bytes(bytesOf, "Battle.json", "Battle"), "Battle.json", "Battle", TableHashes("Battle"), GentableCodec.ReadBattle);
+            var t2 = new LaneTable(GentableRead.Rows<Lane>(GentableRead.Bytes(bytesOf, "Lane.json", "Lane"), "Lane.json", "Lane", TableHashes("Lane"), GentableCodec.ReadLane));
+            var t3 = new LaneResultTable(GentableRead.Rows<LaneResult>(GentableRead.Bytes(bytesOf, "LaneResult.json", "LaneResult"), "LaneResult.json", "LaneResult", TableHashes("LaneResult"), GentableCodec.ReadLaneResult));
+            var t4 = new PlacementTable(GentableRead.Rows<Placement>(GentableRead.Bytes(bytesOf, "Placement.json", "Placement"), "Placement.json", "Placement", TableHashes("Placement"), GentableCodec.ReadPlacement));
+            var t5 = new ScenarioTable(GentableRead.Rows<Scenario>(GentableRead.Bytes(bytesOf, "Scenario.json", "Scenario"), "Scenario.json", "Scenario", TableHashes("Scenario"), GentableCodec.ReadScenario));
+            var t6 = new UnitTable(GentableRead.Rows<Unit>(GentableRead.Bytes(bytesOf, "Unit.json", "Unit"), "Unit.json", "Unit", TableHashes("Unit"), GentableCodec.ReadUnit));
+            return new Tables(t0, t1, t2, t3, t4, t5, t6);
         }
 
         /// <summary>
         /// Loads every table from the JSON text <paramref name="jsonOf"/> returns for a table name (the contents
-        /// of <c>&lt;Table&gt;.json</c>). Throws <see cref="GentableDataException"/> if a text is missing, malformed
-        /// or does not match the generated types.
+        /// of <c>&lt;Table&gt;.json</c>, e.g. Unity <c>TextAsset.text</c>; <see cref="LoadFromBytes"/> saves decoding and
+        /// re-encoding the text). Throws <see cref="GentableDataException"/> as <see cref="LoadFromBytes"/> does.
         /// </summary>
         public static Tables LoadFromJson(global::System.Func<string, string> jsonOf)
         {
             if (jsonOf == null) throw new global::System.ArgumentNullException("jsonOf");
-            var t0 = new AttackTable(GentableJson.Rows<Attack>(GentableJson.Table(jsonOf, "Attack"), GentableCodec.ReadAttack));
-            var t1 = GentableJson.Single<Battle>(GentableJson.Table(jsonOf, "Battle"), GentableCodec.ReadBattle);
-            var t2 = new LaneTable(GentableJson.Rows<Lane>(GentableJson.Table(jsonOf, "Lane"), GentableCodec.ReadLane));
-            var t3 = new LaneResultTable(GentableJson.Rows<LaneResult>(GentableJson.Table(jsonOf, "LaneResult"), GentableCodec.ReadLaneResult));
-            var t4 = new PlacementTable(GentableJson.Rows<Placement>(GentableJson.Table(jsonOf, "Placement"), GentableCodec.ReadPlacement));
-            var t5 = new ScenarioTable(GentableJson.Rows<Scenario>(GentableJson.Table(jsonOf, "Scenario"), GentableCodec.ReadScenario));
-            var t6 = new UnitTable(GentableJson.Rows<Unit>(GentableJson.Table(jsonOf, "Unit"), GentableCodec.ReadUnit));
-            return new Tables(t0, t1, t2, t3, t4, t5, t6);
+            var utf8 = new global::System.Text.UTF8Encoding(false);
+            return LoadFromBytes(file =>
+            {
+                string text = jsonOf(GentableRead.TableOf(file));
+                return text == null ? null : utf8.GetBytes(text);
+            });
+        }
+
+        /// <summary>
+        /// Fetches every file of <see cref="DataFiles"/> with <paramref name="fetch"/> (all at once) and loads the
+        /// tables from their bytes: for platforms where data files are not files, like Android and WebGL
+        /// <c>StreamingAssets</c> (fetch them with <c>UnityWebRequest</c>). No thread is started: the tables are read
+        /// on the thread the last fetch completes on. Fails with <see cref="GentableDataException"/> as
+        /// <see cref="LoadFromBytes"/> does; a failed fetch is its inner exception.
+        /// </summary>
+        public static async global::System.Threading.Tasks.Task<Tables> LoadAsync(global::System.Func<string, global::System.Threading.Tasks.Task<byte[]>> fetch)
+        {
+            if (fetch == null) throw new global::System.ArgumentNullException("fetch");
+            var tasks = new global::System.Threading.Tasks.Task<byte[]>[DataFiles.Count];
+            for (int i = 0; i < tasks.Length; i++) tasks[i] = GentableRead.Fetch(fetch, DataFiles[i]);
+            var bytes = new global::System.Collections.Generic.Dictionary<string, byte[]>(tasks.Length);
+            for (int i = 0; i < tasks.Length; i++) bytes[DataFiles[i]] = await GentableRead.Fetched(tasks[i], DataFiles[i]);
+            return LoadFromBytes(file => bytes[file]);
         }
 
         /// <summary>

@@ -132,15 +132,27 @@ namespace Northwall.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Unit ReadUnit(GentableNode n)
+        private static readonly GentableKeys KeysUnit = new GentableKeys(new string[] { "Damage", "Hp", "Id", "Name", "Preference" }, new bool[] { true, true, true, true, true });
+
+        internal static Unit ReadUnit(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f3 = GentableJson.U8(o.Required("Damage"));
-            var f2 = GentableJson.U8(o.Required("Hp"));
-            var f0 = GentableJson.Str(o.Required("Id"));
-            var f1 = GentableJson.Str(o.Required("Name"));
-            var f4 = GentableJson.ReadList<Rank>(o.Required("Preference"), n1 => GentableCodec.ReadRank(n1));
-            o.Finish();
+            string f0 = default(string);
+            string f1 = default(string);
+            byte f2 = default(byte);
+            byte f3 = default(byte);
+            global::System.Collections.Generic.IReadOnlyList<Rank> f4 = default(global::System.Collections.Generic.IReadOnlyList<Rank>);
+            r.BeginObject(KeysUnit);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f3 = r.ReadU8(); break;
+                    case 1: f2 = r.ReadU8(); break;
+                    case 2: f0 = r.ReadString(); break;
+                    case 3: f1 = r.ReadString(); break;
+                    case 4: f4 = GentableRead.List<Rank>(r, r1 => GentableCodec.ReadRank(r1)); break;
+                }
+            }
             return new Unit(f0, f1, f2, f3, f4);
         }
 

@@ -21,8 +21,8 @@ export const Outcome = Object.freeze({
 
 const MEMBERS_Outcome: ReadonlySet<unknown> = new Set<unknown>(Object.values(Outcome));
 
-export function readOutcome(v: unknown, path: string): Outcome {
-  return MEMBERS_Outcome.has(v) ? (v as Outcome) : rt.fail(path, "one of the Outcome members Player, Enemy, Draw", v);
+export function readOutcome(v: unknown, at: rt.At): Outcome {
+  return MEMBERS_Outcome.has(v) ? (v as Outcome) : rt.fail(at, "one of the Outcome members Player, Enemy, Draw", v);
 }
 
 /**
@@ -38,8 +38,8 @@ export const Rank = Object.freeze({
 
 const MEMBERS_Rank: ReadonlySet<unknown> = new Set<unknown>(Object.values(Rank));
 
-export function readRank(v: unknown, path: string): Rank {
-  return MEMBERS_Rank.has(v) ? (v as Rank) : rt.fail(path, "one of the Rank members Front, Back", v);
+export function readRank(v: unknown, at: rt.At): Rank {
+  return MEMBERS_Rank.has(v) ? (v as Rank) : rt.fail(at, "one of the Rank members Front, Back", v);
 }
 
 /**
@@ -55,6 +55,6 @@ export const Side = Object.freeze({
 
 const MEMBERS_Side: ReadonlySet<unknown> = new Set<unknown>(Object.values(Side));
 
-export function readSide(v: unknown, path: string): Side {
-  return MEMBERS_Side.has(v) ? (v as Side) : rt.fail(path, "one of the Side members Player, Enemy", v);
+export function readSide(v: unknown, at: rt.At): Side {
+  return MEMBERS_Side.has(v) ? (v as Side) : rt.fail(at, "one of the Side members Player, Enemy", v);
 }

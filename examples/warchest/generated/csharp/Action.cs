@@ -111,13 +111,23 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Action ReadAction(GentableNode n)
+        private static readonly GentableKeys KeysAction = new GentableKeys(new string[] { "FaceUp", "Id", "Target" }, new bool[] { true, true, true });
+
+        internal static Action ReadAction(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f1 = GentableJson.Bool(o.Required("FaceUp"));
-            var f0 = GentableCodec.ReadActionKind(o.Required("Id"));
-            var f2 = GentableJson.ReadList<Condition>(o.Required("Target"), n1 => GentableCodec.ReadCondition(n1));
-            o.Finish();
+            ActionKind f0 = default(ActionKind);
+            bool f1 = default(bool);
+            global::System.Collections.Generic.IReadOnlyList<Condition> f2 = default(global::System.Collections.Generic.IReadOnlyList<Condition>);
+            r.BeginObject(KeysAction);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f1 = r.ReadBool(); break;
+                    case 1: f0 = GentableCodec.ReadActionKind(r); break;
+                    case 2: f2 = GentableRead.List<Condition>(r, r1 => GentableCodec.ReadCondition(r1)); break;
+                }
+            }
             return new Action(f0, f1, f2);
         }
 

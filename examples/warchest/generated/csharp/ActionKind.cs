@@ -19,21 +19,14 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static ActionKind ReadActionKind(GentableNode n)
+        /// <summary>The members of ActionKind in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersActionKind = new GentableKeys(new string[] { "move", "attack", "control", "deploy", "bolster", "recruit", "initiative", "pass", "tactic" }, null);
+
+        private static readonly ActionKind[] ValuesActionKind = { global::WarChest.GameConfig.ActionKind.Move, global::WarChest.GameConfig.ActionKind.Attack, global::WarChest.GameConfig.ActionKind.Control, global::WarChest.GameConfig.ActionKind.Deploy, global::WarChest.GameConfig.ActionKind.Bolster, global::WarChest.GameConfig.ActionKind.Recruit, global::WarChest.GameConfig.ActionKind.Initiative, global::WarChest.GameConfig.ActionKind.Pass, global::WarChest.GameConfig.ActionKind.Tactic };
+
+        internal static ActionKind ReadActionKind(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "move": return global::WarChest.GameConfig.ActionKind.Move;
-                case "attack": return global::WarChest.GameConfig.ActionKind.Attack;
-                case "control": return global::WarChest.GameConfig.ActionKind.Control;
-                case "deploy": return global::WarChest.GameConfig.ActionKind.Deploy;
-                case "bolster": return global::WarChest.GameConfig.ActionKind.Bolster;
-                case "recruit": return global::WarChest.GameConfig.ActionKind.Recruit;
-                case "initiative": return global::WarChest.GameConfig.ActionKind.Initiative;
-                case "pass": return global::WarChest.GameConfig.ActionKind.Pass;
-                case "tactic": return global::WarChest.GameConfig.ActionKind.Tactic;
-                default: throw GentableJson.Fail(n, "one of the ActionKind members move, attack, control, deploy, bolster, recruit, initiative, pass, tactic");
-            }
+            return ValuesActionKind[r.ReadMember(MembersActionKind, "one of the ActionKind members move, attack, control, deploy, bolster, recruit, initiative, pass, tactic")];
         }
 
         internal static void WriteActionKind(global::System.Text.StringBuilder sb, ActionKind v)

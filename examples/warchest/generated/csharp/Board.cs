@@ -28,12 +28,21 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Board ReadBoard(GentableNode n)
+        private static readonly GentableKeys KeysBoard = new GentableKeys(new string[] { "ControlPoints", "Radius" }, new bool[] { true, true });
+
+        internal static Board ReadBoard(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f1 = GentableJson.ReadList<Hex>(o.Required("ControlPoints"), n1 => GentableCodec.ReadHex(n1));
-            var f0 = GentableJson.U8(o.Required("Radius"));
-            o.Finish();
+            byte f0 = default(byte);
+            global::System.Collections.Generic.IReadOnlyList<Hex> f1 = default(global::System.Collections.Generic.IReadOnlyList<Hex>);
+            r.BeginObject(KeysBoard);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f1 = GentableRead.List<Hex>(r, r1 => GentableCodec.ReadHex(r1)); break;
+                    case 1: f0 = r.ReadU8(); break;
+                }
+            }
             return new Board(f0, f1);
         }
 

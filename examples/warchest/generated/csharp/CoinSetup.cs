@@ -52,16 +52,29 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static CoinSetup ReadCoinSetup(GentableNode n)
+        private static readonly GentableKeys KeysCoinSetup = new GentableKeys(new string[] { "BagCoinsPerUnit", "HandSize", "InitiativeOncePerRound", "RefillFrom", "RoyalCoins", "SupplyCoinsPerUnit" }, new bool[] { true, true, true, true, true, true });
+
+        internal static CoinSetup ReadCoinSetup(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f1 = GentableJson.U8(o.Required("BagCoinsPerUnit"));
-            var f3 = GentableJson.U8(o.Required("HandSize"));
-            var f5 = GentableJson.Bool(o.Required("InitiativeOncePerRound"));
-            var f4 = GentableCodec.ReadZone(o.Required("RefillFrom"));
-            var f0 = GentableJson.U8(o.Required("RoyalCoins"));
-            var f2 = GentableJson.U8(o.Required("SupplyCoinsPerUnit"));
-            o.Finish();
+            byte f0 = default(byte);
+            byte f1 = default(byte);
+            byte f2 = default(byte);
+            byte f3 = default(byte);
+            Zone f4 = default(Zone);
+            bool f5 = default(bool);
+            r.BeginObject(KeysCoinSetup);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f1 = r.ReadU8(); break;
+                    case 1: f3 = r.ReadU8(); break;
+                    case 2: f5 = r.ReadBool(); break;
+                    case 3: f4 = GentableCodec.ReadZone(r); break;
+                    case 4: f0 = r.ReadU8(); break;
+                    case 5: f2 = r.ReadU8(); break;
+                }
+            }
             return new CoinSetup(f0, f1, f2, f3, f4, f5);
         }
 

@@ -26,12 +26,21 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Condition ReadCondition(GentableNode n)
+        private static readonly GentableKeys KeysCondition = new GentableKeys(new string[] { "n", "test" }, new bool[] { false, true });
+
+        internal static Condition ReadCondition(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f1 = GentableJson.Opt<byte?>(o.Optional("n"), n1 => GentableJson.U8(n1));
-            var f0 = GentableCodec.ReadPrimitive(o.Required("test"));
-            o.Finish();
+            Primitive f0 = default(Primitive);
+            byte? f1 = default(byte?);
+            r.BeginObject(KeysCondition);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f1 = r.ReadU8(); break;
+                    case 1: f0 = GentableCodec.ReadPrimitive(r); break;
+                }
+            }
             return new Condition(f0, f1);
         }
 

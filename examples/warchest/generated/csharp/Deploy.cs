@@ -12,14 +12,14 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Deploy ReadDeploy(GentableNode n)
+        /// <summary>The members of Deploy in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersDeploy = new GentableKeys(new string[] { "base", "next-to-friend" }, null);
+
+        private static readonly Deploy[] ValuesDeploy = { global::WarChest.GameConfig.Deploy.Base, global::WarChest.GameConfig.Deploy.NextToFriend };
+
+        internal static Deploy ReadDeploy(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "base": return global::WarChest.GameConfig.Deploy.Base;
-                case "next-to-friend": return global::WarChest.GameConfig.Deploy.NextToFriend;
-                default: throw GentableJson.Fail(n, "one of the Deploy members base, next-to-friend");
-            }
+            return ValuesDeploy[r.ReadMember(MembersDeploy, "one of the Deploy members base, next-to-friend")];
         }
 
         internal static void WriteDeploy(global::System.Text.StringBuilder sb, Deploy v)

@@ -23,6 +23,11 @@ namespace WarChest.GameConfig
         /// </summary>
         public string Opposite { get; }
 
+        /// <summary>
+        /// The <see cref="Direction"/> row that <see cref="Opposite"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public Direction OppositeRef { get; private set; }
+
         /// <summary>The primary key of this row.</summary>
         public DirectionId Key { get { return new DirectionId(this.Id); } }
 
@@ -32,6 +37,16 @@ namespace WarChest.GameConfig
             this.Id = id;
             this.Vector = vector;
             this.Opposite = opposite;
+        }
+
+        /// <summary>Resolves the typed references (once, at load).</summary>
+        internal void GentableLink(Tables t)
+        {
+            {
+                Direction x0;
+                if (!(t.Direction.TryGet(this.Opposite, out x0))) throw GentableLinkFault.Missing("Opposite", "Direction", this.Opposite);
+                this.OppositeRef = x0;
+            }
         }
     }
 
@@ -111,13 +126,23 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Direction ReadDirection(GentableNode n)
+        private static readonly GentableKeys KeysDirection = new GentableKeys(new string[] { "Id", "Opposite", "Vector" }, new bool[] { true, true, true });
+
+        internal static Direction ReadDirection(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.Str(o.Required("Id"));
-            var f2 = GentableJson.Str(o.Required("Opposite"));
-            var f1 = GentableCodec.ReadHex(o.Required("Vector"));
-            o.Finish();
+            string f0 = default(string);
+            Hex f1 = default(Hex);
+            string f2 = default(string);
+            r.BeginObject(KeysDirection);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadString(); break;
+                    case 1: f2 = r.ReadString(); break;
+                    case 2: f1 = GentableCodec.ReadHex(r); break;
+                }
+            }
             return new Direction(f0, f1, f2);
         }
 

@@ -13,15 +13,14 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static FollowUp ReadFollowUp(GentableNode n)
+        /// <summary>The members of FollowUp in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersFollowUp = new GentableKeys(new string[] { "none", "attack-again", "move" }, null);
+
+        private static readonly FollowUp[] ValuesFollowUp = { global::WarChest.GameConfig.FollowUp.None, global::WarChest.GameConfig.FollowUp.AttackAgain, global::WarChest.GameConfig.FollowUp.Move };
+
+        internal static FollowUp ReadFollowUp(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "none": return global::WarChest.GameConfig.FollowUp.None;
-                case "attack-again": return global::WarChest.GameConfig.FollowUp.AttackAgain;
-                case "move": return global::WarChest.GameConfig.FollowUp.Move;
-                default: throw GentableJson.Fail(n, "one of the FollowUp members none, attack-again, move");
-            }
+            return ValuesFollowUp[r.ReadMember(MembersFollowUp, "one of the FollowUp members none, attack-again, move")];
         }
 
         internal static void WriteFollowUp(global::System.Text.StringBuilder sb, FollowUp v)

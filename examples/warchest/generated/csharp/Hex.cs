@@ -26,12 +26,21 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Hex ReadHex(GentableNode n)
+        private static readonly GentableKeys KeysHex = new GentableKeys(new string[] { "q", "r" }, new bool[] { true, true });
+
+        internal static Hex ReadHex(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.I8(o.Required("q"));
-            var f1 = GentableJson.I8(o.Required("r"));
-            o.Finish();
+            sbyte f0 = default(sbyte);
+            sbyte f1 = default(sbyte);
+            r.BeginObject(KeysHex);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadI8(); break;
+                    case 1: f1 = r.ReadI8(); break;
+                }
+            }
             return new Hex(f0, f1);
         }
 

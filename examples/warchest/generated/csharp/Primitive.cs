@@ -21,23 +21,14 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Primitive ReadPrimitive(GentableNode n)
+        /// <summary>The members of Primitive in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersPrimitive = new GentableKeys(new string[] { "distance", "straight", "line-clear", "path-clear", "empty", "enemy", "friend", "friend-with-tactic", "control-point", "not-own-control", "same-unit" }, null);
+
+        private static readonly Primitive[] ValuesPrimitive = { global::WarChest.GameConfig.Primitive.Distance, global::WarChest.GameConfig.Primitive.Straight, global::WarChest.GameConfig.Primitive.LineClear, global::WarChest.GameConfig.Primitive.PathClear, global::WarChest.GameConfig.Primitive.Empty, global::WarChest.GameConfig.Primitive.Enemy, global::WarChest.GameConfig.Primitive.Friend, global::WarChest.GameConfig.Primitive.FriendWithTactic, global::WarChest.GameConfig.Primitive.ControlPoint, global::WarChest.GameConfig.Primitive.NotOwnControl, global::WarChest.GameConfig.Primitive.SameUnit };
+
+        internal static Primitive ReadPrimitive(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "distance": return global::WarChest.GameConfig.Primitive.Distance;
-                case "straight": return global::WarChest.GameConfig.Primitive.Straight;
-                case "line-clear": return global::WarChest.GameConfig.Primitive.LineClear;
-                case "path-clear": return global::WarChest.GameConfig.Primitive.PathClear;
-                case "empty": return global::WarChest.GameConfig.Primitive.Empty;
-                case "enemy": return global::WarChest.GameConfig.Primitive.Enemy;
-                case "friend": return global::WarChest.GameConfig.Primitive.Friend;
-                case "friend-with-tactic": return global::WarChest.GameConfig.Primitive.FriendWithTactic;
-                case "control-point": return global::WarChest.GameConfig.Primitive.ControlPoint;
-                case "not-own-control": return global::WarChest.GameConfig.Primitive.NotOwnControl;
-                case "same-unit": return global::WarChest.GameConfig.Primitive.SameUnit;
-                default: throw GentableJson.Fail(n, "one of the Primitive members distance, straight, line-clear, path-clear, empty, enemy, friend, friend-with-tactic, control-point, not-own-control, same-unit");
-            }
+            return ValuesPrimitive[r.ReadMember(MembersPrimitive, "one of the Primitive members distance, straight, line-clear, path-clear, empty, enemy, friend, friend-with-tactic, control-point, not-own-control, same-unit")];
         }
 
         internal static void WritePrimitive(global::System.Text.StringBuilder sb, Primitive v)

@@ -45,6 +45,19 @@ namespace WarChest.GameConfig
             this.FriendlyControls = friendlyControls;
             this.Pieces = pieces;
         }
+
+        /// <summary>Resolves the typed references (once, at load).</summary>
+        internal void GentableLink(Tables t)
+        {
+            {
+                var a0 = this.Pieces;
+                for (int i0 = 0; i0 < a0.Count; i0++)
+                {
+                    try { a0[i0].GentableLink(t); }
+                    catch (GentableLinkFault e1) { throw e1.Within("Pieces" + "[" + i0.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + "]"); }
+                }
+            }
+        }
     }
 
     /// <summary>The primary key of <see cref="Scenario"/>.</summary>
@@ -123,15 +136,27 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Scenario ReadScenario(GentableNode n)
+        private static readonly GentableKeys KeysScenario = new GentableKeys(new string[] { "Focus", "FriendlyControls", "Id", "Pieces", "Title" }, new bool[] { true, false, true, true, true });
+
+        internal static Scenario ReadScenario(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f2 = GentableCodec.ReadHex(o.Required("Focus"));
-            var f3 = GentableJson.Opt<global::System.Collections.Generic.IReadOnlyList<Hex>>(o.Optional("FriendlyControls"), n1 => GentableJson.ReadList<Hex>(n1, n2 => GentableCodec.ReadHex(n2)));
-            var f0 = GentableJson.Str(o.Required("Id"));
-            var f4 = GentableJson.ReadList<ScenarioPiece>(o.Required("Pieces"), n1 => GentableCodec.ReadScenarioPiece(n1));
-            var f1 = GentableJson.Str(o.Required("Title"));
-            o.Finish();
+            string f0 = default(string);
+            string f1 = default(string);
+            Hex f2 = default(Hex);
+            global::System.Collections.Generic.IReadOnlyList<Hex> f3 = default(global::System.Collections.Generic.IReadOnlyList<Hex>);
+            global::System.Collections.Generic.IReadOnlyList<ScenarioPiece> f4 = default(global::System.Collections.Generic.IReadOnlyList<ScenarioPiece>);
+            r.BeginObject(KeysScenario);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f2 = GentableCodec.ReadHex(r); break;
+                    case 1: f3 = GentableRead.List<Hex>(r, r1 => GentableCodec.ReadHex(r1)); break;
+                    case 2: f0 = r.ReadString(); break;
+                    case 3: f4 = GentableRead.List<ScenarioPiece>(r, r1 => GentableCodec.ReadScenarioPiece(r1)); break;
+                    case 4: f1 = r.ReadString(); break;
+                }
+            }
             return new Scenario(f0, f1, f2, f3, f4);
         }
 

@@ -26,6 +26,11 @@ namespace WarChest.GameConfig
         /// </summary>
         public byte? Strength { get; }
 
+        /// <summary>
+        /// The <see cref="Unit"/> row that <see cref="Unit"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public Unit UnitRef { get; private set; }
+
         /// <summary>Creates a <see cref="ScenarioPiece"/> from its fields.</summary>
         public ScenarioPiece(Hex at, Side side, string unit, byte? strength)
         {
@@ -34,18 +39,39 @@ namespace WarChest.GameConfig
             this.Unit = unit;
             this.Strength = strength;
         }
+
+        /// <summary>Resolves the typed references (once, at load).</summary>
+        internal void GentableLink(Tables t)
+        {
+            {
+                Unit x0;
+                if (!(t.Unit.TryGet(this.Unit, out x0))) throw GentableLinkFault.Missing("unit", "Unit", this.Unit);
+                this.UnitRef = x0;
+            }
+        }
     }
 
     internal static partial class GentableCodec
     {
-        internal static ScenarioPiece ReadScenarioPiece(GentableNode n)
+        private static readonly GentableKeys KeysScenarioPiece = new GentableKeys(new string[] { "at", "side", "strength", "unit" }, new bool[] { true, true, false, true });
+
+        internal static ScenarioPiece ReadScenarioPiece(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableCodec.ReadHex(o.Required("at"));
-            var f1 = GentableCodec.ReadSide(o.Required("side"));
-            var f3 = GentableJson.Opt<byte?>(o.Optional("strength"), n1 => GentableJson.U8(n1));
-            var f2 = GentableJson.Str(o.Required("unit"));
-            o.Finish();
+            Hex f0 = default(Hex);
+            Side f1 = default(Side);
+            string f2 = default(string);
+            byte? f3 = default(byte?);
+            r.BeginObject(KeysScenarioPiece);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = GentableCodec.ReadHex(r); break;
+                    case 1: f1 = GentableCodec.ReadSide(r); break;
+                    case 2: f3 = r.ReadU8(); break;
+                    case 3: f2 = r.ReadString(); break;
+                }
+            }
             return new ScenarioPiece(f0, f1, f2, f3);
         }
 

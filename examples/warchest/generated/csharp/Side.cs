@@ -12,14 +12,14 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Side ReadSide(GentableNode n)
+        /// <summary>The members of Side in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersSide = new GentableKeys(new string[] { "red", "blue" }, null);
+
+        private static readonly Side[] ValuesSide = { global::WarChest.GameConfig.Side.Red, global::WarChest.GameConfig.Side.Blue };
+
+        internal static Side ReadSide(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "red": return global::WarChest.GameConfig.Side.Red;
-                case "blue": return global::WarChest.GameConfig.Side.Blue;
-                default: throw GentableJson.Fail(n, "one of the Side members red, blue");
-            }
+            return ValuesSide[r.ReadMember(MembersSide, "one of the Side members red, blue")];
         }
 
         internal static void WriteSide(global::System.Text.StringBuilder sb, Side v)

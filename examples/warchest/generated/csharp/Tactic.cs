@@ -129,16 +129,29 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Tactic ReadTactic(GentableNode n)
+        private static readonly GentableKeys KeysTactic = new GentableKeys(new string[] { "Grants", "Id", "Kind", "MoveSteps", "Target", "Then" }, new bool[] { false, true, true, false, true, false });
+
+        internal static Tactic ReadTactic(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f5 = GentableJson.Opt<global::System.Collections.Generic.IReadOnlyList<ActionKind>>(o.Optional("Grants"), n1 => GentableJson.ReadList<ActionKind>(n1, n2 => GentableCodec.ReadActionKind(n2)));
-            var f0 = GentableJson.Str(o.Required("Id"));
-            var f1 = GentableCodec.ReadTacticKind(o.Required("Kind"));
-            var f3 = GentableJson.Opt<byte?>(o.Optional("MoveSteps"), n1 => GentableJson.U8(n1));
-            var f2 = GentableJson.ReadList<Condition>(o.Required("Target"), n1 => GentableCodec.ReadCondition(n1));
-            var f4 = GentableJson.Opt<global::System.Collections.Generic.IReadOnlyList<Condition>>(o.Optional("Then"), n1 => GentableJson.ReadList<Condition>(n1, n2 => GentableCodec.ReadCondition(n2)));
-            o.Finish();
+            string f0 = default(string);
+            TacticKind f1 = default(TacticKind);
+            global::System.Collections.Generic.IReadOnlyList<Condition> f2 = default(global::System.Collections.Generic.IReadOnlyList<Condition>);
+            byte? f3 = default(byte?);
+            global::System.Collections.Generic.IReadOnlyList<Condition> f4 = default(global::System.Collections.Generic.IReadOnlyList<Condition>);
+            global::System.Collections.Generic.IReadOnlyList<ActionKind> f5 = default(global::System.Collections.Generic.IReadOnlyList<ActionKind>);
+            r.BeginObject(KeysTactic);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f5 = GentableRead.List<ActionKind>(r, r1 => GentableCodec.ReadActionKind(r1)); break;
+                    case 1: f0 = r.ReadString(); break;
+                    case 2: f1 = GentableCodec.ReadTacticKind(r); break;
+                    case 3: f3 = r.ReadU8(); break;
+                    case 4: f2 = GentableRead.List<Condition>(r, r1 => GentableCodec.ReadCondition(r1)); break;
+                    case 5: f4 = GentableRead.List<Condition>(r, r1 => GentableCodec.ReadCondition(r1)); break;
+                }
+            }
             return new Tactic(f0, f1, f2, f3, f4, f5);
         }
 

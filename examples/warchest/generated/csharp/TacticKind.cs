@@ -18,20 +18,14 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static TacticKind ReadTacticKind(GentableNode n)
+        /// <summary>The members of TacticKind in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersTacticKind = new GentableKeys(new string[] { "attack", "move", "charge", "move-then-attack", "order-normal", "delegate-tactic", "group-orders", "remote-control" }, null);
+
+        private static readonly TacticKind[] ValuesTacticKind = { global::WarChest.GameConfig.TacticKind.Attack, global::WarChest.GameConfig.TacticKind.Move, global::WarChest.GameConfig.TacticKind.Charge, global::WarChest.GameConfig.TacticKind.MoveThenAttack, global::WarChest.GameConfig.TacticKind.OrderNormal, global::WarChest.GameConfig.TacticKind.DelegateTactic, global::WarChest.GameConfig.TacticKind.GroupOrders, global::WarChest.GameConfig.TacticKind.RemoteControl };
+
+        internal static TacticKind ReadTacticKind(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "attack": return global::WarChest.GameConfig.TacticKind.Attack;
-                case "move": return global::WarChest.GameConfig.TacticKind.Move;
-                case "charge": return global::WarChest.GameConfig.TacticKind.Charge;
-                case "move-then-attack": return global::WarChest.GameConfig.TacticKind.MoveThenAttack;
-                case "order-normal": return global::WarChest.GameConfig.TacticKind.OrderNormal;
-                case "delegate-tactic": return global::WarChest.GameConfig.TacticKind.DelegateTactic;
-                case "group-orders": return global::WarChest.GameConfig.TacticKind.GroupOrders;
-                case "remote-control": return global::WarChest.GameConfig.TacticKind.RemoteControl;
-                default: throw GentableJson.Fail(n, "one of the TacticKind members attack, move, charge, move-then-attack, order-normal, delegate-tactic, group-orders, remote-control");
-            }
+            return ValuesTacticKind[r.ReadMember(MembersTacticKind, "one of the TacticKind members attack, move, charge, move-then-attack, order-normal, delegate-tactic, group-orders, remote-control")];
         }
 
         internal static void WriteTacticKind(global::System.Text.StringBuilder sb, TacticKind v)

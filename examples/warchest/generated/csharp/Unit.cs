@@ -73,6 +73,11 @@ namespace WarChest.GameConfig
         /// </summary>
         public global::System.Collections.Generic.IReadOnlyList<ActionKind> RecruitBonus { get; }
 
+        /// <summary>
+        /// The <see cref="Tactic"/> row that <see cref="Tactic"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public Tactic TacticRef { get; private set; }
+
         /// <summary>The primary key of this row.</summary>
         public UnitId Key { get { return new UnitId(this.Id); } }
 
@@ -92,6 +97,21 @@ namespace WarChest.GameConfig
             this.RoyalCoinActs = royalCoinActs;
             this.RoyalCoinBolsters = royalCoinBolsters;
             this.RecruitBonus = recruitBonus;
+        }
+
+        /// <summary>Resolves the typed references (once, at load).</summary>
+        internal void GentableLink(Tables t)
+        {
+            {
+                Tactic x0 = null;
+                if (this.Tactic != null)
+                {
+                    Tactic y0;
+                    if (!(t.Tactic.TryGet(this.Tactic, out y0))) throw GentableLinkFault.Missing("Tactic", "Tactic", this.Tactic);
+                    x0 = y0;
+                }
+                this.TacticRef = x0;
+            }
         }
     }
 
@@ -180,23 +200,43 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Unit ReadUnit(GentableNode n)
+        private static readonly GentableKeys KeysUnit = new GentableKeys(new string[] { "AttackFollowUp", "AttackerMinStrength", "CounterDamage", "Deploy", "DeployLimit", "Id", "Name", "NormalAttack", "NormalMove", "RecruitBonus", "RoyalCoinActs", "RoyalCoinBolsters", "Tactic" }, new bool[] { true, false, true, true, true, true, true, true, true, true, true, true, false });
+
+        internal static Unit ReadUnit(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f7 = GentableCodec.ReadFollowUp(o.Required("AttackFollowUp"));
-            var f9 = GentableJson.Opt<byte?>(o.Optional("AttackerMinStrength"), n1 => GentableJson.U8(n1));
-            var f8 = GentableJson.U8(o.Required("CounterDamage"));
-            var f5 = GentableCodec.ReadDeploy(o.Required("Deploy"));
-            var f6 = GentableJson.U8(o.Required("DeployLimit"));
-            var f0 = GentableJson.Str(o.Required("Id"));
-            var f1 = GentableJson.Str(o.Required("Name"));
-            var f3 = GentableJson.Bool(o.Required("NormalAttack"));
-            var f2 = GentableJson.Bool(o.Required("NormalMove"));
-            var f12 = GentableJson.ReadList<ActionKind>(o.Required("RecruitBonus"), n1 => GentableCodec.ReadActionKind(n1));
-            var f10 = GentableJson.Bool(o.Required("RoyalCoinActs"));
-            var f11 = GentableJson.Bool(o.Required("RoyalCoinBolsters"));
-            var f4 = GentableJson.Opt<string>(o.Optional("Tactic"), n1 => GentableJson.Str(n1));
-            o.Finish();
+            string f0 = default(string);
+            string f1 = default(string);
+            bool f2 = default(bool);
+            bool f3 = default(bool);
+            string f4 = default(string);
+            Deploy f5 = default(Deploy);
+            byte f6 = default(byte);
+            FollowUp f7 = default(FollowUp);
+            byte f8 = default(byte);
+            byte? f9 = default(byte?);
+            bool f10 = default(bool);
+            bool f11 = default(bool);
+            global::System.Collections.Generic.IReadOnlyList<ActionKind> f12 = default(global::System.Collections.Generic.IReadOnlyList<ActionKind>);
+            r.BeginObject(KeysUnit);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f7 = GentableCodec.ReadFollowUp(r); break;
+                    case 1: f9 = r.ReadU8(); break;
+                    case 2: f8 = r.ReadU8(); break;
+                    case 3: f5 = GentableCodec.ReadDeploy(r); break;
+                    case 4: f6 = r.ReadU8(); break;
+                    case 5: f0 = r.ReadString(); break;
+                    case 6: f1 = r.ReadString(); break;
+                    case 7: f3 = r.ReadBool(); break;
+                    case 8: f2 = r.ReadBool(); break;
+                    case 9: f12 = GentableRead.List<ActionKind>(r, r1 => GentableCodec.ReadActionKind(r1)); break;
+                    case 10: f10 = r.ReadBool(); break;
+                    case 11: f11 = r.ReadBool(); break;
+                    case 12: f4 = r.ReadString(); break;
+                }
+            }
             return new Unit(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12);
         }
 

@@ -16,18 +16,14 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Zone ReadZone(GentableNode n)
+        /// <summary>The members of Zone in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersZone = new GentableKeys(new string[] { "bag", "hand", "discard", "battlefield", "dead", "supply" }, null);
+
+        private static readonly Zone[] ValuesZone = { global::WarChest.GameConfig.Zone.Bag, global::WarChest.GameConfig.Zone.Hand, global::WarChest.GameConfig.Zone.Discard, global::WarChest.GameConfig.Zone.Battlefield, global::WarChest.GameConfig.Zone.Dead, global::WarChest.GameConfig.Zone.Supply };
+
+        internal static Zone ReadZone(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "bag": return global::WarChest.GameConfig.Zone.Bag;
-                case "hand": return global::WarChest.GameConfig.Zone.Hand;
-                case "discard": return global::WarChest.GameConfig.Zone.Discard;
-                case "battlefield": return global::WarChest.GameConfig.Zone.Battlefield;
-                case "dead": return global::WarChest.GameConfig.Zone.Dead;
-                case "supply": return global::WarChest.GameConfig.Zone.Supply;
-                default: throw GentableJson.Fail(n, "one of the Zone members bag, hand, discard, battlefield, dead, supply");
-            }
+            return ValuesZone[r.ReadMember(MembersZone, "one of the Zone members bag, hand, discard, battlefield, dead, supply")];
         }
 
         internal static void WriteZone(global::System.Text.StringBuilder sb, Zone v)

@@ -111,13 +111,23 @@ namespace WarChest.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static ZoneInfo ReadZoneInfo(GentableNode n)
+        private static readonly GentableKeys KeysZoneInfo = new GentableKeys(new string[] { "Hidden", "Id", "Name" }, new bool[] { true, true, true });
+
+        internal static ZoneInfo ReadZoneInfo(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f2 = GentableJson.Bool(o.Required("Hidden"));
-            var f0 = GentableCodec.ReadZone(o.Required("Id"));
-            var f1 = GentableJson.Str(o.Required("Name"));
-            o.Finish();
+            Zone f0 = default(Zone);
+            string f1 = default(string);
+            bool f2 = default(bool);
+            r.BeginObject(KeysZoneInfo);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f2 = r.ReadBool(); break;
+                    case 1: f0 = GentableCodec.ReadZone(r); break;
+                    case 2: f1 = r.ReadString(); break;
+                }
+            }
             return new ZoneInfo(f0, f1, f2);
         }
 

@@ -27,8 +27,8 @@ export const ActionKind = Object.freeze({
 
 const MEMBERS_ActionKind: ReadonlySet<unknown> = new Set<unknown>(Object.values(ActionKind));
 
-export function readActionKind(v: unknown, path: string): ActionKind {
-  return MEMBERS_ActionKind.has(v) ? (v as ActionKind) : rt.fail(path, "one of the ActionKind members move, attack, control, deploy, bolster, recruit, initiative, pass, tactic", v);
+export function readActionKind(v: unknown, at: rt.At): ActionKind {
+  return MEMBERS_ActionKind.has(v) ? (v as ActionKind) : rt.fail(at, "one of the ActionKind members move, attack, control, deploy, bolster, recruit, initiative, pass, tactic", v);
 }
 
 /**
@@ -44,8 +44,8 @@ export const Deploy = Object.freeze({
 
 const MEMBERS_Deploy: ReadonlySet<unknown> = new Set<unknown>(Object.values(Deploy));
 
-export function readDeploy(v: unknown, path: string): Deploy {
-  return MEMBERS_Deploy.has(v) ? (v as Deploy) : rt.fail(path, "one of the Deploy members base, next-to-friend", v);
+export function readDeploy(v: unknown, at: rt.At): Deploy {
+  return MEMBERS_Deploy.has(v) ? (v as Deploy) : rt.fail(at, "one of the Deploy members base, next-to-friend", v);
 }
 
 /**
@@ -62,8 +62,8 @@ export const FollowUp = Object.freeze({
 
 const MEMBERS_FollowUp: ReadonlySet<unknown> = new Set<unknown>(Object.values(FollowUp));
 
-export function readFollowUp(v: unknown, path: string): FollowUp {
-  return MEMBERS_FollowUp.has(v) ? (v as FollowUp) : rt.fail(path, "one of the FollowUp members none, attack-again, move", v);
+export function readFollowUp(v: unknown, at: rt.At): FollowUp {
+  return MEMBERS_FollowUp.has(v) ? (v as FollowUp) : rt.fail(at, "one of the FollowUp members none, attack-again, move", v);
 }
 
 /**
@@ -88,8 +88,8 @@ export const Primitive = Object.freeze({
 
 const MEMBERS_Primitive: ReadonlySet<unknown> = new Set<unknown>(Object.values(Primitive));
 
-export function readPrimitive(v: unknown, path: string): Primitive {
-  return MEMBERS_Primitive.has(v) ? (v as Primitive) : rt.fail(path, "one of the Primitive members distance, straight, line-clear, path-clear, empty, enemy, friend, friend-with-tactic, control-point, not-own-control, same-unit", v);
+export function readPrimitive(v: unknown, at: rt.At): Primitive {
+  return MEMBERS_Primitive.has(v) ? (v as Primitive) : rt.fail(at, "one of the Primitive members distance, straight, line-clear, path-clear, empty, enemy, friend, friend-with-tactic, control-point, not-own-control, same-unit", v);
 }
 
 /**
@@ -105,8 +105,8 @@ export const Side = Object.freeze({
 
 const MEMBERS_Side: ReadonlySet<unknown> = new Set<unknown>(Object.values(Side));
 
-export function readSide(v: unknown, path: string): Side {
-  return MEMBERS_Side.has(v) ? (v as Side) : rt.fail(path, "one of the Side members red, blue", v);
+export function readSide(v: unknown, at: rt.At): Side {
+  return MEMBERS_Side.has(v) ? (v as Side) : rt.fail(at, "one of the Side members red, blue", v);
 }
 
 /**
@@ -128,8 +128,8 @@ export const TacticKind = Object.freeze({
 
 const MEMBERS_TacticKind: ReadonlySet<unknown> = new Set<unknown>(Object.values(TacticKind));
 
-export function readTacticKind(v: unknown, path: string): TacticKind {
-  return MEMBERS_TacticKind.has(v) ? (v as TacticKind) : rt.fail(path, "one of the TacticKind members attack, move, charge, move-then-attack, order-normal, delegate-tactic, group-orders, remote-control", v);
+export function readTacticKind(v: unknown, at: rt.At): TacticKind {
+  return MEMBERS_TacticKind.has(v) ? (v as TacticKind) : rt.fail(at, "one of the TacticKind members attack, move, charge, move-then-attack, order-normal, delegate-tactic, group-orders, remote-control", v);
 }
 
 /**
@@ -149,6 +149,6 @@ export const Zone = Object.freeze({
 
 const MEMBERS_Zone: ReadonlySet<unknown> = new Set<unknown>(Object.values(Zone));
 
-export function readZone(v: unknown, path: string): Zone {
-  return MEMBERS_Zone.has(v) ? (v as Zone) : rt.fail(path, "one of the Zone members bag, hand, discard, battlefield, dead, supply", v);
+export function readZone(v: unknown, at: rt.At): Zone {
+  return MEMBERS_Zone.has(v) ? (v as Zone) : rt.fail(at, "one of the Zone members bag, hand, discard, battlefield, dead, supply", v);
 }

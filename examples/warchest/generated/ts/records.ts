@@ -2,6 +2,8 @@
 // Record types: the nested objects of table rows.
 import * as rt from "./runtime.js";
 import { type Primitive, readPrimitive, type Side, readSide } from "./enums.js";
+import type { Tables } from "./browser.js";
+import type { Unit } from "./tables/Unit.js";
 
 /**
  * One primitive of a rule composition, written (primitive) or (primitive,N).
@@ -17,15 +19,25 @@ export interface Condition {
   readonly n?: number;
 }
 
-const FIELDS_Condition: ReadonlySet<string> = new Set<string>(["test", "n"]);
+const FIELDS_Condition: readonly string[] = ["test", "n"];
 
-export function readCondition(v: unknown, path: string): Condition {
-  const o = rt.object(v, path, FIELDS_Condition);
-  const r: rt.Mutable<Condition> = {
-    test: readPrimitive(rt.required(o, "test", path), path + ".test"),
-  };
-  if (rt.has(o, "n")) r.n = rt.int(o["n"], path + ".n", 0, 255);
-  return r;
+export function readCondition(v: unknown, at: rt.At): Condition {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Condition> = {
+      test: readPrimitive(o["test"], "test"),
+    };
+    let n = 1;
+    const x1 = o["n"];
+    if (x1 !== undefined) {
+      r.n = rt.int(x1, "n", 0, 255);
+      n++;
+    }
+    if (rt.count(o) !== n) rt.unknown(o, FIELDS_Condition);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeCondition(r: Condition): string {
@@ -49,15 +61,20 @@ export interface Hex {
   readonly r: number;
 }
 
-const FIELDS_Hex: ReadonlySet<string> = new Set<string>(["q", "r"]);
+const FIELDS_Hex: readonly string[] = ["q", "r"];
 
-export function readHex(v: unknown, path: string): Hex {
-  const o = rt.object(v, path, FIELDS_Hex);
-  const r: rt.Mutable<Hex> = {
-    q: rt.int(rt.required(o, "q", path), path + ".q", -128, 127),
-    r: rt.int(rt.required(o, "r", path), path + ".r", -128, 127),
-  };
-  return r;
+export function readHex(v: unknown, at: rt.At): Hex {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Hex> = {
+      q: rt.int(o["q"], "q", -128, 127),
+      r: rt.int(o["r"], "r", -128, 127),
+    };
+    if (rt.count(o) !== 2) rt.unknown(o, FIELDS_Hex);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeHex(r: Hex): string {
@@ -87,19 +104,33 @@ export interface ScenarioPiece {
    * Stacked coins (default 1).
    */
   readonly strength?: number;
+  /**
+   * The Unit row that `unit` names (x-gentable-foreignKey), resolved at load.
+   */
+  readonly unitRef: Unit;
 }
 
-const FIELDS_ScenarioPiece: ReadonlySet<string> = new Set<string>(["at", "side", "unit", "strength"]);
+const FIELDS_ScenarioPiece: readonly string[] = ["at", "side", "unit", "strength"];
 
-export function readScenarioPiece(v: unknown, path: string): ScenarioPiece {
-  const o = rt.object(v, path, FIELDS_ScenarioPiece);
-  const r: rt.Mutable<ScenarioPiece> = {
-    at: readHex(rt.required(o, "at", path), path + ".at"),
-    side: readSide(rt.required(o, "side", path), path + ".side"),
-    unit: rt.str(rt.required(o, "unit", path), path + ".unit"),
-  };
-  if (rt.has(o, "strength")) r.strength = rt.int(o["strength"], path + ".strength", 0, 255);
-  return r;
+export function readScenarioPiece(v: unknown, at: rt.At): ScenarioPiece {
+  const o = rt.object(v, at);
+  try {
+    const r = {
+      at: readHex(o["at"], "at"),
+      side: readSide(o["side"], "side"),
+      unit: rt.str(o["unit"], "unit"),
+    } as rt.Mutable<ScenarioPiece>;
+    let n = 3;
+    const x3 = o["strength"];
+    if (x3 !== undefined) {
+      r.strength = rt.int(x3, "strength", 0, 255);
+      n++;
+    }
+    if (rt.count(o) !== n) rt.unknown(o, FIELDS_ScenarioPiece);
+    return r;
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeScenarioPiece(r: ScenarioPiece): string {
@@ -109,4 +140,15 @@ export function writeScenarioPiece(r: ScenarioPiece): string {
   if (r.strength !== undefined) out.push("\"strength\":" + rt.wNum(r.strength));
   out.push("\"unit\":" + rt.wStr(r.unit));
   return "{" + out.join(",") + "}";
+}
+
+/** Resolves the typed references of `r` (once, at load), then freezes it. */
+export function linkScenarioPiece(r: ScenarioPiece, t: Tables): void {
+  {
+    const v0 = r.unit;
+    const x0 = t.unit.get(v0);
+    if (x0 === undefined) rt.dangling(["unit"], "Unit", v0);
+    rt.ref(r, "unitRef", x0);
+  }
+  Object.freeze(r);
 }

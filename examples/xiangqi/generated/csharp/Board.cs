@@ -40,14 +40,25 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Board ReadBoard(GentableNode n)
+        private static readonly GentableKeys KeysBoard = new GentableKeys(new string[] { "Columns", "GeneralsMayFace", "PalaceColumns", "Rows" }, new bool[] { true, true, true, true });
+
+        internal static Board ReadBoard(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f1 = GentableJson.U8(o.Required("Columns"));
-            var f3 = GentableJson.Bool(o.Required("GeneralsMayFace"));
-            var f2 = GentableCodec.ReadSpan(o.Required("PalaceColumns"));
-            var f0 = GentableJson.U8(o.Required("Rows"));
-            o.Finish();
+            byte f0 = default(byte);
+            byte f1 = default(byte);
+            Span f2 = default(Span);
+            bool f3 = default(bool);
+            r.BeginObject(KeysBoard);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f1 = r.ReadU8(); break;
+                    case 1: f3 = r.ReadBool(); break;
+                    case 2: f2 = GentableCodec.ReadSpan(r); break;
+                    case 3: f0 = r.ReadU8(); break;
+                }
+            }
             return new Board(f0, f1, f2, f3);
         }
 

@@ -111,13 +111,23 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static ElephantMove ReadElephantMove(GentableNode n)
+        private static readonly GentableKeys KeysElephantMove = new GentableKeys(new string[] { "Eye", "Id", "To" }, new bool[] { true, true, true });
+
+        internal static ElephantMove ReadElephantMove(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f2 = GentableCodec.ReadOffset(o.Required("Eye"));
-            var f0 = GentableJson.U8(o.Required("Id"));
-            var f1 = GentableCodec.ReadOffset(o.Required("To"));
-            o.Finish();
+            byte f0 = default(byte);
+            Offset f1 = default(Offset);
+            Offset f2 = default(Offset);
+            r.BeginObject(KeysElephantMove);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f2 = GentableCodec.ReadOffset(r); break;
+                    case 1: f0 = r.ReadU8(); break;
+                    case 2: f1 = GentableCodec.ReadOffset(r); break;
+                }
+            }
             return new ElephantMove(f0, f1, f2);
         }
 

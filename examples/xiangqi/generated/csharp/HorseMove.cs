@@ -111,13 +111,23 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static HorseMove ReadHorseMove(GentableNode n)
+        private static readonly GentableKeys KeysHorseMove = new GentableKeys(new string[] { "Id", "Leg", "To" }, new bool[] { true, true, true });
+
+        internal static HorseMove ReadHorseMove(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.U8(o.Required("Id"));
-            var f2 = GentableCodec.ReadOffset(o.Required("Leg"));
-            var f1 = GentableCodec.ReadOffset(o.Required("To"));
-            o.Finish();
+            byte f0 = default(byte);
+            Offset f1 = default(Offset);
+            Offset f2 = default(Offset);
+            r.BeginObject(KeysHorseMove);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadU8(); break;
+                    case 1: f2 = GentableCodec.ReadOffset(r); break;
+                    case 2: f1 = GentableCodec.ReadOffset(r); break;
+                }
+            }
             return new HorseMove(f0, f1, f2);
         }
 

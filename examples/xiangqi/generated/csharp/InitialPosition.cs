@@ -28,6 +28,11 @@ namespace Xiangqi.GameConfig
         /// </summary>
         public byte Column { get; }
 
+        /// <summary>
+        /// The <see cref="Piece"/> row that <see cref="Piece"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public Piece PieceRef { get; private set; }
+
         /// <summary>Creates a <see cref="InitialPosition"/> from its fields.</summary>
         public InitialPosition(Side side, string piece, byte row, byte column)
         {
@@ -35,6 +40,16 @@ namespace Xiangqi.GameConfig
             this.Piece = piece;
             this.Row = row;
             this.Column = column;
+        }
+
+        /// <summary>Resolves the typed references (once, at load).</summary>
+        internal void GentableLink(Tables t)
+        {
+            {
+                Piece x0;
+                if (!(t.Piece.TryGet(this.Piece, out x0))) throw GentableLinkFault.Missing("Piece", "Piece", this.Piece);
+                this.PieceRef = x0;
+            }
         }
     }
 
@@ -63,14 +78,25 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static InitialPosition ReadInitialPosition(GentableNode n)
+        private static readonly GentableKeys KeysInitialPosition = new GentableKeys(new string[] { "Column", "Piece", "Row", "Side" }, new bool[] { true, true, true, true });
+
+        internal static InitialPosition ReadInitialPosition(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f3 = GentableJson.U8(o.Required("Column"));
-            var f1 = GentableJson.Str(o.Required("Piece"));
-            var f2 = GentableJson.U8(o.Required("Row"));
-            var f0 = GentableCodec.ReadSide(o.Required("Side"));
-            o.Finish();
+            Side f0 = default(Side);
+            string f1 = default(string);
+            byte f2 = default(byte);
+            byte f3 = default(byte);
+            r.BeginObject(KeysInitialPosition);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f3 = r.ReadU8(); break;
+                    case 1: f1 = r.ReadString(); break;
+                    case 2: f2 = r.ReadU8(); break;
+                    case 3: f0 = GentableCodec.ReadSide(r); break;
+                }
+            }
             return new InitialPosition(f0, f1, f2, f3);
         }
 

@@ -33,6 +33,11 @@ namespace Xiangqi.GameConfig
         /// </summary>
         public bool LandBeyondScreen { get; }
 
+        /// <summary>
+        /// The <see cref="Piece"/> row that <see cref="Piece"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public Piece PieceRef { get; private set; }
+
         /// <summary>The primary key of this row.</summary>
         public LineMoveId Key { get { return new LineMoveId(this.Piece); } }
 
@@ -44,6 +49,16 @@ namespace Xiangqi.GameConfig
             this.QuietUntilFirstPiece = quietUntilFirstPiece;
             this.ScreensToCapture = screensToCapture;
             this.LandBeyondScreen = landBeyondScreen;
+        }
+
+        /// <summary>Resolves the typed references (once, at load).</summary>
+        internal void GentableLink(Tables t)
+        {
+            {
+                Piece x0;
+                if (!(t.Piece.TryGet(this.Piece, out x0))) throw GentableLinkFault.Missing("Piece", "Piece", this.Piece);
+                this.PieceRef = x0;
+            }
         }
     }
 
@@ -123,15 +138,27 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static LineMove ReadLineMove(GentableNode n)
+        private static readonly GentableKeys KeysLineMove = new GentableKeys(new string[] { "Directions", "LandBeyondScreen", "Piece", "QuietUntilFirstPiece", "ScreensToCapture" }, new bool[] { true, true, true, true, true });
+
+        internal static LineMove ReadLineMove(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f1 = GentableJson.ReadList<Offset>(o.Required("Directions"), n1 => GentableCodec.ReadOffset(n1));
-            var f4 = GentableJson.Bool(o.Required("LandBeyondScreen"));
-            var f0 = GentableJson.Str(o.Required("Piece"));
-            var f2 = GentableJson.Bool(o.Required("QuietUntilFirstPiece"));
-            var f3 = GentableJson.U8(o.Required("ScreensToCapture"));
-            o.Finish();
+            string f0 = default(string);
+            global::System.Collections.Generic.IReadOnlyList<Offset> f1 = default(global::System.Collections.Generic.IReadOnlyList<Offset>);
+            bool f2 = default(bool);
+            byte f3 = default(byte);
+            bool f4 = default(bool);
+            r.BeginObject(KeysLineMove);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f1 = GentableRead.List<Offset>(r, r1 => GentableCodec.ReadOffset(r1)); break;
+                    case 1: f4 = r.ReadBool(); break;
+                    case 2: f0 = r.ReadString(); break;
+                    case 3: f2 = r.ReadBool(); break;
+                    case 4: f3 = r.ReadU8(); break;
+                }
+            }
             return new LineMove(f0, f1, f2, f3, f4);
         }
 

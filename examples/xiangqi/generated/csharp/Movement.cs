@@ -14,16 +14,14 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Movement ReadMovement(GentableNode n)
+        /// <summary>The members of Movement in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersMovement = new GentableKeys(new string[] { "Step", "Horse", "Elephant", "Line" }, null);
+
+        private static readonly Movement[] ValuesMovement = { global::Xiangqi.GameConfig.Movement.Step, global::Xiangqi.GameConfig.Movement.Horse, global::Xiangqi.GameConfig.Movement.Elephant, global::Xiangqi.GameConfig.Movement.Line };
+
+        internal static Movement ReadMovement(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "Step": return global::Xiangqi.GameConfig.Movement.Step;
-                case "Horse": return global::Xiangqi.GameConfig.Movement.Horse;
-                case "Elephant": return global::Xiangqi.GameConfig.Movement.Elephant;
-                case "Line": return global::Xiangqi.GameConfig.Movement.Line;
-                default: throw GentableJson.Fail(n, "one of the Movement members Step, Horse, Elephant, Line");
-            }
+            return ValuesMovement[r.ReadMember(MembersMovement, "one of the Movement members Step, Horse, Elephant, Line")];
         }
 
         internal static void WriteMovement(global::System.Text.StringBuilder sb, Movement v)

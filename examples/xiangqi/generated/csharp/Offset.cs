@@ -26,12 +26,21 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Offset ReadOffset(GentableNode n)
+        private static readonly GentableKeys KeysOffset = new GentableKeys(new string[] { "dc", "dr" }, new bool[] { true, true });
+
+        internal static Offset ReadOffset(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f1 = GentableJson.I8(o.Required("dc"));
-            var f0 = GentableJson.I8(o.Required("dr"));
-            o.Finish();
+            sbyte f0 = default(sbyte);
+            sbyte f1 = default(sbyte);
+            r.BeginObject(KeysOffset);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f1 = r.ReadI8(); break;
+                    case 1: f0 = r.ReadI8(); break;
+                }
+            }
             return new Offset(f0, f1);
         }
 

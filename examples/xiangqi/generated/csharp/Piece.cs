@@ -162,17 +162,31 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Piece ReadPiece(GentableNode n)
+        private static readonly GentableKeys KeysPiece = new GentableKeys(new string[] { "BlackName", "Id", "Letter", "Movement", "PerSide", "RedName", "Region" }, new bool[] { true, true, true, true, true, true, true });
+
+        internal static Piece ReadPiece(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f2 = GentableJson.Str(o.Required("BlackName"));
-            var f0 = GentableJson.Str(o.Required("Id"));
-            var f3 = GentableJson.Str(o.Required("Letter"));
-            var f5 = GentableCodec.ReadMovement(o.Required("Movement"));
-            var f4 = GentableJson.U8(o.Required("PerSide"));
-            var f1 = GentableJson.Str(o.Required("RedName"));
-            var f6 = GentableCodec.ReadRegion(o.Required("Region"));
-            o.Finish();
+            string f0 = default(string);
+            string f1 = default(string);
+            string f2 = default(string);
+            string f3 = default(string);
+            byte f4 = default(byte);
+            Movement f5 = default(Movement);
+            Region f6 = default(Region);
+            r.BeginObject(KeysPiece);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f2 = r.ReadString(); break;
+                    case 1: f0 = r.ReadString(); break;
+                    case 2: f3 = r.ReadString(); break;
+                    case 3: f5 = GentableCodec.ReadMovement(r); break;
+                    case 4: f4 = r.ReadU8(); break;
+                    case 5: f1 = r.ReadString(); break;
+                    case 6: f6 = GentableCodec.ReadRegion(r); break;
+                }
+            }
             return new Piece(f0, f1, f2, f3, f4, f5, f6);
         }
 

@@ -13,15 +13,14 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Region ReadRegion(GentableNode n)
+        /// <summary>The members of Region in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersRegion = new GentableKeys(new string[] { "Palace", "OwnHalf", "Board" }, null);
+
+        private static readonly Region[] ValuesRegion = { global::Xiangqi.GameConfig.Region.Palace, global::Xiangqi.GameConfig.Region.OwnHalf, global::Xiangqi.GameConfig.Region.Board };
+
+        internal static Region ReadRegion(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "Palace": return global::Xiangqi.GameConfig.Region.Palace;
-                case "OwnHalf": return global::Xiangqi.GameConfig.Region.OwnHalf;
-                case "Board": return global::Xiangqi.GameConfig.Region.Board;
-                default: throw GentableJson.Fail(n, "one of the Region members Palace, OwnHalf, Board");
-            }
+            return ValuesRegion[r.ReadMember(MembersRegion, "one of the Region members Palace, OwnHalf, Board")];
         }
 
         internal static void WriteRegion(global::System.Text.StringBuilder sb, Region v)

@@ -12,14 +12,14 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Side ReadSide(GentableNode n)
+        /// <summary>The members of Side in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersSide = new GentableKeys(new string[] { "Red", "Black" }, null);
+
+        private static readonly Side[] ValuesSide = { global::Xiangqi.GameConfig.Side.Red, global::Xiangqi.GameConfig.Side.Black };
+
+        internal static Side ReadSide(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "Red": return global::Xiangqi.GameConfig.Side.Red;
-                case "Black": return global::Xiangqi.GameConfig.Side.Black;
-                default: throw GentableJson.Fail(n, "one of the Side members Red, Black");
-            }
+            return ValuesSide[r.ReadMember(MembersSide, "one of the Side members Red, Black")];
         }
 
         internal static void WriteSide(global::System.Text.StringBuilder sb, Side v)

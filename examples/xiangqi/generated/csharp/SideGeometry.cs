@@ -129,16 +129,29 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static SideGeometry ReadSideGeometry(GentableNode n)
+        private static readonly GentableKeys KeysSideGeometry = new GentableKeys(new string[] { "BackRank", "Forward", "Id", "MovesFirst", "OwnHalf", "PalaceRows" }, new bool[] { true, true, true, true, true, true });
+
+        internal static SideGeometry ReadSideGeometry(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f3 = GentableJson.U8(o.Required("BackRank"));
-            var f4 = GentableJson.I8(o.Required("Forward"));
-            var f0 = GentableCodec.ReadSide(o.Required("Id"));
-            var f5 = GentableJson.Bool(o.Required("MovesFirst"));
-            var f1 = GentableCodec.ReadSpan(o.Required("OwnHalf"));
-            var f2 = GentableCodec.ReadSpan(o.Required("PalaceRows"));
-            o.Finish();
+            Side f0 = default(Side);
+            Span f1 = default(Span);
+            Span f2 = default(Span);
+            byte f3 = default(byte);
+            sbyte f4 = default(sbyte);
+            bool f5 = default(bool);
+            r.BeginObject(KeysSideGeometry);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f3 = r.ReadU8(); break;
+                    case 1: f4 = r.ReadI8(); break;
+                    case 2: f0 = GentableCodec.ReadSide(r); break;
+                    case 3: f5 = r.ReadBool(); break;
+                    case 4: f1 = GentableCodec.ReadSpan(r); break;
+                    case 5: f2 = GentableCodec.ReadSpan(r); break;
+                }
+            }
             return new SideGeometry(f0, f1, f2, f3, f4, f5);
         }
 

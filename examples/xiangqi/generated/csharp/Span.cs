@@ -26,12 +26,21 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static Span ReadSpan(GentableNode n)
+        private static readonly GentableKeys KeysSpan = new GentableKeys(new string[] { "max", "min" }, new bool[] { true, true });
+
+        internal static Span ReadSpan(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f1 = GentableJson.U8(o.Required("max"));
-            var f0 = GentableJson.U8(o.Required("min"));
-            o.Finish();
+            byte f0 = default(byte);
+            byte f1 = default(byte);
+            r.BeginObject(KeysSpan);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f1 = r.ReadU8(); break;
+                    case 1: f0 = r.ReadU8(); break;
+                }
+            }
             return new Span(f0, f1);
         }
 

@@ -12,14 +12,14 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static StepCondition ReadStepCondition(GentableNode n)
+        /// <summary>The members of StepCondition in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersStepCondition = new GentableKeys(new string[] { "Always", "AcrossRiver" }, null);
+
+        private static readonly StepCondition[] ValuesStepCondition = { global::Xiangqi.GameConfig.StepCondition.Always, global::Xiangqi.GameConfig.StepCondition.AcrossRiver };
+
+        internal static StepCondition ReadStepCondition(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "Always": return global::Xiangqi.GameConfig.StepCondition.Always;
-                case "AcrossRiver": return global::Xiangqi.GameConfig.StepCondition.AcrossRiver;
-                default: throw GentableJson.Fail(n, "one of the StepCondition members Always, AcrossRiver");
-            }
+            return ValuesStepCondition[r.ReadMember(MembersStepCondition, "one of the StepCondition members Always, AcrossRiver")];
         }
 
         internal static void WriteStepCondition(global::System.Text.StringBuilder sb, StepCondition v)

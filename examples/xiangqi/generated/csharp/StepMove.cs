@@ -28,6 +28,11 @@ namespace Xiangqi.GameConfig
         /// </summary>
         public StepCondition When { get; }
 
+        /// <summary>
+        /// The <see cref="Piece"/> row that <see cref="Piece"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public Piece PieceRef { get; private set; }
+
         /// <summary>The primary key of this row.</summary>
         public StepMoveId Key { get { return new StepMoveId(this.Id); } }
 
@@ -38,6 +43,16 @@ namespace Xiangqi.GameConfig
             this.Piece = piece;
             this.Offset = offset;
             this.When = when;
+        }
+
+        /// <summary>Resolves the typed references (once, at load).</summary>
+        internal void GentableLink(Tables t)
+        {
+            {
+                Piece x0;
+                if (!(t.Piece.TryGet(this.Piece, out x0))) throw GentableLinkFault.Missing("Piece", "Piece", this.Piece);
+                this.PieceRef = x0;
+            }
         }
     }
 
@@ -117,14 +132,25 @@ namespace Xiangqi.GameConfig
 
     internal static partial class GentableCodec
     {
-        internal static StepMove ReadStepMove(GentableNode n)
+        private static readonly GentableKeys KeysStepMove = new GentableKeys(new string[] { "Id", "Offset", "Piece", "When" }, new bool[] { true, true, true, true });
+
+        internal static StepMove ReadStepMove(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.Str(o.Required("Id"));
-            var f2 = GentableCodec.ReadOffset(o.Required("Offset"));
-            var f1 = GentableJson.Str(o.Required("Piece"));
-            var f3 = GentableCodec.ReadStepCondition(o.Required("When"));
-            o.Finish();
+            string f0 = default(string);
+            string f1 = default(string);
+            Offset f2 = default(Offset);
+            StepCondition f3 = default(StepCondition);
+            r.BeginObject(KeysStepMove);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadString(); break;
+                    case 1: f2 = GentableCodec.ReadOffset(r); break;
+                    case 2: f1 = r.ReadString(); break;
+                    case 3: f3 = GentableCodec.ReadStepCondition(r); break;
+                }
+            }
             return new StepMove(f0, f1, f2, f3);
         }
 

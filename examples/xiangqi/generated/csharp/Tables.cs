@@ -2,8 +2,10 @@
 namespace Xiangqi.GameConfig
 {
     /// <summary>
-    /// Every table of Xiangqi. Load them once with <see cref="Load"/> (files) or
-    /// <see cref="LoadFromJson"/> (any source, e.g. Unity TextAssets).
+    /// Every table of Xiangqi. Load them once with <see cref="Load"/> (files), <see cref="LoadFromBytes"/> (any
+    /// source, e.g. Unity TextAssets) or <see cref="LoadAsync"/> (fetched, e.g. with UnityWebRequest). A loaded
+    /// <c>Tables</c> is immutable and shares nothing with another one: to hot-reload, load a second one and swap
+    /// the one reference the game reads (a reference assignment is atomic).
     /// </summary>
     public sealed partial class Tables
     {
@@ -73,37 +75,79 @@ namespace Xiangqi.GameConfig
             this.Piece = t5;
             this.SideGeometry = t6;
             this.StepMove = t7;
+            for (int i = 0; i < this.InitialPosition.All.Count; i++) { try { this.InitialPosition.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("InitialPosition.json", "InitialPosition", i); } }
+            for (int i = 0; i < this.LineMove.All.Count; i++) { try { this.LineMove.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("LineMove.json", "LineMove", i); } }
+            for (int i = 0; i < this.StepMove.All.Count; i++) { try { this.StepMove.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("StepMove.json", "StepMove", i); } }
         }
 
         /// <summary>
+        /// The data files the loaders read, one per table (<c>&lt;Table&gt;.json</c>), relative to the data folder:
+        /// what to copy next to the game (e.g. into <c>StreamingAssets</c>) and what <see cref="LoadAsync"/> fetches.
+        /// </summary>
+        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "Board.json", "ElephantMove.json", "HorseMove.json", "InitialPosition.json", "LineMove.json", "Piece.json", "SideGeometry.json", "StepMove.json" });
+
+        /// <summary>
         /// Loads every table from <c>&lt;dataDir&gt;/&lt;Table&gt;.json</c> (the canonical data gentable writes to
-        /// <c>generated/data/</c>). Throws <see cref="GentableDataException"/> if a file is malformed or does not
-        /// match the generated types.
+        /// <c>generated/data/</c>). Throws <see cref="GentableDataException"/> if a file is missing, unreadable (the I/O
+        /// error is its inner exception), malformed, or does not match the generated types.
         /// </summary>
         public static Tables Load(string dataDir)
         {
             if (dataDir == null) throw new global::System.ArgumentNullException("dataDir");
-            var utf8 = new global::System.Text.UTF8Encoding(false, true);
-            return LoadFromJson(table => global::System.IO.File.ReadAllText(global::System.IO.Path.Combine(dataDir, table + ".json"), utf8));
+            return LoadFromBytes(file => GentableRead.ReadFile(dataDir, file));
+        }
+
+        /// <summary>
+        /// Loads every table from the bytes <paramref name="bytesOf"/> returns for each name in <see cref="DataFiles"/>
+        /// (e.g. Unity <c>TextAsset.bytes</c>, or files fetched with <c>UnityWebRequest</c>). Throws
+        /// <see cref="GentableDataException"/> if the function fails (its exception is the inner exception) or returns
+        /// null, or a file is malformed or does not match the generated types.
+        /// </summary>
+        public static Tables LoadFromBytes(global::System.Func<string, byte[]> bytesOf)
+        {
+            if (bytesOf == null) throw new global::System.ArgumentNullException("bytesOf");
+            var t0 = GentableRead.Single<Board>(GentableRead.Bytes(bytesOf, "Board.json", "Board"), "Board.json", "Board", TableHashes("Board"), GentableCodec.ReadBoard);
+            var t1 = new ElephantMoveTable(GentableRead.Rows<ElephantMove>(GentableRead.Bytes(bytesOf, "ElephantMove.json", "ElephantMove"), "ElephantMove.json", "ElephantMove", TableHashes("ElephantMove"), GentableCodec.ReadElephantMove));
+            var t2 = new HorseMoveTable(GentableRead.Rows<HorseMove>(GentableRead.Bytes(bytesOf, "HorseMove.json", "HorseMove"), "HorseMove.json", "HorseMove", TableHashes("HorseMove"), GentableCodec.ReadHorseMove));
+            var t3 = new InitialPositionTable(GentableRead.Rows<InitialPosition>(GentableRead.Bytes(bytesOf, "InitialPosition.json", "InitialPosition"), "InitialPosition.json", "InitialPosition", TableHashes("InitialPosition"), GentableCodec.ReadInitialPosition));
+            var t4 = new LineMoveTable(GentableRead.Rows<LineMove>(GentableRead.Bytes(bytesOf, "LineMove.json", "LineMove"), "LineMove.json", "LineMove", TableHashes("LineMove"), GentableCodec.ReadLineMove));
+            var t5 = new PieceTable(GentableRead.Rows<Piece>(GentableRead.Bytes(bytesOf, "Piece.json", "Piece"), "Piece.json", "Piece", TableHashes("Piece"), GentableCodec.ReadPiece));
+            var t6 = new SideGeometryTable(GentableRead.Rows<SideGeometry>(GentableRead.Bytes(bytesOf, "SideGeometry.json", "SideGeometry"), "SideGeometry.json", "SideGeometry", TableHashes("SideGeometry"), GentableCodec.ReadSideGeometry));
+            var t7 = new StepMoveTable(GentableRead.Rows<StepMove>(GentableRead.Bytes(bytesOf, "StepMove.json", "StepMove"), "StepMove.json", "StepMove", TableHashes("StepMove"), GentableCodec.ReadStepMove));
+            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7);
         }
 
         /// <summary>
         /// Loads every table from the JSON text <paramref name="jsonOf"/> returns for a table name (the contents
-        /// of <c>&lt;Table&gt;.json</c>). Throws <see cref="GentableDataException"/> if a text is missing, malformed
-        /// or does not match the generated types.
+        /// of <c>&lt;Table&gt;.json</c>, e.g. Unity <c>TextAsset.text</c>; <see cref="LoadFromBytes"/> saves decoding and
+        /// re-encoding the text). Throws <see cref="GentableDataException"/> as <see cref="LoadFromBytes"/> does.
         /// </summary>
         public static Tables LoadFromJson(global::System.Func<string, string> jsonOf)
         {
             if (jsonOf == null) throw new global::System.ArgumentNullException("jsonOf");
-            var t0 = GentableJson.Single<Board>(GentableJson.Table(jsonOf, "Board"), GentableCodec.ReadBoard);
-            var t1 = new ElephantMoveTable(GentableJson.Rows<ElephantMove>(GentableJson.Table(jsonOf, "ElephantMove"), GentableCodec.ReadElephantMove));
-            var t2 = new HorseMoveTable(GentableJson.Rows<HorseMove>(GentableJson.Table(jsonOf, "HorseMove"), GentableCodec.ReadHorseMove));
-            var t3 = new InitialPositionTable(GentableJson.Rows<InitialPosition>(GentableJson.Table(jsonOf, "InitialPosition"), GentableCodec.ReadInitialPosition));
-            var t4 = new LineMoveTable(GentableJson.Rows<LineMove>(GentableJson.Table(jsonOf, "LineMove"), GentableCodec.ReadLineMove));
-            var t5 = new PieceTable(GentableJson.Rows<Piece>(GentableJson.Table(jsonOf, "Piece"), GentableCodec.ReadPiece));
-            var t6 = new SideGeometryTable(GentableJson.Rows<SideGeometry>(GentableJson.Table(jsonOf, "SideGeometry"), GentableCodec.ReadSideGeometry));
-            var t7 = new StepMoveTable(GentableJson.Rows<StepMove>(GentableJson.Table(jsonOf, "StepMove"), GentableCodec.ReadStepMove));
-            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7);
+            var utf8 = new global::System.Text.UTF8Encoding(false);
+            return LoadFromBytes(file =>
+            {
+                string text = jsonOf(GentableRead.TableOf(file));
+                return text == null ? null : utf8.GetBytes(text);
+            });
+        }
+
+        /// <summary>
+        /// Fetches every file of <see cref="DataFiles"/> with <paramref name="fetch"/> (all at once) and loads the
+        /// tables from their bytes: for platforms where data files are not files, like Android and WebGL
+        /// <c>StreamingAssets</c> (fetch them with <c>UnityWebRequest</c>). No thread is started: the tables are read
+        /// on the thread the last fetch completes on. Fails with <see cref="GentableDataException"/> as
+        /// <see cref="LoadFromBytes"/> does; a failed fetch is its inner exception.
+        /// </summary>
+        public static async global::System.Threading.Tasks.Task<Tables> LoadAsync(global::System.Func<string, global::System.Threading.Tasks.Task<byte[]>> fetch)
+        {
+            if (fetch == null) throw new global::System.ArgumentNullException("fetch");
+            var tasks = new global::System.Threading.Tasks.Task<byte[]>[DataFiles.Count];
+            for (int i = 0; i < tasks.Length; i++) tasks[i] = GentableRead.Fetch(fetch, DataFiles[i]);
+            var bytes = new global::System.Collections.Generic.Dictionary<string, byte[]>(tasks.Length);
+            for (int i = 0; i < tasks.Length; i++) bytes[DataFiles[i]] = await GentableRead.Fetched(tasks[i], DataFiles[i]);
+            return LoadFromBytes(file => bytes[file]);
         }
 
         /// <summary>

@@ -22,8 +22,8 @@ export const Movement = Object.freeze({
 
 const MEMBERS_Movement: ReadonlySet<unknown> = new Set<unknown>(Object.values(Movement));
 
-export function readMovement(v: unknown, path: string): Movement {
-  return MEMBERS_Movement.has(v) ? (v as Movement) : rt.fail(path, "one of the Movement members Step, Horse, Elephant, Line", v);
+export function readMovement(v: unknown, at: rt.At): Movement {
+  return MEMBERS_Movement.has(v) ? (v as Movement) : rt.fail(at, "one of the Movement members Step, Horse, Elephant, Line", v);
 }
 
 /**
@@ -40,8 +40,8 @@ export const Region = Object.freeze({
 
 const MEMBERS_Region: ReadonlySet<unknown> = new Set<unknown>(Object.values(Region));
 
-export function readRegion(v: unknown, path: string): Region {
-  return MEMBERS_Region.has(v) ? (v as Region) : rt.fail(path, "one of the Region members Palace, OwnHalf, Board", v);
+export function readRegion(v: unknown, at: rt.At): Region {
+  return MEMBERS_Region.has(v) ? (v as Region) : rt.fail(at, "one of the Region members Palace, OwnHalf, Board", v);
 }
 
 /**
@@ -57,8 +57,8 @@ export const Side = Object.freeze({
 
 const MEMBERS_Side: ReadonlySet<unknown> = new Set<unknown>(Object.values(Side));
 
-export function readSide(v: unknown, path: string): Side {
-  return MEMBERS_Side.has(v) ? (v as Side) : rt.fail(path, "one of the Side members Red, Black", v);
+export function readSide(v: unknown, at: rt.At): Side {
+  return MEMBERS_Side.has(v) ? (v as Side) : rt.fail(at, "one of the Side members Red, Black", v);
 }
 
 /**
@@ -74,6 +74,6 @@ export const StepCondition = Object.freeze({
 
 const MEMBERS_StepCondition: ReadonlySet<unknown> = new Set<unknown>(Object.values(StepCondition));
 
-export function readStepCondition(v: unknown, path: string): StepCondition {
-  return MEMBERS_StepCondition.has(v) ? (v as StepCondition) : rt.fail(path, "one of the StepCondition members Always, AcrossRiver", v);
+export function readStepCondition(v: unknown, at: rt.At): StepCondition {
+  return MEMBERS_StepCondition.has(v) ? (v as StepCondition) : rt.fail(at, "one of the StepCondition members Always, AcrossRiver", v);
 }

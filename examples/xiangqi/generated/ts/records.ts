@@ -16,15 +16,20 @@ export interface Offset {
   readonly dc: number;
 }
 
-const FIELDS_Offset: ReadonlySet<string> = new Set<string>(["dr", "dc"]);
+const FIELDS_Offset: readonly string[] = ["dr", "dc"];
 
-export function readOffset(v: unknown, path: string): Offset {
-  const o = rt.object(v, path, FIELDS_Offset);
-  const r: rt.Mutable<Offset> = {
-    dr: rt.int(rt.required(o, "dr", path), path + ".dr", -128, 127),
-    dc: rt.int(rt.required(o, "dc", path), path + ".dc", -128, 127),
-  };
-  return r;
+export function readOffset(v: unknown, at: rt.At): Offset {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Offset> = {
+      dr: rt.int(o["dr"], "dr", -128, 127),
+      dc: rt.int(o["dc"], "dc", -128, 127),
+    };
+    if (rt.count(o) !== 2) rt.unknown(o, FIELDS_Offset);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeOffset(r: Offset): string {
@@ -48,15 +53,20 @@ export interface Span {
   readonly max: number;
 }
 
-const FIELDS_Span: ReadonlySet<string> = new Set<string>(["min", "max"]);
+const FIELDS_Span: readonly string[] = ["min", "max"];
 
-export function readSpan(v: unknown, path: string): Span {
-  const o = rt.object(v, path, FIELDS_Span);
-  const r: rt.Mutable<Span> = {
-    min: rt.int(rt.required(o, "min", path), path + ".min", 0, 255),
-    max: rt.int(rt.required(o, "max", path), path + ".max", 0, 255),
-  };
-  return r;
+export function readSpan(v: unknown, at: rt.At): Span {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Span> = {
+      min: rt.int(o["min"], "min", 0, 255),
+      max: rt.int(o["max"], "max", 0, 255),
+    };
+    if (rt.count(o) !== 2) rt.unknown(o, FIELDS_Span);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeSpan(r: Span): string {

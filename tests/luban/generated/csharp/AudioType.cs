@@ -10,15 +10,14 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static AudioType ReadAudioType(GentableNode n)
+        /// <summary>The members of AudioType in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersAudioType = new GentableKeys(new string[] { "UNKNOWN", "ACC", "AIFF" }, null);
+
+        private static readonly AudioType[] ValuesAudioType = { global::cfg.AudioType.UNKNOWN, global::cfg.AudioType.ACC, global::cfg.AudioType.AIFF };
+
+        internal static AudioType ReadAudioType(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "UNKNOWN": return global::cfg.AudioType.UNKNOWN;
-                case "ACC": return global::cfg.AudioType.ACC;
-                case "AIFF": return global::cfg.AudioType.AIFF;
-                default: throw GentableJson.Fail(n, "one of the AudioType members UNKNOWN, ACC, AIFF");
-            }
+            return ValuesAudioType[r.ReadMember(MembersAudioType, "one of the AudioType members UNKNOWN, ACC, AIFF")];
         }
 
         internal static void WriteAudioType(global::System.Text.StringBuilder sb, AudioType v)

@@ -13,18 +13,14 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static DemoEnum ReadDemoEnum(GentableNode n)
+        /// <summary>The members of DemoEnum in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersDemoEnum = new GentableKeys(new string[] { "NONE", "A", "B", "C", "D", "Any" }, null);
+
+        private static readonly DemoEnum[] ValuesDemoEnum = { global::cfg.DemoEnum.NONE, global::cfg.DemoEnum.A, global::cfg.DemoEnum.B, global::cfg.DemoEnum.C, global::cfg.DemoEnum.D, global::cfg.DemoEnum.Any };
+
+        internal static DemoEnum ReadDemoEnum(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "NONE": return global::cfg.DemoEnum.NONE;
-                case "A": return global::cfg.DemoEnum.A;
-                case "B": return global::cfg.DemoEnum.B;
-                case "C": return global::cfg.DemoEnum.C;
-                case "D": return global::cfg.DemoEnum.D;
-                case "Any": return global::cfg.DemoEnum.Any;
-                default: throw GentableJson.Fail(n, "one of the DemoEnum members NONE, A, B, C, D, Any");
-            }
+            return ValuesDemoEnum[r.ReadMember(MembersDemoEnum, "one of the DemoEnum members NONE, A, B, C, D, Any")];
         }
 
         internal static void WriteDemoEnum(global::System.Text.StringBuilder sb, DemoEnum v)

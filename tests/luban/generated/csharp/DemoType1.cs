@@ -14,11 +14,19 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static DemoType1 ReadDemoType1(GentableNode n)
+        private static readonly GentableKeys KeysDemoType1 = new GentableKeys(new string[] { "x1" }, new bool[] { true });
+
+        internal static DemoType1 ReadDemoType1(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.I32(o.Required("x1"));
-            o.Finish();
+            int f0 = default(int);
+            r.BeginObject(KeysDemoType1);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadI32(); break;
+                }
+            }
             return new DemoType1(f0);
         }
 

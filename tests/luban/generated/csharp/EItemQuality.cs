@@ -15,17 +15,14 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static EItemQuality ReadEItemQuality(GentableNode n)
+        /// <summary>The members of EItemQuality in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersEItemQuality = new GentableKeys(new string[] { "WHITE", "GREEN", "BLUE", "PURPLE", "GOLDEN" }, null);
+
+        private static readonly EItemQuality[] ValuesEItemQuality = { global::cfg.EItemQuality.WHITE, global::cfg.EItemQuality.GREEN, global::cfg.EItemQuality.BLUE, global::cfg.EItemQuality.PURPLE, global::cfg.EItemQuality.GOLDEN };
+
+        internal static EItemQuality ReadEItemQuality(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "WHITE": return global::cfg.EItemQuality.WHITE;
-                case "GREEN": return global::cfg.EItemQuality.GREEN;
-                case "BLUE": return global::cfg.EItemQuality.BLUE;
-                case "PURPLE": return global::cfg.EItemQuality.PURPLE;
-                case "GOLDEN": return global::cfg.EItemQuality.GOLDEN;
-                default: throw GentableJson.Fail(n, "one of the EItemQuality members WHITE, GREEN, BLUE, PURPLE, GOLDEN");
-            }
+            return ValuesEItemQuality[r.ReadMember(MembersEItemQuality, "one of the EItemQuality members WHITE, GREEN, BLUE, PURPLE, GOLDEN")];
         }
 
         internal static void WriteEItemQuality(global::System.Text.StringBuilder sb, EItemQuality v)

@@ -18,23 +18,14 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static EMajorType ReadEMajorType(GentableNode n)
+        /// <summary>The members of EMajorType in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersEMajorType = new GentableKeys(new string[] { "CURRENCY", "CLOTH", "QUEST", "CONSUMABLES", "TREASURE_BOX", "ACHIEVEMENT_AND_TITLE", "HEAD_FRAME", "VOICE", "ACTION", "EXPANSION", "MATERIAL" }, null);
+
+        private static readonly EMajorType[] ValuesEMajorType = { global::cfg.EMajorType.CURRENCY, global::cfg.EMajorType.CLOTH, global::cfg.EMajorType.QUEST, global::cfg.EMajorType.CONSUMABLES, global::cfg.EMajorType.TREASURE_BOX, global::cfg.EMajorType.ACHIEVEMENT_AND_TITLE, global::cfg.EMajorType.HEAD_FRAME, global::cfg.EMajorType.VOICE, global::cfg.EMajorType.ACTION, global::cfg.EMajorType.EXPANSION, global::cfg.EMajorType.MATERIAL };
+
+        internal static EMajorType ReadEMajorType(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "CURRENCY": return global::cfg.EMajorType.CURRENCY;
-                case "CLOTH": return global::cfg.EMajorType.CLOTH;
-                case "QUEST": return global::cfg.EMajorType.QUEST;
-                case "CONSUMABLES": return global::cfg.EMajorType.CONSUMABLES;
-                case "TREASURE_BOX": return global::cfg.EMajorType.TREASURE_BOX;
-                case "ACHIEVEMENT_AND_TITLE": return global::cfg.EMajorType.ACHIEVEMENT_AND_TITLE;
-                case "HEAD_FRAME": return global::cfg.EMajorType.HEAD_FRAME;
-                case "VOICE": return global::cfg.EMajorType.VOICE;
-                case "ACTION": return global::cfg.EMajorType.ACTION;
-                case "EXPANSION": return global::cfg.EMajorType.EXPANSION;
-                case "MATERIAL": return global::cfg.EMajorType.MATERIAL;
-                default: throw GentableJson.Fail(n, "one of the EMajorType members CURRENCY, CLOTH, QUEST, CONSUMABLES, TREASURE_BOX, ACHIEVEMENT_AND_TITLE, HEAD_FRAME, VOICE, ACTION, EXPANSION, MATERIAL");
-            }
+            return ValuesEMajorType[r.ReadMember(MembersEMajorType, "one of the EMajorType members CURRENCY, CLOTH, QUEST, CONSUMABLES, TREASURE_BOX, ACHIEVEMENT_AND_TITLE, HEAD_FRAME, VOICE, ACTION, EXPANSION, MATERIAL")];
         }
 
         internal static void WriteEMajorType(global::System.Text.StringBuilder sb, EMajorType v)

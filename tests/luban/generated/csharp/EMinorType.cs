@@ -56,61 +56,14 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static EMinorType ReadEMinorType(GentableNode n)
+        /// <summary>The members of EMinorType in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersEMinorType = new GentableKeys(new string[] { "DIAMOND", "GOLD", "SILVER", "EXP", "POWER_POINT", "HAIR_STYLE", "COAT", "UPPER_JACKET", "TROUSERS", "SKIRT", "SOCKS", "SHOES", "HAIR_ACCESSORY", "HAT", "EARRING", "NECKLACE", "BRACELET", "HAIR_CLASP", "GLOVE", "HANDHELD_OBJECT", "SPECIAL", "BASE_COSMETIC", "EYEBROW_COSMETIC", "EYELASH", "COSMETIC_CONTACT_LENSES", "LIP_COSMETIC", "SKIN_COLOR", "ONE_PIECE_DRESS", "SWITCH_CLOTHES_SCENE", "QUEST", "CAST", "SWORD", "BOW_ARROW", "WANDS", "SPECIAL_TOOL", "FOOD", "TREASURE_BOX", "KEY", "MULTI_CHOOSE_TREASURE_BOX", "ACHIEVEMENT", "TITLE", "AVATAR_FRAME", "VOICE", "IDLE_POSE", "PHOTO_POSE", "BAG", "FRIEND_CAPACITY", "CONSTRUCTION_MATERIAL", "DESIGN_DRAWING" }, null);
+
+        private static readonly EMinorType[] ValuesEMinorType = { global::cfg.EMinorType.DIAMOND, global::cfg.EMinorType.GOLD, global::cfg.EMinorType.SILVER, global::cfg.EMinorType.EXP, global::cfg.EMinorType.POWER_POINT, global::cfg.EMinorType.HAIR_STYLE, global::cfg.EMinorType.COAT, global::cfg.EMinorType.UPPER_JACKET, global::cfg.EMinorType.TROUSERS, global::cfg.EMinorType.SKIRT, global::cfg.EMinorType.SOCKS, global::cfg.EMinorType.SHOES, global::cfg.EMinorType.HAIR_ACCESSORY, global::cfg.EMinorType.HAT, global::cfg.EMinorType.EARRING, global::cfg.EMinorType.NECKLACE, global::cfg.EMinorType.BRACELET, global::cfg.EMinorType.HAIR_CLASP, global::cfg.EMinorType.GLOVE, global::cfg.EMinorType.HANDHELD_OBJECT, global::cfg.EMinorType.SPECIAL, global::cfg.EMinorType.BASE_COSMETIC, global::cfg.EMinorType.EYEBROW_COSMETIC, global::cfg.EMinorType.EYELASH, global::cfg.EMinorType.COSMETIC_CONTACT_LENSES, global::cfg.EMinorType.LIP_COSMETIC, global::cfg.EMinorType.SKIN_COLOR, global::cfg.EMinorType.ONE_PIECE_DRESS, global::cfg.EMinorType.SWITCH_CLOTHES_SCENE, global::cfg.EMinorType.QUEST, global::cfg.EMinorType.CAST, global::cfg.EMinorType.SWORD, global::cfg.EMinorType.BOW_ARROW, global::cfg.EMinorType.WANDS, global::cfg.EMinorType.SPECIAL_TOOL, global::cfg.EMinorType.FOOD, global::cfg.EMinorType.TREASURE_BOX, global::cfg.EMinorType.KEY, global::cfg.EMinorType.MULTI_CHOOSE_TREASURE_BOX, global::cfg.EMinorType.ACHIEVEMENT, global::cfg.EMinorType.TITLE, global::cfg.EMinorType.AVATAR_FRAME, global::cfg.EMinorType.VOICE, global::cfg.EMinorType.IDLE_POSE, global::cfg.EMinorType.PHOTO_POSE, global::cfg.EMinorType.BAG, global::cfg.EMinorType.FRIEND_CAPACITY, global::cfg.EMinorType.CONSTRUCTION_MATERIAL, global::cfg.EMinorType.DESIGN_DRAWING };
+
+        internal static EMinorType ReadEMinorType(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "DIAMOND": return global::cfg.EMinorType.DIAMOND;
-                case "GOLD": return global::cfg.EMinorType.GOLD;
-                case "SILVER": return global::cfg.EMinorType.SILVER;
-                case "EXP": return global::cfg.EMinorType.EXP;
-                case "POWER_POINT": return global::cfg.EMinorType.POWER_POINT;
-                case "HAIR_STYLE": return global::cfg.EMinorType.HAIR_STYLE;
-                case "COAT": return global::cfg.EMinorType.COAT;
-                case "UPPER_JACKET": return global::cfg.EMinorType.UPPER_JACKET;
-                case "TROUSERS": return global::cfg.EMinorType.TROUSERS;
-                case "SKIRT": return global::cfg.EMinorType.SKIRT;
-                case "SOCKS": return global::cfg.EMinorType.SOCKS;
-                case "SHOES": return global::cfg.EMinorType.SHOES;
-                case "HAIR_ACCESSORY": return global::cfg.EMinorType.HAIR_ACCESSORY;
-                case "HAT": return global::cfg.EMinorType.HAT;
-                case "EARRING": return global::cfg.EMinorType.EARRING;
-                case "NECKLACE": return global::cfg.EMinorType.NECKLACE;
-                case "BRACELET": return global::cfg.EMinorType.BRACELET;
-                case "HAIR_CLASP": return global::cfg.EMinorType.HAIR_CLASP;
-                case "GLOVE": return global::cfg.EMinorType.GLOVE;
-                case "HANDHELD_OBJECT": return global::cfg.EMinorType.HANDHELD_OBJECT;
-                case "SPECIAL": return global::cfg.EMinorType.SPECIAL;
-                case "BASE_COSMETIC": return global::cfg.EMinorType.BASE_COSMETIC;
-                case "EYEBROW_COSMETIC": return global::cfg.EMinorType.EYEBROW_COSMETIC;
-                case "EYELASH": return global::cfg.EMinorType.EYELASH;
-                case "COSMETIC_CONTACT_LENSES": return global::cfg.EMinorType.COSMETIC_CONTACT_LENSES;
-                case "LIP_COSMETIC": return global::cfg.EMinorType.LIP_COSMETIC;
-                case "SKIN_COLOR": return global::cfg.EMinorType.SKIN_COLOR;
-                case "ONE_PIECE_DRESS": return global::cfg.EMinorType.ONE_PIECE_DRESS;
-                case "SWITCH_CLOTHES_SCENE": return global::cfg.EMinorType.SWITCH_CLOTHES_SCENE;
-                case "QUEST": return global::cfg.EMinorType.QUEST;
-                case "CAST": return global::cfg.EMinorType.CAST;
-                case "SWORD": return global::cfg.EMinorType.SWORD;
-                case "BOW_ARROW": return global::cfg.EMinorType.BOW_ARROW;
-                case "WANDS": return global::cfg.EMinorType.WANDS;
-                case "SPECIAL_TOOL": return global::cfg.EMinorType.SPECIAL_TOOL;
-                case "FOOD": return global::cfg.EMinorType.FOOD;
-                case "TREASURE_BOX": return global::cfg.EMinorType.TREASURE_BOX;
-                case "KEY": return global::cfg.EMinorType.KEY;
-                case "MULTI_CHOOSE_TREASURE_BOX": return global::cfg.EMinorType.MULTI_CHOOSE_TREASURE_BOX;
-                case "ACHIEVEMENT": return global::cfg.EMinorType.ACHIEVEMENT;
-                case "TITLE": return global::cfg.EMinorType.TITLE;
-                case "AVATAR_FRAME": return global::cfg.EMinorType.AVATAR_FRAME;
-                case "VOICE": return global::cfg.EMinorType.VOICE;
-                case "IDLE_POSE": return global::cfg.EMinorType.IDLE_POSE;
-                case "PHOTO_POSE": return global::cfg.EMinorType.PHOTO_POSE;
-                case "BAG": return global::cfg.EMinorType.BAG;
-                case "FRIEND_CAPACITY": return global::cfg.EMinorType.FRIEND_CAPACITY;
-                case "CONSTRUCTION_MATERIAL": return global::cfg.EMinorType.CONSTRUCTION_MATERIAL;
-                case "DESIGN_DRAWING": return global::cfg.EMinorType.DESIGN_DRAWING;
-                default: throw GentableJson.Fail(n, "one of the EMinorType members DIAMOND, GOLD, SILVER, EXP, POWER_POINT, HAIR_STYLE, COAT, UPPER_JACKET, TROUSERS, SKIRT, SOCKS, SHOES, HAIR_ACCESSORY, HAT, EARRING, NECKLACE, BRACELET, HAIR_CLASP, GLOVE, HANDHELD_OBJECT, SPECIAL, BASE_COSMETIC, EYEBROW_COSMETIC, EYELASH, COSMETIC_CONTACT_LENSES, LIP_COSMETIC, SKIN_COLOR, ONE_PIECE_DRESS, SWITCH_CLOTHES_SCENE, QUEST, CAST, SWORD, BOW_ARROW, WANDS, SPECIAL_TOOL, FOOD, TREASURE_BOX, KEY, MULTI_CHOOSE_TREASURE_BOX, ACHIEVEMENT, TITLE, AVATAR_FRAME, VOICE, IDLE_POSE, PHOTO_POSE, BAG, FRIEND_CAPACITY, CONSTRUCTION_MATERIAL, DESIGN_DRAWING");
-            }
+            return ValuesEMinorType[r.ReadMember(MembersEMinorType, "one of the EMinorType members DIAMOND, GOLD, SILVER, EXP, POWER_POINT, HAIR_STYLE, COAT, UPPER_JACKET, TROUSERS, SKIRT, SOCKS, SHOES, HAIR_ACCESSORY, HAT, EARRING, NECKLACE, BRACELET, HAIR_CLASP, GLOVE, HANDHELD_OBJECT, SPECIAL, BASE_COSMETIC, EYEBROW_COSMETIC, EYELASH, COSMETIC_CONTACT_LENSES, LIP_COSMETIC, SKIN_COLOR, ONE_PIECE_DRESS, SWITCH_CLOTHES_SCENE, QUEST, CAST, SWORD, BOW_ARROW, WANDS, SPECIAL_TOOL, FOOD, TREASURE_BOX, KEY, MULTI_CHOOSE_TREASURE_BOX, ACHIEVEMENT, TITLE, AVATAR_FRAME, VOICE, IDLE_POSE, PHOTO_POSE, BAG, FRIEND_CAPACITY, CONSTRUCTION_MATERIAL, DESIGN_DRAWING")];
         }
 
         internal static void WriteEMinorType(global::System.Text.StringBuilder sb, EMinorType v)

@@ -2,8 +2,10 @@
 namespace cfg
 {
     /// <summary>
-    /// Every table of DataTables. Load them once with <see cref="Load"/> (files) or
-    /// <see cref="LoadFromJson"/> (any source, e.g. Unity TextAssets).
+    /// Every table of DataTables. Load them once with <see cref="Load"/> (files), <see cref="LoadFromBytes"/> (any
+    /// source, e.g. Unity TextAssets) or <see cref="LoadAsync"/> (fetched, e.g. with UnityWebRequest). A loaded
+    /// <c>Tables</c> is immutable and shares nothing with another one: to hot-reload, load a second one and swap
+    /// the one reference the game reads (a reference assignment is atomic).
     /// </summary>
     public sealed partial class Tables
     {
@@ -113,46 +115,86 @@ namespace cfg
             this.TbTestSet = t14;
             this.TbTestSize = t15;
             this.TbTestTag = t16;
+            for (int i = 0; i < this.TbTestMap.All.Count; i++) { try { this.TbTestMap.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbTestMap.json", "TbTestMap", i); } }
         }
 
         /// <summary>
+        /// The data files the loaders read, one per table (<c>&lt;Table&gt;.json</c>), relative to the data folder:
+        /// what to copy next to the game (e.g. into <c>StreamingAssets</c>) and what <see cref="LoadAsync"/> fetches.
+        /// </summary>
+        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "TbDemoPrimitive.json", "TbItem.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestRange.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json" });
+
+        /// <summary>
         /// Loads every table from <c>&lt;dataDir&gt;/&lt;Table&gt;.json</c> (the canonical data gentable writes to
-        /// <c>generated/data/</c>). Throws <see cref="GentableDataException"/> if a file is malformed or does not
-        /// match the generated types.
+        /// <c>generated/data/</c>). Throws <see cref="GentableDataException"/> if a file is missing, unreadable (the I/O
+        /// error is its inner exception), malformed, or does not match the generated types.
         /// </summary>
         public static Tables Load(string dataDir)
         {
             if (dataDir == null) throw new global::System.ArgumentNullException("dataDir");
-            var utf8 = new global::System.Text.UTF8Encoding(false, true);
-            return LoadFromJson(table => global::System.IO.File.ReadAllText(global::System.IO.Path.Combine(dataDir, table + ".json"), utf8));
+            return LoadFromBytes(file => GentableRead.ReadFile(dataDir, file));
+        }
+
+        /// <summary>
+        /// Loads every table from the bytes <paramref name="bytesOf"/> returns for each name in <see cref="DataFiles"/>
+        /// (e.g. Unity <c>TextAsset.bytes</c>, or files fetched with <c>UnityWebRequest</c>). Throws
+        /// <see cref="GentableDataException"/> if the function fails (its exception is the inner exception) or returns
+        /// null, or a file is malformed or does not match the generated types.
+        /// </summary>
+        public static Tables LoadFromBytes(global::System.Func<string, byte[]> bytesOf)
+        {
+            if (bytesOf == null) throw new global::System.ArgumentNullException("bytesOf");
+            var t0 = new TbDemoPrimitiveTable(GentableRead.Rows<TbDemoPrimitive>(GentableRead.Bytes(bytesOf, "TbDemoPrimitive.json", "TbDemoPrimitive"), "TbDemoPrimitive.json", "TbDemoPrimitive", TableHashes("TbDemoPrimitive"), GentableCodec.ReadTbDemoPrimitive));
+            var t1 = new TbItemTable(GentableRead.Rows<TbItem>(GentableRead.Bytes(bytesOf, "TbItem.json", "TbItem"), "TbItem.json", "TbItem", TableHashes("TbItem"), GentableCodec.ReadTbItem));
+            var t2 = new TbL10nDemoTable(GentableRead.Rows<TbL10nDemo>(GentableRead.Bytes(bytesOf, "TbL10NDemo.json", "TbL10NDemo"), "TbL10NDemo.json", "TbL10NDemo", TableHashes("TbL10NDemo"), GentableCodec.ReadTbL10nDemo));
+            var t3 = new TbMultiIndexListTable(GentableRead.Rows<TbMultiIndexList>(GentableRead.Bytes(bytesOf, "TbMultiIndexList.json", "TbMultiIndexList"), "TbMultiIndexList.json", "TbMultiIndexList", TableHashes("TbMultiIndexList"), GentableCodec.ReadTbMultiIndexList));
+            var t4 = new TbMultiUnionIndexListTable(GentableRead.Rows<TbMultiUnionIndexList>(GentableRead.Bytes(bytesOf, "TbMultiUnionIndexList.json", "TbMultiUnionIndexList"), "TbMultiUnionIndexList.json", "TbMultiUnionIndexList", TableHashes("TbMultiUnionIndexList"), GentableCodec.ReadTbMultiUnionIndexList));
+            var t5 = new TbNotIndexListTable(GentableRead.Rows<TbNotIndexList>(GentableRead.Bytes(bytesOf, "TbNotIndexList.json", "TbNotIndexList"), "TbNotIndexList.json", "TbNotIndexList", TableHashes("TbNotIndexList"), GentableCodec.ReadTbNotIndexList));
+            var t6 = new TbPatchDemoTable(GentableRead.Rows<TbPatchDemo>(GentableRead.Bytes(bytesOf, "TbPatchDemo.json", "TbPatchDemo"), "TbPatchDemo.json", "TbPatchDemo", TableHashes("TbPatchDemo"), GentableCodec.ReadTbPatchDemo));
+            var t7 = new TbPathTable(GentableRead.Rows<TbPath>(GentableRead.Bytes(bytesOf, "TbPath.json", "TbPath"), "TbPath.json", "TbPath", TableHashes("TbPath"), GentableCodec.ReadTbPath));
+            var t8 = new TbTestFieldVariantTable(GentableRead.Rows<TbTestFieldVariant>(GentableRead.Bytes(bytesOf, "TbTestFieldVariant.json", "TbTestFieldVariant"), "TbTestFieldVariant.json", "TbTestFieldVariant", TableHashes("TbTestFieldVariant"), GentableCodec.ReadTbTestFieldVariant));
+            var t9 = new TbTestFieldVariant2Table(GentableRead.Rows<TbTestFieldVariant2>(GentableRead.Bytes(bytesOf, "TbTestFieldVariant2.json", "TbTestFieldVariant2"), "TbTestFieldVariant2.json", "TbTestFieldVariant2", TableHashes("TbTestFieldVariant2"), GentableCodec.ReadTbTestFieldVariant2));
+            var t10 = new TbTestIndexTable(GentableRead.Rows<TbTestIndex>(GentableRead.Bytes(bytesOf, "TbTestIndex.json", "TbTestIndex"), "TbTestIndex.json", "TbTestIndex", TableHashes("TbTestIndex"), GentableCodec.ReadTbTestIndex));
+            var t11 = new TbTestMapTable(GentableRead.Rows<TbTestMap>(GentableRead.Bytes(bytesOf, "TbTestMap.json", "TbTestMap"), "TbTestMap.json", "TbTestMap", TableHashes("TbTestMap"), GentableCodec.ReadTbTestMap));
+            var t12 = new TbTestMapperTable(GentableRead.Rows<TbTestMapper>(GentableRead.Bytes(bytesOf, "TbTestMapper.json", "TbTestMapper"), "TbTestMapper.json", "TbTestMapper", TableHashes("TbTestMapper"), GentableCodec.ReadTbTestMapper));
+            var t13 = new TbTestRangeTable(GentableRead.Rows<TbTestRange>(GentableRead.Bytes(bytesOf, "TbTestRange.json", "TbTestRange"), "TbTestRange.json", "TbTestRange", TableHashes("TbTestRange"), GentableCodec.ReadTbTestRange));
+            var t14 = new TbTestSetTable(GentableRead.Rows<TbTestSet>(GentableRead.Bytes(bytesOf, "TbTestSet.json", "TbTestSet"), "TbTestSet.json", "TbTestSet", TableHashes("TbTestSet"), GentableCodec.ReadTbTestSet));
+            var t15 = new TbTestSizeTable(GentableRead.Rows<TbTestSize>(GentableRead.Bytes(bytesOf, "TbTestSize.json", "TbTestSize"), "TbTestSize.json", "TbTestSize", TableHashes("TbTestSize"), GentableCodec.ReadTbTestSize));
+            var t16 = new TbTestTagTable(GentableRead.Rows<TbTestTag>(GentableRead.Bytes(bytesOf, "TbTestTag.json", "TbTestTag"), "TbTestTag.json", "TbTestTag", TableHashes("TbTestTag"), GentableCodec.ReadTbTestTag));
+            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16);
         }
 
         /// <summary>
         /// Loads every table from the JSON text <paramref name="jsonOf"/> returns for a table name (the contents
-        /// of <c>&lt;Table&gt;.json</c>). Throws <see cref="GentableDataException"/> if a text is missing, malformed
-        /// or does not match the generated types.
+        /// of <c>&lt;Table&gt;.json</c>, e.g. Unity <c>TextAsset.text</c>; <see cref="LoadFromBytes"/> saves decoding and
+        /// re-encoding the text). Throws <see cref="GentableDataException"/> as <see cref="LoadFromBytes"/> does.
         /// </summary>
         public static Tables LoadFromJson(global::System.Func<string, string> jsonOf)
         {
             if (jsonOf == null) throw new global::System.ArgumentNullException("jsonOf");
-            var t0 = new TbDemoPrimitiveTable(GentableJson.Rows<TbDemoPrimitive>(GentableJson.Table(jsonOf, "TbDemoPrimitive"), GentableCodec.ReadTbDemoPrimitive));
-            var t1 = new TbItemTable(GentableJson.Rows<TbItem>(GentableJson.Table(jsonOf, "TbItem"), GentableCodec.ReadTbItem));
-            var t2 = new TbL10nDemoTable(GentableJson.Rows<TbL10nDemo>(GentableJson.Table(jsonOf, "TbL10NDemo"), GentableCodec.ReadTbL10nDemo));
-            var t3 = new TbMultiIndexListTable(GentableJson.Rows<TbMultiIndexList>(GentableJson.Table(jsonOf, "TbMultiIndexList"), GentableCodec.ReadTbMultiIndexList));
-            var t4 = new TbMultiUnionIndexListTable(GentableJson.Rows<TbMultiUnionIndexList>(GentableJson.Table(jsonOf, "TbMultiUnionIndexList"), GentableCodec.ReadTbMultiUnionIndexList));
-            var t5 = new TbNotIndexListTable(GentableJson.Rows<TbNotIndexList>(GentableJson.Table(jsonOf, "TbNotIndexList"), GentableCodec.ReadTbNotIndexList));
-            var t6 = new TbPatchDemoTable(GentableJson.Rows<TbPatchDemo>(GentableJson.Table(jsonOf, "TbPatchDemo"), GentableCodec.ReadTbPatchDemo));
-            var t7 = new TbPathTable(GentableJson.Rows<TbPath>(GentableJson.Table(jsonOf, "TbPath"), GentableCodec.ReadTbPath));
-            var t8 = new TbTestFieldVariantTable(GentableJson.Rows<TbTestFieldVariant>(GentableJson.Table(jsonOf, "TbTestFieldVariant"), GentableCodec.ReadTbTestFieldVariant));
-            var t9 = new TbTestFieldVariant2Table(GentableJson.Rows<TbTestFieldVariant2>(GentableJson.Table(jsonOf, "TbTestFieldVariant2"), GentableCodec.ReadTbTestFieldVariant2));
-            var t10 = new TbTestIndexTable(GentableJson.Rows<TbTestIndex>(GentableJson.Table(jsonOf, "TbTestIndex"), GentableCodec.ReadTbTestIndex));
-            var t11 = new TbTestMapTable(GentableJson.Rows<TbTestMap>(GentableJson.Table(jsonOf, "TbTestMap"), GentableCodec.ReadTbTestMap));
-            var t12 = new TbTestMapperTable(GentableJson.Rows<TbTestMapper>(GentableJson.Table(jsonOf, "TbTestMapper"), GentableCodec.ReadTbTestMapper));
-            var t13 = new TbTestRangeTable(GentableJson.Rows<TbTestRange>(GentableJson.Table(jsonOf, "TbTestRange"), GentableCodec.ReadTbTestRange));
-            var t14 = new TbTestSetTable(GentableJson.Rows<TbTestSet>(GentableJson.Table(jsonOf, "TbTestSet"), GentableCodec.ReadTbTestSet));
-            var t15 = new TbTestSizeTable(GentableJson.Rows<TbTestSize>(GentableJson.Table(jsonOf, "TbTestSize"), GentableCodec.ReadTbTestSize));
-            var t16 = new TbTestTagTable(GentableJson.Rows<TbTestTag>(GentableJson.Table(jsonOf, "TbTestTag"), GentableCodec.ReadTbTestTag));
-            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16);
+            var utf8 = new global::System.Text.UTF8Encoding(false);
+            return LoadFromBytes(file =>
+            {
+                string text = jsonOf(GentableRead.TableOf(file));
+                return text == null ? null : utf8.GetBytes(text);
+            });
+        }
+
+        /// <summary>
+        /// Fetches every file of <see cref="DataFiles"/> with <paramref name="fetch"/> (all at once) and loads the
+        /// tables from their bytes: for platforms where data files are not files, like Android and WebGL
+        /// <c>StreamingAssets</c> (fetch them with <c>UnityWebRequest</c>). No thread is started: the tables are read
+        /// on the thread the last fetch completes on. Fails with <see cref="GentableDataException"/> as
+        /// <see cref="LoadFromBytes"/> does; a failed fetch is its inner exception.
+        /// </summary>
+        public static async global::System.Threading.Tasks.Task<Tables> LoadAsync(global::System.Func<string, global::System.Threading.Tasks.Task<byte[]>> fetch)
+        {
+            if (fetch == null) throw new global::System.ArgumentNullException("fetch");
+            var tasks = new global::System.Threading.Tasks.Task<byte[]>[DataFiles.Count];
+            for (int i = 0; i < tasks.Length; i++) tasks[i] = GentableRead.Fetch(fetch, DataFiles[i]);
+            var bytes = new global::System.Collections.Generic.Dictionary<string, byte[]>(tasks.Length);
+            for (int i = 0; i < tasks.Length; i++) bytes[DataFiles[i]] = await GentableRead.Fetched(tasks[i], DataFiles[i]);
+            return LoadFromBytes(file => bytes[file]);
         }
 
         /// <summary>

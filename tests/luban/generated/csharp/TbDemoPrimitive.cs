@@ -130,23 +130,43 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static TbDemoPrimitive ReadTbDemoPrimitive(GentableNode n)
+        private static readonly GentableKeys KeysTbDemoPrimitive = new GentableKeys(new string[] { "s1", "s2", "t1", "v2", "v3", "v4", "x1", "x2", "x3", "x4", "x5", "x6", "x7" }, new bool[] { true, true, true, true, true, true, true, true, true, true, true, true, true });
+
+        internal static TbDemoPrimitive ReadTbDemoPrimitive(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f7 = GentableJson.Str(o.Required("s1"));
-            var f8 = GentableJson.Str(o.Required("s2"));
-            var f12 = GentableJson.DateTime(o.Required("t1"));
-            var f9 = GentableCodec.ReadVec2(o.Required("v2"));
-            var f10 = GentableCodec.ReadVec3(o.Required("v3"));
-            var f11 = GentableCodec.ReadVec4(o.Required("v4"));
-            var f0 = GentableJson.Bool(o.Required("x1"));
-            var f1 = GentableJson.U8(o.Required("x2"));
-            var f2 = GentableJson.I16(o.Required("x3"));
-            var f3 = GentableJson.I32(o.Required("x4"));
-            var f4 = GentableJson.I64(o.Required("x5"));
-            var f5 = GentableJson.F64(o.Required("x6"));
-            var f6 = GentableJson.F64(o.Required("x7"));
-            o.Finish();
+            bool f0 = default(bool);
+            byte f1 = default(byte);
+            short f2 = default(short);
+            int f3 = default(int);
+            long f4 = default(long);
+            double f5 = default(double);
+            double f6 = default(double);
+            string f7 = default(string);
+            string f8 = default(string);
+            Vec2 f9 = default(Vec2);
+            Vec3 f10 = default(Vec3);
+            Vec4 f11 = default(Vec4);
+            global::System.DateTimeOffset f12 = default(global::System.DateTimeOffset);
+            r.BeginObject(KeysTbDemoPrimitive);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f7 = r.ReadString(); break;
+                    case 1: f8 = r.ReadString(); break;
+                    case 2: f12 = r.ReadDateTime(); break;
+                    case 3: f9 = GentableCodec.ReadVec2(r); break;
+                    case 4: f10 = GentableCodec.ReadVec3(r); break;
+                    case 5: f11 = GentableCodec.ReadVec4(r); break;
+                    case 6: f0 = r.ReadBool(); break;
+                    case 7: f1 = r.ReadU8(); break;
+                    case 8: f2 = r.ReadI16(); break;
+                    case 9: f3 = r.ReadI32(); break;
+                    case 10: f4 = r.ReadI64(); break;
+                    case 11: f5 = r.ReadDouble(); break;
+                    case 12: f6 = r.ReadDouble(); break;
+                }
+            }
             return new TbDemoPrimitive(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12);
         }
 

@@ -129,20 +129,37 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static TbItem ReadTbItem(GentableNode n)
+        private static readonly GentableKeys KeysTbItem = new GentableKeys(new string[] { "desc", "icon", "icon_backgroud", "icon_mask", "id", "major_type", "minor_type", "name", "quality", "show_order" }, new bool[] { true, true, true, true, true, true, true, true, true, true });
+
+        internal static TbItem ReadTbItem(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f8 = GentableJson.Str(o.Required("desc"));
-            var f5 = GentableJson.Str(o.Required("icon"));
-            var f6 = GentableJson.Str(o.Required("icon_backgroud"));
-            var f7 = GentableJson.Str(o.Required("icon_mask"));
-            var f0 = GentableJson.I32(o.Required("id"));
-            var f2 = GentableCodec.ReadEMajorType(o.Required("major_type"));
-            var f3 = GentableCodec.ReadEMinorType(o.Required("minor_type"));
-            var f1 = GentableJson.Str(o.Required("name"));
-            var f4 = GentableCodec.ReadEItemQuality(o.Required("quality"));
-            var f9 = GentableJson.I32(o.Required("show_order"));
-            o.Finish();
+            int f0 = default(int);
+            string f1 = default(string);
+            EMajorType f2 = default(EMajorType);
+            EMinorType f3 = default(EMinorType);
+            EItemQuality f4 = default(EItemQuality);
+            string f5 = default(string);
+            string f6 = default(string);
+            string f7 = default(string);
+            string f8 = default(string);
+            int f9 = default(int);
+            r.BeginObject(KeysTbItem);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f8 = r.ReadString(); break;
+                    case 1: f5 = r.ReadString(); break;
+                    case 2: f6 = r.ReadString(); break;
+                    case 3: f7 = r.ReadString(); break;
+                    case 4: f0 = r.ReadI32(); break;
+                    case 5: f2 = GentableCodec.ReadEMajorType(r); break;
+                    case 6: f3 = GentableCodec.ReadEMinorType(r); break;
+                    case 7: f1 = r.ReadString(); break;
+                    case 8: f4 = GentableCodec.ReadEItemQuality(r); break;
+                    case 9: f9 = r.ReadI32(); break;
+                }
+            }
             return new TbItem(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9);
         }
 

@@ -97,12 +97,21 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static TbL10nDemo ReadTbL10nDemo(GentableNode n)
+        private static readonly GentableKeys KeysTbL10nDemo = new GentableKeys(new string[] { "id", "text" }, new bool[] { true, true });
+
+        internal static TbL10nDemo ReadTbL10nDemo(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.I32(o.Required("id"));
-            var f1 = GentableJson.Str(o.Required("text"));
-            o.Finish();
+            int f0 = default(int);
+            string f1 = default(string);
+            r.BeginObject(KeysTbL10nDemo);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadI32(); break;
+                    case 1: f1 = r.ReadString(); break;
+                }
+            }
             return new TbL10nDemo(f0, f1);
         }
 

@@ -52,15 +52,27 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static TbMultiUnionIndexList ReadTbMultiUnionIndexList(GentableNode n)
+        private static readonly GentableKeys KeysTbMultiUnionIndexList = new GentableKeys(new string[] { "desc", "id1", "id2", "id3", "num" }, new bool[] { true, true, true, true, true });
+
+        internal static TbMultiUnionIndexList ReadTbMultiUnionIndexList(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f4 = GentableJson.Str(o.Required("desc"));
-            var f0 = GentableJson.I32(o.Required("id1"));
-            var f1 = GentableJson.I64(o.Required("id2"));
-            var f2 = GentableJson.Str(o.Required("id3"));
-            var f3 = GentableJson.I32(o.Required("num"));
-            o.Finish();
+            int f0 = default(int);
+            long f1 = default(long);
+            string f2 = default(string);
+            int f3 = default(int);
+            string f4 = default(string);
+            r.BeginObject(KeysTbMultiUnionIndexList);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f4 = r.ReadString(); break;
+                    case 1: f0 = r.ReadI32(); break;
+                    case 2: f1 = r.ReadI64(); break;
+                    case 3: f2 = r.ReadString(); break;
+                    case 4: f3 = r.ReadI32(); break;
+                }
+            }
             return new TbMultiUnionIndexList(f0, f1, f2, f3, f4);
         }
 

@@ -37,12 +37,21 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static TbNotIndexList ReadTbNotIndexList(GentableNode n)
+        private static readonly GentableKeys KeysTbNotIndexList = new GentableKeys(new string[] { "x", "y" }, new bool[] { true, true });
+
+        internal static TbNotIndexList ReadTbNotIndexList(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.I32(o.Required("x"));
-            var f1 = GentableJson.I32(o.Required("y"));
-            o.Finish();
+            int f0 = default(int);
+            int f1 = default(int);
+            r.BeginObject(KeysTbNotIndexList);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadI32(); break;
+                    case 1: f1 = r.ReadI32(); break;
+                }
+            }
             return new TbNotIndexList(f0, f1);
         }
 

@@ -97,12 +97,21 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static TbPatchDemo ReadTbPatchDemo(GentableNode n)
+        private static readonly GentableKeys KeysTbPatchDemo = new GentableKeys(new string[] { "id", "value" }, new bool[] { true, true });
+
+        internal static TbPatchDemo ReadTbPatchDemo(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.I32(o.Required("id"));
-            var f1 = GentableJson.I32(o.Required("value"));
-            o.Finish();
+            int f0 = default(int);
+            int f1 = default(int);
+            r.BeginObject(KeysTbPatchDemo);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadI32(); break;
+                    case 1: f1 = r.ReadI32(); break;
+                }
+            }
             return new TbPatchDemo(f0, f1);
         }
 

@@ -97,12 +97,21 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static TbPath ReadTbPath(GentableNode n)
+        private static readonly GentableKeys KeysTbPath = new GentableKeys(new string[] { "id", "res" }, new bool[] { true, true });
+
+        internal static TbPath ReadTbPath(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.I32(o.Required("id"));
-            var f1 = GentableJson.Str(o.Required("res"));
-            o.Finish();
+            int f0 = default(int);
+            string f1 = default(string);
+            r.BeginObject(KeysTbPath);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadI32(); break;
+                    case 1: f1 = r.ReadString(); break;
+                }
+            }
             return new TbPath(f0, f1);
         }
 

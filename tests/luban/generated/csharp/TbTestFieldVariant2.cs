@@ -97,12 +97,21 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static TbTestFieldVariant2 ReadTbTestFieldVariant2(GentableNode n)
+        private static readonly GentableKeys KeysTbTestFieldVariant2 = new GentableKeys(new string[] { "id", "name" }, new bool[] { true, true });
+
+        internal static TbTestFieldVariant2 ReadTbTestFieldVariant2(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.I32(o.Required("id"));
-            var f1 = GentableJson.Str(o.Required("name"));
-            o.Finish();
+            int f0 = default(int);
+            string f1 = default(string);
+            r.BeginObject(KeysTbTestFieldVariant2);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadI32(); break;
+                    case 1: f1 = r.ReadString(); break;
+                }
+            }
             return new TbTestFieldVariant2(f0, f1);
         }
 

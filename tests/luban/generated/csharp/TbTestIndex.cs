@@ -97,12 +97,21 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static TbTestIndex ReadTbTestIndex(GentableNode n)
+        private static readonly GentableKeys KeysTbTestIndex = new GentableKeys(new string[] { "eles", "id" }, new bool[] { true, true });
+
+        internal static TbTestIndex ReadTbTestIndex(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f1 = GentableJson.ReadList<DemoType1>(o.Required("eles"), n1 => GentableCodec.ReadDemoType1(n1));
-            var f0 = GentableJson.I32(o.Required("id"));
-            o.Finish();
+            int f0 = default(int);
+            global::System.Collections.Generic.IReadOnlyList<DemoType1> f1 = default(global::System.Collections.Generic.IReadOnlyList<DemoType1>);
+            r.BeginObject(KeysTbTestIndex);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f1 = GentableRead.List<DemoType1>(r, r1 => GentableCodec.ReadDemoType1(r1)); break;
+                    case 1: f0 = r.ReadI32(); break;
+                }
+            }
             return new TbTestIndex(f0, f1);
         }
 

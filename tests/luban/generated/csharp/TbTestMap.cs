@@ -16,6 +16,11 @@ namespace cfg
 
         public global::System.Collections.Generic.IReadOnlyDictionary<string, int> X4 { get; }
 
+        /// <summary>
+        /// The <see cref="TbTestIndex"/> row that <see cref="Id"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public TbTestIndex IdRef { get; private set; }
+
         /// <summary>The primary key of this row.</summary>
         public TbTestMapId Key { get { return new TbTestMapId(this.Id); } }
 
@@ -27,6 +32,16 @@ namespace cfg
             this.X2 = x2;
             this.X3 = x3;
             this.X4 = x4;
+        }
+
+        /// <summary>Resolves the typed references (once, at load).</summary>
+        internal void GentableLink(Tables t)
+        {
+            {
+                TbTestIndex x0;
+                if (!(t.TbTestIndex.TryGet(this.Id, out x0))) throw GentableLinkFault.Missing("id", "TbTestIndex", this.Id);
+                this.IdRef = x0;
+            }
         }
     }
 
@@ -106,15 +121,27 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static TbTestMap ReadTbTestMap(GentableNode n)
+        private static readonly GentableKeys KeysTbTestMap = new GentableKeys(new string[] { "id", "x1", "x2", "x3", "x4" }, new bool[] { true, true, true, true, true });
+
+        internal static TbTestMap ReadTbTestMap(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.I32(o.Required("id"));
-            var f1 = GentableJson.ReadMap<int, int>(o.Required("x1"), k1 => (int) GentableJson.SignedKey(o.Required("x1"), k1, -2147483648L, 2147483647L), n1 => GentableJson.I32(n1));
-            var f2 = GentableJson.ReadMap<long, int>(o.Required("x2"), k1 => (long) GentableJson.SignedKey(o.Required("x2"), k1, -9223372036854775808L, 9223372036854775807L), n1 => GentableJson.I32(n1));
-            var f3 = GentableJson.ReadMap<string, int>(o.Required("x3"), k1 => k1, n1 => GentableJson.I32(n1));
-            var f4 = GentableJson.ReadMap<string, int>(o.Required("x4"), k1 => k1, n1 => GentableJson.I32(n1));
-            o.Finish();
+            int f0 = default(int);
+            global::System.Collections.Generic.IReadOnlyDictionary<int, int> f1 = default(global::System.Collections.Generic.IReadOnlyDictionary<int, int>);
+            global::System.Collections.Generic.IReadOnlyDictionary<long, int> f2 = default(global::System.Collections.Generic.IReadOnlyDictionary<long, int>);
+            global::System.Collections.Generic.IReadOnlyDictionary<string, int> f3 = default(global::System.Collections.Generic.IReadOnlyDictionary<string, int>);
+            global::System.Collections.Generic.IReadOnlyDictionary<string, int> f4 = default(global::System.Collections.Generic.IReadOnlyDictionary<string, int>);
+            r.BeginObject(KeysTbTestMap);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadI32(); break;
+                    case 1: f1 = GentableRead.Map<int, int>(r, k1 => (int)k1.SignedKey(-2147483648L, 2147483647L), r1 => r1.ReadI32()); break;
+                    case 2: f2 = GentableRead.Map<long, int>(r, k1 => k1.SignedKey(long.MinValue, long.MaxValue), r1 => r1.ReadI32()); break;
+                    case 3: f3 = GentableRead.Map<string, int>(r, k1 => k1.Key, r1 => r1.ReadI32()); break;
+                    case 4: f4 = GentableRead.Map<string, int>(r, k1 => k1.Key, r1 => r1.ReadI32()); break;
+                }
+            }
             return new TbTestMap(f0, f1, f2, f3, f4);
         }
 

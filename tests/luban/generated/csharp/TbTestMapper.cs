@@ -100,13 +100,23 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static TbTestMapper ReadTbTestMapper(GentableNode n)
+        private static readonly GentableKeys KeysTbTestMapper = new GentableKeys(new string[] { "audio_type", "id", "v2" }, new bool[] { true, true, true });
+
+        internal static TbTestMapper ReadTbTestMapper(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f1 = GentableCodec.ReadAudioType(o.Required("audio_type"));
-            var f0 = GentableJson.I32(o.Required("id"));
-            var f2 = GentableCodec.ReadVec2(o.Required("v2"));
-            o.Finish();
+            int f0 = default(int);
+            AudioType f1 = default(AudioType);
+            Vec2 f2 = default(Vec2);
+            r.BeginObject(KeysTbTestMapper);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f1 = GentableCodec.ReadAudioType(r); break;
+                    case 1: f0 = r.ReadI32(); break;
+                    case 2: f2 = GentableCodec.ReadVec2(r); break;
+                }
+            }
             return new TbTestMapper(f0, f1, f2);
         }
 

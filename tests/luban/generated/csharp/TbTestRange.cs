@@ -130,23 +130,43 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static TbTestRange ReadTbTestRange(GentableNode n)
+        private static readonly GentableKeys KeysTbTestRange = new GentableKeys(new string[] { "d1", "d2", "f1", "f2", "i1", "i2", "i3", "i4", "id", "l1", "l2", "l3", "l4" }, new bool[] { true, true, true, true, true, true, true, true, true, true, true, true, true });
+
+        internal static TbTestRange ReadTbTestRange(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f3 = GentableJson.F64(o.Required("d1"));
-            var f4 = GentableJson.F64(o.Required("d2"));
-            var f1 = GentableJson.F64(o.Required("f1"));
-            var f2 = GentableJson.F64(o.Required("f2"));
-            var f5 = GentableJson.I32(o.Required("i1"));
-            var f6 = GentableJson.I32(o.Required("i2"));
-            var f7 = GentableJson.I32(o.Required("i3"));
-            var f8 = GentableJson.I32(o.Required("i4"));
-            var f0 = GentableJson.I32(o.Required("id"));
-            var f9 = GentableJson.I64(o.Required("l1"));
-            var f10 = GentableJson.I64(o.Required("l2"));
-            var f11 = GentableJson.I64(o.Required("l3"));
-            var f12 = GentableJson.I64(o.Required("l4"));
-            o.Finish();
+            int f0 = default(int);
+            double f1 = default(double);
+            double f2 = default(double);
+            double f3 = default(double);
+            double f4 = default(double);
+            int f5 = default(int);
+            int f6 = default(int);
+            int f7 = default(int);
+            int f8 = default(int);
+            long f9 = default(long);
+            long f10 = default(long);
+            long f11 = default(long);
+            long f12 = default(long);
+            r.BeginObject(KeysTbTestRange);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f3 = r.ReadDouble(); break;
+                    case 1: f4 = r.ReadDouble(); break;
+                    case 2: f1 = r.ReadDouble(); break;
+                    case 3: f2 = r.ReadDouble(); break;
+                    case 4: f5 = r.ReadI32(); break;
+                    case 5: f6 = r.ReadI32(); break;
+                    case 6: f7 = r.ReadI32(); break;
+                    case 7: f8 = r.ReadI32(); break;
+                    case 8: f0 = r.ReadI32(); break;
+                    case 9: f9 = r.ReadI64(); break;
+                    case 10: f10 = r.ReadI64(); break;
+                    case 11: f11 = r.ReadI64(); break;
+                    case 12: f12 = r.ReadI64(); break;
+                }
+            }
             return new TbTestRange(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12);
         }
 

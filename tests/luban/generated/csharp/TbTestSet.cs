@@ -109,16 +109,29 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static TbTestSet ReadTbTestSet(GentableNode n)
+        private static readonly GentableKeys KeysTbTestSet = new GentableKeys(new string[] { "id", "x0", "x1", "x2", "x3", "x4" }, new bool[] { true, true, true, true, true, true });
+
+        internal static TbTestSet ReadTbTestSet(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.I32(o.Required("id"));
-            var f1 = GentableJson.Str(o.Required("x0"));
-            var f2 = GentableJson.ReadList<int>(o.Required("x1"), n1 => GentableJson.I32(n1));
-            var f3 = GentableJson.ReadList<long>(o.Required("x2"), n1 => GentableJson.I64(n1));
-            var f4 = GentableJson.ReadList<string>(o.Required("x3"), n1 => GentableJson.Str(n1));
-            var f5 = GentableJson.ReadList<DemoEnum>(o.Required("x4"), n1 => GentableCodec.ReadDemoEnum(n1));
-            o.Finish();
+            int f0 = default(int);
+            string f1 = default(string);
+            global::System.Collections.Generic.IReadOnlyList<int> f2 = default(global::System.Collections.Generic.IReadOnlyList<int>);
+            global::System.Collections.Generic.IReadOnlyList<long> f3 = default(global::System.Collections.Generic.IReadOnlyList<long>);
+            global::System.Collections.Generic.IReadOnlyList<string> f4 = default(global::System.Collections.Generic.IReadOnlyList<string>);
+            global::System.Collections.Generic.IReadOnlyList<DemoEnum> f5 = default(global::System.Collections.Generic.IReadOnlyList<DemoEnum>);
+            r.BeginObject(KeysTbTestSet);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadI32(); break;
+                    case 1: f1 = r.ReadString(); break;
+                    case 2: f2 = GentableRead.List<int>(r, r1 => r1.ReadI32()); break;
+                    case 3: f3 = GentableRead.List<long>(r, r1 => r1.ReadI64()); break;
+                    case 4: f4 = GentableRead.List<string>(r, r1 => r1.ReadString()); break;
+                    case 5: f5 = GentableRead.List<DemoEnum>(r, r1 => GentableCodec.ReadDemoEnum(r1)); break;
+                }
+            }
             return new TbTestSet(f0, f1, f2, f3, f4, f5);
         }
 

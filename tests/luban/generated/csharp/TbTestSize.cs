@@ -106,15 +106,27 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static TbTestSize ReadTbTestSize(GentableNode n)
+        private static readonly GentableKeys KeysTbTestSize = new GentableKeys(new string[] { "id", "x1", "x2", "x3", "x4" }, new bool[] { true, true, true, true, true });
+
+        internal static TbTestSize ReadTbTestSize(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.I32(o.Required("id"));
-            var f1 = GentableJson.ReadList<int>(o.Required("x1"), n1 => GentableJson.I32(n1));
-            var f2 = GentableJson.ReadList<int>(o.Required("x2"), n1 => GentableJson.I32(n1));
-            var f3 = GentableJson.ReadList<int>(o.Required("x3"), n1 => GentableJson.I32(n1));
-            var f4 = GentableJson.ReadMap<int, int>(o.Required("x4"), k1 => (int) GentableJson.SignedKey(o.Required("x4"), k1, -2147483648L, 2147483647L), n1 => GentableJson.I32(n1));
-            o.Finish();
+            int f0 = default(int);
+            global::System.Collections.Generic.IReadOnlyList<int> f1 = default(global::System.Collections.Generic.IReadOnlyList<int>);
+            global::System.Collections.Generic.IReadOnlyList<int> f2 = default(global::System.Collections.Generic.IReadOnlyList<int>);
+            global::System.Collections.Generic.IReadOnlyList<int> f3 = default(global::System.Collections.Generic.IReadOnlyList<int>);
+            global::System.Collections.Generic.IReadOnlyDictionary<int, int> f4 = default(global::System.Collections.Generic.IReadOnlyDictionary<int, int>);
+            r.BeginObject(KeysTbTestSize);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadI32(); break;
+                    case 1: f1 = GentableRead.List<int>(r, r1 => r1.ReadI32()); break;
+                    case 2: f2 = GentableRead.List<int>(r, r1 => r1.ReadI32()); break;
+                    case 3: f3 = GentableRead.List<int>(r, r1 => r1.ReadI32()); break;
+                    case 4: f4 = GentableRead.Map<int, int>(r, k1 => (int)k1.SignedKey(-2147483648L, 2147483647L), r1 => r1.ReadI32()); break;
+                }
+            }
             return new TbTestSize(f0, f1, f2, f3, f4);
         }
 

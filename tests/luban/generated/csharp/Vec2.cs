@@ -17,12 +17,21 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static Vec2 ReadVec2(GentableNode n)
+        private static readonly GentableKeys KeysVec2 = new GentableKeys(new string[] { "x", "y" }, new bool[] { true, true });
+
+        internal static Vec2 ReadVec2(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.F64(o.Required("x"));
-            var f1 = GentableJson.F64(o.Required("y"));
-            o.Finish();
+            double f0 = default(double);
+            double f1 = default(double);
+            r.BeginObject(KeysVec2);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadDouble(); break;
+                    case 1: f1 = r.ReadDouble(); break;
+                }
+            }
             return new Vec2(f0, f1);
         }
 

@@ -20,13 +20,23 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static Vec3 ReadVec3(GentableNode n)
+        private static readonly GentableKeys KeysVec3 = new GentableKeys(new string[] { "x", "y", "z" }, new bool[] { true, true, true });
+
+        internal static Vec3 ReadVec3(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.F64(o.Required("x"));
-            var f1 = GentableJson.F64(o.Required("y"));
-            var f2 = GentableJson.F64(o.Required("z"));
-            o.Finish();
+            double f0 = default(double);
+            double f1 = default(double);
+            double f2 = default(double);
+            r.BeginObject(KeysVec3);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadDouble(); break;
+                    case 1: f1 = r.ReadDouble(); break;
+                    case 2: f2 = r.ReadDouble(); break;
+                }
+            }
             return new Vec3(f0, f1, f2);
         }
 

@@ -23,14 +23,25 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        internal static Vec4 ReadVec4(GentableNode n)
+        private static readonly GentableKeys KeysVec4 = new GentableKeys(new string[] { "w", "x", "y", "z" }, new bool[] { true, true, true, true });
+
+        internal static Vec4 ReadVec4(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f3 = GentableJson.F64(o.Required("w"));
-            var f0 = GentableJson.F64(o.Required("x"));
-            var f1 = GentableJson.F64(o.Required("y"));
-            var f2 = GentableJson.F64(o.Required("z"));
-            o.Finish();
+            double f0 = default(double);
+            double f1 = default(double);
+            double f2 = default(double);
+            double f3 = default(double);
+            r.BeginObject(KeysVec4);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f3 = r.ReadDouble(); break;
+                    case 1: f0 = r.ReadDouble(); break;
+                    case 2: f1 = r.ReadDouble(); break;
+                    case 3: f2 = r.ReadDouble(); break;
+                }
+            }
             return new Vec4(f0, f1, f2, f3);
         }
 

@@ -18,8 +18,8 @@ export const AudioType = Object.freeze({
 
 const MEMBERS_AudioType: ReadonlySet<unknown> = new Set<unknown>(Object.values(AudioType));
 
-export function readAudioType(v: unknown, path: string): AudioType {
-  return MEMBERS_AudioType.has(v) ? (v as AudioType) : rt.fail(path, "one of the AudioType members UNKNOWN, ACC, AIFF", v);
+export function readAudioType(v: unknown, at: rt.At): AudioType {
+  return MEMBERS_AudioType.has(v) ? (v as AudioType) : rt.fail(at, "one of the AudioType members UNKNOWN, ACC, AIFF", v);
 }
 
 /** The integer value of each member of AudioType (x-gentable-enumValues). */
@@ -54,8 +54,8 @@ export const DemoEnum = Object.freeze({
 
 const MEMBERS_DemoEnum: ReadonlySet<unknown> = new Set<unknown>(Object.values(DemoEnum));
 
-export function readDemoEnum(v: unknown, path: string): DemoEnum {
-  return MEMBERS_DemoEnum.has(v) ? (v as DemoEnum) : rt.fail(path, "one of the DemoEnum members NONE, A, B, C, D, Any", v);
+export function readDemoEnum(v: unknown, at: rt.At): DemoEnum {
+  return MEMBERS_DemoEnum.has(v) ? (v as DemoEnum) : rt.fail(at, "one of the DemoEnum members NONE, A, B, C, D, Any", v);
 }
 
 /** The integer value of each member of DemoEnum (x-gentable-enumValues). */
@@ -98,8 +98,8 @@ export const EItemQuality = Object.freeze({
 
 const MEMBERS_EItemQuality: ReadonlySet<unknown> = new Set<unknown>(Object.values(EItemQuality));
 
-export function readEItemQuality(v: unknown, path: string): EItemQuality {
-  return MEMBERS_EItemQuality.has(v) ? (v as EItemQuality) : rt.fail(path, "one of the EItemQuality members WHITE, GREEN, BLUE, PURPLE, GOLDEN", v);
+export function readEItemQuality(v: unknown, at: rt.At): EItemQuality {
+  return MEMBERS_EItemQuality.has(v) ? (v as EItemQuality) : rt.fail(at, "one of the EItemQuality members WHITE, GREEN, BLUE, PURPLE, GOLDEN", v);
 }
 
 /** The integer value of each member of EItemQuality (x-gentable-enumValues). */
@@ -143,8 +143,8 @@ export const EMajorType = Object.freeze({
 
 const MEMBERS_EMajorType: ReadonlySet<unknown> = new Set<unknown>(Object.values(EMajorType));
 
-export function readEMajorType(v: unknown, path: string): EMajorType {
-  return MEMBERS_EMajorType.has(v) ? (v as EMajorType) : rt.fail(path, "one of the EMajorType members CURRENCY, CLOTH, QUEST, CONSUMABLES, TREASURE_BOX, ACHIEVEMENT_AND_TITLE, HEAD_FRAME, VOICE, ACTION, EXPANSION, MATERIAL", v);
+export function readEMajorType(v: unknown, at: rt.At): EMajorType {
+  return MEMBERS_EMajorType.has(v) ? (v as EMajorType) : rt.fail(at, "one of the EMajorType members CURRENCY, CLOTH, QUEST, CONSUMABLES, TREASURE_BOX, ACHIEVEMENT_AND_TITLE, HEAD_FRAME, VOICE, ACTION, EXPANSION, MATERIAL", v);
 }
 
 /** The integer value of each member of EMajorType (x-gentable-enumValues). */
@@ -238,8 +238,8 @@ export const EMinorType = Object.freeze({
 
 const MEMBERS_EMinorType: ReadonlySet<unknown> = new Set<unknown>(Object.values(EMinorType));
 
-export function readEMinorType(v: unknown, path: string): EMinorType {
-  return MEMBERS_EMinorType.has(v) ? (v as EMinorType) : rt.fail(path, "one of the EMinorType members DIAMOND, GOLD, SILVER, EXP, POWER_POINT, HAIR_STYLE, COAT, UPPER_JACKET, TROUSERS, SKIRT, SOCKS, SHOES, HAIR_ACCESSORY, HAT, EARRING, NECKLACE, BRACELET, HAIR_CLASP, GLOVE, HANDHELD_OBJECT, SPECIAL, BASE_COSMETIC, EYEBROW_COSMETIC, EYELASH, COSMETIC_CONTACT_LENSES, LIP_COSMETIC, SKIN_COLOR, ONE_PIECE_DRESS, SWITCH_CLOTHES_SCENE, QUEST, CAST, SWORD, BOW_ARROW, WANDS, SPECIAL_TOOL, FOOD, TREASURE_BOX, KEY, MULTI_CHOOSE_TREASURE_BOX, ACHIEVEMENT, TITLE, AVATAR_FRAME, VOICE, IDLE_POSE, PHOTO_POSE, BAG, FRIEND_CAPACITY, CONSTRUCTION_MATERIAL, DESIGN_DRAWING", v);
+export function readEMinorType(v: unknown, at: rt.At): EMinorType {
+  return MEMBERS_EMinorType.has(v) ? (v as EMinorType) : rt.fail(at, "one of the EMinorType members DIAMOND, GOLD, SILVER, EXP, POWER_POINT, HAIR_STYLE, COAT, UPPER_JACKET, TROUSERS, SKIRT, SOCKS, SHOES, HAIR_ACCESSORY, HAT, EARRING, NECKLACE, BRACELET, HAIR_CLASP, GLOVE, HANDHELD_OBJECT, SPECIAL, BASE_COSMETIC, EYEBROW_COSMETIC, EYELASH, COSMETIC_CONTACT_LENSES, LIP_COSMETIC, SKIN_COLOR, ONE_PIECE_DRESS, SWITCH_CLOTHES_SCENE, QUEST, CAST, SWORD, BOW_ARROW, WANDS, SPECIAL_TOOL, FOOD, TREASURE_BOX, KEY, MULTI_CHOOSE_TREASURE_BOX, ACHIEVEMENT, TITLE, AVATAR_FRAME, VOICE, IDLE_POSE, PHOTO_POSE, BAG, FRIEND_CAPACITY, CONSTRUCTION_MATERIAL, DESIGN_DRAWING", v);
 }
 
 /** The integer value of each member of EMinorType (x-gentable-enumValues). */

@@ -6,14 +6,19 @@ export interface DemoType1 {
   readonly x1: number;
 }
 
-const FIELDS_DemoType1: ReadonlySet<string> = new Set<string>(["x1"]);
+const FIELDS_DemoType1: readonly string[] = ["x1"];
 
-export function readDemoType1(v: unknown, path: string): DemoType1 {
-  const o = rt.object(v, path, FIELDS_DemoType1);
-  const r: rt.Mutable<DemoType1> = {
-    x1: rt.int(rt.required(o, "x1", path), path + ".x1", -2147483648, 2147483647),
-  };
-  return r;
+export function readDemoType1(v: unknown, at: rt.At): DemoType1 {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<DemoType1> = {
+      x1: rt.int(o["x1"], "x1", -2147483648, 2147483647),
+    };
+    if (rt.count(o) !== 1) rt.unknown(o, FIELDS_DemoType1);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeDemoType1(r: DemoType1): string {
@@ -27,15 +32,20 @@ export interface Vec2 {
   readonly y: number;
 }
 
-const FIELDS_Vec2: ReadonlySet<string> = new Set<string>(["x", "y"]);
+const FIELDS_Vec2: readonly string[] = ["x", "y"];
 
-export function readVec2(v: unknown, path: string): Vec2 {
-  const o = rt.object(v, path, FIELDS_Vec2);
-  const r: rt.Mutable<Vec2> = {
-    x: rt.float(rt.required(o, "x", path), path + ".x"),
-    y: rt.float(rt.required(o, "y", path), path + ".y"),
-  };
-  return r;
+export function readVec2(v: unknown, at: rt.At): Vec2 {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Vec2> = {
+      x: rt.float(o["x"], "x"),
+      y: rt.float(o["y"], "y"),
+    };
+    if (rt.count(o) !== 2) rt.unknown(o, FIELDS_Vec2);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeVec2(r: Vec2): string {
@@ -51,16 +61,21 @@ export interface Vec3 {
   readonly z: number;
 }
 
-const FIELDS_Vec3: ReadonlySet<string> = new Set<string>(["x", "y", "z"]);
+const FIELDS_Vec3: readonly string[] = ["x", "y", "z"];
 
-export function readVec3(v: unknown, path: string): Vec3 {
-  const o = rt.object(v, path, FIELDS_Vec3);
-  const r: rt.Mutable<Vec3> = {
-    x: rt.float(rt.required(o, "x", path), path + ".x"),
-    y: rt.float(rt.required(o, "y", path), path + ".y"),
-    z: rt.float(rt.required(o, "z", path), path + ".z"),
-  };
-  return r;
+export function readVec3(v: unknown, at: rt.At): Vec3 {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Vec3> = {
+      x: rt.float(o["x"], "x"),
+      y: rt.float(o["y"], "y"),
+      z: rt.float(o["z"], "z"),
+    };
+    if (rt.count(o) !== 3) rt.unknown(o, FIELDS_Vec3);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeVec3(r: Vec3): string {
@@ -78,17 +93,22 @@ export interface Vec4 {
   readonly w: number;
 }
 
-const FIELDS_Vec4: ReadonlySet<string> = new Set<string>(["x", "y", "z", "w"]);
+const FIELDS_Vec4: readonly string[] = ["x", "y", "z", "w"];
 
-export function readVec4(v: unknown, path: string): Vec4 {
-  const o = rt.object(v, path, FIELDS_Vec4);
-  const r: rt.Mutable<Vec4> = {
-    x: rt.float(rt.required(o, "x", path), path + ".x"),
-    y: rt.float(rt.required(o, "y", path), path + ".y"),
-    z: rt.float(rt.required(o, "z", path), path + ".z"),
-    w: rt.float(rt.required(o, "w", path), path + ".w"),
-  };
-  return r;
+export function readVec4(v: unknown, at: rt.At): Vec4 {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Vec4> = {
+      x: rt.float(o["x"], "x"),
+      y: rt.float(o["y"], "y"),
+      z: rt.float(o["z"], "z"),
+      w: rt.float(o["w"], "w"),
+    };
+    if (rt.count(o) !== 4) rt.unknown(o, FIELDS_Vec4);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeVec4(r: Vec4): string {

@@ -91,40 +91,85 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        internal static Effect ReadEffect(GentableNode n)
+        private static readonly GentableKeys DiscriminatorEffect = new GentableKeys(new string[] { "kind" }, new bool[] { true });
+
+        private static readonly GentableKeys KindsEffect = new GentableKeys(new string[] { "Damage", "Heal", "Stun", "Summon" }, null);
+
+        private static readonly GentableKeys KeysEffect_0 = new GentableKeys(new string[] { "amount", "element", "kind" }, new bool[] { true, false, true });
+
+        private static readonly GentableKeys KeysEffect_1 = new GentableKeys(new string[] { "amount", "kind", "over" }, new bool[] { true, true, true });
+
+        private static readonly GentableKeys KeysEffect_2 = new GentableKeys(new string[] { "kind" }, new bool[] { true });
+
+        private static readonly GentableKeys KeysEffect_3 = new GentableKeys(new string[] { "at", "kind", "tags", "then" }, new bool[] { true, true, false, false });
+
+        internal static Effect ReadEffect(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var kind = o.Required("kind");
-            switch (GentableJson.Str(kind))
+            switch (r.PeekKind(DiscriminatorEffect, KindsEffect, "one of the Effect kinds Damage, Heal, Stun, Summon"))
             {
-                case "Damage":
+                case 0:
                 {
-                    var f0 = GentableJson.U16(o.Required("amount"));
-                    var f1 = GentableJson.Opt<ElementFlags?>(o.Optional("element"), n1 => GentableCodec.ReadElementFlags(n1));
-                    o.Finish();
+                    ushort f0 = default(ushort);
+                    ElementFlags? f1 = default(ElementFlags?);
+                    r.BeginObject(KeysEffect_0);
+                    for (int m = r.NextField(); m >= 0; m = r.NextField())
+                    {
+                        switch (m)
+                        {
+                            case 0: f0 = r.ReadU16(); break;
+                            case 1: f1 = GentableCodec.ReadElementFlags(r); break;
+                            case 2: r.SkipValue(); break;
+                        }
+                    }
                     return new Effect.Damage(f0, f1);
                 }
-                case "Heal":
+                case 1:
                 {
-                    var f0 = GentableJson.U16(o.Required("amount"));
-                    var f1 = GentableJson.Bool(o.Required("over"));
-                    o.Finish();
+                    ushort f0 = default(ushort);
+                    bool f1 = default(bool);
+                    r.BeginObject(KeysEffect_1);
+                    for (int m = r.NextField(); m >= 0; m = r.NextField())
+                    {
+                        switch (m)
+                        {
+                            case 0: f0 = r.ReadU16(); break;
+                            case 1: r.SkipValue(); break;
+                            case 2: f1 = r.ReadBool(); break;
+                        }
+                    }
                     return new Effect.Heal(f0, f1);
                 }
-                case "Stun":
+                case 2:
                 {
-                    o.Finish();
+                    r.BeginObject(KeysEffect_2);
+                    for (int m = r.NextField(); m >= 0; m = r.NextField())
+                    {
+                        switch (m)
+                        {
+                            case 0: r.SkipValue(); break;
+                        }
+                    }
                     return new Effect.Stun();
                 }
-                case "Summon":
+                case 3:
                 {
-                    var f0 = GentableJson.ReadList<Point>(o.Required("at"), n1 => GentableCodec.ReadPoint(n1));
-                    var f2 = GentableJson.Opt<global::System.Collections.Generic.IReadOnlyDictionary<string, int>>(o.Optional("tags"), n1 => GentableJson.ReadMap<string, int>(n1, k2 => k2, n2 => GentableJson.I32(n2)));
-                    var f1 = GentableJson.Opt<Effect>(o.Optional("then"), n1 => GentableCodec.ReadEffect(n1));
-                    o.Finish();
+                    global::System.Collections.Generic.IReadOnlyList<Point> f0 = default(global::System.Collections.Generic.IReadOnlyList<Point>);
+                    Effect f1 = default(Effect);
+                    global::System.Collections.Generic.IReadOnlyDictionary<string, int> f2 = default(global::System.Collections.Generic.IReadOnlyDictionary<string, int>);
+                    r.BeginObject(KeysEffect_3);
+                    for (int m = r.NextField(); m >= 0; m = r.NextField())
+                    {
+                        switch (m)
+                        {
+                            case 0: f0 = GentableRead.List<Point>(r, r1 => GentableCodec.ReadPoint(r1)); break;
+                            case 1: r.SkipValue(); break;
+                            case 2: f2 = GentableRead.Map<string, int>(r, k1 => k1.Key, r1 => r1.ReadI32()); break;
+                            case 3: f1 = GentableCodec.ReadEffect(r); break;
+                        }
+                    }
                     return new Effect.Summon(f0, f1, f2);
                 }
-                default: throw GentableJson.Fail(kind, "one of the Effect kinds Damage, Heal, Stun, Summon");
+                default: throw new global::System.InvalidOperationException();
             }
         }
 

@@ -14,16 +14,14 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        internal static Element ReadElement(GentableNode n)
+        /// <summary>The members of Element in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersElement = new GentableKeys(new string[] { "Fire", "Ice", "Wind", "Earth" }, null);
+
+        private static readonly Element[] ValuesElement = { global::Torture.Tables.Element.Fire, global::Torture.Tables.Element.Ice, global::Torture.Tables.Element.Wind, global::Torture.Tables.Element.Earth };
+
+        internal static Element ReadElement(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "Fire": return global::Torture.Tables.Element.Fire;
-                case "Ice": return global::Torture.Tables.Element.Ice;
-                case "Wind": return global::Torture.Tables.Element.Wind;
-                case "Earth": return global::Torture.Tables.Element.Earth;
-                default: throw GentableJson.Fail(n, "one of the Element members Fire, Ice, Wind, Earth");
-            }
+            return ValuesElement[r.ReadMember(MembersElement, "one of the Element members Fire, Ice, Wind, Earth")];
         }
 
         internal static void WriteElement(global::System.Text.StringBuilder sb, Element v)
@@ -52,21 +50,11 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        internal static ElementFlags ReadElementFlags(GentableNode n)
+        internal static ElementFlags ReadElementFlags(GentableReader r)
         {
-            if (n.Kind != GentableNode.Array) throw GentableJson.Fail(n, "an array of Element names");
             ElementFlags v = ElementFlags.None;
-            foreach (var item in n.Items)
-            {
-                switch (GentableJson.Str(item))
-                {
-                    case "Fire": v |= ElementFlags.Fire; break;
-                    case "Ice": v |= ElementFlags.Ice; break;
-                    case "Wind": v |= ElementFlags.Wind; break;
-                    case "Earth": v |= ElementFlags.Earth; break;
-                    default: throw GentableJson.Fail(item, "one of the Element members Fire, Ice, Wind, Earth");
-                }
-            }
+            r.BeginArray("an array of Element names");
+            while (r.NextItem()) v |= (ElementFlags)(1U << r.ReadMember(MembersElement, "one of the Element members Fire, Ice, Wind, Earth"));
             return v;
         }
 

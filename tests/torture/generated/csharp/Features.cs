@@ -172,29 +172,55 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        internal static Features ReadFeatures(GentableNode n)
+        private static readonly GentableKeys KeysFeatures = new GentableKeys(new string[] { "Big", "ById", "Cooldown", "Effect", "Effects", "Elements", "Hero", "Heroes", "Id", "Level", "LocalStart", "MaybeEffect", "Name", "Slot", "Starts", "Stat", "Timeout", "Title", "Weights" }, new bool[] { true, true, true, true, true, true, true, true, true, true, false, false, true, true, true, true, false, true, true });
+
+        internal static Features ReadFeatures(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f10 = GentableJson.ReadMap<long, Point>(o.Required("Big"), k1 => (long) GentableJson.SignedKey(o.Required("Big"), k1, -9223372036854775808L, 9223372036854775807L), n1 => GentableCodec.ReadPoint(n1));
-            var f9 = GentableJson.ReadMap<uint, string>(o.Required("ById"), k1 => (uint) GentableJson.UnsignedKey(o.Required("ById"), k1, 4294967295UL), n1 => GentableJson.Str(n1));
-            var f17 = GentableJson.Duration(o.Required("Cooldown"));
-            var f11 = GentableCodec.ReadEffect(o.Required("Effect"));
-            var f12 = GentableJson.ReadList<Effect>(o.Required("Effects"), n1 => GentableCodec.ReadEffect(n1));
-            var f14 = GentableCodec.ReadElementFlags(o.Required("Elements"));
-            var f3 = GentableCodec.ReadHero(o.Required("Hero"));
-            var f4 = GentableJson.ReadList<Hero>(o.Required("Heroes"), n1 => GentableCodec.ReadHero(n1));
-            var f0 = GentableJson.U8(o.Required("Id"));
-            var f5 = GentableJson.U8(o.Required("Level"));
-            var f16 = GentableJson.Opt<global::System.DateTimeOffset?>(o.Optional("LocalStart"), n1 => GentableJson.DateTime(n1));
-            var f13 = GentableJson.Opt<Effect>(o.Optional("MaybeEffect"), n1 => GentableCodec.ReadEffect(n1));
-            var f1 = GentableJson.Str(o.Required("Name"));
-            var f2 = GentableJson.U8(o.Required("Slot"));
-            var f15 = GentableJson.DateTime(o.Required("Starts"));
-            var f7 = GentableCodec.ReadStat(o.Required("Stat"));
-            var f18 = GentableJson.Opt<global::System.TimeSpan?>(o.Optional("Timeout"), n1 => GentableJson.Duration(n1));
-            var f6 = GentableJson.Str(o.Required("Title"));
-            var f8 = GentableJson.ReadMap<string, short>(o.Required("Weights"), k1 => k1, n1 => GentableJson.I16(n1));
-            o.Finish();
+            byte f0 = default(byte);
+            string f1 = default(string);
+            byte f2 = default(byte);
+            Hero f3 = default(Hero);
+            global::System.Collections.Generic.IReadOnlyList<Hero> f4 = default(global::System.Collections.Generic.IReadOnlyList<Hero>);
+            byte f5 = default(byte);
+            string f6 = default(string);
+            Stat f7 = default(Stat);
+            global::System.Collections.Generic.IReadOnlyDictionary<string, short> f8 = default(global::System.Collections.Generic.IReadOnlyDictionary<string, short>);
+            global::System.Collections.Generic.IReadOnlyDictionary<uint, string> f9 = default(global::System.Collections.Generic.IReadOnlyDictionary<uint, string>);
+            global::System.Collections.Generic.IReadOnlyDictionary<long, Point> f10 = default(global::System.Collections.Generic.IReadOnlyDictionary<long, Point>);
+            Effect f11 = default(Effect);
+            global::System.Collections.Generic.IReadOnlyList<Effect> f12 = default(global::System.Collections.Generic.IReadOnlyList<Effect>);
+            Effect f13 = default(Effect);
+            ElementFlags f14 = default(ElementFlags);
+            global::System.DateTimeOffset f15 = default(global::System.DateTimeOffset);
+            global::System.DateTimeOffset? f16 = default(global::System.DateTimeOffset?);
+            global::System.TimeSpan f17 = default(global::System.TimeSpan);
+            global::System.TimeSpan? f18 = default(global::System.TimeSpan?);
+            r.BeginObject(KeysFeatures);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f10 = GentableRead.Map<long, Point>(r, k1 => k1.SignedKey(long.MinValue, long.MaxValue), r1 => GentableCodec.ReadPoint(r1)); break;
+                    case 1: f9 = GentableRead.Map<uint, string>(r, k1 => (uint)k1.UnsignedKey(4294967295UL), r1 => r1.ReadString()); break;
+                    case 2: f17 = r.ReadDuration(); break;
+                    case 3: f11 = GentableCodec.ReadEffect(r); break;
+                    case 4: f12 = GentableRead.List<Effect>(r, r1 => GentableCodec.ReadEffect(r1)); break;
+                    case 5: f14 = GentableCodec.ReadElementFlags(r); break;
+                    case 6: f3 = GentableCodec.ReadHero(r); break;
+                    case 7: f4 = GentableRead.List<Hero>(r, r1 => GentableCodec.ReadHero(r1)); break;
+                    case 8: f0 = r.ReadU8(); break;
+                    case 9: f5 = r.ReadU8(); break;
+                    case 10: f16 = r.ReadDateTime(); break;
+                    case 11: f13 = GentableCodec.ReadEffect(r); break;
+                    case 12: f1 = r.ReadString(); break;
+                    case 13: f2 = r.ReadU8(); break;
+                    case 14: f15 = r.ReadDateTime(); break;
+                    case 15: f7 = GentableCodec.ReadStat(r); break;
+                    case 16: f18 = r.ReadDuration(); break;
+                    case 17: f6 = r.ReadString(); break;
+                    case 18: f8 = GentableRead.Map<string, short>(r, k1 => k1.Key, r1 => r1.ReadI16()); break;
+                }
+            }
             return new Features(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18);
         }
 

@@ -13,15 +13,14 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        internal static Hero ReadHero(GentableNode n)
+        /// <summary>The members of Hero in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersHero = new GentableKeys(new string[] { "Junkrat", "Mercy", "Tracer" }, null);
+
+        private static readonly Hero[] ValuesHero = { global::Torture.Tables.Hero.Junkrat, global::Torture.Tables.Hero.Mercy, global::Torture.Tables.Hero.Tracer };
+
+        internal static Hero ReadHero(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "Junkrat": return global::Torture.Tables.Hero.Junkrat;
-                case "Mercy": return global::Torture.Tables.Hero.Mercy;
-                case "Tracer": return global::Torture.Tables.Hero.Tracer;
-                default: throw GentableJson.Fail(n, "one of the Hero members Junkrat, Mercy, Tracer");
-            }
+            return ValuesHero[r.ReadMember(MembersHero, "one of the Hero members Junkrat, Mercy, Tracer")];
         }
 
         internal static void WriteHero(global::System.Text.StringBuilder sb, Hero v)

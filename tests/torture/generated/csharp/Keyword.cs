@@ -24,26 +24,14 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        internal static Keyword ReadKeyword(GentableNode n)
+        /// <summary>The members of Keyword in declaration order, as the data names them.</summary>
+        internal static readonly GentableKeys MembersKeyword = new GentableKeys(new string[] { "class", "params", "default", "enum", "in", "is", "delete", "new", "namespace", "constructor", "type", "move", "ref", "self" }, null);
+
+        private static readonly Keyword[] ValuesKeyword = { global::Torture.Tables.Keyword.Class, global::Torture.Tables.Keyword.Params, global::Torture.Tables.Keyword.Default, global::Torture.Tables.Keyword.Enum, global::Torture.Tables.Keyword.In, global::Torture.Tables.Keyword.Is, global::Torture.Tables.Keyword.Delete, global::Torture.Tables.Keyword.New, global::Torture.Tables.Keyword.Namespace, global::Torture.Tables.Keyword.Constructor, global::Torture.Tables.Keyword.Type, global::Torture.Tables.Keyword.Move, global::Torture.Tables.Keyword.Ref, global::Torture.Tables.Keyword.Self };
+
+        internal static Keyword ReadKeyword(GentableReader r)
         {
-            switch (GentableJson.Str(n))
-            {
-                case "class": return global::Torture.Tables.Keyword.Class;
-                case "params": return global::Torture.Tables.Keyword.Params;
-                case "default": return global::Torture.Tables.Keyword.Default;
-                case "enum": return global::Torture.Tables.Keyword.Enum;
-                case "in": return global::Torture.Tables.Keyword.In;
-                case "is": return global::Torture.Tables.Keyword.Is;
-                case "delete": return global::Torture.Tables.Keyword.Delete;
-                case "new": return global::Torture.Tables.Keyword.New;
-                case "namespace": return global::Torture.Tables.Keyword.Namespace;
-                case "constructor": return global::Torture.Tables.Keyword.Constructor;
-                case "type": return global::Torture.Tables.Keyword.Type;
-                case "move": return global::Torture.Tables.Keyword.Move;
-                case "ref": return global::Torture.Tables.Keyword.Ref;
-                case "self": return global::Torture.Tables.Keyword.Self;
-                default: throw GentableJson.Fail(n, "one of the Keyword members class, params, default, enum, in, is, delete, new, namespace, constructor, type, move, ref, self");
-            }
+            return ValuesKeyword[r.ReadMember(MembersKeyword, "one of the Keyword members class, params, default, enum, in, is, delete, new, namespace, constructor, type, move, ref, self")];
         }
 
         internal static void WriteKeyword(global::System.Text.StringBuilder sb, Keyword v)

@@ -178,25 +178,47 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        internal static Keywords ReadKeywords(GentableNode n)
+        private static readonly GentableKeys KeysKeywords = new GentableKeys(new string[] { "Id", "class", "constructor", "default", "delete", "enum", "in", "is", "move", "namespace", "new", "params", "ref", "self", "type" }, new bool[] { true, true, true, true, true, true, true, true, true, true, true, true, true, true, true });
+
+        internal static Keywords ReadKeywords(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.U8(o.Required("Id"));
-            var f1 = GentableCodec.ReadKeyword(o.Required("class"));
-            var f10 = GentableCodec.ReadKeyword(o.Required("constructor"));
-            var f3 = GentableCodec.ReadKeyword(o.Required("default"));
-            var f7 = GentableCodec.ReadKeyword(o.Required("delete"));
-            var f4 = GentableCodec.ReadKeyword(o.Required("enum"));
-            var f5 = GentableCodec.ReadKeyword(o.Required("in"));
-            var f6 = GentableCodec.ReadKeyword(o.Required("is"));
-            var f12 = GentableCodec.ReadKeyword(o.Required("move"));
-            var f9 = GentableCodec.ReadKeyword(o.Required("namespace"));
-            var f8 = GentableCodec.ReadKeyword(o.Required("new"));
-            var f2 = GentableCodec.ReadKeyword(o.Required("params"));
-            var f13 = GentableCodec.ReadKeyword(o.Required("ref"));
-            var f14 = GentableCodec.ReadKeyword(o.Required("self"));
-            var f11 = GentableCodec.ReadKeyword(o.Required("type"));
-            o.Finish();
+            byte f0 = default(byte);
+            Keyword f1 = default(Keyword);
+            Keyword f2 = default(Keyword);
+            Keyword f3 = default(Keyword);
+            Keyword f4 = default(Keyword);
+            Keyword f5 = default(Keyword);
+            Keyword f6 = default(Keyword);
+            Keyword f7 = default(Keyword);
+            Keyword f8 = default(Keyword);
+            Keyword f9 = default(Keyword);
+            Keyword f10 = default(Keyword);
+            Keyword f11 = default(Keyword);
+            Keyword f12 = default(Keyword);
+            Keyword f13 = default(Keyword);
+            Keyword f14 = default(Keyword);
+            r.BeginObject(KeysKeywords);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadU8(); break;
+                    case 1: f1 = GentableCodec.ReadKeyword(r); break;
+                    case 2: f10 = GentableCodec.ReadKeyword(r); break;
+                    case 3: f3 = GentableCodec.ReadKeyword(r); break;
+                    case 4: f7 = GentableCodec.ReadKeyword(r); break;
+                    case 5: f4 = GentableCodec.ReadKeyword(r); break;
+                    case 6: f5 = GentableCodec.ReadKeyword(r); break;
+                    case 7: f6 = GentableCodec.ReadKeyword(r); break;
+                    case 8: f12 = GentableCodec.ReadKeyword(r); break;
+                    case 9: f9 = GentableCodec.ReadKeyword(r); break;
+                    case 10: f8 = GentableCodec.ReadKeyword(r); break;
+                    case 11: f2 = GentableCodec.ReadKeyword(r); break;
+                    case 12: f13 = GentableCodec.ReadKeyword(r); break;
+                    case 13: f14 = GentableCodec.ReadKeyword(r); break;
+                    case 14: f11 = GentableCodec.ReadKeyword(r); break;
+                }
+            }
             return new Keywords(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14);
         }
 

@@ -37,12 +37,21 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        internal static Log ReadLog(GentableNode n)
+        private static readonly GentableKeys KeysLog = new GentableKeys(new string[] { "Msg", "Step" }, new bool[] { true, true });
+
+        internal static Log ReadLog(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f1 = GentableJson.Str(o.Required("Msg"));
-            var f0 = GentableJson.U16(o.Required("Step"));
-            o.Finish();
+            ushort f0 = default(ushort);
+            string f1 = default(string);
+            r.BeginObject(KeysLog);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f1 = r.ReadString(); break;
+                    case 1: f0 = r.ReadU16(); break;
+                }
+            }
             return new Log(f0, f1);
         }
 

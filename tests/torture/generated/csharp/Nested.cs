@@ -42,6 +42,11 @@ namespace Torture.Tables
         /// </summary>
         public int? Ref { get; }
 
+        /// <summary>
+        /// The <see cref="Numbers"/> row that <see cref="Ref"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public Numbers RefRef { get; private set; }
+
         /// <summary>The primary key of this row.</summary>
         public NestedId Key { get { return new NestedId(this.Name); } }
 
@@ -60,6 +65,21 @@ namespace Torture.Tables
             this.Opt = opt;
             this.OptText = optText;
             this.Ref = ref_;
+        }
+
+        /// <summary>Resolves the typed references (once, at load).</summary>
+        internal void GentableLink(Tables t)
+        {
+            {
+                Numbers x0 = null;
+                if (this.Ref != null)
+                {
+                    Numbers y0;
+                    if (!(this.Ref.Value >= 0L && this.Ref.Value <= 65535L && t.Numbers.TryGet((ushort)this.Ref.Value, out y0))) throw GentableLinkFault.Missing("Ref", "Numbers", this.Ref.Value);
+                    x0 = y0;
+                }
+                this.RefRef = x0;
+            }
         }
     }
 
@@ -139,22 +159,41 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        internal static Nested ReadNested(GentableNode n)
+        private static readonly GentableKeys KeysNested = new GentableKeys(new string[] { "Flags", "Grid", "Ints", "Kinds", "MaybePos", "Name", "Opt", "OptText", "Pos", "Ref", "Shape", "Words" }, new bool[] { true, true, true, true, false, true, false, false, true, false, true, true });
+
+        internal static Nested ReadNested(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f7 = GentableJson.ReadList<bool>(o.Required("Flags"), n1 => GentableJson.Bool(n1));
-            var f5 = GentableJson.ReadList<global::System.Collections.Generic.IReadOnlyList<byte>>(o.Required("Grid"), n1 => GentableJson.ReadList<byte>(n1, n2 => GentableJson.U8(n2)));
-            var f4 = GentableJson.ReadList<long>(o.Required("Ints"), n1 => GentableJson.I64(n1));
-            var f8 = GentableJson.ReadList<Keyword>(o.Required("Kinds"), n1 => GentableCodec.ReadKeyword(n1));
-            var f2 = GentableJson.Opt<Point>(o.Optional("MaybePos"), n1 => GentableCodec.ReadPoint(n1));
-            var f0 = GentableJson.Str(o.Required("Name"));
-            var f9 = GentableJson.Opt<int?>(o.Optional("Opt"), n1 => GentableJson.I32(n1));
-            var f10 = GentableJson.Opt<string>(o.Optional("OptText"), n1 => GentableJson.Str(n1));
-            var f1 = GentableCodec.ReadPoint(o.Required("Pos"));
-            var f11 = GentableJson.Opt<int?>(o.Optional("Ref"), n1 => GentableJson.I32(n1));
-            var f3 = GentableCodec.ReadShape(o.Required("Shape"));
-            var f6 = GentableJson.ReadList<string>(o.Required("Words"), n1 => GentableJson.Str(n1));
-            o.Finish();
+            string f0 = default(string);
+            Point f1 = default(Point);
+            Point f2 = default(Point);
+            Shape f3 = default(Shape);
+            global::System.Collections.Generic.IReadOnlyList<long> f4 = default(global::System.Collections.Generic.IReadOnlyList<long>);
+            global::System.Collections.Generic.IReadOnlyList<global::System.Collections.Generic.IReadOnlyList<byte>> f5 = default(global::System.Collections.Generic.IReadOnlyList<global::System.Collections.Generic.IReadOnlyList<byte>>);
+            global::System.Collections.Generic.IReadOnlyList<string> f6 = default(global::System.Collections.Generic.IReadOnlyList<string>);
+            global::System.Collections.Generic.IReadOnlyList<bool> f7 = default(global::System.Collections.Generic.IReadOnlyList<bool>);
+            global::System.Collections.Generic.IReadOnlyList<Keyword> f8 = default(global::System.Collections.Generic.IReadOnlyList<Keyword>);
+            int? f9 = default(int?);
+            string f10 = default(string);
+            int? f11 = default(int?);
+            r.BeginObject(KeysNested);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f7 = GentableRead.List<bool>(r, r1 => r1.ReadBool()); break;
+                    case 1: f5 = GentableRead.List<global::System.Collections.Generic.IReadOnlyList<byte>>(r, r1 => GentableRead.List<byte>(r1, r2 => r2.ReadU8())); break;
+                    case 2: f4 = GentableRead.List<long>(r, r1 => r1.ReadI64()); break;
+                    case 3: f8 = GentableRead.List<Keyword>(r, r1 => GentableCodec.ReadKeyword(r1)); break;
+                    case 4: f2 = GentableCodec.ReadPoint(r); break;
+                    case 5: f0 = r.ReadString(); break;
+                    case 6: f9 = r.ReadI32(); break;
+                    case 7: f10 = r.ReadString(); break;
+                    case 8: f1 = GentableCodec.ReadPoint(r); break;
+                    case 9: f11 = r.ReadI32(); break;
+                    case 10: f3 = GentableCodec.ReadShape(r); break;
+                    case 11: f6 = GentableRead.List<string>(r, r1 => r1.ReadString()); break;
+                }
+            }
             return new Nested(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11);
         }
 

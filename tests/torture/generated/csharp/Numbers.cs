@@ -129,21 +129,39 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        internal static Numbers ReadNumbers(GentableNode n)
+        private static readonly GentableKeys KeysNumbers = new GentableKeys(new string[] { "F", "I16", "I32", "I64", "I8", "Id", "MaybeF", "U16", "U32", "U64", "U8" }, new bool[] { true, true, true, true, true, true, false, true, true, true, true });
+
+        internal static Numbers ReadNumbers(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f9 = GentableJson.F64(o.Required("F"));
-            var f2 = GentableJson.I16(o.Required("I16"));
-            var f3 = GentableJson.I32(o.Required("I32"));
-            var f4 = GentableJson.I64(o.Required("I64"));
-            var f1 = GentableJson.I8(o.Required("I8"));
-            var f0 = GentableJson.U16(o.Required("Id"));
-            var f10 = GentableJson.Opt<double?>(o.Optional("MaybeF"), n1 => GentableJson.F64(n1));
-            var f6 = GentableJson.U16(o.Required("U16"));
-            var f7 = GentableJson.U32(o.Required("U32"));
-            var f8 = GentableJson.U64(o.Required("U64"));
-            var f5 = GentableJson.U8(o.Required("U8"));
-            o.Finish();
+            ushort f0 = default(ushort);
+            sbyte f1 = default(sbyte);
+            short f2 = default(short);
+            int f3 = default(int);
+            long f4 = default(long);
+            byte f5 = default(byte);
+            ushort f6 = default(ushort);
+            uint f7 = default(uint);
+            ulong f8 = default(ulong);
+            double f9 = default(double);
+            double? f10 = default(double?);
+            r.BeginObject(KeysNumbers);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f9 = r.ReadDouble(); break;
+                    case 1: f2 = r.ReadI16(); break;
+                    case 2: f3 = r.ReadI32(); break;
+                    case 3: f4 = r.ReadI64(); break;
+                    case 4: f1 = r.ReadI8(); break;
+                    case 5: f0 = r.ReadU16(); break;
+                    case 6: f10 = r.ReadDouble(); break;
+                    case 7: f6 = r.ReadU16(); break;
+                    case 8: f7 = r.ReadU32(); break;
+                    case 9: f8 = r.ReadU64(); break;
+                    case 10: f5 = r.ReadU8(); break;
+                }
+            }
             return new Numbers(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10);
         }
 

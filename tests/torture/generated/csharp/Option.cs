@@ -12,6 +12,11 @@ namespace Torture.Tables
 
         public int? Next { get; }
 
+        /// <summary>
+        /// The <see cref="Option"/> row that <see cref="Next"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public Option NextRef { get; private set; }
+
         /// <summary>The primary key of this row.</summary>
         public OptionId Key { get { return new OptionId(this.Id); } }
 
@@ -21,6 +26,21 @@ namespace Torture.Tables
             this.Id = id;
             this.Maybe = maybe;
             this.Next = next;
+        }
+
+        /// <summary>Resolves the typed references (once, at load).</summary>
+        internal void GentableLink(Tables t)
+        {
+            {
+                Option x0 = null;
+                if (this.Next != null)
+                {
+                    Option y0;
+                    if (!(this.Next.Value >= 0L && this.Next.Value <= 255L && t.Option.TryGet((byte)this.Next.Value, out y0))) throw GentableLinkFault.Missing("Next", "Option", this.Next.Value);
+                    x0 = y0;
+                }
+                this.NextRef = x0;
+            }
         }
     }
 
@@ -100,13 +120,23 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        internal static Option ReadOption(GentableNode n)
+        private static readonly GentableKeys KeysOption = new GentableKeys(new string[] { "Id", "Maybe", "Next" }, new bool[] { true, false, false });
+
+        internal static Option ReadOption(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.U8(o.Required("Id"));
-            var f1 = GentableJson.Opt<string>(o.Optional("Maybe"), n1 => GentableJson.Str(n1));
-            var f2 = GentableJson.Opt<int?>(o.Optional("Next"), n1 => GentableJson.I32(n1));
-            o.Finish();
+            byte f0 = default(byte);
+            string f1 = default(string);
+            int? f2 = default(int?);
+            r.BeginObject(KeysOption);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadU8(); break;
+                    case 1: f1 = r.ReadString(); break;
+                    case 2: f2 = r.ReadI32(); break;
+                }
+            }
             return new Option(f0, f1, f2);
         }
 

@@ -107,13 +107,23 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        internal static Pair ReadPair(GentableNode n)
+        private static readonly GentableKeys KeysPair = new GentableKeys(new string[] { "Kind", "N", "V" }, new bool[] { true, true, true });
+
+        internal static Pair ReadPair(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableCodec.ReadKeyword(o.Required("Kind"));
-            var f1 = GentableJson.U8(o.Required("N"));
-            var f2 = GentableJson.F64(o.Required("V"));
-            o.Finish();
+            Keyword f0 = default(Keyword);
+            byte f1 = default(byte);
+            double f2 = default(double);
+            r.BeginObject(KeysPair);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = GentableCodec.ReadKeyword(r); break;
+                    case 1: f1 = r.ReadU8(); break;
+                    case 2: f2 = r.ReadDouble(); break;
+                }
+            }
             return new Pair(f0, f1, f2);
         }
 

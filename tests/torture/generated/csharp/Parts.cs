@@ -100,13 +100,23 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        internal static Parts ReadParts(GentableNode n)
+        private static readonly GentableKeys KeysParts = new GentableKeys(new string[] { "Id", "Part", "Tags" }, new bool[] { true, true, false });
+
+        internal static Parts ReadParts(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.U16(o.Required("Id"));
-            var f1 = GentableJson.Str(o.Required("Part"));
-            var f2 = GentableJson.Opt<global::System.Collections.Generic.IReadOnlyList<string>>(o.Optional("Tags"), n1 => GentableJson.ReadList<string>(n1, n2 => GentableJson.Str(n2)));
-            o.Finish();
+            ushort f0 = default(ushort);
+            string f1 = default(string);
+            global::System.Collections.Generic.IReadOnlyList<string> f2 = default(global::System.Collections.Generic.IReadOnlyList<string>);
+            r.BeginObject(KeysParts);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadU16(); break;
+                    case 1: f1 = r.ReadString(); break;
+                    case 2: f2 = GentableRead.List<string>(r, r1 => r1.ReadString()); break;
+                }
+            }
             return new Parts(f0, f1, f2);
         }
 

@@ -23,13 +23,23 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        internal static Point ReadPoint(GentableNode n)
+        private static readonly GentableKeys KeysPoint = new GentableKeys(new string[] { "label", "x", "y" }, new bool[] { false, true, true });
+
+        internal static Point ReadPoint(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f2 = GentableJson.Opt<string>(o.Optional("label"), n1 => GentableJson.Str(n1));
-            var f0 = GentableJson.I16(o.Required("x"));
-            var f1 = GentableJson.I16(o.Required("y"));
-            o.Finish();
+            short f0 = default(short);
+            short f1 = default(short);
+            string f2 = default(string);
+            r.BeginObject(KeysPoint);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f2 = r.ReadString(); break;
+                    case 1: f0 = r.ReadI16(); break;
+                    case 2: f1 = r.ReadI16(); break;
+                }
+            }
             return new Point(f0, f1, f2);
         }
 

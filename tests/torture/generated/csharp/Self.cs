@@ -10,6 +10,11 @@ namespace Torture.Tables
 
         public string Other { get; }
 
+        /// <summary>
+        /// The <see cref="String"/> row that <see cref="Other"/> names (x-gentable-foreignKey), resolved at load.
+        /// </summary>
+        public String OtherRef { get; private set; }
+
         /// <summary>The primary key of this row.</summary>
         public SelfId Key { get { return new SelfId(this.Id); } }
 
@@ -18,6 +23,16 @@ namespace Torture.Tables
         {
             this.Id = id;
             this.Other = other;
+        }
+
+        /// <summary>Resolves the typed references (once, at load).</summary>
+        internal void GentableLink(Tables t)
+        {
+            {
+                String x0;
+                if (!(t.String.TryGet(this.Other, out x0))) throw GentableLinkFault.Missing("Other", "String", this.Other);
+                this.OtherRef = x0;
+            }
         }
     }
 
@@ -97,12 +112,21 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        internal static Self ReadSelf(GentableNode n)
+        private static readonly GentableKeys KeysSelf = new GentableKeys(new string[] { "Id", "Other" }, new bool[] { true, true });
+
+        internal static Self ReadSelf(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.U8(o.Required("Id"));
-            var f1 = GentableJson.Str(o.Required("Other"));
-            o.Finish();
+            byte f0 = default(byte);
+            string f1 = default(string);
+            r.BeginObject(KeysSelf);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadU8(); break;
+                    case 1: f1 = r.ReadString(); break;
+                }
+            }
             return new Self(f0, f1);
         }
 

@@ -32,15 +32,27 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        internal static Settings ReadSettings(GentableNode n)
+        private static readonly GentableKeys KeysSettings = new GentableKeys(new string[] { "Debug", "Default", "Scale", "Title", "Version" }, new bool[] { true, true, true, true, true });
+
+        internal static Settings ReadSettings(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f3 = GentableJson.Bool(o.Required("Debug"));
-            var f4 = GentableCodec.ReadKeyword(o.Required("Default"));
-            var f2 = GentableJson.F64(o.Required("Scale"));
-            var f0 = GentableJson.Str(o.Required("Title"));
-            var f1 = GentableJson.U16(o.Required("Version"));
-            o.Finish();
+            string f0 = default(string);
+            ushort f1 = default(ushort);
+            double f2 = default(double);
+            bool f3 = default(bool);
+            Keyword f4 = default(Keyword);
+            r.BeginObject(KeysSettings);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f3 = r.ReadBool(); break;
+                    case 1: f4 = GentableCodec.ReadKeyword(r); break;
+                    case 2: f2 = r.ReadDouble(); break;
+                    case 3: f0 = r.ReadString(); break;
+                    case 4: f1 = r.ReadU16(); break;
+                }
+            }
             return new Settings(f0, f1, f2, f3, f4);
         }
 

@@ -26,13 +26,23 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        internal static Shape ReadShape(GentableNode n)
+        private static readonly GentableKeys KeysShape = new GentableKeys(new string[] { "origin", "path", "tags" }, new bool[] { true, true, true });
+
+        internal static Shape ReadShape(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableCodec.ReadPoint(o.Required("origin"));
-            var f1 = GentableJson.ReadList<Point>(o.Required("path"), n1 => GentableCodec.ReadPoint(n1));
-            var f2 = GentableJson.ReadList<string>(o.Required("tags"), n1 => GentableJson.Str(n1));
-            o.Finish();
+            Point f0 = default(Point);
+            global::System.Collections.Generic.IReadOnlyList<Point> f1 = default(global::System.Collections.Generic.IReadOnlyList<Point>);
+            global::System.Collections.Generic.IReadOnlyList<string> f2 = default(global::System.Collections.Generic.IReadOnlyList<string>);
+            r.BeginObject(KeysShape);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = GentableCodec.ReadPoint(r); break;
+                    case 1: f1 = GentableRead.List<Point>(r, r1 => GentableCodec.ReadPoint(r1)); break;
+                    case 2: f2 = GentableRead.List<string>(r, r1 => r1.ReadString()); break;
+                }
+            }
             return new Shape(f0, f1, f2);
         }
 

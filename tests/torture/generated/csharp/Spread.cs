@@ -121,16 +121,29 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        internal static Spread ReadSpread(GentableNode n)
+        private static readonly GentableKeys KeysSpread = new GentableKeys(new string[] { "Effect", "Id", "MaybeEffect", "Pos", "Shape", "Stat" }, new bool[] { true, true, false, true, true, true });
+
+        internal static Spread ReadSpread(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f3 = GentableCodec.ReadEffect(o.Required("Effect"));
-            var f0 = GentableJson.U8(o.Required("Id"));
-            var f4 = GentableJson.Opt<Effect>(o.Optional("MaybeEffect"), n1 => GentableCodec.ReadEffect(n1));
-            var f1 = GentableCodec.ReadPoint(o.Required("Pos"));
-            var f5 = GentableCodec.ReadShape(o.Required("Shape"));
-            var f2 = GentableCodec.ReadStat(o.Required("Stat"));
-            o.Finish();
+            byte f0 = default(byte);
+            Point f1 = default(Point);
+            Stat f2 = default(Stat);
+            Effect f3 = default(Effect);
+            Effect f4 = default(Effect);
+            Shape f5 = default(Shape);
+            r.BeginObject(KeysSpread);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f3 = GentableCodec.ReadEffect(r); break;
+                    case 1: f0 = r.ReadU8(); break;
+                    case 2: f4 = GentableCodec.ReadEffect(r); break;
+                    case 3: f1 = GentableCodec.ReadPoint(r); break;
+                    case 4: f5 = GentableCodec.ReadShape(r); break;
+                    case 5: f2 = GentableCodec.ReadStat(r); break;
+                }
+            }
             return new Spread(f0, f1, f2, f3, f4, f5);
         }
 

@@ -23,13 +23,23 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        internal static Stat ReadStat(GentableNode n)
+        private static readonly GentableKeys KeysStat = new GentableKeys(new string[] { "base", "cap", "growth" }, new bool[] { true, true, true });
+
+        internal static Stat ReadStat(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.U16(o.Required("base"));
-            var f2 = GentableJson.U16(o.Required("cap"));
-            var f1 = GentableJson.F64(o.Required("growth"));
-            o.Finish();
+            ushort f0 = default(ushort);
+            double f1 = default(double);
+            ushort f2 = default(ushort);
+            r.BeginObject(KeysStat);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadU16(); break;
+                    case 1: f2 = r.ReadU16(); break;
+                    case 2: f1 = r.ReadDouble(); break;
+                }
+            }
             return new Stat(f0, f1, f2);
         }
 

@@ -97,12 +97,21 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        internal static String ReadString(GentableNode n)
+        private static readonly GentableKeys KeysString = new GentableKeys(new string[] { "Text", "Words" }, new bool[] { true, true });
+
+        internal static String ReadString(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.Str(o.Required("Text"));
-            var f1 = GentableJson.ReadList<string>(o.Required("Words"), n1 => GentableJson.Str(n1));
-            o.Finish();
+            string f0 = default(string);
+            global::System.Collections.Generic.IReadOnlyList<string> f1 = default(global::System.Collections.Generic.IReadOnlyList<string>);
+            r.BeginObject(KeysString);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadString(); break;
+                    case 1: f1 = GentableRead.List<string>(r, r1 => r1.ReadString()); break;
+                }
+            }
             return new String(f0, f1);
         }
 

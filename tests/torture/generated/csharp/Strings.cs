@@ -108,13 +108,23 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        internal static Strings ReadStrings(GentableNode n)
+        private static readonly GentableKeys KeysStrings = new GentableKeys(new string[] { "Key", "Note", "Text" }, new bool[] { true, false, true });
+
+        internal static Strings ReadStrings(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f0 = GentableJson.Str(o.Required("Key"));
-            var f2 = GentableJson.Opt<string>(o.Optional("Note"), n1 => GentableJson.Str(n1));
-            var f1 = GentableJson.Str(o.Required("Text"));
-            o.Finish();
+            string f0 = default(string);
+            string f1 = default(string);
+            string f2 = default(string);
+            r.BeginObject(KeysStrings);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f0 = r.ReadString(); break;
+                    case 1: f2 = r.ReadString(); break;
+                    case 2: f1 = r.ReadString(); break;
+                }
+            }
             return new Strings(f0, f1, f2);
         }
 

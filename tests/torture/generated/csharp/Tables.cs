@@ -2,8 +2,10 @@
 namespace Torture.Tables
 {
     /// <summary>
-    /// Every table of Torture. Load them once with <see cref="Load"/> (files) or
-    /// <see cref="LoadFromJson"/> (any source, e.g. Unity TextAssets).
+    /// Every table of Torture. Load them once with <see cref="Load"/> (files), <see cref="LoadFromBytes"/> (any
+    /// source, e.g. Unity TextAssets) or <see cref="LoadAsync"/> (fetched, e.g. with UnityWebRequest). A loaded
+    /// <c>Tables</c> is immutable and shares nothing with another one: to hot-reload, load a second one and swap
+    /// the one reference the game reads (a reference assignment is atomic).
     /// </summary>
     public sealed partial class Tables
     {
@@ -96,43 +98,85 @@ namespace Torture.Tables
             this.String = t11;
             this.Strings = t12;
             this.Vertical = t13;
+            for (int i = 0; i < this.Nested.All.Count; i++) { try { this.Nested.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Nested.json", "Nested", i); } }
+            for (int i = 0; i < this.Option.All.Count; i++) { try { this.Option.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Option.json", "Option", i); } }
+            for (int i = 0; i < this.Self.All.Count; i++) { try { this.Self.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Self.json", "Self", i); } }
         }
 
         /// <summary>
+        /// The data files the loaders read, one per table (<c>&lt;Table&gt;.json</c>), relative to the data folder:
+        /// what to copy next to the game (e.g. into <c>StreamingAssets</c>) and what <see cref="LoadAsync"/> fetches.
+        /// </summary>
+        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "Features.json", "Keywords.json", "Log.json", "Nested.json", "Numbers.json", "Option.json", "Pair.json", "Parts.json", "Self.json", "Settings.json", "Spread.json", "String.json", "Strings.json", "Vertical.json" });
+
+        /// <summary>
         /// Loads every table from <c>&lt;dataDir&gt;/&lt;Table&gt;.json</c> (the canonical data gentable writes to
-        /// <c>generated/data/</c>). Throws <see cref="GentableDataException"/> if a file is malformed or does not
-        /// match the generated types.
+        /// <c>generated/data/</c>). Throws <see cref="GentableDataException"/> if a file is missing, unreadable (the I/O
+        /// error is its inner exception), malformed, or does not match the generated types.
         /// </summary>
         public static Tables Load(string dataDir)
         {
             if (dataDir == null) throw new global::System.ArgumentNullException("dataDir");
-            var utf8 = new global::System.Text.UTF8Encoding(false, true);
-            return LoadFromJson(table => global::System.IO.File.ReadAllText(global::System.IO.Path.Combine(dataDir, table + ".json"), utf8));
+            return LoadFromBytes(file => GentableRead.ReadFile(dataDir, file));
+        }
+
+        /// <summary>
+        /// Loads every table from the bytes <paramref name="bytesOf"/> returns for each name in <see cref="DataFiles"/>
+        /// (e.g. Unity <c>TextAsset.bytes</c>, or files fetched with <c>UnityWebRequest</c>). Throws
+        /// <see cref="GentableDataException"/> if the function fails (its exception is the inner exception) or returns
+        /// null, or a file is malformed or does not match the generated types.
+        /// </summary>
+        public static Tables LoadFromBytes(global::System.Func<string, byte[]> bytesOf)
+        {
+            if (bytesOf == null) throw new global::System.ArgumentNullException("bytesOf");
+            var t0 = new FeaturesTable(GentableRead.Rows<Features>(GentableRead.Bytes(bytesOf, "Features.json", "Features"), "Features.json", "Features", TableHashes("Features"), GentableCodec.ReadFeatures));
+            var t1 = new KeywordsTable(GentableRead.Rows<Keywords>(GentableRead.Bytes(bytesOf, "Keywords.json", "Keywords"), "Keywords.json", "Keywords", TableHashes("Keywords"), GentableCodec.ReadKeywords));
+            var t2 = new LogTable(GentableRead.Rows<Log>(GentableRead.Bytes(bytesOf, "Log.json", "Log"), "Log.json", "Log", TableHashes("Log"), GentableCodec.ReadLog));
+            var t3 = new NestedTable(GentableRead.Rows<Nested>(GentableRead.Bytes(bytesOf, "Nested.json", "Nested"), "Nested.json", "Nested", TableHashes("Nested"), GentableCodec.ReadNested));
+            var t4 = new NumbersTable(GentableRead.Rows<Numbers>(GentableRead.Bytes(bytesOf, "Numbers.json", "Numbers"), "Numbers.json", "Numbers", TableHashes("Numbers"), GentableCodec.ReadNumbers));
+            var t5 = new OptionTable(GentableRead.Rows<Option>(GentableRead.Bytes(bytesOf, "Option.json", "Option"), "Option.json", "Option", TableHashes("Option"), GentableCodec.ReadOption));
+            var t6 = new PairTable(GentableRead.Rows<Pair>(GentableRead.Bytes(bytesOf, "Pair.json", "Pair"), "Pair.json", "Pair", TableHashes("Pair"), GentableCodec.ReadPair));
+            var t7 = new PartsTable(GentableRead.Rows<Parts>(GentableRead.Bytes(bytesOf, "Parts.json", "Parts"), "Parts.json", "Parts", TableHashes("Parts"), GentableCodec.ReadParts));
+            var t8 = new SelfTable(GentableRead.Rows<Self>(GentableRead.Bytes(bytesOf, "Self.json", "Self"), "Self.json", "Self", TableHashes("Self"), GentableCodec.ReadSelf));
+            var t9 = GentableRead.Single<Settings>(GentableRead.Bytes(bytesOf, "Settings.json", "Settings"), "Settings.json", "Settings", TableHashes("Settings"), GentableCodec.ReadSettings);
+            var t10 = new SpreadTable(GentableRead.Rows<Spread>(GentableRead.Bytes(bytesOf, "Spread.json", "Spread"), "Spread.json", "Spread", TableHashes("Spread"), GentableCodec.ReadSpread));
+            var t11 = new StringTable(GentableRead.Rows<String>(GentableRead.Bytes(bytesOf, "String.json", "String"), "String.json", "String", TableHashes("String"), GentableCodec.ReadString));
+            var t12 = new StringsTable(GentableRead.Rows<Strings>(GentableRead.Bytes(bytesOf, "Strings.json", "Strings"), "Strings.json", "Strings", TableHashes("Strings"), GentableCodec.ReadStrings));
+            var t13 = GentableRead.Single<Vertical>(GentableRead.Bytes(bytesOf, "Vertical.json", "Vertical"), "Vertical.json", "Vertical", TableHashes("Vertical"), GentableCodec.ReadVertical);
+            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13);
         }
 
         /// <summary>
         /// Loads every table from the JSON text <paramref name="jsonOf"/> returns for a table name (the contents
-        /// of <c>&lt;Table&gt;.json</c>). Throws <see cref="GentableDataException"/> if a text is missing, malformed
-        /// or does not match the generated types.
+        /// of <c>&lt;Table&gt;.json</c>, e.g. Unity <c>TextAsset.text</c>; <see cref="LoadFromBytes"/> saves decoding and
+        /// re-encoding the text). Throws <see cref="GentableDataException"/> as <see cref="LoadFromBytes"/> does.
         /// </summary>
         public static Tables LoadFromJson(global::System.Func<string, string> jsonOf)
         {
             if (jsonOf == null) throw new global::System.ArgumentNullException("jsonOf");
-            var t0 = new FeaturesTable(GentableJson.Rows<Features>(GentableJson.Table(jsonOf, "Features"), GentableCodec.ReadFeatures));
-            var t1 = new KeywordsTable(GentableJson.Rows<Keywords>(GentableJson.Table(jsonOf, "Keywords"), GentableCodec.ReadKeywords));
-            var t2 = new LogTable(GentableJson.Rows<Log>(GentableJson.Table(jsonOf, "Log"), GentableCodec.ReadLog));
-            var t3 = new NestedTable(GentableJson.Rows<Nested>(GentableJson.Table(jsonOf, "Nested"), GentableCodec.ReadNested));
-            var t4 = new NumbersTable(GentableJson.Rows<Numbers>(GentableJson.Table(jsonOf, "Numbers"), GentableCodec.ReadNumbers));
-            var t5 = new OptionTable(GentableJson.Rows<Option>(GentableJson.Table(jsonOf, "Option"), GentableCodec.ReadOption));
-            var t6 = new PairTable(GentableJson.Rows<Pair>(GentableJson.Table(jsonOf, "Pair"), GentableCodec.ReadPair));
-            var t7 = new PartsTable(GentableJson.Rows<Parts>(GentableJson.Table(jsonOf, "Parts"), GentableCodec.ReadParts));
-            var t8 = new SelfTable(GentableJson.Rows<Self>(GentableJson.Table(jsonOf, "Self"), GentableCodec.ReadSelf));
-            var t9 = GentableJson.Single<Settings>(GentableJson.Table(jsonOf, "Settings"), GentableCodec.ReadSettings);
-            var t10 = new SpreadTable(GentableJson.Rows<Spread>(GentableJson.Table(jsonOf, "Spread"), GentableCodec.ReadSpread));
-            var t11 = new StringTable(GentableJson.Rows<String>(GentableJson.Table(jsonOf, "String"), GentableCodec.ReadString));
-            var t12 = new StringsTable(GentableJson.Rows<Strings>(GentableJson.Table(jsonOf, "Strings"), GentableCodec.ReadStrings));
-            var t13 = GentableJson.Single<Vertical>(GentableJson.Table(jsonOf, "Vertical"), GentableCodec.ReadVertical);
-            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13);
+            var utf8 = new global::System.Text.UTF8Encoding(false);
+            return LoadFromBytes(file =>
+            {
+                string text = jsonOf(GentableRead.TableOf(file));
+                return text == null ? null : utf8.GetBytes(text);
+            });
+        }
+
+        /// <summary>
+        /// Fetches every file of <see cref="DataFiles"/> with <paramref name="fetch"/> (all at once) and loads the
+        /// tables from their bytes: for platforms where data files are not files, like Android and WebGL
+        /// <c>StreamingAssets</c> (fetch them with <c>UnityWebRequest</c>). No thread is started: the tables are read
+        /// on the thread the last fetch completes on. Fails with <see cref="GentableDataException"/> as
+        /// <see cref="LoadFromBytes"/> does; a failed fetch is its inner exception.
+        /// </summary>
+        public static async global::System.Threading.Tasks.Task<Tables> LoadAsync(global::System.Func<string, global::System.Threading.Tasks.Task<byte[]>> fetch)
+        {
+            if (fetch == null) throw new global::System.ArgumentNullException("fetch");
+            var tasks = new global::System.Threading.Tasks.Task<byte[]>[DataFiles.Count];
+            for (int i = 0; i < tasks.Length; i++) tasks[i] = GentableRead.Fetch(fetch, DataFiles[i]);
+            var bytes = new global::System.Collections.Generic.Dictionary<string, byte[]>(tasks.Length);
+            for (int i = 0; i < tasks.Length; i++) bytes[DataFiles[i]] = await GentableRead.Fetched(tasks[i], DataFiles[i]);
+            return LoadFromBytes(file => bytes[file]);
         }
 
         /// <summary>

@@ -44,19 +44,35 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        internal static Vertical ReadVertical(GentableNode n)
+        private static readonly GentableKeys KeysVertical = new GentableKeys(new string[] { "Banned", "MaxPlayers", "Motd", "Note", "Odds", "Opening", "Opens", "Ratio", "Round" }, new bool[] { true, true, true, false, true, true, true, true, true });
+
+        internal static Vertical ReadVertical(GentableReader r)
         {
-            var o = GentableJson.ReadObject(n);
-            var f7 = GentableJson.ReadList<Hero>(o.Required("Banned"), n1 => GentableCodec.ReadHero(n1));
-            var f0 = GentableJson.U8(o.Required("MaxPlayers"));
-            var f1 = GentableJson.Str(o.Required("Motd"));
-            var f8 = GentableJson.Opt<string>(o.Optional("Note"), n1 => GentableJson.Str(n1));
-            var f5 = GentableJson.ReadMap<string, double>(o.Required("Odds"), k1 => k1, n1 => GentableJson.F64(n1));
-            var f6 = GentableCodec.ReadEffect(o.Required("Opening"));
-            var f3 = GentableJson.DateTime(o.Required("Opens"));
-            var f2 = GentableJson.F64(o.Required("Ratio"));
-            var f4 = GentableJson.Duration(o.Required("Round"));
-            o.Finish();
+            byte f0 = default(byte);
+            string f1 = default(string);
+            double f2 = default(double);
+            global::System.DateTimeOffset f3 = default(global::System.DateTimeOffset);
+            global::System.TimeSpan f4 = default(global::System.TimeSpan);
+            global::System.Collections.Generic.IReadOnlyDictionary<string, double> f5 = default(global::System.Collections.Generic.IReadOnlyDictionary<string, double>);
+            Effect f6 = default(Effect);
+            global::System.Collections.Generic.IReadOnlyList<Hero> f7 = default(global::System.Collections.Generic.IReadOnlyList<Hero>);
+            string f8 = default(string);
+            r.BeginObject(KeysVertical);
+            for (int m = r.NextField(); m >= 0; m = r.NextField())
+            {
+                switch (m)
+                {
+                    case 0: f7 = GentableRead.List<Hero>(r, r1 => GentableCodec.ReadHero(r1)); break;
+                    case 1: f0 = r.ReadU8(); break;
+                    case 2: f1 = r.ReadString(); break;
+                    case 3: f8 = r.ReadString(); break;
+                    case 4: f5 = GentableRead.Map<string, double>(r, k1 => k1.Key, r1 => r1.ReadDouble()); break;
+                    case 5: f6 = GentableCodec.ReadEffect(r); break;
+                    case 6: f3 = r.ReadDateTime(); break;
+                    case 7: f2 = r.ReadDouble(); break;
+                    case 8: f4 = r.ReadDuration(); break;
+                }
+            }
             return new Vertical(f0, f1, f2, f3, f4, f5, f6, f7, f8);
         }
 

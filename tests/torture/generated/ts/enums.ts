@@ -22,8 +22,8 @@ export const Element = Object.freeze({
 
 const MEMBERS_Element: ReadonlySet<unknown> = new Set<unknown>(Object.values(Element));
 
-export function readElement(v: unknown, path: string): Element {
-  return MEMBERS_Element.has(v) ? (v as Element) : rt.fail(path, "one of the Element members Fire, Ice, Wind, Earth", v);
+export function readElement(v: unknown, at: rt.At): Element {
+  return MEMBERS_Element.has(v) ? (v as Element) : rt.fail(at, "one of the Element members Fire, Ice, Wind, Earth", v);
 }
 
 /**
@@ -40,8 +40,8 @@ export const Hero = Object.freeze({
 
 const MEMBERS_Hero: ReadonlySet<unknown> = new Set<unknown>(Object.values(Hero));
 
-export function readHero(v: unknown, path: string): Hero {
-  return MEMBERS_Hero.has(v) ? (v as Hero) : rt.fail(path, "one of the Hero members Junkrat, Mercy, Tracer", v);
+export function readHero(v: unknown, at: rt.At): Hero {
+  return MEMBERS_Hero.has(v) ? (v as Hero) : rt.fail(at, "one of the Hero members Junkrat, Mercy, Tracer", v);
 }
 
 /**
@@ -69,6 +69,6 @@ export const Keyword = Object.freeze({
 
 const MEMBERS_Keyword: ReadonlySet<unknown> = new Set<unknown>(Object.values(Keyword));
 
-export function readKeyword(v: unknown, path: string): Keyword {
-  return MEMBERS_Keyword.has(v) ? (v as Keyword) : rt.fail(path, "one of the Keyword members class, params, default, enum, in, is, delete, new, namespace, constructor, type, move, ref, self", v);
+export function readKeyword(v: unknown, at: rt.At): Keyword {
+  return MEMBERS_Keyword.has(v) ? (v as Keyword) : rt.fail(at, "one of the Keyword members class, params, default, enum, in, is, delete, new, namespace, constructor, type, move, ref, self", v);
 }

@@ -12,16 +12,26 @@ export interface Point {
   readonly label?: string;
 }
 
-const FIELDS_Point: ReadonlySet<string> = new Set<string>(["x", "y", "label"]);
+const FIELDS_Point: readonly string[] = ["x", "y", "label"];
 
-export function readPoint(v: unknown, path: string): Point {
-  const o = rt.object(v, path, FIELDS_Point);
-  const r: rt.Mutable<Point> = {
-    x: rt.int(rt.required(o, "x", path), path + ".x", -32768, 32767),
-    y: rt.int(rt.required(o, "y", path), path + ".y", -32768, 32767),
-  };
-  if (rt.has(o, "label")) r.label = rt.str(o["label"], path + ".label");
-  return r;
+export function readPoint(v: unknown, at: rt.At): Point {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Point> = {
+      x: rt.int(o["x"], "x", -32768, 32767),
+      y: rt.int(o["y"], "y", -32768, 32767),
+    };
+    let n = 2;
+    const x2 = o["label"];
+    if (x2 !== undefined) {
+      r.label = rt.str(x2, "label");
+      n++;
+    }
+    if (rt.count(o) !== n) rt.unknown(o, FIELDS_Point);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writePoint(r: Point): string {
@@ -44,16 +54,21 @@ export interface Shape {
   readonly tags: readonly string[];
 }
 
-const FIELDS_Shape: ReadonlySet<string> = new Set<string>(["origin", "path", "tags"]);
+const FIELDS_Shape: readonly string[] = ["origin", "path", "tags"];
 
-export function readShape(v: unknown, path: string): Shape {
-  const o = rt.object(v, path, FIELDS_Shape);
-  const r: rt.Mutable<Shape> = {
-    origin: readPoint(rt.required(o, "origin", path), path + ".origin"),
-    path: rt.array(rt.required(o, "path", path), path + ".path", (v1, p1) => readPoint(v1, p1)),
-    tags: rt.array(rt.required(o, "tags", path), path + ".tags", (v1, p1) => rt.str(v1, p1)),
-  };
-  return r;
+export function readShape(v: unknown, at: rt.At): Shape {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Shape> = {
+      origin: readPoint(o["origin"], "origin"),
+      path: rt.array(o["path"], "path", (v1, a1) => readPoint(v1, a1)),
+      tags: rt.scalars(o["tags"], "tags", (v1, a1) => rt.str(v1, a1)),
+    };
+    if (rt.count(o) !== 3) rt.unknown(o, FIELDS_Shape);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeShape(r: Shape): string {
@@ -73,16 +88,21 @@ export interface Stat {
   readonly cap: number;
 }
 
-const FIELDS_Stat: ReadonlySet<string> = new Set<string>(["base", "growth", "cap"]);
+const FIELDS_Stat: readonly string[] = ["base", "growth", "cap"];
 
-export function readStat(v: unknown, path: string): Stat {
-  const o = rt.object(v, path, FIELDS_Stat);
-  const r: rt.Mutable<Stat> = {
-    base: rt.int(rt.required(o, "base", path), path + ".base", 0, 65535),
-    growth: rt.float(rt.required(o, "growth", path), path + ".growth"),
-    cap: rt.int(rt.required(o, "cap", path), path + ".cap", 0, 65535),
-  };
-  return r;
+export function readStat(v: unknown, at: rt.At): Stat {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Stat> = {
+      base: rt.int(o["base"], "base", 0, 65535),
+      growth: rt.float(o["growth"], "growth"),
+      cap: rt.int(o["cap"], "cap", 0, 65535),
+    };
+    if (rt.count(o) !== 3) rt.unknown(o, FIELDS_Stat);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeStat(r: Stat): string {
@@ -107,7 +127,7 @@ export interface EffectDamage {
   readonly element?: readonly Element[];
 }
 
-const FIELDS_EffectDamage: ReadonlySet<string> = new Set<string>(["kind", "amount", "element"]);
+const FIELDS_EffectDamage: readonly string[] = ["kind", "amount", "element"];
 
 /**
  * Restore health.
@@ -118,7 +138,7 @@ export interface EffectHeal {
   readonly over: boolean;
 }
 
-const FIELDS_EffectHeal: ReadonlySet<string> = new Set<string>(["kind", "amount", "over"]);
+const FIELDS_EffectHeal: readonly string[] = ["kind", "amount", "over"];
 
 /**
  * No fields besides the kind.
@@ -127,7 +147,7 @@ export interface EffectStun {
   readonly kind: "Stun";
 }
 
-const FIELDS_EffectStun: ReadonlySet<string> = new Set<string>(["kind"]);
+const FIELDS_EffectStun: readonly string[] = ["kind"];
 
 /**
  * Nested arrays, records and an optional union inside a variant.
@@ -139,49 +159,67 @@ export interface EffectSummon {
   readonly tags?: ReadonlyMap<string, number>;
 }
 
-const FIELDS_EffectSummon: ReadonlySet<string> = new Set<string>(["kind", "at", "then", "tags"]);
+const FIELDS_EffectSummon: readonly string[] = ["kind", "at", "then", "tags"];
 
-export function readEffect(v: unknown, path: string): Effect {
-  const kind = rt.isObject(v) ? v["kind"] : undefined;
-  switch (kind) {
-    case "Damage": {
-      const o = rt.object(v, path, FIELDS_EffectDamage);
-      const r: rt.Mutable<EffectDamage> = {
-        kind: "Damage",
-        amount: rt.int(rt.required(o, "amount", path), path + ".amount", 0, 65535),
-      };
-      if (rt.has(o, "element")) r.element = rt.array(o["element"], path + ".element", readElement);
-      return r;
+export function readEffect(v: unknown, at: rt.At): Effect {
+  if (!rt.isObject(v)) return rt.fail(at, "an object whose kind is one of Damage, Heal, Stun, Summon", v);
+  const o = v;
+  try {
+    switch (o["kind"]) {
+      case "Damage": {
+        const r: rt.Mutable<EffectDamage> = {
+          kind: "Damage",
+          amount: rt.int(o["amount"], "amount", 0, 65535),
+        };
+        let n = 2;
+        const x1 = o["element"];
+        if (x1 !== undefined) {
+          r.element = rt.scalars(x1, "element", readElement);
+          n++;
+        }
+        if (rt.count(o) !== n) rt.unknown(o, FIELDS_EffectDamage);
+        return Object.freeze(r);
+      }
+      case "Heal": {
+        const r: rt.Mutable<EffectHeal> = {
+          kind: "Heal",
+          amount: rt.int(o["amount"], "amount", 0, 65535),
+          over: rt.bool(o["over"], "over"),
+        };
+        if (rt.count(o) !== 3) rt.unknown(o, FIELDS_EffectHeal);
+        return Object.freeze(r);
+      }
+      case "Stun": {
+        const r: rt.Mutable<EffectStun> = {
+          kind: "Stun",
+        };
+        if (rt.count(o) !== 1) rt.unknown(o, FIELDS_EffectStun);
+        return Object.freeze(r);
+      }
+      case "Summon": {
+        const r: rt.Mutable<EffectSummon> = {
+          kind: "Summon",
+          at: rt.array(o["at"], "at", (v1, a1) => readPoint(v1, a1)),
+        };
+        let n = 2;
+        const x1 = o["then"];
+        if (x1 !== undefined) {
+          r.then = readEffect(x1, "then");
+          n++;
+        }
+        const x2 = o["tags"];
+        if (x2 !== undefined) {
+          r.tags = rt.map(x2, "tags", (k1) => k1, (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647));
+          n++;
+        }
+        if (rt.count(o) !== n) rt.unknown(o, FIELDS_EffectSummon);
+        return Object.freeze(r);
+      }
     }
-    case "Heal": {
-      const o = rt.object(v, path, FIELDS_EffectHeal);
-      const r: rt.Mutable<EffectHeal> = {
-        kind: "Heal",
-        amount: rt.int(rt.required(o, "amount", path), path + ".amount", 0, 65535),
-        over: rt.bool(rt.required(o, "over", path), path + ".over"),
-      };
-      return r;
-    }
-    case "Stun": {
-      rt.object(v, path, FIELDS_EffectStun);
-      const r: rt.Mutable<EffectStun> = {
-        kind: "Stun",
-      };
-      return r;
-    }
-    case "Summon": {
-      const o = rt.object(v, path, FIELDS_EffectSummon);
-      const r: rt.Mutable<EffectSummon> = {
-        kind: "Summon",
-        at: rt.array(rt.required(o, "at", path), path + ".at", (v1, p1) => readPoint(v1, p1)),
-      };
-      if (rt.has(o, "then")) r.then = readEffect(o["then"], path + ".then");
-      if (rt.has(o, "tags")) r.tags = rt.map(o["tags"], path + ".tags", (k1) => k1, (v1, p1) => rt.int(v1, p1, -2147483648, 2147483647));
-      return r;
-    }
-    default:
-      return rt.fail(path, "an object whose kind is one of Damage, Heal, Stun, Summon", v);
+  } catch (e) {
+    throw rt.within(e, at);
   }
+  return rt.fail(at, "an object whose kind is one of Damage, Heal, Stun, Summon", v);
 }
 
 export function writeEffect(r: Effect): string {

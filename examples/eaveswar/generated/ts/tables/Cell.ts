@@ -30,18 +30,32 @@ export interface Cell {
   readonly block?: number;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Q", "R", "Terrain", "Owner", "Block"]);
+const FIELDS: readonly string[] = ["Q", "R", "Terrain", "Owner", "Block"];
 
-export function readCell(v: unknown, path: string): Cell {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Cell> = {
-    q: rt.int(rt.required(o, "Q", path), path + ".Q", 0, 255),
-    r: rt.int(rt.required(o, "R", path), path + ".R", 0, 255),
-    terrain: readTerrain(rt.required(o, "Terrain", path), path + ".Terrain"),
-  };
-  if (rt.has(o, "Owner")) r.owner = readSide(o["Owner"], path + ".Owner");
-  if (rt.has(o, "Block")) r.block = rt.int(o["Block"], path + ".Block", 0, 255);
-  return r;
+export function readCell(v: unknown, at: rt.At): Cell {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Cell> = {
+      q: rt.int(o["Q"], "Q", 0, 255),
+      r: rt.int(o["R"], "R", 0, 255),
+      terrain: readTerrain(o["Terrain"], "Terrain"),
+    };
+    let n = 3;
+    const x3 = o["Owner"];
+    if (x3 !== undefined) {
+      r.owner = readSide(x3, "Owner");
+      n++;
+    }
+    const x4 = o["Block"];
+    if (x4 !== undefined) {
+      r.block = rt.int(x4, "Block", 0, 255);
+      n++;
+    }
+    if (rt.count(o) !== n) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeCell(r: Cell): string {

@@ -37,20 +37,25 @@ export interface MapInfo {
   readonly rotateR: number;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "Columns", "EvenColumnCells", "OddColumnCells", "CellCount", "RotateQ", "RotateR"]);
+const FIELDS: readonly string[] = ["Id", "Columns", "EvenColumnCells", "OddColumnCells", "CellCount", "RotateQ", "RotateR"];
 
-export function readMapInfo(v: unknown, path: string): MapInfo {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<MapInfo> = {
-    id: rt.str(rt.required(o, "Id", path), path + ".Id"),
-    columns: rt.int(rt.required(o, "Columns", path), path + ".Columns", 0, 255),
-    evenColumnCells: rt.int(rt.required(o, "EvenColumnCells", path), path + ".EvenColumnCells", 0, 255),
-    oddColumnCells: rt.int(rt.required(o, "OddColumnCells", path), path + ".OddColumnCells", 0, 255),
-    cellCount: rt.int(rt.required(o, "CellCount", path), path + ".CellCount", 0, 65535),
-    rotateQ: rt.int(rt.required(o, "RotateQ", path), path + ".RotateQ", 0, 255),
-    rotateR: rt.int(rt.required(o, "RotateR", path), path + ".RotateR", 0, 255),
-  };
-  return r;
+export function readMapInfo(v: unknown, at: rt.At): MapInfo {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<MapInfo> = {
+      id: rt.str(o["Id"], "Id"),
+      columns: rt.int(o["Columns"], "Columns", 0, 255),
+      evenColumnCells: rt.int(o["EvenColumnCells"], "EvenColumnCells", 0, 255),
+      oddColumnCells: rt.int(o["OddColumnCells"], "OddColumnCells", 0, 255),
+      cellCount: rt.int(o["CellCount"], "CellCount", 0, 65535),
+      rotateQ: rt.int(o["RotateQ"], "RotateQ", 0, 255),
+      rotateR: rt.int(o["RotateR"], "RotateR", 0, 255),
+    };
+    if (rt.count(o) !== 7) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeMapInfo(r: MapInfo): string {

@@ -26,17 +26,22 @@ export interface Mercenary {
   readonly effects: readonly Effect[];
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "Name", "Text", "Effects"]);
+const FIELDS: readonly string[] = ["Id", "Name", "Text", "Effects"];
 
-export function readMercenary(v: unknown, path: string): Mercenary {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Mercenary> = {
-    id: rt.str(rt.required(o, "Id", path), path + ".Id"),
-    name: rt.str(rt.required(o, "Name", path), path + ".Name"),
-    text: rt.str(rt.required(o, "Text", path), path + ".Text"),
-    effects: rt.array(rt.required(o, "Effects", path), path + ".Effects", (v1, p1) => readEffect(v1, p1)),
-  };
-  return r;
+export function readMercenary(v: unknown, at: rt.At): Mercenary {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Mercenary> = {
+      id: rt.str(o["Id"], "Id"),
+      name: rt.str(o["Name"], "Name"),
+      text: rt.str(o["Text"], "Text"),
+      effects: rt.array(o["Effects"], "Effects", (v1, a1) => readEffect(v1, a1)),
+    };
+    if (rt.count(o) !== 4) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeMercenary(r: Mercenary): string {

@@ -29,17 +29,22 @@ export interface NeighborOffset {
   readonly offset: OffsetQr;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "Parity", "Direction", "Offset"]);
+const FIELDS: readonly string[] = ["Id", "Parity", "Direction", "Offset"];
 
-export function readNeighborOffset(v: unknown, path: string): NeighborOffset {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<NeighborOffset> = {
-    id: rt.str(rt.required(o, "Id", path), path + ".Id"),
-    parity: readParity(rt.required(o, "Parity", path), path + ".Parity"),
-    direction: rt.str(rt.required(o, "Direction", path), path + ".Direction"),
-    offset: readOffsetQr(rt.required(o, "Offset", path), path + ".Offset"),
-  };
-  return r;
+export function readNeighborOffset(v: unknown, at: rt.At): NeighborOffset {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<NeighborOffset> = {
+      id: rt.str(o["Id"], "Id"),
+      parity: readParity(o["Parity"], "Parity"),
+      direction: rt.str(o["Direction"], "Direction"),
+      offset: readOffsetQr(o["Offset"], "Offset"),
+    };
+    if (rt.count(o) !== 4) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeNeighborOffset(r: NeighborOffset): string {

@@ -30,18 +30,23 @@ export interface Role {
   readonly effects: readonly Effect[];
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "Name", "StartingBirds", "Text", "Effects"]);
+const FIELDS: readonly string[] = ["Id", "Name", "StartingBirds", "Text", "Effects"];
 
-export function readRole(v: unknown, path: string): Role {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Role> = {
-    id: rt.str(rt.required(o, "Id", path), path + ".Id"),
-    name: rt.str(rt.required(o, "Name", path), path + ".Name"),
-    startingBirds: rt.int(rt.required(o, "StartingBirds", path), path + ".StartingBirds", 0, 255),
-    text: rt.str(rt.required(o, "Text", path), path + ".Text"),
-    effects: rt.array(rt.required(o, "Effects", path), path + ".Effects", (v1, p1) => readEffect(v1, p1)),
-  };
-  return r;
+export function readRole(v: unknown, at: rt.At): Role {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Role> = {
+      id: rt.str(o["Id"], "Id"),
+      name: rt.str(o["Name"], "Name"),
+      startingBirds: rt.int(o["StartingBirds"], "StartingBirds", 0, 255),
+      text: rt.str(o["Text"], "Text"),
+      effects: rt.array(o["Effects"], "Effects", (v1, a1) => readEffect(v1, a1)),
+    };
+    if (rt.count(o) !== 5) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeRole(r: Role): string {

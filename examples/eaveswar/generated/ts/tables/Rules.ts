@@ -81,31 +81,36 @@ export interface Rules {
   readonly startingBirds: number;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["HandLimit", "StartingHand", "DrawPerRound", "DeckSize", "StartingFood", "FoodPerRound", "WinDelivered", "OrdersPerRound", "IdleFood", "ReactivationCost", "RecruitCost", "MaxRecruits", "MarketSize", "BaseAttack", "BaseDefense", "DefenderWinsTies", "TrashCans", "StartingBirds"]);
+const FIELDS: readonly string[] = ["HandLimit", "StartingHand", "DrawPerRound", "DeckSize", "StartingFood", "FoodPerRound", "WinDelivered", "OrdersPerRound", "IdleFood", "ReactivationCost", "RecruitCost", "MaxRecruits", "MarketSize", "BaseAttack", "BaseDefense", "DefenderWinsTies", "TrashCans", "StartingBirds"];
 
-export function readRules(v: unknown, path: string): Rules {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Rules> = {
-    handLimit: rt.int(rt.required(o, "HandLimit", path), path + ".HandLimit", 0, 255),
-    startingHand: rt.int(rt.required(o, "StartingHand", path), path + ".StartingHand", 0, 255),
-    drawPerRound: rt.int(rt.required(o, "DrawPerRound", path), path + ".DrawPerRound", 0, 255),
-    deckSize: rt.int(rt.required(o, "DeckSize", path), path + ".DeckSize", 0, 255),
-    startingFood: rt.int(rt.required(o, "StartingFood", path), path + ".StartingFood", 0, 255),
-    foodPerRound: rt.int(rt.required(o, "FoodPerRound", path), path + ".FoodPerRound", 0, 255),
-    winDelivered: rt.int(rt.required(o, "WinDelivered", path), path + ".WinDelivered", 0, 255),
-    ordersPerRound: rt.int(rt.required(o, "OrdersPerRound", path), path + ".OrdersPerRound", 0, 255),
-    idleFood: rt.int(rt.required(o, "IdleFood", path), path + ".IdleFood", 0, 255),
-    reactivationCost: rt.int(rt.required(o, "ReactivationCost", path), path + ".ReactivationCost", 0, 255),
-    recruitCost: rt.int(rt.required(o, "RecruitCost", path), path + ".RecruitCost", 0, 255),
-    maxRecruits: rt.int(rt.required(o, "MaxRecruits", path), path + ".MaxRecruits", 0, 255),
-    marketSize: rt.int(rt.required(o, "MarketSize", path), path + ".MarketSize", 0, 255),
-    baseAttack: rt.int(rt.required(o, "BaseAttack", path), path + ".BaseAttack", 0, 255),
-    baseDefense: rt.int(rt.required(o, "BaseDefense", path), path + ".BaseDefense", 0, 255),
-    defenderWinsTies: rt.bool(rt.required(o, "DefenderWinsTies", path), path + ".DefenderWinsTies"),
-    trashCans: rt.int(rt.required(o, "TrashCans", path), path + ".TrashCans", 0, 255),
-    startingBirds: rt.int(rt.required(o, "StartingBirds", path), path + ".StartingBirds", 0, 255),
-  };
-  return r;
+export function readRules(v: unknown, at: rt.At): Rules {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Rules> = {
+      handLimit: rt.int(o["HandLimit"], "HandLimit", 0, 255),
+      startingHand: rt.int(o["StartingHand"], "StartingHand", 0, 255),
+      drawPerRound: rt.int(o["DrawPerRound"], "DrawPerRound", 0, 255),
+      deckSize: rt.int(o["DeckSize"], "DeckSize", 0, 255),
+      startingFood: rt.int(o["StartingFood"], "StartingFood", 0, 255),
+      foodPerRound: rt.int(o["FoodPerRound"], "FoodPerRound", 0, 255),
+      winDelivered: rt.int(o["WinDelivered"], "WinDelivered", 0, 255),
+      ordersPerRound: rt.int(o["OrdersPerRound"], "OrdersPerRound", 0, 255),
+      idleFood: rt.int(o["IdleFood"], "IdleFood", 0, 255),
+      reactivationCost: rt.int(o["ReactivationCost"], "ReactivationCost", 0, 255),
+      recruitCost: rt.int(o["RecruitCost"], "RecruitCost", 0, 255),
+      maxRecruits: rt.int(o["MaxRecruits"], "MaxRecruits", 0, 255),
+      marketSize: rt.int(o["MarketSize"], "MarketSize", 0, 255),
+      baseAttack: rt.int(o["BaseAttack"], "BaseAttack", 0, 255),
+      baseDefense: rt.int(o["BaseDefense"], "BaseDefense", 0, 255),
+      defenderWinsTies: rt.bool(o["DefenderWinsTies"], "DefenderWinsTies"),
+      trashCans: rt.int(o["TrashCans"], "TrashCans", 0, 255),
+      startingBirds: rt.int(o["StartingBirds"], "StartingBirds", 0, 255),
+    };
+    if (rt.count(o) !== 18) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeRules(r: Rules): string {

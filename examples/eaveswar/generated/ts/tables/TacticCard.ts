@@ -39,20 +39,25 @@ export interface TacticCard {
   readonly effects: readonly Effect[];
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "Name", "Category", "Cost", "Copies", "Designed", "Effects"]);
+const FIELDS: readonly string[] = ["Id", "Name", "Category", "Cost", "Copies", "Designed", "Effects"];
 
-export function readTacticCard(v: unknown, path: string): TacticCard {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<TacticCard> = {
-    id: rt.str(rt.required(o, "Id", path), path + ".Id"),
-    name: rt.str(rt.required(o, "Name", path), path + ".Name"),
-    category: readCardCategory(rt.required(o, "Category", path), path + ".Category"),
-    cost: rt.int(rt.required(o, "Cost", path), path + ".Cost", 0, 255),
-    copies: rt.int(rt.required(o, "Copies", path), path + ".Copies", 0, 255),
-    designed: rt.bool(rt.required(o, "Designed", path), path + ".Designed"),
-    effects: rt.array(rt.required(o, "Effects", path), path + ".Effects", (v1, p1) => readEffect(v1, p1)),
-  };
-  return r;
+export function readTacticCard(v: unknown, at: rt.At): TacticCard {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<TacticCard> = {
+      id: rt.str(o["Id"], "Id"),
+      name: rt.str(o["Name"], "Name"),
+      category: readCardCategory(o["Category"], "Category"),
+      cost: rt.int(o["Cost"], "Cost", 0, 255),
+      copies: rt.int(o["Copies"], "Copies", 0, 255),
+      designed: rt.bool(o["Designed"], "Designed"),
+      effects: rt.array(o["Effects"], "Effects", (v1, a1) => readEffect(v1, a1)),
+    };
+    if (rt.count(o) !== 7) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeTacticCard(r: TacticCard): string {

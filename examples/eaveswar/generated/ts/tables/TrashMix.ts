@@ -22,16 +22,21 @@ export interface TrashMix {
   readonly perCan: number;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Content", "Cans", "PerCan"]);
+const FIELDS: readonly string[] = ["Content", "Cans", "PerCan"];
 
-export function readTrashMix(v: unknown, path: string): TrashMix {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<TrashMix> = {
-    content: readContent(rt.required(o, "Content", path), path + ".Content"),
-    cans: rt.int(rt.required(o, "Cans", path), path + ".Cans", 0, 255),
-    perCan: rt.int(rt.required(o, "PerCan", path), path + ".PerCan", 0, 255),
-  };
-  return r;
+export function readTrashMix(v: unknown, at: rt.At): TrashMix {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<TrashMix> = {
+      content: readContent(o["Content"], "Content"),
+      cans: rt.int(o["Cans"], "Cans", 0, 255),
+      perCan: rt.int(o["PerCan"], "PerCan", 0, 255),
+    };
+    if (rt.count(o) !== 3) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeTrashMix(r: TrashMix): string {

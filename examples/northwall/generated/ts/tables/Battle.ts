@@ -33,19 +33,24 @@ export interface Battle {
   readonly restoreHpBetweenMatches: boolean;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["ArmySize", "LanePoint", "CrossLaneTargeting", "SimultaneousDamage", "RemoveAtZeroHp", "RestoreHpBetweenMatches"]);
+const FIELDS: readonly string[] = ["ArmySize", "LanePoint", "CrossLaneTargeting", "SimultaneousDamage", "RemoveAtZeroHp", "RestoreHpBetweenMatches"];
 
-export function readBattle(v: unknown, path: string): Battle {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Battle> = {
-    armySize: rt.int(rt.required(o, "ArmySize", path), path + ".ArmySize", 0, 255),
-    lanePoint: rt.int(rt.required(o, "LanePoint", path), path + ".LanePoint", 0, 255),
-    crossLaneTargeting: rt.bool(rt.required(o, "CrossLaneTargeting", path), path + ".CrossLaneTargeting"),
-    simultaneousDamage: rt.bool(rt.required(o, "SimultaneousDamage", path), path + ".SimultaneousDamage"),
-    removeAtZeroHp: rt.bool(rt.required(o, "RemoveAtZeroHp", path), path + ".RemoveAtZeroHp"),
-    restoreHpBetweenMatches: rt.bool(rt.required(o, "RestoreHpBetweenMatches", path), path + ".RestoreHpBetweenMatches"),
-  };
-  return r;
+export function readBattle(v: unknown, at: rt.At): Battle {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Battle> = {
+      armySize: rt.int(o["ArmySize"], "ArmySize", 0, 255),
+      lanePoint: rt.int(o["LanePoint"], "LanePoint", 0, 255),
+      crossLaneTargeting: rt.bool(o["CrossLaneTargeting"], "CrossLaneTargeting"),
+      simultaneousDamage: rt.bool(o["SimultaneousDamage"], "SimultaneousDamage"),
+      removeAtZeroHp: rt.bool(o["RemoveAtZeroHp"], "RemoveAtZeroHp"),
+      restoreHpBetweenMatches: rt.bool(o["RestoreHpBetweenMatches"], "RestoreHpBetweenMatches"),
+    };
+    if (rt.count(o) !== 6) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeBattle(r: Battle): string {

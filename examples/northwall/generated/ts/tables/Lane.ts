@@ -17,15 +17,20 @@ export interface Lane {
   readonly name: string;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "Name"]);
+const FIELDS: readonly string[] = ["Id", "Name"];
 
-export function readLane(v: unknown, path: string): Lane {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Lane> = {
-    id: rt.str(rt.required(o, "Id", path), path + ".Id"),
-    name: rt.str(rt.required(o, "Name", path), path + ".Name"),
-  };
-  return r;
+export function readLane(v: unknown, at: rt.At): Lane {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Lane> = {
+      id: rt.str(o["Id"], "Id"),
+      name: rt.str(o["Name"], "Name"),
+    };
+    if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeLane(r: Lane): string {

@@ -30,18 +30,23 @@ export interface Unit {
   readonly preference: readonly Rank[];
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "Name", "Hp", "Damage", "Preference"]);
+const FIELDS: readonly string[] = ["Id", "Name", "Hp", "Damage", "Preference"];
 
-export function readUnit(v: unknown, path: string): Unit {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Unit> = {
-    id: rt.str(rt.required(o, "Id", path), path + ".Id"),
-    name: rt.str(rt.required(o, "Name", path), path + ".Name"),
-    hp: rt.int(rt.required(o, "Hp", path), path + ".Hp", 0, 255),
-    damage: rt.int(rt.required(o, "Damage", path), path + ".Damage", 0, 255),
-    preference: rt.array(rt.required(o, "Preference", path), path + ".Preference", (v1, p1) => readRank(v1, p1)),
-  };
-  return r;
+export function readUnit(v: unknown, at: rt.At): Unit {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Unit> = {
+      id: rt.str(o["Id"], "Id"),
+      name: rt.str(o["Name"], "Name"),
+      hp: rt.int(o["Hp"], "Hp", 0, 255),
+      damage: rt.int(o["Damage"], "Damage", 0, 255),
+      preference: rt.scalars(o["Preference"], "Preference", (v1, a1) => readRank(v1, a1)),
+    };
+    if (rt.count(o) !== 5) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeUnit(r: Unit): string {

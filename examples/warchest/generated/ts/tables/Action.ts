@@ -23,16 +23,21 @@ export interface Action {
   readonly target: readonly Condition[];
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "FaceUp", "Target"]);
+const FIELDS: readonly string[] = ["Id", "FaceUp", "Target"];
 
-export function readAction(v: unknown, path: string): Action {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Action> = {
-    id: readActionKind(rt.required(o, "Id", path), path + ".Id"),
-    faceUp: rt.bool(rt.required(o, "FaceUp", path), path + ".FaceUp"),
-    target: rt.array(rt.required(o, "Target", path), path + ".Target", (v1, p1) => readCondition(v1, p1)),
-  };
-  return r;
+export function readAction(v: unknown, at: rt.At): Action {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Action> = {
+      id: readActionKind(o["Id"], "Id"),
+      faceUp: rt.bool(o["FaceUp"], "FaceUp"),
+      target: rt.array(o["Target"], "Target", (v1, a1) => readCondition(v1, a1)),
+    };
+    if (rt.count(o) !== 3) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeAction(r: Action): string {

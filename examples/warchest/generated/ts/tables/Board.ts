@@ -18,15 +18,20 @@ export interface Board {
   readonly controlPoints: readonly Hex[];
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Radius", "ControlPoints"]);
+const FIELDS: readonly string[] = ["Radius", "ControlPoints"];
 
-export function readBoard(v: unknown, path: string): Board {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Board> = {
-    radius: rt.int(rt.required(o, "Radius", path), path + ".Radius", 0, 255),
-    controlPoints: rt.array(rt.required(o, "ControlPoints", path), path + ".ControlPoints", (v1, p1) => readHex(v1, p1)),
-  };
-  return r;
+export function readBoard(v: unknown, at: rt.At): Board {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Board> = {
+      radius: rt.int(o["Radius"], "Radius", 0, 255),
+      controlPoints: rt.array(o["ControlPoints"], "ControlPoints", (v1, a1) => readHex(v1, a1)),
+    };
+    if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeBoard(r: Board): string {

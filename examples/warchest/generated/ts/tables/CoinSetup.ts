@@ -34,19 +34,24 @@ export interface CoinSetup {
   readonly initiativeOncePerRound: boolean;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["RoyalCoins", "BagCoinsPerUnit", "SupplyCoinsPerUnit", "HandSize", "RefillFrom", "InitiativeOncePerRound"]);
+const FIELDS: readonly string[] = ["RoyalCoins", "BagCoinsPerUnit", "SupplyCoinsPerUnit", "HandSize", "RefillFrom", "InitiativeOncePerRound"];
 
-export function readCoinSetup(v: unknown, path: string): CoinSetup {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<CoinSetup> = {
-    royalCoins: rt.int(rt.required(o, "RoyalCoins", path), path + ".RoyalCoins", 0, 255),
-    bagCoinsPerUnit: rt.int(rt.required(o, "BagCoinsPerUnit", path), path + ".BagCoinsPerUnit", 0, 255),
-    supplyCoinsPerUnit: rt.int(rt.required(o, "SupplyCoinsPerUnit", path), path + ".SupplyCoinsPerUnit", 0, 255),
-    handSize: rt.int(rt.required(o, "HandSize", path), path + ".HandSize", 0, 255),
-    refillFrom: readZone(rt.required(o, "RefillFrom", path), path + ".RefillFrom"),
-    initiativeOncePerRound: rt.bool(rt.required(o, "InitiativeOncePerRound", path), path + ".InitiativeOncePerRound"),
-  };
-  return r;
+export function readCoinSetup(v: unknown, at: rt.At): CoinSetup {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<CoinSetup> = {
+      royalCoins: rt.int(o["RoyalCoins"], "RoyalCoins", 0, 255),
+      bagCoinsPerUnit: rt.int(o["BagCoinsPerUnit"], "BagCoinsPerUnit", 0, 255),
+      supplyCoinsPerUnit: rt.int(o["SupplyCoinsPerUnit"], "SupplyCoinsPerUnit", 0, 255),
+      handSize: rt.int(o["HandSize"], "HandSize", 0, 255),
+      refillFrom: readZone(o["RefillFrom"], "RefillFrom"),
+      initiativeOncePerRound: rt.bool(o["InitiativeOncePerRound"], "InitiativeOncePerRound"),
+    };
+    if (rt.count(o) !== 6) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeCoinSetup(r: CoinSetup): string {

@@ -35,19 +35,37 @@ export interface Tactic {
   readonly grants?: readonly ActionKind[];
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "Kind", "Target", "MoveSteps", "Then", "Grants"]);
+const FIELDS: readonly string[] = ["Id", "Kind", "Target", "MoveSteps", "Then", "Grants"];
 
-export function readTactic(v: unknown, path: string): Tactic {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Tactic> = {
-    id: rt.str(rt.required(o, "Id", path), path + ".Id"),
-    kind: readTacticKind(rt.required(o, "Kind", path), path + ".Kind"),
-    target: rt.array(rt.required(o, "Target", path), path + ".Target", (v1, p1) => readCondition(v1, p1)),
-  };
-  if (rt.has(o, "MoveSteps")) r.moveSteps = rt.int(o["MoveSteps"], path + ".MoveSteps", 0, 255);
-  if (rt.has(o, "Then")) r.then = rt.array(o["Then"], path + ".Then", (v1, p1) => readCondition(v1, p1));
-  if (rt.has(o, "Grants")) r.grants = rt.array(o["Grants"], path + ".Grants", (v1, p1) => readActionKind(v1, p1));
-  return r;
+export function readTactic(v: unknown, at: rt.At): Tactic {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Tactic> = {
+      id: rt.str(o["Id"], "Id"),
+      kind: readTacticKind(o["Kind"], "Kind"),
+      target: rt.array(o["Target"], "Target", (v1, a1) => readCondition(v1, a1)),
+    };
+    let n = 3;
+    const x3 = o["MoveSteps"];
+    if (x3 !== undefined) {
+      r.moveSteps = rt.int(x3, "MoveSteps", 0, 255);
+      n++;
+    }
+    const x4 = o["Then"];
+    if (x4 !== undefined) {
+      r.then = rt.array(x4, "Then", (v1, a1) => readCondition(v1, a1));
+      n++;
+    }
+    const x5 = o["Grants"];
+    if (x5 !== undefined) {
+      r.grants = rt.scalars(x5, "Grants", (v1, a1) => readActionKind(v1, a1));
+      n++;
+    }
+    if (rt.count(o) !== n) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeTactic(r: Tactic): string {

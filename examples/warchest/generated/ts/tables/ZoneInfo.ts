@@ -22,16 +22,21 @@ export interface ZoneInfo {
   readonly hidden: boolean;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "Name", "Hidden"]);
+const FIELDS: readonly string[] = ["Id", "Name", "Hidden"];
 
-export function readZoneInfo(v: unknown, path: string): ZoneInfo {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<ZoneInfo> = {
-    id: readZone(rt.required(o, "Id", path), path + ".Id"),
-    name: rt.str(rt.required(o, "Name", path), path + ".Name"),
-    hidden: rt.bool(rt.required(o, "Hidden", path), path + ".Hidden"),
-  };
-  return r;
+export function readZoneInfo(v: unknown, at: rt.At): ZoneInfo {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<ZoneInfo> = {
+      id: readZone(o["Id"], "Id"),
+      name: rt.str(o["Name"], "Name"),
+      hidden: rt.bool(o["Hidden"], "Hidden"),
+    };
+    if (rt.count(o) !== 3) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeZoneInfo(r: ZoneInfo): string {

@@ -26,17 +26,22 @@ export interface Board {
   readonly generalsMayFace: boolean;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Rows", "Columns", "PalaceColumns", "GeneralsMayFace"]);
+const FIELDS: readonly string[] = ["Rows", "Columns", "PalaceColumns", "GeneralsMayFace"];
 
-export function readBoard(v: unknown, path: string): Board {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Board> = {
-    rows: rt.int(rt.required(o, "Rows", path), path + ".Rows", 0, 255),
-    columns: rt.int(rt.required(o, "Columns", path), path + ".Columns", 0, 255),
-    palaceColumns: readSpan(rt.required(o, "PalaceColumns", path), path + ".PalaceColumns"),
-    generalsMayFace: rt.bool(rt.required(o, "GeneralsMayFace", path), path + ".GeneralsMayFace"),
-  };
-  return r;
+export function readBoard(v: unknown, at: rt.At): Board {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Board> = {
+      rows: rt.int(o["Rows"], "Rows", 0, 255),
+      columns: rt.int(o["Columns"], "Columns", 0, 255),
+      palaceColumns: readSpan(o["PalaceColumns"], "PalaceColumns"),
+      generalsMayFace: rt.bool(o["GeneralsMayFace"], "GeneralsMayFace"),
+    };
+    if (rt.count(o) !== 4) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeBoard(r: Board): string {

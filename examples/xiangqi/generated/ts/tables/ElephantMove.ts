@@ -22,16 +22,21 @@ export interface ElephantMove {
   readonly eye: Offset;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "To", "Eye"]);
+const FIELDS: readonly string[] = ["Id", "To", "Eye"];
 
-export function readElephantMove(v: unknown, path: string): ElephantMove {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<ElephantMove> = {
-    id: rt.int(rt.required(o, "Id", path), path + ".Id", 0, 255),
-    to: readOffset(rt.required(o, "To", path), path + ".To"),
-    eye: readOffset(rt.required(o, "Eye", path), path + ".Eye"),
-  };
-  return r;
+export function readElephantMove(v: unknown, at: rt.At): ElephantMove {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<ElephantMove> = {
+      id: rt.int(o["Id"], "Id", 0, 255),
+      to: readOffset(o["To"], "To"),
+      eye: readOffset(o["Eye"], "Eye"),
+    };
+    if (rt.count(o) !== 3) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeElephantMove(r: ElephantMove): string {

@@ -22,16 +22,21 @@ export interface HorseMove {
   readonly leg: Offset;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "To", "Leg"]);
+const FIELDS: readonly string[] = ["Id", "To", "Leg"];
 
-export function readHorseMove(v: unknown, path: string): HorseMove {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<HorseMove> = {
-    id: rt.int(rt.required(o, "Id", path), path + ".Id", 0, 255),
-    to: readOffset(rt.required(o, "To", path), path + ".To"),
-    leg: readOffset(rt.required(o, "Leg", path), path + ".Leg"),
-  };
-  return r;
+export function readHorseMove(v: unknown, at: rt.At): HorseMove {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<HorseMove> = {
+      id: rt.int(o["Id"], "Id", 0, 255),
+      to: readOffset(o["To"], "To"),
+      leg: readOffset(o["Leg"], "Leg"),
+    };
+    if (rt.count(o) !== 3) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeHorseMove(r: HorseMove): string {

@@ -38,20 +38,25 @@ export interface Piece {
   readonly region: Region;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "RedName", "BlackName", "Letter", "PerSide", "Movement", "Region"]);
+const FIELDS: readonly string[] = ["Id", "RedName", "BlackName", "Letter", "PerSide", "Movement", "Region"];
 
-export function readPiece(v: unknown, path: string): Piece {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Piece> = {
-    id: rt.str(rt.required(o, "Id", path), path + ".Id"),
-    redName: rt.str(rt.required(o, "RedName", path), path + ".RedName"),
-    blackName: rt.str(rt.required(o, "BlackName", path), path + ".BlackName"),
-    letter: rt.str(rt.required(o, "Letter", path), path + ".Letter"),
-    perSide: rt.int(rt.required(o, "PerSide", path), path + ".PerSide", 0, 255),
-    movement: readMovement(rt.required(o, "Movement", path), path + ".Movement"),
-    region: readRegion(rt.required(o, "Region", path), path + ".Region"),
-  };
-  return r;
+export function readPiece(v: unknown, at: rt.At): Piece {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Piece> = {
+      id: rt.str(o["Id"], "Id"),
+      redName: rt.str(o["RedName"], "RedName"),
+      blackName: rt.str(o["BlackName"], "BlackName"),
+      letter: rt.str(o["Letter"], "Letter"),
+      perSide: rt.int(o["PerSide"], "PerSide", 0, 255),
+      movement: readMovement(o["Movement"], "Movement"),
+      region: readRegion(o["Region"], "Region"),
+    };
+    if (rt.count(o) !== 7) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writePiece(r: Piece): string {

@@ -35,19 +35,24 @@ export interface SideGeometry {
   readonly movesFirst: boolean;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "OwnHalf", "PalaceRows", "BackRank", "Forward", "MovesFirst"]);
+const FIELDS: readonly string[] = ["Id", "OwnHalf", "PalaceRows", "BackRank", "Forward", "MovesFirst"];
 
-export function readSideGeometry(v: unknown, path: string): SideGeometry {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<SideGeometry> = {
-    id: readSide(rt.required(o, "Id", path), path + ".Id"),
-    ownHalf: readSpan(rt.required(o, "OwnHalf", path), path + ".OwnHalf"),
-    palaceRows: readSpan(rt.required(o, "PalaceRows", path), path + ".PalaceRows"),
-    backRank: rt.int(rt.required(o, "BackRank", path), path + ".BackRank", 0, 255),
-    forward: rt.int(rt.required(o, "Forward", path), path + ".Forward", -128, 127),
-    movesFirst: rt.bool(rt.required(o, "MovesFirst", path), path + ".MovesFirst"),
-  };
-  return r;
+export function readSideGeometry(v: unknown, at: rt.At): SideGeometry {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<SideGeometry> = {
+      id: readSide(o["Id"], "Id"),
+      ownHalf: readSpan(o["OwnHalf"], "OwnHalf"),
+      palaceRows: readSpan(o["PalaceRows"], "PalaceRows"),
+      backRank: rt.int(o["BackRank"], "BackRank", 0, 255),
+      forward: rt.int(o["Forward"], "Forward", -128, 127),
+      movesFirst: rt.bool(o["MovesFirst"], "MovesFirst"),
+    };
+    if (rt.count(o) !== 6) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeSideGeometry(r: SideGeometry): string {

@@ -2,6 +2,8 @@
 import * as rt from "../runtime.js";
 import { type StepCondition, readStepCondition } from "../enums.js";
 import { type Offset, readOffset, writeOffset } from "../records.js";
+import type { Tables } from "../browser.js";
+import type { Piece } from "./Piece.js";
 
 /**
  * StepMove
@@ -25,19 +27,28 @@ export interface StepMove {
    * Always, or only after crossing the river.
    */
   readonly when: StepCondition;
+  /**
+   * The Piece row that `piece` names (x-gentable-foreignKey), resolved at load.
+   */
+  readonly pieceRef: Piece;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "Piece", "Offset", "When"]);
+const FIELDS: readonly string[] = ["Id", "Piece", "Offset", "When"];
 
-export function readStepMove(v: unknown, path: string): StepMove {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<StepMove> = {
-    id: rt.str(rt.required(o, "Id", path), path + ".Id"),
-    piece: rt.str(rt.required(o, "Piece", path), path + ".Piece"),
-    offset: readOffset(rt.required(o, "Offset", path), path + ".Offset"),
-    when: readStepCondition(rt.required(o, "When", path), path + ".When"),
-  };
-  return r;
+export function readStepMove(v: unknown, at: rt.At): StepMove {
+  const o = rt.object(v, at);
+  try {
+    const r = {
+      id: rt.str(o["Id"], "Id"),
+      piece: rt.str(o["Piece"], "Piece"),
+      offset: readOffset(o["Offset"], "Offset"),
+      when: readStepCondition(o["When"], "When"),
+    } as rt.Mutable<StepMove>;
+    if (rt.count(o) !== 4) rt.unknown(o, FIELDS);
+    return r;
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeStepMove(r: StepMove): string {
@@ -47,6 +58,17 @@ export function writeStepMove(r: StepMove): string {
   out.push("\"Piece\":" + rt.wStr(r.piece));
   out.push("\"When\":" + rt.wStr(r.when));
   return "{" + out.join(",") + "}";
+}
+
+/** Resolves the typed references of `r` (once, at load), then freezes it. */
+export function linkStepMove(r: StepMove, t: Tables): void {
+  {
+    const v0 = r.piece;
+    const x0 = t.piece.get(v0);
+    if (x0 === undefined) rt.dangling(["Piece"], "Piece", v0);
+    rt.ref(r, "pieceRef", x0);
+  }
+  Object.freeze(r);
 }
 
 /** The rows of table StepMove, sorted by primary key, with lookup by key. */

@@ -21,26 +21,31 @@ export interface TbDemoPrimitive {
   readonly t1: Date;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["x1", "x2", "x3", "x4", "x5", "x6", "x7", "s1", "s2", "v2", "v3", "v4", "t1"]);
+const FIELDS: readonly string[] = ["x1", "x2", "x3", "x4", "x5", "x6", "x7", "s1", "s2", "v2", "v3", "v4", "t1"];
 
-export function readTbDemoPrimitive(v: unknown, path: string): TbDemoPrimitive {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<TbDemoPrimitive> = {
-    x1: rt.bool(rt.required(o, "x1", path), path + ".x1"),
-    x2: rt.int(rt.required(o, "x2", path), path + ".x2", 0, 255),
-    x3: rt.int(rt.required(o, "x3", path), path + ".x3", -32768, 32767),
-    x4: rt.int(rt.required(o, "x4", path), path + ".x4", -2147483648, 2147483647),
-    x5: rt.int64(rt.required(o, "x5", path), path + ".x5", -9223372036854775808n, 9223372036854775807n),
-    x6: rt.float(rt.required(o, "x6", path), path + ".x6"),
-    x7: rt.float(rt.required(o, "x7", path), path + ".x7"),
-    s1: rt.str(rt.required(o, "s1", path), path + ".s1"),
-    s2: rt.str(rt.required(o, "s2", path), path + ".s2"),
-    v2: readVec2(rt.required(o, "v2", path), path + ".v2"),
-    v3: readVec3(rt.required(o, "v3", path), path + ".v3"),
-    v4: readVec4(rt.required(o, "v4", path), path + ".v4"),
-    t1: rt.dateTime(rt.required(o, "t1", path), path + ".t1"),
-  };
-  return r;
+export function readTbDemoPrimitive(v: unknown, at: rt.At): TbDemoPrimitive {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<TbDemoPrimitive> = {
+      x1: rt.bool(o["x1"], "x1"),
+      x2: rt.int(o["x2"], "x2", 0, 255),
+      x3: rt.int(o["x3"], "x3", -32768, 32767),
+      x4: rt.int(o["x4"], "x4", -2147483648, 2147483647),
+      x5: rt.int64(o["x5"], "x5", -9223372036854775808n, 9223372036854775807n),
+      x6: rt.float(o["x6"], "x6"),
+      x7: rt.float(o["x7"], "x7"),
+      s1: rt.str(o["s1"], "s1"),
+      s2: rt.str(o["s2"], "s2"),
+      v2: readVec2(o["v2"], "v2"),
+      v3: readVec3(o["v3"], "v3"),
+      v4: readVec4(o["v4"], "v4"),
+      t1: rt.dateTime(o["t1"], "t1"),
+    };
+    if (rt.count(o) !== 13) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeTbDemoPrimitive(r: TbDemoPrimitive): string {

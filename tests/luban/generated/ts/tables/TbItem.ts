@@ -26,23 +26,28 @@ export interface TbItem {
   readonly showOrder: number;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["id", "name", "major_type", "minor_type", "max_pile_num", "quality", "icon_backgroud", "icon_mask", "desc", "show_order"]);
+const FIELDS: readonly string[] = ["id", "name", "major_type", "minor_type", "max_pile_num", "quality", "icon_backgroud", "icon_mask", "desc", "show_order"];
 
-export function readTbItem(v: unknown, path: string): TbItem {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<TbItem> = {
-    id: rt.int(rt.required(o, "id", path), path + ".id", -2147483648, 2147483647),
-    name: rt.str(rt.required(o, "name", path), path + ".name"),
-    majorType: readEMajorType(rt.required(o, "major_type", path), path + ".major_type"),
-    minorType: readEMinorType(rt.required(o, "minor_type", path), path + ".minor_type"),
-    maxPileNum: rt.int(rt.required(o, "max_pile_num", path), path + ".max_pile_num", -2147483648, 2147483647),
-    quality: readEItemQuality(rt.required(o, "quality", path), path + ".quality"),
-    iconBackgroud: rt.str(rt.required(o, "icon_backgroud", path), path + ".icon_backgroud"),
-    iconMask: rt.str(rt.required(o, "icon_mask", path), path + ".icon_mask"),
-    desc: rt.str(rt.required(o, "desc", path), path + ".desc"),
-    showOrder: rt.int(rt.required(o, "show_order", path), path + ".show_order", -2147483648, 2147483647),
-  };
-  return r;
+export function readTbItem(v: unknown, at: rt.At): TbItem {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<TbItem> = {
+      id: rt.int(o["id"], "id", -2147483648, 2147483647),
+      name: rt.str(o["name"], "name"),
+      majorType: readEMajorType(o["major_type"], "major_type"),
+      minorType: readEMinorType(o["minor_type"], "minor_type"),
+      maxPileNum: rt.int(o["max_pile_num"], "max_pile_num", -2147483648, 2147483647),
+      quality: readEItemQuality(o["quality"], "quality"),
+      iconBackgroud: rt.str(o["icon_backgroud"], "icon_backgroud"),
+      iconMask: rt.str(o["icon_mask"], "icon_mask"),
+      desc: rt.str(o["desc"], "desc"),
+      showOrder: rt.int(o["show_order"], "show_order", -2147483648, 2147483647),
+    };
+    if (rt.count(o) !== 10) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeTbItem(r: TbItem): string {

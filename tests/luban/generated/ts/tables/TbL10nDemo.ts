@@ -9,15 +9,20 @@ export interface TbL10nDemo {
   readonly text: string;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["id", "text"]);
+const FIELDS: readonly string[] = ["id", "text"];
 
-export function readTbL10nDemo(v: unknown, path: string): TbL10nDemo {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<TbL10nDemo> = {
-    id: rt.int(rt.required(o, "id", path), path + ".id", -2147483648, 2147483647),
-    text: rt.str(rt.required(o, "text", path), path + ".text"),
-  };
-  return r;
+export function readTbL10nDemo(v: unknown, at: rt.At): TbL10nDemo {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<TbL10nDemo> = {
+      id: rt.int(o["id"], "id", -2147483648, 2147483647),
+      text: rt.str(o["text"], "text"),
+    };
+    if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeTbL10nDemo(r: TbL10nDemo): string {

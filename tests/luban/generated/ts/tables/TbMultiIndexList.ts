@@ -12,18 +12,23 @@ export interface TbMultiIndexList {
   readonly desc: string;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["id1", "id2", "id3", "num", "desc"]);
+const FIELDS: readonly string[] = ["id1", "id2", "id3", "num", "desc"];
 
-export function readTbMultiIndexList(v: unknown, path: string): TbMultiIndexList {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<TbMultiIndexList> = {
-    id1: rt.int(rt.required(o, "id1", path), path + ".id1", -2147483648, 2147483647),
-    id2: rt.int64(rt.required(o, "id2", path), path + ".id2", -9223372036854775808n, 9223372036854775807n),
-    id3: rt.str(rt.required(o, "id3", path), path + ".id3"),
-    num: rt.int(rt.required(o, "num", path), path + ".num", -2147483648, 2147483647),
-    desc: rt.str(rt.required(o, "desc", path), path + ".desc"),
-  };
-  return r;
+export function readTbMultiIndexList(v: unknown, at: rt.At): TbMultiIndexList {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<TbMultiIndexList> = {
+      id1: rt.int(o["id1"], "id1", -2147483648, 2147483647),
+      id2: rt.int64(o["id2"], "id2", -9223372036854775808n, 9223372036854775807n),
+      id3: rt.str(o["id3"], "id3"),
+      num: rt.int(o["num"], "num", -2147483648, 2147483647),
+      desc: rt.str(o["desc"], "desc"),
+    };
+    if (rt.count(o) !== 5) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeTbMultiIndexList(r: TbMultiIndexList): string {

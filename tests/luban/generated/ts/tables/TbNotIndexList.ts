@@ -9,15 +9,20 @@ export interface TbNotIndexList {
   readonly y: number;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["x", "y"]);
+const FIELDS: readonly string[] = ["x", "y"];
 
-export function readTbNotIndexList(v: unknown, path: string): TbNotIndexList {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<TbNotIndexList> = {
-    x: rt.int(rt.required(o, "x", path), path + ".x", -2147483648, 2147483647),
-    y: rt.int(rt.required(o, "y", path), path + ".y", -2147483648, 2147483647),
-  };
-  return r;
+export function readTbNotIndexList(v: unknown, at: rt.At): TbNotIndexList {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<TbNotIndexList> = {
+      x: rt.int(o["x"], "x", -2147483648, 2147483647),
+      y: rt.int(o["y"], "y", -2147483648, 2147483647),
+    };
+    if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeTbNotIndexList(r: TbNotIndexList): string {

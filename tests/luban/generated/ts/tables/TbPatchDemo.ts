@@ -9,15 +9,20 @@ export interface TbPatchDemo {
   readonly value: number;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["id", "value"]);
+const FIELDS: readonly string[] = ["id", "value"];
 
-export function readTbPatchDemo(v: unknown, path: string): TbPatchDemo {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<TbPatchDemo> = {
-    id: rt.int(rt.required(o, "id", path), path + ".id", -2147483648, 2147483647),
-    value: rt.int(rt.required(o, "value", path), path + ".value", -2147483648, 2147483647),
-  };
-  return r;
+export function readTbPatchDemo(v: unknown, at: rt.At): TbPatchDemo {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<TbPatchDemo> = {
+      id: rt.int(o["id"], "id", -2147483648, 2147483647),
+      value: rt.int(o["value"], "value", -2147483648, 2147483647),
+    };
+    if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeTbPatchDemo(r: TbPatchDemo): string {

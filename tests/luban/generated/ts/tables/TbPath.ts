@@ -9,15 +9,20 @@ export interface TbPath {
   readonly res: string;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["id", "res"]);
+const FIELDS: readonly string[] = ["id", "res"];
 
-export function readTbPath(v: unknown, path: string): TbPath {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<TbPath> = {
-    id: rt.int(rt.required(o, "id", path), path + ".id", -2147483648, 2147483647),
-    res: rt.str(rt.required(o, "res", path), path + ".res"),
-  };
-  return r;
+export function readTbPath(v: unknown, at: rt.At): TbPath {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<TbPath> = {
+      id: rt.int(o["id"], "id", -2147483648, 2147483647),
+      res: rt.str(o["res"], "res"),
+    };
+    if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeTbPath(r: TbPath): string {

@@ -9,15 +9,20 @@ export interface TbTestFieldVariant2 {
   readonly name: string;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["id", "name"]);
+const FIELDS: readonly string[] = ["id", "name"];
 
-export function readTbTestFieldVariant2(v: unknown, path: string): TbTestFieldVariant2 {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<TbTestFieldVariant2> = {
-    id: rt.int(rt.required(o, "id", path), path + ".id", -2147483648, 2147483647),
-    name: rt.str(rt.required(o, "name", path), path + ".name"),
-  };
-  return r;
+export function readTbTestFieldVariant2(v: unknown, at: rt.At): TbTestFieldVariant2 {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<TbTestFieldVariant2> = {
+      id: rt.int(o["id"], "id", -2147483648, 2147483647),
+      name: rt.str(o["name"], "name"),
+    };
+    if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeTbTestFieldVariant2(r: TbTestFieldVariant2): string {

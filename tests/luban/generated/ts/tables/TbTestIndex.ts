@@ -10,15 +10,20 @@ export interface TbTestIndex {
   readonly eles: readonly DemoType1[];
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["id", "eles"]);
+const FIELDS: readonly string[] = ["id", "eles"];
 
-export function readTbTestIndex(v: unknown, path: string): TbTestIndex {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<TbTestIndex> = {
-    id: rt.int(rt.required(o, "id", path), path + ".id", -2147483648, 2147483647),
-    eles: rt.array(rt.required(o, "eles", path), path + ".eles", (v1, p1) => readDemoType1(v1, p1)),
-  };
-  return r;
+export function readTbTestIndex(v: unknown, at: rt.At): TbTestIndex {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<TbTestIndex> = {
+      id: rt.int(o["id"], "id", -2147483648, 2147483647),
+      eles: rt.array(o["eles"], "eles", (v1, a1) => readDemoType1(v1, a1)),
+    };
+    if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeTbTestIndex(r: TbTestIndex): string {

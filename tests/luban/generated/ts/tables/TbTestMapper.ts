@@ -12,16 +12,21 @@ export interface TbTestMapper {
   readonly v2: Vec2;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["id", "audio_type", "v2"]);
+const FIELDS: readonly string[] = ["id", "audio_type", "v2"];
 
-export function readTbTestMapper(v: unknown, path: string): TbTestMapper {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<TbTestMapper> = {
-    id: rt.int(rt.required(o, "id", path), path + ".id", -2147483648, 2147483647),
-    audioType: readAudioType(rt.required(o, "audio_type", path), path + ".audio_type"),
-    v2: readVec2(rt.required(o, "v2", path), path + ".v2"),
-  };
-  return r;
+export function readTbTestMapper(v: unknown, at: rt.At): TbTestMapper {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<TbTestMapper> = {
+      id: rt.int(o["id"], "id", -2147483648, 2147483647),
+      audioType: readAudioType(o["audio_type"], "audio_type"),
+      v2: readVec2(o["v2"], "v2"),
+    };
+    if (rt.count(o) !== 3) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeTbTestMapper(r: TbTestMapper): string {

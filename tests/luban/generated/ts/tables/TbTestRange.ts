@@ -20,26 +20,31 @@ export interface TbTestRange {
   readonly l4: bigint;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["id", "f1", "f2", "d1", "d2", "i1", "i2", "i3", "i4", "l1", "l2", "l3", "l4"]);
+const FIELDS: readonly string[] = ["id", "f1", "f2", "d1", "d2", "i1", "i2", "i3", "i4", "l1", "l2", "l3", "l4"];
 
-export function readTbTestRange(v: unknown, path: string): TbTestRange {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<TbTestRange> = {
-    id: rt.int(rt.required(o, "id", path), path + ".id", -2147483648, 2147483647),
-    f1: rt.float(rt.required(o, "f1", path), path + ".f1"),
-    f2: rt.float(rt.required(o, "f2", path), path + ".f2"),
-    d1: rt.float(rt.required(o, "d1", path), path + ".d1"),
-    d2: rt.float(rt.required(o, "d2", path), path + ".d2"),
-    i1: rt.int(rt.required(o, "i1", path), path + ".i1", -2147483648, 2147483647),
-    i2: rt.int(rt.required(o, "i2", path), path + ".i2", -2147483648, 2147483647),
-    i3: rt.int(rt.required(o, "i3", path), path + ".i3", -2147483648, 2147483647),
-    i4: rt.int(rt.required(o, "i4", path), path + ".i4", -2147483648, 2147483647),
-    l1: rt.int64(rt.required(o, "l1", path), path + ".l1", -9223372036854775808n, 9223372036854775807n),
-    l2: rt.int64(rt.required(o, "l2", path), path + ".l2", -9223372036854775808n, 9223372036854775807n),
-    l3: rt.int64(rt.required(o, "l3", path), path + ".l3", -9223372036854775808n, 9223372036854775807n),
-    l4: rt.int64(rt.required(o, "l4", path), path + ".l4", -9223372036854775808n, 9223372036854775807n),
-  };
-  return r;
+export function readTbTestRange(v: unknown, at: rt.At): TbTestRange {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<TbTestRange> = {
+      id: rt.int(o["id"], "id", -2147483648, 2147483647),
+      f1: rt.float(o["f1"], "f1"),
+      f2: rt.float(o["f2"], "f2"),
+      d1: rt.float(o["d1"], "d1"),
+      d2: rt.float(o["d2"], "d2"),
+      i1: rt.int(o["i1"], "i1", -2147483648, 2147483647),
+      i2: rt.int(o["i2"], "i2", -2147483648, 2147483647),
+      i3: rt.int(o["i3"], "i3", -2147483648, 2147483647),
+      i4: rt.int(o["i4"], "i4", -2147483648, 2147483647),
+      l1: rt.int64(o["l1"], "l1", -9223372036854775808n, 9223372036854775807n),
+      l2: rt.int64(o["l2"], "l2", -9223372036854775808n, 9223372036854775807n),
+      l3: rt.int64(o["l3"], "l3", -9223372036854775808n, 9223372036854775807n),
+      l4: rt.int64(o["l4"], "l4", -9223372036854775808n, 9223372036854775807n),
+    };
+    if (rt.count(o) !== 13) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeTbTestRange(r: TbTestRange): string {

@@ -14,19 +14,24 @@ export interface TbTestSet {
   readonly x4: readonly DemoEnum[];
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["id", "x0", "x1", "x2", "x3", "x4"]);
+const FIELDS: readonly string[] = ["id", "x0", "x1", "x2", "x3", "x4"];
 
-export function readTbTestSet(v: unknown, path: string): TbTestSet {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<TbTestSet> = {
-    id: rt.int(rt.required(o, "id", path), path + ".id", -2147483648, 2147483647),
-    x0: rt.str(rt.required(o, "x0", path), path + ".x0"),
-    x1: rt.array(rt.required(o, "x1", path), path + ".x1", (v1, p1) => rt.int(v1, p1, -2147483648, 2147483647)),
-    x2: rt.array(rt.required(o, "x2", path), path + ".x2", (v1, p1) => rt.int64(v1, p1, -9223372036854775808n, 9223372036854775807n)),
-    x3: rt.array(rt.required(o, "x3", path), path + ".x3", (v1, p1) => rt.str(v1, p1)),
-    x4: rt.array(rt.required(o, "x4", path), path + ".x4", (v1, p1) => readDemoEnum(v1, p1)),
-  };
-  return r;
+export function readTbTestSet(v: unknown, at: rt.At): TbTestSet {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<TbTestSet> = {
+      id: rt.int(o["id"], "id", -2147483648, 2147483647),
+      x0: rt.str(o["x0"], "x0"),
+      x1: rt.scalars(o["x1"], "x1", (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
+      x2: rt.array(o["x2"], "x2", (v1, a1) => rt.int64(v1, a1, -9223372036854775808n, 9223372036854775807n)),
+      x3: rt.scalars(o["x3"], "x3", (v1, a1) => rt.str(v1, a1)),
+      x4: rt.scalars(o["x4"], "x4", (v1, a1) => readDemoEnum(v1, a1)),
+    };
+    if (rt.count(o) !== 6) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeTbTestSet(r: TbTestSet): string {

@@ -12,18 +12,23 @@ export interface TbTestSize {
   readonly x4: ReadonlyMap<number, number>;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["id", "x1", "x2", "x3", "x4"]);
+const FIELDS: readonly string[] = ["id", "x1", "x2", "x3", "x4"];
 
-export function readTbTestSize(v: unknown, path: string): TbTestSize {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<TbTestSize> = {
-    id: rt.int(rt.required(o, "id", path), path + ".id", -2147483648, 2147483647),
-    x1: rt.array(rt.required(o, "x1", path), path + ".x1", (v1, p1) => rt.int(v1, p1, -2147483648, 2147483647)),
-    x2: rt.array(rt.required(o, "x2", path), path + ".x2", (v1, p1) => rt.int(v1, p1, -2147483648, 2147483647)),
-    x3: rt.array(rt.required(o, "x3", path), path + ".x3", (v1, p1) => rt.int(v1, p1, -2147483648, 2147483647)),
-    x4: rt.map(rt.required(o, "x4", path), path + ".x4", (k1, p1) => rt.intKey(k1, p1, -2147483648, 2147483647), (v1, p1) => rt.int(v1, p1, -2147483648, 2147483647)),
-  };
-  return r;
+export function readTbTestSize(v: unknown, at: rt.At): TbTestSize {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<TbTestSize> = {
+      id: rt.int(o["id"], "id", -2147483648, 2147483647),
+      x1: rt.scalars(o["x1"], "x1", (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
+      x2: rt.scalars(o["x2"], "x2", (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
+      x3: rt.scalars(o["x3"], "x3", (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
+      x4: rt.map(o["x4"], "x4", (k1) => rt.intKey(k1, -2147483648, 2147483647), (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
+    };
+    if (rt.count(o) !== 5) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeTbTestSize(r: TbTestSize): string {

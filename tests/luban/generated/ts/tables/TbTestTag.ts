@@ -9,15 +9,20 @@ export interface TbTestTag {
   readonly value: string;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["id", "value"]);
+const FIELDS: readonly string[] = ["id", "value"];
 
-export function readTbTestTag(v: unknown, path: string): TbTestTag {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<TbTestTag> = {
-    id: rt.int(rt.required(o, "id", path), path + ".id", -2147483648, 2147483647),
-    value: rt.str(rt.required(o, "value", path), path + ".value"),
-  };
-  return r;
+export function readTbTestTag(v: unknown, at: rt.At): TbTestTag {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<TbTestTag> = {
+      id: rt.int(o["id"], "id", -2147483648, 2147483647),
+      value: rt.str(o["value"], "value"),
+    };
+    if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeTbTestTag(r: TbTestTag): string {

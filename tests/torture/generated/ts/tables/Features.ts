@@ -37,32 +37,50 @@ export interface Features {
   readonly timeout?: number;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "Name", "Slot", "Hero", "Heroes", "Level", "Title", "Stat", "Weights", "ById", "Big", "Effect", "Effects", "MaybeEffect", "Elements", "Starts", "LocalStart", "Cooldown", "Timeout"]);
+const FIELDS: readonly string[] = ["Id", "Name", "Slot", "Hero", "Heroes", "Level", "Title", "Stat", "Weights", "ById", "Big", "Effect", "Effects", "MaybeEffect", "Elements", "Starts", "LocalStart", "Cooldown", "Timeout"];
 
-export function readFeatures(v: unknown, path: string): Features {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Features> = {
-    id: rt.int(rt.required(o, "Id", path), path + ".Id", 0, 255),
-    name: rt.str(rt.required(o, "Name", path), path + ".Name"),
-    slot: rt.int(rt.required(o, "Slot", path), path + ".Slot", 0, 255),
-    hero: readHero(rt.required(o, "Hero", path), path + ".Hero"),
-    heroes: rt.array(rt.required(o, "Heroes", path), path + ".Heroes", (v1, p1) => readHero(v1, p1)),
-    level: rt.int(rt.required(o, "Level", path), path + ".Level", 0, 255),
-    title: rt.str(rt.required(o, "Title", path), path + ".Title"),
-    stat: readStat(rt.required(o, "Stat", path), path + ".Stat"),
-    weights: rt.map(rt.required(o, "Weights", path), path + ".Weights", (k1) => k1, (v1, p1) => rt.int(v1, p1, -32768, 32767)),
-    byId: rt.map(rt.required(o, "ById", path), path + ".ById", (k1, p1) => rt.intKey(k1, p1, 0, 4294967295), (v1, p1) => rt.str(v1, p1)),
-    big: rt.map(rt.required(o, "Big", path), path + ".Big", (k1, p1) => rt.int64Key(k1, p1, -9223372036854775808n, 9223372036854775807n), (v1, p1) => readPoint(v1, p1)),
-    effect: readEffect(rt.required(o, "Effect", path), path + ".Effect"),
-    effects: rt.array(rt.required(o, "Effects", path), path + ".Effects", (v1, p1) => readEffect(v1, p1)),
-    elements: rt.array(rt.required(o, "Elements", path), path + ".Elements", readElement),
-    starts: rt.dateTime(rt.required(o, "Starts", path), path + ".Starts"),
-    cooldown: rt.duration(rt.required(o, "Cooldown", path), path + ".Cooldown"),
-  };
-  if (rt.has(o, "MaybeEffect")) r.maybeEffect = readEffect(o["MaybeEffect"], path + ".MaybeEffect");
-  if (rt.has(o, "LocalStart")) r.localStart = rt.dateTime(o["LocalStart"], path + ".LocalStart");
-  if (rt.has(o, "Timeout")) r.timeout = rt.duration(o["Timeout"], path + ".Timeout");
-  return r;
+export function readFeatures(v: unknown, at: rt.At): Features {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Features> = {
+      id: rt.int(o["Id"], "Id", 0, 255),
+      name: rt.str(o["Name"], "Name"),
+      slot: rt.int(o["Slot"], "Slot", 0, 255),
+      hero: readHero(o["Hero"], "Hero"),
+      heroes: rt.scalars(o["Heroes"], "Heroes", (v1, a1) => readHero(v1, a1)),
+      level: rt.int(o["Level"], "Level", 0, 255),
+      title: rt.str(o["Title"], "Title"),
+      stat: readStat(o["Stat"], "Stat"),
+      weights: rt.map(o["Weights"], "Weights", (k1) => k1, (v1, a1) => rt.int(v1, a1, -32768, 32767)),
+      byId: rt.map(o["ById"], "ById", (k1) => rt.intKey(k1, 0, 4294967295), (v1, a1) => rt.str(v1, a1)),
+      big: rt.map(o["Big"], "Big", (k1) => rt.int64Key(k1, -9223372036854775808n, 9223372036854775807n), (v1, a1) => readPoint(v1, a1)),
+      effect: readEffect(o["Effect"], "Effect"),
+      effects: rt.array(o["Effects"], "Effects", (v1, a1) => readEffect(v1, a1)),
+      elements: rt.scalars(o["Elements"], "Elements", readElement),
+      starts: rt.dateTime(o["Starts"], "Starts"),
+      cooldown: rt.duration(o["Cooldown"], "Cooldown"),
+    };
+    let n = 16;
+    const x13 = o["MaybeEffect"];
+    if (x13 !== undefined) {
+      r.maybeEffect = readEffect(x13, "MaybeEffect");
+      n++;
+    }
+    const x16 = o["LocalStart"];
+    if (x16 !== undefined) {
+      r.localStart = rt.dateTime(x16, "LocalStart");
+      n++;
+    }
+    const x18 = o["Timeout"];
+    if (x18 !== undefined) {
+      r.timeout = rt.duration(x18, "Timeout");
+      n++;
+    }
+    if (rt.count(o) !== n) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeFeatures(r: Features): string {

@@ -10,7 +10,7 @@ export interface Keywords {
   /**
    * A field named class.
    */
-  readonly class_: Keyword;
+  readonly class: Keyword;
   /**
    * A field named params.
    */
@@ -18,39 +18,39 @@ export interface Keywords {
   /**
    * A field named default.
    */
-  readonly default_: Keyword;
+  readonly default: Keyword;
   /**
    * A field named enum.
    */
-  readonly enum_: Keyword;
+  readonly enum: Keyword;
   /**
    * A field named in.
    */
-  readonly in_: Keyword;
+  readonly in: Keyword;
   /**
    * A field named is.
    */
-  readonly is_: Keyword;
+  readonly is: Keyword;
   /**
    * A field named delete.
    */
-  readonly delete_: Keyword;
+  readonly delete: Keyword;
   /**
    * A field named new.
    */
-  readonly new_: Keyword;
+  readonly new: Keyword;
   /**
    * A field named namespace.
    */
-  readonly namespace_: Keyword;
+  readonly namespace: Keyword;
   /**
    * A field named constructor.
    */
-  readonly constructor_: Keyword;
+  readonly constructor: Keyword;
   /**
    * A field named type.
    */
-  readonly type_: Keyword;
+  readonly type: Keyword;
   /**
    * A field named move.
    */
@@ -65,47 +65,52 @@ export interface Keywords {
   readonly self: Keyword;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "class", "params", "default", "enum", "in", "is", "delete", "new", "namespace", "constructor", "type", "move", "ref", "self"]);
+const FIELDS: readonly string[] = ["Id", "class", "params", "default", "enum", "in", "is", "delete", "new", "namespace", "constructor", "type", "move", "ref", "self"];
 
-export function readKeywords(v: unknown, path: string): Keywords {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Keywords> = {
-    id: rt.int(rt.required(o, "Id", path), path + ".Id", 0, 255),
-    class_: readKeyword(rt.required(o, "class", path), path + ".class"),
-    params: readKeyword(rt.required(o, "params", path), path + ".params"),
-    default_: readKeyword(rt.required(o, "default", path), path + ".default"),
-    enum_: readKeyword(rt.required(o, "enum", path), path + ".enum"),
-    in_: readKeyword(rt.required(o, "in", path), path + ".in"),
-    is_: readKeyword(rt.required(o, "is", path), path + ".is"),
-    delete_: readKeyword(rt.required(o, "delete", path), path + ".delete"),
-    new_: readKeyword(rt.required(o, "new", path), path + ".new"),
-    namespace_: readKeyword(rt.required(o, "namespace", path), path + ".namespace"),
-    constructor_: readKeyword(rt.required(o, "constructor", path), path + ".constructor"),
-    type_: readKeyword(rt.required(o, "type", path), path + ".type"),
-    move: readKeyword(rt.required(o, "move", path), path + ".move"),
-    ref: readKeyword(rt.required(o, "ref", path), path + ".ref"),
-    self: readKeyword(rt.required(o, "self", path), path + ".self"),
-  };
-  return r;
+export function readKeywords(v: unknown, at: rt.At): Keywords {
+  const o = rt.object(v, at);
+  try {
+    const r = {
+      id: rt.int(o["Id"], "Id", 0, 255),
+      class: readKeyword(o["class"], "class"),
+      params: readKeyword(o["params"], "params"),
+      default: readKeyword(o["default"], "default"),
+      enum: readKeyword(o["enum"], "enum"),
+      in: readKeyword(o["in"], "in"),
+      is: readKeyword(o["is"], "is"),
+      delete: readKeyword(o["delete"], "delete"),
+      new: readKeyword(o["new"], "new"),
+      namespace: readKeyword(o["namespace"], "namespace"),
+      constructor: readKeyword(rt.own(o, "constructor"), "constructor"),
+      type: readKeyword(o["type"], "type"),
+      move: readKeyword(o["move"], "move"),
+      ref: readKeyword(o["ref"], "ref"),
+      self: readKeyword(o["self"], "self"),
+    } as rt.Mutable<Keywords>;
+    if (rt.count(o) !== 15) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeKeywords(r: Keywords): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));
-  out.push("\"class\":" + rt.wStr(r.class_));
-  out.push("\"constructor\":" + rt.wStr(r.constructor_));
-  out.push("\"default\":" + rt.wStr(r.default_));
-  out.push("\"delete\":" + rt.wStr(r.delete_));
-  out.push("\"enum\":" + rt.wStr(r.enum_));
-  out.push("\"in\":" + rt.wStr(r.in_));
-  out.push("\"is\":" + rt.wStr(r.is_));
+  out.push("\"class\":" + rt.wStr(r.class));
+  out.push("\"constructor\":" + rt.wStr(r.constructor));
+  out.push("\"default\":" + rt.wStr(r.default));
+  out.push("\"delete\":" + rt.wStr(r.delete));
+  out.push("\"enum\":" + rt.wStr(r.enum));
+  out.push("\"in\":" + rt.wStr(r.in));
+  out.push("\"is\":" + rt.wStr(r.is));
   out.push("\"move\":" + rt.wStr(r.move));
-  out.push("\"namespace\":" + rt.wStr(r.namespace_));
-  out.push("\"new\":" + rt.wStr(r.new_));
+  out.push("\"namespace\":" + rt.wStr(r.namespace));
+  out.push("\"new\":" + rt.wStr(r.new));
   out.push("\"params\":" + rt.wStr(r.params));
   out.push("\"ref\":" + rt.wStr(r.ref));
   out.push("\"self\":" + rt.wStr(r.self));
-  out.push("\"type\":" + rt.wStr(r.type_));
+  out.push("\"type\":" + rt.wStr(r.type));
   return "{" + out.join(",") + "}";
 }
 

@@ -9,15 +9,20 @@ export interface Log {
   readonly msg: string;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Step", "Msg"]);
+const FIELDS: readonly string[] = ["Step", "Msg"];
 
-export function readLog(v: unknown, path: string): Log {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Log> = {
-    step: rt.int(rt.required(o, "Step", path), path + ".Step", 0, 65535),
-    msg: rt.str(rt.required(o, "Msg", path), path + ".Msg"),
-  };
-  return r;
+export function readLog(v: unknown, at: rt.At): Log {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Log> = {
+      step: rt.int(o["Step"], "Step", 0, 65535),
+      msg: rt.str(o["Msg"], "Msg"),
+    };
+    if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeLog(r: Log): string {

@@ -2,6 +2,8 @@
 import * as rt from "../runtime.js";
 import { type Keyword, readKeyword } from "../enums.js";
 import { type Point, readPoint, writePoint, type Shape, readShape, writeShape } from "../records.js";
+import type { Tables } from "../browser.js";
+import type { Numbers } from "./Numbers.js";
 
 /**
  * Records, arrays of records, nested arrays, empty arrays and absent optionals.
@@ -31,27 +33,53 @@ export interface Nested {
    * A foreign key to Numbers.
    */
   readonly ref?: number;
+  /**
+   * The Numbers row that `ref` names (x-gentable-foreignKey), resolved at load.
+   */
+  readonly refRef: Numbers | undefined;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Name", "Pos", "MaybePos", "Shape", "Ints", "Grid", "Words", "Flags", "Kinds", "Opt", "OptText", "Ref"]);
+const FIELDS: readonly string[] = ["Name", "Pos", "MaybePos", "Shape", "Ints", "Grid", "Words", "Flags", "Kinds", "Opt", "OptText", "Ref"];
 
-export function readNested(v: unknown, path: string): Nested {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Nested> = {
-    name: rt.str(rt.required(o, "Name", path), path + ".Name"),
-    pos: readPoint(rt.required(o, "Pos", path), path + ".Pos"),
-    shape: readShape(rt.required(o, "Shape", path), path + ".Shape"),
-    ints: rt.array(rt.required(o, "Ints", path), path + ".Ints", (v1, p1) => rt.int64(v1, p1, -9223372036854775808n, 9223372036854775807n)),
-    grid: rt.array(rt.required(o, "Grid", path), path + ".Grid", (v1, p1) => rt.array(v1, p1, (v2, p2) => rt.int(v2, p2, 0, 255))),
-    words: rt.array(rt.required(o, "Words", path), path + ".Words", (v1, p1) => rt.str(v1, p1)),
-    flags: rt.array(rt.required(o, "Flags", path), path + ".Flags", (v1, p1) => rt.bool(v1, p1)),
-    kinds: rt.array(rt.required(o, "Kinds", path), path + ".Kinds", (v1, p1) => readKeyword(v1, p1)),
-  };
-  if (rt.has(o, "MaybePos")) r.maybePos = readPoint(o["MaybePos"], path + ".MaybePos");
-  if (rt.has(o, "Opt")) r.opt = rt.int(o["Opt"], path + ".Opt", -2147483648, 2147483647);
-  if (rt.has(o, "OptText")) r.optText = rt.str(o["OptText"], path + ".OptText");
-  if (rt.has(o, "Ref")) r.ref = rt.int(o["Ref"], path + ".Ref", -2147483648, 2147483647);
-  return r;
+export function readNested(v: unknown, at: rt.At): Nested {
+  const o = rt.object(v, at);
+  try {
+    const r = {
+      name: rt.str(o["Name"], "Name"),
+      pos: readPoint(o["Pos"], "Pos"),
+      shape: readShape(o["Shape"], "Shape"),
+      ints: rt.array(o["Ints"], "Ints", (v1, a1) => rt.int64(v1, a1, -9223372036854775808n, 9223372036854775807n)),
+      grid: rt.array(o["Grid"], "Grid", (v1, a1) => rt.scalars(v1, a1, (v2, a2) => rt.int(v2, a2, 0, 255))),
+      words: rt.scalars(o["Words"], "Words", (v1, a1) => rt.str(v1, a1)),
+      flags: rt.scalars(o["Flags"], "Flags", (v1, a1) => rt.bool(v1, a1)),
+      kinds: rt.scalars(o["Kinds"], "Kinds", (v1, a1) => readKeyword(v1, a1)),
+    } as rt.Mutable<Nested>;
+    let n = 8;
+    const x2 = o["MaybePos"];
+    if (x2 !== undefined) {
+      r.maybePos = readPoint(x2, "MaybePos");
+      n++;
+    }
+    const x9 = o["Opt"];
+    if (x9 !== undefined) {
+      r.opt = rt.int(x9, "Opt", -2147483648, 2147483647);
+      n++;
+    }
+    const x10 = o["OptText"];
+    if (x10 !== undefined) {
+      r.optText = rt.str(x10, "OptText");
+      n++;
+    }
+    const x11 = o["Ref"];
+    if (x11 !== undefined) {
+      r.ref = rt.int(x11, "Ref", -2147483648, 2147483647);
+      n++;
+    }
+    if (rt.count(o) !== n) rt.unknown(o, FIELDS);
+    return r;
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeNested(r: Nested): string {
@@ -69,6 +97,22 @@ export function writeNested(r: Nested): string {
   out.push("\"Shape\":" + writeShape(r.shape));
   out.push("\"Words\":" + rt.wArray(r.words, (x1) => rt.wStr(x1)));
   return "{" + out.join(",") + "}";
+}
+
+/** Resolves the typed references of `r` (once, at load), then freezes it. */
+export function linkNested(r: Nested, t: Tables): void {
+  {
+    const v0 = r.ref;
+    let x0: Numbers | undefined = undefined;
+    if (v0 != null) {
+      const v1 = v0;
+      const x1 = t.numbers.get(v1);
+      if (x1 === undefined) rt.dangling(["Ref"], "Numbers", v1);
+      x0 = x1;
+    }
+    rt.ref(r, "refRef", x0);
+  }
+  Object.freeze(r);
 }
 
 /** The rows of table Nested, sorted by primary key, with lookup by key. */

@@ -23,24 +23,34 @@ export interface Numbers {
   readonly maybeF?: number;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "I8", "I16", "I32", "I64", "U8", "U16", "U32", "U64", "F", "MaybeF"]);
+const FIELDS: readonly string[] = ["Id", "I8", "I16", "I32", "I64", "U8", "U16", "U32", "U64", "F", "MaybeF"];
 
-export function readNumbers(v: unknown, path: string): Numbers {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Numbers> = {
-    id: rt.int(rt.required(o, "Id", path), path + ".Id", 0, 65535),
-    i8: rt.int(rt.required(o, "I8", path), path + ".I8", -128, 127),
-    i16: rt.int(rt.required(o, "I16", path), path + ".I16", -32768, 32767),
-    i32: rt.int(rt.required(o, "I32", path), path + ".I32", -2147483648, 2147483647),
-    i64: rt.int64(rt.required(o, "I64", path), path + ".I64", -9223372036854775808n, 9223372036854775807n),
-    u8: rt.int(rt.required(o, "U8", path), path + ".U8", 0, 255),
-    u16: rt.int(rt.required(o, "U16", path), path + ".U16", 0, 65535),
-    u32: rt.int(rt.required(o, "U32", path), path + ".U32", 0, 4294967295),
-    u64: rt.int64(rt.required(o, "U64", path), path + ".U64", 0n, 18446744073709551615n),
-    f: rt.float(rt.required(o, "F", path), path + ".F"),
-  };
-  if (rt.has(o, "MaybeF")) r.maybeF = rt.float(o["MaybeF"], path + ".MaybeF");
-  return r;
+export function readNumbers(v: unknown, at: rt.At): Numbers {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Numbers> = {
+      id: rt.int(o["Id"], "Id", 0, 65535),
+      i8: rt.int(o["I8"], "I8", -128, 127),
+      i16: rt.int(o["I16"], "I16", -32768, 32767),
+      i32: rt.int(o["I32"], "I32", -2147483648, 2147483647),
+      i64: rt.int64(o["I64"], "I64", -9223372036854775808n, 9223372036854775807n),
+      u8: rt.int(o["U8"], "U8", 0, 255),
+      u16: rt.int(o["U16"], "U16", 0, 65535),
+      u32: rt.int(o["U32"], "U32", 0, 4294967295),
+      u64: rt.int64(o["U64"], "U64", 0n, 18446744073709551615n),
+      f: rt.float(o["F"], "F"),
+    };
+    let n = 10;
+    const x10 = o["MaybeF"];
+    if (x10 !== undefined) {
+      r.maybeF = rt.float(x10, "MaybeF");
+      n++;
+    }
+    if (rt.count(o) !== n) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeNumbers(r: Numbers): string {

@@ -14,16 +14,21 @@ export interface Pair {
   readonly v: number;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Kind", "N", "V"]);
+const FIELDS: readonly string[] = ["Kind", "N", "V"];
 
-export function readPair(v: unknown, path: string): Pair {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Pair> = {
-    kind: readKeyword(rt.required(o, "Kind", path), path + ".Kind"),
-    n: rt.int(rt.required(o, "N", path), path + ".N", 0, 255),
-    v: rt.float(rt.required(o, "V", path), path + ".V"),
-  };
-  return r;
+export function readPair(v: unknown, at: rt.At): Pair {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Pair> = {
+      kind: readKeyword(o["Kind"], "Kind"),
+      n: rt.int(o["N"], "N", 0, 255),
+      v: rt.float(o["V"], "V"),
+    };
+    if (rt.count(o) !== 3) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writePair(r: Pair): string {

@@ -10,16 +10,26 @@ export interface Parts {
   readonly tags?: readonly string[];
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "Part", "Tags"]);
+const FIELDS: readonly string[] = ["Id", "Part", "Tags"];
 
-export function readParts(v: unknown, path: string): Parts {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Parts> = {
-    id: rt.int(rt.required(o, "Id", path), path + ".Id", 0, 65535),
-    part: rt.str(rt.required(o, "Part", path), path + ".Part"),
-  };
-  if (rt.has(o, "Tags")) r.tags = rt.array(o["Tags"], path + ".Tags", (v1, p1) => rt.str(v1, p1));
-  return r;
+export function readParts(v: unknown, at: rt.At): Parts {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Parts> = {
+      id: rt.int(o["Id"], "Id", 0, 65535),
+      part: rt.str(o["Part"], "Part"),
+    };
+    let n = 2;
+    const x2 = o["Tags"];
+    if (x2 !== undefined) {
+      r.tags = rt.scalars(x2, "Tags", (v1, a1) => rt.str(v1, a1));
+      n++;
+    }
+    if (rt.count(o) !== n) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeParts(r: Parts): string {

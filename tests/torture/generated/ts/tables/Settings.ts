@@ -13,27 +13,32 @@ export interface Settings {
   /**
    * Enum members that are keywords in C#, TypeScript or Rust.
    */
-  readonly default_: Keyword;
+  readonly default: Keyword;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Title", "Version", "Scale", "Debug", "Default"]);
+const FIELDS: readonly string[] = ["Title", "Version", "Scale", "Debug", "Default"];
 
-export function readSettings(v: unknown, path: string): Settings {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Settings> = {
-    title: rt.str(rt.required(o, "Title", path), path + ".Title"),
-    version: rt.int(rt.required(o, "Version", path), path + ".Version", 0, 65535),
-    scale: rt.float(rt.required(o, "Scale", path), path + ".Scale"),
-    debug: rt.bool(rt.required(o, "Debug", path), path + ".Debug"),
-    default_: readKeyword(rt.required(o, "Default", path), path + ".Default"),
-  };
-  return r;
+export function readSettings(v: unknown, at: rt.At): Settings {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Settings> = {
+      title: rt.str(o["Title"], "Title"),
+      version: rt.int(o["Version"], "Version", 0, 65535),
+      scale: rt.float(o["Scale"], "Scale"),
+      debug: rt.bool(o["Debug"], "Debug"),
+      default: readKeyword(o["Default"], "Default"),
+    };
+    if (rt.count(o) !== 5) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeSettings(r: Settings): string {
   const out: string[] = [];
   out.push("\"Debug\":" + rt.wBool(r.debug));
-  out.push("\"Default\":" + rt.wStr(r.default_));
+  out.push("\"Default\":" + rt.wStr(r.default));
   out.push("\"Scale\":" + rt.wNum(r.scale));
   out.push("\"Title\":" + rt.wStr(r.title));
   out.push("\"Version\":" + rt.wNum(r.version));

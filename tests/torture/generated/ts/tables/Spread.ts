@@ -26,19 +26,29 @@ export interface Spread {
   readonly shape: Shape;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Id", "Pos", "Stat", "Effect", "MaybeEffect", "Shape"]);
+const FIELDS: readonly string[] = ["Id", "Pos", "Stat", "Effect", "MaybeEffect", "Shape"];
 
-export function readSpread(v: unknown, path: string): Spread {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Spread> = {
-    id: rt.int(rt.required(o, "Id", path), path + ".Id", 0, 255),
-    pos: readPoint(rt.required(o, "Pos", path), path + ".Pos"),
-    stat: readStat(rt.required(o, "Stat", path), path + ".Stat"),
-    effect: readEffect(rt.required(o, "Effect", path), path + ".Effect"),
-    shape: readShape(rt.required(o, "Shape", path), path + ".Shape"),
-  };
-  if (rt.has(o, "MaybeEffect")) r.maybeEffect = readEffect(o["MaybeEffect"], path + ".MaybeEffect");
-  return r;
+export function readSpread(v: unknown, at: rt.At): Spread {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Spread> = {
+      id: rt.int(o["Id"], "Id", 0, 255),
+      pos: readPoint(o["Pos"], "Pos"),
+      stat: readStat(o["Stat"], "Stat"),
+      effect: readEffect(o["Effect"], "Effect"),
+      shape: readShape(o["Shape"], "Shape"),
+    };
+    let n = 5;
+    const x4 = o["MaybeEffect"];
+    if (x4 !== undefined) {
+      r.maybeEffect = readEffect(x4, "MaybeEffect");
+      n++;
+    }
+    if (rt.count(o) !== n) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeSpread(r: Spread): string {

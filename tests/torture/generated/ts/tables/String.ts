@@ -9,15 +9,20 @@ export interface String {
   readonly words: readonly string[];
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Text", "Words"]);
+const FIELDS: readonly string[] = ["Text", "Words"];
 
-export function readString(v: unknown, path: string): String {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<String> = {
-    text: rt.str(rt.required(o, "Text", path), path + ".Text"),
-    words: rt.array(rt.required(o, "Words", path), path + ".Words", (v1, p1) => rt.str(v1, p1)),
-  };
-  return r;
+export function readString(v: unknown, at: rt.At): String {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<String> = {
+      text: rt.str(o["Text"], "Text"),
+      words: rt.scalars(o["Words"], "Words", (v1, a1) => rt.str(v1, a1)),
+    };
+    if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeString(r: String): string {

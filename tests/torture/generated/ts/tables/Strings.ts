@@ -18,16 +18,26 @@ export interface Strings {
   readonly note?: string;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["Key", "Text", "Note"]);
+const FIELDS: readonly string[] = ["Key", "Text", "Note"];
 
-export function readStrings(v: unknown, path: string): Strings {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Strings> = {
-    key: rt.str(rt.required(o, "Key", path), path + ".Key"),
-    text: rt.str(rt.required(o, "Text", path), path + ".Text"),
-  };
-  if (rt.has(o, "Note")) r.note = rt.str(o["Note"], path + ".Note");
-  return r;
+export function readStrings(v: unknown, at: rt.At): Strings {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Strings> = {
+      key: rt.str(o["Key"], "Key"),
+      text: rt.str(o["Text"], "Text"),
+    };
+    let n = 2;
+    const x2 = o["Note"];
+    if (x2 !== undefined) {
+      r.note = rt.str(x2, "Note");
+      n++;
+    }
+    if (rt.count(o) !== n) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeStrings(r: Strings): string {

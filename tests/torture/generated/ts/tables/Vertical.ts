@@ -21,22 +21,32 @@ export interface Vertical {
   readonly note?: string;
 }
 
-const FIELDS: ReadonlySet<string> = new Set<string>(["MaxPlayers", "Motd", "Ratio", "Opens", "Round", "Odds", "Opening", "Banned", "Note"]);
+const FIELDS: readonly string[] = ["MaxPlayers", "Motd", "Ratio", "Opens", "Round", "Odds", "Opening", "Banned", "Note"];
 
-export function readVertical(v: unknown, path: string): Vertical {
-  const o = rt.object(v, path, FIELDS);
-  const r: rt.Mutable<Vertical> = {
-    maxPlayers: rt.int(rt.required(o, "MaxPlayers", path), path + ".MaxPlayers", 0, 255),
-    motd: rt.str(rt.required(o, "Motd", path), path + ".Motd"),
-    ratio: rt.float(rt.required(o, "Ratio", path), path + ".Ratio"),
-    opens: rt.dateTime(rt.required(o, "Opens", path), path + ".Opens"),
-    round: rt.duration(rt.required(o, "Round", path), path + ".Round"),
-    odds: rt.map(rt.required(o, "Odds", path), path + ".Odds", (k1) => k1, (v1, p1) => rt.float(v1, p1)),
-    opening: readEffect(rt.required(o, "Opening", path), path + ".Opening"),
-    banned: rt.array(rt.required(o, "Banned", path), path + ".Banned", (v1, p1) => readHero(v1, p1)),
-  };
-  if (rt.has(o, "Note")) r.note = rt.str(o["Note"], path + ".Note");
-  return r;
+export function readVertical(v: unknown, at: rt.At): Vertical {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<Vertical> = {
+      maxPlayers: rt.int(o["MaxPlayers"], "MaxPlayers", 0, 255),
+      motd: rt.str(o["Motd"], "Motd"),
+      ratio: rt.float(o["Ratio"], "Ratio"),
+      opens: rt.dateTime(o["Opens"], "Opens"),
+      round: rt.duration(o["Round"], "Round"),
+      odds: rt.map(o["Odds"], "Odds", (k1) => k1, (v1, a1) => rt.float(v1, a1)),
+      opening: readEffect(o["Opening"], "Opening"),
+      banned: rt.scalars(o["Banned"], "Banned", (v1, a1) => readHero(v1, a1)),
+    };
+    let n = 8;
+    const x8 = o["Note"];
+    if (x8 !== undefined) {
+      r.note = rt.str(x8, "Note");
+      n++;
+    }
+    if (rt.count(o) !== n) rt.unknown(o, FIELDS);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
 }
 
 export function writeVertical(r: Vertical): string {
