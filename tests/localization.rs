@@ -18,7 +18,7 @@ fn funnypitch_piece_names_in_both_languages() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let cs = std::fs::read_to_string(root.join("generated/csharp/Tables.cs")).unwrap();
     assert!(cs.contains("public string Text(string key, Language language)"));
-    let ts = std::fs::read_to_string(root.join("generated/ts/index.ts")).unwrap();
+    let ts = std::fs::read_to_string(root.join("generated/ts/browser.ts")).unwrap();
     assert!(ts.contains(
         "export function text(t: Tables, key: string, language: Language): string | undefined"
     ));

@@ -652,7 +652,10 @@ impl Gen<'_> {
                 .join(", ");
             let key_required = members
                 .iter()
-                .map(|(_, i)| i.is_none_or(|i| !matches!(v.fields[i].ty, Type::Optional(_))).to_string())
+                .map(|(_, i)| {
+                    i.is_none_or(|i| !matches!(v.fields[i].ty, Type::Optional(_)))
+                        .to_string()
+                })
                 .collect::<Vec<_>>()
                 .join(", ");
             let cases = members
@@ -869,7 +872,11 @@ impl Gen<'_> {
                 out.push(format!("if ({src} != null)"));
                 out.push("{".into());
                 out.push(format!("    {target} {y};"));
-                out.push(format!("    if (!{}) {}", lookup(&value, &y)?, missing(&value)));
+                out.push(format!(
+                    "    if (!{}) {}",
+                    lookup(&value, &y)?,
+                    missing(&value)
+                ));
                 out.push(format!("    {x} = {y};"));
                 out.push("}".into());
                 Ok(x)
@@ -1435,7 +1442,9 @@ impl Gen<'_> {
             let row = &self.names.rows[&t.name];
             let name = quoted(&t.name);
             let file = quoted(&data_file(t));
-            let bytes = format!("GentableRead.Bytes(bytesOf, {file}, {name}), {file}, {name}, TableHashes({name})");
+            let bytes = format!(
+                "GentableRead.Bytes(bytesOf, {file}, {name}), {file}, {name}, TableHashes({name})"
+            );
             let (ty, load, canonical) = match t.mode {
                 TableMode::One => (
                     row.clone(),
@@ -1711,7 +1720,9 @@ mod emit_tests {
             "{dir_cs}"
         );
         assert!(
-            dir_cs.contains("global::Sample.Config.Dir.QuoU0022TeU002a, global::Sample.Config.Dir.U540dU5b57,"),
+            dir_cs.contains(
+                "global::Sample.Config.Dir.QuoU0022TeU002a, global::Sample.Config.Dir.U540dU5b57,"
+            ),
             "{dir_cs}"
         );
         for (name, text) in &files {

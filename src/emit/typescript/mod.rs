@@ -508,13 +508,19 @@ impl Gen<'_> {
             imports.push("import type { Tables } from \"./browser.js\";".into());
             let mut targets = BTreeSet::new();
             for r in project.records.values() {
-                for (ty, _) in self.class_vm(String::new(), "", &r.fields, &r.name)?.ref_targets {
+                for (ty, _) in self
+                    .class_vm(String::new(), "", &r.fields, &r.name)?
+                    .ref_targets
+                {
                     targets.insert(ty);
                 }
             }
             for u in project.unions.values() {
                 for v in &u.variants {
-                    for (ty, _) in self.class_vm(String::new(), "", &v.fields, &u.name)?.ref_targets {
+                    for (ty, _) in self
+                        .class_vm(String::new(), "", &v.fields, &u.name)?
+                        .ref_targets
+                    {
                         targets.insert(ty);
                     }
                 }
@@ -922,7 +928,9 @@ impl Gen<'_> {
         let lookup = |key: &str| match (r.key, r.target_key) {
             (Type::Int(from), Type::Int(to)) if from.is_64() && !to.is_64() => {
                 let (lo, hi) = to.range();
-                format!("{key} >= {lo}n && {key} <= {hi}n ? t.{prop}.{get}(Number({key})) : undefined")
+                format!(
+                    "{key} >= {lo}n && {key} <= {hi}n ? t.{prop}.{get}(Number({key})) : undefined"
+                )
             }
             (Type::Int(from), Type::Int(to)) if !from.is_64() && to.is_64() => {
                 format!("t.{prop}.{get}(BigInt({key}))")
@@ -959,7 +967,11 @@ impl Gen<'_> {
                     depth + 1,
                     &mut inner,
                 )?;
-                let rt = if rt.contains(' ') { format!("({rt})") } else { rt };
+                let rt = if rt.contains(' ') {
+                    format!("({rt})")
+                } else {
+                    rt
+                };
                 out.push(format!("const {a} = {src};"));
                 out.push(format!("const {x}: {rt}[] = [];"));
                 out.push(format!("for (let {i} = 0; {i} < {a}.length; {i}++) {{"));
@@ -984,7 +996,14 @@ impl Gen<'_> {
 
     /// Lines (appended to `out`) resolving the references inside `src`, a value of type `ty` that holds values
     /// of linked types; a fault from inside gets the segments `path`.
-    fn link_walk(&self, ty: &Type, src: &str, path: &[String], depth: usize, out: &mut Vec<String>) {
+    fn link_walk(
+        &self,
+        ty: &Type,
+        src: &str,
+        path: &[String],
+        depth: usize,
+        out: &mut Vec<String>,
+    ) {
         match ty {
             Type::Record(n) | Type::Union(n) => {
                 out.push("try {".into());
@@ -1394,8 +1413,12 @@ impl Gen<'_> {
             let linked = self.linked.fields(self.project, &t.fields);
             let link = if linked {
                 links.push(match t.mode {
-                    TableMode::One => format!("rt.linkRows([t.{property}], {file}, {name}, (r) => link{row}(r, t));"),
-                    TableMode::Map | TableMode::List => format!("rt.linkRows(t.{property}.all, {file}, {name}, (r) => link{row}(r, t));"),
+                    TableMode::One => format!(
+                        "rt.linkRows([t.{property}], {file}, {name}, (r) => link{row}(r, t));"
+                    ),
+                    TableMode::Map | TableMode::List => format!(
+                        "rt.linkRows(t.{property}.all, {file}, {name}, (r) => link{row}(r, t));"
+                    ),
                 });
                 format!(", link{row}")
             } else {
@@ -1492,7 +1515,9 @@ fn table_properties(project: &Project) -> anyhow::Result<BTreeMap<String, String
     )
     .first()
     {
-        bail!("TypeScript: tables {a:?} and {b:?} both map to the property Tables.{id}; rename one");
+        bail!(
+            "TypeScript: tables {a:?} and {b:?} both map to the property Tables.{id}; rename one"
+        );
     }
     Ok(project
         .tables
