@@ -144,6 +144,9 @@ codes! {
     BadForeignKey = "GT0305", Data,
         "bad foreign key declaration",
         "x-gentable-foreignKey names a table or field that does not exist, or a table without a single-field primary key. Example: \"x-gentable-foreignKey\": \"Weapons\" when the table is Weapon. Fix: correct the schema.";
+    NearDuplicateKey = "GT0306", Data,
+        "near-duplicate key",
+        "Two rows of a table have primary keys that differ only by character width, case or spaces: \"Soldier\" and \"soldier\", \"Iron Guard\" and \"IronGuard\", \"Ｓｏｌｄｉｅｒ\" (full-width) and \"Soldier\". gentable compares keys exactly, so they are two rows, but they are easy to confuse when a designer writes a reference. Example: PieceType rows Soldier and soldier. It is a warning (--deny warnings makes it an error). Fix: rename one of them, or delete the row that was meant to be the other.";
     RuleFailed = "GT0310", Data,
         "rule failed on a row",
         "A row rule of the table's schema (x-gentable-rules, CEL, evaluated with row bound to the row) is false for this row. The message is the rule's message with its ${...} parts filled in; the column is named when the rule reads one field or declares \"field\". Example: {\"rule\": \"byKey.PieceType[row.To].Tier > byKey.PieceType[row.From].Tier\", \"message\": \"a promotion must lead to a higher tier\"} fails for Minister -> Soldier. Fix: correct the row; if the rule is wrong, the programmer changes it in the schema (the help names it).";

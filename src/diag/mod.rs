@@ -10,6 +10,7 @@
 
 pub mod code;
 pub use code::{Class, Code};
+pub mod hint;
 pub mod render;
 
 use serde::Serialize;

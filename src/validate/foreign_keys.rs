@@ -143,6 +143,7 @@ pub fn check(
     let sets = &index.0;
     let mut bad_decl: BTreeSet<(String, String, String)> = BTreeSet::new();
     let mut hints: HashMap<(String, String), usize> = HashMap::new();
+    let mut folded: HashMap<usize, HashMap<String, String>> = HashMap::new();
     each_reference(project, &mut |t, field, fi, row, a, path| {
         if from.is_some_and(|from| !from.contains(&t.name)) {
             return;
@@ -190,6 +191,33 @@ pub fn check(
             .entry((t.name.clone(), field.name.clone()))
             .or_default();
         *n += 1;
+        // The same key written differently (width, case, spaces): say so. Each target's keys are folded
+        // once, at its first miss.
+        let same = (*n <= MAX_HINTS_PER_FIELD)
+            .then(|| {
+                let f = crate::diag::hint::fold(&a);
+                targets.iter().find_map(|(_, (_, l))| {
+                    // Keyed by the key list itself: one table may be the target through several fields.
+                    let map = folded.entry(l as *const _ as usize).or_insert_with(|| {
+                        let mut m = HashMap::new();
+                        for k in l {
+                            m.entry(crate::diag::hint::fold(k))
+                                .or_insert_with(|| k.clone());
+                        }
+                        m
+                    });
+                    let k = map.get(&f)?;
+                    crate::diag::hint::differences(&a, k).map(|how| (k.clone(), how))
+                })
+            })
+            .flatten();
+        if let Some((k, how)) = same {
+            diags.push(d.with_help(format!(
+                "{a:?} differs from the key {k:?} only by {}: write {k:?}",
+                crate::diag::hint::words(&how)
+            )));
+            return;
+        }
         let close = if *n <= MAX_HINTS_PER_FIELD {
             closest_n(
                 &a,

@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 pub mod foreign_keys;
 pub mod json_schema;
 pub mod keys;
+pub mod near_keys;
 pub mod rules;
 pub mod text;
 pub mod unreferenced;
@@ -21,7 +22,8 @@ pub mod views;
 
 /// Run every check, in this order:
 /// 1. [`json_schema`]: each row of the checked tables against its JSON Schema;
-/// 2. [`keys`]: primary and unique keys of every table of `project` (sorts map tables by key);
+/// 2. [`keys`]: primary and unique keys of every table of `project` (sorts map tables by key), and
+///    [`near_keys`]: keys of the checked tables that differ only by width, case or spaces (a warning);
 /// 3. [`foreign_keys`]: references from the checked tables into every table of `project`;
 /// 4. [`unreferenced`]: rows no reference names, where the schema asks;
 /// 5. [`text`]: localized text keys and translations (`[localization]`);
@@ -52,6 +54,7 @@ pub fn run(
         .collect();
     json_schema::rows_parallel(project, set, &checked_schemas, diags);
     keys::check(project, diags);
+    near_keys::check(project, &in_scope, diags);
     let index = foreign_keys::KeyIndex::new(project);
     foreign_keys::check(project, &index, set, checked, diags);
     let digests = digests.then(|| index.digests(project));

@@ -151,3 +151,14 @@ unit("many-errors", rows, args="--max-per-kind 5", readme="30 GT0201 errors with
 s = unit_schema(x_gentable_view={"kind": "grid", "title": "Units by Hp", "x": "Hp", "y": "Idd", "label": "Name"})
 unit("bad-view", OK_ROWS, schema=s,
      readme="GT0407: an x-gentable-view (the pictures of gentable report) names a field that does not exist; the hint names the closest.")
+
+# Designer-friendly hints (docs/conventions.md §3 "Full-width characters").
+unit("full-width", OK_ROWS + "３,Mage,Red,１２,1｜2\n", readme="GT0201: full-width digits and separators are named, and the half-width cell is offered.")
+s = unit_schema()
+s["properties"]["Weapon"] = {"type": "string", "x-gentable-foreignKey": "Weapon"}
+unit("foreign-key-case", "1,Archer,Red,10,,bow\n2,Knight,Blue,30,,Ｓｐｅａｒ\n", schema=s, hdr="Id,Name,Side,Hp,Tags,Weapon\n",
+     extra={"schema/Weapon.schema.json": WEAPON, "Table/Weapon.csv": WEAPON_CSV},
+     readme="GT0304: a reference that differs from an existing key only by case or width says so.")
+unit("near-duplicate-key", "", schema={**WEAPON}, hdr="",
+     extra={"schema/Unit.schema.json": WEAPON, "Table/Unit.csv": "Id,Power\nBow,3\nbow,4\nIron Guard,5\nIronGuard,6\n"},
+     readme="GT0306 (warning): primary keys that differ only by case or spaces.")

@@ -100,6 +100,49 @@ pub fn parse_cell_with(
     project: &Project,
     sep: char,
 ) -> Result<Value, CellError> {
+    match parse_text(text, ty, project, sep) {
+        Err(e) if !matches!(ty.strip_optional(), Type::String) => {
+            Err(full_width(e, text, ty, project, sep))
+        }
+        r => r,
+    }
+}
+
+/// A cell that did not read and holds full-width digits, letters, signs or separators (`１２`, `（０，１）`):
+/// the message names them and the help offers the half-width cell when it reads (docs/conventions.md §3).
+/// They are never read as their half-width forms: Excel does not either (`１２` is text there).
+fn full_width(mut e: CellError, text: &str, ty: &Type, project: &Project, sep: char) -> CellError {
+    use crate::diag::hint;
+    let chars = hint::full_width(text);
+    if chars.is_empty() {
+        return e;
+    }
+    let half = hint::half_width(text);
+    e.message = format!(
+        "{}: the cell is written with full-width characters {}",
+        e.message,
+        hint::name_chars(&chars, 4)
+    );
+    if parse_text(&half, ty, project, sep).is_ok() {
+        e.help = Some(format!(
+            "gentable reads half-width digits, letters, signs and separators only: write {half:?}"
+        ));
+    } else {
+        let forms: Vec<String> = chars
+            .iter()
+            .take(4)
+            .map(|(f, h)| format!("{f} → {h}"))
+            .collect();
+        e.help = Some(match e.help.take() {
+            Some(h) => format!("write them half-width ({}); {h}", forms.join(", ")),
+            None => format!("write them half-width ({})", forms.join(", ")),
+        });
+    }
+    e
+}
+
+/// [`parse_cell_with`] without the full-width hint.
+fn parse_text(text: &str, ty: &Type, project: &Project, sep: char) -> Result<Value, CellError> {
     let ty = ty.strip_optional();
     match ty {
         Type::String => Ok(Value::Str(text.to_string())),
@@ -463,15 +506,7 @@ pub fn parse_scalar(s: &str, ty: &Type, project: &Project) -> Result<Value, Cell
                     return Ok(Value::Enum(e.members[i].clone()));
                 }
             }
-            let mut err = CellError::new(Code::NotInEnum, format!("{s:?} is not a {name}"));
-            err = match crate::diag::closest(s, e.members.iter().map(String::as_str)) {
-                Some(c) => err.help(format!(
-                    "did you mean {c:?}? ({name} is one of: {})",
-                    e.members.join(", ")
-                )),
-                None => err.help(format!("{name} is one of: {}", e.members.join(", "))),
-            };
-            Err(err)
+            Err(not_in_enum(s, name, e))
         }
         Type::DateTime(zone) => time::parse_datetime(s, *zone)
             .map(Value::DateTime)
@@ -483,6 +518,60 @@ pub fn parse_scalar(s: &str, ty: &Type, project: &Project) -> Result<Value, Cell
             parse_cell(s, ty, project)
         }
         Type::Optional(_) => unreachable!("stripped"),
+    }
+}
+
+/// GT0203 for `s` in enum `name`: the hint is the closest member or alias (`紫色` → `"紫" (Purple)`), says
+/// when the cell differs from it only by width, case or spaces, and lists the members with their aliases.
+fn not_in_enum(s: &str, name: &str, e: &crate::ir::EnumDef) -> CellError {
+    use crate::diag::hint;
+    let err = CellError::new(Code::NotInEnum, format!("{s:?} is not a {name}"));
+    let names = e
+        .members
+        .iter()
+        .map(String::as_str)
+        .chain(e.aliases.iter().map(|(a, _)| a.as_str()));
+    let member_of = |c: &str| {
+        e.aliases
+            .iter()
+            .find(|(a, _)| a == c)
+            .map(|(_, m)| m.as_str())
+    };
+    let shown = |c: &str| match member_of(c) {
+        Some(m) => format!("{c:?} ({m})"),
+        None => format!("{c:?}"),
+    };
+    let list = e
+        .members
+        .iter()
+        .map(|m| {
+            let aliases: Vec<&str> = e
+                .aliases
+                .iter()
+                .filter(|(_, x)| x == m)
+                .map(|(a, _)| a.as_str())
+                .collect();
+            if aliases.is_empty() {
+                m.clone()
+            } else {
+                format!("{m} ({})", aliases.join(", "))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    match hint::suggest(s, names) {
+        Some(c) => match hint::differences(s, c) {
+            Some(d) => err.help(format!(
+                "{s:?} differs from {} only by {}: write {c:?}",
+                shown(c),
+                hint::words(&d)
+            )),
+            None => err.help(format!(
+                "did you mean {}? ({name} is one of: {list})",
+                shown(c)
+            )),
+        },
+        None => err.help(format!("{name} is one of: {list}")),
     }
 }
 
@@ -992,7 +1081,69 @@ mod tests {
         assert_eq!(e.code, Code::NotInEnum);
         assert_eq!(
             e.help.unwrap(),
-            "did you mean \"Blue\"? (Side is one of: Red, Blue)"
+            "\"blue\" differs from \"Blue\" only by case: write \"Blue\""
+        );
+        // Aliases are candidates too, shown with their member; the list names every alias.
+        let e = parse_cell("红色", &ty, &p).unwrap_err();
+        assert_eq!(
+            e.help.unwrap(),
+            "did you mean \"红\" (Red)? (Side is one of: Red (红), Blue)"
+        );
+        let e = parse_cell("Bleu", &ty, &p).unwrap_err();
+        assert_eq!(
+            e.help.unwrap(),
+            "did you mean \"Blue\"? (Side is one of: Red (红), Blue)"
+        );
+        assert_eq!(
+            parse_cell("绿", &ty, &p).unwrap_err().help.unwrap(),
+            "Side is one of: Red (红), Blue"
+        );
+    }
+
+    #[test]
+    fn full_width_characters_are_named_and_the_half_width_cell_offered() {
+        let p = project();
+        let int = Type::Int(IntWidth::I32);
+        let e = parse_cell("１２", &int, &p).unwrap_err();
+        assert_eq!(e.code, Code::WrongType);
+        assert_eq!(
+            e.message,
+            "expected an integer, found \"１２\": the cell is written with full-width characters １ (U+FF11), ２ (U+FF12)"
+        );
+        assert_eq!(
+            e.help.unwrap(),
+            "gentable reads half-width digits, letters, signs and separators only: write \"12\""
+        );
+        let e = parse_cell("－３．５", &Type::Float, &p).unwrap_err();
+        assert!(e.help.unwrap().ends_with("write \"-3.5\""));
+        let e = parse_cell("（０，１）", &Type::Record("Vec2".into()), &p).unwrap_err();
+        assert!(
+            e.message
+                .contains("（ (U+FF08), ０ (U+FF10), ， (U+FF0C), １ (U+FF11), …"),
+            "{}",
+            e.message
+        );
+        assert!(e.help.unwrap().ends_with("write \"(0,1)\""));
+        let ints = Type::Array(Box::new(int.clone()));
+        assert!(parse_cell("1｜2", &ints, &p)
+            .unwrap_err()
+            .help
+            .unwrap()
+            .ends_with("write \"1|2\""));
+        assert!(parse_cell("1、2", &ints, &p)
+            .unwrap_err()
+            .message
+            .contains("、 (U+3001)"));
+        let e = parse_cell("Ｂｌｕｅ", &Type::Enum("Side".into()), &p).unwrap_err();
+        assert!(e.help.unwrap().ends_with("write \"Blue\""));
+        // Still wrong when written half-width: both are said.
+        let e = parse_cell("ｘ", &int, &p).unwrap_err();
+        assert_eq!(e.help.unwrap(), "write them half-width (ｘ → x)");
+        // Never read as the half-width value, and text is text.
+        assert!(parse_cell("１２", &int, &p).is_err());
+        assert_eq!(
+            parse_cell("（０，１）", &Type::String, &p),
+            Ok(Value::Str("（０，１）".into()))
         );
     }
 
