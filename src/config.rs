@@ -131,12 +131,21 @@ pub struct RustConfig {
     /// default: everything.
     #[serde(default)]
     pub groups: Option<Vec<String>>,
+    /// Row tags (`[tables.X] tag_column`) whose rows this output contains; untagged rows are always in.
+    /// Default: every tag.
+    #[serde(default)]
+    pub include_tags: Option<Vec<String>>,
+    /// Row tags whose rows this output leaves out (Luban's `--excludeTag dev`).
+    #[serde(default)]
+    pub exclude_tags: Vec<String>,
 }
 impl Default for RustConfig {
     fn default() -> Self {
         RustConfig {
             crate_name: default_crate(),
             groups: None,
+            include_tags: None,
+            exclude_tags: vec![],
         }
     }
 }
@@ -157,6 +166,13 @@ pub struct CSharpConfig {
     /// Export groups this output contains; default: everything.
     #[serde(default)]
     pub groups: Option<Vec<String>>,
+    /// Row tags (`[tables.X] tag_column`) whose rows this output contains; untagged rows are always in.
+    /// Default: every tag.
+    #[serde(default)]
+    pub include_tags: Option<Vec<String>>,
+    /// Row tags whose rows this output leaves out (Luban's `--excludeTag dev`).
+    #[serde(default)]
+    pub exclude_tags: Vec<String>,
 }
 impl Default for CSharpConfig {
     fn default() -> Self {
@@ -164,6 +180,8 @@ impl Default for CSharpConfig {
             namespace: default_namespace(),
             templates: None,
             groups: None,
+            include_tags: None,
+            exclude_tags: vec![],
         }
     }
 }
@@ -181,6 +199,13 @@ pub struct TypeScriptConfig {
     /// Export groups this output contains; default: everything.
     #[serde(default)]
     pub groups: Option<Vec<String>>,
+    /// Row tags (`[tables.X] tag_column`) whose rows this output contains; untagged rows are always in.
+    /// Default: every tag.
+    #[serde(default)]
+    pub include_tags: Option<Vec<String>>,
+    /// Row tags whose rows this output leaves out (Luban's `--excludeTag dev`).
+    #[serde(default)]
+    pub exclude_tags: Vec<String>,
 }
 
 /// `[tables.<Name>]`: how to read one table's files (docs/conventions.md §1, §2).
@@ -246,12 +271,39 @@ pub struct TableOverride {
     /// (each gets every row; Luban's `TbDemoGroup_C`/`_S`/`_E` read one sheet). Default: a source selected by
     /// two tables is an error.
     pub shared_sources: Option<bool>,
+    /// Column letter whose cell holds a data row's tags, comma-separated (Luban: `A`, where rows say `dev`,
+    /// `test`, `unchecked`). Outputs choose rows by tag (`include_tags`, `exclude_tags`).
+    pub tag_column: Option<String>,
 }
 
 impl TableOverride {
     /// True when `files` or `sheets` choose this table's sources (instead of the file stem / sheet name).
     pub fn selects_sources(&self) -> bool {
         self.files.is_some() || self.sheets.is_some()
+    }
+}
+
+/// Which tagged rows an output contains: `include` (None = every tag), `exclude`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TagFilter {
+    pub include: Option<Vec<String>>,
+    pub exclude: Vec<String>,
+}
+
+impl TagFilter {
+    /// Whether a row with `tags` is in: untagged rows always; tagged rows when no tag is excluded and, with
+    /// `include`, one tag is included.
+    pub fn keeps(&self, tags: &[String]) -> bool {
+        tags.is_empty()
+            || (!tags.iter().any(|t| self.exclude.contains(t))
+                && self
+                    .include
+                    .as_ref()
+                    .is_none_or(|i| tags.iter().any(|t| i.contains(t))))
+    }
+    /// True when it keeps every row.
+    pub fn is_all(&self) -> bool {
+        self.include.is_none() && self.exclude.is_empty()
     }
 }
 
@@ -327,6 +379,14 @@ pub fn load(path: &Path) -> anyhow::Result<Loaded> {
         if let Some(e) = &o.encoding {
             if encoding_rs::Encoding::for_label(e.as_bytes()).is_none() {
                 anyhow::bail!("{}: [tables.{name}] unknown encoding {e:?}", path.display());
+            }
+        }
+        if let Some(c) = &o.tag_column {
+            if crate::diag::column_from_letters(c).is_none() {
+                anyhow::bail!(
+                    "{}: [tables.{name}] tag_column must be letters like \"A\", got {c:?}",
+                    path.display()
+                );
             }
         }
         if let Some(c) = &o.first_column {

@@ -22,14 +22,22 @@ fn luban_dir() -> Option<PathBuf> {
 const EQUAL: &[&str] = &[
     "TbItem",
     "TbPatchDemo",
+    "TbDemoGroup",
+    "TbDemoGroup_C",
+    "TbDemoGroup_E",
+    "TbDemoGroup_S",
     "TbMultiIndexList",
     "TbMultiUnionIndexList",
     "TbNotIndexList",
     "TbPath",
+    "TbTestBeRef",
+    "TbTestBeRef2",
     "TbTestFieldVariant2",
     "TbTestIndex",
+    "TbTestMap",
     "TbTestMapper",
     "TbTestRange",
+    "TbTestRef",
     "TbTestSet",
     "TbTestSize",
 ];
@@ -114,13 +122,18 @@ fn to_luban(sc: &Schemas, s: &J, v: &J) -> J {
         }
         (Some("object"), J::Object(m)) if s.get("additionalProperties").is_some() => {
             let key_int = s.get("x-gentable-mapKey").is_some();
+            // Enum keys (`propertyNames`): member names → values, like enum values.
+            let key_enum = s.get("propertyNames").map(|p| sc.resolve(p));
             let mut pairs: Vec<J> = m
                 .iter()
                 .map(|(k, x)| {
-                    let k = if key_int {
-                        k.parse::<i64>().map(J::from).unwrap_or(json!(k))
-                    } else {
-                        json!(k)
+                    let k = match key_enum {
+                        Some(e) => e["x-gentable-enumValues"]
+                            .get(k)
+                            .cloned()
+                            .unwrap_or(json!(k)),
+                        None if key_int => k.parse::<i64>().map(J::from).unwrap_or(json!(k)),
+                        None => json!(k),
                     };
                     json!([k, to_luban(sc, &s["additionalProperties"], x)])
                 })
@@ -498,4 +511,50 @@ fn bad_luban_input_gets_located_diagnostics_and_the_luban_files_stay_unchanged()
         r.stderr
     );
     assert_eq!(snapshot(&luban), before);
+}
+
+/// Row tags (`tag_column`) chosen per output: Luban's `dev`/`test` rows, `--excludeTag dev`.
+#[test]
+fn row_tags_are_chosen_per_output() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::create_dir_all(d.join("Table")).unwrap();
+    std::fs::create_dir_all(d.join("schema")).unwrap();
+    std::fs::write(
+        d.join("gentable.toml"),
+        "[project]\nname = \"Tags\"\n[rust]\ncrate_name = \"tags\"\nexclude_tags = [\"dev\"]\n[typescript]\ninclude_tags = [\"test\"]\n[tables.T]\nfirst_column = \"B\"\nmarker_column = \"A\"\nheader_row = 1\ntag_column = \"A\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("Table/T.csv"),
+        "#tag,Id,Name\n,1,正式\ndev,2,测试数据\ntest,3,测试\n\"dev,test\",4,两个\n,5,永远\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("schema/T.schema.json"),
+        r#"{"type":"object","properties":{"Id":{"type":"integer"},"Name":{"type":"string"}},"required":["Id","Name"],"x-gentable-primaryKey":"Id"}"#,
+    )
+    .unwrap();
+    let out = gentable::build::run(&gentable::build::Request {
+        config: d.join("gentable.toml"),
+        action: gentable::build::Action::Build,
+        cache: false,
+        deny_warnings: false,
+        quiet: true,
+        format: gentable::diag::render::Format::Human,
+        max_per_kind: 0,
+    });
+    assert_eq!(out.exit_code, 0, "{:?}", out.output);
+    let ids = |p: &str| -> Vec<i64> {
+        let j: J = serde_json::from_str(&std::fs::read_to_string(d.join(p)).unwrap()).unwrap();
+        j["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["Id"].as_i64().unwrap())
+            .collect()
+    };
+    assert_eq!(ids("generated/data/T.json"), [1, 2, 3, 4, 5]);
+    assert_eq!(ids("generated/data/rust/T.json"), [1, 3, 5]);
+    assert_eq!(ids("generated/data/typescript/T.json"), [1, 3, 4, 5]);
 }

@@ -19,7 +19,7 @@ fn meta_validator() -> jsonschema::Validator {
 fn schema_files() -> Vec<std::path::PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut out = vec![];
-    for dir in ["schema", "tests/torture/schema"] {
+    for dir in ["schema", "tests/torture/schema", "tests/luban/schema"] {
         if let Ok(rd) = std::fs::read_dir(root.join(dir)) {
             out.extend(rd.flatten().map(|e| e.path()).filter(|p| {
                 let n = p.file_name().unwrap().to_string_lossy();

@@ -147,17 +147,41 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Files> {
     }
     crate::emit::groups::check_names(&l.project, &c.groups.names)?;
     type Emit = fn(&EmitContext) -> anyhow::Result<Files>;
-    let outputs: [(&str, &Option<Vec<String>>, Emit); 3] = [
-        ("rust", &c.rust.groups, emit::rust::emit),
-        ("csharp", &c.csharp.groups, emit::csharp::emit),
-        ("typescript", &c.typescript.groups, emit::typescript::emit),
+    let tags = |include: &Option<Vec<String>>, exclude: &Vec<String>| crate::config::TagFilter {
+        include: include.clone(),
+        exclude: exclude.clone(),
+    };
+    let outputs: [(&str, &Option<Vec<String>>, crate::config::TagFilter, Emit); 3] = [
+        (
+            "rust",
+            &c.rust.groups,
+            tags(&c.rust.include_tags, &c.rust.exclude_tags),
+            emit::rust::emit,
+        ),
+        (
+            "csharp",
+            &c.csharp.groups,
+            tags(&c.csharp.include_tags, &c.csharp.exclude_tags),
+            emit::csharp::emit,
+        ),
+        (
+            "typescript",
+            &c.typescript.groups,
+            tags(&c.typescript.include_tags, &c.typescript.exclude_tags),
+            emit::typescript::emit,
+        ),
     ];
     // The three emitters run concurrently; their files are merged in the fixed order above.
     let parts: Vec<anyhow::Result<Files>> = outputs
         .par_iter()
         .with_max_len(1)
-        .map(|(name, groups, emit)| -> anyhow::Result<Files> {
+        .map(|(name, groups, tags, emit)| -> anyhow::Result<Files> {
             let started = Instant::now();
+            // An output with `groups` or row tags gets its own filtered project and data.
+            let groups = match (groups, tags.is_all()) {
+                (None, false) => &Some(c.groups.names.clone()),
+                (g, _) => *g,
+            };
             let files = match groups {
                 None => emit(&EmitContext {
                     project: base,
@@ -169,7 +193,7 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Files> {
                     only,
                 })?,
                 Some(groups) => {
-                    let project = crate::emit::groups::filter(base, groups)?;
+                    let project = crate::emit::groups::filter(base, Some(groups), tags)?;
                     let own = canonical_data(
                         &project,
                         &l.schema_set,

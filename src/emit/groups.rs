@@ -36,16 +36,22 @@ fn selected(tags: &[String], groups: &[String]) -> bool {
     tags.is_empty() || tags.iter().any(|t| groups.contains(t))
 }
 
-/// The project as an output with `groups` sees it.
-pub fn filter(project: &Project, groups: &[String]) -> Result<Project> {
+/// The project as an output with `groups` (None: every group) and row `tags` sees it.
+pub fn filter(
+    project: &Project,
+    groups: Option<&[String]>,
+    tags: &crate::config::TagFilter,
+) -> Result<Project> {
     let mut out = project.clone();
     out.tables = vec![];
+    let selected = |t: &[String]| groups.is_none_or(|g| selected(t, g));
+    let groups = groups.unwrap_or_default();
     for t in &project.tables {
-        if !selected(&t.groups, groups) {
+        if !selected(&t.groups) {
             continue;
         }
         let keep: Vec<usize> = (0..t.fields.len())
-            .filter(|&i| selected(&t.fields[i].groups, groups))
+            .filter(|&i| selected(&t.fields[i].groups))
             .collect();
         let remap = |i: usize| keep.iter().position(|&k| k == i);
         let mut primary_key = vec![];
@@ -67,10 +73,12 @@ pub fn filter(project: &Project, groups: &[String]) -> Result<Project> {
         let rows = t
             .rows
             .iter()
+            .filter(|r| tags.keeps(&r.tags))
             .map(|r| crate::ir::Row {
                 values: keep.iter().map(|&i| r.values[i].clone()).collect(),
                 origin: r.origin.clone(),
                 columns: keep.iter().map(|&i| r.column(i)).collect::<Vec<_>>().into(),
+                tags: r.tags.clone(),
             })
             .collect();
         out.tables.push(Table {

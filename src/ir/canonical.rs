@@ -389,6 +389,7 @@ mod tests {
                     values: vec![Value::Int(i as i128)],
                     origin: Default::default(),
                     columns: std::sync::Arc::from(Vec::new()),
+                    tags: vec![],
                 })
                 .collect(),
             schema_file: "T.schema.json".into(),

@@ -361,6 +361,9 @@ pub struct Row {
     pub origin: crate::diag::RowOrigin,
     /// Per field: the 0-based column it was read from (shared by all rows of one source).
     pub columns: std::sync::Arc<[Option<usize>]>,
+    /// Row tags from `[tables.X] tag_column` (Luban's `dev`, `test` in column A); outputs choose rows by them
+    /// (`include_tags`, `exclude_tags`). Empty for untagged rows.
+    pub tags: Vec<String>,
 }
 
 impl Row {
@@ -370,6 +373,7 @@ impl Row {
             values,
             origin: Default::default(),
             columns: std::sync::Arc::from(Vec::new()),
+            tags: vec![],
         }
     }
 
@@ -389,9 +393,25 @@ pub struct Project {
     pub unions: BTreeMap<String, UnionDef>,
     /// `x-gentable-separator` of record and union definitions (Luban's bean `sep`), by type name.
     pub separators: BTreeMap<String, String>,
+    /// `x-gentable-kindAliases` of unions: `(alias, tag)` other names a cell may give a kind (Luban's bean
+    /// `alias`: `圆` for `Circle`), by union name. Canonical data and code know the tags only.
+    pub kind_aliases: BTreeMap<String, Vec<(String, String)>>,
 }
 
 impl Project {
+    /// The variant of union `name` whose tag, or one of whose `x-gentable-kindAliases`, is `tag`.
+    pub fn union_variant(&self, name: &str, tag: &str) -> Option<&Variant> {
+        let u = self.unions.get(name)?;
+        u.variant(tag).or_else(|| {
+            let (_, real) = self
+                .kind_aliases
+                .get(name)?
+                .iter()
+                .find(|(a, _)| a == tag)?;
+            u.variant(real)
+        })
+    }
+
     pub fn table(&self, name: &str) -> Option<&Table> {
         self.tables.iter().find(|t| t.name == name)
     }

@@ -987,6 +987,15 @@ impl Ctx<'_> {
         if let Some(sep) = separator_of(Some(&J::Object(o.clone()))) {
             self.project.separators.insert(name.to_string(), sep);
         }
+        if let Some(J::Object(m)) = o.get("x-gentable-kindAliases") {
+            let mut aliases = vec![];
+            for (tag, names) in m {
+                for a in string_list(Some(names)) {
+                    aliases.push((a, tag.clone()));
+                }
+            }
+            self.project.kind_aliases.insert(name.to_string(), aliases);
+        }
         self.project.unions.insert(
             name.to_string(),
             crate::ir::UnionDef {

@@ -30,6 +30,8 @@ pub struct Layout {
     pub null_text: Option<String>,
     /// `ignore_unknown_columns`: headers naming no field are skipped.
     pub ignore_unknown_columns: bool,
+    /// 0-based `tag_column`: its cell holds the row's tags (comma-separated).
+    pub tag_col: Option<usize>,
 }
 
 impl Layout {
@@ -57,6 +59,7 @@ impl Layout {
             luban: ov.and_then(|o| o.cell_dialect.as_deref()) == Some("luban"),
             null_text: ov.and_then(|o| o.null_text.clone()),
             ignore_unknown_columns: ov.and_then(|o| o.ignore_unknown_columns) == Some(true),
+            tag_col: col(ov.and_then(|o| o.tag_column.as_ref())),
         }
     }
 

@@ -225,7 +225,10 @@ fn map_columns(
                         ok = false;
                         continue;
                     }
-                    if !matches!(schema.fields[fi].ty.strip_optional(), Type::Array(_)) {
+                    // Luban reads a field over several (merged) columns as one stream of cells.
+                    let spans = matches!(schema.fields[fi].ty.strip_optional(), Type::Array(_))
+                        || (layout.luban && stream_form(layout, &schema.fields[fi]));
+                    if !spans {
                         diags.push(
                             Diagnostic::cell_error(
                                 Code::DuplicateColumn,
@@ -400,7 +403,41 @@ fn type_row(
     let mut values: Vec<Option<Value>> = vec![None; n];
     // Fields with a reported bad cell: not also "missing".
     let mut failed = vec![false; n];
+    // Luban: a compound field over several columns reads their cells as one stream (each cell a part).
+    let multi: Vec<usize> = if layout.luban {
+        (0..n)
+            .filter(|&fi| columns.cols.iter().filter(|(_, f)| *f == fi).count() > 1)
+            .collect()
+    } else {
+        vec![]
+    };
+    for &fi in &multi {
+        let f = &schema.fields[fi];
+        let cols: Vec<usize> = columns
+            .cols
+            .iter()
+            .filter(|(_, x)| *x == fi)
+            .map(|(c, _)| *c)
+            .collect();
+        let texts: Vec<String> = cols
+            .iter()
+            .map(|&c| cells.get(c).map(RawCell::text).unwrap_or_default())
+            .collect();
+        if texts.iter().all(|t| cell::trim(t).is_empty()) {
+            continue;
+        }
+        match cell::stream::parse_cells(&texts, f, project, layout.null_text.as_deref()) {
+            Ok(v) => values[fi] = Some(v),
+            Err(e) => {
+                failed[fi] = true;
+                diags.push(e.at(&origin, cols[0], &f.name, &texts.join(" | ")));
+            }
+        }
+    }
     for &(ci, fi) in &columns.cols {
+        if multi.contains(&fi) {
+            continue;
+        }
         let f = &schema.fields[fi];
         let raw = cells.get(ci).unwrap_or(&RawCell::Empty);
         if raw.is_blank() {
@@ -419,6 +456,24 @@ fn type_row(
         }
         let typed = if stream_form(layout, f) {
             cell::stream::parse_field(&raw.text(), f, project, layout.null_text.as_deref())
+        } else if let (true, RawCell::Text(t)) = (layout.luban, raw) {
+            // Luban's `""` (the empty string) and one-digit date parts (`1999-8-4`).
+            match f.ty.strip_optional() {
+                Type::String => Ok(Value::Str(cell::stream::luban_string(t.clone()))),
+                Type::DateTime(_) => type_cell_with(
+                    project,
+                    &f.ty,
+                    &RawCell::Text(cell::stream::luban_datetime(cell::trim(t))),
+                    sep,
+                ),
+                base @ (Type::Int(_) | Type::Flags(_)) => type_cell_with(
+                    project,
+                    &f.ty,
+                    &RawCell::Text(cell::stream::luban_scalar(cell::trim(t), base)),
+                    sep,
+                ),
+                _ => type_cell_with(project, &f.ty, raw, sep),
+            }
         } else {
             type_cell_with(project, &f.ty, raw, sep)
         };
@@ -513,9 +568,21 @@ fn type_row(
         };
         out.push(v);
     }
+    let tags = layout
+        .tag_col
+        .and_then(|c| cells.get(c))
+        .map(|c| {
+            c.text()
+                .split(',')
+                .map(|t| t.trim().to_string())
+                .filter(|t| !t.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
     Row {
         values: out,
         origin,
         columns: columns.by_field.clone(),
+        tags,
     }
 }

@@ -130,5 +130,6 @@ pub fn type_source(
         values: out,
         origin,
         columns: vec![None; n].into(),
+        tags: vec![],
     })
 }

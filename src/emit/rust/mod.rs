@@ -1981,6 +1981,7 @@ mod tests {
                     values,
                     origin: Default::default(),
                     columns: std::sync::Arc::from(Vec::new()),
+                    tags: vec![],
                 })
                 .collect(),
             schema_file: "Wave.schema.json".into(),

@@ -27,8 +27,8 @@ pub struct ImportedTable {
     pub luban: String,
     /// `<module>_<name>.json` in lower case: what Luban's JSON target writes.
     pub luban_json: String,
-    /// Its input files, relative to Luban's data folder.
-    pub files: Vec<String>,
+    /// Its inputs: files relative to Luban's data folder, and the sheet when one is named.
+    pub inputs: Vec<(String, Option<String>)>,
 }
 
 /// The gentable project made from a Luban project.
@@ -57,6 +57,11 @@ struct Ctx<'a> {
     children: BTreeMap<String, Vec<String>>,
     /// Table name of each Luban table, by full name.
     table_names: BTreeMap<String, String>,
+    /// Tables whose rows are partly in sources gentable does not read (JSON, Lua, XML, YAML): references to
+    /// them are not checked.
+    partial: BTreeSet<String>,
+    /// The member whose value is 0 of each enum that has one (Luban's empty enum cell), by full name.
+    zero: BTreeMap<String, String>,
     unmapped: Vec<(String, String)>,
     defs: Map<String, J>,
     /// Errors in the definitions (GT0601).
@@ -162,15 +167,25 @@ impl Ctx<'_> {
                     "byte" | "short" | "int" | "long" | "int32" | "int64" | "int16" | "uint8" => {
                         self.schema(k, module, at)?
                     }
-                    _ => {
-                        self.note(at, format!("map key type {}: kept as string keys", k.name));
-                        json!({"type": "string"})
-                    }
+                    _ => match self
+                        .resolve(&k.name, module)
+                        .filter(|f| self.is_enum(f).is_some())
+                    {
+                        // Enum keys: string keys that must be members (`propertyNames`); canonical data
+                        // keeps the member names.
+                        Some(full) => json!({"type": "string", "enum-keys": self.def_ref(&full)}),
+                        None => {
+                            self.note(at, format!("map key type {}: kept as string keys", k.name));
+                            json!({"type": "string"})
+                        }
+                    },
                 };
                 let v = self.schema(&t.args[1], module, at)?;
                 let mut m = json!({"type": "object", "additionalProperties": v});
                 if key["type"] == "integer" {
                     m["x-gentable-mapKey"] = key;
+                } else if let Some(e) = key.get("enum-keys") {
+                    m["propertyNames"] = e.clone();
                 }
                 m
             }
@@ -207,7 +222,9 @@ impl Ctx<'_> {
                             }
                             continue;
                         }
+                        let partial = self.partial.iter().any(|p| p == table || name_of(p) == table || *p == join(module, table));
                         match self.table_target(table, module) {
+                            Some(_) if partial => self.note(at, format!("ref={r}: part of that table's rows come from files gentable does not read; the reference is not checked")),
                             Some(n) => targets.push(match field {
                                 Some(f) => format!("{n}.{f}"),
                                 None => n,
@@ -319,6 +336,9 @@ impl Ctx<'_> {
                 continue;
             }
             by_name.insert(&it.name, v);
+            if v == 0 && !e.flags {
+                self.zero.entry(e.full.clone()).or_insert(it.name.clone());
+            }
             next = v + 1;
             members.push(json!(it.name));
             values.insert(it.name.clone(), json!(v));
@@ -391,8 +411,14 @@ impl Ctx<'_> {
         if t.nullable {
             return Some((s, false));
         }
-        // Luban's empty cell of a scalar is its zero value: 0, false, "".
+        // Luban's empty cell of a scalar is its zero value: 0, false, "", the enum member of value 0.
         if s.get("default").is_none() {
+            if let Some(z) = self
+                .resolve(&t.name, module)
+                .and_then(|f| self.zero.get(&f))
+            {
+                s["default"] = json!(z);
+            }
             match s["type"].as_str() {
                 Some("integer") => s["default"] = json!(0),
                 Some("number") => s["default"] = json!(0),
@@ -407,8 +433,11 @@ impl Ctx<'_> {
     /// `$defs` of a bean: a record, or (with children) a union of its leaves told apart by `$type`.
     fn bean_def(&mut self, b: &BeanDef) {
         let at = format!("bean {}", b.full);
-        if let Some(a) = &b.alias {
-            self.note(&at, format!("alias={a}: cells must name the kind {} (aliases of polymorphic kinds are not read)", name_of(&b.full)));
+        if b.alias.is_some() && b.parent.is_none() && !self.children.contains_key(&b.full) {
+            self.note(
+                &at,
+                "alias= of a bean that is not a kind of a polymorphic bean: not used",
+            );
         }
         let mut d = if self.children.contains_key(&b.full) {
             let mut branches = vec![];
@@ -425,7 +454,26 @@ impl Ctx<'_> {
                     .insert(0, json!("$type"));
                 branches.push(o);
             }
-            json!({"oneOf": branches, "x-gentable-discriminator": "$type"})
+            let mut u = json!({"oneOf": branches, "x-gentable-discriminator": "$type"});
+            // Luban's bean aliases name kinds in cells (`圆` for `Circle`).
+            let mut aliases = Map::new();
+            for leaf in self.leaves(&b.full) {
+                let mut names = vec![];
+                if let Some(a) = bean_named(self.l, &leaf).and_then(|x| x.alias.clone()) {
+                    names.push(json!(a));
+                }
+                // Cells may name a kind by its full name (`test.login.RoleInfo`).
+                if leaf != name_of(&leaf) {
+                    names.push(json!(leaf));
+                }
+                if !names.is_empty() {
+                    aliases.insert(name_of(&leaf).to_string(), J::Array(names));
+                }
+            }
+            if !aliases.is_empty() {
+                u["x-gentable-kindAliases"] = J::Object(aliases);
+            }
+            u
         } else {
             self.object(&b.full, &at)
         };
@@ -518,6 +566,8 @@ struct SheetHeader {
     vars: Vec<Var>,
     /// Columns that Luban reads through a second `##var` row (multi-level titles): `(name, why)`.
     skipped: Vec<(String, String)>,
+    /// Options written after a header name (`cs2#sep=,`, `x5#default=10`): `(name, options)`.
+    options: Vec<(String, String)>,
 }
 
 // The one diagnostic is returned by value: the caller puts it straight into its list.
@@ -562,7 +612,14 @@ fn sheet_header(
         marker,
         vars: vec![],
         skipped: vec![],
+        options: vec![],
     };
+    for cell in names.cells.iter().skip(1) {
+        let raw = cell.text().trim().to_string();
+        if let Some((n, o)) = raw.split_once('#').filter(|(n, _)| !n.is_empty()) {
+            out.options.push((n.trim().to_string(), o.to_string()));
+        }
+    }
     if !need_types {
         return Ok(out);
     }
@@ -688,6 +745,8 @@ pub fn map(
         keys: BTreeMap::new(),
         children: BTreeMap::new(),
         table_names: BTreeMap::new(),
+        partial: BTreeSet::new(),
+        zero: BTreeMap::new(),
         unmapped: vec![],
         defs: Map::new(),
         diags: vec![],
@@ -695,6 +754,7 @@ pub fn map(
     // Beans defined by their sheets: `readSchemaFromFile` tables and auto-import workbooks.
     let mut sheet_beans: Vec<BeanDef> = vec![];
     let mut headers: BTreeMap<String, String> = BTreeMap::new();
+    let mut header_opts: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
     let mut skipped_tables: BTreeSet<String> = BTreeSet::new();
     let mut inputs: BTreeMap<String, Vec<Input>> = BTreeMap::new();
     for t in &l.tables {
@@ -735,6 +795,7 @@ pub fn map(
                 found.sort();
                 others.sort();
                 if !others.is_empty() {
+                    ctx.partial.insert(t.full.clone());
                     ctx.note(&at, format!("input {file}/: Luban also reads {} (JSON/Lua/XML/YAML data); gentable reads only spreadsheets, so those rows are missing", others.join(", ")));
                 }
                 ins.extend(found.into_iter().map(|f| Input {
@@ -801,6 +862,9 @@ pub fn map(
         match sheet_header(sheet, t.schema_from_file) {
             Ok(h) => {
                 headers.insert(t.full.clone(), h.marker.clone());
+                if !t.schema_from_file {
+                    header_opts.insert(t.full.clone(), h.options.clone());
+                }
                 if t.schema_from_file {
                     for (n, why) in &h.skipped {
                         ctx.note(&format!("{}.{n}", t.full), why.clone());
@@ -949,6 +1013,40 @@ pub fn map(
             continue;
         }
         let mut row = ctx.object(&bean, &at);
+        // Options in the sheet's header (`cs2#sep=,`) apply to the field of this table.
+        for (name, opts) in header_opts.get(&t.full).into_iter().flatten() {
+            let Some(p) = row["properties"].get_mut(name) else {
+                continue;
+            };
+            match parse(&format!("x#{opts}")) {
+                Ok(x) => {
+                    for (k, v) in &x.attrs {
+                        match k.as_str() {
+                            "sep" if !v.is_empty() => p["x-gentable-separator"] = json!(v),
+                            "default" => {
+                                p["default"] = match p["type"].as_str() {
+                                    Some("integer") => {
+                                        v.parse::<i64>().map(J::from).unwrap_or(json!(v))
+                                    }
+                                    Some("number") => {
+                                        v.parse::<f64>().map(J::from).unwrap_or(json!(v))
+                                    }
+                                    _ => json!(v),
+                                }
+                            }
+                            _ => ctx.unmapped.push((
+                                format!("{at}.{name}"),
+                                format!("header option #{k}={v}: no gentable equivalent (ignored)"),
+                            )),
+                        }
+                    }
+                }
+                Err(m) => ctx.unmapped.push((
+                    format!("{at}.{name}"),
+                    format!("header options {opts:?}: {m} (ignored)"),
+                )),
+            }
+        }
         // Row fields may carry export groups.
         for (v, _) in ctx.vars(&bean) {
             if !v.group.is_empty() {
@@ -1055,7 +1153,7 @@ pub fn map(
             ));
         }
         toml_tables.push_str(&format!(
-            "first_column = \"B\"\nmarker_column = \"A\"\nheader_marker = {}\ncell_dialect = \"luban\"\nnull_text = \"null\"\nignore_unknown_columns = true\n",
+            "first_column = \"B\"\nmarker_column = \"A\"\nheader_marker = {}\ncell_dialect = \"luban\"\nnull_text = \"null\"\nignore_unknown_columns = true\ntag_column = \"A\"\n",
             quote(headers.get(&t.full).map(String::as_str).unwrap_or("##var"))
         ));
         if t.mode != "one" && t.mode != "list" {
@@ -1068,7 +1166,10 @@ pub fn map(
             name: name.clone(),
             luban: t.full.clone(),
             luban_json: format!("{}.json", t.full.replace('.', "_").to_lowercase()),
-            files: ins.iter().map(|i| i.file.clone()).collect(),
+            inputs: ins
+                .iter()
+                .map(|i| (i.file.clone(), i.sheet.clone()))
+                .collect(),
         });
     }
     // A bean's errors are reported once (its fields are mapped for every place it is used).

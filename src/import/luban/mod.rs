@@ -194,10 +194,11 @@ fn failing_tables(
         let file = d.file.replace('\\', "/");
         for t in &imported.tables {
             let schema = format!("schema/{}.schema.json", t.name);
-            let by_data = t
-                .files
-                .iter()
-                .any(|f| file.ends_with(&format!("/{f}")) || file == *f);
+            // The table's input file, and its sheet when the table reads named sheets.
+            let by_data = t.inputs.iter().any(|(f, sheet)| {
+                (file.ends_with(&format!("/{f}")) || file == *f)
+                    && (sheet.is_none() || d.sheet.is_none() || sheet == &d.sheet)
+            });
             let by_message = d.message.contains(&format!(" {} ", t.name))
                 || d.message.contains(&format!(" {}:", t.name));
             if file == schema || by_data || (file == "gentable.toml" && by_message) {

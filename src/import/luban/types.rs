@@ -81,7 +81,8 @@ fn head(s: &str) -> Result<(String, Vec<(String, String)>), String> {
                 depth -= 1;
                 cur.push(c)
             }
-            '#' if depth == 0 => parts.push(std::mem::take(&mut cur)),
+            // `sep=#`: a `#` right after `sep=` is the separator itself.
+            '#' if depth == 0 && !cur.ends_with("sep=") => parts.push(std::mem::take(&mut cur)),
             _ => cur.push(c),
         }
     }
@@ -202,6 +203,7 @@ mod tests {
         assert_eq!(r.attr("range"), Some("[1, 10)"));
         let z = parse("(list#(size=[1, 3])),int").unwrap();
         assert_eq!(z.attr("size"), Some("[1, 3]"));
+        assert_eq!(parse("(list#sep=#),int").unwrap().attr("sep"), Some("#"));
         let n = parse("int#ref=tag.TbTestTag?").unwrap();
         assert!(n.nullable);
         assert_eq!(n.attr("ref"), Some("tag.TbTestTag"));

@@ -389,7 +389,7 @@ fn parse_union(t: &str, name: &str, project: &Project) -> Result<Value, CellErro
     } else {
         (unescape(t)?, vec![])
     };
-    let Some(v) = u.variant(&tag) else {
+    let Some(v) = project.union_variant(name, &tag) else {
         let mut e = CellError::new(Code::NotInEnum, format!("{tag:?} is not a kind of {name}"));
         e = match crate::diag::closest(&tag, tags.iter().copied()) {
             Some(c) => e.help(format!(
@@ -401,7 +401,7 @@ fn parse_union(t: &str, name: &str, project: &Project) -> Result<Value, CellErro
         return Err(e);
     };
     let vals = record_values(&format!("{name} {tag}"), &v.fields, &parts, project)?;
-    Ok(Value::Union(tag, vals))
+    Ok(Value::Union(v.tag.clone(), vals))
 }
 
 /// Parse one element of a compound value (raw text, escapes still in place).

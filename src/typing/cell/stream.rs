@@ -104,6 +104,105 @@ pub fn parse_field(
     Ok(v)
 }
 
+/// Luban's string: `""` is the empty string (an empty cell is null in a nullable field, `""` is not);
+/// anything else is taken as written.
+pub fn luban_string(s: String) -> String {
+    if s.trim() == "\"\"" {
+        String::new()
+    } else {
+        s
+    }
+}
+
+/// Luban's forms of other scalars: hexadecimal integers (`0x200`, `0X200`) as decimal; flags separated by
+/// `,` as well as `|` (`A,B`). Other text is returned as is.
+pub fn luban_scalar(s: &str, ty: &Type) -> String {
+    match ty {
+        Type::Int(_) => {
+            let (neg, body) = match s.strip_prefix('-') {
+                Some(b) => (true, b),
+                None => (false, s),
+            };
+            match body
+                .strip_prefix("0x")
+                .or_else(|| body.strip_prefix("0X"))
+                .and_then(|h| i128::from_str_radix(h, 16).ok())
+            {
+                Some(v) => format!("{}{v}", if neg { "-" } else { "" }),
+                None => s.to_string(),
+            }
+        }
+        Type::Flags(_) => s.replace(',', "|"),
+        _ => s.to_string(),
+    }
+}
+
+/// Luban's date-time text with one-digit parts (`1999-8-4 10:09:09`, `2020-1-1 0:00`) zero-padded to the
+/// form gentable's date-time reader takes (`1999-08-04 10:09:09`); other text is returned as is.
+pub fn luban_datetime(s: &str) -> String {
+    let Some((date, time)) = s.split_once(' ').or(Some((s, ""))) else {
+        return s.to_string();
+    };
+    let d: Vec<&str> = date.split('-').collect();
+    let tm: Vec<&str> = if time.is_empty() {
+        vec![]
+    } else {
+        time.split(':').collect()
+    };
+    let digits = |x: &&str| !x.is_empty() && x.len() <= 2 && x.bytes().all(|b| b.is_ascii_digit());
+    if d.len() != 3
+        || d[0].len() != 4
+        || !d[1..].iter().all(digits)
+        || !tm.iter().all(digits)
+        || tm.len() > 3
+    {
+        return s.to_string();
+    }
+    let pad = |x: &str| format!("{x:0>2}");
+    let mut out = format!("{}-{}-{}", d[0], pad(d[1]), pad(d[2]));
+    if !tm.is_empty() {
+        out.push(' ');
+        out.push_str(&tm.iter().map(|x| pad(x)).collect::<Vec<_>>().join(":"));
+    }
+    out
+}
+
+/// Read field `f` from several cells (a field over merged columns): each cell is one part of the stream;
+/// empty cells are skipped in lists and maps and take the field's default in records.
+pub fn parse_cells(
+    cells: &[String],
+    f: &Field,
+    project: &Project,
+    null_text: Option<&str>,
+) -> Result<Value, CellError> {
+    let r = Reader { project, null_text };
+    let items: Vec<String> = match f.ty.strip_optional() {
+        Type::Array(_) | Type::Map(..) => cells
+            .iter()
+            .filter(|c| !trim(c).is_empty())
+            .cloned()
+            .collect(),
+        _ => cells.to_vec(),
+    };
+    let mut top = Tokens {
+        items,
+        at: 0,
+        cell: false,
+    };
+    let v = r.read(
+        &f.ty,
+        f.separator.as_deref(),
+        f.item_separator.as_deref(),
+        &mut top,
+    )?;
+    // Trailing empty cells of a merged range are not left-over parts.
+    while top.peek().is_some_and(|x| trim(x).is_empty()) {
+        top.at += 1;
+    }
+    r.finish(&top)?;
+    Ok(v)
+}
+
 struct Reader<'a> {
     project: &'a Project,
     null_text: Option<&'a str>,
@@ -111,6 +210,11 @@ struct Reader<'a> {
 
 impl Reader<'_> {
     fn finish(&self, t: &Tokens) -> Result<(), CellError> {
+        // Trailing empty parts (`3,asdfas,"",,`) are not values.
+        let rest = t.items.get(t.at..).unwrap_or_default();
+        if rest.iter().all(|x| trim(x).is_empty()) {
+            return Ok(());
+        }
         match t.peek() {
             None => Ok(()),
             Some(extra) => Err(CellError::new(
@@ -138,6 +242,12 @@ impl Reader<'_> {
                 if self.null_text.is_some() && t.peek().map(trim) == self.null_text {
                     t.at += 1;
                     return Ok(Value::Null);
+                }
+                // Luban marks a present nullable bean by its name or `{}` before its fields.
+                if let Type::Record(r) = &**i {
+                    if t.peek().map(trim).is_some_and(|x| x == r || x == "{}") {
+                        t.at += 1;
+                    }
                 }
                 self.read(i, own, inner, t)
             }
@@ -175,7 +285,14 @@ impl Reader<'_> {
                 let sep = own.or(self.project.separators.get(name).map(String::as_str));
                 let mut store = None;
                 let sub = level(t, &mut store, sep, &format!("a {name}"))?;
+                // `{},2,3,4` / `vec3,2,2,2`: a present nullable bean marked before its fields.
                 let fields = &self.project.records[name].fields;
+                if sep.is_some()
+                    && sub.items.len() > fields.len()
+                    && sub.peek().map(trim).is_some_and(|x| x == name || x == "{}")
+                {
+                    sub.at += 1;
+                }
                 let v = self.fields(fields, sub)?;
                 if sep.is_some() {
                     self.finish(sub)?;
@@ -189,7 +306,7 @@ impl Reader<'_> {
                 let u = &self.project.unions[name];
                 let tag = sub.next(&format!("the kind of {name}"))?;
                 let tag = trim(&tag);
-                let Some(variant) = u.variant(tag) else {
+                let Some(variant) = self.project.union_variant(name, tag) else {
                     let kinds: Vec<&str> = u.variants.iter().map(|v| v.tag.as_str()).collect();
                     return Err(CellError::new(
                         Code::NotInEnum,
@@ -203,10 +320,14 @@ impl Reader<'_> {
                 }
                 Ok(Value::Union(variant.tag.clone(), v))
             }
-            Type::String => Ok(Value::Str(t.next("a string")?)),
+            Type::String => Ok(Value::Str(luban_string(t.next("a string")?))),
+            Type::DateTime(_) => {
+                let tok = t.next("a date and time")?;
+                parse_scalar(&luban_datetime(trim(&tok)), ty, self.project)
+            }
             scalar => {
                 let tok = t.next(&scalar.words())?;
-                parse_scalar(trim(&tok), scalar, self.project)
+                parse_scalar(&luban_scalar(trim(&tok), scalar), scalar, self.project)
             }
         }
     }
@@ -215,6 +336,25 @@ impl Reader<'_> {
         fields
             .iter()
             .map(|f| {
+                // An empty part of a scalar field takes its default (Luban's zero values), else null.
+                let scalar = !matches!(
+                    f.ty.strip_optional(),
+                    Type::Array(_) | Type::Map(..) | Type::Record(_) | Type::Union(_)
+                );
+                if scalar && t.peek().is_some_and(|x| trim(x).is_empty()) {
+                    match (&f.default, &f.ty) {
+                        (Some(d), _) => {
+                            t.at += 1;
+                            return super::json_to_value(d, &f.ty, self.project)
+                                .map_err(|m| CellError::new(Code::BadDefault, m));
+                        }
+                        (None, Type::Optional(_)) => {
+                            t.at += 1;
+                            return Ok(Value::Null);
+                        }
+                        _ => {}
+                    }
+                }
                 self.read(
                     &f.ty,
                     f.separator.as_deref(),
@@ -308,6 +448,21 @@ mod tests {
         );
         let e = parse_field("1,true,2", &f, &p, None).unwrap_err();
         assert!(e.message.contains("ends where a boolean"), "{}", e.message);
+    }
+
+    #[test]
+    fn luban_dates_and_empty_strings() {
+        assert_eq!(luban_datetime("1999-8-4 10:09:09"), "1999-08-04 10:09:09");
+        assert_eq!(luban_datetime("2020-1-1"), "2020-01-01");
+        assert_eq!(
+            luban_datetime("2020-01-01T00:00:00Z"),
+            "2020-01-01T00:00:00Z"
+        );
+        assert_eq!(luban_string("\"\"".into()), "");
+        assert_eq!(luban_scalar("0X200", &Type::Int(IntWidth::I32)), "512");
+        assert_eq!(luban_scalar("-0x10", &Type::Int(IntWidth::I32)), "-16");
+        assert_eq!(luban_scalar("12", &Type::Int(IntWidth::I32)), "12");
+        assert_eq!(luban_string("a\"\"".into()), "a\"\"");
     }
 
     #[test]

@@ -10,9 +10,44 @@ namespace cfg
     public sealed partial class Tables
     {
         /// <summary>
+        /// TbAutoImport1
+        /// </summary>
+        public TbAutoImport1Table TbAutoImport1 { get; }
+
+        /// <summary>
+        /// TbAutoImport2
+        /// </summary>
+        public TbAutoImport2Table TbAutoImport2 { get; }
+
+        /// <summary>
+        /// TbAutoImport3
+        /// </summary>
+        public TbAutoImport3Table TbAutoImport3 { get; }
+
+        /// <summary>
+        /// TbDefineFromExcel2
+        /// </summary>
+        public TbDefineFromExcel2Table TbDefineFromExcel2 { get; }
+
+        /// <summary>
+        /// TbDemoGroup
+        /// </summary>
+        public TbDemoGroupTable TbDemoGroup { get; }
+
+        /// <summary>
+        /// TbDemoGroup_C
+        /// </summary>
+        public TbDemoGroupCTable TbDemoGroupC { get; }
+
+        /// <summary>
         /// TbDemoPrimitive
         /// </summary>
         public TbDemoPrimitiveTable TbDemoPrimitive { get; }
+
+        /// <summary>
+        /// TbFullTypes
+        /// </summary>
+        public TbFullTypesTable TbFullTypes { get; }
 
         /// <summary>
         /// TbItem
@@ -52,6 +87,16 @@ namespace cfg
         public TbPathTable TbPath { get; }
 
         /// <summary>
+        /// TbTestBeRef
+        /// </summary>
+        public TbTestBeRefTable TbTestBeRef { get; }
+
+        /// <summary>
+        /// TbTestBeRef2
+        /// </summary>
+        public TbTestBeRef2Table TbTestBeRef2 { get; }
+
+        /// <summary>
         /// TbTestFieldVariant
         /// </summary>
         public TbTestFieldVariantTable TbTestFieldVariant { get; }
@@ -77,9 +122,19 @@ namespace cfg
         public TbTestMapperTable TbTestMapper { get; }
 
         /// <summary>
+        /// TbTestNull
+        /// </summary>
+        public TbTestNullTable TbTestNull { get; }
+
+        /// <summary>
         /// TbTestRange
         /// </summary>
         public TbTestRangeTable TbTestRange { get; }
+
+        /// <summary>
+        /// TbTestRef
+        /// </summary>
+        public TbTestRefTable TbTestRef { get; }
 
         /// <summary>
         /// TbTestSet
@@ -96,33 +151,47 @@ namespace cfg
         /// </summary>
         public TbTestTagTable TbTestTag { get; }
 
-        private Tables(TbDemoPrimitiveTable t0, TbItemTable t1, TbL10nDemoTable t2, TbMultiIndexListTable t3, TbMultiUnionIndexListTable t4, TbNotIndexListTable t5, TbPatchDemoTable t6, TbPathTable t7, TbTestFieldVariantTable t8, TbTestFieldVariant2Table t9, TbTestIndexTable t10, TbTestMapTable t11, TbTestMapperTable t12, TbTestRangeTable t13, TbTestSetTable t14, TbTestSizeTable t15, TbTestTagTable t16)
+        private Tables(TbAutoImport1Table t0, TbAutoImport2Table t1, TbAutoImport3Table t2, TbDefineFromExcel2Table t3, TbDemoGroupTable t4, TbDemoGroupCTable t5, TbDemoPrimitiveTable t6, TbFullTypesTable t7, TbItemTable t8, TbL10nDemoTable t9, TbMultiIndexListTable t10, TbMultiUnionIndexListTable t11, TbNotIndexListTable t12, TbPatchDemoTable t13, TbPathTable t14, TbTestBeRefTable t15, TbTestBeRef2Table t16, TbTestFieldVariantTable t17, TbTestFieldVariant2Table t18, TbTestIndexTable t19, TbTestMapTable t20, TbTestMapperTable t21, TbTestNullTable t22, TbTestRangeTable t23, TbTestRefTable t24, TbTestSetTable t25, TbTestSizeTable t26, TbTestTagTable t27)
         {
-            this.TbDemoPrimitive = t0;
-            this.TbItem = t1;
-            this.TbL10nDemo = t2;
-            this.TbMultiIndexList = t3;
-            this.TbMultiUnionIndexList = t4;
-            this.TbNotIndexList = t5;
-            this.TbPatchDemo = t6;
-            this.TbPath = t7;
-            this.TbTestFieldVariant = t8;
-            this.TbTestFieldVariant2 = t9;
-            this.TbTestIndex = t10;
-            this.TbTestMap = t11;
-            this.TbTestMapper = t12;
-            this.TbTestRange = t13;
-            this.TbTestSet = t14;
-            this.TbTestSize = t15;
-            this.TbTestTag = t16;
+            this.TbAutoImport1 = t0;
+            this.TbAutoImport2 = t1;
+            this.TbAutoImport3 = t2;
+            this.TbDefineFromExcel2 = t3;
+            this.TbDemoGroup = t4;
+            this.TbDemoGroupC = t5;
+            this.TbDemoPrimitive = t6;
+            this.TbFullTypes = t7;
+            this.TbItem = t8;
+            this.TbL10nDemo = t9;
+            this.TbMultiIndexList = t10;
+            this.TbMultiUnionIndexList = t11;
+            this.TbNotIndexList = t12;
+            this.TbPatchDemo = t13;
+            this.TbPath = t14;
+            this.TbTestBeRef = t15;
+            this.TbTestBeRef2 = t16;
+            this.TbTestFieldVariant = t17;
+            this.TbTestFieldVariant2 = t18;
+            this.TbTestIndex = t19;
+            this.TbTestMap = t20;
+            this.TbTestMapper = t21;
+            this.TbTestNull = t22;
+            this.TbTestRange = t23;
+            this.TbTestRef = t24;
+            this.TbTestSet = t25;
+            this.TbTestSize = t26;
+            this.TbTestTag = t27;
+            for (int i = 0; i < this.TbDemoGroup.All.Count; i++) { try { this.TbDemoGroup.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbDemoGroup.json", "TbDemoGroup", i); } }
+            for (int i = 0; i < this.TbDemoGroupC.All.Count; i++) { try { this.TbDemoGroupC.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbDemoGroup_C.json", "TbDemoGroup_C", i); } }
             for (int i = 0; i < this.TbTestMap.All.Count; i++) { try { this.TbTestMap.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbTestMap.json", "TbTestMap", i); } }
+            for (int i = 0; i < this.TbTestRef.All.Count; i++) { try { this.TbTestRef.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbTestRef.json", "TbTestRef", i); } }
         }
 
         /// <summary>
         /// The data files the loaders read, one per table (<c>&lt;Table&gt;.json</c>), relative to the data folder:
         /// what to copy next to the game (e.g. into <c>StreamingAssets</c>) and what <see cref="LoadAsync"/> fetches.
         /// </summary>
-        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "TbDemoPrimitive.json", "TbItem.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestRange.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json" });
+        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "TbAutoImport1.json", "TbAutoImport2.json", "TbAutoImport3.json", "TbDefineFromExcel2.json", "TbDemoGroup.json", "TbDemoGroup_C.json", "TbDemoPrimitive.json", "TbFullTypes.json", "TbItem.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestBeRef.json", "TbTestBeRef2.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestNull.json", "TbTestRange.json", "TbTestRef.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json" });
 
         /// <summary>
         /// Loads every table from <c>&lt;dataDir&gt;/&lt;Table&gt;.json</c> (the canonical data gentable writes to
@@ -144,24 +213,35 @@ namespace cfg
         public static Tables LoadFromBytes(global::System.Func<string, byte[]> bytesOf)
         {
             if (bytesOf == null) throw new global::System.ArgumentNullException("bytesOf");
-            var t0 = new TbDemoPrimitiveTable(GentableRead.Rows<TbDemoPrimitive>(GentableRead.Bytes(bytesOf, "TbDemoPrimitive.json", "TbDemoPrimitive"), "TbDemoPrimitive.json", "TbDemoPrimitive", TableHashes("TbDemoPrimitive"), GentableCodec.ReadTbDemoPrimitive));
-            var t1 = new TbItemTable(GentableRead.Rows<TbItem>(GentableRead.Bytes(bytesOf, "TbItem.json", "TbItem"), "TbItem.json", "TbItem", TableHashes("TbItem"), GentableCodec.ReadTbItem));
-            var t2 = new TbL10nDemoTable(GentableRead.Rows<TbL10nDemo>(GentableRead.Bytes(bytesOf, "TbL10NDemo.json", "TbL10NDemo"), "TbL10NDemo.json", "TbL10NDemo", TableHashes("TbL10NDemo"), GentableCodec.ReadTbL10nDemo));
-            var t3 = new TbMultiIndexListTable(GentableRead.Rows<TbMultiIndexList>(GentableRead.Bytes(bytesOf, "TbMultiIndexList.json", "TbMultiIndexList"), "TbMultiIndexList.json", "TbMultiIndexList", TableHashes("TbMultiIndexList"), GentableCodec.ReadTbMultiIndexList));
-            var t4 = new TbMultiUnionIndexListTable(GentableRead.Rows<TbMultiUnionIndexList>(GentableRead.Bytes(bytesOf, "TbMultiUnionIndexList.json", "TbMultiUnionIndexList"), "TbMultiUnionIndexList.json", "TbMultiUnionIndexList", TableHashes("TbMultiUnionIndexList"), GentableCodec.ReadTbMultiUnionIndexList));
-            var t5 = new TbNotIndexListTable(GentableRead.Rows<TbNotIndexList>(GentableRead.Bytes(bytesOf, "TbNotIndexList.json", "TbNotIndexList"), "TbNotIndexList.json", "TbNotIndexList", TableHashes("TbNotIndexList"), GentableCodec.ReadTbNotIndexList));
-            var t6 = new TbPatchDemoTable(GentableRead.Rows<TbPatchDemo>(GentableRead.Bytes(bytesOf, "TbPatchDemo.json", "TbPatchDemo"), "TbPatchDemo.json", "TbPatchDemo", TableHashes("TbPatchDemo"), GentableCodec.ReadTbPatchDemo));
-            var t7 = new TbPathTable(GentableRead.Rows<TbPath>(GentableRead.Bytes(bytesOf, "TbPath.json", "TbPath"), "TbPath.json", "TbPath", TableHashes("TbPath"), GentableCodec.ReadTbPath));
-            var t8 = new TbTestFieldVariantTable(GentableRead.Rows<TbTestFieldVariant>(GentableRead.Bytes(bytesOf, "TbTestFieldVariant.json", "TbTestFieldVariant"), "TbTestFieldVariant.json", "TbTestFieldVariant", TableHashes("TbTestFieldVariant"), GentableCodec.ReadTbTestFieldVariant));
-            var t9 = new TbTestFieldVariant2Table(GentableRead.Rows<TbTestFieldVariant2>(GentableRead.Bytes(bytesOf, "TbTestFieldVariant2.json", "TbTestFieldVariant2"), "TbTestFieldVariant2.json", "TbTestFieldVariant2", TableHashes("TbTestFieldVariant2"), GentableCodec.ReadTbTestFieldVariant2));
-            var t10 = new TbTestIndexTable(GentableRead.Rows<TbTestIndex>(GentableRead.Bytes(bytesOf, "TbTestIndex.json", "TbTestIndex"), "TbTestIndex.json", "TbTestIndex", TableHashes("TbTestIndex"), GentableCodec.ReadTbTestIndex));
-            var t11 = new TbTestMapTable(GentableRead.Rows<TbTestMap>(GentableRead.Bytes(bytesOf, "TbTestMap.json", "TbTestMap"), "TbTestMap.json", "TbTestMap", TableHashes("TbTestMap"), GentableCodec.ReadTbTestMap));
-            var t12 = new TbTestMapperTable(GentableRead.Rows<TbTestMapper>(GentableRead.Bytes(bytesOf, "TbTestMapper.json", "TbTestMapper"), "TbTestMapper.json", "TbTestMapper", TableHashes("TbTestMapper"), GentableCodec.ReadTbTestMapper));
-            var t13 = new TbTestRangeTable(GentableRead.Rows<TbTestRange>(GentableRead.Bytes(bytesOf, "TbTestRange.json", "TbTestRange"), "TbTestRange.json", "TbTestRange", TableHashes("TbTestRange"), GentableCodec.ReadTbTestRange));
-            var t14 = new TbTestSetTable(GentableRead.Rows<TbTestSet>(GentableRead.Bytes(bytesOf, "TbTestSet.json", "TbTestSet"), "TbTestSet.json", "TbTestSet", TableHashes("TbTestSet"), GentableCodec.ReadTbTestSet));
-            var t15 = new TbTestSizeTable(GentableRead.Rows<TbTestSize>(GentableRead.Bytes(bytesOf, "TbTestSize.json", "TbTestSize"), "TbTestSize.json", "TbTestSize", TableHashes("TbTestSize"), GentableCodec.ReadTbTestSize));
-            var t16 = new TbTestTagTable(GentableRead.Rows<TbTestTag>(GentableRead.Bytes(bytesOf, "TbTestTag.json", "TbTestTag"), "TbTestTag.json", "TbTestTag", TableHashes("TbTestTag"), GentableCodec.ReadTbTestTag));
-            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16);
+            var t0 = new TbAutoImport1Table(GentableRead.Rows<TbAutoImport1>(GentableRead.Bytes(bytesOf, "TbAutoImport1.json", "TbAutoImport1"), "TbAutoImport1.json", "TbAutoImport1", TableHashes("TbAutoImport1"), GentableCodec.ReadTbAutoImport1));
+            var t1 = new TbAutoImport2Table(GentableRead.Rows<TbAutoImport2>(GentableRead.Bytes(bytesOf, "TbAutoImport2.json", "TbAutoImport2"), "TbAutoImport2.json", "TbAutoImport2", TableHashes("TbAutoImport2"), GentableCodec.ReadTbAutoImport2));
+            var t2 = new TbAutoImport3Table(GentableRead.Rows<TbAutoImport3>(GentableRead.Bytes(bytesOf, "TbAutoImport3.json", "TbAutoImport3"), "TbAutoImport3.json", "TbAutoImport3", TableHashes("TbAutoImport3"), GentableCodec.ReadTbAutoImport3));
+            var t3 = new TbDefineFromExcel2Table(GentableRead.Rows<TbDefineFromExcel2>(GentableRead.Bytes(bytesOf, "TbDefineFromExcel2.json", "TbDefineFromExcel2"), "TbDefineFromExcel2.json", "TbDefineFromExcel2", TableHashes("TbDefineFromExcel2"), GentableCodec.ReadTbDefineFromExcel2));
+            var t4 = new TbDemoGroupTable(GentableRead.Rows<TbDemoGroup>(GentableRead.Bytes(bytesOf, "TbDemoGroup.json", "TbDemoGroup"), "TbDemoGroup.json", "TbDemoGroup", TableHashes("TbDemoGroup"), GentableCodec.ReadTbDemoGroup));
+            var t5 = new TbDemoGroupCTable(GentableRead.Rows<TbDemoGroupC>(GentableRead.Bytes(bytesOf, "TbDemoGroup_C.json", "TbDemoGroup_C"), "TbDemoGroup_C.json", "TbDemoGroup_C", TableHashes("TbDemoGroup_C"), GentableCodec.ReadTbDemoGroupC));
+            var t6 = new TbDemoPrimitiveTable(GentableRead.Rows<TbDemoPrimitive>(GentableRead.Bytes(bytesOf, "TbDemoPrimitive.json", "TbDemoPrimitive"), "TbDemoPrimitive.json", "TbDemoPrimitive", TableHashes("TbDemoPrimitive"), GentableCodec.ReadTbDemoPrimitive));
+            var t7 = new TbFullTypesTable(GentableRead.Rows<TbFullTypes>(GentableRead.Bytes(bytesOf, "TbFullTypes.json", "TbFullTypes"), "TbFullTypes.json", "TbFullTypes", TableHashes("TbFullTypes"), GentableCodec.ReadTbFullTypes));
+            var t8 = new TbItemTable(GentableRead.Rows<TbItem>(GentableRead.Bytes(bytesOf, "TbItem.json", "TbItem"), "TbItem.json", "TbItem", TableHashes("TbItem"), GentableCodec.ReadTbItem));
+            var t9 = new TbL10nDemoTable(GentableRead.Rows<TbL10nDemo>(GentableRead.Bytes(bytesOf, "TbL10NDemo.json", "TbL10NDemo"), "TbL10NDemo.json", "TbL10NDemo", TableHashes("TbL10NDemo"), GentableCodec.ReadTbL10nDemo));
+            var t10 = new TbMultiIndexListTable(GentableRead.Rows<TbMultiIndexList>(GentableRead.Bytes(bytesOf, "TbMultiIndexList.json", "TbMultiIndexList"), "TbMultiIndexList.json", "TbMultiIndexList", TableHashes("TbMultiIndexList"), GentableCodec.ReadTbMultiIndexList));
+            var t11 = new TbMultiUnionIndexListTable(GentableRead.Rows<TbMultiUnionIndexList>(GentableRead.Bytes(bytesOf, "TbMultiUnionIndexList.json", "TbMultiUnionIndexList"), "TbMultiUnionIndexList.json", "TbMultiUnionIndexList", TableHashes("TbMultiUnionIndexList"), GentableCodec.ReadTbMultiUnionIndexList));
+            var t12 = new TbNotIndexListTable(GentableRead.Rows<TbNotIndexList>(GentableRead.Bytes(bytesOf, "TbNotIndexList.json", "TbNotIndexList"), "TbNotIndexList.json", "TbNotIndexList", TableHashes("TbNotIndexList"), GentableCodec.ReadTbNotIndexList));
+            var t13 = new TbPatchDemoTable(GentableRead.Rows<TbPatchDemo>(GentableRead.Bytes(bytesOf, "TbPatchDemo.json", "TbPatchDemo"), "TbPatchDemo.json", "TbPatchDemo", TableHashes("TbPatchDemo"), GentableCodec.ReadTbPatchDemo));
+            var t14 = new TbPathTable(GentableRead.Rows<TbPath>(GentableRead.Bytes(bytesOf, "TbPath.json", "TbPath"), "TbPath.json", "TbPath", TableHashes("TbPath"), GentableCodec.ReadTbPath));
+            var t15 = new TbTestBeRefTable(GentableRead.Rows<TbTestBeRef>(GentableRead.Bytes(bytesOf, "TbTestBeRef.json", "TbTestBeRef"), "TbTestBeRef.json", "TbTestBeRef", TableHashes("TbTestBeRef"), GentableCodec.ReadTbTestBeRef));
+            var t16 = new TbTestBeRef2Table(GentableRead.Rows<TbTestBeRef2>(GentableRead.Bytes(bytesOf, "TbTestBeRef2.json", "TbTestBeRef2"), "TbTestBeRef2.json", "TbTestBeRef2", TableHashes("TbTestBeRef2"), GentableCodec.ReadTbTestBeRef2));
+            var t17 = new TbTestFieldVariantTable(GentableRead.Rows<TbTestFieldVariant>(GentableRead.Bytes(bytesOf, "TbTestFieldVariant.json", "TbTestFieldVariant"), "TbTestFieldVariant.json", "TbTestFieldVariant", TableHashes("TbTestFieldVariant"), GentableCodec.ReadTbTestFieldVariant));
+            var t18 = new TbTestFieldVariant2Table(GentableRead.Rows<TbTestFieldVariant2>(GentableRead.Bytes(bytesOf, "TbTestFieldVariant2.json", "TbTestFieldVariant2"), "TbTestFieldVariant2.json", "TbTestFieldVariant2", TableHashes("TbTestFieldVariant2"), GentableCodec.ReadTbTestFieldVariant2));
+            var t19 = new TbTestIndexTable(GentableRead.Rows<TbTestIndex>(GentableRead.Bytes(bytesOf, "TbTestIndex.json", "TbTestIndex"), "TbTestIndex.json", "TbTestIndex", TableHashes("TbTestIndex"), GentableCodec.ReadTbTestIndex));
+            var t20 = new TbTestMapTable(GentableRead.Rows<TbTestMap>(GentableRead.Bytes(bytesOf, "TbTestMap.json", "TbTestMap"), "TbTestMap.json", "TbTestMap", TableHashes("TbTestMap"), GentableCodec.ReadTbTestMap));
+            var t21 = new TbTestMapperTable(GentableRead.Rows<TbTestMapper>(GentableRead.Bytes(bytesOf, "TbTestMapper.json", "TbTestMapper"), "TbTestMapper.json", "TbTestMapper", TableHashes("TbTestMapper"), GentableCodec.ReadTbTestMapper));
+            var t22 = new TbTestNullTable(GentableRead.Rows<TbTestNull>(GentableRead.Bytes(bytesOf, "TbTestNull.json", "TbTestNull"), "TbTestNull.json", "TbTestNull", TableHashes("TbTestNull"), GentableCodec.ReadTbTestNull));
+            var t23 = new TbTestRangeTable(GentableRead.Rows<TbTestRange>(GentableRead.Bytes(bytesOf, "TbTestRange.json", "TbTestRange"), "TbTestRange.json", "TbTestRange", TableHashes("TbTestRange"), GentableCodec.ReadTbTestRange));
+            var t24 = new TbTestRefTable(GentableRead.Rows<TbTestRef>(GentableRead.Bytes(bytesOf, "TbTestRef.json", "TbTestRef"), "TbTestRef.json", "TbTestRef", TableHashes("TbTestRef"), GentableCodec.ReadTbTestRef));
+            var t25 = new TbTestSetTable(GentableRead.Rows<TbTestSet>(GentableRead.Bytes(bytesOf, "TbTestSet.json", "TbTestSet"), "TbTestSet.json", "TbTestSet", TableHashes("TbTestSet"), GentableCodec.ReadTbTestSet));
+            var t26 = new TbTestSizeTable(GentableRead.Rows<TbTestSize>(GentableRead.Bytes(bytesOf, "TbTestSize.json", "TbTestSize"), "TbTestSize.json", "TbTestSize", TableHashes("TbTestSize"), GentableCodec.ReadTbTestSize));
+            var t27 = new TbTestTagTable(GentableRead.Rows<TbTestTag>(GentableRead.Bytes(bytesOf, "TbTestTag.json", "TbTestTag"), "TbTestTag.json", "TbTestTag", TableHashes("TbTestTag"), GentableCodec.ReadTbTestTag));
+            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21, t22, t23, t24, t25, t26, t27);
         }
 
         /// <summary>
@@ -204,7 +284,14 @@ namespace cfg
         public global::System.Collections.Generic.SortedDictionary<string, string> ToCanonicalJson()
         {
             var d = new global::System.Collections.Generic.SortedDictionary<string, string>(global::System.StringComparer.Ordinal);
+            d.Add("TbAutoImport1", GentableCanonical.Rows<TbAutoImport1>(this.TbAutoImport1.All, GentableCodec.WriteTbAutoImport1));
+            d.Add("TbAutoImport2", GentableCanonical.Rows<TbAutoImport2>(this.TbAutoImport2.All, GentableCodec.WriteTbAutoImport2));
+            d.Add("TbAutoImport3", GentableCanonical.Rows<TbAutoImport3>(this.TbAutoImport3.All, GentableCodec.WriteTbAutoImport3));
+            d.Add("TbDefineFromExcel2", GentableCanonical.Rows<TbDefineFromExcel2>(this.TbDefineFromExcel2.All, GentableCodec.WriteTbDefineFromExcel2));
+            d.Add("TbDemoGroup", GentableCanonical.Rows<TbDemoGroup>(this.TbDemoGroup.All, GentableCodec.WriteTbDemoGroup));
+            d.Add("TbDemoGroup_C", GentableCanonical.Rows<TbDemoGroupC>(this.TbDemoGroupC.All, GentableCodec.WriteTbDemoGroupC));
             d.Add("TbDemoPrimitive", GentableCanonical.Rows<TbDemoPrimitive>(this.TbDemoPrimitive.All, GentableCodec.WriteTbDemoPrimitive));
+            d.Add("TbFullTypes", GentableCanonical.Rows<TbFullTypes>(this.TbFullTypes.All, GentableCodec.WriteTbFullTypes));
             d.Add("TbItem", GentableCanonical.Rows<TbItem>(this.TbItem.All, GentableCodec.WriteTbItem));
             d.Add("TbL10NDemo", GentableCanonical.Rows<TbL10nDemo>(this.TbL10nDemo.All, GentableCodec.WriteTbL10nDemo));
             d.Add("TbMultiIndexList", GentableCanonical.Rows<TbMultiIndexList>(this.TbMultiIndexList.All, GentableCodec.WriteTbMultiIndexList));
@@ -212,12 +299,16 @@ namespace cfg
             d.Add("TbNotIndexList", GentableCanonical.Rows<TbNotIndexList>(this.TbNotIndexList.All, GentableCodec.WriteTbNotIndexList));
             d.Add("TbPatchDemo", GentableCanonical.Rows<TbPatchDemo>(this.TbPatchDemo.All, GentableCodec.WriteTbPatchDemo));
             d.Add("TbPath", GentableCanonical.Rows<TbPath>(this.TbPath.All, GentableCodec.WriteTbPath));
+            d.Add("TbTestBeRef", GentableCanonical.Rows<TbTestBeRef>(this.TbTestBeRef.All, GentableCodec.WriteTbTestBeRef));
+            d.Add("TbTestBeRef2", GentableCanonical.Rows<TbTestBeRef2>(this.TbTestBeRef2.All, GentableCodec.WriteTbTestBeRef2));
             d.Add("TbTestFieldVariant", GentableCanonical.Rows<TbTestFieldVariant>(this.TbTestFieldVariant.All, GentableCodec.WriteTbTestFieldVariant));
             d.Add("TbTestFieldVariant2", GentableCanonical.Rows<TbTestFieldVariant2>(this.TbTestFieldVariant2.All, GentableCodec.WriteTbTestFieldVariant2));
             d.Add("TbTestIndex", GentableCanonical.Rows<TbTestIndex>(this.TbTestIndex.All, GentableCodec.WriteTbTestIndex));
             d.Add("TbTestMap", GentableCanonical.Rows<TbTestMap>(this.TbTestMap.All, GentableCodec.WriteTbTestMap));
             d.Add("TbTestMapper", GentableCanonical.Rows<TbTestMapper>(this.TbTestMapper.All, GentableCodec.WriteTbTestMapper));
+            d.Add("TbTestNull", GentableCanonical.Rows<TbTestNull>(this.TbTestNull.All, GentableCodec.WriteTbTestNull));
             d.Add("TbTestRange", GentableCanonical.Rows<TbTestRange>(this.TbTestRange.All, GentableCodec.WriteTbTestRange));
+            d.Add("TbTestRef", GentableCanonical.Rows<TbTestRef>(this.TbTestRef.All, GentableCodec.WriteTbTestRef));
             d.Add("TbTestSet", GentableCanonical.Rows<TbTestSet>(this.TbTestSet.All, GentableCodec.WriteTbTestSet));
             d.Add("TbTestSize", GentableCanonical.Rows<TbTestSize>(this.TbTestSize.All, GentableCodec.WriteTbTestSize));
             d.Add("TbTestTag", GentableCanonical.Rows<TbTestTag>(this.TbTestTag.All, GentableCodec.WriteTbTestTag));

@@ -3,7 +3,14 @@
 // alike (`index.ts` adds `loadTables(dataDir)` and `loadTablesAsync(dataDir)` for Node.js).
 import * as rt from "./runtime.js";
 import { TABLE_HASHES } from "./hashes.js";
+import { TbAutoImport1Table, readTbAutoImport1, writeTbAutoImport1 } from "./tables/TbAutoImport1.js";
+import { TbAutoImport2Table, readTbAutoImport2, writeTbAutoImport2 } from "./tables/TbAutoImport2.js";
+import { TbAutoImport3Table, readTbAutoImport3, writeTbAutoImport3 } from "./tables/TbAutoImport3.js";
+import { TbDefineFromExcel2Table, readTbDefineFromExcel2, writeTbDefineFromExcel2 } from "./tables/TbDefineFromExcel2.js";
+import { TbDemoGroupTable, readTbDemoGroup, writeTbDemoGroup, linkTbDemoGroup } from "./tables/TbDemoGroup.js";
+import { TbDemoGroupSTable, readTbDemoGroupS, writeTbDemoGroupS, linkTbDemoGroupS } from "./tables/TbDemoGroupS.js";
 import { TbDemoPrimitiveTable, readTbDemoPrimitive, writeTbDemoPrimitive } from "./tables/TbDemoPrimitive.js";
+import { TbFullTypesTable, readTbFullTypes, writeTbFullTypes } from "./tables/TbFullTypes.js";
 import { TbItemTable, readTbItem, writeTbItem } from "./tables/TbItem.js";
 import { TbL10nDemoTable, readTbL10nDemo, writeTbL10nDemo } from "./tables/TbL10nDemo.js";
 import { TbMultiIndexListTable, readTbMultiIndexList, writeTbMultiIndexList } from "./tables/TbMultiIndexList.js";
@@ -11,20 +18,31 @@ import { TbMultiUnionIndexListTable, readTbMultiUnionIndexList, writeTbMultiUnio
 import { TbNotIndexListTable, readTbNotIndexList, writeTbNotIndexList } from "./tables/TbNotIndexList.js";
 import { TbPatchDemoTable, readTbPatchDemo, writeTbPatchDemo } from "./tables/TbPatchDemo.js";
 import { TbPathTable, readTbPath, writeTbPath } from "./tables/TbPath.js";
+import { TbTestBeRefTable, readTbTestBeRef, writeTbTestBeRef } from "./tables/TbTestBeRef.js";
+import { TbTestBeRef2Table, readTbTestBeRef2, writeTbTestBeRef2 } from "./tables/TbTestBeRef2.js";
 import { TbTestFieldVariantTable, readTbTestFieldVariant, writeTbTestFieldVariant } from "./tables/TbTestFieldVariant.js";
 import { TbTestFieldVariant2Table, readTbTestFieldVariant2, writeTbTestFieldVariant2 } from "./tables/TbTestFieldVariant2.js";
 import { TbTestIndexTable, readTbTestIndex, writeTbTestIndex } from "./tables/TbTestIndex.js";
 import { TbTestMapTable, readTbTestMap, writeTbTestMap, linkTbTestMap } from "./tables/TbTestMap.js";
 import { TbTestMapperTable, readTbTestMapper, writeTbTestMapper } from "./tables/TbTestMapper.js";
+import { TbTestNullTable, readTbTestNull, writeTbTestNull } from "./tables/TbTestNull.js";
 import { TbTestRangeTable, readTbTestRange, writeTbTestRange } from "./tables/TbTestRange.js";
+import { TbTestRefTable, readTbTestRef, writeTbTestRef, linkTbTestRef } from "./tables/TbTestRef.js";
 import { TbTestSetTable, readTbTestSet, writeTbTestSet } from "./tables/TbTestSet.js";
 import { TbTestSizeTable, readTbTestSize, writeTbTestSize } from "./tables/TbTestSize.js";
 import { TbTestTagTable, readTbTestTag, writeTbTestTag } from "./tables/TbTestTag.js";
 
 export { GentableDataError } from "./runtime.js";
-export { AudioType, DemoEnum, EItemQuality, EMajorType, EMinorType } from "./enums.js";
-export type { DemoType1, Vec2, Vec3, Vec4 } from "./records.js";
+export { AudioType, DemoEnum, DemoFlag, EItemQuality, EMajorType, EMinorType } from "./enums.js";
+export type { DemoE2, DemoType1, InnerGroup, TestDateTimeRange, Vec2, Vec3, Vec4 } from "./records.js";
+export { type TbAutoImport1, TbAutoImport1Table } from "./tables/TbAutoImport1.js";
+export { type TbAutoImport2, TbAutoImport2Table } from "./tables/TbAutoImport2.js";
+export { type TbAutoImport3, TbAutoImport3Table } from "./tables/TbAutoImport3.js";
+export { type TbDefineFromExcel2, TbDefineFromExcel2Table } from "./tables/TbDefineFromExcel2.js";
+export { type TbDemoGroup, TbDemoGroupTable } from "./tables/TbDemoGroup.js";
+export { type TbDemoGroupS, TbDemoGroupSTable } from "./tables/TbDemoGroupS.js";
 export { type TbDemoPrimitive, TbDemoPrimitiveTable } from "./tables/TbDemoPrimitive.js";
+export { type TbFullTypes, TbFullTypesTable } from "./tables/TbFullTypes.js";
 export { type TbItem, TbItemTable } from "./tables/TbItem.js";
 export { type TbL10nDemo, TbL10nDemoTable } from "./tables/TbL10nDemo.js";
 export { type TbMultiIndexList, TbMultiIndexListTable } from "./tables/TbMultiIndexList.js";
@@ -32,12 +50,16 @@ export { type TbMultiUnionIndexList, TbMultiUnionIndexListTable } from "./tables
 export { type TbNotIndexList, TbNotIndexListTable } from "./tables/TbNotIndexList.js";
 export { type TbPatchDemo, TbPatchDemoTable } from "./tables/TbPatchDemo.js";
 export { type TbPath, TbPathTable } from "./tables/TbPath.js";
+export { type TbTestBeRef, TbTestBeRefTable } from "./tables/TbTestBeRef.js";
+export { type TbTestBeRef2, TbTestBeRef2Table } from "./tables/TbTestBeRef2.js";
 export { type TbTestFieldVariant, TbTestFieldVariantTable } from "./tables/TbTestFieldVariant.js";
 export { type TbTestFieldVariant2, TbTestFieldVariant2Table } from "./tables/TbTestFieldVariant2.js";
 export { type TbTestIndex, TbTestIndexTable } from "./tables/TbTestIndex.js";
 export { type TbTestMap, TbTestMapTable } from "./tables/TbTestMap.js";
 export { type TbTestMapper, TbTestMapperTable } from "./tables/TbTestMapper.js";
+export { type TbTestNull, TbTestNullTable } from "./tables/TbTestNull.js";
 export { type TbTestRange, TbTestRangeTable } from "./tables/TbTestRange.js";
+export { type TbTestRef, TbTestRefTable } from "./tables/TbTestRef.js";
 export { type TbTestSet, TbTestSetTable } from "./tables/TbTestSet.js";
 export { type TbTestSize, TbTestSizeTable } from "./tables/TbTestSize.js";
 export { type TbTestTag, TbTestTagTable } from "./tables/TbTestTag.js";
@@ -48,7 +70,7 @@ export { CONTENT_HASH, PROJECT_HASH, TABLE_HASHES, type TableHashes } from "./ha
  * The data files the loaders read, one per table (`<Table>.json`), relative to the data folder: what to deploy
  * next to the code (or serve to a browser) and what `loadTablesFromBytesAsync` fetches.
  */
-export const DATA_FILES: readonly string[] = Object.freeze(["TbDemoPrimitive.json", "TbItem.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestRange.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json"]);
+export const DATA_FILES: readonly string[] = Object.freeze(["TbAutoImport1.json", "TbAutoImport2.json", "TbAutoImport3.json", "TbDefineFromExcel2.json", "TbDemoGroup.json", "TbDemoGroup_S.json", "TbDemoPrimitive.json", "TbFullTypes.json", "TbItem.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestBeRef.json", "TbTestBeRef2.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestNull.json", "TbTestRange.json", "TbTestRef.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json"]);
 
 /**
  * Every table. A loaded `Tables` is frozen and shares nothing with another one: to hot-reload, load a second one
@@ -56,9 +78,37 @@ export const DATA_FILES: readonly string[] = Object.freeze(["TbDemoPrimitive.jso
  */
 export interface Tables {
   /**
+   * TbAutoImport1
+   */
+  readonly tbAutoImport1: TbAutoImport1Table;
+  /**
+   * TbAutoImport2
+   */
+  readonly tbAutoImport2: TbAutoImport2Table;
+  /**
+   * TbAutoImport3
+   */
+  readonly tbAutoImport3: TbAutoImport3Table;
+  /**
+   * TbDefineFromExcel2
+   */
+  readonly tbDefineFromExcel2: TbDefineFromExcel2Table;
+  /**
+   * TbDemoGroup
+   */
+  readonly tbDemoGroup: TbDemoGroupTable;
+  /**
+   * TbDemoGroup_S
+   */
+  readonly tbDemoGroupS: TbDemoGroupSTable;
+  /**
    * TbDemoPrimitive
    */
   readonly tbDemoPrimitive: TbDemoPrimitiveTable;
+  /**
+   * TbFullTypes
+   */
+  readonly tbFullTypes: TbFullTypesTable;
   /**
    * TbItem
    *
@@ -90,6 +140,14 @@ export interface Tables {
    */
   readonly tbPath: TbPathTable;
   /**
+   * TbTestBeRef
+   */
+  readonly tbTestBeRef: TbTestBeRefTable;
+  /**
+   * TbTestBeRef2
+   */
+  readonly tbTestBeRef2: TbTestBeRef2Table;
+  /**
    * TbTestFieldVariant
    */
   readonly tbTestFieldVariant: TbTestFieldVariantTable;
@@ -110,9 +168,17 @@ export interface Tables {
    */
   readonly tbTestMapper: TbTestMapperTable;
   /**
+   * TbTestNull
+   */
+  readonly tbTestNull: TbTestNullTable;
+  /**
    * TbTestRange
    */
   readonly tbTestRange: TbTestRangeTable;
+  /**
+   * TbTestRef
+   */
+  readonly tbTestRef: TbTestRefTable;
   /**
    * TbTestSet
    */
@@ -130,7 +196,14 @@ export interface Tables {
 /** Reads every table from the text `textOf` gives for its data file. */
 function build(textOf: (file: string, table: string) => string): Tables {
   const t: Tables = {
+    tbAutoImport1: new TbAutoImport1Table(rt.rows(textOf("TbAutoImport1.json", "TbAutoImport1"), "TbAutoImport1.json", "TbAutoImport1", TABLE_HASHES.get("TbAutoImport1"), readTbAutoImport1)),
+    tbAutoImport2: new TbAutoImport2Table(rt.rows(textOf("TbAutoImport2.json", "TbAutoImport2"), "TbAutoImport2.json", "TbAutoImport2", TABLE_HASHES.get("TbAutoImport2"), readTbAutoImport2)),
+    tbAutoImport3: new TbAutoImport3Table(rt.rows(textOf("TbAutoImport3.json", "TbAutoImport3"), "TbAutoImport3.json", "TbAutoImport3", TABLE_HASHES.get("TbAutoImport3"), readTbAutoImport3)),
+    tbDefineFromExcel2: new TbDefineFromExcel2Table(rt.rows(textOf("TbDefineFromExcel2.json", "TbDefineFromExcel2"), "TbDefineFromExcel2.json", "TbDefineFromExcel2", TABLE_HASHES.get("TbDefineFromExcel2"), readTbDefineFromExcel2)),
+    tbDemoGroup: new TbDemoGroupTable(rt.rows(textOf("TbDemoGroup.json", "TbDemoGroup"), "TbDemoGroup.json", "TbDemoGroup", TABLE_HASHES.get("TbDemoGroup"), readTbDemoGroup)),
+    tbDemoGroupS: new TbDemoGroupSTable(rt.rows(textOf("TbDemoGroup_S.json", "TbDemoGroup_S"), "TbDemoGroup_S.json", "TbDemoGroup_S", TABLE_HASHES.get("TbDemoGroup_S"), readTbDemoGroupS)),
     tbDemoPrimitive: new TbDemoPrimitiveTable(rt.rows(textOf("TbDemoPrimitive.json", "TbDemoPrimitive"), "TbDemoPrimitive.json", "TbDemoPrimitive", TABLE_HASHES.get("TbDemoPrimitive"), readTbDemoPrimitive)),
+    tbFullTypes: new TbFullTypesTable(rt.rows(textOf("TbFullTypes.json", "TbFullTypes"), "TbFullTypes.json", "TbFullTypes", TABLE_HASHES.get("TbFullTypes"), readTbFullTypes)),
     tbItem: new TbItemTable(rt.rows(textOf("TbItem.json", "TbItem"), "TbItem.json", "TbItem", TABLE_HASHES.get("TbItem"), readTbItem)),
     tbL10nDemo: new TbL10nDemoTable(rt.rows(textOf("TbL10NDemo.json", "TbL10NDemo"), "TbL10NDemo.json", "TbL10NDemo", TABLE_HASHES.get("TbL10NDemo"), readTbL10nDemo)),
     tbMultiIndexList: new TbMultiIndexListTable(rt.rows(textOf("TbMultiIndexList.json", "TbMultiIndexList"), "TbMultiIndexList.json", "TbMultiIndexList", TABLE_HASHES.get("TbMultiIndexList"), readTbMultiIndexList)),
@@ -138,17 +211,24 @@ function build(textOf: (file: string, table: string) => string): Tables {
     tbNotIndexList: new TbNotIndexListTable(rt.rows(textOf("TbNotIndexList.json", "TbNotIndexList"), "TbNotIndexList.json", "TbNotIndexList", TABLE_HASHES.get("TbNotIndexList"), readTbNotIndexList)),
     tbPatchDemo: new TbPatchDemoTable(rt.rows(textOf("TbPatchDemo.json", "TbPatchDemo"), "TbPatchDemo.json", "TbPatchDemo", TABLE_HASHES.get("TbPatchDemo"), readTbPatchDemo)),
     tbPath: new TbPathTable(rt.rows(textOf("TbPath.json", "TbPath"), "TbPath.json", "TbPath", TABLE_HASHES.get("TbPath"), readTbPath)),
+    tbTestBeRef: new TbTestBeRefTable(rt.rows(textOf("TbTestBeRef.json", "TbTestBeRef"), "TbTestBeRef.json", "TbTestBeRef", TABLE_HASHES.get("TbTestBeRef"), readTbTestBeRef)),
+    tbTestBeRef2: new TbTestBeRef2Table(rt.rows(textOf("TbTestBeRef2.json", "TbTestBeRef2"), "TbTestBeRef2.json", "TbTestBeRef2", TABLE_HASHES.get("TbTestBeRef2"), readTbTestBeRef2)),
     tbTestFieldVariant: new TbTestFieldVariantTable(rt.rows(textOf("TbTestFieldVariant.json", "TbTestFieldVariant"), "TbTestFieldVariant.json", "TbTestFieldVariant", TABLE_HASHES.get("TbTestFieldVariant"), readTbTestFieldVariant)),
     tbTestFieldVariant2: new TbTestFieldVariant2Table(rt.rows(textOf("TbTestFieldVariant2.json", "TbTestFieldVariant2"), "TbTestFieldVariant2.json", "TbTestFieldVariant2", TABLE_HASHES.get("TbTestFieldVariant2"), readTbTestFieldVariant2)),
     tbTestIndex: new TbTestIndexTable(rt.rows(textOf("TbTestIndex.json", "TbTestIndex"), "TbTestIndex.json", "TbTestIndex", TABLE_HASHES.get("TbTestIndex"), readTbTestIndex)),
     tbTestMap: new TbTestMapTable(rt.rows(textOf("TbTestMap.json", "TbTestMap"), "TbTestMap.json", "TbTestMap", TABLE_HASHES.get("TbTestMap"), readTbTestMap)),
     tbTestMapper: new TbTestMapperTable(rt.rows(textOf("TbTestMapper.json", "TbTestMapper"), "TbTestMapper.json", "TbTestMapper", TABLE_HASHES.get("TbTestMapper"), readTbTestMapper)),
+    tbTestNull: new TbTestNullTable(rt.rows(textOf("TbTestNull.json", "TbTestNull"), "TbTestNull.json", "TbTestNull", TABLE_HASHES.get("TbTestNull"), readTbTestNull)),
     tbTestRange: new TbTestRangeTable(rt.rows(textOf("TbTestRange.json", "TbTestRange"), "TbTestRange.json", "TbTestRange", TABLE_HASHES.get("TbTestRange"), readTbTestRange)),
+    tbTestRef: new TbTestRefTable(rt.rows(textOf("TbTestRef.json", "TbTestRef"), "TbTestRef.json", "TbTestRef", TABLE_HASHES.get("TbTestRef"), readTbTestRef)),
     tbTestSet: new TbTestSetTable(rt.rows(textOf("TbTestSet.json", "TbTestSet"), "TbTestSet.json", "TbTestSet", TABLE_HASHES.get("TbTestSet"), readTbTestSet)),
     tbTestSize: new TbTestSizeTable(rt.rows(textOf("TbTestSize.json", "TbTestSize"), "TbTestSize.json", "TbTestSize", TABLE_HASHES.get("TbTestSize"), readTbTestSize)),
     tbTestTag: new TbTestTagTable(rt.rows(textOf("TbTestTag.json", "TbTestTag"), "TbTestTag.json", "TbTestTag", TABLE_HASHES.get("TbTestTag"), readTbTestTag)),
   };
+  rt.linkRows(t.tbDemoGroup.all, "TbDemoGroup.json", "TbDemoGroup", (r) => linkTbDemoGroup(r, t));
+  rt.linkRows(t.tbDemoGroupS.all, "TbDemoGroup_S.json", "TbDemoGroup_S", (r) => linkTbDemoGroupS(r, t));
   rt.linkRows(t.tbTestMap.all, "TbTestMap.json", "TbTestMap", (r) => linkTbTestMap(r, t));
+  rt.linkRows(t.tbTestRef.all, "TbTestRef.json", "TbTestRef", (r) => linkTbTestRef(r, t));
   return Object.freeze(t);
 }
 
@@ -193,7 +273,14 @@ export function loadTablesFromJson(jsonOf: (table: string) => string): Tables {
  */
 export function canonicalTables(t: Tables): Record<string, string> {
   return Object.fromEntries([
+    ["TbAutoImport1", rt.wArray(t.tbAutoImport1.all, writeTbAutoImport1)],
+    ["TbAutoImport2", rt.wArray(t.tbAutoImport2.all, writeTbAutoImport2)],
+    ["TbAutoImport3", rt.wArray(t.tbAutoImport3.all, writeTbAutoImport3)],
+    ["TbDefineFromExcel2", rt.wArray(t.tbDefineFromExcel2.all, writeTbDefineFromExcel2)],
+    ["TbDemoGroup", rt.wArray(t.tbDemoGroup.all, writeTbDemoGroup)],
+    ["TbDemoGroup_S", rt.wArray(t.tbDemoGroupS.all, writeTbDemoGroupS)],
     ["TbDemoPrimitive", rt.wArray(t.tbDemoPrimitive.all, writeTbDemoPrimitive)],
+    ["TbFullTypes", rt.wArray(t.tbFullTypes.all, writeTbFullTypes)],
     ["TbItem", rt.wArray(t.tbItem.all, writeTbItem)],
     ["TbL10NDemo", rt.wArray(t.tbL10nDemo.all, writeTbL10nDemo)],
     ["TbMultiIndexList", rt.wArray(t.tbMultiIndexList.all, writeTbMultiIndexList)],
@@ -201,12 +288,16 @@ export function canonicalTables(t: Tables): Record<string, string> {
     ["TbNotIndexList", rt.wArray(t.tbNotIndexList.all, writeTbNotIndexList)],
     ["TbPatchDemo", rt.wArray(t.tbPatchDemo.all, writeTbPatchDemo)],
     ["TbPath", rt.wArray(t.tbPath.all, writeTbPath)],
+    ["TbTestBeRef", rt.wArray(t.tbTestBeRef.all, writeTbTestBeRef)],
+    ["TbTestBeRef2", rt.wArray(t.tbTestBeRef2.all, writeTbTestBeRef2)],
     ["TbTestFieldVariant", rt.wArray(t.tbTestFieldVariant.all, writeTbTestFieldVariant)],
     ["TbTestFieldVariant2", rt.wArray(t.tbTestFieldVariant2.all, writeTbTestFieldVariant2)],
     ["TbTestIndex", rt.wArray(t.tbTestIndex.all, writeTbTestIndex)],
     ["TbTestMap", rt.wArray(t.tbTestMap.all, writeTbTestMap)],
     ["TbTestMapper", rt.wArray(t.tbTestMapper.all, writeTbTestMapper)],
+    ["TbTestNull", rt.wArray(t.tbTestNull.all, writeTbTestNull)],
     ["TbTestRange", rt.wArray(t.tbTestRange.all, writeTbTestRange)],
+    ["TbTestRef", rt.wArray(t.tbTestRef.all, writeTbTestRef)],
     ["TbTestSet", rt.wArray(t.tbTestSet.all, writeTbTestSet)],
     ["TbTestSize", rt.wArray(t.tbTestSize.all, writeTbTestSize)],
     ["TbTestTag", rt.wArray(t.tbTestTag.all, writeTbTestTag)],

@@ -82,6 +82,42 @@ export function demoEnumFromValue(v: number): DemoEnum | undefined {
   return BY_VALUE_DemoEnum.get(v);
 }
 
+export type DemoFlag = "A" | "B" | "C" | "D";
+
+/** The members of DemoFlag. */
+export const DemoFlag = Object.freeze({
+  A: "A",
+  B: "B",
+  C: "C",
+  D: "D",
+} as const);
+
+const MEMBERS_DemoFlag: ReadonlySet<unknown> = new Set<unknown>(Object.values(DemoFlag));
+
+export function readDemoFlag(v: unknown, at: rt.At): DemoFlag {
+  return MEMBERS_DemoFlag.has(v) ? (v as DemoFlag) : rt.fail(at, "one of the DemoFlag members A, B, C, D", v);
+}
+
+/** The integer value of each member of DemoFlag (x-gentable-enumValues). */
+export const DemoFlagValues: { readonly [K in DemoFlag]: number } = Object.freeze({
+  "A": 1,
+  "B": 2,
+  "C": 4,
+  "D": 8,
+});
+
+const BY_VALUE_DemoFlag: ReadonlyMap<number, DemoFlag> = new Map<number, DemoFlag>([
+  [1, "A"],
+  [2, "B"],
+  [4, "C"],
+  [8, "D"],
+]);
+
+/** The member of DemoFlag with this integer value, or `undefined`. */
+export function demoFlagFromValue(v: number): DemoFlag | undefined {
+  return BY_VALUE_DemoFlag.get(v);
+}
+
 /**
  * 道具品质
  */

@@ -139,6 +139,72 @@ impl crate::canonical::Canonical for DemoEnum {
         crate::canonical::write_str(out, self.name())
     }
 }
+/// Defined at `luban.schema.json#/$defs/DemoFlag`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(i32)]
+#[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+pub enum DemoFlag {
+    /// `A`
+    A = 1,
+    /// `B`
+    B = 2,
+    /// `C`
+    C = 4,
+    /// `D`
+    D = 8,
+}
+impl DemoFlag {
+    /// The member's integer value (`x-gentable-enumValues`).
+    pub fn value(self) -> i32 {
+        self as i32
+    }
+    /// The member with this integer value, if any.
+    pub fn from_value(v: i32) -> Option<DemoFlag> {
+        match v {
+            1 => Some(DemoFlag::A),
+            2 => Some(DemoFlag::B),
+            4 => Some(DemoFlag::C),
+            8 => Some(DemoFlag::D),
+            _ => None,
+        }
+    }
+    /// Every member, in declaration order.
+    pub const ALL: &'static [DemoFlag] = &[
+        DemoFlag::A,
+        DemoFlag::B,
+        DemoFlag::C,
+        DemoFlag::D,
+    ];
+    /// The member's name as written in the tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            DemoFlag::A => "A",
+            DemoFlag::B => "B",
+            DemoFlag::C => "C",
+            DemoFlag::D => "D",
+        }
+    }
+    /// The member with this name, if any.
+    pub fn from_name(s: &str) -> Option<DemoFlag> {
+        match s {
+            "A" => Some(DemoFlag::A),
+            "B" => Some(DemoFlag::B),
+            "C" => Some(DemoFlag::C),
+            "D" => Some(DemoFlag::D),
+            _ => None,
+        }
+    }
+}
+impl core::fmt::Display for DemoFlag {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+impl crate::canonical::Canonical for DemoFlag {
+    fn write_canonical(&self, out: &mut String) {
+        crate::canonical::write_str(out, self.name())
+    }
+}
 /// 道具品质
 ///
 /// Defined at `luban.schema.json#/$defs/EItemQuality`.
@@ -655,5 +721,56 @@ impl core::fmt::Display for EMinorType {
 impl crate::canonical::Canonical for EMinorType {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
+    }
+}
+/// A set of [`DemoFlag`] members (`x-gentable-flags`): bit `i` is member `i` in declaration order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DemoFlagFlags(pub u32);
+impl DemoFlagFlags {
+    /// No member.
+    pub const EMPTY: DemoFlagFlags = DemoFlagFlags(0);
+    /// Only `A`.
+    pub const A: DemoFlagFlags = DemoFlagFlags(1u32 << 0);
+    /// Only `B`.
+    pub const B: DemoFlagFlags = DemoFlagFlags(1u32 << 1);
+    /// Only `C`.
+    pub const C: DemoFlagFlags = DemoFlagFlags(1u32 << 2);
+    /// Only `D`.
+    pub const D: DemoFlagFlags = DemoFlagFlags(1u32 << 3);
+    /// The bits.
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+    /// Whether `member` is in the set.
+    pub const fn contains(self, member: DemoFlag) -> bool {
+        self.0 & (1 << member as u32) != 0
+    }
+    /// Whether every member of `other` is in the set.
+    pub const fn contains_all(self, other: DemoFlagFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+    /// Whether the set is empty.
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+    /// The set with the members of both.
+    pub const fn union(self, other: DemoFlagFlags) -> DemoFlagFlags {
+        DemoFlagFlags(self.0 | other.0)
+    }
+    /// The members, in declaration order.
+    pub fn iter(self) -> impl Iterator<Item = DemoFlag> {
+        DemoFlag::ALL.iter().copied().filter(move |m| self.contains(*m))
+    }
+}
+impl crate::canonical::Canonical for DemoFlagFlags {
+    fn write_canonical(&self, out: &mut String) {
+        out.push('[');
+        for (i, m) in self.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            crate::canonical::write_str(out, m.name());
+        }
+        out.push(']');
     }
 }

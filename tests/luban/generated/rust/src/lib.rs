@@ -11,8 +11,26 @@ pub mod records;
 pub mod types;
 pub use enums::*;
 pub use records::*;
+pub mod tb_auto_import1;
+pub use tb_auto_import1::{TbAutoImport1, TbAutoImport1id};
+pub mod tb_auto_import2;
+pub use tb_auto_import2::{TbAutoImport2, TbAutoImport2id};
+pub mod tb_auto_import3;
+pub use tb_auto_import3::{TbAutoImport3, TbAutoImport3id};
+pub mod tb_define_from_excel2;
+pub use tb_define_from_excel2::{TbDefineFromExcel2, TbDefineFromExcel2id};
+pub mod tb_demo_group;
+pub use tb_demo_group::{TbDemoGroup, TbDemoGroupId};
+pub mod tb_demo_group_c;
+pub use tb_demo_group_c::{TbDemoGroupC, TbDemoGroupCId};
+pub mod tb_demo_group_e;
+pub use tb_demo_group_e::{TbDemoGroupE, TbDemoGroupEId};
+pub mod tb_demo_group_s;
+pub use tb_demo_group_s::{TbDemoGroupS, TbDemoGroupSId};
 pub mod tb_demo_primitive;
 pub use tb_demo_primitive::{TbDemoPrimitive, TbDemoPrimitiveId};
+pub mod tb_full_types;
+pub use tb_full_types::{TbFullTypes, TbFullTypesId};
 pub mod tb_item;
 pub use tb_item::{TbItem, TbItemId};
 pub mod tb_l10n_demo;
@@ -27,6 +45,10 @@ pub mod tb_patch_demo;
 pub use tb_patch_demo::{TbPatchDemo, TbPatchDemoId};
 pub mod tb_path;
 pub use tb_path::{TbPath, TbPathId};
+pub mod tb_test_be_ref;
+pub use tb_test_be_ref::{TbTestBeRef, TbTestBeRefId};
+pub mod tb_test_be_ref2;
+pub use tb_test_be_ref2::{TbTestBeRef2, TbTestBeRef2id};
 pub mod tb_test_field_variant;
 pub use tb_test_field_variant::{TbTestFieldVariant, TbTestFieldVariantId};
 pub mod tb_test_field_variant2;
@@ -37,8 +59,12 @@ pub mod tb_test_map;
 pub use tb_test_map::TbTestMap;
 pub mod tb_test_mapper;
 pub use tb_test_mapper::{TbTestMapper, TbTestMapperId};
+pub mod tb_test_null;
+pub use tb_test_null::{TbTestNull, TbTestNullId};
 pub mod tb_test_range;
 pub use tb_test_range::{TbTestRange, TbTestRangeId};
+pub mod tb_test_ref;
+pub use tb_test_ref::{TbTestRef, TbTestRefId};
 pub mod tb_test_set;
 pub use tb_test_set::{TbTestSet, TbTestSetId};
 pub mod tb_test_size;
@@ -48,27 +74,40 @@ pub use tb_test_tag::{TbTestTag, TbTestTagId};
 /// BLAKE3 content hash of the data this crate holds (its export groups) and of the schemas: equal to
 /// `content-hash.txt` of its data folder, and to the C# and TypeScript outputs' content hash when they
 /// select the same groups.
-pub const CONTENT_HASH: &str = "bf6b8c67b36b0158cf00c04da75f056cef5516fb0b8c73843bc67598f04512f2";
+pub const CONTENT_HASH: &str = "fc37b04dabdeae2c9b238d11b7ef0b12ca105535f841b465c8c719cf51cfa420";
 /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
 /// `CONTENT_HASH` unless this output selects export groups.
-pub const PROJECT_HASH: &str = "bf6b8c67b36b0158cf00c04da75f056cef5516fb0b8c73843bc67598f04512f2";
+pub const PROJECT_HASH: &str = "e8703f19b05fe012c903d73277ba25febb3cd8508434a702b9aaa11b65f4649a";
 /// Every table as RFC 8785 canonical JSON, in table-name order: `(table name, JSON array of rows)`.
 pub fn canonical_tables() -> Vec<(&'static str, String)> {
     vec![
-        ("TbDemoPrimitive", canonical::table(tb_demo_primitive::ROWS)), ("TbItem",
+        ("TbAutoImport1", canonical::table(tb_auto_import1::ROWS)), ("TbAutoImport2",
+        canonical::table(tb_auto_import2::ROWS)), ("TbAutoImport3",
+        canonical::table(tb_auto_import3::ROWS)), ("TbDefineFromExcel2",
+        canonical::table(tb_define_from_excel2::ROWS)), ("TbDemoGroup",
+        canonical::table(tb_demo_group::ROWS)), ("TbDemoGroup_C",
+        canonical::table(tb_demo_group_c::ROWS)), ("TbDemoGroup_E",
+        canonical::table(tb_demo_group_e::ROWS)), ("TbDemoGroup_S",
+        canonical::table(tb_demo_group_s::ROWS)), ("TbDemoPrimitive",
+        canonical::table(tb_demo_primitive::ROWS)), ("TbFullTypes",
+        canonical::table(tb_full_types::ROWS)), ("TbItem",
         canonical::table(tb_item::ROWS)), ("TbL10NDemo",
         canonical::table(tb_l10n_demo::ROWS)), ("TbMultiIndexList",
         canonical::table(tb_multi_index_list::ROWS)), ("TbMultiUnionIndexList",
         canonical::table(tb_multi_union_index_list::ROWS)), ("TbNotIndexList",
         canonical::table(tb_not_index_list::ROWS)), ("TbPatchDemo",
         canonical::table(tb_patch_demo::ROWS)), ("TbPath",
-        canonical::table(tb_path::ROWS)), ("TbTestFieldVariant",
+        canonical::table(tb_path::ROWS)), ("TbTestBeRef",
+        canonical::table(tb_test_be_ref::ROWS)), ("TbTestBeRef2",
+        canonical::table(tb_test_be_ref2::ROWS)), ("TbTestFieldVariant",
         canonical::table(tb_test_field_variant::ROWS)), ("TbTestFieldVariant2",
         canonical::table(tb_test_field_variant2::ROWS)), ("TbTestIndex",
         canonical::table(tb_test_index::ROWS)), ("TbTestMap",
         canonical::table(tb_test_map::ROWS)), ("TbTestMapper",
-        canonical::table(tb_test_mapper::ROWS)), ("TbTestRange",
-        canonical::table(tb_test_range::ROWS)), ("TbTestSet",
+        canonical::table(tb_test_mapper::ROWS)), ("TbTestNull",
+        canonical::table(tb_test_null::ROWS)), ("TbTestRange",
+        canonical::table(tb_test_range::ROWS)), ("TbTestRef",
+        canonical::table(tb_test_ref::ROWS)), ("TbTestSet",
         canonical::table(tb_test_set::ROWS)), ("TbTestSize",
         canonical::table(tb_test_size::ROWS)), ("TbTestTag",
         canonical::table(tb_test_tag::ROWS))
