@@ -22,6 +22,9 @@ fn luban_dir() -> Option<PathBuf> {
 const EQUAL: &[&str] = &[
     "TbItem",
     "TbPatchDemo",
+    "TbAutoImport1",
+    "TbAutoImport2",
+    "TbDefineFromExcel2",
     "TbDemoGroup",
     "TbDemoGroup_C",
     "TbDemoGroup_E",

@@ -63,6 +63,8 @@ struct Columns {
     by_field: std::sync::Arc<[Option<usize>]>,
     /// Dotted headers (`Pos.x`): `(column, field, path below the field)`, see [`crate::typing::columns`].
     subs: Vec<(usize, usize, Vec<String>)>,
+    /// Luban: the second `##var` row's text by column (the members of a flags field over merged columns).
+    sub_names: Vec<String>,
 }
 
 /// Type every source of one table. Returns the rows in source order (sorting is done by the validators)
@@ -226,8 +228,11 @@ fn map_columns(
                         continue;
                     }
                     // Luban reads a field over several (merged) columns as one stream of cells.
-                    let spans = matches!(schema.fields[fi].ty.strip_optional(), Type::Array(_))
-                        || (layout.luban && stream_form(layout, &schema.fields[fi]));
+                    let ty = schema.fields[fi].ty.strip_optional();
+                    let spans = matches!(ty, Type::Array(_))
+                        || (layout.luban
+                            && (stream_form(layout, &schema.fields[fi])
+                                || matches!(ty, Type::Flags(_))));
                     if !spans {
                         diags.push(
                             Diagnostic::cell_error(
@@ -372,10 +377,31 @@ fn map_columns(
             ok = false;
         }
     }
+    // Luban's multi-level title: a second `##var` row below the header names sub-columns.
+    let sub_names = if layout.luban {
+        src.rows
+            .iter()
+            .filter(|r| r.row > header_row)
+            .find(|r| {
+                r.cells
+                    .get(layout.marker_col)
+                    .is_some_and(|c| c.text().trim() == "##var")
+            })
+            .map(|r| {
+                with_merges(src, r)
+                    .iter()
+                    .map(|c| c.text().trim().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    } else {
+        vec![]
+    };
     ok.then(|| Columns {
         cols,
         by_field: seen.into(),
         subs,
+        sub_names,
     })
 }
 
@@ -423,6 +449,25 @@ fn type_row(
             .iter()
             .map(|&c| cells.get(c).map(RawCell::text).unwrap_or_default())
             .collect();
+        if let Type::Flags(e) = f.ty.strip_optional() {
+            // One column per flag, named by the second `##var` row; all empty is no flag (Luban's 0).
+            let flags: Vec<(String, String)> = cols
+                .iter()
+                .zip(&texts)
+                .map(|(&c, t)| {
+                    let name = columns.sub_names.get(c).cloned().unwrap_or_default();
+                    (name, t.clone())
+                })
+                .collect();
+            match cell::stream::parse_flag_columns(&flags, e, project) {
+                Ok(v) => values[fi] = Some(v),
+                Err((i, e)) => {
+                    failed[fi] = true;
+                    diags.push(e.at(&origin, cols[i], &f.name, &texts[i]));
+                }
+            }
+            continue;
+        }
         if texts.iter().all(|t| cell::trim(t).is_empty()) {
             continue;
         }

@@ -430,7 +430,8 @@ impl Ctx<'_> {
         Some((s, true))
     }
 
-    /// `$defs` of a bean: a record, or (with children) a union of its leaves told apart by `$type`.
+    /// `$defs` of a bean: a record, or (with children) a union of its leaves told apart by `$type`
+    /// ([`kind_tag`]).
     fn bean_def(&mut self, b: &BeanDef) {
         let at = format!("bean {}", b.full);
         if b.alias.is_some() && b.parent.is_none() && !self.children.contains_key(&b.full) {
@@ -445,7 +446,7 @@ impl Ctx<'_> {
                 let mut o = self.object(&leaf, &format!("bean {leaf}"));
                 let props = o["properties"].as_object_mut().expect("object");
                 let mut with_type = Map::new();
-                with_type.insert("$type".into(), json!({"const": name_of(&leaf)}));
+                with_type.insert("$type".into(), json!({"const": kind_tag(&b.full, &leaf)}));
                 with_type.extend(std::mem::take(props));
                 o["properties"] = J::Object(with_type);
                 o["required"]
@@ -462,12 +463,16 @@ impl Ctx<'_> {
                 if let Some(a) = bean_named(self.l, &leaf).and_then(|x| x.alias.clone()) {
                     names.push(json!(a));
                 }
-                // Cells may name a kind by its full name (`test.login.RoleInfo`).
-                if leaf != name_of(&leaf) {
-                    names.push(json!(leaf));
+                // Cells may name a kind by its full name (`test.login.RoleInfo`) or, in another
+                // module, by its short name (`Rectangle` for `test2.Rectangle`).
+                let tag = kind_tag(&b.full, &leaf);
+                for other in [leaf.as_str(), name_of(&leaf)] {
+                    if other != tag {
+                        names.push(json!(other));
+                    }
                 }
                 if !names.is_empty() {
-                    aliases.insert(name_of(&leaf).to_string(), J::Array(names));
+                    aliases.insert(tag.to_string(), J::Array(names));
                 }
             }
             if !aliases.is_empty() {
@@ -575,6 +580,7 @@ struct SheetHeader {
 fn sheet_header(
     t: &crate::read::raw::RawTable,
     need_types: bool,
+    is_flags: &dyn Fn(&str) -> bool,
 ) -> Result<SheetHeader, Diagnostic> {
     let marker_of = |r: &crate::read::raw::RawRow| {
         r.cells
@@ -681,12 +687,19 @@ fn sheet_header(
             ));
             continue;
         }
-        if !sub.is_empty() && !matches!(ty.split([',', '#']).next(), Some("list" | "array" | "set"))
+        // A flags enum over merged columns, one column per flag named in the second ##var row: read in
+        // place (typing/mod.rs, Luban dialect).
+        let flag_columns =
+            merged && !sub.is_empty() && is_flags(ty.split('#').next().unwrap_or(""));
+        if !sub.is_empty()
+            && !flag_columns
+            && !matches!(ty.split([',', '#']).next(), Some("list" | "array" | "set"))
         {
             out.skipped.push((name.clone(), format!("multi-level title (sub-columns named in a second ##var row, {sub:?} …) : not read")));
             continue;
         }
         if merged
+            && !flag_columns
             && !matches!(parse(&ty).map(|t| t.name), Ok(n) if n == "list" || n == "array" || n == "set")
         {
             out.skipped.push((
@@ -859,7 +872,12 @@ pub fn map(
             skipped_tables.insert(t.full.clone());
             continue;
         };
-        match sheet_header(sheet, t.schema_from_file) {
+        let is_flags = |ty: &str| {
+            l.enums
+                .iter()
+                .any(|e| e.flags && (e.full == ty || e.full.rsplit('.').next() == Some(ty)))
+        };
+        match sheet_header(sheet, t.schema_from_file, &is_flags) {
             Ok(h) => {
                 headers.insert(t.full.clone(), h.marker.clone());
                 if !t.schema_from_file {
@@ -1269,4 +1287,15 @@ fn globset_escape(s: &str) -> String {
             }
         })
         .collect()
+}
+
+/// The `$type` Luban writes for kind `leaf` of the polymorphic bean `root` (both `module.Name`): the
+/// short name when both are in one module (`Circle`), else the full name (`test2.Rectangle` of
+/// `test.Shape`).
+fn kind_tag<'a>(root: &str, leaf: &'a str) -> &'a str {
+    if module_of(root) == module_of(leaf) {
+        name_of(leaf)
+    } else {
+        leaf
+    }
 }

@@ -182,7 +182,11 @@ fn parse_text(text: &str, ty: &Type, project: &Project, sep: char) -> Result<Val
 }
 
 /// Flags from their parts (member names or aliases): declaration order, duplicates removed.
-fn parse_flags(parts: &[String], e: &str, project: &Project) -> Result<Value, CellError> {
+pub(crate) fn parse_flags(
+    parts: &[String],
+    e: &str,
+    project: &Project,
+) -> Result<Value, CellError> {
     let def = &project.enums[e];
     let mut seen = vec![false; def.members.len()];
     for p in parts {

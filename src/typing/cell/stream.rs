@@ -366,6 +366,42 @@ impl Reader<'_> {
     }
 }
 
+/// Luban's flags enum written one column per flag: the merged header names the field, a second `##var`
+/// row names one member per column (`A | B | C`), and each cell says whether the row has that flag
+/// (`1`/`true` yes; `0`/`false`/empty no, any case). `flags[i]` is `(member name, cell text)`. An error
+/// gives the index of the column it is about.
+pub fn parse_flag_columns(
+    flags: &[(String, String)],
+    e: &str,
+    project: &Project,
+) -> Result<Value, (usize, CellError)> {
+    let mut parts = vec![];
+    for (i, (name, text)) in flags.iter().enumerate() {
+        let on = match trim(text).to_ascii_lowercase().as_str() {
+            "" | "0" | "false" => false,
+            "1" | "true" => true,
+            other => {
+                return Err((
+                    i,
+                    CellError {
+                        code: Code::WrongType,
+                        message: format!(
+                            "{other:?} is not a yes/no cell of flag {name:?} (expected 1, 0, true, false or empty)"
+                        ),
+                        help: Some("write 1 (or TRUE) where the row has the flag, 0 or nothing where it has not".into()),
+                    },
+                ));
+            }
+        };
+        if on {
+            // A sub-header naming no member is an error where its flag is set.
+            super::parse_flags(std::slice::from_ref(name), e, project).map_err(|x| (i, x))?;
+            parts.push(name.clone());
+        }
+    }
+    super::parse_flags(&parts, e, project).map_err(|x| (0, x))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -513,5 +549,59 @@ mod tests {
                 (Value::Int(3), Value::Int(4))
             ])
         );
+    }
+
+    /// Luban's flags one column per flag (`#AutoImport1.xlsx` x13_2: `A | B | C`, cells `1 | TRUE |`).
+    #[test]
+    fn flags_over_one_column_per_flag() {
+        let mut p = Project::default();
+        p.enums.insert(
+            "Flag".into(),
+            crate::ir::EnumDef {
+                name: "Flag".into(),
+                doc: String::new(),
+                members: vec!["A".into(), "B".into(), "C".into()],
+                aliases: vec![],
+                values: Some(vec![1, 2, 4]),
+                idents: vec![],
+                origin: String::new(),
+            },
+        );
+        let cols = |cells: &[&str]| -> Vec<(String, String)> {
+            ["A", "B", "C"]
+                .iter()
+                .zip(cells)
+                .map(|(n, c)| (n.to_string(), c.to_string()))
+                .collect()
+        };
+        let m = |n: &str| Value::Enum(n.into());
+        assert_eq!(
+            parse_flag_columns(&cols(&["1", "TRUE", ""]), "Flag", &p).unwrap(),
+            Value::Array(vec![m("A"), m("B")])
+        );
+        assert_eq!(
+            parse_flag_columns(&cols(&["0", "FALSE", "true"]), "Flag", &p).unwrap(),
+            Value::Array(vec![m("C")])
+        );
+        assert_eq!(
+            parse_flag_columns(&cols(&["", "", ""]), "Flag", &p).unwrap(),
+            Value::Array(vec![])
+        );
+        // Not a yes/no cell: the column is named.
+        let (i, e) = parse_flag_columns(&cols(&["1", "2", ""]), "Flag", &p).unwrap_err();
+        assert_eq!(i, 1);
+        assert!(
+            e.message
+                .contains("\"2\" is not a yes/no cell of flag \"B\""),
+            "{}",
+            e.message
+        );
+        // A set flag whose sub-header names no member.
+        let bad = vec![
+            ("A".to_string(), "1".to_string()),
+            ("Z".to_string(), "1".to_string()),
+        ];
+        let (i, e) = parse_flag_columns(&bad, "Flag", &p).unwrap_err();
+        assert_eq!((i, e.code), (1, Code::NotInEnum));
     }
 }

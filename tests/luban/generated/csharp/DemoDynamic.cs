@@ -48,7 +48,7 @@ namespace cfg
             }
         }
 
-        public sealed partial class RoleInfo : DemoDynamic
+        public sealed partial class TestLoginRoleInfo : DemoDynamic
         {
             public int X1 { get; }
 
@@ -57,10 +57,10 @@ namespace cfg
             public long RoleId { get; }
 
             /// <inheritdoc/>
-            public override string U0024Type { get { return "RoleInfo"; } }
+            public override string U0024Type { get { return "test.login.RoleInfo"; } }
 
-            /// <summary>Creates a <see cref="RoleInfo"/> from its fields.</summary>
-            public RoleInfo(int x1, int x3, long roleId)
+            /// <summary>Creates a <see cref="TestLoginRoleInfo"/> from its fields.</summary>
+            public TestLoginRoleInfo(int x1, int x3, long roleId)
             {
                 this.X1 = x1;
                 this.X3 = x3;
@@ -90,7 +90,7 @@ namespace cfg
     {
         private static readonly GentableKeys DiscriminatorDemoDynamic = new GentableKeys(new string[] { "$type" }, new bool[] { true });
 
-        private static readonly GentableKeys KindsDemoDynamic = new GentableKeys(new string[] { "DemoD2", "DemoE1", "RoleInfo", "DemoD5" }, null);
+        private static readonly GentableKeys KindsDemoDynamic = new GentableKeys(new string[] { "DemoD2", "DemoE1", "test.login.RoleInfo", "DemoD5" }, null);
 
         private static readonly GentableKeys KeysDemoDynamic_0 = new GentableKeys(new string[] { "$type", "x1", "x2" }, new bool[] { true, true, true });
 
@@ -102,7 +102,7 @@ namespace cfg
 
         internal static DemoDynamic ReadDemoDynamic(GentableReader r)
         {
-            switch (r.PeekKind(DiscriminatorDemoDynamic, KindsDemoDynamic, "one of the DemoDynamic kinds DemoD2, DemoE1, RoleInfo, DemoD5"))
+            switch (r.PeekKind(DiscriminatorDemoDynamic, KindsDemoDynamic, "one of the DemoDynamic kinds DemoD2, DemoE1, test.login.RoleInfo, DemoD5"))
             {
                 case 0:
                 {
@@ -154,7 +154,7 @@ namespace cfg
                             case 3: f1 = r.ReadI32(); break;
                         }
                     }
-                    return new DemoDynamic.RoleInfo(f0, f1, f2);
+                    return new DemoDynamic.TestLoginRoleInfo(f0, f1, f2);
                 }
                 case 3:
                 {
@@ -201,11 +201,11 @@ namespace cfg
                 sb.Append('}');
                 return;
             }
-            var v2 = v as DemoDynamic.RoleInfo;
+            var v2 = v as DemoDynamic.TestLoginRoleInfo;
             if (v2 != null)
             {
                 var r = v2;
-                GentableCanonical.Key(sb, ref first, "\"$type\":"); sb.Append("\"RoleInfo\"");
+                GentableCanonical.Key(sb, ref first, "\"$type\":"); sb.Append("\"test.login.RoleInfo\"");
                 GentableCanonical.Key(sb, ref first, "\"role_id\":"); GentableCanonical.WriteSigned(sb, r.RoleId);
                 GentableCanonical.Key(sb, ref first, "\"x1\":"); GentableCanonical.WriteSigned(sb, r.X1);
                 GentableCanonical.Key(sb, ref first, "\"x3\":"); GentableCanonical.WriteSigned(sb, r.X3);

@@ -25,7 +25,7 @@ namespace cfg
             }
         }
 
-        public sealed partial class Rectangle : Shape
+        public sealed partial class Test2Rectangle : Shape
         {
             /// <summary>
             /// 矩形
@@ -35,10 +35,10 @@ namespace cfg
             public double Height { get; }
 
             /// <inheritdoc/>
-            public override string U0024Type { get { return "Rectangle"; } }
+            public override string U0024Type { get { return "test2.Rectangle"; } }
 
-            /// <summary>Creates a <see cref="Rectangle"/> from its fields.</summary>
-            public Rectangle(double width, double height)
+            /// <summary>Creates a <see cref="Test2Rectangle"/> from its fields.</summary>
+            public Test2Rectangle(double width, double height)
             {
                 this.Width = width;
                 this.Height = height;
@@ -50,7 +50,7 @@ namespace cfg
     {
         private static readonly GentableKeys DiscriminatorShape = new GentableKeys(new string[] { "$type" }, new bool[] { true });
 
-        private static readonly GentableKeys KindsShape = new GentableKeys(new string[] { "Circle", "Rectangle" }, null);
+        private static readonly GentableKeys KindsShape = new GentableKeys(new string[] { "Circle", "test2.Rectangle" }, null);
 
         private static readonly GentableKeys KeysShape_0 = new GentableKeys(new string[] { "$type", "radius" }, new bool[] { true, true });
 
@@ -58,7 +58,7 @@ namespace cfg
 
         internal static Shape ReadShape(GentableReader r)
         {
-            switch (r.PeekKind(DiscriminatorShape, KindsShape, "one of the Shape kinds Circle, Rectangle"))
+            switch (r.PeekKind(DiscriminatorShape, KindsShape, "one of the Shape kinds Circle, test2.Rectangle"))
             {
                 case 0:
                 {
@@ -88,7 +88,7 @@ namespace cfg
                             case 2: f0 = r.ReadDouble(); break;
                         }
                     }
-                    return new Shape.Rectangle(f0, f1);
+                    return new Shape.Test2Rectangle(f0, f1);
                 }
                 default: throw new global::System.InvalidOperationException();
             }
@@ -107,11 +107,11 @@ namespace cfg
                 sb.Append('}');
                 return;
             }
-            var v1 = v as Shape.Rectangle;
+            var v1 = v as Shape.Test2Rectangle;
             if (v1 != null)
             {
                 var r = v1;
-                GentableCanonical.Key(sb, ref first, "\"$type\":"); sb.Append("\"Rectangle\"");
+                GentableCanonical.Key(sb, ref first, "\"$type\":"); sb.Append("\"test2.Rectangle\"");
                 GentableCanonical.Key(sb, ref first, "\"height\":"); GentableCanonical.WriteDouble(sb, r.Height);
                 GentableCanonical.Key(sb, ref first, "\"width\":"); GentableCanonical.WriteDouble(sb, r.Width);
                 sb.Append('}');

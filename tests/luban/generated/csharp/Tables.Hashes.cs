@@ -10,13 +10,13 @@ namespace cfg
         /// <c>content-hash.txt</c> of its data folder (<c>generated/data/</c>, or <c>generated/data/csharp/</c>
         /// when this output selects export groups).
         /// </summary>
-        public const string ContentHash = "36cb27699c12753309213db8f4ae35a64931e35465112f793e2df70fc0ffc256";
+        public const string ContentHash = "64f625cbd332c5c7705af7f55c6be6f92305c0a6b24b04b8a41b403333a5288d";
 
         /// <summary>
         /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
         /// <see cref="ContentHash"/> unless this output selects export groups.
         /// </summary>
-        public const string ProjectHash = "e8703f19b05fe012c903d73277ba25febb3cd8508434a702b9aaa11b65f4649a";
+        public const string ProjectHash = "e3f5bd75f44f1c787ff6e4ef21141634c14a0b9bd5d41f7047279f9ec4979e64";
 
         /// <summary>
         /// The <c>dataHash</c> (BLAKE3 of the table's canonical JSON) and <c>schemaHash</c> that the data file of
@@ -26,14 +26,14 @@ namespace cfg
         {
             switch (table)
             {
-                case "TbAutoImport1": return new[] { "7e0cc9d951fc7337160a3556f6aae3f209d11bd25021f98dc89f559534832e5d", "9eaf296a3010e00b09abde9ce67cbad2234b1c95d48e9881dbf7f5036929ab48" };
-                case "TbAutoImport2": return new[] { "7e0cc9d951fc7337160a3556f6aae3f209d11bd25021f98dc89f559534832e5d", "3e2d37f53c371d77eff8191198e194e20688c65aa00d43ee76cd5bf82cadb5a0" };
-                case "TbAutoImport3": return new[] { "7e0cc9d951fc7337160a3556f6aae3f209d11bd25021f98dc89f559534832e5d", "348921d6e634a2ee5813c9e8b937a419a63e1a04c73027b1f9bc9fb9148963a3" };
-                case "TbDefineFromExcel2": return new[] { "31055f81ef3c47d925ff57cad4264372a03c9395cb07ab6cdcc79416ee71fe42", "cc98a7b14fc5873efeba6365416b8191d252fb9f7187a3b8659d16ace9d561ac" };
+                case "TbAutoImport1": return new[] { "1165bec5f206b5fd90939b0854e71b62e897f8b1ab48d4fb3a1e1a15529128aa", "d9eabbc9ce5f7f1e2159c6a656a43f623da59b17aeeb7c3884ce178d32fc5539" };
+                case "TbAutoImport2": return new[] { "1165bec5f206b5fd90939b0854e71b62e897f8b1ab48d4fb3a1e1a15529128aa", "361d18a107eb2adf2923c52e29d5b8db00c335ed745e55d93fc127057d714331" };
+                case "TbAutoImport3": return new[] { "1165bec5f206b5fd90939b0854e71b62e897f8b1ab48d4fb3a1e1a15529128aa", "3fd48eaf7472338353684b86bbcb4b27526db0878099589f4580d5bec93560b3" };
+                case "TbDefineFromExcel2": return new[] { "db1cde7ee949b9d7a7cc2e4be2cda56df1b12a4b1e4b733a87ac4f3a4d2b7230", "90c0940826cf2603c9b3a33d7e665eab2d74c09bf3fc27704a285991877e2508" };
                 case "TbDemoGroup": return new[] { "c377f344e3daeefc7ba770fdbcc650d5678ab7b260b2bc5280dc99b336de9254", "f0bc7a2066a536adfeef23708ab44fabd5d7e8d415613d2dfc2db529b8662d43" };
                 case "TbDemoGroup_C": return new[] { "c377f344e3daeefc7ba770fdbcc650d5678ab7b260b2bc5280dc99b336de9254", "a0da6b862b72d678665c6d0100538e55db604335bf408eef30ca961517f55e5e" };
                 case "TbDemoPrimitive": return new[] { "b69faf1e307073cc1e1da591f0c404efbc901ad2344411ee0c4cde27cd9f0320", "edcd61ee79bed9443fed586d13c4ac9332571947c35385ce466c275c5b342597" };
-                case "TbFullTypes": return new[] { "662e975706b04b2d3d1bda32e082d85b895e3b0dbde20e5b7a28b2678a70bd82", "112356648004bcaf28bfa8916ab2cbbce2fb208e20a500d770726249e9624272" };
+                case "TbFullTypes": return new[] { "b4e20289890b1e1b36a13314b241335e9192f55067f752d8e2849a60a1328157", "03b2e2c9d4d8ffc551f68d5353140dd0bc1df6fee4cecf07e9482b7ada3a0846" };
                 case "TbItem": return new[] { "416c75700228a446249a965bf925a41f75fa6fa2fdfb1a0ca0444547c19b07dd", "5ffcaea943f20781053a717889220d30b9926877649e30df49248f86fbb6535b" };
                 case "TbL10NDemo": return new[] { "f82b25ab81201af61fdbdebb109f0ad34a6ea10e6b30a48367601fd39796c224", "52df0cc822f8e624daf54079d1f3b4409d2e10b4cb082783d2c79969c3cd258f" };
                 case "TbMultiIndexList": return new[] { "e2fc6a0d139f23ed96e6d16557fc8b14dd4672f62125dc37e6e2a3a6009a506a", "c2f9ff70e52ee874a464026266a1b4403d109276b544d493f8b032cd365bc62e" };
@@ -48,7 +48,7 @@ namespace cfg
                 case "TbTestIndex": return new[] { "5c1e9559b25ba5baf849b7df39a46452a081e0fcfe09f3a43e6f2d7e708f076e", "9e79ce76316d338c18920d360595c8d945a4f55b98a372a95c5151f4fb0035b5" };
                 case "TbTestMap": return new[] { "9168b51aeda614ffcb9e0c477e77698aa4a439709598de22717edaa433e19c89", "d03110647eb3fd50e2fba3665bd97c7144412ecdd65b677611a181e4c5d87981" };
                 case "TbTestMapper": return new[] { "ef5c8a902384da7d5cb3c4a811c0d31f0f5f67df31cbf940dee52dbaa46e42a2", "d046e7894bcac33496bc87e55523a96b0c164fd7a63a06b24ccd2b0433d6c199" };
-                case "TbTestNull": return new[] { "1954e486454782b33fcd1ce2435c97e942822771947a8d9a1923d3a5006b2a4f", "c4c7cf0327ebdbb28c277e4f2d3ffb79ad6a746cfff61e97fbe36f5e3f39c946" };
+                case "TbTestNull": return new[] { "1954e486454782b33fcd1ce2435c97e942822771947a8d9a1923d3a5006b2a4f", "34236de95a72777449fe99495ef04884b4c18b2bd02bbd391879edb1e114c35a" };
                 case "TbTestRange": return new[] { "73004e6ae4291e21501b471c64566a9150619d2b21e0340c93c0b67a11737478", "98cb379fe7e473ee3dc1685ffaf6f3c29ff68f158ee32d4faa8414c7e4927c11" };
                 case "TbTestRef": return new[] { "a1dc9888ba5829bbe8f3af300e1063431fb5219617a73f5ab4ac6de1410a166b", "6783e4e8bb6b8c55b16925c2849f3bf276d2251ea8b90c4b59a03b870f29885b" };
                 case "TbTestSet": return new[] { "6b2c4921639365a7960534328e2d1bf829fd449a9bf793b3240402ffe7d89a70", "96cece62761b8248a819162ab8820350fef0783bad7d91475086cf689a2e8265" };

@@ -20,6 +20,8 @@ namespace cfg
 
         public DemoEnum X13 { get; }
 
+        public DemoFlagFlags X132 { get; }
+
         /// <summary>
         /// 多态数据结构
         /// </summary>
@@ -49,7 +51,7 @@ namespace cfg
         public TbAutoImport2Id Key { get { return new TbAutoImport2Id(this.Id); } }
 
         /// <summary>Creates a <see cref="TbAutoImport2"/> from its fields.</summary>
-        public TbAutoImport2(int id, bool x1, long x5, double x6, int x8, string x10, DemoEnum x13, DemoDynamic x14, Shape x15, Vec2 v2, global::System.DateTimeOffset t1, global::System.Collections.Generic.IReadOnlyList<int> k1, global::System.Collections.Generic.IReadOnlyList<int> k2, global::System.Collections.Generic.IReadOnlyDictionary<int, int> k8, global::System.Collections.Generic.IReadOnlyList<DemoE2> k9, global::System.Collections.Generic.IReadOnlyList<Vec3> k10, global::System.Collections.Generic.IReadOnlyList<Vec4> k11, Vec3 v11)
+        public TbAutoImport2(int id, bool x1, long x5, double x6, int x8, string x10, DemoEnum x13, DemoFlagFlags x132, DemoDynamic x14, Shape x15, Vec2 v2, global::System.DateTimeOffset t1, global::System.Collections.Generic.IReadOnlyList<int> k1, global::System.Collections.Generic.IReadOnlyList<int> k2, global::System.Collections.Generic.IReadOnlyDictionary<int, int> k8, global::System.Collections.Generic.IReadOnlyList<DemoE2> k9, global::System.Collections.Generic.IReadOnlyList<Vec3> k10, global::System.Collections.Generic.IReadOnlyList<Vec4> k11, Vec3 v11)
         {
             this.Id = id;
             this.X1 = x1;
@@ -58,6 +60,7 @@ namespace cfg
             this.X8 = x8;
             this.X10 = x10;
             this.X13 = x13;
+            this.X132 = x132;
             this.X14 = x14;
             this.X15 = x15;
             this.V2 = v2;
@@ -148,7 +151,7 @@ namespace cfg
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysTbAutoImport2 = new GentableKeys(new string[] { "id", "k1", "k10", "k11", "k2", "k8", "k9", "t1", "v11", "v2", "x1", "x10", "x13", "x14", "x15", "x5", "x6", "x8" }, new bool[] { true, true, true, true, true, true, true, true, false, true, true, true, true, true, true, true, true, true });
+        private static readonly GentableKeys KeysTbAutoImport2 = new GentableKeys(new string[] { "id", "k1", "k10", "k11", "k2", "k8", "k9", "t1", "v11", "v2", "x1", "x10", "x13", "x13_2", "x14", "x15", "x5", "x6", "x8" }, new bool[] { true, true, true, true, true, true, true, true, false, true, true, true, true, true, true, true, true, true, true });
 
         internal static TbAutoImport2 ReadTbAutoImport2(GentableReader r)
         {
@@ -159,43 +162,45 @@ namespace cfg
             int f4 = default(int);
             string f5 = default(string);
             DemoEnum f6 = default(DemoEnum);
-            DemoDynamic f7 = default(DemoDynamic);
-            Shape f8 = default(Shape);
-            Vec2 f9 = default(Vec2);
-            global::System.DateTimeOffset f10 = default(global::System.DateTimeOffset);
-            global::System.Collections.Generic.IReadOnlyList<int> f11 = default(global::System.Collections.Generic.IReadOnlyList<int>);
+            DemoFlagFlags f7 = default(DemoFlagFlags);
+            DemoDynamic f8 = default(DemoDynamic);
+            Shape f9 = default(Shape);
+            Vec2 f10 = default(Vec2);
+            global::System.DateTimeOffset f11 = default(global::System.DateTimeOffset);
             global::System.Collections.Generic.IReadOnlyList<int> f12 = default(global::System.Collections.Generic.IReadOnlyList<int>);
-            global::System.Collections.Generic.IReadOnlyDictionary<int, int> f13 = default(global::System.Collections.Generic.IReadOnlyDictionary<int, int>);
-            global::System.Collections.Generic.IReadOnlyList<DemoE2> f14 = default(global::System.Collections.Generic.IReadOnlyList<DemoE2>);
-            global::System.Collections.Generic.IReadOnlyList<Vec3> f15 = default(global::System.Collections.Generic.IReadOnlyList<Vec3>);
-            global::System.Collections.Generic.IReadOnlyList<Vec4> f16 = default(global::System.Collections.Generic.IReadOnlyList<Vec4>);
-            Vec3 f17 = default(Vec3);
+            global::System.Collections.Generic.IReadOnlyList<int> f13 = default(global::System.Collections.Generic.IReadOnlyList<int>);
+            global::System.Collections.Generic.IReadOnlyDictionary<int, int> f14 = default(global::System.Collections.Generic.IReadOnlyDictionary<int, int>);
+            global::System.Collections.Generic.IReadOnlyList<DemoE2> f15 = default(global::System.Collections.Generic.IReadOnlyList<DemoE2>);
+            global::System.Collections.Generic.IReadOnlyList<Vec3> f16 = default(global::System.Collections.Generic.IReadOnlyList<Vec3>);
+            global::System.Collections.Generic.IReadOnlyList<Vec4> f17 = default(global::System.Collections.Generic.IReadOnlyList<Vec4>);
+            Vec3 f18 = default(Vec3);
             r.BeginObject(KeysTbAutoImport2);
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
                 switch (m)
                 {
                     case 0: f0 = r.ReadI32(); break;
-                    case 1: f11 = GentableRead.List<int>(r, r1 => r1.ReadI32()); break;
-                    case 2: f15 = GentableRead.List<Vec3>(r, r1 => GentableCodec.ReadVec3(r1)); break;
-                    case 3: f16 = GentableRead.List<Vec4>(r, r1 => GentableCodec.ReadVec4(r1)); break;
-                    case 4: f12 = GentableRead.List<int>(r, r1 => r1.ReadI32()); break;
-                    case 5: f13 = GentableRead.Map<int, int>(r, k1 => (int)k1.SignedKey(-2147483648L, 2147483647L), r1 => r1.ReadI32()); break;
-                    case 6: f14 = GentableRead.List<DemoE2>(r, r1 => GentableCodec.ReadDemoE2(r1)); break;
-                    case 7: f10 = r.ReadDateTime(); break;
-                    case 8: f17 = GentableCodec.ReadVec3(r); break;
-                    case 9: f9 = GentableCodec.ReadVec2(r); break;
+                    case 1: f12 = GentableRead.List<int>(r, r1 => r1.ReadI32()); break;
+                    case 2: f16 = GentableRead.List<Vec3>(r, r1 => GentableCodec.ReadVec3(r1)); break;
+                    case 3: f17 = GentableRead.List<Vec4>(r, r1 => GentableCodec.ReadVec4(r1)); break;
+                    case 4: f13 = GentableRead.List<int>(r, r1 => r1.ReadI32()); break;
+                    case 5: f14 = GentableRead.Map<int, int>(r, k1 => (int)k1.SignedKey(-2147483648L, 2147483647L), r1 => r1.ReadI32()); break;
+                    case 6: f15 = GentableRead.List<DemoE2>(r, r1 => GentableCodec.ReadDemoE2(r1)); break;
+                    case 7: f11 = r.ReadDateTime(); break;
+                    case 8: f18 = GentableCodec.ReadVec3(r); break;
+                    case 9: f10 = GentableCodec.ReadVec2(r); break;
                     case 10: f1 = r.ReadBool(); break;
                     case 11: f5 = r.ReadString(); break;
                     case 12: f6 = GentableCodec.ReadDemoEnum(r); break;
-                    case 13: f7 = GentableCodec.ReadDemoDynamic(r); break;
-                    case 14: f8 = GentableCodec.ReadShape(r); break;
-                    case 15: f2 = r.ReadI64(); break;
-                    case 16: f3 = r.ReadDouble(); break;
-                    case 17: f4 = r.ReadI32(); break;
+                    case 13: f7 = GentableCodec.ReadDemoFlagFlags(r); break;
+                    case 14: f8 = GentableCodec.ReadDemoDynamic(r); break;
+                    case 15: f9 = GentableCodec.ReadShape(r); break;
+                    case 16: f2 = r.ReadI64(); break;
+                    case 17: f3 = r.ReadDouble(); break;
+                    case 18: f4 = r.ReadI32(); break;
                 }
             }
-            return new TbAutoImport2(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17);
+            return new TbAutoImport2(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18);
         }
 
         internal static void WriteTbAutoImport2(global::System.Text.StringBuilder sb, TbAutoImport2 r)
@@ -215,6 +220,7 @@ namespace cfg
             GentableCanonical.Key(sb, ref first, "\"x1\":"); GentableCanonical.WriteBool(sb, r.X1);
             GentableCanonical.Key(sb, ref first, "\"x10\":"); GentableCanonical.WriteString(sb, r.X10);
             GentableCanonical.Key(sb, ref first, "\"x13\":"); GentableCodec.WriteDemoEnum(sb, r.X13);
+            GentableCanonical.Key(sb, ref first, "\"x13_2\":"); GentableCodec.WriteDemoFlagFlags(sb, r.X132);
             GentableCanonical.Key(sb, ref first, "\"x14\":"); GentableCodec.WriteDemoDynamic(sb, r.X14);
             GentableCanonical.Key(sb, ref first, "\"x15\":"); GentableCodec.WriteShape(sb, r.X15);
             GentableCanonical.Key(sb, ref first, "\"x5\":"); GentableCanonical.WriteSigned(sb, r.X5);

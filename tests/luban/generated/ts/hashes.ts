@@ -7,13 +7,13 @@
  * `content-hash.txt` of its data folder (`generated/data/`, or `generated/data/typescript/` when this output
  * selects export groups).
  */
-export const CONTENT_HASH = "cf5f36702928a8ca258f02d01c98e593b841459465d1761558f23a91b0a1895c";
+export const CONTENT_HASH = "3c09a5d8c25b3fc7c526348c0f8def9c659e24e36016c2946dab9ad40c929e71";
 
 /**
  * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
  * `CONTENT_HASH` unless this output selects export groups.
  */
-export const PROJECT_HASH = "e8703f19b05fe012c903d73277ba25febb3cd8508434a702b9aaa11b65f4649a";
+export const PROJECT_HASH = "e3f5bd75f44f1c787ff6e4ef21141634c14a0b9bd5d41f7047279f9ec4979e64";
 
 /** The `dataHash` (BLAKE3 of the table's canonical JSON) and `schemaHash` that a table's data file carries. */
 export interface TableHashes {
@@ -23,14 +23,14 @@ export interface TableHashes {
 
 /** Per table name: the hashes its data file's header carries. */
 export const TABLE_HASHES: ReadonlyMap<string, TableHashes> = new Map<string, TableHashes>([
-  ["TbAutoImport1", { data: "7e0cc9d951fc7337160a3556f6aae3f209d11bd25021f98dc89f559534832e5d", schema: "9eaf296a3010e00b09abde9ce67cbad2234b1c95d48e9881dbf7f5036929ab48" }],
-  ["TbAutoImport2", { data: "7e0cc9d951fc7337160a3556f6aae3f209d11bd25021f98dc89f559534832e5d", schema: "3e2d37f53c371d77eff8191198e194e20688c65aa00d43ee76cd5bf82cadb5a0" }],
-  ["TbAutoImport3", { data: "7e0cc9d951fc7337160a3556f6aae3f209d11bd25021f98dc89f559534832e5d", schema: "348921d6e634a2ee5813c9e8b937a419a63e1a04c73027b1f9bc9fb9148963a3" }],
-  ["TbDefineFromExcel2", { data: "31055f81ef3c47d925ff57cad4264372a03c9395cb07ab6cdcc79416ee71fe42", schema: "cc98a7b14fc5873efeba6365416b8191d252fb9f7187a3b8659d16ace9d561ac" }],
+  ["TbAutoImport1", { data: "1165bec5f206b5fd90939b0854e71b62e897f8b1ab48d4fb3a1e1a15529128aa", schema: "d9eabbc9ce5f7f1e2159c6a656a43f623da59b17aeeb7c3884ce178d32fc5539" }],
+  ["TbAutoImport2", { data: "1165bec5f206b5fd90939b0854e71b62e897f8b1ab48d4fb3a1e1a15529128aa", schema: "361d18a107eb2adf2923c52e29d5b8db00c335ed745e55d93fc127057d714331" }],
+  ["TbAutoImport3", { data: "1165bec5f206b5fd90939b0854e71b62e897f8b1ab48d4fb3a1e1a15529128aa", schema: "3fd48eaf7472338353684b86bbcb4b27526db0878099589f4580d5bec93560b3" }],
+  ["TbDefineFromExcel2", { data: "db1cde7ee949b9d7a7cc2e4be2cda56df1b12a4b1e4b733a87ac4f3a4d2b7230", schema: "90c0940826cf2603c9b3a33d7e665eab2d74c09bf3fc27704a285991877e2508" }],
   ["TbDemoGroup", { data: "998861efd4e584431a2764bceb20f212f1dc9d8728f7e408881ee006e79a07c8", schema: "4af3b914e602f52db7d6fe9b9bb6ab3dfe2f0d325b58392dc5287e82de57a0ae" }],
   ["TbDemoGroup_S", { data: "998861efd4e584431a2764bceb20f212f1dc9d8728f7e408881ee006e79a07c8", schema: "0a6667c4265a5d7079c6fd49a760cd6848796534c46bf739e406191c560c966a" }],
   ["TbDemoPrimitive", { data: "b69faf1e307073cc1e1da591f0c404efbc901ad2344411ee0c4cde27cd9f0320", schema: "edcd61ee79bed9443fed586d13c4ac9332571947c35385ce466c275c5b342597" }],
-  ["TbFullTypes", { data: "662e975706b04b2d3d1bda32e082d85b895e3b0dbde20e5b7a28b2678a70bd82", schema: "112356648004bcaf28bfa8916ab2cbbce2fb208e20a500d770726249e9624272" }],
+  ["TbFullTypes", { data: "b4e20289890b1e1b36a13314b241335e9192f55067f752d8e2849a60a1328157", schema: "03b2e2c9d4d8ffc551f68d5353140dd0bc1df6fee4cecf07e9482b7ada3a0846" }],
   ["TbItem", { data: "72d4c57494d8cc9cbfebcc1ea2dc25b2f966bc1ea43d5f5ed0f99a1f23399456", schema: "cc6541842e53f8c500f5806b2bdc8477a0266a25eb234ce6c41da57a2bc2b762" }],
   ["TbL10NDemo", { data: "f82b25ab81201af61fdbdebb109f0ad34a6ea10e6b30a48367601fd39796c224", schema: "52df0cc822f8e624daf54079d1f3b4409d2e10b4cb082783d2c79969c3cd258f" }],
   ["TbMultiIndexList", { data: "e2fc6a0d139f23ed96e6d16557fc8b14dd4672f62125dc37e6e2a3a6009a506a", schema: "c2f9ff70e52ee874a464026266a1b4403d109276b544d493f8b032cd365bc62e" }],
@@ -45,7 +45,7 @@ export const TABLE_HASHES: ReadonlyMap<string, TableHashes> = new Map<string, Ta
   ["TbTestIndex", { data: "5c1e9559b25ba5baf849b7df39a46452a081e0fcfe09f3a43e6f2d7e708f076e", schema: "9e79ce76316d338c18920d360595c8d945a4f55b98a372a95c5151f4fb0035b5" }],
   ["TbTestMap", { data: "9168b51aeda614ffcb9e0c477e77698aa4a439709598de22717edaa433e19c89", schema: "d03110647eb3fd50e2fba3665bd97c7144412ecdd65b677611a181e4c5d87981" }],
   ["TbTestMapper", { data: "ef5c8a902384da7d5cb3c4a811c0d31f0f5f67df31cbf940dee52dbaa46e42a2", schema: "d046e7894bcac33496bc87e55523a96b0c164fd7a63a06b24ccd2b0433d6c199" }],
-  ["TbTestNull", { data: "1954e486454782b33fcd1ce2435c97e942822771947a8d9a1923d3a5006b2a4f", schema: "c4c7cf0327ebdbb28c277e4f2d3ffb79ad6a746cfff61e97fbe36f5e3f39c946" }],
+  ["TbTestNull", { data: "1954e486454782b33fcd1ce2435c97e942822771947a8d9a1923d3a5006b2a4f", schema: "34236de95a72777449fe99495ef04884b4c18b2bd02bbd391879edb1e114c35a" }],
   ["TbTestRange", { data: "73004e6ae4291e21501b471c64566a9150619d2b21e0340c93c0b67a11737478", schema: "98cb379fe7e473ee3dc1685ffaf6f3c29ff68f158ee32d4faa8414c7e4927c11" }],
   ["TbTestRef", { data: "a1dc9888ba5829bbe8f3af300e1063431fb5219617a73f5ab4ac6de1410a166b", schema: "6783e4e8bb6b8c55b16925c2849f3bf276d2251ea8b90c4b59a03b870f29885b" }],
   ["TbTestSet", { data: "6b2c4921639365a7960534328e2d1bf829fd449a9bf793b3240402ffe7d89a70", schema: "96cece62761b8248a819162ab8820350fef0783bad7d91475086cf689a2e8265" }],

@@ -223,7 +223,7 @@ export function writeVec4(r: Vec4): string {
 /**
  * 多态数据结构
  */
-export type DemoDynamic = DemoDynamicDemoD2 | DemoDynamicDemoE1 | DemoDynamicRoleInfo | DemoDynamicDemoD5;
+export type DemoDynamic = DemoDynamicDemoD2 | DemoDynamicDemoE1 | DemoDynamicTestLoginRoleInfo | DemoDynamicDemoD5;
 
 export interface DemoDynamicDemoD2 {
   readonly u0024Type: "DemoD2";
@@ -242,14 +242,14 @@ export interface DemoDynamicDemoE1 {
 
 const FIELDS_DemoDynamicDemoE1: readonly string[] = ["$type", "x1", "x3", "x4"];
 
-export interface DemoDynamicRoleInfo {
-  readonly u0024Type: "RoleInfo";
+export interface DemoDynamicTestLoginRoleInfo {
+  readonly u0024Type: "test.login.RoleInfo";
   readonly x1: number;
   readonly x3: number;
   readonly roleId: bigint;
 }
 
-const FIELDS_DemoDynamicRoleInfo: readonly string[] = ["$type", "x1", "x3", "role_id"];
+const FIELDS_DemoDynamicTestLoginRoleInfo: readonly string[] = ["$type", "x1", "x3", "role_id"];
 
 export interface DemoDynamicDemoD5 {
   readonly u0024Type: "DemoD5";
@@ -260,7 +260,7 @@ export interface DemoDynamicDemoD5 {
 const FIELDS_DemoDynamicDemoD5: readonly string[] = ["$type", "x1", "time"];
 
 export function readDemoDynamic(v: unknown, at: rt.At): DemoDynamic {
-  if (!rt.isObject(v)) return rt.fail(at, "an object whose $type is one of DemoD2, DemoE1, RoleInfo, DemoD5", v);
+  if (!rt.isObject(v)) return rt.fail(at, "an object whose $type is one of DemoD2, DemoE1, test.login.RoleInfo, DemoD5", v);
   const o = v;
   try {
     switch (o["$type"]) {
@@ -283,14 +283,14 @@ export function readDemoDynamic(v: unknown, at: rt.At): DemoDynamic {
         if (rt.count(o) !== 4) rt.unknown(o, FIELDS_DemoDynamicDemoE1);
         return Object.freeze(r);
       }
-      case "RoleInfo": {
-        const r: rt.Mutable<DemoDynamicRoleInfo> = {
-          u0024Type: "RoleInfo",
+      case "test.login.RoleInfo": {
+        const r: rt.Mutable<DemoDynamicTestLoginRoleInfo> = {
+          u0024Type: "test.login.RoleInfo",
           x1: rt.int(o["x1"], "x1", -2147483648, 2147483647),
           x3: rt.int(o["x3"], "x3", -2147483648, 2147483647),
           roleId: rt.int64(o["role_id"], "role_id", -9223372036854775808n, 9223372036854775807n),
         };
-        if (rt.count(o) !== 4) rt.unknown(o, FIELDS_DemoDynamicRoleInfo);
+        if (rt.count(o) !== 4) rt.unknown(o, FIELDS_DemoDynamicTestLoginRoleInfo);
         return Object.freeze(r);
       }
       case "DemoD5": {
@@ -306,7 +306,7 @@ export function readDemoDynamic(v: unknown, at: rt.At): DemoDynamic {
   } catch (e) {
     throw rt.within(e, at);
   }
-  return rt.fail(at, "an object whose $type is one of DemoD2, DemoE1, RoleInfo, DemoD5", v);
+  return rt.fail(at, "an object whose $type is one of DemoD2, DemoE1, test.login.RoleInfo, DemoD5", v);
 }
 
 export function writeDemoDynamic(r: DemoDynamic): string {
@@ -326,9 +326,9 @@ export function writeDemoDynamic(r: DemoDynamic): string {
       out.push("\"x4\":" + rt.wNum(r.x4));
       return "{" + out.join(",") + "}";
     }
-    case "RoleInfo": {
+    case "test.login.RoleInfo": {
       const out: string[] = [];
-      out.push("\"$type\":" + "\"RoleInfo\"");
+      out.push("\"$type\":" + "\"test.login.RoleInfo\"");
       out.push("\"role_id\":" + rt.wBig(r.roleId));
       out.push("\"x1\":" + rt.wNum(r.x1));
       out.push("\"x3\":" + rt.wNum(r.x3));
@@ -423,7 +423,7 @@ export function linkRefDynamicBase(r: RefDynamicBase, t: Tables): void {
   Object.freeze(r);
 }
 
-export type Shape = ShapeCircle | ShapeRectangle;
+export type Shape = ShapeCircle | ShapeTest2Rectangle;
 
 export interface ShapeCircle {
   readonly u0024Type: "Circle";
@@ -435,8 +435,8 @@ export interface ShapeCircle {
 
 const FIELDS_ShapeCircle: readonly string[] = ["$type", "radius"];
 
-export interface ShapeRectangle {
-  readonly u0024Type: "Rectangle";
+export interface ShapeTest2Rectangle {
+  readonly u0024Type: "test2.Rectangle";
   /**
    * 矩形
    */
@@ -444,10 +444,10 @@ export interface ShapeRectangle {
   readonly height: number;
 }
 
-const FIELDS_ShapeRectangle: readonly string[] = ["$type", "width", "height"];
+const FIELDS_ShapeTest2Rectangle: readonly string[] = ["$type", "width", "height"];
 
 export function readShape(v: unknown, at: rt.At): Shape {
-  if (!rt.isObject(v)) return rt.fail(at, "an object whose $type is one of Circle, Rectangle", v);
+  if (!rt.isObject(v)) return rt.fail(at, "an object whose $type is one of Circle, test2.Rectangle", v);
   const o = v;
   try {
     switch (o["$type"]) {
@@ -459,20 +459,20 @@ export function readShape(v: unknown, at: rt.At): Shape {
         if (rt.count(o) !== 2) rt.unknown(o, FIELDS_ShapeCircle);
         return Object.freeze(r);
       }
-      case "Rectangle": {
-        const r: rt.Mutable<ShapeRectangle> = {
-          u0024Type: "Rectangle",
+      case "test2.Rectangle": {
+        const r: rt.Mutable<ShapeTest2Rectangle> = {
+          u0024Type: "test2.Rectangle",
           width: rt.float(o["width"], "width"),
           height: rt.float(o["height"], "height"),
         };
-        if (rt.count(o) !== 3) rt.unknown(o, FIELDS_ShapeRectangle);
+        if (rt.count(o) !== 3) rt.unknown(o, FIELDS_ShapeTest2Rectangle);
         return Object.freeze(r);
       }
     }
   } catch (e) {
     throw rt.within(e, at);
   }
-  return rt.fail(at, "an object whose $type is one of Circle, Rectangle", v);
+  return rt.fail(at, "an object whose $type is one of Circle, test2.Rectangle", v);
 }
 
 export function writeShape(r: Shape): string {
@@ -483,9 +483,9 @@ export function writeShape(r: Shape): string {
       out.push("\"radius\":" + rt.wNum(r.radius));
       return "{" + out.join(",") + "}";
     }
-    case "Rectangle": {
+    case "test2.Rectangle": {
       const out: string[] = [];
-      out.push("\"$type\":" + "\"Rectangle\"");
+      out.push("\"$type\":" + "\"test2.Rectangle\"");
       out.push("\"height\":" + rt.wNum(r.height));
       out.push("\"width\":" + rt.wNum(r.width));
       return "{" + out.join(",") + "}";

@@ -164,8 +164,8 @@ pub enum DemoDynamic {
         /// Column `x4`.
         x4: i32,
     },
-    /// `$type` = `RoleInfo`.
-    RoleInfo {
+    /// `$type` = `test.login.RoleInfo`.
+    TestLoginRoleInfo {
         /// Column `x1`.
         x1: i32,
         /// Column `x3`.
@@ -187,7 +187,7 @@ impl DemoDynamic {
         match self {
             DemoDynamic::DemoD2 { .. } => "DemoD2",
             DemoDynamic::DemoE1 { .. } => "DemoE1",
-            DemoDynamic::RoleInfo { .. } => "RoleInfo",
+            DemoDynamic::TestLoginRoleInfo { .. } => "test.login.RoleInfo",
             DemoDynamic::DemoD5 { .. } => "DemoD5",
         }
     }
@@ -208,8 +208,13 @@ impl crate::canonical::Canonical for DemoDynamic {
                 crate::canonical::member(out, &mut first, "x3", __f1);
                 crate::canonical::member(out, &mut first, "x4", __f2);
             }
-            DemoDynamic::RoleInfo { x1: __f0, x3: __f1, role_id: __f2 } => {
-                crate::canonical::member(out, &mut first, "$type", "RoleInfo");
+            DemoDynamic::TestLoginRoleInfo { x1: __f0, x3: __f1, role_id: __f2 } => {
+                crate::canonical::member(
+                    out,
+                    &mut first,
+                    "$type",
+                    "test.login.RoleInfo",
+                );
                 crate::canonical::member(out, &mut first, "role_id", __f2);
                 crate::canonical::member(out, &mut first, "x1", __f0);
                 crate::canonical::member(out, &mut first, "x3", __f1);
@@ -272,8 +277,8 @@ pub enum Shape {
         /// Column `radius`.
         radius: f64,
     },
-    /// `$type` = `Rectangle`.
-    Rectangle {
+    /// `$type` = `test2.Rectangle`.
+    Test2Rectangle {
         /// 矩形
         ///
         /// Column `width`.
@@ -287,7 +292,7 @@ impl Shape {
     pub fn kind(&self) -> &'static str {
         match self {
             Shape::Circle { .. } => "Circle",
-            Shape::Rectangle { .. } => "Rectangle",
+            Shape::Test2Rectangle { .. } => "test2.Rectangle",
         }
     }
 }
@@ -300,8 +305,8 @@ impl crate::canonical::Canonical for Shape {
                 crate::canonical::member(out, &mut first, "$type", "Circle");
                 crate::canonical::member(out, &mut first, "radius", __f0);
             }
-            Shape::Rectangle { width: __f0, height: __f1 } => {
-                crate::canonical::member(out, &mut first, "$type", "Rectangle");
+            Shape::Test2Rectangle { width: __f0, height: __f1 } => {
+                crate::canonical::member(out, &mut first, "$type", "test2.Rectangle");
                 crate::canonical::member(out, &mut first, "height", __f1);
                 crate::canonical::member(out, &mut first, "width", __f0);
             }

@@ -20,6 +20,8 @@ pub struct TbAutoImport2 {
     pub x10: &'static str,
     /// Column `x13`.
     pub x13: crate::enums::DemoEnum,
+    /// Column `x13_2`.
+    pub x13_2: crate::enums::DemoFlagFlags,
     /// 多态数据结构
     ///
     /// Column `x14`.
@@ -64,6 +66,7 @@ impl crate::canonical::Canonical for TbAutoImport2 {
         crate::canonical::member(out, &mut first, "x1", &self.x1);
         crate::canonical::member(out, &mut first, "x10", &self.x10);
         crate::canonical::member(out, &mut first, "x13", &self.x13);
+        crate::canonical::member(out, &mut first, "x13_2", &self.x13_2);
         crate::canonical::member(out, &mut first, "x14", &self.x14);
         crate::canonical::member(out, &mut first, "x15", &self.x15);
         crate::canonical::member(out, &mut first, "x5", &self.x5);
@@ -97,6 +100,7 @@ pub static ROWS: &[TbAutoImport2] = &[
         x8: 3i32,
         x10: "huang",
         x13: crate::enums::DemoEnum::A,
+        x13_2: crate::enums::DemoFlagFlags(0u32),
         x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
         x15: crate::records::Shape::Circle { radius: 1.0f64 },
         v2: crate::records::Vec2 { x: 1.0f64, y: 2.0f64 },
@@ -128,8 +132,9 @@ pub static ROWS: &[TbAutoImport2] = &[
         x8: 5i32,
         x10: "huang",
         x13: crate::enums::DemoEnum::A,
+        x13_2: crate::enums::DemoFlagFlags(3u32),
         x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        x15: crate::records::Shape::Rectangle { width: 10.0f64, height: 20.0f64 },
+        x15: crate::records::Shape::Test2Rectangle { width: 10.0f64, height: 20.0f64 },
         v2: crate::records::Vec2 { x: 1.0f64, y: 2.0f64 },
         t1: crate::types::DateTime(935460549i64),
         k1: &[1i32, 2i32, 3i32],
@@ -159,8 +164,9 @@ pub static ROWS: &[TbAutoImport2] = &[
         x8: 6i32,
         x10: "huang",
         x13: crate::enums::DemoEnum::A,
+        x13_2: crate::enums::DemoFlagFlags(0u32),
         x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        x15: crate::records::Shape::Rectangle { width: 10.0f64, height: 21.0f64 },
+        x15: crate::records::Shape::Test2Rectangle { width: 10.0f64, height: 21.0f64 },
         v2: crate::records::Vec2 { x: 1.0f64, y: 2.0f64 },
         t1: crate::types::DateTime(1577808000i64),
         k1: &[1i32, 2i32, 3i32],
@@ -190,8 +196,9 @@ pub static ROWS: &[TbAutoImport2] = &[
         x8: 3i32,
         x10: "huang",
         x13: crate::enums::DemoEnum::A,
+        x13_2: crate::enums::DemoFlagFlags(0u32),
         x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        x15: crate::records::Shape::Rectangle { width: 10.0f64, height: 22.0f64 },
+        x15: crate::records::Shape::Test2Rectangle { width: 10.0f64, height: 22.0f64 },
         v2: crate::records::Vec2 { x: 1.0f64, y: 2.0f64 },
         t1: crate::types::DateTime(933732549i64),
         k1: &[1i32, 2i32, 3i32],
@@ -221,8 +228,9 @@ pub static ROWS: &[TbAutoImport2] = &[
         x8: 4i32,
         x10: "huang",
         x13: crate::enums::DemoEnum::A,
+        x13_2: crate::enums::DemoFlagFlags(0u32),
         x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        x15: crate::records::Shape::Rectangle { width: 10.0f64, height: 23.0f64 },
+        x15: crate::records::Shape::Test2Rectangle { width: 10.0f64, height: 23.0f64 },
         v2: crate::records::Vec2 { x: 1.0f64, y: 2.0f64 },
         t1: crate::types::DateTime(1577808000i64),
         k1: &[1i32, 2i32, 3i32],
@@ -252,8 +260,9 @@ pub static ROWS: &[TbAutoImport2] = &[
         x8: 5i32,
         x10: "huang",
         x13: crate::enums::DemoEnum::A,
+        x13_2: crate::enums::DemoFlagFlags(0u32),
         x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        x15: crate::records::Shape::Rectangle { width: 10.0f64, height: 24.0f64 },
+        x15: crate::records::Shape::Test2Rectangle { width: 10.0f64, height: 24.0f64 },
         v2: crate::records::Vec2 { x: 1.0f64, y: 2.0f64 },
         t1: crate::types::DateTime(935460549i64),
         k1: &[1i32, 2i32, 3i32],
@@ -283,8 +292,9 @@ pub static ROWS: &[TbAutoImport2] = &[
         x8: 6i32,
         x10: "",
         x13: crate::enums::DemoEnum::B,
+        x13_2: crate::enums::DemoFlagFlags(0u32),
         x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        x15: crate::records::Shape::Rectangle { width: 10.0f64, height: 25.0f64 },
+        x15: crate::records::Shape::Test2Rectangle { width: 10.0f64, height: 25.0f64 },
         v2: crate::records::Vec2 { x: 1.0f64, y: 2.0f64 },
         t1: crate::types::DateTime(1577808000i64),
         k1: &[1i32, 2i32, 3i32],
@@ -314,8 +324,9 @@ pub static ROWS: &[TbAutoImport2] = &[
         x8: 4i32,
         x10: "xxx",
         x13: crate::enums::DemoEnum::B,
+        x13_2: crate::enums::DemoFlagFlags(0u32),
         x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        x15: crate::records::Shape::Rectangle { width: 10.0f64, height: 26.0f64 },
+        x15: crate::records::Shape::Test2Rectangle { width: 10.0f64, height: 26.0f64 },
         v2: crate::records::Vec2 { x: 1.0f64, y: 2.0f64 },
         t1: crate::types::DateTime(935460549i64),
         k1: &[1i32, 2i32, 3i32],
@@ -345,8 +356,9 @@ pub static ROWS: &[TbAutoImport2] = &[
         x8: 3i32,
         x10: "xxx",
         x13: crate::enums::DemoEnum::B,
+        x13_2: crate::enums::DemoFlagFlags(0u32),
         x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        x15: crate::records::Shape::Rectangle { width: 10.0f64, height: 27.0f64 },
+        x15: crate::records::Shape::Test2Rectangle { width: 10.0f64, height: 27.0f64 },
         v2: crate::records::Vec2 { x: 1.0f64, y: 2.0f64 },
         t1: crate::types::DateTime(935460549i64),
         k1: &[1i32, 2i32, 3i32],

@@ -413,7 +413,11 @@ pub static ROWS: &[TbFullTypes] = &[
         x10: "Assets/GoodsIcon/GoodsIcon.spriteatlas",
         x12: crate::records::DemoType1 { x1: 512i32 },
         x13: crate::enums::DemoEnum::B,
-        x14: crate::records::DemoDynamic::RoleInfo { x1: 1i32, x3: 4i32, role_id: 10000i64 },
+        x14: crate::records::DemoDynamic::TestLoginRoleInfo {
+            x1: 1i32,
+            x3: 4i32,
+            role_id: 10000i64,
+        },
         s1: "/apple",
         t1: crate::types::DateTime(935460551i64),
         k1: &[1i32, 2i32, 5i32],

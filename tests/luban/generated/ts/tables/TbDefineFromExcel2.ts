@@ -14,6 +14,7 @@ export interface TbDefineFromExcel2 {
   readonly x8: number;
   readonly x10: string;
   readonly x13: DemoEnum;
+  readonly x132: readonly DemoFlag[];
   readonly x133: readonly DemoFlag[];
   /**
    * 多态数据结构
@@ -31,7 +32,7 @@ export interface TbDefineFromExcel2 {
   readonly v11?: Vec3;
 }
 
-const FIELDS: readonly string[] = ["id", "x1", "x5", "x6", "x8", "x10", "x13", "x13_3", "x14", "x15", "v2", "t1", "k1", "k2", "k8", "k9", "k10", "k11", "v11"];
+const FIELDS: readonly string[] = ["id", "x1", "x5", "x6", "x8", "x10", "x13", "x13_2", "x13_3", "x14", "x15", "v2", "t1", "k1", "k2", "k8", "k9", "k10", "k11", "v11"];
 
 export function readTbDefineFromExcel2(v: unknown, at: rt.At): TbDefineFromExcel2 {
   const o = rt.object(v, at);
@@ -44,6 +45,7 @@ export function readTbDefineFromExcel2(v: unknown, at: rt.At): TbDefineFromExcel
       x8: rt.int(o["x8"], "x8", -2147483648, 2147483647),
       x10: rt.str(o["x10"], "x10"),
       x13: readDemoEnum(o["x13"], "x13"),
+      x132: rt.scalars(o["x13_2"], "x13_2", readDemoFlag),
       x133: rt.scalars(o["x13_3"], "x13_3", readDemoFlag),
       x14: readDemoDynamic(o["x14"], "x14"),
       x15: readShape(o["x15"], "x15"),
@@ -56,10 +58,10 @@ export function readTbDefineFromExcel2(v: unknown, at: rt.At): TbDefineFromExcel
       k10: rt.array(o["k10"], "k10", (v1, a1) => readVec3(v1, a1)),
       k11: rt.array(o["k11"], "k11", (v1, a1) => readVec4(v1, a1)),
     };
-    let n = 18;
-    const x18 = o["v11"];
-    if (x18 !== undefined) {
-      r.v11 = readVec3(x18, "v11");
+    let n = 19;
+    const x19 = o["v11"];
+    if (x19 !== undefined) {
+      r.v11 = readVec3(x19, "v11");
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS);
@@ -84,6 +86,7 @@ export function writeTbDefineFromExcel2(r: TbDefineFromExcel2): string {
   out.push("\"x1\":" + rt.wBool(r.x1));
   out.push("\"x10\":" + rt.wStr(r.x10));
   out.push("\"x13\":" + rt.wStr(r.x13));
+  out.push("\"x13_2\":" + rt.wArray(r.x132, rt.wStr));
   out.push("\"x13_3\":" + rt.wArray(r.x133, rt.wStr));
   out.push("\"x14\":" + writeDemoDynamic(r.x14));
   out.push("\"x15\":" + writeShape(r.x15));
