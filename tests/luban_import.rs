@@ -263,6 +263,14 @@ fn generated_rust_keeps_enum_values_names_and_row_order() {
     );
     assert_eq!(EMinorType::from_value(7), None);
     assert_eq!(EMajorType::CURRENCY.value(), 1);
+    // Flags of an enum with explicit values: bit i is member i (A = 1, B = 2 are bits 0 and 1).
+    use datatables_tables::enums::{DemoFlag, DemoFlagFlags};
+    let ab = DemoFlagFlags::A.union(DemoFlagFlags::B);
+    assert!(ab.contains(DemoFlag::A) && ab.contains(DemoFlag::B) && !ab.contains(DemoFlag::C));
+    assert_eq!(ab.iter().collect::<Vec<_>>(), [DemoFlag::A, DemoFlag::B]);
+    // #AutoImport1.xlsx row 10001 writes x13_2 one column per flag: `1 | TRUE |` is A and B.
+    let row = datatables_tables::tb_auto_import1::TbAutoImport1::all()[1];
+    assert_eq!(row.x13_2, ab);
     // Keys of an enum with explicit values order by value (FOOD = 403 sorts before SPECIAL_TOOL = 424).
     assert!(EMinorType::FOOD < EMinorType::SPECIAL_TOOL);
     let all = TbItem::all();

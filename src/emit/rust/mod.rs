@@ -1448,6 +1448,13 @@ fn enums_file(p: &Project) -> Result<TokenStream> {
             quote! { #[doc = #d] pub const #c: #name = #name(#v); }
         });
         let doc = format!(" A set of [`{}`] members (`x-gentable-flags`): bit `i` is member `i` in declaration order.", naming::rust_type(&e));
+        // The bit of a member is its index, not its discriminant (`x-gentable-enumValues` may set `B = 2`).
+        let variants: Vec<_> = (0..def.members.len())
+            .map(|i| format_ident!("{}", variant_name(def, i)))
+            .collect();
+        let indices: Vec<Literal> = (0..def.members.len())
+            .map(|i| Literal::u32_unsuffixed(i as u32))
+            .collect();
         out.push(quote! {
             #[doc = #doc]
             #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -1459,7 +1466,10 @@ fn enums_file(p: &Project) -> Result<TokenStream> {
                 /// The bits.
                 pub const fn bits(self) -> #bits { self.0 }
                 /// Whether `member` is in the set.
-                pub const fn contains(self, member: #en) -> bool { self.0 & (1 << member as u32) != 0 }
+                pub const fn contains(self, member: #en) -> bool {
+                    let bit: u32 = match member { #(#en::#variants => #indices,)* };
+                    self.0 & (1 << bit) != 0
+                }
                 /// Whether every member of `other` is in the set.
                 pub const fn contains_all(self, other: #name) -> bool { self.0 & other.0 == other.0 }
                 /// Whether the set is empty.

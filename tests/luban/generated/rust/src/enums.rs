@@ -743,7 +743,13 @@ impl DemoFlagFlags {
     }
     /// Whether `member` is in the set.
     pub const fn contains(self, member: DemoFlag) -> bool {
-        self.0 & (1 << member as u32) != 0
+        let bit: u32 = match member {
+            DemoFlag::A => 0,
+            DemoFlag::B => 1,
+            DemoFlag::C => 2,
+            DemoFlag::D => 3,
+        };
+        self.0 & (1 << bit) != 0
     }
     /// Whether every member of `other` is in the set.
     pub const fn contains_all(self, other: DemoFlagFlags) -> bool {

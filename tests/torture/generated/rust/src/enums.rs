@@ -218,7 +218,13 @@ impl ElementFlags {
     }
     /// Whether `member` is in the set.
     pub const fn contains(self, member: Element) -> bool {
-        self.0 & (1 << member as u32) != 0
+        let bit: u32 = match member {
+            Element::Fire => 0,
+            Element::Ice => 1,
+            Element::Wind => 2,
+            Element::Earth => 3,
+        };
+        self.0 & (1 << bit) != 0
     }
     /// Whether every member of `other` is in the set.
     pub const fn contains_all(self, other: ElementFlags) -> bool {
