@@ -4,7 +4,11 @@
 //!
 //! * `expected.human.txt`: stderr of `--message-format human`, then a line `[exit N]`;
 //! * `expected.json`: stderr of `--message-format json -q` (one object per line);
-//! * `expected.github.txt`: stderr of `--message-format github -q`.
+//! * `expected.github.txt`: stderr of `--message-format github -q`;
+//! * `expected.zh.txt`: stderr of `--message-format human --lang zh` (Simplified Chinese), then `[exit N]`.
+//!
+//! Every message and help of every case must have its Chinese (`src/diag/zh.rs`):
+//! [`every_message_of_the_cases_has_chinese`] fails for one that stays English.
 //!
 //! The golden files change only on explicit opt-in: `GENTABLE_BLESS=1 cargo test --test diagnostics`.
 //! Also here: the FunnyPitch count-table fixture (`tests/fixtures/funnypitch-counttable/`), the promise that
@@ -28,6 +32,10 @@ fn run(dir: &Path, args: &[&str]) -> (String, i32) {
         .args(["-c", "gentable.toml"])
         .args(args)
         .current_dir(dir)
+        // The goldens are English unless a case asks for --lang zh, whatever the machine's locale.
+        .env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES")
+        .env_remove("LANG")
         .output()
         .expect("run gentable");
     assert!(
@@ -131,8 +139,84 @@ fn every_case_matches_its_golden_output_in_all_three_formats() {
         ));
         failures.extend(golden(&dir.join("expected.json"), &json));
         failures.extend(golden(&dir.join("expected.github.txt"), &github));
+        let (zh, zcode) = run(
+            dir,
+            &[
+                &["--message-format", "human", "--lang", "zh"],
+                extra.as_slice(),
+            ]
+            .concat(),
+        );
+        assert_eq!(
+            code,
+            zcode,
+            "{}: the exit code does not depend on the language",
+            dir.display()
+        );
+        failures.extend(golden(
+            &dir.join("expected.zh.txt"),
+            &format!("{zh}[exit {code}]\n"),
+        ));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Whether `s` holds Chinese (an ideograph or full-width / CJK punctuation).
+fn has_cjk(s: &str) -> bool {
+    s.chars()
+        .any(|c| matches!(c as u32, 0x3000..=0x303f | 0x4e00..=0x9fff | 0xff00..=0xffef))
+}
+
+/// Every message and help the cases produce reads in Chinese with `--lang zh` (JSON: the same diagnostics,
+/// in the same order, as in English). The exceptions are texts the user wrote: a rule's own message
+/// (GT0310/GT0311 — its help is still translated).
+#[test]
+fn every_message_of_the_cases_has_chinese() {
+    let mut missing = vec![];
+    for dir in cases() {
+        let extra = std::fs::read_to_string(dir.join("args")).unwrap_or_default();
+        let extra: Vec<&str> = extra.split_whitespace().collect();
+        let json = |lang: &str| -> Vec<serde_json::Value> {
+            let (out, _) = run(
+                &dir,
+                &[
+                    &["--message-format", "json", "-q", "--lang", lang],
+                    extra.as_slice(),
+                ]
+                .concat(),
+            );
+            out.lines()
+                .map(|l| serde_json::from_str(l).unwrap())
+                .collect()
+        };
+        let (en, zh) = (json("en"), json("zh"));
+        assert_eq!(en.len(), zh.len(), "{}", dir.display());
+        for (e, z) in en.iter().zip(&zh) {
+            assert_eq!(e["code"], z["code"], "{}", dir.display());
+            assert_eq!(e["cell_text"], z["cell_text"], "{}", dir.display());
+            let code = e["code"].as_str().unwrap();
+            for key in ["message", "help"] {
+                let (Some(et), Some(zt)) = (e[key].as_str(), z[key].as_str()) else {
+                    assert_eq!(e[key], z[key], "{}", dir.display());
+                    continue;
+                };
+                let users_own = key == "message" && matches!(code, "GT0310" | "GT0311");
+                if !users_own && (et == zt || !has_cjk(zt)) {
+                    missing.push(format!(
+                        "{} {code} {key}: {et:?}",
+                        dir.file_name().unwrap().to_string_lossy()
+                    ));
+                }
+            }
+        }
+    }
+    missing.sort();
+    missing.dedup();
+    assert!(
+        missing.is_empty(),
+        "messages without Chinese (add a template to MESSAGES in src/diag/zh.rs):\n{}",
+        missing.join("\n")
+    );
 }
 
 /// The codes each case must produce (so that a golden file cannot silently lose its point).
@@ -437,5 +521,129 @@ fn docs_list_every_code() {
         } else {
             panic!("docs/diagnostics.md's code table is out of date (GENTABLE_BLESS=1 cargo test --test diagnostics)");
         }
+    }
+}
+
+/// `gentable` in `dir` with `args` and exactly the locale variables `env`: (stdout, stderr, exit code).
+fn run_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (String, String, i32) {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_gentable"));
+    c.args(args).current_dir(dir);
+    for k in ["LC_ALL", "LC_MESSAGES", "LANG"] {
+        c.env_remove(k);
+    }
+    c.envs(env.iter().copied());
+    let out = c.output().expect("run gentable");
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+/// `--lang` decides; without it the locale does (LC_ALL, then LC_MESSAGES, then LANG; Chinese for `zh*`),
+/// and English is the default.
+#[test]
+fn the_language_follows_lang_then_the_locale() {
+    let dir = root().join("tests/diagnostics/not-in-enum");
+    let zh = "错误[GT0203]: \"Green\" 不是 Side";
+    let en = "error[GT0203]: \"Green\" is not a Side";
+    for (args, env, want) in [
+        (&["check"][..], &[][..], en),
+        (&["check"], &[("LANG", "zh_CN.UTF-8")], zh),
+        (
+            &["check"],
+            &[("LANG", "zh_CN.UTF-8"), ("LC_ALL", "C.UTF-8")],
+            en,
+        ),
+        (
+            &["check"],
+            &[("LANG", "en_US.UTF-8"), ("LC_MESSAGES", "zh_CN")],
+            zh,
+        ),
+        (&["check", "--lang", "en"], &[("LANG", "zh_CN.UTF-8")], en),
+        (&["--lang", "zh", "check"], &[], zh),
+    ] {
+        let (_, err, code) = run_env(&dir, args, env);
+        assert_eq!(code, 1, "{args:?} {env:?}: {err}");
+        assert!(err.contains(want), "{args:?} {env:?}: {err}");
+    }
+    // The exit code and the JSON field names do not depend on the language.
+    let (_, err, _) = run_env(
+        &dir,
+        &["check", "-q", "--message-format", "json", "--lang", "zh"],
+        &[],
+    );
+    let v: serde_json::Value = serde_json::from_str(err.lines().next().unwrap()).unwrap();
+    assert_eq!(v["code"], "GT0203");
+    assert_eq!(v["message"], "\"Green\" 不是 Side");
+    assert_eq!(v["help"], "Side 是以下之一：Red, Blue");
+}
+
+/// `gentable explain` in both languages, for every code.
+#[test]
+fn explain_speaks_both_languages() {
+    let dir = root();
+    let (out, _, code) = run_env(&dir, &["explain", "GT0203", "--lang", "zh"], &[]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("GT0203：不是枚举成员\n\n"), "{out}");
+    assert!(out.contains("修正："), "{out}");
+    let (out, _, _) = run_env(&dir, &["explain", "gt0203"], &[("LANG", "zh_CN.UTF-8")]);
+    assert!(out.starts_with("GT0203：不是枚举成员"), "{out}");
+    let (out, _, _) = run_env(&dir, &["explain", "GT0203"], &[]);
+    assert!(out.starts_with("GT0203: not in enum\n\n"), "{out}");
+    for c in gentable::diag::Code::ALL {
+        let zh =
+            gentable::diag::code::explain_in(c.as_str(), gentable::diag::lang::Lang::Zh).unwrap();
+        let en = gentable::diag::code::explain(c.as_str()).unwrap();
+        assert!(has_cjk(&zh) && !has_cjk(en.lines().next().unwrap()), "{c}");
+    }
+}
+
+/// `--message-format sarif`: one SARIF 2.1.0 log on stdout with a result per diagnostic (the same as the
+/// JSON lines), nothing else printed; in Chinese with `--lang zh`.
+#[test]
+fn sarif_is_one_log_of_every_diagnostic() {
+    for case in ["foreign-key-nested", "warning", "rule-does-not-compile"] {
+        let dir = root().join("tests/diagnostics").join(case);
+        let (json, _) = run(&dir, &["--message-format", "json", "-q"]);
+        let lines: Vec<serde_json::Value> = json
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let (out, err, code) = run_env(&dir, &["check", "-q", "--message-format", "sarif"], &[]);
+        assert_eq!(err, "", "{case}");
+        assert_eq!(code, if case == "warning" { 0 } else { 1 }, "{case}");
+        let log: serde_json::Value = serde_json::from_str(&out).expect("SARIF is JSON");
+        assert_eq!(log["version"], "2.1.0");
+        let results = log["runs"][0]["results"].as_array().unwrap();
+        assert_eq!(results.len(), lines.len(), "{case}");
+        let rules = log["runs"][0]["tool"]["driver"]["rules"]
+            .as_array()
+            .unwrap();
+        for (r, l) in results.iter().zip(&lines) {
+            assert_eq!(r["ruleId"], l["code"], "{case}");
+            let i = r["ruleIndex"].as_u64().unwrap() as usize;
+            assert_eq!(rules[i]["id"], l["code"], "{case}");
+            assert_eq!(r["level"], l["severity"], "{case}");
+            let loc = &r["locations"][0]["physicalLocation"];
+            assert_eq!(loc["artifactLocation"]["uri"], l["file"], "{case}");
+            if l["row"].as_u64().unwrap() > 0 {
+                assert_eq!(loc["region"]["startLine"], l["row"], "{case}");
+            }
+            assert!(r["message"]["text"]
+                .as_str()
+                .unwrap()
+                .starts_with(l["message"].as_str().unwrap()));
+        }
+        let (zh, _, _) = run_env(
+            &dir,
+            &["check", "--message-format", "sarif", "--lang", "zh"],
+            &[],
+        );
+        let log: serde_json::Value = serde_json::from_str(&zh).unwrap();
+        let text = log["runs"][0]["tool"]["driver"]["rules"][0]["fullDescription"]["text"]
+            .as_str()
+            .unwrap();
+        assert!(has_cjk(text), "{case}: {text}");
     }
 }

@@ -345,3 +345,150 @@ fn git_diff_of_a_workbook_shows_the_changed_cell_through_textconv() {
     assert_eq!(code, 1);
     assert!(err.contains("cannot read"), "{err}");
 }
+
+/// docs/ci.md: its workflow is docs/ci/tables.yml word for word; the workflow's `gentable` steps do what
+/// the page says on a repository holding FunnyPitch at its top (the gate passes, then fails with a GitHub
+/// annotation at a broken cell; the SARIF file is a log; the job summary gets the changed cell); and
+/// docs/ci/pre-commit refuses a commit with a broken cell or a stale generated/, and lets the fixed one in.
+#[test]
+fn the_ci_workflow_and_the_pre_commit_hook_work() {
+    let root = Path::new(ROOT);
+    let page = std::fs::read_to_string(root.join("docs/ci.md")).unwrap();
+    let workflow = std::fs::read_to_string(root.join("docs/ci/tables.yml")).unwrap();
+    assert!(
+        page.contains(&format!("```yaml\n{workflow}```")),
+        "docs/ci.md and docs/ci/tables.yml differ"
+    );
+    let steps: Vec<String> = workflow
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("run: gentable "))
+        .map(|c| format!("gentable {c}").replace("${{ github.base_ref }}", "main"))
+        .collect();
+    assert_eq!(steps.len(), 3, "{steps:?}");
+
+    // The repository: FunnyPitch with its generated/ (built here), branch origin/main as the base.
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path();
+    for d in ["Table", "schema"] {
+        copy_dir(&root.join(d), &repo.join(d));
+    }
+    std::fs::copy(root.join("gentable.toml"), repo.join("gentable.toml")).unwrap();
+    let (_, err, code) = gentable(repo, &["build", "-q"]);
+    assert_eq!(code, 0, "{err}");
+    git(repo, &["init", "-q", "-b", "main"]);
+    git(repo, &["add", "-A"]);
+    git(repo, &["commit", "-qm", "tables"]);
+    git(repo, &["branch", "origin/main"]);
+    let bin = Path::new(env!("CARGO_BIN_EXE_gentable"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let summary = repo.join("summary.md");
+    let sh = |cmd: &str| {
+        let out = Command::new("sh")
+            .args(["-c", cmd])
+            .current_dir(repo)
+            .env("PATH", &path)
+            .env("GITHUB_STEP_SUMMARY", &summary)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .env_remove("LANG")
+            .env_remove("LC_ALL")
+            .output()
+            .unwrap();
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+            out.status.code().unwrap_or(-1),
+        )
+    };
+    // A clean tree passes the gate.
+    let (_, err, code) = sh(&steps[0]);
+    assert_eq!(code, 0, "{}: {err}", steps[0]);
+    assert!(!err.contains("::error"), "{err}");
+
+    // A pull request that edits a cell (and regenerates): the gate passes, the summary shows the cell.
+    let pieces = repo.join("Table/PieceType.csv");
+    edit(
+        &pieces,
+        "Military,false,false,,4\n",
+        "Military,false,false,,5\n",
+    );
+    let (_, err, code) = gentable(repo, &["build", "-q"]);
+    assert_eq!(code, 0, "{err}");
+    git(repo, &["commit", "-qam", "knight count 5"]);
+    let (_, err, code) = sh(&steps[0]);
+    assert_eq!(code, 0, "{err}");
+    let (_, err, code) = sh(&steps[2]);
+    assert_eq!(code, 0, "{}: {err}", steps[2]);
+    let md = std::fs::read_to_string(&summary).unwrap();
+    assert!(md.contains("Knight") && md.contains("PieceType"), "{md}");
+    assert!(md.contains('4') && md.contains('5'), "{md}");
+
+    // A broken cell: an annotation at its line, exit 1; the SARIF step still writes a log naming it.
+    edit(
+        &pieces,
+        "Military,false,false,,5\n",
+        "Military,false,false,,x5\n",
+    );
+    let (_, err, code) = sh(&steps[0]);
+    assert_eq!(code, 1, "{err}");
+    let ann = err
+        .lines()
+        .find(|l| l.starts_with("::error "))
+        .expect("an annotation");
+    assert!(ann.contains("file=Table/PieceType.csv,line="), "{ann}");
+    let (_, err, code) = sh(&steps[1]);
+    assert_eq!(code, 0, "{}: {err}", steps[1]);
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(repo.join("gentable.sarif")).unwrap())
+            .unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert!(
+        results.iter().any(
+            |r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                == "Table/PieceType.csv"
+        ),
+        "{log}"
+    );
+
+    // The pre-commit hook: the broken cell is refused, a fixed cell with a stale generated/ too, then the
+    // fixed and regenerated commit goes in.
+    let hook = repo.join(".git/hooks/pre-commit");
+    std::fs::copy(root.join("docs/ci/pre-commit"), &hook).unwrap();
+    let (_, err, code) = sh("git commit -qam broken");
+    assert_ne!(code, 0, "the hook let a broken cell in: {err}");
+    assert!(
+        err.contains("GT0201") && err.contains("pre-commit:"),
+        "{err}"
+    );
+    edit(
+        &pieces,
+        "Military,false,false,,x5\n",
+        "Military,false,false,,6\n",
+    );
+    let (_, err, code) = sh("git commit -qam stale");
+    assert_ne!(code, 0, "the hook let a stale generated/ in: {err}");
+    let (_, err, code) = gentable(repo, &["build", "-q"]);
+    assert_eq!(code, 0, "{err}");
+    git(repo, &["add", "-A"]);
+    let (_, err, code) = sh("git commit -qm fixed");
+    assert_eq!(code, 0, "{err}");
+    // A commit that touches no table skips the check, even with a broken cell in the working tree.
+    edit(
+        &pieces,
+        "Military,false,false,,6\n",
+        "Military,false,false,,x6\n",
+    );
+    std::fs::write(repo.join("notes.txt"), "x").unwrap();
+    git(repo, &["add", "notes.txt"]);
+    let (_, err, code) = sh("git commit -qm notes");
+    assert_eq!(code, 0, "{err}");
+}

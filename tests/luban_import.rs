@@ -312,6 +312,7 @@ fn luban_example_project_imports_builds_and_matches_lubans_export() {
         quiet: true,
         format: gentable::diag::render::Format::Human,
         max_per_kind: 0,
+        lang: gentable::diag::lang::Lang::En,
     });
     let text: String = build.output.iter().map(|(_, t)| t.as_str()).collect();
     assert_eq!(
@@ -554,6 +555,7 @@ fn row_tags_are_chosen_per_output() {
         quiet: true,
         format: gentable::diag::render::Format::Human,
         max_per_kind: 0,
+        lang: gentable::diag::lang::Lang::En,
     });
     assert_eq!(out.exit_code, 0, "{:?}", out.output);
     let ids = |p: &str| -> Vec<i64> {

@@ -30,6 +30,7 @@ pub use stages::Validated;
 pub use write::{stale, write, Changes, Scope};
 
 use crate::config::Loaded;
+use crate::diag::lang::Lang;
 use crate::diag::render::{self, Format, Sources};
 use crate::diag::{Code, Diagnostic, Diagnostics, Severity};
 use std::path::{Path, PathBuf};
@@ -62,6 +63,8 @@ pub struct Request {
     pub format: Format,
     /// At most this many diagnostics per code per file in human and GitHub output (0 = all).
     pub max_per_kind: usize,
+    /// The language of messages and summaries (`--lang`, else the locale: [`Lang::from_env`]).
+    pub lang: Lang,
 }
 
 /// Where a piece of a run's output goes.
@@ -118,6 +121,11 @@ impl Outcome {
     fn err(&mut self, s: impl Into<String>) {
         self.output.push((Stream::Stderr, s.into()));
     }
+    /// A summary line (ending with `\n`) to stderr, in `lang`.
+    fn say(&mut self, lang: Lang, line: String) {
+        let text = line.strip_suffix('\n').unwrap_or(&line);
+        self.err(format!("{}\n", crate::diag::lang::message(text, lang)));
+    }
     /// Everything printed to `stream`.
     pub fn text(&self, stream: Stream) -> String {
         self.output
@@ -129,6 +137,7 @@ impl Outcome {
     fn report(&mut self, d: &Diagnostics, req: &Request, sources: &Sources) {
         let opts = render::Options {
             max_per_kind: req.max_per_kind,
+            lang: req.lang,
         };
         self.err(render::render_report(d, req.format, sources, &opts));
         self.diagnostics.extend(d.items.iter().cloned());
@@ -168,24 +177,27 @@ pub fn run(req: &Request) -> Outcome {
             });
         }
         if !req.quiet {
-            out.err(match req.action {
-                Action::Validate => format!(
-                    "gentable: {} tables valid, {}\n",
-                    up.tables,
-                    render::counts(0, 0).trim_start_matches("0 errors, ")
-                ),
-                Action::Check => format!(
-                    "gentable: {} is up to date ({} files)\n",
-                    dir.display(),
-                    up.files
-                ),
-                Action::Build => format!(
-                    "gentable: {} tables -> {} (0 written, {} unchanged, 0 removed)\n",
-                    up.tables,
-                    dir.display(),
-                    up.files
-                ),
-            });
+            out.say(
+                req.lang,
+                match req.action {
+                    Action::Validate => format!(
+                        "gentable: {} tables valid, {}\n",
+                        up.tables,
+                        render::counts(0, 0).trim_start_matches("0 errors, ")
+                    ),
+                    Action::Check => format!(
+                        "gentable: {} is up to date ({} files)\n",
+                        dir.display(),
+                        up.files
+                    ),
+                    Action::Build => format!(
+                        "gentable: {} tables -> {} (0 written, {} unchanged, 0 removed)\n",
+                        up.tables,
+                        dir.display(),
+                        up.files
+                    ),
+                },
+            );
         }
         return out;
     }
@@ -207,10 +219,13 @@ pub fn run(req: &Request) -> Outcome {
         _ => {
             ctx.finish();
             if !req.quiet && req.format == Format::Human {
-                out.err(format!(
-                    "gentable: {}; generated/ left unchanged\n",
-                    render::counts(diags.error_count(), diags.warning_count())
-                ));
+                out.say(
+                    req.lang,
+                    format!(
+                        "gentable: {}; generated/ left unchanged\n",
+                        render::counts(diags.error_count(), diags.warning_count())
+                    ),
+                );
             }
             out.exit_code = exit_code(&diags.items);
             return out;
@@ -219,11 +234,14 @@ pub fn run(req: &Request) -> Outcome {
     if req.action == Action::Validate {
         ctx.finish();
         if !req.quiet {
-            out.err(format!(
-                "gentable: {} tables valid, {}\n",
-                validated.project.tables.len(),
-                render::counts(0, diags.warning_count()).trim_start_matches("0 errors, ")
-            ));
+            out.say(
+                req.lang,
+                format!(
+                    "gentable: {} tables valid, {}\n",
+                    validated.project.tables.len(),
+                    render::counts(0, diags.warning_count()).trim_start_matches("0 errors, ")
+                ),
+            );
         }
         return out;
     }
@@ -254,11 +272,14 @@ pub fn run(req: &Request) -> Outcome {
         ctx.finish();
         if c.written.is_empty() && c.removed.is_empty() {
             if !req.quiet {
-                out.err(format!(
-                    "gentable: {} is up to date ({} files)\n",
-                    dir.display(),
-                    c.unchanged
-                ));
+                out.say(
+                    req.lang,
+                    format!(
+                        "gentable: {} is up to date ({} files)\n",
+                        dir.display(),
+                        c.unchanged
+                    ),
+                );
             }
             return out;
         }
@@ -294,10 +315,13 @@ pub fn run(req: &Request) -> Outcome {
         } else {
             out.report(&stale_diags, req, &sources);
         }
-        out.err(format!(
-            "gentable: {} is out of date; run `gentable build` and commit the result\n",
-            dir.display()
-        ));
+        out.say(
+            req.lang,
+            format!(
+                "gentable: {} is out of date; run `gentable build` and commit the result\n",
+                dir.display()
+            ),
+        );
         out.exit_code = exit_code(&stale_diags.items);
         return out;
     }
@@ -324,14 +348,17 @@ pub fn run(req: &Request) -> Outcome {
                 unchanged: c.unchanged,
             });
             if !req.quiet {
-                out.err(format!(
-                    "gentable: {} tables -> {} ({} written, {} unchanged, {} removed)\n",
-                    validated.project.tables.len(),
-                    dir.display(),
-                    c.written.len(),
-                    c.unchanged,
-                    c.removed.len()
-                ));
+                out.say(
+                    req.lang,
+                    format!(
+                        "gentable: {} tables -> {} ({} written, {} unchanged, {} removed)\n",
+                        validated.project.tables.len(),
+                        dir.display(),
+                        c.written.len(),
+                        c.unchanged,
+                        c.removed.len()
+                    ),
+                );
             }
         }
         Err(e) => {

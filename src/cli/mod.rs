@@ -7,6 +7,7 @@
 //! found changes with `--exit-code`); 2 usage or configuration errors.
 
 use crate::build::{Action, Outcome, Request, Stream};
+use crate::diag::lang::Lang;
 use crate::diag::render::Format;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
@@ -22,6 +23,16 @@ use std::path::PathBuf;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Language of messages: en or zh (Simplified Chinese). Default: the locale (LC_ALL, LC_MESSAGES,
+    /// LANG starting with zh), else English.
+    #[arg(long, global = true, value_enum)]
+    lang: Option<LangArg>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum LangArg {
+    En,
+    Zh,
 }
 
 /// Options shared by every command that builds the project.
@@ -49,8 +60,9 @@ struct Common {
 }
 
 impl Common {
-    fn request(&self, action: Action, max_per_kind: usize) -> Request {
+    fn request(&self, action: Action, max_per_kind: usize, lang: Lang) -> Request {
         Request {
+            lang,
             config: self.config.clone(),
             action,
             cache: !self.no_cache,
@@ -72,6 +84,8 @@ enum MessageFormat {
     Human,
     Json,
     Github,
+    /// One SARIF 2.1.0 log on standard output (code-scanning UIs).
+    Sarif,
 }
 
 impl MessageFormat {
@@ -80,6 +94,7 @@ impl MessageFormat {
             MessageFormat::Human => Format::Human,
             MessageFormat::Json => Format::Json,
             MessageFormat::Github => Format::Github,
+            MessageFormat::Sarif => Format::Sarif,
         }
     }
 }
@@ -201,19 +216,24 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> u8 {
             return e.exit_code().clamp(0, 255) as u8;
         }
     };
+    let lang = match cli.lang {
+        Some(LangArg::En) => Lang::En,
+        Some(LangArg::Zh) => Lang::Zh,
+        None => Lang::from_env(),
+    };
     let mut out = std::io::stdout();
     let mut err = std::io::stderr();
-    run(cli.command, &mut out, &mut err)
+    run(cli.command, lang, &mut out, &mut err)
 }
 
-fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
+fn run(command: Command, lang: Lang, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
     let (common, action) = match command {
         Command::ConfigSchema => {
             let _ = write!(out, "{}", crate::config::json_schema());
             return 0;
         }
         Command::Explain { code } => {
-            return match crate::diag::code::explain(&code) {
+            return match crate::diag::code::explain_in(&code, lang) {
                 Some(text) => {
                     let _ = writeln!(out, "{text}");
                     0
@@ -289,7 +309,7 @@ fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
                 return 2;
             }
             let req = crate::watch::WatchRequest {
-                build: common.request(Action::Build, 3),
+                build: common.request(Action::Build, 3, lang),
                 debounce: std::time::Duration::from_millis(debounce),
                 clear: !no_clear && std::io::stderr().is_terminal(),
             };
@@ -323,8 +343,17 @@ fn run(command: Command, out: &mut dyn Write, err: &mut dyn Write) -> u8 {
             (common, if check { Action::Check } else { Action::Build })
         }
     };
-    let outcome = crate::build::run(&common.request(action, 20));
+    let req = common.request(action, 20, lang);
+    let outcome = crate::build::run(&req);
     print(&outcome, out, err);
+    if req.format == Format::Sarif {
+        // One log of the whole run (the build collected the diagnostics without printing them).
+        let mut d = crate::diag::Diagnostics {
+            items: outcome.diagnostics.clone(),
+        };
+        d.sort();
+        let _ = out.write_all(crate::diag::sarif::sarif(&d.items, lang).as_bytes());
+    }
     outcome.exit_code
 }
 

@@ -239,8 +239,19 @@ impl PartialEq<&str> for Code {
 
 /// `gentable explain CODE`: the code, its title and its explanation, or `None` for an unknown code.
 pub fn explain(code: &str) -> Option<String> {
+    explain_in(code, super::lang::Lang::En)
+}
+
+/// [`explain`] in `lang` (Chinese from the catalog of [`super::lang`]).
+pub fn explain_in(code: &str, lang: super::lang::Lang) -> Option<String> {
+    use super::lang;
     let c = Code::parse(code)?;
-    Some(format!("{c}: {}\n\n{}", c.title(), c.explanation()))
+    let colon = if lang == lang::Lang::Zh { "：" } else { ": " };
+    Some(format!(
+        "{c}{colon}{}\n\n{}",
+        lang::title(c, lang),
+        lang::explanation(c, lang)
+    ))
 }
 
 #[cfg(test)]

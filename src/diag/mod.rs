@@ -7,11 +7,17 @@
 //! letter and header, the cell's text and what was expected. Runs collect *all* diagnostics into a
 //! [`Diagnostics`] list, which sorts them deterministically (file, sheet, row, column, code).
 //! Codes are stable (`GT0xxx`); `gentable explain CODE` describes each ([`code::Code::explanation`]).
+//! Messages are written in English; [`lang`] gives them in Simplified Chinese at the edge (`--lang zh`), and
+//! [`sarif`] writes a run's diagnostics as a SARIF log.
 
 pub mod code;
 pub use code::{Class, Code};
 pub mod hint;
+pub mod lang;
 pub mod render;
+pub mod sarif;
+pub mod words;
+mod zh;
 
 use serde::Serialize;
 use std::fmt;

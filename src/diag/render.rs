@@ -11,10 +11,16 @@
 //!   `%`, CR and LF always; `:` and `,` in properties). Rows of workbooks carry no `line`/`col` (the file is not
 //!   text); the title names the sheet, row and column.
 //!
+//! * **SARIF**: [`super::sarif`], one log of the whole run (the command line prints it at the end).
+//!
+//! Messages, helps and the frame words are in [`Options::lang`] ([`super::lang`]: Chinese by the catalog;
+//! a code's title and the JSON field names stay as they are).
+//!
 //! [`render_report`] caps human and GitHub output at [`Options::max_per_kind`] diagnostics per code per file
 //! and says how many more there are, so that a run with 10,000 errors stays readable. Everything is linear in
 //! the number of diagnostics.
 
+use crate::diag::lang::{self, Lang};
 use crate::diag::Code;
 use crate::diag::{column_from_letters, Diagnostic, Diagnostics, Severity};
 use codespan_reporting::diagnostic as cs;
@@ -29,6 +35,9 @@ pub enum Format {
     Human,
     Json,
     Github,
+    /// A SARIF 2.1.0 log ([`super::sarif`]): not rendered per batch; the command line writes one log of
+    /// the run's diagnostics ([`render_report`] renders nothing for it).
+    Sarif,
 }
 
 /// Rendering options.
@@ -36,11 +45,16 @@ pub enum Format {
 pub struct Options {
     /// At most this many diagnostics per code per file in human and GitHub output (0 = no limit).
     pub max_per_kind: usize,
+    /// The language of messages, helps and frame words.
+    pub lang: Lang,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { max_per_kind: 20 }
+        Options {
+            max_per_kind: 20,
+            lang: Lang::En,
+        }
     }
 }
 
@@ -69,9 +83,10 @@ pub fn render(d: &Diagnostics, format: Format) -> Vec<String> {
 /// Render one diagnostic (human form without a source line).
 pub fn render_one(d: &Diagnostic, format: Format) -> String {
     match format {
-        Format::Human => human(d, None),
-        Format::Json => json(d),
-        Format::Github => github(d),
+        Format::Human => human(d, None, Lang::En),
+        Format::Json => json(d, Lang::En),
+        Format::Github => github(d, Lang::En),
+        Format::Sarif => super::sarif::sarif(std::slice::from_ref(d), Lang::En),
     }
 }
 
@@ -82,8 +97,19 @@ fn sev_word(s: Severity) -> &'static str {
     }
 }
 
-fn json(d: &Diagnostic) -> String {
-    serde_json::to_string(d).expect("diagnostics serialize")
+/// `d` with its message and help in `lang`.
+fn translated(d: &Diagnostic, lang: Lang) -> std::borrow::Cow<'_, Diagnostic> {
+    if lang == Lang::En {
+        return std::borrow::Cow::Borrowed(d);
+    }
+    let mut t = d.clone();
+    t.message = lang::message(&d.message, lang);
+    t.help = d.help.as_deref().map(|h| lang::message(h, lang));
+    std::borrow::Cow::Owned(t)
+}
+
+fn json(d: &Diagnostic, lang: Lang) -> String {
+    serde_json::to_string(&*translated(d, lang)).expect("diagnostics serialize")
 }
 
 /// The whole report: `d` must be sorted ([`Diagnostics::sort`]). Human output is grouped by file; human and
@@ -91,9 +117,13 @@ fn json(d: &Diagnostic) -> String {
 /// Every line ends with `\n`.
 pub fn render_report(d: &Diagnostics, format: Format, sources: &Sources, opts: &Options) -> String {
     let mut out = String::new();
+    let lang = opts.lang;
+    if format == Format::Sarif {
+        return out;
+    }
     if format == Format::Json {
         for x in &d.items {
-            out.push_str(&json(x));
+            out.push_str(&json(x, lang));
             out.push('\n');
         }
         return out;
@@ -113,7 +143,11 @@ pub fn render_report(d: &Diagnostics, format: Format, sources: &Sources, opts: &
             .count();
         let warnings = group.len() - errors;
         if format == Format::Human {
-            out.push_str(&format!("--> {file}: {}\n\n", counts(errors, warnings)));
+            let colon = if lang == Lang::Zh { "：" } else { ": " };
+            out.push_str(&format!(
+                "--> {file}{colon}{}\n\n",
+                lang::counts(lang, errors, warnings)
+            ));
         }
         let mut shown: HashMap<Code, usize> = HashMap::new();
         let mut hidden: BTreeMap<Code, usize> = BTreeMap::new();
@@ -126,23 +160,26 @@ pub fn render_report(d: &Diagnostics, format: Format, sources: &Sources, opts: &
             *n += 1;
             match format {
                 Format::Human => {
-                    out.push_str(&human(x, sources.get(x).map(|v| v.as_slice())));
+                    out.push_str(&human(x, sources.get(x).map(|v| v.as_slice()), lang));
                     out.push_str("\n\n");
                 }
                 _ => {
-                    out.push_str(&github(x));
+                    out.push_str(&github(x, lang));
                     out.push('\n');
                 }
             }
         }
         for (code, n) in hidden {
-            let title = code.title();
-            let msg = format!(
-                "{n} more {code} ({title}) in {file} not shown (--max-per-kind {}; 0 shows all)",
-                opts.max_per_kind
+            let title = lang::title(code, lang);
+            let msg = lang::message(
+                &format!(
+                    "{n} more {code} ({title}) in {file} not shown (--max-per-kind {}; 0 shows all)",
+                    opts.max_per_kind
+                ),
+                lang,
             );
             match format {
-                Format::Human => out.push_str(&format!("note: {msg}\n\n")),
+                Format::Human => out.push_str(&format!("{}{msg}\n\n", lang.words().note)),
                 _ => out.push_str(&format!(
                     "::notice file={},title={}::{}\n",
                     gh_escape(file, true),
@@ -158,17 +195,7 @@ pub fn render_report(d: &Diagnostics, format: Format, sources: &Sources, opts: &
 
 /// `N errors, M warnings` with singulars.
 pub fn counts(errors: usize, warnings: usize) -> String {
-    let e = if errors == 1 {
-        "1 error".to_string()
-    } else {
-        format!("{errors} errors")
-    };
-    let w = if warnings == 1 {
-        "1 warning".to_string()
-    } else {
-        format!("{warnings} warnings")
-    };
-    format!("{e}, {w}")
+    lang::counts(Lang::En, errors, warnings)
 }
 
 /// One row shown as a source line: its text and the byte range of each displayed cell.
@@ -202,22 +229,24 @@ impl RowLine {
         let shown: Vec<String> = cells.iter().map(|c| show_cell(c)).collect();
         let n = shown.len().max(target.map(|t| t + 1).unwrap_or(0));
         let cell = |i: usize| shown.get(i).cloned().unwrap_or_default();
-        let total: usize = (0..n).map(|i| cell(i).len() + 2).sum();
+        // Display columns (a CJK character takes two), as the terminal shows the line.
+        let width_of = |i: usize| unicode_width::UnicodeWidthStr::width(cell(i).as_str());
+        let total: usize = (0..n).map(|i| width_of(i) + 2).sum();
         let (mut lo, mut hi) = (0, n);
         if total > MAX_LINE {
             let t = target.unwrap_or(0);
             lo = t;
             hi = t + 1;
-            let mut width = cell(t).len();
+            let mut width = width_of(t);
             loop {
                 let mut grew = false;
-                if hi < n && width + cell(hi).len() + 2 <= MAX_LINE {
-                    width += cell(hi).len() + 2;
+                if hi < n && width + width_of(hi) + 2 <= MAX_LINE {
+                    width += width_of(hi) + 2;
                     hi += 1;
                     grew = true;
                 }
-                if lo > 0 && width + cell(lo - 1).len() + 2 <= MAX_LINE {
-                    width += cell(lo - 1).len() + 2;
+                if lo > 0 && width + width_of(lo - 1) + 2 <= MAX_LINE {
+                    width += width_of(lo - 1) + 2;
                     lo -= 1;
                     grew = true;
                 }
@@ -293,8 +322,11 @@ fn config() -> term::Config {
     }
 }
 
-/// Human form: the codespan-reporting rendering with the row as its source line when `cells` is given.
-fn human(d: &Diagnostic, cells: Option<&[String]>) -> String {
+/// Human form: the codespan-reporting rendering with the row as its source line when `cells` is given, in
+/// `lang` (codespan writes `error`/`warning`; the Chinese words replace them at the start).
+fn human(d: &Diagnostic, cells: Option<&[String]>, lang: Lang) -> String {
+    let w = lang.words();
+    let d = &*translated(d, lang);
     let mut c = match d.severity {
         Severity::Error => cs::Diagnostic::error(),
         Severity::Warning => cs::Diagnostic::warning(),
@@ -312,10 +344,10 @@ fn human(d: &Diagnostic, cells: Option<&[String]>) -> String {
         .map(|cells| RowLine::new(name.clone(), d.row, cells, col));
     let mut what = vec![];
     if let Some(l) = &d.column {
-        what.push(format!("column {l}"));
+        what.push(w.column.replace("{}", l));
     }
     if let Some(f) = &d.field {
-        what.push(format!("field {f:?}"));
+        what.push(w.field.replace("{}", &format!("{f:?}")));
     }
     if let Some(line) = &line {
         let range = match col {
@@ -327,31 +359,41 @@ fn human(d: &Diagnostic, cells: Option<&[String]>) -> String {
                 .unwrap_or(0..0),
             None => 0..line.text.len(),
         };
-        c = c.with_label(cs::Label::primary((), range).with_message(what.join(", ")));
+        c = c.with_label(cs::Label::primary((), range).with_message(what.join(w.comma)));
     } else {
-        let mut at = format!("at {}", d.location());
+        let mut at = format!("{}{}", w.at, d.location());
         if !what.is_empty() {
-            at.push_str(&format!(" ({})", what.join(", ")));
+            at.push_str(&format!(" ({})", what.join(w.comma)));
         }
         notes.push(at);
     }
     if let Some(t) = &d.cell_text {
         let shown_in_line = line.as_ref().is_some_and(|_| col.is_some());
         if !shown_in_line || t.chars().count() > MAX_CELL || t.contains(['\n', '\r']) {
-            notes.push(format!("cell text: {t:?}"));
+            notes.push(format!("{}{t:?}", w.cell_text));
         }
     }
     if let Some(h) = &d.help {
-        notes.push(format!("help: {h}"));
+        notes.push(format!("{}{h}", w.help));
     }
     c = c.with_notes(notes);
     let text = match &line {
         Some(l) => term::emit_into_string(&config(), l, &c),
         None => term::emit_into_string(&config(), &NoFiles, &c),
     };
-    text.unwrap_or_else(|_| d.to_string())
+    let text = text
+        .unwrap_or_else(|_| d.to_string())
         .trim_end()
-        .to_string()
+        .to_string();
+    let sev = sev_word(d.severity);
+    let local = match d.severity {
+        Severity::Error => w.error,
+        Severity::Warning => w.warning,
+    };
+    match text.strip_prefix(sev) {
+        Some(rest) if local != sev => format!("{local}{rest}"),
+        _ => text,
+    }
 }
 
 /// No files: diagnostics without a source line.
@@ -387,7 +429,9 @@ pub fn gh_escape(s: &str, property: bool) -> String {
     out
 }
 
-fn github(d: &Diagnostic) -> String {
+fn github(d: &Diagnostic, lang: Lang) -> String {
+    let w = lang.words();
+    let d = &*translated(d, lang);
     let kind = sev_word(d.severity);
     let mut props = vec![format!("file={}", gh_escape(&d.file, true))];
     if d.row > 0 && d.sheet.is_none() {
@@ -402,13 +446,13 @@ fn github(d: &Diagnostic) -> String {
     ));
     let mut msg = d.message.clone();
     if let Some(f) = &d.field {
-        msg.push_str(&format!(" [field {f}]"));
+        msg.push_str(&format!(" [{}]", w.field.replace("{}", f)));
     }
     if let Some(t) = &d.cell_text {
-        msg.push_str(&format!(" (cell text: {t:?})"));
+        msg.push_str(&format!(" ({}{t:?})", w.cell_text));
     }
     if let Some(h) = &d.help {
-        msg.push_str(&format!("\nhelp: {h}"));
+        msg.push_str(&format!("\n{}{h}", w.help));
     }
     format!("::{kind} {}::{}", props.join(","), gh_escape(&msg, false))
 }
@@ -458,12 +502,70 @@ mod tests {
         assert!(text.contains("= help: enter a whole number"), "{text}");
     }
 
+    /// The underline stands under the cell in display columns: a CJK character takes two, in the row and
+    /// in the message's language alike.
+    #[test]
+    fn cjk_rows_keep_the_underline_under_the_cell() {
+        use unicode_width::UnicodeWidthStr;
+        let mut s = Sources::default();
+        s.insert(
+            "Table/Unit.csv",
+            None,
+            7,
+            vec!["1".into(), "骑士，重甲".into(), "abc".into(), "红".into()],
+        );
+        let d = Diagnostics {
+            items: vec![diag()],
+        };
+        for lang in [Lang::En, Lang::Zh] {
+            let text = render_report(
+                &d,
+                Format::Human,
+                &s,
+                &Options {
+                    max_per_kind: 20,
+                    lang,
+                },
+            );
+            let row = text
+                .lines()
+                .find(|l| l.starts_with("7 | "))
+                .expect("the row");
+            let carets = text
+                .lines()
+                .find(|l| l.contains('^'))
+                .expect("the underline");
+            let at = |line: &str, pat: &str| line[..line.find(pat).unwrap()].width();
+            assert_eq!(at(carets, "^^^"), at(row, "abc"), "{text}");
+            assert_eq!(carets.matches('^').count(), 3, "{text}");
+            if lang == Lang::Zh {
+                assert!(
+                    text.contains("错误[GT0201]: 应为整数，实际为 \"abc\""),
+                    "{text}"
+                );
+                assert!(text.contains("^^^ C 列，字段 \"Hp\""), "{text}");
+                assert!(text.contains("= 帮助：enter a whole number"), "{text}");
+            }
+        }
+        // A CJK cell itself is underlined over its full width.
+        let mut d = diag();
+        d.column = Some("B".into());
+        let text = render_report(
+            &Diagnostics { items: vec![d] },
+            Format::Human,
+            &s,
+            &Options::default(),
+        );
+        let carets = text.lines().find(|l| l.contains('^')).unwrap();
+        assert_eq!(carets.matches('^').count(), "骑士，重甲".width(), "{text}");
+    }
+
     #[test]
     fn github_escapes_properties_and_message() {
         let mut d = diag();
         d.file = "Table/a,b:c%.csv".into();
         d.help = Some("line1\nline2 100%".into());
-        let g = github(&d);
+        let g = github(&d, Lang::En);
         assert!(g.starts_with("::error file=Table/a%2Cb%3Ac%25.csv,line=7,col=3,title=GT0201 Table/a%2Cb%3Ac%25.csv%3A7%3AC::"), "{g}");
         assert!(g.ends_with("%0Ahelp: line1%0Aline2 100%25"), "{g}");
     }
@@ -483,7 +585,10 @@ mod tests {
             &d,
             Format::Human,
             &Sources::default(),
-            &Options { max_per_kind: 20 },
+            &Options {
+                max_per_kind: 20,
+                lang: Lang::En,
+            },
         );
         assert!(t.elapsed().as_secs() < 5);
         assert_eq!(text.matches("error[GT0201]").count(), 20);
@@ -495,7 +600,10 @@ mod tests {
             &d,
             Format::Json,
             &Sources::default(),
-            &Options { max_per_kind: 20 },
+            &Options {
+                max_per_kind: 20,
+                lang: Lang::En,
+            },
         );
         assert_eq!(all.lines().count(), 10_000);
     }

@@ -236,6 +236,7 @@ mod tests {
             quiet: true,
             format: crate::diag::render::Format::Human,
             max_per_kind: 0,
+            lang: crate::diag::lang::Lang::En,
         });
         assert_eq!(out.exit_code, 0, "{:?}", out.output);
         assert_eq!(init(dir.path()).exit_code, 2);

@@ -398,7 +398,13 @@ fn summary(
             .collect();
         format!("changed: {}", list(&names, 4))
     };
-    let _ = writeln!(out, "── gentable watch: build #{count} ({what})");
+    let lang = req.build.lang;
+    let say = |s: String| crate::diag::lang::message(&s, lang);
+    let _ = writeln!(
+        out,
+        "{}",
+        say(format!("── gentable watch: build #{count} ({what})"))
+    );
     let _ = out.write_all(outcome.text(build::Stream::Stderr).as_bytes());
     let secs = took.as_secs_f64();
     match &outcome.summary {
@@ -415,7 +421,11 @@ fn summary(
             } else {
                 format!("wrote {}", list(&files, 6))
             };
-            let _ = writeln!(out, "ok: {plan} in {secs:.2} s; {files}");
+            let _ = writeln!(
+                out,
+                "{}",
+                say(format!("ok: {plan} in {secs:.2} s; {files}"))
+            );
         }
         None => {
             let errors: Vec<String> = outcome
@@ -429,12 +439,12 @@ fn summary(
             } else {
                 format!(" at {}", list(&errors, 3))
             };
-            let _ = writeln!(
-                out,
+            let line = format!(
                 "failed in {secs:.2} s: {} error{}{at}; generated/ is unchanged — fix and save",
                 errors.len().max(1),
                 if errors.len() == 1 { "" } else { "s" },
             );
+            let _ = writeln!(out, "{}", say(line));
         }
     }
 }

@@ -184,6 +184,7 @@ fn failing_tables(
         quiet: true,
         format: crate::diag::render::Format::Json,
         max_per_kind: 0,
+        lang: crate::diag::lang::Lang::En,
     });
     let mut failing = std::collections::BTreeMap::new();
     for d in outcome

@@ -1,0 +1,370 @@
+//! The language of messages: English (the default) or Simplified Chinese (`--lang zh`, or a `LC_ALL` /
+//! `LC_MESSAGES` / `LANG` locale starting with `zh`).
+//!
+//! Diagnostics are built in English everywhere (that text is also what tests and the JSON of an English
+//! run see); the Chinese text is looked up at the edge, when a diagnostic is rendered, from the catalog in
+//! `src/diag/zh.rs`:
+//!
+//! * every [`Code`] has a Chinese title and explanation ([`title`], [`explanation`]: `gentable explain`);
+//! * a message or help is matched against the catalog's English templates ([`translate`]): `{}` stands for
+//!   a part copied as it is (a cell's text, a table name, a number), `{t}` for a part that is itself
+//!   translated (an inner message, a type in words such as "an integer"); the Chinese template names the
+//!   parts `{0}`, `{1}`, … in its own order. The most specific template (most literal text) wins. A message
+//!   no template matches stays English: the Chinese frame (headings, labels, the code's title) is still
+//!   Chinese, and `tests/messages.rs` lists which diagnostics of the test cases lack a template;
+//! * the frame words of the renderers ([`Words`]).
+//!
+//! Adding a diagnostic: give its code a line in `zh::CODES` (a test fails for a code without one) and its
+//! message and help a template in `zh::MESSAGES` (the diagnostic cases under `tests/diagnostics/` are
+//! rendered in Chinese too, and the test fails for a message there without one).
+
+pub use super::words::Words;
+use super::words::EN;
+use super::Code;
+use regex::{Regex, RegexSet};
+use std::sync::OnceLock;
+
+/// The language messages are printed in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Lang {
+    /// English, the language diagnostics are written in.
+    #[default]
+    En,
+    /// Simplified Chinese.
+    Zh,
+}
+
+impl Lang {
+    /// `zh`, `zh-CN`, `zh_CN.UTF-8`, `zh-Hans` → Chinese; `en`, `C`, `POSIX`, `en_US.UTF-8` → English;
+    /// anything else is `None`.
+    pub fn parse(s: &str) -> Option<Lang> {
+        let l = s.trim().to_ascii_lowercase();
+        let base = l.split(['_', '-', '.', '@']).next().unwrap_or("");
+        match base {
+            "zh" => Some(Lang::Zh),
+            "en" | "c" | "posix" => Some(Lang::En),
+            _ => None,
+        }
+    }
+
+    /// The language of the POSIX locale variables as `getenv` would give them: the first set and non-empty
+    /// of `LC_ALL`, `LC_MESSAGES`, `LANG` decides; Chinese when it starts with `zh`, else English (so CI
+    /// logs are English unless a locale says otherwise).
+    pub fn from_locale(var: impl Fn(&str) -> Option<String>) -> Lang {
+        ["LC_ALL", "LC_MESSAGES", "LANG"]
+            .iter()
+            .find_map(|k| var(k).filter(|v| !v.is_empty()))
+            .and_then(|v| Lang::parse(&v))
+            .unwrap_or(Lang::En)
+    }
+
+    /// [`Lang::from_locale`] of this process's environment.
+    pub fn from_env() -> Lang {
+        Lang::from_locale(|k| std::env::var(k).ok())
+    }
+
+    /// The frame words of the renderers in this language.
+    pub fn words(self) -> &'static Words {
+        match self {
+            Lang::En => &EN,
+            Lang::Zh => &super::zh::WORDS,
+        }
+    }
+}
+
+/// `N errors, M warnings` in `lang` (English with singulars).
+pub fn counts(lang: Lang, errors: usize, warnings: usize) -> String {
+    match lang {
+        Lang::En => {
+            let e = if errors == 1 {
+                "1 error".to_string()
+            } else {
+                format!("{errors} errors")
+            };
+            let w = if warnings == 1 {
+                "1 warning".to_string()
+            } else {
+                format!("{warnings} warnings")
+            };
+            format!("{e}, {w}")
+        }
+        Lang::Zh => format!("{errors} 个错误，{warnings} 个警告"),
+    }
+}
+
+/// The code's title in `lang` ("wrong type", "类型不符").
+pub fn title(code: Code, lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => code.title(),
+        Lang::Zh => zh_code(code).map(|c| c.1).unwrap_or(code.title()),
+    }
+}
+
+/// The code's explanation in `lang` (what `gentable explain` prints).
+pub fn explanation(code: Code, lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => code.explanation(),
+        Lang::Zh => zh_code(code).map(|c| c.2).unwrap_or(code.explanation()),
+    }
+}
+
+/// The catalog line of `code` (code, title, explanation), if it has one.
+pub fn zh_code(code: Code) -> Option<&'static (Code, &'static str, &'static str)> {
+    super::zh::CODES.iter().find(|c| c.0 == code)
+}
+
+/// `text` (a message, a help, a summary line) in `lang`: itself in English, the catalog's Chinese when a
+/// template matches, else itself.
+pub fn message(text: &str, lang: Lang) -> String {
+    match lang {
+        Lang::En => text.to_string(),
+        Lang::Zh => translate(text).unwrap_or_else(|| text.to_string()),
+    }
+}
+
+/// One compiled template: its pattern, which parts are translated, its Chinese form and its weight (the
+/// number of literal characters, the most specific wins).
+struct Template {
+    re: Regex,
+    translated: Vec<bool>,
+    zh: &'static str,
+    weight: usize,
+}
+
+struct Catalog {
+    set: RegexSet,
+    templates: Vec<Template>,
+}
+
+/// The pattern of an English template (see the module docs): its regex and which parts are translated.
+fn pattern(en: &str) -> (String, Vec<bool>, usize) {
+    let mut re = String::from("(?s)^");
+    let mut translated = vec![];
+    let mut weight = 0;
+    let mut rest = en;
+    loop {
+        let next = [("{}", false), ("{t}", true)]
+            .iter()
+            .filter_map(|(p, t)| rest.find(p).map(|i| (i, p.len(), *t)))
+            .min();
+        match next {
+            Some((i, len, t)) => {
+                re.push_str(&regex::escape(&rest[..i]));
+                weight += rest[..i].chars().count();
+                re.push_str("(.+?)");
+                translated.push(t);
+                rest = &rest[i + len..];
+            }
+            None => {
+                re.push_str(&regex::escape(rest));
+                weight += rest.chars().count();
+                break;
+            }
+        }
+    }
+    re.push('$');
+    (re, translated, weight)
+}
+
+fn catalog() -> &'static Catalog {
+    static C: OnceLock<Catalog> = OnceLock::new();
+    C.get_or_init(|| {
+        let mut pats = vec![];
+        let mut templates = vec![];
+        for (en, zh) in super::zh::MESSAGES {
+            let (p, translated, weight) = pattern(en);
+            templates.push(Template {
+                re: Regex::new(&p).expect("catalog templates are valid patterns"),
+                translated,
+                zh,
+                weight,
+            });
+            pats.push(p);
+        }
+        Catalog {
+            set: RegexSet::new(&pats).expect("catalog templates are valid patterns"),
+            templates,
+        }
+    })
+}
+
+/// The Chinese of an English `text` by the catalog's templates, or `None` when none matches.
+pub fn translate(text: &str) -> Option<String> {
+    translate_at(text, 0)
+}
+
+fn translate_at(text: &str, depth: usize) -> Option<String> {
+    if depth > 6 || text.is_empty() {
+        return None;
+    }
+    let c = catalog();
+    let best = c
+        .set
+        .matches(text)
+        .into_iter()
+        .max_by_key(|&i| (c.templates[i].weight, std::cmp::Reverse(i)))?;
+    let t = &c.templates[best];
+    let caps = t.re.captures(text)?;
+    let parts: Vec<String> = t
+        .translated
+        .iter()
+        .enumerate()
+        .map(|(i, &tr)| {
+            let s = caps.get(i + 1).map(|m| m.as_str()).unwrap_or("");
+            if tr {
+                translate_at(s, depth + 1).unwrap_or_else(|| s.to_string())
+            } else {
+                s.to_string()
+            }
+        })
+        .collect();
+    Some(fill(t.zh, &parts))
+}
+
+/// `zh` with `{0}`, `{1}`, … replaced by `parts`.
+fn fill(zh: &str, parts: &[String]) -> String {
+    let mut out = String::with_capacity(zh.len() + 16);
+    let mut rest = zh;
+    while let Some(i) = rest.find('{') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        match after.find('}').map(|j| (j, after[..j].parse::<usize>())) {
+            Some((j, Ok(n))) if n < parts.len() => {
+                out.push_str(&parts[n]);
+                rest = &after[j + 1..];
+            }
+            _ => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether `s` holds a CJK ideograph or CJK punctuation (a test's "this is Chinese").
+pub fn has_cjk(s: &str) -> bool {
+    s.chars()
+        .any(|c| matches!(c as u32, 0x3000..=0x303f | 0x4e00..=0x9fff | 0xff00..=0xffef))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_locale_decides_unless_asked() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| {
+                pairs
+                    .iter()
+                    .find(|(n, _)| *n == k)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        assert_eq!(Lang::from_locale(env(&[])), Lang::En);
+        assert_eq!(Lang::from_locale(env(&[("LANG", "zh_CN.UTF-8")])), Lang::Zh);
+        assert_eq!(
+            Lang::from_locale(env(&[("LANG", "zh_CN.UTF-8"), ("LC_ALL", "C")])),
+            Lang::En
+        );
+        assert_eq!(
+            Lang::from_locale(env(&[("LANG", "en_US.UTF-8"), ("LC_MESSAGES", "zh_TW")])),
+            Lang::Zh
+        );
+        assert_eq!(
+            Lang::from_locale(env(&[("LC_ALL", ""), ("LANG", "zh")])),
+            Lang::Zh
+        );
+        assert_eq!(Lang::from_locale(env(&[("LANG", "de_DE.UTF-8")])), Lang::En);
+        assert_eq!(Lang::parse("zh-Hans"), Some(Lang::Zh));
+        assert_eq!(Lang::parse("fr"), None);
+    }
+
+    #[test]
+    fn templates_copy_parts_and_translate_the_marked_ones() {
+        assert_eq!(
+            translate("expected an integer, found \"abc\"").as_deref(),
+            Some("应为整数，实际为 \"abc\"")
+        );
+        // An inner message is translated, a quoted cell text is not.
+        assert_eq!(
+            translate("expected an integer, found \"１２\": the cell is written with full-width characters １ (U+FF11), ２ (U+FF12)").as_deref(),
+            Some("应为整数，实际为 \"１２\"：单元格里有全角字符 １ (U+FF11), ２ (U+FF12)")
+        );
+        assert_eq!(
+            translate("\"Name\" is required but the cell is empty (expected a list of integer)")
+                .as_deref(),
+            Some("\"Name\" 是必填字段，但单元格为空（应为整数列表）")
+        );
+        // The summaries of build and watch.
+        assert_eq!(
+            translate("gentable: 2 errors, 1 warning; generated/ left unchanged").as_deref(),
+            Some("gentable：2 个错误，1 个警告；generated/ 未改动")
+        );
+        assert_eq!(
+            translate("ok: rebuilt PieceType (one-table rebuild) in 0.31 s; wrote data/PieceType.json, rust/src/hashes.rs").as_deref(),
+            Some("成功：重新构建了 PieceType（单表重建），用时 0.31 秒；写入 data/PieceType.json, rust/src/hashes.rs")
+        );
+        assert_eq!(
+            translate("failed in 0.20 s: 1 error at Table/PieceType.csv:3:D; generated/ is unchanged — fix and save").as_deref(),
+            Some("失败，用时 0.20 秒：1 个错误，位置 Table/PieceType.csv:3:D；generated/ 未改动——请修正后保存")
+        );
+        assert_eq!(translate("no template says this"), None);
+        assert_eq!(
+            message("no template says this", Lang::Zh),
+            "no template says this"
+        );
+        assert_eq!(
+            message("expected a number, found \"x\"", Lang::En),
+            "expected a number, found \"x\""
+        );
+    }
+
+    #[test]
+    fn the_catalog_is_well_formed() {
+        let mut seen = std::collections::HashSet::new();
+        for (en, zh) in super::super::zh::MESSAGES {
+            assert!(seen.insert(*en), "template {en:?} is given twice");
+            let (_, parts, _) = pattern(en);
+            for n in 0..parts.len() {
+                assert!(
+                    zh.contains(&format!("{{{n}}}")),
+                    "{zh:?} does not use part {{{n}}} of {en:?}"
+                );
+            }
+            assert!(
+                !zh.contains(&format!("{{{}}}", parts.len())),
+                "{zh:?} uses a part {en:?} lacks"
+            );
+            let bare =
+                (0..parts.len()).fold(zh.to_string(), |z, n| z.replace(&format!("{{{n}}}"), ""));
+            assert!(
+                has_cjk(zh) || bare.trim().is_empty(),
+                "{zh:?} is not Chinese"
+            );
+        }
+        // Every code has a Chinese title and explanation, and the catalog names no unknown code.
+        for c in Code::ALL {
+            let Some((_, t, x)) = zh_code(*c) else {
+                panic!(
+                    "{c} ({}) has no Chinese title and explanation in src/diag/zh.rs CODES",
+                    c.title()
+                )
+            };
+            assert!(
+                has_cjk(t) && has_cjk(x),
+                "{c}: the Chinese text is not Chinese"
+            );
+            assert!(
+                x.contains("修正") || x.contains("改正") || x.contains("解决"),
+                "{c}: the Chinese explanation has no fix (修正：…)"
+            );
+        }
+        let mut seen = std::collections::HashSet::new();
+        for (code, _, _) in super::super::zh::CODES {
+            assert!(seen.insert(*code), "zh::CODES gives {code} twice");
+        }
+    }
+}
