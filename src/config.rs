@@ -28,6 +28,53 @@ pub struct Config {
     /// Localized texts (`x-gentable-text`).
     #[serde(default)]
     pub localization: Option<LocalizationConfig>,
+    /// Resource limits on what gentable reads (docs/conventions.md §1 "Limits").
+    #[serde(default)]
+    pub limits: Limits,
+}
+
+/// `[limits]`: bounds on the input, so that a hostile or broken file costs bounded memory and time and gets a
+/// located diagnostic (GT0104 for files and cells, GT0205 for nesting) instead of a crash. Every default is
+/// far above what real tables need (docs/conventions.md §1 "Limits" gives the memory bound of each).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    /// Deepest nesting of a cell: brackets and parentheses of the cell grammar, arrays and objects of a JSON
+    /// literal. Default 32; at most 128 (the JSON parser's own bound).
+    #[schemars(range(min = 1, max = 128))]
+    pub nesting_depth: usize,
+    /// Largest cell, in bytes of UTF-8 text. Default 1 MiB (1048576); Excel itself stops at 32,767 characters.
+    #[schemars(range(min = 1))]
+    pub cell_bytes: u64,
+    /// Largest table file on disk, and the most cell text read from one file (a workbook's shared strings can
+    /// be referenced by many cells). Default 256 MiB (268435456).
+    #[schemars(range(min = 1))]
+    pub file_bytes: u64,
+    /// Most bytes a workbook (xlsx, xlsm, xlsb, ods) may inflate to: the sum of its zip parts, counted while
+    /// inflating, before any part is parsed. Default 1 GiB (1073741824).
+    #[schemars(range(min = 1))]
+    pub workbook_inflated_bytes: u64,
+    /// Most cells one worksheet may span: the sum over its rows of the columns up to the row's last non-empty
+    /// cell (cells are read sparsely; a declared dimension is never allocated). Default 20,000,000.
+    #[schemars(range(min = 1))]
+    pub sheet_cells: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            nesting_depth: 32,
+            cell_bytes: 1 << 20,
+            file_bytes: 256 << 20,
+            workbook_inflated_bytes: 1 << 30,
+            sheet_cells: 20_000_000,
+        }
+    }
+}
+
+impl Limits {
+    /// The largest `nesting_depth` (serde_json refuses deeper JSON).
+    pub const MAX_NESTING_DEPTH: usize = 128;
 }
 
 /// `[localization]`: the table of localized texts that `x-gentable-text` fields name keys of.
@@ -500,6 +547,25 @@ pub fn load(path: &Path) -> anyhow::Result<Loaded> {
                     path.display()
                 );
             }
+        }
+    }
+    let l = &config.limits;
+    if !(1..=Limits::MAX_NESTING_DEPTH).contains(&l.nesting_depth) {
+        anyhow::bail!(
+            "{}: [limits] nesting_depth must be 1 to {}, got {}",
+            path.display(),
+            Limits::MAX_NESTING_DEPTH,
+            l.nesting_depth
+        );
+    }
+    for (key, v) in [
+        ("cell_bytes", l.cell_bytes),
+        ("file_bytes", l.file_bytes),
+        ("workbook_inflated_bytes", l.workbook_inflated_bytes),
+        ("sheet_cells", l.sheet_cells),
+    ] {
+        if v == 0 {
+            anyhow::bail!("{}: [limits] {key} must be at least 1", path.display());
         }
     }
     if !is_snake(&config.rust.crate_name) {

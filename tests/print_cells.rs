@@ -63,7 +63,15 @@ fn every_value_reads_back_from_its_printed_cell() {
                         }
                         continue;
                     }
-                    match parse_cell_with(&text, &f.ty, p, sep) {
+                    match parse_cell_with(
+                        &text,
+                        &f.ty,
+                        p,
+                        gentable::typing::cell::Grammar {
+                            separator: sep,
+                            max_depth: loaded.config.limits.nesting_depth,
+                        },
+                    ) {
                         Ok(back) if back == *value => {}
                         other => failures.push(format!(
                             "{} {}.{}: {value:?} printed as {text:?} reads back as {other:?}",

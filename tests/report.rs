@@ -369,7 +369,8 @@ fn the_report_is_deterministic_and_never_replaces_another_folder() {
 fn matching_rows(config: &Path, table: &str, query: &str) -> usize {
     let loaded = gentable::config::load(config).unwrap();
     let ins = gentable::build::inspect(&loaded);
-    let layout = gentable::typing::Layout::of(loaded.config.tables.get(table));
+    let layout =
+        gentable::typing::Layout::of(loaded.config.tables.get(table), &loaded.config.limits);
     let q = query.to_lowercase();
     let mut n = 0;
     for src in ins.raw.iter().filter(|t| t.name == table) {

@@ -116,10 +116,16 @@ pub enum Ran {
 
 impl Outcome {
     fn out(&mut self, s: impl Into<String>) {
-        self.output.push((Stream::Stdout, s.into()));
+        let s: String = s.into();
+        let safe = render::terminal_safe(&s).into_owned();
+        self.output.push((Stream::Stdout, safe));
     }
+    /// A human line for stderr: control and bidirectional characters (from paths, names, the project file)
+    /// are escaped ([`render::terminal_safe`]).
     fn err(&mut self, s: impl Into<String>) {
-        self.output.push((Stream::Stderr, s.into()));
+        let s: String = s.into();
+        let safe = render::terminal_safe(&s).into_owned();
+        self.output.push((Stream::Stderr, safe));
     }
     /// A summary line (ending with `\n`) to stderr, in `lang`.
     fn say(&mut self, lang: Lang, line: String) {
@@ -139,7 +145,9 @@ impl Outcome {
             max_per_kind: req.max_per_kind,
             lang: req.lang,
         };
-        self.err(render::render_report(d, req.format, sources, &opts));
+        // Human and GitHub reports escape what they show themselves; JSON lines must stay JSON.
+        let text = render::render_report(d, req.format, sources, &opts);
+        self.output.push((Stream::Stderr, text));
         self.diagnostics.extend(d.items.iter().cloned());
     }
 }

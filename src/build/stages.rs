@@ -252,6 +252,11 @@ pub(crate) fn read_one(
     f: &SourceFile,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<RawTable> {
+    // A file over `[limits] file_bytes` is never read into memory.
+    if let Some(d) = read::too_large(loaded, f) {
+        diags.push(d);
+        return vec![];
+    }
     let stat = Stat::of(&f.path);
     let Ok(bytes) = std::fs::read(&f.path) else {
         // The reader reports why.
@@ -356,6 +361,7 @@ pub(crate) fn type_tables(
                 ts,
                 &sources,
                 loaded.config.tables.get(&ts.name),
+                &loaded.config.limits,
                 &mut d,
             );
             // The raw rows are not needed any more: free them now, not at the end of the build.

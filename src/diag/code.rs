@@ -90,6 +90,9 @@ codes! {
     MalformedCsv = "GT0103", Data,
         "malformed CSV",
         "The CSV parser could not read a record, usually because of an unbalanced quote. Example: a cell written as \"Iron Guard with no closing quote. Fix: close the quote; a literal quote inside a quoted cell is written twice (\"\").";
+    LimitExceeded = "GT0104", Data,
+        "resource limit exceeded",
+        "A table file, a workbook's inflated parts, a worksheet, a cell or a cell's nesting is larger than a bound of [limits] in gentable.toml (file_bytes, workbook_inflated_bytes, sheet_cells, cell_bytes, nesting_depth). The bounds keep a broken or hostile file from exhausting memory or the stack; the defaults are far above real tables. Example: a workbook whose one shared string inflates to 400 MiB, a cell at XFD1048576 in every row, or a record cell nested 2,000 deep. Fix: correct the file or the cell (re-save a damaged workbook; flatten a deeply nested value), or raise the bound in [limits] if the data is real.";
     WrongType = "GT0201", Data,
         "wrong type",
         "The cell's text is not a value of the field's type. Example: \"abc\" in an integer column. Fix: enter a value of the type shown in the message, or change the schema.";

@@ -16,6 +16,11 @@
 //! Messages, helps and the frame words are in [`Options::lang`] ([`super::lang`]: Chinese by the catalog;
 //! a code's title and the JSON field names stay as they are).
 //!
+//! Human and GitHub output never print a control, bidirectional or invisible formatting character raw
+//! ([`terminal_safe`]): a cell holding U+202E RIGHT-TO-LEFT OVERRIDE would otherwise reverse what the
+//! designer reads on the terminal (or in the annotation). Such characters are shown as `\u{202e}`, and a
+//! human diagnostic that shows one says what it is in a note.
+//!
 //! [`render_report`] caps human and GitHub output at [`Options::max_per_kind`] diagnostics per code per file
 //! and says how many more there are, so that a run with 10,000 errors stays readable. Everything is linear in
 //! the number of diagnostics.
@@ -26,7 +31,8 @@ use crate::diag::{column_from_letters, Diagnostic, Diagnostics, Severity};
 use codespan_reporting::diagnostic as cs;
 use codespan_reporting::files::{Error as FilesError, Files};
 use codespan_reporting::term;
-use std::collections::{BTreeMap, HashMap};
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
 
 /// Output format.
@@ -145,7 +151,8 @@ pub fn render_report(d: &Diagnostics, format: Format, sources: &Sources, opts: &
         if format == Format::Human {
             let colon = if lang == Lang::Zh { "：" } else { ": " };
             out.push_str(&format!(
-                "--> {file}{colon}{}\n\n",
+                "--> {}{colon}{}\n\n",
+                terminal_safe(file),
                 lang::counts(lang, errors, warnings)
             ));
         }
@@ -178,14 +185,15 @@ pub fn render_report(d: &Diagnostics, format: Format, sources: &Sources, opts: &
                 ),
                 lang,
             );
+            let msg = terminal_safe(&msg);
             match format {
                 Format::Human => out.push_str(&format!("{}{msg}\n\n", lang.words().note)),
-                _ => out.push_str(&format!(
+                _ => out.push_str(&terminal_safe(&format!(
                     "::notice file={},title={}::{}\n",
                     gh_escape(file, true),
                     gh_escape(&format!("{code} {file}"), true),
                     gh_escape(&msg, false)
-                )),
+                ))),
             }
         }
         i = j;
@@ -197,6 +205,107 @@ pub fn render_report(d: &Diagnostics, format: Format, sources: &Sources, opts: &
 pub fn counts(errors: usize, warnings: usize) -> String {
     lang::counts(Lang::En, errors, warnings)
 }
+
+/// The name of a character [`terminal_safe`] escapes, if it has a well-known one.
+fn hidden_name(c: char) -> Option<&'static str> {
+    Some(match c {
+        '\u{061c}' => "ARABIC LETTER MARK",
+        '\u{200b}' => "ZERO WIDTH SPACE",
+        '\u{200c}' => "ZERO WIDTH NON-JOINER",
+        '\u{200d}' => "ZERO WIDTH JOINER",
+        '\u{200e}' => "LEFT-TO-RIGHT MARK",
+        '\u{200f}' => "RIGHT-TO-LEFT MARK",
+        '\u{202a}' => "LEFT-TO-RIGHT EMBEDDING",
+        '\u{202b}' => "RIGHT-TO-LEFT EMBEDDING",
+        '\u{202c}' => "POP DIRECTIONAL FORMATTING",
+        '\u{202d}' => "LEFT-TO-RIGHT OVERRIDE",
+        '\u{202e}' => "RIGHT-TO-LEFT OVERRIDE",
+        '\u{2066}' => "LEFT-TO-RIGHT ISOLATE",
+        '\u{2067}' => "RIGHT-TO-LEFT ISOLATE",
+        '\u{2068}' => "FIRST STRONG ISOLATE",
+        '\u{2069}' => "POP DIRECTIONAL ISOLATE",
+        '\u{2028}' => "LINE SEPARATOR",
+        '\u{2029}' => "PARAGRAPH SEPARATOR",
+        '\u{2060}' => "WORD JOINER",
+        '\u{feff}' => "ZERO WIDTH NO-BREAK SPACE (BOM)",
+        '\u{00ad}' => "SOFT HYPHEN",
+        '\u{1b}' => "ESCAPE (terminal control sequences)",
+        '\u{7f}' => "DELETE",
+        _ => return None,
+    })
+}
+
+/// Whether [`terminal_safe`] escapes `c`: control characters other than line feed and tab, bidirectional
+/// controls (U+061C, U+200E–U+200F, U+202A–U+202E, U+2066–U+2069), invisible formatting characters
+/// (U+00AD, U+180E, U+200B–U+200D, U+2060–U+2064, U+FEFF, U+FFF9–U+FFFB, the Hangul fillers U+115F,
+/// U+1160, U+3164, U+FFA0), the line and paragraph separators U+2028–U+2029 and the tag characters
+/// U+E0000–U+E007F.
+pub fn is_hidden(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c,
+            '\u{00ad}' | '\u{061c}' | '\u{115f}' | '\u{1160}' | '\u{180e}' | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{3164}'
+            | '\u{feff}' | '\u{ffa0}' | '\u{fff9}'..='\u{fffb}' | '\u{e0000}'..='\u{e007f}')
+}
+
+/// `s` with every character of [`is_hidden`] written as `\u{202e}` (lower-case hex), so terminal and
+/// annotation output shows exactly the characters a cell holds and can neither be reordered nor hide text.
+/// Idempotent; text without such characters is returned as is.
+pub fn terminal_safe(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(is_hidden) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if is_hidden(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The note a human diagnostic gets when it shows escaped characters of `texts`: which they are.
+fn hidden_note<'a>(texts: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let found: BTreeSet<char> = texts
+        .into_iter()
+        .flat_map(|t| t.chars().filter(|c| is_hidden(*c)))
+        .collect();
+    if found.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = found
+        .iter()
+        .take(8)
+        .map(|c| {
+            let name = hidden_name(*c).unwrap_or("an invisible or control character");
+            format!("\\u{{{:x}}} is U+{:04X} {name}", *c as u32, *c as u32)
+        })
+        .collect();
+    let more = if found.len() > 8 {
+        format!(" and {} more", found.len() - 8)
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "note: the text holds characters that are invisible or reorder what is shown; they are written escaped: \
+         {}{more}",
+        names.join("; ")
+    ))
+}
+
+/// A cell's text for a note: quoted and escaped (`{:?}`), the first [`NOTE_CHARS`] characters of a long one.
+fn cell_note(prefix: &str, t: &str) -> String {
+    let n = t.chars().count();
+    if n <= NOTE_CHARS {
+        return format!("{prefix}{t:?}");
+    }
+    let head: String = t.chars().take(NOTE_CHARS).collect();
+    format!("{prefix}{head:?}… ({n} characters)")
+}
+
+const NOTE_CHARS: usize = 200;
 
 /// One row shown as a source line: its text and the byte range of each displayed cell.
 struct RowLine {
@@ -211,12 +320,13 @@ const MAX_CELL: usize = 40;
 const MAX_LINE: usize = 120;
 
 fn show_cell(s: &str) -> String {
+    let s = s.replace(['\r', '\n'], "⏎");
+    let s = terminal_safe(&s);
     let mut t: String = if s.chars().count() > MAX_CELL {
         s.chars().take(MAX_CELL - 1).collect::<String>() + "…"
     } else {
         s.to_string()
     };
-    t = t.replace(['\r', '\n'], "⏎");
     if t.contains([',', '"']) || t.starts_with(' ') || t.ends_with(' ') {
         t = format!("\"{}\"", t.replace('"', "\"\""));
     }
@@ -332,13 +442,14 @@ fn human(d: &Diagnostic, cells: Option<&[String]>, lang: Lang) -> String {
         Severity::Warning => cs::Diagnostic::warning(),
     }
     .with_code(d.code.as_str())
-    .with_message(&d.message);
+    .with_message(terminal_safe(&d.message));
     let col = d.column.as_deref().and_then(column_from_letters);
     let mut notes = vec![];
     let mut name = d.file.clone();
     if let Some(sh) = &d.sheet {
         name.push_str(&format!("[{sh}]"));
     }
+    let name = terminal_safe(&name).into_owned();
     let line = cells
         .filter(|_| d.row > 0)
         .map(|cells| RowLine::new(name.clone(), d.row, cells, col));
@@ -361,7 +472,7 @@ fn human(d: &Diagnostic, cells: Option<&[String]>, lang: Lang) -> String {
         };
         c = c.with_label(cs::Label::primary((), range).with_message(what.join(w.comma)));
     } else {
-        let mut at = format!("{}{}", w.at, d.location());
+        let mut at = format!("{}{}", w.at, terminal_safe(&d.location()));
         if !what.is_empty() {
             at.push_str(&format!(" ({})", what.join(w.comma)));
         }
@@ -370,11 +481,23 @@ fn human(d: &Diagnostic, cells: Option<&[String]>, lang: Lang) -> String {
     if let Some(t) = &d.cell_text {
         let shown_in_line = line.as_ref().is_some_and(|_| col.is_some());
         if !shown_in_line || t.chars().count() > MAX_CELL || t.contains(['\n', '\r']) {
-            notes.push(format!("{}{t:?}", w.cell_text));
+            notes.push(cell_note(w.cell_text, t));
         }
     }
     if let Some(h) = &d.help {
-        notes.push(format!("{}{h}", w.help));
+        notes.push(format!("{}{}", w.help, terminal_safe(h)));
+    }
+    // What the escapes stand for: in the row shown, the cell text, the message, the names.
+    let shown = [
+        d.message.as_str(),
+        d.file.as_str(),
+        d.sheet.as_deref().unwrap_or(""),
+        d.cell_text.as_deref().unwrap_or(""),
+        d.help.as_deref().unwrap_or(""),
+    ];
+    let row = cells.filter(|_| line.is_some()).unwrap_or(&[]);
+    if let Some(n) = hidden_note(shown.into_iter().chain(row.iter().map(String::as_str))) {
+        notes.push(n);
     }
     c = c.with_notes(notes);
     let text = match &line {
@@ -448,13 +571,18 @@ fn github(d: &Diagnostic, lang: Lang) -> String {
     if let Some(f) = &d.field {
         msg.push_str(&format!(" [{}]", w.field.replace("{}", f)));
     }
+
     if let Some(t) = &d.cell_text {
         msg.push_str(&format!(" ({}{t:?})", w.cell_text));
     }
     if let Some(h) = &d.help {
         msg.push_str(&format!("\n{}{h}", w.help));
     }
-    format!("::{kind} {}::{}", props.join(","), gh_escape(&msg, false))
+    format!(
+        "::{kind} {}::{}",
+        terminal_safe(&props.join(",")),
+        gh_escape(&terminal_safe(&msg), false)
+    )
 }
 
 #[cfg(test)]

@@ -31,6 +31,7 @@ pub const CODES: &[(Code, &str, &str)] = &[
     (Code::UnreadableFile, "无法读取的文件", "无法打开表文件：没有权限，或者工作簿不是有效的 xlsx/xls/ods（例如改了扩展名的 CSV）。修正：在电子表格软件中重新保存该文件。"),
     (Code::BadEncoding, "文本编码错误", "CSV 单元格中的字节在该表的编码中无效（默认 UTF-8，除非 [tables.<名称>] encoding 另有指定）。例：以 UTF-8 读取 GBK 导出的文件，显示为乱码。修正：另存为 UTF-8，或为该表设置 encoding = \"gbk\"（或正确的编码名）。"),
     (Code::MalformedCsv, "CSV 格式错误", "CSV 解析器无法读取一条记录，通常是引号不成对。例：单元格写成 \"Iron Guard 而没有结束引号。修正：补上引号；带引号的单元格中的引号要写两次（\"\"）。"),
+    (Code::LimitExceeded, "超出资源上限", "表文件、工作簿解压后的内容、工作表、单元格或单元格的嵌套层数超过了 gentable.toml 中 [limits] 的上限（file_bytes、workbook_inflated_bytes、sheet_cells、cell_bytes、nesting_depth）。这些上限防止损坏或恶意的文件耗尽内存或栈；默认值远高于真实的表。例：一个共享字符串解压后达 400 MiB 的工作簿，每行都在 XFD1048576 有值的单元格，或嵌套 2000 层的记录单元格。修正：改正文件或单元格（在电子表格软件中重新保存损坏的工作簿；把过深的嵌套改平），如果数据确实如此，则在 [limits] 中调高上限。"),
     (Code::WrongType, "类型不符", "单元格的文本不是该字段类型的值。例：整数列中的 \"abc\"。修正：填写消息中所示类型的值，或修改结构（schema）。"),
     (Code::OutOfRange, "超出范围", "数值超出了字段的整数宽度（由 minimum/maximum/format 决定），或不是有限数。例：maximum 为 255 的字段中填了 300。修正：改正数值，或放宽结构中的范围。"),
     (Code::NotInEnum, "不是枚举成员", "单元格不是该枚举的成员之一（名称区分大小写），也不是成员的别名。例：Side 为 Red|Blue 时填了 \"blue\"。修正：使用提示中给出的成员或别名。"),

@@ -28,13 +28,15 @@ pub fn textconv(path: &Path) -> Result<String, String> {
         rel_in_folder: name.clone(),
     };
     let mut diags = vec![];
+    // A file given to textconv is read within the default [limits] (it has no project).
+    let limits = crate::config::Limits::default();
     let tables: Vec<RawTable> = if WORKBOOK_EXT.contains(&ext.as_str()) {
-        crate::read::workbook::read_workbook(&file, Some(&bytes), &mut diags)
+        crate::read::workbook::read_workbook(&file, &bytes, &limits, &mut diags)
     } else {
         let delim = if ext == "tsv" { b'\t' } else { b',' };
-        vec![crate::read::csv::read_csv_bytes(
-            &name, &name, &bytes, None, delim, &mut diags,
-        )]
+        crate::read::csv::read_csv_bytes(&name, &name, &bytes, None, delim, &limits, &mut diags)
+            .into_iter()
+            .collect()
     };
     if tables.is_empty() {
         if let Some(d) = diags.first() {

@@ -93,7 +93,11 @@ pub fn command(file: &Path, sheet: Option<&str>) -> Report {
             rel_in_folder: file.to_string_lossy().to_string(),
         };
         let mut diags = vec![];
-        let sheets = crate::read::workbook::read_workbook(&src, None, &mut diags);
+        let sheets = crate::read::workbook::read_workbook_file(
+            &src,
+            &crate::config::Limits::default(),
+            &mut diags,
+        );
         if let Some(d) = diags.first() {
             return fail(d.message.clone());
         }
@@ -130,8 +134,17 @@ pub fn command(file: &Path, sheet: Option<&str>) -> Report {
 /// A UTF-8 (or UTF-16 with BOM) CSV text as a raw table; `None` when it does not decode.
 fn read_csv(bytes: &[u8]) -> Option<RawTable> {
     let mut diags = vec![];
-    let t = crate::read::csv::read_csv_bytes("Table", "table.csv", bytes, None, b',', &mut diags);
-    diags.is_empty().then_some(t)
+    let limits = crate::config::Limits::default();
+    let t = crate::read::csv::read_csv_bytes(
+        "Table",
+        "table.csv",
+        bytes,
+        None,
+        b',',
+        &limits,
+        &mut diags,
+    );
+    t.filter(|_| diags.is_empty())
 }
 
 /// The guessed schema of a table whose first non-blank row is the header.

@@ -3,17 +3,22 @@
 //! otherwise; a UTF-16 BOM always wins.
 
 use super::raw::{RawCell, RawRow, RawTable};
+use crate::config::Limits;
 use crate::diag::{Code, Diagnostic, RowOrigin};
 
 /// Parse CSV bytes into a raw table (see module docs for encodings). `encoding` is a WHATWG label.
+/// `[limits]`: a field larger than `cell_bytes` is a GT0104 error at its cell (the csv parser holds one
+/// record at a time); more cells than `sheet_cells` in all is a GT0104 error at that record and `None` (the
+/// file is not read further).
 pub fn read_csv_bytes(
     name: &str,
     rel: &str,
     bytes: &[u8],
     encoding: Option<&str>,
     delimiter: u8,
+    limits: &Limits,
     diags: &mut Vec<Diagnostic>,
-) -> RawTable {
+) -> Option<RawTable> {
     let mut table = RawTable {
         name: name.to_string(),
         file: rel.to_string(),
@@ -47,7 +52,7 @@ pub fn read_csv_bytes(
                     rel,
                     format!("the file is not valid {}: it has an unpaired surrogate or an odd byte count", e16.name()),
                 ).with_help("re-export the sheet as \"Unicode Text\" or set [tables.<name>] encoding"));
-                return table;
+                return Some(table);
             }
         }
     } else {
@@ -63,6 +68,7 @@ pub fn read_csv_bytes(
     // Line numbers: 1 + newlines before the record's first byte (the csv crate's own line counter lags
     // behind on CRLF), counted incrementally.
     let (mut counted_to, mut newlines) = (0usize, 0usize);
+    let mut cell_count = 0u64;
     loop {
         match rdr.read_byte_record(&mut rec) {
             Ok(false) => break,
@@ -83,17 +89,55 @@ pub fn read_csv_bytes(
                     counted_to = start;
                 }
                 let line = newlines + 1;
+                let origin = RowOrigin {
+                    file: rel.to_string(),
+                    sheet: None,
+                    row: line,
+                };
+                cell_count += rec.len() as u64;
+                if cell_count > limits.sheet_cells {
+                    diags.push(
+                        Diagnostic::cell_error(
+                            Code::LimitExceeded,
+                            &origin,
+                            None,
+                            None,
+                            None,
+                            format!(
+                                "the file has more than {} cells ([limits] sheet_cells); reading stopped at this record",
+                                limits.sheet_cells
+                            ),
+                        )
+                        .with_help("split the table into several files ([tables.<Name>] files), or raise [limits] sheet_cells"),
+                    );
+                    return None;
+                }
                 let mut cells = Vec::with_capacity(rec.len());
                 for (col, field) in rec.iter().enumerate() {
+                    if field.len() as u64 > limits.cell_bytes {
+                        let shown = super::raw::preview(&String::from_utf8_lossy(field));
+                        diags.push(
+                            Diagnostic::cell_error(
+                                Code::LimitExceeded,
+                                &origin,
+                                Some(col),
+                                None,
+                                Some(&shown),
+                                format!(
+                                    "the cell holds {} bytes, more than [limits] cell_bytes ({})",
+                                    field.len(),
+                                    limits.cell_bytes
+                                ),
+                            )
+                            .with_help("shorten the cell (an unclosed quote can swallow the rest of the file), or raise [limits] cell_bytes"),
+                        );
+                        cells.push(RawCell::Undecodable(shown));
+                        continue;
+                    }
                     let text = match enc.decode_without_bom_handling_and_without_replacement(field)
                     {
                         Some(s) => s.into_owned(),
                         None => {
-                            let origin = RowOrigin {
-                                file: rel.to_string(),
-                                sheet: None,
-                                row: line,
-                            };
                             let shown = String::from_utf8_lossy(field).into_owned();
                             diags.push(
                                 Diagnostic::cell_error(
@@ -128,11 +172,6 @@ pub fn read_csv_bytes(
                         % 2
                         == 1
                 {
-                    let origin = RowOrigin {
-                        file: rel.to_string(),
-                        sheet: None,
-                        row: line,
-                    };
                     diags.push(
                         Diagnostic::cell_error(
                             Code::MalformedCsv,
@@ -166,7 +205,7 @@ pub fn read_csv_bytes(
             }
         }
     }
-    table
+    Some(table)
 }
 
 #[cfg(test)]
@@ -175,7 +214,16 @@ mod tests {
 
     fn csv(bytes: &[u8], enc: Option<&str>, delim: u8) -> (RawTable, Vec<Diagnostic>) {
         let mut d = vec![];
-        let t = read_csv_bytes("T", "Table/T.csv", bytes, enc, delim, &mut d);
+        let t = read_csv_bytes(
+            "T",
+            "Table/T.csv",
+            bytes,
+            enc,
+            delim,
+            &Limits::default(),
+            &mut d,
+        )
+        .unwrap();
         (t, d)
     }
     fn texts(t: &RawTable) -> Vec<(usize, Vec<String>)> {

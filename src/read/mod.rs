@@ -19,6 +19,7 @@
 
 pub mod csv;
 pub mod discover;
+pub mod guard;
 pub mod raw;
 pub mod workbook;
 
@@ -73,6 +74,33 @@ pub fn read_file(
             vec![]
         }
     };
+    let limits = &loaded.config.limits;
+    let read;
+    let bytes: &[u8] = match bytes {
+        Some(b) => b,
+        None => {
+            if let Some(d) = too_large(loaded, file) {
+                diags.push(d);
+                return vec![];
+            }
+            read = match std::fs::read(&file.path) {
+                Ok(b) => b,
+                Err(e) => {
+                    diags.push(Diagnostic::file_error(
+                        Code::UnreadableFile,
+                        &file.rel,
+                        format!("cannot read file: {e}"),
+                    ));
+                    return vec![];
+                }
+            };
+            &read
+        }
+    };
+    if bytes.len() as u64 > limits.file_bytes {
+        diags.push(file_too_large(&file.rel, bytes.len() as u64, limits));
+        return vec![];
+    }
     let ext = file
         .path
         .extension()
@@ -81,7 +109,7 @@ pub fn read_file(
         .to_ascii_lowercase();
     if WORKBOOK_EXT.contains(&ext.as_str()) {
         let mut out = vec![];
-        for t in workbook::read_workbook(file, bytes, diags) {
+        for t in workbook::read_workbook(file, bytes, limits, diags) {
             let names = table_of(t.sheet.as_deref(), &t.name, diags);
             // A shared source (`shared_sources`) is a source of each of its tables.
             if let Some((last, rest)) = names.split_last() {
@@ -119,33 +147,42 @@ fn read_csv(
     file: &SourceFile,
     name: &str,
     ext: &str,
-    bytes: Option<&[u8]>,
+    bytes: &[u8],
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<RawTable> {
     {
         let name = name.to_string();
+        let limits = &loaded.config.limits;
         let ov = loaded.config.tables.get(&name);
         let enc = ov.and_then(|o| o.encoding.as_deref());
         let delim = ov
             .and_then(|o| o.delimiter.as_deref())
             .and_then(|d| d.bytes().next());
         let delim = delim.unwrap_or(if ext == "tsv" { b'\t' } else { b',' });
-        let read = match bytes {
-            Some(b) => Ok(std::borrow::Cow::Borrowed(b)),
-            None => std::fs::read(&file.path).map(std::borrow::Cow::Owned),
-        };
-        match read {
-            Ok(bytes) => vec![csv::read_csv_bytes(
-                &name, &file.rel, &bytes, enc, delim, diags,
-            )],
-            Err(e) => {
-                diags.push(Diagnostic::file_error(
-                    Code::UnreadableFile,
-                    &file.rel,
-                    format!("cannot read file: {e}"),
-                ));
-                vec![]
-            }
-        }
+        csv::read_csv_bytes(&name, &file.rel, bytes, enc, delim, limits, diags)
+            .into_iter()
+            .collect()
     }
+}
+
+/// The GT0104 diagnostic of a table file larger than `[limits] file_bytes`, if `file` is (by its size on
+/// disk, before reading it).
+pub fn too_large(loaded: &Loaded, file: &SourceFile) -> Option<Diagnostic> {
+    let len = std::fs::metadata(&file.path).ok()?.len();
+    (len > loaded.config.limits.file_bytes)
+        .then(|| file_too_large(&file.rel, len, &loaded.config.limits))
+}
+
+fn file_too_large(rel: &str, len: u64, limits: &crate::config::Limits) -> Diagnostic {
+    Diagnostic::file_error(
+        Code::LimitExceeded,
+        rel,
+        format!(
+            "the file is {len} bytes, more than [limits] file_bytes ({})",
+            guard::bytes_text(limits.file_bytes)
+        ),
+    )
+    .with_help(
+        "split the table into several files ([tables.<Name>] files), or raise [limits] file_bytes",
+    )
 }

@@ -15,8 +15,9 @@ pub enum RawCell {
     Error(String),
     /// An Excel date/time serial (days since 1899-12-30) or ISO text.
     DateTime(String),
-    /// CSV bytes that are not valid in the file's encoding (shown lossily). The reader has already reported
-    /// the cell (GT0102), so typing skips it without further diagnostics.
+    /// A cell the reader has already reported, so typing skips it without further diagnostics: CSV bytes
+    /// that are not valid in the file's encoding (GT0102, shown lossily), or a cell larger than `[limits]
+    /// cell_bytes` (GT0104, shown as a [`preview`]).
     Undecodable(String),
 }
 
@@ -83,5 +84,19 @@ impl RawTable {
             sheet: self.sheet.clone(),
             row,
         }
+    }
+}
+
+/// A short form of a long cell for diagnostics: its first 80 characters and its size
+/// (`"aaaa…" (400 MiB)`); short text unchanged.
+pub fn preview(s: &str) -> String {
+    const SHOWN: usize = 80;
+    match s.char_indices().nth(SHOWN) {
+        None => s.to_string(),
+        Some((i, _)) => format!(
+            "{}… ({} in all)",
+            &s[..i],
+            super::guard::bytes_text(s.len() as u64)
+        ),
     }
 }

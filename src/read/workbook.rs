@@ -1,26 +1,61 @@
 //! Workbook sources (`.xlsx`, `.xlsm`, `.xls`, `.xlsb`, `.ods`) through `calamine`: one raw table per
 //! worksheet; formula cells give their cached value; merged regions are recorded for the header conventions.
+//!
+//! Cells are read **sparsely**: xlsx and xlsb sheets through calamine's cell readers, one cell at a time,
+//! never through a dense range sized by the sheet's declared `<dimension>` or by the distance between its
+//! cells; each row holds its cells up to its last non-empty one. `.xls` and `.ods` are parsed whole by
+//! calamine when the workbook is opened, after [`super::guard`] has bounded what that costs. While a sheet is
+//! read, `[limits]` bound it (GT0104): a cell larger than `cell_bytes` is reported at its cell, more cell text
+//! than `file_bytes` or more cells than `sheet_cells` (the sum of the rows' widths) stops the file.
 
 use super::discover::SourceFile;
+use super::guard;
 use super::raw::{Merge, RawCell, RawRow, RawTable};
-use crate::diag::{Code, Diagnostic};
+use crate::config::Limits;
+use crate::diag::{Code, Diagnostic, RowOrigin};
+use calamine::{Data, Reader};
+use std::collections::BTreeMap;
 use std::path::Path;
 
-/// Every worksheet of `file` that is a table source (not `#…` sheets, not empty ones), from `bytes` when given.
+/// Every worksheet of `file` that is a table source (not `#…` sheets, not empty ones), from the workbook
+/// `bytes` (see the module docs); problems go to `diags`.
 pub fn read_workbook(
     file: &SourceFile,
-    bytes: Option<&[u8]>,
+    bytes: &[u8],
+    limits: &Limits,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<RawTable> {
-    let opened = match bytes {
-        None => calamine::open_workbook_auto(&file.path).map(|wb| read_sheets(file, wb, diags)),
-        Some(b) => open_workbook_auto_bytes(&file.path, b).map(|wb| {
-            let merges = !matches!(wb, calamine::Sheets::Xlsx(_)) || zip_mentions(b, b"mergeCell");
-            read_sheets_with(file, wb, merges, diags)
-        }),
+    let ext = file
+        .path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let checked = match guard::check(&ext, bytes, limits) {
+        Ok(c) => c,
+        Err(why) => {
+            diags.push(
+                Diagnostic::file_error(
+                    Code::LimitExceeded,
+                    &file.rel,
+                    format!("the workbook is not read: {why}"),
+                )
+                .with_help(LIMIT_HELP),
+            );
+            return vec![];
+        }
     };
-    match opened {
-        Ok(tables) => tables,
+    match open_workbook_auto_bytes(&file.path, bytes) {
+        Ok(wb) => {
+            let merges = !matches!(wb, calamine::Sheets::Xlsx(_)) || checked.mentions_merges;
+            let mut sheets = Sheets {
+                file,
+                limits,
+                text: 0,
+                diags,
+            };
+            sheets.read(wb, merges).unwrap_or_default()
+        }
         Err(e) => {
             diags.push(Diagnostic::file_error(
                 Code::UnreadableFile,
@@ -31,6 +66,45 @@ pub fn read_workbook(
         }
     }
 }
+
+/// [`read_workbook`] of the file on disk (for tools that read a workbook outside a build, e.g. `gentable
+/// import luban` and `gentable infer`): a file larger than `limits.file_bytes` is refused unread (GT0104), an
+/// unreadable one is GT0101-class `UnreadableFile`.
+pub fn read_workbook_file(
+    file: &SourceFile,
+    limits: &Limits,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<RawTable> {
+    let len = std::fs::metadata(&file.path).map(|m| m.len()).unwrap_or(0);
+    if len > limits.file_bytes {
+        diags.push(
+            Diagnostic::file_error(
+                Code::LimitExceeded,
+                &file.rel,
+                format!(
+                    "the file is {len} bytes, more than [limits] file_bytes ({})",
+                    guard::bytes_text(limits.file_bytes)
+                ),
+            )
+            .with_help(LIMIT_HELP),
+        );
+        return vec![];
+    }
+    match std::fs::read(&file.path) {
+        Ok(bytes) => read_workbook(file, &bytes, limits, diags),
+        Err(e) => {
+            diags.push(Diagnostic::file_error(
+                Code::UnreadableFile,
+                &file.rel,
+                format!("cannot read file: {e}"),
+            ));
+            vec![]
+        }
+    }
+}
+
+const LIMIT_HELP: &str =
+    "re-save the workbook from Excel, or raise the bound in [limits] of gentable.toml if the data is real";
 
 /// `calamine::open_workbook_auto` on bytes in memory: the same format choice (by extension, else by trying
 /// each format) and the same errors.
@@ -63,108 +137,213 @@ fn open_workbook_auto_bytes<'a>(
     })
 }
 
-/// True unless every part of the zip archive `bytes` is readable and none contains `needle` (an xlsx whose
-/// parts never mention `mergeCell` has no merged regions, so they need not be parsed out of each sheet's XML,
-/// which would read every sheet a second time).
-fn zip_mentions(bytes: &[u8], needle: &[u8]) -> bool {
-    use std::io::Read;
-    let Ok(mut zip) = zip::ZipArchive::new(std::io::Cursor::new(bytes)) else {
-        return true;
-    };
-    let finder = memchr::memmem::Finder::new(needle);
-    let mut buf = vec![];
-    for i in 0..zip.len() {
-        let Ok(mut part) = zip.by_index(i) else {
-            return true;
-        };
-        buf.clear();
-        if part.read_to_end(&mut buf).is_err() || finder.find(&buf).is_some() {
-            return true;
-        }
-    }
-    false
+/// Reading the sheets of one workbook under its `[limits]` budget.
+struct Sheets<'a> {
+    file: &'a SourceFile,
+    limits: &'a Limits,
+    /// Cell text read from the file so far (bytes).
+    text: u64,
+    diags: &'a mut Vec<Diagnostic>,
 }
 
-fn read_sheets<RS: std::io::Read + std::io::Seek>(
-    file: &SourceFile,
-    wb: calamine::Sheets<RS>,
-    diags: &mut Vec<Diagnostic>,
-) -> Vec<RawTable> {
-    read_sheets_with(file, wb, true, diags)
+/// The file is not read further (the reason is in the diagnostics).
+struct Stop;
+
+/// One sheet being read: its rows by 0-based index, each up to its last non-empty cell.
+struct Sheet {
+    name: String,
+    rows: BTreeMap<u32, Vec<RawCell>>,
+    /// The sum of the rows' widths.
+    cells: u64,
 }
 
-/// [`read_sheets`]; `merges = false` when the workbook is known to have no merged regions.
-fn read_sheets_with<RS: std::io::Read + std::io::Seek>(
-    file: &SourceFile,
-    mut wb: calamine::Sheets<RS>,
-    merges: bool,
-    diags: &mut Vec<Diagnostic>,
-) -> Vec<RawTable> {
-    use calamine::{Data, Reader};
-    let names: Vec<String> = wb.sheet_names().to_vec();
-    let mut out = Vec::new();
-    for sheet in names {
-        if sheet.starts_with('#') {
-            continue;
-        }
-        let range = match wb.worksheet_range(&sheet) {
-            Ok(r) => r,
-            Err(e) => {
-                let mut d = Diagnostic::file_error(
-                    Code::UnreadableFile,
-                    &file.rel,
-                    format!("cannot read sheet: {e}"),
-                );
-                d.sheet = Some(sheet.clone());
-                diags.push(d);
+impl Sheets<'_> {
+    fn read<RS: std::io::Read + std::io::Seek>(
+        &mut self,
+        mut wb: calamine::Sheets<RS>,
+        merges: bool,
+    ) -> Result<Vec<RawTable>, Stop> {
+        let names: Vec<String> = wb.sheet_names().to_vec();
+        let mut out = Vec::new();
+        for name in names {
+            if name.starts_with('#') {
                 continue;
             }
-        };
-        let merges = if merges {
-            merged_regions(&mut wb, &sheet)
-        } else {
-            vec![]
-        };
-        let mut table = RawTable {
-            name: sheet.clone(),
-            file: file.rel.clone(),
-            sheet: Some(sheet.clone()),
-            rows: vec![],
-            merges,
-        };
-        let (r0, c0) = range
-            .start()
-            .map(|(r, c)| (r as usize, c as usize))
-            .unwrap_or((0, 0));
-        for (i, row) in range.rows().enumerate() {
-            let mut cells = vec![RawCell::Empty; c0];
-            cells.extend(row.iter().map(|d| match d {
-                Data::Empty => RawCell::Empty,
-                Data::String(s) if s.is_empty() => RawCell::Empty,
-                Data::String(s) => RawCell::Text(s.clone()),
-                Data::Int(i) => RawCell::Int(*i),
-                Data::Float(f) => RawCell::Float(*f),
-                Data::Bool(b) => RawCell::Bool(*b),
-                Data::Error(e) => RawCell::Error(e.to_string()),
-                Data::DateTime(dt) => RawCell::DateTime(dt.as_f64().to_string()),
-                Data::DateTimeIso(s) | Data::DurationIso(s) => RawCell::DateTime(s.clone()),
-            }));
-            table.rows.push(RawRow {
-                row: r0 + i + 1,
-                cells,
+            let mut sheet = Sheet {
+                name: name.clone(),
+                rows: BTreeMap::new(),
+                cells: 0,
+            };
+            let read = match &mut wb {
+                calamine::Sheets::Xlsx(x) => match x.worksheet_cells_reader(&name) {
+                    // A chart sheet has no cells.
+                    Err(calamine::XlsxError::NotAWorksheet(_)) => Ok(()),
+                    Err(e) => Err(e.to_string()),
+                    Ok(mut cells) => loop {
+                        match cells.next_cell() {
+                            Ok(Some(c)) => {
+                                let (r, col) = c.get_position();
+                                self.put(&mut sheet, r, col, Data::from(c.get_value().clone()))?;
+                            }
+                            Ok(None) => break Ok(()),
+                            Err(e) => break Err(e.to_string()),
+                        }
+                    },
+                },
+                calamine::Sheets::Xlsb(x) => match x.worksheet_cells_reader(&name) {
+                    Err(e) => Err(e.to_string()),
+                    Ok(mut cells) => loop {
+                        match cells.next_cell() {
+                            Ok(Some(c)) => {
+                                let (r, col) = c.get_position();
+                                self.put(&mut sheet, r, col, Data::from(c.get_value().clone()))?;
+                            }
+                            Ok(None) => break Ok(()),
+                            Err(e) => break Err(e.to_string()),
+                        }
+                    },
+                },
+                // Parsed whole at open (bounded by `guard`): the used cells of the range.
+                other => match other.worksheet_range(&name) {
+                    Err(e) => Err(e.to_string()),
+                    Ok(range) => {
+                        let (r0, c0) = range.start().unwrap_or((0, 0));
+                        for (r, c, d) in range.used_cells() {
+                            self.put(&mut sheet, r0 + r as u32, c0 + c as u32, d.clone())?;
+                        }
+                        Ok(())
+                    }
+                },
+            };
+            if let Err(e) = read {
+                let mut d = Diagnostic::file_error(
+                    Code::UnreadableFile,
+                    &self.file.rel,
+                    format!("cannot read sheet: {e}"),
+                );
+                d.sheet = Some(name.clone());
+                self.diags.push(d);
+                continue;
+            }
+            // An empty sheet (workbooks often keep an unused Sheet2/Sheet3) is no table.
+            if sheet.rows.values().all(|r| r.iter().all(RawCell::is_blank)) {
+                continue;
+            }
+            let merges = if merges {
+                merged_regions(&mut wb, &name)
+            } else {
+                vec![]
+            };
+            out.push(RawTable {
+                name: name.clone(),
+                file: self.file.rel.clone(),
+                sheet: Some(name),
+                rows: sheet
+                    .rows
+                    .into_iter()
+                    .map(|(r, cells)| RawRow {
+                        row: r as usize + 1,
+                        cells,
+                    })
+                    .collect(),
+                merges,
             });
         }
-        // An empty sheet (workbooks often keep an unused Sheet2/Sheet3) is no table.
-        if table
-            .rows
-            .iter()
-            .all(|r| r.cells.iter().all(RawCell::is_blank))
-        {
-            continue;
-        }
-        out.push(table);
+        Ok(out)
     }
-    out
+
+    /// Put the cell `value` at 0-based (`row`, `col`) of `sheet`, within the budget.
+    fn put(&mut self, sheet: &mut Sheet, row: u32, col: u32, value: Data) -> Result<(), Stop> {
+        let Some(mut cell) = raw_cell(value) else {
+            return Ok(());
+        };
+        let origin = RowOrigin {
+            file: self.file.rel.clone(),
+            sheet: Some(sheet.name.clone()),
+            row: row as usize + 1,
+        };
+        let len = match &cell {
+            RawCell::Text(s) | RawCell::DateTime(s) | RawCell::Error(s) => s.len() as u64,
+            _ => 0,
+        };
+        if len > self.limits.cell_bytes {
+            let shown = super::raw::preview(&cell.text());
+            self.diags.push(
+                Diagnostic::cell_error(
+                    Code::LimitExceeded,
+                    &origin,
+                    Some(col as usize),
+                    None,
+                    Some(&shown),
+                    format!(
+                        "the cell holds {len} bytes of text, more than [limits] cell_bytes ({})",
+                        self.limits.cell_bytes
+                    ),
+                )
+                .with_help("shorten the cell, or raise [limits] cell_bytes in gentable.toml"),
+            );
+            cell = RawCell::Undecodable(shown);
+        }
+        self.text += len;
+        if self.text > self.limits.file_bytes {
+            let mut d = Diagnostic::file_error(
+                Code::LimitExceeded,
+                &self.file.rel,
+                format!(
+                    "the workbook's cells hold more than {} bytes of text ([limits] file_bytes); reading stopped at \
+                     row {}",
+                    self.limits.file_bytes, origin.row
+                ),
+            )
+            .with_help(LIMIT_HELP);
+            d.sheet = origin.sheet;
+            self.diags.push(d);
+            return Err(Stop);
+        }
+        let cells = sheet.rows.entry(row).or_default();
+        let col = col as usize;
+        if cells.len() <= col {
+            sheet.cells += (col + 1 - cells.len()) as u64;
+            if sheet.cells > self.limits.sheet_cells {
+                let mut d = Diagnostic::file_error(
+                    Code::LimitExceeded,
+                    &self.file.rel,
+                    format!(
+                        "the sheet spans more than {} cells ([limits] sheet_cells, the sum of each row's columns up \
+                         to its last value); reading stopped at {}{}",
+                        self.limits.sheet_cells,
+                        crate::diag::column_letters(col),
+                        origin.row
+                    ),
+                )
+                .with_help(
+                    "delete stray cells far right of the table (Ctrl+End shows the last one), or raise [limits] \
+                     sheet_cells",
+                );
+                d.sheet = origin.sheet;
+                self.diags.push(d);
+                return Err(Stop);
+            }
+            cells.resize(col + 1, RawCell::Empty);
+        }
+        cells[col] = cell;
+        Ok(())
+    }
+}
+
+/// A calamine value as a raw cell; `None` for an empty cell (or an empty string).
+fn raw_cell(d: Data) -> Option<RawCell> {
+    Some(match d {
+        Data::Empty => return None,
+        Data::String(s) if s.is_empty() => return None,
+        Data::String(s) => RawCell::Text(s),
+        Data::Int(i) => RawCell::Int(i),
+        Data::Float(f) => RawCell::Float(f),
+        Data::Bool(b) => RawCell::Bool(b),
+        Data::Error(e) => RawCell::Error(e.to_string()),
+        Data::DateTime(dt) => RawCell::DateTime(dt.as_f64().to_string()),
+        Data::DateTimeIso(s) | Data::DurationIso(s) => RawCell::DateTime(s),
+    })
 }
 
 /// The merged regions of a worksheet (xlsx and xls; none for other formats or when they cannot be read).

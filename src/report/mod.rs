@@ -673,8 +673,15 @@ fn sheets(
     let Some(sources) = places.sources.get(name) else {
         return "<p class=\"muted\">No source file provides this table.</p>\n".into();
     };
-    let layout =
-        crate::typing::Layout::of(ins.loaded.as_ref().and_then(|l| l.config.tables.get(name)));
+    let limits = ins
+        .loaded
+        .as_ref()
+        .map(|l| l.config.limits)
+        .unwrap_or_default();
+    let layout = crate::typing::Layout::of(
+        ins.loaded.as_ref().and_then(|l| l.config.tables.get(name)),
+        &limits,
+    );
     // Marked cells: (file, sheet, row, column) → (severity, messages).
     let mut marked: HashMap<CellAt, (Severity, Vec<String>)> = HashMap::new();
     let mut marked_rows: HashSet<(&str, Option<&str>, usize)> = HashSet::new();
@@ -714,7 +721,7 @@ fn sheets(
         })
         .unwrap_or_default();
     let mut budget = if max_rows == 0 { usize::MAX } else { max_rows };
-    let sep = ins.array_separator(name);
+    let sep = layout.grammar();
     for (i, src) in sources.iter().enumerate() {
         let width = src.rows.iter().map(|r| r.cells.len()).max().unwrap_or(0);
         let header = layout.header(&src.rows);
@@ -871,7 +878,14 @@ fn has_record_keys(index: &Index, ty: &Type) -> bool {
 
 /// A cell of field `fi` of `t` with the rows its keys name as links: the cell's text read as the
 /// field's type, each key (a direct key, an element of a list, a key field of a record) linked.
-fn linked(index: &Index, places: &Places, t: &Table, fi: usize, text: &str, sep: char) -> String {
+fn linked(
+    index: &Index,
+    places: &Places,
+    t: &Table,
+    fi: usize,
+    text: &str,
+    sep: crate::typing::cell::Grammar,
+) -> String {
     let f = &t.fields[fi];
     let parsed = if text.trim().is_empty() {
         return String::new();
@@ -892,7 +906,7 @@ fn linked(index: &Index, places: &Places, t: &Table, fi: usize, text: &str, sep:
             keys.iter()
                 .map(|(k, href)| format!("<a class=\"fk\" href=\"{}\">{}</a>", esc(href), esc(k)))
                 .collect::<Vec<_>>()
-                .join(&sep.to_string())
+                .join(&sep.separator.to_string())
         }
         (_, _)
             if !f.foreign_keys.is_empty()

@@ -62,7 +62,7 @@ pub fn assemble(
     project: &Project,
     ty: &Type,
     parts: &[Part],
-    sep: char,
+    sep: cell::Grammar,
     first_col: usize,
 ) -> Result<Option<Value>, (usize, CellError)> {
     let parts: Vec<&Part> = parts.iter().filter(|p| !p.cell.is_blank()).collect();
@@ -77,7 +77,7 @@ fn build(
     ty: &Type,
     parts: &[&Part],
     depth: usize,
-    sep: char,
+    sep: cell::Grammar,
     first_col: usize,
 ) -> Result<Value, (usize, CellError)> {
     let col0 = parts.first().map_or(first_col, |p| p.col);

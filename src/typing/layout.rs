@@ -1,8 +1,9 @@
 //! The layout of a table's sources: where the header, the comment rows and columns and the data are
 //! (docs/conventions.md §2), from its `[tables.<Name>]` override.
 
-use crate::config::TableOverride;
+use crate::config::{Limits, TableOverride};
 use crate::read::{RawCell, RawRow};
+use crate::typing::cell::Grammar;
 
 /// Where the header, the comments and the data of a table's sources are (docs/conventions.md §2), from its
 /// `[tables.<Name>]` override.
@@ -32,12 +33,14 @@ pub struct Layout {
     pub ignore_unknown_columns: bool,
     /// 0-based `tag_column`: its cell holds the row's tags (comma-separated).
     pub tag_col: Option<usize>,
+    /// `[limits] nesting_depth`: the deepest nesting of a cell.
+    pub max_depth: usize,
 }
 
 impl Layout {
     /// The layout of an override (defaults: header = first non-comment row, columns from A, markers in the
-    /// first column, comment marker `#`, array separator `|`).
-    pub fn of(ov: Option<&TableOverride>) -> Layout {
+    /// first column, comment marker `#`, array separator `|`), with the project's `[limits]`.
+    pub fn of(ov: Option<&TableOverride>, limits: &Limits) -> Layout {
         let col = |c: Option<&String>| c.and_then(|c| crate::diag::column_from_letters(c));
         let first_col = col(ov.and_then(|o| o.first_column.as_ref())).unwrap_or(0);
         Layout {
@@ -60,6 +63,15 @@ impl Layout {
             null_text: ov.and_then(|o| o.null_text.clone()),
             ignore_unknown_columns: ov.and_then(|o| o.ignore_unknown_columns) == Some(true),
             tag_col: col(ov.and_then(|o| o.tag_column.as_ref())),
+            max_depth: limits.nesting_depth,
+        }
+    }
+
+    /// How this table's compound cells are read ([`Grammar`]).
+    pub fn grammar(&self) -> Grammar {
+        Grammar {
+            separator: self.array_separator,
+            max_depth: self.max_depth,
         }
     }
 

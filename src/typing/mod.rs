@@ -19,7 +19,7 @@ pub use cell::{type_cell, type_cell_with};
 pub use layout::Layout;
 
 use self::cell::CellError;
-use crate::config::TableOverride;
+use crate::config::{Limits, TableOverride};
 use crate::diag::Code;
 use crate::diag::{column_letters, Diagnostic, RowOrigin};
 use crate::ir::{Project, Row, Type, Value};
@@ -74,10 +74,11 @@ pub fn type_table(
     schema: &TableSchema,
     sources: &[RawTable],
     ov: Option<&TableOverride>,
+    limits: &Limits,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Row> {
     let mut rows = vec![];
-    let layout = Layout::of(ov);
+    let layout = Layout::of(ov, limits);
     for src in sources {
         if ov.and_then(|o| o.layout.as_deref()) == Some("vertical") {
             rows.extend(crate::typing::vertical::type_source(
@@ -424,7 +425,7 @@ fn type_row(
     layout: &Layout,
     diags: &mut Vec<Diagnostic>,
 ) -> Row {
-    let sep = layout.array_separator;
+    let sep = layout.grammar();
     let n = schema.fields.len();
     let mut values: Vec<Option<Value>> = vec![None; n];
     // Fields with a reported bad cell: not also "missing".

@@ -81,7 +81,7 @@ pub fn type_source(
         if cell.is_blank() {
             continue;
         }
-        match cell::type_cell_with(project, &f.ty, &cell, layout.array_separator) {
+        match cell::type_cell_with(project, &f.ty, &cell, layout.grammar()) {
             Ok(v) => values[fi] = Some(v),
             Err(e) => {
                 failed[fi] = true;

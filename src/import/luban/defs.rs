@@ -155,7 +155,8 @@ pub fn read_sheets(path: &Path, rel: &str, diags: &mut Vec<Diagnostic>) -> Vec<R
         rel_in_folder: rel.to_string(),
     };
     let mut d = vec![];
-    let sheets = crate::read::workbook::read_workbook(&file, None, &mut d);
+    let sheets =
+        crate::read::workbook::read_workbook_file(&file, &crate::config::Limits::default(), &mut d);
     for x in d {
         let mut x = x;
         x.code = Code::LubanInput;

@@ -87,22 +87,101 @@ pub fn trim(s: &str) -> &str {
     s.trim_matches(is_ws)
 }
 
-/// Parse the whole text of a cell (already known not to be blank) as `ty`.
-pub fn parse_cell(text: &str, ty: &Type, project: &Project) -> Result<Value, CellError> {
-    parse_cell_with(text, ty, project, '|')
+/// The error of a cell nested deeper than `[limits] nesting_depth`.
+fn too_deep(what: &str, depth: usize, max: usize) -> CellError {
+    CellError::new(
+        Code::LimitExceeded,
+        format!("the {what} is nested {depth} levels deep, more than the limit of {max}"),
+    )
+    .help("flatten the value (use more columns or rows), or raise [limits] nesting_depth in gentable.toml")
 }
 
-/// [`parse_cell`] with another top-level array separator (`[tables.<Name>] array_separator`, e.g. `,`).
-/// Nested arrays and records keep their bracket/parenthesis grammar.
+/// The deepest nesting of unescaped `(` and `[` in grammar text, counted as [`split`] counts them (a `\`
+/// escapes the next character). Linear; unbalanced text counts what is open.
+pub fn grammar_depth(s: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '(' | '[' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            ')' | ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// The deepest nesting of arrays and objects in JSON text (brackets inside strings do not count). Linear;
+/// the text need not be valid JSON.
+pub fn json_depth(s: &str) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for b in s.bytes() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// How a table's compound cells are read besides their type: the top-level array separator and the
+/// nesting bound (`[tables.<Name>] array_separator`, `[limits] nesting_depth`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grammar {
+    /// Separator of the elements of a one-cell array (default `|`; `,` for UnityGameFramework and ET).
+    pub separator: char,
+    /// Deepest nesting of brackets and parentheses (cell grammar) or of arrays and objects (JSON literal);
+    /// a deeper cell is a GT0104 error before anything recursive looks at it, so parsing is linear in the
+    /// cell's length times this bound and never overflows the stack.
+    pub max_depth: usize,
+}
+
+impl Default for Grammar {
+    fn default() -> Self {
+        Grammar {
+            separator: '|',
+            max_depth: crate::config::Limits::default().nesting_depth,
+        }
+    }
+}
+
+/// Parse the whole text of a cell (already known not to be blank) as `ty`.
+pub fn parse_cell(text: &str, ty: &Type, project: &Project) -> Result<Value, CellError> {
+    parse_cell_with(text, ty, project, Grammar::default())
+}
+
+/// [`parse_cell`] with a table's [`Grammar`]: another top-level array separator (e.g. `,`; nested arrays and
+/// records keep their bracket/parenthesis grammar) and the nesting bound.
 pub fn parse_cell_with(
     text: &str,
     ty: &Type,
     project: &Project,
-    sep: char,
+    g: Grammar,
 ) -> Result<Value, CellError> {
-    match parse_text(text, ty, project, sep) {
+    match parse_text(text, ty, project, g) {
         Err(e) if !matches!(ty.strip_optional(), Type::String) => {
-            Err(full_width(e, text, ty, project, sep))
+            Err(full_width(e, text, ty, project, g))
         }
         r => r,
     }
@@ -111,7 +190,7 @@ pub fn parse_cell_with(
 /// A cell that did not read and holds full-width digits, letters, signs or separators (`１２`, `（０，１）`):
 /// the message names them and the help offers the half-width cell when it reads (docs/conventions.md §3).
 /// They are never read as their half-width forms: Excel does not either (`１２` is text there).
-fn full_width(mut e: CellError, text: &str, ty: &Type, project: &Project, sep: char) -> CellError {
+fn full_width(mut e: CellError, text: &str, ty: &Type, project: &Project, g: Grammar) -> CellError {
     use crate::diag::hint;
     let chars = hint::full_width(text);
     if chars.is_empty() {
@@ -123,7 +202,7 @@ fn full_width(mut e: CellError, text: &str, ty: &Type, project: &Project, sep: c
         e.message,
         hint::name_chars(&chars, 4)
     );
-    if parse_text(&half, ty, project, sep).is_ok() {
+    if parse_text(&half, ty, project, g).is_ok() {
         e.help = Some(format!(
             "gentable reads half-width digits, letters, signs and separators only: write {half:?}"
         ));
@@ -142,7 +221,8 @@ fn full_width(mut e: CellError, text: &str, ty: &Type, project: &Project, sep: c
 }
 
 /// [`parse_cell_with`] without the full-width hint.
-fn parse_text(text: &str, ty: &Type, project: &Project, sep: char) -> Result<Value, CellError> {
+fn parse_text(text: &str, ty: &Type, project: &Project, g: Grammar) -> Result<Value, CellError> {
+    let sep = g.separator;
     let ty = ty.strip_optional();
     match ty {
         Type::String => Ok(Value::Str(text.to_string())),
@@ -150,6 +230,10 @@ fn parse_text(text: &str, ty: &Type, project: &Project, sep: char) -> Result<Val
             let t = trim(text);
             let list_like = matches!(ty, Type::Array(_) | Type::Flags(_));
             if t.starts_with('{') || (t.starts_with('[') && list_like) {
+                let depth = json_depth(t);
+                if depth > g.max_depth {
+                    return Err(too_deep("JSON literal", depth, g.max_depth));
+                }
                 if let Ok(json) = serde_json::from_str::<serde_json::Value>(t) {
                     return json_to_value(&json, ty, project).map_err(|m| {
                         CellError::new(Code::WrongType, format!("JSON literal does not fit: {m}"))
@@ -162,6 +246,10 @@ fn parse_text(text: &str, ty: &Type, project: &Project, sep: char) -> Result<Val
                     )
                     .help("write the object as (a,b) or as valid JSON"));
                 }
+            }
+            let depth = grammar_depth(t);
+            if depth > g.max_depth {
+                return Err(too_deep("value", depth, g.max_depth));
             }
             match ty {
                 Type::Array(inner) => {
@@ -893,18 +981,18 @@ fn split_named(p: &str) -> Option<(String, String)> {
 
 /// Type one non-blank raw cell.
 pub fn type_cell(project: &Project, ty: &Type, raw: &RawCell) -> Result<Value, CellError> {
-    type_cell_with(project, ty, raw, '|')
+    type_cell_with(project, ty, raw, Grammar::default())
 }
 
-/// [`type_cell`] with a table's top-level array separator (`array_separator`).
+/// [`type_cell`] with a table's [`Grammar`] (`array_separator`, `nesting_depth`).
 pub fn type_cell_with(
     project: &Project,
     ty: &Type,
     raw: &RawCell,
-    sep: char,
+    g: Grammar,
 ) -> Result<Value, CellError> {
     let base = ty.strip_optional();
-    let parse = |text: &str| parse_cell_with(text, ty, project, sep);
+    let parse = |text: &str| parse_cell_with(text, ty, project, g);
     match raw {
         RawCell::Text(s) => parse(s),
         RawCell::Undecodable(s) => Err(CellError {
