@@ -423,6 +423,16 @@ pub fn load(path: &Path) -> anyhow::Result<Loaded> {
                 );
             }
         }
+        if let Some(why) = o
+            .schema
+            .as_deref()
+            .and_then(|sc| crate::naming::files::path_problem(&format!("{sc}.schema.json")))
+        {
+            anyhow::bail!(
+                "{}: [tables.{name}] schema must name a file of the schema folder: {why}",
+                path.display()
+            );
+        }
         if let Some(e) = &o.encoding {
             if encoding_rs::Encoding::for_label(e.as_bytes()).is_none() {
                 anyhow::bail!("{}: [tables.{name}] unknown encoding {e:?}", path.display());

@@ -109,7 +109,7 @@ fn on_path(name: &str) -> Option<PathBuf> {
 /// Every project in the repository, like `tests/up_to_date.rs`: the root, the torture set, the examples.
 fn sets() -> Vec<Set> {
     let mut cfgs = vec![repo().join("gentable.toml")];
-    for dir in ["tests/torture", "tests/luban", "examples"] {
+    for dir in ["tests/torture", "tests/luban", "tests/reserved", "examples"] {
         let d = repo().join(dir);
         if d.join("gentable.toml").exists() {
             cfgs.push(d.join("gentable.toml"));

@@ -645,3 +645,188 @@ fn bidi_controls_in_cells_are_escaped_in_human_and_github_output() {
         serde_json::from_str(json.stderr.lines().next().unwrap()).unwrap();
     assert_eq!(line["cell_text"], "Red\u{202e}eulB");
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// 1. Output paths are made, never taken; 4. names that break generated code; 5. a too-long name.
+
+/// A project whose table `name` is selected by `[tables."<name>"] files` from `Table/A.csv`.
+fn named_table(name: &str) -> Project {
+    let key = name.replace('\\', "\\\\").replace('"', "\\\"");
+    Project::new(
+        &format!("[tables.\"{key}\"]\nfiles = [\"A.csv\"]\nschema = \"A\""),
+        &[
+            ("schema/A.schema.json", ID_SCHEMA),
+            ("Table/A.csv", b"Id\n1\n"),
+        ],
+    )
+}
+
+#[test]
+fn table_names_that_are_not_file_names_are_refused_at_their_source() {
+    // main: `../../escaped` wrote <project>/escaped.json, `a/b` wrote generated/data/a/b.json, `C:evil` an
+    // alternate data stream on Windows, CON/aux/nul.txt device names, `..` a Rust E0255.
+    for (name, why) in [
+        ("../../escaped", "path separator"),
+        ("a/b", "path separator"),
+        ("a\\b", "path separator"),
+        ("C:evil", "Windows forbids"),
+        ("CON", "Windows device name"),
+        ("aux", "Windows device name"),
+        ("nul.txt", "Windows device name"),
+        ("..", "names a folder"),
+        ("x\u{202e}y", "U+202E"),
+        ("trailing.", "ends with a dot"),
+    ] {
+        let p = named_table(name);
+        let r = p.run(&["build"]);
+        r.fails_with(&["GT0217", "Table/A.csv", "cannot name its files", why]);
+        assert!(
+            !p.path("escaped.json").exists() && !p.path("generated").exists(),
+            "{name:?}"
+        );
+        assert!(
+            !r.stderr.contains("GT0003"),
+            "{name:?}: no unused-override warning too:\n{}",
+            r.stderr
+        );
+    }
+    // A sheet name too (Excel itself allows `aux`).
+    let mut wb = rust_xlsxwriter::Workbook::new();
+    let ws = wb.add_worksheet().set_name("aux").unwrap();
+    ws.write_string(0, 0, "Id").unwrap();
+    ws.write_number(1, 0, 1).unwrap();
+    let p = Project::new(
+        "",
+        &[
+            ("schema/aux.schema.json", ID_SCHEMA),
+            ("Table/Book.xlsx", &wb.save_to_buffer().unwrap()),
+        ],
+    );
+    p.run(&["check"]).fails_with(&[
+        "GT0217",
+        "Table/Book.xlsx[aux]",
+        "\"aux\" is a Windows device name",
+    ]);
+}
+
+#[test]
+fn a_240_character_table_name_is_a_located_error_and_writes_nothing() {
+    // main: an unlocated "File name too long" after creating empty folders.
+    let name = "道".repeat(240);
+    // The file stem may be at most 255 bytes on Linux, so the long name comes from a selection.
+    let p2 = named_table(&name);
+    let r = p2.run(&["build"]);
+    r.fails_with(&[
+        "GT0217",
+        "Table/A.csv",
+        "bytes long, more than the 255 a file name may have",
+    ]);
+    assert!(!p2.path("generated").exists());
+}
+
+#[test]
+fn table_names_that_differ_only_in_case_are_refused() {
+    let p = Project::new(
+        "",
+        &[
+            ("schema/Item.schema.json", ID_SCHEMA),
+            ("schema/item.schema.json", ID_SCHEMA),
+            ("Table/a/Item.csv", b"Id\n1\n"),
+            ("Table/b/item.csv", b"Id\n2\n"),
+        ],
+    );
+    p.run(&["check"]).fails_with(&[
+        "GT0217",
+        "Table/b/item.csv",
+        "differs from the table \"Item\" only in case",
+    ]);
+}
+
+#[test]
+fn reserved_names_are_escaped_not_written_raw() {
+    // main: a table `lib` wrote src/lib.rs twice (GT0406), `main` made a binary crate without `main`; a field
+    // `await` gave C# CS1525; a flags member `None` gave CS0102; `$defs` ReadonlyMap/Date shadowed TS globals;
+    // an enum member with U+202E broke the Rust doc comment (rustc's text-direction lint).
+    let schema = br##"{"type":"object","x-gentable-primaryKey":"Id",
+        "$defs":{"Flag":{"type":"string","enum":["None","Fire"]},
+                 "Side":{"type":"string","enum":["Red\u202eeulB","Blue"]},
+                 "ReadonlyMap":{"type":"object","properties":{"v":{"type":"integer"}}},
+                 "Date":{"type":"object","properties":{"v":{"type":"integer"}}}},
+        "properties":{"Id":{"type":"integer"},"await":{"type":"integer"},
+          "Flags":{"type":"array","items":{"$ref":"#/$defs/Flag"},"x-gentable-flags":true},
+          "Side":{"$ref":"#/$defs/Side"},"M":{"$ref":"#/$defs/ReadonlyMap"},"D":{"$ref":"#/$defs/Date"}},
+        "required":["Id"]}"##;
+    let p = Project::new(
+        "",
+        &[
+            ("schema/lib.schema.json", ID_SCHEMA),
+            ("schema/main.schema.json", ID_SCHEMA),
+            ("schema/T.schema.json", schema),
+            ("Table/lib.csv", b"Id\n1\n"),
+            ("Table/main.csv", b"Id\n1\n"),
+            (
+                "Table/T.csv",
+                "Id,await,Flags,Side,M,D\n1,2,None|Fire,Red\u{202e}eulB,(1),(2)\n".as_bytes(),
+            ),
+        ],
+    );
+    p.run(&["build"]).succeeds();
+    let read = |rel: &str| std::fs::read_to_string(p.path(&format!("generated/{rel}"))).unwrap();
+    let lib = read("rust/src/lib.rs");
+    assert!(
+        lib.contains("pub mod lib_;") && lib.contains("pub mod main_;"),
+        "{lib}"
+    );
+    assert!(
+        p.path("generated/rust/src/lib_.rs").exists()
+            && !p.path("generated/rust/src/main.rs").exists()
+    );
+    let cs = read("csharp/T.cs");
+    assert!(
+        cs.contains("int? await_") && cs.contains("this.Await = await_;"),
+        "{cs}"
+    );
+    let flag = read("csharp/Flag.cs");
+    assert!(
+        flag.contains("None = 0,") && flag.contains("None_ = 1U << 0,"),
+        "{flag}"
+    );
+    let ts = read("ts/records.ts");
+    assert!(
+        ts.contains("export interface ReadonlyMap_ ") && ts.contains("export interface Date_ "),
+        "{ts}"
+    );
+    let enums = read("rust/src/enums.rs");
+    assert!(
+        enums.contains("Red\\u{202e}eulB") && !enums.contains('\u{202e}'),
+        "{enums}"
+    );
+    // Every one of these compiles in its language: tests/reserved (conformance) holds them all.
+}
+
+#[test]
+fn a_project_name_with_a_newline_cannot_edit_cargo_toml() {
+    // main: the name was pasted into `description = "…"`, so a newline started a new line of Cargo.toml.
+    let p = Project::new(
+        "",
+        &[
+            ("schema/T.schema.json", ID_SCHEMA),
+            ("Table/T.csv", b"Id\n1\n"),
+        ],
+    );
+    p.write(
+        "gentable.toml",
+        b"[project]\nname = \"Hard\\\"\\n[dependencies]\\nevil = \\\"1\\\"\"\n",
+    );
+    p.run(&["build"]).succeeds();
+    let text = std::fs::read_to_string(p.path("generated/rust/Cargo.toml")).unwrap();
+    let cargo: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(
+        cargo["package"]["description"].as_str(),
+        Some("Hard\"\n[dependencies]\nevil = \"1\" rule tables, generated by gentable")
+    );
+    assert!(
+        cargo["dependencies"].as_table().unwrap().is_empty(),
+        "{text}"
+    );
+}

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 fn projects() -> Vec<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut out = vec![root.join("gentable.toml")];
-    for dir in ["tests/torture", "tests/luban", "examples"] {
+    for dir in ["tests/torture", "tests/luban", "tests/reserved", "examples"] {
         let d = root.join(dir);
         if d.join("gentable.toml").exists() {
             out.push(d.join("gentable.toml"));

@@ -47,10 +47,10 @@ namespace FunnyPitch.GameConfig
         public UpgradeId Key { get { return new UpgradeId(this.Id); } }
 
         /// <summary>Creates a <see cref="Upgrade"/> from its fields.</summary>
-        public Upgrade(string id, string from, Trigger trigger, CaptureClass? capturedClass, string to)
+        public Upgrade(string id, string from_, Trigger trigger, CaptureClass? capturedClass, string to)
         {
             this.Id = id;
-            this.From = from;
+            this.From = from_;
             this.Trigger = trigger;
             this.CapturedClass = capturedClass;
             this.To = to;

@@ -225,5 +225,26 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Files> {
     for part in parts {
         files.extend(part?);
     }
+    check_paths(&files)?;
     Ok(files)
+}
+
+/// Every path of `files` must be a made file name under the generated folder, distinct from every other on
+/// a case- or normalisation-insensitive file system ([`crate::naming::files`]). The names are made safe
+/// where they are made (table names are checked, identifiers are ASCII); this is the last guard before
+/// anything is written.
+fn check_paths(files: &Files) -> anyhow::Result<()> {
+    let mut seen: std::collections::HashMap<String, &str> = std::collections::HashMap::new();
+    for rel in files.keys() {
+        if let Some(why) = crate::naming::files::path_problem(rel) {
+            anyhow::bail!("refusing to write {rel:?}: {why}");
+        }
+        if let Some(other) = seen.insert(crate::naming::collision_key(rel), rel) {
+            anyhow::bail!(
+                "the generated files {other} and {rel} would be one file on Windows and macOS (they differ only \
+                 in case); rename the table or type one of them comes from"
+            );
+        }
+    }
+    Ok(())
 }

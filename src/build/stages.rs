@@ -9,6 +9,7 @@ use crate::config::Loaded;
 use crate::diag::render::Sources;
 use crate::diag::{Code, Diagnostic, Diagnostics, Severity};
 use crate::ir::{Project, Table};
+use crate::naming;
 use crate::read::{self, RawTable, SourceFile};
 use crate::schema::{self, SchemaSet, TableSchema};
 use rayon::prelude::*;
@@ -90,6 +91,14 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
         }
     }
     ctx.keep(|k| k.raw = by_table.values().flatten().cloned().collect());
+    // Table names become file names: refuse those that cannot be one, and names that collide on a
+    // case-insensitive file system.
+    let before: BTreeSet<String> = by_table.keys().cloned().collect();
+    diags.extend(check_table_names(&mut by_table));
+    let refused: BTreeSet<String> = before
+        .into_iter()
+        .filter(|n| !by_table.contains_key(n))
+        .collect();
     // The input files of each table, for the records of later one-table rebuilds.
     let mut sources_of: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (name, raws) in &by_table {
@@ -107,7 +116,7 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
         None => by_table.keys().cloned().collect(),
     };
     for name in loaded.config.tables.keys() {
-        if !names.contains(name) {
+        if !names.contains(name) && !refused.contains(name) {
             diags.push(
                 Diagnostic::file_error(
                     Code::UnusedOverride,
@@ -238,6 +247,51 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
         }),
         typed_names,
     ))
+}
+
+/// GT0217 for every table of `by_table` whose name cannot name its files ([`naming::table_name_problem`])
+/// or collides with another's on a case- or normalisation-insensitive file system; such tables are
+/// removed (nothing more is read or reported for them), each diagnostic points at the table's first source.
+fn check_table_names(by_table: &mut BTreeMap<String, Vec<RawTable>>) -> Vec<Diagnostic> {
+    let mut diags = vec![];
+    let at = |raws: &[RawTable], message: String| {
+        let first = raws.first();
+        let mut d = Diagnostic::file_error(
+            Code::BadTableName,
+            first.map(|r| r.file.clone()).unwrap_or_default(),
+            message,
+        )
+        .with_help(
+            "rename the sheet or the file (or the [tables.<Name>] section that selects it) to a plain name",
+        );
+        d.sheet = first.and_then(|r| r.sheet.clone());
+        d
+    };
+    let mut keys: BTreeMap<String, String> = BTreeMap::new();
+    let names: Vec<String> = by_table.keys().cloned().collect();
+    for name in names {
+        let why = naming::table_name_problem(&name).or_else(|| {
+            let key = naming::collision_key(&name);
+            match keys.get(&key) {
+                Some(other) => Some(format!(
+                    "it differs from the table {other:?} only in case or Unicode normalisation: data/{other}.json \
+                     and data/{name}.json are one file on Windows and macOS"
+                )),
+                None => {
+                    keys.insert(key, name.clone());
+                    None
+                }
+            }
+        });
+        if let Some(why) = why {
+            let raws = by_table.remove(&name).unwrap_or_default();
+            diags.push(at(
+                &raws,
+                format!("the table name {name:?} cannot name its files: {why}"),
+            ));
+        }
+    }
+    diags
 }
 
 fn has_errors(diags: &[Diagnostic]) -> bool {

@@ -132,6 +132,9 @@ codes! {
     NameCollision = "GT0216", Data,
         "identifier collision",
         "Two field names become the same identifier in generated code (\"MaxSteps\" and \"max steps\" both become max_steps). Example: columns MaxSteps and max_steps. Fix: rename one, or set x-gentable-name on one in the schema.";
+    BadTableName = "GT0217", Data,
+        "bad table name",
+        "A table name (a sheet name, a file stem, or a [tables.<Name>] section that selects files) cannot name the table's files: data/<Name>.json and the code files made from it. It holds a path separator or .., a character Windows forbids (: * ? \" < > |), a control or bidirectional character, leading or trailing white space or a trailing dot; it is a Windows device name (CON, PRN, AUX, NUL, COM1, LPT1, ... in any case, with any extension); a file made from it would be longer than 255 bytes; or it differs from another table's name only in case or Unicode normalisation, so both data files would be one file on Windows and macOS. Example: a sheet named ../../escaped, aux or Item beside a file item.csv. Fix: rename the sheet or the file (or the [tables.<Name>] section).";
     SchemaKeyword = "GT0301", Data,
         "schema keyword failed",
         "A JSON Schema keyword (minimum, pattern, minItems, uniqueItems, const, ...) rejected the typed value. The message names the keyword. Example: \"mage\" in a Name column with \"pattern\": \"^[A-Z]\". Fix: correct the value, or the schema if the rule is wrong.";

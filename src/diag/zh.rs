@@ -45,6 +45,7 @@ pub const CODES: &[(Code, &str, &str)] = &[
     (Code::NoHeader, "没有表头行", "表中没有可以读取字段名的非注释行，或 header_row 超出了末尾。例：每一行都以 # 开头的工作表，或 5 行的文件中 header_row = 9。修正：添加表头行，或改正 [tables.<名称>] header_row。"),
     (Code::SingletonRows, "单例表行数不对", "x-gentable-mode 为 \"one\" 的表必须恰好有一行数据。例：有两行数据的 Const.csv。修正：删除多余的行或补上缺少的行。"),
     (Code::NameCollision, "标识符冲突", "两个字段名在生成的代码中变成同一个标识符（\"MaxSteps\" 和 \"max steps\" 都变成 max_steps）。例：MaxSteps 和 max_steps 两列。修正：重命名其中一个，或在结构中为其中一个设置 x-gentable-name。"),
+    (Code::BadTableName, "无效的表名", "表名（工作表名、文件名去掉扩展名，或选择文件的 [tables.<名称>] 小节）不能用作该表的文件名：data/<名称>.json 以及由它生成的代码文件。表名含有路径分隔符或 ..、Windows 禁止的字符（: * ? \" < > |）、控制字符或双向文字控制字符、首尾空白或结尾的点；或是 Windows 设备名（CON、PRN、AUX、NUL、COM1、LPT1 等，不区分大小写，带任何扩展名）；或由它生成的文件名超过 255 字节；或与另一个表名只差大小写或 Unicode 规范化形式，在 Windows 和 macOS 上两个数据文件会是同一个文件。例：名为 ../../escaped 或 aux 的工作表，或与 item.csv 并存的 Item。修正：重命名工作表或文件（或 [tables.<名称>] 小节）。"),
     (Code::SchemaKeyword, "结构关键字校验失败", "某个 JSON Schema 关键字（minimum、pattern、minItems、uniqueItems、const……）拒绝了该值。消息中给出关键字。例：\"pattern\": \"^[A-Z]\" 的 Name 列中填了 \"mage\"。修正：改正数值；如果规则本身有误，则修改结构。"),
     (Code::DuplicateKey, "主键重复", "两行的主键（x-gentable-primaryKey）相同。消息中给出两个单元格。例：两行的 Id 都是 2。对于 (Side, Slot) 这样的组合主键，会给出两行的每个主键单元格。修正：修改或删除其中一行。"),
     (Code::DuplicateUnique, "唯一键重复", "两行的次级唯一键（x-gentable-unique）的值相同。例：x-gentable-unique 为 [\"Name\"] 时有两个名为 \"Archer\" 的单位。修正：让这些值互不相同。"),

@@ -14,6 +14,15 @@
 //! Every emitter calls these functions; none invents its own rule. Collisions are detected by
 //! [`check_collisions`].
 
+pub mod files;
+pub mod keywords;
+
+pub use files::{collision_key, file_name, is_device};
+pub use keywords::{
+    CSHARP_KEYWORDS, RUST_KEYWORDS, RUST_PRELUDE_TYPES, RUST_RESERVED_MODULES, TS_GLOBALS,
+    TS_KEYWORDS, WINDOWS_DEVICES,
+};
+
 /// Target case convention.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Case {
@@ -34,192 +43,6 @@ pub enum Lang {
     CSharp,
     TypeScript,
 }
-
-/// Rust keywords (strict + reserved, 2021 edition) and names that may not be raw identifiers.
-pub const RUST_KEYWORDS: &[&str] = &[
-    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for",
-    "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return",
-    "self", "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where",
-    "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro",
-    "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen", "union",
-];
-
-/// C# keywords (reserved and the contextual ones that break declarations), plus names that clash with
-/// `object` members.
-pub const CSHARP_KEYWORDS: &[&str] = &[
-    "abstract",
-    "as",
-    "base",
-    "bool",
-    "break",
-    "byte",
-    "case",
-    "catch",
-    "char",
-    "checked",
-    "class",
-    "const",
-    "continue",
-    "decimal",
-    "default",
-    "delegate",
-    "do",
-    "double",
-    "else",
-    "enum",
-    "event",
-    "explicit",
-    "extern",
-    "false",
-    "finally",
-    "fixed",
-    "float",
-    "for",
-    "foreach",
-    "goto",
-    "if",
-    "implicit",
-    "in",
-    "int",
-    "interface",
-    "internal",
-    "is",
-    "lock",
-    "long",
-    "namespace",
-    "new",
-    "null",
-    "object",
-    "operator",
-    "out",
-    "override",
-    "params",
-    "private",
-    "protected",
-    "public",
-    "readonly",
-    "ref",
-    "return",
-    "sbyte",
-    "sealed",
-    "short",
-    "sizeof",
-    "stackalloc",
-    "static",
-    "string",
-    "struct",
-    "switch",
-    "this",
-    "throw",
-    "true",
-    "try",
-    "typeof",
-    "uint",
-    "ulong",
-    "unchecked",
-    "unsafe",
-    "ushort",
-    "using",
-    "virtual",
-    "void",
-    "volatile",
-    "while",
-    "var",
-    "dynamic",
-    "value",
-    "get",
-    "set",
-    "ToString",
-    "Equals",
-    "GetHashCode",
-    "GetType",
-    "Finalize",
-    "MemberwiseClone",
-    "ReferenceEquals",
-];
-
-/// TypeScript/JavaScript reserved words and names that break interfaces or objects.
-pub const TS_KEYWORDS: &[&str] = &[
-    "break",
-    "case",
-    "catch",
-    "class",
-    "const",
-    "continue",
-    "debugger",
-    "default",
-    "delete",
-    "do",
-    "else",
-    "enum",
-    "export",
-    "extends",
-    "false",
-    "finally",
-    "for",
-    "function",
-    "if",
-    "import",
-    "in",
-    "instanceof",
-    "new",
-    "null",
-    "return",
-    "super",
-    "switch",
-    "this",
-    "throw",
-    "true",
-    "try",
-    "typeof",
-    "var",
-    "void",
-    "while",
-    "with",
-    "as",
-    "implements",
-    "interface",
-    "let",
-    "package",
-    "private",
-    "protected",
-    "public",
-    "static",
-    "yield",
-    "any",
-    "boolean",
-    "constructor",
-    "declare",
-    "get",
-    "module",
-    "require",
-    "number",
-    "set",
-    "string",
-    "symbol",
-    "type",
-    "from",
-    "of",
-    "namespace",
-    "async",
-    "await",
-    "bigint",
-    "undefined",
-    "never",
-    "unknown",
-    "object",
-    "readonly",
-    "keyof",
-    "infer",
-    "is",
-    "unique",
-    "abstract",
-    "__proto__",
-    "prototype",
-    "toString",
-    "valueOf",
-    "hasOwnProperty",
-];
 
 /// Split a source name into ASCII words (rule 1 and 2).
 pub fn words(source: &str) -> Vec<String> {
@@ -345,51 +168,6 @@ pub fn rust_variant(source: &str) -> String {
     ident(source, None, Case::Pascal, Lang::Rust)
 }
 
-/// Names of the Rust prelude (and of `core`/`std` types the generated code uses unqualified). A generated
-/// *type* with one of these names would shadow it, so it gets a trailing `_` (`Option` → `Option_`).
-pub const RUST_PRELUDE_TYPES: &[&str] = &[
-    "Option",
-    "Some",
-    "None",
-    "Result",
-    "Ok",
-    "Err",
-    "Vec",
-    "String",
-    "Box",
-    "ToString",
-    "ToOwned",
-    "Clone",
-    "Copy",
-    "Send",
-    "Sync",
-    "Sized",
-    "Unpin",
-    "Drop",
-    "Fn",
-    "FnMut",
-    "FnOnce",
-    "Iterator",
-    "IntoIterator",
-    "DoubleEndedIterator",
-    "ExactSizeIterator",
-    "Extend",
-    "Default",
-    "Eq",
-    "PartialEq",
-    "Ord",
-    "PartialOrd",
-    "AsRef",
-    "AsMut",
-    "Into",
-    "From",
-    "TryFrom",
-    "TryInto",
-    "FromIterator",
-    "Debug",
-    "Hash",
-    "Display",
-];
 /// C# type, property or enum member name (`PascalCase`). A member equal to its enclosing type's name gets `_`.
 pub fn csharp_member(source: &str, ov: Option<&str>, enclosing: &str) -> String {
     let id = ident(source, ov, Case::Pascal, Lang::CSharp);
@@ -415,9 +193,56 @@ pub fn ts_field(source: &str, ov: Option<&str>) -> String {
 pub fn ts_param(source: &str, ov: Option<&str>) -> String {
     ident(source, ov, Case::Camel, Lang::TypeScript)
 }
-/// TypeScript type name (`PascalCase`).
+/// TypeScript type name (`PascalCase`); a name of [`TS_GLOBALS`] gets a trailing `_` (`ReadonlyMap` →
+/// `ReadonlyMap_`), so generated code never shadows the global it uses.
 pub fn ts_type(source: &str) -> String {
-    ident(source, None, Case::Pascal, Lang::TypeScript)
+    let id = ident(source, None, Case::Pascal, Lang::TypeScript);
+    if TS_GLOBALS.contains(&id.as_str()) {
+        id + "_"
+    } else {
+        id
+    }
+}
+
+/// The Rust module (and `src/<module>.rs` file) of a table: [`rust_field`], then a trailing `_` for a name
+/// of [`RUST_RESERVED_MODULES`], of `own` (the modules the Rust backend writes itself: `enums`, `types`,
+/// …) or of a Windows device (`aux`, `con`: the file `aux.rs` cannot exist there), until it is none.
+pub fn rust_module(table: &str, own: &[&str]) -> String {
+    let mut m = rust_field(table, None);
+    while RUST_RESERVED_MODULES.contains(&m.as_str()) || own.contains(&m.as_str()) || is_device(&m)
+    {
+        m.push('_');
+    }
+    m
+}
+
+/// Why `name` cannot be a table name, or `None`. A table name is the name of its data file
+/// (`data/<name>.json`, which the C# and TypeScript loaders and the users' own loading code open by the
+/// table's name) and becomes identifiers in every language, whose files (`<module>.rs`, `<Type>.cs`,
+/// `<Type>.ts`) must fit a file system too: the name must pass [`files::component_problem`] (no path
+/// separators, `..`, characters Windows forbids, control or bidirectional characters, leading or trailing
+/// white space, a trailing dot or a Windows device name such as `Con` or `aux`), and every file made from it
+/// must fit [`files::MAX_FILE_NAME`] bytes.
+pub fn table_name_problem(name: &str) -> Option<String> {
+    if let Some(why) = files::component_problem(name) {
+        return Some(why);
+    }
+    let made = [
+        format!("{name}.json"),
+        format!("{}.rs", rust_module(name, &[])),
+        format!("{}.cs", file_name(&csharp_type(name))),
+        format!("{}.ts", file_name(&ts_type(name))),
+    ];
+    made.into_iter()
+        .find(|f| f.len() > files::MAX_FILE_NAME)
+        .map(|f| {
+            format!(
+                "the file {}… made from it would be {} bytes long, more than the {} a file name may have",
+                f.chars().take(24).collect::<String>(),
+                f.len(),
+                files::MAX_FILE_NAME
+            )
+        })
 }
 
 /// Make a generated identifier distinct from `taken` (names already used in the same scope, e.g. a fixed API

@@ -112,21 +112,21 @@ impl Backend for CSharp {
         for e in project.enums.values() {
             let vm = g.enum_vm(e)?;
             files.insert(
-                format!("csharp/{}.cs", vm.name),
+                format!("csharp/{}.cs", naming::file_name(&vm.name)),
                 hbs::render(&g.hb, "enum.cs.hbs", &vm)?,
             );
         }
         for r in project.records.values() {
             let vm = g.record_vm(r)?;
             files.insert(
-                format!("csharp/{}.cs", vm.class.name),
+                format!("csharp/{}.cs", naming::file_name(&vm.class.name)),
                 hbs::render(&g.hb, "record.cs.hbs", &vm)?,
             );
         }
         for u in project.unions.values() {
             let vm = g.union_vm(u)?;
             files.insert(
-                format!("csharp/{}.cs", vm.name),
+                format!("csharp/{}.cs", naming::file_name(&vm.name)),
                 hbs::render(&g.hb, "union.cs.hbs", &vm)?,
             );
         }
@@ -136,7 +136,7 @@ impl Backend for CSharp {
     fn table(&self, _: &EmitContext, g: &Gen, t: &Table) -> anyhow::Result<Files> {
         let vm = g.table_vm(t)?;
         Ok(Files::from([(
-            format!("csharp/{}.cs", vm.row.name),
+            format!("csharp/{}.cs", naming::file_name(&vm.row.name)),
             hbs::render(&g.hb, "table.cs.hbs", &vm)?,
         )]))
     }
@@ -596,7 +596,8 @@ impl Gen<'_> {
                     .iter()
                     .enumerate()
                     .map(|(i, m)| FlagMemberVm {
-                        ident: naming::csharp_member(m, None, fname),
+                        // `None = 0` is the empty set, declared by the template.
+                        ident: naming::avoid(naming::csharp_member(m, None, fname), &["None"]),
                         shift: i,
                         name_literal: quoted(m),
                         json_literal: quoted_json(m, ""),

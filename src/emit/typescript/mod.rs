@@ -102,7 +102,7 @@ impl Backend for TypeScript {
     fn table(&self, _: &EmitContext, g: &Gen, t: &Table) -> anyhow::Result<Files> {
         let vm = g.table_vm(t)?;
         Ok(Files::from([(
-            format!("ts/tables/{}.ts", vm.row.name),
+            format!("ts/tables/{}.ts", naming::file_name(&vm.row.name)),
             hbs::render(&g.hb, "table.ts.hbs", &vm)?,
         )]))
     }
@@ -1406,7 +1406,7 @@ impl Gen<'_> {
         }
         for (t, property) in project.tables.iter().zip(props) {
             let row = &self.names.rows[&t.name];
-            let module = format!("\"./tables/{row}.js\"");
+            let module = format!("\"./tables/{}.js\"", naming::file_name(row));
             let name = quoted(&t.name);
             let file = quoted(&data_file(t));
             let text = format!("textOf({file}, {name}), {file}, {name}, TABLE_HASHES.get({name})");

@@ -37,12 +37,12 @@ namespace Xiangqi.GameConfig
         public StepMoveId Key { get { return new StepMoveId(this.Id); } }
 
         /// <summary>Creates a <see cref="StepMove"/> from its fields.</summary>
-        public StepMove(string id, string piece, Offset offset, StepCondition when)
+        public StepMove(string id, string piece, Offset offset, StepCondition when_)
         {
             this.Id = id;
             this.Piece = piece;
             this.Offset = offset;
-            this.When = when;
+            this.When = when_;
         }
 
         /// <summary>Resolves the typed references (once, at load).</summary>

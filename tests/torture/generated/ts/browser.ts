@@ -14,7 +14,7 @@ import { PartsTable, readParts, writeParts } from "./tables/Parts.js";
 import { SelfTable, readSelf, writeSelf, linkSelf } from "./tables/Self.js";
 import { type Settings, readSettings, writeSettings } from "./tables/Settings.js";
 import { SpreadTable, readSpread, writeSpread } from "./tables/Spread.js";
-import { StringTable, readString, writeString } from "./tables/String.js";
+import { String_Table, readString_, writeString_ } from "./tables/String_.js";
 import { StringsTable, readStrings, writeStrings } from "./tables/Strings.js";
 import { type Vertical, readVertical, writeVertical } from "./tables/Vertical.js";
 
@@ -32,7 +32,7 @@ export { type Parts, PartsTable } from "./tables/Parts.js";
 export { type Self, SelfTable } from "./tables/Self.js";
 export type { Settings } from "./tables/Settings.js";
 export { type Spread, SpreadTable } from "./tables/Spread.js";
-export { type String, StringTable } from "./tables/String.js";
+export { type String_, String_Table } from "./tables/String_.js";
 export { type Strings, StringsTable } from "./tables/Strings.js";
 export type { Vertical } from "./tables/Vertical.js";
 
@@ -98,7 +98,7 @@ export interface Tables {
   /**
    * A table named like Rust's String.
    */
-  readonly string: StringTable;
+  readonly string: String_Table;
   /**
    * Strings that try to break out of comments and literals: *\/ ${x} {{x}} ` " \
    * .
@@ -124,7 +124,7 @@ function build(textOf: (file: string, table: string) => string): Tables {
     self: new SelfTable(rt.rows(textOf("Self.json", "Self"), "Self.json", "Self", TABLE_HASHES.get("Self"), readSelf)),
     settings: rt.single(textOf("Settings.json", "Settings"), "Settings.json", "Settings", TABLE_HASHES.get("Settings"), readSettings),
     spread: new SpreadTable(rt.rows(textOf("Spread.json", "Spread"), "Spread.json", "Spread", TABLE_HASHES.get("Spread"), readSpread)),
-    string: new StringTable(rt.rows(textOf("String.json", "String"), "String.json", "String", TABLE_HASHES.get("String"), readString)),
+    string: new String_Table(rt.rows(textOf("String.json", "String"), "String.json", "String", TABLE_HASHES.get("String"), readString_)),
     strings: new StringsTable(rt.rows(textOf("Strings.json", "Strings"), "Strings.json", "Strings", TABLE_HASHES.get("Strings"), readStrings)),
     vertical: rt.single(textOf("Vertical.json", "Vertical"), "Vertical.json", "Vertical", TABLE_HASHES.get("Vertical"), readVertical),
   };
@@ -186,7 +186,7 @@ export function canonicalTables(t: Tables): Record<string, string> {
     ["Self", rt.wArray(t.self.all, writeSelf)],
     ["Settings", rt.wArray([t.settings], writeSettings)],
     ["Spread", rt.wArray(t.spread.all, writeSpread)],
-    ["String", rt.wArray(t.string.all, writeString)],
+    ["String", rt.wArray(t.string.all, writeString_)],
     ["Strings", rt.wArray(t.strings.all, writeStrings)],
     ["Vertical", rt.wArray([t.vertical], writeVertical)],
   ]);
