@@ -200,6 +200,21 @@ fn default_crate() -> String {
     "tables".into()
 }
 
+/// A format of an output's data files (docs/data-format.md): `json` (`<Table>.json`, one row per line) or
+/// `binary` (`<Table>.bytes`, the compact format every binary loader reads).
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum DataFormat {
+    Json,
+    Binary,
+}
+
+fn default_data() -> Vec<DataFormat> {
+    vec![DataFormat::Json]
+}
+
 /// `[csharp]`: the Unity output.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -220,6 +235,10 @@ pub struct CSharpConfig {
     /// Row tags whose rows this output leaves out (Luban's `--excludeTag dev`).
     #[serde(default)]
     pub exclude_tags: Vec<String>,
+    /// Formats of this output's data files (its data folder: `generated/data/csharp/` with `groups`, else
+    /// `generated/data/`): `["json"]` (default), `["binary"]` or both.
+    #[serde(default = "default_data")]
+    pub data: Vec<DataFormat>,
 }
 impl Default for CSharpConfig {
     fn default() -> Self {
@@ -229,6 +248,7 @@ impl Default for CSharpConfig {
             groups: None,
             include_tags: None,
             exclude_tags: vec![],
+            data: default_data(),
         }
     }
 }
@@ -237,7 +257,7 @@ fn default_namespace() -> String {
 }
 
 /// `[typescript]`: the Node.js output.
-#[derive(Clone, Debug, Default, Deserialize, Serialize, JsonSchema)]
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TypeScriptConfig {
     /// Folder of handlebars templates overriding `codegen/templates/ts/*.hbs` (same file names).
@@ -253,6 +273,21 @@ pub struct TypeScriptConfig {
     /// Row tags whose rows this output leaves out (Luban's `--excludeTag dev`).
     #[serde(default)]
     pub exclude_tags: Vec<String>,
+    /// Formats of this output's data files (its data folder: `generated/data/typescript/` with `groups`,
+    /// else `generated/data/`): `["json"]` (default), `["binary"]` or both.
+    #[serde(default = "default_data")]
+    pub data: Vec<DataFormat>,
+}
+impl Default for TypeScriptConfig {
+    fn default() -> Self {
+        TypeScriptConfig {
+            templates: None,
+            groups: None,
+            include_tags: None,
+            exclude_tags: vec![],
+            data: default_data(),
+        }
+    }
 }
 
 /// `[tables.<Name>]`: how to read one table's files (docs/conventions.md §1, §2).
@@ -412,6 +447,23 @@ pub fn load(path: &Path) -> anyhow::Result<Loaded> {
                     config.groups.names
                 );
             }
+        }
+    }
+    for (section, data) in [
+        ("csharp", &config.csharp.data),
+        ("typescript", &config.typescript.data),
+    ] {
+        if data.is_empty() {
+            anyhow::bail!(
+                "{}: [{section}] data is empty; list \"json\", \"binary\" or both",
+                path.display()
+            );
+        }
+        let mut sorted = data.clone();
+        sorted.sort();
+        sorted.dedup();
+        if sorted.len() != data.len() {
+            anyhow::bail!("{}: [{section}] data names a format twice", path.display());
         }
     }
     for (name, o) in &config.tables {

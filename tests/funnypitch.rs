@@ -86,12 +86,16 @@ fn promotion_sources_are_exactly_the_promotable_pieces() {
 fn the_lord_is_confined_to_its_own_territory() {
     let lord = piece("Lord");
     assert_eq!((lord.tier, lord.own_territory_only), (4, true));
-    let rules = MovePiece::get(PieceTypeId("Lord")).unwrap().rules;
+    // Typed references: `rules_rows()` resolves every MoveRuleId without `Option` (validation proved them).
+    let rules: Vec<&MoveRule> = MovePiece::get(PieceTypeId("Lord"))
+        .unwrap()
+        .rules_rows()
+        .collect();
     assert_eq!(rules.len(), 9);
-    for r in rules {
-        assert_eq!(r.row().unwrap().zone, Zone::OwnTerritory, "{r:?}");
+    for r in &rules {
+        assert_eq!(r.zone, Zone::OwnTerritory, "{r:?}");
     }
-    let face_off = rules.last().unwrap().row().unwrap();
+    let face_off = rules.last().unwrap();
     assert_eq!(
         (face_off.kind, face_off.mode, face_off.max_steps),
         (MoveKind::LordFaceOff, MoveMode::CaptureOnly, 0)
@@ -102,9 +106,7 @@ fn the_lord_is_confined_to_its_own_territory() {
 fn soldier_moves_forward_and_captures_diagonally() {
     let rules: Vec<&MoveRule> = MovePiece::get(PieceTypeId("Soldier"))
         .unwrap()
-        .rules
-        .iter()
-        .map(|r| r.row().unwrap())
+        .rules_rows()
         .collect();
     assert_eq!(rules.len(), 3);
     let fwd = MoveRule::get(MoveRuleId("StepMove_Forward")).unwrap();
@@ -127,12 +129,10 @@ fn soldier_moves_forward_and_captures_diagonally() {
 fn knight_leaps_to_the_eight_l_cells() {
     let mut cells: Vec<(i8, i8)> = MovePiece::get(PieceTypeId("Knight"))
         .unwrap()
-        .rules
-        .iter()
-        .map(|r| {
-            let rule = r.row().unwrap();
+        .rules_rows()
+        .map(|rule| {
             assert_eq!(rule.kind, MoveKind::Leap);
-            let d = rule.direction.row().unwrap().vector;
+            let d = rule.direction_row().vector;
             (d.x, d.y)
         })
         .collect();

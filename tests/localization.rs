@@ -91,8 +91,12 @@ fn inline_exports_one_language() {
     let (loaded, v) = gentable::build::load_path(&dir.path().join("gentable.toml")).unwrap();
     let files = gentable::build::generate(&loaded, &v).unwrap();
     assert_eq!(
-        gentable::emit::data::json::canonical_bytes(&files["data/Unit.json"]).unwrap(),
+        gentable::emit::data::json::canonical_bytes(
+            std::str::from_utf8(&files["data/Unit.json"]).unwrap()
+        )
+        .unwrap(),
         r#"[{"Id":1,"Name":"Archer","Tips":["Tip","More"]},{"Id":2,"Name":"Knight","Tips":[]}]"#
     );
-    assert!(files["rust/src/lib.rs"].contains("pub fn text(key: &str, language: Language)"));
+    let lib = std::str::from_utf8(&files["rust/src/lib.rs"]).unwrap();
+    assert!(lib.contains("pub fn text(key: &str, language: Language)"));
 }

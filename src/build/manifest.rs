@@ -5,7 +5,6 @@ use super::cache::{self, Entry, Manifest};
 use super::context::Context;
 use super::owned::extra_files;
 use crate::config::Loaded;
-use crate::emit::Files;
 use crate::read;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -46,11 +45,7 @@ pub(crate) fn check(loaded: &Loaded, ctx: &Context) -> Option<ManifestCheck> {
     let mut keys: HashSet<String> = table_files.keys().cloned().collect();
     keys.extend(other_inputs(loaded, ctx).iter().map(|p| ctx.input_key(p)));
     let dir = loaded.generated_dir();
-    let recorded: Files = manifest
-        .outputs
-        .keys()
-        .map(|k| (k.clone(), String::new()))
-        .collect();
+    let recorded: BTreeMap<String, ()> = manifest.outputs.keys().map(|k| (k.clone(), ())).collect();
     let same_set = keys.len() == manifest.inputs.len()
         && keys.iter().all(|k| manifest.inputs.contains_key(k))
         && extra_files(&dir, &recorded).is_empty();

@@ -3,13 +3,14 @@
 
 use super::plan::Partial;
 use super::stages::Validated;
-use crate::config::Loaded;
-use crate::emit::{self, data, EmitContext, Files};
+use crate::config::{DataFormat, Loaded};
+use crate::emit::{self, data, EmitContext, Files, Outputs};
 use crate::ir::canonical;
 use crate::ir::Project;
 use crate::schema::SchemaSet;
+use anyhow::Context as _;
 use rayon::prelude::*;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::time::Instant;
 
 /// The data of one output folder: its files, its content hash and every table's `dataHash`.
@@ -116,10 +117,43 @@ fn shared_schema_digests(
     }
 }
 
+/// The binary data files (docs/data-format.md §3) of the tables of `project` that this build renders (every
+/// table, or a one-table rebuild's `only`), under the folder `dir`, encoded on all cores.
+fn binary_files(
+    project: &Project,
+    data_hashes: &BTreeMap<String, String>,
+    dir: &str,
+    only: Option<&BTreeSet<String>>,
+) -> anyhow::Result<Outputs> {
+    project
+        .tables
+        .par_iter()
+        .with_max_len(1)
+        .filter(|t| only.is_none_or(|o| o.contains(&t.name)))
+        .map(|t| {
+            let data_hash = data_hashes
+                .get(&t.name)
+                .with_context(|| format!("no data hash for table {}", t.name))?;
+            let bytes =
+                data::binary::encode(project, t, data_hash, &data::schema_hash(project, t))?;
+            Ok((format!("{dir}/{}.bytes", t.name), bytes))
+        })
+        .collect()
+}
+
+/// Text files as build outputs.
+fn bytes(files: Files) -> Outputs {
+    files
+        .into_iter()
+        .map(|(k, v)| (k, v.into_bytes()))
+        .collect()
+}
+
 /// Render every output file in memory. An output that selects export groups (`[rust|csharp|typescript]
 /// groups`) is emitted from the project filtered to them, with its own data under `data/<output>/` and its
-/// own content hash (see [`crate::emit::groups`]).
-pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Files> {
+/// own content hash (see [`crate::emit::groups`]). The Rust crate embeds its data as binary files under
+/// `rust/data/` ([`crate::emit::rust`]).
+pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Outputs> {
     let c = &loaded.config;
     // A one-table rebuild renders the rebuilt tables' files and the shared ones ([`super::plan`]).
     let only = l.partial.as_ref().map(|p| &p.only);
@@ -134,11 +168,7 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Files> {
     };
     let timings = std::env::var_os("GENTABLE_TIMINGS").is_some();
     let started = Instant::now();
-    let Data {
-        mut files,
-        hash,
-        data_hashes,
-    } = canonical_data(base, &l.schema_set, "data", l.partial.as_ref());
+    let mut whole = canonical_data(base, &l.schema_set, "data", l.partial.as_ref());
     if timings {
         eprintln!(
             "gentable:   canonical data {:.1} ms",
@@ -147,72 +177,123 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Files> {
     }
     crate::emit::groups::check_names(&l.project, &c.groups.names)?;
     type Emit = fn(&EmitContext) -> anyhow::Result<Files>;
-    let tags = |include: &Option<Vec<String>>, exclude: &Vec<String>| crate::config::TagFilter {
-        include: include.clone(),
-        exclude: exclude.clone(),
+    /// One output: its name, its export groups (`None`: the whole project), its row tags, the formats of
+    /// its data folder and its emitter.
+    struct Output<'a> {
+        name: &'a str,
+        groups: Option<Vec<String>>,
+        tags: crate::config::TagFilter,
+        formats: &'a [DataFormat],
+        emit: Emit,
+    }
+    let output = |name,
+                  groups: &Option<Vec<String>>,
+                  include: &Option<Vec<String>>,
+                  exclude: &Vec<String>,
+                  formats,
+                  emit| {
+        let tags = crate::config::TagFilter {
+            include: include.clone(),
+            exclude: exclude.clone(),
+        };
+        // An output with `groups` or row tags gets its own filtered project and data.
+        let groups = match (groups, tags.is_all()) {
+            (None, false) => Some(c.groups.names.clone()),
+            (g, _) => g.clone(),
+        };
+        Output {
+            name,
+            groups,
+            tags,
+            formats,
+            emit,
+        }
     };
-    let outputs: [(&str, &Option<Vec<String>>, crate::config::TagFilter, Emit); 3] = [
-        (
+    // The Rust crate embeds the binary form in `rust/data/`; its data folder keeps the JSON (the reviewable
+    // reference of what it embeds).
+    let json = [DataFormat::Json];
+    let outputs = [
+        output(
             "rust",
             &c.rust.groups,
-            tags(&c.rust.include_tags, &c.rust.exclude_tags),
-            emit::rust::emit,
+            &c.rust.include_tags,
+            &c.rust.exclude_tags,
+            &json[..],
+            emit::rust::emit as Emit,
         ),
-        (
+        output(
             "csharp",
             &c.csharp.groups,
-            tags(&c.csharp.include_tags, &c.csharp.exclude_tags),
+            &c.csharp.include_tags,
+            &c.csharp.exclude_tags,
+            &c.csharp.data[..],
             emit::csharp::emit,
         ),
-        (
+        output(
             "typescript",
             &c.typescript.groups,
-            tags(&c.typescript.include_tags, &c.typescript.exclude_tags),
+            &c.typescript.include_tags,
+            &c.typescript.exclude_tags,
+            &c.typescript.data[..],
             emit::typescript::emit,
         ),
     ];
+    // `generated/data/` always holds the JSON (the whole project's canonical data), and the binary files too
+    // when an output without groups reads that folder in binary.
+    let mut files = bytes(std::mem::take(&mut whole.files));
+    if outputs
+        .iter()
+        .any(|o| o.groups.is_none() && o.formats.contains(&DataFormat::Binary))
+    {
+        files.extend(binary_files(base, &whole.data_hashes, "data", only)?);
+    }
     // The three emitters run concurrently; their files are merged in the fixed order above.
-    let parts: Vec<anyhow::Result<Files>> = outputs
+    let parts: Vec<anyhow::Result<Outputs>> = outputs
         .par_iter()
         .with_max_len(1)
-        .map(|(name, groups, tags, emit)| -> anyhow::Result<Files> {
+        .map(|o| -> anyhow::Result<Outputs> {
             let started = Instant::now();
-            // An output with `groups` or row tags gets its own filtered project and data.
-            let groups = match (groups, tags.is_all()) {
-                (None, false) => &Some(c.groups.names.clone()),
-                (g, _) => *g,
-            };
-            let files = match groups {
-                None => emit(&EmitContext {
-                    project: base,
-                    config: c,
-                    content_hash: &hash,
-                    project_hash: &hash,
-                    data_hashes: &data_hashes,
-                    root: &loaded.root,
-                    only,
-                })?,
+            let name = o.name;
+            let filtered;
+            let own;
+            let (project, data, mut files) = match &o.groups {
+                None => (base, &whole, Outputs::new()),
                 Some(groups) => {
-                    let project = crate::emit::groups::filter(base, Some(groups), tags)?;
-                    let own = canonical_data(
-                        &project,
+                    filtered = crate::emit::groups::filter(base, Some(&groups[..]), &o.tags)?;
+                    let mut d = canonical_data(
+                        &filtered,
                         &l.schema_set,
                         &format!("data/{name}"),
                         l.partial.as_ref(),
                     );
-                    let mut data = own.files;
-                    data.extend(emit(&EmitContext {
-                        project: &project,
-                        config: c,
-                        content_hash: &own.hash,
-                        project_hash: &hash,
-                        data_hashes: &own.data_hashes,
-                        root: &loaded.root,
-                        only,
-                    })?);
-                    data
+                    let mut files = bytes(std::mem::take(&mut d.files));
+                    if !o.formats.contains(&DataFormat::Json) {
+                        files.retain(|path, _| !path.ends_with(".json"));
+                    }
+                    if o.formats.contains(&DataFormat::Binary) {
+                        files.extend(binary_files(
+                            &filtered,
+                            &d.data_hashes,
+                            &format!("data/{name}"),
+                            only,
+                        )?);
+                    }
+                    own = d;
+                    (&filtered, &own, files)
                 }
             };
+            files.extend(bytes((o.emit)(&EmitContext {
+                project,
+                config: c,
+                content_hash: &data.hash,
+                project_hash: &whole.hash,
+                data_hashes: &data.data_hashes,
+                root: &loaded.root,
+                only,
+            })?));
+            if name == "rust" {
+                files.extend(binary_files(project, &data.data_hashes, "rust/data", only)?);
+            }
             if timings {
                 eprintln!(
                     "gentable:   {name} {:.1} ms",
@@ -233,7 +314,7 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Files> {
 /// a case- or normalisation-insensitive file system ([`crate::naming::files`]). The names are made safe
 /// where they are made (table names are checked, identifiers are ASCII); this is the last guard before
 /// anything is written.
-fn check_paths(files: &Files) -> anyhow::Result<()> {
+fn check_paths(files: &Outputs) -> anyhow::Result<()> {
     let mut seen: std::collections::HashMap<String, &str> = std::collections::HashMap::new();
     for rel in files.keys() {
         if let Some(why) = crate::naming::files::path_problem(rel) {

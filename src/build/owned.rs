@@ -1,16 +1,18 @@
 //! The folders under `generated/` whose files gentable owns, and the files there that a build does not
 //! produce (removed by a full build, reported by `build --check`, and a reason to rebuild).
 
-use crate::emit::Files;
 use std::path::Path;
 
 /// Folders under `generated/` whose files gentable owns (stale ones are removed).
-pub const OWNED: &[&str] = &["data", "rust/src", "csharp", "ts"];
+pub const OWNED: &[&str] = &["data", "rust/src", "rust/data", "csharp", "ts"];
 
 const NOT_OWNED_DIRS: &[&str] = &["target", "node_modules", "bin", "obj", "dist"];
 
 /// Files (relative, `/`) under the owned folders of `dir` that `files` does not produce.
-pub(crate) fn extra_files(dir: &Path, files: &Files) -> Vec<String> {
+pub(crate) fn extra_files<V>(
+    dir: &Path,
+    files: &std::collections::BTreeMap<String, V>,
+) -> Vec<String> {
     let mut out = vec![];
     for owned in OWNED {
         collect(&dir.join(owned), owned, &mut out);

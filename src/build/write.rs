@@ -10,7 +10,7 @@ use super::manifest;
 use super::owned::extra_files;
 use super::stages::Validated;
 use crate::config::Loaded;
-use crate::emit::Files;
+use crate::emit::Outputs as Files;
 use crate::read;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -54,13 +54,13 @@ pub fn stale(dir: &Path, files: &Files, scope: Scope) -> Changes {
             if let Some(e) = known.and_then(|k| k.get(rel)) {
                 if e.stat.is_some()
                     && e.stat == Stat::of(&path)
-                    && e.hash == *blake3::hash(content.as_bytes()).as_bytes()
+                    && e.hash == *blake3::hash(content).as_bytes()
                 {
                     return None;
                 }
             }
             match std::fs::read(&path) {
-                Ok(old) if old == content.as_bytes() => None,
+                Ok(old) if old == *content => None,
                 _ => Some(rel.clone()),
             }
         })
@@ -98,7 +98,7 @@ pub fn write(dir: &Path, files: &Files, scope: Scope) -> std::io::Result<Changes
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default()
             ));
-            std::fs::write(&tmp, files[rel].as_bytes())?;
+            std::fs::write(&tmp, &files[rel])?;
             Ok((tmp, target))
         })
         .collect();
@@ -209,8 +209,8 @@ fn manifest_of(loaded: &Loaded, files: &Files, l: &Validated, ctx: &Context) -> 
 /// (`dataHash`); `None` if a header does not read (nothing is recorded then).
 fn record_data_digests(records: &mut [cache::TableRecord], files: &Files) -> Option<()> {
     for r in records {
-        if let Some(text) = files.get(&format!("data/{}.json", r.name)) {
-            let h = crate::emit::data::json::header(text).ok()?;
+        if let Some(bytes) = files.get(&format!("data/{}.json", r.name)) {
+            let h = crate::emit::data::json::header(std::str::from_utf8(bytes).ok()?).ok()?;
             r.data = *blake3::Hash::from_hex(&h.data_hash).ok()?.as_bytes();
         }
     }
@@ -221,11 +221,6 @@ fn record_data_digests(records: &mut [cache::TableRecord], files: &Files) -> Opt
 fn output_entries(dir: &Path, files: &Files, now: SystemTime) -> BTreeMap<String, Entry> {
     files
         .par_iter()
-        .map(|(rel, content)| {
-            (
-                rel.clone(),
-                Entry::new(&dir.join(rel), content.as_bytes(), now),
-            )
-        })
+        .map(|(rel, content)| (rel.clone(), Entry::new(&dir.join(rel), content, now)))
         .collect()
 }

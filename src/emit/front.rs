@@ -39,8 +39,11 @@ impl EmitContext<'_> {
     }
 }
 
-/// Generated files: relative path → contents.
+/// Generated files: relative path → contents (what the code emitters return).
 pub type Files = BTreeMap<String, String>;
+
+/// Every file of a build, text and binary (the embedded `*.bytes` data files): relative path → bytes.
+pub type Outputs = BTreeMap<String, Vec<u8>>;
 
 /// Whether a unique key gets lookup code: every field a required boolean, integer, string or enum.
 pub fn lookup_key(t: &Table, key: &[usize]) -> bool {

@@ -28,7 +28,7 @@ pub mod strings;
 mod testkit;
 pub mod typescript;
 
-pub use front::{lookup_key, Backend, EmitContext, Files, HEADER};
+pub use front::{lookup_key, Backend, EmitContext, Files, Outputs, HEADER};
 
 use rayon::prelude::*;
 

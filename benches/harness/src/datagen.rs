@@ -50,6 +50,8 @@ pub struct TableSpec {
     /// Table the `ref` column references (its `id`s are `1..=rows` of that table).
     pub fk: Option<(String, usize)>,
     pub seed: u64,
+    /// Text with full-width punctuation (`，。「」、`), as Chinese designers write it (the compile sets).
+    pub fullwidth: bool,
 }
 
 impl TableSpec {
@@ -69,6 +71,7 @@ pub fn tables(set: &str) -> Vec<TableSpec> {
         rows: 100,
         fk: None,
         seed: 7,
+        fullwidth: false,
     };
     match set {
         "luban-shape" => (0..500)
@@ -78,6 +81,7 @@ pub fn tables(set: &str) -> Vec<TableSpec> {
                 rows: 1000,
                 fk: (i > 0).then(|| (format!("Item{:03}", i - 1), 1000)),
                 seed: 1000 + i as u64,
+                fullwidth: false,
             })
             .collect(),
         "csv-1m" => vec![
@@ -87,6 +91,7 @@ pub fn tables(set: &str) -> Vec<TableSpec> {
                 rows: 1_000_000,
                 fk: Some(("Shop".into(), 100)),
                 seed: 11,
+                fullwidth: false,
             },
             shop(),
         ],
@@ -97,6 +102,7 @@ pub fn tables(set: &str) -> Vec<TableSpec> {
                 rows: 200_000,
                 fk: Some(("Shop".into(), 100)),
                 seed: 12,
+                fullwidth: false,
             },
             shop(),
         ],
@@ -111,6 +117,7 @@ pub fn tables(set: &str) -> Vec<TableSpec> {
                 rows: 10_000,
                 fk: (i > 0).then(|| (format!("Mixed{:03}", i - 1), 10_000)),
                 seed: 2000 + i as u64,
+                fullwidth: false,
             })
             .collect(),
         load if load.starts_with("load-") => {
@@ -124,11 +131,35 @@ pub fn tables(set: &str) -> Vec<TableSpec> {
                     rows: 1000,
                     fk: (i > 0).then(|| (format!("Item{:03}", i - 1), 1000)),
                     seed: 3000 + i as u64,
+                    fullwidth: false,
                 })
                 .collect()
         }
-        _ => panic!("unknown set {set:?}; sets: {SETS:?}, {LOAD_SETS:?}"),
+        _ => match compile_set(set) {
+            Some(n) => (0..n)
+                .map(|i| TableSpec {
+                    name: format!("Crate{i:03}"),
+                    format: Format::Csv,
+                    rows: COMPILE_ROWS,
+                    fk: (i > 0).then(|| (format!("Crate{:03}", i - 1), COMPILE_ROWS)),
+                    seed: 3000 + i as u64,
+                    fullwidth: true,
+                })
+                .collect(),
+            None => panic!(
+                "unknown set {set:?}; sets: {SETS:?}, {LOAD_SETS:?} and rust-<N> (the compile benchmark)"
+            ),
+        },
     }
+}
+
+/// Rows per table of the compile benchmark's sets (`rust-<N>`: N tables × this many rows).
+pub const COMPILE_ROWS: usize = 1000;
+
+/// `rust-<N>` (the compile benchmark, `src/compile.rs`): N CSV tables of [`COMPILE_ROWS`] rows with Chinese
+/// text and full-width punctuation, each referencing the previous one.
+pub fn compile_set(set: &str) -> Option<usize> {
+    set.strip_prefix("rust-")?.parse().ok().filter(|n| *n > 0)
 }
 
 /// The table whose one cell [`edit_one_cell`] changes.
@@ -138,7 +169,10 @@ pub fn edit_target(set: &str) -> String {
         "csv-1m" => "Big".into(),
         "xlsx-200k" => "Drop".into(),
         "mixed-100" => "Mixed051".into(),
-        _ => panic!("unknown set {set:?}"),
+        _ => match compile_set(set) {
+            Some(n) => format!("Crate{:03}", n / 2),
+            None => panic!("unknown set {set:?}"),
+        },
     }
 }
 
@@ -207,20 +241,44 @@ pub fn row(t: &TableSpec, i: usize) -> Row {
     cjk(&mut rng, n, &mut name);
     let _ = write!(name, "_{}", i + 1);
     let mut desc = String::new();
-    let words = 1 + rng.below(4);
-    for w in 0..words {
-        if w > 0 {
-            desc.push_str(if rng.below(4) == 0 { ", " } else { " " });
+    if t.fullwidth {
+        // A designer's sentence: clauses joined by ，or 、, a 「quoted」 name, a closing 。, sometimes a
+        // "quoted" word (which needs CSV quoting) and a second sentence.
+        let clauses = 2 + rng.below(4);
+        for c in 0..clauses {
+            if c > 0 {
+                desc.push(if rng.below(3) == 0 { '、' } else { '，' });
+            }
+            let n = 3 + rng.below(8) as usize;
+            cjk(&mut rng, n, &mut desc);
+            if rng.below(4) == 0 {
+                desc.push('「');
+                cjk(&mut rng, 2, &mut desc);
+                desc.push('」');
+            }
         }
-        let n = 3 + rng.below(8) as usize;
-        cjk(&mut rng, n, &mut desc);
-        if rng.below(3) == 0 {
-            desc.push(' ');
-            desc.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
+        desc.push('。');
+        if rng.below(5) == 0 {
+            desc.push_str("附加：\"限定\"");
+            cjk(&mut rng, 6, &mut desc);
+            desc.push('。');
         }
-    }
-    if rng.below(20) == 0 {
-        desc.push_str(" \"限定\"");
+    } else {
+        let words = 1 + rng.below(4);
+        for w in 0..words {
+            if w > 0 {
+                desc.push_str(if rng.below(4) == 0 { ", " } else { " " });
+            }
+            let n = 3 + rng.below(8) as usize;
+            cjk(&mut rng, n, &mut desc);
+            if rng.below(3) == 0 {
+                desc.push(' ');
+                desc.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
+            }
+        }
+        if rng.below(20) == 0 {
+            desc.push_str(" \"限定\"");
+        }
     }
     let quality = QUALITY[rng.below(QUALITY.len() as u64) as usize];
     let level = 1 + rng.below(100) as i64;

@@ -16,46 +16,15 @@
 //!   baseline / cold.
 
 mod datagen;
+#[allow(dead_code)]
+mod measure;
+
+use measure::{run, secs};
 
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-struct Run {
-    wall: Duration,
-    max_rss_kb: u64,
-}
-
-/// Run `cmd` to completion; its wall time and max RSS (from `wait4`, so exactly this child).
-// The child is reaped by `wait4`, not by `Child::wait`.
-#[allow(clippy::zombie_processes)]
-fn run(cmd: &mut Command, log: &Path) -> Run {
-    let err = std::fs::File::create(log).expect("log file");
-    let t = Instant::now();
-    let child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(err)
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {cmd:?}: {e}"));
-    let mut status = 0;
-    // SAFETY: plain FFI call with valid pointers; the child is ours and not waited on elsewhere.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut ru) };
-    let wall = t.elapsed();
-    assert!(r > 0, "wait4 failed");
-    if !(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0) {
-        panic!(
-            "{cmd:?} failed (status {status}):\n{}",
-            std::fs::read_to_string(log).unwrap_or_default()
-        );
-    }
-    Run {
-        wall,
-        max_rss_kb: ru.ru_maxrss as u64,
-    }
-}
 
 /// Read every cell of every table file of `dir` (the read floor); returns the number of non-empty cells.
 fn read_floor(dir: &Path) -> usize {
@@ -98,14 +67,6 @@ fn read_floor(dir: &Path) -> usize {
             }
         })
         .sum()
-}
-
-fn secs(d: Duration) -> String {
-    if d < Duration::from_secs(1) {
-        format!("{:.0} ms", d.as_secs_f64() * 1e3)
-    } else {
-        format!("{:.2} s", d.as_secs_f64())
-    }
 }
 
 fn main() {

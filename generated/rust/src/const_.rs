@@ -5,7 +5,7 @@
 ///
 /// Game constants of FunnyPitch (singleton: one row, one column per constant).
 ///
-/// Table `Const` (1 rows, mode `one`), schema `Const.schema.json`.
+/// Table `Const` (mode `one`), schema `Const.schema.json`; its rows are embedded from `data/Const.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Const {
     /// Number of columns (x = 0..BoardWidth-1).
@@ -142,27 +142,141 @@ impl crate::canonical::Canonical for Const {
         out.push('}');
     }
 }
-/// The single row of this table.
-pub static ROW: Const = Const {
-    board_width: 9u8,
-    board_height: 9u8,
-    neutral_row: 4u8,
-    red_home_row: 0u8,
-    blue_home_row: 8u8,
-    pieces_per_side: 18u8,
-    spy_select_pieces: &[crate::piece_type::PieceTypeId("Minister")],
-    spy_select_count: 1u8,
-    spy_select_known_to_owner: true,
-    spy_random_piece: crate::piece_type::PieceTypeId("Soldier"),
-    spy_random_count: 2u8,
-    spy_random_known_to_owner: false,
-    spy_select_key: crate::lang::LangId("UI_SpySelectMinister"),
-    spy_random_key: crate::lang::LangId("UI_SpyRandomSoldier"),
-    spy_all_dead_key: crate::lang::LangId("UI_SpyAllDead"),
-};
 impl Const {
-    /// The single row.
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Const, crate::DataError> {
+        Ok(Const {
+            board_width: r.u8()?,
+            board_height: r.u8()?,
+            neutral_row: r.u8()?,
+            red_home_row: r.u8()?,
+            blue_home_row: r.u8()?,
+            pieces_per_side: r.u8()?,
+            spy_select_pieces: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::piece_type::PieceTypeId(r.str()?));
+                }
+                crate::runtime::leak(v)
+            },
+            spy_select_count: r.u8()?,
+            spy_select_known_to_owner: r.bool()?,
+            spy_random_piece: crate::piece_type::PieceTypeId(r.str()?),
+            spy_random_count: r.u8()?,
+            spy_random_known_to_owner: r.bool()?,
+            spy_select_key: crate::lang::LangId(r.str()?),
+            spy_random_key: crate::lang::LangId(r.str()?),
+            spy_all_dead_key: crate::lang::LangId(r.str()?),
+        })
+    }
+}
+impl Const {
+    /// The `PieceType` row that `SpySelectPieces` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `PieceType` does not have.
+    pub fn spy_select_pieces_rows(
+        &self,
+    ) -> impl Iterator<Item = &'static crate::piece_type::PieceType> {
+        let keys = self.spy_select_pieces;
+        keys.iter()
+            .map(|&key| match crate::piece_type::PieceType::get(key) {
+                Some(row) => row,
+                None => crate::runtime::dangling("PieceType", &key),
+            })
+    }
+    /// The `PieceType` row that `SpyRandomPiece` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `PieceType` does not have.
+    pub fn spy_random_piece_row(&self) -> &'static crate::piece_type::PieceType {
+        let key = self.spy_random_piece;
+        match crate::piece_type::PieceType::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("PieceType", &key),
+        }
+    }
+    /// The `Lang` row that `SpySelectKey` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `Lang` does not have.
+    pub fn spy_select_key_row(&self) -> &'static crate::lang::Lang {
+        let key = self.spy_select_key;
+        match crate::lang::Lang::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("Lang", &key),
+        }
+    }
+    /// The `Lang` row that `SpyRandomKey` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `Lang` does not have.
+    pub fn spy_random_key_row(&self) -> &'static crate::lang::Lang {
+        let key = self.spy_random_key;
+        match crate::lang::Lang::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("Lang", &key),
+        }
+    }
+    /// The `Lang` row that `SpyAllDeadKey` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `Lang` does not have.
+    pub fn spy_all_dead_key_row(&self) -> &'static crate::lang::Lang {
+        let key = self.spy_all_dead_key;
+        match crate::lang::Lang::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("Lang", &key),
+        }
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "86b20e70b658c8645136cdac6167c19dec5f7d17eef48fa97745e6e174f739b1";
+/// The embedded data file (`data/Const.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Const.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Const]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Const]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Const.bytes",
+        "Const",
+        BYTES,
+        crate::hashes::tables::CONST_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Const::decode(&mut r)?);
+    }
+    if rows.len() != 1 {
+        return Err(r.error(format!("a singleton table has {} rows", rows.len())));
+    }
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
+impl Const {
+    /// The single row, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Const.bytes` cannot be read (a file under `generated/` edited by hand): `try_get` and the crate's `load()` return the error instead.
     pub fn get() -> &'static Const {
-        &ROW
+        &crate::runtime::rows(DATA.get_or_init(decode))[0]
+    }
+    /// The single row, or why the embedded data cannot be read.
+    pub fn try_get() -> Result<&'static Const, crate::DataError> {
+        let rows: &'static [Const] = match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }?;
+        Ok(&rows[0])
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// Initial layout (the seed's layout diagram): one row per starting piece, plus the two fortress cells.
 ///
-/// Table `InitPosition` (38 rows, mode `map`), schema `InitPosition.schema.json`.
+/// Table `InitPosition` (mode `map`), schema `InitPosition.schema.json`; its rows are embedded from `data/InitPosition.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct InitPosition {
     /// Row id (red pieces 1-18, blue pieces 19-36, fortress cells 37-38).
@@ -53,6 +53,68 @@ impl crate::canonical::Canonical for InitPosition {
         out.push('}');
     }
 }
+impl InitPosition {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<InitPosition, crate::DataError> {
+        Ok(InitPosition {
+            id: crate::init_position::InitPositionId(r.u8()?),
+            cell: crate::enums::CellKind::ALL[r
+                .index(crate::enums::CellKind::ALL.len())?],
+            side: if r.present()? {
+                Some(crate::enums::Side::ALL[r.index(crate::enums::Side::ALL.len())?])
+            } else {
+                None
+            },
+            piece: if r.present()? {
+                Some(crate::piece_type::PieceTypeId(r.str()?))
+            } else {
+                None
+            },
+            x: r.u8()?,
+            y: r.u8()?,
+        })
+    }
+}
+impl InitPosition {
+    /// The `PieceType` row that `Piece` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `PieceType` does not have.
+    pub fn piece_row(&self) -> Option<&'static crate::piece_type::PieceType> {
+        let key = self.piece?;
+        Some(
+            match crate::piece_type::PieceType::get(key) {
+                Some(row) => row,
+                None => crate::runtime::dangling("PieceType", &key),
+            },
+        )
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "5d5e52d65b187cd872fa3cc340e91dcaba9a788a362a1c304841054680596213";
+/// The embedded data file (`data/InitPosition.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/InitPosition.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[InitPosition]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[InitPosition]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/InitPosition.bytes",
+        "InitPosition",
+        BYTES,
+        crate::hashes::tables::INIT_POSITION,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(InitPosition::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `InitPosition` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct InitPositionId(pub u8);
@@ -62,341 +124,54 @@ impl crate::canonical::Canonical for InitPositionId {
     }
 }
 impl InitPositionId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static InitPosition> {
         InitPosition::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[InitPosition] = &[
-    InitPosition {
-        id: crate::init_position::InitPositionId(1u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Red),
-        piece: Some(crate::piece_type::PieceTypeId("Minister")),
-        x: 0u8,
-        y: 0u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(2u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Red),
-        piece: Some(crate::piece_type::PieceTypeId("Minister")),
-        x: 1u8,
-        y: 0u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(3u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Red),
-        piece: Some(crate::piece_type::PieceTypeId("Minister")),
-        x: 2u8,
-        y: 0u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(4u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Red),
-        piece: Some(crate::piece_type::PieceTypeId("Loyalist")),
-        x: 3u8,
-        y: 0u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(5u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Red),
-        piece: Some(crate::piece_type::PieceTypeId("Lord")),
-        x: 4u8,
-        y: 0u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(6u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Red),
-        piece: Some(crate::piece_type::PieceTypeId("Loyalist")),
-        x: 5u8,
-        y: 0u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(7u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Red),
-        piece: Some(crate::piece_type::PieceTypeId("Minister")),
-        x: 6u8,
-        y: 0u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(8u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Red),
-        piece: Some(crate::piece_type::PieceTypeId("Minister")),
-        x: 7u8,
-        y: 0u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(9u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Red),
-        piece: Some(crate::piece_type::PieceTypeId("Minister")),
-        x: 8u8,
-        y: 0u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(10u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Red),
-        piece: Some(crate::piece_type::PieceTypeId("Soldier")),
-        x: 1u8,
-        y: 2u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(11u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Red),
-        piece: Some(crate::piece_type::PieceTypeId("Soldier")),
-        x: 3u8,
-        y: 2u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(12u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Red),
-        piece: Some(crate::piece_type::PieceTypeId("Soldier")),
-        x: 5u8,
-        y: 2u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(13u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Red),
-        piece: Some(crate::piece_type::PieceTypeId("Soldier")),
-        x: 7u8,
-        y: 2u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(14u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Red),
-        piece: Some(crate::piece_type::PieceTypeId("Soldier")),
-        x: 0u8,
-        y: 3u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(15u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Red),
-        piece: Some(crate::piece_type::PieceTypeId("Soldier")),
-        x: 2u8,
-        y: 3u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(16u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Red),
-        piece: Some(crate::piece_type::PieceTypeId("Soldier")),
-        x: 4u8,
-        y: 3u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(17u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Red),
-        piece: Some(crate::piece_type::PieceTypeId("Soldier")),
-        x: 6u8,
-        y: 3u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(18u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Red),
-        piece: Some(crate::piece_type::PieceTypeId("Soldier")),
-        x: 8u8,
-        y: 3u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(19u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Blue),
-        piece: Some(crate::piece_type::PieceTypeId("Minister")),
-        x: 0u8,
-        y: 8u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(20u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Blue),
-        piece: Some(crate::piece_type::PieceTypeId("Minister")),
-        x: 1u8,
-        y: 8u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(21u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Blue),
-        piece: Some(crate::piece_type::PieceTypeId("Minister")),
-        x: 2u8,
-        y: 8u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(22u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Blue),
-        piece: Some(crate::piece_type::PieceTypeId("Loyalist")),
-        x: 3u8,
-        y: 8u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(23u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Blue),
-        piece: Some(crate::piece_type::PieceTypeId("Lord")),
-        x: 4u8,
-        y: 8u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(24u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Blue),
-        piece: Some(crate::piece_type::PieceTypeId("Loyalist")),
-        x: 5u8,
-        y: 8u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(25u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Blue),
-        piece: Some(crate::piece_type::PieceTypeId("Minister")),
-        x: 6u8,
-        y: 8u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(26u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Blue),
-        piece: Some(crate::piece_type::PieceTypeId("Minister")),
-        x: 7u8,
-        y: 8u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(27u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Blue),
-        piece: Some(crate::piece_type::PieceTypeId("Minister")),
-        x: 8u8,
-        y: 8u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(28u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Blue),
-        piece: Some(crate::piece_type::PieceTypeId("Soldier")),
-        x: 1u8,
-        y: 6u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(29u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Blue),
-        piece: Some(crate::piece_type::PieceTypeId("Soldier")),
-        x: 3u8,
-        y: 6u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(30u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Blue),
-        piece: Some(crate::piece_type::PieceTypeId("Soldier")),
-        x: 5u8,
-        y: 6u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(31u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Blue),
-        piece: Some(crate::piece_type::PieceTypeId("Soldier")),
-        x: 7u8,
-        y: 6u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(32u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Blue),
-        piece: Some(crate::piece_type::PieceTypeId("Soldier")),
-        x: 0u8,
-        y: 5u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(33u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Blue),
-        piece: Some(crate::piece_type::PieceTypeId("Soldier")),
-        x: 2u8,
-        y: 5u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(34u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Blue),
-        piece: Some(crate::piece_type::PieceTypeId("Soldier")),
-        x: 4u8,
-        y: 5u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(35u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Blue),
-        piece: Some(crate::piece_type::PieceTypeId("Soldier")),
-        x: 6u8,
-        y: 5u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(36u8),
-        cell: crate::enums::CellKind::Piece,
-        side: Some(crate::enums::Side::Blue),
-        piece: Some(crate::piece_type::PieceTypeId("Soldier")),
-        x: 8u8,
-        y: 5u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(37u8),
-        cell: crate::enums::CellKind::Fortress,
-        side: None,
-        piece: None,
-        x: 2u8,
-        y: 4u8,
-    },
-    InitPosition {
-        id: crate::init_position::InitPositionId(38u8),
-        cell: crate::enums::CellKind::Fortress,
-        side: None,
-        piece: None,
-        x: 6u8,
-        y: 4u8,
-    },
-];
 impl InitPosition {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/InitPosition.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [InitPosition] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [InitPosition], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(
         key: crate::init_position::InitPositionId,
     ) -> Option<&'static InitPosition> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = InitPosition::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }
-/// Row positions sorted by the unique key.
-static BY_X_AND_Y: &[usize] = &[
-    0, 13, 31, 18, 1, 9, 27, 19, 2, 14, 36, 32, 20, 3, 10, 28, 21, 4, 15, 33, 22, 5, 11, 29, 23, 6,
-    16, 37, 34, 24, 7, 12, 30, 25, 8, 17, 35, 26,
-];
 impl InitPosition {
-    /// The row whose `X`, `Y` (a unique key), by binary search.
+    /// The row whose `X`, `Y` (a unique key), by binary search over an index built on the first lookup.
     pub fn get_by_x_and_y(x: u8, y: u8) -> Option<&'static InitPosition> {
-        BY_X_AND_Y
-            .binary_search_by(|&i| (ROWS[i].x, ROWS[i].y).cmp(&(x, y)))
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = InitPosition::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(
+                    __rows,
+                    |__a, __b| (__a.x, __a.y).cmp(&(__b.x, __b.y)),
+                )
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.x, __row.y).cmp(&(x, y))
+            })
             .ok()
-            .map(|j| &ROWS[BY_X_AND_Y[j]])
+            .map(|__j| &__rows[__index[__j] as usize])
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// Localised texts: one row per text key, one column per language.
 ///
-/// Table `Lang` (26 rows, mode `map`), schema `Lang.schema.json`.
+/// Table `Lang` (mode `map`), schema `Lang.schema.json`; its rows are embedded from `data/Lang.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Lang {
     /// Text key referenced by other tables (…Key columns).
@@ -32,6 +32,40 @@ impl crate::canonical::Canonical for Lang {
         out.push('}');
     }
 }
+impl Lang {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Lang, crate::DataError> {
+        Ok(Lang {
+            key: crate::lang::LangId(r.str()?),
+            zh: r.str()?,
+            en: r.str()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "d44cf0ff2a016c96dd18a0c2b634cc375cd1270423ca6badf2061c8b33076207";
+/// The embedded data file (`data/Lang.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Lang.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Lang]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Lang]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Lang.bytes",
+        "Lang",
+        BYTES,
+        crate::hashes::tables::LANG,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Lang::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.key) < (b.key))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Lang` (column `Key`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LangId(pub &'static str);
@@ -41,151 +75,31 @@ impl crate::canonical::Canonical for LangId {
     }
 }
 impl LangId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Lang> {
         Lang::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Lang] = &[
-    Lang {
-        key: crate::lang::LangId("Piece_Assassin"),
-        zh: "刺客",
-        en: "Assassin",
-    },
-    Lang {
-        key: crate::lang::LangId("Piece_Censor"),
-        zh: "御史",
-        en: "Censor",
-    },
-    Lang {
-        key: crate::lang::LangId("Piece_Chamberlain"),
-        zh: "总督",
-        en: "Chamberlain",
-    },
-    Lang {
-        key: crate::lang::LangId("Piece_IronGuard"),
-        zh: "铁卫",
-        en: "Iron Guard",
-    },
-    Lang {
-        key: crate::lang::LangId("Piece_Knight"),
-        zh: "骑",
-        en: "Knight",
-    },
-    Lang {
-        key: crate::lang::LangId("Piece_Lord"),
-        zh: "帅",
-        en: "Lord",
-    },
-    Lang {
-        key: crate::lang::LangId("Piece_Loyalist"),
-        zh: "卫",
-        en: "Loyalist",
-    },
-    Lang {
-        key: crate::lang::LangId("Piece_Minister"),
-        zh: "相",
-        en: "Minister",
-    },
-    Lang {
-        key: crate::lang::LangId("Piece_Officer"),
-        zh: "尉",
-        en: "Officer",
-    },
-    Lang {
-        key: crate::lang::LangId("Piece_Priest"),
-        zh: "教主",
-        en: "Priest",
-    },
-    Lang {
-        key: crate::lang::LangId("Piece_Soldier"),
-        zh: "士兵",
-        en: "Soldier",
-    },
-    Lang {
-        key: crate::lang::LangId("Side_Blue"),
-        zh: "蓝方",
-        en: "Blue",
-    },
-    Lang {
-        key: crate::lang::LangId("Side_Red"),
-        zh: "红方",
-        en: "Red",
-    },
-    Lang {
-        key: crate::lang::LangId("Special_FortressExit"),
-        zh: "堡垒格",
-        en: "Fortress",
-    },
-    Lang {
-        key: crate::lang::LangId("Special_FortressExit_Desc"),
-        zh: "棋子进入后需先退出才能再次行动",
-        en: "A piece that enters a fortress cell must leave it before it can act again.",
-    },
-    Lang {
-        key: crate::lang::LangId("Special_LordFaceOff"),
-        zh: "帅直杀",
-        en: "Lord Face-off",
-    },
-    Lang {
-        key: crate::lang::LangId("Special_LordFaceOff_Desc"),
-        zh: "与对方帅之间无棋子阻隔时，可直接击杀",
-        en: "When no piece stands between the two Lords, a Lord can kill the enemy Lord directly.",
-    },
-    Lang {
-        key: crate::lang::LangId("Special_PriestVault"),
-        zh: "翻越",
-        en: "Vault",
-    },
-    Lang {
-        key: crate::lang::LangId("Special_PriestVault_Desc"),
-        zh: "第1格有棋子即触发翻越；同方向所有连续棋子均跳过；落在其后第一个空格，不能吃子",
-        en: "A piece on the first cell triggers a vault: all consecutive pieces in that direction are jumped and the Priest lands on the first empty cell after them, without capturing.",
-    },
-    Lang {
-        key: crate::lang::LangId("Special_ScreenCapture"),
-        zh: "炮跳吃子",
-        en: "Screen Capture",
-    },
-    Lang {
-        key: crate::lang::LangId("Special_ScreenCapture_Desc"),
-        zh: "沿四方向跳过一枚敌方棋子（炮架），吃其后的敌方棋子",
-        en: "Along the four straight directions, jump over exactly one enemy piece (the screen) and capture the enemy piece behind it.",
-    },
-    Lang {
-        key: crate::lang::LangId("Special_SpyReveal"),
-        zh: "揭露卧底",
-        en: "Reveal Spies",
-    },
-    Lang {
-        key: crate::lang::LangId("Special_SpyReveal_Desc"),
-        zh: "己方所有间谍全员转换阵营",
-        en: "All of your spies switch to your side at once.",
-    },
-    Lang {
-        key: crate::lang::LangId("UI_SpyAllDead"),
-        zh: "间谍已全军覆没",
-        en: "All your spies have been eliminated",
-    },
-    Lang {
-        key: crate::lang::LangId("UI_SpyRandomSoldier"),
-        zh: "随机士兵",
-        en: "Random Soldiers",
-    },
-    Lang {
-        key: crate::lang::LangId("UI_SpySelectMinister"),
-        zh: "指定大臣",
-        en: "Choose a Minister",
-    },
-];
 impl Lang {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Lang.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Lang] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Lang], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::lang::LangId) -> Option<&'static Lang> {
-        ROWS.binary_search_by(|__row| __row.key.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Lang::all();
+        rows.binary_search_by(|row| row.key.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// Which move rules each piece type has (one row per piece type).
 ///
-/// Table `MovePiece` (11 rows, mode `map`), schema `MovePiece.schema.json`.
+/// Table `MovePiece` (mode `map`), schema `MovePiece.schema.json`; its rows are embedded from `data/MovePiece.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MovePiece {
     /// Piece type.
@@ -31,155 +31,94 @@ impl crate::canonical::Canonical for MovePiece {
         out.push('}');
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[MovePiece] = &[
-    MovePiece {
-        piece: crate::piece_type::PieceTypeId("Assassin"),
-        rules: &[
-            crate::move_rule::MoveRuleId("SlideMove_Forward"),
-            crate::move_rule::MoveRuleId("SlideMove_Left"),
-            crate::move_rule::MoveRuleId("SlideMove_Right"),
-            crate::move_rule::MoveRuleId("SlideMove_Backward"),
-            crate::move_rule::MoveRuleId("Screen_Forward"),
-            crate::move_rule::MoveRuleId("Screen_Left"),
-            crate::move_rule::MoveRuleId("Screen_Right"),
-            crate::move_rule::MoveRuleId("Screen_Backward"),
-        ],
-    },
-    MovePiece {
-        piece: crate::piece_type::PieceTypeId("Censor"),
-        rules: &[
-            crate::move_rule::MoveRuleId("Slide_Forward"),
-            crate::move_rule::MoveRuleId("Slide_ForwardLeft"),
-            crate::move_rule::MoveRuleId("Slide_ForwardRight"),
-            crate::move_rule::MoveRuleId("Slide_Left"),
-            crate::move_rule::MoveRuleId("Slide_Right"),
-            crate::move_rule::MoveRuleId("Slide_Backward"),
-            crate::move_rule::MoveRuleId("Slide_BackwardLeft"),
-            crate::move_rule::MoveRuleId("Slide_BackwardRight"),
-        ],
-    },
-    MovePiece {
-        piece: crate::piece_type::PieceTypeId("Chamberlain"),
-        rules: &[
-            crate::move_rule::MoveRuleId("Slide_ForwardLeft"),
-            crate::move_rule::MoveRuleId("Slide_ForwardRight"),
-            crate::move_rule::MoveRuleId("Slide_BackwardLeft"),
-            crate::move_rule::MoveRuleId("Slide_BackwardRight"),
-        ],
-    },
-    MovePiece {
-        piece: crate::piece_type::PieceTypeId("IronGuard"),
-        rules: &[
-            crate::move_rule::MoveRuleId("Slide_Forward"),
-            crate::move_rule::MoveRuleId("Slide_Left"),
-            crate::move_rule::MoveRuleId("Slide_Right"),
-            crate::move_rule::MoveRuleId("Slide_Backward"),
-        ],
-    },
-    MovePiece {
-        piece: crate::piece_type::PieceTypeId("Knight"),
-        rules: &[
-            crate::move_rule::MoveRuleId("Leap_ForwardForwardLeft"),
-            crate::move_rule::MoveRuleId("Leap_ForwardForwardRight"),
-            crate::move_rule::MoveRuleId("Leap_ForwardLeftLeft"),
-            crate::move_rule::MoveRuleId("Leap_ForwardRightRight"),
-            crate::move_rule::MoveRuleId("Leap_BackwardLeftLeft"),
-            crate::move_rule::MoveRuleId("Leap_BackwardRightRight"),
-            crate::move_rule::MoveRuleId("Leap_BackwardBackwardLeft"),
-            crate::move_rule::MoveRuleId("Leap_BackwardBackwardRight"),
-        ],
-    },
-    MovePiece {
-        piece: crate::piece_type::PieceTypeId("Lord"),
-        rules: &[
-            crate::move_rule::MoveRuleId("HomeStep_Forward"),
-            crate::move_rule::MoveRuleId("HomeStep_ForwardLeft"),
-            crate::move_rule::MoveRuleId("HomeStep_ForwardRight"),
-            crate::move_rule::MoveRuleId("HomeStep_Left"),
-            crate::move_rule::MoveRuleId("HomeStep_Right"),
-            crate::move_rule::MoveRuleId("HomeStep_Backward"),
-            crate::move_rule::MoveRuleId("HomeStep_BackwardLeft"),
-            crate::move_rule::MoveRuleId("HomeStep_BackwardRight"),
-            crate::move_rule::MoveRuleId("LordFaceOff_Forward"),
-        ],
-    },
-    MovePiece {
-        piece: crate::piece_type::PieceTypeId("Loyalist"),
-        rules: &[
-            crate::move_rule::MoveRuleId("HomeStep_Forward"),
-            crate::move_rule::MoveRuleId("HomeStep_ForwardLeft"),
-            crate::move_rule::MoveRuleId("HomeStep_ForwardRight"),
-            crate::move_rule::MoveRuleId("HomeStep_Left"),
-            crate::move_rule::MoveRuleId("HomeStep_Right"),
-            crate::move_rule::MoveRuleId("HomeStep_Backward"),
-            crate::move_rule::MoveRuleId("HomeStep_BackwardLeft"),
-            crate::move_rule::MoveRuleId("HomeStep_BackwardRight"),
-            crate::move_rule::MoveRuleId("HomeSlideMove_Forward"),
-            crate::move_rule::MoveRuleId("HomeSlideMove_ForwardLeft"),
-            crate::move_rule::MoveRuleId("HomeSlideMove_ForwardRight"),
-            crate::move_rule::MoveRuleId("HomeSlideMove_Left"),
-            crate::move_rule::MoveRuleId("HomeSlideMove_Right"),
-            crate::move_rule::MoveRuleId("HomeSlideMove_Backward"),
-            crate::move_rule::MoveRuleId("HomeSlideMove_BackwardLeft"),
-            crate::move_rule::MoveRuleId("HomeSlideMove_BackwardRight"),
-        ],
-    },
-    MovePiece {
-        piece: crate::piece_type::PieceTypeId("Minister"),
-        rules: &[
-            crate::move_rule::MoveRuleId("Step_Forward"),
-            crate::move_rule::MoveRuleId("Step_Left"),
-            crate::move_rule::MoveRuleId("Step_Right"),
-            crate::move_rule::MoveRuleId("Step_Backward"),
-        ],
-    },
-    MovePiece {
-        piece: crate::piece_type::PieceTypeId("Officer"),
-        rules: &[
-            crate::move_rule::MoveRuleId("Step_Forward"),
-            crate::move_rule::MoveRuleId("Step_ForwardLeft"),
-            crate::move_rule::MoveRuleId("Step_ForwardRight"),
-            crate::move_rule::MoveRuleId("EnemyStep_Backward"),
-        ],
-    },
-    MovePiece {
-        piece: crate::piece_type::PieceTypeId("Priest"),
-        rules: &[
-            crate::move_rule::MoveRuleId("Step_Forward"),
-            crate::move_rule::MoveRuleId("Step_ForwardLeft"),
-            crate::move_rule::MoveRuleId("Step_ForwardRight"),
-            crate::move_rule::MoveRuleId("Step_Left"),
-            crate::move_rule::MoveRuleId("Step_Right"),
-            crate::move_rule::MoveRuleId("Step_Backward"),
-            crate::move_rule::MoveRuleId("Step_BackwardLeft"),
-            crate::move_rule::MoveRuleId("Step_BackwardRight"),
-            crate::move_rule::MoveRuleId("Vault_Forward"),
-            crate::move_rule::MoveRuleId("Vault_ForwardLeft"),
-            crate::move_rule::MoveRuleId("Vault_ForwardRight"),
-            crate::move_rule::MoveRuleId("Vault_Left"),
-            crate::move_rule::MoveRuleId("Vault_Right"),
-            crate::move_rule::MoveRuleId("Vault_Backward"),
-            crate::move_rule::MoveRuleId("Vault_BackwardLeft"),
-            crate::move_rule::MoveRuleId("Vault_BackwardRight"),
-        ],
-    },
-    MovePiece {
-        piece: crate::piece_type::PieceTypeId("Soldier"),
-        rules: &[
-            crate::move_rule::MoveRuleId("StepMove_Forward"),
-            crate::move_rule::MoveRuleId("StepCapture_ForwardLeft"),
-            crate::move_rule::MoveRuleId("StepCapture_ForwardRight"),
-        ],
-    },
-];
 impl MovePiece {
-    /// Every row, sorted by primary key.
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<MovePiece, crate::DataError> {
+        Ok(MovePiece {
+            piece: crate::piece_type::PieceTypeId(r.str()?),
+            rules: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::move_rule::MoveRuleId(r.str()?));
+                }
+                crate::runtime::leak(v)
+            },
+        })
+    }
+}
+impl MovePiece {
+    /// The `PieceType` row that `Piece` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `PieceType` does not have.
+    pub fn piece_row(&self) -> &'static crate::piece_type::PieceType {
+        let key = self.piece;
+        match crate::piece_type::PieceType::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("PieceType", &key),
+        }
+    }
+    /// The `MoveRule` row that `Rules` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `MoveRule` does not have.
+    pub fn rules_rows(
+        &self,
+    ) -> impl Iterator<Item = &'static crate::move_rule::MoveRule> {
+        let keys = self.rules;
+        keys.iter()
+            .map(|&key| match crate::move_rule::MoveRule::get(key) {
+                Some(row) => row,
+                None => crate::runtime::dangling("MoveRule", &key),
+            })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "20ace1960d1f08b31b293e1c01d09ab57ac2d259f12bc3225a7c8b07433ffa99";
+/// The embedded data file (`data/MovePiece.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/MovePiece.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[MovePiece]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[MovePiece]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/MovePiece.bytes",
+        "MovePiece",
+        BYTES,
+        crate::hashes::tables::MOVE_PIECE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(MovePiece::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.piece) < (b.piece))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
+impl MovePiece {
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/MovePiece.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [MovePiece] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [MovePiece], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::piece_type::PieceTypeId) -> Option<&'static MovePiece> {
-        ROWS.binary_search_by(|__row| __row.piece.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = MovePiece::all();
+        rows.binary_search_by(|row| row.piece.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

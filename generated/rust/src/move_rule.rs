@@ -5,7 +5,7 @@
 ///
 /// One movement rule: a direction, a reach, what it may do, where it may be used, and how it travels.
 ///
-/// Table `MoveRule` (61 rows, mode `map`), schema `MoveRule.schema.json`.
+/// Table `MoveRule` (mode `map`), schema `MoveRule.schema.json`; its rows are embedded from `data/MoveRule.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MoveRule {
     /// Rule id, <Kind>_<Direction>, e.g. Step_Forward, HomeStep_Left, Vault_BackwardRight.
@@ -49,6 +49,59 @@ impl crate::canonical::Canonical for MoveRule {
         out.push('}');
     }
 }
+impl MoveRule {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<MoveRule, crate::DataError> {
+        Ok(MoveRule {
+            id: crate::move_rule::MoveRuleId(r.str()?),
+            direction: crate::move_rule_lib::MoveRuleLibId(r.str()?),
+            max_steps: r.u8()?,
+            mode: crate::enums::MoveMode::ALL[r
+                .index(crate::enums::MoveMode::ALL.len())?],
+            zone: crate::enums::Zone::ALL[r.index(crate::enums::Zone::ALL.len())?],
+            kind: crate::enums::MoveKind::ALL[r
+                .index(crate::enums::MoveKind::ALL.len())?],
+        })
+    }
+}
+impl MoveRule {
+    /// The `MoveRuleLib` row that `Direction` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `MoveRuleLib` does not have.
+    pub fn direction_row(&self) -> &'static crate::move_rule_lib::MoveRuleLib {
+        let key = self.direction;
+        match crate::move_rule_lib::MoveRuleLib::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("MoveRuleLib", &key),
+        }
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "5ee67a85db5131eb550e384fbf933aaab2129febe4a73753b70f70bb4afb226f";
+/// The embedded data file (`data/MoveRule.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/MoveRule.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[MoveRule]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[MoveRule]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/MoveRule.bytes",
+        "MoveRule",
+        BYTES,
+        crate::hashes::tables::MOVE_RULE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(MoveRule::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `MoveRule` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MoveRuleId(pub &'static str);
@@ -58,509 +111,31 @@ impl crate::canonical::Canonical for MoveRuleId {
     }
 }
 impl MoveRuleId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static MoveRule> {
         MoveRule::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[MoveRule] = &[
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("EnemyStep_Backward"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Backward"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::EnemyTerritory,
-        kind: crate::enums::MoveKind::Step,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("HomeSlideMove_Backward"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Backward"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveOnly,
-        zone: crate::enums::Zone::OwnTerritory,
-        kind: crate::enums::MoveKind::Slide,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("HomeSlideMove_BackwardLeft"),
-        direction: crate::move_rule_lib::MoveRuleLibId("BackwardLeft"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveOnly,
-        zone: crate::enums::Zone::OwnTerritory,
-        kind: crate::enums::MoveKind::Slide,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("HomeSlideMove_BackwardRight"),
-        direction: crate::move_rule_lib::MoveRuleLibId("BackwardRight"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveOnly,
-        zone: crate::enums::Zone::OwnTerritory,
-        kind: crate::enums::MoveKind::Slide,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("HomeSlideMove_Forward"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Forward"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveOnly,
-        zone: crate::enums::Zone::OwnTerritory,
-        kind: crate::enums::MoveKind::Slide,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("HomeSlideMove_ForwardLeft"),
-        direction: crate::move_rule_lib::MoveRuleLibId("ForwardLeft"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveOnly,
-        zone: crate::enums::Zone::OwnTerritory,
-        kind: crate::enums::MoveKind::Slide,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("HomeSlideMove_ForwardRight"),
-        direction: crate::move_rule_lib::MoveRuleLibId("ForwardRight"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveOnly,
-        zone: crate::enums::Zone::OwnTerritory,
-        kind: crate::enums::MoveKind::Slide,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("HomeSlideMove_Left"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Left"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveOnly,
-        zone: crate::enums::Zone::OwnTerritory,
-        kind: crate::enums::MoveKind::Slide,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("HomeSlideMove_Right"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Right"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveOnly,
-        zone: crate::enums::Zone::OwnTerritory,
-        kind: crate::enums::MoveKind::Slide,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("HomeStep_Backward"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Backward"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::OwnTerritory,
-        kind: crate::enums::MoveKind::Step,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("HomeStep_BackwardLeft"),
-        direction: crate::move_rule_lib::MoveRuleLibId("BackwardLeft"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::OwnTerritory,
-        kind: crate::enums::MoveKind::Step,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("HomeStep_BackwardRight"),
-        direction: crate::move_rule_lib::MoveRuleLibId("BackwardRight"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::OwnTerritory,
-        kind: crate::enums::MoveKind::Step,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("HomeStep_Forward"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Forward"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::OwnTerritory,
-        kind: crate::enums::MoveKind::Step,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("HomeStep_ForwardLeft"),
-        direction: crate::move_rule_lib::MoveRuleLibId("ForwardLeft"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::OwnTerritory,
-        kind: crate::enums::MoveKind::Step,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("HomeStep_ForwardRight"),
-        direction: crate::move_rule_lib::MoveRuleLibId("ForwardRight"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::OwnTerritory,
-        kind: crate::enums::MoveKind::Step,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("HomeStep_Left"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Left"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::OwnTerritory,
-        kind: crate::enums::MoveKind::Step,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("HomeStep_Right"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Right"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::OwnTerritory,
-        kind: crate::enums::MoveKind::Step,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Leap_BackwardBackwardLeft"),
-        direction: crate::move_rule_lib::MoveRuleLibId("BackwardBackwardLeft"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Leap,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Leap_BackwardBackwardRight"),
-        direction: crate::move_rule_lib::MoveRuleLibId("BackwardBackwardRight"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Leap,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Leap_BackwardLeftLeft"),
-        direction: crate::move_rule_lib::MoveRuleLibId("BackwardLeftLeft"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Leap,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Leap_BackwardRightRight"),
-        direction: crate::move_rule_lib::MoveRuleLibId("BackwardRightRight"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Leap,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Leap_ForwardForwardLeft"),
-        direction: crate::move_rule_lib::MoveRuleLibId("ForwardForwardLeft"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Leap,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Leap_ForwardForwardRight"),
-        direction: crate::move_rule_lib::MoveRuleLibId("ForwardForwardRight"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Leap,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Leap_ForwardLeftLeft"),
-        direction: crate::move_rule_lib::MoveRuleLibId("ForwardLeftLeft"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Leap,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Leap_ForwardRightRight"),
-        direction: crate::move_rule_lib::MoveRuleLibId("ForwardRightRight"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Leap,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("LordFaceOff_Forward"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Forward"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::CaptureOnly,
-        zone: crate::enums::Zone::OwnTerritory,
-        kind: crate::enums::MoveKind::LordFaceOff,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Screen_Backward"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Backward"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::CaptureOnly,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::ScreenCapture,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Screen_Forward"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Forward"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::CaptureOnly,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::ScreenCapture,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Screen_Left"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Left"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::CaptureOnly,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::ScreenCapture,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Screen_Right"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Right"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::CaptureOnly,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::ScreenCapture,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("SlideMove_Backward"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Backward"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveOnly,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Slide,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("SlideMove_Forward"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Forward"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveOnly,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Slide,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("SlideMove_Left"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Left"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveOnly,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Slide,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("SlideMove_Right"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Right"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveOnly,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Slide,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Slide_Backward"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Backward"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Slide,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Slide_BackwardLeft"),
-        direction: crate::move_rule_lib::MoveRuleLibId("BackwardLeft"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Slide,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Slide_BackwardRight"),
-        direction: crate::move_rule_lib::MoveRuleLibId("BackwardRight"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Slide,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Slide_Forward"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Forward"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Slide,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Slide_ForwardLeft"),
-        direction: crate::move_rule_lib::MoveRuleLibId("ForwardLeft"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Slide,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Slide_ForwardRight"),
-        direction: crate::move_rule_lib::MoveRuleLibId("ForwardRight"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Slide,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Slide_Left"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Left"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Slide,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Slide_Right"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Right"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Slide,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("StepCapture_ForwardLeft"),
-        direction: crate::move_rule_lib::MoveRuleLibId("ForwardLeft"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::CaptureOnly,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Step,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("StepCapture_ForwardRight"),
-        direction: crate::move_rule_lib::MoveRuleLibId("ForwardRight"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::CaptureOnly,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Step,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("StepMove_Forward"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Forward"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveOnly,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Step,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Step_Backward"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Backward"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Step,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Step_BackwardLeft"),
-        direction: crate::move_rule_lib::MoveRuleLibId("BackwardLeft"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Step,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Step_BackwardRight"),
-        direction: crate::move_rule_lib::MoveRuleLibId("BackwardRight"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Step,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Step_Forward"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Forward"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Step,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Step_ForwardLeft"),
-        direction: crate::move_rule_lib::MoveRuleLibId("ForwardLeft"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Step,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Step_ForwardRight"),
-        direction: crate::move_rule_lib::MoveRuleLibId("ForwardRight"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Step,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Step_Left"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Left"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Step,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Step_Right"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Right"),
-        max_steps: 1u8,
-        mode: crate::enums::MoveMode::MoveAndCapture,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Step,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Vault_Backward"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Backward"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveOnly,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Vault,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Vault_BackwardLeft"),
-        direction: crate::move_rule_lib::MoveRuleLibId("BackwardLeft"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveOnly,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Vault,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Vault_BackwardRight"),
-        direction: crate::move_rule_lib::MoveRuleLibId("BackwardRight"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveOnly,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Vault,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Vault_Forward"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Forward"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveOnly,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Vault,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Vault_ForwardLeft"),
-        direction: crate::move_rule_lib::MoveRuleLibId("ForwardLeft"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveOnly,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Vault,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Vault_ForwardRight"),
-        direction: crate::move_rule_lib::MoveRuleLibId("ForwardRight"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveOnly,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Vault,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Vault_Left"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Left"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveOnly,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Vault,
-    },
-    MoveRule {
-        id: crate::move_rule::MoveRuleId("Vault_Right"),
-        direction: crate::move_rule_lib::MoveRuleLibId("Right"),
-        max_steps: 0u8,
-        mode: crate::enums::MoveMode::MoveOnly,
-        zone: crate::enums::Zone::Any,
-        kind: crate::enums::MoveKind::Vault,
-    },
-];
 impl MoveRule {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/MoveRule.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [MoveRule] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [MoveRule], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::move_rule::MoveRuleId) -> Option<&'static MoveRule> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = MoveRule::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// Named direction vectors used by move rules, from red's point of view (blue mirrors them: (x,-y)).
 ///
-/// Table `MoveRuleLib` (16 rows, mode `map`), schema `MoveRuleLib.schema.json`.
+/// Table `MoveRuleLib` (mode `map`), schema `MoveRuleLib.schema.json`; its rows are embedded from `data/MoveRuleLib.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MoveRuleLib {
     /// Direction name, e.g. Forward, ForwardLeft, ForwardForwardLeft (knight leap).
@@ -27,6 +27,39 @@ impl crate::canonical::Canonical for MoveRuleLib {
         out.push('}');
     }
 }
+impl MoveRuleLib {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<MoveRuleLib, crate::DataError> {
+        Ok(MoveRuleLib {
+            id: crate::move_rule_lib::MoveRuleLibId(r.str()?),
+            vector: crate::records::Vec2::decode(r)?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "82733bfc42d93a7a72ef1a0de49e931ebc17007572da3f37cc3e9b271d9f9f94";
+/// The embedded data file (`data/MoveRuleLib.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/MoveRuleLib.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[MoveRuleLib]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[MoveRuleLib]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/MoveRuleLib.bytes",
+        "MoveRuleLib",
+        BYTES,
+        crate::hashes::tables::MOVE_RULE_LIB,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(MoveRuleLib::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `MoveRuleLib` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MoveRuleLibId(pub &'static str);
@@ -36,87 +69,33 @@ impl crate::canonical::Canonical for MoveRuleLibId {
     }
 }
 impl MoveRuleLibId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static MoveRuleLib> {
         MoveRuleLib::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[MoveRuleLib] = &[
-    MoveRuleLib {
-        id: crate::move_rule_lib::MoveRuleLibId("Backward"),
-        vector: crate::records::Vec2 { x: 0i8, y: -1i8 },
-    },
-    MoveRuleLib {
-        id: crate::move_rule_lib::MoveRuleLibId("BackwardBackwardLeft"),
-        vector: crate::records::Vec2 { x: -1i8, y: -2i8 },
-    },
-    MoveRuleLib {
-        id: crate::move_rule_lib::MoveRuleLibId("BackwardBackwardRight"),
-        vector: crate::records::Vec2 { x: 1i8, y: -2i8 },
-    },
-    MoveRuleLib {
-        id: crate::move_rule_lib::MoveRuleLibId("BackwardLeft"),
-        vector: crate::records::Vec2 { x: -1i8, y: -1i8 },
-    },
-    MoveRuleLib {
-        id: crate::move_rule_lib::MoveRuleLibId("BackwardLeftLeft"),
-        vector: crate::records::Vec2 { x: -2i8, y: -1i8 },
-    },
-    MoveRuleLib {
-        id: crate::move_rule_lib::MoveRuleLibId("BackwardRight"),
-        vector: crate::records::Vec2 { x: 1i8, y: -1i8 },
-    },
-    MoveRuleLib {
-        id: crate::move_rule_lib::MoveRuleLibId("BackwardRightRight"),
-        vector: crate::records::Vec2 { x: 2i8, y: -1i8 },
-    },
-    MoveRuleLib {
-        id: crate::move_rule_lib::MoveRuleLibId("Forward"),
-        vector: crate::records::Vec2 { x: 0i8, y: 1i8 },
-    },
-    MoveRuleLib {
-        id: crate::move_rule_lib::MoveRuleLibId("ForwardForwardLeft"),
-        vector: crate::records::Vec2 { x: -1i8, y: 2i8 },
-    },
-    MoveRuleLib {
-        id: crate::move_rule_lib::MoveRuleLibId("ForwardForwardRight"),
-        vector: crate::records::Vec2 { x: 1i8, y: 2i8 },
-    },
-    MoveRuleLib {
-        id: crate::move_rule_lib::MoveRuleLibId("ForwardLeft"),
-        vector: crate::records::Vec2 { x: -1i8, y: 1i8 },
-    },
-    MoveRuleLib {
-        id: crate::move_rule_lib::MoveRuleLibId("ForwardLeftLeft"),
-        vector: crate::records::Vec2 { x: -2i8, y: 1i8 },
-    },
-    MoveRuleLib {
-        id: crate::move_rule_lib::MoveRuleLibId("ForwardRight"),
-        vector: crate::records::Vec2 { x: 1i8, y: 1i8 },
-    },
-    MoveRuleLib {
-        id: crate::move_rule_lib::MoveRuleLibId("ForwardRightRight"),
-        vector: crate::records::Vec2 { x: 2i8, y: 1i8 },
-    },
-    MoveRuleLib {
-        id: crate::move_rule_lib::MoveRuleLibId("Left"),
-        vector: crate::records::Vec2 { x: -1i8, y: 0i8 },
-    },
-    MoveRuleLib {
-        id: crate::move_rule_lib::MoveRuleLibId("Right"),
-        vector: crate::records::Vec2 { x: 1i8, y: 0i8 },
-    },
-];
 impl MoveRuleLib {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/MoveRuleLib.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [MoveRuleLib] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [MoveRuleLib], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(
         key: crate::move_rule_lib::MoveRuleLibId,
     ) -> Option<&'static MoveRuleLib> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = MoveRuleLib::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// Every piece type of FunnyPitch (T0 Soldier to T4 Lord), keyed by its English name.
 ///
-/// Table `PieceType` (11 rows, mode `map`), schema `PieceType.schema.json`.
+/// Table `PieceType` (mode `map`), schema `PieceType.schema.json`; its rows are embedded from `data/PieceType.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PieceType {
     /// Piece id: the English name, e.g. Soldier, IronGuard.
@@ -71,6 +71,61 @@ impl crate::canonical::Canonical for PieceType {
         out.push('}');
     }
 }
+impl PieceType {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<PieceType, crate::DataError> {
+        Ok(PieceType {
+            id: crate::piece_type::PieceTypeId(r.str()?),
+            name_key: crate::lang::LangId(r.str()?),
+            tier: r.u8()?,
+            branch: crate::enums::Branch::ALL[r.index(crate::enums::Branch::ALL.len())?],
+            capture_class: crate::enums::CaptureClass::ALL[r
+                .index(crate::enums::CaptureClass::ALL.len())?],
+            can_promote: r.bool()?,
+            own_territory_only: r.bool()?,
+            symbol: if r.present()? { Some(r.str()?) } else { None },
+            ai_weight: r.f64()?,
+        })
+    }
+}
+impl PieceType {
+    /// The `Lang` row that `NameKey` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `Lang` does not have.
+    pub fn name_key_row(&self) -> &'static crate::lang::Lang {
+        let key = self.name_key;
+        match crate::lang::Lang::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("Lang", &key),
+        }
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "87861969a0af742391b24adf11867d897f0478f9415d96c537dd287e728f225d";
+/// The embedded data file (`data/PieceType.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/PieceType.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[PieceType]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[PieceType]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/PieceType.bytes",
+        "PieceType",
+        BYTES,
+        crate::hashes::tables::PIECE_TYPE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(PieceType::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `PieceType` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PieceTypeId(pub &'static str);
@@ -80,153 +135,52 @@ impl crate::canonical::Canonical for PieceTypeId {
     }
 }
 impl PieceTypeId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static PieceType> {
         PieceType::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[PieceType] = &[
-    PieceType {
-        id: crate::piece_type::PieceTypeId("Assassin"),
-        name_key: crate::lang::LangId("Piece_Assassin"),
-        tier: 2u8,
-        branch: crate::enums::Branch::Military,
-        capture_class: crate::enums::CaptureClass::Military,
-        can_promote: false,
-        own_territory_only: false,
-        symbol: None,
-        ai_weight: 1.0f64,
-    },
-    PieceType {
-        id: crate::piece_type::PieceTypeId("Censor"),
-        name_key: crate::lang::LangId("Piece_Censor"),
-        tier: 3u8,
-        branch: crate::enums::Branch::None,
-        capture_class: crate::enums::CaptureClass::T3,
-        can_promote: false,
-        own_territory_only: false,
-        symbol: None,
-        ai_weight: 6.0f64,
-    },
-    PieceType {
-        id: crate::piece_type::PieceTypeId("Chamberlain"),
-        name_key: crate::lang::LangId("Piece_Chamberlain"),
-        tier: 2u8,
-        branch: crate::enums::Branch::Civil,
-        capture_class: crate::enums::CaptureClass::Civil,
-        can_promote: false,
-        own_territory_only: false,
-        symbol: None,
-        ai_weight: 4.0f64,
-    },
-    PieceType {
-        id: crate::piece_type::PieceTypeId("IronGuard"),
-        name_key: crate::lang::LangId("Piece_IronGuard"),
-        tier: 2u8,
-        branch: crate::enums::Branch::Military,
-        capture_class: crate::enums::CaptureClass::Military,
-        can_promote: false,
-        own_territory_only: false,
-        symbol: None,
-        ai_weight: 5.0f64,
-    },
-    PieceType {
-        id: crate::piece_type::PieceTypeId("Knight"),
-        name_key: crate::lang::LangId("Piece_Knight"),
-        tier: 2u8,
-        branch: crate::enums::Branch::Military,
-        capture_class: crate::enums::CaptureClass::Military,
-        can_promote: false,
-        own_territory_only: false,
-        symbol: None,
-        ai_weight: 4.0f64,
-    },
-    PieceType {
-        id: crate::piece_type::PieceTypeId("Lord"),
-        name_key: crate::lang::LangId("Piece_Lord"),
-        tier: 4u8,
-        branch: crate::enums::Branch::None,
-        capture_class: crate::enums::CaptureClass::T4,
-        can_promote: false,
-        own_territory_only: true,
-        symbol: Some("L"),
-        ai_weight: 100.0f64,
-    },
-    PieceType {
-        id: crate::piece_type::PieceTypeId("Loyalist"),
-        name_key: crate::lang::LangId("Piece_Loyalist"),
-        tier: 3u8,
-        branch: crate::enums::Branch::None,
-        capture_class: crate::enums::CaptureClass::T3,
-        can_promote: false,
-        own_territory_only: true,
-        symbol: Some("G"),
-        ai_weight: 4.0f64,
-    },
-    PieceType {
-        id: crate::piece_type::PieceTypeId("Minister"),
-        name_key: crate::lang::LangId("Piece_Minister"),
-        tier: 1u8,
-        branch: crate::enums::Branch::Civil,
-        capture_class: crate::enums::CaptureClass::Civil,
-        can_promote: true,
-        own_territory_only: false,
-        symbol: Some("M"),
-        ai_weight: 3.0f64,
-    },
-    PieceType {
-        id: crate::piece_type::PieceTypeId("Officer"),
-        name_key: crate::lang::LangId("Piece_Officer"),
-        tier: 1u8,
-        branch: crate::enums::Branch::Military,
-        capture_class: crate::enums::CaptureClass::Military,
-        can_promote: true,
-        own_territory_only: false,
-        symbol: None,
-        ai_weight: 3.0f64,
-    },
-    PieceType {
-        id: crate::piece_type::PieceTypeId("Priest"),
-        name_key: crate::lang::LangId("Piece_Priest"),
-        tier: 2u8,
-        branch: crate::enums::Branch::Civil,
-        capture_class: crate::enums::CaptureClass::Civil,
-        can_promote: false,
-        own_territory_only: false,
-        symbol: None,
-        ai_weight: 1.0f64,
-    },
-    PieceType {
-        id: crate::piece_type::PieceTypeId("Soldier"),
-        name_key: crate::lang::LangId("Piece_Soldier"),
-        tier: 0u8,
-        branch: crate::enums::Branch::Military,
-        capture_class: crate::enums::CaptureClass::T0,
-        can_promote: true,
-        own_territory_only: false,
-        symbol: Some("S"),
-        ai_weight: 1.0f64,
-    },
-];
 impl PieceType {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/PieceType.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [PieceType] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [PieceType], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::piece_type::PieceTypeId) -> Option<&'static PieceType> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = PieceType::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }
-/// Row positions sorted by the unique key.
-static BY_NAME_KEY: &[usize] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 impl PieceType {
-    /// The row whose `NameKey` (a unique key), by binary search.
+    /// The row whose `NameKey` (a unique key), by binary search over an index built on the first lookup.
     pub fn get_by_name_key(name_key: crate::lang::LangId) -> Option<&'static PieceType> {
-        BY_NAME_KEY
-            .binary_search_by(|&i| ROWS[i].name_key.cmp(&name_key))
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = PieceType::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(
+                    __rows,
+                    |__a, __b| (__a.name_key).cmp(&(__b.name_key)),
+                )
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.name_key).cmp(&(name_key))
+            })
             .ok()
-            .map(|j| &ROWS[BY_NAME_KEY[j]])
+            .map(|__j| &__rows[__index[__j] as usize])
     }
 }

@@ -25,3 +25,11 @@ impl crate::canonical::Canonical for Vec2 {
         out.push('}');
     }
 }
+impl Vec2 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Vec2, crate::DataError> {
+        Ok(Vec2 { x: r.i8()?, y: r.i8()? })
+    }
+}

@@ -5,7 +5,7 @@
 ///
 /// Server-only settings (x-gentable-groups: server), written as a vertical key/value sheet.
 ///
-/// Table `ServerConfig` (1 rows, mode `one`), schema `ServerConfig.schema.json`.
+/// Table `ServerConfig` (mode `one`), schema `ServerConfig.schema.json`; its rows are embedded from `data/ServerConfig.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ServerConfig {
     /// Seed of the server's spy selection: which piece a side's spy is, drawn per match. Never sent to clients.
@@ -32,15 +32,57 @@ impl crate::canonical::Canonical for ServerConfig {
         out.push('}');
     }
 }
-/// The single row of this table.
-pub static ROW: ServerConfig = ServerConfig {
-    spy_seed: 20240501u64,
-    ai_think_time: crate::types::Duration(1500i64),
-    season_start: crate::types::DateTime(1740758400i64),
-};
 impl ServerConfig {
-    /// The single row.
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ServerConfig, crate::DataError> {
+        Ok(ServerConfig {
+            spy_seed: r.u64()?,
+            ai_think_time: crate::types::Duration(r.duration()?),
+            season_start: crate::types::DateTime(r.datetime()?),
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "a07822ebd8900fa6cec114914e7e106ea3867c2d0b930a646e492394c1b59b76";
+/// The embedded data file (`data/ServerConfig.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/ServerConfig.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[ServerConfig]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[ServerConfig]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/ServerConfig.bytes",
+        "ServerConfig",
+        BYTES,
+        crate::hashes::tables::SERVER_CONFIG,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(ServerConfig::decode(&mut r)?);
+    }
+    if rows.len() != 1 {
+        return Err(r.error(format!("a singleton table has {} rows", rows.len())));
+    }
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
+impl ServerConfig {
+    /// The single row, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/ServerConfig.bytes` cannot be read (a file under `generated/` edited by hand): `try_get` and the crate's `load()` return the error instead.
     pub fn get() -> &'static ServerConfig {
-        &ROW
+        &crate::runtime::rows(DATA.get_or_init(decode))[0]
+    }
+    /// The single row, or why the embedded data cannot be read.
+    pub fn try_get() -> Result<&'static ServerConfig, crate::DataError> {
+        let rows: &'static [ServerConfig] = match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }?;
+        Ok(&rows[0])
     }
 }

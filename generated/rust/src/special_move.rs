@@ -5,7 +5,7 @@
 ///
 /// Special rules with their parameters (face-off kill, vault, screen capture, fortress, spy reveal).
 ///
-/// Table `SpecialMove` (5 rows, mode `map`), schema `SpecialMove.schema.json`.
+/// Table `SpecialMove` (mode `map`), schema `SpecialMove.schema.json`; its rows are embedded from `data/SpecialMove.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SpecialMove {
     /// Special rule id.
@@ -105,6 +105,147 @@ impl crate::canonical::Canonical for SpecialMove {
         out.push('}');
     }
 }
+impl SpecialMove {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<SpecialMove, crate::DataError> {
+        Ok(SpecialMove {
+            id: crate::special_move::SpecialMoveId(r.str()?),
+            kind: crate::enums::SpecialKind::ALL[r
+                .index(crate::enums::SpecialKind::ALL.len())?],
+            pieces: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::piece_type::PieceTypeId(r.str()?));
+                }
+                crate::runtime::leak(v)
+            },
+            rules: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::move_rule::MoveRuleId(r.str()?));
+                }
+                crate::runtime::leak(v)
+            },
+            target: if r.present()? {
+                Some(crate::piece_type::PieceTypeId(r.str()?))
+            } else {
+                None
+            },
+            min_passed: if r.present()? { Some(r.u8()?) } else { None },
+            max_passed: if r.present()? { Some(r.u8()?) } else { None },
+            passed_side: if r.present()? {
+                Some(
+                    crate::enums::Allegiance::ALL[r
+                        .index(crate::enums::Allegiance::ALL.len())?],
+                )
+            } else {
+                None
+            },
+            captures: r.bool()?,
+            mover_moves: r.bool()?,
+            converts_side: r.bool()?,
+            once_per_game: r.bool()?,
+            name_key: crate::lang::LangId(r.str()?),
+            desc_key: crate::lang::LangId(r.str()?),
+        })
+    }
+}
+impl SpecialMove {
+    /// The `PieceType` row that `Pieces` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `PieceType` does not have.
+    pub fn pieces_rows(
+        &self,
+    ) -> impl Iterator<Item = &'static crate::piece_type::PieceType> {
+        let keys = self.pieces;
+        keys.iter()
+            .map(|&key| match crate::piece_type::PieceType::get(key) {
+                Some(row) => row,
+                None => crate::runtime::dangling("PieceType", &key),
+            })
+    }
+    /// The `MoveRule` row that `Rules` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `MoveRule` does not have.
+    pub fn rules_rows(
+        &self,
+    ) -> impl Iterator<Item = &'static crate::move_rule::MoveRule> {
+        let keys = self.rules;
+        keys.iter()
+            .map(|&key| match crate::move_rule::MoveRule::get(key) {
+                Some(row) => row,
+                None => crate::runtime::dangling("MoveRule", &key),
+            })
+    }
+    /// The `PieceType` row that `Target` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `PieceType` does not have.
+    pub fn target_row(&self) -> Option<&'static crate::piece_type::PieceType> {
+        let key = self.target?;
+        Some(
+            match crate::piece_type::PieceType::get(key) {
+                Some(row) => row,
+                None => crate::runtime::dangling("PieceType", &key),
+            },
+        )
+    }
+    /// The `Lang` row that `NameKey` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `Lang` does not have.
+    pub fn name_key_row(&self) -> &'static crate::lang::Lang {
+        let key = self.name_key;
+        match crate::lang::Lang::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("Lang", &key),
+        }
+    }
+    /// The `Lang` row that `DescKey` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `Lang` does not have.
+    pub fn desc_key_row(&self) -> &'static crate::lang::Lang {
+        let key = self.desc_key;
+        match crate::lang::Lang::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("Lang", &key),
+        }
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "69689d99e6e1c347c9be06f210e1e91a2b717e5865bc49bcc3368ec0e22fe64a";
+/// The embedded data file (`data/SpecialMove.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/SpecialMove.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[SpecialMove]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[SpecialMove]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/SpecialMove.bytes",
+        "SpecialMove",
+        BYTES,
+        crate::hashes::tables::SPECIAL_MOVE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(SpecialMove::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `SpecialMove` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SpecialMoveId(pub &'static str);
@@ -114,118 +255,31 @@ impl crate::canonical::Canonical for SpecialMoveId {
     }
 }
 impl SpecialMoveId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static SpecialMove> {
         SpecialMove::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[SpecialMove] = &[
-    SpecialMove {
-        id: crate::special_move::SpecialMoveId("AssassinScreen"),
-        kind: crate::enums::SpecialKind::ScreenCapture,
-        pieces: &[crate::piece_type::PieceTypeId("Assassin")],
-        rules: &[
-            crate::move_rule::MoveRuleId("Screen_Forward"),
-            crate::move_rule::MoveRuleId("Screen_Left"),
-            crate::move_rule::MoveRuleId("Screen_Right"),
-            crate::move_rule::MoveRuleId("Screen_Backward"),
-        ],
-        target: None,
-        min_passed: Some(1u8),
-        max_passed: Some(1u8),
-        passed_side: Some(crate::enums::Allegiance::Enemy),
-        captures: true,
-        mover_moves: true,
-        converts_side: false,
-        once_per_game: false,
-        name_key: crate::lang::LangId("Special_ScreenCapture"),
-        desc_key: crate::lang::LangId("Special_ScreenCapture_Desc"),
-    },
-    SpecialMove {
-        id: crate::special_move::SpecialMoveId("FortressExit"),
-        kind: crate::enums::SpecialKind::FortressExit,
-        pieces: &[],
-        rules: &[],
-        target: None,
-        min_passed: None,
-        max_passed: None,
-        passed_side: None,
-        captures: false,
-        mover_moves: true,
-        converts_side: false,
-        once_per_game: false,
-        name_key: crate::lang::LangId("Special_FortressExit"),
-        desc_key: crate::lang::LangId("Special_FortressExit_Desc"),
-    },
-    SpecialMove {
-        id: crate::special_move::SpecialMoveId("LordFaceOff"),
-        kind: crate::enums::SpecialKind::LordFaceOff,
-        pieces: &[crate::piece_type::PieceTypeId("Lord")],
-        rules: &[crate::move_rule::MoveRuleId("LordFaceOff_Forward")],
-        target: Some(crate::piece_type::PieceTypeId("Lord")),
-        min_passed: Some(0u8),
-        max_passed: Some(0u8),
-        passed_side: None,
-        captures: true,
-        mover_moves: false,
-        converts_side: false,
-        once_per_game: false,
-        name_key: crate::lang::LangId("Special_LordFaceOff"),
-        desc_key: crate::lang::LangId("Special_LordFaceOff_Desc"),
-    },
-    SpecialMove {
-        id: crate::special_move::SpecialMoveId("PriestVault"),
-        kind: crate::enums::SpecialKind::PriestVault,
-        pieces: &[crate::piece_type::PieceTypeId("Priest")],
-        rules: &[
-            crate::move_rule::MoveRuleId("Vault_Forward"),
-            crate::move_rule::MoveRuleId("Vault_ForwardLeft"),
-            crate::move_rule::MoveRuleId("Vault_ForwardRight"),
-            crate::move_rule::MoveRuleId("Vault_Left"),
-            crate::move_rule::MoveRuleId("Vault_Right"),
-            crate::move_rule::MoveRuleId("Vault_Backward"),
-            crate::move_rule::MoveRuleId("Vault_BackwardLeft"),
-            crate::move_rule::MoveRuleId("Vault_BackwardRight"),
-        ],
-        target: None,
-        min_passed: Some(1u8),
-        max_passed: None,
-        passed_side: Some(crate::enums::Allegiance::Any),
-        captures: false,
-        mover_moves: true,
-        converts_side: false,
-        once_per_game: false,
-        name_key: crate::lang::LangId("Special_PriestVault"),
-        desc_key: crate::lang::LangId("Special_PriestVault_Desc"),
-    },
-    SpecialMove {
-        id: crate::special_move::SpecialMoveId("SpyReveal"),
-        kind: crate::enums::SpecialKind::SpyReveal,
-        pieces: &[
-            crate::piece_type::PieceTypeId("Minister"),
-            crate::piece_type::PieceTypeId("Soldier"),
-        ],
-        rules: &[],
-        target: None,
-        min_passed: None,
-        max_passed: None,
-        passed_side: None,
-        captures: false,
-        mover_moves: false,
-        converts_side: true,
-        once_per_game: true,
-        name_key: crate::lang::LangId("Special_SpyReveal"),
-        desc_key: crate::lang::LangId("Special_SpyReveal_Desc"),
-    },
-];
 impl SpecialMove {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/SpecialMove.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [SpecialMove] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [SpecialMove], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::special_move::SpecialMoveId) -> Option<&'static SpecialMove> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = SpecialMove::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

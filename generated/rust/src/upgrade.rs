@@ -5,7 +5,7 @@
 ///
 /// Promotion recipes: what a piece becomes when it reaches the last row or captures a piece of a given class.
 ///
-/// Table `Upgrade` (10 rows, mode `map`), schema `Upgrade.schema.json`.
+/// Table `Upgrade` (mode `map`), schema `Upgrade.schema.json`; its rows are embedded from `data/Upgrade.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Upgrade {
     /// Recipe id, <From>_<Trigger or captured class>.
@@ -48,6 +48,76 @@ impl crate::canonical::Canonical for Upgrade {
         out.push('}');
     }
 }
+impl Upgrade {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Upgrade, crate::DataError> {
+        Ok(Upgrade {
+            id: crate::upgrade::UpgradeId(r.str()?),
+            from: crate::piece_type::PieceTypeId(r.str()?),
+            trigger: crate::enums::Trigger::ALL[r
+                .index(crate::enums::Trigger::ALL.len())?],
+            captured_class: if r.present()? {
+                Some(
+                    crate::enums::CaptureClass::ALL[r
+                        .index(crate::enums::CaptureClass::ALL.len())?],
+                )
+            } else {
+                None
+            },
+            to: crate::piece_type::PieceTypeId(r.str()?),
+        })
+    }
+}
+impl Upgrade {
+    /// The `PieceType` row that `From` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `PieceType` does not have.
+    pub fn from_row(&self) -> &'static crate::piece_type::PieceType {
+        let key = self.from;
+        match crate::piece_type::PieceType::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("PieceType", &key),
+        }
+    }
+    /// The `PieceType` row that `To` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `PieceType` does not have.
+    pub fn to_row(&self) -> &'static crate::piece_type::PieceType {
+        let key = self.to;
+        match crate::piece_type::PieceType::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("PieceType", &key),
+        }
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "ad18881948665c675284315be842b4bd86d6a4fd1be8c2763a7b0b9c5d56d6a1";
+/// The embedded data file (`data/Upgrade.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Upgrade.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Upgrade]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Upgrade]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Upgrade.bytes",
+        "Upgrade",
+        BYTES,
+        crate::hashes::tables::UPGRADE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Upgrade::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Upgrade` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UpgradeId(pub &'static str);
@@ -57,91 +127,31 @@ impl crate::canonical::Canonical for UpgradeId {
     }
 }
 impl UpgradeId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Upgrade> {
         Upgrade::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Upgrade] = &[
-    Upgrade {
-        id: crate::upgrade::UpgradeId("Minister_Civil"),
-        from: crate::piece_type::PieceTypeId("Minister"),
-        trigger: crate::enums::Trigger::Capture,
-        captured_class: Some(crate::enums::CaptureClass::Civil),
-        to: crate::piece_type::PieceTypeId("Priest"),
-    },
-    Upgrade {
-        id: crate::upgrade::UpgradeId("Minister_Military"),
-        from: crate::piece_type::PieceTypeId("Minister"),
-        trigger: crate::enums::Trigger::Capture,
-        captured_class: Some(crate::enums::CaptureClass::Military),
-        to: crate::piece_type::PieceTypeId("Chamberlain"),
-    },
-    Upgrade {
-        id: crate::upgrade::UpgradeId("Minister_T0"),
-        from: crate::piece_type::PieceTypeId("Minister"),
-        trigger: crate::enums::Trigger::Capture,
-        captured_class: Some(crate::enums::CaptureClass::T0),
-        to: crate::piece_type::PieceTypeId("Chamberlain"),
-    },
-    Upgrade {
-        id: crate::upgrade::UpgradeId("Minister_T3"),
-        from: crate::piece_type::PieceTypeId("Minister"),
-        trigger: crate::enums::Trigger::Capture,
-        captured_class: Some(crate::enums::CaptureClass::T3),
-        to: crate::piece_type::PieceTypeId("Censor"),
-    },
-    Upgrade {
-        id: crate::upgrade::UpgradeId("Officer_Civil"),
-        from: crate::piece_type::PieceTypeId("Officer"),
-        trigger: crate::enums::Trigger::Capture,
-        captured_class: Some(crate::enums::CaptureClass::Civil),
-        to: crate::piece_type::PieceTypeId("Assassin"),
-    },
-    Upgrade {
-        id: crate::upgrade::UpgradeId("Officer_Military"),
-        from: crate::piece_type::PieceTypeId("Officer"),
-        trigger: crate::enums::Trigger::Capture,
-        captured_class: Some(crate::enums::CaptureClass::Military),
-        to: crate::piece_type::PieceTypeId("Knight"),
-    },
-    Upgrade {
-        id: crate::upgrade::UpgradeId("Officer_T0"),
-        from: crate::piece_type::PieceTypeId("Officer"),
-        trigger: crate::enums::Trigger::Capture,
-        captured_class: Some(crate::enums::CaptureClass::T0),
-        to: crate::piece_type::PieceTypeId("IronGuard"),
-    },
-    Upgrade {
-        id: crate::upgrade::UpgradeId("Officer_T3"),
-        from: crate::piece_type::PieceTypeId("Officer"),
-        trigger: crate::enums::Trigger::Capture,
-        captured_class: Some(crate::enums::CaptureClass::T3),
-        to: crate::piece_type::PieceTypeId("Censor"),
-    },
-    Upgrade {
-        id: crate::upgrade::UpgradeId("Soldier_Capture"),
-        from: crate::piece_type::PieceTypeId("Soldier"),
-        trigger: crate::enums::Trigger::Capture,
-        captured_class: None,
-        to: crate::piece_type::PieceTypeId("Officer"),
-    },
-    Upgrade {
-        id: crate::upgrade::UpgradeId("Soldier_LastRow"),
-        from: crate::piece_type::PieceTypeId("Soldier"),
-        trigger: crate::enums::Trigger::LastRow,
-        captured_class: None,
-        to: crate::piece_type::PieceTypeId("Minister"),
-    },
-];
 impl Upgrade {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Upgrade.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Upgrade] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Upgrade], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::upgrade::UpgradeId) -> Option<&'static Upgrade> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Upgrade::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -25,6 +25,7 @@ pub fn schema_hash(project: &Project, table: &Table) -> String {
 
 /// What the schema hash covers, as JSON (docs/data-format.md §1):
 /// `{"fields": [{"name", "type"}…], "mode", "primaryKey": [names], "table", "types": {name: definition}}`
+/// (plus `"order": "source"` for a map table that keeps source order)
 /// with a type written as `"bool"`, `"i8"`…`"u64"`, `"f64"`, `"string"`, `"datetime"`, `"duration"`,
 /// `{"enum": name}`, `{"record": name}`, `{"union": name}`, `{"flags": name}`, `{"array": type}`,
 /// `{"optional": type}` or `{"map": {"key": type, "value": type}}`, and a definition as
@@ -39,13 +40,19 @@ pub fn description(project: &Project, table: &Table) -> Value {
         .iter()
         .map(|&i| table.fields[i].name.as_str())
         .collect();
-    json!({
+    let mut d = json!({
         "fields": fields,
         "mode": table.mode.keyword(),
         "primaryKey": primary_key,
         "table": table.name,
         "types": Value::Object(types.into_iter().collect::<Map<String, Value>>()),
-    })
+    });
+    // `order = "source"`: the rows of a map table are not sorted by key, which a loader must know (its
+    // check of ascending keys, docs/data-format.md §5). Absent otherwise, so other tables keep their hash.
+    if table.source_order {
+        d["order"] = json!("source");
+    }
+    d
 }
 
 fn fields_json(project: &Project, fields: &[Field], types: &mut BTreeMap<String, Value>) -> Value {

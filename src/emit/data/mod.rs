@@ -6,6 +6,7 @@
 //! hash of an export group) live in `content-hash.txt` and in one small hash file per language, never in
 //! every data file or code module, so a one-cell edit changes one line of one data file.
 
+pub mod binary;
 pub mod json;
 pub mod layout;
 

@@ -1,45 +1,61 @@
 //! **emit/rust/** owns the Rust backend. It may import `emit/`'s shared front and the base modules only.
 //!
-//! Rust emitter: the IR → a dependency-free crate (`generated/rust/`) with static data.
+//! Rust emitter: the IR → a dependency-free crate (`generated/rust/`) whose code costs O(schema) to compile:
+//! the rows are not in the token stream but embedded as binary data files (docs/data-format.md §3) with
+//! `include_bytes!` and decoded on first use into `&'static` rows (`std::sync::OnceLock`).
 //!
 //! Layout of the crate (names through [`crate::naming`]):
-//! * `src/lib.rs`: `#![forbid(unsafe_code)]`, one module per table re-exported at the root,
-//!   `CONTENT_HASH`, and `canonical_tables()` (every table as RFC 8785 JSON, for the conformance harness);
+//! * `src/lib.rs`: `#![forbid(unsafe_code)]`, one module per table re-exported at the root, `load()` (decode
+//!   every table now), `canonical_tables()` (every table as RFC 8785 JSON, for the conformance harness),
+//!   `DataError`, the text lookup;
+//! * `src/hashes.rs`: `CONTENT_HASH`, `PROJECT_HASH` and every table's `dataHash` — the one code file that
+//!   changes when only data changes;
 //! * `src/enums.rs`: one `enum` per JSON Schema string enum, with `ALL`, `name()` and `from_name()`;
-//! * `src/records.rs`: one `struct` per nested object schema;
-//! * `src/<table>.rs`: the row struct, a typed id per single-field primary key (`PieceTypeId`), `ROWS` (or
-//!   `ROW` for singletons) as static data sorted by key, `all()` and `get()` by binary search;
-//! * `src/canonical.rs`: the JCS writer used by `canonical_tables()`.
+//! * `src/records.rs`: one `struct` per nested object schema, one `enum` per polymorphic record;
+//! * `src/<table>.rs`: the row struct, a typed id per single-field primary key (`PieceTypeId`), `SCHEMA_HASH`,
+//!   the row decoder, `all()`/`try_all()` (or `get()`/`try_get()` for singletons), `get()` by binary search,
+//!   unique-key lookups over an index built on first use, and a `<field>_row()` accessor per foreign key;
+//! * `src/runtime.rs`, `src/types.rs`, `src/canonical.rs`: fixed text (`support.rs`);
+//! * `data/<Table>.bytes`: the rows (written by the data stage, [`crate::emit::data::binary`]).
 //!
 //! A field whose `x-gentable-foreignKey` names exactly one table with a single-field primary key of the same
 //! type is typed with that table's id (`from: PieceTypeId`). Types and impls are built with `quote` and
 //! formatted with `prettyplease`; doc comments come from schema descriptions through `#[doc = "…"]` string
-//! literals, so spreadsheet text can never escape into code. Row data, the bulk of the crate, is printed
-//! directly as text by `Lit` (strings through `proc_macro2::Literal`), one field per line.
+//! literals, so spreadsheet text can never escape into code. No generated code depends on a cell value: a data
+//! edit changes the embedded file of its table and `hashes.rs`, nothing else.
+
+mod support;
 
 use super::{Backend, EmitContext, Files, HEADER};
 use crate::ir::text::TextTable;
-use crate::ir::{Field, Project, Table, TableMode, Type, Value};
+use crate::ir::{Field, Project, Table, TableMode, Type};
 use crate::naming;
 use anyhow::{bail, Context, Result};
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use std::collections::BTreeMap;
 
 /// The Rust backend (see the module docs).
 pub struct Rust;
 
-/// Emit `rust/Cargo.toml` and `rust/src/*.rs`.
+/// Emit `rust/Cargo.toml` and `rust/src/*.rs` (the embedded `rust/data/*.bytes` come from the data stage).
 pub fn emit(ctx: &EmitContext) -> Result<Files> {
     super::run(&Rust, ctx)
 }
+
+/// The embedded data file of `table`, relative to the crate: `data/<Table>.bytes`.
+pub fn data_file(table: &str) -> String {
+    format!("data/{table}.bytes")
+}
+
+/// Items at the crate root besides the tables' (a table, enum or record type may not take these names).
+const ROOT_ITEMS: &[&str] = &["DataError", "Language"];
 
 /// What the Rust backend decides once per project ([`Backend::prepare`]).
 pub struct Plan<'c> {
     /// Records and unions that sit behind a `Box` (recursive types).
     boxed: std::collections::BTreeSet<String>,
     ids: IdMap,
-    lit: Lit<'c>,
     /// Per table: its module name.
     modules: Vec<String>,
     text: Option<TextTable<'c>>,
@@ -52,7 +68,6 @@ impl Backend for Rust {
         let p = ctx.project;
         let boxed = recursive_types(p);
         let ids = IdMap::new(p);
-        let lit = Lit::new(p, &ids, boxed.clone());
         let mut mod_names: BTreeMap<String, String> = BTreeMap::new();
         let mut modules = vec![];
         for t in &p.tables {
@@ -65,16 +80,38 @@ impl Backend for Rust {
             }
             modules.push(m);
         }
+        let types = p
+            .tables
+            .iter()
+            .map(|t| ("table", &t.name))
+            .chain(p.enums.keys().map(|n| ("enum", n)))
+            .chain(
+                p.records
+                    .keys()
+                    .chain(p.unions.keys())
+                    .map(|n| ("record", n)),
+            );
+        for (what, n) in types {
+            let ident = naming::rust_type(n);
+            if ROOT_ITEMS.contains(&ident.as_str()) {
+                bail!("{what} {n} becomes the Rust type `{ident}`, which the generated crate declares itself; rename it or set x-gentable-name");
+            }
+        }
         Ok(Plan {
             boxed,
             ids,
-            lit,
             modules,
             text: super::front::localization(ctx)?,
         })
     }
 
     fn runtime(&self, ctx: &EmitContext, _: &Plan) -> Result<Files> {
+        let fixed = |name: &str, text: &str| -> Result<(String, String)> {
+            Ok((
+                format!("rust/src/{name}.rs"),
+                render(syn::parse_str::<TokenStream>(text).with_context(|| format!("{name}.rs"))?)?,
+            ))
+        };
         Ok(Files::from([
             (
                 "rust/Cargo.toml".to_string(),
@@ -84,14 +121,9 @@ impl Backend for Rust {
                     toml_string(&format!("{} rule tables, generated by gentable", ctx.project.name))
                 ),
             ),
-            (
-                "rust/src/types.rs".to_string(),
-                render(syn::parse_str::<TokenStream>(TYPES_RS).context("types.rs")?)?,
-            ),
-            (
-                "rust/src/canonical.rs".to_string(),
-                render(syn::parse_str::<TokenStream>(CANONICAL_RS).context("canonical.rs")?)?,
-            ),
+            fixed("types", support::TYPES_RS)?,
+            fixed("canonical", support::CANONICAL_RS)?,
+            fixed("runtime", support::RUNTIME_RS)?,
         ]))
     }
 
@@ -111,9 +143,9 @@ impl Backend for Rust {
 
     fn table(&self, ctx: &EmitContext, plan: &Plan, t: &Table) -> Result<Files> {
         // Token streams are not `Send`: each table is built and printed on one worker, which gets the
-        // `BOXED` set first. Its rows are printed as text by [`Lit`].
+        // `BOXED` set first.
         BOXED.with(|b| *b.borrow_mut() = plan.boxed.clone());
-        let text = render_table(ctx.project, t, &plan.ids, &plan.lit)?;
+        let text = render(table_file(ctx.project, t, &plan.ids)?)?;
         Ok(Files::from([(
             format!("rust/src/{}.rs", module(&t.name)),
             text,
@@ -126,6 +158,8 @@ impl Backend for Rust {
         let ids = &plan.ids;
         let mut mods = vec![];
         let mut dumps = vec![];
+        let mut loads = vec![];
+        let mut data_hashes = vec![];
         for (t, m) in p.tables.iter().zip(&plan.modules) {
             let mi = format_ident!("{}", m);
             let name = &t.name;
@@ -140,13 +174,22 @@ impl Backend for Rust {
             mods.push(quote! { pub mod #mi; #reexport });
             dumps.push(match t.mode {
                 TableMode::One => {
-                    quote! { (#name, canonical::table(core::slice::from_ref(&#mi::ROW))) }
+                    quote! { (#name, canonical::table(core::slice::from_ref(#mi::#row_ty::get()))) }
                 }
-                _ => quote! { (#name, canonical::table(#mi::ROWS)) },
+                _ => quote! { (#name, canonical::table(#mi::#row_ty::all())) },
             });
+            loads.push(match t.mode {
+                TableMode::One => quote! { #mi::#row_ty::try_get()?; },
+                _ => quote! { #mi::#row_ty::try_all()?; },
+            });
+            let hash = ctx
+                .data_hashes
+                .get(&t.name)
+                .with_context(|| format!("no data hash for table {}", t.name))?;
+            let c = hash_const(m);
+            let doc = format!(" `dataHash` of `{}`.", data_file(&t.name).replace('`', "'"));
+            data_hashes.push(quote! { #[doc = #doc] pub(crate) const #c: &str = #hash; });
         }
-        let hash = ctx.content_hash;
-        let project_hash = ctx.project_hash;
         let enum_use = if p.enums.is_empty() {
             quote! {}
         } else {
@@ -158,7 +201,7 @@ impl Backend for Rust {
             quote! { pub use records::*; }
         };
         let crate_doc = doc_attrs(&format!(
-            "{} rule tables.\n\nGenerated by gentable from the tables and JSON Schemas of project `{}`. Data is static: nothing is parsed at run time.",
+            "{} rule tables.\n\nGenerated by gentable from the tables and JSON Schemas of project `{}`. The rows are embedded in the crate (`data/*.bytes`) and decoded on first use of each table; call `load()` at start-up to decode every table at once and get a `DataError` instead of a panic if an embedded file was damaged.",
             p.name, p.name
         ), true);
         let lib = quote! {
@@ -167,18 +210,21 @@ impl Backend for Rust {
             #![allow(clippy::all)]
             pub mod canonical;
             pub mod enums;
+            mod hashes;
             pub mod records;
+            mod runtime;
             pub mod types;
+            pub use hashes::{CONTENT_HASH, PROJECT_HASH};
+            pub use runtime::DataError;
             #enum_use
             #record_use
             #(#mods)*
-            /// BLAKE3 content hash of the data this crate holds (its export groups) and of the schemas: equal to
-            /// `content-hash.txt` of its data folder, and to the C# and TypeScript outputs' content hash when they
-            /// select the same groups.
-            pub const CONTENT_HASH: &str = #hash;
-            /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
-            /// `CONTENT_HASH` unless this output selects export groups.
-            pub const PROJECT_HASH: &str = #project_hash;
+            /// Decode every table now (each is otherwise decoded on first use): `Err` names the first embedded
+            /// data file that cannot be read (one edited, truncated or copied from another build by hand).
+            pub fn load() -> Result<(), DataError> {
+                #(#loads)*
+                Ok(())
+            }
             /// Every table as RFC 8785 canonical JSON, in table-name order: `(table name, JSON array of rows)`.
             pub fn canonical_tables() -> Vec<(&'static str, String)> {
                 vec![#(#dumps),*]
@@ -186,7 +232,27 @@ impl Backend for Rust {
         };
         let text = text_lookup(plan.text, ids)?;
         let lib = quote! { #lib #text };
-        Ok(Files::from([("rust/src/lib.rs".to_string(), render(lib)?)]))
+        let content_hash = ctx.content_hash;
+        let project_hash = ctx.project_hash;
+        let hashes = quote! {
+            //! The hashes that change with every data edit (docs/data-format.md §4 of gentable): kept in this one
+            //! file so that a data edit changes no other code of the crate.
+            /// BLAKE3 content hash of the data this crate holds (its export groups) and of the schemas: equal to
+            /// `content-hash.txt` of its data folder, and to the C# and TypeScript outputs' content hash when they
+            /// select the same groups.
+            pub const CONTENT_HASH: &str = #content_hash;
+            /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
+            /// `CONTENT_HASH` unless this output selects export groups.
+            pub const PROJECT_HASH: &str = #project_hash;
+            /// Every table's `dataHash` (BLAKE3 of its canonical JSON), which its embedded data file must carry.
+            pub(crate) mod tables {
+                #(#data_hashes)*
+            }
+        };
+        Ok(Files::from([
+            ("rust/src/lib.rs".to_string(), render(lib)?),
+            ("rust/src/hashes.rs".to_string(), render(hashes)?),
+        ]))
     }
 }
 
@@ -210,12 +276,24 @@ fn toml_string(s: &str) -> String {
 }
 
 /// The modules the crate declares itself (`lib.rs`): a table module of one of these names gets a `_`.
-const OWN_MODULES: &[&str] = &["canonical", "enums", "records", "types"];
+const OWN_MODULES: &[&str] = &[
+    "canonical",
+    "enums",
+    "records",
+    "types",
+    "runtime",
+    "hashes",
+];
 
 /// The module (and file `src/<module>.rs`) of table `table`: [`naming::rust_module`] over [`OWN_MODULES`]
 /// (`lib` → `lib_`, `core` → `core_`, `aux` → `aux_`, `types` → `types_`).
 fn module(table: &str) -> String {
     naming::rust_module(table, OWN_MODULES)
+}
+
+/// The constant of `hashes::tables` holding the `dataHash` of the table whose module is `module`.
+fn hash_const(module: &str) -> proc_macro2::Ident {
+    format_ident!("{}", module.to_uppercase())
 }
 
 /// Format a token stream as a file with the generated-file header.
@@ -473,453 +551,15 @@ fn base_scalar(ty: &Type) -> &Type {
     }
 }
 
-/// Row data printed directly as Rust source text.
-///
-/// Rows are the bulk of the crate (a 1,000,000-row table is ≈ 200 MB of literals), so they bypass
-/// `quote`/`syn`/`prettyplease`, which run at a few MB/s, and are written at text speed. The layout is fixed:
-/// one row struct per block, one field per line (so a one-cell edit is a one-line diff), nested values inline.
-/// Strings go through [`proc_macro2::Literal::string`], so spreadsheet text is always an escaped literal; the
-/// rest of a table file (types, impls) is still laid out by `prettyplease`.
-struct Lit<'a> {
-    p: &'a Project,
-    boxed: std::collections::BTreeSet<String>,
-    /// Record name → its fields' literal names and id paths.
-    records: BTreeMap<&'a str, Vec<FieldLit>>,
-    /// (union name, variant tag) → its fields' literal names and id paths.
-    variants: BTreeMap<(&'a str, &'a str), Vec<FieldLit>>,
-}
-
-/// How one field is written in a struct literal: `ident: value`, the value wrapped in `id(…)` when the field
-/// is typed with a table id (`crate::piece_type::PieceTypeId`).
-struct FieldLit {
-    ident: String,
-    id: Option<String>,
-}
-
-/// The literal names and id paths of `fields`; `own_pk` is the index of a table's own single primary key.
-fn field_lits(ids: &IdMap, owner: &str, fields: &[Field], own_pk: Option<usize>) -> Vec<FieldLit> {
-    fields
-        .iter()
-        .enumerate()
-        .map(|(fi, f)| {
-            let fk = if own_pk == Some(fi) {
-                ids.own_id(owner)
-            } else {
-                ids.fk_id(f, base_scalar(&f.ty))
-            };
-            FieldLit {
-                ident: naming::rust_field(&f.name, f.ident.as_deref()),
-                id: fk.map(|(m, id)| format!("crate::{m}::{id}")),
-            }
-        })
-        .collect()
-}
-
-impl<'a> Lit<'a> {
-    fn new(p: &'a Project, ids: &IdMap, boxed: std::collections::BTreeSet<String>) -> Self {
-        let records = p
-            .records
-            .iter()
-            .map(|(n, r)| (n.as_str(), field_lits(ids, n, &r.fields, None)))
-            .collect();
-        let variants = p
-            .unions
-            .iter()
-            .flat_map(|(n, u)| {
-                u.variants.iter().map(move |v| {
-                    (
-                        (n.as_str(), v.tag.as_str()),
-                        field_lits(ids, n, &v.fields, None),
-                    )
-                })
-            })
-            .collect();
-        Lit {
-            p,
-            boxed,
-            records,
-            variants,
-        }
-    }
-
-    /// `&[\n    Row {\n        field: value,\n    },\n]` for `ROWS`, or the bare row for a singleton. A row
-    /// always has one field per line; a field's value is inline when it fits in [`WIDTH`] columns.
-    fn rows(&self, t: &Table, fields: &[FieldLit], out: &mut String) -> Result<()> {
-        let row_ty = naming::rust_type(&t.name);
-        let single = t.mode == TableMode::One;
-        let indent = if single { 0 } else { 4 };
-        if !single {
-            if t.rows.is_empty() {
-                out.push_str("&[]");
-                return Ok(());
-            }
-            out.push_str("&[\n");
-        }
-        // A big table is printed in chunks on all cores, joined in order.
-        let rows = if single {
-            t.rows.get(..1).unwrap_or_default()
-        } else {
-            &t.rows[..]
-        };
-        let chunk = |rows: &[crate::ir::Row]| -> Result<String> {
-            let mut out = String::with_capacity(rows.len() * 64 * t.fields.len().max(1));
-            for r in rows {
-                pad(&mut out, indent);
-                out.push_str(&row_ty);
-                if fields.is_empty() {
-                    out.push_str(" {}");
-                } else {
-                    out.push_str(" {\n");
-                    for ((f, fl), v) in t.fields.iter().zip(fields).zip(&r.values) {
-                        self.field(&mut out, indent + 4, fl, &f.ty, v)?;
-                    }
-                    pad(&mut out, indent);
-                    out.push('}');
-                }
-                if !single {
-                    out.push_str(",\n");
-                }
-            }
-            Ok(out)
-        };
-        if rows.len() > crate::ir::canonical::CHUNK_ROWS {
-            use rayon::prelude::*;
-            let parts: Vec<Result<String>> = rows
-                .par_chunks(crate::ir::canonical::CHUNK_ROWS)
-                .map(chunk)
-                .collect();
-            let parts = parts.into_iter().collect::<Result<Vec<String>>>()?;
-            out.reserve(parts.iter().map(String::len).sum::<usize>() + 1);
-            for p in parts {
-                out.push_str(&p);
-            }
-        } else {
-            out.push_str(&chunk(rows)?);
-        }
-        if !single {
-            out.push(']');
-        }
-        Ok(())
-    }
-
-    /// `ident: value,\n` at `indent`.
-    fn field(
-        &self,
-        out: &mut String,
-        indent: usize,
-        fl: &FieldLit,
-        ty: &Type,
-        v: &Value,
-    ) -> Result<()> {
-        pad(out, indent);
-        out.push_str(&fl.ident);
-        out.push_str(": ");
-        let col = indent + fl.ident.len() + 2;
-        self.fit(out, ty, v, fl.id.as_deref(), true, indent, col, 1)?;
-        out.push_str(",\n");
-        Ok(())
-    }
-
-    /// `v` starting at column `col`: inline when it fits in [`WIDTH`] with `tail` more columns after it,
-    /// otherwise broken over lines (items or fields one per line at `indent + 4`).
-    #[allow(clippy::too_many_arguments)]
-    fn fit(
-        &self,
-        out: &mut String,
-        ty: &Type,
-        v: &Value,
-        id: Option<&str>,
-        amp: bool,
-        indent: usize,
-        col: usize,
-        tail: usize,
-    ) -> Result<()> {
-        let start = out.len();
-        self.lit(out, ty, v, id, amp, None)?;
-        let bytes = out.len() - start;
-        if col + bytes + tail <= WIDTH || col + out[start..].chars().count() + tail <= WIDTH {
-            return Ok(());
-        }
-        out.truncate(start);
-        self.lit(out, ty, v, id, amp, Some(indent))
-    }
-
-    /// The literal of `v`, inline (`broken` = `None`) or broken at indentation `broken`. `amp`: a record or
-    /// union on a reference cycle is behind `&` (struct fields, not array items or map values); `id`: scalars
-    /// are wrapped in this table id.
-    fn lit(
-        &self,
-        out: &mut String,
-        ty: &Type,
-        v: &Value,
-        id: Option<&str>,
-        amp: bool,
-        broken: Option<usize>,
-    ) -> Result<()> {
-        use std::fmt::Write as _;
-        if let Type::Record(n) | Type::Union(n) = ty {
-            if amp && self.boxed.contains(n) {
-                out.push('&');
-            }
-        }
-        match (ty, v) {
-            (Type::Optional(_), Value::Null) => out.push_str("None"),
-            (Type::Optional(t), v) => {
-                out.push_str("Some(");
-                self.lit(out, t, v, id, amp, broken)?;
-                out.push(')');
-            }
-            (Type::Array(t), Value::Array(items)) => {
-                out.push_str("&[");
-                self.list(
-                    out,
-                    items.iter(),
-                    broken,
-                    |this, out, x, indent, col, tail| match indent {
-                        None => this.lit(out, t, x, id, false, None),
-                        Some(indent) => this.fit(out, t, x, id, false, indent, col, tail),
-                    },
-                )?;
-                out.push(']');
-            }
-            (t, v) if id.is_some() && !matches!(t, Type::Map(..)) => {
-                out.push_str(id.expect("checked"));
-                out.push('(');
-                self.lit(out, t, v, None, true, None)?;
-                out.push(')');
-            }
-            (Type::Bool, Value::Bool(b)) => out.push_str(if *b { "true" } else { "false" }),
-            (Type::Int(w), Value::Int(i)) => {
-                let _ = write!(out, "{i}{}", int_suffix(*w));
-            }
-            (Type::Float, Value::Float(f)) => {
-                if !f.is_finite() {
-                    bail!("IR invariant: float {f} is not finite");
-                }
-                let _ = write!(out, "{f:?}f64");
-            }
-            (Type::String, Value::Str(s)) => string_lit(out, s),
-            (Type::Enum(n), Value::Enum(m)) => {
-                let e = &self.p.enums[n];
-                let i = e
-                    .members
-                    .iter()
-                    .position(|x| x == m)
-                    .context("enum member")?;
-                let _ = write!(
-                    out,
-                    "crate::enums::{}::{}",
-                    naming::rust_type(n),
-                    variant_name(e, i)
-                );
-            }
-            (Type::Map(kt, vt), Value::Map(entries)) => {
-                out.push_str("crate::types::Map(&[");
-                self.list(
-                    out,
-                    entries.iter(),
-                    broken,
-                    |this, out, (k, x), indent, col, tail| {
-                        out.push('(');
-                        let key = out.len();
-                        this.lit(out, kt, k, None, true, None)?;
-                        out.push_str(", ");
-                        let col = col + 1 + out[key..].chars().count();
-                        match indent {
-                            None => this.lit(out, vt, x, id, false, None)?,
-                            Some(indent) => {
-                                this.fit(out, vt, x, id, false, indent, col, tail + 1)?
-                            }
-                        }
-                        out.push(')');
-                        Ok(())
-                    },
-                )?;
-                out.push_str("])");
-            }
-            (Type::Record(n), Value::Record(vals)) => {
-                let rec = &self.p.records[n];
-                let lits = self.records.get(n.as_str()).context("record fields")?;
-                let _ = write!(out, "crate::records::{}", naming::rust_type(n));
-                self.fields(out, &rec.fields, lits, vals, broken)?;
-            }
-            (Type::Union(n), Value::Union(tag, vals)) => {
-                let u = &self.p.unions[n];
-                let var = u.variant(tag).context("union tag")?;
-                let lits = self
-                    .variants
-                    .get(&(n.as_str(), tag.as_str()))
-                    .context("union variant fields")?;
-                let _ = write!(
-                    out,
-                    "crate::records::{}::{}",
-                    naming::rust_type(n),
-                    naming::rust_variant(tag)
-                );
-                self.fields(out, &var.fields, lits, vals, broken)?;
-            }
-            (Type::Flags(e), Value::Array(items)) => {
-                let members = &self.p.enums[e].members;
-                let mut bits: u64 = 0;
-                for it in items {
-                    if let Value::Enum(m) = it {
-                        let i = members.iter().position(|x| x == m).context("flag member")?;
-                        bits |= 1u64 << i;
-                    }
-                }
-                let _ = write!(
-                    out,
-                    "crate::enums::{}({bits}{})",
-                    flags_name(e),
-                    flag_bits_ty(self.p, e)
-                );
-            }
-            (Type::DateTime(_), Value::DateTime(secs)) => {
-                let _ = write!(out, "crate::types::DateTime({secs}i64)");
-            }
-            (Type::Duration, Value::Duration(ms)) => {
-                let _ = write!(out, "crate::types::Duration({ms}i64)");
-            }
-            (t, v) => bail!("IR invariant: value {v:?} does not match {t:?}"),
-        }
-        Ok(())
-    }
-
-    /// The items of a slice between its brackets: `a, b` inline, or one item per line at `indent + 4`.
-    /// `item(self, out, x, indent, col, tail)` writes one item (broken layout allowed when `indent` is set).
-    fn list<'v, T: 'v>(
-        &self,
-        out: &mut String,
-        items: impl Iterator<Item = &'v T>,
-        broken: Option<usize>,
-        item: impl Fn(&Self, &mut String, &'v T, Option<usize>, usize, usize) -> Result<()>,
-    ) -> Result<()> {
-        let mut any = false;
-        for (i, x) in items.enumerate() {
-            any = true;
-            match broken {
-                None => {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    item(self, out, x, None, 0, 0)?;
-                }
-                Some(indent) => {
-                    if i == 0 {
-                        out.push('\n');
-                    }
-                    pad(out, indent + 4);
-                    item(self, out, x, Some(indent + 4), indent + 4, 1)?;
-                    out.push_str(",\n");
-                }
-            }
-        }
-        if let (Some(indent), true) = (broken, any) {
-            pad(out, indent);
-        }
-        Ok(())
-    }
-
-    /// ` { a: 1u8, b: "x" }` (or ` {}`), or one field per line at `broken + 4`, for a record or variant.
-    fn fields(
-        &self,
-        out: &mut String,
-        fields: &[Field],
-        lits: &[FieldLit],
-        vals: &[Value],
-        broken: Option<usize>,
-    ) -> Result<()> {
-        if fields.is_empty() {
-            out.push_str(" {}");
-            return Ok(());
-        }
-        match broken {
-            None => {
-                out.push_str(" { ");
-                for (i, ((f, fl), v)) in fields.iter().zip(lits).zip(vals).enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    out.push_str(&fl.ident);
-                    out.push_str(": ");
-                    self.lit(out, &f.ty, v, fl.id.as_deref(), true, None)?;
-                }
-                out.push_str(" }");
-            }
-            Some(indent) => {
-                out.push_str(" {\n");
-                for ((f, fl), v) in fields.iter().zip(lits).zip(vals) {
-                    self.field(out, indent + 4, fl, &f.ty, v)?;
-                }
-                pad(out, indent);
-                out.push('}');
-            }
-        }
-        Ok(())
-    }
-}
-
-/// A Rust string literal of `s`, exactly as [`proc_macro2::Literal::string`] writes it (`char::escape_debug`:
-/// quotes, backslashes, control, non-printable and combining characters escaped). Text made only of printable
-/// ASCII and the common CJK, kana and Hangul blocks (which `escape_debug` leaves alone) is copied without the
-/// per-character Unicode table lookups; anything else goes through `Literal::string`.
-fn string_lit(out: &mut String, s: &str) {
-    let plain = s.chars().all(|c| {
-        matches!(c, ' '..='~' | '\u{3041}'..='\u{3096}' | '\u{309b}'..='\u{30ff}' | '\u{4e00}'..='\u{9fff}' | '\u{ac00}'..='\u{d7a3}')
-            && c != '"'
-            && c != '\\'
-    });
-    if plain {
-        out.push('"');
-        out.push_str(s);
-        out.push('"');
-    } else {
-        use std::fmt::Write as _;
-        let _ = write!(out, "{}", Literal::string(s));
-    }
-}
-
-/// Line width the row printer keeps to when it can (rustfmt's default `max_width`).
-const WIDTH: usize = 100;
-
-fn pad(out: &mut String, n: usize) {
-    out.extend(std::iter::repeat_n(' ', n));
-}
-
-/// `&[0, 1, 2]`, or when longer than 60 columns `&[\n    0, 1, …,\n]` filling lines up to [`WIDTH`]
-/// columns (a unique-key index).
-fn usize_list(items: &[usize], out: &mut String) {
-    use std::fmt::Write as _;
-    let inline = items
-        .iter()
-        .map(|i| i.to_string())
-        .collect::<Vec<_>>()
-        .join(", ");
-    if inline.len() <= 60 {
-        let _ = write!(out, "&[{inline}]");
-        return;
-    }
-    out.push_str("&[\n   ");
-    let mut col = 3;
-    for &i in items {
-        let s = i.to_string();
-        if col + 2 + s.len() > WIDTH {
-            out.push_str("\n   ");
-            col = 3;
-        }
-        let _ = write!(out, " {s},");
-        col += 2 + s.len();
-    }
-    out.push_str("\n]");
-}
-
 fn field_ident(f: &Field) -> proc_macro2::Ident {
     let s = naming::rust_field(&f.name, f.ident.as_deref());
     format_ident!("{}", s)
 }
 
-/// Struct definition + `Canonical` impl for a list of fields.
+/// Struct definition, `Canonical` impl, decoder (`decode`, reading the fields in declaration order from the
+/// embedded data) and foreign-key accessors ([`references`]) for a list of fields.
 fn struct_def(
+    p: &Project,
     name: &str,
     doc: &str,
     fields: &[Field],
@@ -937,16 +577,23 @@ fn struct_def(
     }
     let ident = format_ident!("{}", naming::rust_type(name));
     let doc = doc_attrs(doc, false);
-    let defs = fields.iter().enumerate().map(|(fi, f)| {
-        let id = field_ident(f);
-        let fk = if own_pk == Some(fi) {
+    let fk_of = |fi: usize, f: &Field| {
+        if own_pk == Some(fi) {
             ids.own_id(name)
         } else {
             ids.fk_id(f, base_scalar(&f.ty))
-        };
-        let ty = rust_ty(&f.ty, fk.as_ref());
+        }
+    };
+    let defs = fields.iter().enumerate().map(|(fi, f)| {
+        let id = field_ident(f);
+        let ty = rust_ty(&f.ty, fk_of(fi, f).as_ref());
         let d = doc_attrs(&field_doc(f), false);
         quote! { #d pub #id: #ty }
+    });
+    let reads = fields.iter().enumerate().map(|(fi, f)| {
+        let id = field_ident(f);
+        let e = decode_expr(p, &f.ty, fk_of(fi, f).as_ref(), true);
+        quote! { #id: #e }
     });
     let writes = crate::ir::canonical::jcs_order(fields).into_iter().map(|i| {
         let f = &fields[i];
@@ -958,6 +605,12 @@ fn struct_def(
             quote! { crate::canonical::member(out, &mut first, #key, &self.#id); }
         }
     });
+    let refs = references(p, fields, ids, |fi, f| fk_of(fi, f));
+    let refs = if refs.is_empty() {
+        quote! {}
+    } else {
+        quote! { impl #ident { #(#refs)* } }
+    };
     Ok(quote! {
         #doc
         #[derive(Clone, Copy, Debug, PartialEq)]
@@ -971,7 +624,226 @@ fn struct_def(
                 out.push('}');
             }
         }
+        impl #ident {
+            /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+            pub(crate) fn decode(r: &mut crate::runtime::Reader) -> Result<#ident, crate::DataError> {
+                Ok(#ident { #(#reads),* })
+            }
+        }
+        #refs
     })
+}
+
+/// The decoder expression of a value of `ty` (a `Result` context with the reader `r` in scope, see
+/// docs/data-format.md §3.3). `fk` = (module, id type) wraps the innermost scalar in that table id; `direct`: a
+/// struct field, where a record on a reference cycle is a `&'static` (not inside arrays or maps).
+fn decode_expr(p: &Project, ty: &Type, fk: Option<&(String, String)>, direct: bool) -> TokenStream {
+    match ty {
+        Type::Optional(t) => {
+            // Nested optionals are one tag in the data: `Some(Some(v))` or `None`.
+            let mut inner: &Type = t;
+            let mut depth = 1;
+            while let Type::Optional(t) = inner {
+                inner = t;
+                depth += 1;
+            }
+            let mut e = decode_expr(p, inner, fk, direct);
+            for _ in 0..depth {
+                e = quote! { Some(#e) };
+            }
+            quote! { if r.present()? { #e } else { None } }
+        }
+        Type::Array(t) => {
+            let item = decode_expr(p, t, fk, false);
+            let min = min_size(p, t, 0);
+            quote! {{
+                let n = r.len(#min)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n { v.push(#item); }
+                crate::runtime::leak(v)
+            }}
+        }
+        Type::Map(k, v) => {
+            let key = decode_expr(p, k, None, false);
+            let value = decode_expr(p, v, fk, false);
+            let min = min_size(p, k, 0) + min_size(p, v, 0);
+            quote! {{
+                let n = r.len(#min)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let k = #key;
+                    v.push((k, #value));
+                }
+                crate::types::Map(r.map(v)?)
+            }}
+        }
+        Type::Record(n) | Type::Union(n) => {
+            let i = format_ident!("{}", naming::rust_type(n));
+            if is_boxed(n) {
+                let e = quote! { r.nested(crate::records::#i::decode)? };
+                if direct {
+                    quote! { crate::runtime::boxed(#e) }
+                } else {
+                    e
+                }
+            } else {
+                quote! { crate::records::#i::decode(r)? }
+            }
+        }
+        _ if fk.is_some() => {
+            let (m, id) = fk.expect("checked");
+            let m = format_ident!("{}", m);
+            let id = format_ident!("{}", id);
+            let inner = decode_expr(p, ty, None, direct);
+            quote! { crate::#m::#id(#inner) }
+        }
+        Type::Bool => quote! { r.bool()? },
+        Type::Int(w) => {
+            let m = format_ident!("{}", int_suffix(*w));
+            quote! { r.#m()? }
+        }
+        Type::Float => quote! { r.f64()? },
+        Type::String => quote! { r.str()? },
+        Type::Enum(n) => {
+            let i = format_ident!("{}", naming::rust_type(n));
+            quote! { crate::enums::#i::ALL[r.index(crate::enums::#i::ALL.len())?] }
+        }
+        Type::Flags(e) => {
+            let i = format_ident!("{}", flags_name(e));
+            let bits = flag_bits_ty(p, e);
+            let members = p.enums.get(e).map_or(0, |d| d.members.len()) as u32;
+            quote! { crate::enums::#i(r.flags(#members)? as #bits) }
+        }
+        Type::DateTime(_) => quote! { crate::types::DateTime(r.datetime()?) },
+        Type::Duration => quote! { crate::types::Duration(r.duration()?) },
+    }
+}
+
+/// The fewest bytes a value of `ty` takes in the binary format (so that a count of items can be checked
+/// against the rest of the file); 0 for a record whose fields may all be empty.
+fn min_size(p: &Project, ty: &Type, depth: usize) -> usize {
+    match ty {
+        Type::Float => 8,
+        Type::Record(n) if depth < 32 => p.records.get(n).map_or(0, |r| {
+            r.fields.iter().map(|f| min_size(p, &f.ty, depth + 1)).sum()
+        }),
+        Type::Record(_) => 0,
+        _ => 1,
+    }
+}
+
+/// Accessors of the rows that foreign-key fields reference (issue 15 item 4): for a field holding the primary
+/// key of table `T` (typed with `T`'s id, so one target): `<field>_row(&self) -> &'static T`, an `Option` for an
+/// optional field, `<field>_rows(&self) -> impl Iterator<Item = &'static T>` for an array; for a field
+/// holding a secondary unique key `T.F` with a lookup, the same through `get_by_<f>`. Validation proved that
+/// every reference of the tables' rows exists, so the accessor does not return `Option` for a required
+/// field; only a row built by hand with a missing key panics. `fk_of(i, field)` is the field's id type.
+fn references(
+    p: &Project,
+    fields: &[Field],
+    ids: &IdMap,
+    fk_of: impl Fn(usize, &Field) -> Option<(String, String)>,
+) -> Vec<TokenStream> {
+    let mut out = vec![];
+    for (fi, f) in fields.iter().enumerate() {
+        let [(target, key_field)] = f.foreign_keys.as_slice() else {
+            continue;
+        };
+        let Some(tt) = p.table(target) else { continue };
+        let tm = format_ident!("{}", module(&tt.name));
+        let trow = format_ident!("{}", naming::rust_type(&tt.name));
+        // How to look a key up: the target's `get` (the field is typed with the target's own id) or a unique
+        // key's `get_by_…`.
+        let lookup = match key_field {
+            None => {
+                let (Some(mine), Some(theirs)) = (fk_of(fi, f), ids.own_id(&tt.name)) else {
+                    continue;
+                };
+                if mine != theirs || tt.mode != TableMode::Map || tt.primary_key.len() != 1 {
+                    continue;
+                }
+                quote! { crate::#tm::#trow::get }
+            }
+            Some(k) => {
+                let Some(ki) = tt.field_index(k) else {
+                    continue;
+                };
+                let Some(key) = tt.unique_keys.iter().find(|u| u.as_slice() == [ki]) else {
+                    continue;
+                };
+                if !super::lookup_key(tt, key) || base_scalar(&f.ty) != &tt.fields[ki].ty {
+                    continue;
+                }
+                if fk_of(fi, f).is_some() {
+                    continue;
+                }
+                let l = format_ident!("{}", lookup_name(tt, key));
+                quote! { crate::#tm::#trow::#l }
+            }
+        };
+        let id = field_ident(f);
+        let stem = naming::rust_field(&f.name, f.ident.as_deref());
+        let stem = stem.trim_end_matches('_');
+        let name = &tt.name;
+        let found = quote! {
+            match #lookup(key) { Some(row) => row, None => crate::runtime::dangling(#name, &key) }
+        };
+        let doc = doc_attrs(
+            &format!(
+                "The `{name}` row that `{}` references (a foreign key): validation guarantees it exists for every row read from the tables.\n\n# Panics\n\nIf this row was built by hand with a key that `{name}` does not have.",
+                f.name.replace('`', "'")
+            ),
+            false,
+        );
+        match &f.ty {
+            Type::Optional(t)
+                if !matches!(**t, Type::Optional(_) | Type::Array(_) | Type::Map(..)) =>
+            {
+                let m = format_ident!("{stem}_row");
+                out.push(quote! {
+                    #doc
+                    pub fn #m(&self) -> Option<&'static crate::#tm::#trow> {
+                        let key = self.#id?;
+                        Some(#found)
+                    }
+                });
+            }
+            Type::Array(t)
+                if !matches!(**t, Type::Optional(_) | Type::Array(_) | Type::Map(..)) =>
+            {
+                let m = format_ident!("{stem}_rows");
+                out.push(quote! {
+                    #doc
+                    pub fn #m(&self) -> impl Iterator<Item = &'static crate::#tm::#trow> {
+                        let keys = self.#id;
+                        keys.iter().map(|&key| #found)
+                    }
+                });
+            }
+            Type::Optional(_) | Type::Array(_) | Type::Map(..) => {}
+            _ => {
+                let m = format_ident!("{stem}_row");
+                out.push(quote! {
+                    #doc
+                    pub fn #m(&self) -> &'static crate::#tm::#trow {
+                        let key = self.#id;
+                        #found
+                    }
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The name of the lookup of unique key `key` of `t`: `get_by_<fields joined by _and_>`.
+fn lookup_name(t: &Table, key: &[usize]) -> String {
+    let names: Vec<String> = key
+        .iter()
+        .map(|&i| naming::rust_field(&t.fields[i].name, t.fields[i].ident.as_deref()))
+        .map(|n| n.trim_end_matches('_').to_string())
+        .collect();
+    format!("get_by_{}", names.join("_and_"))
 }
 
 fn field_doc(f: &Field) -> String {
@@ -994,57 +866,121 @@ fn field_doc(f: &Field) -> String {
     d.trim_start().to_string()
 }
 
-fn table_file(
-    p: &Project,
-    t: &Table,
-    ids: &IdMap,
-    indexes: &mut Vec<String>,
-) -> Result<TokenStream> {
+/// One table's module: the row struct and its decoder, the id type, `SCHEMA_HASH`, the embedded data and its
+/// decoding on first use, `all`/`get` (or the singleton's `get`), unique-key lookups and reference accessors.
+/// Nothing in it depends on the rows, so a data edit never changes it.
+fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
     let row_ty = format_ident!("{}", naming::rust_type(&t.name));
+    let module = module(&t.name);
+    let file = data_file(&t.name);
     let mut doc = t.doc.clone();
     doc.push_str(&format!(
-        "\n\nTable `{}` ({} rows, mode `{}`), schema `{}`.",
+        "\n\nTable `{}` (mode `{}`), schema `{}`; its rows are embedded from `{}`.",
         t.name,
-        t.rows.len(),
         t.mode.keyword(),
-        t.schema_file
+        t.schema_file,
+        file
     ));
     let own_pk = (t.mode == TableMode::Map && t.primary_key.len() == 1).then(|| t.primary_key[0]);
-    let def = struct_def(&t.name, doc.trim_start(), &t.fields, ids, own_pk)?;
-    if t.mode == TableMode::One && t.rows.is_empty() {
-        bail!("singleton table {} without a row", t.name);
-    }
-    // The rows are printed as text by [`Lit`] and put in place of this marker after layout.
-    let rows = format_ident!("{}", ROWS_MARKER);
+    let def = struct_def(p, &t.name, doc.trim_start(), &t.fields, ids, own_pk)?;
+    let schema_hash = super::data::schema_hash(p, t);
+    let include = format!("../{file}");
+    let table_name = &t.name;
+    let hash = hash_const(&module);
+    let keys: Vec<proc_macro2::Ident> = t
+        .primary_key
+        .iter()
+        .map(|&i| field_ident(&t.fields[i]))
+        .collect();
+    let check = match t.mode {
+        TableMode::One => quote! {
+            if rows.len() != 1 {
+                return Err(r.error(format!("a singleton table has {} rows", rows.len())));
+            }
+        },
+        TableMode::Map if t.source_order => quote! {
+            crate::runtime::unique(&r, &rows, |a, b| (#(a.#keys),*).cmp(&(#(b.#keys),*)))?;
+        },
+        TableMode::Map => quote! {
+            crate::runtime::sorted(&r, &rows, |a, b| (#(a.#keys),*) < (#(b.#keys),*))?;
+        },
+        TableMode::List => quote! {},
+    };
+    let data_doc = format!(" The embedded data file (`{}`).", file.replace('`', "'"));
+    let panics = |what: &str, alt: &str| {
+        doc_attrs(
+            &format!(
+                "{what}, decoded on first use.\n\n# Panics\n\nIf the embedded `{}` cannot be read (a file under `generated/` edited by hand): `{alt}` and the crate's `load()` return the error instead.",
+                file.replace('`', "'")
+            ),
+            false,
+        )
+    };
+    let all_doc = panics(
+        if t.mode == TableMode::Map {
+            "Every row, sorted by primary key"
+        } else {
+            "Every row, in source order"
+        },
+        "try_all",
+    );
+    let get_doc = panics("The single row", "try_get");
+    let storage = quote! {
+        /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+        pub const SCHEMA_HASH: &str = #schema_hash;
+        #[doc = #data_doc]
+        static BYTES: &[u8] = include_bytes!(#include);
+        static DATA: std::sync::OnceLock<Result<Box<[#row_ty]>, crate::DataError>> = std::sync::OnceLock::new();
+        /// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+        fn decode() -> Result<Box<[#row_ty]>, crate::DataError> {
+            let (mut r, n) = crate::runtime::Reader::open(#file, #table_name, BYTES, crate::hashes::tables::#hash, SCHEMA_HASH)?;
+            let mut rows = Vec::with_capacity(n.min(r.remaining()));
+            for _ in 0..n {
+                rows.push(#row_ty::decode(&mut r)?);
+            }
+            #check
+            r.finish()?;
+            Ok(rows.into_boxed_slice())
+        }
+    };
+    let try_all = quote! {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    };
     let body = match t.mode {
-        TableMode::One => {
-            quote! {
-                /// The single row of this table.
-                pub static ROW: #row_ty = #rows;
-                impl #row_ty {
-                    /// The single row.
-                    pub fn get() -> &'static #row_ty { &ROW }
+        TableMode::One => quote! {
+            impl #row_ty {
+                #get_doc
+                pub fn get() -> &'static #row_ty { &crate::runtime::rows(DATA.get_or_init(decode))[0] }
+                /// The single row, or why the embedded data cannot be read.
+                pub fn try_get() -> Result<&'static #row_ty, crate::DataError> {
+                    let rows: &'static [#row_ty] = #try_all?;
+                    Ok(&rows[0])
                 }
             }
-        }
+        },
         TableMode::List => quote! {
-            /// Every row, in source order.
-            pub static ROWS: &[#row_ty] = #rows;
             impl #row_ty {
-                /// Every row, in source order.
-                pub fn all() -> &'static [#row_ty] { ROWS }
+                #all_doc
+                pub fn all() -> &'static [#row_ty] { crate::runtime::rows(DATA.get_or_init(decode)) }
+                /// Every row, or why the embedded data cannot be read.
+                pub fn try_all() -> Result<&'static [#row_ty], crate::DataError> { #try_all }
             }
         },
         TableMode::Map => {
-            let keys: Vec<&Field> = t.primary_key.iter().map(|&i| &t.fields[i]).collect();
-            let key_idents: Vec<_> = keys.iter().map(|f| field_ident(f)).collect();
-            let (id_def, get) = if keys.len() == 1 {
+            let key_fields: Vec<&Field> = t.primary_key.iter().map(|&i| &t.fields[i]).collect();
+            let (id_def, get) = if key_fields.len() == 1 {
                 let (m, id, inner) = &ids.ids[&t.name];
                 let m = format_ident!("{}", m);
                 let id = format_ident!("{}", id);
                 let inner_ty = rust_ty(inner, None);
-                let k = &key_idents[0];
-                let id_doc = format!(" Primary key of `{}` (column `{}`).", t.name, keys[0].name);
+                let k = &keys[0];
+                let id_doc = format!(
+                    " Primary key of `{}` (column `{}`).",
+                    t.name, key_fields[0].name
+                );
                 let id_def = if ids.defines_id(&t.name) {
                     quote! {
                         #[doc = #id_doc]
@@ -1054,7 +990,8 @@ fn table_file(
                             fn write_canonical(&self, out: &mut String) { crate::canonical::Canonical::write_canonical(&self.0, out) }
                         }
                         impl #id {
-                            /// The row with this key (always present for keys read from the tables).
+                            /// The row with this key, if any (always present for keys read from the tables;
+                            /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
                             pub fn row(self) -> Option<&'static #row_ty> { #row_ty::get(self) }
                         }
                     }
@@ -1063,24 +1000,26 @@ fn table_file(
                 };
                 let get = if t.source_order {
                     quote! {
-                        /// The row with primary key `key`, by binary search over `BY_KEY`.
+                        /// The row with primary key `key`, by binary search over row positions sorted by key.
                         pub fn get(key: crate::#m::#id) -> Option<&'static #row_ty> {
-                            BY_KEY.binary_search_by(|&__i| ROWS[__i].#k.cmp(&key)).ok().map(|j| &ROWS[BY_KEY[j]])
+                            let (rows, by_key) = (#row_ty::all(), #row_ty::by_key());
+                            by_key.binary_search_by(|&i| rows[i as usize].#k.cmp(&key)).ok().map(|j| &rows[by_key[j] as usize])
                         }
                     }
                 } else {
                     quote! {
                         /// The row with primary key `key`, by binary search (rows are sorted by key).
                         pub fn get(key: crate::#m::#id) -> Option<&'static #row_ty> {
-                            ROWS.binary_search_by(|__row| __row.#k.cmp(&key)).ok().map(|i| &ROWS[i])
+                            let rows = #row_ty::all();
+                            rows.binary_search_by(|row| row.#k.cmp(&key)).ok().map(|i| &rows[i])
                         }
                     }
                 };
                 (id_def, get)
             } else {
-                let params: Vec<_> = keys
+                let params: Vec<_> = key_fields
                     .iter()
-                    .zip(&key_idents)
+                    .zip(&keys)
                     .map(|(f, k)| {
                         let ty = rust_ty(&f.ty, ids.fk_id(f, base_scalar(&f.ty)).as_ref());
                         quote! { #k: #ty }
@@ -1088,113 +1027,65 @@ fn table_file(
                     .collect();
                 let get = if t.source_order {
                     quote! {
-                        /// The row with this composite primary key, by binary search over `BY_KEY`.
+                        /// The row with this composite primary key, by binary search over row positions sorted by key.
                         pub fn get(#(#params),*) -> Option<&'static #row_ty> {
-                            BY_KEY.binary_search_by(|&__i| (#(ROWS[__i].#key_idents),*).cmp(&(#(#key_idents),*))).ok().map(|j| &ROWS[BY_KEY[j]])
+                            let (__rows, __by_key) = (#row_ty::all(), #row_ty::by_key());
+                            __by_key.binary_search_by(|&__i| { let __row = &__rows[__i as usize]; (#(__row.#keys),*).cmp(&(#(#keys),*)) }).ok().map(|__j| &__rows[__by_key[__j] as usize])
                         }
                     }
                 } else {
                     quote! {
                         /// The row with this composite primary key, by binary search (rows are sorted by key).
                         pub fn get(#(#params),*) -> Option<&'static #row_ty> {
-                            ROWS.binary_search_by(|__row| (#(__row.#key_idents),*).cmp(&(#(#key_idents),*))).ok().map(|i| &ROWS[i])
+                            let __rows = #row_ty::all();
+                            __rows.binary_search_by(|__row| (#(__row.#keys),*).cmp(&(#(#keys),*))).ok().map(|__i| &__rows[__i])
                         }
                     }
                 };
                 (quote! {}, get)
             };
-            if t.source_order {
-                // `order = "source"`: rows keep the sheet's order; lookups go through positions sorted by key.
-                let marker = key_index(p, t, &t.primary_key, indexes);
+            let storage_doc = if t.source_order {
+                panics(
+                    "Every row, in source order (`order = \"source\"`)",
+                    "try_all",
+                )
+            } else {
+                all_doc.clone()
+            };
+            let by_key = if t.source_order {
+                // `order = "source"`: rows keep the sheet's order; `get` searches row positions sorted by key.
                 quote! {
-                    #id_def
-                    /// Every row, in source order (`order = "source"`).
-                    pub static ROWS: &[#row_ty] = #rows;
-                    /// Row positions sorted by primary key.
-                    pub(crate) static BY_KEY: &[usize] = #marker;
-                    impl #row_ty {
-                        /// Every row, in source order (`order = "source"`).
-                        pub fn all() -> &'static [#row_ty] { ROWS }
-                        #get
+                    /// Row positions sorted by primary key, built on the first lookup.
+                    fn by_key() -> &'static [u32] {
+                        static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+                        BY_KEY.get_or_init(|| crate::runtime::index(#row_ty::all(), |__a, __b| (#(__a.#keys),*).cmp(&(#(__b.#keys),*))))
                     }
                 }
             } else {
-                quote! {
-                    #id_def
-                    /// Every row, sorted by primary key.
-                    pub static ROWS: &[#row_ty] = #rows;
-                    impl #row_ty {
-                        /// Every row, sorted by primary key.
-                        pub fn all() -> &'static [#row_ty] { ROWS }
-                        #get
-                    }
+                quote! {}
+            };
+            quote! {
+                #id_def
+                impl #row_ty {
+                    #storage_doc
+                    pub fn all() -> &'static [#row_ty] { crate::runtime::rows(DATA.get_or_init(decode)) }
+                    /// Every row, or why the embedded data cannot be read.
+                    pub fn try_all() -> Result<&'static [#row_ty], crate::DataError> { #try_all }
+                    #get
+                    #by_key
                 }
             }
         }
     };
-    let uniques = unique_lookups(p, t, ids, indexes)?;
+    let uniques = unique_lookups(t, ids)?;
     let mod_doc = doc_attrs(&format!("Table `{}`.", t.name), true);
     Ok(quote! {
         #mod_doc
         #def
+        #storage
         #body
         #uniques
     })
-}
-
-/// Marker identifiers standing for text printed outside `prettyplease` (see [`Lit`]): the row data and the
-/// unique-key index lists. Each must occur exactly once in the laid-out file, as a whole expression.
-const ROWS_MARKER: &str = "__GENTABLE_ROWS__";
-const INDEX_MARKER: &str = "__GENTABLE_INDEX__";
-
-/// One table's file: types and impls laid out by `prettyplease`, rows and indexes printed by [`Lit`].
-fn render_table(p: &Project, t: &Table, ids: &IdMap, lit: &Lit) -> Result<String> {
-    let mut indexes = vec![];
-    let layout = render(table_file(p, t, ids, &mut indexes)?)?;
-    let own_pk = (t.mode == TableMode::Map && t.primary_key.len() == 1).then(|| t.primary_key[0]);
-    let fields = field_lits(ids, &t.name, &t.fields, own_pk);
-    let mut rows = String::new();
-    lit.rows(t, &fields, &mut rows)?;
-    let mut parts: Vec<(String, String)> = vec![(ROWS_MARKER.to_string(), rows)];
-    for (i, list) in indexes.into_iter().enumerate() {
-        parts.push((format!("{INDEX_MARKER}_{i}"), list));
-    }
-    substitute(&layout, parts)
-}
-
-/// Put each `(marker, text)` in place of its marker, which must occur exactly once and as a whole word.
-fn substitute(layout: &str, mut parts: Vec<(String, String)>) -> Result<String> {
-    let mut at: Vec<(usize, usize)> = vec![];
-    for (i, (marker, _)) in parts.iter().enumerate() {
-        let hits: Vec<usize> = layout
-            .match_indices(marker.as_str())
-            .map(|(k, _)| k)
-            .filter(|&k| {
-                !layout[k + marker.len()..]
-                    .starts_with(|c: char| c == '_' || c.is_ascii_alphanumeric())
-            })
-            .collect();
-        let [k] = hits[..] else {
-            bail!(
-                "Rust: marker {marker} occurs {} times in {} (a description may not contain it)",
-                hits.len(),
-                layout.lines().nth(2).unwrap_or_default()
-            );
-        };
-        at.push((k, i));
-    }
-    at.sort();
-    let extra: usize = parts.iter().map(|(_, t)| t.len()).sum();
-    let mut out = String::with_capacity(layout.len() + extra);
-    let mut from = 0;
-    for (k, i) in at {
-        let (marker, text) = std::mem::take(&mut parts[i]);
-        out.push_str(&layout[from..k]);
-        out.push_str(&text);
-        from = k + marker.len();
-    }
-    out.push_str(&layout[from..]);
-    Ok(out)
 }
 
 /// `Language` and `text(key, language)` for `[localization]` (nothing without it, or when this output has
@@ -1205,6 +1096,7 @@ fn text_lookup(text: Option<TextTable>, ids: &IdMap) -> Result<TokenStream> {
     };
     let t = tt.table;
     let m = format_ident!("{}", module(&t.name));
+    let row_ty = format_ident!("{}", naming::rust_type(&t.name));
     let k = field_ident(&t.fields[t.primary_key[0]]);
     let key = if ids.defines_id(&t.name) {
         quote! { r.#k.0 }
@@ -1231,14 +1123,14 @@ fn text_lookup(text: Option<TextTable>, ids: &IdMap) -> Result<TokenStream> {
     let fdoc = format!(" The text of `key` in `language` (table `{}`), or `None` if the key or its text is missing.", t.name);
     let find = if t.source_order {
         quote! {
-            let rows = #m::ROWS;
-            let by_key = #m::BY_KEY;
-            let j = by_key.binary_search_by(|&i| { let r = &rows[i]; #key.cmp(key) }).ok()?;
-            let r = &rows[by_key[j]];
+            let rows = #m::#row_ty::all();
+            let by_key = #m::#row_ty::by_key();
+            let j = by_key.binary_search_by(|&i| { let r = &rows[i as usize]; #key.cmp(key) }).ok()?;
+            let r = &rows[by_key[j] as usize];
         }
     } else {
         quote! {
-            let rows = #m::ROWS;
+            let rows = #m::#row_ty::all();
             let i = rows.binary_search_by(|r| #key.cmp(key)).ok()?;
             let r = &rows[i];
         }
@@ -1264,17 +1156,9 @@ fn text_lookup(text: Option<TextTable>, ids: &IdMap) -> Result<TokenStream> {
     })
 }
 
-/// `get_by_<fields>` per secondary unique key (`x-gentable-unique`): a static index of row positions sorted
-/// by the key, searched by binary search.
-///
-/// The index lists are returned as text (`indexes`, in order); the tokens hold `INDEX_MARKER_<n>` in their
-/// place.
-fn unique_lookups(
-    p: &Project,
-    t: &Table,
-    ids: &IdMap,
-    indexes: &mut Vec<String>,
-) -> Result<TokenStream> {
+/// `get_by_<fields>` per secondary unique key (`x-gentable-unique`): an index of row positions sorted by the
+/// key, built on the first lookup, searched by binary search.
+fn unique_lookups(t: &Table, ids: &IdMap) -> Result<TokenStream> {
     let row_ty = format_ident!("{}", naming::rust_type(&t.name));
     let own_pk = (t.mode == TableMode::Map && t.primary_key.len() == 1).then(|| t.primary_key[0]);
     let mut out = vec![];
@@ -1282,14 +1166,7 @@ fn unique_lookups(
         if !super::lookup_key(t, key) {
             continue;
         }
-        let names: Vec<String> = key
-            .iter()
-            .map(|&i| naming::rust_field(&t.fields[i].name, t.fields[i].ident.as_deref()))
-            .map(|n| n.trim_end_matches('_').to_string())
-            .collect();
-        let fname = format_ident!("get_by_{}", names.join("_and_"));
-        let index = format_ident!("BY_{}", names.join("_AND_").to_uppercase());
-        let marker = key_index(p, t, key, indexes);
+        let fname = format_ident!("{}", lookup_name(t, key));
         let idents: Vec<_> = key.iter().map(|&i| field_ident(&t.fields[i])).collect();
         let params = key.iter().zip(&idents).map(|(&i, id)| {
             let f = &t.fields[i];
@@ -1305,60 +1182,31 @@ fn unique_lookups(
             };
             quote! { #id: #ty }
         });
-        let (row_key, arg_key) = if idents.len() == 1 {
-            let id = &idents[0];
-            (quote! { ROWS[i].#id }, quote! { #id })
-        } else {
-            (quote! { (#(ROWS[i].#idents),*) }, quote! { (#(#idents),*) })
-        };
         let doc = format!(
-            " The row whose {} (a unique key), by binary search.",
+            " The row whose {} (a unique key), by binary search over an index built on the first lookup.",
             key.iter()
                 .map(|&i| format!("`{}`", t.fields[i].name))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
         out.push(quote! {
-            /// Row positions sorted by the unique key.
-            static #index: &[usize] = #marker;
             impl #row_ty {
                 #[doc = #doc]
                 pub fn #fname(#(#params),*) -> Option<&'static #row_ty> {
-                    #index.binary_search_by(|&i| #row_key.cmp(&#arg_key)).ok().map(|j| &ROWS[#index[j]])
+                    static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+                    let __rows = #row_ty::all();
+                    let __index = INDEX.get_or_init(|| {
+                        crate::runtime::index(__rows, |__a, __b| (#(__a.#idents),*).cmp(&(#(__b.#idents),*)))
+                    });
+                    __index
+                        .binary_search_by(|&__i| { let __row = &__rows[__i as usize]; (#(__row.#idents),*).cmp(&(#(#idents),*)) })
+                        .ok()
+                        .map(|__j| &__rows[__index[__j] as usize])
                 }
             }
         });
     }
     Ok(quote! { #(#out)* })
-}
-
-/// A static index of `t`'s row positions sorted by the fields `key`: its list text goes to `indexes`, the
-/// returned marker stands in its place in the laid-out tokens.
-fn key_index(
-    p: &Project,
-    t: &Table,
-    key: &[usize],
-    indexes: &mut Vec<String>,
-) -> proc_macro2::Ident {
-    let mut order: Vec<usize> = (0..t.rows.len()).collect();
-    order.sort_by(|&a, &b| {
-        key.iter()
-            .map(|&i| {
-                crate::ir::cmp_key(
-                    p,
-                    &t.fields[i].ty,
-                    &t.rows[a].values[i],
-                    &t.rows[b].values[i],
-                )
-            })
-            .find(|o| o.is_ne())
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
-    let mut list = String::new();
-    usize_list(&order, &mut list);
-    let marker = format_ident!("{}_{}", INDEX_MARKER, indexes.len());
-    indexes.push(list);
-    marker
 }
 
 /// The Rust variant of member `i` of `e`: its verbatim `x-gentable-name` (keywords escaped), else the naming
@@ -1401,9 +1249,9 @@ fn enums_file(p: &Project) -> Result<TokenStream> {
         // `x-gentable-enumValues`: explicit discriminants, `value()` and `from_value()`.
         let (repr, decl, values) = match &e.values {
             Some(vs) => {
-                let lits: Vec<Literal> = vs
+                let lits: Vec<proc_macro2::Literal> = vs
                     .iter()
-                    .map(|v| Literal::i32_unsuffixed(*v as i32))
+                    .map(|v| proc_macro2::Literal::i32_unsuffixed(*v as i32))
                     .collect();
                 (
                     quote! { #[repr(i32)] },
@@ -1477,8 +1325,8 @@ fn enums_file(p: &Project) -> Result<TokenStream> {
         let variants: Vec<_> = (0..def.members.len())
             .map(|i| format_ident!("{}", variant_name(def, i)))
             .collect();
-        let indices: Vec<Literal> = (0..def.members.len())
-            .map(|i| Literal::u32_unsuffixed(i as u32))
+        let indices: Vec<proc_macro2::Literal> = (0..def.members.len())
+            .map(|i| proc_macro2::Literal::u32_unsuffixed(i as u32))
             .collect();
         out.push(quote! {
             #[doc = #doc]
@@ -1526,7 +1374,7 @@ fn enums_file(p: &Project) -> Result<TokenStream> {
 
 /// A polymorphic record: an enum with one struct variant per branch, `kind()` and a `Canonical` impl that
 /// writes the discriminator among the fields in JCS order.
-fn union_def(u: &crate::ir::UnionDef, ids: &IdMap) -> Result<TokenStream> {
+fn union_def(p: &Project, u: &crate::ir::UnionDef, ids: &IdMap) -> Result<TokenStream> {
     let ident = format_ident!("{}", naming::rust_type(&u.name));
     let mut doc = u.doc.clone();
     doc.push_str(&format!(
@@ -1548,6 +1396,7 @@ fn union_def(u: &crate::ir::UnionDef, ids: &IdMap) -> Result<TokenStream> {
     let mut variants = vec![];
     let mut kinds = vec![];
     let mut writes = vec![];
+    let mut decodes = vec![];
     for v in &u.variants {
         let pairs = v.fields.iter().map(|f| {
             (
@@ -1576,6 +1425,12 @@ fn union_def(u: &crate::ir::UnionDef, ids: &IdMap) -> Result<TokenStream> {
         });
         variants.push(quote! { #vdoc #vi { #(#defs),* } });
         kinds.push(quote! { #ident::#vi { .. } => #tag });
+        let reads = v.fields.iter().map(|f| {
+            let id = field_ident(f);
+            let e = decode_expr(p, &f.ty, ids.fk_id(f, base_scalar(&f.ty)).as_ref(), true);
+            quote! { #id: #e }
+        });
+        decodes.push(quote! { #ident::#vi { #(#reads),* } });
         let binds: Vec<_> = v
             .fields
             .iter()
@@ -1609,10 +1464,26 @@ fn union_def(u: &crate::ir::UnionDef, ids: &IdMap) -> Result<TokenStream> {
     }
     let disc = &u.discriminator;
     let kind_doc = format!(" The value of `{disc}`: which kind this is.");
+    // The variant index was checked against the count, so the last variant takes every other index.
+    let count = u.variants.len();
+    let last = decodes
+        .pop()
+        .context("a polymorphic record without variants")?;
+    let arms = decodes
+        .iter()
+        .enumerate()
+        .map(|(i, d)| quote! { #i => #d, });
     Ok(quote! {
         #doc
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub enum #ident { #(#variants),* }
+        impl #ident {
+            /// Read one value from embedded data (docs/data-format.md §3.3): the variant's index in `oneOf`
+            /// order, then its fields.
+            pub(crate) fn decode(r: &mut crate::runtime::Reader) -> Result<#ident, crate::DataError> {
+                Ok(match r.index(#count)? { #(#arms)* _ => #last })
+            }
+        }
         impl #ident {
             #[doc = #kind_doc]
             pub fn kind(&self) -> &'static str {
@@ -1636,10 +1507,17 @@ fn records_file(p: &Project, ids: &IdMap) -> Result<TokenStream> {
     for r in p.records.values() {
         let mut doc = r.doc.clone();
         doc.push_str(&format!("\n\nDefined at `{}`.", r.origin));
-        out.push(struct_def(&r.name, doc.trim_start(), &r.fields, ids, None)?);
+        out.push(struct_def(
+            p,
+            &r.name,
+            doc.trim_start(),
+            &r.fields,
+            ids,
+            None,
+        )?);
     }
     for u in p.unions.values() {
-        out.push(union_def(u, ids)?);
+        out.push(union_def(p, u, ids)?);
     }
     Ok(quote! {
         //! Record types (JSON Schema objects nested in rows).
@@ -1647,481 +1525,106 @@ fn records_file(p: &Project, ids: &IdMap) -> Result<TokenStream> {
     })
 }
 
-/// The generated crate's `types` module: maps, date-times and durations.
-const TYPES_RS: &str = r#"
-//! Value types of the tables besides numbers, strings, enums and records.
-
-/// A map (JSON Schema `additionalProperties`): entries sorted by key (integers numerically, strings by
-/// bytes), looked up by binary search.
-pub struct Map<K: 'static, V: 'static>(pub &'static [(K, V)]);
-
-impl<K, V> Clone for Map<K, V> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<K, V> Copy for Map<K, V> {}
-impl<K: core::fmt::Debug, V: core::fmt::Debug> core::fmt::Debug for Map<K, V> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_map().entries(self.0.iter().map(|(k, v)| (k, v))).finish()
-    }
-}
-impl<K: PartialEq, V: PartialEq> PartialEq for Map<K, V> {
-    fn eq(&self, other: &Self) -> bool {
-        self.0 == other.0
-    }
-}
-
-impl<K: Ord, V> Map<K, V> {
-    /// The value of `key`, if any.
-    pub fn get<Q: Ord + ?Sized>(&self, key: &Q) -> Option<&'static V>
-    where
-        K: core::borrow::Borrow<Q>,
-    {
-        let entries: &'static [(K, V)] = self.0;
-        entries
-            .binary_search_by(|(k, _)| k.borrow().cmp(key))
-            .ok()
-            .map(|i| &entries[i].1)
-    }
-    /// Whether `key` is in the map.
-    pub fn contains_key<Q: Ord + ?Sized>(&self, key: &Q) -> bool
-    where
-        K: core::borrow::Borrow<Q>,
-    {
-        self.get(key).is_some()
-    }
-}
-
-impl<K, V> Map<K, V> {
-    /// The entries, sorted by key.
-    pub fn entries(&self) -> &'static [(K, V)] {
-        self.0
-    }
-    /// The number of entries.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-    /// Whether the map is empty.
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-    /// The entries, sorted by key.
-    pub fn iter(&self) -> impl Iterator<Item = (&'static K, &'static V)> {
-        let entries: &'static [(K, V)] = self.0;
-        entries.iter().map(|(k, v)| (k, v))
-    }
-}
-
-/// A map key as a JSON member name.
-pub trait MapKey {
-    /// The member name: a string as is, an integer in decimal.
-    fn key_text(&self) -> String;
-}
-impl MapKey for &str {
-    fn key_text(&self) -> String {
-        (*self).to_string()
-    }
-}
-macro_rules! int_keys {
-    ($($t:ty),*) => {$(
-        impl MapKey for $t {
-            fn key_text(&self) -> String { self.to_string() }
-        }
-    )*};
-}
-int_keys!(i8, i16, i32, i64, u8, u16, u32, u64);
-
-impl<K: MapKey, V: crate::canonical::Canonical> crate::canonical::Canonical for Map<K, V> {
-    fn write_canonical(&self, out: &mut String) {
-        let mut keyed: Vec<(Vec<u16>, String, &V)> = self
-            .0
-            .iter()
-            .map(|(k, v)| {
-                let t = k.key_text();
-                (t.encode_utf16().collect(), t, v)
-            })
-            .collect();
-        keyed.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut first = true;
-        out.push('{');
-        for (_, k, v) in &keyed {
-            crate::canonical::member(out, &mut first, k, *v);
-        }
-        out.push('}');
-    }
-}
-
-/// An instant: whole seconds since 1970-01-01T00:00:00Z (UTC; no time zone is ever implied).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct DateTime(pub i64);
-
-impl DateTime {
-    /// Seconds since the Unix epoch.
-    pub const fn unix_seconds(self) -> i64 {
-        self.0
-    }
-    /// Milliseconds since the Unix epoch.
-    pub const fn unix_millis(self) -> i64 {
-        self.0 * 1000
-    }
-    /// As a `std::time::SystemTime`.
-    pub fn to_system_time(self) -> std::time::SystemTime {
-        let d = std::time::Duration::from_secs(self.0.unsigned_abs());
-        if self.0 >= 0 {
-            std::time::UNIX_EPOCH + d
-        } else {
-            std::time::UNIX_EPOCH - d
-        }
-    }
-}
-
-impl core::fmt::Display for DateTime {
-    /// RFC 3339 in UTC: `2024-05-01T04:00:00Z`.
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let (days, rem) = (self.0.div_euclid(86_400), self.0.rem_euclid(86_400));
-        let z = days + 719_468;
-        let era = z.div_euclid(146_097);
-        let doe = z.rem_euclid(146_097);
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        let mp = (5 * doy + 2) / 153;
-        let d = doy - (153 * mp + 2) / 5 + 1;
-        let m = if mp < 10 { mp + 3 } else { mp - 9 };
-        let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
-        write!(f, "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", y, m, d, rem / 3600, rem / 60 % 60, rem % 60)
-    }
-}
-
-impl crate::canonical::Canonical for DateTime {
-    fn write_canonical(&self, out: &mut String) {
-        crate::canonical::write_str(out, &self.to_string())
-    }
-}
-
-/// A duration: whole milliseconds (may be negative).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Duration(pub i64);
-
-impl Duration {
-    /// Milliseconds.
-    pub const fn as_millis(self) -> i64 {
-        self.0
-    }
-    /// As a `core::time::Duration` (`None` if negative).
-    pub fn to_std(self) -> Option<core::time::Duration> {
-        u64::try_from(self.0).ok().map(core::time::Duration::from_millis)
-    }
-}
-
-impl crate::canonical::Canonical for Duration {
-    fn write_canonical(&self, out: &mut String) {
-        crate::canonical::write_int(out, self.0 as i128)
-    }
-}
-"#;
-
-/// The generated crate's `canonical` module: RFC 8785 writer with ECMAScript number formatting.
-const CANONICAL_RS: &str = r#"
-//! RFC 8785 (JCS) canonical JSON of the tables, byte-identical to gentable's `generated/data/*.json`.
-
-/// A value that writes itself as canonical JSON.
-pub trait Canonical {
-    /// Append the canonical JSON of `self` to `out`.
-    fn write_canonical(&self, out: &mut String);
-}
-
-/// Write one object member (`,"key":value`), handling the separator.
-pub fn member<T: Canonical + ?Sized>(out: &mut String, first: &mut bool, key: &str, v: &T) {
-    if !*first {
-        out.push(',');
-    }
-    *first = false;
-    write_str(out, key);
-    out.push(':');
-    v.write_canonical(out);
-}
-
-/// A table (slice of rows) as a JSON array.
-pub fn table<T: Canonical>(rows: &[T]) -> String {
-    let mut out = String::new();
-    rows.write_canonical(&mut out);
-    out
-}
-
-/// A JSON string literal: escapes `"`, `\` and control characters only.
-pub fn write_str(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                out.push_str("\\u00");
-                out.push(char::from_digit((c as u32) >> 4, 16).unwrap_or('0'));
-                out.push(char::from_digit((c as u32) & 15, 16).unwrap_or('0'));
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-}
-
-/// An integer: a number within ±(2^53 − 1), else a decimal string.
-pub fn write_int(out: &mut String, v: i128) {
-    const MAX_SAFE: i128 = (1i128 << 53) - 1;
-    if (-MAX_SAFE..=MAX_SAFE).contains(&v) {
-        out.push_str(&v.to_string());
-    } else {
-        out.push('"');
-        out.push_str(&v.to_string());
-        out.push('"');
-    }
-}
-
-/// A float in ECMAScript `Number.prototype.toString` form (RFC 8785 §3.2.2.3).
-pub fn write_f64(out: &mut String, v: f64) {
-    if v == 0.0 {
-        out.push('0');
-        return;
-    }
-    // Shortest round-trip digits and exponent, e.g. "1.7976931348623157e308".
-    let sci = format!("{:e}", v);
-    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (neg, mant) = match mant.strip_prefix('-') {
-        Some(m) => (true, m),
-        None => (false, mant),
-    };
-    let digits: String = mant.chars().filter(|c| *c != '.').collect();
-    let k = digits.len() as i32;
-    let n = exp + 1;
-    if neg {
-        out.push('-');
-    }
-    if k <= n && n <= 21 {
-        out.push_str(&digits);
-        for _ in 0..(n - k) {
-            out.push('0');
-        }
-    } else if 0 < n && n <= 21 {
-        out.push_str(&digits[..n as usize]);
-        out.push('.');
-        out.push_str(&digits[n as usize..]);
-    } else if -6 < n && n <= 0 {
-        out.push_str("0.");
-        for _ in 0..(-n) {
-            out.push('0');
-        }
-        out.push_str(&digits);
-    } else {
-        out.push_str(&digits[..1]);
-        if k > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
-        }
-        out.push('e');
-        out.push(if n - 1 >= 0 { '+' } else { '-' });
-        out.push_str(&(n - 1).abs().to_string());
-    }
-}
-
-macro_rules! ints {
-    ($($t:ty),*) => {$(
-        impl Canonical for $t {
-            fn write_canonical(&self, out: &mut String) { write_int(out, *self as i128) }
-        }
-    )*};
-}
-ints!(i8, i16, i32, i64, u8, u16, u32, u64);
-
-impl Canonical for bool {
-    fn write_canonical(&self, out: &mut String) {
-        out.push_str(if *self { "true" } else { "false" })
-    }
-}
-impl Canonical for f64 {
-    fn write_canonical(&self, out: &mut String) {
-        write_f64(out, *self)
-    }
-}
-impl Canonical for str {
-    fn write_canonical(&self, out: &mut String) {
-        write_str(out, self)
-    }
-}
-impl<T: Canonical + ?Sized> Canonical for &T {
-    fn write_canonical(&self, out: &mut String) {
-        (**self).write_canonical(out)
-    }
-}
-impl<T: Canonical> Canonical for Option<T> {
-    fn write_canonical(&self, out: &mut String) {
-        match self {
-            Some(v) => v.write_canonical(out),
-            None => out.push_str("null"),
-        }
-    }
-}
-impl<T: Canonical> Canonical for [T] {
-    fn write_canonical(&self, out: &mut String) {
-        out.push('[');
-        for (i, v) in self.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            v.write_canonical(out);
-        }
-        out.push(']');
-    }
-}
-"#;
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{IntWidth, Row};
+    use crate::emit::testkit::{self, HASH};
+    use crate::ir::Value;
 
-    fn field(name: &str, ty: Type) -> Field {
-        Field::new(name, ty)
-    }
-
-    fn rows_of(t: &Table) -> String {
-        let p = Project::default();
-        let ids = IdMap::new(&p);
-        let boxed = Default::default();
-        let lit = Lit::new(&p, &ids, boxed);
-        let fields = field_lits(&ids, &t.name, &t.fields, None);
-        let mut out = String::new();
-        lit.rows(t, &fields, &mut out).unwrap();
+    /// The sample project's Rust files and the binary data files of its tables (what the build writes).
+    fn crate_files(p: &Project, root: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
+        let mut out: BTreeMap<String, Vec<u8>> =
+            testkit::emit_sample(emit, p, root, &testkit::config())
+                .into_iter()
+                .map(|(k, v)| (k, v.into_bytes()))
+                .collect();
+        let hashes = testkit::data_hashes(p);
+        for t in &p.tables {
+            let bytes = crate::emit::data::binary::encode(
+                p,
+                t,
+                &hashes[&t.name],
+                &crate::emit::data::schema_hash(p, t),
+            )
+            .unwrap();
+            out.insert(format!("rust/{}", data_file(&t.name)), bytes);
+        }
         out
     }
 
-    fn list_table(fields: Vec<Field>, rows: Vec<Vec<Value>>) -> Table {
-        Table {
-            name: "Wave".into(),
-            doc: String::new(),
-            mode: TableMode::List,
-            fields,
-            primary_key: vec![],
-            unique_keys: vec![],
-            rows: rows
-                .into_iter()
-                .map(|values| Row {
-                    values,
-                    origin: Default::default(),
-                    columns: std::sync::Arc::from(Vec::new()),
-                    tags: vec![],
-                })
-                .collect(),
-            schema_file: "Wave.schema.json".into(),
-            groups: vec![],
-            source_order: false,
-        }
-    }
-
     #[test]
-    fn rows_are_one_field_per_line_and_long_arrays_break() {
-        let ints = Type::Array(Box::new(Type::Int(IntWidth::U16)));
-        let t = list_table(
-            vec![field("Name", Type::String), field("Spawns", ints)],
-            vec![
-                vec![
-                    Value::Str("a \"quoted\" \\ name\n".into()),
-                    Value::Array(vec![Value::Int(1), Value::Int(2)]),
-                ],
-                vec![
-                    Value::Str("long".into()),
-                    Value::Array((0..30).map(|i| Value::Int(1000 + i)).collect()),
-                ],
-            ],
-        );
-        let out = rows_of(&t);
-        let expected_long: String = (0..30)
-            .map(|i| format!("            {}u16,\n", 1000 + i))
+    fn code_depends_on_the_schema_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = testkit::project();
+        let a = crate_files(&p, dir.path());
+        // Edit a cell and drop a row: only the data files and hashes.rs change, no code module.
+        let mut q = p.clone();
+        let t = q.tables.iter_mut().find(|t| t.name == "PieceType").unwrap();
+        let name = t.field_index("Name").unwrap();
+        t.rows[0].values[name] = Value::Str("an edited cell".into());
+        t.rows.pop();
+        let b = crate_files(&q, dir.path());
+        let changed: Vec<&str> = a
+            .keys()
+            .filter(|k| a.get(*k) != b.get(*k))
+            .map(String::as_str)
             .collect();
-        assert_eq!(
-            out,
-            format!(
-                "&[\n    Wave {{\n        name: \"a \\\"quoted\\\" \\\\ name\\n\",\n        spawns: &[1u16, 2u16],\n    }},\n    Wave {{\n        name: \"long\",\n        spawns: &[\n{expected_long}        ],\n    }},\n]"
-            )
+        assert_eq!(changed, ["rust/data/PieceType.bytes", "rust/src/hashes.rs"]);
+        let hashes = std::str::from_utf8(&a["rust/src/hashes.rs"]).unwrap();
+        assert!(hashes.contains(&format!("pub const CONTENT_HASH: &str = \"{HASH}\";")));
+        let piece = std::str::from_utf8(&a["rust/src/piece_type.rs"]).unwrap();
+        assert!(
+            piece.contains("include_bytes!(\"../data/PieceType.bytes\")"),
+            "{piece}"
         );
-        // The printed rows are one Rust expression.
-        syn::parse_str::<syn::Expr>(&out).unwrap();
+        assert!(!piece.contains("Pawn"), "no cell value is in the code");
     }
 
+    /// Compile the sample crate (rows embedded as binary data) with cargo, warnings denied, and check that
+    /// every table decodes to exactly the canonical JSON gentable writes.
     #[test]
-    fn big_tables_are_printed_in_chunks_in_order() {
-        let n = crate::ir::canonical::CHUNK_ROWS * 2 + 7;
-        let t = list_table(
-            vec![field("N", Type::Int(IntWidth::U32))],
-            (0..n).map(|i| vec![Value::Int(i as i128)]).collect(),
-        );
-        let expected: String = (0..n)
-            .map(|i| format!("    Wave {{\n        n: {i}u32,\n    }},\n"))
-            .collect();
-        assert_eq!(rows_of(&t), format!("&[\n{expected}]"));
-    }
-
-    #[test]
-    fn empty_tables_and_width_counts_characters() {
-        let t = list_table(vec![field("Name", Type::String)], vec![]);
-        assert_eq!(rows_of(&t), "&[]");
-        // 30 CJK characters are 90 bytes but 30 columns: still inline.
-        let cjk = "长".repeat(30);
-        let arr = Type::Array(Box::new(Type::String));
-        let t = list_table(
-            vec![field("Names", arr)],
-            vec![vec![Value::Array(vec![
-                Value::Str(cjk.clone()),
-                Value::Str(cjk.clone()),
-            ])]],
-        );
-        assert_eq!(
-            rows_of(&t),
-            format!("&[\n    Wave {{\n        names: &[\"{cjk}\", \"{cjk}\"],\n    }},\n]")
-        );
-    }
-
-    #[test]
-    fn markers_are_replaced_once_or_refused() {
-        let parts = || vec![(ROWS_MARKER.to_string(), "&[]".to_string())];
-        assert_eq!(
-            substitute(
-                "// x\n//\npub static ROWS: &[A] = __GENTABLE_ROWS__;\n",
-                parts()
-            )
-            .unwrap(),
-            "// x\n//\npub static ROWS: &[A] = &[];\n"
-        );
-        // A longer identifier is not the marker.
-        assert!(substitute("a __GENTABLE_ROWS__x", parts()).is_err());
-        // A description that repeats the marker makes the file ambiguous: refused, not guessed.
-        assert!(substitute("/// __GENTABLE_ROWS__\nb = __GENTABLE_ROWS__;", parts()).is_err());
-    }
-
-    #[test]
-    fn string_fast_path_matches_literal_string() {
-        for s in [
-            "plain ASCII ~ text",
-            "中文，标点。日本語のかなカナ 한국어",
-            "quote \" and \\ backslash",
-            "tab\tnew\nline\r",
-            "combining e\u{301} and bidi \u{202e} and nbsp\u{a0}",
-            "emoji 😀 and ｡ halfwidth",
-            "\u{3000}ideographic space \u{3099} voiced mark",
-            "\u{3099} first, unassigned \u{3040} \u{3097}",
-            "\u{9fff}\u{4e00}\u{ac00}\u{d7a3}\u{d7a4}\u{3041}\u{3096}\u{309b}\u{30ff}",
-        ] {
-            let mut out = String::new();
-            string_lit(&mut out, s);
-            assert_eq!(out, Literal::string(s).to_string(), "{s:?}");
+    fn sample_crate_compiles_and_decodes_to_the_canonical_data() {
+        let Some(cargo) = testkit::require(
+            std::env::var_os("CARGO").map(std::path::PathBuf::from),
+            "cargo",
+        ) else {
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let p = testkit::project();
+        let files = crate_files(&p, dir.path());
+        for (rel, bytes) in &files {
+            let path = dir.path().join("gen").join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, bytes).unwrap();
         }
+        let name = &testkit::config().rust.crate_name;
+        std::fs::create_dir_all(dir.path().join("dump/src")).unwrap();
+        std::fs::write(
+            dir.path().join("dump/Cargo.toml"),
+            format!("[package]\nname = \"dump\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n[workspace]\n\n[dependencies]\nt = {{ package = \"{name}\", path = \"../gen/rust\" }}\n"),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("dump/src/main.rs"),
+            "fn main() {\n    t::load().unwrap();\n    for (name, json) in t::canonical_tables() {\n        println!(\"{name}\\t{json}\");\n    }\n}\n",
+        )
+        .unwrap();
+        let out = testkit::run(
+            std::process::Command::new(cargo)
+                .args(["run", "--quiet", "--manifest-path"])
+                .arg(dir.path().join("dump/Cargo.toml"))
+                .env("CARGO_TARGET_DIR", dir.path().join("target"))
+                .env("RUSTFLAGS", "-D warnings"),
+        );
+        let got: Vec<(String, String)> = out
+            .lines()
+            .map(|l| {
+                let (n, j) = l.split_once('\t').unwrap();
+                (n.to_string(), j.to_string())
+            })
+            .collect();
+        assert_eq!(got, testkit::canonical(&p));
     }
 
     #[test]
@@ -2136,21 +1639,5 @@ mod tests {
             "{file}"
         );
         assert!(!file.contains('\r') && !file.contains('\u{202e}'));
-    }
-
-    #[test]
-    fn index_lists_fill_lines() {
-        let mut out = String::new();
-        usize_list(&[2, 0, 1], &mut out);
-        assert_eq!(out, "&[2, 0, 1]");
-        let mut out = String::new();
-        let items: Vec<usize> = (0..40).collect();
-        usize_list(&items, &mut out);
-        let lines: Vec<&str> = out.lines().collect();
-        assert_eq!(lines[0], "&[");
-        assert_eq!(*lines.last().unwrap(), "]");
-        assert!(lines.iter().all(|l| l.len() <= WIDTH));
-        assert_eq!(out.matches(',').count(), 40);
-        syn::parse_str::<syn::Expr>(&out).unwrap();
     }
 }

@@ -155,7 +155,7 @@ impl State {
             Primitive::FriendWithTactic => target.is_some_and(|t| {
                 t.side == actor.side
                     && t.at != actor.at
-                    && unit(t.unit).tactic.is_some_and(|id| id.row().unwrap().kind != TacticKind::DelegateTactic)
+                    && unit(t.unit).tactic_row().is_some_and(|t| t.kind != TacticKind::DelegateTactic)
             }),
             Primitive::ControlPoint => self.is_control_point(to),
             Primitive::NotOwnControl => self.controls.get(&to) != Some(&actor.side),
@@ -189,7 +189,7 @@ impl State {
     }
     /// Cells the actor's tactic may target (attack-like tactics check the strength gate).
     pub fn tactic_targets(&self, actor: &Piece) -> BTreeSet<Hex> {
-        let Some(t) = unit(actor.unit).tactic.map(|id| id.row().unwrap()) else { return BTreeSet::new() };
+        let Some(t) = unit(actor.unit).tactic_row() else { return BTreeSet::new() };
         let cells = self.targets(actor, t.target);
         match t.kind {
             TacticKind::Attack | TacticKind::Charge => {
@@ -258,5 +258,5 @@ pub fn action(kind: ActionKind) -> &'static Action {
     Action::get(ActionId(kind)).expect("action row")
 }
 pub fn tactic_of(id: UnitId) -> Option<&'static Tactic> {
-    unit(id).tactic.and_then(|t| t.row())
+    unit(id).tactic_row()
 }

@@ -26,34 +26,34 @@ namespace cfg
         {
             switch (table)
             {
-                case "TbAutoImport1": return new[] { "1165bec5f206b5fd90939b0854e71b62e897f8b1ab48d4fb3a1e1a15529128aa", "d9eabbc9ce5f7f1e2159c6a656a43f623da59b17aeeb7c3884ce178d32fc5539" };
-                case "TbAutoImport2": return new[] { "1165bec5f206b5fd90939b0854e71b62e897f8b1ab48d4fb3a1e1a15529128aa", "361d18a107eb2adf2923c52e29d5b8db00c335ed745e55d93fc127057d714331" };
-                case "TbAutoImport3": return new[] { "1165bec5f206b5fd90939b0854e71b62e897f8b1ab48d4fb3a1e1a15529128aa", "3fd48eaf7472338353684b86bbcb4b27526db0878099589f4580d5bec93560b3" };
-                case "TbDefineFromExcel2": return new[] { "db1cde7ee949b9d7a7cc2e4be2cda56df1b12a4b1e4b733a87ac4f3a4d2b7230", "90c0940826cf2603c9b3a33d7e665eab2d74c09bf3fc27704a285991877e2508" };
-                case "TbDemoGroup": return new[] { "c377f344e3daeefc7ba770fdbcc650d5678ab7b260b2bc5280dc99b336de9254", "f0bc7a2066a536adfeef23708ab44fabd5d7e8d415613d2dfc2db529b8662d43" };
-                case "TbDemoGroup_C": return new[] { "c377f344e3daeefc7ba770fdbcc650d5678ab7b260b2bc5280dc99b336de9254", "a0da6b862b72d678665c6d0100538e55db604335bf408eef30ca961517f55e5e" };
-                case "TbDemoPrimitive": return new[] { "b69faf1e307073cc1e1da591f0c404efbc901ad2344411ee0c4cde27cd9f0320", "edcd61ee79bed9443fed586d13c4ac9332571947c35385ce466c275c5b342597" };
-                case "TbFullTypes": return new[] { "b4e20289890b1e1b36a13314b241335e9192f55067f752d8e2849a60a1328157", "03b2e2c9d4d8ffc551f68d5353140dd0bc1df6fee4cecf07e9482b7ada3a0846" };
-                case "TbItem": return new[] { "416c75700228a446249a965bf925a41f75fa6fa2fdfb1a0ca0444547c19b07dd", "5ffcaea943f20781053a717889220d30b9926877649e30df49248f86fbb6535b" };
-                case "TbL10NDemo": return new[] { "f82b25ab81201af61fdbdebb109f0ad34a6ea10e6b30a48367601fd39796c224", "52df0cc822f8e624daf54079d1f3b4409d2e10b4cb082783d2c79969c3cd258f" };
+                case "TbAutoImport1": return new[] { "1165bec5f206b5fd90939b0854e71b62e897f8b1ab48d4fb3a1e1a15529128aa", "7d587223d88ed9fb8b10d3cdcb6ed7451781cc20566b8500f6e8fc2f8c8a0fed" };
+                case "TbAutoImport2": return new[] { "1165bec5f206b5fd90939b0854e71b62e897f8b1ab48d4fb3a1e1a15529128aa", "54b05107713985472348400276accc3b7811a96edf98abe07531eb42596fbb3e" };
+                case "TbAutoImport3": return new[] { "1165bec5f206b5fd90939b0854e71b62e897f8b1ab48d4fb3a1e1a15529128aa", "0b1047cd8632291f67af5d4a7b90192cc59e979d61a13df80c5be59a9f13c057" };
+                case "TbDefineFromExcel2": return new[] { "db1cde7ee949b9d7a7cc2e4be2cda56df1b12a4b1e4b733a87ac4f3a4d2b7230", "191414e766bd43d7e8f0429d66c9233d54bb1b3f6f2323103fc1a88ef380013d" };
+                case "TbDemoGroup": return new[] { "c377f344e3daeefc7ba770fdbcc650d5678ab7b260b2bc5280dc99b336de9254", "1acbbdec5a9507906c468d11de6f661695b66aa03baafad3a8be6eb2c1557078" };
+                case "TbDemoGroup_C": return new[] { "c377f344e3daeefc7ba770fdbcc650d5678ab7b260b2bc5280dc99b336de9254", "99e5428d488501ffee14f3db65553d547a4f24f2ff3bef6b89a2d27be5dd6f3d" };
+                case "TbDemoPrimitive": return new[] { "b69faf1e307073cc1e1da591f0c404efbc901ad2344411ee0c4cde27cd9f0320", "f7edf11dd1bac2786810de08916616072db0ddf62a629b353bda741831111bbe" };
+                case "TbFullTypes": return new[] { "b4e20289890b1e1b36a13314b241335e9192f55067f752d8e2849a60a1328157", "2bab3e765196841aa4c8dd7e811b6621ddeb877756305f64579dbb3409384e65" };
+                case "TbItem": return new[] { "416c75700228a446249a965bf925a41f75fa6fa2fdfb1a0ca0444547c19b07dd", "9e5663454e0dd2d600de1ee536d7a1f65488c74dd5dc4b7e42bcd17d0fee2fff" };
+                case "TbL10NDemo": return new[] { "f82b25ab81201af61fdbdebb109f0ad34a6ea10e6b30a48367601fd39796c224", "0df45b71f8af347541313fe97d8479b75f3a98187741ba714e70824cc3fe399d" };
                 case "TbMultiIndexList": return new[] { "e2fc6a0d139f23ed96e6d16557fc8b14dd4672f62125dc37e6e2a3a6009a506a", "c2f9ff70e52ee874a464026266a1b4403d109276b544d493f8b032cd365bc62e" };
                 case "TbMultiUnionIndexList": return new[] { "e4e24458c9b0016ede66771a548a21a5b6b81e3fe8635f13f836c21aa72204a8", "2f7eb3e0f7b7d62960f70c3d04f8cdcf9eb397fe7e96a543b2a12844629a7e88" };
                 case "TbNotIndexList": return new[] { "3a82a464660debb02d4513e83917e67c52df6da2832d0d9d03db0413d72926b7", "d4b9e04c5326899b9c57a20108344ae96678d8a2730e185d2b263fe95d9a28d7" };
-                case "TbPatchDemo": return new[] { "8bfa3584abfebf4b472b6cb64a2b283dd559b9aff3d7b10416184a036fc039c3", "d97940492f9a340183fac15ef80966c4bc97bb8cfc5901ccc7d78cbfac6ce0dd" };
-                case "TbPath": return new[] { "b73820be5674b65ada4d0a3021fc628c12d6326868a77dca9a770acf508b135d", "074a1a03001d9775af10d7bcaf96dd397a507a07cdd51029944b1f397f8cd0f7" };
-                case "TbTestBeRef": return new[] { "80ec3ae64bf35fb418545615715a4cbfb452e36e689c9e59e07f12744bb5976a", "be43aaf7ba1ef758897b814b63c14bc9c81e85007d1bf16b7184fae0a47214f1" };
-                case "TbTestBeRef2": return new[] { "3ebf6015fc55ad52e31d964468f2951f5d87867f4f998941ccb84a0428c92c29", "fc80fb077e6c82a58459311e34b884ef2aff13483821a8c787981e3e258a4de5" };
-                case "TbTestFieldVariant": return new[] { "129c864df1875c4044c1b5f954892398b1a162fa3c5ec81c399b9b55466e5559", "26c443504e035a1e4f92f71bcc70317bd96fcf57eb9ce16968881f14c1a9581a" };
-                case "TbTestFieldVariant2": return new[] { "89b3d4fcb85744de47b6417b6c84b72dafc9964ecf29b510b0adcb5e266d6463", "11a27acf5168987bc676656019da2312dd91d648fa734e856646e76edf6c18b4" };
-                case "TbTestIndex": return new[] { "5c1e9559b25ba5baf849b7df39a46452a081e0fcfe09f3a43e6f2d7e708f076e", "9e79ce76316d338c18920d360595c8d945a4f55b98a372a95c5151f4fb0035b5" };
-                case "TbTestMap": return new[] { "9168b51aeda614ffcb9e0c477e77698aa4a439709598de22717edaa433e19c89", "d03110647eb3fd50e2fba3665bd97c7144412ecdd65b677611a181e4c5d87981" };
-                case "TbTestMapper": return new[] { "ef5c8a902384da7d5cb3c4a811c0d31f0f5f67df31cbf940dee52dbaa46e42a2", "d046e7894bcac33496bc87e55523a96b0c164fd7a63a06b24ccd2b0433d6c199" };
-                case "TbTestNull": return new[] { "1954e486454782b33fcd1ce2435c97e942822771947a8d9a1923d3a5006b2a4f", "34236de95a72777449fe99495ef04884b4c18b2bd02bbd391879edb1e114c35a" };
-                case "TbTestRange": return new[] { "73004e6ae4291e21501b471c64566a9150619d2b21e0340c93c0b67a11737478", "98cb379fe7e473ee3dc1685ffaf6f3c29ff68f158ee32d4faa8414c7e4927c11" };
-                case "TbTestRef": return new[] { "a1dc9888ba5829bbe8f3af300e1063431fb5219617a73f5ab4ac6de1410a166b", "6783e4e8bb6b8c55b16925c2849f3bf276d2251ea8b90c4b59a03b870f29885b" };
-                case "TbTestSet": return new[] { "6b2c4921639365a7960534328e2d1bf829fd449a9bf793b3240402ffe7d89a70", "96cece62761b8248a819162ab8820350fef0783bad7d91475086cf689a2e8265" };
-                case "TbTestSize": return new[] { "2de3501d341a9bebffd108d34f542c7292ef198e01559141edd48b5efea63e44", "092db7c136acda1f169f238700ed7af89b757455ecd2cbccfcb66d458ccb34b2" };
-                case "TbTestTag": return new[] { "a016433b7267a1f39dfff68a3d265efbd1141b73a74f82eceb881ba4d5dfb34f", "00584655e51685be0ad3caa5169f213bef133ccfde9efb2249e6cece3b09f5e0" };
+                case "TbPatchDemo": return new[] { "8bfa3584abfebf4b472b6cb64a2b283dd559b9aff3d7b10416184a036fc039c3", "f4f6f5319e640aa170140605aec46eace9876158b7f4ed3436334f3a6ff207cc" };
+                case "TbPath": return new[] { "b73820be5674b65ada4d0a3021fc628c12d6326868a77dca9a770acf508b135d", "0681e8f6ac51541141296d9d9f6ba684b0041048270747ddbdd5ead4f232c956" };
+                case "TbTestBeRef": return new[] { "80ec3ae64bf35fb418545615715a4cbfb452e36e689c9e59e07f12744bb5976a", "c0526d7895298129697971dd5d9deb423a33293b6d507065800976148d0ccfab" };
+                case "TbTestBeRef2": return new[] { "3ebf6015fc55ad52e31d964468f2951f5d87867f4f998941ccb84a0428c92c29", "d0742387bba440d368d15c37e0d0ef51b0c391f0af137e8523c03690e2ba7f9c" };
+                case "TbTestFieldVariant": return new[] { "129c864df1875c4044c1b5f954892398b1a162fa3c5ec81c399b9b55466e5559", "48a833afed0f320db6b22a4da82980c4cb5d49aa13340203b801c21dad2e45fb" };
+                case "TbTestFieldVariant2": return new[] { "89b3d4fcb85744de47b6417b6c84b72dafc9964ecf29b510b0adcb5e266d6463", "315fa3ab9feda8e3875e2893ac28a9b0a3b23365bdcf6dafbd72498851f4754d" };
+                case "TbTestIndex": return new[] { "5c1e9559b25ba5baf849b7df39a46452a081e0fcfe09f3a43e6f2d7e708f076e", "4b22c2f71ad5df94a2b0b4df1d1fda2f59a8c98294e14f55ee3b372ee225c314" };
+                case "TbTestMap": return new[] { "9168b51aeda614ffcb9e0c477e77698aa4a439709598de22717edaa433e19c89", "1c49aa3ed44d1c9e04b4d76b05bf3db8d83107c65ce2b265ede13acde8657714" };
+                case "TbTestMapper": return new[] { "ef5c8a902384da7d5cb3c4a811c0d31f0f5f67df31cbf940dee52dbaa46e42a2", "13c8c658390873d99cf471dba4edaaa9046e44cd809484c51a2390e911575306" };
+                case "TbTestNull": return new[] { "1954e486454782b33fcd1ce2435c97e942822771947a8d9a1923d3a5006b2a4f", "8b3f733cfd68783894d1dd94942c28f0940806a6cd68cd4939c12951669d8408" };
+                case "TbTestRange": return new[] { "73004e6ae4291e21501b471c64566a9150619d2b21e0340c93c0b67a11737478", "176bb57f6bc829d92f099496abe039fe1b951dd0d79d1b10232c3b477fd4f755" };
+                case "TbTestRef": return new[] { "a1dc9888ba5829bbe8f3af300e1063431fb5219617a73f5ab4ac6de1410a166b", "a1c6847118d11e857b9d5a75db4aa705085667e143fc4ce8bf6f46e3b4b4de07" };
+                case "TbTestSet": return new[] { "6b2c4921639365a7960534328e2d1bf829fd449a9bf793b3240402ffe7d89a70", "720ecbdac02035e0216cd18c9d6ab5a994ac7151197a9ebf9e823f3c65f747bd" };
+                case "TbTestSize": return new[] { "2de3501d341a9bebffd108d34f542c7292ef198e01559141edd48b5efea63e44", "51c8f7be207df4c1b745d835f7ea49c2cff65d9e0f1aabaa5774d9ce65b6c05f" };
+                case "TbTestTag": return new[] { "a016433b7267a1f39dfff68a3d265efbd1141b73a74f82eceb881ba4d5dfb34f", "1e3a8f94e2f7d43d83b772eb442ea2d9d331507f75cf2019359c80d5252dae1a" };
                 default: return null;
             }
         }

@@ -5,7 +5,7 @@
 ///
 /// Every cell of the map with its terrain.
 ///
-/// Table `Cell` (94 rows, mode `list`), schema `Cell.schema.json`.
+/// Table `Cell` (mode `list`), schema `Cell.schema.json`; its rows are embedded from `data/Cell.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cell {
     /// Column (odd-q offset, from 0).
@@ -46,686 +46,81 @@ impl crate::canonical::Canonical for Cell {
         out.push('}');
     }
 }
-/// Every row, in source order.
-pub static ROWS: &[Cell] = &[
-    Cell {
-        q: 0u8,
-        r: 0u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 0u8,
-        r: 1u8,
-        terrain: crate::enums::Terrain::Nest,
-        owner: Some(crate::enums::Side::West),
-        block: None,
-    },
-    Cell {
-        q: 0u8,
-        r: 2u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 0u8,
-        r: 3u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 0u8,
-        r: 4u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 0u8,
-        r: 5u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 0u8,
-        r: 6u8,
-        terrain: crate::enums::Terrain::Nest,
-        owner: Some(crate::enums::Side::West),
-        block: None,
-    },
-    Cell {
-        q: 0u8,
-        r: 7u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 0u8,
-        r: 8u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 1u8,
-        r: 0u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 1u8,
-        r: 1u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 1u8,
-        r: 2u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 1u8,
-        r: 3u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 1u8,
-        r: 4u8,
-        terrain: crate::enums::Terrain::Nest,
-        owner: Some(crate::enums::Side::West),
-        block: None,
-    },
-    Cell {
-        q: 1u8,
-        r: 5u8,
-        terrain: crate::enums::Terrain::TrashCan,
-        owner: Some(crate::enums::Side::West),
-        block: None,
-    },
-    Cell {
-        q: 1u8,
-        r: 6u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 1u8,
-        r: 7u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 2u8,
-        r: 0u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 2u8,
-        r: 1u8,
-        terrain: crate::enums::Terrain::HighGround,
-        owner: None,
-        block: Some(1u8),
-    },
-    Cell {
-        q: 2u8,
-        r: 2u8,
-        terrain: crate::enums::Terrain::Building,
-        owner: None,
-        block: Some(1u8),
-    },
-    Cell {
-        q: 2u8,
-        r: 3u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 2u8,
-        r: 4u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 2u8,
-        r: 5u8,
-        terrain: crate::enums::Terrain::Building,
-        owner: None,
-        block: Some(2u8),
-    },
-    Cell {
-        q: 2u8,
-        r: 6u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 2u8,
-        r: 7u8,
-        terrain: crate::enums::Terrain::TrashCan,
-        owner: Some(crate::enums::Side::West),
-        block: None,
-    },
-    Cell {
-        q: 2u8,
-        r: 8u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 3u8,
-        r: 0u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 3u8,
-        r: 1u8,
-        terrain: crate::enums::Terrain::TrashCan,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 3u8,
-        r: 2u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 3u8,
-        r: 3u8,
-        terrain: crate::enums::Terrain::TrashCan,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 3u8,
-        r: 4u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 3u8,
-        r: 5u8,
-        terrain: crate::enums::Terrain::HighGround,
-        owner: None,
-        block: Some(2u8),
-    },
-    Cell {
-        q: 3u8,
-        r: 6u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 3u8,
-        r: 7u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 4u8,
-        r: 0u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 4u8,
-        r: 1u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 4u8,
-        r: 2u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 4u8,
-        r: 3u8,
-        terrain: crate::enums::Terrain::Building,
-        owner: None,
-        block: Some(3u8),
-    },
-    Cell {
-        q: 4u8,
-        r: 4u8,
-        terrain: crate::enums::Terrain::HighGround,
-        owner: None,
-        block: Some(3u8),
-    },
-    Cell {
-        q: 4u8,
-        r: 5u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 4u8,
-        r: 6u8,
-        terrain: crate::enums::Terrain::TrashCan,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 4u8,
-        r: 7u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 4u8,
-        r: 8u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 5u8,
-        r: 0u8,
-        terrain: crate::enums::Terrain::TrashCan,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 5u8,
-        r: 1u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 5u8,
-        r: 2u8,
-        terrain: crate::enums::Terrain::RecruitPoint,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 5u8,
-        r: 3u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 5u8,
-        r: 4u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 5u8,
-        r: 5u8,
-        terrain: crate::enums::Terrain::RecruitPoint,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 5u8,
-        r: 6u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 5u8,
-        r: 7u8,
-        terrain: crate::enums::Terrain::TrashCan,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 6u8,
-        r: 0u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 6u8,
-        r: 1u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 6u8,
-        r: 2u8,
-        terrain: crate::enums::Terrain::TrashCan,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 6u8,
-        r: 3u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 6u8,
-        r: 4u8,
-        terrain: crate::enums::Terrain::HighGround,
-        owner: None,
-        block: Some(6u8),
-    },
-    Cell {
-        q: 6u8,
-        r: 5u8,
-        terrain: crate::enums::Terrain::Building,
-        owner: None,
-        block: Some(6u8),
-    },
-    Cell {
-        q: 6u8,
-        r: 6u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 6u8,
-        r: 7u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 6u8,
-        r: 8u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 7u8,
-        r: 0u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 7u8,
-        r: 1u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 7u8,
-        r: 2u8,
-        terrain: crate::enums::Terrain::HighGround,
-        owner: None,
-        block: Some(5u8),
-    },
-    Cell {
-        q: 7u8,
-        r: 3u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 7u8,
-        r: 4u8,
-        terrain: crate::enums::Terrain::TrashCan,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 7u8,
-        r: 5u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 7u8,
-        r: 6u8,
-        terrain: crate::enums::Terrain::TrashCan,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 7u8,
-        r: 7u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 8u8,
-        r: 0u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 8u8,
-        r: 1u8,
-        terrain: crate::enums::Terrain::TrashCan,
-        owner: Some(crate::enums::Side::East),
-        block: None,
-    },
-    Cell {
-        q: 8u8,
-        r: 2u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 8u8,
-        r: 3u8,
-        terrain: crate::enums::Terrain::Building,
-        owner: None,
-        block: Some(5u8),
-    },
-    Cell {
-        q: 8u8,
-        r: 4u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 8u8,
-        r: 5u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 8u8,
-        r: 6u8,
-        terrain: crate::enums::Terrain::Building,
-        owner: None,
-        block: Some(4u8),
-    },
-    Cell {
-        q: 8u8,
-        r: 7u8,
-        terrain: crate::enums::Terrain::HighGround,
-        owner: None,
-        block: Some(4u8),
-    },
-    Cell {
-        q: 8u8,
-        r: 8u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 9u8,
-        r: 0u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 9u8,
-        r: 1u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 9u8,
-        r: 2u8,
-        terrain: crate::enums::Terrain::TrashCan,
-        owner: Some(crate::enums::Side::East),
-        block: None,
-    },
-    Cell {
-        q: 9u8,
-        r: 3u8,
-        terrain: crate::enums::Terrain::Nest,
-        owner: Some(crate::enums::Side::East),
-        block: None,
-    },
-    Cell {
-        q: 9u8,
-        r: 4u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 9u8,
-        r: 5u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 9u8,
-        r: 6u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 9u8,
-        r: 7u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 10u8,
-        r: 0u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 10u8,
-        r: 1u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 10u8,
-        r: 2u8,
-        terrain: crate::enums::Terrain::Nest,
-        owner: Some(crate::enums::Side::East),
-        block: None,
-    },
-    Cell {
-        q: 10u8,
-        r: 3u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 10u8,
-        r: 4u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 10u8,
-        r: 5u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 10u8,
-        r: 6u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-    Cell {
-        q: 10u8,
-        r: 7u8,
-        terrain: crate::enums::Terrain::Nest,
-        owner: Some(crate::enums::Side::East),
-        block: None,
-    },
-    Cell {
-        q: 10u8,
-        r: 8u8,
-        terrain: crate::enums::Terrain::Plain,
-        owner: None,
-        block: None,
-    },
-];
 impl Cell {
-    /// Every row, in source order.
-    pub fn all() -> &'static [Cell] {
-        ROWS
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Cell, crate::DataError> {
+        Ok(Cell {
+            q: r.u8()?,
+            r: r.u8()?,
+            terrain: crate::enums::Terrain::ALL[r
+                .index(crate::enums::Terrain::ALL.len())?],
+            owner: if r.present()? {
+                Some(crate::enums::Side::ALL[r.index(crate::enums::Side::ALL.len())?])
+            } else {
+                None
+            },
+            block: if r.present()? { Some(r.u8()?) } else { None },
+        })
     }
 }
-/// Row positions sorted by the unique key.
-static BY_Q_AND_R: &[usize] = &[
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25,
-    26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49,
-    50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73,
-    74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93,
-];
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "56380e6e09c6cd5e6e509c8b789ac180e866fcc927ba33126a1a3d774ef8c94e";
+/// The embedded data file (`data/Cell.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Cell.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Cell]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Cell]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Cell.bytes",
+        "Cell",
+        BYTES,
+        crate::hashes::tables::CELL,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Cell::decode(&mut r)?);
+    }
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 impl Cell {
-    /// The row whose `Q`, `R` (a unique key), by binary search.
+    /// Every row, in source order, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Cell.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    pub fn all() -> &'static [Cell] {
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Cell], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+}
+impl Cell {
+    /// The row whose `Q`, `R` (a unique key), by binary search over an index built on the first lookup.
     pub fn get_by_q_and_r(q: u8, r: u8) -> Option<&'static Cell> {
-        BY_Q_AND_R
-            .binary_search_by(|&i| (ROWS[i].q, ROWS[i].r).cmp(&(q, r)))
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = Cell::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(
+                    __rows,
+                    |__a, __b| (__a.q, __a.r).cmp(&(__b.q, __b.r)),
+                )
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.q, __row.r).cmp(&(q, r))
+            })
             .ok()
-            .map(|j| &ROWS[BY_Q_AND_R[j]])
+            .map(|__j| &__rows[__index[__j] as usize])
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// Map central-v2 metadata (singleton).
 ///
-/// Table `MapInfo` (1 rows, mode `one`), schema `MapInfo.schema.json`.
+/// Table `MapInfo` (mode `one`), schema `MapInfo.schema.json`; its rows are embedded from `data/MapInfo.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MapInfo {
     /// Map id.
@@ -62,19 +62,61 @@ impl crate::canonical::Canonical for MapInfo {
         out.push('}');
     }
 }
-/// The single row of this table.
-pub static ROW: MapInfo = MapInfo {
-    id: "central-v2",
-    columns: 11u8,
-    even_column_cells: 9u8,
-    odd_column_cells: 8u8,
-    cell_count: 94u16,
-    rotate_q: 10u8,
-    rotate_r: 8u8,
-};
 impl MapInfo {
-    /// The single row.
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<MapInfo, crate::DataError> {
+        Ok(MapInfo {
+            id: r.str()?,
+            columns: r.u8()?,
+            even_column_cells: r.u8()?,
+            odd_column_cells: r.u8()?,
+            cell_count: r.u16()?,
+            rotate_q: r.u8()?,
+            rotate_r: r.u8()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "52c9a88f8ec07586199fa5675b1b0e89b49b8c259994c5231162291d47dc327e";
+/// The embedded data file (`data/MapInfo.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/MapInfo.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[MapInfo]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[MapInfo]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/MapInfo.bytes",
+        "MapInfo",
+        BYTES,
+        crate::hashes::tables::MAP_INFO,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(MapInfo::decode(&mut r)?);
+    }
+    if rows.len() != 1 {
+        return Err(r.error(format!("a singleton table has {} rows", rows.len())));
+    }
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
+impl MapInfo {
+    /// The single row, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/MapInfo.bytes` cannot be read (a file under `generated/` edited by hand): `try_get` and the crate's `load()` return the error instead.
     pub fn get() -> &'static MapInfo {
-        &ROW
+        &crate::runtime::rows(DATA.get_or_init(decode))[0]
+    }
+    /// The single row, or why the embedded data cannot be read.
+    pub fn try_get() -> Result<&'static MapInfo, crate::DataError> {
+        let rows: &'static [MapInfo] = match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }?;
+        Ok(&rows[0])
     }
 }

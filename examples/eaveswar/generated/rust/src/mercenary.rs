@@ -5,7 +5,7 @@
 ///
 /// The thirteen mercenary contracts.
 ///
-/// Table `Mercenary` (13 rows, mode `map`), schema `Mercenary.schema.json`.
+/// Table `Mercenary` (mode `map`), schema `Mercenary.schema.json`; its rows are embedded from `data/Mercenary.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Mercenary {
     /// Mercenary id.
@@ -37,6 +37,48 @@ impl crate::canonical::Canonical for Mercenary {
         out.push('}');
     }
 }
+impl Mercenary {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Mercenary, crate::DataError> {
+        Ok(Mercenary {
+            id: crate::mercenary::MercenaryId(r.str()?),
+            name: r.str()?,
+            text: r.str()?,
+            effects: {
+                let n = r.len(8usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::records::Effect::decode(r)?);
+                }
+                crate::runtime::leak(v)
+            },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "e7a7fe34a7f9f93cfbe1f81fda0ee50b06238fb92034f9fc45f4d131cd2a0604";
+/// The embedded data file (`data/Mercenary.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Mercenary.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Mercenary]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Mercenary]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Mercenary.bytes",
+        "Mercenary",
+        BYTES,
+        crate::hashes::tables::MERCENARY,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Mercenary::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Mercenary` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MercenaryId(pub &'static str);
@@ -46,323 +88,49 @@ impl crate::canonical::Canonical for MercenaryId {
     }
 }
 impl MercenaryId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Mercenary> {
         Mercenary::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Mercenary] = &[
-    Mercenary {
-        id: crate::mercenary::MercenaryId("blackbird"),
-        name: "乌鸫",
-        text: "搜索可将原桶内容改为 2 食物（空桶也可），随后清空",
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::SetCanFood,
-                trigger: crate::enums::Trigger::AfterSearch,
-                order: None,
-                amount: Some(2u8),
-                cost: None,
-                range: None,
-                steps: None,
-                terrain: None,
-            },
-        ],
-    },
-    Mercenary {
-        id: crate::mercenary::MercenaryId("bulbul"),
-        name: "白头鹎",
-        text: "搜索获得食物后，一枚已就绪友鸟可正常移动到自己相邻的空格，不连锁",
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::AllyMove,
-                trigger: crate::enums::Trigger::AfterFoodSearch,
-                order: None,
-                amount: None,
-                cost: None,
-                range: Some(1u8),
-                steps: None,
-                terrain: None,
-            },
-        ],
-    },
-    Mercenary {
-        id: crate::mercenary::MercenaryId("dove"),
-        name: "珠颈斑鸠",
-        text: "移动落在食物桶可直接取食 2；正常搜索食物桶得 3",
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::TakeFood,
-                trigger: crate::enums::Trigger::LandOnFoodCan,
-                order: None,
-                amount: Some(2u8),
-                cost: None,
-                range: None,
-                steps: None,
-                terrain: None,
-            },
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::TakeFood,
-                trigger: crate::enums::Trigger::AfterFoodSearch,
-                order: None,
-                amount: Some(3u8),
-                cost: None,
-                range: None,
-                steps: None,
-                terrain: None,
-            },
-        ],
-    },
-    Mercenary {
-        id: crate::mercenary::MercenaryId("drongo"),
-        name: "黑卷尾",
-        text: "正常移动后可驱赶相邻敌鸟、进占原格、取走 1 枚携货；相邻敌鸟搜索后也可驱赶（不进占不抢夺）；巢穴中的鸟不受驱赶",
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::DriveAway,
-                trigger: crate::enums::Trigger::AfterMove,
-                order: None,
-                amount: Some(1u8),
-                cost: None,
-                range: Some(1u8),
-                steps: None,
-                terrain: None,
-            },
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::DriveAway,
-                trigger: crate::enums::Trigger::AdjacentEnemySearched,
-                order: None,
-                amount: Some(0u8),
-                cost: None,
-                range: Some(1u8),
-                steps: None,
-                terrain: None,
-            },
-        ],
-    },
-    Mercenary {
-        id: crate::mercenary::MercenaryId("hoopoe"),
-        name: "戴胜",
-        text: "可探取相邻普通地面、无敌鸟的桶；空桶也获得 2 食物",
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::RemoteSearch,
-                trigger: crate::enums::Trigger::Always,
-                order: None,
-                amount: Some(2u8),
-                cost: None,
-                range: Some(1u8),
-                steps: None,
-                terrain: Some(crate::enums::Terrain::Plain),
-            },
-        ],
-    },
-    Mercenary {
-        id: crate::mercenary::MercenaryId("kestrel"),
-        name: "红隼",
-        text: "移动号令可当火拼；正常移动后可免费火拼（含一格逼近）；行动从制高点开始时攻击 +1（巢穴除外）",
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::OrderAs,
-                trigger: crate::enums::Trigger::Always,
-                order: Some(crate::enums::Order::Fight),
-                amount: None,
-                cost: None,
-                range: None,
-                steps: None,
-                terrain: None,
-            },
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::FreeFight,
-                trigger: crate::enums::Trigger::AfterMove,
-                order: None,
-                amount: None,
-                cost: None,
-                range: None,
-                steps: Some(1u8),
-                terrain: None,
-            },
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::AttackBonus,
-                trigger: crate::enums::Trigger::OnAttack,
-                order: None,
-                amount: Some(1u8),
-                cost: None,
-                range: None,
-                steps: None,
-                terrain: Some(crate::enums::Terrain::HighGround),
-            },
-        ],
-    },
-    Mercenary {
-        id: crate::mercenary::MercenaryId("myna"),
-        name: "八哥",
-        text: "自己移动、搜索或火拼前，可让一枚已就绪友鸟正常移动一次（不付重复激活费，不触发其契约）",
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::AllyMove,
-                trigger: crate::enums::Trigger::BeforeAction,
-                order: None,
-                amount: None,
-                cost: Some(0u8),
-                range: None,
-                steps: None,
-                terrain: None,
-            },
-        ],
-    },
-    Mercenary {
-        id: crate::mercenary::MercenaryId("owl"),
-        name: "领角鸮",
-        text: "轮末清空桶后、刷新前，可部署到空置制高点（对方巢穴除外）；保留携货，不拾取、不交付",
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::NightDeploy,
-                trigger: crate::enums::Trigger::Night,
-                order: None,
-                amount: None,
-                cost: None,
-                range: None,
-                steps: None,
-                terrain: Some(crate::enums::Terrain::HighGround),
-            },
-        ],
-    },
-    Mercenary {
-        id: crate::mercenary::MercenaryId("shrike"),
-        name: "棕背伯劳",
-        text: "正常移动后可支付 1 食物攻击相邻敌鸟（无额外逼近）；主动火拼获胜后可逐出：败者离场、伯劳进占并拾取全部落货",
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::PaidAttack,
-                trigger: crate::enums::Trigger::AfterMove,
-                order: None,
-                amount: None,
-                cost: Some(1u8),
-                range: Some(1u8),
-                steps: None,
-                terrain: None,
-            },
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::Evict,
-                trigger: crate::enums::Trigger::AfterFightWin,
-                order: None,
-                amount: None,
-                cost: None,
-                range: None,
-                steps: None,
-                terrain: None,
-            },
-        ],
-    },
-    Mercenary {
-        id: crate::mercenary::MercenaryId("sparrow"),
-        name: "树麻雀",
-        text: "搜索后，一枚两格内已就绪友鸟可免费搜索自己的未清空垃圾桶",
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::AllySearch,
-                trigger: crate::enums::Trigger::AfterSearch,
-                order: None,
-                amount: None,
-                cost: None,
-                range: Some(2u8),
-                steps: None,
-                terrain: None,
-            },
-        ],
-    },
-    Mercenary {
-        id: crate::mercenary::MercenaryId("swallow"),
-        name: "家燕",
-        text: "移动可转向再飞一段，实际经过至少 3 格得 1 食物；只在最终落点拾取、交付",
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::FoodForLongFlight,
-                trigger: crate::enums::Trigger::AfterMove,
-                order: None,
-                amount: Some(1u8),
-                cost: None,
-                range: None,
-                steps: Some(3u8),
-                terrain: None,
-            },
-        ],
-    },
-    Mercenary {
-        id: crate::mercenary::MercenaryId("wagtail"),
-        name: "白鹡鸰",
-        text: "移动可在普通地面逐格转向走最多 3 格，沿途拾取，最终落点交付",
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::StepwiseMove,
-                trigger: crate::enums::Trigger::Always,
-                order: None,
-                amount: None,
-                cost: None,
-                range: None,
-                steps: Some(3u8),
-                terrain: Some(crate::enums::Terrain::Plain),
-            },
-        ],
-    },
-    Mercenary {
-        id: crate::mercenary::MercenaryId("woodpecker"),
-        name: "大斑啄木鸟",
-        text: "移动号令可当搜索；正常移动后可搜索落点垃圾桶；搜索后可正常移动一次（最多 移动→搜索→移动）",
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::OrderAs,
-                trigger: crate::enums::Trigger::Always,
-                order: Some(crate::enums::Order::Prepare),
-                amount: None,
-                cost: None,
-                range: None,
-                steps: None,
-                terrain: None,
-            },
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::Search,
-                trigger: crate::enums::Trigger::AfterMove,
-                order: None,
-                amount: None,
-                cost: None,
-                range: None,
-                steps: None,
-                terrain: None,
-            },
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::Move,
-                trigger: crate::enums::Trigger::AfterSearch,
-                order: None,
-                amount: None,
-                cost: None,
-                range: None,
-                steps: None,
-                terrain: None,
-            },
-        ],
-    },
-];
 impl Mercenary {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Mercenary.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Mercenary] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Mercenary], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::mercenary::MercenaryId) -> Option<&'static Mercenary> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Mercenary::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }
-/// Row positions sorted by the unique key.
-static BY_NAME: &[usize] = &[0, 6, 12, 10, 4, 9, 8, 2, 1, 11, 5, 7, 3];
 impl Mercenary {
-    /// The row whose `Name` (a unique key), by binary search.
+    /// The row whose `Name` (a unique key), by binary search over an index built on the first lookup.
     pub fn get_by_name(name: &str) -> Option<&'static Mercenary> {
-        BY_NAME
-            .binary_search_by(|&i| ROWS[i].name.cmp(&name))
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = Mercenary::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(__rows, |__a, __b| (__a.name).cmp(&(__b.name)))
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.name).cmp(&(name))
+            })
             .ok()
-            .map(|j| &ROWS[BY_NAME[j]])
+            .map(|__j| &__rows[__index[__j] as usize])
     }
 }

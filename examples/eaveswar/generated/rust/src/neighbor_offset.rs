@@ -5,7 +5,7 @@
 ///
 /// odd-q neighbour offsets per column parity and direction (flat-top hexes).
 ///
-/// Table `NeighborOffset` (12 rows, mode `map`), schema `NeighborOffset.schema.json`.
+/// Table `NeighborOffset` (mode `map`), schema `NeighborOffset.schema.json`; its rows are embedded from `data/NeighborOffset.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NeighborOffset {
     /// <parity>-<direction>.
@@ -39,6 +39,41 @@ impl crate::canonical::Canonical for NeighborOffset {
         out.push('}');
     }
 }
+impl NeighborOffset {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<NeighborOffset, crate::DataError> {
+        Ok(NeighborOffset {
+            id: crate::neighbor_offset::NeighborOffsetId(r.str()?),
+            parity: crate::enums::Parity::ALL[r.index(crate::enums::Parity::ALL.len())?],
+            direction: r.str()?,
+            offset: crate::records::OffsetQr::decode(r)?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "90d34ac569f0b2ec017ab9732b328553dcfcce490d9b276b34bd5c4a3d62e011";
+/// The embedded data file (`data/NeighborOffset.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/NeighborOffset.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[NeighborOffset]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[NeighborOffset]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/NeighborOffset.bytes",
+        "NeighborOffset",
+        BYTES,
+        crate::hashes::tables::NEIGHBOR_OFFSET,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(NeighborOffset::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `NeighborOffset` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NeighborOffsetId(pub &'static str);
@@ -48,111 +83,59 @@ impl crate::canonical::Canonical for NeighborOffsetId {
     }
 }
 impl NeighborOffsetId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static NeighborOffset> {
         NeighborOffset::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[NeighborOffset] = &[
-    NeighborOffset {
-        id: crate::neighbor_offset::NeighborOffsetId("even-n"),
-        parity: crate::enums::Parity::Even,
-        direction: "n",
-        offset: crate::records::OffsetQr { dq: 0i8, dr: -1i8 },
-    },
-    NeighborOffset {
-        id: crate::neighbor_offset::NeighborOffsetId("even-ne"),
-        parity: crate::enums::Parity::Even,
-        direction: "ne",
-        offset: crate::records::OffsetQr { dq: 1i8, dr: -1i8 },
-    },
-    NeighborOffset {
-        id: crate::neighbor_offset::NeighborOffsetId("even-nw"),
-        parity: crate::enums::Parity::Even,
-        direction: "nw",
-        offset: crate::records::OffsetQr { dq: -1i8, dr: -1i8 },
-    },
-    NeighborOffset {
-        id: crate::neighbor_offset::NeighborOffsetId("even-s"),
-        parity: crate::enums::Parity::Even,
-        direction: "s",
-        offset: crate::records::OffsetQr { dq: 0i8, dr: 1i8 },
-    },
-    NeighborOffset {
-        id: crate::neighbor_offset::NeighborOffsetId("even-se"),
-        parity: crate::enums::Parity::Even,
-        direction: "se",
-        offset: crate::records::OffsetQr { dq: 1i8, dr: 0i8 },
-    },
-    NeighborOffset {
-        id: crate::neighbor_offset::NeighborOffsetId("even-sw"),
-        parity: crate::enums::Parity::Even,
-        direction: "sw",
-        offset: crate::records::OffsetQr { dq: -1i8, dr: 0i8 },
-    },
-    NeighborOffset {
-        id: crate::neighbor_offset::NeighborOffsetId("odd-n"),
-        parity: crate::enums::Parity::Odd,
-        direction: "n",
-        offset: crate::records::OffsetQr { dq: 0i8, dr: -1i8 },
-    },
-    NeighborOffset {
-        id: crate::neighbor_offset::NeighborOffsetId("odd-ne"),
-        parity: crate::enums::Parity::Odd,
-        direction: "ne",
-        offset: crate::records::OffsetQr { dq: 1i8, dr: 0i8 },
-    },
-    NeighborOffset {
-        id: crate::neighbor_offset::NeighborOffsetId("odd-nw"),
-        parity: crate::enums::Parity::Odd,
-        direction: "nw",
-        offset: crate::records::OffsetQr { dq: -1i8, dr: 0i8 },
-    },
-    NeighborOffset {
-        id: crate::neighbor_offset::NeighborOffsetId("odd-s"),
-        parity: crate::enums::Parity::Odd,
-        direction: "s",
-        offset: crate::records::OffsetQr { dq: 0i8, dr: 1i8 },
-    },
-    NeighborOffset {
-        id: crate::neighbor_offset::NeighborOffsetId("odd-se"),
-        parity: crate::enums::Parity::Odd,
-        direction: "se",
-        offset: crate::records::OffsetQr { dq: 1i8, dr: 1i8 },
-    },
-    NeighborOffset {
-        id: crate::neighbor_offset::NeighborOffsetId("odd-sw"),
-        parity: crate::enums::Parity::Odd,
-        direction: "sw",
-        offset: crate::records::OffsetQr { dq: -1i8, dr: 1i8 },
-    },
-];
 impl NeighborOffset {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/NeighborOffset.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [NeighborOffset] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [NeighborOffset], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(
         key: crate::neighbor_offset::NeighborOffsetId,
     ) -> Option<&'static NeighborOffset> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = NeighborOffset::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }
-/// Row positions sorted by the unique key.
-static BY_PARITY_AND_DIRECTION: &[usize] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
 impl NeighborOffset {
-    /// The row whose `Parity`, `Direction` (a unique key), by binary search.
+    /// The row whose `Parity`, `Direction` (a unique key), by binary search over an index built on the first lookup.
     pub fn get_by_parity_and_direction(
         parity: crate::enums::Parity,
         direction: &str,
     ) -> Option<&'static NeighborOffset> {
-        BY_PARITY_AND_DIRECTION
-            .binary_search_by(|&i| {
-                (ROWS[i].parity, ROWS[i].direction).cmp(&(parity, direction))
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = NeighborOffset::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(
+                    __rows,
+                    |__a, __b| {
+                        (__a.parity, __a.direction).cmp(&(__b.parity, __b.direction))
+                    },
+                )
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.parity, __row.direction).cmp(&(parity, direction))
             })
             .ok()
-            .map(|j| &ROWS[BY_PARITY_AND_DIRECTION[j]])
+            .map(|__j| &__rows[__index[__j] as usize])
     }
 }

@@ -67,6 +67,36 @@ impl crate::canonical::Canonical for Effect {
         out.push('}');
     }
 }
+impl Effect {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Effect, crate::DataError> {
+        Ok(Effect {
+            kind: crate::enums::EffectKind::ALL[r
+                .index(crate::enums::EffectKind::ALL.len())?],
+            trigger: crate::enums::Trigger::ALL[r
+                .index(crate::enums::Trigger::ALL.len())?],
+            order: if r.present()? {
+                Some(crate::enums::Order::ALL[r.index(crate::enums::Order::ALL.len())?])
+            } else {
+                None
+            },
+            amount: if r.present()? { Some(r.u8()?) } else { None },
+            cost: if r.present()? { Some(r.u8()?) } else { None },
+            range: if r.present()? { Some(r.u8()?) } else { None },
+            steps: if r.present()? { Some(r.u8()?) } else { None },
+            terrain: if r.present()? {
+                Some(
+                    crate::enums::Terrain::ALL[r
+                        .index(crate::enums::Terrain::ALL.len())?],
+                )
+            } else {
+                None
+            },
+        })
+    }
+}
 /// OffsetQR
 ///
 /// (dq,dr).
@@ -91,5 +121,16 @@ impl crate::canonical::Canonical for OffsetQr {
         crate::canonical::member(out, &mut first, "dr", &self.dr);
         let _ = first;
         out.push('}');
+    }
+}
+impl OffsetQr {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<OffsetQr, crate::DataError> {
+        Ok(OffsetQr {
+            dq: r.i8()?,
+            dr: r.i8()?,
+        })
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// The four faction roles with their contracts.
 ///
-/// Table `Role` (4 rows, mode `map`), schema `Role.schema.json`.
+/// Table `Role` (mode `map`), schema `Role.schema.json`; its rows are embedded from `data/Role.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Role {
     /// Role id.
@@ -42,6 +42,49 @@ impl crate::canonical::Canonical for Role {
         out.push('}');
     }
 }
+impl Role {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Role, crate::DataError> {
+        Ok(Role {
+            id: crate::role::RoleId(r.str()?),
+            name: r.str()?,
+            starting_birds: r.u8()?,
+            text: r.str()?,
+            effects: {
+                let n = r.len(8usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::records::Effect::decode(r)?);
+                }
+                crate::runtime::leak(v)
+            },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "1a67daf35060dd6bbd412ae58d12ec56138bebfea0baf41cf2dd630e67b5aff0";
+/// The embedded data file (`data/Role.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Role.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Role]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Role]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Role.bytes",
+        "Role",
+        BYTES,
+        crate::hashes::tables::ROLE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Role::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Role` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RoleId(pub &'static str);
@@ -51,114 +94,49 @@ impl crate::canonical::Canonical for RoleId {
     }
 }
 impl RoleId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Role> {
         Role::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Role] = &[
-    Role {
-        id: crate::role::RoleId("crow"),
-        name: "乌鸦",
-        starting_birds: 3u8,
-        text: "第三枚号令可付 1 食物学习对手最近行动类型",
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::LearnOrder,
-                trigger: crate::enums::Trigger::ThirdOrder,
-                order: None,
-                amount: None,
-                cost: Some(1u8),
-                range: None,
-                steps: None,
-                terrain: None,
-            },
-        ],
-    },
-    Role {
-        id: crate::role::RoleId("gull"),
-        name: "海鸥",
-        starting_birds: 3u8,
-        text: "在移动、返场或主动火拼后邻接敌鸟且食物落后时夺取 1 食物",
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::StealFood,
-                trigger: crate::enums::Trigger::AfterMove,
-                order: None,
-                amount: Some(1u8),
-                cost: None,
-                range: Some(1u8),
-                steps: None,
-                terrain: None,
-            },
-        ],
-    },
-    Role {
-        id: crate::role::RoleId("magpie"),
-        name: "喜鹊",
-        starting_birds: 3u8,
-        text: "在最终攻击位置邻接己方阵营鸟时攻击 +1",
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::AttackBonus,
-                trigger: crate::enums::Trigger::OnAttack,
-                order: None,
-                amount: Some(1u8),
-                cost: None,
-                range: Some(1u8),
-                steps: None,
-                terrain: None,
-            },
-        ],
-    },
-    Role {
-        id: crate::role::RoleId("pigeon"),
-        name: "鸽子",
-        starting_birds: 4u8,
-        text: "多一枚开局鸟；两枚相邻阵营鸟可各走一格并保持相邻，均计激活费",
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::ExtraBird,
-                trigger: crate::enums::Trigger::OnSetup,
-                order: None,
-                amount: Some(1u8),
-                cost: None,
-                range: None,
-                steps: None,
-                terrain: None,
-            },
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::PairMove,
-                trigger: crate::enums::Trigger::Always,
-                order: None,
-                amount: None,
-                cost: None,
-                range: Some(1u8),
-                steps: Some(1u8),
-                terrain: None,
-            },
-        ],
-    },
-];
 impl Role {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Role.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Role] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Role], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::role::RoleId) -> Option<&'static Role> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Role::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }
-/// Row positions sorted by the unique key.
-static BY_NAME: &[usize] = &[0, 2, 1, 3];
 impl Role {
-    /// The row whose `Name` (a unique key), by binary search.
+    /// The row whose `Name` (a unique key), by binary search over an index built on the first lookup.
     pub fn get_by_name(name: &str) -> Option<&'static Role> {
-        BY_NAME
-            .binary_search_by(|&i| ROWS[i].name.cmp(&name))
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = Role::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(__rows, |__a, __b| (__a.name).cmp(&(__b.name)))
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.name).cmp(&(name))
+            })
             .ok()
-            .map(|j| &ROWS[BY_NAME[j]])
+            .map(|__j| &__rows[__index[__j] as usize])
     }
 }

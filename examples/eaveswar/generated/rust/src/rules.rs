@@ -5,7 +5,7 @@
 ///
 /// Game constants (singleton).
 ///
-/// Table `Rules` (1 rows, mode `one`), schema `Rules.schema.json`.
+/// Table `Rules` (mode `one`), schema `Rules.schema.json`; its rows are embedded from `data/Rules.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rules {
     /// Discard down to this at round end.
@@ -122,30 +122,72 @@ impl crate::canonical::Canonical for Rules {
         out.push('}');
     }
 }
-/// The single row of this table.
-pub static ROW: Rules = Rules {
-    hand_limit: 5u8,
-    starting_hand: 3u8,
-    draw_per_round: 1u8,
-    deck_size: 24u8,
-    starting_food: 2u8,
-    food_per_round: 1u8,
-    win_delivered: 6u8,
-    orders_per_round: 3u8,
-    idle_food: 1u8,
-    reactivation_cost: 1u8,
-    recruit_cost: 2u8,
-    max_recruits: 2u8,
-    market_size: 3u8,
-    base_attack: 1u8,
-    base_defense: 0u8,
-    defender_wins_ties: true,
-    trash_cans: 12u8,
-    starting_birds: 3u8,
-};
 impl Rules {
-    /// The single row.
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Rules, crate::DataError> {
+        Ok(Rules {
+            hand_limit: r.u8()?,
+            starting_hand: r.u8()?,
+            draw_per_round: r.u8()?,
+            deck_size: r.u8()?,
+            starting_food: r.u8()?,
+            food_per_round: r.u8()?,
+            win_delivered: r.u8()?,
+            orders_per_round: r.u8()?,
+            idle_food: r.u8()?,
+            reactivation_cost: r.u8()?,
+            recruit_cost: r.u8()?,
+            max_recruits: r.u8()?,
+            market_size: r.u8()?,
+            base_attack: r.u8()?,
+            base_defense: r.u8()?,
+            defender_wins_ties: r.bool()?,
+            trash_cans: r.u8()?,
+            starting_birds: r.u8()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "c356b342ee8286c998faa1de2b93eb3eb3ff34f952af21929effd73bb79f6d6a";
+/// The embedded data file (`data/Rules.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Rules.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Rules]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Rules]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Rules.bytes",
+        "Rules",
+        BYTES,
+        crate::hashes::tables::RULES,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Rules::decode(&mut r)?);
+    }
+    if rows.len() != 1 {
+        return Err(r.error(format!("a singleton table has {} rows", rows.len())));
+    }
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
+impl Rules {
+    /// The single row, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Rules.bytes` cannot be read (a file under `generated/` edited by hand): `try_get` and the crate's `load()` return the error instead.
     pub fn get() -> &'static Rules {
-        &ROW
+        &crate::runtime::rows(DATA.get_or_init(decode))[0]
+    }
+    /// The single row, or why the embedded data cannot be read.
+    pub fn try_get() -> Result<&'static Rules, crate::DataError> {
+        let rows: &'static [Rules] = match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }?;
+        Ok(&rows[0])
     }
 }

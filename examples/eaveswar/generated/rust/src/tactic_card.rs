@@ -5,7 +5,7 @@
 ///
 /// The 24-card tactic deck (identical for both players) and the permanent bluff card. DESIGNED: the seed omits the list.
 ///
-/// Table `TacticCard` (11 rows, mode `map`), schema `TacticCard.schema.json`.
+/// Table `TacticCard` (mode `map`), schema `TacticCard.schema.json`; its rows are embedded from `data/TacticCard.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TacticCard {
     /// Card id.
@@ -52,6 +52,52 @@ impl crate::canonical::Canonical for TacticCard {
         out.push('}');
     }
 }
+impl TacticCard {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TacticCard, crate::DataError> {
+        Ok(TacticCard {
+            id: crate::tactic_card::TacticCardId(r.str()?),
+            name: r.str()?,
+            category: crate::enums::CardCategory::ALL[r
+                .index(crate::enums::CardCategory::ALL.len())?],
+            cost: r.u8()?,
+            copies: r.u8()?,
+            designed: r.bool()?,
+            effects: {
+                let n = r.len(8usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::records::Effect::decode(r)?);
+                }
+                crate::runtime::leak(v)
+            },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "a91261aef4ce9d8be71d72a68b99fba21b6e3d57337507eaa0374229f5af26e9";
+/// The embedded data file (`data/TacticCard.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TacticCard.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TacticCard]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TacticCard]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TacticCard.bytes",
+        "TacticCard",
+        BYTES,
+        crate::hashes::tables::TACTIC_CARD,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TacticCard::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TacticCard` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TacticCardId(pub &'static str);
@@ -61,252 +107,49 @@ impl crate::canonical::Canonical for TacticCardId {
     }
 }
 impl TacticCardId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TacticCard> {
         TacticCard::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[TacticCard] = &[
-    TacticCard {
-        id: crate::tactic_card::TacticCardId("bluff"),
-        name: "永久诈唬",
-        category: crate::enums::CardCategory::General,
-        cost: 0u8,
-        copies: 0u8,
-        designed: false,
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::Bluff,
-                trigger: crate::enums::Trigger::Always,
-                order: None,
-                amount: None,
-                cost: None,
-                range: None,
-                steps: None,
-                terrain: None,
-            },
-        ],
-    },
-    TacticCard {
-        id: crate::tactic_card::TacticCardId("dash"),
-        name: "疾飞",
-        category: crate::enums::CardCategory::EnhanceMove,
-        cost: 1u8,
-        copies: 3u8,
-        designed: true,
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::Move,
-                trigger: crate::enums::Trigger::AfterMove,
-                order: None,
-                amount: None,
-                cost: None,
-                range: None,
-                steps: Some(2u8),
-                terrain: None,
-            },
-        ],
-    },
-    TacticCard {
-        id: crate::tactic_card::TacticCardId("deep-dig"),
-        name: "深挖",
-        category: crate::enums::CardCategory::EnhanceSearch,
-        cost: 1u8,
-        copies: 3u8,
-        designed: false,
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::DrawCard,
-                trigger: crate::enums::Trigger::AfterSearch,
-                order: None,
-                amount: Some(1u8),
-                cost: None,
-                range: None,
-                steps: None,
-                terrain: None,
-            },
-        ],
-    },
-    TacticCard {
-        id: crate::tactic_card::TacticCardId("escape"),
-        name: "脱逃",
-        category: crate::enums::CardCategory::EnhanceFight,
-        cost: 1u8,
-        copies: 2u8,
-        designed: false,
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::Escape,
-                trigger: crate::enums::Trigger::OnLoseFight,
-                order: None,
-                amount: None,
-                cost: None,
-                range: None,
-                steps: None,
-                terrain: Some(crate::enums::Terrain::HighGround),
-            },
-        ],
-    },
-    TacticCard {
-        id: crate::tactic_card::TacticCardId("flank"),
-        name: "绕后",
-        category: crate::enums::CardCategory::EnhanceFight,
-        cost: 1u8,
-        copies: 2u8,
-        designed: false,
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::BlockRetreat,
-                trigger: crate::enums::Trigger::AfterFightWin,
-                order: None,
-                amount: Some(1u8),
-                cost: None,
-                range: None,
-                steps: None,
-                terrain: None,
-            },
-        ],
-    },
-    TacticCard {
-        id: crate::tactic_card::TacticCardId("forage"),
-        name: "觅食",
-        category: crate::enums::CardCategory::General,
-        cost: 0u8,
-        copies: 2u8,
-        designed: true,
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::GainFood,
-                trigger: crate::enums::Trigger::Always,
-                order: None,
-                amount: Some(2u8),
-                cost: None,
-                range: None,
-                steps: None,
-                terrain: None,
-            },
-        ],
-    },
-    TacticCard {
-        id: crate::tactic_card::TacticCardId("glide"),
-        name: "滑翔",
-        category: crate::enums::CardCategory::EnhanceMove,
-        cost: 1u8,
-        copies: 2u8,
-        designed: true,
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::Move,
-                trigger: crate::enums::Trigger::Always,
-                order: None,
-                amount: None,
-                cost: None,
-                range: None,
-                steps: Some(1u8),
-                terrain: Some(crate::enums::Terrain::HighGround),
-            },
-        ],
-    },
-    TacticCard {
-        id: crate::tactic_card::TacticCardId("guard-nest"),
-        name: "护巢",
-        category: crate::enums::CardCategory::EnhanceFight,
-        cost: 1u8,
-        copies: 3u8,
-        designed: true,
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::DefenseBonus,
-                trigger: crate::enums::Trigger::OnDefend,
-                order: None,
-                amount: Some(1u8),
-                cost: None,
-                range: None,
-                steps: None,
-                terrain: None,
-            },
-        ],
-    },
-    TacticCard {
-        id: crate::tactic_card::TacticCardId("keen-eye"),
-        name: "慧眼",
-        category: crate::enums::CardCategory::EnhanceSearch,
-        cost: 1u8,
-        copies: 2u8,
-        designed: false,
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::DrawCard,
-                trigger: crate::enums::Trigger::AfterSearch,
-                order: None,
-                amount: Some(1u8),
-                cost: None,
-                range: None,
-                steps: None,
-                terrain: None,
-            },
-        ],
-    },
-    TacticCard {
-        id: crate::tactic_card::TacticCardId("peck"),
-        name: "啄击",
-        category: crate::enums::CardCategory::EnhanceFight,
-        cost: 1u8,
-        copies: 2u8,
-        designed: true,
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::AttackBonus,
-                trigger: crate::enums::Trigger::OnAttack,
-                order: None,
-                amount: Some(1u8),
-                cost: None,
-                range: None,
-                steps: None,
-                terrain: None,
-            },
-        ],
-    },
-    TacticCard {
-        id: crate::tactic_card::TacticCardId("press"),
-        name: "压阵",
-        category: crate::enums::CardCategory::EnhanceFight,
-        cost: 1u8,
-        copies: 3u8,
-        designed: false,
-        effects: &[
-            crate::records::Effect {
-                kind: crate::enums::EffectKind::ExtraSteal,
-                trigger: crate::enums::Trigger::AfterFightWin,
-                order: None,
-                amount: Some(1u8),
-                cost: None,
-                range: None,
-                steps: None,
-                terrain: None,
-            },
-        ],
-    },
-];
 impl TacticCard {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TacticCard.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TacticCard] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TacticCard], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::tactic_card::TacticCardId) -> Option<&'static TacticCard> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = TacticCard::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }
-/// Row positions sorted by the unique key.
-static BY_NAME: &[usize] = &[10, 9, 8, 7, 0, 2, 6, 1, 4, 3, 5];
 impl TacticCard {
-    /// The row whose `Name` (a unique key), by binary search.
+    /// The row whose `Name` (a unique key), by binary search over an index built on the first lookup.
     pub fn get_by_name(name: &str) -> Option<&'static TacticCard> {
-        BY_NAME
-            .binary_search_by(|&i| ROWS[i].name.cmp(&name))
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = TacticCard::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(__rows, |__a, __b| (__a.name).cmp(&(__b.name)))
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.name).cmp(&(name))
+            })
             .ok()
-            .map(|j| &ROWS[BY_NAME[j]])
+            .map(|__j| &__rows[__index[__j] as usize])
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// Per-round content mix of the 12 trash cans (shuffled each round, public).
 ///
-/// Table `TrashMix` (4 rows, mode `map`), schema `TrashMix.schema.json`.
+/// Table `TrashMix` (mode `map`), schema `TrashMix.schema.json`; its rows are embedded from `data/TrashMix.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TrashMix {
     /// Content kind.
@@ -32,6 +32,42 @@ impl crate::canonical::Canonical for TrashMix {
         out.push('}');
     }
 }
+impl TrashMix {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TrashMix, crate::DataError> {
+        Ok(TrashMix {
+            content: crate::trash_mix::TrashMixId(
+                crate::enums::Content::ALL[r.index(crate::enums::Content::ALL.len())?],
+            ),
+            cans: r.u8()?,
+            per_can: r.u8()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "64be52296adec1ba15eec4d1e213a5f828fef05712c77342973f15417b0abb5a";
+/// The embedded data file (`data/TrashMix.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TrashMix.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TrashMix]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TrashMix]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TrashMix.bytes",
+        "TrashMix",
+        BYTES,
+        crate::hashes::tables::TRASH_MIX,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TrashMix::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.content) < (b.content))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TrashMix` (column `Content`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TrashMixId(pub crate::enums::Content);
@@ -41,41 +77,31 @@ impl crate::canonical::Canonical for TrashMixId {
     }
 }
 impl TrashMixId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TrashMix> {
         TrashMix::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[TrashMix] = &[
-    TrashMix {
-        content: crate::trash_mix::TrashMixId(crate::enums::Content::Shiny),
-        cans: 3u8,
-        per_can: 1u8,
-    },
-    TrashMix {
-        content: crate::trash_mix::TrashMixId(crate::enums::Content::Food),
-        cans: 3u8,
-        per_can: 2u8,
-    },
-    TrashMix {
-        content: crate::trash_mix::TrashMixId(crate::enums::Content::Card),
-        cans: 2u8,
-        per_can: 1u8,
-    },
-    TrashMix {
-        content: crate::trash_mix::TrashMixId(crate::enums::Content::Empty),
-        cans: 4u8,
-        per_can: 0u8,
-    },
-];
 impl TrashMix {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TrashMix.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TrashMix] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TrashMix], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::trash_mix::TrashMixId) -> Option<&'static TrashMix> {
-        ROWS.binary_search_by(|__row| __row.content.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = TrashMix::all();
+        rows.binary_search_by(|row| row.content.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

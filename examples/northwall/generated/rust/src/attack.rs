@@ -5,7 +5,7 @@
 ///
 /// Expected attacks chosen before damage (the seed's attack arrows): one row per placed unit.
 ///
-/// Table `Attack` (41 rows, mode `list`), schema `Attack.schema.json`.
+/// Table `Attack` (mode `list`), schema `Attack.schema.json`; its rows are embedded from `data/Attack.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Attack {
     /// Scenario.
@@ -53,362 +53,116 @@ impl crate::canonical::Canonical for Attack {
         out.push('}');
     }
 }
-/// Every row, in source order.
-pub static ROWS: &[Attack] = &[
-    Attack {
-        scenario: crate::scenario::ScenarioId("Worked"),
-        side: crate::enums::Side::Player,
-        lane: crate::lane::LaneId("North"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Front),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("Worked"),
-        side: crate::enums::Side::Player,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Front),
-        damage: 2u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("Worked"),
-        side: crate::enums::Side::Player,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Back,
-        target: Some(crate::enums::Rank::Back),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("Worked"),
-        side: crate::enums::Side::Enemy,
-        lane: crate::lane::LaneId("North"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Front),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("Worked"),
-        side: crate::enums::Side::Enemy,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Front),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("Worked"),
-        side: crate::enums::Side::Enemy,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Back,
-        target: Some(crate::enums::Rank::Front),
-        damage: 2u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("PreferredRankEmpty"),
-        side: crate::enums::Side::Player,
-        lane: crate::lane::LaneId("North"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Front),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("PreferredRankEmpty"),
-        side: crate::enums::Side::Player,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Front),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("PreferredRankEmpty"),
-        side: crate::enums::Side::Player,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Back,
-        target: Some(crate::enums::Rank::Front),
-        damage: 2u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("PreferredRankEmpty"),
-        side: crate::enums::Side::Enemy,
-        lane: crate::lane::LaneId("North"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Front),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("PreferredRankEmpty"),
-        side: crate::enums::Side::Enemy,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Back),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("PreferredRankEmpty"),
-        side: crate::enums::Side::Enemy,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Back,
-        target: Some(crate::enums::Rank::Front),
-        damage: 2u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("NoEnemyInLane"),
-        side: crate::enums::Side::Player,
-        lane: crate::lane::LaneId("North"),
-        rank: crate::enums::Rank::Front,
-        target: None,
-        damage: 0u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("NoEnemyInLane"),
-        side: crate::enums::Side::Player,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Back),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("NoEnemyInLane"),
-        side: crate::enums::Side::Player,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Back,
-        target: Some(crate::enums::Rank::Front),
-        damage: 2u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("NoEnemyInLane"),
-        side: crate::enums::Side::Enemy,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Front),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("NoEnemyInLane"),
-        side: crate::enums::Side::Enemy,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Back,
-        target: Some(crate::enums::Rank::Back),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("TwoAttacksSameTarget"),
-        side: crate::enums::Side::Player,
-        lane: crate::lane::LaneId("North"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Front),
-        damage: 2u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("TwoAttacksSameTarget"),
-        side: crate::enums::Side::Player,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Front),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("TwoAttacksSameTarget"),
-        side: crate::enums::Side::Player,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Back,
-        target: Some(crate::enums::Rank::Front),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("TwoAttacksSameTarget"),
-        side: crate::enums::Side::Enemy,
-        lane: crate::lane::LaneId("North"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Front),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("TwoAttacksSameTarget"),
-        side: crate::enums::Side::Enemy,
-        lane: crate::lane::LaneId("North"),
-        rank: crate::enums::Rank::Back,
-        target: Some(crate::enums::Rank::Front),
-        damage: 2u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("TwoAttacksSameTarget"),
-        side: crate::enums::Side::Enemy,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Back),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("UnitDropsToZero"),
-        side: crate::enums::Side::Player,
-        lane: crate::lane::LaneId("North"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Front),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("UnitDropsToZero"),
-        side: crate::enums::Side::Player,
-        lane: crate::lane::LaneId("North"),
-        rank: crate::enums::Rank::Back,
-        target: Some(crate::enums::Rank::Front),
-        damage: 2u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("UnitDropsToZero"),
-        side: crate::enums::Side::Player,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Back),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("UnitDropsToZero"),
-        side: crate::enums::Side::Enemy,
-        lane: crate::lane::LaneId("North"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Front),
-        damage: 2u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("UnitDropsToZero"),
-        side: crate::enums::Side::Enemy,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Front),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("UnitDropsToZero"),
-        side: crate::enums::Side::Enemy,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Back,
-        target: Some(crate::enums::Rank::Front),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("LaneTie"),
-        side: crate::enums::Side::Player,
-        lane: crate::lane::LaneId("North"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Front),
-        damage: 2u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("LaneTie"),
-        side: crate::enums::Side::Player,
-        lane: crate::lane::LaneId("North"),
-        rank: crate::enums::Rank::Back,
-        target: Some(crate::enums::Rank::Back),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("LaneTie"),
-        side: crate::enums::Side::Player,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Front),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("LaneTie"),
-        side: crate::enums::Side::Enemy,
-        lane: crate::lane::LaneId("North"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Front),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("LaneTie"),
-        side: crate::enums::Side::Enemy,
-        lane: crate::lane::LaneId("North"),
-        rank: crate::enums::Rank::Back,
-        target: Some(crate::enums::Rank::Front),
-        damage: 2u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("LaneTie"),
-        side: crate::enums::Side::Enemy,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Front),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("NextMatch"),
-        side: crate::enums::Side::Player,
-        lane: crate::lane::LaneId("North"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Front),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("NextMatch"),
-        side: crate::enums::Side::Player,
-        lane: crate::lane::LaneId("North"),
-        rank: crate::enums::Rank::Back,
-        target: Some(crate::enums::Rank::Front),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("NextMatch"),
-        side: crate::enums::Side::Player,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Front),
-        damage: 2u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("NextMatch"),
-        side: crate::enums::Side::Enemy,
-        lane: crate::lane::LaneId("North"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Back),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("NextMatch"),
-        side: crate::enums::Side::Enemy,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Front,
-        target: Some(crate::enums::Rank::Front),
-        damage: 1u8,
-    },
-    Attack {
-        scenario: crate::scenario::ScenarioId("NextMatch"),
-        side: crate::enums::Side::Enemy,
-        lane: crate::lane::LaneId("South"),
-        rank: crate::enums::Rank::Back,
-        target: Some(crate::enums::Rank::Front),
-        damage: 2u8,
-    },
-];
 impl Attack {
-    /// Every row, in source order.
-    pub fn all() -> &'static [Attack] {
-        ROWS
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Attack, crate::DataError> {
+        Ok(Attack {
+            scenario: crate::scenario::ScenarioId(r.str()?),
+            side: crate::enums::Side::ALL[r.index(crate::enums::Side::ALL.len())?],
+            lane: crate::lane::LaneId(r.str()?),
+            rank: crate::enums::Rank::ALL[r.index(crate::enums::Rank::ALL.len())?],
+            target: if r.present()? {
+                Some(crate::enums::Rank::ALL[r.index(crate::enums::Rank::ALL.len())?])
+            } else {
+                None
+            },
+            damage: r.u8()?,
+        })
     }
 }
-/// Row positions sorted by the unique key.
-static BY_SCENARIO_AND_SIDE_AND_LANE_AND_RANK: &[usize] = &[
-    29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 12, 13, 14, 15, 16, 6, 7, 8, 9, 10, 11, 17, 18,
-    19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 0, 1, 2, 3, 4, 5,
-];
 impl Attack {
-    /// The row whose `Scenario`, `Side`, `Lane`, `Rank` (a unique key), by binary search.
+    /// The `Scenario` row that `Scenario` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `Scenario` does not have.
+    pub fn scenario_row(&self) -> &'static crate::scenario::Scenario {
+        let key = self.scenario;
+        match crate::scenario::Scenario::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("Scenario", &key),
+        }
+    }
+    /// The `Lane` row that `Lane` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `Lane` does not have.
+    pub fn lane_row(&self) -> &'static crate::lane::Lane {
+        let key = self.lane;
+        match crate::lane::Lane::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("Lane", &key),
+        }
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "fee4926c868bb369e0b70e05ca67a1927f020c25571267e5c40b3d6d3f1fb8eb";
+/// The embedded data file (`data/Attack.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Attack.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Attack]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Attack]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Attack.bytes",
+        "Attack",
+        BYTES,
+        crate::hashes::tables::ATTACK,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Attack::decode(&mut r)?);
+    }
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
+impl Attack {
+    /// Every row, in source order, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Attack.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    pub fn all() -> &'static [Attack] {
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Attack], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+}
+impl Attack {
+    /// The row whose `Scenario`, `Side`, `Lane`, `Rank` (a unique key), by binary search over an index built on the first lookup.
     pub fn get_by_scenario_and_side_and_lane_and_rank(
         scenario: crate::scenario::ScenarioId,
         side: crate::enums::Side,
         lane: crate::lane::LaneId,
         rank: crate::enums::Rank,
     ) -> Option<&'static Attack> {
-        BY_SCENARIO_AND_SIDE_AND_LANE_AND_RANK
-            .binary_search_by(|&i| {
-                (ROWS[i].scenario, ROWS[i].side, ROWS[i].lane, ROWS[i].rank)
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = Attack::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(
+                    __rows,
+                    |__a, __b| {
+                        (__a.scenario, __a.side, __a.lane, __a.rank)
+                            .cmp(&(__b.scenario, __b.side, __b.lane, __b.rank))
+                    },
+                )
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.scenario, __row.side, __row.lane, __row.rank)
                     .cmp(&(scenario, side, lane, rank))
             })
             .ok()
-            .map(|j| &ROWS[BY_SCENARIO_AND_SIDE_AND_LANE_AND_RANK[j]])
+            .map(|__j| &__rows[__index[__j] as usize])
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// The volley and scoring rules (singleton).
 ///
-/// Table `Battle` (1 rows, mode `one`), schema `Battle.schema.json`.
+/// Table `Battle` (mode `one`), schema `Battle.schema.json`; its rows are embedded from `data/Battle.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Battle {
     /// Units per army in a full formation (one of the four cells stays empty).
@@ -67,18 +67,60 @@ impl crate::canonical::Canonical for Battle {
         out.push('}');
     }
 }
-/// The single row of this table.
-pub static ROW: Battle = Battle {
-    army_size: 3u8,
-    lane_point: 1u8,
-    cross_lane_targeting: false,
-    simultaneous_damage: true,
-    remove_at_zero_hp: true,
-    restore_hp_between_matches: true,
-};
 impl Battle {
-    /// The single row.
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Battle, crate::DataError> {
+        Ok(Battle {
+            army_size: r.u8()?,
+            lane_point: r.u8()?,
+            cross_lane_targeting: r.bool()?,
+            simultaneous_damage: r.bool()?,
+            remove_at_zero_hp: r.bool()?,
+            restore_hp_between_matches: r.bool()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "233081dabe7c89704405da4e0d8727f51c67b8ef55955281faea220ec7cf130b";
+/// The embedded data file (`data/Battle.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Battle.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Battle]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Battle]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Battle.bytes",
+        "Battle",
+        BYTES,
+        crate::hashes::tables::BATTLE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Battle::decode(&mut r)?);
+    }
+    if rows.len() != 1 {
+        return Err(r.error(format!("a singleton table has {} rows", rows.len())));
+    }
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
+impl Battle {
+    /// The single row, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Battle.bytes` cannot be read (a file under `generated/` edited by hand): `try_get` and the crate's `load()` return the error instead.
     pub fn get() -> &'static Battle {
-        &ROW
+        &crate::runtime::rows(DATA.get_or_init(decode))[0]
+    }
+    /// The single row, or why the embedded data cannot be read.
+    pub fn try_get() -> Result<&'static Battle, crate::DataError> {
+        let rows: &'static [Battle] = match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }?;
+        Ok(&rows[0])
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// The two lanes (战线); each side has a Front and a Back cell in each.
 ///
-/// Table `Lane` (2 rows, mode `map`), schema `Lane.schema.json`.
+/// Table `Lane` (mode `map`), schema `Lane.schema.json`; its rows are embedded from `data/Lane.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Lane {
     /// North or South.
@@ -27,6 +27,39 @@ impl crate::canonical::Canonical for Lane {
         out.push('}');
     }
 }
+impl Lane {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Lane, crate::DataError> {
+        Ok(Lane {
+            id: crate::lane::LaneId(r.str()?),
+            name: r.str()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "e6604a7893d01a23b86799f0e35e8fe64a9109a2ed4446a3aabdd8372a0c002f";
+/// The embedded data file (`data/Lane.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Lane.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Lane]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Lane]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Lane.bytes",
+        "Lane",
+        BYTES,
+        crate::hashes::tables::LANE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Lane::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Lane` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LaneId(pub &'static str);
@@ -36,29 +69,31 @@ impl crate::canonical::Canonical for LaneId {
     }
 }
 impl LaneId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Lane> {
         Lane::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Lane] = &[
-    Lane {
-        id: crate::lane::LaneId("North"),
-        name: "北线",
-    },
-    Lane {
-        id: crate::lane::LaneId("South"),
-        name: "南线",
-    },
-];
 impl Lane {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Lane.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Lane] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Lane], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::lane::LaneId) -> Option<&'static Lane> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Lane::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

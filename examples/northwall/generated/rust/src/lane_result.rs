@@ -5,7 +5,7 @@
 ///
 /// Expected lane totals after the volley (surviving HP per side) and who takes the lane point.
 ///
-/// Table `LaneResult` (14 rows, mode `list`), schema `LaneResult.schema.json`.
+/// Table `LaneResult` (mode `list`), schema `LaneResult.schema.json`; its rows are embedded from `data/LaneResult.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LaneResult {
     /// Scenario.
@@ -46,126 +46,105 @@ impl crate::canonical::Canonical for LaneResult {
         out.push('}');
     }
 }
-/// Every row, in source order.
-pub static ROWS: &[LaneResult] = &[
-    LaneResult {
-        scenario: crate::scenario::ScenarioId("Worked"),
-        lane: crate::lane::LaneId("North"),
-        player_hp: 2u8,
-        enemy_hp: 1u8,
-        point: crate::enums::Outcome::Player,
-    },
-    LaneResult {
-        scenario: crate::scenario::ScenarioId("Worked"),
-        lane: crate::lane::LaneId("South"),
-        player_hp: 2u8,
-        enemy_hp: 2u8,
-        point: crate::enums::Outcome::Draw,
-    },
-    LaneResult {
-        scenario: crate::scenario::ScenarioId("PreferredRankEmpty"),
-        lane: crate::lane::LaneId("North"),
-        player_hp: 1u8,
-        enemy_hp: 2u8,
-        point: crate::enums::Outcome::Enemy,
-    },
-    LaneResult {
-        scenario: crate::scenario::ScenarioId("PreferredRankEmpty"),
-        lane: crate::lane::LaneId("South"),
-        player_hp: 2u8,
-        enemy_hp: 2u8,
-        point: crate::enums::Outcome::Draw,
-    },
-    LaneResult {
-        scenario: crate::scenario::ScenarioId("NoEnemyInLane"),
-        lane: crate::lane::LaneId("North"),
-        player_hp: 3u8,
-        enemy_hp: 0u8,
-        point: crate::enums::Outcome::Player,
-    },
-    LaneResult {
-        scenario: crate::scenario::ScenarioId("NoEnemyInLane"),
-        lane: crate::lane::LaneId("South"),
-        player_hp: 2u8,
-        enemy_hp: 2u8,
-        point: crate::enums::Outcome::Draw,
-    },
-    LaneResult {
-        scenario: crate::scenario::ScenarioId("TwoAttacksSameTarget"),
-        lane: crate::lane::LaneId("North"),
-        player_hp: 0u8,
-        enemy_hp: 3u8,
-        point: crate::enums::Outcome::Enemy,
-    },
-    LaneResult {
-        scenario: crate::scenario::ScenarioId("TwoAttacksSameTarget"),
-        lane: crate::lane::LaneId("South"),
-        player_hp: 4u8,
-        enemy_hp: 0u8,
-        point: crate::enums::Outcome::Player,
-    },
-    LaneResult {
-        scenario: crate::scenario::ScenarioId("UnitDropsToZero"),
-        lane: crate::lane::LaneId("North"),
-        player_hp: 3u8,
-        enemy_hp: 0u8,
-        point: crate::enums::Outcome::Player,
-    },
-    LaneResult {
-        scenario: crate::scenario::ScenarioId("UnitDropsToZero"),
-        lane: crate::lane::LaneId("South"),
-        player_hp: 0u8,
-        enemy_hp: 4u8,
-        point: crate::enums::Outcome::Enemy,
-    },
-    LaneResult {
-        scenario: crate::scenario::ScenarioId("LaneTie"),
-        lane: crate::lane::LaneId("North"),
-        player_hp: 2u8,
-        enemy_hp: 2u8,
-        point: crate::enums::Outcome::Draw,
-    },
-    LaneResult {
-        scenario: crate::scenario::ScenarioId("LaneTie"),
-        lane: crate::lane::LaneId("South"),
-        player_hp: 2u8,
-        enemy_hp: 1u8,
-        point: crate::enums::Outcome::Player,
-    },
-    LaneResult {
-        scenario: crate::scenario::ScenarioId("NextMatch"),
-        lane: crate::lane::LaneId("North"),
-        player_hp: 4u8,
-        enemy_hp: 0u8,
-        point: crate::enums::Outcome::Player,
-    },
-    LaneResult {
-        scenario: crate::scenario::ScenarioId("NextMatch"),
-        lane: crate::lane::LaneId("South"),
-        player_hp: 0u8,
-        enemy_hp: 3u8,
-        point: crate::enums::Outcome::Enemy,
-    },
-];
 impl LaneResult {
-    /// Every row, in source order.
-    pub fn all() -> &'static [LaneResult] {
-        ROWS
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<LaneResult, crate::DataError> {
+        Ok(LaneResult {
+            scenario: crate::scenario::ScenarioId(r.str()?),
+            lane: crate::lane::LaneId(r.str()?),
+            player_hp: r.u8()?,
+            enemy_hp: r.u8()?,
+            point: crate::enums::Outcome::ALL[r.index(crate::enums::Outcome::ALL.len())?],
+        })
     }
 }
-/// Row positions sorted by the unique key.
-static BY_SCENARIO_AND_LANE: &[usize] = &[10, 11, 12, 13, 4, 5, 2, 3, 6, 7, 8, 9, 0, 1];
 impl LaneResult {
-    /// The row whose `Scenario`, `Lane` (a unique key), by binary search.
+    /// The `Scenario` row that `Scenario` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `Scenario` does not have.
+    pub fn scenario_row(&self) -> &'static crate::scenario::Scenario {
+        let key = self.scenario;
+        match crate::scenario::Scenario::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("Scenario", &key),
+        }
+    }
+    /// The `Lane` row that `Lane` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `Lane` does not have.
+    pub fn lane_row(&self) -> &'static crate::lane::Lane {
+        let key = self.lane;
+        match crate::lane::Lane::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("Lane", &key),
+        }
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "1c5e3f732ffc28fb9faa280a54c0bc15c65ea7ed3cddf6eb4261ee9f75365608";
+/// The embedded data file (`data/LaneResult.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/LaneResult.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[LaneResult]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[LaneResult]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/LaneResult.bytes",
+        "LaneResult",
+        BYTES,
+        crate::hashes::tables::LANE_RESULT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(LaneResult::decode(&mut r)?);
+    }
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
+impl LaneResult {
+    /// Every row, in source order, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/LaneResult.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    pub fn all() -> &'static [LaneResult] {
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [LaneResult], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+}
+impl LaneResult {
+    /// The row whose `Scenario`, `Lane` (a unique key), by binary search over an index built on the first lookup.
     pub fn get_by_scenario_and_lane(
         scenario: crate::scenario::ScenarioId,
         lane: crate::lane::LaneId,
     ) -> Option<&'static LaneResult> {
-        BY_SCENARIO_AND_LANE
-            .binary_search_by(|&i| {
-                (ROWS[i].scenario, ROWS[i].lane).cmp(&(scenario, lane))
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = LaneResult::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(
+                    __rows,
+                    |__a, __b| (__a.scenario, __a.lane).cmp(&(__b.scenario, __b.lane)),
+                )
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.scenario, __row.lane).cmp(&(scenario, lane))
             })
             .ok()
-            .map(|j| &ROWS[BY_SCENARIO_AND_LANE[j]])
+            .map(|__j| &__rows[__index[__j] as usize])
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// A hand-computed encounter: the seed's worked example and its six acceptance cases, each with the expected result.
 ///
-/// Table `Scenario` (7 rows, mode `map`), schema `Scenario.schema.json`.
+/// Table `Scenario` (mode `map`), schema `Scenario.schema.json`; its rows are embedded from `data/Scenario.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Scenario {
     /// Scenario id.
@@ -61,6 +61,66 @@ impl crate::canonical::Canonical for Scenario {
         out.push('}');
     }
 }
+impl Scenario {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Scenario, crate::DataError> {
+        Ok(Scenario {
+            id: crate::scenario::ScenarioId(r.str()?),
+            case: r.str()?,
+            checks: r.str()?,
+            after: if r.present()? {
+                Some(crate::scenario::ScenarioId(r.str()?))
+            } else {
+                None
+            },
+            full_armies: r.bool()?,
+            player_points: r.u8()?,
+            enemy_points: r.u8()?,
+            winner: crate::enums::Outcome::ALL[r
+                .index(crate::enums::Outcome::ALL.len())?],
+        })
+    }
+}
+impl Scenario {
+    /// The `Scenario` row that `After` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `Scenario` does not have.
+    pub fn after_row(&self) -> Option<&'static crate::scenario::Scenario> {
+        let key = self.after?;
+        Some(
+            match crate::scenario::Scenario::get(key) {
+                Some(row) => row,
+                None => crate::runtime::dangling("Scenario", &key),
+            },
+        )
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "5c52a3adefbccee065c6f5874af9abf3170f0b09fc792c8c6a73e85c66ca4612";
+/// The embedded data file (`data/Scenario.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Scenario.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Scenario]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Scenario]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Scenario.bytes",
+        "Scenario",
+        BYTES,
+        crate::hashes::tables::SCENARIO,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Scenario::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Scenario` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ScenarioId(pub &'static str);
@@ -70,91 +130,31 @@ impl crate::canonical::Canonical for ScenarioId {
     }
 }
 impl ScenarioId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Scenario> {
         Scenario::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Scenario] = &[
-    Scenario {
-        id: crate::scenario::ScenarioId("LaneTie"),
-        case: "战线总值平局",
-        checks: "不要按单位数量或初始生命值总和打破平局。",
-        after: None,
-        full_armies: true,
-        player_points: 1u8,
-        enemy_points: 0u8,
-        winner: crate::enums::Outcome::Player,
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("NextMatch"),
-        case: "下一场比赛开始",
-        checks: "确认上一场战斗得分不会被误认为单位生命值或战役状态。",
-        after: Some(crate::scenario::ScenarioId("Worked")),
-        full_armies: true,
-        player_points: 1u8,
-        enemy_points: 1u8,
-        winner: crate::enums::Outcome::Draw,
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("NoEnemyInLane"),
-        case: "战线上没有敌人",
-        checks: "不会自动移动，也不会改选另一条战线的目标。",
-        after: None,
-        full_armies: false,
-        player_points: 1u8,
-        enemy_points: 0u8,
-        winner: crate::enums::Outcome::Player,
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("PreferredRankEmpty"),
-        case: "偏好排位为空",
-        checks: "若仍有合法目标，不得跨战线瞄准或跳过攻击。",
-        after: None,
-        full_armies: true,
-        player_points: 0u8,
-        enemy_points: 1u8,
-        winner: crate::enums::Outcome::Enemy,
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("TwoAttacksSameTarget"),
-        case: "两次攻击命中同一目标",
-        checks: "齐射开始时存活的两名攻击者都仍会完成攻击。",
-        after: None,
-        full_armies: true,
-        player_points: 1u8,
-        enemy_points: 1u8,
-        winner: crate::enums::Outcome::Draw,
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("UnitDropsToZero"),
-        case: "单位生命值降至 0",
-        checks: "它的生命值不计入得分，但齐射开始时的攻击仍会命中。",
-        after: None,
-        full_armies: true,
-        player_points: 1u8,
-        enemy_points: 1u8,
-        winner: crate::enums::Outcome::Draw,
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("Worked"),
-        case: "手工推演“北墙集结”",
-        checks: "玩家以 1–0 赢得这场遭遇战：北线 2–1，南线 2–2 平局不计分。",
-        after: None,
-        full_armies: true,
-        player_points: 1u8,
-        enemy_points: 0u8,
-        winner: crate::enums::Outcome::Player,
-    },
-];
 impl Scenario {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Scenario.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Scenario] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Scenario], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::scenario::ScenarioId) -> Option<&'static Scenario> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Scenario::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

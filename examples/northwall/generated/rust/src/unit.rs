@@ -5,7 +5,7 @@
 ///
 /// The three unit types (seed table 单位/初始生命值/伤害/目标规则).
 ///
-/// Table `Unit` (3 rows, mode `map`), schema `Unit.schema.json`.
+/// Table `Unit` (mode `map`), schema `Unit.schema.json`; its rows are embedded from `data/Unit.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Unit {
     /// English id: Shield (盾兵), Spear (枪兵), Archer (弓手).
@@ -42,6 +42,51 @@ impl crate::canonical::Canonical for Unit {
         out.push('}');
     }
 }
+impl Unit {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Unit, crate::DataError> {
+        Ok(Unit {
+            id: crate::unit::UnitId(r.str()?),
+            name: r.str()?,
+            hp: r.u8()?,
+            damage: r.u8()?,
+            preference: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(
+                        crate::enums::Rank::ALL[r.index(crate::enums::Rank::ALL.len())?],
+                    );
+                }
+                crate::runtime::leak(v)
+            },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "3ae07062b68989e936f6187f5699028ea8b6efd99ed62223d51c3b9999c5dda3";
+/// The embedded data file (`data/Unit.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Unit.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Unit]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Unit]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Unit.bytes",
+        "Unit",
+        BYTES,
+        crate::hashes::tables::UNIT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Unit::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Unit` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UnitId(pub &'static str);
@@ -51,53 +96,49 @@ impl crate::canonical::Canonical for UnitId {
     }
 }
 impl UnitId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Unit> {
         Unit::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Unit] = &[
-    Unit {
-        id: crate::unit::UnitId("Archer"),
-        name: "弓手",
-        hp: 2u8,
-        damage: 1u8,
-        preference: &[crate::enums::Rank::Back, crate::enums::Rank::Front],
-    },
-    Unit {
-        id: crate::unit::UnitId("Shield"),
-        name: "盾兵",
-        hp: 3u8,
-        damage: 1u8,
-        preference: &[crate::enums::Rank::Front, crate::enums::Rank::Back],
-    },
-    Unit {
-        id: crate::unit::UnitId("Spear"),
-        name: "枪兵",
-        hp: 2u8,
-        damage: 2u8,
-        preference: &[crate::enums::Rank::Front, crate::enums::Rank::Back],
-    },
-];
 impl Unit {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Unit.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Unit] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Unit], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::unit::UnitId) -> Option<&'static Unit> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Unit::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }
-/// Row positions sorted by the unique key.
-static BY_NAME: &[usize] = &[0, 2, 1];
 impl Unit {
-    /// The row whose `Name` (a unique key), by binary search.
+    /// The row whose `Name` (a unique key), by binary search over an index built on the first lookup.
     pub fn get_by_name(name: &str) -> Option<&'static Unit> {
-        BY_NAME
-            .binary_search_by(|&i| ROWS[i].name.cmp(&name))
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = Unit::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(__rows, |__a, __b| (__a.name).cmp(&(__b.name)))
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.name).cmp(&(name))
+            })
             .ok()
-            .map(|j| &ROWS[BY_NAME[j]])
+            .map(|__j| &__rows[__index[__j] as usize])
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// The default (normal) actions as rule compositions; a unit may override them (Unit columns).
 ///
-/// Table `Action` (9 rows, mode `map`), schema `Action.schema.json`.
+/// Table `Action` (mode `map`), schema `Action.schema.json`; its rows are embedded from `data/Action.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Action {
     /// Action.
@@ -32,6 +32,50 @@ impl crate::canonical::Canonical for Action {
         out.push('}');
     }
 }
+impl Action {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Action, crate::DataError> {
+        Ok(Action {
+            id: crate::action::ActionId(
+                crate::enums::ActionKind::ALL[r
+                    .index(crate::enums::ActionKind::ALL.len())?],
+            ),
+            face_up: r.bool()?,
+            target: {
+                let n = r.len(2usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::records::Condition::decode(r)?);
+                }
+                crate::runtime::leak(v)
+            },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "1d84dc9df4a07178932b012e80213a1821a9ab07eec3c65bf8396d0ae6434d00";
+/// The embedded data file (`data/Action.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Action.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Action]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Action]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Action.bytes",
+        "Action",
+        BYTES,
+        crate::hashes::tables::ACTION,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Action::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Action` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ActionId(pub crate::enums::ActionKind);
@@ -41,79 +85,31 @@ impl crate::canonical::Canonical for ActionId {
     }
 }
 impl ActionId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Action> {
         Action::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Action] = &[
-    Action {
-        id: crate::action::ActionId(crate::enums::ActionKind::Move),
-        face_up: true,
-        target: &[
-            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(1u8) },
-            crate::records::Condition { test: crate::enums::Primitive::Empty, n: None },
-        ],
-    },
-    Action {
-        id: crate::action::ActionId(crate::enums::ActionKind::Attack),
-        face_up: true,
-        target: &[
-            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(1u8) },
-            crate::records::Condition { test: crate::enums::Primitive::Enemy, n: None },
-        ],
-    },
-    Action {
-        id: crate::action::ActionId(crate::enums::ActionKind::Control),
-        face_up: true,
-        target: &[
-            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(0u8) },
-            crate::records::Condition { test: crate::enums::Primitive::ControlPoint, n: None },
-            crate::records::Condition { test: crate::enums::Primitive::NotOwnControl, n: None },
-        ],
-    },
-    Action {
-        id: crate::action::ActionId(crate::enums::ActionKind::Deploy),
-        face_up: true,
-        target: &[crate::records::Condition { test: crate::enums::Primitive::Empty, n: None }],
-    },
-    Action {
-        id: crate::action::ActionId(crate::enums::ActionKind::Bolster),
-        face_up: true,
-        target: &[
-            crate::records::Condition { test: crate::enums::Primitive::Friend, n: None },
-            crate::records::Condition { test: crate::enums::Primitive::SameUnit, n: None },
-        ],
-    },
-    Action {
-        id: crate::action::ActionId(crate::enums::ActionKind::Recruit),
-        face_up: false,
-        target: &[],
-    },
-    Action {
-        id: crate::action::ActionId(crate::enums::ActionKind::Initiative),
-        face_up: false,
-        target: &[],
-    },
-    Action {
-        id: crate::action::ActionId(crate::enums::ActionKind::Pass),
-        face_up: false,
-        target: &[],
-    },
-    Action {
-        id: crate::action::ActionId(crate::enums::ActionKind::Tactic),
-        face_up: true,
-        target: &[],
-    },
-];
 impl Action {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Action.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Action] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Action], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::action::ActionId) -> Option<&'static Action> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Action::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// The tutorial board (singleton).
 ///
-/// Table `Board` (1 rows, mode `one`), schema `Board.schema.json`.
+/// Table `Board` (mode `one`), schema `Board.schema.json`; its rows are embedded from `data/Board.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Board {
     /// Cells at axial distance <= Radius from [0 0] are inside the board (inside-board?).
@@ -27,21 +27,63 @@ impl crate::canonical::Canonical for Board {
         out.push('}');
     }
 }
-/// The single row of this table.
-pub static ROW: Board = Board {
-    radius: 3u8,
-    control_points: &[
-        crate::records::Hex { q: 2i8, r: 0i8 },
-        crate::records::Hex { q: -2i8, r: 0i8 },
-        crate::records::Hex { q: 1i8, r: -1i8 },
-        crate::records::Hex { q: -1i8, r: 1i8 },
-        crate::records::Hex { q: 3i8, r: -2i8 },
-        crate::records::Hex { q: -3i8, r: 2i8 },
-    ],
-};
 impl Board {
-    /// The single row.
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Board, crate::DataError> {
+        Ok(Board {
+            radius: r.u8()?,
+            control_points: {
+                let n = r.len(2usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::records::Hex::decode(r)?);
+                }
+                crate::runtime::leak(v)
+            },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "ea85261ca205e089a95f9750676a2a1e996a77941a5931ba9cf2b23341490164";
+/// The embedded data file (`data/Board.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Board.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Board]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Board]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Board.bytes",
+        "Board",
+        BYTES,
+        crate::hashes::tables::BOARD,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Board::decode(&mut r)?);
+    }
+    if rows.len() != 1 {
+        return Err(r.error(format!("a singleton table has {} rows", rows.len())));
+    }
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
+impl Board {
+    /// The single row, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Board.bytes` cannot be read (a file under `generated/` edited by hand): `try_get` and the crate's `load()` return the error instead.
     pub fn get() -> &'static Board {
-        &ROW
+        &crate::runtime::rows(DATA.get_or_init(decode))[0]
+    }
+    /// The single row, or why the embedded data cannot be read.
+    pub fn try_get() -> Result<&'static Board, crate::DataError> {
+        let rows: &'static [Board] = match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }?;
+        Ok(&rows[0])
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// Coin set-up and round structure (singleton).
 ///
-/// Table `CoinSetup` (1 rows, mode `one`), schema `CoinSetup.schema.json`.
+/// Table `CoinSetup` (mode `one`), schema `CoinSetup.schema.json`; its rows are embedded from `data/CoinSetup.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CoinSetup {
     /// Royal coins each player puts in the bag.
@@ -62,18 +62,61 @@ impl crate::canonical::Canonical for CoinSetup {
         out.push('}');
     }
 }
-/// The single row of this table.
-pub static ROW: CoinSetup = CoinSetup {
-    royal_coins: 1u8,
-    bag_coins_per_unit: 2u8,
-    supply_coins_per_unit: 2u8,
-    hand_size: 3u8,
-    refill_from: crate::enums::Zone::Discard,
-    initiative_once_per_round: true,
-};
 impl CoinSetup {
-    /// The single row.
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<CoinSetup, crate::DataError> {
+        Ok(CoinSetup {
+            royal_coins: r.u8()?,
+            bag_coins_per_unit: r.u8()?,
+            supply_coins_per_unit: r.u8()?,
+            hand_size: r.u8()?,
+            refill_from: crate::enums::Zone::ALL[r
+                .index(crate::enums::Zone::ALL.len())?],
+            initiative_once_per_round: r.bool()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "2c027b286c4ed72fc5b7fb0d096cfd34036606dfcb3383968e711d6afae87332";
+/// The embedded data file (`data/CoinSetup.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/CoinSetup.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[CoinSetup]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[CoinSetup]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/CoinSetup.bytes",
+        "CoinSetup",
+        BYTES,
+        crate::hashes::tables::COIN_SETUP,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(CoinSetup::decode(&mut r)?);
+    }
+    if rows.len() != 1 {
+        return Err(r.error(format!("a singleton table has {} rows", rows.len())));
+    }
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
+impl CoinSetup {
+    /// The single row, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/CoinSetup.bytes` cannot be read (a file under `generated/` edited by hand): `try_get` and the crate's `load()` return the error instead.
     pub fn get() -> &'static CoinSetup {
-        &ROW
+        &crate::runtime::rows(DATA.get_or_init(decode))[0]
+    }
+    /// The single row, or why the embedded data cannot be read.
+    pub fn try_get() -> Result<&'static CoinSetup, crate::DataError> {
+        let rows: &'static [CoinSetup] = match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }?;
+        Ok(&rows[0])
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// The six minimal flat-top direction vectors in axial [q r] (the seed's direction-vectors).
 ///
-/// Table `Direction` (6 rows, mode `map`), schema `Direction.schema.json`.
+/// Table `Direction` (mode `map`), schema `Direction.schema.json`; its rows are embedded from `data/Direction.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Direction {
     /// Direction name (:n :ne :se :s :sw :nw).
@@ -34,6 +34,54 @@ impl crate::canonical::Canonical for Direction {
         out.push('}');
     }
 }
+impl Direction {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Direction, crate::DataError> {
+        Ok(Direction {
+            id: crate::direction::DirectionId(r.str()?),
+            vector: crate::records::Hex::decode(r)?,
+            opposite: crate::direction::DirectionId(r.str()?),
+        })
+    }
+}
+impl Direction {
+    /// The `Direction` row that `Opposite` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `Direction` does not have.
+    pub fn opposite_row(&self) -> &'static crate::direction::Direction {
+        let key = self.opposite;
+        match crate::direction::Direction::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("Direction", &key),
+        }
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "98facd4c076fc614cf783180a6dbd57b813ddc7f670a1be2be4b805cdbce9d23";
+/// The embedded data file (`data/Direction.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Direction.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Direction]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Direction]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Direction.bytes",
+        "Direction",
+        BYTES,
+        crate::hashes::tables::DIRECTION,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Direction::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Direction` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DirectionId(pub &'static str);
@@ -43,51 +91,31 @@ impl crate::canonical::Canonical for DirectionId {
     }
 }
 impl DirectionId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Direction> {
         Direction::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Direction] = &[
-    Direction {
-        id: crate::direction::DirectionId("n"),
-        vector: crate::records::Hex { q: 0i8, r: -1i8 },
-        opposite: crate::direction::DirectionId("s"),
-    },
-    Direction {
-        id: crate::direction::DirectionId("ne"),
-        vector: crate::records::Hex { q: 1i8, r: -1i8 },
-        opposite: crate::direction::DirectionId("sw"),
-    },
-    Direction {
-        id: crate::direction::DirectionId("nw"),
-        vector: crate::records::Hex { q: -1i8, r: 0i8 },
-        opposite: crate::direction::DirectionId("se"),
-    },
-    Direction {
-        id: crate::direction::DirectionId("s"),
-        vector: crate::records::Hex { q: 0i8, r: 1i8 },
-        opposite: crate::direction::DirectionId("n"),
-    },
-    Direction {
-        id: crate::direction::DirectionId("se"),
-        vector: crate::records::Hex { q: 1i8, r: 0i8 },
-        opposite: crate::direction::DirectionId("nw"),
-    },
-    Direction {
-        id: crate::direction::DirectionId("sw"),
-        vector: crate::records::Hex { q: -1i8, r: 1i8 },
-        opposite: crate::direction::DirectionId("ne"),
-    },
-];
 impl Direction {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Direction.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Direction] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Direction], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::direction::DirectionId) -> Option<&'static Direction> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Direction::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

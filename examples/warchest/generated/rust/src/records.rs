@@ -27,6 +27,18 @@ impl crate::canonical::Canonical for Condition {
         out.push('}');
     }
 }
+impl Condition {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Condition, crate::DataError> {
+        Ok(Condition {
+            test: crate::enums::Primitive::ALL[r
+                .index(crate::enums::Primitive::ALL.len())?],
+            n: if r.present()? { Some(r.u8()?) } else { None },
+        })
+    }
+}
 /// Axial hex coordinate or vector [q r] (cube s = -q-r). Written (q,r) in a cell.
 ///
 /// Defined at `hex.schema.json#/$defs/Hex`.
@@ -49,6 +61,14 @@ impl crate::canonical::Canonical for Hex {
         crate::canonical::member(out, &mut first, "r", &self.r);
         let _ = first;
         out.push('}');
+    }
+}
+impl Hex {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Hex, crate::DataError> {
+        Ok(Hex { q: r.i8()?, r: r.i8()? })
     }
 }
 /// A piece of a tutorial scenario, the seed's {:at [q r] :side … :unit … :strength …}. Written ((q,r),side,unit[,strength]).
@@ -87,5 +107,32 @@ impl crate::canonical::Canonical for ScenarioPiece {
         crate::canonical::member(out, &mut first, "unit", &self.unit);
         let _ = first;
         out.push('}');
+    }
+}
+impl ScenarioPiece {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ScenarioPiece, crate::DataError> {
+        Ok(ScenarioPiece {
+            at: crate::records::Hex::decode(r)?,
+            side: crate::enums::Side::ALL[r.index(crate::enums::Side::ALL.len())?],
+            unit: crate::unit::UnitId(r.str()?),
+            strength: if r.present()? { Some(r.u8()?) } else { None },
+        })
+    }
+}
+impl ScenarioPiece {
+    /// The `Unit` row that `unit` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `Unit` does not have.
+    pub fn unit_row(&self) -> &'static crate::unit::Unit {
+        let key = self.unit;
+        match crate::unit::Unit::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("Unit", &key),
+        }
     }
 }

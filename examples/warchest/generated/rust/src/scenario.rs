@@ -5,7 +5,7 @@
 ///
 /// Every tutorial scenario of the seed ({:title … :mode … :focus … :pieces […]}).
 ///
-/// Table `Scenario` (18 rows, mode `map`), schema `Scenario.schema.json`.
+/// Table `Scenario` (mode `map`), schema `Scenario.schema.json`; its rows are embedded from `data/Scenario.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Scenario {
     /// Scenario id: the seed's :mode, or the unit for the two scenarios without one.
@@ -44,6 +44,60 @@ impl crate::canonical::Canonical for Scenario {
         out.push('}');
     }
 }
+impl Scenario {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Scenario, crate::DataError> {
+        Ok(Scenario {
+            id: crate::scenario::ScenarioId(r.str()?),
+            title: r.str()?,
+            focus: crate::records::Hex::decode(r)?,
+            friendly_controls: if r.present()? {
+                Some({
+                    let n = r.len(2usize)?;
+                    let mut v = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        v.push(crate::records::Hex::decode(r)?);
+                    }
+                    crate::runtime::leak(v)
+                })
+            } else {
+                None
+            },
+            pieces: {
+                let n = r.len(5usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::records::ScenarioPiece::decode(r)?);
+                }
+                crate::runtime::leak(v)
+            },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "0883dbeb22e2e102f8a1660d56b7424792e4bff0b901c8e7549987536ccef12e";
+/// The embedded data file (`data/Scenario.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Scenario.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Scenario]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Scenario]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Scenario.bytes",
+        "Scenario",
+        BYTES,
+        crate::hashes::tables::SCENARIO,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Scenario::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Scenario` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ScenarioId(pub &'static str);
@@ -53,459 +107,31 @@ impl crate::canonical::Canonical for ScenarioId {
     }
 }
 impl ScenarioId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Scenario> {
         Scenario::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Scenario] = &[
-    Scenario {
-        id: crate::scenario::ScenarioId("archer"),
-        title: "弓箭手：普通移动一格，战术射击距离 2",
-        focus: crate::records::Hex { q: 0i8, r: 0i8 },
-        friendly_controls: Some(&[]),
-        pieces: &[
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 0i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("archer"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 2i8, r: 0i8 },
-                side: crate::enums::Side::Blue,
-                unit: crate::unit::UnitId("crossbow"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 1i8, r: -2i8 },
-                side: crate::enums::Side::Blue,
-                unit: crate::unit::UnitId("pikeman"),
-                strength: Some(1u8),
-            },
-        ],
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("berserker-attack"),
-        title: "狂战士：普通攻击后可以再次攻击",
-        focus: crate::records::Hex { q: 0i8, r: 0i8 },
-        friendly_controls: Some(&[]),
-        pieces: &[
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 0i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("berserker"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 1i8, r: 0i8 },
-                side: crate::enums::Side::Blue,
-                unit: crate::unit::UnitId("crossbow"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 0i8, r: -1i8 },
-                side: crate::enums::Side::Blue,
-                unit: crate::unit::UnitId("scout"),
-                strength: Some(1u8),
-            },
-        ],
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("bolster"),
-        title: "强化：在任何位置叠加同兵种 coin",
-        focus: crate::records::Hex { q: 0i8, r: 0i8 },
-        friendly_controls: Some(&[]),
-        pieces: &[
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 0i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("swordsman"),
-                strength: Some(1u8),
-            },
-        ],
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("cavalry-tactic"),
-        title: "骑兵：移动一格，然后攻击",
-        focus: crate::records::Hex { q: 0i8, r: 0i8 },
-        friendly_controls: Some(&[]),
-        pieces: &[
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 0i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("cavalry"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 0i8, r: -1i8 },
-                side: crate::enums::Side::Blue,
-                unit: crate::unit::UnitId("pikeman"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 2i8, r: 0i8 },
-                side: crate::enums::Side::Blue,
-                unit: crate::unit::UnitId("crossbow"),
-                strength: Some(1u8),
-            },
-        ],
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("crossbow"),
-        title: "弩手：直线射击会被中间的棋子阻挡",
-        focus: crate::records::Hex { q: 0i8, r: 0i8 },
-        friendly_controls: Some(&[]),
-        pieces: &[
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 0i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("crossbow"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 1i8, r: 0i8 },
-                side: crate::enums::Side::Blue,
-                unit: crate::unit::UnitId("archer"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 2i8, r: 0i8 },
-                side: crate::enums::Side::Blue,
-                unit: crate::unit::UnitId("pikeman"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 0i8, r: -2i8 },
-                side: crate::enums::Side::Blue,
-                unit: crate::unit::UnitId("pikeman"),
-                strength: Some(1u8),
-            },
-        ],
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("ensign-order"),
-        title: "掌旗官：指挥距离 1 的友军移动或攻击",
-        focus: crate::records::Hex { q: 0i8, r: 0i8 },
-        friendly_controls: Some(&[]),
-        pieces: &[
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 0i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("standard-bearer"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 1i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("swordsman"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 0i8, r: -2i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("scout"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 2i8, r: 0i8 },
-                side: crate::enums::Side::Blue,
-                unit: crate::unit::UnitId("crossbow"),
-                strength: Some(1u8),
-            },
-        ],
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("infantry-orders"),
-        title: "步兵：两支部队可以分别移动、攻击或控制",
-        focus: crate::records::Hex { q: 2i8, r: 0i8 },
-        friendly_controls: Some(&[]),
-        pieces: &[
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 2i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("infantry"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 0i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("infantry"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 1i8, r: 0i8 },
-                side: crate::enums::Side::Blue,
-                unit: crate::unit::UnitId("crossbow"),
-                strength: Some(1u8),
-            },
-        ],
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("knight-defense"),
-        title: "骑士：只有强化部队可以攻击",
-        focus: crate::records::Hex { q: 0i8, r: 0i8 },
-        friendly_controls: Some(&[]),
-        pieces: &[
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 0i8, r: 0i8 },
-                side: crate::enums::Side::Blue,
-                unit: crate::unit::UnitId("knight"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: -1i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("swordsman"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 1i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("pikeman"),
-                strength: Some(2u8),
-            },
-        ],
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("lancer-tactic"),
-        title: "枪骑兵：直线移动两格并攻击第三格",
-        focus: crate::records::Hex { q: 0i8, r: 0i8 },
-        friendly_controls: Some(&[]),
-        pieces: &[
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 0i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("lancer"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 3i8, r: 0i8 },
-                side: crate::enums::Side::Blue,
-                unit: crate::unit::UnitId("crossbow"),
-                strength: Some(1u8),
-            },
-        ],
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("light-cavalry-tactic"),
-        title: "轻骑兵：移动距离 2，但不能穿过部队",
-        focus: crate::records::Hex { q: 0i8, r: 0i8 },
-        friendly_controls: Some(&[]),
-        pieces: &[
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 0i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("light-cavalry"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 1i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("pikeman"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 0i8, r: -1i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("swordsman"),
-                strength: Some(1u8),
-            },
-        ],
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("marshal-infantry"),
-        title: "元帅：通过一支相邻步兵遥控两支步兵",
-        focus: crate::records::Hex { q: 0i8, r: 0i8 },
-        friendly_controls: Some(&[]),
-        pieces: &[
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 0i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("marshal"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 1i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("infantry"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: -2i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("infantry"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: -3i8, r: 0i8 },
-                side: crate::enums::Side::Blue,
-                unit: crate::unit::UnitId("crossbow"),
-                strength: Some(1u8),
-            },
-        ],
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("marshal-order"),
-        title: "元帅：指挥掌旗官，再由掌旗官指挥友军",
-        focus: crate::records::Hex { q: 0i8, r: 0i8 },
-        friendly_controls: Some(&[]),
-        pieces: &[
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 0i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("marshal"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 1i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("standard-bearer"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 1i8, r: -1i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("swordsman"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 2i8, r: -1i8 },
-                side: crate::enums::Side::Blue,
-                unit: crate::unit::UnitId("crossbow"),
-                strength: Some(1u8),
-            },
-        ],
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("mercenary-recruit"),
-        title: "雇佣兵：招募时让场上雇佣兵行动",
-        focus: crate::records::Hex { q: 2i8, r: 0i8 },
-        friendly_controls: Some(&[]),
-        pieces: &[
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 2i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("mercenary"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 1i8, r: 0i8 },
-                side: crate::enums::Side::Blue,
-                unit: crate::unit::UnitId("crossbow"),
-                strength: Some(1u8),
-            },
-        ],
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("pikeman-counter"),
-        title: "长矛兵：受到相邻攻击时双方各失去一层",
-        focus: crate::records::Hex { q: 0i8, r: 0i8 },
-        friendly_controls: Some(&[]),
-        pieces: &[
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 0i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("swordsman"),
-                strength: Some(2u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 1i8, r: 0i8 },
-                side: crate::enums::Side::Blue,
-                unit: crate::unit::UnitId("pikeman"),
-                strength: Some(2u8),
-            },
-        ],
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("royal-guard"),
-        title: "皇家卫队：皇家硬币可行动，但不可强化",
-        focus: crate::records::Hex { q: 0i8, r: 0i8 },
-        friendly_controls: Some(&[]),
-        pieces: &[
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 0i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("royal-guard"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 1i8, r: 0i8 },
-                side: crate::enums::Side::Blue,
-                unit: crate::unit::UnitId("crossbow"),
-                strength: Some(1u8),
-            },
-        ],
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("scout-deploy"),
-        title: "侦察兵：部署在距离友军 1 的空格",
-        focus: crate::records::Hex { q: 0i8, r: 0i8 },
-        friendly_controls: Some(&[]),
-        pieces: &[
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 0i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("archer"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 1i8, r: 0i8 },
-                side: crate::enums::Side::Blue,
-                unit: crate::unit::UnitId("crossbow"),
-                strength: Some(1u8),
-            },
-        ],
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("swordsman-attack"),
-        title: "剑士：普通攻击后可以移动",
-        focus: crate::records::Hex { q: 0i8, r: 0i8 },
-        friendly_controls: Some(&[]),
-        pieces: &[
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 0i8, r: 0i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("swordsman"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 1i8, r: 0i8 },
-                side: crate::enums::Side::Blue,
-                unit: crate::unit::UnitId("crossbow"),
-                strength: Some(1u8),
-            },
-        ],
-    },
-    Scenario {
-        id: crate::scenario::ScenarioId("war-priest-tactic"),
-        title: "战争祭司：控制距离 1 的空闲非己方控制点",
-        focus: crate::records::Hex { q: 2i8, r: -1i8 },
-        friendly_controls: Some(&[crate::records::Hex { q: 1i8, r: -1i8 }]),
-        pieces: &[
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 2i8, r: -1i8 },
-                side: crate::enums::Side::Red,
-                unit: crate::unit::UnitId("war-priest"),
-                strength: Some(1u8),
-            },
-            crate::records::ScenarioPiece {
-                at: crate::records::Hex { q: 3i8, r: -2i8 },
-                side: crate::enums::Side::Blue,
-                unit: crate::unit::UnitId("crossbow"),
-                strength: Some(1u8),
-            },
-        ],
-    },
-];
 impl Scenario {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Scenario.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Scenario] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Scenario], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::scenario::ScenarioId) -> Option<&'static Scenario> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Scenario::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

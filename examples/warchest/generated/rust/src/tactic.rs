@@ -5,7 +5,7 @@
 ///
 /// Unit tactics as compositions of primitives.
 ///
-/// Table `Tactic` (9 rows, mode `map`), schema `Tactic.schema.json`.
+/// Table `Tactic` (mode `map`), schema `Tactic.schema.json`; its rows are embedded from `data/Tactic.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Tactic {
     /// Tactic id.
@@ -53,6 +53,76 @@ impl crate::canonical::Canonical for Tactic {
         out.push('}');
     }
 }
+impl Tactic {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Tactic, crate::DataError> {
+        Ok(Tactic {
+            id: crate::tactic::TacticId(r.str()?),
+            kind: crate::enums::TacticKind::ALL[r
+                .index(crate::enums::TacticKind::ALL.len())?],
+            target: {
+                let n = r.len(2usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::records::Condition::decode(r)?);
+                }
+                crate::runtime::leak(v)
+            },
+            move_steps: if r.present()? { Some(r.u8()?) } else { None },
+            then: if r.present()? {
+                Some({
+                    let n = r.len(2usize)?;
+                    let mut v = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        v.push(crate::records::Condition::decode(r)?);
+                    }
+                    crate::runtime::leak(v)
+                })
+            } else {
+                None
+            },
+            grants: if r.present()? {
+                Some({
+                    let n = r.len(1usize)?;
+                    let mut v = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        v.push(
+                            crate::enums::ActionKind::ALL[r
+                                .index(crate::enums::ActionKind::ALL.len())?],
+                        );
+                    }
+                    crate::runtime::leak(v)
+                })
+            } else {
+                None
+            },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "7c0b005c4e228f8e2fdc4cb18d0b9d7463978dd35e3be0339b8602c240c45947";
+/// The embedded data file (`data/Tactic.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Tactic.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Tactic]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Tactic]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Tactic.bytes",
+        "Tactic",
+        BYTES,
+        crate::hashes::tables::TACTIC,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Tactic::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Tactic` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TacticId(pub &'static str);
@@ -62,132 +132,31 @@ impl crate::canonical::Canonical for TacticId {
     }
 }
 impl TacticId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Tactic> {
         Tactic::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Tactic] = &[
-    Tactic {
-        id: crate::tactic::TacticId("archer-shot"),
-        kind: crate::enums::TacticKind::Attack,
-        target: &[
-            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(2u8) },
-            crate::records::Condition { test: crate::enums::Primitive::Enemy, n: None },
-        ],
-        move_steps: None,
-        then: Some(&[]),
-        grants: Some(&[]),
-    },
-    Tactic {
-        id: crate::tactic::TacticId("cavalry-charge"),
-        kind: crate::enums::TacticKind::MoveThenAttack,
-        target: &[
-            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(1u8) },
-            crate::records::Condition { test: crate::enums::Primitive::Empty, n: None },
-        ],
-        move_steps: None,
-        then: Some(&[
-            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(1u8) },
-            crate::records::Condition { test: crate::enums::Primitive::Enemy, n: None },
-        ]),
-        grants: Some(&[]),
-    },
-    Tactic {
-        id: crate::tactic::TacticId("crossbow-shot"),
-        kind: crate::enums::TacticKind::Attack,
-        target: &[
-            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(2u8) },
-            crate::records::Condition { test: crate::enums::Primitive::LineClear, n: None },
-            crate::records::Condition { test: crate::enums::Primitive::Enemy, n: None },
-        ],
-        move_steps: None,
-        then: Some(&[]),
-        grants: Some(&[]),
-    },
-    Tactic {
-        id: crate::tactic::TacticId("infantry-orders"),
-        kind: crate::enums::TacticKind::GroupOrders,
-        target: &[
-            crate::records::Condition { test: crate::enums::Primitive::Friend, n: None },
-            crate::records::Condition { test: crate::enums::Primitive::SameUnit, n: None },
-        ],
-        move_steps: None,
-        then: Some(&[]),
-        grants: Some(&[
-            crate::enums::ActionKind::Move,
-            crate::enums::ActionKind::Attack,
-            crate::enums::ActionKind::Control,
-        ]),
-    },
-    Tactic {
-        id: crate::tactic::TacticId("lancer-charge"),
-        kind: crate::enums::TacticKind::Charge,
-        target: &[
-            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(3u8) },
-            crate::records::Condition { test: crate::enums::Primitive::LineClear, n: None },
-            crate::records::Condition { test: crate::enums::Primitive::Enemy, n: None },
-        ],
-        move_steps: Some(2u8),
-        then: Some(&[]),
-        grants: Some(&[]),
-    },
-    Tactic {
-        id: crate::tactic::TacticId("light-cavalry-move"),
-        kind: crate::enums::TacticKind::Move,
-        target: &[
-            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(2u8) },
-            crate::records::Condition { test: crate::enums::Primitive::Empty, n: None },
-            crate::records::Condition { test: crate::enums::Primitive::PathClear, n: None },
-        ],
-        move_steps: None,
-        then: Some(&[]),
-        grants: Some(&[]),
-    },
-    Tactic {
-        id: crate::tactic::TacticId("marshal-order"),
-        kind: crate::enums::TacticKind::DelegateTactic,
-        target: &[
-            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(1u8) },
-            crate::records::Condition { test: crate::enums::Primitive::FriendWithTactic, n: None },
-        ],
-        move_steps: None,
-        then: Some(&[]),
-        grants: Some(&[]),
-    },
-    Tactic {
-        id: crate::tactic::TacticId("standard-bearer-order"),
-        kind: crate::enums::TacticKind::OrderNormal,
-        target: &[
-            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(1u8) },
-            crate::records::Condition { test: crate::enums::Primitive::Friend, n: None },
-        ],
-        move_steps: None,
-        then: Some(&[]),
-        grants: Some(&[crate::enums::ActionKind::Move, crate::enums::ActionKind::Attack]),
-    },
-    Tactic {
-        id: crate::tactic::TacticId("war-priest-control"),
-        kind: crate::enums::TacticKind::RemoteControl,
-        target: &[
-            crate::records::Condition { test: crate::enums::Primitive::Distance, n: Some(1u8) },
-            crate::records::Condition { test: crate::enums::Primitive::ControlPoint, n: None },
-            crate::records::Condition { test: crate::enums::Primitive::Empty, n: None },
-            crate::records::Condition { test: crate::enums::Primitive::NotOwnControl, n: None },
-        ],
-        move_steps: None,
-        then: Some(&[]),
-        grants: Some(&[]),
-    },
-];
 impl Tactic {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Tactic.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Tactic] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Tactic], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::tactic::TacticId) -> Option<&'static Tactic> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Tactic::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

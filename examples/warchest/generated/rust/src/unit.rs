@@ -5,7 +5,7 @@
 ///
 /// The 16 units of the base game with their rule overrides.
 ///
-/// Table `Unit` (16 rows, mode `map`), schema `Unit.schema.json`.
+/// Table `Unit` (mode `map`), schema `Unit.schema.json`; its rows are embedded from `data/Unit.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Unit {
     /// The seed's keyword (:archer, :light-cavalry, …).
@@ -103,6 +103,81 @@ impl crate::canonical::Canonical for Unit {
         out.push('}');
     }
 }
+impl Unit {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Unit, crate::DataError> {
+        Ok(Unit {
+            id: crate::unit::UnitId(r.str()?),
+            name: r.str()?,
+            normal_move: r.bool()?,
+            normal_attack: r.bool()?,
+            tactic: if r.present()? {
+                Some(crate::tactic::TacticId(r.str()?))
+            } else {
+                None
+            },
+            deploy: crate::enums::Deploy::ALL[r.index(crate::enums::Deploy::ALL.len())?],
+            deploy_limit: r.u8()?,
+            attack_follow_up: crate::enums::FollowUp::ALL[r
+                .index(crate::enums::FollowUp::ALL.len())?],
+            counter_damage: r.u8()?,
+            attacker_min_strength: if r.present()? { Some(r.u8()?) } else { None },
+            royal_coin_acts: r.bool()?,
+            royal_coin_bolsters: r.bool()?,
+            recruit_bonus: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(
+                        crate::enums::ActionKind::ALL[r
+                            .index(crate::enums::ActionKind::ALL.len())?],
+                    );
+                }
+                crate::runtime::leak(v)
+            },
+        })
+    }
+}
+impl Unit {
+    /// The `Tactic` row that `Tactic` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `Tactic` does not have.
+    pub fn tactic_row(&self) -> Option<&'static crate::tactic::Tactic> {
+        let key = self.tactic?;
+        Some(
+            match crate::tactic::Tactic::get(key) {
+                Some(row) => row,
+                None => crate::runtime::dangling("Tactic", &key),
+            },
+        )
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "e4968486fea00c00e1c558bd19f2198fe6312791a77845b850e705f3e8f671b4";
+/// The embedded data file (`data/Unit.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Unit.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Unit]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Unit]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Unit.bytes",
+        "Unit",
+        BYTES,
+        crate::hashes::tables::UNIT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Unit::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Unit` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UnitId(pub &'static str);
@@ -112,276 +187,49 @@ impl crate::canonical::Canonical for UnitId {
     }
 }
 impl UnitId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Unit> {
         Unit::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Unit] = &[
-    Unit {
-        id: crate::unit::UnitId("archer"),
-        name: "弓箭手",
-        normal_move: true,
-        normal_attack: false,
-        tactic: Some(crate::tactic::TacticId("archer-shot")),
-        deploy: crate::enums::Deploy::Base,
-        deploy_limit: 1u8,
-        attack_follow_up: crate::enums::FollowUp::None,
-        counter_damage: 0u8,
-        attacker_min_strength: None,
-        royal_coin_acts: false,
-        royal_coin_bolsters: false,
-        recruit_bonus: &[],
-    },
-    Unit {
-        id: crate::unit::UnitId("berserker"),
-        name: "狂战士",
-        normal_move: true,
-        normal_attack: true,
-        tactic: None,
-        deploy: crate::enums::Deploy::Base,
-        deploy_limit: 1u8,
-        attack_follow_up: crate::enums::FollowUp::AttackAgain,
-        counter_damage: 0u8,
-        attacker_min_strength: None,
-        royal_coin_acts: false,
-        royal_coin_bolsters: false,
-        recruit_bonus: &[],
-    },
-    Unit {
-        id: crate::unit::UnitId("cavalry"),
-        name: "骑兵",
-        normal_move: true,
-        normal_attack: true,
-        tactic: Some(crate::tactic::TacticId("cavalry-charge")),
-        deploy: crate::enums::Deploy::Base,
-        deploy_limit: 1u8,
-        attack_follow_up: crate::enums::FollowUp::None,
-        counter_damage: 0u8,
-        attacker_min_strength: None,
-        royal_coin_acts: false,
-        royal_coin_bolsters: false,
-        recruit_bonus: &[],
-    },
-    Unit {
-        id: crate::unit::UnitId("crossbow"),
-        name: "弩手",
-        normal_move: true,
-        normal_attack: true,
-        tactic: Some(crate::tactic::TacticId("crossbow-shot")),
-        deploy: crate::enums::Deploy::Base,
-        deploy_limit: 1u8,
-        attack_follow_up: crate::enums::FollowUp::None,
-        counter_damage: 0u8,
-        attacker_min_strength: None,
-        royal_coin_acts: false,
-        royal_coin_bolsters: false,
-        recruit_bonus: &[],
-    },
-    Unit {
-        id: crate::unit::UnitId("infantry"),
-        name: "步兵",
-        normal_move: true,
-        normal_attack: true,
-        tactic: Some(crate::tactic::TacticId("infantry-orders")),
-        deploy: crate::enums::Deploy::Base,
-        deploy_limit: 2u8,
-        attack_follow_up: crate::enums::FollowUp::None,
-        counter_damage: 0u8,
-        attacker_min_strength: None,
-        royal_coin_acts: false,
-        royal_coin_bolsters: false,
-        recruit_bonus: &[],
-    },
-    Unit {
-        id: crate::unit::UnitId("knight"),
-        name: "骑士",
-        normal_move: true,
-        normal_attack: true,
-        tactic: None,
-        deploy: crate::enums::Deploy::Base,
-        deploy_limit: 1u8,
-        attack_follow_up: crate::enums::FollowUp::None,
-        counter_damage: 0u8,
-        attacker_min_strength: Some(2u8),
-        royal_coin_acts: false,
-        royal_coin_bolsters: false,
-        recruit_bonus: &[],
-    },
-    Unit {
-        id: crate::unit::UnitId("lancer"),
-        name: "枪骑兵",
-        normal_move: true,
-        normal_attack: true,
-        tactic: Some(crate::tactic::TacticId("lancer-charge")),
-        deploy: crate::enums::Deploy::Base,
-        deploy_limit: 1u8,
-        attack_follow_up: crate::enums::FollowUp::None,
-        counter_damage: 0u8,
-        attacker_min_strength: None,
-        royal_coin_acts: false,
-        royal_coin_bolsters: false,
-        recruit_bonus: &[],
-    },
-    Unit {
-        id: crate::unit::UnitId("light-cavalry"),
-        name: "轻骑兵",
-        normal_move: true,
-        normal_attack: true,
-        tactic: Some(crate::tactic::TacticId("light-cavalry-move")),
-        deploy: crate::enums::Deploy::Base,
-        deploy_limit: 1u8,
-        attack_follow_up: crate::enums::FollowUp::None,
-        counter_damage: 0u8,
-        attacker_min_strength: None,
-        royal_coin_acts: false,
-        royal_coin_bolsters: false,
-        recruit_bonus: &[],
-    },
-    Unit {
-        id: crate::unit::UnitId("marshal"),
-        name: "元帅",
-        normal_move: true,
-        normal_attack: true,
-        tactic: Some(crate::tactic::TacticId("marshal-order")),
-        deploy: crate::enums::Deploy::Base,
-        deploy_limit: 1u8,
-        attack_follow_up: crate::enums::FollowUp::None,
-        counter_damage: 0u8,
-        attacker_min_strength: None,
-        royal_coin_acts: false,
-        royal_coin_bolsters: false,
-        recruit_bonus: &[],
-    },
-    Unit {
-        id: crate::unit::UnitId("mercenary"),
-        name: "雇佣兵",
-        normal_move: true,
-        normal_attack: true,
-        tactic: None,
-        deploy: crate::enums::Deploy::Base,
-        deploy_limit: 1u8,
-        attack_follow_up: crate::enums::FollowUp::None,
-        counter_damage: 0u8,
-        attacker_min_strength: None,
-        royal_coin_acts: false,
-        royal_coin_bolsters: false,
-        recruit_bonus: &[
-            crate::enums::ActionKind::Move,
-            crate::enums::ActionKind::Attack,
-            crate::enums::ActionKind::Control,
-        ],
-    },
-    Unit {
-        id: crate::unit::UnitId("pikeman"),
-        name: "长矛兵",
-        normal_move: true,
-        normal_attack: true,
-        tactic: None,
-        deploy: crate::enums::Deploy::Base,
-        deploy_limit: 1u8,
-        attack_follow_up: crate::enums::FollowUp::None,
-        counter_damage: 1u8,
-        attacker_min_strength: None,
-        royal_coin_acts: false,
-        royal_coin_bolsters: false,
-        recruit_bonus: &[],
-    },
-    Unit {
-        id: crate::unit::UnitId("royal-guard"),
-        name: "皇家卫队",
-        normal_move: true,
-        normal_attack: true,
-        tactic: None,
-        deploy: crate::enums::Deploy::Base,
-        deploy_limit: 1u8,
-        attack_follow_up: crate::enums::FollowUp::None,
-        counter_damage: 0u8,
-        attacker_min_strength: None,
-        royal_coin_acts: true,
-        royal_coin_bolsters: false,
-        recruit_bonus: &[],
-    },
-    Unit {
-        id: crate::unit::UnitId("scout"),
-        name: "侦察兵",
-        normal_move: true,
-        normal_attack: true,
-        tactic: None,
-        deploy: crate::enums::Deploy::NextToFriend,
-        deploy_limit: 1u8,
-        attack_follow_up: crate::enums::FollowUp::None,
-        counter_damage: 0u8,
-        attacker_min_strength: None,
-        royal_coin_acts: false,
-        royal_coin_bolsters: false,
-        recruit_bonus: &[],
-    },
-    Unit {
-        id: crate::unit::UnitId("standard-bearer"),
-        name: "掌旗官",
-        normal_move: true,
-        normal_attack: true,
-        tactic: Some(crate::tactic::TacticId("standard-bearer-order")),
-        deploy: crate::enums::Deploy::Base,
-        deploy_limit: 1u8,
-        attack_follow_up: crate::enums::FollowUp::None,
-        counter_damage: 0u8,
-        attacker_min_strength: None,
-        royal_coin_acts: false,
-        royal_coin_bolsters: false,
-        recruit_bonus: &[],
-    },
-    Unit {
-        id: crate::unit::UnitId("swordsman"),
-        name: "剑士",
-        normal_move: true,
-        normal_attack: true,
-        tactic: None,
-        deploy: crate::enums::Deploy::Base,
-        deploy_limit: 1u8,
-        attack_follow_up: crate::enums::FollowUp::Move,
-        counter_damage: 0u8,
-        attacker_min_strength: None,
-        royal_coin_acts: false,
-        royal_coin_bolsters: false,
-        recruit_bonus: &[],
-    },
-    Unit {
-        id: crate::unit::UnitId("war-priest"),
-        name: "战争祭司",
-        normal_move: true,
-        normal_attack: true,
-        tactic: Some(crate::tactic::TacticId("war-priest-control")),
-        deploy: crate::enums::Deploy::Base,
-        deploy_limit: 1u8,
-        attack_follow_up: crate::enums::FollowUp::None,
-        counter_damage: 0u8,
-        attacker_min_strength: None,
-        royal_coin_acts: false,
-        royal_coin_bolsters: false,
-        recruit_bonus: &[],
-    },
-];
 impl Unit {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Unit.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Unit] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Unit], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::unit::UnitId) -> Option<&'static Unit> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Unit::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }
-/// Row positions sorted by the unique key.
-static BY_NAME: &[usize] = &[12, 8, 14, 0, 3, 15, 13, 6, 4, 1, 11, 7, 10, 9, 2, 5];
 impl Unit {
-    /// The row whose `Name` (a unique key), by binary search.
+    /// The row whose `Name` (a unique key), by binary search over an index built on the first lookup.
     pub fn get_by_name(name: &str) -> Option<&'static Unit> {
-        BY_NAME
-            .binary_search_by(|&i| ROWS[i].name.cmp(&name))
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = Unit::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(__rows, |__a, __b| (__a.name).cmp(&(__b.name)))
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.name).cmp(&(name))
+            })
             .ok()
-            .map(|j| &ROWS[BY_NAME[j]])
+            .map(|__j| &__rows[__index[__j] as usize])
     }
 }

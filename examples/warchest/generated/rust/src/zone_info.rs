@@ -5,7 +5,7 @@
 ///
 /// The six zones of a player's coins.
 ///
-/// Table `ZoneInfo` (6 rows, mode `map`), schema `ZoneInfo.schema.json`.
+/// Table `ZoneInfo` (mode `map`), schema `ZoneInfo.schema.json`; its rows are embedded from `data/ZoneInfo.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ZoneInfo {
     /// Zone.
@@ -32,6 +32,42 @@ impl crate::canonical::Canonical for ZoneInfo {
         out.push('}');
     }
 }
+impl ZoneInfo {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ZoneInfo, crate::DataError> {
+        Ok(ZoneInfo {
+            id: crate::zone_info::ZoneInfoId(
+                crate::enums::Zone::ALL[r.index(crate::enums::Zone::ALL.len())?],
+            ),
+            name: r.str()?,
+            hidden: r.bool()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "512c7103847931919e558cc98f3cad074006ede7b17a4bce0a62ab4e79877862";
+/// The embedded data file (`data/ZoneInfo.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/ZoneInfo.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[ZoneInfo]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[ZoneInfo]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/ZoneInfo.bytes",
+        "ZoneInfo",
+        BYTES,
+        crate::hashes::tables::ZONE_INFO,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(ZoneInfo::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `ZoneInfo` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ZoneInfoId(pub crate::enums::Zone);
@@ -41,51 +77,31 @@ impl crate::canonical::Canonical for ZoneInfoId {
     }
 }
 impl ZoneInfoId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static ZoneInfo> {
         ZoneInfo::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[ZoneInfo] = &[
-    ZoneInfo {
-        id: crate::zone_info::ZoneInfoId(crate::enums::Zone::Bag),
-        name: "布袋",
-        hidden: true,
-    },
-    ZoneInfo {
-        id: crate::zone_info::ZoneInfoId(crate::enums::Zone::Hand),
-        name: "手牌",
-        hidden: true,
-    },
-    ZoneInfo {
-        id: crate::zone_info::ZoneInfoId(crate::enums::Zone::Discard),
-        name: "弃置区",
-        hidden: false,
-    },
-    ZoneInfo {
-        id: crate::zone_info::ZoneInfoId(crate::enums::Zone::Battlefield),
-        name: "战场",
-        hidden: false,
-    },
-    ZoneInfo {
-        id: crate::zone_info::ZoneInfoId(crate::enums::Zone::Dead),
-        name: "阵亡区",
-        hidden: false,
-    },
-    ZoneInfo {
-        id: crate::zone_info::ZoneInfoId(crate::enums::Zone::Supply),
-        name: "预备队",
-        hidden: false,
-    },
-];
 impl ZoneInfo {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/ZoneInfo.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [ZoneInfo] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [ZoneInfo], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::zone_info::ZoneInfoId) -> Option<&'static ZoneInfo> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = ZoneInfo::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// The elephant table (坑二 塞象眼): destination offset (田) + eye offset, 4 rows. Blocked when the eye holds any piece; the destination must also satisfy Piece.Region = OwnHalf (never across the river, but backwards to the own back rank is fine).
 ///
-/// Table `ElephantMove` (4 rows, mode `map`), schema `ElephantMove.schema.json`.
+/// Table `ElephantMove` (mode `map`), schema `ElephantMove.schema.json`; its rows are embedded from `data/ElephantMove.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ElephantMove {
     /// Row number 1..4.
@@ -32,6 +32,40 @@ impl crate::canonical::Canonical for ElephantMove {
         out.push('}');
     }
 }
+impl ElephantMove {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ElephantMove, crate::DataError> {
+        Ok(ElephantMove {
+            id: crate::elephant_move::ElephantMoveId(r.u8()?),
+            to: crate::records::Offset::decode(r)?,
+            eye: crate::records::Offset::decode(r)?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "1b63179cb9f1eea7e6aeacd0fbf5ead0a30cec3e7b1ecadc7a9d5705bd7130bb";
+/// The embedded data file (`data/ElephantMove.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/ElephantMove.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[ElephantMove]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[ElephantMove]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/ElephantMove.bytes",
+        "ElephantMove",
+        BYTES,
+        crate::hashes::tables::ELEPHANT_MOVE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(ElephantMove::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `ElephantMove` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ElephantMoveId(pub u8);
@@ -41,43 +75,33 @@ impl crate::canonical::Canonical for ElephantMoveId {
     }
 }
 impl ElephantMoveId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static ElephantMove> {
         ElephantMove::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[ElephantMove] = &[
-    ElephantMove {
-        id: crate::elephant_move::ElephantMoveId(1u8),
-        to: crate::records::Offset { dr: -2i8, dc: -2i8 },
-        eye: crate::records::Offset { dr: -1i8, dc: -1i8 },
-    },
-    ElephantMove {
-        id: crate::elephant_move::ElephantMoveId(2u8),
-        to: crate::records::Offset { dr: -2i8, dc: 2i8 },
-        eye: crate::records::Offset { dr: -1i8, dc: 1i8 },
-    },
-    ElephantMove {
-        id: crate::elephant_move::ElephantMoveId(3u8),
-        to: crate::records::Offset { dr: 2i8, dc: -2i8 },
-        eye: crate::records::Offset { dr: 1i8, dc: -1i8 },
-    },
-    ElephantMove {
-        id: crate::elephant_move::ElephantMoveId(4u8),
-        to: crate::records::Offset { dr: 2i8, dc: 2i8 },
-        eye: crate::records::Offset { dr: 1i8, dc: 1i8 },
-    },
-];
 impl ElephantMove {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/ElephantMove.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [ElephantMove] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [ElephantMove], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(
         key: crate::elephant_move::ElephantMoveId,
     ) -> Option<&'static ElephantMove> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = ElephantMove::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// The horse table (坑一 蹩马腿): destination offset + leg offset, 8 rows. A move is blocked when the leg cell holds any piece. The same table answers 'is the general attacked by a horse' from the general outwards.
 ///
-/// Table `HorseMove` (8 rows, mode `map`), schema `HorseMove.schema.json`.
+/// Table `HorseMove` (mode `map`), schema `HorseMove.schema.json`; its rows are embedded from `data/HorseMove.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HorseMove {
     /// Row number 1..8, in the seed's HORSE array order.
@@ -32,6 +32,40 @@ impl crate::canonical::Canonical for HorseMove {
         out.push('}');
     }
 }
+impl HorseMove {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<HorseMove, crate::DataError> {
+        Ok(HorseMove {
+            id: crate::horse_move::HorseMoveId(r.u8()?),
+            to: crate::records::Offset::decode(r)?,
+            leg: crate::records::Offset::decode(r)?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "7382d624f0cea2d28bc13175928d5da546c911f811ed2e87fff2bc60fd65cf2e";
+/// The embedded data file (`data/HorseMove.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/HorseMove.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[HorseMove]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[HorseMove]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/HorseMove.bytes",
+        "HorseMove",
+        BYTES,
+        crate::hashes::tables::HORSE_MOVE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(HorseMove::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `HorseMove` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct HorseMoveId(pub u8);
@@ -41,61 +75,31 @@ impl crate::canonical::Canonical for HorseMoveId {
     }
 }
 impl HorseMoveId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static HorseMove> {
         HorseMove::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[HorseMove] = &[
-    HorseMove {
-        id: crate::horse_move::HorseMoveId(1u8),
-        to: crate::records::Offset { dr: -2i8, dc: -1i8 },
-        leg: crate::records::Offset { dr: -1i8, dc: 0i8 },
-    },
-    HorseMove {
-        id: crate::horse_move::HorseMoveId(2u8),
-        to: crate::records::Offset { dr: -2i8, dc: 1i8 },
-        leg: crate::records::Offset { dr: -1i8, dc: 0i8 },
-    },
-    HorseMove {
-        id: crate::horse_move::HorseMoveId(3u8),
-        to: crate::records::Offset { dr: 2i8, dc: -1i8 },
-        leg: crate::records::Offset { dr: 1i8, dc: 0i8 },
-    },
-    HorseMove {
-        id: crate::horse_move::HorseMoveId(4u8),
-        to: crate::records::Offset { dr: 2i8, dc: 1i8 },
-        leg: crate::records::Offset { dr: 1i8, dc: 0i8 },
-    },
-    HorseMove {
-        id: crate::horse_move::HorseMoveId(5u8),
-        to: crate::records::Offset { dr: -1i8, dc: -2i8 },
-        leg: crate::records::Offset { dr: 0i8, dc: -1i8 },
-    },
-    HorseMove {
-        id: crate::horse_move::HorseMoveId(6u8),
-        to: crate::records::Offset { dr: 1i8, dc: -2i8 },
-        leg: crate::records::Offset { dr: 0i8, dc: -1i8 },
-    },
-    HorseMove {
-        id: crate::horse_move::HorseMoveId(7u8),
-        to: crate::records::Offset { dr: -1i8, dc: 2i8 },
-        leg: crate::records::Offset { dr: 0i8, dc: 1i8 },
-    },
-    HorseMove {
-        id: crate::horse_move::HorseMoveId(8u8),
-        to: crate::records::Offset { dr: 1i8, dc: 2i8 },
-        leg: crate::records::Offset { dr: 0i8, dc: 1i8 },
-    },
-];
 impl HorseMove {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/HorseMove.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [HorseMove] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [HorseMove], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::horse_move::HorseMoveId) -> Option<&'static HorseMove> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = HorseMove::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// The standard starting position: one row per piece (32 rows).
 ///
-/// Table `InitialPosition` (32 rows, mode `list`), schema `InitialPosition.schema.json`.
+/// Table `InitialPosition` (mode `list`), schema `InitialPosition.schema.json`; its rows are embedded from `data/InitialPosition.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct InitialPosition {
     /// Owner.
@@ -39,221 +39,92 @@ impl crate::canonical::Canonical for InitialPosition {
         out.push('}');
     }
 }
-/// Every row, in source order.
-pub static ROWS: &[InitialPosition] = &[
-    InitialPosition {
-        side: crate::enums::Side::Black,
-        piece: crate::piece::PieceId("Chariot"),
-        row: 0u8,
-        column: 0u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Black,
-        piece: crate::piece::PieceId("Horse"),
-        row: 0u8,
-        column: 1u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Black,
-        piece: crate::piece::PieceId("Elephant"),
-        row: 0u8,
-        column: 2u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Black,
-        piece: crate::piece::PieceId("Advisor"),
-        row: 0u8,
-        column: 3u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Black,
-        piece: crate::piece::PieceId("General"),
-        row: 0u8,
-        column: 4u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Black,
-        piece: crate::piece::PieceId("Advisor"),
-        row: 0u8,
-        column: 5u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Black,
-        piece: crate::piece::PieceId("Elephant"),
-        row: 0u8,
-        column: 6u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Black,
-        piece: crate::piece::PieceId("Horse"),
-        row: 0u8,
-        column: 7u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Black,
-        piece: crate::piece::PieceId("Chariot"),
-        row: 0u8,
-        column: 8u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Black,
-        piece: crate::piece::PieceId("Cannon"),
-        row: 2u8,
-        column: 1u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Black,
-        piece: crate::piece::PieceId("Cannon"),
-        row: 2u8,
-        column: 7u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Black,
-        piece: crate::piece::PieceId("Soldier"),
-        row: 3u8,
-        column: 0u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Black,
-        piece: crate::piece::PieceId("Soldier"),
-        row: 3u8,
-        column: 2u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Black,
-        piece: crate::piece::PieceId("Soldier"),
-        row: 3u8,
-        column: 4u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Black,
-        piece: crate::piece::PieceId("Soldier"),
-        row: 3u8,
-        column: 6u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Black,
-        piece: crate::piece::PieceId("Soldier"),
-        row: 3u8,
-        column: 8u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Red,
-        piece: crate::piece::PieceId("Chariot"),
-        row: 9u8,
-        column: 0u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Red,
-        piece: crate::piece::PieceId("Horse"),
-        row: 9u8,
-        column: 1u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Red,
-        piece: crate::piece::PieceId("Elephant"),
-        row: 9u8,
-        column: 2u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Red,
-        piece: crate::piece::PieceId("Advisor"),
-        row: 9u8,
-        column: 3u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Red,
-        piece: crate::piece::PieceId("General"),
-        row: 9u8,
-        column: 4u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Red,
-        piece: crate::piece::PieceId("Advisor"),
-        row: 9u8,
-        column: 5u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Red,
-        piece: crate::piece::PieceId("Elephant"),
-        row: 9u8,
-        column: 6u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Red,
-        piece: crate::piece::PieceId("Horse"),
-        row: 9u8,
-        column: 7u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Red,
-        piece: crate::piece::PieceId("Chariot"),
-        row: 9u8,
-        column: 8u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Red,
-        piece: crate::piece::PieceId("Cannon"),
-        row: 7u8,
-        column: 1u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Red,
-        piece: crate::piece::PieceId("Cannon"),
-        row: 7u8,
-        column: 7u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Red,
-        piece: crate::piece::PieceId("Soldier"),
-        row: 6u8,
-        column: 0u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Red,
-        piece: crate::piece::PieceId("Soldier"),
-        row: 6u8,
-        column: 2u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Red,
-        piece: crate::piece::PieceId("Soldier"),
-        row: 6u8,
-        column: 4u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Red,
-        piece: crate::piece::PieceId("Soldier"),
-        row: 6u8,
-        column: 6u8,
-    },
-    InitialPosition {
-        side: crate::enums::Side::Red,
-        piece: crate::piece::PieceId("Soldier"),
-        row: 6u8,
-        column: 8u8,
-    },
-];
 impl InitialPosition {
-    /// Every row, in source order.
-    pub fn all() -> &'static [InitialPosition] {
-        ROWS
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<InitialPosition, crate::DataError> {
+        Ok(InitialPosition {
+            side: crate::enums::Side::ALL[r.index(crate::enums::Side::ALL.len())?],
+            piece: crate::piece::PieceId(r.str()?),
+            row: r.u8()?,
+            column: r.u8()?,
+        })
     }
 }
-/// Row positions sorted by the unique key.
-static BY_ROW_AND_COLUMN: &[usize] = &[
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 27, 28, 29, 30, 31, 25, 26, 16, 17, 18,
-    19, 20, 21, 22, 23, 24,
-];
 impl InitialPosition {
-    /// The row whose `Row`, `Column` (a unique key), by binary search.
+    /// The `Piece` row that `Piece` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `Piece` does not have.
+    pub fn piece_row(&self) -> &'static crate::piece::Piece {
+        let key = self.piece;
+        match crate::piece::Piece::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("Piece", &key),
+        }
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "451e6e18db3dcdd07ab0c8657d57d780b2e7b3a9ad8a37b15dccf6cba90d97fb";
+/// The embedded data file (`data/InitialPosition.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/InitialPosition.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[InitialPosition]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[InitialPosition]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/InitialPosition.bytes",
+        "InitialPosition",
+        BYTES,
+        crate::hashes::tables::INITIAL_POSITION,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(InitialPosition::decode(&mut r)?);
+    }
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
+impl InitialPosition {
+    /// Every row, in source order, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/InitialPosition.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    pub fn all() -> &'static [InitialPosition] {
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [InitialPosition], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+}
+impl InitialPosition {
+    /// The row whose `Row`, `Column` (a unique key), by binary search over an index built on the first lookup.
     pub fn get_by_row_and_column(
         row: u8,
         column: u8,
     ) -> Option<&'static InitialPosition> {
-        BY_ROW_AND_COLUMN
-            .binary_search_by(|&i| (ROWS[i].row, ROWS[i].column).cmp(&(row, column)))
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = InitialPosition::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(
+                    __rows,
+                    |__a, __b| (__a.row, __a.column).cmp(&(__b.row, __b.column)),
+                )
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.row, __row.column).cmp(&(row, column))
+            })
             .ok()
-            .map(|j| &ROWS[BY_ROW_AND_COLUMN[j]])
+            .map(|__j| &__rows[__index[__j] as usize])
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// Pieces that move along straight lines (chariot, cannon), including the cannon screen rule (坑三 炮打隔子). Walking one direction: every empty cell before the first piece is a quiet move; then ScreensToCapture pieces are jumped (screens, any side); the first piece after them is captured if it is an enemy; empty cells after a screen are destinations only if LandBeyondScreen.
 ///
-/// Table `LineMove` (2 rows, mode `map`), schema `LineMove.schema.json`.
+/// Table `LineMove` (mode `map`), schema `LineMove.schema.json`; its rows are embedded from `data/LineMove.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LineMove {
     /// The piece that moves along lines.
@@ -59,40 +59,82 @@ impl crate::canonical::Canonical for LineMove {
         out.push('}');
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[LineMove] = &[
-    LineMove {
-        piece: crate::piece::PieceId("Cannon"),
-        directions: &[
-            crate::records::Offset { dr: -1i8, dc: 0i8 },
-            crate::records::Offset { dr: 1i8, dc: 0i8 },
-            crate::records::Offset { dr: 0i8, dc: -1i8 },
-            crate::records::Offset { dr: 0i8, dc: 1i8 },
-        ],
-        quiet_until_first_piece: true,
-        screens_to_capture: 1u8,
-        land_beyond_screen: false,
-    },
-    LineMove {
-        piece: crate::piece::PieceId("Chariot"),
-        directions: &[
-            crate::records::Offset { dr: -1i8, dc: 0i8 },
-            crate::records::Offset { dr: 1i8, dc: 0i8 },
-            crate::records::Offset { dr: 0i8, dc: -1i8 },
-            crate::records::Offset { dr: 0i8, dc: 1i8 },
-        ],
-        quiet_until_first_piece: true,
-        screens_to_capture: 0u8,
-        land_beyond_screen: false,
-    },
-];
 impl LineMove {
-    /// Every row, sorted by primary key.
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<LineMove, crate::DataError> {
+        Ok(LineMove {
+            piece: crate::piece::PieceId(r.str()?),
+            directions: {
+                let n = r.len(2usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::records::Offset::decode(r)?);
+                }
+                crate::runtime::leak(v)
+            },
+            quiet_until_first_piece: r.bool()?,
+            screens_to_capture: r.u8()?,
+            land_beyond_screen: r.bool()?,
+        })
+    }
+}
+impl LineMove {
+    /// The `Piece` row that `Piece` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `Piece` does not have.
+    pub fn piece_row(&self) -> &'static crate::piece::Piece {
+        let key = self.piece;
+        match crate::piece::Piece::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("Piece", &key),
+        }
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "5dfc96a5adf3afc7b43fbd9d56127d7cb37748f5891fc4913dc1b1485acb56fb";
+/// The embedded data file (`data/LineMove.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/LineMove.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[LineMove]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[LineMove]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/LineMove.bytes",
+        "LineMove",
+        BYTES,
+        crate::hashes::tables::LINE_MOVE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(LineMove::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.piece) < (b.piece))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
+impl LineMove {
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/LineMove.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [LineMove] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [LineMove], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::piece::PieceId) -> Option<&'static LineMove> {
-        ROWS.binary_search_by(|__row| __row.piece.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = LineMove::all();
+        rows.binary_search_by(|row| row.piece.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// The seven piece kinds, with the move table that drives each and where it may stand.
 ///
-/// Table `Piece` (7 rows, mode `map`), schema `Piece.schema.json`.
+/// Table `Piece` (mode `map`), schema `Piece.schema.json`; its rows are embedded from `data/Piece.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Piece {
     /// English piece name.
@@ -52,6 +52,45 @@ impl crate::canonical::Canonical for Piece {
         out.push('}');
     }
 }
+impl Piece {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Piece, crate::DataError> {
+        Ok(Piece {
+            id: crate::piece::PieceId(r.str()?),
+            red_name: r.str()?,
+            black_name: r.str()?,
+            letter: r.str()?,
+            per_side: r.u8()?,
+            movement: crate::enums::Movement::ALL[r
+                .index(crate::enums::Movement::ALL.len())?],
+            region: crate::enums::Region::ALL[r.index(crate::enums::Region::ALL.len())?],
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "5d544920af382afdda95adbc518f362b9ac7d4732521d5eb3b74779831fc22c4";
+/// The embedded data file (`data/Piece.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Piece.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Piece]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Piece]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Piece.bytes",
+        "Piece",
+        BYTES,
+        crate::hashes::tables::PIECE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Piece::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Piece` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PieceId(pub &'static str);
@@ -61,117 +100,91 @@ impl crate::canonical::Canonical for PieceId {
     }
 }
 impl PieceId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Piece> {
         Piece::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Piece] = &[
-    Piece {
-        id: crate::piece::PieceId("Advisor"),
-        red_name: "仕",
-        black_name: "士",
-        letter: "A",
-        per_side: 2u8,
-        movement: crate::enums::Movement::Step,
-        region: crate::enums::Region::Palace,
-    },
-    Piece {
-        id: crate::piece::PieceId("Cannon"),
-        red_name: "炮",
-        black_name: "砲",
-        letter: "C",
-        per_side: 2u8,
-        movement: crate::enums::Movement::Line,
-        region: crate::enums::Region::Board,
-    },
-    Piece {
-        id: crate::piece::PieceId("Chariot"),
-        red_name: "车",
-        black_name: "车",
-        letter: "R",
-        per_side: 2u8,
-        movement: crate::enums::Movement::Line,
-        region: crate::enums::Region::Board,
-    },
-    Piece {
-        id: crate::piece::PieceId("Elephant"),
-        red_name: "相",
-        black_name: "象",
-        letter: "B",
-        per_side: 2u8,
-        movement: crate::enums::Movement::Elephant,
-        region: crate::enums::Region::OwnHalf,
-    },
-    Piece {
-        id: crate::piece::PieceId("General"),
-        red_name: "帅",
-        black_name: "将",
-        letter: "K",
-        per_side: 1u8,
-        movement: crate::enums::Movement::Step,
-        region: crate::enums::Region::Palace,
-    },
-    Piece {
-        id: crate::piece::PieceId("Horse"),
-        red_name: "马",
-        black_name: "马",
-        letter: "N",
-        per_side: 2u8,
-        movement: crate::enums::Movement::Horse,
-        region: crate::enums::Region::Board,
-    },
-    Piece {
-        id: crate::piece::PieceId("Soldier"),
-        red_name: "兵",
-        black_name: "卒",
-        letter: "P",
-        per_side: 5u8,
-        movement: crate::enums::Movement::Step,
-        region: crate::enums::Region::Board,
-    },
-];
 impl Piece {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Piece.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Piece] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Piece], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::piece::PieceId) -> Option<&'static Piece> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Piece::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }
-/// Row positions sorted by the unique key.
-static BY_LETTER: &[usize] = &[0, 3, 1, 4, 5, 6, 2];
 impl Piece {
-    /// The row whose `Letter` (a unique key), by binary search.
+    /// The row whose `Letter` (a unique key), by binary search over an index built on the first lookup.
     pub fn get_by_letter(letter: &str) -> Option<&'static Piece> {
-        BY_LETTER
-            .binary_search_by(|&i| ROWS[i].letter.cmp(&letter))
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = Piece::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(__rows, |__a, __b| (__a.letter).cmp(&(__b.letter)))
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.letter).cmp(&(letter))
+            })
             .ok()
-            .map(|j| &ROWS[BY_LETTER[j]])
+            .map(|__j| &__rows[__index[__j] as usize])
     }
 }
-/// Row positions sorted by the unique key.
-static BY_RED_NAME: &[usize] = &[0, 6, 4, 1, 3, 2, 5];
 impl Piece {
-    /// The row whose `RedName` (a unique key), by binary search.
+    /// The row whose `RedName` (a unique key), by binary search over an index built on the first lookup.
     pub fn get_by_red_name(red_name: &str) -> Option<&'static Piece> {
-        BY_RED_NAME
-            .binary_search_by(|&i| ROWS[i].red_name.cmp(&red_name))
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = Piece::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(
+                    __rows,
+                    |__a, __b| (__a.red_name).cmp(&(__b.red_name)),
+                )
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.red_name).cmp(&(red_name))
+            })
             .ok()
-            .map(|j| &ROWS[BY_RED_NAME[j]])
+            .map(|__j| &__rows[__index[__j] as usize])
     }
 }
-/// Row positions sorted by the unique key.
-static BY_BLACK_NAME: &[usize] = &[6, 0, 4, 1, 3, 2, 5];
 impl Piece {
-    /// The row whose `BlackName` (a unique key), by binary search.
+    /// The row whose `BlackName` (a unique key), by binary search over an index built on the first lookup.
     pub fn get_by_black_name(black_name: &str) -> Option<&'static Piece> {
-        BY_BLACK_NAME
-            .binary_search_by(|&i| ROWS[i].black_name.cmp(&black_name))
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = Piece::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(
+                    __rows,
+                    |__a, __b| (__a.black_name).cmp(&(__b.black_name)),
+                )
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.black_name).cmp(&(black_name))
+            })
             .ok()
-            .map(|j| &ROWS[BY_BLACK_NAME[j]])
+            .map(|__j| &__rows[__index[__j] as usize])
     }
 }

@@ -25,6 +25,14 @@ impl crate::canonical::Canonical for Offset {
         out.push('}');
     }
 }
+impl Offset {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Offset, crate::DataError> {
+        Ok(Offset { dr: r.i8()?, dc: r.i8()? })
+    }
+}
 /// An inclusive range of rows or columns, written (min,max).
 ///
 /// Defined at `common.schema.json#/$defs/Span`.
@@ -47,5 +55,13 @@ impl crate::canonical::Canonical for Span {
         crate::canonical::member(out, &mut first, "min", &self.min);
         let _ = first;
         out.push('}');
+    }
+}
+impl Span {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Span, crate::DataError> {
+        Ok(Span { min: r.u8()?, max: r.u8()? })
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// Per-side geometry: own half (this side of the river), palace rows, back rank, forward direction.
 ///
-/// Table `SideGeometry` (2 rows, mode `map`), schema `SideGeometry.schema.json`.
+/// Table `SideGeometry` (mode `map`), schema `SideGeometry.schema.json`; its rows are embedded from `data/SideGeometry.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SideGeometry {
     /// The side.
@@ -47,6 +47,45 @@ impl crate::canonical::Canonical for SideGeometry {
         out.push('}');
     }
 }
+impl SideGeometry {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<SideGeometry, crate::DataError> {
+        Ok(SideGeometry {
+            id: crate::side_geometry::SideGeometryId(
+                crate::enums::Side::ALL[r.index(crate::enums::Side::ALL.len())?],
+            ),
+            own_half: crate::records::Span::decode(r)?,
+            palace_rows: crate::records::Span::decode(r)?,
+            back_rank: r.u8()?,
+            forward: r.i8()?,
+            moves_first: r.bool()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "73f7debd0738342bbb601e5a48bb77d399de05ff5a8cd48d33101b46b958ba8c";
+/// The embedded data file (`data/SideGeometry.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/SideGeometry.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[SideGeometry]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[SideGeometry]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/SideGeometry.bytes",
+        "SideGeometry",
+        BYTES,
+        crate::hashes::tables::SIDE_GEOMETRY,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(SideGeometry::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `SideGeometry` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SideGeometryId(pub crate::enums::Side);
@@ -56,39 +95,33 @@ impl crate::canonical::Canonical for SideGeometryId {
     }
 }
 impl SideGeometryId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static SideGeometry> {
         SideGeometry::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[SideGeometry] = &[
-    SideGeometry {
-        id: crate::side_geometry::SideGeometryId(crate::enums::Side::Red),
-        own_half: crate::records::Span { min: 5u8, max: 9u8 },
-        palace_rows: crate::records::Span { min: 7u8, max: 9u8 },
-        back_rank: 9u8,
-        forward: -1i8,
-        moves_first: true,
-    },
-    SideGeometry {
-        id: crate::side_geometry::SideGeometryId(crate::enums::Side::Black),
-        own_half: crate::records::Span { min: 0u8, max: 4u8 },
-        palace_rows: crate::records::Span { min: 0u8, max: 2u8 },
-        back_rank: 0u8,
-        forward: 1i8,
-        moves_first: false,
-    },
-];
 impl SideGeometry {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/SideGeometry.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [SideGeometry] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [SideGeometry], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(
         key: crate::side_geometry::SideGeometryId,
     ) -> Option<&'static SideGeometry> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = SideGeometry::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// One-cell steps of the general, the advisors and the soldiers. Offsets are written from Red's point of view (forward = (-1,0)); Black negates dr.
 ///
-/// Table `StepMove` (11 rows, mode `map`), schema `StepMove.schema.json`.
+/// Table `StepMove` (mode `map`), schema `StepMove.schema.json`; its rows are embedded from `data/StepMove.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StepMove {
     /// <Piece>_<Direction>.
@@ -39,6 +39,56 @@ impl crate::canonical::Canonical for StepMove {
         out.push('}');
     }
 }
+impl StepMove {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<StepMove, crate::DataError> {
+        Ok(StepMove {
+            id: crate::step_move::StepMoveId(r.str()?),
+            piece: crate::piece::PieceId(r.str()?),
+            offset: crate::records::Offset::decode(r)?,
+            when: crate::enums::StepCondition::ALL[r
+                .index(crate::enums::StepCondition::ALL.len())?],
+        })
+    }
+}
+impl StepMove {
+    /// The `Piece` row that `Piece` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `Piece` does not have.
+    pub fn piece_row(&self) -> &'static crate::piece::Piece {
+        let key = self.piece;
+        match crate::piece::Piece::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("Piece", &key),
+        }
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "ad84388626a8e68b097fee40ade798df8ed80728d9a9445434f74953fd022d30";
+/// The embedded data file (`data/StepMove.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/StepMove.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[StepMove]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[StepMove]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/StepMove.bytes",
+        "StepMove",
+        BYTES,
+        crate::hashes::tables::STEP_MOVE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(StepMove::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `StepMove` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct StepMoveId(pub &'static str);
@@ -48,87 +98,31 @@ impl crate::canonical::Canonical for StepMoveId {
     }
 }
 impl StepMoveId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static StepMove> {
         StepMove::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[StepMove] = &[
-    StepMove {
-        id: crate::step_move::StepMoveId("Advisor_BackLeft"),
-        piece: crate::piece::PieceId("Advisor"),
-        offset: crate::records::Offset { dr: 1i8, dc: -1i8 },
-        when: crate::enums::StepCondition::Always,
-    },
-    StepMove {
-        id: crate::step_move::StepMoveId("Advisor_BackRight"),
-        piece: crate::piece::PieceId("Advisor"),
-        offset: crate::records::Offset { dr: 1i8, dc: 1i8 },
-        when: crate::enums::StepCondition::Always,
-    },
-    StepMove {
-        id: crate::step_move::StepMoveId("Advisor_ForwardLeft"),
-        piece: crate::piece::PieceId("Advisor"),
-        offset: crate::records::Offset { dr: -1i8, dc: -1i8 },
-        when: crate::enums::StepCondition::Always,
-    },
-    StepMove {
-        id: crate::step_move::StepMoveId("Advisor_ForwardRight"),
-        piece: crate::piece::PieceId("Advisor"),
-        offset: crate::records::Offset { dr: -1i8, dc: 1i8 },
-        when: crate::enums::StepCondition::Always,
-    },
-    StepMove {
-        id: crate::step_move::StepMoveId("General_Back"),
-        piece: crate::piece::PieceId("General"),
-        offset: crate::records::Offset { dr: 1i8, dc: 0i8 },
-        when: crate::enums::StepCondition::Always,
-    },
-    StepMove {
-        id: crate::step_move::StepMoveId("General_Forward"),
-        piece: crate::piece::PieceId("General"),
-        offset: crate::records::Offset { dr: -1i8, dc: 0i8 },
-        when: crate::enums::StepCondition::Always,
-    },
-    StepMove {
-        id: crate::step_move::StepMoveId("General_Left"),
-        piece: crate::piece::PieceId("General"),
-        offset: crate::records::Offset { dr: 0i8, dc: -1i8 },
-        when: crate::enums::StepCondition::Always,
-    },
-    StepMove {
-        id: crate::step_move::StepMoveId("General_Right"),
-        piece: crate::piece::PieceId("General"),
-        offset: crate::records::Offset { dr: 0i8, dc: 1i8 },
-        when: crate::enums::StepCondition::Always,
-    },
-    StepMove {
-        id: crate::step_move::StepMoveId("Soldier_Forward"),
-        piece: crate::piece::PieceId("Soldier"),
-        offset: crate::records::Offset { dr: -1i8, dc: 0i8 },
-        when: crate::enums::StepCondition::Always,
-    },
-    StepMove {
-        id: crate::step_move::StepMoveId("Soldier_Left"),
-        piece: crate::piece::PieceId("Soldier"),
-        offset: crate::records::Offset { dr: 0i8, dc: -1i8 },
-        when: crate::enums::StepCondition::AcrossRiver,
-    },
-    StepMove {
-        id: crate::step_move::StepMoveId("Soldier_Right"),
-        piece: crate::piece::PieceId("Soldier"),
-        offset: crate::records::Offset { dr: 0i8, dc: 1i8 },
-        when: crate::enums::StepCondition::AcrossRiver,
-    },
-];
 impl StepMove {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/StepMove.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [StepMove] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [StepMove], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::step_move::StepMoveId) -> Option<&'static StepMove> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = StepMove::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -21,6 +21,17 @@ impl crate::canonical::Canonical for DemoE2 {
         out.push('}');
     }
 }
+impl DemoE2 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<DemoE2, crate::DataError> {
+        Ok(DemoE2 {
+            y1: if r.present()? { Some(r.i32()?) } else { None },
+            y2: r.bool()?,
+        })
+    }
+}
 /// Defined at `luban.schema.json#/$defs/DemoType1`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DemoType1 {
@@ -34,6 +45,14 @@ impl crate::canonical::Canonical for DemoType1 {
         crate::canonical::member(out, &mut first, "x1", &self.x1);
         let _ = first;
         out.push('}');
+    }
+}
+impl DemoType1 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<DemoType1, crate::DataError> {
+        Ok(DemoType1 { x1: r.i32()? })
     }
 }
 /// 默认属于所有分组c,s,e 属于 c 分组 属于s分组 属于c,s分组
@@ -62,6 +81,19 @@ impl crate::canonical::Canonical for InnerGroup {
         out.push('}');
     }
 }
+impl InnerGroup {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<InnerGroup, crate::DataError> {
+        Ok(InnerGroup {
+            y1: r.i32()?,
+            y2: r.i32()?,
+            y3: r.i32()?,
+            y4: r.i32()?,
+        })
+    }
+}
 /// Defined at `luban.schema.json#/$defs/test_DateTimeRange`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TestDateTimeRange {
@@ -80,6 +112,17 @@ impl crate::canonical::Canonical for TestDateTimeRange {
         out.push('}');
     }
 }
+impl TestDateTimeRange {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TestDateTimeRange, crate::DataError> {
+        Ok(TestDateTimeRange {
+            start_time: crate::types::DateTime(r.datetime()?),
+            end_time: crate::types::DateTime(r.datetime()?),
+        })
+    }
+}
 /// Defined at `luban.schema.json#/$defs/vec2`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Vec2 {
@@ -96,6 +139,14 @@ impl crate::canonical::Canonical for Vec2 {
         crate::canonical::member(out, &mut first, "y", &self.y);
         let _ = first;
         out.push('}');
+    }
+}
+impl Vec2 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Vec2, crate::DataError> {
+        Ok(Vec2 { x: r.f64()?, y: r.f64()? })
     }
 }
 /// Defined at `luban.schema.json#/$defs/vec3`.
@@ -117,6 +168,18 @@ impl crate::canonical::Canonical for Vec3 {
         crate::canonical::member(out, &mut first, "z", &self.z);
         let _ = first;
         out.push('}');
+    }
+}
+impl Vec3 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Vec3, crate::DataError> {
+        Ok(Vec3 {
+            x: r.f64()?,
+            y: r.f64()?,
+            z: r.f64()?,
+        })
     }
 }
 /// Defined at `luban.schema.json#/$defs/vec4`.
@@ -141,6 +204,19 @@ impl crate::canonical::Canonical for Vec4 {
         crate::canonical::member(out, &mut first, "z", &self.z);
         let _ = first;
         out.push('}');
+    }
+}
+impl Vec4 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Vec4, crate::DataError> {
+        Ok(Vec4 {
+            x: r.f64()?,
+            y: r.f64()?,
+            z: r.f64()?,
+            w: r.f64()?,
+        })
     }
 }
 /// 多态数据结构
@@ -180,6 +256,44 @@ pub enum DemoDynamic {
         /// Column `time`.
         time: crate::records::TestDateTimeRange,
     },
+}
+impl DemoDynamic {
+    /// Read one value from embedded data (docs/data-format.md §3.3): the variant's index in `oneOf`
+    /// order, then its fields.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<DemoDynamic, crate::DataError> {
+        Ok(
+            match r.index(4usize)? {
+                0usize => {
+                    DemoDynamic::DemoD2 {
+                        x1: r.i32()?,
+                        x2: r.i32()?,
+                    }
+                }
+                1usize => {
+                    DemoDynamic::DemoE1 {
+                        x1: r.i32()?,
+                        x3: r.i32()?,
+                        x4: r.i32()?,
+                    }
+                }
+                2usize => {
+                    DemoDynamic::TestLoginRoleInfo {
+                        x1: r.i32()?,
+                        x3: r.i32()?,
+                        role_id: r.i64()?,
+                    }
+                }
+                _ => {
+                    DemoDynamic::DemoD5 {
+                        x1: r.i32()?,
+                        time: crate::records::TestDateTimeRange::decode(r)?,
+                    }
+                }
+            },
+        )
+    }
 }
 impl DemoDynamic {
     /// The value of `$type`: which kind this is.
@@ -245,6 +359,31 @@ pub enum RefDynamicBase {
     },
 }
 impl RefDynamicBase {
+    /// Read one value from embedded data (docs/data-format.md §3.3): the variant's index in `oneOf`
+    /// order, then its fields.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<RefDynamicBase, crate::DataError> {
+        Ok(
+            match r.index(1usize)? {
+                _ => {
+                    RefDynamicBase::RefBean {
+                        x: crate::tb_test_be_ref::TbTestBeRefId(r.i32()?),
+                        arr: {
+                            let n = r.len(1usize)?;
+                            let mut v = Vec::with_capacity(n);
+                            for _ in 0..n {
+                                v.push(crate::tb_test_be_ref::TbTestBeRefId(r.i32()?));
+                            }
+                            crate::runtime::leak(v)
+                        },
+                    }
+                }
+            },
+        )
+    }
+}
+impl RefDynamicBase {
     /// The value of `$type`: which kind this is.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -286,6 +425,25 @@ pub enum Shape {
         /// Column `height`.
         height: f64,
     },
+}
+impl Shape {
+    /// Read one value from embedded data (docs/data-format.md §3.3): the variant's index in `oneOf`
+    /// order, then its fields.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Shape, crate::DataError> {
+        Ok(
+            match r.index(2usize)? {
+                0usize => Shape::Circle { radius: r.f64()? },
+                _ => {
+                    Shape::Test2Rectangle {
+                        width: r.f64()?,
+                        height: r.f64()?,
+                    }
+                }
+            },
+        )
+    }
 }
 impl Shape {
     /// The value of `$type`: which kind this is.

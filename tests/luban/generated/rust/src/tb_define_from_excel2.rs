@@ -3,7 +3,7 @@
 //! Table `TbDefineFromExcel2`.
 /// TbDefineFromExcel2
 ///
-/// Table `TbDefineFromExcel2` (9 rows, mode `map`), schema `TbDefineFromExcel2.schema.json`.
+/// Table `TbDefineFromExcel2` (mode `map`), schema `TbDefineFromExcel2.schema.json`; its rows are embedded from `data/TbDefineFromExcel2.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbDefineFromExcel2 {
     /// Column `id`.
@@ -79,6 +79,101 @@ impl crate::canonical::Canonical for TbDefineFromExcel2 {
         out.push('}');
     }
 }
+impl TbDefineFromExcel2 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbDefineFromExcel2, crate::DataError> {
+        Ok(TbDefineFromExcel2 {
+            id: crate::tb_define_from_excel2::TbDefineFromExcel2id(r.i32()?),
+            x1: r.bool()?,
+            x5: r.i64()?,
+            x6: r.f64()?,
+            x8: r.i32()?,
+            x10: r.str()?,
+            x13: crate::enums::DemoEnum::ALL[r
+                .index(crate::enums::DemoEnum::ALL.len())?],
+            x13_2: crate::enums::DemoFlagFlags(r.flags(4u32)? as u32),
+            x13_3: crate::enums::DemoFlagFlags(r.flags(4u32)? as u32),
+            x14: crate::records::DemoDynamic::decode(r)?,
+            x15: crate::records::Shape::decode(r)?,
+            v2: crate::records::Vec2::decode(r)?,
+            t1: crate::types::DateTime(r.datetime()?),
+            k1: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(r.i32()?);
+                }
+                crate::runtime::leak(v)
+            },
+            k2: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(r.i32()?);
+                }
+                crate::runtime::leak(v)
+            },
+            k8: {
+                let n = r.len(2usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let k = r.i32()?;
+                    v.push((k, r.i32()?));
+                }
+                crate::types::Map(r.map(v)?)
+            },
+            k9: {
+                let n = r.len(2usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::records::DemoE2::decode(r)?);
+                }
+                crate::runtime::leak(v)
+            },
+            k10: {
+                let n = r.len(24usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::records::Vec3::decode(r)?);
+                }
+                crate::runtime::leak(v)
+            },
+            k11: {
+                let n = r.len(32usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::records::Vec4::decode(r)?);
+                }
+                crate::runtime::leak(v)
+            },
+            v11: if r.present()? { Some(crate::records::Vec3::decode(r)?) } else { None },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "191414e766bd43d7e8f0429d66c9233d54bb1b3f6f2323103fc1a88ef380013d";
+/// The embedded data file (`data/TbDefineFromExcel2.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbDefineFromExcel2.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbDefineFromExcel2]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbDefineFromExcel2]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbDefineFromExcel2.bytes",
+        "TbDefineFromExcel2",
+        BYTES,
+        crate::hashes::tables::TB_DEFINE_FROM_EXCEL2,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbDefineFromExcel2::decode(&mut r)?);
+    }
+    crate::runtime::unique(&r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TbDefineFromExcel2` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbDefineFromExcel2id(pub i32);
@@ -88,325 +183,45 @@ impl crate::canonical::Canonical for TbDefineFromExcel2id {
     }
 }
 impl TbDefineFromExcel2id {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TbDefineFromExcel2> {
         TbDefineFromExcel2::get(self)
     }
 }
-/// Every row, in source order (`order = "source"`).
-pub static ROWS: &[TbDefineFromExcel2] = &[
-    TbDefineFromExcel2 {
-        id: crate::tb_define_from_excel2::TbDefineFromExcel2id(10000i32),
-        x1: true,
-        x5: 10i64,
-        x6: 1.28f64,
-        x8: 3i32,
-        x10: "huang",
-        x13: crate::enums::DemoEnum::A,
-        x13_2: crate::enums::DemoFlagFlags(0u32),
-        x13_3: crate::enums::DemoFlagFlags(3u32),
-        x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        x15: crate::records::Shape::Circle { radius: 1.0f64 },
-        v2: crate::records::Vec2 { x: 1.0f64, y: 2.0f64 },
-        t1: crate::types::DateTime(935460549i64),
-        k1: &[1i32, 2i32, 3i32],
-        k2: &[1i32, 2i32],
-        k8: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        k9: &[
-            crate::records::DemoE2 { y1: Some(1i32), y2: true },
-            crate::records::DemoE2 { y1: Some(2i32), y2: false },
-        ],
-        k10: &[
-            crate::records::Vec3 { x: 1.0f64, y: 2.0f64, z: 3.0f64 },
-            crate::records::Vec3 { x: 2.0f64, y: 3.0f64, z: 4.0f64 },
-            crate::records::Vec3 { x: 1.0f64, y: 2.0f64, z: 4.0f64 },
-        ],
-        k11: &[
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 4.0f64 },
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 5.0f64 },
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 6.0f64 },
-        ],
-        v11: None,
-    },
-    TbDefineFromExcel2 {
-        id: crate::tb_define_from_excel2::TbDefineFromExcel2id(10001i32),
-        x1: true,
-        x5: 10i64,
-        x6: 1.28f64,
-        x8: 5i32,
-        x10: "huang",
-        x13: crate::enums::DemoEnum::A,
-        x13_2: crate::enums::DemoFlagFlags(3u32),
-        x13_3: crate::enums::DemoFlagFlags(3u32),
-        x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        x15: crate::records::Shape::Test2Rectangle { width: 10.0f64, height: 20.0f64 },
-        v2: crate::records::Vec2 { x: 1.0f64, y: 2.0f64 },
-        t1: crate::types::DateTime(935460549i64),
-        k1: &[1i32, 2i32, 3i32],
-        k2: &[1i32, 2i32],
-        k8: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        k9: &[
-            crate::records::DemoE2 { y1: Some(1i32), y2: true },
-            crate::records::DemoE2 { y1: Some(2i32), y2: false },
-        ],
-        k10: &[
-            crate::records::Vec3 { x: 1.0f64, y: 2.0f64, z: 4.0f64 },
-            crate::records::Vec3 { x: 2.0f64, y: 3.0f64, z: 5.0f64 },
-            crate::records::Vec3 { x: 1.0f64, y: 2.0f64, z: 5.0f64 },
-        ],
-        k11: &[
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 5.0f64 },
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 6.0f64 },
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 7.0f64 },
-        ],
-        v11: Some(crate::records::Vec3 { x: 1.0f64, y: 2.0f64, z: 3.0f64 }),
-    },
-    TbDefineFromExcel2 {
-        id: crate::tb_define_from_excel2::TbDefineFromExcel2id(10002i32),
-        x1: true,
-        x5: 13234234234i64,
-        x6: 1.28f64,
-        x8: 6i32,
-        x10: "huang",
-        x13: crate::enums::DemoEnum::A,
-        x13_2: crate::enums::DemoFlagFlags(0u32),
-        x13_3: crate::enums::DemoFlagFlags(4u32),
-        x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        x15: crate::records::Shape::Test2Rectangle { width: 10.0f64, height: 21.0f64 },
-        v2: crate::records::Vec2 { x: 1.0f64, y: 2.0f64 },
-        t1: crate::types::DateTime(1577808000i64),
-        k1: &[1i32, 2i32, 3i32],
-        k2: &[1i32, 2i32],
-        k8: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        k9: &[
-            crate::records::DemoE2 { y1: Some(1i32), y2: true },
-            crate::records::DemoE2 { y1: Some(2i32), y2: false },
-        ],
-        k10: &[
-            crate::records::Vec3 { x: 1.0f64, y: 2.0f64, z: 5.0f64 },
-            crate::records::Vec3 { x: 2.0f64, y: 3.0f64, z: 6.0f64 },
-            crate::records::Vec3 { x: 1.0f64, y: 2.0f64, z: 6.0f64 },
-        ],
-        k11: &[
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 6.0f64 },
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 7.0f64 },
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 8.0f64 },
-        ],
-        v11: None,
-    },
-    TbDefineFromExcel2 {
-        id: crate::tb_define_from_excel2::TbDefineFromExcel2id(10003i32),
-        x1: true,
-        x5: 13234234234i64,
-        x6: 1.28f64,
-        x8: 3i32,
-        x10: "huang",
-        x13: crate::enums::DemoEnum::A,
-        x13_2: crate::enums::DemoFlagFlags(0u32),
-        x13_3: crate::enums::DemoFlagFlags(0u32),
-        x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        x15: crate::records::Shape::Test2Rectangle { width: 10.0f64, height: 22.0f64 },
-        v2: crate::records::Vec2 { x: 1.0f64, y: 2.0f64 },
-        t1: crate::types::DateTime(933732549i64),
-        k1: &[1i32, 2i32, 3i32],
-        k2: &[1i32, 2i32],
-        k8: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        k9: &[
-            crate::records::DemoE2 { y1: Some(1i32), y2: true },
-            crate::records::DemoE2 { y1: Some(2i32), y2: false },
-        ],
-        k10: &[
-            crate::records::Vec3 { x: 1.0f64, y: 2.0f64, z: 6.0f64 },
-            crate::records::Vec3 { x: 2.0f64, y: 3.0f64, z: 7.0f64 },
-            crate::records::Vec3 { x: 1.0f64, y: 2.0f64, z: 7.0f64 },
-        ],
-        k11: &[
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 7.0f64 },
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 8.0f64 },
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 9.0f64 },
-        ],
-        v11: Some(crate::records::Vec3 { x: 2.0f64, y: 3.0f64, z: 4.0f64 }),
-    },
-    TbDefineFromExcel2 {
-        id: crate::tb_define_from_excel2::TbDefineFromExcel2id(10004i32),
-        x1: true,
-        x5: 13234234234i64,
-        x6: 1.28f64,
-        x8: 4i32,
-        x10: "huang",
-        x13: crate::enums::DemoEnum::A,
-        x13_2: crate::enums::DemoFlagFlags(0u32),
-        x13_3: crate::enums::DemoFlagFlags(0u32),
-        x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        x15: crate::records::Shape::Test2Rectangle { width: 10.0f64, height: 23.0f64 },
-        v2: crate::records::Vec2 { x: 1.0f64, y: 2.0f64 },
-        t1: crate::types::DateTime(1577808000i64),
-        k1: &[1i32, 2i32, 3i32],
-        k2: &[1i32, 2i32],
-        k8: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        k9: &[
-            crate::records::DemoE2 { y1: Some(1i32), y2: true },
-            crate::records::DemoE2 { y1: Some(2i32), y2: false },
-        ],
-        k10: &[
-            crate::records::Vec3 { x: 1.0f64, y: 2.0f64, z: 7.0f64 },
-            crate::records::Vec3 { x: 2.0f64, y: 3.0f64, z: 8.0f64 },
-            crate::records::Vec3 { x: 1.0f64, y: 2.0f64, z: 8.0f64 },
-        ],
-        k11: &[
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 8.0f64 },
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 9.0f64 },
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 10.0f64 },
-        ],
-        v11: Some(crate::records::Vec3 { x: 2.0f64, y: 2.0f64, z: 2.0f64 }),
-    },
-    TbDefineFromExcel2 {
-        id: crate::tb_define_from_excel2::TbDefineFromExcel2id(10005i32),
-        x1: true,
-        x5: 13234234234i64,
-        x6: 1.28f64,
-        x8: 5i32,
-        x10: "huang",
-        x13: crate::enums::DemoEnum::A,
-        x13_2: crate::enums::DemoFlagFlags(0u32),
-        x13_3: crate::enums::DemoFlagFlags(0u32),
-        x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        x15: crate::records::Shape::Test2Rectangle { width: 10.0f64, height: 24.0f64 },
-        v2: crate::records::Vec2 { x: 1.0f64, y: 2.0f64 },
-        t1: crate::types::DateTime(935460549i64),
-        k1: &[1i32, 2i32, 3i32],
-        k2: &[1i32],
-        k8: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        k9: &[
-            crate::records::DemoE2 { y1: Some(1i32), y2: true },
-            crate::records::DemoE2 { y1: Some(2i32), y2: false },
-        ],
-        k10: &[
-            crate::records::Vec3 { x: 1.0f64, y: 2.0f64, z: 8.0f64 },
-            crate::records::Vec3 { x: 2.0f64, y: 3.0f64, z: 9.0f64 },
-            crate::records::Vec3 { x: 1.0f64, y: 2.0f64, z: 9.0f64 },
-        ],
-        k11: &[
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 9.0f64 },
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 10.0f64 },
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 11.0f64 },
-        ],
-        v11: None,
-    },
-    TbDefineFromExcel2 {
-        id: crate::tb_define_from_excel2::TbDefineFromExcel2id(10006i32),
-        x1: true,
-        x5: 10i64,
-        x6: 1.28f64,
-        x8: 6i32,
-        x10: "",
-        x13: crate::enums::DemoEnum::B,
-        x13_2: crate::enums::DemoFlagFlags(0u32),
-        x13_3: crate::enums::DemoFlagFlags(0u32),
-        x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        x15: crate::records::Shape::Test2Rectangle { width: 10.0f64, height: 25.0f64 },
-        v2: crate::records::Vec2 { x: 1.0f64, y: 2.0f64 },
-        t1: crate::types::DateTime(1577808000i64),
-        k1: &[1i32, 2i32, 3i32],
-        k2: &[1i32],
-        k8: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        k9: &[
-            crate::records::DemoE2 { y1: Some(1i32), y2: true },
-            crate::records::DemoE2 { y1: Some(2i32), y2: false },
-        ],
-        k10: &[
-            crate::records::Vec3 { x: 1.0f64, y: 2.0f64, z: 9.0f64 },
-            crate::records::Vec3 { x: 2.0f64, y: 3.0f64, z: 10.0f64 },
-            crate::records::Vec3 { x: 1.0f64, y: 2.0f64, z: 10.0f64 },
-        ],
-        k11: &[
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 10.0f64 },
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 11.0f64 },
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 12.0f64 },
-        ],
-        v11: None,
-    },
-    TbDefineFromExcel2 {
-        id: crate::tb_define_from_excel2::TbDefineFromExcel2id(10007i32),
-        x1: true,
-        x5: 10i64,
-        x6: 1.28f64,
-        x8: 4i32,
-        x10: "xxx",
-        x13: crate::enums::DemoEnum::B,
-        x13_2: crate::enums::DemoFlagFlags(0u32),
-        x13_3: crate::enums::DemoFlagFlags(0u32),
-        x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        x15: crate::records::Shape::Test2Rectangle { width: 10.0f64, height: 26.0f64 },
-        v2: crate::records::Vec2 { x: 1.0f64, y: 2.0f64 },
-        t1: crate::types::DateTime(935460549i64),
-        k1: &[1i32, 2i32, 3i32],
-        k2: &[1i32, 2i32],
-        k8: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        k9: &[
-            crate::records::DemoE2 { y1: Some(1i32), y2: true },
-            crate::records::DemoE2 { y1: Some(2i32), y2: false },
-        ],
-        k10: &[
-            crate::records::Vec3 { x: 1.0f64, y: 2.0f64, z: 10.0f64 },
-            crate::records::Vec3 { x: 2.0f64, y: 3.0f64, z: 11.0f64 },
-            crate::records::Vec3 { x: 1.0f64, y: 2.0f64, z: 11.0f64 },
-        ],
-        k11: &[
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 11.0f64 },
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 12.0f64 },
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 13.0f64 },
-        ],
-        v11: None,
-    },
-    TbDefineFromExcel2 {
-        id: crate::tb_define_from_excel2::TbDefineFromExcel2id(10008i32),
-        x1: true,
-        x5: 10i64,
-        x6: 1.28f64,
-        x8: 3i32,
-        x10: "xxx",
-        x13: crate::enums::DemoEnum::B,
-        x13_2: crate::enums::DemoFlagFlags(0u32),
-        x13_3: crate::enums::DemoFlagFlags(0u32),
-        x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        x15: crate::records::Shape::Test2Rectangle { width: 10.0f64, height: 27.0f64 },
-        v2: crate::records::Vec2 { x: 1.0f64, y: 2.0f64 },
-        t1: crate::types::DateTime(935460549i64),
-        k1: &[1i32, 2i32, 3i32],
-        k2: &[1i32, 2i32],
-        k8: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        k9: &[
-            crate::records::DemoE2 { y1: Some(1i32), y2: true },
-            crate::records::DemoE2 { y1: Some(2i32), y2: false },
-        ],
-        k10: &[
-            crate::records::Vec3 { x: 1.0f64, y: 2.0f64, z: 11.0f64 },
-            crate::records::Vec3 { x: 2.0f64, y: 3.0f64, z: 12.0f64 },
-            crate::records::Vec3 { x: 1.0f64, y: 2.0f64, z: 12.0f64 },
-        ],
-        k11: &[
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 12.0f64 },
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 13.0f64 },
-            crate::records::Vec4 { x: 1.0f64, y: 2.0f64, z: 3.0f64, w: 14.0f64 },
-        ],
-        v11: None,
-    },
-];
-/// Row positions sorted by primary key.
-pub(crate) static BY_KEY: &[usize] = &[0, 1, 2, 3, 4, 5, 6, 7, 8];
 impl TbDefineFromExcel2 {
-    /// Every row, in source order (`order = "source"`).
+    /// Every row, in source order (`order = "source"`), decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbDefineFromExcel2.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TbDefineFromExcel2] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
     }
-    /// The row with primary key `key`, by binary search over `BY_KEY`.
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbDefineFromExcel2], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+    /// The row with primary key `key`, by binary search over row positions sorted by key.
     pub fn get(
         key: crate::tb_define_from_excel2::TbDefineFromExcel2id,
     ) -> Option<&'static TbDefineFromExcel2> {
-        BY_KEY
-            .binary_search_by(|&__i| ROWS[__i].id.cmp(&key))
+        let (rows, by_key) = (TbDefineFromExcel2::all(), TbDefineFromExcel2::by_key());
+        by_key
+            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
             .ok()
-            .map(|j| &ROWS[BY_KEY[j]])
+            .map(|j| &rows[by_key[j] as usize])
+    }
+    /// Row positions sorted by primary key, built on the first lookup.
+    fn by_key() -> &'static [u32] {
+        static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        BY_KEY
+            .get_or_init(|| crate::runtime::index(
+                TbDefineFromExcel2::all(),
+                |__a, __b| (__a.id).cmp(&(__b.id)),
+            ))
     }
 }

@@ -3,7 +3,7 @@
 //! Table `TbDemoGroup`.
 /// TbDemoGroup
 ///
-/// Table `TbDemoGroup` (4 rows, mode `map`), schema `TbDemoGroup.schema.json`.
+/// Table `TbDemoGroup` (mode `map`), schema `TbDemoGroup.schema.json`; its rows are embedded from `data/TbDemoGroup.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbDemoGroup {
     /// Column `id`.
@@ -41,6 +41,81 @@ impl crate::canonical::Canonical for TbDemoGroup {
         out.push('}');
     }
 }
+impl TbDemoGroup {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbDemoGroup, crate::DataError> {
+        Ok(TbDemoGroup {
+            id: crate::tb_demo_group::TbDemoGroupId(r.i32()?),
+            x1: crate::tb_demo_group_c::TbDemoGroupCId(r.i32()?),
+            x2: crate::tb_demo_group_s::TbDemoGroupSId(r.i32()?),
+            x3: crate::tb_demo_group_e::TbDemoGroupEId(r.i32()?),
+            x4: r.i32()?,
+            x5: crate::records::InnerGroup::decode(r)?,
+        })
+    }
+}
+impl TbDemoGroup {
+    /// The `TbDemoGroup_C` row that `x1` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbDemoGroup_C` does not have.
+    pub fn x1_row(&self) -> &'static crate::tb_demo_group_c::TbDemoGroupC {
+        let key = self.x1;
+        match crate::tb_demo_group_c::TbDemoGroupC::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("TbDemoGroup_C", &key),
+        }
+    }
+    /// The `TbDemoGroup_S` row that `x2` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbDemoGroup_S` does not have.
+    pub fn x2_row(&self) -> &'static crate::tb_demo_group_s::TbDemoGroupS {
+        let key = self.x2;
+        match crate::tb_demo_group_s::TbDemoGroupS::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("TbDemoGroup_S", &key),
+        }
+    }
+    /// The `TbDemoGroup_E` row that `x3` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbDemoGroup_E` does not have.
+    pub fn x3_row(&self) -> &'static crate::tb_demo_group_e::TbDemoGroupE {
+        let key = self.x3;
+        match crate::tb_demo_group_e::TbDemoGroupE::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("TbDemoGroup_E", &key),
+        }
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "4e4e51c21d1935249b974bec9fe483402db0c4150c7c84b8916bcb8ac24ba93e";
+/// The embedded data file (`data/TbDemoGroup.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbDemoGroup.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbDemoGroup]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbDemoGroup]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbDemoGroup.bytes",
+        "TbDemoGroup",
+        BYTES,
+        crate::hashes::tables::TB_DEMO_GROUP,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbDemoGroup::decode(&mut r)?);
+    }
+    crate::runtime::unique(&r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TbDemoGroup` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbDemoGroupId(pub i32);
@@ -50,60 +125,45 @@ impl crate::canonical::Canonical for TbDemoGroupId {
     }
 }
 impl TbDemoGroupId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TbDemoGroup> {
         TbDemoGroup::get(self)
     }
 }
-/// Every row, in source order (`order = "source"`).
-pub static ROWS: &[TbDemoGroup] = &[
-    TbDemoGroup {
-        id: crate::tb_demo_group::TbDemoGroupId(1i32),
-        x1: crate::tb_demo_group_c::TbDemoGroupCId(1i32),
-        x2: crate::tb_demo_group_s::TbDemoGroupSId(2i32),
-        x3: crate::tb_demo_group_e::TbDemoGroupEId(3i32),
-        x4: 4i32,
-        x5: crate::records::InnerGroup { y1: 10i32, y2: 20i32, y3: 30i32, y4: 40i32 },
-    },
-    TbDemoGroup {
-        id: crate::tb_demo_group::TbDemoGroupId(2i32),
-        x1: crate::tb_demo_group_c::TbDemoGroupCId(1i32),
-        x2: crate::tb_demo_group_s::TbDemoGroupSId(2i32),
-        x3: crate::tb_demo_group_e::TbDemoGroupEId(3i32),
-        x4: 4i32,
-        x5: crate::records::InnerGroup { y1: 10i32, y2: 20i32, y3: 30i32, y4: 40i32 },
-    },
-    TbDemoGroup {
-        id: crate::tb_demo_group::TbDemoGroupId(3i32),
-        x1: crate::tb_demo_group_c::TbDemoGroupCId(1i32),
-        x2: crate::tb_demo_group_s::TbDemoGroupSId(2i32),
-        x3: crate::tb_demo_group_e::TbDemoGroupEId(3i32),
-        x4: 4i32,
-        x5: crate::records::InnerGroup { y1: 10i32, y2: 20i32, y3: 30i32, y4: 40i32 },
-    },
-    TbDemoGroup {
-        id: crate::tb_demo_group::TbDemoGroupId(4i32),
-        x1: crate::tb_demo_group_c::TbDemoGroupCId(1i32),
-        x2: crate::tb_demo_group_s::TbDemoGroupSId(2i32),
-        x3: crate::tb_demo_group_e::TbDemoGroupEId(3i32),
-        x4: 4i32,
-        x5: crate::records::InnerGroup { y1: 10i32, y2: 20i32, y3: 30i32, y4: 40i32 },
-    },
-];
-/// Row positions sorted by primary key.
-pub(crate) static BY_KEY: &[usize] = &[0, 1, 2, 3];
 impl TbDemoGroup {
-    /// Every row, in source order (`order = "source"`).
+    /// Every row, in source order (`order = "source"`), decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbDemoGroup.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TbDemoGroup] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
     }
-    /// The row with primary key `key`, by binary search over `BY_KEY`.
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbDemoGroup], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+    /// The row with primary key `key`, by binary search over row positions sorted by key.
     pub fn get(
         key: crate::tb_demo_group::TbDemoGroupId,
     ) -> Option<&'static TbDemoGroup> {
-        BY_KEY
-            .binary_search_by(|&__i| ROWS[__i].id.cmp(&key))
+        let (rows, by_key) = (TbDemoGroup::all(), TbDemoGroup::by_key());
+        by_key
+            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
             .ok()
-            .map(|j| &ROWS[BY_KEY[j]])
+            .map(|j| &rows[by_key[j] as usize])
+    }
+    /// Row positions sorted by primary key, built on the first lookup.
+    fn by_key() -> &'static [u32] {
+        static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        BY_KEY
+            .get_or_init(|| crate::runtime::index(
+                TbDemoGroup::all(),
+                |__a, __b| (__a.id).cmp(&(__b.id)),
+            ))
     }
 }

@@ -3,7 +3,7 @@
 //! Table `TbDemoPrimitive`.
 /// TbDemoPrimitive
 ///
-/// Table `TbDemoPrimitive` (4 rows, mode `map`), schema `TbDemoPrimitive.schema.json`.
+/// Table `TbDemoPrimitive` (mode `map`), schema `TbDemoPrimitive.schema.json`; its rows are embedded from `data/TbDemoPrimitive.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbDemoPrimitive {
     /// Column `x1`.
@@ -54,6 +54,50 @@ impl crate::canonical::Canonical for TbDemoPrimitive {
         out.push('}');
     }
 }
+impl TbDemoPrimitive {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbDemoPrimitive, crate::DataError> {
+        Ok(TbDemoPrimitive {
+            x1: r.bool()?,
+            x2: r.u8()?,
+            x3: r.i16()?,
+            x4: crate::tb_demo_primitive::TbDemoPrimitiveId(r.i32()?),
+            x5: r.i64()?,
+            x6: r.f64()?,
+            x7: r.f64()?,
+            s1: r.str()?,
+            s2: r.str()?,
+            v2: crate::records::Vec2::decode(r)?,
+            v3: crate::records::Vec3::decode(r)?,
+            v4: crate::records::Vec4::decode(r)?,
+            t1: crate::types::DateTime(r.datetime()?),
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "f7edf11dd1bac2786810de08916616072db0ddf62a629b353bda741831111bbe";
+/// The embedded data file (`data/TbDemoPrimitive.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbDemoPrimitive.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbDemoPrimitive]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbDemoPrimitive]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbDemoPrimitive.bytes",
+        "TbDemoPrimitive",
+        BYTES,
+        crate::hashes::tables::TB_DEMO_PRIMITIVE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbDemoPrimitive::decode(&mut r)?);
+    }
+    crate::runtime::unique(&r, &rows, |a, b| (a.x4).cmp(&(b.x4)))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TbDemoPrimitive` (column `x4`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbDemoPrimitiveId(pub i32);
@@ -63,88 +107,45 @@ impl crate::canonical::Canonical for TbDemoPrimitiveId {
     }
 }
 impl TbDemoPrimitiveId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TbDemoPrimitive> {
         TbDemoPrimitive::get(self)
     }
 }
-/// Every row, in source order (`order = "source"`).
-pub static ROWS: &[TbDemoPrimitive] = &[
-    TbDemoPrimitive {
-        x1: false,
-        x2: 1u8,
-        x3: 2i16,
-        x4: crate::tb_demo_primitive::TbDemoPrimitiveId(3i32),
-        x5: 4i64,
-        x6: 5.0f64,
-        x7: 6.0f64,
-        s1: "hello",
-        s2: "/apple",
-        v2: crate::records::Vec2 { x: 1.0f64, y: 2.0f64 },
-        v3: crate::records::Vec3 { x: 2.0f64, y: 3.0f64, z: 4.0f64 },
-        v4: crate::records::Vec4 { x: 4.0f64, y: 5.0f64, z: 6.0f64, w: 7.0f64 },
-        t1: crate::types::DateTime(946742700i64),
-    },
-    TbDemoPrimitive {
-        x1: true,
-        x2: 1u8,
-        x3: 2i16,
-        x4: crate::tb_demo_primitive::TbDemoPrimitiveId(4i32),
-        x5: 4i64,
-        x6: 5.0f64,
-        x7: 6.0f64,
-        s1: "world",
-        s2: "/apple",
-        v2: crate::records::Vec2 { x: 2.0f64, y: 3.0f64 },
-        v3: crate::records::Vec3 { x: 2.2f64, y: 2.3f64, z: 3.4f64 },
-        v4: crate::records::Vec4 { x: 4.5f64, y: 5.6f64, z: 6.7f64, w: 8.8f64 },
-        t1: crate::types::DateTime(946829100i64),
-    },
-    TbDemoPrimitive {
-        x1: true,
-        x2: 1u8,
-        x3: 2i16,
-        x4: crate::tb_demo_primitive::TbDemoPrimitiveId(5i32),
-        x5: 4i64,
-        x6: 5.0f64,
-        x7: 6.0f64,
-        s1: "nihao",
-        s2: "/apple",
-        v2: crate::records::Vec2 { x: 4.0f64, y: 5.0f64 },
-        v3: crate::records::Vec3 { x: 2.2f64, y: 2.3f64, z: 3.5f64 },
-        v4: crate::records::Vec4 { x: 4.5f64, y: 5.6f64, z: 6.8f64, w: 9.9f64 },
-        t1: crate::types::DateTime(946915500i64),
-    },
-    TbDemoPrimitive {
-        x1: true,
-        x2: 1u8,
-        x3: 2i16,
-        x4: crate::tb_demo_primitive::TbDemoPrimitiveId(6i32),
-        x5: 4i64,
-        x6: 5.0f64,
-        x7: 6.0f64,
-        s1: "shijie",
-        s2: "/apple",
-        v2: crate::records::Vec2 { x: 6.0f64, y: 7.0f64 },
-        v3: crate::records::Vec3 { x: 2.2f64, y: 2.3f64, z: 3.6f64 },
-        v4: crate::records::Vec4 { x: 4.5f64, y: 5.6f64, z: 6.9f64, w: 123.0f64 },
-        t1: crate::types::DateTime(947001900i64),
-    },
-];
-/// Row positions sorted by primary key.
-pub(crate) static BY_KEY: &[usize] = &[0, 1, 2, 3];
 impl TbDemoPrimitive {
-    /// Every row, in source order (`order = "source"`).
+    /// Every row, in source order (`order = "source"`), decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbDemoPrimitive.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TbDemoPrimitive] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
     }
-    /// The row with primary key `key`, by binary search over `BY_KEY`.
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbDemoPrimitive], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+    /// The row with primary key `key`, by binary search over row positions sorted by key.
     pub fn get(
         key: crate::tb_demo_primitive::TbDemoPrimitiveId,
     ) -> Option<&'static TbDemoPrimitive> {
-        BY_KEY
-            .binary_search_by(|&__i| ROWS[__i].x4.cmp(&key))
+        let (rows, by_key) = (TbDemoPrimitive::all(), TbDemoPrimitive::by_key());
+        by_key
+            .binary_search_by(|&i| rows[i as usize].x4.cmp(&key))
             .ok()
-            .map(|j| &ROWS[BY_KEY[j]])
+            .map(|j| &rows[by_key[j] as usize])
+    }
+    /// Row positions sorted by primary key, built on the first lookup.
+    fn by_key() -> &'static [u32] {
+        static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        BY_KEY
+            .get_or_init(|| crate::runtime::index(
+                TbDemoPrimitive::all(),
+                |__a, __b| (__a.x4).cmp(&(__b.x4)),
+            ))
     }
 }

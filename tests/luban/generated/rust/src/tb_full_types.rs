@@ -3,7 +3,7 @@
 //! Table `TbFullTypes`.
 /// TbFullTypes
 ///
-/// Table `TbFullTypes` (12 rows, mode `map`), schema `TbFullTypes.schema.json`.
+/// Table `TbFullTypes` (mode `map`), schema `TbFullTypes.schema.json`; its rows are embedded from `data/TbFullTypes.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbFullTypes {
     /// Column `x4`.
@@ -83,6 +83,103 @@ impl crate::canonical::Canonical for TbFullTypes {
         out.push('}');
     }
 }
+impl TbFullTypes {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbFullTypes, crate::DataError> {
+        Ok(TbFullTypes {
+            x4: crate::tb_full_types::TbFullTypesId(r.i32()?),
+            x1: r.bool()?,
+            x2: r.u8()?,
+            x3: r.i16()?,
+            x5: r.i64()?,
+            x6: r.f64()?,
+            x7: r.f64()?,
+            x8_0: r.i16()?,
+            x8: r.i32()?,
+            x9: r.i64()?,
+            x10: r.str()?,
+            x12: crate::records::DemoType1::decode(r)?,
+            x13: crate::enums::DemoEnum::ALL[r
+                .index(crate::enums::DemoEnum::ALL.len())?],
+            x14: crate::records::DemoDynamic::decode(r)?,
+            s1: r.str()?,
+            t1: crate::types::DateTime(r.datetime()?),
+            k1: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(r.i32()?);
+                }
+                crate::runtime::leak(v)
+            },
+            k2: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(r.i32()?);
+                }
+                crate::runtime::leak(v)
+            },
+            k5: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(r.i32()?);
+                }
+                crate::runtime::leak(v)
+            },
+            k8: {
+                let n = r.len(2usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let k = r.i32()?;
+                    v.push((k, r.i32()?));
+                }
+                crate::types::Map(r.map(v)?)
+            },
+            k9: {
+                let n = r.len(2usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::records::DemoE2::decode(r)?);
+                }
+                crate::runtime::leak(v)
+            },
+            k15: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::records::DemoDynamic::decode(r)?);
+                }
+                crate::runtime::leak(v)
+            },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "2bab3e765196841aa4c8dd7e811b6621ddeb877756305f64579dbb3409384e65";
+/// The embedded data file (`data/TbFullTypes.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbFullTypes.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbFullTypes]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbFullTypes]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbFullTypes.bytes",
+        "TbFullTypes",
+        BYTES,
+        crate::hashes::tables::TB_FULL_TYPES,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbFullTypes::decode(&mut r)?);
+    }
+    crate::runtime::unique(&r, &rows, |a, b| (a.x4).cmp(&(b.x4)))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TbFullTypes` (column `x4`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbFullTypesId(pub i32);
@@ -92,392 +189,45 @@ impl crate::canonical::Canonical for TbFullTypesId {
     }
 }
 impl TbFullTypesId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TbFullTypes> {
         TbFullTypes::get(self)
     }
 }
-/// Every row, in source order (`order = "source"`).
-pub static ROWS: &[TbFullTypes] = &[
-    TbFullTypes {
-        x4: crate::tb_full_types::TbFullTypesId(1i32),
-        x1: true,
-        x2: 5u8,
-        x3: 1i16,
-        x5: 13234234234i64,
-        x6: 1.28f64,
-        x7: 1.23457891f64,
-        x8_0: 1234i16,
-        x8: 1234i32,
-        x9: 111111111i64,
-        x10: "Assets/GoodsIcon/GoodsIcon.spriteatlas[10000]",
-        x12: crate::records::DemoType1 { x1: 1988i32 },
-        x13: crate::enums::DemoEnum::NONE,
-        x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        s1: "/apple",
-        t1: crate::types::DateTime(935460549i64),
-        k1: &[1i32, 2i32, 3i32],
-        k2: &[1i32, 2i32, 4i32],
-        k5: &[1i32, 2i32, 7i32],
-        k8: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        k9: &[
-            crate::records::DemoE2 { y1: Some(1i32), y2: true },
-            crate::records::DemoE2 { y1: Some(2i32), y2: false },
-        ],
-        k15: &[
-            crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-            crate::records::DemoDynamic::DemoE1 { x1: 1i32, x3: 2i32, x4: 3i32 },
-        ],
-    },
-    TbFullTypes {
-        x4: crate::tb_full_types::TbFullTypesId(2i32),
-        x1: false,
-        x2: 0u8,
-        x3: 2i16,
-        x5: 0i64,
-        x6: 0.0f64,
-        x7: 0.0f64,
-        x8_0: 0i16,
-        x8: 0i32,
-        x9: 0i64,
-        x10: "",
-        x12: crate::records::DemoType1 { x1: 1988i32 },
-        x13: crate::enums::DemoEnum::A,
-        x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        s1: "/apple",
-        t1: crate::types::DateTime(935460549i64),
-        k1: &[1i32, 2i32, 3i32],
-        k2: &[1i32, 2i32, 4i32],
-        k5: &[1i32, 2i32, 7i32],
-        k8: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        k9: &[
-            crate::records::DemoE2 { y1: Some(1i32), y2: true },
-            crate::records::DemoE2 { y1: Some(3i32), y2: false },
-        ],
-        k15: &[
-            crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-            crate::records::DemoDynamic::DemoE1 { x1: 1i32, x3: 2i32, x4: 4i32 },
-        ],
-    },
-    TbFullTypes {
-        x4: crate::tb_full_types::TbFullTypesId(3i32),
-        x1: false,
-        x2: 0u8,
-        x3: 3i16,
-        x5: 0i64,
-        x6: 0.0f64,
-        x7: 0.0f64,
-        x8_0: 0i16,
-        x8: 0i32,
-        x9: 0i64,
-        x10: "",
-        x12: crate::records::DemoType1 { x1: 1988i32 },
-        x13: crate::enums::DemoEnum::A,
-        x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        s1: "/apple",
-        t1: crate::types::DateTime(1577808000i64),
-        k1: &[1i32, 2i32, 3i32],
-        k2: &[1i32, 2i32, 4i32],
-        k5: &[1i32, 2i32, 7i32],
-        k8: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        k9: &[
-            crate::records::DemoE2 { y1: Some(1i32), y2: true },
-            crate::records::DemoE2 { y1: Some(4i32), y2: false },
-        ],
-        k15: &[
-            crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-            crate::records::DemoDynamic::DemoE1 { x1: 1i32, x3: 2i32, x4: 5i32 },
-        ],
-    },
-    TbFullTypes {
-        x4: crate::tb_full_types::TbFullTypesId(4i32),
-        x1: false,
-        x2: 5u8,
-        x3: 4i16,
-        x5: 0i64,
-        x6: 0.0f64,
-        x7: 0.0f64,
-        x8_0: 0i16,
-        x8: 0i32,
-        x9: 0i64,
-        x10: "",
-        x12: crate::records::DemoType1 { x1: 1988i32 },
-        x13: crate::enums::DemoEnum::A,
-        x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        s1: "/apple",
-        t1: crate::types::DateTime(933732549i64),
-        k1: &[1i32, 2i32, 3i32],
-        k2: &[1i32, 2i32, 4i32],
-        k5: &[1i32, 2i32, 7i32],
-        k8: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        k9: &[
-            crate::records::DemoE2 { y1: Some(1i32), y2: true },
-            crate::records::DemoE2 { y1: Some(5i32), y2: false },
-        ],
-        k15: &[
-            crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-            crate::records::DemoDynamic::DemoE1 { x1: 1i32, x3: 2i32, x4: 6i32 },
-        ],
-    },
-    TbFullTypes {
-        x4: crate::tb_full_types::TbFullTypesId(5i32),
-        x1: false,
-        x2: 5u8,
-        x3: 6i16,
-        x5: 13234234234i64,
-        x6: 1.28f64,
-        x7: 1.23457891f64,
-        x8_0: 1234i16,
-        x8: 1234i32,
-        x9: 111111111i64,
-        x10: "Assets/GoodsIcon/GoodsIcon.spriteatlas[20000]",
-        x12: crate::records::DemoType1 { x1: 1988i32 },
-        x13: crate::enums::DemoEnum::A,
-        x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        s1: "/apple",
-        t1: crate::types::DateTime(1577808000i64),
-        k1: &[1i32, 2i32, 3i32],
-        k2: &[1i32, 2i32, 4i32],
-        k5: &[1i32, 2i32, 7i32],
-        k8: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        k9: &[
-            crate::records::DemoE2 { y1: Some(1i32), y2: true },
-            crate::records::DemoE2 { y1: Some(6i32), y2: false },
-        ],
-        k15: &[
-            crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-            crate::records::DemoDynamic::DemoE1 { x1: 1i32, x3: 2i32, x4: 7i32 },
-        ],
-    },
-    TbFullTypes {
-        x4: crate::tb_full_types::TbFullTypesId(6i32),
-        x1: true,
-        x2: 5u8,
-        x3: 7i16,
-        x5: 13234234234i64,
-        x6: 1.28f64,
-        x7: 1.23457891f64,
-        x8_0: 1234i16,
-        x8: 1234i32,
-        x9: 111111111i64,
-        x10: "Assets/GoodsIcon/GoodsIcon.spriteatlas",
-        x12: crate::records::DemoType1 { x1: 1988i32 },
-        x13: crate::enums::DemoEnum::A,
-        x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        s1: "/apple",
-        t1: crate::types::DateTime(935460549i64),
-        k1: &[1i32, 2i32, 3i32],
-        k2: &[1i32, 2i32, 4i32],
-        k5: &[1i32, 2i32, 7i32],
-        k8: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        k9: &[
-            crate::records::DemoE2 { y1: Some(1i32), y2: true },
-            crate::records::DemoE2 { y1: Some(7i32), y2: false },
-        ],
-        k15: &[
-            crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-            crate::records::DemoDynamic::DemoE1 { x1: 1i32, x3: 2i32, x4: 8i32 },
-        ],
-    },
-    TbFullTypes {
-        x4: crate::tb_full_types::TbFullTypesId(7i32),
-        x1: true,
-        x2: 5u8,
-        x3: 8i16,
-        x5: 1213123i64,
-        x6: 1.28f64,
-        x7: 1.23457891f64,
-        x8_0: 1234i16,
-        x8: 1234i32,
-        x9: 111111111i64,
-        x10: "Assets/GoodsIcon/GoodsIcon.spriteatlas",
-        x12: crate::records::DemoType1 { x1: 1988i32 },
-        x13: crate::enums::DemoEnum::A,
-        x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        s1: "/apple",
-        t1: crate::types::DateTime(1577808000i64),
-        k1: &[1i32, 2i32, 3i32],
-        k2: &[1i32, 2i32, 4i32],
-        k5: &[1i32, 2i32, 7i32],
-        k8: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        k9: &[
-            crate::records::DemoE2 { y1: Some(1i32), y2: true },
-            crate::records::DemoE2 { y1: Some(8i32), y2: false },
-        ],
-        k15: &[
-            crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-            crate::records::DemoDynamic::DemoE1 { x1: 1i32, x3: 2i32, x4: 9i32 },
-        ],
-    },
-    TbFullTypes {
-        x4: crate::tb_full_types::TbFullTypesId(8i32),
-        x1: true,
-        x2: 5u8,
-        x3: 9i16,
-        x5: 13234234234i64,
-        x6: 1.28f64,
-        x7: 1.23457891f64,
-        x8_0: 1234i16,
-        x8: 1234i32,
-        x9: 111111111i64,
-        x10: "Assets/GoodsIcon/GoodsIcon.spriteatlas",
-        x12: crate::records::DemoType1 { x1: 1988i32 },
-        x13: crate::enums::DemoEnum::B,
-        x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        s1: "/apple",
-        t1: crate::types::DateTime(935460549i64),
-        k1: &[1i32, 2i32, 3i32],
-        k2: &[1i32, 2i32, 4i32],
-        k5: &[1i32, 2i32, 7i32],
-        k8: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        k9: &[
-            crate::records::DemoE2 { y1: Some(1i32), y2: true },
-            crate::records::DemoE2 { y1: Some(9i32), y2: false },
-        ],
-        k15: &[
-            crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-            crate::records::DemoDynamic::DemoE1 { x1: 1i32, x3: 2i32, x4: 10i32 },
-        ],
-    },
-    TbFullTypes {
-        x4: crate::tb_full_types::TbFullTypesId(9i32),
-        x1: true,
-        x2: 5u8,
-        x3: 128i16,
-        x5: 13234234234i64,
-        x6: 1.28f64,
-        x7: 1.23457891f64,
-        x8_0: 1234i16,
-        x8: 1234i32,
-        x9: 111111111i64,
-        x10: "Assets/GoodsIcon/GoodsIcon.spriteatlas",
-        x12: crate::records::DemoType1 { x1: 1988i32 },
-        x13: crate::enums::DemoEnum::A,
-        x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-        s1: "/apple",
-        t1: crate::types::DateTime(935460549i64),
-        k1: &[1i32, 2i32, 3i32],
-        k2: &[1i32, 2i32, 4i32],
-        k5: &[1i32, 2i32, 7i32],
-        k8: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        k9: &[
-            crate::records::DemoE2 { y1: Some(1i32), y2: true },
-            crate::records::DemoE2 { y1: Some(10i32), y2: false },
-        ],
-        k15: &[
-            crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-            crate::records::DemoDynamic::DemoE1 { x1: 1i32, x3: 2i32, x4: 11i32 },
-        ],
-    },
-    TbFullTypes {
-        x4: crate::tb_full_types::TbFullTypesId(10i32),
-        x1: true,
-        x2: 5u8,
-        x3: 128i16,
-        x5: 13234234234i64,
-        x6: 1.28f64,
-        x7: 1.23457891f64,
-        x8_0: 1234i16,
-        x8: 1234i32,
-        x9: 111111111i64,
-        x10: "Assets/GoodsIcon/GoodsIcon.spriteatlas",
-        x12: crate::records::DemoType1 { x1: 1989i32 },
-        x13: crate::enums::DemoEnum::A,
-        x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 3i32 },
-        s1: "/apple",
-        t1: crate::types::DateTime(935460550i64),
-        k1: &[1i32, 2i32, 4i32],
-        k2: &[1i32, 2i32, 4i32],
-        k5: &[1i32, 2i32, 7i32],
-        k8: crate::types::Map(&[(1i32, 2i32), (3i32, 5i32)]),
-        k9: &[
-            crate::records::DemoE2 { y1: Some(1i32), y2: true },
-            crate::records::DemoE2 { y1: Some(11i32), y2: false },
-        ],
-        k15: &[
-            crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-            crate::records::DemoDynamic::DemoE1 { x1: 1i32, x3: 2i32, x4: 12i32 },
-        ],
-    },
-    TbFullTypes {
-        x4: crate::tb_full_types::TbFullTypesId(12i32),
-        x1: true,
-        x2: 5u8,
-        x3: 128i16,
-        x5: 13234234234i64,
-        x6: 1.28f64,
-        x7: 1.23457891f64,
-        x8_0: 1234i16,
-        x8: 1234i32,
-        x9: 111111111i64,
-        x10: "Assets/GoodsIcon/GoodsIcon.spriteatlas",
-        x12: crate::records::DemoType1 { x1: 512i32 },
-        x13: crate::enums::DemoEnum::B,
-        x14: crate::records::DemoDynamic::TestLoginRoleInfo {
-            x1: 1i32,
-            x3: 4i32,
-            role_id: 10000i64,
-        },
-        s1: "/apple",
-        t1: crate::types::DateTime(935460551i64),
-        k1: &[1i32, 2i32, 5i32],
-        k2: &[1i32, 2i32, 4i32],
-        k5: &[1i32, 2i32, 7i32],
-        k8: crate::types::Map(&[(1i32, 2i32), (3i32, 6i32)]),
-        k9: &[
-            crate::records::DemoE2 { y1: Some(1i32), y2: true },
-            crate::records::DemoE2 { y1: Some(12i32), y2: false },
-        ],
-        k15: &[
-            crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-            crate::records::DemoDynamic::DemoE1 { x1: 1i32, x3: 2i32, x4: 13i32 },
-        ],
-    },
-    TbFullTypes {
-        x4: crate::tb_full_types::TbFullTypesId(30i32),
-        x1: true,
-        x2: 5u8,
-        x3: 128i16,
-        x5: 13234234234i64,
-        x6: 1.28f64,
-        x7: 1.23457891f64,
-        x8_0: 1234i16,
-        x8: 1234i32,
-        x9: 111111111i64,
-        x10: "Assets/GoodsIcon/GoodsIcon.spriteatlas",
-        x12: crate::records::DemoType1 { x1: 256i32 },
-        x13: crate::enums::DemoEnum::C,
-        x14: crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 5i32 },
-        s1: "/apple",
-        t1: crate::types::DateTime(935460552i64),
-        k1: &[1i32, 2i32, 6i32],
-        k2: &[1i32, 2i32, 4i32],
-        k5: &[1i32, 2i32, 7i32],
-        k8: crate::types::Map(&[(1i32, 2i32), (3i32, 7i32)]),
-        k9: &[
-            crate::records::DemoE2 { y1: Some(1i32), y2: true },
-            crate::records::DemoE2 { y1: Some(13i32), y2: false },
-        ],
-        k15: &[
-            crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 },
-            crate::records::DemoDynamic::DemoE1 { x1: 1i32, x3: 2i32, x4: 14i32 },
-        ],
-    },
-];
-/// Row positions sorted by primary key.
-pub(crate) static BY_KEY: &[usize] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
 impl TbFullTypes {
-    /// Every row, in source order (`order = "source"`).
+    /// Every row, in source order (`order = "source"`), decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbFullTypes.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TbFullTypes] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
     }
-    /// The row with primary key `key`, by binary search over `BY_KEY`.
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbFullTypes], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+    /// The row with primary key `key`, by binary search over row positions sorted by key.
     pub fn get(
         key: crate::tb_full_types::TbFullTypesId,
     ) -> Option<&'static TbFullTypes> {
-        BY_KEY
-            .binary_search_by(|&__i| ROWS[__i].x4.cmp(&key))
+        let (rows, by_key) = (TbFullTypes::all(), TbFullTypes::by_key());
+        by_key
+            .binary_search_by(|&i| rows[i as usize].x4.cmp(&key))
             .ok()
-            .map(|j| &ROWS[BY_KEY[j]])
+            .map(|j| &rows[by_key[j] as usize])
+    }
+    /// Row positions sorted by primary key, built on the first lookup.
+    fn by_key() -> &'static [u32] {
+        static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        BY_KEY
+            .get_or_init(|| crate::runtime::index(
+                TbFullTypes::all(),
+                |__a, __b| (__a.x4).cmp(&(__b.x4)),
+            ))
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// 道具表
 ///
-/// Table `TbItem` (16 rows, mode `map`), schema `TbItem.schema.json`.
+/// Table `TbItem` (mode `map`), schema `TbItem.schema.json`; its rows are embedded from `data/TbItem.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbItem {
     /// 道具id
@@ -59,6 +59,51 @@ impl crate::canonical::Canonical for TbItem {
         out.push('}');
     }
 }
+impl TbItem {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbItem, crate::DataError> {
+        Ok(TbItem {
+            id: crate::tb_item::TbItemId(r.i32()?),
+            name: r.str()?,
+            major_type: crate::enums::EMajorType::ALL[r
+                .index(crate::enums::EMajorType::ALL.len())?],
+            minor_type: crate::enums::EMinorType::ALL[r
+                .index(crate::enums::EMinorType::ALL.len())?],
+            max_pile_num: r.i32()?,
+            quality: crate::enums::EItemQuality::ALL[r
+                .index(crate::enums::EItemQuality::ALL.len())?],
+            icon: r.str()?,
+            icon_backgroud: r.str()?,
+            icon_mask: r.str()?,
+            desc: r.str()?,
+            show_order: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "66c68c5ad4d98811f2ffa906279b24561b6e51dc6a6fef7a5e2e3eadfbc6b091";
+/// The embedded data file (`data/TbItem.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbItem.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbItem]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbItem]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbItem.bytes",
+        "TbItem",
+        BYTES,
+        crate::hashes::tables::TB_ITEM,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbItem::decode(&mut r)?);
+    }
+    crate::runtime::unique(&r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TbItem` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbItemId(pub i32);
@@ -68,234 +113,43 @@ impl crate::canonical::Canonical for TbItemId {
     }
 }
 impl TbItemId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TbItem> {
         TbItem::get(self)
     }
 }
-/// Every row, in source order (`order = "source"`).
-pub static ROWS: &[TbItem] = &[
-    TbItem {
-        id: crate::tb_item::TbItemId(1i32),
-        name: "钻石",
-        major_type: crate::enums::EMajorType::CURRENCY,
-        minor_type: crate::enums::EMinorType::DIAMOND,
-        max_pile_num: 9999999i32,
-        quality: crate::enums::EItemQuality::WHITE,
-        icon: "/Game/UI/UIText/UI_TestIcon_3.UI_TestIcon_3",
-        icon_backgroud: "",
-        icon_mask: "",
-        desc: "rmb兑换的主要货币",
-        show_order: 1i32,
-    },
-    TbItem {
-        id: crate::tb_item::TbItemId(2i32),
-        name: "金币",
-        major_type: crate::enums::EMajorType::CURRENCY,
-        minor_type: crate::enums::EMinorType::GOLD,
-        max_pile_num: 9999999i32,
-        quality: crate::enums::EItemQuality::WHITE,
-        icon: "/Game/UI/UIText/UI_TestIcon_1.UI_TestIcon_1",
-        icon_backgroud: "",
-        icon_mask: "",
-        desc: "主要的高级流通代币",
-        show_order: 2i32,
-    },
-    TbItem {
-        id: crate::tb_item::TbItemId(3i32),
-        name: "银币",
-        major_type: crate::enums::EMajorType::CURRENCY,
-        minor_type: crate::enums::EMinorType::SILVER,
-        max_pile_num: 9999999i32,
-        quality: crate::enums::EItemQuality::WHITE,
-        icon: "/Game/UI/UIText/UI_TestIcon_2.UI_TestIcon_2",
-        icon_backgroud: "",
-        icon_mask: "",
-        desc: "主要的流通代币",
-        show_order: 3i32,
-    },
-    TbItem {
-        id: crate::tb_item::TbItemId(4i32),
-        name: "经验",
-        major_type: crate::enums::EMajorType::CURRENCY,
-        minor_type: crate::enums::EMinorType::EXP,
-        max_pile_num: 9999999i32,
-        quality: crate::enums::EItemQuality::WHITE,
-        icon: "/Game/UI/UIText/UI_TestIcon_1.UI_TestIcon_1",
-        icon_backgroud: "",
-        icon_mask: "",
-        desc: "人物升级需要的经验",
-        show_order: 4i32,
-    },
-    TbItem {
-        id: crate::tb_item::TbItemId(5i32),
-        name: "能量点",
-        major_type: crate::enums::EMajorType::CURRENCY,
-        minor_type: crate::enums::EMinorType::POWER_POINT,
-        max_pile_num: 9999999i32,
-        quality: crate::enums::EItemQuality::WHITE,
-        icon: "/Game/UI/UIText/UI_TestIcon_1.UI_TestIcon_1",
-        icon_backgroud: "",
-        icon_mask: "",
-        desc: "人物变身需要的能量点",
-        show_order: 5i32,
-    },
-    TbItem {
-        id: crate::tb_item::TbItemId(1020100001i32),
-        name: "初始发型",
-        major_type: crate::enums::EMajorType::CLOTH,
-        minor_type: crate::enums::EMinorType::HAIR_STYLE,
-        max_pile_num: 1i32,
-        quality: crate::enums::EItemQuality::WHITE,
-        icon: "/Game/UI/UIText/IocnResource/Frames/S0012H_png.S0012H_png",
-        icon_backgroud: "",
-        icon_mask: "",
-        desc: "初始发型",
-        show_order: 6i32,
-    },
-    TbItem {
-        id: crate::tb_item::TbItemId(1020200001i32),
-        name: "初始外套",
-        major_type: crate::enums::EMajorType::CLOTH,
-        minor_type: crate::enums::EMinorType::COAT,
-        max_pile_num: 1i32,
-        quality: crate::enums::EItemQuality::WHITE,
-        icon: "/Game/UI/UIText/IocnResource/Frames/S0006_2C_png.S0006_2C_png",
-        icon_backgroud: "",
-        icon_mask: "",
-        desc: "初始外套",
-        show_order: 7i32,
-    },
-    TbItem {
-        id: crate::tb_item::TbItemId(1020300001i32),
-        name: "初始上衣",
-        major_type: crate::enums::EMajorType::CLOTH,
-        minor_type: crate::enums::EMinorType::UPPER_JACKET,
-        max_pile_num: 1i32,
-        quality: crate::enums::EItemQuality::WHITE,
-        icon: "/Game/UI/UIText/IocnResource/Frames/S0090ABS_png.S0090ABS_png",
-        icon_backgroud: "",
-        icon_mask: "",
-        desc: "初始上衣",
-        show_order: 8i32,
-    },
-    TbItem {
-        id: crate::tb_item::TbItemId(1020400001i32),
-        name: "初始裤子",
-        major_type: crate::enums::EMajorType::CLOTH,
-        minor_type: crate::enums::EMinorType::SKIRT,
-        max_pile_num: 1i32,
-        quality: crate::enums::EItemQuality::WHITE,
-        icon: "/Game/UI/UIText/UI_TestIcon_1.UI_TestIcon_1",
-        icon_backgroud: "",
-        icon_mask: "",
-        desc: "初始下装",
-        show_order: 9i32,
-    },
-    TbItem {
-        id: crate::tb_item::TbItemId(1020500001i32),
-        name: "初始袜子",
-        major_type: crate::enums::EMajorType::CLOTH,
-        minor_type: crate::enums::EMinorType::SOCKS,
-        max_pile_num: 1i32,
-        quality: crate::enums::EItemQuality::WHITE,
-        icon: "/Game/UI/UIText/IocnResource/Frames/S0012S_png.S0012S_png",
-        icon_backgroud: "",
-        icon_mask: "",
-        desc: "初始袜子",
-        show_order: 10i32,
-    },
-    TbItem {
-        id: crate::tb_item::TbItemId(1020600001i32),
-        name: "初始鞋子",
-        major_type: crate::enums::EMajorType::CLOTH,
-        minor_type: crate::enums::EMinorType::SHOES,
-        max_pile_num: 1i32,
-        quality: crate::enums::EItemQuality::WHITE,
-        icon: "/Game/UI/UIText/IocnResource/Frames/S0012BS_png.S0012BS_png",
-        icon_backgroud: "",
-        icon_mask: "",
-        desc: "初始鞋子",
-        show_order: 11i32,
-    },
-    TbItem {
-        id: crate::tb_item::TbItemId(1020700001i32),
-        name: "初始发饰",
-        major_type: crate::enums::EMajorType::CLOTH,
-        minor_type: crate::enums::EMinorType::HAIR_ACCESSORY,
-        max_pile_num: 1i32,
-        quality: crate::enums::EItemQuality::WHITE,
-        icon: "/Game/UI/UIText/IocnResource/Frames/S0090_X1AHC_png.S0090_X1AHC_png",
-        icon_backgroud: "",
-        icon_mask: "",
-        desc: "初始发饰",
-        show_order: 12i32,
-    },
-    TbItem {
-        id: crate::tb_item::TbItemId(1022490000i32),
-        name: "测试数据-包子",
-        major_type: crate::enums::EMajorType::CONSUMABLES,
-        minor_type: crate::enums::EMinorType::FOOD,
-        max_pile_num: 100i32,
-        quality: crate::enums::EItemQuality::BLUE,
-        icon: "/Game/UI/UIText/UI_TestIcon_1.UI_TestIcon_1",
-        icon_backgroud: "",
-        icon_mask: "",
-        desc: "包子",
-        show_order: 29i32,
-    },
-    TbItem {
-        id: crate::tb_item::TbItemId(1022490001i32),
-        name: "测试数据-铲子",
-        major_type: crate::enums::EMajorType::CONSUMABLES,
-        minor_type: crate::enums::EMinorType::SPECIAL_TOOL,
-        max_pile_num: 1i32,
-        quality: crate::enums::EItemQuality::PURPLE,
-        icon: "/Game/UI/UIText/UI_TestIcon_1.UI_TestIcon_1",
-        icon_backgroud: "",
-        icon_mask: "",
-        desc: "一把铲子",
-        show_order: 30i32,
-    },
-    TbItem {
-        id: crate::tb_item::TbItemId(1021490001i32),
-        name: "测试数据-不要动",
-        major_type: crate::enums::EMajorType::CLOTH,
-        minor_type: crate::enums::EMinorType::HANDHELD_OBJECT,
-        max_pile_num: 1i32,
-        quality: crate::enums::EItemQuality::WHITE,
-        icon: "/Game/UI/UIText/IocnResource/Frames/S0090FE_01_png.S0090FE_01_png",
-        icon_backgroud: "",
-        icon_mask: "",
-        desc: "初始手持物",
-        show_order: 19i32,
-    },
-    TbItem {
-        id: crate::tb_item::TbItemId(1022490002i32),
-        name: "测试数据-不要动",
-        major_type: crate::enums::EMajorType::CLOTH,
-        minor_type: crate::enums::EMinorType::ONE_PIECE_DRESS,
-        max_pile_num: 1i32,
-        quality: crate::enums::EItemQuality::BLUE,
-        icon: "/Game/UI/UIText/IocnResource/Frames/S0090D_png.S0090D_png",
-        icon_backgroud: "",
-        icon_mask: "",
-        desc: "初始套装",
-        show_order: 26i32,
-    },
-];
-/// Row positions sorted by primary key.
-pub(crate) static BY_KEY: &[usize] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 14, 12, 13, 15];
 impl TbItem {
-    /// Every row, in source order (`order = "source"`).
+    /// Every row, in source order (`order = "source"`), decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbItem.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TbItem] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
     }
-    /// The row with primary key `key`, by binary search over `BY_KEY`.
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbItem], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+    /// The row with primary key `key`, by binary search over row positions sorted by key.
     pub fn get(key: crate::tb_item::TbItemId) -> Option<&'static TbItem> {
-        BY_KEY
-            .binary_search_by(|&__i| ROWS[__i].id.cmp(&key))
+        let (rows, by_key) = (TbItem::all(), TbItem::by_key());
+        by_key
+            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
             .ok()
-            .map(|j| &ROWS[BY_KEY[j]])
+            .map(|j| &rows[by_key[j] as usize])
+    }
+    /// Row positions sorted by primary key, built on the first lookup.
+    fn by_key() -> &'static [u32] {
+        static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        BY_KEY
+            .get_or_init(|| crate::runtime::index(
+                TbItem::all(),
+                |__a, __b| (__a.id).cmp(&(__b.id)),
+            ))
     }
 }

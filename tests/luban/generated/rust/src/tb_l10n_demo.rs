@@ -3,7 +3,7 @@
 //! Table `TbL10NDemo`.
 /// TbL10NDemo
 ///
-/// Table `TbL10NDemo` (8 rows, mode `map`), schema `TbL10NDemo.schema.json`.
+/// Table `TbL10NDemo` (mode `map`), schema `TbL10NDemo.schema.json`; its rows are embedded from `data/TbL10NDemo.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbL10nDemo {
     /// Column `id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for TbL10nDemo {
         out.push('}');
     }
 }
+impl TbL10nDemo {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbL10nDemo, crate::DataError> {
+        Ok(TbL10nDemo {
+            id: crate::tb_l10n_demo::TbL10nDemoId(r.i32()?),
+            text: r.str()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "0df45b71f8af347541313fe97d8479b75f3a98187741ba714e70824cc3fe399d";
+/// The embedded data file (`data/TbL10NDemo.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbL10NDemo.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbL10nDemo]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbL10nDemo]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbL10NDemo.bytes",
+        "TbL10NDemo",
+        BYTES,
+        crate::hashes::tables::TB_L10N_DEMO,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbL10nDemo::decode(&mut r)?);
+    }
+    crate::runtime::unique(&r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TbL10NDemo` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbL10nDemoId(pub i32);
@@ -30,58 +63,43 @@ impl crate::canonical::Canonical for TbL10nDemoId {
     }
 }
 impl TbL10nDemoId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TbL10nDemo> {
         TbL10nDemo::get(self)
     }
 }
-/// Every row, in source order (`order = "source"`).
-pub static ROWS: &[TbL10nDemo] = &[
-    TbL10nDemo {
-        id: crate::tb_l10n_demo::TbL10nDemoId(11i32),
-        text: "/apple",
-    },
-    TbL10nDemo {
-        id: crate::tb_l10n_demo::TbL10nDemoId(12i32),
-        text: "/apple",
-    },
-    TbL10nDemo {
-        id: crate::tb_l10n_demo::TbL10nDemoId(13i32),
-        text: "/apple",
-    },
-    TbL10nDemo {
-        id: crate::tb_l10n_demo::TbL10nDemoId(14i32),
-        text: "/apple",
-    },
-    TbL10nDemo {
-        id: crate::tb_l10n_demo::TbL10nDemoId(15i32),
-        text: "/apple",
-    },
-    TbL10nDemo {
-        id: crate::tb_l10n_demo::TbL10nDemoId(16i32),
-        text: "/apple",
-    },
-    TbL10nDemo {
-        id: crate::tb_l10n_demo::TbL10nDemoId(17i32),
-        text: "/apple",
-    },
-    TbL10nDemo {
-        id: crate::tb_l10n_demo::TbL10nDemoId(18i32),
-        text: "/apple",
-    },
-];
-/// Row positions sorted by primary key.
-pub(crate) static BY_KEY: &[usize] = &[0, 1, 2, 3, 4, 5, 6, 7];
 impl TbL10nDemo {
-    /// Every row, in source order (`order = "source"`).
+    /// Every row, in source order (`order = "source"`), decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbL10NDemo.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TbL10nDemo] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
     }
-    /// The row with primary key `key`, by binary search over `BY_KEY`.
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbL10nDemo], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+    /// The row with primary key `key`, by binary search over row positions sorted by key.
     pub fn get(key: crate::tb_l10n_demo::TbL10nDemoId) -> Option<&'static TbL10nDemo> {
-        BY_KEY
-            .binary_search_by(|&__i| ROWS[__i].id.cmp(&key))
+        let (rows, by_key) = (TbL10nDemo::all(), TbL10nDemo::by_key());
+        by_key
+            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
             .ok()
-            .map(|j| &ROWS[BY_KEY[j]])
+            .map(|j| &rows[by_key[j] as usize])
+    }
+    /// Row positions sorted by primary key, built on the first lookup.
+    fn by_key() -> &'static [u32] {
+        static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        BY_KEY
+            .get_or_init(|| crate::runtime::index(
+                TbL10nDemo::all(),
+                |__a, __b| (__a.id).cmp(&(__b.id)),
+            ))
     }
 }

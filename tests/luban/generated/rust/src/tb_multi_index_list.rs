@@ -3,7 +3,7 @@
 //! Table `TbMultiIndexList`.
 /// TbMultiIndexList
 ///
-/// Table `TbMultiIndexList` (11 rows, mode `list`), schema `TbMultiIndexList.schema.json`.
+/// Table `TbMultiIndexList` (mode `list`), schema `TbMultiIndexList.schema.json`; its rows are embedded from `data/TbMultiIndexList.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbMultiIndexList {
     /// Column `id1`.
@@ -30,122 +30,109 @@ impl crate::canonical::Canonical for TbMultiIndexList {
         out.push('}');
     }
 }
-/// Every row, in source order.
-pub static ROWS: &[TbMultiIndexList] = &[
-    TbMultiIndexList {
-        id1: 1i32,
-        id2: 1i64,
-        id3: "ab1",
-        num: 1i32,
-        desc: "desc1",
-    },
-    TbMultiIndexList {
-        id1: 2i32,
-        id2: 3i64,
-        id3: "ab2",
-        num: 2i32,
-        desc: "desc2",
-    },
-    TbMultiIndexList {
-        id1: 3i32,
-        id2: 5i64,
-        id3: "ab3",
-        num: 3i32,
-        desc: "desc3",
-    },
-    TbMultiIndexList {
-        id1: 4i32,
-        id2: 7i64,
-        id3: "ab4",
-        num: 4i32,
-        desc: "desc4",
-    },
-    TbMultiIndexList {
-        id1: 5i32,
-        id2: 9i64,
-        id3: "ab5",
-        num: 5i32,
-        desc: "desc5",
-    },
-    TbMultiIndexList {
-        id1: 6i32,
-        id2: 11i64,
-        id3: "ab6",
-        num: 6i32,
-        desc: "desc6",
-    },
-    TbMultiIndexList {
-        id1: 7i32,
-        id2: 13i64,
-        id3: "ab7",
-        num: 7i32,
-        desc: "desc7",
-    },
-    TbMultiIndexList {
-        id1: 8i32,
-        id2: 15i64,
-        id3: "ab8",
-        num: 8i32,
-        desc: "desc8",
-    },
-    TbMultiIndexList {
-        id1: 9i32,
-        id2: 17i64,
-        id3: "ab9",
-        num: 9i32,
-        desc: "desc9",
-    },
-    TbMultiIndexList {
-        id1: 10i32,
-        id2: 19i64,
-        id3: "ab10",
-        num: 10i32,
-        desc: "desc10",
-    },
-    TbMultiIndexList {
-        id1: 11i32,
-        id2: 21i64,
-        id3: "ab11",
-        num: 11i32,
-        desc: "desc11",
-    },
-];
 impl TbMultiIndexList {
-    /// Every row, in source order.
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbMultiIndexList, crate::DataError> {
+        Ok(TbMultiIndexList {
+            id1: r.i32()?,
+            id2: r.i64()?,
+            id3: r.str()?,
+            num: r.i32()?,
+            desc: r.str()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "c2f9ff70e52ee874a464026266a1b4403d109276b544d493f8b032cd365bc62e";
+/// The embedded data file (`data/TbMultiIndexList.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbMultiIndexList.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbMultiIndexList]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbMultiIndexList]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbMultiIndexList.bytes",
+        "TbMultiIndexList",
+        BYTES,
+        crate::hashes::tables::TB_MULTI_INDEX_LIST,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbMultiIndexList::decode(&mut r)?);
+    }
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
+impl TbMultiIndexList {
+    /// Every row, in source order, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbMultiIndexList.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TbMultiIndexList] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbMultiIndexList], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
 }
-/// Row positions sorted by the unique key.
-static BY_ID1: &[usize] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 impl TbMultiIndexList {
-    /// The row whose `id1` (a unique key), by binary search.
+    /// The row whose `id1` (a unique key), by binary search over an index built on the first lookup.
     pub fn get_by_id1(id1: i32) -> Option<&'static TbMultiIndexList> {
-        BY_ID1
-            .binary_search_by(|&i| ROWS[i].id1.cmp(&id1))
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = TbMultiIndexList::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(__rows, |__a, __b| (__a.id1).cmp(&(__b.id1)))
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.id1).cmp(&(id1))
+            })
             .ok()
-            .map(|j| &ROWS[BY_ID1[j]])
+            .map(|__j| &__rows[__index[__j] as usize])
     }
 }
-/// Row positions sorted by the unique key.
-static BY_ID2: &[usize] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 impl TbMultiIndexList {
-    /// The row whose `id2` (a unique key), by binary search.
+    /// The row whose `id2` (a unique key), by binary search over an index built on the first lookup.
     pub fn get_by_id2(id2: i64) -> Option<&'static TbMultiIndexList> {
-        BY_ID2
-            .binary_search_by(|&i| ROWS[i].id2.cmp(&id2))
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = TbMultiIndexList::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(__rows, |__a, __b| (__a.id2).cmp(&(__b.id2)))
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.id2).cmp(&(id2))
+            })
             .ok()
-            .map(|j| &ROWS[BY_ID2[j]])
+            .map(|__j| &__rows[__index[__j] as usize])
     }
 }
-/// Row positions sorted by the unique key.
-static BY_ID3: &[usize] = &[0, 9, 10, 1, 2, 3, 4, 5, 6, 7, 8];
 impl TbMultiIndexList {
-    /// The row whose `id3` (a unique key), by binary search.
+    /// The row whose `id3` (a unique key), by binary search over an index built on the first lookup.
     pub fn get_by_id3(id3: &str) -> Option<&'static TbMultiIndexList> {
-        BY_ID3
-            .binary_search_by(|&i| ROWS[i].id3.cmp(&id3))
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = TbMultiIndexList::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(__rows, |__a, __b| (__a.id3).cmp(&(__b.id3)))
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.id3).cmp(&(id3))
+            })
             .ok()
-            .map(|j| &ROWS[BY_ID3[j]])
+            .map(|__j| &__rows[__index[__j] as usize])
     }
 }

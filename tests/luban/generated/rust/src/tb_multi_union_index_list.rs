@@ -3,7 +3,7 @@
 //! Table `TbMultiUnionIndexList`.
 /// TbMultiUnionIndexList
 ///
-/// Table `TbMultiUnionIndexList` (11 rows, mode `list`), schema `TbMultiUnionIndexList.schema.json`.
+/// Table `TbMultiUnionIndexList` (mode `list`), schema `TbMultiUnionIndexList.schema.json`; its rows are embedded from `data/TbMultiUnionIndexList.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbMultiUnionIndexList {
     /// Column `id1`.
@@ -30,106 +30,84 @@ impl crate::canonical::Canonical for TbMultiUnionIndexList {
         out.push('}');
     }
 }
-/// Every row, in source order.
-pub static ROWS: &[TbMultiUnionIndexList] = &[
-    TbMultiUnionIndexList {
-        id1: 1i32,
-        id2: 1i64,
-        id3: "ab1",
-        num: 1i32,
-        desc: "desc1",
-    },
-    TbMultiUnionIndexList {
-        id1: 1i32,
-        id2: 1i64,
-        id3: "ab2",
-        num: 2i32,
-        desc: "desc2",
-    },
-    TbMultiUnionIndexList {
-        id1: 1i32,
-        id2: 5i64,
-        id3: "ab1",
-        num: 3i32,
-        desc: "desc3",
-    },
-    TbMultiUnionIndexList {
-        id1: 4i32,
-        id2: 5i64,
-        id3: "ab1",
-        num: 4i32,
-        desc: "desc4",
-    },
-    TbMultiUnionIndexList {
-        id1: 5i32,
-        id2: 9i64,
-        id3: "ab5",
-        num: 5i32,
-        desc: "desc5",
-    },
-    TbMultiUnionIndexList {
-        id1: 6i32,
-        id2: 11i64,
-        id3: "ab6",
-        num: 6i32,
-        desc: "desc6",
-    },
-    TbMultiUnionIndexList {
-        id1: 7i32,
-        id2: 13i64,
-        id3: "ab7",
-        num: 7i32,
-        desc: "desc7",
-    },
-    TbMultiUnionIndexList {
-        id1: 8i32,
-        id2: 15i64,
-        id3: "ab8",
-        num: 8i32,
-        desc: "desc8",
-    },
-    TbMultiUnionIndexList {
-        id1: 9i32,
-        id2: 17i64,
-        id3: "ab9",
-        num: 9i32,
-        desc: "desc9",
-    },
-    TbMultiUnionIndexList {
-        id1: 10i32,
-        id2: 19i64,
-        id3: "ab10",
-        num: 10i32,
-        desc: "desc10",
-    },
-    TbMultiUnionIndexList {
-        id1: 11i32,
-        id2: 21i64,
-        id3: "ab11",
-        num: 11i32,
-        desc: "desc11",
-    },
-];
 impl TbMultiUnionIndexList {
-    /// Every row, in source order.
-    pub fn all() -> &'static [TbMultiUnionIndexList] {
-        ROWS
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbMultiUnionIndexList, crate::DataError> {
+        Ok(TbMultiUnionIndexList {
+            id1: r.i32()?,
+            id2: r.i64()?,
+            id3: r.str()?,
+            num: r.i32()?,
+            desc: r.str()?,
+        })
     }
 }
-/// Row positions sorted by the unique key.
-static BY_ID1_AND_ID2_AND_ID3: &[usize] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "2f7eb3e0f7b7d62960f70c3d04f8cdcf9eb397fe7e96a543b2a12844629a7e88";
+/// The embedded data file (`data/TbMultiUnionIndexList.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbMultiUnionIndexList.bytes");
+static DATA: std::sync::OnceLock<
+    Result<Box<[TbMultiUnionIndexList]>, crate::DataError>,
+> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbMultiUnionIndexList]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbMultiUnionIndexList.bytes",
+        "TbMultiUnionIndexList",
+        BYTES,
+        crate::hashes::tables::TB_MULTI_UNION_INDEX_LIST,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbMultiUnionIndexList::decode(&mut r)?);
+    }
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 impl TbMultiUnionIndexList {
-    /// The row whose `id1`, `id2`, `id3` (a unique key), by binary search.
+    /// Every row, in source order, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbMultiUnionIndexList.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    pub fn all() -> &'static [TbMultiUnionIndexList] {
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbMultiUnionIndexList], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+}
+impl TbMultiUnionIndexList {
+    /// The row whose `id1`, `id2`, `id3` (a unique key), by binary search over an index built on the first lookup.
     pub fn get_by_id1_and_id2_and_id3(
         id1: i32,
         id2: i64,
         id3: &str,
     ) -> Option<&'static TbMultiUnionIndexList> {
-        BY_ID1_AND_ID2_AND_ID3
-            .binary_search_by(|&i| {
-                (ROWS[i].id1, ROWS[i].id2, ROWS[i].id3).cmp(&(id1, id2, id3))
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = TbMultiUnionIndexList::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(
+                    __rows,
+                    |__a, __b| {
+                        (__a.id1, __a.id2, __a.id3).cmp(&(__b.id1, __b.id2, __b.id3))
+                    },
+                )
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.id1, __row.id2, __row.id3).cmp(&(id1, id2, id3))
             })
             .ok()
-            .map(|j| &ROWS[BY_ID1_AND_ID2_AND_ID3[j]])
+            .map(|__j| &__rows[__index[__j] as usize])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `TbNotIndexList`.
 /// TbNotIndexList
 ///
-/// Table `TbNotIndexList` (5 rows, mode `list`), schema `TbNotIndexList.schema.json`.
+/// Table `TbNotIndexList` (mode `list`), schema `TbNotIndexList.schema.json`; its rows are embedded from `data/TbNotIndexList.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbNotIndexList {
     /// Column `x`.
@@ -21,32 +21,52 @@ impl crate::canonical::Canonical for TbNotIndexList {
         out.push('}');
     }
 }
-/// Every row, in source order.
-pub static ROWS: &[TbNotIndexList] = &[
-    TbNotIndexList {
-        x: 1i32,
-        y: 2i32,
-    },
-    TbNotIndexList {
-        x: 1i32,
-        y: 2i32,
-    },
-    TbNotIndexList {
-        x: 2i32,
-        y: 3i32,
-    },
-    TbNotIndexList {
-        x: 3i32,
-        y: 4i32,
-    },
-    TbNotIndexList {
-        x: 2i32,
-        y: 3i32,
-    },
-];
 impl TbNotIndexList {
-    /// Every row, in source order.
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbNotIndexList, crate::DataError> {
+        Ok(TbNotIndexList {
+            x: r.i32()?,
+            y: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "d4b9e04c5326899b9c57a20108344ae96678d8a2730e185d2b263fe95d9a28d7";
+/// The embedded data file (`data/TbNotIndexList.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbNotIndexList.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbNotIndexList]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbNotIndexList]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbNotIndexList.bytes",
+        "TbNotIndexList",
+        BYTES,
+        crate::hashes::tables::TB_NOT_INDEX_LIST,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbNotIndexList::decode(&mut r)?);
+    }
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
+impl TbNotIndexList {
+    /// Every row, in source order, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbNotIndexList.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TbNotIndexList] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbNotIndexList], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
 }

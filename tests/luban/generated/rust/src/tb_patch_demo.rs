@@ -3,7 +3,7 @@
 //! Table `TbPatchDemo`.
 /// TbPatchDemo
 ///
-/// Table `TbPatchDemo` (8 rows, mode `map`), schema `TbPatchDemo.schema.json`.
+/// Table `TbPatchDemo` (mode `map`), schema `TbPatchDemo.schema.json`; its rows are embedded from `data/TbPatchDemo.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbPatchDemo {
     /// Column `id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for TbPatchDemo {
         out.push('}');
     }
 }
+impl TbPatchDemo {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbPatchDemo, crate::DataError> {
+        Ok(TbPatchDemo {
+            id: crate::tb_patch_demo::TbPatchDemoId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "f4f6f5319e640aa170140605aec46eace9876158b7f4ed3436334f3a6ff207cc";
+/// The embedded data file (`data/TbPatchDemo.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbPatchDemo.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbPatchDemo]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbPatchDemo]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbPatchDemo.bytes",
+        "TbPatchDemo",
+        BYTES,
+        crate::hashes::tables::TB_PATCH_DEMO,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbPatchDemo::decode(&mut r)?);
+    }
+    crate::runtime::unique(&r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TbPatchDemo` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbPatchDemoId(pub i32);
@@ -30,60 +63,45 @@ impl crate::canonical::Canonical for TbPatchDemoId {
     }
 }
 impl TbPatchDemoId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TbPatchDemo> {
         TbPatchDemo::get(self)
     }
 }
-/// Every row, in source order (`order = "source"`).
-pub static ROWS: &[TbPatchDemo] = &[
-    TbPatchDemo {
-        id: crate::tb_patch_demo::TbPatchDemoId(11i32),
-        value: 1i32,
-    },
-    TbPatchDemo {
-        id: crate::tb_patch_demo::TbPatchDemoId(12i32),
-        value: 2i32,
-    },
-    TbPatchDemo {
-        id: crate::tb_patch_demo::TbPatchDemoId(13i32),
-        value: 3i32,
-    },
-    TbPatchDemo {
-        id: crate::tb_patch_demo::TbPatchDemoId(14i32),
-        value: 4i32,
-    },
-    TbPatchDemo {
-        id: crate::tb_patch_demo::TbPatchDemoId(15i32),
-        value: 5i32,
-    },
-    TbPatchDemo {
-        id: crate::tb_patch_demo::TbPatchDemoId(16i32),
-        value: 6i32,
-    },
-    TbPatchDemo {
-        id: crate::tb_patch_demo::TbPatchDemoId(17i32),
-        value: 7i32,
-    },
-    TbPatchDemo {
-        id: crate::tb_patch_demo::TbPatchDemoId(18i32),
-        value: 8i32,
-    },
-];
-/// Row positions sorted by primary key.
-pub(crate) static BY_KEY: &[usize] = &[0, 1, 2, 3, 4, 5, 6, 7];
 impl TbPatchDemo {
-    /// Every row, in source order (`order = "source"`).
+    /// Every row, in source order (`order = "source"`), decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbPatchDemo.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TbPatchDemo] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
     }
-    /// The row with primary key `key`, by binary search over `BY_KEY`.
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbPatchDemo], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+    /// The row with primary key `key`, by binary search over row positions sorted by key.
     pub fn get(
         key: crate::tb_patch_demo::TbPatchDemoId,
     ) -> Option<&'static TbPatchDemo> {
-        BY_KEY
-            .binary_search_by(|&__i| ROWS[__i].id.cmp(&key))
+        let (rows, by_key) = (TbPatchDemo::all(), TbPatchDemo::by_key());
+        by_key
+            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
             .ok()
-            .map(|j| &ROWS[BY_KEY[j]])
+            .map(|j| &rows[by_key[j] as usize])
+    }
+    /// Row positions sorted by primary key, built on the first lookup.
+    fn by_key() -> &'static [u32] {
+        static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        BY_KEY
+            .get_or_init(|| crate::runtime::index(
+                TbPatchDemo::all(),
+                |__a, __b| (__a.id).cmp(&(__b.id)),
+            ))
     }
 }

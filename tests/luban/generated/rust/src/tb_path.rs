@@ -3,7 +3,7 @@
 //! Table `TbPath`.
 /// TbPath
 ///
-/// Table `TbPath` (3 rows, mode `map`), schema `TbPath.schema.json`.
+/// Table `TbPath` (mode `map`), schema `TbPath.schema.json`; its rows are embedded from `data/TbPath.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbPath {
     /// Column `id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for TbPath {
         out.push('}');
     }
 }
+impl TbPath {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbPath, crate::DataError> {
+        Ok(TbPath {
+            id: crate::tb_path::TbPathId(r.i32()?),
+            res: r.str()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "0681e8f6ac51541141296d9d9f6ba684b0041048270747ddbdd5ead4f232c956";
+/// The embedded data file (`data/TbPath.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbPath.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbPath]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbPath]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbPath.bytes",
+        "TbPath",
+        BYTES,
+        crate::hashes::tables::TB_PATH,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbPath::decode(&mut r)?);
+    }
+    crate::runtime::unique(&r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TbPath` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbPathId(pub i32);
@@ -30,38 +63,43 @@ impl crate::canonical::Canonical for TbPathId {
     }
 }
 impl TbPathId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TbPath> {
         TbPath::get(self)
     }
 }
-/// Every row, in source order (`order = "source"`).
-pub static ROWS: &[TbPath] = &[
-    TbPath {
-        id: crate::tb_path::TbPathId(1i32),
-        res: "Assets/Scenes/SampleScene.unity",
-    },
-    TbPath {
-        id: crate::tb_path::TbPathId(2i32),
-        res: "abc",
-    },
-    TbPath {
-        id: crate::tb_path::TbPathId(3i32),
-        res: "",
-    },
-];
-/// Row positions sorted by primary key.
-pub(crate) static BY_KEY: &[usize] = &[0, 1, 2];
 impl TbPath {
-    /// Every row, in source order (`order = "source"`).
+    /// Every row, in source order (`order = "source"`), decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbPath.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TbPath] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
     }
-    /// The row with primary key `key`, by binary search over `BY_KEY`.
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbPath], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+    /// The row with primary key `key`, by binary search over row positions sorted by key.
     pub fn get(key: crate::tb_path::TbPathId) -> Option<&'static TbPath> {
-        BY_KEY
-            .binary_search_by(|&__i| ROWS[__i].id.cmp(&key))
+        let (rows, by_key) = (TbPath::all(), TbPath::by_key());
+        by_key
+            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
             .ok()
-            .map(|j| &ROWS[BY_KEY[j]])
+            .map(|j| &rows[by_key[j] as usize])
+    }
+    /// Row positions sorted by primary key, built on the first lookup.
+    fn by_key() -> &'static [u32] {
+        static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        BY_KEY
+            .get_or_init(|| crate::runtime::index(
+                TbPath::all(),
+                |__a, __b| (__a.id).cmp(&(__b.id)),
+            ))
     }
 }

@@ -3,7 +3,7 @@
 //! Table `TbTestBeRef`.
 /// TbTestBeRef
 ///
-/// Table `TbTestBeRef` (10 rows, mode `map`), schema `TbTestBeRef.schema.json`.
+/// Table `TbTestBeRef` (mode `map`), schema `TbTestBeRef.schema.json`; its rows are embedded from `data/TbTestBeRef.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbTestBeRef {
     /// Column `id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for TbTestBeRef {
         out.push('}');
     }
 }
+impl TbTestBeRef {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbTestBeRef, crate::DataError> {
+        Ok(TbTestBeRef {
+            id: crate::tb_test_be_ref::TbTestBeRefId(r.i32()?),
+            count: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "c0526d7895298129697971dd5d9deb423a33293b6d507065800976148d0ccfab";
+/// The embedded data file (`data/TbTestBeRef.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbTestBeRef.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbTestBeRef]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbTestBeRef]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbTestBeRef.bytes",
+        "TbTestBeRef",
+        BYTES,
+        crate::hashes::tables::TB_TEST_BE_REF,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbTestBeRef::decode(&mut r)?);
+    }
+    crate::runtime::unique(&r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TbTestBeRef` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestBeRefId(pub i32);
@@ -30,68 +63,45 @@ impl crate::canonical::Canonical for TbTestBeRefId {
     }
 }
 impl TbTestBeRefId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TbTestBeRef> {
         TbTestBeRef::get(self)
     }
 }
-/// Every row, in source order (`order = "source"`).
-pub static ROWS: &[TbTestBeRef] = &[
-    TbTestBeRef {
-        id: crate::tb_test_be_ref::TbTestBeRefId(1i32),
-        count: 10i32,
-    },
-    TbTestBeRef {
-        id: crate::tb_test_be_ref::TbTestBeRefId(2i32),
-        count: 10i32,
-    },
-    TbTestBeRef {
-        id: crate::tb_test_be_ref::TbTestBeRefId(3i32),
-        count: 10i32,
-    },
-    TbTestBeRef {
-        id: crate::tb_test_be_ref::TbTestBeRefId(4i32),
-        count: 10i32,
-    },
-    TbTestBeRef {
-        id: crate::tb_test_be_ref::TbTestBeRefId(5i32),
-        count: 10i32,
-    },
-    TbTestBeRef {
-        id: crate::tb_test_be_ref::TbTestBeRefId(6i32),
-        count: 10i32,
-    },
-    TbTestBeRef {
-        id: crate::tb_test_be_ref::TbTestBeRefId(7i32),
-        count: 10i32,
-    },
-    TbTestBeRef {
-        id: crate::tb_test_be_ref::TbTestBeRefId(8i32),
-        count: 10i32,
-    },
-    TbTestBeRef {
-        id: crate::tb_test_be_ref::TbTestBeRefId(9i32),
-        count: 10i32,
-    },
-    TbTestBeRef {
-        id: crate::tb_test_be_ref::TbTestBeRefId(10i32),
-        count: 10i32,
-    },
-];
-/// Row positions sorted by primary key.
-pub(crate) static BY_KEY: &[usize] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
 impl TbTestBeRef {
-    /// Every row, in source order (`order = "source"`).
+    /// Every row, in source order (`order = "source"`), decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbTestBeRef.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TbTestBeRef] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
     }
-    /// The row with primary key `key`, by binary search over `BY_KEY`.
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbTestBeRef], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+    /// The row with primary key `key`, by binary search over row positions sorted by key.
     pub fn get(
         key: crate::tb_test_be_ref::TbTestBeRefId,
     ) -> Option<&'static TbTestBeRef> {
-        BY_KEY
-            .binary_search_by(|&__i| ROWS[__i].id.cmp(&key))
+        let (rows, by_key) = (TbTestBeRef::all(), TbTestBeRef::by_key());
+        by_key
+            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
             .ok()
-            .map(|j| &ROWS[BY_KEY[j]])
+            .map(|j| &rows[by_key[j] as usize])
+    }
+    /// Row positions sorted by primary key, built on the first lookup.
+    fn by_key() -> &'static [u32] {
+        static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        BY_KEY
+            .get_or_init(|| crate::runtime::index(
+                TbTestBeRef::all(),
+                |__a, __b| (__a.id).cmp(&(__b.id)),
+            ))
     }
 }

@@ -3,7 +3,7 @@
 //! Table `TbTestBeRef2`.
 /// TbTestBeRef2
 ///
-/// Table `TbTestBeRef2` (10 rows, mode `map`), schema `TbTestBeRef2.schema.json`.
+/// Table `TbTestBeRef2` (mode `map`), schema `TbTestBeRef2.schema.json`; its rows are embedded from `data/TbTestBeRef2.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbTestBeRef2 {
     /// Column `id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for TbTestBeRef2 {
         out.push('}');
     }
 }
+impl TbTestBeRef2 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbTestBeRef2, crate::DataError> {
+        Ok(TbTestBeRef2 {
+            id: crate::tb_test_be_ref2::TbTestBeRef2id(r.i32()?),
+            count: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "d0742387bba440d368d15c37e0d0ef51b0c391f0af137e8523c03690e2ba7f9c";
+/// The embedded data file (`data/TbTestBeRef2.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbTestBeRef2.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbTestBeRef2]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbTestBeRef2]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbTestBeRef2.bytes",
+        "TbTestBeRef2",
+        BYTES,
+        crate::hashes::tables::TB_TEST_BE_REF2,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbTestBeRef2::decode(&mut r)?);
+    }
+    crate::runtime::unique(&r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TbTestBeRef2` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestBeRef2id(pub i32);
@@ -30,68 +63,45 @@ impl crate::canonical::Canonical for TbTestBeRef2id {
     }
 }
 impl TbTestBeRef2id {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TbTestBeRef2> {
         TbTestBeRef2::get(self)
     }
 }
-/// Every row, in source order (`order = "source"`).
-pub static ROWS: &[TbTestBeRef2] = &[
-    TbTestBeRef2 {
-        id: crate::tb_test_be_ref2::TbTestBeRef2id(11i32),
-        count: 10i32,
-    },
-    TbTestBeRef2 {
-        id: crate::tb_test_be_ref2::TbTestBeRef2id(12i32),
-        count: 10i32,
-    },
-    TbTestBeRef2 {
-        id: crate::tb_test_be_ref2::TbTestBeRef2id(13i32),
-        count: 10i32,
-    },
-    TbTestBeRef2 {
-        id: crate::tb_test_be_ref2::TbTestBeRef2id(14i32),
-        count: 10i32,
-    },
-    TbTestBeRef2 {
-        id: crate::tb_test_be_ref2::TbTestBeRef2id(15i32),
-        count: 10i32,
-    },
-    TbTestBeRef2 {
-        id: crate::tb_test_be_ref2::TbTestBeRef2id(16i32),
-        count: 10i32,
-    },
-    TbTestBeRef2 {
-        id: crate::tb_test_be_ref2::TbTestBeRef2id(17i32),
-        count: 10i32,
-    },
-    TbTestBeRef2 {
-        id: crate::tb_test_be_ref2::TbTestBeRef2id(18i32),
-        count: 10i32,
-    },
-    TbTestBeRef2 {
-        id: crate::tb_test_be_ref2::TbTestBeRef2id(19i32),
-        count: 10i32,
-    },
-    TbTestBeRef2 {
-        id: crate::tb_test_be_ref2::TbTestBeRef2id(20i32),
-        count: 10i32,
-    },
-];
-/// Row positions sorted by primary key.
-pub(crate) static BY_KEY: &[usize] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
 impl TbTestBeRef2 {
-    /// Every row, in source order (`order = "source"`).
+    /// Every row, in source order (`order = "source"`), decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbTestBeRef2.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TbTestBeRef2] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
     }
-    /// The row with primary key `key`, by binary search over `BY_KEY`.
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbTestBeRef2], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+    /// The row with primary key `key`, by binary search over row positions sorted by key.
     pub fn get(
         key: crate::tb_test_be_ref2::TbTestBeRef2id,
     ) -> Option<&'static TbTestBeRef2> {
-        BY_KEY
-            .binary_search_by(|&__i| ROWS[__i].id.cmp(&key))
+        let (rows, by_key) = (TbTestBeRef2::all(), TbTestBeRef2::by_key());
+        by_key
+            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
             .ok()
-            .map(|j| &ROWS[BY_KEY[j]])
+            .map(|j| &rows[by_key[j] as usize])
+    }
+    /// Row positions sorted by primary key, built on the first lookup.
+    fn by_key() -> &'static [u32] {
+        static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        BY_KEY
+            .get_or_init(|| crate::runtime::index(
+                TbTestBeRef2::all(),
+                |__a, __b| (__a.id).cmp(&(__b.id)),
+            ))
     }
 }

@@ -3,7 +3,7 @@
 //! Table `TbTestFieldVariant`.
 /// TbTestFieldVariant
 ///
-/// Table `TbTestFieldVariant` (15 rows, mode `map`), schema `TbTestFieldVariant.schema.json`.
+/// Table `TbTestFieldVariant` (mode `map`), schema `TbTestFieldVariant.schema.json`; its rows are embedded from `data/TbTestFieldVariant.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbTestFieldVariant {
     /// Column `id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for TbTestFieldVariant {
         out.push('}');
     }
 }
+impl TbTestFieldVariant {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbTestFieldVariant, crate::DataError> {
+        Ok(TbTestFieldVariant {
+            id: crate::tb_test_field_variant::TbTestFieldVariantId(r.i32()?),
+            name: r.str()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "48a833afed0f320db6b22a4da82980c4cb5d49aa13340203b801c21dad2e45fb";
+/// The embedded data file (`data/TbTestFieldVariant.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbTestFieldVariant.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbTestFieldVariant]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbTestFieldVariant]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbTestFieldVariant.bytes",
+        "TbTestFieldVariant",
+        BYTES,
+        crate::hashes::tables::TB_TEST_FIELD_VARIANT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbTestFieldVariant::decode(&mut r)?);
+    }
+    crate::runtime::unique(&r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TbTestFieldVariant` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestFieldVariantId(pub i32);
@@ -30,88 +63,45 @@ impl crate::canonical::Canonical for TbTestFieldVariantId {
     }
 }
 impl TbTestFieldVariantId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TbTestFieldVariant> {
         TbTestFieldVariant::get(self)
     }
 }
-/// Every row, in source order (`order = "source"`).
-pub static ROWS: &[TbTestFieldVariant] = &[
-    TbTestFieldVariant {
-        id: crate::tb_test_field_variant::TbTestFieldVariantId(1i32),
-        name: "aaa",
-    },
-    TbTestFieldVariant {
-        id: crate::tb_test_field_variant::TbTestFieldVariantId(2i32),
-        name: "aaa",
-    },
-    TbTestFieldVariant {
-        id: crate::tb_test_field_variant::TbTestFieldVariantId(3i32),
-        name: "aaa",
-    },
-    TbTestFieldVariant {
-        id: crate::tb_test_field_variant::TbTestFieldVariantId(4i32),
-        name: "aaa",
-    },
-    TbTestFieldVariant {
-        id: crate::tb_test_field_variant::TbTestFieldVariantId(5i32),
-        name: "aaa",
-    },
-    TbTestFieldVariant {
-        id: crate::tb_test_field_variant::TbTestFieldVariantId(21i32),
-        name: "aaa",
-    },
-    TbTestFieldVariant {
-        id: crate::tb_test_field_variant::TbTestFieldVariantId(22i32),
-        name: "aaa",
-    },
-    TbTestFieldVariant {
-        id: crate::tb_test_field_variant::TbTestFieldVariantId(23i32),
-        name: "aaa",
-    },
-    TbTestFieldVariant {
-        id: crate::tb_test_field_variant::TbTestFieldVariantId(24i32),
-        name: "aaa",
-    },
-    TbTestFieldVariant {
-        id: crate::tb_test_field_variant::TbTestFieldVariantId(25i32),
-        name: "aaa",
-    },
-    TbTestFieldVariant {
-        id: crate::tb_test_field_variant::TbTestFieldVariantId(31i32),
-        name: "aaa_default",
-    },
-    TbTestFieldVariant {
-        id: crate::tb_test_field_variant::TbTestFieldVariantId(32i32),
-        name: "aaa_default",
-    },
-    TbTestFieldVariant {
-        id: crate::tb_test_field_variant::TbTestFieldVariantId(33i32),
-        name: "aaa_default",
-    },
-    TbTestFieldVariant {
-        id: crate::tb_test_field_variant::TbTestFieldVariantId(34i32),
-        name: "aaa_default",
-    },
-    TbTestFieldVariant {
-        id: crate::tb_test_field_variant::TbTestFieldVariantId(35i32),
-        name: "aaa_default",
-    },
-];
-/// Row positions sorted by primary key.
-pub(crate) static BY_KEY: &[usize] = &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14];
 impl TbTestFieldVariant {
-    /// Every row, in source order (`order = "source"`).
+    /// Every row, in source order (`order = "source"`), decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbTestFieldVariant.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TbTestFieldVariant] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
     }
-    /// The row with primary key `key`, by binary search over `BY_KEY`.
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbTestFieldVariant], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+    /// The row with primary key `key`, by binary search over row positions sorted by key.
     pub fn get(
         key: crate::tb_test_field_variant::TbTestFieldVariantId,
     ) -> Option<&'static TbTestFieldVariant> {
-        BY_KEY
-            .binary_search_by(|&__i| ROWS[__i].id.cmp(&key))
+        let (rows, by_key) = (TbTestFieldVariant::all(), TbTestFieldVariant::by_key());
+        by_key
+            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
             .ok()
-            .map(|j| &ROWS[BY_KEY[j]])
+            .map(|j| &rows[by_key[j] as usize])
+    }
+    /// Row positions sorted by primary key, built on the first lookup.
+    fn by_key() -> &'static [u32] {
+        static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        BY_KEY
+            .get_or_init(|| crate::runtime::index(
+                TbTestFieldVariant::all(),
+                |__a, __b| (__a.id).cmp(&(__b.id)),
+            ))
     }
 }

@@ -3,7 +3,7 @@
 //! Table `TbTestFieldVariant2`.
 /// TbTestFieldVariant2
 ///
-/// Table `TbTestFieldVariant2` (5 rows, mode `map`), schema `TbTestFieldVariant2.schema.json`.
+/// Table `TbTestFieldVariant2` (mode `map`), schema `TbTestFieldVariant2.schema.json`; its rows are embedded from `data/TbTestFieldVariant2.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbTestFieldVariant2 {
     /// Column `id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for TbTestFieldVariant2 {
         out.push('}');
     }
 }
+impl TbTestFieldVariant2 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbTestFieldVariant2, crate::DataError> {
+        Ok(TbTestFieldVariant2 {
+            id: crate::tb_test_field_variant2::TbTestFieldVariant2id(r.i32()?),
+            name: r.str()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "315fa3ab9feda8e3875e2893ac28a9b0a3b23365bdcf6dafbd72498851f4754d";
+/// The embedded data file (`data/TbTestFieldVariant2.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbTestFieldVariant2.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbTestFieldVariant2]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbTestFieldVariant2]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbTestFieldVariant2.bytes",
+        "TbTestFieldVariant2",
+        BYTES,
+        crate::hashes::tables::TB_TEST_FIELD_VARIANT2,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbTestFieldVariant2::decode(&mut r)?);
+    }
+    crate::runtime::unique(&r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TbTestFieldVariant2` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestFieldVariant2id(pub i32);
@@ -30,48 +63,45 @@ impl crate::canonical::Canonical for TbTestFieldVariant2id {
     }
 }
 impl TbTestFieldVariant2id {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TbTestFieldVariant2> {
         TbTestFieldVariant2::get(self)
     }
 }
-/// Every row, in source order (`order = "source"`).
-pub static ROWS: &[TbTestFieldVariant2] = &[
-    TbTestFieldVariant2 {
-        id: crate::tb_test_field_variant2::TbTestFieldVariant2id(1i32),
-        name: "aaa",
-    },
-    TbTestFieldVariant2 {
-        id: crate::tb_test_field_variant2::TbTestFieldVariant2id(2i32),
-        name: "aaa",
-    },
-    TbTestFieldVariant2 {
-        id: crate::tb_test_field_variant2::TbTestFieldVariant2id(3i32),
-        name: "aaa",
-    },
-    TbTestFieldVariant2 {
-        id: crate::tb_test_field_variant2::TbTestFieldVariant2id(4i32),
-        name: "aaa",
-    },
-    TbTestFieldVariant2 {
-        id: crate::tb_test_field_variant2::TbTestFieldVariant2id(5i32),
-        name: "aaa",
-    },
-];
-/// Row positions sorted by primary key.
-pub(crate) static BY_KEY: &[usize] = &[0, 1, 2, 3, 4];
 impl TbTestFieldVariant2 {
-    /// Every row, in source order (`order = "source"`).
+    /// Every row, in source order (`order = "source"`), decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbTestFieldVariant2.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TbTestFieldVariant2] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
     }
-    /// The row with primary key `key`, by binary search over `BY_KEY`.
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbTestFieldVariant2], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+    /// The row with primary key `key`, by binary search over row positions sorted by key.
     pub fn get(
         key: crate::tb_test_field_variant2::TbTestFieldVariant2id,
     ) -> Option<&'static TbTestFieldVariant2> {
-        BY_KEY
-            .binary_search_by(|&__i| ROWS[__i].id.cmp(&key))
+        let (rows, by_key) = (TbTestFieldVariant2::all(), TbTestFieldVariant2::by_key());
+        by_key
+            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
             .ok()
-            .map(|j| &ROWS[BY_KEY[j]])
+            .map(|j| &rows[by_key[j] as usize])
+    }
+    /// Row positions sorted by primary key, built on the first lookup.
+    fn by_key() -> &'static [u32] {
+        static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        BY_KEY
+            .get_or_init(|| crate::runtime::index(
+                TbTestFieldVariant2::all(),
+                |__a, __b| (__a.id).cmp(&(__b.id)),
+            ))
     }
 }

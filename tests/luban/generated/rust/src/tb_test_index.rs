@@ -3,7 +3,7 @@
 //! Table `TbTestIndex`.
 /// TbTestIndex
 ///
-/// Table `TbTestIndex` (4 rows, mode `map`), schema `TbTestIndex.schema.json`.
+/// Table `TbTestIndex` (mode `map`), schema `TbTestIndex.schema.json`; its rows are embedded from `data/TbTestIndex.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbTestIndex {
     /// Column `id`.
@@ -21,6 +21,46 @@ impl crate::canonical::Canonical for TbTestIndex {
         out.push('}');
     }
 }
+impl TbTestIndex {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbTestIndex, crate::DataError> {
+        Ok(TbTestIndex {
+            id: crate::tb_test_index::TbTestIndexId(r.i32()?),
+            eles: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::records::DemoType1::decode(r)?);
+                }
+                crate::runtime::leak(v)
+            },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "4b22c2f71ad5df94a2b0b4df1d1fda2f59a8c98294e14f55ee3b372ee225c314";
+/// The embedded data file (`data/TbTestIndex.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbTestIndex.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbTestIndex]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbTestIndex]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbTestIndex.bytes",
+        "TbTestIndex",
+        BYTES,
+        crate::hashes::tables::TB_TEST_INDEX,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbTestIndex::decode(&mut r)?);
+    }
+    crate::runtime::unique(&r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TbTestIndex` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestIndexId(pub i32);
@@ -30,68 +70,45 @@ impl crate::canonical::Canonical for TbTestIndexId {
     }
 }
 impl TbTestIndexId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TbTestIndex> {
         TbTestIndex::get(self)
     }
 }
-/// Every row, in source order (`order = "source"`).
-pub static ROWS: &[TbTestIndex] = &[
-    TbTestIndex {
-        id: crate::tb_test_index::TbTestIndexId(1i32),
-        eles: &[
-            crate::records::DemoType1 { x1: 1i32 },
-            crate::records::DemoType1 { x1: 2i32 },
-            crate::records::DemoType1 { x1: 3i32 },
-            crate::records::DemoType1 { x1: 4i32 },
-            crate::records::DemoType1 { x1: 5i32 },
-        ],
-    },
-    TbTestIndex {
-        id: crate::tb_test_index::TbTestIndexId(2i32),
-        eles: &[
-            crate::records::DemoType1 { x1: 1i32 },
-            crate::records::DemoType1 { x1: 2i32 },
-            crate::records::DemoType1 { x1: 3i32 },
-            crate::records::DemoType1 { x1: 4i32 },
-            crate::records::DemoType1 { x1: 5i32 },
-        ],
-    },
-    TbTestIndex {
-        id: crate::tb_test_index::TbTestIndexId(3i32),
-        eles: &[
-            crate::records::DemoType1 { x1: 1i32 },
-            crate::records::DemoType1 { x1: 2i32 },
-            crate::records::DemoType1 { x1: 3i32 },
-            crate::records::DemoType1 { x1: 4i32 },
-            crate::records::DemoType1 { x1: 5i32 },
-        ],
-    },
-    TbTestIndex {
-        id: crate::tb_test_index::TbTestIndexId(4i32),
-        eles: &[
-            crate::records::DemoType1 { x1: 1i32 },
-            crate::records::DemoType1 { x1: 2i32 },
-            crate::records::DemoType1 { x1: 3i32 },
-            crate::records::DemoType1 { x1: 4i32 },
-            crate::records::DemoType1 { x1: 5i32 },
-        ],
-    },
-];
-/// Row positions sorted by primary key.
-pub(crate) static BY_KEY: &[usize] = &[0, 1, 2, 3];
 impl TbTestIndex {
-    /// Every row, in source order (`order = "source"`).
+    /// Every row, in source order (`order = "source"`), decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbTestIndex.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TbTestIndex] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
     }
-    /// The row with primary key `key`, by binary search over `BY_KEY`.
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbTestIndex], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+    /// The row with primary key `key`, by binary search over row positions sorted by key.
     pub fn get(
         key: crate::tb_test_index::TbTestIndexId,
     ) -> Option<&'static TbTestIndex> {
-        BY_KEY
-            .binary_search_by(|&__i| ROWS[__i].id.cmp(&key))
+        let (rows, by_key) = (TbTestIndex::all(), TbTestIndex::by_key());
+        by_key
+            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
             .ok()
-            .map(|j| &ROWS[BY_KEY[j]])
+            .map(|j| &rows[by_key[j] as usize])
+    }
+    /// Row positions sorted by primary key, built on the first lookup.
+    fn by_key() -> &'static [u32] {
+        static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        BY_KEY
+            .get_or_init(|| crate::runtime::index(
+                TbTestIndex::all(),
+                |__a, __b| (__a.id).cmp(&(__b.id)),
+            ))
     }
 }

@@ -3,7 +3,7 @@
 //! Table `TbTestMap`.
 /// TbTestMap
 ///
-/// Table `TbTestMap` (1 rows, mode `map`), schema `TbTestMap.schema.json`.
+/// Table `TbTestMap` (mode `map`), schema `TbTestMap.schema.json`; its rows are embedded from `data/TbTestMap.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbTestMap {
     /// Foreign key: a key of `TbTestIndex`.
@@ -32,28 +32,119 @@ impl crate::canonical::Canonical for TbTestMap {
         out.push('}');
     }
 }
-/// Every row, in source order (`order = "source"`).
-pub static ROWS: &[TbTestMap] = &[
-    TbTestMap {
-        id: crate::tb_test_index::TbTestIndexId(1i32),
-        x1: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        x2: crate::types::Map(&[(1i64, 2i32), (3i64, 4i32)]),
-        x3: crate::types::Map(&[("aaa", 1i32), ("bbb", 2i32)]),
-        x4: crate::types::Map(&[("A", 1i32), ("B", 20i32)]),
-    },
-];
-/// Row positions sorted by primary key.
-pub(crate) static BY_KEY: &[usize] = &[0];
 impl TbTestMap {
-    /// Every row, in source order (`order = "source"`).
-    pub fn all() -> &'static [TbTestMap] {
-        ROWS
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbTestMap, crate::DataError> {
+        Ok(TbTestMap {
+            id: crate::tb_test_index::TbTestIndexId(r.i32()?),
+            x1: {
+                let n = r.len(2usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let k = r.i32()?;
+                    v.push((k, r.i32()?));
+                }
+                crate::types::Map(r.map(v)?)
+            },
+            x2: {
+                let n = r.len(2usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let k = r.i64()?;
+                    v.push((k, r.i32()?));
+                }
+                crate::types::Map(r.map(v)?)
+            },
+            x3: {
+                let n = r.len(2usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let k = r.str()?;
+                    v.push((k, r.i32()?));
+                }
+                crate::types::Map(r.map(v)?)
+            },
+            x4: {
+                let n = r.len(2usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let k = r.str()?;
+                    v.push((k, r.i32()?));
+                }
+                crate::types::Map(r.map(v)?)
+            },
+        })
     }
-    /// The row with primary key `key`, by binary search over `BY_KEY`.
+}
+impl TbTestMap {
+    /// The `TbTestIndex` row that `id` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbTestIndex` does not have.
+    pub fn id_row(&self) -> &'static crate::tb_test_index::TbTestIndex {
+        let key = self.id;
+        match crate::tb_test_index::TbTestIndex::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("TbTestIndex", &key),
+        }
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "1c49aa3ed44d1c9e04b4d76b05bf3db8d83107c65ce2b265ede13acde8657714";
+/// The embedded data file (`data/TbTestMap.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbTestMap.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbTestMap]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbTestMap]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbTestMap.bytes",
+        "TbTestMap",
+        BYTES,
+        crate::hashes::tables::TB_TEST_MAP,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbTestMap::decode(&mut r)?);
+    }
+    crate::runtime::unique(&r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
+impl TbTestMap {
+    /// Every row, in source order (`order = "source"`), decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbTestMap.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    pub fn all() -> &'static [TbTestMap] {
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbTestMap], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+    /// The row with primary key `key`, by binary search over row positions sorted by key.
     pub fn get(key: crate::tb_test_index::TbTestIndexId) -> Option<&'static TbTestMap> {
-        BY_KEY
-            .binary_search_by(|&__i| ROWS[__i].id.cmp(&key))
+        let (rows, by_key) = (TbTestMap::all(), TbTestMap::by_key());
+        by_key
+            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
             .ok()
-            .map(|j| &ROWS[BY_KEY[j]])
+            .map(|j| &rows[by_key[j] as usize])
+    }
+    /// Row positions sorted by primary key, built on the first lookup.
+    fn by_key() -> &'static [u32] {
+        static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        BY_KEY
+            .get_or_init(|| crate::runtime::index(
+                TbTestMap::all(),
+                |__a, __b| (__a.id).cmp(&(__b.id)),
+            ))
     }
 }

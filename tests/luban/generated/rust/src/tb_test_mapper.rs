@@ -3,7 +3,7 @@
 //! Table `TbTestMapper`.
 /// TbTestMapper
 ///
-/// Table `TbTestMapper` (2 rows, mode `map`), schema `TbTestMapper.schema.json`.
+/// Table `TbTestMapper` (mode `map`), schema `TbTestMapper.schema.json`; its rows are embedded from `data/TbTestMapper.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbTestMapper {
     /// Column `id`.
@@ -24,6 +24,41 @@ impl crate::canonical::Canonical for TbTestMapper {
         out.push('}');
     }
 }
+impl TbTestMapper {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbTestMapper, crate::DataError> {
+        Ok(TbTestMapper {
+            id: crate::tb_test_mapper::TbTestMapperId(r.i32()?),
+            audio_type: crate::enums::AudioType::ALL[r
+                .index(crate::enums::AudioType::ALL.len())?],
+            v2: crate::records::Vec2::decode(r)?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "13c8c658390873d99cf471dba4edaaa9046e44cd809484c51a2390e911575306";
+/// The embedded data file (`data/TbTestMapper.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbTestMapper.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbTestMapper]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbTestMapper]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbTestMapper.bytes",
+        "TbTestMapper",
+        BYTES,
+        crate::hashes::tables::TB_TEST_MAPPER,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbTestMapper::decode(&mut r)?);
+    }
+    crate::runtime::unique(&r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TbTestMapper` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestMapperId(pub i32);
@@ -33,38 +68,45 @@ impl crate::canonical::Canonical for TbTestMapperId {
     }
 }
 impl TbTestMapperId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TbTestMapper> {
         TbTestMapper::get(self)
     }
 }
-/// Every row, in source order (`order = "source"`).
-pub static ROWS: &[TbTestMapper] = &[
-    TbTestMapper {
-        id: crate::tb_test_mapper::TbTestMapperId(1i32),
-        audio_type: crate::enums::AudioType::ACC,
-        v2: crate::records::Vec2 { x: 1.0f64, y: 2.0f64 },
-    },
-    TbTestMapper {
-        id: crate::tb_test_mapper::TbTestMapperId(2i32),
-        audio_type: crate::enums::AudioType::ACC,
-        v2: crate::records::Vec2 { x: 1.0f64, y: 3.0f64 },
-    },
-];
-/// Row positions sorted by primary key.
-pub(crate) static BY_KEY: &[usize] = &[0, 1];
 impl TbTestMapper {
-    /// Every row, in source order (`order = "source"`).
+    /// Every row, in source order (`order = "source"`), decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbTestMapper.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TbTestMapper] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
     }
-    /// The row with primary key `key`, by binary search over `BY_KEY`.
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbTestMapper], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+    /// The row with primary key `key`, by binary search over row positions sorted by key.
     pub fn get(
         key: crate::tb_test_mapper::TbTestMapperId,
     ) -> Option<&'static TbTestMapper> {
-        BY_KEY
-            .binary_search_by(|&__i| ROWS[__i].id.cmp(&key))
+        let (rows, by_key) = (TbTestMapper::all(), TbTestMapper::by_key());
+        by_key
+            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
             .ok()
-            .map(|j| &ROWS[BY_KEY[j]])
+            .map(|j| &rows[by_key[j] as usize])
+    }
+    /// Row positions sorted by primary key, built on the first lookup.
+    fn by_key() -> &'static [u32] {
+        static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        BY_KEY
+            .get_or_init(|| crate::runtime::index(
+                TbTestMapper::all(),
+                |__a, __b| (__a.id).cmp(&(__b.id)),
+            ))
     }
 }

@@ -3,7 +3,7 @@
 //! Table `TbTestNull`.
 /// TbTestNull
 ///
-/// Table `TbTestNull` (5 rows, mode `map`), schema `TbTestNull.schema.json`.
+/// Table `TbTestNull` (mode `map`), schema `TbTestNull.schema.json`; its rows are embedded from `data/TbTestNull.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbTestNull {
     /// Column `id`.
@@ -50,6 +50,59 @@ impl crate::canonical::Canonical for TbTestNull {
         out.push('}');
     }
 }
+impl TbTestNull {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbTestNull, crate::DataError> {
+        Ok(TbTestNull {
+            id: crate::tb_test_null::TbTestNullId(r.i32()?),
+            x1: if r.present()? { Some(r.i32()?) } else { None },
+            x2: if r.present()? {
+                Some(
+                    crate::enums::DemoEnum::ALL[r
+                        .index(crate::enums::DemoEnum::ALL.len())?],
+                )
+            } else {
+                None
+            },
+            x3: if r.present()? {
+                Some(crate::records::DemoType1::decode(r)?)
+            } else {
+                None
+            },
+            x4: if r.present()? {
+                Some(crate::records::DemoDynamic::decode(r)?)
+            } else {
+                None
+            },
+            s1: if r.present()? { Some(r.str()?) } else { None },
+            s2: if r.present()? { Some(r.str()?) } else { None },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "8b3f733cfd68783894d1dd94942c28f0940806a6cd68cd4939c12951669d8408";
+/// The embedded data file (`data/TbTestNull.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbTestNull.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbTestNull]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbTestNull]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbTestNull.bytes",
+        "TbTestNull",
+        BYTES,
+        crate::hashes::tables::TB_TEST_NULL,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbTestNull::decode(&mut r)?);
+    }
+    crate::runtime::unique(&r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TbTestNull` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestNullId(pub i32);
@@ -59,71 +112,43 @@ impl crate::canonical::Canonical for TbTestNullId {
     }
 }
 impl TbTestNullId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TbTestNull> {
         TbTestNull::get(self)
     }
 }
-/// Every row, in source order (`order = "source"`).
-pub static ROWS: &[TbTestNull] = &[
-    TbTestNull {
-        id: crate::tb_test_null::TbTestNullId(1i32),
-        x1: None,
-        x2: None,
-        x3: None,
-        x4: None,
-        s1: None,
-        s2: None,
-    },
-    TbTestNull {
-        id: crate::tb_test_null::TbTestNullId(2i32),
-        x1: Some(1i32),
-        x2: Some(crate::enums::DemoEnum::A),
-        x3: Some(crate::records::DemoType1 { x1: 3i32 }),
-        x4: Some(crate::records::DemoDynamic::DemoD2 { x1: 1i32, x2: 2i32 }),
-        s1: Some("/apple"),
-        s2: Some("/apple"),
-    },
-    TbTestNull {
-        id: crate::tb_test_null::TbTestNullId(3i32),
-        x1: None,
-        x2: None,
-        x3: None,
-        x4: None,
-        s1: None,
-        s2: None,
-    },
-    TbTestNull {
-        id: crate::tb_test_null::TbTestNullId(4i32),
-        x1: None,
-        x2: None,
-        x3: None,
-        x4: None,
-        s1: Some(""),
-        s2: Some(""),
-    },
-    TbTestNull {
-        id: crate::tb_test_null::TbTestNullId(5i32),
-        x1: None,
-        x2: None,
-        x3: Some(crate::records::DemoType1 { x1: 4i32 }),
-        x4: Some(crate::records::DemoDynamic::DemoD2 { x1: 3i32, x2: 4i32 }),
-        s1: Some("/apple"),
-        s2: Some("/apple"),
-    },
-];
-/// Row positions sorted by primary key.
-pub(crate) static BY_KEY: &[usize] = &[0, 1, 2, 3, 4];
 impl TbTestNull {
-    /// Every row, in source order (`order = "source"`).
+    /// Every row, in source order (`order = "source"`), decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbTestNull.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TbTestNull] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
     }
-    /// The row with primary key `key`, by binary search over `BY_KEY`.
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbTestNull], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+    /// The row with primary key `key`, by binary search over row positions sorted by key.
     pub fn get(key: crate::tb_test_null::TbTestNullId) -> Option<&'static TbTestNull> {
-        BY_KEY
-            .binary_search_by(|&__i| ROWS[__i].id.cmp(&key))
+        let (rows, by_key) = (TbTestNull::all(), TbTestNull::by_key());
+        by_key
+            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
             .ok()
-            .map(|j| &ROWS[BY_KEY[j]])
+            .map(|j| &rows[by_key[j] as usize])
+    }
+    /// Row positions sorted by primary key, built on the first lookup.
+    fn by_key() -> &'static [u32] {
+        static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        BY_KEY
+            .get_or_init(|| crate::runtime::index(
+                TbTestNull::all(),
+                |__a, __b| (__a.id).cmp(&(__b.id)),
+            ))
     }
 }

@@ -3,7 +3,7 @@
 //! Table `TbTestRange`.
 /// TbTestRange
 ///
-/// Table `TbTestRange` (3 rows, mode `map`), schema `TbTestRange.schema.json`.
+/// Table `TbTestRange` (mode `map`), schema `TbTestRange.schema.json`; its rows are embedded from `data/TbTestRange.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbTestRange {
     /// Column `id`.
@@ -54,6 +54,50 @@ impl crate::canonical::Canonical for TbTestRange {
         out.push('}');
     }
 }
+impl TbTestRange {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbTestRange, crate::DataError> {
+        Ok(TbTestRange {
+            id: crate::tb_test_range::TbTestRangeId(r.i32()?),
+            f1: r.f64()?,
+            f2: r.f64()?,
+            d1: r.f64()?,
+            d2: r.f64()?,
+            i1: r.i32()?,
+            i2: r.i32()?,
+            i3: r.i32()?,
+            i4: r.i32()?,
+            l1: r.i64()?,
+            l2: r.i64()?,
+            l3: r.i64()?,
+            l4: r.i64()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "176bb57f6bc829d92f099496abe039fe1b951dd0d79d1b10232c3b477fd4f755";
+/// The embedded data file (`data/TbTestRange.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbTestRange.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbTestRange]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbTestRange]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbTestRange.bytes",
+        "TbTestRange",
+        BYTES,
+        crate::hashes::tables::TB_TEST_RANGE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbTestRange::decode(&mut r)?);
+    }
+    crate::runtime::unique(&r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TbTestRange` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestRangeId(pub i32);
@@ -63,73 +107,45 @@ impl crate::canonical::Canonical for TbTestRangeId {
     }
 }
 impl TbTestRangeId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TbTestRange> {
         TbTestRange::get(self)
     }
 }
-/// Every row, in source order (`order = "source"`).
-pub static ROWS: &[TbTestRange] = &[
-    TbTestRange {
-        id: crate::tb_test_range::TbTestRangeId(1i32),
-        f1: 1.5f64,
-        f2: 0.015f64,
-        d1: 1.5f64,
-        d2: 0.015f64,
-        i1: 5i32,
-        i2: 5i32,
-        i3: 5i32,
-        i4: 5i32,
-        l1: 5i64,
-        l2: 5i64,
-        l3: 5i64,
-        l4: 5i64,
-    },
-    TbTestRange {
-        id: crate::tb_test_range::TbTestRangeId(2i32),
-        f1: 1.1f64,
-        f2: 0.01f64,
-        d1: 1.1f64,
-        d2: 0.01f64,
-        i1: 1i32,
-        i2: 2i32,
-        i3: 2i32,
-        i4: 1i32,
-        l1: 1i64,
-        l2: 2i64,
-        l3: 2i64,
-        l4: 1i64,
-    },
-    TbTestRange {
-        id: crate::tb_test_range::TbTestRangeId(3i32),
-        f1: 2.2f64,
-        f2: 0.02f64,
-        d1: 2.2f64,
-        d2: 0.02f64,
-        i1: 10i32,
-        i2: 10i32,
-        i3: 9i32,
-        i4: 9i32,
-        l1: 10i64,
-        l2: 10i64,
-        l3: 9i64,
-        l4: 9i64,
-    },
-];
-/// Row positions sorted by primary key.
-pub(crate) static BY_KEY: &[usize] = &[0, 1, 2];
 impl TbTestRange {
-    /// Every row, in source order (`order = "source"`).
+    /// Every row, in source order (`order = "source"`), decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbTestRange.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TbTestRange] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
     }
-    /// The row with primary key `key`, by binary search over `BY_KEY`.
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbTestRange], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+    /// The row with primary key `key`, by binary search over row positions sorted by key.
     pub fn get(
         key: crate::tb_test_range::TbTestRangeId,
     ) -> Option<&'static TbTestRange> {
-        BY_KEY
-            .binary_search_by(|&__i| ROWS[__i].id.cmp(&key))
+        let (rows, by_key) = (TbTestRange::all(), TbTestRange::by_key());
+        by_key
+            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
             .ok()
-            .map(|j| &ROWS[BY_KEY[j]])
+            .map(|j| &rows[by_key[j] as usize])
+    }
+    /// Row positions sorted by primary key, built on the first lookup.
+    fn by_key() -> &'static [u32] {
+        static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        BY_KEY
+            .get_or_init(|| crate::runtime::index(
+                TbTestRange::all(),
+                |__a, __b| (__a.id).cmp(&(__b.id)),
+            ))
     }
 }

@@ -3,7 +3,7 @@
 //! Table `TbTestRef`.
 /// TbTestRef
 ///
-/// Table `TbTestRef` (3 rows, mode `map`), schema `TbTestRef.schema.json`.
+/// Table `TbTestRef` (mode `map`), schema `TbTestRef.schema.json`; its rows are embedded from `data/TbTestRef.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbTestRef {
     /// Column `id`.
@@ -112,6 +112,316 @@ impl crate::canonical::Canonical for TbTestRef {
         out.push('}');
     }
 }
+impl TbTestRef {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbTestRef, crate::DataError> {
+        Ok(TbTestRef {
+            id: crate::tb_test_ref::TbTestRefId(r.i32()?),
+            x1: crate::tb_test_be_ref::TbTestBeRefId(r.i32()?),
+            x1_2: crate::tb_test_be_ref::TbTestBeRefId(r.i32()?),
+            x2: crate::tb_test_be_ref::TbTestBeRefId(r.i32()?),
+            x3: r.i32()?,
+            x4: if r.present()? { Some(r.i32()?) } else { None },
+            a1: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::tb_test_be_ref::TbTestBeRefId(r.i32()?));
+                }
+                crate::runtime::leak(v)
+            },
+            a2: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::tb_test_be_ref::TbTestBeRefId(r.i32()?));
+                }
+                crate::runtime::leak(v)
+            },
+            b1: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::tb_test_be_ref::TbTestBeRefId(r.i32()?));
+                }
+                crate::runtime::leak(v)
+            },
+            b2: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::tb_test_be_ref::TbTestBeRefId(r.i32()?));
+                }
+                crate::runtime::leak(v)
+            },
+            c1: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::tb_test_be_ref::TbTestBeRefId(r.i32()?));
+                }
+                crate::runtime::leak(v)
+            },
+            c2: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::tb_test_be_ref::TbTestBeRefId(r.i32()?));
+                }
+                crate::runtime::leak(v)
+            },
+            d1: {
+                let n = r.len(2usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let k = r.i32()?;
+                    v.push((k, r.i32()?));
+                }
+                crate::types::Map(r.map(v)?)
+            },
+            d2: {
+                let n = r.len(2usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let k = r.i32()?;
+                    v.push((k, r.i32()?));
+                }
+                crate::types::Map(r.map(v)?)
+            },
+            e1: r.i32()?,
+            e2: r.i64()?,
+            e3: r.str()?,
+            f1: r.i32()?,
+            f2: r.i64()?,
+            f3: r.str()?,
+            s1: crate::records::RefDynamicBase::decode(r)?,
+        })
+    }
+}
+impl TbTestRef {
+    /// The `TbTestBeRef` row that `x1` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbTestBeRef` does not have.
+    pub fn x1_row(&self) -> &'static crate::tb_test_be_ref::TbTestBeRef {
+        let key = self.x1;
+        match crate::tb_test_be_ref::TbTestBeRef::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("TbTestBeRef", &key),
+        }
+    }
+    /// The `TbTestBeRef` row that `x1_2` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbTestBeRef` does not have.
+    pub fn x1_2_row(&self) -> &'static crate::tb_test_be_ref::TbTestBeRef {
+        let key = self.x1_2;
+        match crate::tb_test_be_ref::TbTestBeRef::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("TbTestBeRef", &key),
+        }
+    }
+    /// The `TbTestBeRef` row that `x2` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbTestBeRef` does not have.
+    pub fn x2_row(&self) -> &'static crate::tb_test_be_ref::TbTestBeRef {
+        let key = self.x2;
+        match crate::tb_test_be_ref::TbTestBeRef::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("TbTestBeRef", &key),
+        }
+    }
+    /// The `TbTestBeRef` row that `a1` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbTestBeRef` does not have.
+    pub fn a1_rows(
+        &self,
+    ) -> impl Iterator<Item = &'static crate::tb_test_be_ref::TbTestBeRef> {
+        let keys = self.a1;
+        keys.iter()
+            .map(|&key| match crate::tb_test_be_ref::TbTestBeRef::get(key) {
+                Some(row) => row,
+                None => crate::runtime::dangling("TbTestBeRef", &key),
+            })
+    }
+    /// The `TbTestBeRef` row that `a2` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbTestBeRef` does not have.
+    pub fn a2_rows(
+        &self,
+    ) -> impl Iterator<Item = &'static crate::tb_test_be_ref::TbTestBeRef> {
+        let keys = self.a2;
+        keys.iter()
+            .map(|&key| match crate::tb_test_be_ref::TbTestBeRef::get(key) {
+                Some(row) => row,
+                None => crate::runtime::dangling("TbTestBeRef", &key),
+            })
+    }
+    /// The `TbTestBeRef` row that `b1` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbTestBeRef` does not have.
+    pub fn b1_rows(
+        &self,
+    ) -> impl Iterator<Item = &'static crate::tb_test_be_ref::TbTestBeRef> {
+        let keys = self.b1;
+        keys.iter()
+            .map(|&key| match crate::tb_test_be_ref::TbTestBeRef::get(key) {
+                Some(row) => row,
+                None => crate::runtime::dangling("TbTestBeRef", &key),
+            })
+    }
+    /// The `TbTestBeRef` row that `b2` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbTestBeRef` does not have.
+    pub fn b2_rows(
+        &self,
+    ) -> impl Iterator<Item = &'static crate::tb_test_be_ref::TbTestBeRef> {
+        let keys = self.b2;
+        keys.iter()
+            .map(|&key| match crate::tb_test_be_ref::TbTestBeRef::get(key) {
+                Some(row) => row,
+                None => crate::runtime::dangling("TbTestBeRef", &key),
+            })
+    }
+    /// The `TbTestBeRef` row that `c1` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbTestBeRef` does not have.
+    pub fn c1_rows(
+        &self,
+    ) -> impl Iterator<Item = &'static crate::tb_test_be_ref::TbTestBeRef> {
+        let keys = self.c1;
+        keys.iter()
+            .map(|&key| match crate::tb_test_be_ref::TbTestBeRef::get(key) {
+                Some(row) => row,
+                None => crate::runtime::dangling("TbTestBeRef", &key),
+            })
+    }
+    /// The `TbTestBeRef` row that `c2` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbTestBeRef` does not have.
+    pub fn c2_rows(
+        &self,
+    ) -> impl Iterator<Item = &'static crate::tb_test_be_ref::TbTestBeRef> {
+        let keys = self.c2;
+        keys.iter()
+            .map(|&key| match crate::tb_test_be_ref::TbTestBeRef::get(key) {
+                Some(row) => row,
+                None => crate::runtime::dangling("TbTestBeRef", &key),
+            })
+    }
+    /// The `TbMultiIndexList` row that `e1` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbMultiIndexList` does not have.
+    pub fn e1_row(&self) -> &'static crate::tb_multi_index_list::TbMultiIndexList {
+        let key = self.e1;
+        match crate::tb_multi_index_list::TbMultiIndexList::get_by_id1(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("TbMultiIndexList", &key),
+        }
+    }
+    /// The `TbMultiIndexList` row that `e2` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbMultiIndexList` does not have.
+    pub fn e2_row(&self) -> &'static crate::tb_multi_index_list::TbMultiIndexList {
+        let key = self.e2;
+        match crate::tb_multi_index_list::TbMultiIndexList::get_by_id2(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("TbMultiIndexList", &key),
+        }
+    }
+    /// The `TbMultiIndexList` row that `e3` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbMultiIndexList` does not have.
+    pub fn e3_row(&self) -> &'static crate::tb_multi_index_list::TbMultiIndexList {
+        let key = self.e3;
+        match crate::tb_multi_index_list::TbMultiIndexList::get_by_id3(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("TbMultiIndexList", &key),
+        }
+    }
+    /// The `TbMultiIndexList` row that `f1` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbMultiIndexList` does not have.
+    pub fn f1_row(&self) -> &'static crate::tb_multi_index_list::TbMultiIndexList {
+        let key = self.f1;
+        match crate::tb_multi_index_list::TbMultiIndexList::get_by_id1(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("TbMultiIndexList", &key),
+        }
+    }
+    /// The `TbMultiIndexList` row that `f2` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbMultiIndexList` does not have.
+    pub fn f2_row(&self) -> &'static crate::tb_multi_index_list::TbMultiIndexList {
+        let key = self.f2;
+        match crate::tb_multi_index_list::TbMultiIndexList::get_by_id2(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("TbMultiIndexList", &key),
+        }
+    }
+    /// The `TbMultiIndexList` row that `f3` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `TbMultiIndexList` does not have.
+    pub fn f3_row(&self) -> &'static crate::tb_multi_index_list::TbMultiIndexList {
+        let key = self.f3;
+        match crate::tb_multi_index_list::TbMultiIndexList::get_by_id3(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("TbMultiIndexList", &key),
+        }
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "a1c6847118d11e857b9d5a75db4aa705085667e143fc4ce8bf6f46e3b4b4de07";
+/// The embedded data file (`data/TbTestRef.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbTestRef.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbTestRef]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbTestRef]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbTestRef.bytes",
+        "TbTestRef",
+        BYTES,
+        crate::hashes::tables::TB_TEST_REF,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbTestRef::decode(&mut r)?);
+    }
+    crate::runtime::unique(&r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TbTestRef` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestRefId(pub i32);
@@ -121,170 +431,43 @@ impl crate::canonical::Canonical for TbTestRefId {
     }
 }
 impl TbTestRefId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TbTestRef> {
         TbTestRef::get(self)
     }
 }
-/// Every row, in source order (`order = "source"`).
-pub static ROWS: &[TbTestRef] = &[
-    TbTestRef {
-        id: crate::tb_test_ref::TbTestRefId(1i32),
-        x1: crate::tb_test_be_ref::TbTestBeRefId(1i32),
-        x1_2: crate::tb_test_be_ref::TbTestBeRefId(1i32),
-        x2: crate::tb_test_be_ref::TbTestBeRefId(2i32),
-        x3: 1i32,
-        x4: Some(3001i32),
-        a1: &[
-            crate::tb_test_be_ref::TbTestBeRefId(1i32),
-            crate::tb_test_be_ref::TbTestBeRefId(2i32),
-        ],
-        a2: &[
-            crate::tb_test_be_ref::TbTestBeRefId(2i32),
-            crate::tb_test_be_ref::TbTestBeRefId(3i32),
-        ],
-        b1: &[
-            crate::tb_test_be_ref::TbTestBeRefId(3i32),
-            crate::tb_test_be_ref::TbTestBeRefId(4i32),
-        ],
-        b2: &[
-            crate::tb_test_be_ref::TbTestBeRefId(4i32),
-            crate::tb_test_be_ref::TbTestBeRefId(5i32),
-        ],
-        c1: &[
-            crate::tb_test_be_ref::TbTestBeRefId(5i32),
-            crate::tb_test_be_ref::TbTestBeRefId(6i32),
-            crate::tb_test_be_ref::TbTestBeRefId(7i32),
-        ],
-        c2: &[
-            crate::tb_test_be_ref::TbTestBeRefId(6i32),
-            crate::tb_test_be_ref::TbTestBeRefId(7i32),
-        ],
-        d1: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        d2: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        e1: 1i32,
-        e2: 11i64,
-        e3: "ab5",
-        f1: 1i32,
-        f2: 11i64,
-        f3: "ab5",
-        s1: crate::records::RefDynamicBase::RefBean {
-            x: crate::tb_test_be_ref::TbTestBeRefId(1i32),
-            arr: &[
-                crate::tb_test_be_ref::TbTestBeRefId(1i32),
-                crate::tb_test_be_ref::TbTestBeRefId(4i32),
-            ],
-        },
-    },
-    TbTestRef {
-        id: crate::tb_test_ref::TbTestRefId(2i32),
-        x1: crate::tb_test_be_ref::TbTestBeRefId(1i32),
-        x1_2: crate::tb_test_be_ref::TbTestBeRefId(1i32),
-        x2: crate::tb_test_be_ref::TbTestBeRefId(2i32),
-        x3: 20i32,
-        x4: Some(3001i32),
-        a1: &[
-            crate::tb_test_be_ref::TbTestBeRefId(1i32),
-            crate::tb_test_be_ref::TbTestBeRefId(3i32),
-        ],
-        a2: &[
-            crate::tb_test_be_ref::TbTestBeRefId(2i32),
-            crate::tb_test_be_ref::TbTestBeRefId(4i32),
-        ],
-        b1: &[
-            crate::tb_test_be_ref::TbTestBeRefId(3i32),
-            crate::tb_test_be_ref::TbTestBeRefId(5i32),
-        ],
-        b2: &[
-            crate::tb_test_be_ref::TbTestBeRefId(4i32),
-            crate::tb_test_be_ref::TbTestBeRefId(6i32),
-        ],
-        c1: &[
-            crate::tb_test_be_ref::TbTestBeRefId(5i32),
-            crate::tb_test_be_ref::TbTestBeRefId(6i32),
-            crate::tb_test_be_ref::TbTestBeRefId(8i32),
-        ],
-        c2: &[
-            crate::tb_test_be_ref::TbTestBeRefId(6i32),
-            crate::tb_test_be_ref::TbTestBeRefId(8i32),
-        ],
-        d1: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        d2: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        e1: 1i32,
-        e2: 11i64,
-        e3: "ab5",
-        f1: 1i32,
-        f2: 11i64,
-        f3: "ab5",
-        s1: crate::records::RefDynamicBase::RefBean {
-            x: crate::tb_test_be_ref::TbTestBeRefId(1i32),
-            arr: &[
-                crate::tb_test_be_ref::TbTestBeRefId(1i32),
-                crate::tb_test_be_ref::TbTestBeRefId(3i32),
-            ],
-        },
-    },
-    TbTestRef {
-        id: crate::tb_test_ref::TbTestRefId(3i32),
-        x1: crate::tb_test_be_ref::TbTestBeRefId(1i32),
-        x1_2: crate::tb_test_be_ref::TbTestBeRefId(1i32),
-        x2: crate::tb_test_be_ref::TbTestBeRefId(2i32),
-        x3: 19i32,
-        x4: Some(3001i32),
-        a1: &[
-            crate::tb_test_be_ref::TbTestBeRefId(1i32),
-            crate::tb_test_be_ref::TbTestBeRefId(4i32),
-        ],
-        a2: &[
-            crate::tb_test_be_ref::TbTestBeRefId(2i32),
-            crate::tb_test_be_ref::TbTestBeRefId(5i32),
-        ],
-        b1: &[
-            crate::tb_test_be_ref::TbTestBeRefId(3i32),
-            crate::tb_test_be_ref::TbTestBeRefId(6i32),
-        ],
-        b2: &[
-            crate::tb_test_be_ref::TbTestBeRefId(4i32),
-            crate::tb_test_be_ref::TbTestBeRefId(7i32),
-        ],
-        c1: &[
-            crate::tb_test_be_ref::TbTestBeRefId(5i32),
-            crate::tb_test_be_ref::TbTestBeRefId(6i32),
-            crate::tb_test_be_ref::TbTestBeRefId(9i32),
-        ],
-        c2: &[
-            crate::tb_test_be_ref::TbTestBeRefId(6i32),
-            crate::tb_test_be_ref::TbTestBeRefId(9i32),
-        ],
-        d1: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        d2: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-        e1: 1i32,
-        e2: 11i64,
-        e3: "ab5",
-        f1: 1i32,
-        f2: 11i64,
-        f3: "ab5",
-        s1: crate::records::RefDynamicBase::RefBean {
-            x: crate::tb_test_be_ref::TbTestBeRefId(1i32),
-            arr: &[
-                crate::tb_test_be_ref::TbTestBeRefId(2i32),
-                crate::tb_test_be_ref::TbTestBeRefId(3i32),
-            ],
-        },
-    },
-];
-/// Row positions sorted by primary key.
-pub(crate) static BY_KEY: &[usize] = &[0, 1, 2];
 impl TbTestRef {
-    /// Every row, in source order (`order = "source"`).
+    /// Every row, in source order (`order = "source"`), decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbTestRef.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TbTestRef] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
     }
-    /// The row with primary key `key`, by binary search over `BY_KEY`.
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbTestRef], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+    /// The row with primary key `key`, by binary search over row positions sorted by key.
     pub fn get(key: crate::tb_test_ref::TbTestRefId) -> Option<&'static TbTestRef> {
-        BY_KEY
-            .binary_search_by(|&__i| ROWS[__i].id.cmp(&key))
+        let (rows, by_key) = (TbTestRef::all(), TbTestRef::by_key());
+        by_key
+            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
             .ok()
-            .map(|j| &ROWS[BY_KEY[j]])
+            .map(|j| &rows[by_key[j] as usize])
+    }
+    /// Row positions sorted by primary key, built on the first lookup.
+    fn by_key() -> &'static [u32] {
+        static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        BY_KEY
+            .get_or_init(|| crate::runtime::index(
+                TbTestRef::all(),
+                |__a, __b| (__a.id).cmp(&(__b.id)),
+            ))
     }
 }

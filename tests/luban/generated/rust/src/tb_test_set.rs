@@ -3,7 +3,7 @@
 //! Table `TbTestSet`.
 /// TbTestSet
 ///
-/// Table `TbTestSet` (2 rows, mode `map`), schema `TbTestSet.schema.json`.
+/// Table `TbTestSet` (mode `map`), schema `TbTestSet.schema.json`; its rows are embedded from `data/TbTestSet.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbTestSet {
     /// Column `id`.
@@ -33,6 +33,74 @@ impl crate::canonical::Canonical for TbTestSet {
         out.push('}');
     }
 }
+impl TbTestSet {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbTestSet, crate::DataError> {
+        Ok(TbTestSet {
+            id: crate::tb_test_set::TbTestSetId(r.i32()?),
+            x0: r.str()?,
+            x1: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(r.i32()?);
+                }
+                crate::runtime::leak(v)
+            },
+            x2: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(r.i64()?);
+                }
+                crate::runtime::leak(v)
+            },
+            x3: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(r.str()?);
+                }
+                crate::runtime::leak(v)
+            },
+            x4: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(
+                        crate::enums::DemoEnum::ALL[r
+                            .index(crate::enums::DemoEnum::ALL.len())?],
+                    );
+                }
+                crate::runtime::leak(v)
+            },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "720ecbdac02035e0216cd18c9d6ab5a994ac7151197a9ebf9e823f3c65f747bd";
+/// The embedded data file (`data/TbTestSet.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbTestSet.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbTestSet]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbTestSet]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbTestSet.bytes",
+        "TbTestSet",
+        BYTES,
+        crate::hashes::tables::TB_TEST_SET,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbTestSet::decode(&mut r)?);
+    }
+    crate::runtime::unique(&r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TbTestSet` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestSetId(pub i32);
@@ -42,42 +110,43 @@ impl crate::canonical::Canonical for TbTestSetId {
     }
 }
 impl TbTestSetId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TbTestSet> {
         TbTestSet::get(self)
     }
 }
-/// Every row, in source order (`order = "source"`).
-pub static ROWS: &[TbTestSet] = &[
-    TbTestSet {
-        id: crate::tb_test_set::TbTestSetId(1i32),
-        x0: "ab",
-        x1: &[1i32, 2i32, 3i32],
-        x2: &[2i64, 3i64, 4i64],
-        x3: &["ab", "cd"],
-        x4: &[crate::enums::DemoEnum::A, crate::enums::DemoEnum::B],
-    },
-    TbTestSet {
-        id: crate::tb_test_set::TbTestSetId(2i32),
-        x0: "cd",
-        x1: &[1i32, 2i32],
-        x2: &[2i64, 3i64],
-        x3: &["ab", "cd"],
-        x4: &[crate::enums::DemoEnum::A],
-    },
-];
-/// Row positions sorted by primary key.
-pub(crate) static BY_KEY: &[usize] = &[0, 1];
 impl TbTestSet {
-    /// Every row, in source order (`order = "source"`).
+    /// Every row, in source order (`order = "source"`), decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbTestSet.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TbTestSet] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
     }
-    /// The row with primary key `key`, by binary search over `BY_KEY`.
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbTestSet], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+    /// The row with primary key `key`, by binary search over row positions sorted by key.
     pub fn get(key: crate::tb_test_set::TbTestSetId) -> Option<&'static TbTestSet> {
-        BY_KEY
-            .binary_search_by(|&__i| ROWS[__i].id.cmp(&key))
+        let (rows, by_key) = (TbTestSet::all(), TbTestSet::by_key());
+        by_key
+            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
             .ok()
-            .map(|j| &ROWS[BY_KEY[j]])
+            .map(|j| &rows[by_key[j] as usize])
+    }
+    /// Row positions sorted by primary key, built on the first lookup.
+    fn by_key() -> &'static [u32] {
+        static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        BY_KEY
+            .get_or_init(|| crate::runtime::index(
+                TbTestSet::all(),
+                |__a, __b| (__a.id).cmp(&(__b.id)),
+            ))
     }
 }

@@ -3,7 +3,7 @@
 //! Table `TbTestSize`.
 /// TbTestSize
 ///
-/// Table `TbTestSize` (1 rows, mode `map`), schema `TbTestSize.schema.json`.
+/// Table `TbTestSize` (mode `map`), schema `TbTestSize.schema.json`; its rows are embedded from `data/TbTestSize.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbTestSize {
     /// Column `id`.
@@ -30,6 +30,71 @@ impl crate::canonical::Canonical for TbTestSize {
         out.push('}');
     }
 }
+impl TbTestSize {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbTestSize, crate::DataError> {
+        Ok(TbTestSize {
+            id: crate::tb_test_size::TbTestSizeId(r.i32()?),
+            x1: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(r.i32()?);
+                }
+                crate::runtime::leak(v)
+            },
+            x2: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(r.i32()?);
+                }
+                crate::runtime::leak(v)
+            },
+            x3: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(r.i32()?);
+                }
+                crate::runtime::leak(v)
+            },
+            x4: {
+                let n = r.len(2usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let k = r.i32()?;
+                    v.push((k, r.i32()?));
+                }
+                crate::types::Map(r.map(v)?)
+            },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "51c8f7be207df4c1b745d835f7ea49c2cff65d9e0f1aabaa5774d9ce65b6c05f";
+/// The embedded data file (`data/TbTestSize.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbTestSize.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbTestSize]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbTestSize]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbTestSize.bytes",
+        "TbTestSize",
+        BYTES,
+        crate::hashes::tables::TB_TEST_SIZE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbTestSize::decode(&mut r)?);
+    }
+    crate::runtime::unique(&r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TbTestSize` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestSizeId(pub i32);
@@ -39,33 +104,43 @@ impl crate::canonical::Canonical for TbTestSizeId {
     }
 }
 impl TbTestSizeId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TbTestSize> {
         TbTestSize::get(self)
     }
 }
-/// Every row, in source order (`order = "source"`).
-pub static ROWS: &[TbTestSize] = &[
-    TbTestSize {
-        id: crate::tb_test_size::TbTestSizeId(1i32),
-        x1: &[1i32, 2i32],
-        x2: &[3i32, 4i32],
-        x3: &[5i32, 6i32],
-        x4: crate::types::Map(&[(1i32, 2i32), (3i32, 4i32)]),
-    },
-];
-/// Row positions sorted by primary key.
-pub(crate) static BY_KEY: &[usize] = &[0];
 impl TbTestSize {
-    /// Every row, in source order (`order = "source"`).
+    /// Every row, in source order (`order = "source"`), decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbTestSize.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TbTestSize] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
     }
-    /// The row with primary key `key`, by binary search over `BY_KEY`.
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbTestSize], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+    /// The row with primary key `key`, by binary search over row positions sorted by key.
     pub fn get(key: crate::tb_test_size::TbTestSizeId) -> Option<&'static TbTestSize> {
-        BY_KEY
-            .binary_search_by(|&__i| ROWS[__i].id.cmp(&key))
+        let (rows, by_key) = (TbTestSize::all(), TbTestSize::by_key());
+        by_key
+            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
             .ok()
-            .map(|j| &ROWS[BY_KEY[j]])
+            .map(|j| &rows[by_key[j] as usize])
+    }
+    /// Row positions sorted by primary key, built on the first lookup.
+    fn by_key() -> &'static [u32] {
+        static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        BY_KEY
+            .get_or_init(|| crate::runtime::index(
+                TbTestSize::all(),
+                |__a, __b| (__a.id).cmp(&(__b.id)),
+            ))
     }
 }

@@ -3,7 +3,7 @@
 //! Table `TbTestTag`.
 /// TbTestTag
 ///
-/// Table `TbTestTag` (9 rows, mode `map`), schema `TbTestTag.schema.json`.
+/// Table `TbTestTag` (mode `map`), schema `TbTestTag.schema.json`; its rows are embedded from `data/TbTestTag.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbTestTag {
     /// Column `id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for TbTestTag {
         out.push('}');
     }
 }
+impl TbTestTag {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbTestTag, crate::DataError> {
+        Ok(TbTestTag {
+            id: crate::tb_test_tag::TbTestTagId(r.i32()?),
+            value: r.str()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "1e3a8f94e2f7d43d83b772eb442ea2d9d331507f75cf2019359c80d5252dae1a";
+/// The embedded data file (`data/TbTestTag.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbTestTag.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbTestTag]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbTestTag]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbTestTag.bytes",
+        "TbTestTag",
+        BYTES,
+        crate::hashes::tables::TB_TEST_TAG,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbTestTag::decode(&mut r)?);
+    }
+    crate::runtime::unique(&r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TbTestTag` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestTagId(pub i32);
@@ -30,62 +63,43 @@ impl crate::canonical::Canonical for TbTestTagId {
     }
 }
 impl TbTestTagId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TbTestTag> {
         TbTestTag::get(self)
     }
 }
-/// Every row, in source order (`order = "source"`).
-pub static ROWS: &[TbTestTag] = &[
-    TbTestTag {
-        id: crate::tb_test_tag::TbTestTagId(1i32),
-        value: "导出",
-    },
-    TbTestTag {
-        id: crate::tb_test_tag::TbTestTagId(2i32),
-        value: "导出",
-    },
-    TbTestTag {
-        id: crate::tb_test_tag::TbTestTagId(6i32),
-        value: "导出",
-    },
-    TbTestTag {
-        id: crate::tb_test_tag::TbTestTagId(7i32),
-        value: "导出",
-    },
-    TbTestTag {
-        id: crate::tb_test_tag::TbTestTagId(9i32),
-        value: "测试",
-    },
-    TbTestTag {
-        id: crate::tb_test_tag::TbTestTagId(10i32),
-        value: "测试",
-    },
-    TbTestTag {
-        id: crate::tb_test_tag::TbTestTagId(11i32),
-        value: "any",
-    },
-    TbTestTag {
-        id: crate::tb_test_tag::TbTestTagId(12i32),
-        value: "导出",
-    },
-    TbTestTag {
-        id: crate::tb_test_tag::TbTestTagId(13i32),
-        value: "导出",
-    },
-];
-/// Row positions sorted by primary key.
-pub(crate) static BY_KEY: &[usize] = &[0, 1, 2, 3, 4, 5, 6, 7, 8];
 impl TbTestTag {
-    /// Every row, in source order (`order = "source"`).
+    /// Every row, in source order (`order = "source"`), decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbTestTag.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TbTestTag] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
     }
-    /// The row with primary key `key`, by binary search over `BY_KEY`.
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TbTestTag], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+    /// The row with primary key `key`, by binary search over row positions sorted by key.
     pub fn get(key: crate::tb_test_tag::TbTestTagId) -> Option<&'static TbTestTag> {
-        BY_KEY
-            .binary_search_by(|&__i| ROWS[__i].id.cmp(&key))
+        let (rows, by_key) = (TbTestTag::all(), TbTestTag::by_key());
+        by_key
+            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
             .ok()
-            .map(|j| &ROWS[BY_KEY[j]])
+            .map(|j| &rows[by_key[j] as usize])
+    }
+    /// Row positions sorted by primary key, built on the first lookup.
+    fn by_key() -> &'static [u32] {
+        static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        BY_KEY
+            .get_or_init(|| crate::runtime::index(
+                TbTestTag::all(),
+                |__a, __b| (__a.id).cmp(&(__b.id)),
+            ))
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Features`.
 /// Defaults, enum aliases, maps, polymorphic records, flags, date-times and durations.
 ///
-/// Table `Features` (4 rows, mode `map`), schema `Features.schema.json`.
+/// Table `Features` (mode `map`), schema `Features.schema.json`; its rows are embedded from `data/Features.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Features {
     /// Column `Id`.
@@ -84,6 +84,108 @@ impl crate::canonical::Canonical for Features {
         out.push('}');
     }
 }
+impl Features {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Features, crate::DataError> {
+        Ok(Features {
+            id: crate::features::FeaturesId(r.u8()?),
+            name: r.str()?,
+            slot: r.u8()?,
+            hero: crate::enums::Hero::ALL[r.index(crate::enums::Hero::ALL.len())?],
+            heroes: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(
+                        crate::enums::Hero::ALL[r.index(crate::enums::Hero::ALL.len())?],
+                    );
+                }
+                crate::runtime::leak(v)
+            },
+            level: r.u8()?,
+            title: r.str()?,
+            stat: crate::records::Stat::decode(r)?,
+            weights: {
+                let n = r.len(2usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let k = r.str()?;
+                    v.push((k, r.i16()?));
+                }
+                crate::types::Map(r.map(v)?)
+            },
+            by_id: {
+                let n = r.len(2usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let k = r.u32()?;
+                    v.push((k, r.str()?));
+                }
+                crate::types::Map(r.map(v)?)
+            },
+            big: {
+                let n = r.len(4usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let k = r.i64()?;
+                    v.push((k, crate::records::Point::decode(r)?));
+                }
+                crate::types::Map(r.map(v)?)
+            },
+            effect: crate::runtime::boxed(r.nested(crate::records::Effect::decode)?),
+            effects: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(r.nested(crate::records::Effect::decode)?);
+                }
+                crate::runtime::leak(v)
+            },
+            maybe_effect: if r.present()? {
+                Some(crate::runtime::boxed(r.nested(crate::records::Effect::decode)?))
+            } else {
+                None
+            },
+            elements: crate::enums::ElementFlags(r.flags(4u32)? as u32),
+            starts: crate::types::DateTime(r.datetime()?),
+            local_start: if r.present()? {
+                Some(crate::types::DateTime(r.datetime()?))
+            } else {
+                None
+            },
+            cooldown: crate::types::Duration(r.duration()?),
+            timeout: if r.present()? {
+                Some(crate::types::Duration(r.duration()?))
+            } else {
+                None
+            },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "62bf1d67975ac2bde222387fbe638e6864b311d2645ab538a3557880c2101d15";
+/// The embedded data file (`data/Features.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Features.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Features]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Features]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Features.bytes",
+        "Features",
+        BYTES,
+        crate::hashes::tables::FEATURES,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Features::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Features` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FeaturesId(pub u8);
@@ -93,177 +195,73 @@ impl crate::canonical::Canonical for FeaturesId {
     }
 }
 impl FeaturesId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Features> {
         Features::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Features] = &[
-    Features {
-        id: crate::features::FeaturesId(1u8),
-        name: "defaults",
-        slot: 0u8,
-        hero: crate::enums::Hero::Junkrat,
-        heroes: &[],
-        level: 1u8,
-        title: "none",
-        stat: crate::records::Stat { base: 10u16, growth: 1.5f64, cap: 100u16 },
-        weights: crate::types::Map(&[]),
-        by_id: crate::types::Map(&[]),
-        big: crate::types::Map(&[]),
-        effect: &crate::records::Effect::Stun {},
-        effects: &[],
-        maybe_effect: None,
-        elements: crate::enums::ElementFlags(0u32),
-        starts: crate::types::DateTime(0i64),
-        local_start: None,
-        cooldown: crate::types::Duration(0i64),
-        timeout: None,
-    },
-    Features {
-        id: crate::features::FeaturesId(2u8),
-        name: "aliases",
-        slot: 1u8,
-        hero: crate::enums::Hero::Junkrat,
-        heroes: &[
-            crate::enums::Hero::Mercy,
-            crate::enums::Hero::Junkrat,
-            crate::enums::Hero::Tracer,
-        ],
-        level: 5u8,
-        title: "Sir",
-        stat: crate::records::Stat { base: 10u16, growth: 2.25f64, cap: 100u16 },
-        weights: crate::types::Map(&[
-            ("Z", 4i16),
-            ("a", 1i16),
-            ("b", -2i16),
-            ("é", 3i16),
-            ("｡", 6i16),
-            ("😀", 5i16),
-        ]),
-        by_id: crate::types::Map(&[(0u32, "zero"), (2u32, "two"), (10u32, "ten")]),
-        big: crate::types::Map(&[
-            (-9223372036854775808i64, crate::records::Point {
-                x: 3i16,
-                y: 4i16,
-                label: Some("far"),
-            }),
-            (9223372036854775807i64, crate::records::Point { x: 1i16, y: 2i16, label: None }),
-        ]),
-        effect: &crate::records::Effect::Damage { amount: 5u16, element: None },
-        effects: &[
-            crate::records::Effect::Damage {
-                amount: 1u16,
-                element: Some(crate::enums::ElementFlags(5u32)),
-            },
-            crate::records::Effect::Heal { amount: 2u16, over: false },
-            crate::records::Effect::Stun {},
-            crate::records::Effect::Heal { amount: 3u16, over: true },
-        ],
-        maybe_effect: Some(&crate::records::Effect::Stun {}),
-        elements: crate::enums::ElementFlags(3u32),
-        starts: crate::types::DateTime(1714536000i64),
-        local_start: Some(crate::types::DateTime(1714536000i64)),
-        cooldown: crate::types::Duration(5400000i64),
-        timeout: Some(crate::types::Duration(-500i64)),
-    },
-    Features {
-        id: crate::features::FeaturesId(3u8),
-        name: "json",
-        slot: 0u8,
-        hero: crate::enums::Hero::Mercy,
-        heroes: &[crate::enums::Hero::Mercy, crate::enums::Hero::Junkrat],
-        level: 99u8,
-        title: "none",
-        stat: crate::records::Stat { base: 1u16, growth: 0.5f64, cap: 100u16 },
-        weights: crate::types::Map(&[("", 0i16), ("x", 1i16)]),
-        by_id: crate::types::Map(&[(7u32, "seven")]),
-        big: crate::types::Map(&[]),
-        effect: &crate::records::Effect::Summon {
-            at: &[crate::records::Point { x: 1i16, y: 2i16, label: None }],
-            then: Some(&crate::records::Effect::Heal { amount: 4u16, over: false }),
-            tags: Some(crate::types::Map(&[("a", 1i32), ("b", 2i32)])),
-        },
-        effects: &[crate::records::Effect::Stun {}],
-        maybe_effect: Some(&crate::records::Effect::Damage { amount: 0u16, element: None }),
-        elements: crate::enums::ElementFlags(15u32),
-        starts: crate::types::DateTime(253402300799i64),
-        local_start: Some(crate::types::DateTime(946656000i64)),
-        cooldown: crate::types::Duration(93784005i64),
-        timeout: Some(crate::types::Duration(250i64)),
-    },
-    Features {
-        id: crate::features::FeaturesId(4u8),
-        name: "nested",
-        slot: 2u8,
-        hero: crate::enums::Hero::Tracer,
-        heroes: &[],
-        level: 1u8,
-        title: "none",
-        stat: crate::records::Stat { base: 0u16, growth: 0.0f64, cap: 0u16 },
-        weights: crate::types::Map(&[]),
-        by_id: crate::types::Map(&[]),
-        big: crate::types::Map(&[]),
-        effect: &crate::records::Effect::Summon {
-            at: &[
-                crate::records::Point { x: 1i16, y: 1i16, label: None },
-                crate::records::Point { x: 2i16, y: 2i16, label: Some("x") },
-            ],
-            then: Some(&crate::records::Effect::Damage {
-                amount: 9u16,
-                element: Some(crate::enums::ElementFlags(2u32)),
-            }),
-            tags: Some(crate::types::Map(&[("a", 1i32), ("b", 2i32)])),
-        },
-        effects: &[
-            crate::records::Effect::Summon {
-                at: &[],
-                then: None,
-                tags: Some(crate::types::Map(&[])),
-            },
-            crate::records::Effect::Summon { at: &[], then: None, tags: None },
-        ],
-        maybe_effect: None,
-        elements: crate::enums::ElementFlags(4u32),
-        starts: crate::types::DateTime(-62135596800i64),
-        local_start: Some(crate::types::DateTime(946627200i64)),
-        cooldown: crate::types::Duration(172800000i64),
-        timeout: None,
-    },
-];
 impl Features {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Features.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Features] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Features], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::features::FeaturesId) -> Option<&'static Features> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Features::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }
-/// Row positions sorted by the unique key.
-static BY_NAME: &[usize] = &[1, 0, 2, 3];
 impl Features {
-    /// The row whose `Name` (a unique key), by binary search.
+    /// The row whose `Name` (a unique key), by binary search over an index built on the first lookup.
     pub fn get_by_name(name: &str) -> Option<&'static Features> {
-        BY_NAME
-            .binary_search_by(|&i| ROWS[i].name.cmp(&name))
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = Features::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(__rows, |__a, __b| (__a.name).cmp(&(__b.name)))
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.name).cmp(&(name))
+            })
             .ok()
-            .map(|j| &ROWS[BY_NAME[j]])
+            .map(|__j| &__rows[__index[__j] as usize])
     }
 }
-/// Row positions sorted by the unique key.
-static BY_HERO_AND_SLOT: &[usize] = &[0, 1, 2, 3];
 impl Features {
-    /// The row whose `Hero`, `Slot` (a unique key), by binary search.
+    /// The row whose `Hero`, `Slot` (a unique key), by binary search over an index built on the first lookup.
     pub fn get_by_hero_and_slot(
         hero: crate::enums::Hero,
         slot: u8,
     ) -> Option<&'static Features> {
-        BY_HERO_AND_SLOT
-            .binary_search_by(|&i| (ROWS[i].hero, ROWS[i].slot).cmp(&(hero, slot)))
+        static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
+        let __rows = Features::all();
+        let __index = INDEX
+            .get_or_init(|| {
+                crate::runtime::index(
+                    __rows,
+                    |__a, __b| (__a.hero, __a.slot).cmp(&(__b.hero, __b.slot)),
+                )
+            });
+        __index
+            .binary_search_by(|&__i| {
+                let __row = &__rows[__i as usize];
+                (__row.hero, __row.slot).cmp(&(hero, slot))
+            })
             .ok()
-            .map(|j| &ROWS[BY_HERO_AND_SLOT[j]])
+            .map(|__j| &__rows[__index[__j] as usize])
     }
 }

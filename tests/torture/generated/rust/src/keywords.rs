@@ -3,7 +3,7 @@
 //! Table `Keywords`.
 /// Field and enum names that are keywords in C#, TypeScript or Rust.
 ///
-/// Table `Keywords` (3 rows, mode `map`), schema `Keywords.schema.json`.
+/// Table `Keywords` (mode `map`), schema `Keywords.schema.json`; its rows are embedded from `data/Keywords.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Keywords {
     /// Column `Id`.
@@ -88,6 +88,61 @@ impl crate::canonical::Canonical for Keywords {
         out.push('}');
     }
 }
+impl Keywords {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Keywords, crate::DataError> {
+        Ok(Keywords {
+            id: crate::keywords::KeywordsId(r.u8()?),
+            class: crate::enums::Keyword::ALL[r
+                .index(crate::enums::Keyword::ALL.len())?],
+            params: crate::enums::Keyword::ALL[r
+                .index(crate::enums::Keyword::ALL.len())?],
+            default: crate::enums::Keyword::ALL[r
+                .index(crate::enums::Keyword::ALL.len())?],
+            enum_: crate::enums::Keyword::ALL[r
+                .index(crate::enums::Keyword::ALL.len())?],
+            in_: crate::enums::Keyword::ALL[r.index(crate::enums::Keyword::ALL.len())?],
+            is: crate::enums::Keyword::ALL[r.index(crate::enums::Keyword::ALL.len())?],
+            delete: crate::enums::Keyword::ALL[r
+                .index(crate::enums::Keyword::ALL.len())?],
+            new: crate::enums::Keyword::ALL[r.index(crate::enums::Keyword::ALL.len())?],
+            namespace: crate::enums::Keyword::ALL[r
+                .index(crate::enums::Keyword::ALL.len())?],
+            constructor: crate::enums::Keyword::ALL[r
+                .index(crate::enums::Keyword::ALL.len())?],
+            type_: crate::enums::Keyword::ALL[r
+                .index(crate::enums::Keyword::ALL.len())?],
+            move_: crate::enums::Keyword::ALL[r
+                .index(crate::enums::Keyword::ALL.len())?],
+            ref_: crate::enums::Keyword::ALL[r.index(crate::enums::Keyword::ALL.len())?],
+            self_: crate::enums::Keyword::ALL[r.index(crate::enums::Keyword::ALL.len())?],
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "c019e7c7aaa2cd20847c3429fd36d1b403330f7312180aae4351c5419b8637c7";
+/// The embedded data file (`data/Keywords.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Keywords.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Keywords]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Keywords]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Keywords.bytes",
+        "Keywords",
+        BYTES,
+        crate::hashes::tables::KEYWORDS,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Keywords::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Keywords` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct KeywordsId(pub u8);
@@ -97,72 +152,31 @@ impl crate::canonical::Canonical for KeywordsId {
     }
 }
 impl KeywordsId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Keywords> {
         Keywords::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Keywords] = &[
-    Keywords {
-        id: crate::keywords::KeywordsId(0u8),
-        class: crate::enums::Keyword::Class,
-        params: crate::enums::Keyword::Params,
-        default: crate::enums::Keyword::Default,
-        enum_: crate::enums::Keyword::Enum,
-        in_: crate::enums::Keyword::In,
-        is: crate::enums::Keyword::Is,
-        delete: crate::enums::Keyword::Delete,
-        new: crate::enums::Keyword::New,
-        namespace: crate::enums::Keyword::Namespace,
-        constructor: crate::enums::Keyword::Constructor,
-        type_: crate::enums::Keyword::Type,
-        move_: crate::enums::Keyword::Move,
-        ref_: crate::enums::Keyword::Ref,
-        self_: crate::enums::Keyword::Self_,
-    },
-    Keywords {
-        id: crate::keywords::KeywordsId(1u8),
-        class: crate::enums::Keyword::Params,
-        params: crate::enums::Keyword::Default,
-        default: crate::enums::Keyword::Enum,
-        enum_: crate::enums::Keyword::In,
-        in_: crate::enums::Keyword::Is,
-        is: crate::enums::Keyword::Delete,
-        delete: crate::enums::Keyword::New,
-        new: crate::enums::Keyword::Namespace,
-        namespace: crate::enums::Keyword::Constructor,
-        constructor: crate::enums::Keyword::Type,
-        type_: crate::enums::Keyword::Move,
-        move_: crate::enums::Keyword::Ref,
-        ref_: crate::enums::Keyword::Self_,
-        self_: crate::enums::Keyword::Class,
-    },
-    Keywords {
-        id: crate::keywords::KeywordsId(2u8),
-        class: crate::enums::Keyword::Default,
-        params: crate::enums::Keyword::Enum,
-        default: crate::enums::Keyword::In,
-        enum_: crate::enums::Keyword::Is,
-        in_: crate::enums::Keyword::Delete,
-        is: crate::enums::Keyword::New,
-        delete: crate::enums::Keyword::Namespace,
-        new: crate::enums::Keyword::Constructor,
-        namespace: crate::enums::Keyword::Type,
-        constructor: crate::enums::Keyword::Move,
-        type_: crate::enums::Keyword::Ref,
-        move_: crate::enums::Keyword::Self_,
-        ref_: crate::enums::Keyword::Class,
-        self_: crate::enums::Keyword::Params,
-    },
-];
 impl Keywords {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Keywords.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Keywords] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Keywords], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::keywords::KeywordsId) -> Option<&'static Keywords> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Keywords::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Log`.
 /// A list table: no key, source order kept.
 ///
-/// Table `Log` (4 rows, mode `list`), schema `Log.schema.json`.
+/// Table `Log` (mode `list`), schema `Log.schema.json`; its rows are embedded from `data/Log.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Log {
     /// Column `Step`.
@@ -21,28 +21,52 @@ impl crate::canonical::Canonical for Log {
         out.push('}');
     }
 }
-/// Every row, in source order.
-pub static ROWS: &[Log] = &[
-    Log {
-        step: 3u16,
-        msg: "third first",
-    },
-    Log {
-        step: 1u16,
-        msg: "then one",
-    },
-    Log {
-        step: 2u16,
-        msg: "then two",
-    },
-    Log {
-        step: 1u16,
-        msg: "one again",
-    },
-];
 impl Log {
-    /// Every row, in source order.
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Log, crate::DataError> {
+        Ok(Log {
+            step: r.u16()?,
+            msg: r.str()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "5e31cf69eaaad5751fc62941db1d4090d16cc1d89f989b044269bce147e7b13e";
+/// The embedded data file (`data/Log.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Log.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Log]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Log]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Log.bytes",
+        "Log",
+        BYTES,
+        crate::hashes::tables::LOG,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Log::decode(&mut r)?);
+    }
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
+impl Log {
+    /// Every row, in source order, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Log.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Log] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Log], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
 }

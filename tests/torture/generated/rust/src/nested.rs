@@ -3,7 +3,7 @@
 //! Table `Nested`.
 /// Records, arrays of records, nested arrays, empty arrays and absent optionals.
 ///
-/// Table `Nested` (3 rows, mode `map`), schema `Nested.schema.json`.
+/// Table `Nested` (mode `map`), schema `Nested.schema.json`; its rows are embedded from `data/Nested.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Nested {
     /// Column `Name`.
@@ -69,6 +69,98 @@ impl crate::canonical::Canonical for Nested {
         out.push('}');
     }
 }
+impl Nested {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Nested, crate::DataError> {
+        Ok(Nested {
+            name: crate::nested::NestedId(r.str()?),
+            pos: crate::records::Point::decode(r)?,
+            maybe_pos: if r.present()? {
+                Some(crate::records::Point::decode(r)?)
+            } else {
+                None
+            },
+            shape: crate::records::Shape::decode(r)?,
+            ints: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(r.i64()?);
+                }
+                crate::runtime::leak(v)
+            },
+            grid: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push({
+                        let n = r.len(1usize)?;
+                        let mut v = Vec::with_capacity(n);
+                        for _ in 0..n {
+                            v.push(r.u8()?);
+                        }
+                        crate::runtime::leak(v)
+                    });
+                }
+                crate::runtime::leak(v)
+            },
+            words: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(r.str()?);
+                }
+                crate::runtime::leak(v)
+            },
+            flags: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(r.bool()?);
+                }
+                crate::runtime::leak(v)
+            },
+            kinds: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(
+                        crate::enums::Keyword::ALL[r
+                            .index(crate::enums::Keyword::ALL.len())?],
+                    );
+                }
+                crate::runtime::leak(v)
+            },
+            opt: if r.present()? { Some(r.i32()?) } else { None },
+            opt_text: if r.present()? { Some(r.str()?) } else { None },
+            ref_: if r.present()? { Some(r.i32()?) } else { None },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "65098d5336f4f174c1cf7f6c7b3e237e38228b2a039fc76761e85e66e7972238";
+/// The embedded data file (`data/Nested.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Nested.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Nested]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Nested]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Nested.bytes",
+        "Nested",
+        BYTES,
+        crate::hashes::tables::NESTED,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Nested::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.name) < (b.name))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Nested` (column `Name`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NestedId(pub &'static str);
@@ -78,82 +170,31 @@ impl crate::canonical::Canonical for NestedId {
     }
 }
 impl NestedId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Nested> {
         Nested::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Nested] = &[
-    Nested {
-        name: crate::nested::NestedId("all-empty"),
-        pos: crate::records::Point { x: 0i16, y: 0i16, label: None },
-        maybe_pos: None,
-        shape: crate::records::Shape {
-            origin: crate::records::Point { x: 0i16, y: 0i16, label: None },
-            path: &[],
-            tags: &[],
-        },
-        ints: &[],
-        grid: &[],
-        words: &[],
-        flags: &[],
-        kinds: &[],
-        opt: None,
-        opt_text: None,
-        ref_: None,
-    },
-    Nested {
-        name: crate::nested::NestedId("full"),
-        pos: crate::records::Point { x: 1i16, y: -2i16, label: Some("here") },
-        maybe_pos: Some(crate::records::Point { x: 3i16, y: 4i16, label: None }),
-        shape: crate::records::Shape {
-            origin: crate::records::Point { x: 1i16, y: 1i16, label: Some("o") },
-            path: &[
-                crate::records::Point { x: 2i16, y: 2i16, label: Some("a") },
-                crate::records::Point { x: 3i16, y: 3i16, label: None },
-            ],
-            tags: &["x", "y,z"],
-        },
-        ints: &[9223372036854775807i64, -9223372036854775808i64, 0i64],
-        grid: &[&[1u8, 2u8], &[], &[3u8]],
-        words: &["a", "b|c", "d"],
-        flags: &[true, false, true],
-        kinds: &[
-            crate::enums::Keyword::Class,
-            crate::enums::Keyword::Self_,
-            crate::enums::Keyword::Move,
-        ],
-        opt: Some(42i32),
-        opt_text: Some("text"),
-        ref_: Some(2i32),
-    },
-    Nested {
-        name: crate::nested::NestedId("json"),
-        pos: crate::records::Point { x: 5i16, y: 6i16, label: None },
-        maybe_pos: None,
-        shape: crate::records::Shape {
-            origin: crate::records::Point { x: 0i16, y: 0i16, label: None },
-            path: &[],
-            tags: &["j"],
-        },
-        ints: &[1i64, 2i64, 3i64],
-        grid: &[&[0u8], &[9u8]],
-        words: &["q", "r"],
-        flags: &[true],
-        kinds: &[crate::enums::Keyword::In, crate::enums::Keyword::Is],
-        opt: Some(-7i32),
-        opt_text: None,
-        ref_: Some(1i32),
-    },
-];
 impl Nested {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Nested.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Nested] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Nested], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::nested::NestedId) -> Option<&'static Nested> {
-        ROWS.binary_search_by(|__row| __row.name.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Nested::all();
+        rows.binary_search_by(|row| row.name.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// Integer widths at their limits and hard floats.
 ///
-/// Table `Numbers` (5 rows, mode `map`), schema `Numbers.schema.json`.
+/// Table `Numbers` (mode `map`), schema `Numbers.schema.json`; its rows are embedded from `data/Numbers.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Numbers {
     /// Column `Id`.
@@ -54,6 +54,48 @@ impl crate::canonical::Canonical for Numbers {
         out.push('}');
     }
 }
+impl Numbers {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Numbers, crate::DataError> {
+        Ok(Numbers {
+            id: crate::numbers::NumbersId(r.u16()?),
+            i8: r.i8()?,
+            i16: r.i16()?,
+            i32: r.i32()?,
+            i64: r.i64()?,
+            u8: r.u8()?,
+            u16: r.u16()?,
+            u32: r.u32()?,
+            u64: r.u64()?,
+            f: r.f64()?,
+            maybe_f: if r.present()? { Some(r.f64()?) } else { None },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "b88aba56143a348a9381a3f89ca14d21146f5cea1af44dcf77754b9895b9c066";
+/// The embedded data file (`data/Numbers.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Numbers.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Numbers]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Numbers]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Numbers.bytes",
+        "Numbers",
+        BYTES,
+        crate::hashes::tables::NUMBERS,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Numbers::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Numbers` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NumbersId(pub u16);
@@ -63,86 +105,31 @@ impl crate::canonical::Canonical for NumbersId {
     }
 }
 impl NumbersId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Numbers> {
         Numbers::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Numbers] = &[
-    Numbers {
-        id: crate::numbers::NumbersId(1u16),
-        i8: -128i8,
-        i16: -32768i16,
-        i32: -2147483648i32,
-        i64: -9223372036854775808i64,
-        u8: 0u8,
-        u16: 0u16,
-        u32: 0u32,
-        u64: 0u64,
-        f: 0.1f64,
-        maybe_f: None,
-    },
-    Numbers {
-        id: crate::numbers::NumbersId(2u16),
-        i8: 127i8,
-        i16: 32767i16,
-        i32: 2147483647i32,
-        i64: 9223372036854775807i64,
-        u8: 255u8,
-        u16: 65535u16,
-        u32: 4294967295u32,
-        u64: 18446744073709551615u64,
-        f: 1e21f64,
-        maybe_f: Some(1e-7f64),
-    },
-    Numbers {
-        id: crate::numbers::NumbersId(3u16),
-        i8: 0i8,
-        i16: 0i16,
-        i32: 0i32,
-        i64: 9007199254740993i64,
-        u8: 1u8,
-        u16: 1u16,
-        u32: 1u32,
-        u64: 9007199254740992u64,
-        f: 5e-324f64,
-        maybe_f: Some(1.7976931348623157e308f64),
-    },
-    Numbers {
-        id: crate::numbers::NumbersId(4u16),
-        i8: -1i8,
-        i16: -1i16,
-        i32: -1i32,
-        i64: -9007199254740993i64,
-        u8: 2u8,
-        u16: 2u16,
-        u32: 2u32,
-        u64: 9007199254740991u64,
-        f: 0.0f64,
-        maybe_f: Some(-1.5f64),
-    },
-    Numbers {
-        id: crate::numbers::NumbersId(5u16),
-        i8: 1i8,
-        i16: 2i16,
-        i32: 3i32,
-        i64: -9007199254740991i64,
-        u8: 3u8,
-        u16: 3u16,
-        u32: 3u32,
-        u64: 4294967296u64,
-        f: 1.2345678901234568e20f64,
-        maybe_f: Some(1e-6f64),
-    },
-];
 impl Numbers {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Numbers.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Numbers] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Numbers], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::numbers::NumbersId) -> Option<&'static Numbers> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Numbers::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Pair`.
 /// A composite primary key.
 ///
-/// Table `Pair` (4 rows, mode `map`), schema `Pair.schema.json`.
+/// Table `Pair` (mode `map`), schema `Pair.schema.json`; its rows are embedded from `data/Pair.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pair {
     /// Enum members that are keywords in C#, TypeScript or Rust.
@@ -26,38 +26,62 @@ impl crate::canonical::Canonical for Pair {
         out.push('}');
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Pair] = &[
-    Pair {
-        kind: crate::enums::Keyword::Class,
-        n: 0u8,
-        v: 1e-300f64,
-    },
-    Pair {
-        kind: crate::enums::Keyword::Class,
-        n: 1u8,
-        v: 1.0f64,
-    },
-    Pair {
-        kind: crate::enums::Keyword::Self_,
-        n: 1u8,
-        v: -2.25f64,
-    },
-    Pair {
-        kind: crate::enums::Keyword::Self_,
-        n: 2u8,
-        v: 0.5f64,
-    },
-];
 impl Pair {
-    /// Every row, sorted by primary key.
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Pair, crate::DataError> {
+        Ok(Pair {
+            kind: crate::enums::Keyword::ALL[r.index(crate::enums::Keyword::ALL.len())?],
+            n: r.u8()?,
+            v: r.f64()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "17fe0fd37e1f649bd8dc5c7239a2ffa224a87e6a56595304afa89cabf8cad561";
+/// The embedded data file (`data/Pair.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Pair.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Pair]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Pair]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Pair.bytes",
+        "Pair",
+        BYTES,
+        crate::hashes::tables::PAIR,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Pair::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.kind, a.n) < (b.kind, b.n))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
+impl Pair {
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Pair.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Pair] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Pair], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with this composite primary key, by binary search (rows are sorted by key).
     pub fn get(kind: crate::enums::Keyword, n: u8) -> Option<&'static Pair> {
-        ROWS.binary_search_by(|__row| (__row.kind, __row.n).cmp(&(kind, n)))
+        let __rows = Pair::all();
+        __rows
+            .binary_search_by(|__row| (__row.kind, __row.n).cmp(&(kind, n)))
             .ok()
-            .map(|i| &ROWS[i])
+            .map(|__i| &__rows[__i])
     }
 }

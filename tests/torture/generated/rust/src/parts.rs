@@ -3,7 +3,7 @@
 //! Table `Parts`.
 /// One table from two files (files = [...]) whose columns are in different orders.
 ///
-/// Table `Parts` (4 rows, mode `map`), schema `Parts.schema.json`.
+/// Table `Parts` (mode `map`), schema `Parts.schema.json`; its rows are embedded from `data/Parts.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Parts {
     /// Column `Id`.
@@ -26,6 +26,51 @@ impl crate::canonical::Canonical for Parts {
         out.push('}');
     }
 }
+impl Parts {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Parts, crate::DataError> {
+        Ok(Parts {
+            id: crate::parts::PartsId(r.u16()?),
+            part: r.str()?,
+            tags: if r.present()? {
+                Some({
+                    let n = r.len(1usize)?;
+                    let mut v = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        v.push(r.str()?);
+                    }
+                    crate::runtime::leak(v)
+                })
+            } else {
+                None
+            },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "d927a81cc7257f76186a7351c5037ef63af7a27f5649b504433282bddcee7043";
+/// The embedded data file (`data/Parts.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Parts.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Parts]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Parts]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Parts.bytes",
+        "Parts",
+        BYTES,
+        crate::hashes::tables::PARTS,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Parts::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Parts` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PartsId(pub u16);
@@ -35,41 +80,31 @@ impl crate::canonical::Canonical for PartsId {
     }
 }
 impl PartsId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Parts> {
         Parts::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Parts] = &[
-    Parts {
-        id: crate::parts::PartsId(0u16),
-        part: "zero",
-        tags: Some(&["z"]),
-    },
-    Parts {
-        id: crate::parts::PartsId(1u16),
-        part: "alpha",
-        tags: Some(&[]),
-    },
-    Parts {
-        id: crate::parts::PartsId(2u16),
-        part: "beta",
-        tags: Some(&[]),
-    },
-    Parts {
-        id: crate::parts::PartsId(3u16),
-        part: "gamma",
-        tags: Some(&["x", "y"]),
-    },
-];
 impl Parts {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Parts.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Parts] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Parts], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::parts::PartsId) -> Option<&'static Parts> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Parts::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

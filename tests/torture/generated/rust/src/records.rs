@@ -26,6 +26,18 @@ impl crate::canonical::Canonical for Point {
         out.push('}');
     }
 }
+impl Point {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Point, crate::DataError> {
+        Ok(Point {
+            x: r.i16()?,
+            y: r.i16()?,
+            label: if r.present()? { Some(r.str()?) } else { None },
+        })
+    }
+}
 /// A record holding records and arrays.
 ///
 /// Defined at `common.schema.json#/$defs/Shape`.
@@ -51,6 +63,32 @@ impl crate::canonical::Canonical for Shape {
         out.push('}');
     }
 }
+impl Shape {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Shape, crate::DataError> {
+        Ok(Shape {
+            origin: crate::records::Point::decode(r)?,
+            path: {
+                let n = r.len(3usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(crate::records::Point::decode(r)?);
+                }
+                crate::runtime::leak(v)
+            },
+            tags: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(r.str()?);
+                }
+                crate::runtime::leak(v)
+            },
+        })
+    }
+}
 /// A record whose trailing fields have defaults.
 ///
 /// Defined at `common.schema.json#/$defs/Stat`.
@@ -72,6 +110,18 @@ impl crate::canonical::Canonical for Stat {
         crate::canonical::member(out, &mut first, "growth", &self.growth);
         let _ = first;
         out.push('}');
+    }
+}
+impl Stat {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Stat, crate::DataError> {
+        Ok(Stat {
+            base: r.u16()?,
+            growth: r.f64()?,
+            cap: r.u16()?,
+        })
     }
 }
 /// A polymorphic record (oneOf with a discriminator).
@@ -112,6 +162,69 @@ pub enum Effect {
         /// Column `tags`.
         tags: Option<crate::types::Map<&'static str, i32>>,
     },
+}
+impl Effect {
+    /// Read one value from embedded data (docs/data-format.md §3.3): the variant's index in `oneOf`
+    /// order, then its fields.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Effect, crate::DataError> {
+        Ok(
+            match r.index(4usize)? {
+                0usize => {
+                    Effect::Damage {
+                        amount: r.u16()?,
+                        element: if r.present()? {
+                            Some(crate::enums::ElementFlags(r.flags(4u32)? as u32))
+                        } else {
+                            None
+                        },
+                    }
+                }
+                1usize => {
+                    Effect::Heal {
+                        amount: r.u16()?,
+                        over: r.bool()?,
+                    }
+                }
+                2usize => Effect::Stun {},
+                _ => {
+                    Effect::Summon {
+                        at: {
+                            let n = r.len(3usize)?;
+                            let mut v = Vec::with_capacity(n);
+                            for _ in 0..n {
+                                v.push(crate::records::Point::decode(r)?);
+                            }
+                            crate::runtime::leak(v)
+                        },
+                        then: if r.present()? {
+                            Some(
+                                crate::runtime::boxed(
+                                    r.nested(crate::records::Effect::decode)?,
+                                ),
+                            )
+                        } else {
+                            None
+                        },
+                        tags: if r.present()? {
+                            Some({
+                                let n = r.len(2usize)?;
+                                let mut v = Vec::with_capacity(n);
+                                for _ in 0..n {
+                                    let k = r.str()?;
+                                    v.push((k, r.i32()?));
+                                }
+                                crate::types::Map(r.map(v)?)
+                            })
+                        } else {
+                            None
+                        },
+                    }
+                }
+            },
+        )
+    }
 }
 impl Effect {
     /// The value of `kind`: which kind this is.

@@ -3,7 +3,7 @@
 //! Table `Self`.
 /// A table named like a Rust keyword; its id type is SelfId.
 ///
-/// Table `Self` (1 rows, mode `map`), schema `Self.schema.json`.
+/// Table `Self` (mode `map`), schema `Self.schema.json`; its rows are embedded from `data/Self.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Self_ {
     /// Column `Id`.
@@ -23,6 +23,53 @@ impl crate::canonical::Canonical for Self_ {
         out.push('}');
     }
 }
+impl Self_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Self_, crate::DataError> {
+        Ok(Self_ {
+            id: crate::self_::SelfId(r.u8()?),
+            other: crate::string::StringId(r.str()?),
+        })
+    }
+}
+impl Self_ {
+    /// The `String` row that `Other` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `String` does not have.
+    pub fn other_row(&self) -> &'static crate::string::String_ {
+        let key = self.other;
+        match crate::string::String_::get(key) {
+            Some(row) => row,
+            None => crate::runtime::dangling("String", &key),
+        }
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "9abc451463ab4c707f61884d449a94e84f6e25786e186b5cc645e49451b1f007";
+/// The embedded data file (`data/Self.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Self.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Self_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Self_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Self.bytes",
+        "Self",
+        BYTES,
+        crate::hashes::tables::SELF_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Self_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Self` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SelfId(pub u8);
@@ -32,25 +79,31 @@ impl crate::canonical::Canonical for SelfId {
     }
 }
 impl SelfId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Self_> {
         Self_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Self_] = &[
-    Self_ {
-        id: crate::self_::SelfId(0u8),
-        other: crate::string::StringId("a"),
-    },
-];
 impl Self_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Self.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Self_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Self_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::self_::SelfId) -> Option<&'static Self_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Self_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

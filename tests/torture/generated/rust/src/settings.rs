@@ -3,7 +3,7 @@
 //! Table `Settings`.
 /// A singleton (x-gentable-mode one).
 ///
-/// Table `Settings` (1 rows, mode `one`), schema `Settings.schema.json`.
+/// Table `Settings` (mode `one`), schema `Settings.schema.json`; its rows are embedded from `data/Settings.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Settings {
     /// Column `Title`.
@@ -32,17 +32,60 @@ impl crate::canonical::Canonical for Settings {
         out.push('}');
     }
 }
-/// The single row of this table.
-pub static ROW: Settings = Settings {
-    title: "Torture ✓",
-    version: 3u16,
-    scale: 2.5f64,
-    debug: false,
-    default: crate::enums::Keyword::Default,
-};
 impl Settings {
-    /// The single row.
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Settings, crate::DataError> {
+        Ok(Settings {
+            title: r.str()?,
+            version: r.u16()?,
+            scale: r.f64()?,
+            debug: r.bool()?,
+            default: crate::enums::Keyword::ALL[r
+                .index(crate::enums::Keyword::ALL.len())?],
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "ad60f2972ca3b254b4f71fbc1ba6a16139df7c4ae6f9e9ab8186671c63834b88";
+/// The embedded data file (`data/Settings.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Settings.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Settings]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Settings]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Settings.bytes",
+        "Settings",
+        BYTES,
+        crate::hashes::tables::SETTINGS,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Settings::decode(&mut r)?);
+    }
+    if rows.len() != 1 {
+        return Err(r.error(format!("a singleton table has {} rows", rows.len())));
+    }
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
+impl Settings {
+    /// The single row, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Settings.bytes` cannot be read (a file under `generated/` edited by hand): `try_get` and the crate's `load()` return the error instead.
     pub fn get() -> &'static Settings {
-        &ROW
+        &crate::runtime::rows(DATA.get_or_init(decode))[0]
+    }
+    /// The single row, or why the embedded data cannot be read.
+    pub fn try_get() -> Result<&'static Settings, crate::DataError> {
+        let rows: &'static [Settings] = match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }?;
+        Ok(&rows[0])
     }
 }

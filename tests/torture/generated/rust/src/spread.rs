@@ -3,7 +3,7 @@
 //! Table `Spread`.
 /// Records and polymorphic records across dotted columns (Pos.x, Effect.kind, Shape.origin.x).
 ///
-/// Table `Spread` (4 rows, mode `map`), schema `Spread.schema.json`.
+/// Table `Spread` (mode `map`), schema `Spread.schema.json`; its rows are embedded from `data/Spread.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Spread {
     /// Column `Id`.
@@ -43,6 +43,47 @@ impl crate::canonical::Canonical for Spread {
         out.push('}');
     }
 }
+impl Spread {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Spread, crate::DataError> {
+        Ok(Spread {
+            id: crate::spread::SpreadId(r.u8()?),
+            pos: crate::records::Point::decode(r)?,
+            stat: crate::records::Stat::decode(r)?,
+            effect: crate::runtime::boxed(r.nested(crate::records::Effect::decode)?),
+            maybe_effect: if r.present()? {
+                Some(crate::runtime::boxed(r.nested(crate::records::Effect::decode)?))
+            } else {
+                None
+            },
+            shape: crate::records::Shape::decode(r)?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "b7ac50ade148f662c598e31f95042547d813efb940e21ee23a60a1f258d1ad83";
+/// The embedded data file (`data/Spread.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Spread.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Spread]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Spread]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Spread.bytes",
+        "Spread",
+        BYTES,
+        crate::hashes::tables::SPREAD,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Spread::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Spread` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SpreadId(pub u8);
@@ -52,82 +93,31 @@ impl crate::canonical::Canonical for SpreadId {
     }
 }
 impl SpreadId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Spread> {
         Spread::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Spread] = &[
-    Spread {
-        id: crate::spread::SpreadId(1u8),
-        pos: crate::records::Point { x: 1i16, y: 2i16, label: None },
-        stat: crate::records::Stat { base: 5u16, growth: 1.5f64, cap: 100u16 },
-        effect: &crate::records::Effect::Stun {},
-        maybe_effect: None,
-        shape: crate::records::Shape {
-            origin: crate::records::Point { x: 0i16, y: 0i16, label: None },
-            path: &[],
-            tags: &[],
-        },
-    },
-    Spread {
-        id: crate::spread::SpreadId(2u8),
-        pos: crate::records::Point { x: -3i16, y: 4i16, label: Some("a, (b)") },
-        stat: crate::records::Stat { base: 7u16, growth: 1.5f64, cap: 9u16 },
-        effect: &crate::records::Effect::Heal { amount: 12u16, over: true },
-        maybe_effect: Some(&crate::records::Effect::Damage { amount: 3u16, element: None }),
-        shape: crate::records::Shape {
-            origin: crate::records::Point { x: 1i16, y: 1i16, label: None },
-            path: &[
-                crate::records::Point { x: 2i16, y: 2i16, label: None },
-                crate::records::Point { x: 3i16, y: 3i16, label: Some("c") },
-            ],
-            tags: &["x", "y|z"],
-        },
-    },
-    Spread {
-        id: crate::spread::SpreadId(3u8),
-        pos: crate::records::Point { x: 0i16, y: 0i16, label: None },
-        stat: crate::records::Stat { base: 0u16, growth: 1.5f64, cap: 100u16 },
-        effect: &crate::records::Effect::Summon {
-            at: &[
-                crate::records::Point { x: 1i16, y: 1i16, label: None },
-                crate::records::Point { x: 2i16, y: 2i16, label: None },
-            ],
-            then: None,
-            tags: None,
-        },
-        maybe_effect: None,
-        shape: crate::records::Shape {
-            origin: crate::records::Point { x: 5i16, y: 6i16, label: None },
-            path: &[],
-            tags: &["t"],
-        },
-    },
-    Spread {
-        id: crate::spread::SpreadId(4u8),
-        pos: crate::records::Point { x: 0i16, y: 0i16, label: None },
-        stat: crate::records::Stat { base: 1u16, growth: 1.5f64, cap: 100u16 },
-        effect: &crate::records::Effect::Damage {
-            amount: 8u16,
-            element: Some(crate::enums::ElementFlags(3u32)),
-        },
-        maybe_effect: None,
-        shape: crate::records::Shape {
-            origin: crate::records::Point { x: 0i16, y: 0i16, label: None },
-            path: &[],
-            tags: &[],
-        },
-    },
-];
 impl Spread {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Spread.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Spread] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Spread], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::spread::SpreadId) -> Option<&'static Spread> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Spread::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -4,7 +4,7 @@
 /// Strings that try to break out of comments and literals: */ ${x} {{x}} ` " \
 /// .
 ///
-/// Table `Strings` (14 rows, mode `map`), schema `Strings.schema.json`.
+/// Table `Strings` (mode `map`), schema `Strings.schema.json`; its rows are embedded from `data/Strings.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Strings {
     /// Keys with */ and {{x}} in them */
@@ -32,6 +32,40 @@ impl crate::canonical::Canonical for Strings {
         out.push('}');
     }
 }
+impl Strings {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Strings, crate::DataError> {
+        Ok(Strings {
+            key: crate::strings::StringsId(r.str()?),
+            text: r.str()?,
+            note: if r.present()? { Some(r.str()?) } else { None },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "17c580c5337de508bb65b61e41d3875a342ab042c5d66efca5d0f7e062efa97a";
+/// The embedded data file (`data/Strings.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Strings.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Strings]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Strings]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Strings.bytes",
+        "Strings",
+        BYTES,
+        crate::hashes::tables::STRINGS,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Strings::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.key) < (b.key))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Strings` (column `Key`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct StringsId(pub &'static str);
@@ -41,91 +75,31 @@ impl crate::canonical::Canonical for StringsId {
     }
 }
 impl StringsId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Strings> {
         Strings::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Strings] = &[
-    Strings {
-        key: crate::strings::StringsId("*/ key"),
-        text: "key with */ in it",
-        note: Some("note"),
-    },
-    Strings {
-        key: crate::strings::StringsId("backslash"),
-        text: "C:\\path\\n not a newline \\",
-        note: None,
-    },
-    Strings {
-        key: crate::strings::StringsId("cjk"),
-        text: "狂鼠 法鸡 屋檐战争",
-        note: None,
-    },
-    Strings {
-        key: crate::strings::StringsId("comment"),
-        text: "*/ end of comment /* // --> <!--",
-        note: None,
-    },
-    Strings {
-        key: crate::strings::StringsId("controls"),
-        text: "\u{1}\u{1f}\u{7f}",
-        note: None,
-    },
-    Strings {
-        key: crate::strings::StringsId("emoji"),
-        text: "😀 👍🏽 🇨🇳",
-        note: None,
-    },
-    Strings {
-        key: crate::strings::StringsId("empty-note"),
-        text: "has no note",
-        note: None,
-    },
-    Strings {
-        key: crate::strings::StringsId("newline"),
-        text: "line1\nline2\r\nline3",
-        note: None,
-    },
-    Strings {
-        key: crate::strings::StringsId("quote"),
-        text: "say \"hi\"",
-        note: None,
-    },
-    Strings {
-        key: crate::strings::StringsId("spaces"),
-        text: "  leading and trailing  ",
-        note: None,
-    },
-    Strings {
-        key: crate::strings::StringsId("tab"),
-        text: "a\tb",
-        note: None,
-    },
-    Strings {
-        key: crate::strings::StringsId("template"),
-        text: "${x} `backtick` {{x}} {{{x}}} #{x} %s {0}",
-        note: None,
-    },
-    Strings {
-        key: crate::strings::StringsId("u2028"),
-        text: "a\u{2028}b\u{2029}c",
-        note: None,
-    },
-    Strings {
-        key: crate::strings::StringsId("{{x}}"),
-        text: "handlebars in a key",
-        note: None,
-    },
-];
 impl Strings {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Strings.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Strings] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Strings], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::strings::StringsId) -> Option<&'static Strings> {
-        ROWS.binary_search_by(|__row| __row.key.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Strings::all();
+        rows.binary_search_by(|row| row.key.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

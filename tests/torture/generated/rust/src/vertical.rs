@@ -3,7 +3,7 @@
 //! Table `Vertical`.
 /// A singleton read from a vertical key/value sheet (layout = "vertical").
 ///
-/// Table `Vertical` (1 rows, mode `one`), schema `Vertical.schema.json`.
+/// Table `Vertical` (mode `one`), schema `Vertical.schema.json`; its rows are embedded from `data/Vertical.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Vertical {
     /// Column `MaxPlayers`.
@@ -46,21 +46,80 @@ impl crate::canonical::Canonical for Vertical {
         out.push('}');
     }
 }
-/// The single row of this table.
-pub static ROW: Vertical = Vertical {
-    max_players: 8u8,
-    motd: "  Welcome, \"friend\"  ",
-    ratio: 0.25f64,
-    opens: crate::types::DateTime(1735741800i64),
-    round: crate::types::Duration(150000i64),
-    odds: crate::types::Map(&[("a", 0.5f64), ("b", 0.25f64)]),
-    opening: &crate::records::Effect::Heal { amount: 7u16, over: false },
-    banned: &[crate::enums::Hero::Junkrat, crate::enums::Hero::Mercy],
-    note: None,
-};
 impl Vertical {
-    /// The single row.
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Vertical, crate::DataError> {
+        Ok(Vertical {
+            max_players: r.u8()?,
+            motd: r.str()?,
+            ratio: r.f64()?,
+            opens: crate::types::DateTime(r.datetime()?),
+            round: crate::types::Duration(r.duration()?),
+            odds: {
+                let n = r.len(9usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let k = r.str()?;
+                    v.push((k, r.f64()?));
+                }
+                crate::types::Map(r.map(v)?)
+            },
+            opening: crate::runtime::boxed(r.nested(crate::records::Effect::decode)?),
+            banned: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(
+                        crate::enums::Hero::ALL[r.index(crate::enums::Hero::ALL.len())?],
+                    );
+                }
+                crate::runtime::leak(v)
+            },
+            note: if r.present()? { Some(r.str()?) } else { None },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "8961afa0c22698e85ed133bf39751aabbab80b016a21a50a9f13514d1887211b";
+/// The embedded data file (`data/Vertical.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Vertical.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Vertical]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Vertical]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Vertical.bytes",
+        "Vertical",
+        BYTES,
+        crate::hashes::tables::VERTICAL,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Vertical::decode(&mut r)?);
+    }
+    if rows.len() != 1 {
+        return Err(r.error(format!("a singleton table has {} rows", rows.len())));
+    }
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
+impl Vertical {
+    /// The single row, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Vertical.bytes` cannot be read (a file under `generated/` edited by hand): `try_get` and the crate's `load()` return the error instead.
     pub fn get() -> &'static Vertical {
-        &ROW
+        &crate::runtime::rows(DATA.get_or_init(decode))[0]
+    }
+    /// The single row, or why the embedded data cannot be read.
+    pub fn try_get() -> Result<&'static Vertical, crate::DataError> {
+        let rows: &'static [Vertical] = match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }?;
+        Ok(&rows[0])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `abstract`.
 /// A table named by a reserved name.
 ///
-/// Table `abstract` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `abstract` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/abstract.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Abstract {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Abstract {
         out.push('}');
     }
 }
+impl Abstract {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Abstract, crate::DataError> {
+        Ok(Abstract {
+            id: crate::abstract_::AbstractId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "1fcf9ffed0f1796465c940d22a804e7c553578c5c58aeabb2d0e5856de765ec1";
+/// The embedded data file (`data/abstract.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/abstract.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Abstract]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Abstract]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/abstract.bytes",
+        "abstract",
+        BYTES,
+        crate::hashes::tables::ABSTRACT_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Abstract::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `abstract` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AbstractId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for AbstractId {
     }
 }
 impl AbstractId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Abstract> {
         Abstract::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Abstract] = &[
-    Abstract {
-        id: crate::abstract_::AbstractId(1i32),
-        value: 37i32,
-    },
-    Abstract {
-        id: crate::abstract_::AbstractId(2i32),
-        value: 38i32,
-    },
-];
 impl Abstract {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/abstract.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Abstract] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Abstract], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::abstract_::AbstractId) -> Option<&'static Abstract> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Abstract::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

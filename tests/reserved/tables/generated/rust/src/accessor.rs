@@ -3,7 +3,7 @@
 //! Table `accessor`.
 /// A table named by a reserved name.
 ///
-/// Table `accessor` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `accessor` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/accessor.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Accessor {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Accessor {
         out.push('}');
     }
 }
+impl Accessor {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Accessor, crate::DataError> {
+        Ok(Accessor {
+            id: crate::accessor::AccessorId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "2e9d420629d6b68004c292ccf4cf0c4dab1f0bc7190fc6ee92b4219f4249d8ee";
+/// The embedded data file (`data/accessor.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/accessor.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Accessor]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Accessor]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/accessor.bytes",
+        "accessor",
+        BYTES,
+        crate::hashes::tables::ACCESSOR,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Accessor::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `accessor` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AccessorId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for AccessorId {
     }
 }
 impl AccessorId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Accessor> {
         Accessor::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Accessor] = &[
-    Accessor {
-        id: crate::accessor::AccessorId(1i32),
-        value: 232i32,
-    },
-    Accessor {
-        id: crate::accessor::AccessorId(2i32),
-        value: 233i32,
-    },
-];
 impl Accessor {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/accessor.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Accessor] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Accessor], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::accessor::AccessorId) -> Option<&'static Accessor> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Accessor::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

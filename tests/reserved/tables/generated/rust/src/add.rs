@@ -3,7 +3,7 @@
 //! Table `add`.
 /// A table named by a reserved name.
 ///
-/// Table `add` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `add` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/add.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Add {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Add {
         out.push('}');
     }
 }
+impl Add {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Add, crate::DataError> {
+        Ok(Add {
+            id: crate::add::AddId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "d7399214b67de8555f71ac987b6fd79b2bdb3e1940e66fe1a260f5004d757d08";
+/// The embedded data file (`data/add.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/add.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Add]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Add]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/add.bytes",
+        "add",
+        BYTES,
+        crate::hashes::tables::ADD,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Add::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `add` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AddId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for AddId {
     }
 }
 impl AddId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Add> {
         Add::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Add] = &[
-    Add {
-        id: crate::add::AddId(1i32),
-        value: 167i32,
-    },
-    Add {
-        id: crate::add::AddId(2i32),
-        value: 168i32,
-    },
-];
 impl Add {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/add.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Add] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Add], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::add::AddId) -> Option<&'static Add> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Add::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

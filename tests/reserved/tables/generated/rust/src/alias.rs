@@ -3,7 +3,7 @@
 //! Table `alias`.
 /// A table named by a reserved name.
 ///
-/// Table `alias` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `alias` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/alias.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Alias {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Alias {
         out.push('}');
     }
 }
+impl Alias {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Alias, crate::DataError> {
+        Ok(Alias {
+            id: crate::alias::AliasId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "68657e441324ddee3dc06e913cbef7bae7a7f10744e56080a4454c8fab519743";
+/// The embedded data file (`data/alias.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/alias.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Alias]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Alias]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/alias.bytes",
+        "alias",
+        BYTES,
+        crate::hashes::tables::ALIAS,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Alias::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `alias` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AliasId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for AliasId {
     }
 }
 impl AliasId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Alias> {
         Alias::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Alias] = &[
-    Alias {
-        id: crate::alias::AliasId(1i32),
-        value: 168i32,
-    },
-    Alias {
-        id: crate::alias::AliasId(2i32),
-        value: 169i32,
-    },
-];
 impl Alias {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/alias.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Alias] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Alias], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::alias::AliasId) -> Option<&'static Alias> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Alias::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `alloc`.
 /// A table named by a reserved name.
 ///
-/// Table `alloc` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `alloc` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/alloc.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Alloc {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Alloc {
         out.push('}');
     }
 }
+impl Alloc {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Alloc, crate::DataError> {
+        Ok(Alloc {
+            id: crate::alloc_::AllocId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "5ba3c9738455aacead6f7fc3e2fe38c11a167358ab08d51083c06b3ac713f862";
+/// The embedded data file (`data/alloc.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/alloc.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Alloc]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Alloc]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/alloc.bytes",
+        "alloc",
+        BYTES,
+        crate::hashes::tables::ALLOC_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Alloc::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `alloc` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AllocId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for AllocId {
     }
 }
 impl AllocId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Alloc> {
         Alloc::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Alloc] = &[
-    Alloc {
-        id: crate::alloc_::AllocId(1i32),
-        value: 98i32,
-    },
-    Alloc {
-        id: crate::alloc_::AllocId(2i32),
-        value: 99i32,
-    },
-];
 impl Alloc {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/alloc.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Alloc] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Alloc], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::alloc_::AllocId) -> Option<&'static Alloc> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Alloc::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

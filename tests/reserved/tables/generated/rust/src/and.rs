@@ -3,7 +3,7 @@
 //! Table `and`.
 /// A table named by a reserved name.
 ///
-/// Table `and` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `and` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/and.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct And {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for And {
         out.push('}');
     }
 }
+impl And {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<And, crate::DataError> {
+        Ok(And {
+            id: crate::and::AndId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "26fa03b5bcf1cda6b3bcf1da2e7e7c19c7fbe4e45cdd1f81b4827f3d3f2c6b25";
+/// The embedded data file (`data/and.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/and.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[And]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[And]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/and.bytes",
+        "and",
+        BYTES,
+        crate::hashes::tables::AND,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(And::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `and` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AndId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for AndId {
     }
 }
 impl AndId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static And> {
         And::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[And] = &[
-    And {
-        id: crate::and::AndId(1i32),
-        value: 192i32,
-    },
-    And {
-        id: crate::and::AndId(2i32),
-        value: 193i32,
-    },
-];
 impl And {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/and.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [And] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [And], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::and::AndId) -> Option<&'static And> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = And::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

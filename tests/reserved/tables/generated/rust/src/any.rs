@@ -3,7 +3,7 @@
 //! Table `any`.
 /// A table named by a reserved name.
 ///
-/// Table `any` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `any` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/any.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Any {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Any {
         out.push('}');
     }
 }
+impl Any {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Any, crate::DataError> {
+        Ok(Any {
+            id: crate::any::AnyId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "aaa74eb8a9a872e12e21585cac9d44970f62649e60ba50b738aaf584c1a46a26";
+/// The embedded data file (`data/any.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/any.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Any]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Any]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/any.bytes",
+        "any",
+        BYTES,
+        crate::hashes::tables::ANY,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Any::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `any` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AnyId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for AnyId {
     }
 }
 impl AnyId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Any> {
         Any::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Any] = &[
-    Any {
-        id: crate::any::AnyId(1i32),
-        value: 216i32,
-    },
-    Any {
-        id: crate::any::AnyId(2i32),
-        value: 217i32,
-    },
-];
 impl Any {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/any.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Any] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Any], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::any::AnyId) -> Option<&'static Any> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Any::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `arguments`.
 /// A table named by a reserved name.
 ///
-/// Table `arguments` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `arguments` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/arguments.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Arguments {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Arguments {
         out.push('}');
     }
 }
+impl Arguments {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Arguments, crate::DataError> {
+        Ok(Arguments {
+            id: crate::arguments::ArgumentsId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "2d7955b2c370793c21db16c6779fdb18576e1b4f5dc5cdc6cc925f32b826db8e";
+/// The embedded data file (`data/arguments.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/arguments.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Arguments]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Arguments]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/arguments.bytes",
+        "arguments",
+        BYTES,
+        crate::hashes::tables::ARGUMENTS,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Arguments::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `arguments` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ArgumentsId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ArgumentsId {
     }
 }
 impl ArgumentsId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Arguments> {
         Arguments::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Arguments] = &[
-    Arguments {
-        id: crate::arguments::ArgumentsId(1i32),
-        value: 237i32,
-    },
-    Arguments {
-        id: crate::arguments::ArgumentsId(2i32),
-        value: 238i32,
-    },
-];
 impl Arguments {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/arguments.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Arguments] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Arguments], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::arguments::ArgumentsId) -> Option<&'static Arguments> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Arguments::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Array`.
 /// A table named by a reserved name.
 ///
-/// Table `Array` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Array` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Array.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Array {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Array {
         out.push('}');
     }
 }
+impl Array {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Array, crate::DataError> {
+        Ok(Array {
+            id: crate::array::ArrayId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "fed74cf992cf10f2bdd0df608463149ecd9aad53dd0b344ec9761144591f22d7";
+/// The embedded data file (`data/Array.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Array.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Array]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Array]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Array.bytes",
+        "Array",
+        BYTES,
+        crate::hashes::tables::ARRAY,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Array::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Array` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ArrayId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ArrayId {
     }
 }
 impl ArrayId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Array> {
         Array::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Array] = &[
-    Array {
-        id: crate::array::ArrayId(1i32),
-        value: 246i32,
-    },
-    Array {
-        id: crate::array::ArrayId(2i32),
-        value: 247i32,
-    },
-];
 impl Array {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Array.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Array] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Array], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::array::ArrayId) -> Option<&'static Array> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Array::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

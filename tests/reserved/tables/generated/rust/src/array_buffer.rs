@@ -3,7 +3,7 @@
 //! Table `ArrayBuffer`.
 /// A table named by a reserved name.
 ///
-/// Table `ArrayBuffer` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `ArrayBuffer` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/ArrayBuffer.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ArrayBuffer {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for ArrayBuffer {
         out.push('}');
     }
 }
+impl ArrayBuffer {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ArrayBuffer, crate::DataError> {
+        Ok(ArrayBuffer {
+            id: crate::array_buffer::ArrayBufferId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "5402dbffbdfe5dd1c79496e326b48afa7defb8394e4a33c3de2fae3017b4a573";
+/// The embedded data file (`data/ArrayBuffer.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/ArrayBuffer.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[ArrayBuffer]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[ArrayBuffer]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/ArrayBuffer.bytes",
+        "ArrayBuffer",
+        BYTES,
+        crate::hashes::tables::ARRAY_BUFFER,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(ArrayBuffer::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `ArrayBuffer` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ArrayBufferId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ArrayBufferId {
     }
 }
 impl ArrayBufferId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static ArrayBuffer> {
         ArrayBuffer::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[ArrayBuffer] = &[
-    ArrayBuffer {
-        id: crate::array_buffer::ArrayBufferId(1i32),
-        value: 247i32,
-    },
-    ArrayBuffer {
-        id: crate::array_buffer::ArrayBufferId(2i32),
-        value: 248i32,
-    },
-];
 impl ArrayBuffer {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/ArrayBuffer.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [ArrayBuffer] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [ArrayBuffer], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::array_buffer::ArrayBufferId) -> Option<&'static ArrayBuffer> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = ArrayBuffer::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

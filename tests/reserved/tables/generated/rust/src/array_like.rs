@@ -3,7 +3,7 @@
 //! Table `ArrayLike`.
 /// A table named by a reserved name.
 ///
-/// Table `ArrayLike` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `ArrayLike` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/ArrayLike.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ArrayLike {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for ArrayLike {
         out.push('}');
     }
 }
+impl ArrayLike {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ArrayLike, crate::DataError> {
+        Ok(ArrayLike {
+            id: crate::array_like::ArrayLikeId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "727bfe298e64bd1daeb04c5db8577235b1a6794e9d555d1476d1aeb44269902c";
+/// The embedded data file (`data/ArrayLike.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/ArrayLike.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[ArrayLike]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[ArrayLike]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/ArrayLike.bytes",
+        "ArrayLike",
+        BYTES,
+        crate::hashes::tables::ARRAY_LIKE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(ArrayLike::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `ArrayLike` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ArrayLikeId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ArrayLikeId {
     }
 }
 impl ArrayLikeId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static ArrayLike> {
         ArrayLike::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[ArrayLike] = &[
-    ArrayLike {
-        id: crate::array_like::ArrayLikeId(1i32),
-        value: 248i32,
-    },
-    ArrayLike {
-        id: crate::array_like::ArrayLikeId(2i32),
-        value: 249i32,
-    },
-];
 impl ArrayLike {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/ArrayLike.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [ArrayLike] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [ArrayLike], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::array_like::ArrayLikeId) -> Option<&'static ArrayLike> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = ArrayLike::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

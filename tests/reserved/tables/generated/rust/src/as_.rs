@@ -3,7 +3,7 @@
 //! Table `as`.
 /// A table named by a reserved name.
 ///
-/// Table `as` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `as` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/as.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct As {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for As {
         out.push('}');
     }
 }
+impl As {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<As, crate::DataError> {
+        Ok(As {
+            id: crate::as_::AsId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "2f66b5b5bf0a98ced4a65dd1a698747310fbe70449fc29bdeaf312aee145c35e";
+/// The embedded data file (`data/as.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/as.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[As]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[As]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/as.bytes",
+        "as",
+        BYTES,
+        crate::hashes::tables::AS_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(As::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `as` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AsId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for AsId {
     }
 }
 impl AsId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static As> {
         As::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[As] = &[
-    As {
-        id: crate::as_::AsId(1i32),
-        value: 0i32,
-    },
-    As {
-        id: crate::as_::AsId(2i32),
-        value: 1i32,
-    },
-];
 impl As {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/as.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [As] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [As], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::as_::AsId) -> Option<&'static As> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = As::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `AsMut`.
 /// A table named by a reserved name.
 ///
-/// Table `AsMut` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `AsMut` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/AsMut.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AsMut_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for AsMut_ {
         out.push('}');
     }
 }
+impl AsMut_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<AsMut_, crate::DataError> {
+        Ok(AsMut_ {
+            id: crate::as_mut::AsMutId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "f1f750657f29792e4d76257c5b2759d96cdbd9d2b01464a1ed689a3d0113a640";
+/// The embedded data file (`data/AsMut.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/AsMut.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[AsMut_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[AsMut_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/AsMut.bytes",
+        "AsMut",
+        BYTES,
+        crate::hashes::tables::AS_MUT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(AsMut_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `AsMut` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AsMutId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for AsMutId {
     }
 }
 impl AsMutId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static AsMut_> {
         AsMut_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[AsMut_] = &[
-    AsMut_ {
-        id: crate::as_mut::AsMutId(1i32),
-        value: 85i32,
-    },
-    AsMut_ {
-        id: crate::as_mut::AsMutId(2i32),
-        value: 86i32,
-    },
-];
 impl AsMut_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/AsMut.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [AsMut_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [AsMut_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::as_mut::AsMutId) -> Option<&'static AsMut_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = AsMut_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `AsRef`.
 /// A table named by a reserved name.
 ///
-/// Table `AsRef` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `AsRef` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/AsRef.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AsRef_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for AsRef_ {
         out.push('}');
     }
 }
+impl AsRef_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<AsRef_, crate::DataError> {
+        Ok(AsRef_ {
+            id: crate::as_ref::AsRefId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "8c322bc977a18f1506989c9eef61a8cd6420d2f4d99b47960d58fa12233ce9c5";
+/// The embedded data file (`data/AsRef.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/AsRef.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[AsRef_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[AsRef_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/AsRef.bytes",
+        "AsRef",
+        BYTES,
+        crate::hashes::tables::AS_REF,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(AsRef_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `AsRef` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AsRefId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for AsRefId {
     }
 }
 impl AsRefId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static AsRef_> {
         AsRef_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[AsRef_] = &[
-    AsRef_ {
-        id: crate::as_ref::AsRefId(1i32),
-        value: 84i32,
-    },
-    AsRef_ {
-        id: crate::as_ref::AsRefId(2i32),
-        value: 85i32,
-    },
-];
 impl AsRef_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/AsRef.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [AsRef_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [AsRef_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::as_ref::AsRefId) -> Option<&'static AsRef_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = AsRef_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

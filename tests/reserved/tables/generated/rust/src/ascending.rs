@@ -3,7 +3,7 @@
 //! Table `ascending`.
 /// A table named by a reserved name.
 ///
-/// Table `ascending` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `ascending` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/ascending.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Ascending {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Ascending {
         out.push('}');
     }
 }
+impl Ascending {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Ascending, crate::DataError> {
+        Ok(Ascending {
+            id: crate::ascending::AscendingId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "f60e3be7d553f265d5373b7f21ecf0f30e6ee338aa92ed13e6c455d03669af02";
+/// The embedded data file (`data/ascending.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/ascending.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Ascending]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Ascending]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/ascending.bytes",
+        "ascending",
+        BYTES,
+        crate::hashes::tables::ASCENDING,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Ascending::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `ascending` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AscendingId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for AscendingId {
     }
 }
 impl AscendingId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Ascending> {
         Ascending::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Ascending] = &[
-    Ascending {
-        id: crate::ascending::AscendingId(1i32),
-        value: 169i32,
-    },
-    Ascending {
-        id: crate::ascending::AscendingId(2i32),
-        value: 170i32,
-    },
-];
 impl Ascending {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/ascending.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Ascending] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Ascending], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::ascending::AscendingId) -> Option<&'static Ascending> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Ascending::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `assert`.
 /// A table named by a reserved name.
 ///
-/// Table `assert` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `assert` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/assert.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Assert {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Assert {
         out.push('}');
     }
 }
+impl Assert {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Assert, crate::DataError> {
+        Ok(Assert {
+            id: crate::assert::AssertId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "bc380c9423f193932f4e0636f3532eafe00f59b3aa9fd0cf2fbba76c89545e1a";
+/// The embedded data file (`data/assert.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/assert.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Assert]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Assert]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/assert.bytes",
+        "assert",
+        BYTES,
+        crate::hashes::tables::ASSERT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Assert::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `assert` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AssertId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for AssertId {
     }
 }
 impl AssertId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Assert> {
         Assert::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Assert] = &[
-    Assert {
-        id: crate::assert::AssertId(1i32),
-        value: 234i32,
-    },
-    Assert {
-        id: crate::assert::AssertId(2i32),
-        value: 235i32,
-    },
-];
 impl Assert {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/assert.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Assert] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Assert], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::assert::AssertId) -> Option<&'static Assert> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Assert::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

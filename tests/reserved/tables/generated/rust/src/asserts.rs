@@ -3,7 +3,7 @@
 //! Table `asserts`.
 /// A table named by a reserved name.
 ///
-/// Table `asserts` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `asserts` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/asserts.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Asserts {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Asserts {
         out.push('}');
     }
 }
+impl Asserts {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Asserts, crate::DataError> {
+        Ok(Asserts {
+            id: crate::asserts::AssertsId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "c5ec1c9c01edef2b68444c67d6872b2b11941466e9ea41767ccf6ac23022b05b";
+/// The embedded data file (`data/asserts.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/asserts.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Asserts]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Asserts]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/asserts.bytes",
+        "asserts",
+        BYTES,
+        crate::hashes::tables::ASSERTS,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Asserts::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `asserts` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AssertsId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for AssertsId {
     }
 }
 impl AssertsId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Asserts> {
         Asserts::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Asserts] = &[
-    Asserts {
-        id: crate::asserts::AssertsId(1i32),
-        value: 233i32,
-    },
-    Asserts {
-        id: crate::asserts::AssertsId(2i32),
-        value: 234i32,
-    },
-];
 impl Asserts {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/asserts.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Asserts] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Asserts], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::asserts::AssertsId) -> Option<&'static Asserts> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Asserts::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `async`.
 /// A table named by a reserved name.
 ///
-/// Table `async` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `async` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/async.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Async {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Async {
         out.push('}');
     }
 }
+impl Async {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Async, crate::DataError> {
+        Ok(Async {
+            id: crate::async_::AsyncId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "a6ce79bfe6f4a6ccb4ac07536f71831aa75e6fbd9f54f2efc0b393118def0abf";
+/// The embedded data file (`data/async.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/async.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Async]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Async]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/async.bytes",
+        "async",
+        BYTES,
+        crate::hashes::tables::ASYNC_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Async::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `async` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AsyncId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for AsyncId {
     }
 }
 impl AsyncId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Async> {
         Async::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Async] = &[
-    Async {
-        id: crate::async_::AsyncId(1i32),
-        value: 34i32,
-    },
-    Async {
-        id: crate::async_::AsyncId(2i32),
-        value: 35i32,
-    },
-];
 impl Async {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/async.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Async] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Async], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::async_::AsyncId) -> Option<&'static Async> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Async::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `await`.
 /// A table named by a reserved name.
 ///
-/// Table `await` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `await` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/await.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Await {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Await {
         out.push('}');
     }
 }
+impl Await {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Await, crate::DataError> {
+        Ok(Await {
+            id: crate::await_::AwaitId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "fe8121fca506f5492acc1b3a216822992f4de855ea58d8111feccc2584c9455a";
+/// The embedded data file (`data/await.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/await.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Await]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Await]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/await.bytes",
+        "await",
+        BYTES,
+        crate::hashes::tables::AWAIT_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Await::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `await` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AwaitId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for AwaitId {
     }
 }
 impl AwaitId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Await> {
         Await::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Await] = &[
-    Await {
-        id: crate::await_::AwaitId(1i32),
-        value: 35i32,
-    },
-    Await {
-        id: crate::await_::AwaitId(2i32),
-        value: 36i32,
-    },
-];
 impl Await {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/await.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Await] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Await], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::await_::AwaitId) -> Option<&'static Await> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Await::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

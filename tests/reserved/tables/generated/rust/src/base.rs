@@ -3,7 +3,7 @@
 //! Table `base`.
 /// A table named by a reserved name.
 ///
-/// Table `base` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `base` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/base.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Base {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Base {
         out.push('}');
     }
 }
+impl Base {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Base, crate::DataError> {
+        Ok(Base {
+            id: crate::base::BaseId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "d660ee1715ffd22765536e56881148597166cc2c0196143e0fc9c57c12935a76";
+/// The embedded data file (`data/base.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/base.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Base]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Base]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/base.bytes",
+        "base",
+        BYTES,
+        crate::hashes::tables::BASE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Base::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `base` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BaseId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for BaseId {
     }
 }
 impl BaseId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Base> {
         Base::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Base] = &[
-    Base {
-        id: crate::base::BaseId(1i32),
-        value: 118i32,
-    },
-    Base {
-        id: crate::base::BaseId(2i32),
-        value: 119i32,
-    },
-];
 impl Base {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/base.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Base] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Base], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::base::BaseId) -> Option<&'static Base> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Base::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

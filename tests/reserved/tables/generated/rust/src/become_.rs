@@ -3,7 +3,7 @@
 //! Table `become`.
 /// A table named by a reserved name.
 ///
-/// Table `become` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `become` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/become.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Become {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Become {
         out.push('}');
     }
 }
+impl Become {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Become, crate::DataError> {
+        Ok(Become {
+            id: crate::become_::BecomeId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "b40697261c37036c649dfb35f91d9e65fc727a6ac2c1d580122d3929796bcbb8";
+/// The embedded data file (`data/become.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/become.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Become]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Become]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/become.bytes",
+        "become",
+        BYTES,
+        crate::hashes::tables::BECOME_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Become::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `become` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BecomeId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for BecomeId {
     }
 }
 impl BecomeId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Become> {
         Become::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Become] = &[
-    Become {
-        id: crate::become_::BecomeId(1i32),
-        value: 38i32,
-    },
-    Become {
-        id: crate::become_::BecomeId(2i32),
-        value: 39i32,
-    },
-];
 impl Become {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/become.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Become] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Become], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::become_::BecomeId) -> Option<&'static Become> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Become::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `bigint`.
 /// A table named by a reserved name.
 ///
-/// Table `bigint` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `bigint` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/bigint.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bigint {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Bigint {
         out.push('}');
     }
 }
+impl Bigint {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Bigint, crate::DataError> {
+        Ok(Bigint {
+            id: crate::bigint::BigintId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "b40c655ce25d506db7be1fd13eb3a183130d78af514ae3eb8ffe7d8cd83e0a3f";
+/// The embedded data file (`data/bigint.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/bigint.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Bigint]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Bigint]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/bigint.bytes",
+        "bigint",
+        BYTES,
+        crate::hashes::tables::BIGINT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Bigint::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `bigint` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BigintId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for BigintId {
     }
 }
 impl BigintId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Bigint> {
         Bigint::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Bigint] = &[
-    Bigint {
-        id: crate::bigint::BigintId(1i32),
-        value: 225i32,
-    },
-    Bigint {
-        id: crate::bigint::BigintId(2i32),
-        value: 226i32,
-    },
-];
 impl Bigint {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/bigint.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Bigint] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Bigint], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::bigint::BigintId) -> Option<&'static Bigint> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Bigint::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

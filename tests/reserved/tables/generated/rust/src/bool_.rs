@@ -3,7 +3,7 @@
 //! Table `bool`.
 /// A table named by a reserved name.
 ///
-/// Table `bool` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `bool` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/bool.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Bool {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Bool {
         out.push('}');
     }
 }
+impl Bool {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Bool, crate::DataError> {
+        Ok(Bool {
+            id: crate::bool_::BoolId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "49c85df1e6bd8d23c977e137e52e86a0149a56df5820a35f01b00faf6cbb52c4";
+/// The embedded data file (`data/bool.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/bool.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Bool]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Bool]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/bool.bytes",
+        "bool",
+        BYTES,
+        crate::hashes::tables::BOOL_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Bool::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `bool` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BoolId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for BoolId {
     }
 }
 impl BoolId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Bool> {
         Bool::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Bool] = &[
-    Bool {
-        id: crate::bool_::BoolId(1i32),
-        value: 101i32,
-    },
-    Bool {
-        id: crate::bool_::BoolId(2i32),
-        value: 102i32,
-    },
-];
 impl Bool {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/bool.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Bool] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Bool], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::bool_::BoolId) -> Option<&'static Bool> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Bool::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

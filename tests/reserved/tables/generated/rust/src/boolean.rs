@@ -3,7 +3,7 @@
 //! Table `boolean`.
 /// A table named by a reserved name.
 ///
-/// Table `boolean` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `boolean` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/boolean.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Boolean {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Boolean {
         out.push('}');
     }
 }
+impl Boolean {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Boolean, crate::DataError> {
+        Ok(Boolean {
+            id: crate::boolean::BooleanId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "e8b74e4f484eb8a6c114944e3d6799895f4396f916663f9dd58db5755ce523ae";
+/// The embedded data file (`data/boolean.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/boolean.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Boolean]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Boolean]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/boolean.bytes",
+        "boolean",
+        BYTES,
+        crate::hashes::tables::BOOLEAN,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Boolean::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `boolean` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BooleanId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for BooleanId {
     }
 }
 impl BooleanId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Boolean> {
         Boolean::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Boolean] = &[
-    Boolean {
-        id: crate::boolean::BooleanId(1i32),
-        value: 217i32,
-    },
-    Boolean {
-        id: crate::boolean::BooleanId(2i32),
-        value: 218i32,
-    },
-];
 impl Boolean {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/boolean.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Boolean] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Boolean], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::boolean::BooleanId) -> Option<&'static Boolean> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Boolean::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

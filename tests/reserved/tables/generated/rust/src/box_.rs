@@ -3,7 +3,7 @@
 //! Table `box`.
 /// A table named by a reserved name.
 ///
-/// Table `box` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `box` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/box.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Box_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Box_ {
         out.push('}');
     }
 }
+impl Box_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Box_, crate::DataError> {
+        Ok(Box_ {
+            id: crate::box_::BoxId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "151ad02f57db1d2ed4141f62452722ab14718fd78f9ddcf0821be28b3da802fe";
+/// The embedded data file (`data/box.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/box.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Box_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Box_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/box.bytes",
+        "box",
+        BYTES,
+        crate::hashes::tables::BOX_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Box_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `box` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BoxId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for BoxId {
     }
 }
 impl BoxId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Box_> {
         Box_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Box_] = &[
-    Box_ {
-        id: crate::box_::BoxId(1i32),
-        value: 39i32,
-    },
-    Box_ {
-        id: crate::box_::BoxId(2i32),
-        value: 40i32,
-    },
-];
 impl Box_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/box.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Box_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Box_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::box_::BoxId) -> Option<&'static Box_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Box_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `break`.
 /// A table named by a reserved name.
 ///
-/// Table `break` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `break` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/break.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Break {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Break {
         out.push('}');
     }
 }
+impl Break {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Break, crate::DataError> {
+        Ok(Break {
+            id: crate::break_::BreakId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "f1356b818caf9e66cb3d9a91cfbbc63240d41771f5076acebbde4ea9bfce30dc";
+/// The embedded data file (`data/break.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/break.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Break]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Break]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/break.bytes",
+        "break",
+        BYTES,
+        crate::hashes::tables::BREAK_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Break::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `break` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BreakId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for BreakId {
     }
 }
 impl BreakId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Break> {
         Break::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Break] = &[
-    Break {
-        id: crate::break_::BreakId(1i32),
-        value: 1i32,
-    },
-    Break {
-        id: crate::break_::BreakId(2i32),
-        value: 2i32,
-    },
-];
 impl Break {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/break.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Break] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Break], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::break_::BreakId) -> Option<&'static Break> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Break::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

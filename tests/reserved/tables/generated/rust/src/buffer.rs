@@ -3,7 +3,7 @@
 //! Table `Buffer`.
 /// A table named by a reserved name.
 ///
-/// Table `Buffer` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Buffer` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Buffer.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Buffer {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Buffer {
         out.push('}');
     }
 }
+impl Buffer {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Buffer, crate::DataError> {
+        Ok(Buffer {
+            id: crate::buffer::BufferId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "9aef40dfe4338283a96bc42aa141f127f00f1bb1eddb3d43761c3717dd5b4dd8";
+/// The embedded data file (`data/Buffer.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Buffer.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Buffer]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Buffer]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Buffer.bytes",
+        "Buffer",
+        BYTES,
+        crate::hashes::tables::BUFFER,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Buffer::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Buffer` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct BufferId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for BufferId {
     }
 }
 impl BufferId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Buffer> {
         Buffer::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Buffer] = &[
-    Buffer {
-        id: crate::buffer::BufferId(1i32),
-        value: 249i32,
-    },
-    Buffer {
-        id: crate::buffer::BufferId(2i32),
-        value: 250i32,
-    },
-];
 impl Buffer {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Buffer.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Buffer] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Buffer], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::buffer::BufferId) -> Option<&'static Buffer> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Buffer::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `by`.
 /// A table named by a reserved name.
 ///
-/// Table `by` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `by` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/by.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct By {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for By {
         out.push('}');
     }
 }
+impl By {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<By, crate::DataError> {
+        Ok(By {
+            id: crate::by::ById(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "385f919309982ca6f5f670f32224350bebb91ee3a814e3495f232dabd0d9da96";
+/// The embedded data file (`data/by.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/by.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[By]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[By]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/by.bytes",
+        "by",
+        BYTES,
+        crate::hashes::tables::BY,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(By::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `by` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ById(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ById {
     }
 }
 impl ById {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static By> {
         By::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[By] = &[
-    By {
-        id: crate::by::ById(1i32),
-        value: 170i32,
-    },
-    By {
-        id: crate::by::ById(2i32),
-        value: 171i32,
-    },
-];
 impl By {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/by.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [By] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [By], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::by::ById) -> Option<&'static By> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = By::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

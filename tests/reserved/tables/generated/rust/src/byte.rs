@@ -3,7 +3,7 @@
 //! Table `byte`.
 /// A table named by a reserved name.
 ///
-/// Table `byte` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `byte` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/byte.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Byte {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Byte {
         out.push('}');
     }
 }
+impl Byte {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Byte, crate::DataError> {
+        Ok(Byte {
+            id: crate::byte::ByteId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "f93dc426aa4ed61316b67eb1c09b9b837cc5ad95d3a69393f119dc720d5a8353";
+/// The embedded data file (`data/byte.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/byte.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Byte]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Byte]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/byte.bytes",
+        "byte",
+        BYTES,
+        crate::hashes::tables::BYTE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Byte::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `byte` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ByteId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ByteId {
     }
 }
 impl ByteId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Byte> {
         Byte::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Byte] = &[
-    Byte {
-        id: crate::byte::ByteId(1i32),
-        value: 119i32,
-    },
-    Byte {
-        id: crate::byte::ByteId(2i32),
-        value: 120i32,
-    },
-];
 impl Byte {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/byte.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Byte] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Byte], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::byte::ByteId) -> Option<&'static Byte> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Byte::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

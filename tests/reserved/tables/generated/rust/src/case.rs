@@ -3,7 +3,7 @@
 //! Table `case`.
 /// A table named by a reserved name.
 ///
-/// Table `case` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `case` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/case.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Case {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Case {
         out.push('}');
     }
 }
+impl Case {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Case, crate::DataError> {
+        Ok(Case {
+            id: crate::case::CaseId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "4feac25eacf2841672b0dd96828393fb84e6e55da1735477a16f32cf757b5ee7";
+/// The embedded data file (`data/case.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/case.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Case]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Case]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/case.bytes",
+        "case",
+        BYTES,
+        crate::hashes::tables::CASE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Case::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `case` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CaseId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for CaseId {
     }
 }
 impl CaseId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Case> {
         Case::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Case] = &[
-    Case {
-        id: crate::case::CaseId(1i32),
-        value: 120i32,
-    },
-    Case {
-        id: crate::case::CaseId(2i32),
-        value: 121i32,
-    },
-];
 impl Case {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/case.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Case] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Case], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::case::CaseId) -> Option<&'static Case> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Case::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

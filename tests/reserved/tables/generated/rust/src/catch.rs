@@ -3,7 +3,7 @@
 //! Table `catch`.
 /// A table named by a reserved name.
 ///
-/// Table `catch` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `catch` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/catch.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Catch {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Catch {
         out.push('}');
     }
 }
+impl Catch {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Catch, crate::DataError> {
+        Ok(Catch {
+            id: crate::catch::CatchId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "11d7aac11f6562225dc0940ee1d3b0aa4aeb37ef2ab6f6460c23088015ee1e30";
+/// The embedded data file (`data/catch.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/catch.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Catch]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Catch]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/catch.bytes",
+        "catch",
+        BYTES,
+        crate::hashes::tables::CATCH,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Catch::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `catch` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CatchId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for CatchId {
     }
 }
 impl CatchId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Catch> {
         Catch::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Catch] = &[
-    Catch {
-        id: crate::catch::CatchId(1i32),
-        value: 121i32,
-    },
-    Catch {
-        id: crate::catch::CatchId(2i32),
-        value: 122i32,
-    },
-];
 impl Catch {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/catch.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Catch] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Catch], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::catch::CatchId) -> Option<&'static Catch> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Catch::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

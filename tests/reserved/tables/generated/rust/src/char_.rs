@@ -3,7 +3,7 @@
 //! Table `char`.
 /// A table named by a reserved name.
 ///
-/// Table `char` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `char` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/char.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Char {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Char {
         out.push('}');
     }
 }
+impl Char {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Char, crate::DataError> {
+        Ok(Char {
+            id: crate::char_::CharId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "d23a260248eb1fe573208d73058db7bacf1502a74aed4517326c3bf670bad0cf";
+/// The embedded data file (`data/char.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/char.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Char]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Char]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/char.bytes",
+        "char",
+        BYTES,
+        crate::hashes::tables::CHAR_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Char::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `char` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CharId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for CharId {
     }
 }
 impl CharId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Char> {
         Char::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Char] = &[
-    Char {
-        id: crate::char_::CharId(1i32),
-        value: 102i32,
-    },
-    Char {
-        id: crate::char_::CharId(2i32),
-        value: 103i32,
-    },
-];
 impl Char {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/char.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Char] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Char], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::char_::CharId) -> Option<&'static Char> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Char::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `checked`.
 /// A table named by a reserved name.
 ///
-/// Table `checked` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `checked` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/checked.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Checked {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Checked {
         out.push('}');
     }
 }
+impl Checked {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Checked, crate::DataError> {
+        Ok(Checked {
+            id: crate::checked::CheckedId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "0afb69267e6c7a1c950477926802d7c511f371d1d1f3a440794eadd7e32a24e5";
+/// The embedded data file (`data/checked.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/checked.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Checked]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Checked]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/checked.bytes",
+        "checked",
+        BYTES,
+        crate::hashes::tables::CHECKED,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Checked::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `checked` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CheckedId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for CheckedId {
     }
 }
 impl CheckedId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Checked> {
         Checked::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Checked] = &[
-    Checked {
-        id: crate::checked::CheckedId(1i32),
-        value: 122i32,
-    },
-    Checked {
-        id: crate::checked::CheckedId(2i32),
-        value: 123i32,
-    },
-];
 impl Checked {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/checked.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Checked] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Checked], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::checked::CheckedId) -> Option<&'static Checked> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Checked::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `class`.
 /// A table named by a reserved name.
 ///
-/// Table `class` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `class` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/class.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Class {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Class {
         out.push('}');
     }
 }
+impl Class {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Class, crate::DataError> {
+        Ok(Class {
+            id: crate::class::ClassId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "822069ced0af8f201cc1c31085f4a974325239126116f67c16ba884041319329";
+/// The embedded data file (`data/class.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/class.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Class]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Class]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/class.bytes",
+        "class",
+        BYTES,
+        crate::hashes::tables::CLASS,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Class::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `class` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ClassId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ClassId {
     }
 }
 impl ClassId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Class> {
         Class::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Class] = &[
-    Class {
-        id: crate::class::ClassId(1i32),
-        value: 123i32,
-    },
-    Class {
-        id: crate::class::ClassId(2i32),
-        value: 124i32,
-    },
-];
 impl Class {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/class.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Class] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Class], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::class::ClassId) -> Option<&'static Class> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Class::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Clone`.
 /// A table named by a reserved name.
 ///
-/// Table `Clone` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Clone` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Clone.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Clone_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Clone_ {
         out.push('}');
     }
 }
+impl Clone_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Clone_, crate::DataError> {
+        Ok(Clone_ {
+            id: crate::clone::CloneId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "d6f9121c13c56afe5b3a179097ea0c68b02d783bf555c2a656738c0f8b62e7ba";
+/// The embedded data file (`data/Clone.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Clone.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Clone_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Clone_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Clone.bytes",
+        "Clone",
+        BYTES,
+        crate::hashes::tables::CLONE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Clone_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Clone` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CloneId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for CloneId {
     }
 }
 impl CloneId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Clone_> {
         Clone_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Clone_] = &[
-    Clone_ {
-        id: crate::clone::CloneId(1i32),
-        value: 65i32,
-    },
-    Clone_ {
-        id: crate::clone::CloneId(2i32),
-        value: 66i32,
-    },
-];
 impl Clone_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Clone.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Clone_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Clone_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::clone::CloneId) -> Option<&'static Clone_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Clone_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

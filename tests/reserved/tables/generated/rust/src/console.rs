@@ -3,7 +3,7 @@
 //! Table `console`.
 /// A table named by a reserved name.
 ///
-/// Table `console` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `console` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/console.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Console {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Console {
         out.push('}');
     }
 }
+impl Console {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Console, crate::DataError> {
+        Ok(Console {
+            id: crate::console::ConsoleId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "373585342d1c9a5248b28f58e2a26be472116a742a9c48cb10c792b7d9cba0ee";
+/// The embedded data file (`data/console.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/console.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Console]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Console]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/console.bytes",
+        "console",
+        BYTES,
+        crate::hashes::tables::CONSOLE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Console::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `console` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ConsoleId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ConsoleId {
     }
 }
 impl ConsoleId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Console> {
         Console::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Console] = &[
-    Console {
-        id: crate::console::ConsoleId(1i32),
-        value: 288i32,
-    },
-    Console {
-        id: crate::console::ConsoleId(2i32),
-        value: 289i32,
-    },
-];
 impl Console {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/console.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Console] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Console], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::console::ConsoleId) -> Option<&'static Console> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Console::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `const`.
 /// A table named by a reserved name.
 ///
-/// Table `const` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `const` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/const.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Const {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Const {
         out.push('}');
     }
 }
+impl Const {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Const, crate::DataError> {
+        Ok(Const {
+            id: crate::const_::ConstId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "5f4ec0ad9aa03f3d6b5d12ead42967a3962704d1dc2ac47ed9de27e5d0fd79f4";
+/// The embedded data file (`data/const.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/const.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Const]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Const]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/const.bytes",
+        "const",
+        BYTES,
+        crate::hashes::tables::CONST_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Const::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `const` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ConstId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ConstId {
     }
 }
 impl ConstId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Const> {
         Const::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Const] = &[
-    Const {
-        id: crate::const_::ConstId(1i32),
-        value: 2i32,
-    },
-    Const {
-        id: crate::const_::ConstId(2i32),
-        value: 3i32,
-    },
-];
 impl Const {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/const.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Const] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Const], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::const_::ConstId) -> Option<&'static Const> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Const::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

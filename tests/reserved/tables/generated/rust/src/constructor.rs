@@ -3,7 +3,7 @@
 //! Table `constructor`.
 /// A table named by a reserved name.
 ///
-/// Table `constructor` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `constructor` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/constructor.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Constructor {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Constructor {
         out.push('}');
     }
 }
+impl Constructor {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Constructor, crate::DataError> {
+        Ok(Constructor {
+            id: crate::constructor::ConstructorId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "c7d70f985aa7a7983bdeeae094f1a287d097c12f9d7324c5b2e6b5523dde1633";
+/// The embedded data file (`data/constructor.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/constructor.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Constructor]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Constructor]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/constructor.bytes",
+        "constructor",
+        BYTES,
+        crate::hashes::tables::CONSTRUCTOR,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Constructor::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `constructor` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ConstructorId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ConstructorId {
     }
 }
 impl ConstructorId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Constructor> {
         Constructor::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Constructor] = &[
-    Constructor {
-        id: crate::constructor::ConstructorId(1i32),
-        value: 218i32,
-    },
-    Constructor {
-        id: crate::constructor::ConstructorId(2i32),
-        value: 219i32,
-    },
-];
 impl Constructor {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/constructor.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Constructor] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Constructor], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::constructor::ConstructorId) -> Option<&'static Constructor> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Constructor::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

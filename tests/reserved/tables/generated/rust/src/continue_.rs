@@ -3,7 +3,7 @@
 //! Table `continue`.
 /// A table named by a reserved name.
 ///
-/// Table `continue` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `continue` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/continue.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Continue {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Continue {
         out.push('}');
     }
 }
+impl Continue {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Continue, crate::DataError> {
+        Ok(Continue {
+            id: crate::continue_::ContinueId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "b15690c428cfc70085e0de80b2f6d6c23fcbfd28196bfffe25ec8815b6e8421e";
+/// The embedded data file (`data/continue.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/continue.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Continue]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Continue]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/continue.bytes",
+        "continue",
+        BYTES,
+        crate::hashes::tables::CONTINUE_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Continue::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `continue` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ContinueId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ContinueId {
     }
 }
 impl ContinueId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Continue> {
         Continue::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Continue] = &[
-    Continue {
-        id: crate::continue_::ContinueId(1i32),
-        value: 3i32,
-    },
-    Continue {
-        id: crate::continue_::ContinueId(2i32),
-        value: 4i32,
-    },
-];
 impl Continue {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/continue.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Continue] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Continue], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::continue_::ContinueId) -> Option<&'static Continue> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Continue::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Copy`.
 /// A table named by a reserved name.
 ///
-/// Table `Copy` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Copy` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Copy.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Copy_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Copy_ {
         out.push('}');
     }
 }
+impl Copy_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Copy_, crate::DataError> {
+        Ok(Copy_ {
+            id: crate::copy::CopyId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "7e33f52c6da32bcf93d7041bfbb9ce846d22eea3a21ba94016f7f07f3c3c5c89";
+/// The embedded data file (`data/Copy.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Copy.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Copy_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Copy_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Copy.bytes",
+        "Copy",
+        BYTES,
+        crate::hashes::tables::COPY,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Copy_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Copy` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CopyId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for CopyId {
     }
 }
 impl CopyId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Copy_> {
         Copy_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Copy_] = &[
-    Copy_ {
-        id: crate::copy::CopyId(1i32),
-        value: 66i32,
-    },
-    Copy_ {
-        id: crate::copy::CopyId(2i32),
-        value: 67i32,
-    },
-];
 impl Copy_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Copy.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Copy_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Copy_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::copy::CopyId) -> Option<&'static Copy_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Copy_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

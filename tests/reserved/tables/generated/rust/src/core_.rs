@@ -3,7 +3,7 @@
 //! Table `core`.
 /// A table named by a reserved name.
 ///
-/// Table `core` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `core` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/core.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Core {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Core {
         out.push('}');
     }
 }
+impl Core {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Core, crate::DataError> {
+        Ok(Core {
+            id: crate::core_::CoreId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "8b23b08c48d944fe818fd5c01ef5f4e3bf128caca27d6a76ee347b1b6c8296d9";
+/// The embedded data file (`data/core.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/core.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Core]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Core]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/core.bytes",
+        "core",
+        BYTES,
+        crate::hashes::tables::CORE_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Core::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `core` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CoreId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for CoreId {
     }
 }
 impl CoreId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Core> {
         Core::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Core] = &[
-    Core {
-        id: crate::core_::CoreId(1i32),
-        value: 96i32,
-    },
-    Core {
-        id: crate::core_::CoreId(2i32),
-        value: 97i32,
-    },
-];
 impl Core {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/core.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Core] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Core], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::core_::CoreId) -> Option<&'static Core> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Core::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `crate`.
 /// A table named by a reserved name.
 ///
-/// Table `crate` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `crate` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/crate.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Crate {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Crate {
         out.push('}');
     }
 }
+impl Crate {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Crate, crate::DataError> {
+        Ok(Crate {
+            id: crate::crate_::CrateId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "03e50e5cd6bc5e125d38cf5a39be874d5083ede76c26ef1471d2db2af1e78427";
+/// The embedded data file (`data/crate.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/crate.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Crate]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Crate]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/crate.bytes",
+        "crate",
+        BYTES,
+        crate::hashes::tables::CRATE_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Crate::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `crate` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CrateId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for CrateId {
     }
 }
 impl CrateId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Crate> {
         Crate::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Crate] = &[
-    Crate {
-        id: crate::crate_::CrateId(1i32),
-        value: 4i32,
-    },
-    Crate {
-        id: crate::crate_::CrateId(2i32),
-        value: 5i32,
-    },
-];
 impl Crate {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/crate.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Crate] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Crate], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::crate_::CrateId) -> Option<&'static Crate> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Crate::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `DataView`.
 /// A table named by a reserved name.
 ///
-/// Table `DataView` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `DataView` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/DataView.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DataView {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for DataView {
         out.push('}');
     }
 }
+impl DataView {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<DataView, crate::DataError> {
+        Ok(DataView {
+            id: crate::data_view::DataViewId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "40f2dcd24faff2be72a4a8ae05980fa599466b0583c2797d1dc8ebda86b6e239";
+/// The embedded data file (`data/DataView.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/DataView.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[DataView]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[DataView]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/DataView.bytes",
+        "DataView",
+        BYTES,
+        crate::hashes::tables::DATA_VIEW,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(DataView::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `DataView` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DataViewId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for DataViewId {
     }
 }
 impl DataViewId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static DataView> {
         DataView::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[DataView] = &[
-    DataView {
-        id: crate::data_view::DataViewId(1i32),
-        value: 250i32,
-    },
-    DataView {
-        id: crate::data_view::DataViewId(2i32),
-        value: 251i32,
-    },
-];
 impl DataView {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/DataView.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [DataView] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [DataView], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::data_view::DataViewId) -> Option<&'static DataView> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = DataView::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Date`.
 /// A table named by a reserved name.
 ///
-/// Table `Date` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Date` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Date.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Date {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Date {
         out.push('}');
     }
 }
+impl Date {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Date, crate::DataError> {
+        Ok(Date {
+            id: crate::date::DateId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "864eb787d9939acf650fbd25906204ac3bd39a56cb8ff45f378099a44bca7b2d";
+/// The embedded data file (`data/Date.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Date.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Date]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Date]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Date.bytes",
+        "Date",
+        BYTES,
+        crate::hashes::tables::DATE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Date::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Date` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DateId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for DateId {
     }
 }
 impl DateId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Date> {
         Date::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Date] = &[
-    Date {
-        id: crate::date::DateId(1i32),
-        value: 251i32,
-    },
-    Date {
-        id: crate::date::DateId(2i32),
-        value: 252i32,
-    },
-];
 impl Date {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Date.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Date] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Date], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::date::DateId) -> Option<&'static Date> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Date::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

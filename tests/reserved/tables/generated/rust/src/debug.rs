@@ -3,7 +3,7 @@
 //! Table `Debug`.
 /// A table named by a reserved name.
 ///
-/// Table `Debug` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Debug` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Debug.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Debug_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Debug_ {
         out.push('}');
     }
 }
+impl Debug_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Debug_, crate::DataError> {
+        Ok(Debug_ {
+            id: crate::debug::DebugId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "ae2971aed324b2274a8256017ed59a1b22941e55cf007293eae52be63c8d59c5";
+/// The embedded data file (`data/Debug.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Debug.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Debug_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Debug_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Debug.bytes",
+        "Debug",
+        BYTES,
+        crate::hashes::tables::DEBUG,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Debug_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Debug` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DebugId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for DebugId {
     }
 }
 impl DebugId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Debug_> {
         Debug_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Debug_] = &[
-    Debug_ {
-        id: crate::debug::DebugId(1i32),
-        value: 91i32,
-    },
-    Debug_ {
-        id: crate::debug::DebugId(2i32),
-        value: 92i32,
-    },
-];
 impl Debug_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Debug.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Debug_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Debug_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::debug::DebugId) -> Option<&'static Debug_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Debug_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

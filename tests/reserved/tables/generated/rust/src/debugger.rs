@@ -3,7 +3,7 @@
 //! Table `debugger`.
 /// A table named by a reserved name.
 ///
-/// Table `debugger` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `debugger` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/debugger.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Debugger {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Debugger {
         out.push('}');
     }
 }
+impl Debugger {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Debugger, crate::DataError> {
+        Ok(Debugger {
+            id: crate::debugger::DebuggerId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "6a3c05cdbf4904ed27b02a57c52c767d6f48063ab051b7e9faf446f50a6c0382";
+/// The embedded data file (`data/debugger.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/debugger.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Debugger]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Debugger]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/debugger.bytes",
+        "debugger",
+        BYTES,
+        crate::hashes::tables::DEBUGGER,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Debugger::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `debugger` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DebuggerId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for DebuggerId {
     }
 }
 impl DebuggerId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Debugger> {
         Debugger::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Debugger] = &[
-    Debugger {
-        id: crate::debugger::DebuggerId(1i32),
-        value: 207i32,
-    },
-    Debugger {
-        id: crate::debugger::DebuggerId(2i32),
-        value: 208i32,
-    },
-];
 impl Debugger {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/debugger.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Debugger] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Debugger], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::debugger::DebuggerId) -> Option<&'static Debugger> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Debugger::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `decimal`.
 /// A table named by a reserved name.
 ///
-/// Table `decimal` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `decimal` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/decimal.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Decimal {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Decimal {
         out.push('}');
     }
 }
+impl Decimal {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Decimal, crate::DataError> {
+        Ok(Decimal {
+            id: crate::decimal::DecimalId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "a94d4a77f69397c2732918906d21470de3428bda05a9c8fc2566d2d09602eb1f";
+/// The embedded data file (`data/decimal.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/decimal.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Decimal]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Decimal]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/decimal.bytes",
+        "decimal",
+        BYTES,
+        crate::hashes::tables::DECIMAL,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Decimal::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `decimal` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DecimalId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for DecimalId {
     }
 }
 impl DecimalId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Decimal> {
         Decimal::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Decimal] = &[
-    Decimal {
-        id: crate::decimal::DecimalId(1i32),
-        value: 124i32,
-    },
-    Decimal {
-        id: crate::decimal::DecimalId(2i32),
-        value: 125i32,
-    },
-];
 impl Decimal {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/decimal.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Decimal] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Decimal], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::decimal::DecimalId) -> Option<&'static Decimal> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Decimal::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

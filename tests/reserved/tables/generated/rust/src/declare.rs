@@ -3,7 +3,7 @@
 //! Table `declare`.
 /// A table named by a reserved name.
 ///
-/// Table `declare` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `declare` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/declare.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Declare {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Declare {
         out.push('}');
     }
 }
+impl Declare {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Declare, crate::DataError> {
+        Ok(Declare {
+            id: crate::declare::DeclareId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "3eee70e0d5f1582797a15684da5e0480473f950809f077728d9e4d267208c7fe";
+/// The embedded data file (`data/declare.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/declare.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Declare]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Declare]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/declare.bytes",
+        "declare",
+        BYTES,
+        crate::hashes::tables::DECLARE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Declare::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `declare` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DeclareId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for DeclareId {
     }
 }
 impl DeclareId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Declare> {
         Declare::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Declare] = &[
-    Declare {
-        id: crate::declare::DeclareId(1i32),
-        value: 219i32,
-    },
-    Declare {
-        id: crate::declare::DeclareId(2i32),
-        value: 220i32,
-    },
-];
 impl Declare {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/declare.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Declare] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Declare], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::declare::DeclareId) -> Option<&'static Declare> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Declare::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

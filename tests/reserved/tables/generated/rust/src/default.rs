@@ -3,7 +3,7 @@
 //! Table `Default`.
 /// A table named by a reserved name.
 ///
-/// Table `Default` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Default` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Default.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Default_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Default_ {
         out.push('}');
     }
 }
+impl Default_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Default_, crate::DataError> {
+        Ok(Default_ {
+            id: crate::default::DefaultId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "0e342d13ec53e35d5fcc538b989eb81a6050f2531ba0c2fb45497e55cd3e3319";
+/// The embedded data file (`data/Default.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Default.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Default_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Default_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Default.bytes",
+        "Default",
+        BYTES,
+        crate::hashes::tables::DEFAULT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Default_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Default` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DefaultId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for DefaultId {
     }
 }
 impl DefaultId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Default_> {
         Default_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Default_] = &[
-    Default_ {
-        id: crate::default::DefaultId(1i32),
-        value: 79i32,
-    },
-    Default_ {
-        id: crate::default::DefaultId(2i32),
-        value: 80i32,
-    },
-];
 impl Default_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Default.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Default_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Default_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::default::DefaultId) -> Option<&'static Default_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Default_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `delegate`.
 /// A table named by a reserved name.
 ///
-/// Table `delegate` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `delegate` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/delegate.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Delegate {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Delegate {
         out.push('}');
     }
 }
+impl Delegate {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Delegate, crate::DataError> {
+        Ok(Delegate {
+            id: crate::delegate::DelegateId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "881f1a0323de18972060e80556f56c7e33aa94f0d66edc3167f62e075b6571e8";
+/// The embedded data file (`data/delegate.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/delegate.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Delegate]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Delegate]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/delegate.bytes",
+        "delegate",
+        BYTES,
+        crate::hashes::tables::DELEGATE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Delegate::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `delegate` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DelegateId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for DelegateId {
     }
 }
 impl DelegateId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Delegate> {
         Delegate::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Delegate] = &[
-    Delegate {
-        id: crate::delegate::DelegateId(1i32),
-        value: 125i32,
-    },
-    Delegate {
-        id: crate::delegate::DelegateId(2i32),
-        value: 126i32,
-    },
-];
 impl Delegate {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/delegate.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Delegate] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Delegate], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::delegate::DelegateId) -> Option<&'static Delegate> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Delegate::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `delete`.
 /// A table named by a reserved name.
 ///
-/// Table `delete` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `delete` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/delete.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Delete {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Delete {
         out.push('}');
     }
 }
+impl Delete {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Delete, crate::DataError> {
+        Ok(Delete {
+            id: crate::delete::DeleteId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "70de81575c768e02926dbf2177541a640b69b3c4c233637b396f8242abf1e42c";
+/// The embedded data file (`data/delete.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/delete.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Delete]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Delete]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/delete.bytes",
+        "delete",
+        BYTES,
+        crate::hashes::tables::DELETE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Delete::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `delete` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DeleteId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for DeleteId {
     }
 }
 impl DeleteId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Delete> {
         Delete::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Delete] = &[
-    Delete {
-        id: crate::delete::DeleteId(1i32),
-        value: 208i32,
-    },
-    Delete {
-        id: crate::delete::DeleteId(2i32),
-        value: 209i32,
-    },
-];
 impl Delete {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/delete.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Delete] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Delete], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::delete::DeleteId) -> Option<&'static Delete> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Delete::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

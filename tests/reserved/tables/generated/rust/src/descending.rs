@@ -3,7 +3,7 @@
 //! Table `descending`.
 /// A table named by a reserved name.
 ///
-/// Table `descending` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `descending` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/descending.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Descending {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Descending {
         out.push('}');
     }
 }
+impl Descending {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Descending, crate::DataError> {
+        Ok(Descending {
+            id: crate::descending::DescendingId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "92e9c61aebd4e0b7bbaf9eb846ecfde366d8b0db8caf0f53a7c1daf45586ef99";
+/// The embedded data file (`data/descending.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/descending.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Descending]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Descending]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/descending.bytes",
+        "descending",
+        BYTES,
+        crate::hashes::tables::DESCENDING,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Descending::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `descending` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DescendingId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for DescendingId {
     }
 }
 impl DescendingId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Descending> {
         Descending::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Descending] = &[
-    Descending {
-        id: crate::descending::DescendingId(1i32),
-        value: 171i32,
-    },
-    Descending {
-        id: crate::descending::DescendingId(2i32),
-        value: 172i32,
-    },
-];
 impl Descending {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/descending.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Descending] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Descending], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::descending::DescendingId) -> Option<&'static Descending> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Descending::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Display`.
 /// A table named by a reserved name.
 ///
-/// Table `Display` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Display` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Display.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Display_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Display_ {
         out.push('}');
     }
 }
+impl Display_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Display_, crate::DataError> {
+        Ok(Display_ {
+            id: crate::display::DisplayId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "d7f92a4b68222fc03e77bc3f07ec5537eacb2975fa73ce655558bc026f96fa75";
+/// The embedded data file (`data/Display.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Display.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Display_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Display_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Display.bytes",
+        "Display",
+        BYTES,
+        crate::hashes::tables::DISPLAY,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Display_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Display` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DisplayId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for DisplayId {
     }
 }
 impl DisplayId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Display_> {
         Display_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Display_] = &[
-    Display_ {
-        id: crate::display::DisplayId(1i32),
-        value: 93i32,
-    },
-    Display_ {
-        id: crate::display::DisplayId(2i32),
-        value: 94i32,
-    },
-];
 impl Display_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Display.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Display_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Display_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::display::DisplayId) -> Option<&'static Display_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Display_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

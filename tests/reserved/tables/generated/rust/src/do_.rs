@@ -3,7 +3,7 @@
 //! Table `do`.
 /// A table named by a reserved name.
 ///
-/// Table `do` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `do` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/do.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Do {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Do {
         out.push('}');
     }
 }
+impl Do {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Do, crate::DataError> {
+        Ok(Do {
+            id: crate::do_::DoId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "f496e156a0b20b17aeddd5752b2f00e929372cd34d40595e1d57ed37f68c7a10";
+/// The embedded data file (`data/do.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/do.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Do]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Do]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/do.bytes",
+        "do",
+        BYTES,
+        crate::hashes::tables::DO_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Do::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `do` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DoId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for DoId {
     }
 }
 impl DoId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Do> {
         Do::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Do] = &[
-    Do {
-        id: crate::do_::DoId(1i32),
-        value: 40i32,
-    },
-    Do {
-        id: crate::do_::DoId(2i32),
-        value: 41i32,
-    },
-];
 impl Do {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/do.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Do] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Do], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::do_::DoId) -> Option<&'static Do> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Do::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `double`.
 /// A table named by a reserved name.
 ///
-/// Table `double` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `double` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/double.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Double {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Double {
         out.push('}');
     }
 }
+impl Double {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Double, crate::DataError> {
+        Ok(Double {
+            id: crate::double::DoubleId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "a9a745ea27e2e86171fe878c033603225da6d2aa12c14149306adcaaf69de59a";
+/// The embedded data file (`data/double.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/double.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Double]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Double]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/double.bytes",
+        "double",
+        BYTES,
+        crate::hashes::tables::DOUBLE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Double::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `double` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DoubleId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for DoubleId {
     }
 }
 impl DoubleId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Double> {
         Double::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Double] = &[
-    Double {
-        id: crate::double::DoubleId(1i32),
-        value: 126i32,
-    },
-    Double {
-        id: crate::double::DoubleId(2i32),
-        value: 127i32,
-    },
-];
 impl Double {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/double.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Double] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Double], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::double::DoubleId) -> Option<&'static Double> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Double::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `DoubleEndedIterator`.
 /// A table named by a reserved name.
 ///
-/// Table `DoubleEndedIterator` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `DoubleEndedIterator` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/DoubleEndedIterator.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DoubleEndedIterator_ {
     /// Column `Id`.
@@ -21,6 +21,41 @@ impl crate::canonical::Canonical for DoubleEndedIterator_ {
         out.push('}');
     }
 }
+impl DoubleEndedIterator_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<DoubleEndedIterator_, crate::DataError> {
+        Ok(DoubleEndedIterator_ {
+            id: crate::double_ended_iterator::DoubleEndedIteratorId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "28e88e999f97e94da40a9295a981c32e6a9f736ef663c68a0cd4eaf9d3a0e2cb";
+/// The embedded data file (`data/DoubleEndedIterator.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/DoubleEndedIterator.bytes");
+static DATA: std::sync::OnceLock<
+    Result<Box<[DoubleEndedIterator_]>, crate::DataError>,
+> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[DoubleEndedIterator_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/DoubleEndedIterator.bytes",
+        "DoubleEndedIterator",
+        BYTES,
+        crate::hashes::tables::DOUBLE_ENDED_ITERATOR,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(DoubleEndedIterator_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `DoubleEndedIterator` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DoubleEndedIteratorId(pub i32);
@@ -30,31 +65,33 @@ impl crate::canonical::Canonical for DoubleEndedIteratorId {
     }
 }
 impl DoubleEndedIteratorId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static DoubleEndedIterator_> {
         DoubleEndedIterator_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[DoubleEndedIterator_] = &[
-    DoubleEndedIterator_ {
-        id: crate::double_ended_iterator::DoubleEndedIteratorId(1i32),
-        value: 76i32,
-    },
-    DoubleEndedIterator_ {
-        id: crate::double_ended_iterator::DoubleEndedIteratorId(2i32),
-        value: 77i32,
-    },
-];
 impl DoubleEndedIterator_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/DoubleEndedIterator.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [DoubleEndedIterator_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [DoubleEndedIterator_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(
         key: crate::double_ended_iterator::DoubleEndedIteratorId,
     ) -> Option<&'static DoubleEndedIterator_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = DoubleEndedIterator_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

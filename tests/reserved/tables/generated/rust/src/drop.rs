@@ -3,7 +3,7 @@
 //! Table `Drop`.
 /// A table named by a reserved name.
 ///
-/// Table `Drop` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Drop` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Drop.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Drop_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Drop_ {
         out.push('}');
     }
 }
+impl Drop_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Drop_, crate::DataError> {
+        Ok(Drop_ {
+            id: crate::drop::DropId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "85574184e47295851ce65a36585fb0ae431a4d5390ed459687ee27f6c2437694";
+/// The embedded data file (`data/Drop.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Drop.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Drop_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Drop_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Drop.bytes",
+        "Drop",
+        BYTES,
+        crate::hashes::tables::DROP,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Drop_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Drop` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DropId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for DropId {
     }
 }
 impl DropId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Drop_> {
         Drop_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Drop_] = &[
-    Drop_ {
-        id: crate::drop::DropId(1i32),
-        value: 71i32,
-    },
-    Drop_ {
-        id: crate::drop::DropId(2i32),
-        value: 72i32,
-    },
-];
 impl Drop_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Drop.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Drop_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Drop_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::drop::DropId) -> Option<&'static Drop_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Drop_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `dyn`.
 /// A table named by a reserved name.
 ///
-/// Table `dyn` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `dyn` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/dyn.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Dyn {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Dyn {
         out.push('}');
     }
 }
+impl Dyn {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Dyn, crate::DataError> {
+        Ok(Dyn {
+            id: crate::dyn_::DynId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "05e9c0f5f4249398f2fb25a60c59cbe573c70105e4ed03e0b77959b42681c2ee";
+/// The embedded data file (`data/dyn.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/dyn.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Dyn]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Dyn]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/dyn.bytes",
+        "dyn",
+        BYTES,
+        crate::hashes::tables::DYN_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Dyn::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `dyn` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DynId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for DynId {
     }
 }
 impl DynId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Dyn> {
         Dyn::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Dyn] = &[
-    Dyn {
-        id: crate::dyn_::DynId(1i32),
-        value: 36i32,
-    },
-    Dyn {
-        id: crate::dyn_::DynId(2i32),
-        value: 37i32,
-    },
-];
 impl Dyn {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/dyn.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Dyn] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Dyn], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::dyn_::DynId) -> Option<&'static Dyn> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Dyn::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `dynamic`.
 /// A table named by a reserved name.
 ///
-/// Table `dynamic` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `dynamic` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/dynamic.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Dynamic {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Dynamic {
         out.push('}');
     }
 }
+impl Dynamic {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Dynamic, crate::DataError> {
+        Ok(Dynamic {
+            id: crate::dynamic::DynamicId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "d3b46863618d1e45d1c62e0d749bbe63db46f2162328c3ca0f0704275356690b";
+/// The embedded data file (`data/dynamic.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/dynamic.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Dynamic]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Dynamic]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/dynamic.bytes",
+        "dynamic",
+        BYTES,
+        crate::hashes::tables::DYNAMIC,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Dynamic::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `dynamic` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DynamicId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for DynamicId {
     }
 }
 impl DynamicId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Dynamic> {
         Dynamic::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Dynamic] = &[
-    Dynamic {
-        id: crate::dynamic::DynamicId(1i32),
-        value: 172i32,
-    },
-    Dynamic {
-        id: crate::dynamic::DynamicId(2i32),
-        value: 173i32,
-    },
-];
 impl Dynamic {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/dynamic.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Dynamic] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Dynamic], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::dynamic::DynamicId) -> Option<&'static Dynamic> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Dynamic::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `else`.
 /// A table named by a reserved name.
 ///
-/// Table `else` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `else` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/else.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Else {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Else {
         out.push('}');
     }
 }
+impl Else {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Else, crate::DataError> {
+        Ok(Else {
+            id: crate::else_::ElseId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "21bec99b7db69d2b614a2fa0d8cce096cf4b8a3e0ded4851a198b286be5881ad";
+/// The embedded data file (`data/else.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/else.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Else]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Else]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/else.bytes",
+        "else",
+        BYTES,
+        crate::hashes::tables::ELSE_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Else::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `else` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ElseId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ElseId {
     }
 }
 impl ElseId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Else> {
         Else::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Else] = &[
-    Else {
-        id: crate::else_::ElseId(1i32),
-        value: 5i32,
-    },
-    Else {
-        id: crate::else_::ElseId(2i32),
-        value: 6i32,
-    },
-];
 impl Else {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/else.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Else] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Else], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::else_::ElseId) -> Option<&'static Else> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Else::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `enum`.
 /// A table named by a reserved name.
 ///
-/// Table `enum` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `enum` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/enum.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Enum {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Enum {
         out.push('}');
     }
 }
+impl Enum {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Enum, crate::DataError> {
+        Ok(Enum {
+            id: crate::enum_::EnumId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "dd63214db704465c028b0438bc2bd351eadf935f811da6ac0b7a064f589d281d";
+/// The embedded data file (`data/enum.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/enum.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Enum]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Enum]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/enum.bytes",
+        "enum",
+        BYTES,
+        crate::hashes::tables::ENUM_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Enum::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `enum` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct EnumId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for EnumId {
     }
 }
 impl EnumId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Enum> {
         Enum::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Enum] = &[
-    Enum {
-        id: crate::enum_::EnumId(1i32),
-        value: 6i32,
-    },
-    Enum {
-        id: crate::enum_::EnumId(2i32),
-        value: 7i32,
-    },
-];
 impl Enum {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/enum.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Enum] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Enum], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::enum_::EnumId) -> Option<&'static Enum> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Enum::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

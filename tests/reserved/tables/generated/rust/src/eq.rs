@@ -3,7 +3,7 @@
 //! Table `Eq`.
 /// A table named by a reserved name.
 ///
-/// Table `Eq` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Eq` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Eq.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Eq_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Eq_ {
         out.push('}');
     }
 }
+impl Eq_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Eq_, crate::DataError> {
+        Ok(Eq_ {
+            id: crate::eq::EqId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "b55c885bc45b900d32e25c127a7addb04fa09ceb57f9cda4d73623dc146f0bf1";
+/// The embedded data file (`data/Eq.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Eq.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Eq_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Eq_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Eq.bytes",
+        "Eq",
+        BYTES,
+        crate::hashes::tables::EQ,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Eq_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Eq` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct EqId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for EqId {
     }
 }
 impl EqId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Eq_> {
         Eq_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Eq_] = &[
-    Eq_ {
-        id: crate::eq::EqId(1i32),
-        value: 80i32,
-    },
-    Eq_ {
-        id: crate::eq::EqId(2i32),
-        value: 81i32,
-    },
-];
 impl Eq_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Eq.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Eq_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Eq_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::eq::EqId) -> Option<&'static Eq_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Eq_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `equals`.
 /// A table named by a reserved name.
 ///
-/// Table `equals` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `equals` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/equals.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Equals {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Equals {
         out.push('}');
     }
 }
+impl Equals {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Equals, crate::DataError> {
+        Ok(Equals {
+            id: crate::equals::EqualsId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "83ea9e043232c12f54e5c7955bd0994d800e8c274cab95eadfd1145c4e04d9ce";
+/// The embedded data file (`data/equals.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/equals.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Equals]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Equals]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/equals.bytes",
+        "equals",
+        BYTES,
+        crate::hashes::tables::EQUALS,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Equals::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `equals` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct EqualsId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for EqualsId {
     }
 }
 impl EqualsId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Equals> {
         Equals::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Equals] = &[
-    Equals {
-        id: crate::equals::EqualsId(1i32),
-        value: 173i32,
-    },
-    Equals {
-        id: crate::equals::EqualsId(2i32),
-        value: 174i32,
-    },
-];
 impl Equals {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/equals.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Equals] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Equals], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::equals::EqualsId) -> Option<&'static Equals> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Equals::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

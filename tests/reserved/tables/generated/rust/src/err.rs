@@ -3,7 +3,7 @@
 //! Table `Err`.
 /// A table named by a reserved name.
 ///
-/// Table `Err` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Err` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Err.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Err_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Err_ {
         out.push('}');
     }
 }
+impl Err_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Err_, crate::DataError> {
+        Ok(Err_ {
+            id: crate::err::ErrId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "e779d7dcc9709d9a33d3c96628e469a648c1e3d8e8dcff903d46f3615341975c";
+/// The embedded data file (`data/Err.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Err.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Err_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Err_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Err.bytes",
+        "Err",
+        BYTES,
+        crate::hashes::tables::ERR,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Err_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Err` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ErrId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ErrId {
     }
 }
 impl ErrId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Err_> {
         Err_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Err_] = &[
-    Err_ {
-        id: crate::err::ErrId(1i32),
-        value: 60i32,
-    },
-    Err_ {
-        id: crate::err::ErrId(2i32),
-        value: 61i32,
-    },
-];
 impl Err_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Err.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Err_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Err_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::err::ErrId) -> Option<&'static Err_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Err_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

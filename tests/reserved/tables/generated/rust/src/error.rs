@@ -3,7 +3,7 @@
 //! Table `Error`.
 /// A table named by a reserved name.
 ///
-/// Table `Error` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Error` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Error.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Error {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Error {
         out.push('}');
     }
 }
+impl Error {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Error, crate::DataError> {
+        Ok(Error {
+            id: crate::error::ErrorId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "79cbfacc992eeb8f381c69de40276ce30282eed1b1c5f4f02cb458a7fbed165d";
+/// The embedded data file (`data/Error.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Error.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Error]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Error]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Error.bytes",
+        "Error",
+        BYTES,
+        crate::hashes::tables::ERROR,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Error::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Error` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ErrorId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ErrorId {
     }
 }
 impl ErrorId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Error> {
         Error::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Error] = &[
-    Error {
-        id: crate::error::ErrorId(1i32),
-        value: 252i32,
-    },
-    Error {
-        id: crate::error::ErrorId(2i32),
-        value: 253i32,
-    },
-];
 impl Error {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Error.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Error] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Error], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::error::ErrorId) -> Option<&'static Error> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Error::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

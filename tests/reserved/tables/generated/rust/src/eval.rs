@@ -3,7 +3,7 @@
 //! Table `eval`.
 /// A table named by a reserved name.
 ///
-/// Table `eval` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `eval` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/eval.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Eval {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Eval {
         out.push('}');
     }
 }
+impl Eval {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Eval, crate::DataError> {
+        Ok(Eval {
+            id: crate::eval::EvalId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "a1dd607a23b976f11df3efca9b047aa957438b68fcbff10efd139dbdfbd07b96";
+/// The embedded data file (`data/eval.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/eval.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Eval]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Eval]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/eval.bytes",
+        "eval",
+        BYTES,
+        crate::hashes::tables::EVAL,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Eval::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `eval` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct EvalId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for EvalId {
     }
 }
 impl EvalId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Eval> {
         Eval::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Eval] = &[
-    Eval {
-        id: crate::eval::EvalId(1i32),
-        value: 238i32,
-    },
-    Eval {
-        id: crate::eval::EvalId(2i32),
-        value: 239i32,
-    },
-];
 impl Eval {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/eval.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Eval] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Eval], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::eval::EvalId) -> Option<&'static Eval> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Eval::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

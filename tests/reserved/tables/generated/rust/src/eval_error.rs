@@ -3,7 +3,7 @@
 //! Table `EvalError`.
 /// A table named by a reserved name.
 ///
-/// Table `EvalError` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `EvalError` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/EvalError.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct EvalError {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for EvalError {
         out.push('}');
     }
 }
+impl EvalError {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<EvalError, crate::DataError> {
+        Ok(EvalError {
+            id: crate::eval_error::EvalErrorId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "5633710262a8c450a6dca85ea1e90726c2f364e9cbbceaffe9ffe82c0640f565";
+/// The embedded data file (`data/EvalError.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/EvalError.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[EvalError]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[EvalError]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/EvalError.bytes",
+        "EvalError",
+        BYTES,
+        crate::hashes::tables::EVAL_ERROR,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(EvalError::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `EvalError` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct EvalErrorId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for EvalErrorId {
     }
 }
 impl EvalErrorId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static EvalError> {
         EvalError::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[EvalError] = &[
-    EvalError {
-        id: crate::eval_error::EvalErrorId(1i32),
-        value: 253i32,
-    },
-    EvalError {
-        id: crate::eval_error::EvalErrorId(2i32),
-        value: 254i32,
-    },
-];
 impl EvalError {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/EvalError.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [EvalError] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [EvalError], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::eval_error::EvalErrorId) -> Option<&'static EvalError> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = EvalError::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

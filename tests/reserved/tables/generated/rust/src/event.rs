@@ -3,7 +3,7 @@
 //! Table `event`.
 /// A table named by a reserved name.
 ///
-/// Table `event` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `event` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/event.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Event {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Event {
         out.push('}');
     }
 }
+impl Event {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Event, crate::DataError> {
+        Ok(Event {
+            id: crate::event::EventId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "00fc2fe1425974a0b5675b13c7ed688c126da8e61f9a0416b38093e40de784ef";
+/// The embedded data file (`data/event.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/event.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Event]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Event]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/event.bytes",
+        "event",
+        BYTES,
+        crate::hashes::tables::EVENT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Event::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `event` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct EventId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for EventId {
     }
 }
 impl EventId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Event> {
         Event::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Event] = &[
-    Event {
-        id: crate::event::EventId(1i32),
-        value: 127i32,
-    },
-    Event {
-        id: crate::event::EventId(2i32),
-        value: 128i32,
-    },
-];
 impl Event {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/event.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Event] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Event], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::event::EventId) -> Option<&'static Event> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Event::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

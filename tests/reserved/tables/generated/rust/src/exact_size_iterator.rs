@@ -3,7 +3,7 @@
 //! Table `ExactSizeIterator`.
 /// A table named by a reserved name.
 ///
-/// Table `ExactSizeIterator` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `ExactSizeIterator` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/ExactSizeIterator.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ExactSizeIterator_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for ExactSizeIterator_ {
         out.push('}');
     }
 }
+impl ExactSizeIterator_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ExactSizeIterator_, crate::DataError> {
+        Ok(ExactSizeIterator_ {
+            id: crate::exact_size_iterator::ExactSizeIteratorId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "f3794c25e5d5f4c79787d1f045753b25722b7cb7b62e6558187eaacc1fdb97db";
+/// The embedded data file (`data/ExactSizeIterator.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/ExactSizeIterator.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[ExactSizeIterator_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[ExactSizeIterator_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/ExactSizeIterator.bytes",
+        "ExactSizeIterator",
+        BYTES,
+        crate::hashes::tables::EXACT_SIZE_ITERATOR,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(ExactSizeIterator_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `ExactSizeIterator` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ExactSizeIteratorId(pub i32);
@@ -30,31 +63,33 @@ impl crate::canonical::Canonical for ExactSizeIteratorId {
     }
 }
 impl ExactSizeIteratorId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static ExactSizeIterator_> {
         ExactSizeIterator_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[ExactSizeIterator_] = &[
-    ExactSizeIterator_ {
-        id: crate::exact_size_iterator::ExactSizeIteratorId(1i32),
-        value: 77i32,
-    },
-    ExactSizeIterator_ {
-        id: crate::exact_size_iterator::ExactSizeIteratorId(2i32),
-        value: 78i32,
-    },
-];
 impl ExactSizeIterator_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/ExactSizeIterator.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [ExactSizeIterator_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [ExactSizeIterator_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(
         key: crate::exact_size_iterator::ExactSizeIteratorId,
     ) -> Option<&'static ExactSizeIterator_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = ExactSizeIterator_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Exclude`.
 /// A table named by a reserved name.
 ///
-/// Table `Exclude` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Exclude` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Exclude.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Exclude {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Exclude {
         out.push('}');
     }
 }
+impl Exclude {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Exclude, crate::DataError> {
+        Ok(Exclude {
+            id: crate::exclude::ExcludeId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "298cbcb9fa2927545b2f3fafde513adc493144baf6c8f1f7fe2590beeeef3bf4";
+/// The embedded data file (`data/Exclude.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Exclude.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Exclude]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Exclude]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Exclude.bytes",
+        "Exclude",
+        BYTES,
+        crate::hashes::tables::EXCLUDE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Exclude::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Exclude` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ExcludeId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ExcludeId {
     }
 }
 impl ExcludeId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Exclude> {
         Exclude::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Exclude] = &[
-    Exclude {
-        id: crate::exclude::ExcludeId(1i32),
-        value: 254i32,
-    },
-    Exclude {
-        id: crate::exclude::ExcludeId(2i32),
-        value: 255i32,
-    },
-];
 impl Exclude {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Exclude.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Exclude] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Exclude], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::exclude::ExcludeId) -> Option<&'static Exclude> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Exclude::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

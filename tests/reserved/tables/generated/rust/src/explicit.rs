@@ -3,7 +3,7 @@
 //! Table `explicit`.
 /// A table named by a reserved name.
 ///
-/// Table `explicit` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `explicit` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/explicit.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Explicit {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Explicit {
         out.push('}');
     }
 }
+impl Explicit {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Explicit, crate::DataError> {
+        Ok(Explicit {
+            id: crate::explicit::ExplicitId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "7dfa915bbd70e595be5e11b8e2d98a7f25c971dbd3b485fcaa280012f72b1b73";
+/// The embedded data file (`data/explicit.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/explicit.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Explicit]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Explicit]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/explicit.bytes",
+        "explicit",
+        BYTES,
+        crate::hashes::tables::EXPLICIT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Explicit::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `explicit` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ExplicitId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ExplicitId {
     }
 }
 impl ExplicitId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Explicit> {
         Explicit::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Explicit] = &[
-    Explicit {
-        id: crate::explicit::ExplicitId(1i32),
-        value: 128i32,
-    },
-    Explicit {
-        id: crate::explicit::ExplicitId(2i32),
-        value: 129i32,
-    },
-];
 impl Explicit {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/explicit.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Explicit] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Explicit], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::explicit::ExplicitId) -> Option<&'static Explicit> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Explicit::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

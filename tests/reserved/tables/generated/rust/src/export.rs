@@ -3,7 +3,7 @@
 //! Table `export`.
 /// A table named by a reserved name.
 ///
-/// Table `export` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `export` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/export.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Export {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Export {
         out.push('}');
     }
 }
+impl Export {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Export, crate::DataError> {
+        Ok(Export {
+            id: crate::export::ExportId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "b08f55ae67d64589347a689511183e094bdd68a387ce70bed8cfa71193e16f5e";
+/// The embedded data file (`data/export.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/export.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Export]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Export]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/export.bytes",
+        "export",
+        BYTES,
+        crate::hashes::tables::EXPORT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Export::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `export` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ExportId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ExportId {
     }
 }
 impl ExportId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Export> {
         Export::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Export] = &[
-    Export {
-        id: crate::export::ExportId(1i32),
-        value: 209i32,
-    },
-    Export {
-        id: crate::export::ExportId(2i32),
-        value: 210i32,
-    },
-];
 impl Export {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/export.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Export] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Export], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::export::ExportId) -> Option<&'static Export> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Export::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Extend`.
 /// A table named by a reserved name.
 ///
-/// Table `Extend` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Extend` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Extend.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Extend_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Extend_ {
         out.push('}');
     }
 }
+impl Extend_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Extend_, crate::DataError> {
+        Ok(Extend_ {
+            id: crate::extend::ExtendId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "51f0fa88ae67d0a21b7c40436a693c5c2e57f5cf16d64e7149634a6699b937c0";
+/// The embedded data file (`data/Extend.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Extend.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Extend_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Extend_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Extend.bytes",
+        "Extend",
+        BYTES,
+        crate::hashes::tables::EXTEND,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Extend_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Extend` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ExtendId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ExtendId {
     }
 }
 impl ExtendId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Extend_> {
         Extend_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Extend_] = &[
-    Extend_ {
-        id: crate::extend::ExtendId(1i32),
-        value: 78i32,
-    },
-    Extend_ {
-        id: crate::extend::ExtendId(2i32),
-        value: 79i32,
-    },
-];
 impl Extend_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Extend.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Extend_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Extend_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::extend::ExtendId) -> Option<&'static Extend_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Extend_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

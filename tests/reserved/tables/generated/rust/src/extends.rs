@@ -3,7 +3,7 @@
 //! Table `extends`.
 /// A table named by a reserved name.
 ///
-/// Table `extends` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `extends` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/extends.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Extends {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Extends {
         out.push('}');
     }
 }
+impl Extends {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Extends, crate::DataError> {
+        Ok(Extends {
+            id: crate::extends::ExtendsId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "38f512f0d31eb2e5beaa73296137f12417f3862f1ce5653344a393bcb6c341ed";
+/// The embedded data file (`data/extends.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/extends.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Extends]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Extends]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/extends.bytes",
+        "extends",
+        BYTES,
+        crate::hashes::tables::EXTENDS,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Extends::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `extends` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ExtendsId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ExtendsId {
     }
 }
 impl ExtendsId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Extends> {
         Extends::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Extends] = &[
-    Extends {
-        id: crate::extends::ExtendsId(1i32),
-        value: 210i32,
-    },
-    Extends {
-        id: crate::extends::ExtendsId(2i32),
-        value: 211i32,
-    },
-];
 impl Extends {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/extends.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Extends] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Extends], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::extends::ExtendsId) -> Option<&'static Extends> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Extends::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `extern`.
 /// A table named by a reserved name.
 ///
-/// Table `extern` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `extern` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/extern.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Extern {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Extern {
         out.push('}');
     }
 }
+impl Extern {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Extern, crate::DataError> {
+        Ok(Extern {
+            id: crate::extern_::ExternId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "fbc6e667aaecfbcb5bb26902af4e0ea4418a0a728655b71ed40c5f3e4a45500e";
+/// The embedded data file (`data/extern.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/extern.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Extern]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Extern]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/extern.bytes",
+        "extern",
+        BYTES,
+        crate::hashes::tables::EXTERN_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Extern::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `extern` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ExternId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ExternId {
     }
 }
 impl ExternId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Extern> {
         Extern::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Extern] = &[
-    Extern {
-        id: crate::extern_::ExternId(1i32),
-        value: 7i32,
-    },
-    Extern {
-        id: crate::extern_::ExternId(2i32),
-        value: 8i32,
-    },
-];
 impl Extern {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/extern.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Extern] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Extern], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::extern_::ExternId) -> Option<&'static Extern> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Extern::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

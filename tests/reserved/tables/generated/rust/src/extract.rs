@@ -3,7 +3,7 @@
 //! Table `Extract`.
 /// A table named by a reserved name.
 ///
-/// Table `Extract` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Extract` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Extract.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Extract {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Extract {
         out.push('}');
     }
 }
+impl Extract {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Extract, crate::DataError> {
+        Ok(Extract {
+            id: crate::extract::ExtractId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "19d804e87ae516165ad55dee3dfe943d7376155be6a6cfbdc8f2455e1a4e50b7";
+/// The embedded data file (`data/Extract.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Extract.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Extract]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Extract]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Extract.bytes",
+        "Extract",
+        BYTES,
+        crate::hashes::tables::EXTRACT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Extract::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Extract` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ExtractId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ExtractId {
     }
 }
 impl ExtractId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Extract> {
         Extract::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Extract] = &[
-    Extract {
-        id: crate::extract::ExtractId(1i32),
-        value: 255i32,
-    },
-    Extract {
-        id: crate::extract::ExtractId(2i32),
-        value: 256i32,
-    },
-];
 impl Extract {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Extract.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Extract] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Extract], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::extract::ExtractId) -> Option<&'static Extract> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Extract::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `f64`.
 /// A table named by a reserved name.
 ///
-/// Table `f64` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `f64` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/f64.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct F64 {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for F64 {
         out.push('}');
     }
 }
+impl F64 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<F64, crate::DataError> {
+        Ok(F64 {
+            id: crate::f64_::F64id(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "397f1e17633b8536977dfee055743d665781c3faca1c416cb8633e323dbd0b68";
+/// The embedded data file (`data/f64.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/f64.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[F64]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[F64]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/f64.bytes",
+        "f64",
+        BYTES,
+        crate::hashes::tables::F64_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(F64::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `f64` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct F64id(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for F64id {
     }
 }
 impl F64id {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static F64> {
         F64::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[F64] = &[
-    F64 {
-        id: crate::f64_::F64id(1i32),
-        value: 117i32,
-    },
-    F64 {
-        id: crate::f64_::F64id(2i32),
-        value: 118i32,
-    },
-];
 impl F64 {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/f64.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [F64] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [F64], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::f64_::F64id) -> Option<&'static F64> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = F64::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

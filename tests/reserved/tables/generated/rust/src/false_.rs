@@ -3,7 +3,7 @@
 //! Table `false`.
 /// A table named by a reserved name.
 ///
-/// Table `false` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `false` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/false.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct False {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for False {
         out.push('}');
     }
 }
+impl False {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<False, crate::DataError> {
+        Ok(False {
+            id: crate::false_::FalseId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "a71912615cbc67cef0ad2bf6a7914f90a4b12462aad57bea0a9d3359087bad12";
+/// The embedded data file (`data/false.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/false.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[False]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[False]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/false.bytes",
+        "false",
+        BYTES,
+        crate::hashes::tables::FALSE_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(False::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `false` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FalseId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for FalseId {
     }
 }
 impl FalseId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static False> {
         False::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[False] = &[
-    False {
-        id: crate::false_::FalseId(1i32),
-        value: 8i32,
-    },
-    False {
-        id: crate::false_::FalseId(2i32),
-        value: 9i32,
-    },
-];
 impl False {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/false.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [False] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [False], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::false_::FalseId) -> Option<&'static False> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = False::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `field`.
 /// A table named by a reserved name.
 ///
-/// Table `field` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `field` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/field.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Field {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Field {
         out.push('}');
     }
 }
+impl Field {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Field, crate::DataError> {
+        Ok(Field {
+            id: crate::field::FieldId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "c8bce39cb4923b7a9fd3032f99ab15cb0057bf953e180ed396aadeadf43614b4";
+/// The embedded data file (`data/field.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/field.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Field]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Field]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/field.bytes",
+        "field",
+        BYTES,
+        crate::hashes::tables::FIELD,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Field::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `field` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FieldId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for FieldId {
     }
 }
 impl FieldId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Field> {
         Field::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Field] = &[
-    Field {
-        id: crate::field::FieldId(1i32),
-        value: 201i32,
-    },
-    Field {
-        id: crate::field::FieldId(2i32),
-        value: 202i32,
-    },
-];
 impl Field {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/field.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Field] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Field], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::field::FieldId) -> Option<&'static Field> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Field::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `file`.
 /// A table named by a reserved name.
 ///
-/// Table `file` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `file` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/file.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct File {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for File {
         out.push('}');
     }
 }
+impl File {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<File, crate::DataError> {
+        Ok(File {
+            id: crate::file::FileId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "603b2becd582ad3e32eb8e8f55441d1e899f2918aeb0f80a5fe3824a93e3b6cb";
+/// The embedded data file (`data/file.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/file.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[File]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[File]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/file.bytes",
+        "file",
+        BYTES,
+        crate::hashes::tables::FILE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(File::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `file` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FileId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for FileId {
     }
 }
 impl FileId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static File> {
         File::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[File] = &[
-    File {
-        id: crate::file::FileId(1i32),
-        value: 199i32,
-    },
-    File {
-        id: crate::file::FileId(2i32),
-        value: 200i32,
-    },
-];
 impl File {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/file.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [File] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [File], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::file::FileId) -> Option<&'static File> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = File::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

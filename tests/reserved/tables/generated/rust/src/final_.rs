@@ -3,7 +3,7 @@
 //! Table `final`.
 /// A table named by a reserved name.
 ///
-/// Table `final` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `final` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/final.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Final {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Final {
         out.push('}');
     }
 }
+impl Final {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Final, crate::DataError> {
+        Ok(Final {
+            id: crate::final_::FinalId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "cc367bdcc9ec0b26ea31234fe69ab1ee6137a85fbf9058ea9998eabffccbd724";
+/// The embedded data file (`data/final.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/final.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Final]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Final]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/final.bytes",
+        "final",
+        BYTES,
+        crate::hashes::tables::FINAL_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Final::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `final` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FinalId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for FinalId {
     }
 }
 impl FinalId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Final> {
         Final::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Final] = &[
-    Final {
-        id: crate::final_::FinalId(1i32),
-        value: 41i32,
-    },
-    Final {
-        id: crate::final_::FinalId(2i32),
-        value: 42i32,
-    },
-];
 impl Final {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/final.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Final] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Final], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::final_::FinalId) -> Option<&'static Final> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Final::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Finalize`.
 /// A table named by a reserved name.
 ///
-/// Table `Finalize` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Finalize` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Finalize.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Finalize {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Finalize {
         out.push('}');
     }
 }
+impl Finalize {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Finalize, crate::DataError> {
+        Ok(Finalize {
+            id: crate::finalize::FinalizeId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "fa2f1bba5ab12dba997f0516623461c66c4b583cd6d51ef2236d45bc277b471d";
+/// The embedded data file (`data/Finalize.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Finalize.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Finalize]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Finalize]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Finalize.bytes",
+        "Finalize",
+        BYTES,
+        crate::hashes::tables::FINALIZE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Finalize::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Finalize` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FinalizeId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for FinalizeId {
     }
 }
 impl FinalizeId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Finalize> {
         Finalize::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Finalize] = &[
-    Finalize {
-        id: crate::finalize::FinalizeId(1i32),
-        value: 204i32,
-    },
-    Finalize {
-        id: crate::finalize::FinalizeId(2i32),
-        value: 205i32,
-    },
-];
 impl Finalize {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Finalize.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Finalize] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Finalize], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::finalize::FinalizeId) -> Option<&'static Finalize> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Finalize::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `finally`.
 /// A table named by a reserved name.
 ///
-/// Table `finally` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `finally` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/finally.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Finally {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Finally {
         out.push('}');
     }
 }
+impl Finally {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Finally, crate::DataError> {
+        Ok(Finally {
+            id: crate::finally::FinallyId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "094e02809d2b2885730176d4c4fd017d3be9a11644f084bf5e64fd707e4453a7";
+/// The embedded data file (`data/finally.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/finally.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Finally]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Finally]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/finally.bytes",
+        "finally",
+        BYTES,
+        crate::hashes::tables::FINALLY,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Finally::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `finally` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FinallyId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for FinallyId {
     }
 }
 impl FinallyId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Finally> {
         Finally::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Finally] = &[
-    Finally {
-        id: crate::finally::FinallyId(1i32),
-        value: 129i32,
-    },
-    Finally {
-        id: crate::finally::FinallyId(2i32),
-        value: 130i32,
-    },
-];
 impl Finally {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/finally.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Finally] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Finally], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::finally::FinallyId) -> Option<&'static Finally> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Finally::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `fixed`.
 /// A table named by a reserved name.
 ///
-/// Table `fixed` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `fixed` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/fixed.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Fixed {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Fixed {
         out.push('}');
     }
 }
+impl Fixed {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Fixed, crate::DataError> {
+        Ok(Fixed {
+            id: crate::fixed::FixedId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "c2ff1c99f206b2eb6880a6218cefcbed98287dd6fea2bc3fada70a6833711873";
+/// The embedded data file (`data/fixed.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/fixed.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Fixed]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Fixed]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/fixed.bytes",
+        "fixed",
+        BYTES,
+        crate::hashes::tables::FIXED,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Fixed::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `fixed` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FixedId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for FixedId {
     }
 }
 impl FixedId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Fixed> {
         Fixed::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Fixed] = &[
-    Fixed {
-        id: crate::fixed::FixedId(1i32),
-        value: 130i32,
-    },
-    Fixed {
-        id: crate::fixed::FixedId(2i32),
-        value: 131i32,
-    },
-];
 impl Fixed {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/fixed.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Fixed] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Fixed], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::fixed::FixedId) -> Option<&'static Fixed> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Fixed::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `float`.
 /// A table named by a reserved name.
 ///
-/// Table `float` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `float` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/float.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Float {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Float {
         out.push('}');
     }
 }
+impl Float {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Float, crate::DataError> {
+        Ok(Float {
+            id: crate::float::FloatId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "80a7f62699b6c6fbe13bbbae0b1138d6a7952951270faf1fc754b4dd2e300bb6";
+/// The embedded data file (`data/float.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/float.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Float]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Float]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/float.bytes",
+        "float",
+        BYTES,
+        crate::hashes::tables::FLOAT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Float::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `float` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FloatId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for FloatId {
     }
 }
 impl FloatId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Float> {
         Float::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Float] = &[
-    Float {
-        id: crate::float::FloatId(1i32),
-        value: 131i32,
-    },
-    Float {
-        id: crate::float::FloatId(2i32),
-        value: 132i32,
-    },
-];
 impl Float {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/float.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Float] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Float], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::float::FloatId) -> Option<&'static Float> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Float::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `fn`.
 /// A table named by a reserved name.
 ///
-/// Table `fn` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `fn` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/fn.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Fn_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Fn_ {
         out.push('}');
     }
 }
+impl Fn_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Fn_, crate::DataError> {
+        Ok(Fn_ {
+            id: crate::fn_::FnId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "ce502cdc05db7c733ede07e12f625c43076fccebf3818cbe92d19e1599a404b4";
+/// The embedded data file (`data/fn.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/fn.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Fn_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Fn_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/fn.bytes",
+        "fn",
+        BYTES,
+        crate::hashes::tables::FN_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Fn_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `fn` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FnId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for FnId {
     }
 }
 impl FnId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Fn_> {
         Fn_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Fn_] = &[
-    Fn_ {
-        id: crate::fn_::FnId(1i32),
-        value: 9i32,
-    },
-    Fn_ {
-        id: crate::fn_::FnId(2i32),
-        value: 10i32,
-    },
-];
 impl Fn_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/fn.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Fn_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Fn_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::fn_::FnId) -> Option<&'static Fn_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Fn_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

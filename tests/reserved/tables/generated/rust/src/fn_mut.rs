@@ -3,7 +3,7 @@
 //! Table `FnMut`.
 /// A table named by a reserved name.
 ///
-/// Table `FnMut` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `FnMut` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/FnMut.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FnMut_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for FnMut_ {
         out.push('}');
     }
 }
+impl FnMut_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<FnMut_, crate::DataError> {
+        Ok(FnMut_ {
+            id: crate::fn_mut::FnMutId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "a939a78fe29f3db5ece9374828ca0bedca855980b6387af67fb75980ceb0398c";
+/// The embedded data file (`data/FnMut.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/FnMut.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[FnMut_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[FnMut_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/FnMut.bytes",
+        "FnMut",
+        BYTES,
+        crate::hashes::tables::FN_MUT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(FnMut_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `FnMut` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FnMutId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for FnMutId {
     }
 }
 impl FnMutId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static FnMut_> {
         FnMut_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[FnMut_] = &[
-    FnMut_ {
-        id: crate::fn_mut::FnMutId(1i32),
-        value: 72i32,
-    },
-    FnMut_ {
-        id: crate::fn_mut::FnMutId(2i32),
-        value: 73i32,
-    },
-];
 impl FnMut_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/FnMut.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [FnMut_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [FnMut_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::fn_mut::FnMutId) -> Option<&'static FnMut_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = FnMut_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `FnOnce`.
 /// A table named by a reserved name.
 ///
-/// Table `FnOnce` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `FnOnce` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/FnOnce.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FnOnce_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for FnOnce_ {
         out.push('}');
     }
 }
+impl FnOnce_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<FnOnce_, crate::DataError> {
+        Ok(FnOnce_ {
+            id: crate::fn_once::FnOnceId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "73fee9d9b6bac5a2e014df40470dbae37f6131f5b091b79e553d32b701065d40";
+/// The embedded data file (`data/FnOnce.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/FnOnce.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[FnOnce_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[FnOnce_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/FnOnce.bytes",
+        "FnOnce",
+        BYTES,
+        crate::hashes::tables::FN_ONCE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(FnOnce_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `FnOnce` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FnOnceId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for FnOnceId {
     }
 }
 impl FnOnceId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static FnOnce_> {
         FnOnce_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[FnOnce_] = &[
-    FnOnce_ {
-        id: crate::fn_once::FnOnceId(1i32),
-        value: 73i32,
-    },
-    FnOnce_ {
-        id: crate::fn_once::FnOnceId(2i32),
-        value: 74i32,
-    },
-];
 impl FnOnce_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/FnOnce.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [FnOnce_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [FnOnce_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::fn_once::FnOnceId) -> Option<&'static FnOnce_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = FnOnce_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `for`.
 /// A table named by a reserved name.
 ///
-/// Table `for` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `for` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/for.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct For {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for For {
         out.push('}');
     }
 }
+impl For {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<For, crate::DataError> {
+        Ok(For {
+            id: crate::for_::ForId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "6add6d9a4dd4be1ec9168309b5399a9d82ebd6797d23b3f2f13e263f41886b4c";
+/// The embedded data file (`data/for.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/for.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[For]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[For]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/for.bytes",
+        "for",
+        BYTES,
+        crate::hashes::tables::FOR_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(For::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `for` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ForId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ForId {
     }
 }
 impl ForId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static For> {
         For::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[For] = &[
-    For {
-        id: crate::for_::ForId(1i32),
-        value: 10i32,
-    },
-    For {
-        id: crate::for_::ForId(2i32),
-        value: 11i32,
-    },
-];
 impl For {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/for.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [For] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [For], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::for_::ForId) -> Option<&'static For> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = For::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `foreach`.
 /// A table named by a reserved name.
 ///
-/// Table `foreach` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `foreach` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/foreach.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Foreach {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Foreach {
         out.push('}');
     }
 }
+impl Foreach {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Foreach, crate::DataError> {
+        Ok(Foreach {
+            id: crate::foreach::ForeachId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "0ad1dd93a9397c863dcea4abfcac0733f5a7b99658e005d2a8415cc3587ffb66";
+/// The embedded data file (`data/foreach.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/foreach.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Foreach]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Foreach]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/foreach.bytes",
+        "foreach",
+        BYTES,
+        crate::hashes::tables::FOREACH,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Foreach::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `foreach` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ForeachId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ForeachId {
     }
 }
 impl ForeachId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Foreach> {
         Foreach::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Foreach] = &[
-    Foreach {
-        id: crate::foreach::ForeachId(1i32),
-        value: 132i32,
-    },
-    Foreach {
-        id: crate::foreach::ForeachId(2i32),
-        value: 133i32,
-    },
-];
 impl Foreach {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/foreach.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Foreach] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Foreach], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::foreach::ForeachId) -> Option<&'static Foreach> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Foreach::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `From`.
 /// A table named by a reserved name.
 ///
-/// Table `From` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `From` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/From.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct From_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for From_ {
         out.push('}');
     }
 }
+impl From_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<From_, crate::DataError> {
+        Ok(From_ {
+            id: crate::from::FromId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "a38f7ea6f5cae01db56a144bc100097c1ecbc79dbd1dacfe7b5a9363fdecd898";
+/// The embedded data file (`data/From.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/From.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[From_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[From_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/From.bytes",
+        "From",
+        BYTES,
+        crate::hashes::tables::FROM,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(From_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `From` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FromId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for FromId {
     }
 }
 impl FromId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static From_> {
         From_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[From_] = &[
-    From_ {
-        id: crate::from::FromId(1i32),
-        value: 87i32,
-    },
-    From_ {
-        id: crate::from::FromId(2i32),
-        value: 88i32,
-    },
-];
 impl From_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/From.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [From_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [From_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::from::FromId) -> Option<&'static From_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = From_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

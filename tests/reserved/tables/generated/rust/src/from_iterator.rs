@@ -3,7 +3,7 @@
 //! Table `FromIterator`.
 /// A table named by a reserved name.
 ///
-/// Table `FromIterator` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `FromIterator` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/FromIterator.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FromIterator_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for FromIterator_ {
         out.push('}');
     }
 }
+impl FromIterator_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<FromIterator_, crate::DataError> {
+        Ok(FromIterator_ {
+            id: crate::from_iterator::FromIteratorId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "8e0647c45ae114644a070d4594ba1795d997ba5f413714e3f7c2c9147cf36934";
+/// The embedded data file (`data/FromIterator.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/FromIterator.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[FromIterator_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[FromIterator_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/FromIterator.bytes",
+        "FromIterator",
+        BYTES,
+        crate::hashes::tables::FROM_ITERATOR,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(FromIterator_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `FromIterator` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FromIteratorId(pub i32);
@@ -30,31 +63,33 @@ impl crate::canonical::Canonical for FromIteratorId {
     }
 }
 impl FromIteratorId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static FromIterator_> {
         FromIterator_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[FromIterator_] = &[
-    FromIterator_ {
-        id: crate::from_iterator::FromIteratorId(1i32),
-        value: 90i32,
-    },
-    FromIterator_ {
-        id: crate::from_iterator::FromIteratorId(2i32),
-        value: 91i32,
-    },
-];
 impl FromIterator_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/FromIterator.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [FromIterator_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [FromIterator_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(
         key: crate::from_iterator::FromIteratorId,
     ) -> Option<&'static FromIterator_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = FromIterator_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

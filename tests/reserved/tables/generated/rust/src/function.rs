@@ -3,7 +3,7 @@
 //! Table `function`.
 /// A table named by a reserved name.
 ///
-/// Table `function` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `function` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/function.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Function {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Function {
         out.push('}');
     }
 }
+impl Function {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Function, crate::DataError> {
+        Ok(Function {
+            id: crate::function::FunctionId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "6b372fa5135d843404ee9ad2d66bfb8306e8ddb2822d439864420a10494e838b";
+/// The embedded data file (`data/function.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/function.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Function]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Function]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/function.bytes",
+        "function",
+        BYTES,
+        crate::hashes::tables::FUNCTION,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Function::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `function` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FunctionId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for FunctionId {
     }
 }
 impl FunctionId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Function> {
         Function::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Function] = &[
-    Function {
-        id: crate::function::FunctionId(1i32),
-        value: 211i32,
-    },
-    Function {
-        id: crate::function::FunctionId(2i32),
-        value: 212i32,
-    },
-];
 impl Function {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/function.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Function] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Function], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::function::FunctionId) -> Option<&'static Function> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Function::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

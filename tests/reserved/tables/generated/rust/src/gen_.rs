@@ -3,7 +3,7 @@
 //! Table `gen`.
 /// A table named by a reserved name.
 ///
-/// Table `gen` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `gen` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/gen.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Gen {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Gen {
         out.push('}');
     }
 }
+impl Gen {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Gen, crate::DataError> {
+        Ok(Gen {
+            id: crate::gen_::GenId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "8eea76e8dfa59dfd7107258b59a2c26922abc70545f95cdae7400459a2b35cb8";
+/// The embedded data file (`data/gen.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/gen.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Gen]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Gen]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/gen.bytes",
+        "gen",
+        BYTES,
+        crate::hashes::tables::GEN_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Gen::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `gen` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GenId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for GenId {
     }
 }
 impl GenId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Gen> {
         Gen::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Gen] = &[
-    Gen {
-        id: crate::gen_::GenId(1i32),
-        value: 50i32,
-    },
-    Gen {
-        id: crate::gen_::GenId(2i32),
-        value: 51i32,
-    },
-];
 impl Gen {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/gen.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Gen] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Gen], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::gen_::GenId) -> Option<&'static Gen> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Gen::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `get`.
 /// A table named by a reserved name.
 ///
-/// Table `get` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `get` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/get.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Get {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Get {
         out.push('}');
     }
 }
+impl Get {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Get, crate::DataError> {
+        Ok(Get {
+            id: crate::get::GetId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "b18e5649c6aa54772e42e277ce901a9578d17b29f4d434af5e559b7c38fb827f";
+/// The embedded data file (`data/get.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/get.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Get]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Get]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/get.bytes",
+        "get",
+        BYTES,
+        crate::hashes::tables::GET,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Get::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `get` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GetId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for GetId {
     }
 }
 impl GetId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Get> {
         Get::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Get] = &[
-    Get {
-        id: crate::get::GetId(1i32),
-        value: 174i32,
-    },
-    Get {
-        id: crate::get::GetId(2i32),
-        value: 175i32,
-    },
-];
 impl Get {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/get.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Get] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Get], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::get::GetId) -> Option<&'static Get> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Get::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `GetHashCode`.
 /// A table named by a reserved name.
 ///
-/// Table `GetHashCode` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `GetHashCode` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/GetHashCode.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GetHashCode {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for GetHashCode {
         out.push('}');
     }
 }
+impl GetHashCode {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<GetHashCode, crate::DataError> {
+        Ok(GetHashCode {
+            id: crate::get_hash_code::GetHashCodeId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "fc6dce83dccf2c4347544414cb1bcb19f7037b642c59eb8f0c17bf4cc97106a0";
+/// The embedded data file (`data/GetHashCode.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/GetHashCode.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[GetHashCode]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[GetHashCode]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/GetHashCode.bytes",
+        "GetHashCode",
+        BYTES,
+        crate::hashes::tables::GET_HASH_CODE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(GetHashCode::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `GetHashCode` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GetHashCodeId(pub i32);
@@ -30,31 +63,33 @@ impl crate::canonical::Canonical for GetHashCodeId {
     }
 }
 impl GetHashCodeId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static GetHashCode> {
         GetHashCode::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[GetHashCode] = &[
-    GetHashCode {
-        id: crate::get_hash_code::GetHashCodeId(1i32),
-        value: 202i32,
-    },
-    GetHashCode {
-        id: crate::get_hash_code::GetHashCodeId(2i32),
-        value: 203i32,
-    },
-];
 impl GetHashCode {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/GetHashCode.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [GetHashCode] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [GetHashCode], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(
         key: crate::get_hash_code::GetHashCodeId,
     ) -> Option<&'static GetHashCode> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = GetHashCode::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

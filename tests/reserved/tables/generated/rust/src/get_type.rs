@@ -3,7 +3,7 @@
 //! Table `GetType`.
 /// A table named by a reserved name.
 ///
-/// Table `GetType` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `GetType` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/GetType.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GetType {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for GetType {
         out.push('}');
     }
 }
+impl GetType {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<GetType, crate::DataError> {
+        Ok(GetType {
+            id: crate::get_type::GetTypeId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "9d9b46ea4c5c67fdab65ed4b6071377480e1dd6bdfbf759aa645c3eb5258e378";
+/// The embedded data file (`data/GetType.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/GetType.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[GetType]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[GetType]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/GetType.bytes",
+        "GetType",
+        BYTES,
+        crate::hashes::tables::GET_TYPE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(GetType::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `GetType` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GetTypeId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for GetTypeId {
     }
 }
 impl GetTypeId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static GetType> {
         GetType::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[GetType] = &[
-    GetType {
-        id: crate::get_type::GetTypeId(1i32),
-        value: 203i32,
-    },
-    GetType {
-        id: crate::get_type::GetTypeId(2i32),
-        value: 204i32,
-    },
-];
 impl GetType {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/GetType.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [GetType] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [GetType], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::get_type::GetTypeId) -> Option<&'static GetType> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = GetType::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `global`.
 /// A table named by a reserved name.
 ///
-/// Table `global` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `global` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/global.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Global {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Global {
         out.push('}');
     }
 }
+impl Global {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Global, crate::DataError> {
+        Ok(Global {
+            id: crate::global::GlobalId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "531bd8022596aaa92b52b9e23955160364373743b3bd44244c68a132692d7c2f";
+/// The embedded data file (`data/global.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/global.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Global]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Global]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/global.bytes",
+        "global",
+        BYTES,
+        crate::hashes::tables::GLOBAL,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Global::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `global` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GlobalId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for GlobalId {
     }
 }
 impl GlobalId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Global> {
         Global::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Global] = &[
-    Global {
-        id: crate::global::GlobalId(1i32),
-        value: 175i32,
-    },
-    Global {
-        id: crate::global::GlobalId(2i32),
-        value: 176i32,
-    },
-];
 impl Global {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/global.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Global] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Global], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::global::GlobalId) -> Option<&'static Global> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Global::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `globalThis`.
 /// A table named by a reserved name.
 ///
-/// Table `globalThis` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `globalThis` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/globalThis.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GlobalThis {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for GlobalThis {
         out.push('}');
     }
 }
+impl GlobalThis {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<GlobalThis, crate::DataError> {
+        Ok(GlobalThis {
+            id: crate::global_this::GlobalThisId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "5a7bbdf59ea6046bd694981d3dd0b702afcd37b7ba4cdd2a3b42b9a4a23ead9a";
+/// The embedded data file (`data/globalThis.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/globalThis.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[GlobalThis]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[GlobalThis]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/globalThis.bytes",
+        "globalThis",
+        BYTES,
+        crate::hashes::tables::GLOBAL_THIS,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(GlobalThis::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `globalThis` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GlobalThisId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for GlobalThisId {
     }
 }
 impl GlobalThisId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static GlobalThis> {
         GlobalThis::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[GlobalThis] = &[
-    GlobalThis {
-        id: crate::global_this::GlobalThisId(1i32),
-        value: 289i32,
-    },
-    GlobalThis {
-        id: crate::global_this::GlobalThisId(2i32),
-        value: 290i32,
-    },
-];
 impl GlobalThis {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/globalThis.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [GlobalThis] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [GlobalThis], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::global_this::GlobalThisId) -> Option<&'static GlobalThis> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = GlobalThis::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

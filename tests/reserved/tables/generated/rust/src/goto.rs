@@ -3,7 +3,7 @@
 //! Table `goto`.
 /// A table named by a reserved name.
 ///
-/// Table `goto` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `goto` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/goto.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Goto {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Goto {
         out.push('}');
     }
 }
+impl Goto {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Goto, crate::DataError> {
+        Ok(Goto {
+            id: crate::goto::GotoId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "39096590bd499bdebebeda9310170ff7accb2c8218736cf774a03449ad88434a";
+/// The embedded data file (`data/goto.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/goto.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Goto]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Goto]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/goto.bytes",
+        "goto",
+        BYTES,
+        crate::hashes::tables::GOTO,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Goto::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `goto` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GotoId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for GotoId {
     }
 }
 impl GotoId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Goto> {
         Goto::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Goto] = &[
-    Goto {
-        id: crate::goto::GotoId(1i32),
-        value: 133i32,
-    },
-    Goto {
-        id: crate::goto::GotoId(2i32),
-        value: 134i32,
-    },
-];
 impl Goto {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/goto.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Goto] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Goto], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::goto::GotoId) -> Option<&'static Goto> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Goto::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `group`.
 /// A table named by a reserved name.
 ///
-/// Table `group` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `group` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/group.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Group {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Group {
         out.push('}');
     }
 }
+impl Group {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Group, crate::DataError> {
+        Ok(Group {
+            id: crate::group::GroupId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "77d9900c35913ec3e29a658dea04cf6c0af7486a35b81e8dad72c1c4291beca2";
+/// The embedded data file (`data/group.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/group.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Group]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Group]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/group.bytes",
+        "group",
+        BYTES,
+        crate::hashes::tables::GROUP,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Group::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `group` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GroupId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for GroupId {
     }
 }
 impl GroupId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Group> {
         Group::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Group] = &[
-    Group {
-        id: crate::group::GroupId(1i32),
-        value: 176i32,
-    },
-    Group {
-        id: crate::group::GroupId(2i32),
-        value: 177i32,
-    },
-];
 impl Group {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/group.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Group] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Group], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::group::GroupId) -> Option<&'static Group> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Group::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

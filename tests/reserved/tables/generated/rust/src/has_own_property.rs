@@ -3,7 +3,7 @@
 //! Table `hasOwnProperty`.
 /// A table named by a reserved name.
 ///
-/// Table `hasOwnProperty` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `hasOwnProperty` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/hasOwnProperty.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HasOwnProperty {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for HasOwnProperty {
         out.push('}');
     }
 }
+impl HasOwnProperty {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<HasOwnProperty, crate::DataError> {
+        Ok(HasOwnProperty {
+            id: crate::has_own_property::HasOwnPropertyId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "541e1f421c000da3166fabfe3aecd79bf163117fec4de07507c91a95bff4c273";
+/// The embedded data file (`data/hasOwnProperty.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/hasOwnProperty.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[HasOwnProperty]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[HasOwnProperty]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/hasOwnProperty.bytes",
+        "hasOwnProperty",
+        BYTES,
+        crate::hashes::tables::HAS_OWN_PROPERTY,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(HasOwnProperty::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `hasOwnProperty` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct HasOwnPropertyId(pub i32);
@@ -30,31 +63,33 @@ impl crate::canonical::Canonical for HasOwnPropertyId {
     }
 }
 impl HasOwnPropertyId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static HasOwnProperty> {
         HasOwnProperty::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[HasOwnProperty] = &[
-    HasOwnProperty {
-        id: crate::has_own_property::HasOwnPropertyId(1i32),
-        value: 243i32,
-    },
-    HasOwnProperty {
-        id: crate::has_own_property::HasOwnPropertyId(2i32),
-        value: 244i32,
-    },
-];
 impl HasOwnProperty {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/hasOwnProperty.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [HasOwnProperty] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [HasOwnProperty], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(
         key: crate::has_own_property::HasOwnPropertyId,
     ) -> Option<&'static HasOwnProperty> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = HasOwnProperty::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Hash`.
 /// A table named by a reserved name.
 ///
-/// Table `Hash` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Hash` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Hash.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Hash_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Hash_ {
         out.push('}');
     }
 }
+impl Hash_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Hash_, crate::DataError> {
+        Ok(Hash_ {
+            id: crate::hash::HashId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "c6dac973113efaadcaf90d76bc13080816ba886e2263316ae13819ba16336078";
+/// The embedded data file (`data/Hash.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Hash.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Hash_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Hash_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Hash.bytes",
+        "Hash",
+        BYTES,
+        crate::hashes::tables::HASH,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Hash_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Hash` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct HashId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for HashId {
     }
 }
 impl HashId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Hash_> {
         Hash_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Hash_] = &[
-    Hash_ {
-        id: crate::hash::HashId(1i32),
-        value: 92i32,
-    },
-    Hash_ {
-        id: crate::hash::HashId(2i32),
-        value: 93i32,
-    },
-];
 impl Hash_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Hash.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Hash_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Hash_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::hash::HashId) -> Option<&'static Hash_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Hash_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

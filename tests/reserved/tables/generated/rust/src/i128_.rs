@@ -3,7 +3,7 @@
 //! Table `i128`.
 /// A table named by a reserved name.
 ///
-/// Table `i128` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `i128` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/i128.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct I128 {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for I128 {
         out.push('}');
     }
 }
+impl I128 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<I128, crate::DataError> {
+        Ok(I128 {
+            id: crate::i128_::I128id(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "635221c5c4d7b7c8943944cdcd2e2d4ff95dfe6427633f384fa9ad515b793739";
+/// The embedded data file (`data/i128.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/i128.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[I128]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[I128]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/i128.bytes",
+        "i128",
+        BYTES,
+        crate::hashes::tables::I128_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(I128::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `i128` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct I128id(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for I128id {
     }
 }
 impl I128id {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static I128> {
         I128::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[I128] = &[
-    I128 {
-        id: crate::i128_::I128id(1i32),
-        value: 108i32,
-    },
-    I128 {
-        id: crate::i128_::I128id(2i32),
-        value: 109i32,
-    },
-];
 impl I128 {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/i128.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [I128] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [I128], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::i128_::I128id) -> Option<&'static I128> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = I128::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `i8`.
 /// A table named by a reserved name.
 ///
-/// Table `i8` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `i8` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/i8.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct I8 {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for I8 {
         out.push('}');
     }
 }
+impl I8 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<I8, crate::DataError> {
+        Ok(I8 {
+            id: crate::i8_::I8id(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "06463fc9678332f637c03ecf12c29b0877c52b591075b13e48292302c21a7014";
+/// The embedded data file (`data/i8.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/i8.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[I8]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[I8]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/i8.bytes",
+        "i8",
+        BYTES,
+        crate::hashes::tables::I8_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(I8::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `i8` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct I8id(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for I8id {
     }
 }
 impl I8id {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static I8> {
         I8::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[I8] = &[
-    I8 {
-        id: crate::i8_::I8id(1i32),
-        value: 104i32,
-    },
-    I8 {
-        id: crate::i8_::I8id(2i32),
-        value: 105i32,
-    },
-];
 impl I8 {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/i8.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [I8] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [I8], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::i8_::I8id) -> Option<&'static I8> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = I8::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

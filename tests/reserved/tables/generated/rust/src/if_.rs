@@ -3,7 +3,7 @@
 //! Table `if`.
 /// A table named by a reserved name.
 ///
-/// Table `if` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `if` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/if.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct If {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for If {
         out.push('}');
     }
 }
+impl If {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<If, crate::DataError> {
+        Ok(If {
+            id: crate::if_::IfId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "b8586adbd21028d76b03364778f5a419c466eb22aa0bfe2195188228cc54315b";
+/// The embedded data file (`data/if.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/if.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[If]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[If]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/if.bytes",
+        "if",
+        BYTES,
+        crate::hashes::tables::IF_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(If::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `if` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct IfId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for IfId {
     }
 }
 impl IfId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static If> {
         If::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[If] = &[
-    If {
-        id: crate::if_::IfId(1i32),
-        value: 11i32,
-    },
-    If {
-        id: crate::if_::IfId(2i32),
-        value: 12i32,
-    },
-];
 impl If {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/if.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [If] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [If], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::if_::IfId) -> Option<&'static If> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = If::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

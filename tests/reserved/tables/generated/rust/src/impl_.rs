@@ -3,7 +3,7 @@
 //! Table `impl`.
 /// A table named by a reserved name.
 ///
-/// Table `impl` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `impl` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/impl.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Impl {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Impl {
         out.push('}');
     }
 }
+impl Impl {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Impl, crate::DataError> {
+        Ok(Impl {
+            id: crate::impl_::ImplId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "52211a7ec5caefd1e7107d6c3133fe94dc579e8ef0e05731f0f03eb61e69c25e";
+/// The embedded data file (`data/impl.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/impl.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Impl]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Impl]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/impl.bytes",
+        "impl",
+        BYTES,
+        crate::hashes::tables::IMPL_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Impl::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `impl` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ImplId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ImplId {
     }
 }
 impl ImplId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Impl> {
         Impl::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Impl] = &[
-    Impl {
-        id: crate::impl_::ImplId(1i32),
-        value: 12i32,
-    },
-    Impl {
-        id: crate::impl_::ImplId(2i32),
-        value: 13i32,
-    },
-];
 impl Impl {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/impl.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Impl] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Impl], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::impl_::ImplId) -> Option<&'static Impl> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Impl::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

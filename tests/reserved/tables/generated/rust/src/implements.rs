@@ -3,7 +3,7 @@
 //! Table `implements`.
 /// A table named by a reserved name.
 ///
-/// Table `implements` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `implements` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/implements.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Implements {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Implements {
         out.push('}');
     }
 }
+impl Implements {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Implements, crate::DataError> {
+        Ok(Implements {
+            id: crate::implements::ImplementsId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "1e52145cba870df35184913b9fb39e37df77405f75e4dbf7ef79a50c38bfaf59";
+/// The embedded data file (`data/implements.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/implements.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Implements]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Implements]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/implements.bytes",
+        "implements",
+        BYTES,
+        crate::hashes::tables::IMPLEMENTS,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Implements::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `implements` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ImplementsId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ImplementsId {
     }
 }
 impl ImplementsId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Implements> {
         Implements::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Implements] = &[
-    Implements {
-        id: crate::implements::ImplementsId(1i32),
-        value: 214i32,
-    },
-    Implements {
-        id: crate::implements::ImplementsId(2i32),
-        value: 215i32,
-    },
-];
 impl Implements {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/implements.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Implements] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Implements], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::implements::ImplementsId) -> Option<&'static Implements> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Implements::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `implicit`.
 /// A table named by a reserved name.
 ///
-/// Table `implicit` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `implicit` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/implicit.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Implicit {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Implicit {
         out.push('}');
     }
 }
+impl Implicit {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Implicit, crate::DataError> {
+        Ok(Implicit {
+            id: crate::implicit::ImplicitId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "4bc14f4056250b02394b95f79a50a940e763742d9ad086867ff0f9ad62bfb19a";
+/// The embedded data file (`data/implicit.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/implicit.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Implicit]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Implicit]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/implicit.bytes",
+        "implicit",
+        BYTES,
+        crate::hashes::tables::IMPLICIT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Implicit::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `implicit` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ImplicitId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ImplicitId {
     }
 }
 impl ImplicitId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Implicit> {
         Implicit::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Implicit] = &[
-    Implicit {
-        id: crate::implicit::ImplicitId(1i32),
-        value: 134i32,
-    },
-    Implicit {
-        id: crate::implicit::ImplicitId(2i32),
-        value: 135i32,
-    },
-];
 impl Implicit {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/implicit.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Implicit] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Implicit], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::implicit::ImplicitId) -> Option<&'static Implicit> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Implicit::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `import`.
 /// A table named by a reserved name.
 ///
-/// Table `import` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `import` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/import.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Import {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Import {
         out.push('}');
     }
 }
+impl Import {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Import, crate::DataError> {
+        Ok(Import {
+            id: crate::import::ImportId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "f5919c361a93483c12f471fdefe928111ab4305ebcb579e982d04b24501764e3";
+/// The embedded data file (`data/import.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/import.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Import]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Import]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/import.bytes",
+        "import",
+        BYTES,
+        crate::hashes::tables::IMPORT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Import::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `import` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ImportId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ImportId {
     }
 }
 impl ImportId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Import> {
         Import::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Import] = &[
-    Import {
-        id: crate::import::ImportId(1i32),
-        value: 212i32,
-    },
-    Import {
-        id: crate::import::ImportId(2i32),
-        value: 213i32,
-    },
-];
 impl Import {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/import.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Import] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Import], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::import::ImportId) -> Option<&'static Import> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Import::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

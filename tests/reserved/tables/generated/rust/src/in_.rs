@@ -3,7 +3,7 @@
 //! Table `in`.
 /// A table named by a reserved name.
 ///
-/// Table `in` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `in` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/in.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct In {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for In {
         out.push('}');
     }
 }
+impl In {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<In, crate::DataError> {
+        Ok(In {
+            id: crate::in_::InId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "7a9c026b29d7fc5da5aa265ed9a7c3306ab5209acf4d7bc7afb6f446683ad656";
+/// The embedded data file (`data/in.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/in.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[In]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[In]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/in.bytes",
+        "in",
+        BYTES,
+        crate::hashes::tables::IN_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(In::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `in` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct InId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for InId {
     }
 }
 impl InId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static In> {
         In::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[In] = &[
-    In {
-        id: crate::in_::InId(1i32),
-        value: 13i32,
-    },
-    In {
-        id: crate::in_::InId(2i32),
-        value: 14i32,
-    },
-];
 impl In {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/in.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [In] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [In], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::in_::InId) -> Option<&'static In> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = In::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

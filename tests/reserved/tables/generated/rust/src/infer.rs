@@ -3,7 +3,7 @@
 //! Table `infer`.
 /// A table named by a reserved name.
 ///
-/// Table `infer` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `infer` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/infer.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Infer {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Infer {
         out.push('}');
     }
 }
+impl Infer {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Infer, crate::DataError> {
+        Ok(Infer {
+            id: crate::infer::InferId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "b0c29fc276c1cd54dc35d73f3825757eab03ab7679f076517af5b38fe0cdb864";
+/// The embedded data file (`data/infer.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/infer.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Infer]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Infer]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/infer.bytes",
+        "infer",
+        BYTES,
+        crate::hashes::tables::INFER,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Infer::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `infer` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct InferId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for InferId {
     }
 }
 impl InferId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Infer> {
         Infer::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Infer] = &[
-    Infer {
-        id: crate::infer::InferId(1i32),
-        value: 230i32,
-    },
-    Infer {
-        id: crate::infer::InferId(2i32),
-        value: 231i32,
-    },
-];
 impl Infer {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/infer.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Infer] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Infer], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::infer::InferId) -> Option<&'static Infer> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Infer::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Infinity`.
 /// A table named by a reserved name.
 ///
-/// Table `Infinity` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Infinity` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Infinity.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Infinity {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Infinity {
         out.push('}');
     }
 }
+impl Infinity {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Infinity, crate::DataError> {
+        Ok(Infinity {
+            id: crate::infinity::InfinityId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "001edbcdb292f178ba9355f8aabc40bf9f1aab3e74c3dcd7ca10c53aebf7d80a";
+/// The embedded data file (`data/Infinity.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Infinity.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Infinity]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Infinity]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Infinity.bytes",
+        "Infinity",
+        BYTES,
+        crate::hashes::tables::INFINITY,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Infinity::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Infinity` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct InfinityId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for InfinityId {
     }
 }
 impl InfinityId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Infinity> {
         Infinity::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Infinity] = &[
-    Infinity {
-        id: crate::infinity::InfinityId(1i32),
-        value: 256i32,
-    },
-    Infinity {
-        id: crate::infinity::InfinityId(2i32),
-        value: 257i32,
-    },
-];
 impl Infinity {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Infinity.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Infinity] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Infinity], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::infinity::InfinityId) -> Option<&'static Infinity> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Infinity::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

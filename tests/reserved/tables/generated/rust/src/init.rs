@@ -3,7 +3,7 @@
 //! Table `init`.
 /// A table named by a reserved name.
 ///
-/// Table `init` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `init` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/init.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Init {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Init {
         out.push('}');
     }
 }
+impl Init {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Init, crate::DataError> {
+        Ok(Init {
+            id: crate::init::InitId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "199eac986ee0591a5a3c9a293d4fb2e433bbfdf6a344f44a023334c4d96bd14f";
+/// The embedded data file (`data/init.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/init.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Init]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Init]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/init.bytes",
+        "init",
+        BYTES,
+        crate::hashes::tables::INIT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Init::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `init` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct InitId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for InitId {
     }
 }
 impl InitId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Init> {
         Init::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Init] = &[
-    Init {
-        id: crate::init::InitId(1i32),
-        value: 190i32,
-    },
-    Init {
-        id: crate::init::InitId(2i32),
-        value: 191i32,
-    },
-];
 impl Init {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/init.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Init] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Init], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::init::InitId) -> Option<&'static Init> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Init::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `InstanceType`.
 /// A table named by a reserved name.
 ///
-/// Table `InstanceType` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `InstanceType` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/InstanceType.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct InstanceType {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for InstanceType {
         out.push('}');
     }
 }
+impl InstanceType {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<InstanceType, crate::DataError> {
+        Ok(InstanceType {
+            id: crate::instance_type::InstanceTypeId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "2b1c54055d4053b06dbb0bf48e958f218392b45a9e83a45e04b8846bcfe81f65";
+/// The embedded data file (`data/InstanceType.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/InstanceType.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[InstanceType]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[InstanceType]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/InstanceType.bytes",
+        "InstanceType",
+        BYTES,
+        crate::hashes::tables::INSTANCE_TYPE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(InstanceType::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `InstanceType` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct InstanceTypeId(pub i32);
@@ -30,31 +63,33 @@ impl crate::canonical::Canonical for InstanceTypeId {
     }
 }
 impl InstanceTypeId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static InstanceType> {
         InstanceType::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[InstanceType] = &[
-    InstanceType {
-        id: crate::instance_type::InstanceTypeId(1i32),
-        value: 257i32,
-    },
-    InstanceType {
-        id: crate::instance_type::InstanceTypeId(2i32),
-        value: 258i32,
-    },
-];
 impl InstanceType {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/InstanceType.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [InstanceType] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [InstanceType], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(
         key: crate::instance_type::InstanceTypeId,
     ) -> Option<&'static InstanceType> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = InstanceType::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

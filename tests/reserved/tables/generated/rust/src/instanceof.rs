@@ -3,7 +3,7 @@
 //! Table `instanceof`.
 /// A table named by a reserved name.
 ///
-/// Table `instanceof` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `instanceof` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/instanceof.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Instanceof {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Instanceof {
         out.push('}');
     }
 }
+impl Instanceof {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Instanceof, crate::DataError> {
+        Ok(Instanceof {
+            id: crate::instanceof::InstanceofId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "1eb8b3471315062275a10e4c88f82cc27b307677684184dce1a8fb3450ce1b15";
+/// The embedded data file (`data/instanceof.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/instanceof.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Instanceof]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Instanceof]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/instanceof.bytes",
+        "instanceof",
+        BYTES,
+        crate::hashes::tables::INSTANCEOF,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Instanceof::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `instanceof` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct InstanceofId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for InstanceofId {
     }
 }
 impl InstanceofId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Instanceof> {
         Instanceof::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Instanceof] = &[
-    Instanceof {
-        id: crate::instanceof::InstanceofId(1i32),
-        value: 213i32,
-    },
-    Instanceof {
-        id: crate::instanceof::InstanceofId(2i32),
-        value: 214i32,
-    },
-];
 impl Instanceof {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/instanceof.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Instanceof] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Instanceof], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::instanceof::InstanceofId) -> Option<&'static Instanceof> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Instanceof::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

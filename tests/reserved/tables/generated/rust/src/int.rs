@@ -3,7 +3,7 @@
 //! Table `int`.
 /// A table named by a reserved name.
 ///
-/// Table `int` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `int` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/int.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Int {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Int {
         out.push('}');
     }
 }
+impl Int {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Int, crate::DataError> {
+        Ok(Int {
+            id: crate::int::IntId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "c20291563cc5274ec20d759b504156c587a3e8878beb26bd0631660267ccffcc";
+/// The embedded data file (`data/int.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/int.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Int]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Int]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/int.bytes",
+        "int",
+        BYTES,
+        crate::hashes::tables::INT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Int::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `int` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct IntId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for IntId {
     }
 }
 impl IntId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Int> {
         Int::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Int] = &[
-    Int {
-        id: crate::int::IntId(1i32),
-        value: 135i32,
-    },
-    Int {
-        id: crate::int::IntId(2i32),
-        value: 136i32,
-    },
-];
 impl Int {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/int.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Int] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Int], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::int::IntId) -> Option<&'static Int> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Int::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

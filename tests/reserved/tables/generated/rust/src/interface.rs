@@ -3,7 +3,7 @@
 //! Table `interface`.
 /// A table named by a reserved name.
 ///
-/// Table `interface` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `interface` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/interface.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Interface {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Interface {
         out.push('}');
     }
 }
+impl Interface {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Interface, crate::DataError> {
+        Ok(Interface {
+            id: crate::interface::InterfaceId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "e5901bc554b0f90e5550b76c5678eb83edc8f990e640ed4c2fb8e1afb487eb19";
+/// The embedded data file (`data/interface.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/interface.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Interface]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Interface]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/interface.bytes",
+        "interface",
+        BYTES,
+        crate::hashes::tables::INTERFACE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Interface::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `interface` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct InterfaceId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for InterfaceId {
     }
 }
 impl InterfaceId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Interface> {
         Interface::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Interface] = &[
-    Interface {
-        id: crate::interface::InterfaceId(1i32),
-        value: 136i32,
-    },
-    Interface {
-        id: crate::interface::InterfaceId(2i32),
-        value: 137i32,
-    },
-];
 impl Interface {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/interface.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Interface] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Interface], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::interface::InterfaceId) -> Option<&'static Interface> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Interface::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

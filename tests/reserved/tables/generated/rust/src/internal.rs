@@ -3,7 +3,7 @@
 //! Table `internal`.
 /// A table named by a reserved name.
 ///
-/// Table `internal` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `internal` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/internal.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Internal {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Internal {
         out.push('}');
     }
 }
+impl Internal {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Internal, crate::DataError> {
+        Ok(Internal {
+            id: crate::internal::InternalId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "000f100b66d524491c0a60ca2cbc1b54192542f09c33fa781f74dc6c567a8025";
+/// The embedded data file (`data/internal.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/internal.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Internal]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Internal]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/internal.bytes",
+        "internal",
+        BYTES,
+        crate::hashes::tables::INTERNAL,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Internal::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `internal` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct InternalId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for InternalId {
     }
 }
 impl InternalId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Internal> {
         Internal::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Internal] = &[
-    Internal {
-        id: crate::internal::InternalId(1i32),
-        value: 137i32,
-    },
-    Internal {
-        id: crate::internal::InternalId(2i32),
-        value: 138i32,
-    },
-];
 impl Internal {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/internal.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Internal] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Internal], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::internal::InternalId) -> Option<&'static Internal> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Internal::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Intl`.
 /// A table named by a reserved name.
 ///
-/// Table `Intl` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Intl` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Intl.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Intl {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Intl {
         out.push('}');
     }
 }
+impl Intl {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Intl, crate::DataError> {
+        Ok(Intl {
+            id: crate::intl::IntlId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "aa7d89b7de4f930f3eceead90759210875e6036d0caa909a86a7633f27bc7640";
+/// The embedded data file (`data/Intl.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Intl.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Intl]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Intl]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Intl.bytes",
+        "Intl",
+        BYTES,
+        crate::hashes::tables::INTL,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Intl::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Intl` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct IntlId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for IntlId {
     }
 }
 impl IntlId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Intl> {
         Intl::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Intl] = &[
-    Intl {
-        id: crate::intl::IntlId(1i32),
-        value: 258i32,
-    },
-    Intl {
-        id: crate::intl::IntlId(2i32),
-        value: 259i32,
-    },
-];
 impl Intl {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Intl.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Intl] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Intl], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::intl::IntlId) -> Option<&'static Intl> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Intl::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

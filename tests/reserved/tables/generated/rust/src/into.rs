@@ -3,7 +3,7 @@
 //! Table `Into`.
 /// A table named by a reserved name.
 ///
-/// Table `Into` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Into` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Into.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Into_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Into_ {
         out.push('}');
     }
 }
+impl Into_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Into_, crate::DataError> {
+        Ok(Into_ {
+            id: crate::into::IntoId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "a7ee04194157bdd418eb940a761c650ac956d3616b3f858a26d8fd23dc4be68f";
+/// The embedded data file (`data/Into.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Into.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Into_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Into_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Into.bytes",
+        "Into",
+        BYTES,
+        crate::hashes::tables::INTO,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Into_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Into` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct IntoId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for IntoId {
     }
 }
 impl IntoId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Into_> {
         Into_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Into_] = &[
-    Into_ {
-        id: crate::into::IntoId(1i32),
-        value: 86i32,
-    },
-    Into_ {
-        id: crate::into::IntoId(2i32),
-        value: 87i32,
-    },
-];
 impl Into_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Into.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Into_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Into_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::into::IntoId) -> Option<&'static Into_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Into_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `IntoIterator`.
 /// A table named by a reserved name.
 ///
-/// Table `IntoIterator` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `IntoIterator` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/IntoIterator.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IntoIterator_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for IntoIterator_ {
         out.push('}');
     }
 }
+impl IntoIterator_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<IntoIterator_, crate::DataError> {
+        Ok(IntoIterator_ {
+            id: crate::into_iterator::IntoIteratorId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "080beb43cafad5d49ef3c95639815129e1eafd211defced73cc27a75bc06f0ba";
+/// The embedded data file (`data/IntoIterator.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/IntoIterator.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[IntoIterator_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[IntoIterator_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/IntoIterator.bytes",
+        "IntoIterator",
+        BYTES,
+        crate::hashes::tables::INTO_ITERATOR,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(IntoIterator_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `IntoIterator` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct IntoIteratorId(pub i32);
@@ -30,31 +63,33 @@ impl crate::canonical::Canonical for IntoIteratorId {
     }
 }
 impl IntoIteratorId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static IntoIterator_> {
         IntoIterator_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[IntoIterator_] = &[
-    IntoIterator_ {
-        id: crate::into_iterator::IntoIteratorId(1i32),
-        value: 75i32,
-    },
-    IntoIterator_ {
-        id: crate::into_iterator::IntoIteratorId(2i32),
-        value: 76i32,
-    },
-];
 impl IntoIterator_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/IntoIterator.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [IntoIterator_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [IntoIterator_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(
         key: crate::into_iterator::IntoIteratorId,
     ) -> Option<&'static IntoIterator_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = IntoIterator_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

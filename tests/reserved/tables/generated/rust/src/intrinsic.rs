@@ -3,7 +3,7 @@
 //! Table `intrinsic`.
 /// A table named by a reserved name.
 ///
-/// Table `intrinsic` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `intrinsic` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/intrinsic.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Intrinsic {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Intrinsic {
         out.push('}');
     }
 }
+impl Intrinsic {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Intrinsic, crate::DataError> {
+        Ok(Intrinsic {
+            id: crate::intrinsic::IntrinsicId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "08fdd912a08476c56fea04a97fcd428d3ad01c10c89d28e01c0d732ccb5c463f";
+/// The embedded data file (`data/intrinsic.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/intrinsic.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Intrinsic]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Intrinsic]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/intrinsic.bytes",
+        "intrinsic",
+        BYTES,
+        crate::hashes::tables::INTRINSIC,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Intrinsic::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `intrinsic` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct IntrinsicId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for IntrinsicId {
     }
 }
 impl IntrinsicId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Intrinsic> {
         Intrinsic::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Intrinsic] = &[
-    Intrinsic {
-        id: crate::intrinsic::IntrinsicId(1i32),
-        value: 235i32,
-    },
-    Intrinsic {
-        id: crate::intrinsic::IntrinsicId(2i32),
-        value: 236i32,
-    },
-];
 impl Intrinsic {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/intrinsic.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Intrinsic] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Intrinsic], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::intrinsic::IntrinsicId) -> Option<&'static Intrinsic> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Intrinsic::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

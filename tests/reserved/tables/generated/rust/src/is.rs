@@ -3,7 +3,7 @@
 //! Table `is`.
 /// A table named by a reserved name.
 ///
-/// Table `is` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `is` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/is.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Is {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Is {
         out.push('}');
     }
 }
+impl Is {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Is, crate::DataError> {
+        Ok(Is {
+            id: crate::is::IsId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "1c0c970ae9961e33b6b8e1b9b006affcad58786ba72964f60b764b9d55247ad8";
+/// The embedded data file (`data/is.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/is.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Is]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Is]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/is.bytes",
+        "is",
+        BYTES,
+        crate::hashes::tables::IS,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Is::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `is` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct IsId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for IsId {
     }
 }
 impl IsId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Is> {
         Is::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Is] = &[
-    Is {
-        id: crate::is::IsId(1i32),
-        value: 138i32,
-    },
-    Is {
-        id: crate::is::IsId(2i32),
-        value: 139i32,
-    },
-];
 impl Is {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/is.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Is] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Is], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::is::IsId) -> Option<&'static Is> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Is::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `isPrototypeOf`.
 /// A table named by a reserved name.
 ///
-/// Table `isPrototypeOf` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `isPrototypeOf` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/isPrototypeOf.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IsPrototypeOf {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for IsPrototypeOf {
         out.push('}');
     }
 }
+impl IsPrototypeOf {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<IsPrototypeOf, crate::DataError> {
+        Ok(IsPrototypeOf {
+            id: crate::is_prototype_of::IsPrototypeOfId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "7b872899d6702488bebf60534a8e2f624f5542f694a13d6dffdf008703edaf6a";
+/// The embedded data file (`data/isPrototypeOf.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/isPrototypeOf.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[IsPrototypeOf]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[IsPrototypeOf]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/isPrototypeOf.bytes",
+        "isPrototypeOf",
+        BYTES,
+        crate::hashes::tables::IS_PROTOTYPE_OF,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(IsPrototypeOf::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `isPrototypeOf` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct IsPrototypeOfId(pub i32);
@@ -30,31 +63,33 @@ impl crate::canonical::Canonical for IsPrototypeOfId {
     }
 }
 impl IsPrototypeOfId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static IsPrototypeOf> {
         IsPrototypeOf::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[IsPrototypeOf] = &[
-    IsPrototypeOf {
-        id: crate::is_prototype_of::IsPrototypeOfId(1i32),
-        value: 244i32,
-    },
-    IsPrototypeOf {
-        id: crate::is_prototype_of::IsPrototypeOfId(2i32),
-        value: 245i32,
-    },
-];
 impl IsPrototypeOf {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/isPrototypeOf.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [IsPrototypeOf] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [IsPrototypeOf], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(
         key: crate::is_prototype_of::IsPrototypeOfId,
     ) -> Option<&'static IsPrototypeOf> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = IsPrototypeOf::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `isize`.
 /// A table named by a reserved name.
 ///
-/// Table `isize` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `isize` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/isize.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Isize {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Isize {
         out.push('}');
     }
 }
+impl Isize {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Isize, crate::DataError> {
+        Ok(Isize {
+            id: crate::isize_::IsizeId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "232772dea71bff510972c5ccca027f5d1ed14826bbf7d521c74c4eb7c4a1d333";
+/// The embedded data file (`data/isize.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/isize.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Isize]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Isize]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/isize.bytes",
+        "isize",
+        BYTES,
+        crate::hashes::tables::ISIZE_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Isize::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `isize` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct IsizeId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for IsizeId {
     }
 }
 impl IsizeId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Isize> {
         Isize::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Isize] = &[
-    Isize {
-        id: crate::isize_::IsizeId(1i32),
-        value: 109i32,
-    },
-    Isize {
-        id: crate::isize_::IsizeId(2i32),
-        value: 110i32,
-    },
-];
 impl Isize {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/isize.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Isize] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Isize], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::isize_::IsizeId) -> Option<&'static Isize> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Isize::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Iterable`.
 /// A table named by a reserved name.
 ///
-/// Table `Iterable` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Iterable` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Iterable.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Iterable {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Iterable {
         out.push('}');
     }
 }
+impl Iterable {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Iterable, crate::DataError> {
+        Ok(Iterable {
+            id: crate::iterable::IterableId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "aa37078150d519fddc872fc48732637fffdeb6e9ee33697e0fe7106522e867a1";
+/// The embedded data file (`data/Iterable.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Iterable.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Iterable]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Iterable]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Iterable.bytes",
+        "Iterable",
+        BYTES,
+        crate::hashes::tables::ITERABLE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Iterable::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Iterable` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct IterableId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for IterableId {
     }
 }
 impl IterableId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Iterable> {
         Iterable::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Iterable] = &[
-    Iterable {
-        id: crate::iterable::IterableId(1i32),
-        value: 259i32,
-    },
-    Iterable {
-        id: crate::iterable::IterableId(2i32),
-        value: 260i32,
-    },
-];
 impl Iterable {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Iterable.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Iterable] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Iterable], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::iterable::IterableId) -> Option<&'static Iterable> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Iterable::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

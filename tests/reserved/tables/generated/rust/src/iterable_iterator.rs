@@ -3,7 +3,7 @@
 //! Table `IterableIterator`.
 /// A table named by a reserved name.
 ///
-/// Table `IterableIterator` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `IterableIterator` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/IterableIterator.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct IterableIterator {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for IterableIterator {
         out.push('}');
     }
 }
+impl IterableIterator {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<IterableIterator, crate::DataError> {
+        Ok(IterableIterator {
+            id: crate::iterable_iterator::IterableIteratorId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "2bd6643fb211914ab10ce3c30ccf331a96f89dd4081eac7552aa2783cb5a4cd4";
+/// The embedded data file (`data/IterableIterator.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/IterableIterator.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[IterableIterator]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[IterableIterator]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/IterableIterator.bytes",
+        "IterableIterator",
+        BYTES,
+        crate::hashes::tables::ITERABLE_ITERATOR,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(IterableIterator::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `IterableIterator` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct IterableIteratorId(pub i32);
@@ -30,31 +63,33 @@ impl crate::canonical::Canonical for IterableIteratorId {
     }
 }
 impl IterableIteratorId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static IterableIterator> {
         IterableIterator::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[IterableIterator] = &[
-    IterableIterator {
-        id: crate::iterable_iterator::IterableIteratorId(1i32),
-        value: 260i32,
-    },
-    IterableIterator {
-        id: crate::iterable_iterator::IterableIteratorId(2i32),
-        value: 261i32,
-    },
-];
 impl IterableIterator {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/IterableIterator.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [IterableIterator] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [IterableIterator], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(
         key: crate::iterable_iterator::IterableIteratorId,
     ) -> Option<&'static IterableIterator> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = IterableIterator::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Iterator`.
 /// A table named by a reserved name.
 ///
-/// Table `Iterator` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Iterator` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Iterator.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Iterator_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Iterator_ {
         out.push('}');
     }
 }
+impl Iterator_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Iterator_, crate::DataError> {
+        Ok(Iterator_ {
+            id: crate::iterator::IteratorId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "4b1edba08e01e374ec4c2735c5e5ebff73a71179f7e64395e4b56c7f0344fffa";
+/// The embedded data file (`data/Iterator.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Iterator.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Iterator_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Iterator_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Iterator.bytes",
+        "Iterator",
+        BYTES,
+        crate::hashes::tables::ITERATOR,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Iterator_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Iterator` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct IteratorId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for IteratorId {
     }
 }
 impl IteratorId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Iterator_> {
         Iterator_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Iterator_] = &[
-    Iterator_ {
-        id: crate::iterator::IteratorId(1i32),
-        value: 74i32,
-    },
-    Iterator_ {
-        id: crate::iterator::IteratorId(2i32),
-        value: 75i32,
-    },
-];
 impl Iterator_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Iterator.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Iterator_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Iterator_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::iterator::IteratorId) -> Option<&'static Iterator_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Iterator_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

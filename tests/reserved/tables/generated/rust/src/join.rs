@@ -3,7 +3,7 @@
 //! Table `join`.
 /// A table named by a reserved name.
 ///
-/// Table `join` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `join` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/join.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Join {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Join {
         out.push('}');
     }
 }
+impl Join {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Join, crate::DataError> {
+        Ok(Join {
+            id: crate::join::JoinId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "50521fad6269a1887f32e15975f4b0a9ca9ca448dd421d6f2b554917ddebea17";
+/// The embedded data file (`data/join.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/join.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Join]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Join]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/join.bytes",
+        "join",
+        BYTES,
+        crate::hashes::tables::JOIN,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Join::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `join` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct JoinId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for JoinId {
     }
 }
 impl JoinId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Join> {
         Join::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Join] = &[
-    Join {
-        id: crate::join::JoinId(1i32),
-        value: 177i32,
-    },
-    Join {
-        id: crate::join::JoinId(2i32),
-        value: 178i32,
-    },
-];
 impl Join {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/join.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Join] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Join], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::join::JoinId) -> Option<&'static Join> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Join::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `JSON`.
 /// A table named by a reserved name.
 ///
-/// Table `JSON` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `JSON` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/JSON.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Json {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Json {
         out.push('}');
     }
 }
+impl Json {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Json, crate::DataError> {
+        Ok(Json {
+            id: crate::json::JsonId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "bfdd57360d06a64d1af270c02c4aafe378b091ada21667b9b9339e5f21ccf5b5";
+/// The embedded data file (`data/JSON.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/JSON.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Json]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Json]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/JSON.bytes",
+        "JSON",
+        BYTES,
+        crate::hashes::tables::JSON,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Json::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `JSON` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct JsonId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for JsonId {
     }
 }
 impl JsonId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Json> {
         Json::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Json] = &[
-    Json {
-        id: crate::json::JsonId(1i32),
-        value: 261i32,
-    },
-    Json {
-        id: crate::json::JsonId(2i32),
-        value: 262i32,
-    },
-];
 impl Json {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/JSON.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Json] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Json], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::json::JsonId) -> Option<&'static Json> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Json::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `keyof`.
 /// A table named by a reserved name.
 ///
-/// Table `keyof` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `keyof` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/keyof.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Keyof {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Keyof {
         out.push('}');
     }
 }
+impl Keyof {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Keyof, crate::DataError> {
+        Ok(Keyof {
+            id: crate::keyof::KeyofId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "1c484d182f34577e437e1ed3d31b1746815caf262acb6a88c80b8139336f311a";
+/// The embedded data file (`data/keyof.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/keyof.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Keyof]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Keyof]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/keyof.bytes",
+        "keyof",
+        BYTES,
+        crate::hashes::tables::KEYOF,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Keyof::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `keyof` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct KeyofId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for KeyofId {
     }
 }
 impl KeyofId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Keyof> {
         Keyof::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Keyof] = &[
-    Keyof {
-        id: crate::keyof::KeyofId(1i32),
-        value: 229i32,
-    },
-    Keyof {
-        id: crate::keyof::KeyofId(2i32),
-        value: 230i32,
-    },
-];
 impl Keyof {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/keyof.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Keyof] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Keyof], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::keyof::KeyofId) -> Option<&'static Keyof> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Keyof::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

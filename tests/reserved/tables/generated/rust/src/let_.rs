@@ -3,7 +3,7 @@
 //! Table `let`.
 /// A table named by a reserved name.
 ///
-/// Table `let` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `let` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/let.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Let {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Let {
         out.push('}');
     }
 }
+impl Let {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Let, crate::DataError> {
+        Ok(Let {
+            id: crate::let_::LetId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "e2e9eca700c4a4565f8d0051cf8fe6abc3943f095ace0813208c769312355382";
+/// The embedded data file (`data/let.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/let.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Let]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Let]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/let.bytes",
+        "let",
+        BYTES,
+        crate::hashes::tables::LET_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Let::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `let` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LetId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for LetId {
     }
 }
 impl LetId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Let> {
         Let::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Let] = &[
-    Let {
-        id: crate::let_::LetId(1i32),
-        value: 14i32,
-    },
-    Let {
-        id: crate::let_::LetId(2i32),
-        value: 15i32,
-    },
-];
 impl Let {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/let.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Let] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Let], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::let_::LetId) -> Option<&'static Let> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Let::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

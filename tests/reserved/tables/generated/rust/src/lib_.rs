@@ -3,7 +3,7 @@
 //! Table `lib`.
 /// A table named by a reserved name.
 ///
-/// Table `lib` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `lib` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/lib.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Lib {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Lib {
         out.push('}');
     }
 }
+impl Lib {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Lib, crate::DataError> {
+        Ok(Lib {
+            id: crate::lib_::LibId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "8827a1bc2c8eb6ba98107e5616204e5ff5843254f6081075052e6d944e49af63";
+/// The embedded data file (`data/lib.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/lib.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Lib]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Lib]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/lib.bytes",
+        "lib",
+        BYTES,
+        crate::hashes::tables::LIB_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Lib::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `lib` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LibId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for LibId {
     }
 }
 impl LibId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Lib> {
         Lib::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Lib] = &[
-    Lib {
-        id: crate::lib_::LibId(1i32),
-        value: 94i32,
-    },
-    Lib {
-        id: crate::lib_::LibId(2i32),
-        value: 95i32,
-    },
-];
 impl Lib {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/lib.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Lib] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Lib], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::lib_::LibId) -> Option<&'static Lib> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Lib::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

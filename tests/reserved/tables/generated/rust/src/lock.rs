@@ -3,7 +3,7 @@
 //! Table `lock`.
 /// A table named by a reserved name.
 ///
-/// Table `lock` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `lock` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/lock.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Lock {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Lock {
         out.push('}');
     }
 }
+impl Lock {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Lock, crate::DataError> {
+        Ok(Lock {
+            id: crate::lock::LockId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "372c853b824e85b1f17862878251b31d1765c90a61f23a13230abdecbd3f2bb6";
+/// The embedded data file (`data/lock.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/lock.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Lock]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Lock]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/lock.bytes",
+        "lock",
+        BYTES,
+        crate::hashes::tables::LOCK,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Lock::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `lock` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LockId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for LockId {
     }
 }
 impl LockId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Lock> {
         Lock::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Lock] = &[
-    Lock {
-        id: crate::lock::LockId(1i32),
-        value: 139i32,
-    },
-    Lock {
-        id: crate::lock::LockId(2i32),
-        value: 140i32,
-    },
-];
 impl Lock {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/lock.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Lock] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Lock], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::lock::LockId) -> Option<&'static Lock> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Lock::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `long`.
 /// A table named by a reserved name.
 ///
-/// Table `long` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `long` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/long.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Long {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Long {
         out.push('}');
     }
 }
+impl Long {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Long, crate::DataError> {
+        Ok(Long {
+            id: crate::long::LongId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "6b0c14ce8be0d081833f8de66a10819f8bee611038d4e1a602f6c8c53e94d050";
+/// The embedded data file (`data/long.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/long.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Long]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Long]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/long.bytes",
+        "long",
+        BYTES,
+        crate::hashes::tables::LONG,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Long::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `long` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LongId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for LongId {
     }
 }
 impl LongId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Long> {
         Long::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Long] = &[
-    Long {
-        id: crate::long::LongId(1i32),
-        value: 140i32,
-    },
-    Long {
-        id: crate::long::LongId(2i32),
-        value: 141i32,
-    },
-];
 impl Long {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/long.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Long] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Long], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::long::LongId) -> Option<&'static Long> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Long::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `loop`.
 /// A table named by a reserved name.
 ///
-/// Table `loop` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `loop` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/loop.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Loop {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Loop {
         out.push('}');
     }
 }
+impl Loop {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Loop, crate::DataError> {
+        Ok(Loop {
+            id: crate::loop_::LoopId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "0b1d9f6146e6cd27386f3491174eb1d5a6c9bb58bfdb115011a976c1719f8ae2";
+/// The embedded data file (`data/loop.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/loop.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Loop]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Loop]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/loop.bytes",
+        "loop",
+        BYTES,
+        crate::hashes::tables::LOOP_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Loop::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `loop` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LoopId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for LoopId {
     }
 }
 impl LoopId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Loop> {
         Loop::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Loop] = &[
-    Loop {
-        id: crate::loop_::LoopId(1i32),
-        value: 15i32,
-    },
-    Loop {
-        id: crate::loop_::LoopId(2i32),
-        value: 16i32,
-    },
-];
 impl Loop {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/loop.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Loop] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Loop], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::loop_::LoopId) -> Option<&'static Loop> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Loop::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `macro`.
 /// A table named by a reserved name.
 ///
-/// Table `macro` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `macro` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/macro.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Macro {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Macro {
         out.push('}');
     }
 }
+impl Macro {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Macro, crate::DataError> {
+        Ok(Macro {
+            id: crate::macro_::MacroId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "aa19b8ccbb3cf6b4d3ba971d2de4c16e2ba16eaeebb053b1d02ed1af6a8a8a64";
+/// The embedded data file (`data/macro.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/macro.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Macro]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Macro]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/macro.bytes",
+        "macro",
+        BYTES,
+        crate::hashes::tables::MACRO_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Macro::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `macro` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MacroId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for MacroId {
     }
 }
 impl MacroId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Macro> {
         Macro::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Macro] = &[
-    Macro {
-        id: crate::macro_::MacroId(1i32),
-        value: 42i32,
-    },
-    Macro {
-        id: crate::macro_::MacroId(2i32),
-        value: 43i32,
-    },
-];
 impl Macro {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/macro.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Macro] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Macro], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::macro_::MacroId) -> Option<&'static Macro> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Macro::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

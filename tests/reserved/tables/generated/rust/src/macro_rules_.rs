@@ -3,7 +3,7 @@
 //! Table `macro_rules`.
 /// A table named by a reserved name.
 ///
-/// Table `macro_rules` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `macro_rules` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/macro_rules.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MacroRules {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for MacroRules {
         out.push('}');
     }
 }
+impl MacroRules {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<MacroRules, crate::DataError> {
+        Ok(MacroRules {
+            id: crate::macro_rules_::MacroRulesId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "a0c6c2fbb65bc6b34d12229a9b57e5d1d176fcc97a0d41563b5506c4649ec750";
+/// The embedded data file (`data/macro_rules.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/macro_rules.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[MacroRules]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[MacroRules]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/macro_rules.bytes",
+        "macro_rules",
+        BYTES,
+        crate::hashes::tables::MACRO_RULES_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(MacroRules::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `macro_rules` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MacroRulesId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for MacroRulesId {
     }
 }
 impl MacroRulesId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static MacroRules> {
         MacroRules::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[MacroRules] = &[
-    MacroRules {
-        id: crate::macro_rules_::MacroRulesId(1i32),
-        value: 52i32,
-    },
-    MacroRules {
-        id: crate::macro_rules_::MacroRulesId(2i32),
-        value: 53i32,
-    },
-];
 impl MacroRules {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/macro_rules.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [MacroRules] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [MacroRules], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::macro_rules_::MacroRulesId) -> Option<&'static MacroRules> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = MacroRules::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `main`.
 /// A table named by a reserved name.
 ///
-/// Table `main` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `main` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/main.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Main {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Main {
         out.push('}');
     }
 }
+impl Main {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Main, crate::DataError> {
+        Ok(Main {
+            id: crate::main_::MainId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "eff70d324a458b2edc9f29bfc22d4bf303a58f40e70ccc263f362743400114c4";
+/// The embedded data file (`data/main.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/main.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Main]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Main]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/main.bytes",
+        "main",
+        BYTES,
+        crate::hashes::tables::MAIN_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Main::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `main` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MainId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for MainId {
     }
 }
 impl MainId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Main> {
         Main::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Main] = &[
-    Main {
-        id: crate::main_::MainId(1i32),
-        value: 95i32,
-    },
-    Main {
-        id: crate::main_::MainId(2i32),
-        value: 96i32,
-    },
-];
 impl Main {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/main.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Main] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Main], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::main_::MainId) -> Option<&'static Main> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Main::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

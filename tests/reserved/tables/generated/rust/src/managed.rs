@@ -3,7 +3,7 @@
 //! Table `managed`.
 /// A table named by a reserved name.
 ///
-/// Table `managed` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `managed` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/managed.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Managed {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Managed {
         out.push('}');
     }
 }
+impl Managed {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Managed, crate::DataError> {
+        Ok(Managed {
+            id: crate::managed::ManagedId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "c7bfabd79b365f5d9bc20d1c026304c106dfb08d7667dc45aa2358339339e503";
+/// The embedded data file (`data/managed.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/managed.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Managed]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Managed]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/managed.bytes",
+        "managed",
+        BYTES,
+        crate::hashes::tables::MANAGED,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Managed::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `managed` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ManagedId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ManagedId {
     }
 }
 impl ManagedId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Managed> {
         Managed::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Managed] = &[
-    Managed {
-        id: crate::managed::ManagedId(1i32),
-        value: 197i32,
-    },
-    Managed {
-        id: crate::managed::ManagedId(2i32),
-        value: 198i32,
-    },
-];
 impl Managed {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/managed.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Managed] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Managed], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::managed::ManagedId) -> Option<&'static Managed> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Managed::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Map`.
 /// A table named by a reserved name.
 ///
-/// Table `Map` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Map` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Map.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Map {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Map {
         out.push('}');
     }
 }
+impl Map {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Map, crate::DataError> {
+        Ok(Map {
+            id: crate::map::MapId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "69393bb4f1c7647ae6636f6622c9d11b7b02379c8e3024a795d86c9bbbdcdd08";
+/// The embedded data file (`data/Map.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Map.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Map]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Map]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Map.bytes",
+        "Map",
+        BYTES,
+        crate::hashes::tables::MAP,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Map::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Map` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MapId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for MapId {
     }
 }
 impl MapId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Map> {
         Map::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Map] = &[
-    Map {
-        id: crate::map::MapId(1i32),
-        value: 262i32,
-    },
-    Map {
-        id: crate::map::MapId(2i32),
-        value: 263i32,
-    },
-];
 impl Map {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Map.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Map] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Map], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::map::MapId) -> Option<&'static Map> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Map::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `match`.
 /// A table named by a reserved name.
 ///
-/// Table `match` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `match` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/match.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Match {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Match {
         out.push('}');
     }
 }
+impl Match {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Match, crate::DataError> {
+        Ok(Match {
+            id: crate::match_::MatchId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "4b59d19788c67dec16ee0071633e5d854363b4a6baa5a30d575342706d47e75b";
+/// The embedded data file (`data/match.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/match.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Match]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Match]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/match.bytes",
+        "match",
+        BYTES,
+        crate::hashes::tables::MATCH_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Match::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `match` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MatchId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for MatchId {
     }
 }
 impl MatchId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Match> {
         Match::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Match] = &[
-    Match {
-        id: crate::match_::MatchId(1i32),
-        value: 16i32,
-    },
-    Match {
-        id: crate::match_::MatchId(2i32),
-        value: 17i32,
-    },
-];
 impl Match {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/match.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Match] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Match], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::match_::MatchId) -> Option<&'static Match> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Match::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

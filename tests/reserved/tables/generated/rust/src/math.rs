@@ -3,7 +3,7 @@
 //! Table `Math`.
 /// A table named by a reserved name.
 ///
-/// Table `Math` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Math` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Math.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Math {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Math {
         out.push('}');
     }
 }
+impl Math {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Math, crate::DataError> {
+        Ok(Math {
+            id: crate::math::MathId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "313d3a2c8c4cf8e920bd37e462ecb92237f70ec55d20fb325b30c7350da1142c";
+/// The embedded data file (`data/Math.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Math.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Math]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Math]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Math.bytes",
+        "Math",
+        BYTES,
+        crate::hashes::tables::MATH,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Math::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Math` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MathId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for MathId {
     }
 }
 impl MathId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Math> {
         Math::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Math] = &[
-    Math {
-        id: crate::math::MathId(1i32),
-        value: 263i32,
-    },
-    Math {
-        id: crate::math::MathId(2i32),
-        value: 264i32,
-    },
-];
 impl Math {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Math.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Math] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Math], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::math::MathId) -> Option<&'static Math> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Math::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

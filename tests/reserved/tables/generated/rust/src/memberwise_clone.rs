@@ -3,7 +3,7 @@
 //! Table `MemberwiseClone`.
 /// A table named by a reserved name.
 ///
-/// Table `MemberwiseClone` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `MemberwiseClone` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/MemberwiseClone.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MemberwiseClone {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for MemberwiseClone {
         out.push('}');
     }
 }
+impl MemberwiseClone {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<MemberwiseClone, crate::DataError> {
+        Ok(MemberwiseClone {
+            id: crate::memberwise_clone::MemberwiseCloneId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "9adc3fe408da1f2da74297230dbaf388855b20d4b5567af764e0cafeb58c9fa2";
+/// The embedded data file (`data/MemberwiseClone.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/MemberwiseClone.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[MemberwiseClone]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[MemberwiseClone]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/MemberwiseClone.bytes",
+        "MemberwiseClone",
+        BYTES,
+        crate::hashes::tables::MEMBERWISE_CLONE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(MemberwiseClone::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `MemberwiseClone` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MemberwiseCloneId(pub i32);
@@ -30,31 +63,33 @@ impl crate::canonical::Canonical for MemberwiseCloneId {
     }
 }
 impl MemberwiseCloneId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static MemberwiseClone> {
         MemberwiseClone::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[MemberwiseClone] = &[
-    MemberwiseClone {
-        id: crate::memberwise_clone::MemberwiseCloneId(1i32),
-        value: 205i32,
-    },
-    MemberwiseClone {
-        id: crate::memberwise_clone::MemberwiseCloneId(2i32),
-        value: 206i32,
-    },
-];
 impl MemberwiseClone {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/MemberwiseClone.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [MemberwiseClone] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [MemberwiseClone], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(
         key: crate::memberwise_clone::MemberwiseCloneId,
     ) -> Option<&'static MemberwiseClone> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = MemberwiseClone::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

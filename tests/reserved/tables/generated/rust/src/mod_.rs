@@ -3,7 +3,7 @@
 //! Table `mod`.
 /// A table named by a reserved name.
 ///
-/// Table `mod` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `mod` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/mod.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Mod {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Mod {
         out.push('}');
     }
 }
+impl Mod {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Mod, crate::DataError> {
+        Ok(Mod {
+            id: crate::mod_::ModId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "dc4497e641044107ba0f3325bd9e019001fd3464f498c290bbc86c81f7b55fc4";
+/// The embedded data file (`data/mod.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/mod.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Mod]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Mod]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/mod.bytes",
+        "mod",
+        BYTES,
+        crate::hashes::tables::MOD_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Mod::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `mod` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ModId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ModId {
     }
 }
 impl ModId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Mod> {
         Mod::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Mod] = &[
-    Mod {
-        id: crate::mod_::ModId(1i32),
-        value: 17i32,
-    },
-    Mod {
-        id: crate::mod_::ModId(2i32),
-        value: 18i32,
-    },
-];
 impl Mod {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/mod.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Mod] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Mod], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::mod_::ModId) -> Option<&'static Mod> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Mod::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `module`.
 /// A table named by a reserved name.
 ///
-/// Table `module` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `module` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/module.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Module {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Module {
         out.push('}');
     }
 }
+impl Module {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Module, crate::DataError> {
+        Ok(Module {
+            id: crate::module::ModuleId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "6e1ff8d980646fdc1b277e4a9ac658e85167950c2642bb86f322f8290dcfe01a";
+/// The embedded data file (`data/module.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/module.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Module]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Module]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/module.bytes",
+        "module",
+        BYTES,
+        crate::hashes::tables::MODULE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Module::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `module` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ModuleId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ModuleId {
     }
 }
 impl ModuleId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Module> {
         Module::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Module] = &[
-    Module {
-        id: crate::module::ModuleId(1i32),
-        value: 220i32,
-    },
-    Module {
-        id: crate::module::ModuleId(2i32),
-        value: 221i32,
-    },
-];
 impl Module {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/module.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Module] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Module], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::module::ModuleId) -> Option<&'static Module> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Module::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

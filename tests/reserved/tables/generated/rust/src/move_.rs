@@ -3,7 +3,7 @@
 //! Table `move`.
 /// A table named by a reserved name.
 ///
-/// Table `move` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `move` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/move.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Move {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Move {
         out.push('}');
     }
 }
+impl Move {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Move, crate::DataError> {
+        Ok(Move {
+            id: crate::move_::MoveId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "038e974915d01a30fbf7e67df48a20c86845ccec40e69572ec39ffbbbf65bbff";
+/// The embedded data file (`data/move.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/move.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Move]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Move]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/move.bytes",
+        "move",
+        BYTES,
+        crate::hashes::tables::MOVE_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Move::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `move` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MoveId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for MoveId {
     }
 }
 impl MoveId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Move> {
         Move::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Move] = &[
-    Move {
-        id: crate::move_::MoveId(1i32),
-        value: 18i32,
-    },
-    Move {
-        id: crate::move_::MoveId(2i32),
-        value: 19i32,
-    },
-];
 impl Move {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/move.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Move] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Move], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::move_::MoveId) -> Option<&'static Move> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Move::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `mut`.
 /// A table named by a reserved name.
 ///
-/// Table `mut` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `mut` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/mut.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Mut {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Mut {
         out.push('}');
     }
 }
+impl Mut {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Mut, crate::DataError> {
+        Ok(Mut {
+            id: crate::mut_::MutId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "300a9637c89ae82e71cc07c25704c6818291f13d595d73c9fcfba0a7f6e41edd";
+/// The embedded data file (`data/mut.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/mut.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Mut]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Mut]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/mut.bytes",
+        "mut",
+        BYTES,
+        crate::hashes::tables::MUT_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Mut::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `mut` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MutId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for MutId {
     }
 }
 impl MutId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Mut> {
         Mut::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Mut] = &[
-    Mut {
-        id: crate::mut_::MutId(1i32),
-        value: 19i32,
-    },
-    Mut {
-        id: crate::mut_::MutId(2i32),
-        value: 20i32,
-    },
-];
 impl Mut {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/mut.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Mut] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Mut], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::mut_::MutId) -> Option<&'static Mut> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Mut::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `NaN`.
 /// A table named by a reserved name.
 ///
-/// Table `NaN` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `NaN` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/NaN.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NaN {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for NaN {
         out.push('}');
     }
 }
+impl NaN {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<NaN, crate::DataError> {
+        Ok(NaN {
+            id: crate::na_n::NaNId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "f1bbf55b484eaad96d28d3e89bc0c95edcbedf6d3433597f68b62a18645f2404";
+/// The embedded data file (`data/NaN.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/NaN.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[NaN]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[NaN]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/NaN.bytes",
+        "NaN",
+        BYTES,
+        crate::hashes::tables::NA_N,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(NaN::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `NaN` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NaNId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for NaNId {
     }
 }
 impl NaNId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static NaN> {
         NaN::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[NaN] = &[
-    NaN {
-        id: crate::na_n::NaNId(1i32),
-        value: 264i32,
-    },
-    NaN {
-        id: crate::na_n::NaNId(2i32),
-        value: 265i32,
-    },
-];
 impl NaN {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/NaN.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [NaN] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [NaN], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::na_n::NaNId) -> Option<&'static NaN> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = NaN::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

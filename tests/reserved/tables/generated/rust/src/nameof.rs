@@ -3,7 +3,7 @@
 //! Table `nameof`.
 /// A table named by a reserved name.
 ///
-/// Table `nameof` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `nameof` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/nameof.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Nameof {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Nameof {
         out.push('}');
     }
 }
+impl Nameof {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Nameof, crate::DataError> {
+        Ok(Nameof {
+            id: crate::nameof::NameofId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "f089f7450e4ec8a889798f7c41c5b00eae62c6a93c4b63e0176b9476715ecf5a";
+/// The embedded data file (`data/nameof.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/nameof.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Nameof]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Nameof]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/nameof.bytes",
+        "nameof",
+        BYTES,
+        crate::hashes::tables::NAMEOF,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Nameof::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `nameof` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NameofId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for NameofId {
     }
 }
 impl NameofId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Nameof> {
         Nameof::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Nameof] = &[
-    Nameof {
-        id: crate::nameof::NameofId(1i32),
-        value: 178i32,
-    },
-    Nameof {
-        id: crate::nameof::NameofId(2i32),
-        value: 179i32,
-    },
-];
 impl Nameof {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/nameof.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Nameof] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Nameof], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::nameof::NameofId) -> Option<&'static Nameof> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Nameof::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `namespace`.
 /// A table named by a reserved name.
 ///
-/// Table `namespace` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `namespace` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/namespace.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Namespace {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Namespace {
         out.push('}');
     }
 }
+impl Namespace {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Namespace, crate::DataError> {
+        Ok(Namespace {
+            id: crate::namespace::NamespaceId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "eec4fddcd2f59cc36a9148a8f394d5c74fda0a1fd7e387be11085989f5e8078d";
+/// The embedded data file (`data/namespace.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/namespace.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Namespace]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Namespace]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/namespace.bytes",
+        "namespace",
+        BYTES,
+        crate::hashes::tables::NAMESPACE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Namespace::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `namespace` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NamespaceId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for NamespaceId {
     }
 }
 impl NamespaceId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Namespace> {
         Namespace::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Namespace] = &[
-    Namespace {
-        id: crate::namespace::NamespaceId(1i32),
-        value: 141i32,
-    },
-    Namespace {
-        id: crate::namespace::NamespaceId(2i32),
-        value: 142i32,
-    },
-];
 impl Namespace {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/namespace.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Namespace] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Namespace], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::namespace::NamespaceId) -> Option<&'static Namespace> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Namespace::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

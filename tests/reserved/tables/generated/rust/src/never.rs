@@ -3,7 +3,7 @@
 //! Table `never`.
 /// A table named by a reserved name.
 ///
-/// Table `never` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `never` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/never.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Never {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Never {
         out.push('}');
     }
 }
+impl Never {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Never, crate::DataError> {
+        Ok(Never {
+            id: crate::never::NeverId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "d53102a2d3a5b77d0f6bbed51c3d419e53c0ca6b78a17f5da95fbff35ad16138";
+/// The embedded data file (`data/never.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/never.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Never]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Never]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/never.bytes",
+        "never",
+        BYTES,
+        crate::hashes::tables::NEVER,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Never::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `never` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NeverId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for NeverId {
     }
 }
 impl NeverId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Never> {
         Never::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Never] = &[
-    Never {
-        id: crate::never::NeverId(1i32),
-        value: 227i32,
-    },
-    Never {
-        id: crate::never::NeverId(2i32),
-        value: 228i32,
-    },
-];
 impl Never {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/never.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Never] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Never], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::never::NeverId) -> Option<&'static Never> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Never::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `new`.
 /// A table named by a reserved name.
 ///
-/// Table `new` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `new` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/new.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct New {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for New {
         out.push('}');
     }
 }
+impl New {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<New, crate::DataError> {
+        Ok(New {
+            id: crate::new::NewId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "36a5e10b17dc62a135bd529263b6c619872d8a303677c3c1881aba9bc7642bc2";
+/// The embedded data file (`data/new.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/new.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[New]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[New]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/new.bytes",
+        "new",
+        BYTES,
+        crate::hashes::tables::NEW,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(New::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `new` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NewId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for NewId {
     }
 }
 impl NewId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static New> {
         New::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[New] = &[
-    New {
-        id: crate::new::NewId(1i32),
-        value: 142i32,
-    },
-    New {
-        id: crate::new::NewId(2i32),
-        value: 143i32,
-    },
-];
 impl New {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/new.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [New] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [New], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::new::NewId) -> Option<&'static New> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = New::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

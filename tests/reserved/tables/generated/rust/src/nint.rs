@@ -3,7 +3,7 @@
 //! Table `nint`.
 /// A table named by a reserved name.
 ///
-/// Table `nint` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `nint` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/nint.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Nint {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Nint {
         out.push('}');
     }
 }
+impl Nint {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Nint, crate::DataError> {
+        Ok(Nint {
+            id: crate::nint::NintId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "e856b1e2567dc22080783a56ebacb98d2a74c1439dd03fc3a393f9de272314bd";
+/// The embedded data file (`data/nint.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/nint.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Nint]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Nint]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/nint.bytes",
+        "nint",
+        BYTES,
+        crate::hashes::tables::NINT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Nint::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `nint` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NintId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for NintId {
     }
 }
 impl NintId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Nint> {
         Nint::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Nint] = &[
-    Nint {
-        id: crate::nint::NintId(1i32),
-        value: 195i32,
-    },
-    Nint {
-        id: crate::nint::NintId(2i32),
-        value: 196i32,
-    },
-];
 impl Nint {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/nint.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Nint] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Nint], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::nint::NintId) -> Option<&'static Nint> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Nint::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

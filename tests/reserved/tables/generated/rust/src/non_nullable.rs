@@ -3,7 +3,7 @@
 //! Table `NonNullable`.
 /// A table named by a reserved name.
 ///
-/// Table `NonNullable` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `NonNullable` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/NonNullable.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NonNullable {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for NonNullable {
         out.push('}');
     }
 }
+impl NonNullable {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<NonNullable, crate::DataError> {
+        Ok(NonNullable {
+            id: crate::non_nullable::NonNullableId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "32250bac8e28be57ee080a1deab30d2a95722f78744a618f8029122cd118edb8";
+/// The embedded data file (`data/NonNullable.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/NonNullable.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[NonNullable]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[NonNullable]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/NonNullable.bytes",
+        "NonNullable",
+        BYTES,
+        crate::hashes::tables::NON_NULLABLE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(NonNullable::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `NonNullable` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NonNullableId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for NonNullableId {
     }
 }
 impl NonNullableId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static NonNullable> {
         NonNullable::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[NonNullable] = &[
-    NonNullable {
-        id: crate::non_nullable::NonNullableId(1i32),
-        value: 265i32,
-    },
-    NonNullable {
-        id: crate::non_nullable::NonNullableId(2i32),
-        value: 266i32,
-    },
-];
 impl NonNullable {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/NonNullable.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [NonNullable] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [NonNullable], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::non_nullable::NonNullableId) -> Option<&'static NonNullable> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = NonNullable::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `None`.
 /// A table named by a reserved name.
 ///
-/// Table `None` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `None` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/None.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct None_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for None_ {
         out.push('}');
     }
 }
+impl None_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<None_, crate::DataError> {
+        Ok(None_ {
+            id: crate::none::NoneId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "c2b1859eaacf765435f2c265fe56f9599ae97cc57f69280c54568933b871a52b";
+/// The embedded data file (`data/None.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/None.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[None_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[None_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/None.bytes",
+        "None",
+        BYTES,
+        crate::hashes::tables::NONE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(None_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `None` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NoneId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for NoneId {
     }
 }
 impl NoneId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static None_> {
         None_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[None_] = &[
-    None_ {
-        id: crate::none::NoneId(1i32),
-        value: 57i32,
-    },
-    None_ {
-        id: crate::none::NoneId(2i32),
-        value: 58i32,
-    },
-];
 impl None_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/None.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [None_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [None_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::none::NoneId) -> Option<&'static None_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = None_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

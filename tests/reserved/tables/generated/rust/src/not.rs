@@ -3,7 +3,7 @@
 //! Table `not`.
 /// A table named by a reserved name.
 ///
-/// Table `not` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `not` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/not.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Not {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Not {
         out.push('}');
     }
 }
+impl Not {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Not, crate::DataError> {
+        Ok(Not {
+            id: crate::not::NotId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "10f8b95ac4da2bceabd9774f4b09a1a275355d981296d30269c2b532302efb93";
+/// The embedded data file (`data/not.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/not.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Not]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Not]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/not.bytes",
+        "not",
+        BYTES,
+        crate::hashes::tables::NOT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Not::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `not` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NotId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for NotId {
     }
 }
 impl NotId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Not> {
         Not::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Not] = &[
-    Not {
-        id: crate::not::NotId(1i32),
-        value: 194i32,
-    },
-    Not {
-        id: crate::not::NotId(2i32),
-        value: 195i32,
-    },
-];
 impl Not {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/not.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Not] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Not], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::not::NotId) -> Option<&'static Not> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Not::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

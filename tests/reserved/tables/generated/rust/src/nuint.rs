@@ -3,7 +3,7 @@
 //! Table `nuint`.
 /// A table named by a reserved name.
 ///
-/// Table `nuint` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `nuint` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/nuint.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Nuint {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Nuint {
         out.push('}');
     }
 }
+impl Nuint {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Nuint, crate::DataError> {
+        Ok(Nuint {
+            id: crate::nuint::NuintId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "a6347e20a195b54336e47858a70554bd5aeb198cb5b271986b74e9334e1ce1b9";
+/// The embedded data file (`data/nuint.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/nuint.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Nuint]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Nuint]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/nuint.bytes",
+        "nuint",
+        BYTES,
+        crate::hashes::tables::NUINT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Nuint::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `nuint` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NuintId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for NuintId {
     }
 }
 impl NuintId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Nuint> {
         Nuint::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Nuint] = &[
-    Nuint {
-        id: crate::nuint::NuintId(1i32),
-        value: 196i32,
-    },
-    Nuint {
-        id: crate::nuint::NuintId(2i32),
-        value: 197i32,
-    },
-];
 impl Nuint {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/nuint.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Nuint] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Nuint], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::nuint::NuintId) -> Option<&'static Nuint> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Nuint::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

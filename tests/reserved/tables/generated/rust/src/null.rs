@@ -3,7 +3,7 @@
 //! Table `null`.
 /// A table named by a reserved name.
 ///
-/// Table `null` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `null` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/null.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Null {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Null {
         out.push('}');
     }
 }
+impl Null {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Null, crate::DataError> {
+        Ok(Null {
+            id: crate::null::NullId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "a22afb2fb6766a7da0e3d00b080e9e28454ac0c888399ba26b35ec4ef8170a7c";
+/// The embedded data file (`data/null.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/null.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Null]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Null]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/null.bytes",
+        "null",
+        BYTES,
+        crate::hashes::tables::NULL,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Null::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `null` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NullId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for NullId {
     }
 }
 impl NullId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Null> {
         Null::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Null] = &[
-    Null {
-        id: crate::null::NullId(1i32),
-        value: 143i32,
-    },
-    Null {
-        id: crate::null::NullId(2i32),
-        value: 144i32,
-    },
-];
 impl Null {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/null.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Null] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Null], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::null::NullId) -> Option<&'static Null> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Null::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `number`.
 /// A table named by a reserved name.
 ///
-/// Table `number` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `number` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/number.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Number {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Number {
         out.push('}');
     }
 }
+impl Number {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Number, crate::DataError> {
+        Ok(Number {
+            id: crate::number::NumberId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "9f1a48a0ac9242a554411da5f4afa936ffdfb7860e77891b5f0a10490d22ccbf";
+/// The embedded data file (`data/number.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/number.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Number]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Number]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/number.bytes",
+        "number",
+        BYTES,
+        crate::hashes::tables::NUMBER,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Number::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `number` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NumberId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for NumberId {
     }
 }
 impl NumberId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Number> {
         Number::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Number] = &[
-    Number {
-        id: crate::number::NumberId(1i32),
-        value: 222i32,
-    },
-    Number {
-        id: crate::number::NumberId(2i32),
-        value: 223i32,
-    },
-];
 impl Number {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/number.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Number] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Number], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::number::NumberId) -> Option<&'static Number> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Number::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

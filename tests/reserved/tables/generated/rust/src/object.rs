@@ -3,7 +3,7 @@
 //! Table `object`.
 /// A table named by a reserved name.
 ///
-/// Table `object` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `object` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/object.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Object {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Object {
         out.push('}');
     }
 }
+impl Object {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Object, crate::DataError> {
+        Ok(Object {
+            id: crate::object::ObjectId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "7423bc4f556e0d69f1f7ece7f2df62b7a0cc5f64dd887fbbfa0d415ea2b4ce46";
+/// The embedded data file (`data/object.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/object.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Object]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Object]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/object.bytes",
+        "object",
+        BYTES,
+        crate::hashes::tables::OBJECT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Object::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `object` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ObjectId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ObjectId {
     }
 }
 impl ObjectId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Object> {
         Object::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Object] = &[
-    Object {
-        id: crate::object::ObjectId(1i32),
-        value: 144i32,
-    },
-    Object {
-        id: crate::object::ObjectId(2i32),
-        value: 145i32,
-    },
-];
 impl Object {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/object.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Object] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Object], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::object::ObjectId) -> Option<&'static Object> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Object::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `of`.
 /// A table named by a reserved name.
 ///
-/// Table `of` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `of` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/of.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Of {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Of {
         out.push('}');
     }
 }
+impl Of {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Of, crate::DataError> {
+        Ok(Of {
+            id: crate::of::OfId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "cfa8df9ecd7460a062d31b660bfbd840c4867e4de5b1fca2b80a96cc751754a3";
+/// The embedded data file (`data/of.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/of.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Of]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Of]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/of.bytes",
+        "of",
+        BYTES,
+        crate::hashes::tables::OF,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Of::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `of` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct OfId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for OfId {
     }
 }
 impl OfId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Of> {
         Of::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Of] = &[
-    Of {
-        id: crate::of::OfId(1i32),
-        value: 224i32,
-    },
-    Of {
-        id: crate::of::OfId(2i32),
-        value: 225i32,
-    },
-];
 impl Of {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/of.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Of] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Of], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::of::OfId) -> Option<&'static Of> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Of::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Ok`.
 /// A table named by a reserved name.
 ///
-/// Table `Ok` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Ok` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Ok.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Ok_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Ok_ {
         out.push('}');
     }
 }
+impl Ok_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Ok_, crate::DataError> {
+        Ok(Ok_ {
+            id: crate::ok::OkId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "47889c03db64aad848c751e3dfe88cfa37436df1cd678a4ddfbb3689e7c62a7c";
+/// The embedded data file (`data/Ok.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Ok.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Ok_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Ok_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Ok.bytes",
+        "Ok",
+        BYTES,
+        crate::hashes::tables::OK,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Ok_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Ok` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct OkId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for OkId {
     }
 }
 impl OkId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Ok_> {
         Ok_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Ok_] = &[
-    Ok_ {
-        id: crate::ok::OkId(1i32),
-        value: 59i32,
-    },
-    Ok_ {
-        id: crate::ok::OkId(2i32),
-        value: 60i32,
-    },
-];
 impl Ok_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Ok.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Ok_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Ok_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::ok::OkId) -> Option<&'static Ok_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Ok_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

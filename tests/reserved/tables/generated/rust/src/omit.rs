@@ -3,7 +3,7 @@
 //! Table `Omit`.
 /// A table named by a reserved name.
 ///
-/// Table `Omit` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Omit` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Omit.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Omit {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Omit {
         out.push('}');
     }
 }
+impl Omit {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Omit, crate::DataError> {
+        Ok(Omit {
+            id: crate::omit::OmitId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "eb771575cb152a6798fce00e16c02f7f18410796e0a9156093e381e3ce5130fb";
+/// The embedded data file (`data/Omit.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Omit.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Omit]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Omit]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Omit.bytes",
+        "Omit",
+        BYTES,
+        crate::hashes::tables::OMIT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Omit::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Omit` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct OmitId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for OmitId {
     }
 }
 impl OmitId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Omit> {
         Omit::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Omit] = &[
-    Omit {
-        id: crate::omit::OmitId(1i32),
-        value: 266i32,
-    },
-    Omit {
-        id: crate::omit::OmitId(2i32),
-        value: 267i32,
-    },
-];
 impl Omit {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Omit.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Omit] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Omit], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::omit::OmitId) -> Option<&'static Omit> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Omit::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `on`.
 /// A table named by a reserved name.
 ///
-/// Table `on` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `on` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/on.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct On {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for On {
         out.push('}');
     }
 }
+impl On {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<On, crate::DataError> {
+        Ok(On {
+            id: crate::on::OnId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "178bfb77df84f21c9e814664bfd9391d7e7d610936a17c4ad1000612055db4de";
+/// The embedded data file (`data/on.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/on.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[On]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[On]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/on.bytes",
+        "on",
+        BYTES,
+        crate::hashes::tables::ON,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(On::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `on` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct OnId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for OnId {
     }
 }
 impl OnId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static On> {
         On::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[On] = &[
-    On {
-        id: crate::on::OnId(1i32),
-        value: 179i32,
-    },
-    On {
-        id: crate::on::OnId(2i32),
-        value: 180i32,
-    },
-];
 impl On {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/on.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [On] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [On], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::on::OnId) -> Option<&'static On> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = On::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

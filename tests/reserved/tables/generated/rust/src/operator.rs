@@ -3,7 +3,7 @@
 //! Table `operator`.
 /// A table named by a reserved name.
 ///
-/// Table `operator` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `operator` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/operator.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Operator {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Operator {
         out.push('}');
     }
 }
+impl Operator {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Operator, crate::DataError> {
+        Ok(Operator {
+            id: crate::operator::OperatorId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "a7ab6dc933cf28bb1ceb10f7b551e4e72216e1b9982960bf4c209972cbcaf67c";
+/// The embedded data file (`data/operator.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/operator.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Operator]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Operator]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/operator.bytes",
+        "operator",
+        BYTES,
+        crate::hashes::tables::OPERATOR,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Operator::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `operator` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct OperatorId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for OperatorId {
     }
 }
 impl OperatorId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Operator> {
         Operator::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Operator] = &[
-    Operator {
-        id: crate::operator::OperatorId(1i32),
-        value: 145i32,
-    },
-    Operator {
-        id: crate::operator::OperatorId(2i32),
-        value: 146i32,
-    },
-];
 impl Operator {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/operator.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Operator] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Operator], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::operator::OperatorId) -> Option<&'static Operator> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Operator::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Option`.
 /// A table named by a reserved name.
 ///
-/// Table `Option` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Option` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Option.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Option_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Option_ {
         out.push('}');
     }
 }
+impl Option_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Option_, crate::DataError> {
+        Ok(Option_ {
+            id: crate::option::OptionId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "aba8b2b49098e45990cf36b4257ba835318baa8bcb3b3e33bc819625e4e2db81";
+/// The embedded data file (`data/Option.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Option.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Option_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Option_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Option.bytes",
+        "Option",
+        BYTES,
+        crate::hashes::tables::OPTION,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Option_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Option` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct OptionId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for OptionId {
     }
 }
 impl OptionId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Option_> {
         Option_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Option_] = &[
-    Option_ {
-        id: crate::option::OptionId(1i32),
-        value: 55i32,
-    },
-    Option_ {
-        id: crate::option::OptionId(2i32),
-        value: 56i32,
-    },
-];
 impl Option_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Option.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Option_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Option_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::option::OptionId) -> Option<&'static Option_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Option_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `or`.
 /// A table named by a reserved name.
 ///
-/// Table `or` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `or` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/or.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Or {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Or {
         out.push('}');
     }
 }
+impl Or {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Or, crate::DataError> {
+        Ok(Or {
+            id: crate::or::OrId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "8d7fb7c3b7150d1e40662aac9b48c5e88a9380e492f1be8ab4056957ace6fbf8";
+/// The embedded data file (`data/or.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/or.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Or]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Or]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/or.bytes",
+        "or",
+        BYTES,
+        crate::hashes::tables::OR,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Or::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `or` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct OrId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for OrId {
     }
 }
 impl OrId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Or> {
         Or::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Or] = &[
-    Or {
-        id: crate::or::OrId(1i32),
-        value: 193i32,
-    },
-    Or {
-        id: crate::or::OrId(2i32),
-        value: 194i32,
-    },
-];
 impl Or {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/or.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Or] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Or], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::or::OrId) -> Option<&'static Or> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Or::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Ord`.
 /// A table named by a reserved name.
 ///
-/// Table `Ord` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Ord` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Ord.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Ord_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Ord_ {
         out.push('}');
     }
 }
+impl Ord_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Ord_, crate::DataError> {
+        Ok(Ord_ {
+            id: crate::ord::OrdId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "ba50a6593f8467b5a31930e6a994a0e57eed28825b763020a2054a8c4fffa62d";
+/// The embedded data file (`data/Ord.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Ord.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Ord_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Ord_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Ord.bytes",
+        "Ord",
+        BYTES,
+        crate::hashes::tables::ORD,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Ord_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Ord` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct OrdId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for OrdId {
     }
 }
 impl OrdId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Ord_> {
         Ord_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Ord_] = &[
-    Ord_ {
-        id: crate::ord::OrdId(1i32),
-        value: 82i32,
-    },
-    Ord_ {
-        id: crate::ord::OrdId(2i32),
-        value: 83i32,
-    },
-];
 impl Ord_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Ord.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Ord_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Ord_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::ord::OrdId) -> Option<&'static Ord_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Ord_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `orderby`.
 /// A table named by a reserved name.
 ///
-/// Table `orderby` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `orderby` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/orderby.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Orderby {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Orderby {
         out.push('}');
     }
 }
+impl Orderby {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Orderby, crate::DataError> {
+        Ok(Orderby {
+            id: crate::orderby::OrderbyId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "b96f3ac3163fe9d641f7af0e79d32c9fdcd2295554f7d361bd52e9a13eb0d971";
+/// The embedded data file (`data/orderby.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/orderby.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Orderby]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Orderby]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/orderby.bytes",
+        "orderby",
+        BYTES,
+        crate::hashes::tables::ORDERBY,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Orderby::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `orderby` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct OrderbyId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for OrderbyId {
     }
 }
 impl OrderbyId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Orderby> {
         Orderby::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Orderby] = &[
-    Orderby {
-        id: crate::orderby::OrderbyId(1i32),
-        value: 180i32,
-    },
-    Orderby {
-        id: crate::orderby::OrderbyId(2i32),
-        value: 181i32,
-    },
-];
 impl Orderby {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/orderby.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Orderby] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Orderby], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::orderby::OrderbyId) -> Option<&'static Orderby> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Orderby::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `out`.
 /// A table named by a reserved name.
 ///
-/// Table `out` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `out` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/out.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Out {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Out {
         out.push('}');
     }
 }
+impl Out {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Out, crate::DataError> {
+        Ok(Out {
+            id: crate::out::OutId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "45d05ca0bec555431d12091d0aae6694394e04a6a03ceb46fa5eb776f9fb3ba9";
+/// The embedded data file (`data/out.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/out.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Out]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Out]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/out.bytes",
+        "out",
+        BYTES,
+        crate::hashes::tables::OUT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Out::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `out` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct OutId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for OutId {
     }
 }
 impl OutId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Out> {
         Out::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Out] = &[
-    Out {
-        id: crate::out::OutId(1i32),
-        value: 146i32,
-    },
-    Out {
-        id: crate::out::OutId(2i32),
-        value: 147i32,
-    },
-];
 impl Out {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/out.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Out] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Out], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::out::OutId) -> Option<&'static Out> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Out::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

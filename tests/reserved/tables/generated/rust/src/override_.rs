@@ -3,7 +3,7 @@
 //! Table `override`.
 /// A table named by a reserved name.
 ///
-/// Table `override` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `override` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/override.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Override {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Override {
         out.push('}');
     }
 }
+impl Override {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Override, crate::DataError> {
+        Ok(Override {
+            id: crate::override_::OverrideId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "76a203bb66a4585e5d91b10c433e722dfdae1db383930b9da011357a1c097c79";
+/// The embedded data file (`data/override.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/override.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Override]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Override]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/override.bytes",
+        "override",
+        BYTES,
+        crate::hashes::tables::OVERRIDE_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Override::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `override` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct OverrideId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for OverrideId {
     }
 }
 impl OverrideId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Override> {
         Override::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Override] = &[
-    Override {
-        id: crate::override_::OverrideId(1i32),
-        value: 43i32,
-    },
-    Override {
-        id: crate::override_::OverrideId(2i32),
-        value: 44i32,
-    },
-];
 impl Override {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/override.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Override] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Override], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::override_::OverrideId) -> Option<&'static Override> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Override::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

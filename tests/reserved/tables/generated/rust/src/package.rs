@@ -3,7 +3,7 @@
 //! Table `package`.
 /// A table named by a reserved name.
 ///
-/// Table `package` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `package` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/package.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Package {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Package {
         out.push('}');
     }
 }
+impl Package {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Package, crate::DataError> {
+        Ok(Package {
+            id: crate::package::PackageId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "f2760e0706ae3be1ca10d90e42bd2ffbe5875f9e8913502c731c3adc6ef7c0e7";
+/// The embedded data file (`data/package.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/package.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Package]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Package]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/package.bytes",
+        "package",
+        BYTES,
+        crate::hashes::tables::PACKAGE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Package::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `package` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PackageId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for PackageId {
     }
 }
 impl PackageId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Package> {
         Package::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Package] = &[
-    Package {
-        id: crate::package::PackageId(1i32),
-        value: 215i32,
-    },
-    Package {
-        id: crate::package::PackageId(2i32),
-        value: 216i32,
-    },
-];
 impl Package {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/package.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Package] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Package], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::package::PackageId) -> Option<&'static Package> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Package::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

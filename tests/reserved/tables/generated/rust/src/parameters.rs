@@ -3,7 +3,7 @@
 //! Table `Parameters`.
 /// A table named by a reserved name.
 ///
-/// Table `Parameters` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Parameters` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Parameters.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Parameters {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Parameters {
         out.push('}');
     }
 }
+impl Parameters {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Parameters, crate::DataError> {
+        Ok(Parameters {
+            id: crate::parameters::ParametersId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "70d3fe38daab3ac2ea22852815c23013712160b2d64b04ed5fecca7cb283cdde";
+/// The embedded data file (`data/Parameters.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Parameters.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Parameters]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Parameters]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Parameters.bytes",
+        "Parameters",
+        BYTES,
+        crate::hashes::tables::PARAMETERS,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Parameters::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Parameters` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ParametersId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ParametersId {
     }
 }
 impl ParametersId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Parameters> {
         Parameters::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Parameters] = &[
-    Parameters {
-        id: crate::parameters::ParametersId(1i32),
-        value: 267i32,
-    },
-    Parameters {
-        id: crate::parameters::ParametersId(2i32),
-        value: 268i32,
-    },
-];
 impl Parameters {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Parameters.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Parameters] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Parameters], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::parameters::ParametersId) -> Option<&'static Parameters> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Parameters::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `params`.
 /// A table named by a reserved name.
 ///
-/// Table `params` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `params` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/params.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Params {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Params {
         out.push('}');
     }
 }
+impl Params {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Params, crate::DataError> {
+        Ok(Params {
+            id: crate::params::ParamsId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "4a2859cb168e2863d0d0b5b0040ab2af1022898e0ac3d3895a06f6f0feb090ea";
+/// The embedded data file (`data/params.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/params.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Params]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Params]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/params.bytes",
+        "params",
+        BYTES,
+        crate::hashes::tables::PARAMS,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Params::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `params` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ParamsId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ParamsId {
     }
 }
 impl ParamsId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Params> {
         Params::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Params] = &[
-    Params {
-        id: crate::params::ParamsId(1i32),
-        value: 147i32,
-    },
-    Params {
-        id: crate::params::ParamsId(2i32),
-        value: 148i32,
-    },
-];
 impl Params {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/params.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Params] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Params], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::params::ParamsId) -> Option<&'static Params> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Params::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `partial`.
 /// A table named by a reserved name.
 ///
-/// Table `partial` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `partial` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/partial.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Partial {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Partial {
         out.push('}');
     }
 }
+impl Partial {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Partial, crate::DataError> {
+        Ok(Partial {
+            id: crate::partial::PartialId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "d5d9fc1724f98b56e4de2a12f9a36a4b6077a785051bbd83b2e7affa935c8e01";
+/// The embedded data file (`data/partial.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/partial.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Partial]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Partial]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/partial.bytes",
+        "partial",
+        BYTES,
+        crate::hashes::tables::PARTIAL,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Partial::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `partial` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PartialId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for PartialId {
     }
 }
 impl PartialId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Partial> {
         Partial::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Partial] = &[
-    Partial {
-        id: crate::partial::PartialId(1i32),
-        value: 181i32,
-    },
-    Partial {
-        id: crate::partial::PartialId(2i32),
-        value: 182i32,
-    },
-];
 impl Partial {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/partial.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Partial] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Partial], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::partial::PartialId) -> Option<&'static Partial> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Partial::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

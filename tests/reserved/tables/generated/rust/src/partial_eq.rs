@@ -3,7 +3,7 @@
 //! Table `PartialEq`.
 /// A table named by a reserved name.
 ///
-/// Table `PartialEq` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `PartialEq` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/PartialEq.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PartialEq_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for PartialEq_ {
         out.push('}');
     }
 }
+impl PartialEq_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<PartialEq_, crate::DataError> {
+        Ok(PartialEq_ {
+            id: crate::partial_eq::PartialEqId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "c9085d4d51c69a18ade749eaf81843d74d24d417df342714a08b46ee654ab071";
+/// The embedded data file (`data/PartialEq.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/PartialEq.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[PartialEq_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[PartialEq_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/PartialEq.bytes",
+        "PartialEq",
+        BYTES,
+        crate::hashes::tables::PARTIAL_EQ,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(PartialEq_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `PartialEq` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PartialEqId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for PartialEqId {
     }
 }
 impl PartialEqId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static PartialEq_> {
         PartialEq_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[PartialEq_] = &[
-    PartialEq_ {
-        id: crate::partial_eq::PartialEqId(1i32),
-        value: 81i32,
-    },
-    PartialEq_ {
-        id: crate::partial_eq::PartialEqId(2i32),
-        value: 82i32,
-    },
-];
 impl PartialEq_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/PartialEq.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [PartialEq_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [PartialEq_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::partial_eq::PartialEqId) -> Option<&'static PartialEq_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = PartialEq_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

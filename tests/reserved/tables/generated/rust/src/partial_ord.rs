@@ -3,7 +3,7 @@
 //! Table `PartialOrd`.
 /// A table named by a reserved name.
 ///
-/// Table `PartialOrd` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `PartialOrd` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/PartialOrd.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PartialOrd_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for PartialOrd_ {
         out.push('}');
     }
 }
+impl PartialOrd_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<PartialOrd_, crate::DataError> {
+        Ok(PartialOrd_ {
+            id: crate::partial_ord::PartialOrdId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "d566670f34bc27562c3db23901a6c192ae2082c327bcff2123839890b1605896";
+/// The embedded data file (`data/PartialOrd.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/PartialOrd.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[PartialOrd_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[PartialOrd_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/PartialOrd.bytes",
+        "PartialOrd",
+        BYTES,
+        crate::hashes::tables::PARTIAL_ORD,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(PartialOrd_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `PartialOrd` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PartialOrdId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for PartialOrdId {
     }
 }
 impl PartialOrdId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static PartialOrd_> {
         PartialOrd_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[PartialOrd_] = &[
-    PartialOrd_ {
-        id: crate::partial_ord::PartialOrdId(1i32),
-        value: 83i32,
-    },
-    PartialOrd_ {
-        id: crate::partial_ord::PartialOrdId(2i32),
-        value: 84i32,
-    },
-];
 impl PartialOrd_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/PartialOrd.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [PartialOrd_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [PartialOrd_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::partial_ord::PartialOrdId) -> Option<&'static PartialOrd_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = PartialOrd_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Pick`.
 /// A table named by a reserved name.
 ///
-/// Table `Pick` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Pick` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Pick.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pick {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Pick {
         out.push('}');
     }
 }
+impl Pick {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Pick, crate::DataError> {
+        Ok(Pick {
+            id: crate::pick::PickId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "db4160aa63d92d0f50d11b16c6330a16560d66fe585979ea70ada2b4dfa63573";
+/// The embedded data file (`data/Pick.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Pick.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Pick]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Pick]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Pick.bytes",
+        "Pick",
+        BYTES,
+        crate::hashes::tables::PICK,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Pick::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Pick` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PickId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for PickId {
     }
 }
 impl PickId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Pick> {
         Pick::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Pick] = &[
-    Pick {
-        id: crate::pick::PickId(1i32),
-        value: 268i32,
-    },
-    Pick {
-        id: crate::pick::PickId(2i32),
-        value: 269i32,
-    },
-];
 impl Pick {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Pick.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Pick] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Pick], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::pick::PickId) -> Option<&'static Pick> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Pick::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `priv`.
 /// A table named by a reserved name.
 ///
-/// Table `priv` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `priv` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/priv.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Priv {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Priv {
         out.push('}');
     }
 }
+impl Priv {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Priv, crate::DataError> {
+        Ok(Priv {
+            id: crate::priv_::PrivId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "f70dfa8831b93e6f338f29e001baa6b8c0811d3ea549e0c82db8d2197b997bb2";
+/// The embedded data file (`data/priv.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/priv.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Priv]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Priv]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/priv.bytes",
+        "priv",
+        BYTES,
+        crate::hashes::tables::PRIV_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Priv::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `priv` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PrivId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for PrivId {
     }
 }
 impl PrivId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Priv> {
         Priv::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Priv] = &[
-    Priv {
-        id: crate::priv_::PrivId(1i32),
-        value: 44i32,
-    },
-    Priv {
-        id: crate::priv_::PrivId(2i32),
-        value: 45i32,
-    },
-];
 impl Priv {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/priv.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Priv] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Priv], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::priv_::PrivId) -> Option<&'static Priv> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Priv::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `private`.
 /// A table named by a reserved name.
 ///
-/// Table `private` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `private` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/private.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Private {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Private {
         out.push('}');
     }
 }
+impl Private {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Private, crate::DataError> {
+        Ok(Private {
+            id: crate::private::PrivateId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "0a86766d6556cad1e2cc74414c017930ef85fefb9c852fd78aa239f36240f06f";
+/// The embedded data file (`data/private.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/private.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Private]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Private]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/private.bytes",
+        "private",
+        BYTES,
+        crate::hashes::tables::PRIVATE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Private::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `private` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PrivateId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for PrivateId {
     }
 }
 impl PrivateId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Private> {
         Private::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Private] = &[
-    Private {
-        id: crate::private::PrivateId(1i32),
-        value: 148i32,
-    },
-    Private {
-        id: crate::private::PrivateId(2i32),
-        value: 149i32,
-    },
-];
 impl Private {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/private.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Private] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Private], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::private::PrivateId) -> Option<&'static Private> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Private::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `proc_macro`.
 /// A table named by a reserved name.
 ///
-/// Table `proc_macro` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `proc_macro` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/proc_macro.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ProcMacro {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for ProcMacro {
         out.push('}');
     }
 }
+impl ProcMacro {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ProcMacro, crate::DataError> {
+        Ok(ProcMacro {
+            id: crate::proc_macro_::ProcMacroId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "6d2d8fff8b6e13bf36b336685892bbc4406568d70290bc98c915116a5c8c11b5";
+/// The embedded data file (`data/proc_macro.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/proc_macro.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[ProcMacro]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[ProcMacro]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/proc_macro.bytes",
+        "proc_macro",
+        BYTES,
+        crate::hashes::tables::PROC_MACRO_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(ProcMacro::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `proc_macro` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ProcMacroId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ProcMacroId {
     }
 }
 impl ProcMacroId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static ProcMacro> {
         ProcMacro::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[ProcMacro] = &[
-    ProcMacro {
-        id: crate::proc_macro_::ProcMacroId(1i32),
-        value: 99i32,
-    },
-    ProcMacro {
-        id: crate::proc_macro_::ProcMacroId(2i32),
-        value: 100i32,
-    },
-];
 impl ProcMacro {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/proc_macro.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [ProcMacro] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [ProcMacro], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::proc_macro_::ProcMacroId) -> Option<&'static ProcMacro> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = ProcMacro::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

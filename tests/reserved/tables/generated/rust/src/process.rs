@@ -3,7 +3,7 @@
 //! Table `process`.
 /// A table named by a reserved name.
 ///
-/// Table `process` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `process` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/process.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Process {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Process {
         out.push('}');
     }
 }
+impl Process {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Process, crate::DataError> {
+        Ok(Process {
+            id: crate::process::ProcessId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "577e0cc85eea9d889d38f21ee2ae4e25e93e206350fb515a2cbb8460200da860";
+/// The embedded data file (`data/process.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/process.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Process]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Process]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/process.bytes",
+        "process",
+        BYTES,
+        crate::hashes::tables::PROCESS,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Process::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `process` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ProcessId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ProcessId {
     }
 }
 impl ProcessId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Process> {
         Process::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Process] = &[
-    Process {
-        id: crate::process::ProcessId(1i32),
-        value: 290i32,
-    },
-    Process {
-        id: crate::process::ProcessId(2i32),
-        value: 291i32,
-    },
-];
 impl Process {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/process.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Process] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Process], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::process::ProcessId) -> Option<&'static Process> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Process::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Promise`.
 /// A table named by a reserved name.
 ///
-/// Table `Promise` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Promise` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Promise.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Promise {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Promise {
         out.push('}');
     }
 }
+impl Promise {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Promise, crate::DataError> {
+        Ok(Promise {
+            id: crate::promise::PromiseId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "3557b2770ffe310c871433b39fcfd1731fdac6e4b5310fbced7d71839b5c2473";
+/// The embedded data file (`data/Promise.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Promise.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Promise]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Promise]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Promise.bytes",
+        "Promise",
+        BYTES,
+        crate::hashes::tables::PROMISE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Promise::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Promise` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PromiseId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for PromiseId {
     }
 }
 impl PromiseId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Promise> {
         Promise::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Promise] = &[
-    Promise {
-        id: crate::promise::PromiseId(1i32),
-        value: 269i32,
-    },
-    Promise {
-        id: crate::promise::PromiseId(2i32),
-        value: 270i32,
-    },
-];
 impl Promise {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Promise.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Promise] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Promise], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::promise::PromiseId) -> Option<&'static Promise> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Promise::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `propertyIsEnumerable`.
 /// A table named by a reserved name.
 ///
-/// Table `propertyIsEnumerable` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `propertyIsEnumerable` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/propertyIsEnumerable.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PropertyIsEnumerable {
     /// Column `Id`.
@@ -21,6 +21,41 @@ impl crate::canonical::Canonical for PropertyIsEnumerable {
         out.push('}');
     }
 }
+impl PropertyIsEnumerable {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<PropertyIsEnumerable, crate::DataError> {
+        Ok(PropertyIsEnumerable {
+            id: crate::property_is_enumerable::PropertyIsEnumerableId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "2eee541071d19381c82501a8758df09c39f71dcad91e60691f60318d29948caa";
+/// The embedded data file (`data/propertyIsEnumerable.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/propertyIsEnumerable.bytes");
+static DATA: std::sync::OnceLock<
+    Result<Box<[PropertyIsEnumerable]>, crate::DataError>,
+> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[PropertyIsEnumerable]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/propertyIsEnumerable.bytes",
+        "propertyIsEnumerable",
+        BYTES,
+        crate::hashes::tables::PROPERTY_IS_ENUMERABLE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(PropertyIsEnumerable::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `propertyIsEnumerable` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PropertyIsEnumerableId(pub i32);
@@ -30,31 +65,33 @@ impl crate::canonical::Canonical for PropertyIsEnumerableId {
     }
 }
 impl PropertyIsEnumerableId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static PropertyIsEnumerable> {
         PropertyIsEnumerable::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[PropertyIsEnumerable] = &[
-    PropertyIsEnumerable {
-        id: crate::property_is_enumerable::PropertyIsEnumerableId(1i32),
-        value: 245i32,
-    },
-    PropertyIsEnumerable {
-        id: crate::property_is_enumerable::PropertyIsEnumerableId(2i32),
-        value: 246i32,
-    },
-];
 impl PropertyIsEnumerable {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/propertyIsEnumerable.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [PropertyIsEnumerable] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [PropertyIsEnumerable], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(
         key: crate::property_is_enumerable::PropertyIsEnumerableId,
     ) -> Option<&'static PropertyIsEnumerable> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = PropertyIsEnumerable::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

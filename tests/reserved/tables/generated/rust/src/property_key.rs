@@ -3,7 +3,7 @@
 //! Table `PropertyKey`.
 /// A table named by a reserved name.
 ///
-/// Table `PropertyKey` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `PropertyKey` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/PropertyKey.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PropertyKey {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for PropertyKey {
         out.push('}');
     }
 }
+impl PropertyKey {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<PropertyKey, crate::DataError> {
+        Ok(PropertyKey {
+            id: crate::property_key::PropertyKeyId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "9ddaa105a311a33c4bf0937dbb841f8add29a6ab9105b15a7561e7de2459bef2";
+/// The embedded data file (`data/PropertyKey.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/PropertyKey.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[PropertyKey]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[PropertyKey]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/PropertyKey.bytes",
+        "PropertyKey",
+        BYTES,
+        crate::hashes::tables::PROPERTY_KEY,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(PropertyKey::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `PropertyKey` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PropertyKeyId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for PropertyKeyId {
     }
 }
 impl PropertyKeyId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static PropertyKey> {
         PropertyKey::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[PropertyKey] = &[
-    PropertyKey {
-        id: crate::property_key::PropertyKeyId(1i32),
-        value: 270i32,
-    },
-    PropertyKey {
-        id: crate::property_key::PropertyKeyId(2i32),
-        value: 271i32,
-    },
-];
 impl PropertyKey {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/PropertyKey.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [PropertyKey] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [PropertyKey], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::property_key::PropertyKeyId) -> Option<&'static PropertyKey> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = PropertyKey::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `protected`.
 /// A table named by a reserved name.
 ///
-/// Table `protected` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `protected` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/protected.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Protected {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Protected {
         out.push('}');
     }
 }
+impl Protected {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Protected, crate::DataError> {
+        Ok(Protected {
+            id: crate::protected::ProtectedId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "0c98433d69a92277ee51a577673db031ee0d30aca7484241081e93095b41e364";
+/// The embedded data file (`data/protected.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/protected.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Protected]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Protected]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/protected.bytes",
+        "protected",
+        BYTES,
+        crate::hashes::tables::PROTECTED,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Protected::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `protected` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ProtectedId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ProtectedId {
     }
 }
 impl ProtectedId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Protected> {
         Protected::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Protected] = &[
-    Protected {
-        id: crate::protected::ProtectedId(1i32),
-        value: 149i32,
-    },
-    Protected {
-        id: crate::protected::ProtectedId(2i32),
-        value: 150i32,
-    },
-];
 impl Protected {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/protected.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Protected] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Protected], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::protected::ProtectedId) -> Option<&'static Protected> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Protected::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

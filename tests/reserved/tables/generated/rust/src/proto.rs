@@ -3,7 +3,7 @@
 //! Table `__proto__`.
 /// A table named by a reserved name.
 ///
-/// Table `__proto__` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `__proto__` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/__proto__.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Proto {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Proto {
         out.push('}');
     }
 }
+impl Proto {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Proto, crate::DataError> {
+        Ok(Proto {
+            id: crate::proto::ProtoId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "b92a39bbaafb36dc28200c6a548b98498dcc23884fcd3deddb909619cbcdb966";
+/// The embedded data file (`data/__proto__.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/__proto__.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Proto]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Proto]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/__proto__.bytes",
+        "__proto__",
+        BYTES,
+        crate::hashes::tables::PROTO,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Proto::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `__proto__` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ProtoId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ProtoId {
     }
 }
 impl ProtoId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Proto> {
         Proto::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Proto] = &[
-    Proto {
-        id: crate::proto::ProtoId(1i32),
-        value: 239i32,
-    },
-    Proto {
-        id: crate::proto::ProtoId(2i32),
-        value: 240i32,
-    },
-];
 impl Proto {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/__proto__.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Proto] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Proto], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::proto::ProtoId) -> Option<&'static Proto> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Proto::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `prototype`.
 /// A table named by a reserved name.
 ///
-/// Table `prototype` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `prototype` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/prototype.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Prototype {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Prototype {
         out.push('}');
     }
 }
+impl Prototype {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Prototype, crate::DataError> {
+        Ok(Prototype {
+            id: crate::prototype::PrototypeId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "599894631b2196d5357ca7ceb70149550a510ad66c2603c1b65a24813c557832";
+/// The embedded data file (`data/prototype.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/prototype.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Prototype]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Prototype]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/prototype.bytes",
+        "prototype",
+        BYTES,
+        crate::hashes::tables::PROTOTYPE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Prototype::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `prototype` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PrototypeId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for PrototypeId {
     }
 }
 impl PrototypeId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Prototype> {
         Prototype::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Prototype] = &[
-    Prototype {
-        id: crate::prototype::PrototypeId(1i32),
-        value: 240i32,
-    },
-    Prototype {
-        id: crate::prototype::PrototypeId(2i32),
-        value: 241i32,
-    },
-];
 impl Prototype {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/prototype.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Prototype] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Prototype], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::prototype::PrototypeId) -> Option<&'static Prototype> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Prototype::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Proxy`.
 /// A table named by a reserved name.
 ///
-/// Table `Proxy` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Proxy` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Proxy.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Proxy {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Proxy {
         out.push('}');
     }
 }
+impl Proxy {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Proxy, crate::DataError> {
+        Ok(Proxy {
+            id: crate::proxy::ProxyId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "16745471edda0dd6ce0f45e03384fa33c4ed49afa8c651314ee37b79e24e23f6";
+/// The embedded data file (`data/Proxy.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Proxy.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Proxy]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Proxy]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Proxy.bytes",
+        "Proxy",
+        BYTES,
+        crate::hashes::tables::PROXY,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Proxy::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Proxy` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ProxyId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ProxyId {
     }
 }
 impl ProxyId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Proxy> {
         Proxy::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Proxy] = &[
-    Proxy {
-        id: crate::proxy::ProxyId(1i32),
-        value: 271i32,
-    },
-    Proxy {
-        id: crate::proxy::ProxyId(2i32),
-        value: 272i32,
-    },
-];
 impl Proxy {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Proxy.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Proxy] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Proxy], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::proxy::ProxyId) -> Option<&'static Proxy> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Proxy::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `pub`.
 /// A table named by a reserved name.
 ///
-/// Table `pub` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `pub` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/pub.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pub {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Pub {
         out.push('}');
     }
 }
+impl Pub {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Pub, crate::DataError> {
+        Ok(Pub {
+            id: crate::pub_::PubId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "917569cdea12724df8fef03c363f7b9d1f8c7da733fd0d81a6bc4986241318f4";
+/// The embedded data file (`data/pub.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/pub.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Pub]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Pub]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/pub.bytes",
+        "pub",
+        BYTES,
+        crate::hashes::tables::PUB_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Pub::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `pub` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PubId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for PubId {
     }
 }
 impl PubId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Pub> {
         Pub::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Pub] = &[
-    Pub {
-        id: crate::pub_::PubId(1i32),
-        value: 20i32,
-    },
-    Pub {
-        id: crate::pub_::PubId(2i32),
-        value: 21i32,
-    },
-];
 impl Pub {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/pub.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Pub] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Pub], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::pub_::PubId) -> Option<&'static Pub> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Pub::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `public`.
 /// A table named by a reserved name.
 ///
-/// Table `public` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `public` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/public.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Public {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Public {
         out.push('}');
     }
 }
+impl Public {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Public, crate::DataError> {
+        Ok(Public {
+            id: crate::public::PublicId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "10a1d2474469dddeb31b9d4e562c1f6d09074a8fbae0c548cc0d208b8826d294";
+/// The embedded data file (`data/public.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/public.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Public]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Public]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/public.bytes",
+        "public",
+        BYTES,
+        crate::hashes::tables::PUBLIC,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Public::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `public` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PublicId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for PublicId {
     }
 }
 impl PublicId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Public> {
         Public::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Public] = &[
-    Public {
-        id: crate::public::PublicId(1i32),
-        value: 150i32,
-    },
-    Public {
-        id: crate::public::PublicId(2i32),
-        value: 151i32,
-    },
-];
 impl Public {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/public.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Public] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Public], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::public::PublicId) -> Option<&'static Public> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Public::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

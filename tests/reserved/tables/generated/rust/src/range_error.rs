@@ -3,7 +3,7 @@
 //! Table `RangeError`.
 /// A table named by a reserved name.
 ///
-/// Table `RangeError` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `RangeError` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/RangeError.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RangeError {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for RangeError {
         out.push('}');
     }
 }
+impl RangeError {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<RangeError, crate::DataError> {
+        Ok(RangeError {
+            id: crate::range_error::RangeErrorId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "b9a74586195500dbaee5934a3aafe06e4bb670b5eb80caa67f32b6da99b9bdfa";
+/// The embedded data file (`data/RangeError.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/RangeError.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[RangeError]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[RangeError]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/RangeError.bytes",
+        "RangeError",
+        BYTES,
+        crate::hashes::tables::RANGE_ERROR,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(RangeError::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `RangeError` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RangeErrorId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for RangeErrorId {
     }
 }
 impl RangeErrorId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static RangeError> {
         RangeError::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[RangeError] = &[
-    RangeError {
-        id: crate::range_error::RangeErrorId(1i32),
-        value: 272i32,
-    },
-    RangeError {
-        id: crate::range_error::RangeErrorId(2i32),
-        value: 273i32,
-    },
-];
 impl RangeError {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/RangeError.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [RangeError] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [RangeError], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::range_error::RangeErrorId) -> Option<&'static RangeError> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = RangeError::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

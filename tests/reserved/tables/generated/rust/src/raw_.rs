@@ -3,7 +3,7 @@
 //! Table `raw`.
 /// A table named by a reserved name.
 ///
-/// Table `raw` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `raw` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/raw.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Raw {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Raw {
         out.push('}');
     }
 }
+impl Raw {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Raw, crate::DataError> {
+        Ok(Raw {
+            id: crate::raw_::RawId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "bc9c8338daf6caca690de1b4a6ca18d76ea5868e37756fe58dc90406e1d9ec9b";
+/// The embedded data file (`data/raw.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/raw.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Raw]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Raw]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/raw.bytes",
+        "raw",
+        BYTES,
+        crate::hashes::tables::RAW_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Raw::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `raw` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RawId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for RawId {
     }
 }
 impl RawId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Raw> {
         Raw::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Raw] = &[
-    Raw {
-        id: crate::raw_::RawId(1i32),
-        value: 53i32,
-    },
-    Raw {
-        id: crate::raw_::RawId(2i32),
-        value: 54i32,
-    },
-];
 impl Raw {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/raw.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Raw] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Raw], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::raw_::RawId) -> Option<&'static Raw> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Raw::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `readonly`.
 /// A table named by a reserved name.
 ///
-/// Table `readonly` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `readonly` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/readonly.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Readonly {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Readonly {
         out.push('}');
     }
 }
+impl Readonly {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Readonly, crate::DataError> {
+        Ok(Readonly {
+            id: crate::readonly::ReadonlyId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "abac2a618ce837a1e32560b92976b6004e039a239ba017bd6e964e2be41a4738";
+/// The embedded data file (`data/readonly.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/readonly.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Readonly]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Readonly]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/readonly.bytes",
+        "readonly",
+        BYTES,
+        crate::hashes::tables::READONLY,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Readonly::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `readonly` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ReadonlyId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ReadonlyId {
     }
 }
 impl ReadonlyId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Readonly> {
         Readonly::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Readonly] = &[
-    Readonly {
-        id: crate::readonly::ReadonlyId(1i32),
-        value: 151i32,
-    },
-    Readonly {
-        id: crate::readonly::ReadonlyId(2i32),
-        value: 152i32,
-    },
-];
 impl Readonly {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/readonly.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Readonly] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Readonly], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::readonly::ReadonlyId) -> Option<&'static Readonly> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Readonly::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `ReadonlyArray`.
 /// A table named by a reserved name.
 ///
-/// Table `ReadonlyArray` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `ReadonlyArray` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/ReadonlyArray.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ReadonlyArray {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for ReadonlyArray {
         out.push('}');
     }
 }
+impl ReadonlyArray {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ReadonlyArray, crate::DataError> {
+        Ok(ReadonlyArray {
+            id: crate::readonly_array::ReadonlyArrayId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "d75ce517c92d7f4a279a30b7b4e3ac93e85a4315c09e58e136c179069b34a115";
+/// The embedded data file (`data/ReadonlyArray.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/ReadonlyArray.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[ReadonlyArray]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[ReadonlyArray]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/ReadonlyArray.bytes",
+        "ReadonlyArray",
+        BYTES,
+        crate::hashes::tables::READONLY_ARRAY,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(ReadonlyArray::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `ReadonlyArray` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ReadonlyArrayId(pub i32);
@@ -30,31 +63,33 @@ impl crate::canonical::Canonical for ReadonlyArrayId {
     }
 }
 impl ReadonlyArrayId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static ReadonlyArray> {
         ReadonlyArray::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[ReadonlyArray] = &[
-    ReadonlyArray {
-        id: crate::readonly_array::ReadonlyArrayId(1i32),
-        value: 273i32,
-    },
-    ReadonlyArray {
-        id: crate::readonly_array::ReadonlyArrayId(2i32),
-        value: 274i32,
-    },
-];
 impl ReadonlyArray {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/ReadonlyArray.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [ReadonlyArray] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [ReadonlyArray], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(
         key: crate::readonly_array::ReadonlyArrayId,
     ) -> Option<&'static ReadonlyArray> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = ReadonlyArray::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `ReadonlyMap`.
 /// A table named by a reserved name.
 ///
-/// Table `ReadonlyMap` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `ReadonlyMap` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/ReadonlyMap.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ReadonlyMap {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for ReadonlyMap {
         out.push('}');
     }
 }
+impl ReadonlyMap {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ReadonlyMap, crate::DataError> {
+        Ok(ReadonlyMap {
+            id: crate::readonly_map::ReadonlyMapId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "c205ec0d76654aee075ea282d47bcd19812b0361cfbb1bd4dff184987c379ebb";
+/// The embedded data file (`data/ReadonlyMap.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/ReadonlyMap.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[ReadonlyMap]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[ReadonlyMap]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/ReadonlyMap.bytes",
+        "ReadonlyMap",
+        BYTES,
+        crate::hashes::tables::READONLY_MAP,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(ReadonlyMap::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `ReadonlyMap` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ReadonlyMapId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ReadonlyMapId {
     }
 }
 impl ReadonlyMapId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static ReadonlyMap> {
         ReadonlyMap::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[ReadonlyMap] = &[
-    ReadonlyMap {
-        id: crate::readonly_map::ReadonlyMapId(1i32),
-        value: 274i32,
-    },
-    ReadonlyMap {
-        id: crate::readonly_map::ReadonlyMapId(2i32),
-        value: 275i32,
-    },
-];
 impl ReadonlyMap {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/ReadonlyMap.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [ReadonlyMap] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [ReadonlyMap], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::readonly_map::ReadonlyMapId) -> Option<&'static ReadonlyMap> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = ReadonlyMap::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

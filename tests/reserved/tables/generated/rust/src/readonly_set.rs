@@ -3,7 +3,7 @@
 //! Table `ReadonlySet`.
 /// A table named by a reserved name.
 ///
-/// Table `ReadonlySet` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `ReadonlySet` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/ReadonlySet.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ReadonlySet {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for ReadonlySet {
         out.push('}');
     }
 }
+impl ReadonlySet {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ReadonlySet, crate::DataError> {
+        Ok(ReadonlySet {
+            id: crate::readonly_set::ReadonlySetId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "aa82b4a6329599bf2334cf78edb825b471bda9d016112e7aaf45dde064325572";
+/// The embedded data file (`data/ReadonlySet.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/ReadonlySet.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[ReadonlySet]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[ReadonlySet]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/ReadonlySet.bytes",
+        "ReadonlySet",
+        BYTES,
+        crate::hashes::tables::READONLY_SET,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(ReadonlySet::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `ReadonlySet` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ReadonlySetId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ReadonlySetId {
     }
 }
 impl ReadonlySetId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static ReadonlySet> {
         ReadonlySet::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[ReadonlySet] = &[
-    ReadonlySet {
-        id: crate::readonly_set::ReadonlySetId(1i32),
-        value: 275i32,
-    },
-    ReadonlySet {
-        id: crate::readonly_set::ReadonlySetId(2i32),
-        value: 276i32,
-    },
-];
 impl ReadonlySet {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/ReadonlySet.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [ReadonlySet] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [ReadonlySet], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::readonly_set::ReadonlySetId) -> Option<&'static ReadonlySet> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = ReadonlySet::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

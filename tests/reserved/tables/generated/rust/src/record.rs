@@ -3,7 +3,7 @@
 //! Table `record`.
 /// A table named by a reserved name.
 ///
-/// Table `record` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `record` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/record.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Record {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Record {
         out.push('}');
     }
 }
+impl Record {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Record, crate::DataError> {
+        Ok(Record {
+            id: crate::record::RecordId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "2d2fa0c8bd5135caa4254686139995cae135d2557666b5e78248fbf40d1743d6";
+/// The embedded data file (`data/record.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/record.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Record]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Record]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/record.bytes",
+        "record",
+        BYTES,
+        crate::hashes::tables::RECORD,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Record::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `record` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RecordId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for RecordId {
     }
 }
 impl RecordId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Record> {
         Record::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Record] = &[
-    Record {
-        id: crate::record::RecordId(1i32),
-        value: 189i32,
-    },
-    Record {
-        id: crate::record::RecordId(2i32),
-        value: 190i32,
-    },
-];
 impl Record {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/record.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Record] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Record], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::record::RecordId) -> Option<&'static Record> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Record::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

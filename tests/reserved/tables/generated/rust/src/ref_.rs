@@ -3,7 +3,7 @@
 //! Table `ref`.
 /// A table named by a reserved name.
 ///
-/// Table `ref` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `ref` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/ref.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Ref {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Ref {
         out.push('}');
     }
 }
+impl Ref {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Ref, crate::DataError> {
+        Ok(Ref {
+            id: crate::ref_::RefId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "3056a842145ec52ff07b878a7e459eb416ef31f48ecf58fca5d403d51ff98e94";
+/// The embedded data file (`data/ref.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/ref.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Ref]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Ref]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/ref.bytes",
+        "ref",
+        BYTES,
+        crate::hashes::tables::REF_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Ref::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `ref` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RefId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for RefId {
     }
 }
 impl RefId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Ref> {
         Ref::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Ref] = &[
-    Ref {
-        id: crate::ref_::RefId(1i32),
-        value: 21i32,
-    },
-    Ref {
-        id: crate::ref_::RefId(2i32),
-        value: 22i32,
-    },
-];
 impl Ref {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/ref.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Ref] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Ref], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::ref_::RefId) -> Option<&'static Ref> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Ref::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `ReferenceEquals`.
 /// A table named by a reserved name.
 ///
-/// Table `ReferenceEquals` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `ReferenceEquals` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/ReferenceEquals.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ReferenceEquals {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for ReferenceEquals {
         out.push('}');
     }
 }
+impl ReferenceEquals {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ReferenceEquals, crate::DataError> {
+        Ok(ReferenceEquals {
+            id: crate::reference_equals::ReferenceEqualsId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "6d85e29bc7b7f250a25a764c28c2a16e4e4bf6424f11ff28e03e12ec7c92edda";
+/// The embedded data file (`data/ReferenceEquals.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/ReferenceEquals.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[ReferenceEquals]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[ReferenceEquals]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/ReferenceEquals.bytes",
+        "ReferenceEquals",
+        BYTES,
+        crate::hashes::tables::REFERENCE_EQUALS,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(ReferenceEquals::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `ReferenceEquals` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ReferenceEqualsId(pub i32);
@@ -30,31 +63,33 @@ impl crate::canonical::Canonical for ReferenceEqualsId {
     }
 }
 impl ReferenceEqualsId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static ReferenceEquals> {
         ReferenceEquals::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[ReferenceEquals] = &[
-    ReferenceEquals {
-        id: crate::reference_equals::ReferenceEqualsId(1i32),
-        value: 206i32,
-    },
-    ReferenceEquals {
-        id: crate::reference_equals::ReferenceEqualsId(2i32),
-        value: 207i32,
-    },
-];
 impl ReferenceEquals {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/ReferenceEquals.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [ReferenceEquals] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [ReferenceEquals], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(
         key: crate::reference_equals::ReferenceEqualsId,
     ) -> Option<&'static ReferenceEquals> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = ReferenceEquals::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Reflect`.
 /// A table named by a reserved name.
 ///
-/// Table `Reflect` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Reflect` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Reflect.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Reflect {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Reflect {
         out.push('}');
     }
 }
+impl Reflect {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Reflect, crate::DataError> {
+        Ok(Reflect {
+            id: crate::reflect::ReflectId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "ec5ea60f8b03bbcc8d44bbef55ede7a68f8c80983e218e14cd4bba377e2565b1";
+/// The embedded data file (`data/Reflect.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Reflect.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Reflect]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Reflect]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Reflect.bytes",
+        "Reflect",
+        BYTES,
+        crate::hashes::tables::REFLECT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Reflect::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Reflect` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ReflectId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ReflectId {
     }
 }
 impl ReflectId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Reflect> {
         Reflect::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Reflect] = &[
-    Reflect {
-        id: crate::reflect::ReflectId(1i32),
-        value: 276i32,
-    },
-    Reflect {
-        id: crate::reflect::ReflectId(2i32),
-        value: 277i32,
-    },
-];
 impl Reflect {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Reflect.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Reflect] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Reflect], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::reflect::ReflectId) -> Option<&'static Reflect> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Reflect::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

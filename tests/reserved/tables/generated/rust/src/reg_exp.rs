@@ -3,7 +3,7 @@
 //! Table `RegExp`.
 /// A table named by a reserved name.
 ///
-/// Table `RegExp` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `RegExp` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/RegExp.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RegExp {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for RegExp {
         out.push('}');
     }
 }
+impl RegExp {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<RegExp, crate::DataError> {
+        Ok(RegExp {
+            id: crate::reg_exp::RegExpId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "c2224533e458209af7c49f59e59ae070a3d087bcd45f63e2ef9c7a37f29c66fd";
+/// The embedded data file (`data/RegExp.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/RegExp.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[RegExp]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[RegExp]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/RegExp.bytes",
+        "RegExp",
+        BYTES,
+        crate::hashes::tables::REG_EXP,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(RegExp::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `RegExp` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RegExpId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for RegExpId {
     }
 }
 impl RegExpId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static RegExp> {
         RegExp::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[RegExp] = &[
-    RegExp {
-        id: crate::reg_exp::RegExpId(1i32),
-        value: 277i32,
-    },
-    RegExp {
-        id: crate::reg_exp::RegExpId(2i32),
-        value: 278i32,
-    },
-];
 impl RegExp {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/RegExp.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [RegExp] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [RegExp], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::reg_exp::RegExpId) -> Option<&'static RegExp> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = RegExp::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `remove`.
 /// A table named by a reserved name.
 ///
-/// Table `remove` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `remove` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/remove.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Remove {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Remove {
         out.push('}');
     }
 }
+impl Remove {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Remove, crate::DataError> {
+        Ok(Remove {
+            id: crate::remove::RemoveId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "ca2c20095df8c351443256bf6457d455571c4cf220420fb3204ab558fb3ca3f4";
+/// The embedded data file (`data/remove.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/remove.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Remove]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Remove]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/remove.bytes",
+        "remove",
+        BYTES,
+        crate::hashes::tables::REMOVE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Remove::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `remove` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RemoveId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for RemoveId {
     }
 }
 impl RemoveId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Remove> {
         Remove::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Remove] = &[
-    Remove {
-        id: crate::remove::RemoveId(1i32),
-        value: 182i32,
-    },
-    Remove {
-        id: crate::remove::RemoveId(2i32),
-        value: 183i32,
-    },
-];
 impl Remove {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/remove.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Remove] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Remove], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::remove::RemoveId) -> Option<&'static Remove> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Remove::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

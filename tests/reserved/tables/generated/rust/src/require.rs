@@ -3,7 +3,7 @@
 //! Table `require`.
 /// A table named by a reserved name.
 ///
-/// Table `require` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `require` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/require.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Require {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Require {
         out.push('}');
     }
 }
+impl Require {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Require, crate::DataError> {
+        Ok(Require {
+            id: crate::require::RequireId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "1e34e262df83e7065d452f292d0c3150e312948d0fbb10eb2cfa5db12da14d90";
+/// The embedded data file (`data/require.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/require.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Require]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Require]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/require.bytes",
+        "require",
+        BYTES,
+        crate::hashes::tables::REQUIRE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Require::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `require` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RequireId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for RequireId {
     }
 }
 impl RequireId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Require> {
         Require::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Require] = &[
-    Require {
-        id: crate::require::RequireId(1i32),
-        value: 221i32,
-    },
-    Require {
-        id: crate::require::RequireId(2i32),
-        value: 222i32,
-    },
-];
 impl Require {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/require.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Require] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Require], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::require::RequireId) -> Option<&'static Require> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Require::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `required`.
 /// A table named by a reserved name.
 ///
-/// Table `required` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `required` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/required.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Required {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Required {
         out.push('}');
     }
 }
+impl Required {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Required, crate::DataError> {
+        Ok(Required {
+            id: crate::required::RequiredId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "29b2f2011f8be8cdc9a84847fca488bbed90561b3395ac49d88d1e5c04e2c81d";
+/// The embedded data file (`data/required.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/required.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Required]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Required]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/required.bytes",
+        "required",
+        BYTES,
+        crate::hashes::tables::REQUIRED,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Required::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `required` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RequiredId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for RequiredId {
     }
 }
 impl RequiredId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Required> {
         Required::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Required] = &[
-    Required {
-        id: crate::required::RequiredId(1i32),
-        value: 198i32,
-    },
-    Required {
-        id: crate::required::RequiredId(2i32),
-        value: 199i32,
-    },
-];
 impl Required {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/required.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Required] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Required], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::required::RequiredId) -> Option<&'static Required> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Required::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

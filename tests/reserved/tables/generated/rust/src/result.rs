@@ -3,7 +3,7 @@
 //! Table `Result`.
 /// A table named by a reserved name.
 ///
-/// Table `Result` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Result` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Result.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Result_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Result_ {
         out.push('}');
     }
 }
+impl Result_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Result_, crate::DataError> {
+        Ok(Result_ {
+            id: crate::result::ResultId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "aed0e7d68cbcfbe86c95fc313e9552c587316d9fb5c5123e8c34edbf9ccc3b1e";
+/// The embedded data file (`data/Result.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Result.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Result_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Result_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Result.bytes",
+        "Result",
+        BYTES,
+        crate::hashes::tables::RESULT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Result_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Result` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ResultId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ResultId {
     }
 }
 impl ResultId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Result_> {
         Result_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Result_] = &[
-    Result_ {
-        id: crate::result::ResultId(1i32),
-        value: 58i32,
-    },
-    Result_ {
-        id: crate::result::ResultId(2i32),
-        value: 59i32,
-    },
-];
 impl Result_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Result.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Result_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Result_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::result::ResultId) -> Option<&'static Result_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Result_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

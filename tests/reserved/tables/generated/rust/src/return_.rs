@@ -3,7 +3,7 @@
 //! Table `return`.
 /// A table named by a reserved name.
 ///
-/// Table `return` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `return` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/return.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Return {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Return {
         out.push('}');
     }
 }
+impl Return {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Return, crate::DataError> {
+        Ok(Return {
+            id: crate::return_::ReturnId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "c785418f9e6b53804d4e4b989553a06e8d1e2fc0e7260fcb475c2a4ac5d9eb2a";
+/// The embedded data file (`data/return.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/return.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Return]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Return]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/return.bytes",
+        "return",
+        BYTES,
+        crate::hashes::tables::RETURN_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Return::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `return` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ReturnId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ReturnId {
     }
 }
 impl ReturnId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Return> {
         Return::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Return] = &[
-    Return {
-        id: crate::return_::ReturnId(1i32),
-        value: 22i32,
-    },
-    Return {
-        id: crate::return_::ReturnId(2i32),
-        value: 23i32,
-    },
-];
 impl Return {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/return.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Return] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Return], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::return_::ReturnId) -> Option<&'static Return> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Return::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `ReturnType`.
 /// A table named by a reserved name.
 ///
-/// Table `ReturnType` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `ReturnType` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/ReturnType.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ReturnType {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for ReturnType {
         out.push('}');
     }
 }
+impl ReturnType {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ReturnType, crate::DataError> {
+        Ok(ReturnType {
+            id: crate::return_type::ReturnTypeId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "115d9209d8ca88cef9673ff6a706a22fe01741d356816f88a5670da447a48172";
+/// The embedded data file (`data/ReturnType.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/ReturnType.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[ReturnType]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[ReturnType]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/ReturnType.bytes",
+        "ReturnType",
+        BYTES,
+        crate::hashes::tables::RETURN_TYPE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(ReturnType::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `ReturnType` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ReturnTypeId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ReturnTypeId {
     }
 }
 impl ReturnTypeId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static ReturnType> {
         ReturnType::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[ReturnType] = &[
-    ReturnType {
-        id: crate::return_type::ReturnTypeId(1i32),
-        value: 278i32,
-    },
-    ReturnType {
-        id: crate::return_type::ReturnTypeId(2i32),
-        value: 279i32,
-    },
-];
 impl ReturnType {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/ReturnType.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [ReturnType] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [ReturnType], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::return_type::ReturnTypeId) -> Option<&'static ReturnType> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = ReturnType::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

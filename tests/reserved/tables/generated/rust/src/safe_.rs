@@ -3,7 +3,7 @@
 //! Table `safe`.
 /// A table named by a reserved name.
 ///
-/// Table `safe` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `safe` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/safe.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Safe {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Safe {
         out.push('}');
     }
 }
+impl Safe {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Safe, crate::DataError> {
+        Ok(Safe {
+            id: crate::safe_::SafeId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "407e584dc2e7c3ceed1607332e0badf02071c7a96315576fcc877c0a2d7598fc";
+/// The embedded data file (`data/safe.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/safe.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Safe]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Safe]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/safe.bytes",
+        "safe",
+        BYTES,
+        crate::hashes::tables::SAFE_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Safe::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `safe` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SafeId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for SafeId {
     }
 }
 impl SafeId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Safe> {
         Safe::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Safe] = &[
-    Safe {
-        id: crate::safe_::SafeId(1i32),
-        value: 54i32,
-    },
-    Safe {
-        id: crate::safe_::SafeId(2i32),
-        value: 55i32,
-    },
-];
 impl Safe {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/safe.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Safe] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Safe], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::safe_::SafeId) -> Option<&'static Safe> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Safe::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `satisfies`.
 /// A table named by a reserved name.
 ///
-/// Table `satisfies` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `satisfies` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/satisfies.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Satisfies {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Satisfies {
         out.push('}');
     }
 }
+impl Satisfies {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Satisfies, crate::DataError> {
+        Ok(Satisfies {
+            id: crate::satisfies::SatisfiesId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "dc0c90fb8cb34010741b3b3cca49d10cdfb1013ed9b3111afad52f9c5e465852";
+/// The embedded data file (`data/satisfies.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/satisfies.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Satisfies]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Satisfies]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/satisfies.bytes",
+        "satisfies",
+        BYTES,
+        crate::hashes::tables::SATISFIES,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Satisfies::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `satisfies` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SatisfiesId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for SatisfiesId {
     }
 }
 impl SatisfiesId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Satisfies> {
         Satisfies::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Satisfies] = &[
-    Satisfies {
-        id: crate::satisfies::SatisfiesId(1i32),
-        value: 236i32,
-    },
-    Satisfies {
-        id: crate::satisfies::SatisfiesId(2i32),
-        value: 237i32,
-    },
-];
 impl Satisfies {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/satisfies.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Satisfies] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Satisfies], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::satisfies::SatisfiesId) -> Option<&'static Satisfies> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Satisfies::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

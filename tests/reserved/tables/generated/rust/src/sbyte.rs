@@ -3,7 +3,7 @@
 //! Table `sbyte`.
 /// A table named by a reserved name.
 ///
-/// Table `sbyte` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `sbyte` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/sbyte.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sbyte {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Sbyte {
         out.push('}');
     }
 }
+impl Sbyte {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Sbyte, crate::DataError> {
+        Ok(Sbyte {
+            id: crate::sbyte::SbyteId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "9fb1d9c33c0faa178eb4eeb12f3d7d346c4d454d44232b92246e1eff2776a4cb";
+/// The embedded data file (`data/sbyte.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/sbyte.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Sbyte]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Sbyte]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/sbyte.bytes",
+        "sbyte",
+        BYTES,
+        crate::hashes::tables::SBYTE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Sbyte::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `sbyte` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SbyteId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for SbyteId {
     }
 }
 impl SbyteId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Sbyte> {
         Sbyte::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Sbyte] = &[
-    Sbyte {
-        id: crate::sbyte::SbyteId(1i32),
-        value: 152i32,
-    },
-    Sbyte {
-        id: crate::sbyte::SbyteId(2i32),
-        value: 153i32,
-    },
-];
 impl Sbyte {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/sbyte.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Sbyte] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Sbyte], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::sbyte::SbyteId) -> Option<&'static Sbyte> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Sbyte::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `scoped`.
 /// A table named by a reserved name.
 ///
-/// Table `scoped` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `scoped` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/scoped.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Scoped {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Scoped {
         out.push('}');
     }
 }
+impl Scoped {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Scoped, crate::DataError> {
+        Ok(Scoped {
+            id: crate::scoped::ScopedId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "3b843c0e85d275894b02c8a1f81ad9aa77c455992bfdabb339996c1092ef9eee";
+/// The embedded data file (`data/scoped.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/scoped.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Scoped]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Scoped]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/scoped.bytes",
+        "scoped",
+        BYTES,
+        crate::hashes::tables::SCOPED,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Scoped::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `scoped` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ScopedId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ScopedId {
     }
 }
 impl ScopedId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Scoped> {
         Scoped::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Scoped] = &[
-    Scoped {
-        id: crate::scoped::ScopedId(1i32),
-        value: 200i32,
-    },
-    Scoped {
-        id: crate::scoped::ScopedId(2i32),
-        value: 201i32,
-    },
-];
 impl Scoped {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/scoped.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Scoped] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Scoped], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::scoped::ScopedId) -> Option<&'static Scoped> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Scoped::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

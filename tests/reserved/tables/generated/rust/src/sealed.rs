@@ -3,7 +3,7 @@
 //! Table `sealed`.
 /// A table named by a reserved name.
 ///
-/// Table `sealed` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `sealed` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/sealed.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sealed {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Sealed {
         out.push('}');
     }
 }
+impl Sealed {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Sealed, crate::DataError> {
+        Ok(Sealed {
+            id: crate::sealed::SealedId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "614c3c69a767c0baa43dbc85b43147c5c808499589c5004fe21455d0dadf8ebe";
+/// The embedded data file (`data/sealed.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/sealed.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Sealed]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Sealed]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/sealed.bytes",
+        "sealed",
+        BYTES,
+        crate::hashes::tables::SEALED,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Sealed::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `sealed` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SealedId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for SealedId {
     }
 }
 impl SealedId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Sealed> {
         Sealed::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Sealed] = &[
-    Sealed {
-        id: crate::sealed::SealedId(1i32),
-        value: 153i32,
-    },
-    Sealed {
-        id: crate::sealed::SealedId(2i32),
-        value: 154i32,
-    },
-];
 impl Sealed {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/sealed.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Sealed] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Sealed], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::sealed::SealedId) -> Option<&'static Sealed> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Sealed::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

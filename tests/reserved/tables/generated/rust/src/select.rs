@@ -3,7 +3,7 @@
 //! Table `select`.
 /// A table named by a reserved name.
 ///
-/// Table `select` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `select` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/select.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Select {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Select {
         out.push('}');
     }
 }
+impl Select {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Select, crate::DataError> {
+        Ok(Select {
+            id: crate::select::SelectId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "dd19a9265f27e7074792a7f33c2119e3fa501d500cb9e216ee476b0ef4581711";
+/// The embedded data file (`data/select.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/select.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Select]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Select]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/select.bytes",
+        "select",
+        BYTES,
+        crate::hashes::tables::SELECT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Select::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `select` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SelectId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for SelectId {
     }
 }
 impl SelectId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Select> {
         Select::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Select] = &[
-    Select {
-        id: crate::select::SelectId(1i32),
-        value: 183i32,
-    },
-    Select {
-        id: crate::select::SelectId(2i32),
-        value: 184i32,
-    },
-];
 impl Select {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/select.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Select] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Select], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::select::SelectId) -> Option<&'static Select> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Select::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `self`.
 /// A table named by a reserved name.
 ///
-/// Table `self` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `self` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/self.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Self_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Self_ {
         out.push('}');
     }
 }
+impl Self_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Self_, crate::DataError> {
+        Ok(Self_ {
+            id: crate::self_::SelfId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "4732a0da20c6ccf4a5ebd6e403803df2ed7467589468a5db553a2190c5b9227d";
+/// The embedded data file (`data/self.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/self.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Self_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Self_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/self.bytes",
+        "self",
+        BYTES,
+        crate::hashes::tables::SELF_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Self_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `self` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SelfId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for SelfId {
     }
 }
 impl SelfId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Self_> {
         Self_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Self_] = &[
-    Self_ {
-        id: crate::self_::SelfId(1i32),
-        value: 23i32,
-    },
-    Self_ {
-        id: crate::self_::SelfId(2i32),
-        value: 24i32,
-    },
-];
 impl Self_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/self.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Self_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Self_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::self_::SelfId) -> Option<&'static Self_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Self_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

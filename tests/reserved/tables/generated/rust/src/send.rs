@@ -3,7 +3,7 @@
 //! Table `Send`.
 /// A table named by a reserved name.
 ///
-/// Table `Send` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Send` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Send.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Send_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Send_ {
         out.push('}');
     }
 }
+impl Send_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Send_, crate::DataError> {
+        Ok(Send_ {
+            id: crate::send::SendId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "3c4d85063dd4eb1a30975c18cccbb42eb3bbd65d007aa6d41f111a9c88a59cd4";
+/// The embedded data file (`data/Send.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Send.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Send_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Send_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Send.bytes",
+        "Send",
+        BYTES,
+        crate::hashes::tables::SEND,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Send_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Send` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SendId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for SendId {
     }
 }
 impl SendId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Send_> {
         Send_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Send_] = &[
-    Send_ {
-        id: crate::send::SendId(1i32),
-        value: 67i32,
-    },
-    Send_ {
-        id: crate::send::SendId(2i32),
-        value: 68i32,
-    },
-];
 impl Send_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Send.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Send_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Send_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::send::SendId) -> Option<&'static Send_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Send_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `set`.
 /// A table named by a reserved name.
 ///
-/// Table `set` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `set` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/set.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Set {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Set {
         out.push('}');
     }
 }
+impl Set {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Set, crate::DataError> {
+        Ok(Set {
+            id: crate::set::SetId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "15e2f5c25aa43e7326bc66506f32d96349eaff69de83853e1b59b8b1c4230a76";
+/// The embedded data file (`data/set.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/set.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Set]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Set]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/set.bytes",
+        "set",
+        BYTES,
+        crate::hashes::tables::SET,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Set::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `set` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SetId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for SetId {
     }
 }
 impl SetId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Set> {
         Set::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Set] = &[
-    Set {
-        id: crate::set::SetId(1i32),
-        value: 184i32,
-    },
-    Set {
-        id: crate::set::SetId(2i32),
-        value: 185i32,
-    },
-];
 impl Set {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/set.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Set] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Set], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::set::SetId) -> Option<&'static Set> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Set::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

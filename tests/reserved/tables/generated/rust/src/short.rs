@@ -3,7 +3,7 @@
 //! Table `short`.
 /// A table named by a reserved name.
 ///
-/// Table `short` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `short` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/short.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Short {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Short {
         out.push('}');
     }
 }
+impl Short {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Short, crate::DataError> {
+        Ok(Short {
+            id: crate::short::ShortId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "3dd56065245cb2d35bb033117a9a404df7b79904fd312ad27d2a3d8938b76159";
+/// The embedded data file (`data/short.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/short.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Short]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Short]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/short.bytes",
+        "short",
+        BYTES,
+        crate::hashes::tables::SHORT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Short::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `short` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ShortId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ShortId {
     }
 }
 impl ShortId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Short> {
         Short::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Short] = &[
-    Short {
-        id: crate::short::ShortId(1i32),
-        value: 154i32,
-    },
-    Short {
-        id: crate::short::ShortId(2i32),
-        value: 155i32,
-    },
-];
 impl Short {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/short.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Short] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Short], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::short::ShortId) -> Option<&'static Short> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Short::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

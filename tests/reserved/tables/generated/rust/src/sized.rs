@@ -3,7 +3,7 @@
 //! Table `Sized`.
 /// A table named by a reserved name.
 ///
-/// Table `Sized` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Sized` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Sized.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sized_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Sized_ {
         out.push('}');
     }
 }
+impl Sized_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Sized_, crate::DataError> {
+        Ok(Sized_ {
+            id: crate::sized::SizedId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "81dea0b0b8e59adddf372fccfd4c637f73fd3b939d808053ec59bfb7fedf9d03";
+/// The embedded data file (`data/Sized.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Sized.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Sized_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Sized_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Sized.bytes",
+        "Sized",
+        BYTES,
+        crate::hashes::tables::SIZED,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Sized_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Sized` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SizedId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for SizedId {
     }
 }
 impl SizedId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Sized_> {
         Sized_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Sized_] = &[
-    Sized_ {
-        id: crate::sized::SizedId(1i32),
-        value: 69i32,
-    },
-    Sized_ {
-        id: crate::sized::SizedId(2i32),
-        value: 70i32,
-    },
-];
 impl Sized_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Sized.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Sized_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Sized_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::sized::SizedId) -> Option<&'static Sized_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Sized_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

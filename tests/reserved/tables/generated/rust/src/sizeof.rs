@@ -3,7 +3,7 @@
 //! Table `sizeof`.
 /// A table named by a reserved name.
 ///
-/// Table `sizeof` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `sizeof` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/sizeof.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sizeof {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Sizeof {
         out.push('}');
     }
 }
+impl Sizeof {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Sizeof, crate::DataError> {
+        Ok(Sizeof {
+            id: crate::sizeof::SizeofId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "c37b4b860a2c40e70bd27c6720edc48d990b70e62d33cfe9d109df5fd33d4cd9";
+/// The embedded data file (`data/sizeof.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/sizeof.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Sizeof]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Sizeof]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/sizeof.bytes",
+        "sizeof",
+        BYTES,
+        crate::hashes::tables::SIZEOF,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Sizeof::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `sizeof` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SizeofId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for SizeofId {
     }
 }
 impl SizeofId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Sizeof> {
         Sizeof::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Sizeof] = &[
-    Sizeof {
-        id: crate::sizeof::SizeofId(1i32),
-        value: 155i32,
-    },
-    Sizeof {
-        id: crate::sizeof::SizeofId(2i32),
-        value: 156i32,
-    },
-];
 impl Sizeof {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/sizeof.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Sizeof] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Sizeof], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::sizeof::SizeofId) -> Option<&'static Sizeof> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Sizeof::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Some`.
 /// A table named by a reserved name.
 ///
-/// Table `Some` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Some` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Some.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Some_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Some_ {
         out.push('}');
     }
 }
+impl Some_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Some_, crate::DataError> {
+        Ok(Some_ {
+            id: crate::some::SomeId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "1b998953c33509e60b3e2cf76710e603ce5ae83e16b9ead053bb3f192a0095e9";
+/// The embedded data file (`data/Some.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Some.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Some_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Some_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Some.bytes",
+        "Some",
+        BYTES,
+        crate::hashes::tables::SOME,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Some_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Some` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SomeId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for SomeId {
     }
 }
 impl SomeId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Some_> {
         Some_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Some_] = &[
-    Some_ {
-        id: crate::some::SomeId(1i32),
-        value: 56i32,
-    },
-    Some_ {
-        id: crate::some::SomeId(2i32),
-        value: 57i32,
-    },
-];
 impl Some_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Some.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Some_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Some_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::some::SomeId) -> Option<&'static Some_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Some_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

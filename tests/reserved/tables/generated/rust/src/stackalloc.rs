@@ -3,7 +3,7 @@
 //! Table `stackalloc`.
 /// A table named by a reserved name.
 ///
-/// Table `stackalloc` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `stackalloc` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/stackalloc.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Stackalloc {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Stackalloc {
         out.push('}');
     }
 }
+impl Stackalloc {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Stackalloc, crate::DataError> {
+        Ok(Stackalloc {
+            id: crate::stackalloc::StackallocId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "a31715381086b5598a91395dd71b040cb924eb4efff1ff7ea9d5ad0dd934dd9f";
+/// The embedded data file (`data/stackalloc.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/stackalloc.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Stackalloc]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Stackalloc]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/stackalloc.bytes",
+        "stackalloc",
+        BYTES,
+        crate::hashes::tables::STACKALLOC,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Stackalloc::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `stackalloc` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct StackallocId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for StackallocId {
     }
 }
 impl StackallocId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Stackalloc> {
         Stackalloc::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Stackalloc] = &[
-    Stackalloc {
-        id: crate::stackalloc::StackallocId(1i32),
-        value: 156i32,
-    },
-    Stackalloc {
-        id: crate::stackalloc::StackallocId(2i32),
-        value: 157i32,
-    },
-];
 impl Stackalloc {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/stackalloc.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Stackalloc] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Stackalloc], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::stackalloc::StackallocId) -> Option<&'static Stackalloc> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Stackalloc::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

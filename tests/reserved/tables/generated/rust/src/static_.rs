@@ -3,7 +3,7 @@
 //! Table `static`.
 /// A table named by a reserved name.
 ///
-/// Table `static` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `static` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/static.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Static {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Static {
         out.push('}');
     }
 }
+impl Static {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Static, crate::DataError> {
+        Ok(Static {
+            id: crate::static_::StaticId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "b6c25ad69a21041bcd005d3b3c4ae7118dae9bdb81801b04b05f207fc56d81b0";
+/// The embedded data file (`data/static.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/static.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Static]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Static]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/static.bytes",
+        "static",
+        BYTES,
+        crate::hashes::tables::STATIC_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Static::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `static` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct StaticId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for StaticId {
     }
 }
 impl StaticId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Static> {
         Static::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Static] = &[
-    Static {
-        id: crate::static_::StaticId(1i32),
-        value: 24i32,
-    },
-    Static {
-        id: crate::static_::StaticId(2i32),
-        value: 25i32,
-    },
-];
 impl Static {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/static.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Static] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Static], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::static_::StaticId) -> Option<&'static Static> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Static::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `std`.
 /// A table named by a reserved name.
 ///
-/// Table `std` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `std` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/std.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Std {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Std {
         out.push('}');
     }
 }
+impl Std {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Std, crate::DataError> {
+        Ok(Std {
+            id: crate::std_::StdId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "d9d73256a163a5816cbbff15d47c54b23f2694529bca241d6f9e5c969cc1a917";
+/// The embedded data file (`data/std.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/std.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Std]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Std]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/std.bytes",
+        "std",
+        BYTES,
+        crate::hashes::tables::STD_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Std::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `std` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct StdId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for StdId {
     }
 }
 impl StdId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Std> {
         Std::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Std] = &[
-    Std {
-        id: crate::std_::StdId(1i32),
-        value: 97i32,
-    },
-    Std {
-        id: crate::std_::StdId(2i32),
-        value: 98i32,
-    },
-];
 impl Std {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/std.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Std] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Std], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::std_::StdId) -> Option<&'static Std> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Std::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `str`.
 /// A table named by a reserved name.
 ///
-/// Table `str` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `str` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/str.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Str {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Str {
         out.push('}');
     }
 }
+impl Str {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Str, crate::DataError> {
+        Ok(Str {
+            id: crate::str_::StrId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "2c99ad55159b50a7208d2069a3a25e0dee85081051600a42c83a0f03d6df4343";
+/// The embedded data file (`data/str.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/str.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Str]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Str]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/str.bytes",
+        "str",
+        BYTES,
+        crate::hashes::tables::STR_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Str::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `str` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct StrId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for StrId {
     }
 }
 impl StrId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Str> {
         Str::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Str] = &[
-    Str {
-        id: crate::str_::StrId(1i32),
-        value: 103i32,
-    },
-    Str {
-        id: crate::str_::StrId(2i32),
-        value: 104i32,
-    },
-];
 impl Str {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/str.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Str] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Str], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::str_::StrId) -> Option<&'static Str> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Str::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `String`.
 /// A table named by a reserved name.
 ///
-/// Table `String` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `String` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/String.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct String_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for String_ {
         out.push('}');
     }
 }
+impl String_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<String_, crate::DataError> {
+        Ok(String_ {
+            id: crate::string::StringId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "3721295f1ff943c72c8a9445323dd5dc165000e1c619067fb95178b409a02bbc";
+/// The embedded data file (`data/String.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/String.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[String_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[String_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/String.bytes",
+        "String",
+        BYTES,
+        crate::hashes::tables::STRING,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(String_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `String` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct StringId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for StringId {
     }
 }
 impl StringId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static String_> {
         String_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[String_] = &[
-    String_ {
-        id: crate::string::StringId(1i32),
-        value: 62i32,
-    },
-    String_ {
-        id: crate::string::StringId(2i32),
-        value: 63i32,
-    },
-];
 impl String_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/String.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [String_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [String_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::string::StringId) -> Option<&'static String_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = String_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `struct`.
 /// A table named by a reserved name.
 ///
-/// Table `struct` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `struct` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/struct.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Struct {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Struct {
         out.push('}');
     }
 }
+impl Struct {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Struct, crate::DataError> {
+        Ok(Struct {
+            id: crate::struct_::StructId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "9e77b69d090e7607ee2eee6e73910aa795b416b8d0e952bdbd84bb53898b8fac";
+/// The embedded data file (`data/struct.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/struct.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Struct]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Struct]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/struct.bytes",
+        "struct",
+        BYTES,
+        crate::hashes::tables::STRUCT_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Struct::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `struct` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct StructId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for StructId {
     }
 }
 impl StructId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Struct> {
         Struct::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Struct] = &[
-    Struct {
-        id: crate::struct_::StructId(1i32),
-        value: 25i32,
-    },
-    Struct {
-        id: crate::struct_::StructId(2i32),
-        value: 26i32,
-    },
-];
 impl Struct {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/struct.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Struct] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Struct], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::struct_::StructId) -> Option<&'static Struct> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Struct::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

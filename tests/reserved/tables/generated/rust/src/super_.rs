@@ -3,7 +3,7 @@
 //! Table `super`.
 /// A table named by a reserved name.
 ///
-/// Table `super` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `super` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/super.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Super {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Super {
         out.push('}');
     }
 }
+impl Super {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Super, crate::DataError> {
+        Ok(Super {
+            id: crate::super_::SuperId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "2596f38e8bf15be0ab860b9c24a749beac7fd1e1bbb5a11c5838f37b58f8912e";
+/// The embedded data file (`data/super.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/super.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Super]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Super]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/super.bytes",
+        "super",
+        BYTES,
+        crate::hashes::tables::SUPER_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Super::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `super` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SuperId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for SuperId {
     }
 }
 impl SuperId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Super> {
         Super::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Super] = &[
-    Super {
-        id: crate::super_::SuperId(1i32),
-        value: 26i32,
-    },
-    Super {
-        id: crate::super_::SuperId(2i32),
-        value: 27i32,
-    },
-];
 impl Super {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/super.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Super] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Super], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::super_::SuperId) -> Option<&'static Super> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Super::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `switch`.
 /// A table named by a reserved name.
 ///
-/// Table `switch` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `switch` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/switch.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Switch {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Switch {
         out.push('}');
     }
 }
+impl Switch {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Switch, crate::DataError> {
+        Ok(Switch {
+            id: crate::switch::SwitchId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "a6c58bcd08cbf9c25dcab6cd5909aa34c0789aa370bc5130cf65baa4dda7c908";
+/// The embedded data file (`data/switch.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/switch.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Switch]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Switch]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/switch.bytes",
+        "switch",
+        BYTES,
+        crate::hashes::tables::SWITCH,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Switch::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `switch` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SwitchId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for SwitchId {
     }
 }
 impl SwitchId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Switch> {
         Switch::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Switch] = &[
-    Switch {
-        id: crate::switch::SwitchId(1i32),
-        value: 157i32,
-    },
-    Switch {
-        id: crate::switch::SwitchId(2i32),
-        value: 158i32,
-    },
-];
 impl Switch {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/switch.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Switch] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Switch], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::switch::SwitchId) -> Option<&'static Switch> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Switch::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

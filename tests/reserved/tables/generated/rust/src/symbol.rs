@@ -3,7 +3,7 @@
 //! Table `symbol`.
 /// A table named by a reserved name.
 ///
-/// Table `symbol` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `symbol` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/symbol.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Symbol {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Symbol {
         out.push('}');
     }
 }
+impl Symbol {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Symbol, crate::DataError> {
+        Ok(Symbol {
+            id: crate::symbol::SymbolId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "57ea05ec89627e5d9cb35e2d1b8cad49ed4cd737adadcb035103ecb9c3aadc54";
+/// The embedded data file (`data/symbol.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/symbol.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Symbol]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Symbol]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/symbol.bytes",
+        "symbol",
+        BYTES,
+        crate::hashes::tables::SYMBOL,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Symbol::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `symbol` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SymbolId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for SymbolId {
     }
 }
 impl SymbolId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Symbol> {
         Symbol::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Symbol] = &[
-    Symbol {
-        id: crate::symbol::SymbolId(1i32),
-        value: 223i32,
-    },
-    Symbol {
-        id: crate::symbol::SymbolId(2i32),
-        value: 224i32,
-    },
-];
 impl Symbol {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/symbol.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Symbol] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Symbol], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::symbol::SymbolId) -> Option<&'static Symbol> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Symbol::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Sync`.
 /// A table named by a reserved name.
 ///
-/// Table `Sync` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Sync` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Sync.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sync_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Sync_ {
         out.push('}');
     }
 }
+impl Sync_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Sync_, crate::DataError> {
+        Ok(Sync_ {
+            id: crate::sync::SyncId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "e9c5c77cf14ae263848e744b3beaba23771300c79f9cd223e89bfb4d94aeb719";
+/// The embedded data file (`data/Sync.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Sync.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Sync_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Sync_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Sync.bytes",
+        "Sync",
+        BYTES,
+        crate::hashes::tables::SYNC,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Sync_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Sync` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SyncId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for SyncId {
     }
 }
 impl SyncId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Sync_> {
         Sync_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Sync_] = &[
-    Sync_ {
-        id: crate::sync::SyncId(1i32),
-        value: 68i32,
-    },
-    Sync_ {
-        id: crate::sync::SyncId(2i32),
-        value: 69i32,
-    },
-];
 impl Sync_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Sync.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Sync_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Sync_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::sync::SyncId) -> Option<&'static Sync_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Sync_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `SyntaxError`.
 /// A table named by a reserved name.
 ///
-/// Table `SyntaxError` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `SyntaxError` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/SyntaxError.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SyntaxError {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for SyntaxError {
         out.push('}');
     }
 }
+impl SyntaxError {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<SyntaxError, crate::DataError> {
+        Ok(SyntaxError {
+            id: crate::syntax_error::SyntaxErrorId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "1301d1ac5eafe0b52bdd2b47e152f84a99459131c43ae24965d8dc21754f3fcc";
+/// The embedded data file (`data/SyntaxError.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/SyntaxError.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[SyntaxError]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[SyntaxError]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/SyntaxError.bytes",
+        "SyntaxError",
+        BYTES,
+        crate::hashes::tables::SYNTAX_ERROR,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(SyntaxError::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `SyntaxError` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SyntaxErrorId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for SyntaxErrorId {
     }
 }
 impl SyntaxErrorId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static SyntaxError> {
         SyntaxError::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[SyntaxError] = &[
-    SyntaxError {
-        id: crate::syntax_error::SyntaxErrorId(1i32),
-        value: 279i32,
-    },
-    SyntaxError {
-        id: crate::syntax_error::SyntaxErrorId(2i32),
-        value: 280i32,
-    },
-];
 impl SyntaxError {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/SyntaxError.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [SyntaxError] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [SyntaxError], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::syntax_error::SyntaxErrorId) -> Option<&'static SyntaxError> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = SyntaxError::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

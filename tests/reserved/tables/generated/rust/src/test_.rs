@@ -3,7 +3,7 @@
 //! Table `test`.
 /// A table named by a reserved name.
 ///
-/// Table `test` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `test` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/test.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Test {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Test {
         out.push('}');
     }
 }
+impl Test {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Test, crate::DataError> {
+        Ok(Test {
+            id: crate::test_::TestId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "cb2716315b11846c3750ab445e372a7b1cf2068d2947091291defde837dd84e3";
+/// The embedded data file (`data/test.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/test.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Test]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Test]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/test.bytes",
+        "test",
+        BYTES,
+        crate::hashes::tables::TEST_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Test::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `test` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TestId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for TestId {
     }
 }
 impl TestId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Test> {
         Test::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Test] = &[
-    Test {
-        id: crate::test_::TestId(1i32),
-        value: 100i32,
-    },
-    Test {
-        id: crate::test_::TestId(2i32),
-        value: 101i32,
-    },
-];
 impl Test {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/test.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Test] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Test], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::test_::TestId) -> Option<&'static Test> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Test::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

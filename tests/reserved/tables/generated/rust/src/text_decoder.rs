@@ -3,7 +3,7 @@
 //! Table `TextDecoder`.
 /// A table named by a reserved name.
 ///
-/// Table `TextDecoder` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `TextDecoder` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/TextDecoder.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TextDecoder {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for TextDecoder {
         out.push('}');
     }
 }
+impl TextDecoder {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TextDecoder, crate::DataError> {
+        Ok(TextDecoder {
+            id: crate::text_decoder::TextDecoderId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "61f275b56ba27167fcc81a33dbda758b83c5d94db3bf9347e5fd22747c6c9bbf";
+/// The embedded data file (`data/TextDecoder.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TextDecoder.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TextDecoder]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TextDecoder]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TextDecoder.bytes",
+        "TextDecoder",
+        BYTES,
+        crate::hashes::tables::TEXT_DECODER,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TextDecoder::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TextDecoder` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TextDecoderId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for TextDecoderId {
     }
 }
 impl TextDecoderId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TextDecoder> {
         TextDecoder::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[TextDecoder] = &[
-    TextDecoder {
-        id: crate::text_decoder::TextDecoderId(1i32),
-        value: 280i32,
-    },
-    TextDecoder {
-        id: crate::text_decoder::TextDecoderId(2i32),
-        value: 281i32,
-    },
-];
 impl TextDecoder {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TextDecoder.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TextDecoder] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TextDecoder], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::text_decoder::TextDecoderId) -> Option<&'static TextDecoder> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = TextDecoder::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `TextEncoder`.
 /// A table named by a reserved name.
 ///
-/// Table `TextEncoder` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `TextEncoder` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/TextEncoder.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TextEncoder {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for TextEncoder {
         out.push('}');
     }
 }
+impl TextEncoder {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TextEncoder, crate::DataError> {
+        Ok(TextEncoder {
+            id: crate::text_encoder::TextEncoderId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "5a680a0a192d8923fb3991e9a9cc37dc8c7869a0b2ce1bf1226e74209354d4bc";
+/// The embedded data file (`data/TextEncoder.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TextEncoder.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TextEncoder]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TextEncoder]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TextEncoder.bytes",
+        "TextEncoder",
+        BYTES,
+        crate::hashes::tables::TEXT_ENCODER,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TextEncoder::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TextEncoder` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TextEncoderId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for TextEncoderId {
     }
 }
 impl TextEncoderId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TextEncoder> {
         TextEncoder::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[TextEncoder] = &[
-    TextEncoder {
-        id: crate::text_encoder::TextEncoderId(1i32),
-        value: 281i32,
-    },
-    TextEncoder {
-        id: crate::text_encoder::TextEncoderId(2i32),
-        value: 282i32,
-    },
-];
 impl TextEncoder {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TextEncoder.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TextEncoder] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TextEncoder], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::text_encoder::TextEncoderId) -> Option<&'static TextEncoder> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = TextEncoder::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `this`.
 /// A table named by a reserved name.
 ///
-/// Table `this` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `this` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/this.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct This {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for This {
         out.push('}');
     }
 }
+impl This {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<This, crate::DataError> {
+        Ok(This {
+            id: crate::this::ThisId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "9ca5ac263dcc1b187a5e6a64d7e01edc752211fec9b3457375a853e3b2377b28";
+/// The embedded data file (`data/this.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/this.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[This]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[This]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/this.bytes",
+        "this",
+        BYTES,
+        crate::hashes::tables::THIS,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(This::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `this` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ThisId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ThisId {
     }
 }
 impl ThisId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static This> {
         This::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[This] = &[
-    This {
-        id: crate::this::ThisId(1i32),
-        value: 158i32,
-    },
-    This {
-        id: crate::this::ThisId(2i32),
-        value: 159i32,
-    },
-];
 impl This {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/this.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [This] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [This], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::this::ThisId) -> Option<&'static This> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = This::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `throw`.
 /// A table named by a reserved name.
 ///
-/// Table `throw` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `throw` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/throw.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Throw {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Throw {
         out.push('}');
     }
 }
+impl Throw {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Throw, crate::DataError> {
+        Ok(Throw {
+            id: crate::throw::ThrowId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "b5580af95975453208aa74cb4dc97343f25ca28d0ea189b061fe809977b22ac0";
+/// The embedded data file (`data/throw.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/throw.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Throw]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Throw]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/throw.bytes",
+        "throw",
+        BYTES,
+        crate::hashes::tables::THROW,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Throw::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `throw` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ThrowId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ThrowId {
     }
 }
 impl ThrowId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Throw> {
         Throw::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Throw] = &[
-    Throw {
-        id: crate::throw::ThrowId(1i32),
-        value: 159i32,
-    },
-    Throw {
-        id: crate::throw::ThrowId(2i32),
-        value: 160i32,
-    },
-];
 impl Throw {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/throw.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Throw] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Throw], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::throw::ThrowId) -> Option<&'static Throw> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Throw::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

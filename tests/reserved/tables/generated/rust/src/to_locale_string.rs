@@ -3,7 +3,7 @@
 //! Table `toLocaleString`.
 /// A table named by a reserved name.
 ///
-/// Table `toLocaleString` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `toLocaleString` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/toLocaleString.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ToLocaleString {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for ToLocaleString {
         out.push('}');
     }
 }
+impl ToLocaleString {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ToLocaleString, crate::DataError> {
+        Ok(ToLocaleString {
+            id: crate::to_locale_string::ToLocaleStringId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "bb65b62095eb477babe1d8cd54ff477745185df96af249f90a35d363a5a14856";
+/// The embedded data file (`data/toLocaleString.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/toLocaleString.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[ToLocaleString]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[ToLocaleString]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/toLocaleString.bytes",
+        "toLocaleString",
+        BYTES,
+        crate::hashes::tables::TO_LOCALE_STRING,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(ToLocaleString::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `toLocaleString` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ToLocaleStringId(pub i32);
@@ -30,31 +63,33 @@ impl crate::canonical::Canonical for ToLocaleStringId {
     }
 }
 impl ToLocaleStringId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static ToLocaleString> {
         ToLocaleString::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[ToLocaleString] = &[
-    ToLocaleString {
-        id: crate::to_locale_string::ToLocaleStringId(1i32),
-        value: 241i32,
-    },
-    ToLocaleString {
-        id: crate::to_locale_string::ToLocaleStringId(2i32),
-        value: 242i32,
-    },
-];
 impl ToLocaleString {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/toLocaleString.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [ToLocaleString] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [ToLocaleString], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(
         key: crate::to_locale_string::ToLocaleStringId,
     ) -> Option<&'static ToLocaleString> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = ToLocaleString::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `ToOwned`.
 /// A table named by a reserved name.
 ///
-/// Table `ToOwned` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `ToOwned` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/ToOwned.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ToOwned_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for ToOwned_ {
         out.push('}');
     }
 }
+impl ToOwned_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ToOwned_, crate::DataError> {
+        Ok(ToOwned_ {
+            id: crate::to_owned::ToOwnedId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "bdf3d7ed3cec999cfc772425931d85bfefe2f25f445c4a64b02292ad5c4e9d9a";
+/// The embedded data file (`data/ToOwned.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/ToOwned.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[ToOwned_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[ToOwned_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/ToOwned.bytes",
+        "ToOwned",
+        BYTES,
+        crate::hashes::tables::TO_OWNED,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(ToOwned_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `ToOwned` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ToOwnedId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ToOwnedId {
     }
 }
 impl ToOwnedId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static ToOwned_> {
         ToOwned_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[ToOwned_] = &[
-    ToOwned_ {
-        id: crate::to_owned::ToOwnedId(1i32),
-        value: 64i32,
-    },
-    ToOwned_ {
-        id: crate::to_owned::ToOwnedId(2i32),
-        value: 65i32,
-    },
-];
 impl ToOwned_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/ToOwned.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [ToOwned_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [ToOwned_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::to_owned::ToOwnedId) -> Option<&'static ToOwned_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = ToOwned_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

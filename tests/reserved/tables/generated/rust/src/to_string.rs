@@ -3,7 +3,7 @@
 //! Table `ToString`.
 /// A table named by a reserved name.
 ///
-/// Table `ToString` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `ToString` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/ToString.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ToString_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for ToString_ {
         out.push('}');
     }
 }
+impl ToString_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ToString_, crate::DataError> {
+        Ok(ToString_ {
+            id: crate::to_string::ToStringId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "7277a60f380341df82a6d3b467570bbcd934942a0ef2f2f44ae8e3b0d63290d7";
+/// The embedded data file (`data/ToString.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/ToString.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[ToString_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[ToString_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/ToString.bytes",
+        "ToString",
+        BYTES,
+        crate::hashes::tables::TO_STRING,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(ToString_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `ToString` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ToStringId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ToStringId {
     }
 }
 impl ToStringId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static ToString_> {
         ToString_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[ToString_] = &[
-    ToString_ {
-        id: crate::to_string::ToStringId(1i32),
-        value: 63i32,
-    },
-    ToString_ {
-        id: crate::to_string::ToStringId(2i32),
-        value: 64i32,
-    },
-];
 impl ToString_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/ToString.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [ToString_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [ToString_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::to_string::ToStringId) -> Option<&'static ToString_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = ToString_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `trait`.
 /// A table named by a reserved name.
 ///
-/// Table `trait` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `trait` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/trait.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Trait {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Trait {
         out.push('}');
     }
 }
+impl Trait {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Trait, crate::DataError> {
+        Ok(Trait {
+            id: crate::trait_::TraitId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "3666db318eaaa252699094009307a749be0cea18ce84a0b5449ee46ff2732a9c";
+/// The embedded data file (`data/trait.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/trait.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Trait]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Trait]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/trait.bytes",
+        "trait",
+        BYTES,
+        crate::hashes::tables::TRAIT_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Trait::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `trait` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TraitId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for TraitId {
     }
 }
 impl TraitId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Trait> {
         Trait::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Trait] = &[
-    Trait {
-        id: crate::trait_::TraitId(1i32),
-        value: 27i32,
-    },
-    Trait {
-        id: crate::trait_::TraitId(2i32),
-        value: 28i32,
-    },
-];
 impl Trait {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/trait.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Trait] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Trait], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::trait_::TraitId) -> Option<&'static Trait> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Trait::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `true`.
 /// A table named by a reserved name.
 ///
-/// Table `true` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `true` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/true.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct True {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for True {
         out.push('}');
     }
 }
+impl True {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<True, crate::DataError> {
+        Ok(True {
+            id: crate::true_::TrueId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "154b16cf302d7a5f435e540ca2c4e6e28bc211bb7aa0777ca59f7430f50e9763";
+/// The embedded data file (`data/true.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/true.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[True]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[True]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/true.bytes",
+        "true",
+        BYTES,
+        crate::hashes::tables::TRUE_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(True::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `true` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TrueId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for TrueId {
     }
 }
 impl TrueId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static True> {
         True::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[True] = &[
-    True {
-        id: crate::true_::TrueId(1i32),
-        value: 28i32,
-    },
-    True {
-        id: crate::true_::TrueId(2i32),
-        value: 29i32,
-    },
-];
 impl True {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/true.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [True] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [True], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::true_::TrueId) -> Option<&'static True> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = True::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

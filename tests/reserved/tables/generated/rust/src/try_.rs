@@ -3,7 +3,7 @@
 //! Table `try`.
 /// A table named by a reserved name.
 ///
-/// Table `try` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `try` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/try.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Try {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Try {
         out.push('}');
     }
 }
+impl Try {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Try, crate::DataError> {
+        Ok(Try {
+            id: crate::try_::TryId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "74efedd259148b8ddd0af91ab3e11909adf9660e902a39104679d8e9528ab33e";
+/// The embedded data file (`data/try.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/try.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Try]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Try]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/try.bytes",
+        "try",
+        BYTES,
+        crate::hashes::tables::TRY_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Try::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `try` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TryId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for TryId {
     }
 }
 impl TryId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Try> {
         Try::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Try] = &[
-    Try {
-        id: crate::try_::TryId(1i32),
-        value: 49i32,
-    },
-    Try {
-        id: crate::try_::TryId(2i32),
-        value: 50i32,
-    },
-];
 impl Try {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/try.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Try] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Try], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::try_::TryId) -> Option<&'static Try> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Try::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

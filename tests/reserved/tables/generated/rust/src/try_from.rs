@@ -3,7 +3,7 @@
 //! Table `TryFrom`.
 /// A table named by a reserved name.
 ///
-/// Table `TryFrom` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `TryFrom` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/TryFrom.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TryFrom_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for TryFrom_ {
         out.push('}');
     }
 }
+impl TryFrom_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TryFrom_, crate::DataError> {
+        Ok(TryFrom_ {
+            id: crate::try_from::TryFromId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "f344569a9135ac0115586b2bb0d25251876e72bdc056757719c8df6161bcdf72";
+/// The embedded data file (`data/TryFrom.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TryFrom.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TryFrom_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TryFrom_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TryFrom.bytes",
+        "TryFrom",
+        BYTES,
+        crate::hashes::tables::TRY_FROM,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TryFrom_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TryFrom` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TryFromId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for TryFromId {
     }
 }
 impl TryFromId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TryFrom_> {
         TryFrom_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[TryFrom_] = &[
-    TryFrom_ {
-        id: crate::try_from::TryFromId(1i32),
-        value: 88i32,
-    },
-    TryFrom_ {
-        id: crate::try_from::TryFromId(2i32),
-        value: 89i32,
-    },
-];
 impl TryFrom_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TryFrom.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TryFrom_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TryFrom_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::try_from::TryFromId) -> Option<&'static TryFrom_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = TryFrom_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

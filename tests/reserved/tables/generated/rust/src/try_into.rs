@@ -3,7 +3,7 @@
 //! Table `TryInto`.
 /// A table named by a reserved name.
 ///
-/// Table `TryInto` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `TryInto` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/TryInto.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TryInto_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for TryInto_ {
         out.push('}');
     }
 }
+impl TryInto_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TryInto_, crate::DataError> {
+        Ok(TryInto_ {
+            id: crate::try_into::TryIntoId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "a983a26d7739be00eb1ac04e8c56d6e540784452d76d229d2183958a11f0d703";
+/// The embedded data file (`data/TryInto.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TryInto.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TryInto_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TryInto_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TryInto.bytes",
+        "TryInto",
+        BYTES,
+        crate::hashes::tables::TRY_INTO,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TryInto_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TryInto` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TryIntoId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for TryIntoId {
     }
 }
 impl TryIntoId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TryInto_> {
         TryInto_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[TryInto_] = &[
-    TryInto_ {
-        id: crate::try_into::TryIntoId(1i32),
-        value: 89i32,
-    },
-    TryInto_ {
-        id: crate::try_into::TryIntoId(2i32),
-        value: 90i32,
-    },
-];
 impl TryInto_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TryInto.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TryInto_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TryInto_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::try_into::TryIntoId) -> Option<&'static TryInto_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = TryInto_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `type`.
 /// A table named by a reserved name.
 ///
-/// Table `type` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `type` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/type.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Type {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Type {
         out.push('}');
     }
 }
+impl Type {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Type, crate::DataError> {
+        Ok(Type {
+            id: crate::type_::TypeId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "fa38491fe4eb769da4d58fc0bcecfbe77d03d4e055cd7d2e375b0f96ab9770fe";
+/// The embedded data file (`data/type.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/type.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Type]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Type]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/type.bytes",
+        "type",
+        BYTES,
+        crate::hashes::tables::TYPE_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Type::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `type` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TypeId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for TypeId {
     }
 }
 impl TypeId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Type> {
         Type::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Type] = &[
-    Type {
-        id: crate::type_::TypeId(1i32),
-        value: 29i32,
-    },
-    Type {
-        id: crate::type_::TypeId(2i32),
-        value: 30i32,
-    },
-];
 impl Type {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/type.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Type] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Type], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::type_::TypeId) -> Option<&'static Type> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Type::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `TypeError`.
 /// A table named by a reserved name.
 ///
-/// Table `TypeError` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `TypeError` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/TypeError.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TypeError {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for TypeError {
         out.push('}');
     }
 }
+impl TypeError {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TypeError, crate::DataError> {
+        Ok(TypeError {
+            id: crate::type_error::TypeErrorId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "8494bedbf8b3f9f03f3762eadbf9d423fabebb22d8d2835daf8b2ba16ff7f896";
+/// The embedded data file (`data/TypeError.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TypeError.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TypeError]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TypeError]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TypeError.bytes",
+        "TypeError",
+        BYTES,
+        crate::hashes::tables::TYPE_ERROR,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TypeError::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `TypeError` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TypeErrorId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for TypeErrorId {
     }
 }
 impl TypeErrorId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static TypeError> {
         TypeError::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[TypeError] = &[
-    TypeError {
-        id: crate::type_error::TypeErrorId(1i32),
-        value: 282i32,
-    },
-    TypeError {
-        id: crate::type_error::TypeErrorId(2i32),
-        value: 283i32,
-    },
-];
 impl TypeError {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TypeError.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [TypeError] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [TypeError], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::type_error::TypeErrorId) -> Option<&'static TypeError> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = TypeError::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

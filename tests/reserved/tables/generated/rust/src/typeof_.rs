@@ -3,7 +3,7 @@
 //! Table `typeof`.
 /// A table named by a reserved name.
 ///
-/// Table `typeof` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `typeof` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/typeof.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Typeof {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Typeof {
         out.push('}');
     }
 }
+impl Typeof {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Typeof, crate::DataError> {
+        Ok(Typeof {
+            id: crate::typeof_::TypeofId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "be3c2f4e9e548281448c63e1da9504d5684d2112d04cc7c41fbecac3219dcb5a";
+/// The embedded data file (`data/typeof.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/typeof.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Typeof]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Typeof]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/typeof.bytes",
+        "typeof",
+        BYTES,
+        crate::hashes::tables::TYPEOF_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Typeof::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `typeof` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TypeofId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for TypeofId {
     }
 }
 impl TypeofId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Typeof> {
         Typeof::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Typeof] = &[
-    Typeof {
-        id: crate::typeof_::TypeofId(1i32),
-        value: 45i32,
-    },
-    Typeof {
-        id: crate::typeof_::TypeofId(2i32),
-        value: 46i32,
-    },
-];
 impl Typeof {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/typeof.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Typeof] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Typeof], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::typeof_::TypeofId) -> Option<&'static Typeof> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Typeof::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `u64`.
 /// A table named by a reserved name.
 ///
-/// Table `u64` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `u64` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/u64.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct U64 {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for U64 {
         out.push('}');
     }
 }
+impl U64 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<U64, crate::DataError> {
+        Ok(U64 {
+            id: crate::u64_::U64id(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "f358411289b1d06caa2d840147e0e9f576db6721bf72290679228c97a54b5338";
+/// The embedded data file (`data/u64.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/u64.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[U64]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[U64]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/u64.bytes",
+        "u64",
+        BYTES,
+        crate::hashes::tables::U64_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(U64::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `u64` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct U64id(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for U64id {
     }
 }
 impl U64id {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static U64> {
         U64::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[U64] = &[
-    U64 {
-        id: crate::u64_::U64id(1i32),
-        value: 113i32,
-    },
-    U64 {
-        id: crate::u64_::U64id(2i32),
-        value: 114i32,
-    },
-];
 impl U64 {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/u64.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [U64] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [U64], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::u64_::U64id) -> Option<&'static U64> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = U64::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `u8`.
 /// A table named by a reserved name.
 ///
-/// Table `u8` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `u8` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/u8.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct U8 {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for U8 {
         out.push('}');
     }
 }
+impl U8 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<U8, crate::DataError> {
+        Ok(U8 {
+            id: crate::u8_::U8id(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "1a95f29558c193085d5ef833a1976ccf3ef4f35c08a50452ed914dda39358df4";
+/// The embedded data file (`data/u8.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/u8.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[U8]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[U8]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/u8.bytes",
+        "u8",
+        BYTES,
+        crate::hashes::tables::U8_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(U8::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `u8` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct U8id(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for U8id {
     }
 }
 impl U8id {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static U8> {
         U8::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[U8] = &[
-    U8 {
-        id: crate::u8_::U8id(1i32),
-        value: 110i32,
-    },
-    U8 {
-        id: crate::u8_::U8id(2i32),
-        value: 111i32,
-    },
-];
 impl U8 {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/u8.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [U8] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [U8], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::u8_::U8id) -> Option<&'static U8> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = U8::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

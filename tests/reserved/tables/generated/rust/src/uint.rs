@@ -3,7 +3,7 @@
 //! Table `uint`.
 /// A table named by a reserved name.
 ///
-/// Table `uint` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `uint` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/uint.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Uint {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Uint {
         out.push('}');
     }
 }
+impl Uint {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Uint, crate::DataError> {
+        Ok(Uint {
+            id: crate::uint::UintId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "21c4f980f2f203fba5eed6da73da91c442311d3b6a68bd0b077c4970dcf30c01";
+/// The embedded data file (`data/uint.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/uint.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Uint]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Uint]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/uint.bytes",
+        "uint",
+        BYTES,
+        crate::hashes::tables::UINT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Uint::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `uint` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UintId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for UintId {
     }
 }
 impl UintId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Uint> {
         Uint::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Uint] = &[
-    Uint {
-        id: crate::uint::UintId(1i32),
-        value: 160i32,
-    },
-    Uint {
-        id: crate::uint::UintId(2i32),
-        value: 161i32,
-    },
-];
 impl Uint {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/uint.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Uint] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Uint], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::uint::UintId) -> Option<&'static Uint> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Uint::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Uint8Array`.
 /// A table named by a reserved name.
 ///
-/// Table `Uint8Array` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Uint8Array` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Uint8Array.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Uint8array {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Uint8array {
         out.push('}');
     }
 }
+impl Uint8array {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Uint8array, crate::DataError> {
+        Ok(Uint8array {
+            id: crate::uint8array::Uint8arrayId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "6d2496b9c1121bf991cae8aa82c6507a31d71a92b0e197b2b891dbf2fb9a1b37";
+/// The embedded data file (`data/Uint8Array.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Uint8Array.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Uint8array]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Uint8array]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Uint8Array.bytes",
+        "Uint8Array",
+        BYTES,
+        crate::hashes::tables::UINT8ARRAY,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Uint8array::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Uint8Array` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Uint8arrayId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for Uint8arrayId {
     }
 }
 impl Uint8arrayId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Uint8array> {
         Uint8array::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Uint8array] = &[
-    Uint8array {
-        id: crate::uint8array::Uint8arrayId(1i32),
-        value: 285i32,
-    },
-    Uint8array {
-        id: crate::uint8array::Uint8arrayId(2i32),
-        value: 286i32,
-    },
-];
 impl Uint8array {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Uint8Array.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Uint8array] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Uint8array], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::uint8array::Uint8arrayId) -> Option<&'static Uint8array> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Uint8array::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `ulong`.
 /// A table named by a reserved name.
 ///
-/// Table `ulong` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `ulong` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/ulong.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Ulong {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Ulong {
         out.push('}');
     }
 }
+impl Ulong {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Ulong, crate::DataError> {
+        Ok(Ulong {
+            id: crate::ulong::UlongId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "0c15e8350d2af6bdf1e543cb83809ee09dbd2f2a593a9776b3eef0df3be388b3";
+/// The embedded data file (`data/ulong.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/ulong.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Ulong]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Ulong]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/ulong.bytes",
+        "ulong",
+        BYTES,
+        crate::hashes::tables::ULONG,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Ulong::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `ulong` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UlongId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for UlongId {
     }
 }
 impl UlongId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Ulong> {
         Ulong::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Ulong] = &[
-    Ulong {
-        id: crate::ulong::UlongId(1i32),
-        value: 161i32,
-    },
-    Ulong {
-        id: crate::ulong::UlongId(2i32),
-        value: 162i32,
-    },
-];
 impl Ulong {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/ulong.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Ulong] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Ulong], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::ulong::UlongId) -> Option<&'static Ulong> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Ulong::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `unchecked`.
 /// A table named by a reserved name.
 ///
-/// Table `unchecked` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `unchecked` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/unchecked.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Unchecked {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Unchecked {
         out.push('}');
     }
 }
+impl Unchecked {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Unchecked, crate::DataError> {
+        Ok(Unchecked {
+            id: crate::unchecked::UncheckedId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "35bcd0255ad563a01138464ffddbe856865b07ebd0aebd64a6f682cdd9bf5daa";
+/// The embedded data file (`data/unchecked.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/unchecked.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Unchecked]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Unchecked]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/unchecked.bytes",
+        "unchecked",
+        BYTES,
+        crate::hashes::tables::UNCHECKED,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Unchecked::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `unchecked` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UncheckedId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for UncheckedId {
     }
 }
 impl UncheckedId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Unchecked> {
         Unchecked::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Unchecked] = &[
-    Unchecked {
-        id: crate::unchecked::UncheckedId(1i32),
-        value: 162i32,
-    },
-    Unchecked {
-        id: crate::unchecked::UncheckedId(2i32),
-        value: 163i32,
-    },
-];
 impl Unchecked {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/unchecked.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Unchecked] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Unchecked], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::unchecked::UncheckedId) -> Option<&'static Unchecked> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Unchecked::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `undefined`.
 /// A table named by a reserved name.
 ///
-/// Table `undefined` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `undefined` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/undefined.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Undefined {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Undefined {
         out.push('}');
     }
 }
+impl Undefined {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Undefined, crate::DataError> {
+        Ok(Undefined {
+            id: crate::undefined::UndefinedId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "084e5cbbce5516a60f803142cd7f40d876350e2c0fbe449e97adaef04975dc2d";
+/// The embedded data file (`data/undefined.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/undefined.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Undefined]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Undefined]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/undefined.bytes",
+        "undefined",
+        BYTES,
+        crate::hashes::tables::UNDEFINED,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Undefined::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `undefined` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UndefinedId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for UndefinedId {
     }
 }
 impl UndefinedId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Undefined> {
         Undefined::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Undefined] = &[
-    Undefined {
-        id: crate::undefined::UndefinedId(1i32),
-        value: 226i32,
-    },
-    Undefined {
-        id: crate::undefined::UndefinedId(2i32),
-        value: 227i32,
-    },
-];
 impl Undefined {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/undefined.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Undefined] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Undefined], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::undefined::UndefinedId) -> Option<&'static Undefined> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Undefined::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

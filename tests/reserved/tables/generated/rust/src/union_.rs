@@ -3,7 +3,7 @@
 //! Table `union`.
 /// A table named by a reserved name.
 ///
-/// Table `union` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `union` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/union.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Union {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Union {
         out.push('}');
     }
 }
+impl Union {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Union, crate::DataError> {
+        Ok(Union {
+            id: crate::union_::UnionId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "4f3e446f66564b025c48f3efe4282918aeffa8772eb49558141a6e8f39e40dd0";
+/// The embedded data file (`data/union.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/union.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Union]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Union]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/union.bytes",
+        "union",
+        BYTES,
+        crate::hashes::tables::UNION_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Union::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `union` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UnionId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for UnionId {
     }
 }
 impl UnionId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Union> {
         Union::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Union] = &[
-    Union {
-        id: crate::union_::UnionId(1i32),
-        value: 51i32,
-    },
-    Union {
-        id: crate::union_::UnionId(2i32),
-        value: 52i32,
-    },
-];
 impl Union {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/union.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Union] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Union], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::union_::UnionId) -> Option<&'static Union> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Union::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

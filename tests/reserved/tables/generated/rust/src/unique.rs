@@ -3,7 +3,7 @@
 //! Table `unique`.
 /// A table named by a reserved name.
 ///
-/// Table `unique` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `unique` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/unique.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Unique {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Unique {
         out.push('}');
     }
 }
+impl Unique {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Unique, crate::DataError> {
+        Ok(Unique {
+            id: crate::unique::UniqueId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "e7260f7eb3635f8e28f77001bc6f8d061d3f409930f5796ab40132653d5b5e8a";
+/// The embedded data file (`data/unique.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/unique.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Unique]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Unique]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/unique.bytes",
+        "unique",
+        BYTES,
+        crate::hashes::tables::UNIQUE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Unique::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `unique` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UniqueId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for UniqueId {
     }
 }
 impl UniqueId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Unique> {
         Unique::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Unique] = &[
-    Unique {
-        id: crate::unique::UniqueId(1i32),
-        value: 231i32,
-    },
-    Unique {
-        id: crate::unique::UniqueId(2i32),
-        value: 232i32,
-    },
-];
 impl Unique {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/unique.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Unique] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Unique], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::unique::UniqueId) -> Option<&'static Unique> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Unique::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

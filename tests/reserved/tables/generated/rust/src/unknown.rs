@@ -3,7 +3,7 @@
 //! Table `unknown`.
 /// A table named by a reserved name.
 ///
-/// Table `unknown` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `unknown` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/unknown.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Unknown {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Unknown {
         out.push('}');
     }
 }
+impl Unknown {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Unknown, crate::DataError> {
+        Ok(Unknown {
+            id: crate::unknown::UnknownId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "440c2d3d7d997d255a5319a473dd456782cb74776ac0b4d78f88a3f1d14eadba";
+/// The embedded data file (`data/unknown.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/unknown.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Unknown]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Unknown]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/unknown.bytes",
+        "unknown",
+        BYTES,
+        crate::hashes::tables::UNKNOWN,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Unknown::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `unknown` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UnknownId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for UnknownId {
     }
 }
 impl UnknownId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Unknown> {
         Unknown::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Unknown] = &[
-    Unknown {
-        id: crate::unknown::UnknownId(1i32),
-        value: 228i32,
-    },
-    Unknown {
-        id: crate::unknown::UnknownId(2i32),
-        value: 229i32,
-    },
-];
 impl Unknown {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/unknown.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Unknown] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Unknown], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::unknown::UnknownId) -> Option<&'static Unknown> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Unknown::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

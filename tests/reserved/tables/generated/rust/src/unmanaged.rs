@@ -3,7 +3,7 @@
 //! Table `unmanaged`.
 /// A table named by a reserved name.
 ///
-/// Table `unmanaged` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `unmanaged` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/unmanaged.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Unmanaged {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Unmanaged {
         out.push('}');
     }
 }
+impl Unmanaged {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Unmanaged, crate::DataError> {
+        Ok(Unmanaged {
+            id: crate::unmanaged::UnmanagedId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "ab26114228e56666e9f226127a4976f1239b0b5295beb78a72d88f1811cff1e1";
+/// The embedded data file (`data/unmanaged.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/unmanaged.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Unmanaged]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Unmanaged]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/unmanaged.bytes",
+        "unmanaged",
+        BYTES,
+        crate::hashes::tables::UNMANAGED,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Unmanaged::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `unmanaged` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UnmanagedId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for UnmanagedId {
     }
 }
 impl UnmanagedId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Unmanaged> {
         Unmanaged::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Unmanaged] = &[
-    Unmanaged {
-        id: crate::unmanaged::UnmanagedId(1i32),
-        value: 185i32,
-    },
-    Unmanaged {
-        id: crate::unmanaged::UnmanagedId(2i32),
-        value: 186i32,
-    },
-];
 impl Unmanaged {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/unmanaged.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Unmanaged] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Unmanaged], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::unmanaged::UnmanagedId) -> Option<&'static Unmanaged> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Unmanaged::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `Unpin`.
 /// A table named by a reserved name.
 ///
-/// Table `Unpin` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Unpin` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Unpin.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Unpin_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Unpin_ {
         out.push('}');
     }
 }
+impl Unpin_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Unpin_, crate::DataError> {
+        Ok(Unpin_ {
+            id: crate::unpin::UnpinId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "eae68591f44c27c192b1ad59cd782e33a7fdd7288dc78a39c9123990b0ee58e6";
+/// The embedded data file (`data/Unpin.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Unpin.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Unpin_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Unpin_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Unpin.bytes",
+        "Unpin",
+        BYTES,
+        crate::hashes::tables::UNPIN,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Unpin_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Unpin` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UnpinId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for UnpinId {
     }
 }
 impl UnpinId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Unpin_> {
         Unpin_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Unpin_] = &[
-    Unpin_ {
-        id: crate::unpin::UnpinId(1i32),
-        value: 70i32,
-    },
-    Unpin_ {
-        id: crate::unpin::UnpinId(2i32),
-        value: 71i32,
-    },
-];
 impl Unpin_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Unpin.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Unpin_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Unpin_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::unpin::UnpinId) -> Option<&'static Unpin_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Unpin_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `unsafe`.
 /// A table named by a reserved name.
 ///
-/// Table `unsafe` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `unsafe` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/unsafe.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Unsafe {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Unsafe {
         out.push('}');
     }
 }
+impl Unsafe {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Unsafe, crate::DataError> {
+        Ok(Unsafe {
+            id: crate::unsafe_::UnsafeId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "5a7e6566f59c43bce34e7a7b23e300a56edbeb98dd580240ccef33b7efbfa49d";
+/// The embedded data file (`data/unsafe.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/unsafe.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Unsafe]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Unsafe]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/unsafe.bytes",
+        "unsafe",
+        BYTES,
+        crate::hashes::tables::UNSAFE_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Unsafe::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `unsafe` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UnsafeId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for UnsafeId {
     }
 }
 impl UnsafeId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Unsafe> {
         Unsafe::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Unsafe] = &[
-    Unsafe {
-        id: crate::unsafe_::UnsafeId(1i32),
-        value: 30i32,
-    },
-    Unsafe {
-        id: crate::unsafe_::UnsafeId(2i32),
-        value: 31i32,
-    },
-];
 impl Unsafe {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/unsafe.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Unsafe] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Unsafe], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::unsafe_::UnsafeId) -> Option<&'static Unsafe> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Unsafe::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

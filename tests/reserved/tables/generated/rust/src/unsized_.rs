@@ -3,7 +3,7 @@
 //! Table `unsized`.
 /// A table named by a reserved name.
 ///
-/// Table `unsized` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `unsized` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/unsized.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Unsized {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Unsized {
         out.push('}');
     }
 }
+impl Unsized {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Unsized, crate::DataError> {
+        Ok(Unsized {
+            id: crate::unsized_::UnsizedId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "76fa8c44beb6d8a0af26212d57129224f37cc980b58c7a85c71241405b087be2";
+/// The embedded data file (`data/unsized.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/unsized.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Unsized]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Unsized]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/unsized.bytes",
+        "unsized",
+        BYTES,
+        crate::hashes::tables::UNSIZED_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Unsized::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `unsized` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UnsizedId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for UnsizedId {
     }
 }
 impl UnsizedId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Unsized> {
         Unsized::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Unsized] = &[
-    Unsized {
-        id: crate::unsized_::UnsizedId(1i32),
-        value: 46i32,
-    },
-    Unsized {
-        id: crate::unsized_::UnsizedId(2i32),
-        value: 47i32,
-    },
-];
 impl Unsized {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/unsized.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Unsized] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Unsized], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::unsized_::UnsizedId) -> Option<&'static Unsized> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Unsized::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

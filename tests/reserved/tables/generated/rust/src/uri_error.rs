@@ -3,7 +3,7 @@
 //! Table `URIError`.
 /// A table named by a reserved name.
 ///
-/// Table `URIError` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `URIError` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/URIError.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct UriError {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for UriError {
         out.push('}');
     }
 }
+impl UriError {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<UriError, crate::DataError> {
+        Ok(UriError {
+            id: crate::uri_error::UriErrorId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "3142194d75168bfa92c94df2ac2bca31ed9d5a7228c08b39705b5c22887439a6";
+/// The embedded data file (`data/URIError.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/URIError.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[UriError]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[UriError]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/URIError.bytes",
+        "URIError",
+        BYTES,
+        crate::hashes::tables::URI_ERROR,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(UriError::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `URIError` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UriErrorId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for UriErrorId {
     }
 }
 impl UriErrorId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static UriError> {
         UriError::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[UriError] = &[
-    UriError {
-        id: crate::uri_error::UriErrorId(1i32),
-        value: 283i32,
-    },
-    UriError {
-        id: crate::uri_error::UriErrorId(2i32),
-        value: 284i32,
-    },
-];
 impl UriError {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/URIError.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [UriError] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [UriError], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::uri_error::UriErrorId) -> Option<&'static UriError> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = UriError::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

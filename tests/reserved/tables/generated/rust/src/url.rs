@@ -3,7 +3,7 @@
 //! Table `URL`.
 /// A table named by a reserved name.
 ///
-/// Table `URL` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `URL` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/URL.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Url {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Url {
         out.push('}');
     }
 }
+impl Url {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Url, crate::DataError> {
+        Ok(Url {
+            id: crate::url::UrlId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "694444c8138c4ee163e0f0a8fbed3ca900948dcc2865c849ddd5747a238783e8";
+/// The embedded data file (`data/URL.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/URL.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Url]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Url]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/URL.bytes",
+        "URL",
+        BYTES,
+        crate::hashes::tables::URL,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Url::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `URL` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UrlId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for UrlId {
     }
 }
 impl UrlId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Url> {
         Url::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Url] = &[
-    Url {
-        id: crate::url::UrlId(1i32),
-        value: 284i32,
-    },
-    Url {
-        id: crate::url::UrlId(2i32),
-        value: 285i32,
-    },
-];
 impl Url {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/URL.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Url] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Url], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::url::UrlId) -> Option<&'static Url> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Url::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `use`.
 /// A table named by a reserved name.
 ///
-/// Table `use` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `use` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/use.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Use {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Use {
         out.push('}');
     }
 }
+impl Use {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Use, crate::DataError> {
+        Ok(Use {
+            id: crate::use_::UseId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "e9680c711c2c2d34d8f251e53d7d692ba152b0d9ee6372ea444092b53044ed7c";
+/// The embedded data file (`data/use.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/use.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Use]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Use]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/use.bytes",
+        "use",
+        BYTES,
+        crate::hashes::tables::USE_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Use::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `use` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UseId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for UseId {
     }
 }
 impl UseId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Use> {
         Use::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Use] = &[
-    Use {
-        id: crate::use_::UseId(1i32),
-        value: 31i32,
-    },
-    Use {
-        id: crate::use_::UseId(2i32),
-        value: 32i32,
-    },
-];
 impl Use {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/use.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Use] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Use], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::use_::UseId) -> Option<&'static Use> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Use::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `ushort`.
 /// A table named by a reserved name.
 ///
-/// Table `ushort` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `ushort` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/ushort.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Ushort {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Ushort {
         out.push('}');
     }
 }
+impl Ushort {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Ushort, crate::DataError> {
+        Ok(Ushort {
+            id: crate::ushort::UshortId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "a15847bf44c3a1c6fb086556e64c22020a212e5132d5ef7082878fdcc3b045b4";
+/// The embedded data file (`data/ushort.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/ushort.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Ushort]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Ushort]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/ushort.bytes",
+        "ushort",
+        BYTES,
+        crate::hashes::tables::USHORT,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Ushort::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `ushort` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UshortId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for UshortId {
     }
 }
 impl UshortId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Ushort> {
         Ushort::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Ushort] = &[
-    Ushort {
-        id: crate::ushort::UshortId(1i32),
-        value: 163i32,
-    },
-    Ushort {
-        id: crate::ushort::UshortId(2i32),
-        value: 164i32,
-    },
-];
 impl Ushort {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/ushort.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Ushort] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Ushort], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::ushort::UshortId) -> Option<&'static Ushort> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Ushort::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `using`.
 /// A table named by a reserved name.
 ///
-/// Table `using` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `using` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/using.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Using {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Using {
         out.push('}');
     }
 }
+impl Using {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Using, crate::DataError> {
+        Ok(Using {
+            id: crate::using::UsingId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "68037775bacaec7b1e06ca16999d16c8bfb88da659e28b288643697163a2643b";
+/// The embedded data file (`data/using.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/using.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Using]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Using]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/using.bytes",
+        "using",
+        BYTES,
+        crate::hashes::tables::USING,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Using::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `using` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UsingId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for UsingId {
     }
 }
 impl UsingId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Using> {
         Using::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Using] = &[
-    Using {
-        id: crate::using::UsingId(1i32),
-        value: 164i32,
-    },
-    Using {
-        id: crate::using::UsingId(2i32),
-        value: 165i32,
-    },
-];
 impl Using {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/using.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Using] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Using], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::using::UsingId) -> Option<&'static Using> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Using::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

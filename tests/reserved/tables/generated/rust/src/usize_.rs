@@ -3,7 +3,7 @@
 //! Table `usize`.
 /// A table named by a reserved name.
 ///
-/// Table `usize` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `usize` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/usize.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Usize {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Usize {
         out.push('}');
     }
 }
+impl Usize {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Usize, crate::DataError> {
+        Ok(Usize {
+            id: crate::usize_::UsizeId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "a08600cd57bf3ce23c976fff05ae80515f02538c97897510493040a93abe5395";
+/// The embedded data file (`data/usize.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/usize.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Usize]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Usize]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/usize.bytes",
+        "usize",
+        BYTES,
+        crate::hashes::tables::USIZE_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Usize::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `usize` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UsizeId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for UsizeId {
     }
 }
 impl UsizeId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Usize> {
         Usize::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Usize] = &[
-    Usize {
-        id: crate::usize_::UsizeId(1i32),
-        value: 115i32,
-    },
-    Usize {
-        id: crate::usize_::UsizeId(2i32),
-        value: 116i32,
-    },
-];
 impl Usize {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/usize.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Usize] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Usize], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::usize_::UsizeId) -> Option<&'static Usize> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Usize::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `value`.
 /// A table named by a reserved name.
 ///
-/// Table `value` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `value` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/value.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Value {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Value {
         out.push('}');
     }
 }
+impl Value {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Value, crate::DataError> {
+        Ok(Value {
+            id: crate::value::ValueId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "e360749673add4db0747718bc1e1d1153f8800e107e7b5bf3d8ea4568177d26e";
+/// The embedded data file (`data/value.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/value.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Value]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Value]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/value.bytes",
+        "value",
+        BYTES,
+        crate::hashes::tables::VALUE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Value::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `value` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ValueId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ValueId {
     }
 }
 impl ValueId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Value> {
         Value::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Value] = &[
-    Value {
-        id: crate::value::ValueId(1i32),
-        value: 186i32,
-    },
-    Value {
-        id: crate::value::ValueId(2i32),
-        value: 187i32,
-    },
-];
 impl Value {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/value.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Value] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Value], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::value::ValueId) -> Option<&'static Value> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Value::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `valueOf`.
 /// A table named by a reserved name.
 ///
-/// Table `valueOf` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `valueOf` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/valueOf.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ValueOf {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for ValueOf {
         out.push('}');
     }
 }
+impl ValueOf {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ValueOf, crate::DataError> {
+        Ok(ValueOf {
+            id: crate::value_of::ValueOfId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "8d331652efd18fa56a91d2947a7d137697644b508f788b864136a2cd051db695";
+/// The embedded data file (`data/valueOf.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/valueOf.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[ValueOf]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[ValueOf]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/valueOf.bytes",
+        "valueOf",
+        BYTES,
+        crate::hashes::tables::VALUE_OF,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(ValueOf::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `valueOf` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ValueOfId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for ValueOfId {
     }
 }
 impl ValueOfId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static ValueOf> {
         ValueOf::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[ValueOf] = &[
-    ValueOf {
-        id: crate::value_of::ValueOfId(1i32),
-        value: 242i32,
-    },
-    ValueOf {
-        id: crate::value_of::ValueOfId(2i32),
-        value: 243i32,
-    },
-];
 impl ValueOf {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/valueOf.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [ValueOf] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [ValueOf], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::value_of::ValueOfId) -> Option<&'static ValueOf> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = ValueOf::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `var`.
 /// A table named by a reserved name.
 ///
-/// Table `var` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `var` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/var.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Var {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Var {
         out.push('}');
     }
 }
+impl Var {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Var, crate::DataError> {
+        Ok(Var {
+            id: crate::var::VarId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "c7773f7d3ccfbea26f0915ac8ca6cbb388523a4c5b5fba402aba8278cf0751fe";
+/// The embedded data file (`data/var.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/var.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Var]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Var]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/var.bytes",
+        "var",
+        BYTES,
+        crate::hashes::tables::VAR,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Var::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `var` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct VarId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for VarId {
     }
 }
 impl VarId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Var> {
         Var::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Var] = &[
-    Var {
-        id: crate::var::VarId(1i32),
-        value: 187i32,
-    },
-    Var {
-        id: crate::var::VarId(2i32),
-        value: 188i32,
-    },
-];
 impl Var {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/var.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Var] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Var], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::var::VarId) -> Option<&'static Var> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Var::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

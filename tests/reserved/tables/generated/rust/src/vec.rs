@@ -3,7 +3,7 @@
 //! Table `Vec`.
 /// A table named by a reserved name.
 ///
-/// Table `Vec` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `Vec` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/Vec.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Vec_ {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Vec_ {
         out.push('}');
     }
 }
+impl Vec_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Vec_, crate::DataError> {
+        Ok(Vec_ {
+            id: crate::vec::VecId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "fd91590b96986f6567f08e4a53d86eb6cd1c0b29f2df981fc5237e9d70ae3183";
+/// The embedded data file (`data/Vec.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Vec.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Vec_]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Vec_]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Vec.bytes",
+        "Vec",
+        BYTES,
+        crate::hashes::tables::VEC,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Vec_::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Vec` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct VecId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for VecId {
     }
 }
 impl VecId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Vec_> {
         Vec_::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Vec_] = &[
-    Vec_ {
-        id: crate::vec::VecId(1i32),
-        value: 61i32,
-    },
-    Vec_ {
-        id: crate::vec::VecId(2i32),
-        value: 62i32,
-    },
-];
 impl Vec_ {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Vec.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Vec_] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Vec_], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::vec::VecId) -> Option<&'static Vec_> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Vec_::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

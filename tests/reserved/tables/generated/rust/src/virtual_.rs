@@ -3,7 +3,7 @@
 //! Table `virtual`.
 /// A table named by a reserved name.
 ///
-/// Table `virtual` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `virtual` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/virtual.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Virtual {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Virtual {
         out.push('}');
     }
 }
+impl Virtual {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Virtual, crate::DataError> {
+        Ok(Virtual {
+            id: crate::virtual_::VirtualId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "9442c209864b79401e974ad217cdfd57bda8695cd6d8adc039a544474f1e2f63";
+/// The embedded data file (`data/virtual.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/virtual.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Virtual]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Virtual]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/virtual.bytes",
+        "virtual",
+        BYTES,
+        crate::hashes::tables::VIRTUAL_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Virtual::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `virtual` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct VirtualId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for VirtualId {
     }
 }
 impl VirtualId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Virtual> {
         Virtual::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Virtual] = &[
-    Virtual {
-        id: crate::virtual_::VirtualId(1i32),
-        value: 47i32,
-    },
-    Virtual {
-        id: crate::virtual_::VirtualId(2i32),
-        value: 48i32,
-    },
-];
 impl Virtual {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/virtual.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Virtual] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Virtual], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::virtual_::VirtualId) -> Option<&'static Virtual> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Virtual::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `void`.
 /// A table named by a reserved name.
 ///
-/// Table `void` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `void` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/void.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Void {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Void {
         out.push('}');
     }
 }
+impl Void {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Void, crate::DataError> {
+        Ok(Void {
+            id: crate::void::VoidId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "5a9624351a0cd90ea286a748aa2bc1c9c9bf4e2bc0f1db1a7129f799995e3332";
+/// The embedded data file (`data/void.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/void.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Void]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Void]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/void.bytes",
+        "void",
+        BYTES,
+        crate::hashes::tables::VOID,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Void::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `void` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct VoidId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for VoidId {
     }
 }
 impl VoidId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Void> {
         Void::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Void] = &[
-    Void {
-        id: crate::void::VoidId(1i32),
-        value: 165i32,
-    },
-    Void {
-        id: crate::void::VoidId(2i32),
-        value: 166i32,
-    },
-];
 impl Void {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/void.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Void] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Void], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::void::VoidId) -> Option<&'static Void> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Void::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

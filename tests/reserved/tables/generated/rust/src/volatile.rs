@@ -3,7 +3,7 @@
 //! Table `volatile`.
 /// A table named by a reserved name.
 ///
-/// Table `volatile` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `volatile` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/volatile.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Volatile {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Volatile {
         out.push('}');
     }
 }
+impl Volatile {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Volatile, crate::DataError> {
+        Ok(Volatile {
+            id: crate::volatile::VolatileId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "9fb2a7b2c4b27b7c499a37580b02a42d108b7f323dcd2df8d166b45ab070fbd9";
+/// The embedded data file (`data/volatile.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/volatile.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Volatile]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Volatile]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/volatile.bytes",
+        "volatile",
+        BYTES,
+        crate::hashes::tables::VOLATILE,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Volatile::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `volatile` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct VolatileId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for VolatileId {
     }
 }
 impl VolatileId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Volatile> {
         Volatile::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Volatile] = &[
-    Volatile {
-        id: crate::volatile::VolatileId(1i32),
-        value: 166i32,
-    },
-    Volatile {
-        id: crate::volatile::VolatileId(2i32),
-        value: 167i32,
-    },
-];
 impl Volatile {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/volatile.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Volatile] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Volatile], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::volatile::VolatileId) -> Option<&'static Volatile> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Volatile::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `WeakMap`.
 /// A table named by a reserved name.
 ///
-/// Table `WeakMap` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `WeakMap` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/WeakMap.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WeakMap {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for WeakMap {
         out.push('}');
     }
 }
+impl WeakMap {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<WeakMap, crate::DataError> {
+        Ok(WeakMap {
+            id: crate::weak_map::WeakMapId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "a880347113c95d468db077478911ef4266ed152ec20c9161d395088ffc0a71ec";
+/// The embedded data file (`data/WeakMap.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/WeakMap.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[WeakMap]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[WeakMap]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/WeakMap.bytes",
+        "WeakMap",
+        BYTES,
+        crate::hashes::tables::WEAK_MAP,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(WeakMap::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `WeakMap` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct WeakMapId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for WeakMapId {
     }
 }
 impl WeakMapId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static WeakMap> {
         WeakMap::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[WeakMap] = &[
-    WeakMap {
-        id: crate::weak_map::WeakMapId(1i32),
-        value: 286i32,
-    },
-    WeakMap {
-        id: crate::weak_map::WeakMapId(2i32),
-        value: 287i32,
-    },
-];
 impl WeakMap {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/WeakMap.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [WeakMap] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [WeakMap], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::weak_map::WeakMapId) -> Option<&'static WeakMap> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = WeakMap::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

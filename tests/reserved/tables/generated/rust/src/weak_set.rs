@@ -3,7 +3,7 @@
 //! Table `WeakSet`.
 /// A table named by a reserved name.
 ///
-/// Table `WeakSet` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `WeakSet` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/WeakSet.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WeakSet {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for WeakSet {
         out.push('}');
     }
 }
+impl WeakSet {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<WeakSet, crate::DataError> {
+        Ok(WeakSet {
+            id: crate::weak_set::WeakSetId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "1d42ca32c5df20eed2715697efcb13f9559a963f0e40c7f3baf015066684a669";
+/// The embedded data file (`data/WeakSet.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/WeakSet.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[WeakSet]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[WeakSet]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/WeakSet.bytes",
+        "WeakSet",
+        BYTES,
+        crate::hashes::tables::WEAK_SET,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(WeakSet::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `WeakSet` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct WeakSetId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for WeakSetId {
     }
 }
 impl WeakSetId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static WeakSet> {
         WeakSet::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[WeakSet] = &[
-    WeakSet {
-        id: crate::weak_set::WeakSetId(1i32),
-        value: 287i32,
-    },
-    WeakSet {
-        id: crate::weak_set::WeakSetId(2i32),
-        value: 288i32,
-    },
-];
 impl WeakSet {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/WeakSet.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [WeakSet] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [WeakSet], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::weak_set::WeakSetId) -> Option<&'static WeakSet> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = WeakSet::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `when`.
 /// A table named by a reserved name.
 ///
-/// Table `when` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `when` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/when.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct When {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for When {
         out.push('}');
     }
 }
+impl When {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<When, crate::DataError> {
+        Ok(When {
+            id: crate::when::WhenId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "f4c56a76f9909e24439e209b542b3b6b8db9796c4d9a3e2d28f993a2ffd3042e";
+/// The embedded data file (`data/when.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/when.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[When]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[When]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/when.bytes",
+        "when",
+        BYTES,
+        crate::hashes::tables::WHEN,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(When::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `when` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct WhenId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for WhenId {
     }
 }
 impl WhenId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static When> {
         When::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[When] = &[
-    When {
-        id: crate::when::WhenId(1i32),
-        value: 188i32,
-    },
-    When {
-        id: crate::when::WhenId(2i32),
-        value: 189i32,
-    },
-];
 impl When {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/when.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [When] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [When], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::when::WhenId) -> Option<&'static When> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = When::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `where`.
 /// A table named by a reserved name.
 ///
-/// Table `where` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `where` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/where.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Where {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Where {
         out.push('}');
     }
 }
+impl Where {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Where, crate::DataError> {
+        Ok(Where {
+            id: crate::where_::WhereId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "ba39b3aa6f6c645d882222ba61b241901505b665d391e7ecd06b05d8b5adac0a";
+/// The embedded data file (`data/where.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/where.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Where]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Where]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/where.bytes",
+        "where",
+        BYTES,
+        crate::hashes::tables::WHERE_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Where::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `where` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct WhereId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for WhereId {
     }
 }
 impl WhereId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Where> {
         Where::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Where] = &[
-    Where {
-        id: crate::where_::WhereId(1i32),
-        value: 32i32,
-    },
-    Where {
-        id: crate::where_::WhereId(2i32),
-        value: 33i32,
-    },
-];
 impl Where {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/where.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Where] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Where], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::where_::WhereId) -> Option<&'static Where> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Where::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

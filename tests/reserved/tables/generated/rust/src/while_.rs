@@ -3,7 +3,7 @@
 //! Table `while`.
 /// A table named by a reserved name.
 ///
-/// Table `while` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `while` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/while.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct While {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for While {
         out.push('}');
     }
 }
+impl While {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<While, crate::DataError> {
+        Ok(While {
+            id: crate::while_::WhileId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "cb1f2e2a896e99db80c684ff0d4966ea51fa9e585d445fe9f80d6632004b2d62";
+/// The embedded data file (`data/while.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/while.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[While]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[While]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/while.bytes",
+        "while",
+        BYTES,
+        crate::hashes::tables::WHILE_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(While::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `while` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct WhileId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for WhileId {
     }
 }
 impl WhileId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static While> {
         While::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[While] = &[
-    While {
-        id: crate::while_::WhileId(1i32),
-        value: 33i32,
-    },
-    While {
-        id: crate::while_::WhileId(2i32),
-        value: 34i32,
-    },
-];
 impl While {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/while.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [While] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [While], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::while_::WhileId) -> Option<&'static While> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = While::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -3,7 +3,7 @@
 //! Table `with`.
 /// A table named by a reserved name.
 ///
-/// Table `with` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `with` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/with.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct With {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for With {
         out.push('}');
     }
 }
+impl With {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<With, crate::DataError> {
+        Ok(With {
+            id: crate::with::WithId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "6d305e020620882ba3b2195a81813858737f5a4ae22a20b7b378427b2476c235";
+/// The embedded data file (`data/with.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/with.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[With]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[With]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/with.bytes",
+        "with",
+        BYTES,
+        crate::hashes::tables::WITH,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(With::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `with` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct WithId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for WithId {
     }
 }
 impl WithId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static With> {
         With::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[With] = &[
-    With {
-        id: crate::with::WithId(1i32),
-        value: 191i32,
-    },
-    With {
-        id: crate::with::WithId(2i32),
-        value: 192i32,
-    },
-];
 impl With {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/with.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [With] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [With], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::with::WithId) -> Option<&'static With> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = With::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

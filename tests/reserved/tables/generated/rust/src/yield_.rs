@@ -3,7 +3,7 @@
 //! Table `yield`.
 /// A table named by a reserved name.
 ///
-/// Table `yield` (2 rows, mode `map`), schema `Row.schema.json`.
+/// Table `yield` (mode `map`), schema `Row.schema.json`; its rows are embedded from `data/yield.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Yield {
     /// Column `Id`.
@@ -21,6 +21,39 @@ impl crate::canonical::Canonical for Yield {
         out.push('}');
     }
 }
+impl Yield {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Yield, crate::DataError> {
+        Ok(Yield {
+            id: crate::yield_::YieldId(r.i32()?),
+            value: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "6d774fdbf2003cde4cd5d9c433e894a18ee1e5888fc9f0b1e2c9743e9f21fecb";
+/// The embedded data file (`data/yield.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/yield.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Yield]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Yield]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/yield.bytes",
+        "yield",
+        BYTES,
+        crate::hashes::tables::YIELD_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Yield::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `yield` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct YieldId(pub i32);
@@ -30,29 +63,31 @@ impl crate::canonical::Canonical for YieldId {
     }
 }
 impl YieldId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Yield> {
         Yield::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Yield] = &[
-    Yield {
-        id: crate::yield_::YieldId(1i32),
-        value: 48i32,
-    },
-    Yield {
-        id: crate::yield_::YieldId(2i32),
-        value: 49i32,
-    },
-];
 impl Yield {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/yield.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Yield] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Yield], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::yield_::YieldId) -> Option<&'static Yield> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Yield::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -18,6 +18,14 @@ impl crate::canonical::Canonical for Aux {
         out.push('}');
     }
 }
+impl Aux {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Aux, crate::DataError> {
+        Ok(Aux { v: r.i32()? })
+    }
+}
 /// Every reserved name as a record field.
 ///
 /// Defined at `common.schema.json#/$defs/AllFields`.
@@ -1657,6 +1665,340 @@ impl crate::canonical::Canonical for AllFields {
         out.push('}');
     }
 }
+impl AllFields {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<AllFields, crate::DataError> {
+        Ok(AllFields {
+            as_: if r.present()? { Some(r.i32()?) } else { None },
+            break_: if r.present()? { Some(r.i32()?) } else { None },
+            const_: if r.present()? { Some(r.i32()?) } else { None },
+            continue_: if r.present()? { Some(r.i32()?) } else { None },
+            crate_: if r.present()? { Some(r.i32()?) } else { None },
+            else_: if r.present()? { Some(r.i32()?) } else { None },
+            enum_: if r.present()? { Some(r.i32()?) } else { None },
+            extern_: if r.present()? { Some(r.i32()?) } else { None },
+            false_: if r.present()? { Some(r.i32()?) } else { None },
+            fn_: if r.present()? { Some(r.i32()?) } else { None },
+            for_: if r.present()? { Some(r.i32()?) } else { None },
+            if_: if r.present()? { Some(r.i32()?) } else { None },
+            impl_: if r.present()? { Some(r.i32()?) } else { None },
+            in_: if r.present()? { Some(r.i32()?) } else { None },
+            let_: if r.present()? { Some(r.i32()?) } else { None },
+            loop_: if r.present()? { Some(r.i32()?) } else { None },
+            match_: if r.present()? { Some(r.i32()?) } else { None },
+            mod_: if r.present()? { Some(r.i32()?) } else { None },
+            move_: if r.present()? { Some(r.i32()?) } else { None },
+            mut_: if r.present()? { Some(r.i32()?) } else { None },
+            pub_: if r.present()? { Some(r.i32()?) } else { None },
+            ref_: if r.present()? { Some(r.i32()?) } else { None },
+            return_: if r.present()? { Some(r.i32()?) } else { None },
+            self_: if r.present()? { Some(r.i32()?) } else { None },
+            static_: if r.present()? { Some(r.i32()?) } else { None },
+            struct_: if r.present()? { Some(r.i32()?) } else { None },
+            super_: if r.present()? { Some(r.i32()?) } else { None },
+            trait_: if r.present()? { Some(r.i32()?) } else { None },
+            true_: if r.present()? { Some(r.i32()?) } else { None },
+            type_: if r.present()? { Some(r.i32()?) } else { None },
+            unsafe_: if r.present()? { Some(r.i32()?) } else { None },
+            use_: if r.present()? { Some(r.i32()?) } else { None },
+            where_: if r.present()? { Some(r.i32()?) } else { None },
+            while_: if r.present()? { Some(r.i32()?) } else { None },
+            async_: if r.present()? { Some(r.i32()?) } else { None },
+            await_: if r.present()? { Some(r.i32()?) } else { None },
+            dyn_: if r.present()? { Some(r.i32()?) } else { None },
+            abstract_: if r.present()? { Some(r.i32()?) } else { None },
+            become_: if r.present()? { Some(r.i32()?) } else { None },
+            box_: if r.present()? { Some(r.i32()?) } else { None },
+            do_: if r.present()? { Some(r.i32()?) } else { None },
+            final_: if r.present()? { Some(r.i32()?) } else { None },
+            macro_: if r.present()? { Some(r.i32()?) } else { None },
+            override_: if r.present()? { Some(r.i32()?) } else { None },
+            priv_: if r.present()? { Some(r.i32()?) } else { None },
+            typeof_: if r.present()? { Some(r.i32()?) } else { None },
+            unsized_: if r.present()? { Some(r.i32()?) } else { None },
+            virtual_: if r.present()? { Some(r.i32()?) } else { None },
+            yield_: if r.present()? { Some(r.i32()?) } else { None },
+            try_: if r.present()? { Some(r.i32()?) } else { None },
+            gen_: if r.present()? { Some(r.i32()?) } else { None },
+            union_: if r.present()? { Some(r.i32()?) } else { None },
+            macro_rules_: if r.present()? { Some(r.i32()?) } else { None },
+            raw_: if r.present()? { Some(r.i32()?) } else { None },
+            safe_: if r.present()? { Some(r.i32()?) } else { None },
+            option: if r.present()? { Some(r.i32()?) } else { None },
+            some: if r.present()? { Some(r.i32()?) } else { None },
+            none: if r.present()? { Some(r.i32()?) } else { None },
+            result: if r.present()? { Some(r.i32()?) } else { None },
+            ok: if r.present()? { Some(r.i32()?) } else { None },
+            err: if r.present()? { Some(r.i32()?) } else { None },
+            vec: if r.present()? { Some(r.i32()?) } else { None },
+            string: if r.present()? { Some(r.i32()?) } else { None },
+            to_string: if r.present()? { Some(r.i32()?) } else { None },
+            to_owned: if r.present()? { Some(r.i32()?) } else { None },
+            clone: if r.present()? { Some(r.i32()?) } else { None },
+            copy: if r.present()? { Some(r.i32()?) } else { None },
+            send: if r.present()? { Some(r.i32()?) } else { None },
+            sync: if r.present()? { Some(r.i32()?) } else { None },
+            sized: if r.present()? { Some(r.i32()?) } else { None },
+            unpin: if r.present()? { Some(r.i32()?) } else { None },
+            drop: if r.present()? { Some(r.i32()?) } else { None },
+            fn_mut: if r.present()? { Some(r.i32()?) } else { None },
+            fn_once: if r.present()? { Some(r.i32()?) } else { None },
+            iterator: if r.present()? { Some(r.i32()?) } else { None },
+            into_iterator: if r.present()? { Some(r.i32()?) } else { None },
+            double_ended_iterator: if r.present()? { Some(r.i32()?) } else { None },
+            exact_size_iterator: if r.present()? { Some(r.i32()?) } else { None },
+            extend: if r.present()? { Some(r.i32()?) } else { None },
+            default: if r.present()? { Some(r.i32()?) } else { None },
+            eq: if r.present()? { Some(r.i32()?) } else { None },
+            partial_eq: if r.present()? { Some(r.i32()?) } else { None },
+            ord: if r.present()? { Some(r.i32()?) } else { None },
+            partial_ord: if r.present()? { Some(r.i32()?) } else { None },
+            as_ref: if r.present()? { Some(r.i32()?) } else { None },
+            as_mut: if r.present()? { Some(r.i32()?) } else { None },
+            into: if r.present()? { Some(r.i32()?) } else { None },
+            from: if r.present()? { Some(r.i32()?) } else { None },
+            try_from: if r.present()? { Some(r.i32()?) } else { None },
+            try_into: if r.present()? { Some(r.i32()?) } else { None },
+            from_iterator: if r.present()? { Some(r.i32()?) } else { None },
+            debug: if r.present()? { Some(r.i32()?) } else { None },
+            hash: if r.present()? { Some(r.i32()?) } else { None },
+            display: if r.present()? { Some(r.i32()?) } else { None },
+            lib: if r.present()? { Some(r.i32()?) } else { None },
+            main: if r.present()? { Some(r.i32()?) } else { None },
+            core: if r.present()? { Some(r.i32()?) } else { None },
+            std: if r.present()? { Some(r.i32()?) } else { None },
+            alloc: if r.present()? { Some(r.i32()?) } else { None },
+            proc_macro: if r.present()? { Some(r.i32()?) } else { None },
+            test: if r.present()? { Some(r.i32()?) } else { None },
+            bool: if r.present()? { Some(r.i32()?) } else { None },
+            char: if r.present()? { Some(r.i32()?) } else { None },
+            str: if r.present()? { Some(r.i32()?) } else { None },
+            i8: if r.present()? { Some(r.i32()?) } else { None },
+            i16: if r.present()? { Some(r.i32()?) } else { None },
+            i32: if r.present()? { Some(r.i32()?) } else { None },
+            i64: if r.present()? { Some(r.i32()?) } else { None },
+            i128: if r.present()? { Some(r.i32()?) } else { None },
+            isize: if r.present()? { Some(r.i32()?) } else { None },
+            u8: if r.present()? { Some(r.i32()?) } else { None },
+            u16: if r.present()? { Some(r.i32()?) } else { None },
+            u32: if r.present()? { Some(r.i32()?) } else { None },
+            u64: if r.present()? { Some(r.i32()?) } else { None },
+            u128: if r.present()? { Some(r.i32()?) } else { None },
+            usize: if r.present()? { Some(r.i32()?) } else { None },
+            f32: if r.present()? { Some(r.i32()?) } else { None },
+            f64: if r.present()? { Some(r.i32()?) } else { None },
+            base: if r.present()? { Some(r.i32()?) } else { None },
+            byte: if r.present()? { Some(r.i32()?) } else { None },
+            case: if r.present()? { Some(r.i32()?) } else { None },
+            catch: if r.present()? { Some(r.i32()?) } else { None },
+            checked: if r.present()? { Some(r.i32()?) } else { None },
+            class: if r.present()? { Some(r.i32()?) } else { None },
+            decimal: if r.present()? { Some(r.i32()?) } else { None },
+            delegate: if r.present()? { Some(r.i32()?) } else { None },
+            double: if r.present()? { Some(r.i32()?) } else { None },
+            event: if r.present()? { Some(r.i32()?) } else { None },
+            explicit: if r.present()? { Some(r.i32()?) } else { None },
+            finally: if r.present()? { Some(r.i32()?) } else { None },
+            fixed: if r.present()? { Some(r.i32()?) } else { None },
+            float: if r.present()? { Some(r.i32()?) } else { None },
+            foreach: if r.present()? { Some(r.i32()?) } else { None },
+            goto: if r.present()? { Some(r.i32()?) } else { None },
+            implicit: if r.present()? { Some(r.i32()?) } else { None },
+            int: if r.present()? { Some(r.i32()?) } else { None },
+            interface: if r.present()? { Some(r.i32()?) } else { None },
+            internal: if r.present()? { Some(r.i32()?) } else { None },
+            is: if r.present()? { Some(r.i32()?) } else { None },
+            lock: if r.present()? { Some(r.i32()?) } else { None },
+            long: if r.present()? { Some(r.i32()?) } else { None },
+            namespace: if r.present()? { Some(r.i32()?) } else { None },
+            new: if r.present()? { Some(r.i32()?) } else { None },
+            null: if r.present()? { Some(r.i32()?) } else { None },
+            object: if r.present()? { Some(r.i32()?) } else { None },
+            operator: if r.present()? { Some(r.i32()?) } else { None },
+            out: if r.present()? { Some(r.i32()?) } else { None },
+            params: if r.present()? { Some(r.i32()?) } else { None },
+            private: if r.present()? { Some(r.i32()?) } else { None },
+            protected: if r.present()? { Some(r.i32()?) } else { None },
+            public: if r.present()? { Some(r.i32()?) } else { None },
+            readonly: if r.present()? { Some(r.i32()?) } else { None },
+            sbyte: if r.present()? { Some(r.i32()?) } else { None },
+            sealed: if r.present()? { Some(r.i32()?) } else { None },
+            short: if r.present()? { Some(r.i32()?) } else { None },
+            sizeof: if r.present()? { Some(r.i32()?) } else { None },
+            stackalloc: if r.present()? { Some(r.i32()?) } else { None },
+            switch: if r.present()? { Some(r.i32()?) } else { None },
+            this: if r.present()? { Some(r.i32()?) } else { None },
+            throw: if r.present()? { Some(r.i32()?) } else { None },
+            uint: if r.present()? { Some(r.i32()?) } else { None },
+            ulong: if r.present()? { Some(r.i32()?) } else { None },
+            unchecked: if r.present()? { Some(r.i32()?) } else { None },
+            ushort: if r.present()? { Some(r.i32()?) } else { None },
+            using: if r.present()? { Some(r.i32()?) } else { None },
+            void: if r.present()? { Some(r.i32()?) } else { None },
+            volatile: if r.present()? { Some(r.i32()?) } else { None },
+            add: if r.present()? { Some(r.i32()?) } else { None },
+            alias: if r.present()? { Some(r.i32()?) } else { None },
+            ascending: if r.present()? { Some(r.i32()?) } else { None },
+            by: if r.present()? { Some(r.i32()?) } else { None },
+            descending: if r.present()? { Some(r.i32()?) } else { None },
+            dynamic: if r.present()? { Some(r.i32()?) } else { None },
+            equals: if r.present()? { Some(r.i32()?) } else { None },
+            get: if r.present()? { Some(r.i32()?) } else { None },
+            global: if r.present()? { Some(r.i32()?) } else { None },
+            group: if r.present()? { Some(r.i32()?) } else { None },
+            join: if r.present()? { Some(r.i32()?) } else { None },
+            nameof: if r.present()? { Some(r.i32()?) } else { None },
+            on: if r.present()? { Some(r.i32()?) } else { None },
+            orderby: if r.present()? { Some(r.i32()?) } else { None },
+            partial: if r.present()? { Some(r.i32()?) } else { None },
+            remove: if r.present()? { Some(r.i32()?) } else { None },
+            select: if r.present()? { Some(r.i32()?) } else { None },
+            set: if r.present()? { Some(r.i32()?) } else { None },
+            unmanaged: if r.present()? { Some(r.i32()?) } else { None },
+            value: if r.present()? { Some(r.i32()?) } else { None },
+            var: if r.present()? { Some(r.i32()?) } else { None },
+            when: if r.present()? { Some(r.i32()?) } else { None },
+            record: if r.present()? { Some(r.i32()?) } else { None },
+            init: if r.present()? { Some(r.i32()?) } else { None },
+            with: if r.present()? { Some(r.i32()?) } else { None },
+            and: if r.present()? { Some(r.i32()?) } else { None },
+            or: if r.present()? { Some(r.i32()?) } else { None },
+            not: if r.present()? { Some(r.i32()?) } else { None },
+            nint: if r.present()? { Some(r.i32()?) } else { None },
+            nuint: if r.present()? { Some(r.i32()?) } else { None },
+            managed: if r.present()? { Some(r.i32()?) } else { None },
+            required: if r.present()? { Some(r.i32()?) } else { None },
+            file: if r.present()? { Some(r.i32()?) } else { None },
+            scoped: if r.present()? { Some(r.i32()?) } else { None },
+            field: if r.present()? { Some(r.i32()?) } else { None },
+            get_hash_code: if r.present()? { Some(r.i32()?) } else { None },
+            get_type: if r.present()? { Some(r.i32()?) } else { None },
+            finalize: if r.present()? { Some(r.i32()?) } else { None },
+            memberwise_clone: if r.present()? { Some(r.i32()?) } else { None },
+            reference_equals: if r.present()? { Some(r.i32()?) } else { None },
+            debugger: if r.present()? { Some(r.i32()?) } else { None },
+            delete: if r.present()? { Some(r.i32()?) } else { None },
+            export: if r.present()? { Some(r.i32()?) } else { None },
+            extends: if r.present()? { Some(r.i32()?) } else { None },
+            function: if r.present()? { Some(r.i32()?) } else { None },
+            import: if r.present()? { Some(r.i32()?) } else { None },
+            instanceof: if r.present()? { Some(r.i32()?) } else { None },
+            implements: if r.present()? { Some(r.i32()?) } else { None },
+            package: if r.present()? { Some(r.i32()?) } else { None },
+            any: if r.present()? { Some(r.i32()?) } else { None },
+            boolean: if r.present()? { Some(r.i32()?) } else { None },
+            constructor: if r.present()? { Some(r.i32()?) } else { None },
+            declare: if r.present()? { Some(r.i32()?) } else { None },
+            module: if r.present()? { Some(r.i32()?) } else { None },
+            require: if r.present()? { Some(r.i32()?) } else { None },
+            number: if r.present()? { Some(r.i32()?) } else { None },
+            symbol: if r.present()? { Some(r.i32()?) } else { None },
+            of: if r.present()? { Some(r.i32()?) } else { None },
+            bigint: if r.present()? { Some(r.i32()?) } else { None },
+            undefined: if r.present()? { Some(r.i32()?) } else { None },
+            never: if r.present()? { Some(r.i32()?) } else { None },
+            unknown: if r.present()? { Some(r.i32()?) } else { None },
+            keyof: if r.present()? { Some(r.i32()?) } else { None },
+            infer: if r.present()? { Some(r.i32()?) } else { None },
+            unique: if r.present()? { Some(r.i32()?) } else { None },
+            accessor: if r.present()? { Some(r.i32()?) } else { None },
+            asserts: if r.present()? { Some(r.i32()?) } else { None },
+            assert: if r.present()? { Some(r.i32()?) } else { None },
+            intrinsic: if r.present()? { Some(r.i32()?) } else { None },
+            satisfies: if r.present()? { Some(r.i32()?) } else { None },
+            arguments: if r.present()? { Some(r.i32()?) } else { None },
+            eval: if r.present()? { Some(r.i32()?) } else { None },
+            proto: if r.present()? { Some(r.i32()?) } else { None },
+            prototype: if r.present()? { Some(r.i32()?) } else { None },
+            to_locale_string: if r.present()? { Some(r.i32()?) } else { None },
+            value_of: if r.present()? { Some(r.i32()?) } else { None },
+            has_own_property: if r.present()? { Some(r.i32()?) } else { None },
+            is_prototype_of: if r.present()? { Some(r.i32()?) } else { None },
+            property_is_enumerable: if r.present()? { Some(r.i32()?) } else { None },
+            array: if r.present()? { Some(r.i32()?) } else { None },
+            array_buffer: if r.present()? { Some(r.i32()?) } else { None },
+            array_like: if r.present()? { Some(r.i32()?) } else { None },
+            big_int: if r.present()? { Some(r.i32()?) } else { None },
+            buffer: if r.present()? { Some(r.i32()?) } else { None },
+            data_view: if r.present()? { Some(r.i32()?) } else { None },
+            date: if r.present()? { Some(r.i32()?) } else { None },
+            error: if r.present()? { Some(r.i32()?) } else { None },
+            eval_error: if r.present()? { Some(r.i32()?) } else { None },
+            exclude: if r.present()? { Some(r.i32()?) } else { None },
+            extract: if r.present()? { Some(r.i32()?) } else { None },
+            infinity: if r.present()? { Some(r.i32()?) } else { None },
+            instance_type: if r.present()? { Some(r.i32()?) } else { None },
+            intl: if r.present()? { Some(r.i32()?) } else { None },
+            iterable: if r.present()? { Some(r.i32()?) } else { None },
+            iterable_iterator: if r.present()? { Some(r.i32()?) } else { None },
+            json: if r.present()? { Some(r.i32()?) } else { None },
+            map: if r.present()? { Some(r.i32()?) } else { None },
+            math: if r.present()? { Some(r.i32()?) } else { None },
+            na_n: if r.present()? { Some(r.i32()?) } else { None },
+            non_nullable: if r.present()? { Some(r.i32()?) } else { None },
+            omit: if r.present()? { Some(r.i32()?) } else { None },
+            parameters: if r.present()? { Some(r.i32()?) } else { None },
+            pick: if r.present()? { Some(r.i32()?) } else { None },
+            promise: if r.present()? { Some(r.i32()?) } else { None },
+            property_key: if r.present()? { Some(r.i32()?) } else { None },
+            proxy: if r.present()? { Some(r.i32()?) } else { None },
+            range_error: if r.present()? { Some(r.i32()?) } else { None },
+            readonly_array: if r.present()? { Some(r.i32()?) } else { None },
+            readonly_map: if r.present()? { Some(r.i32()?) } else { None },
+            readonly_set: if r.present()? { Some(r.i32()?) } else { None },
+            reflect: if r.present()? { Some(r.i32()?) } else { None },
+            reg_exp: if r.present()? { Some(r.i32()?) } else { None },
+            return_type: if r.present()? { Some(r.i32()?) } else { None },
+            syntax_error: if r.present()? { Some(r.i32()?) } else { None },
+            text_decoder: if r.present()? { Some(r.i32()?) } else { None },
+            text_encoder: if r.present()? { Some(r.i32()?) } else { None },
+            type_error: if r.present()? { Some(r.i32()?) } else { None },
+            uri_error: if r.present()? { Some(r.i32()?) } else { None },
+            url: if r.present()? { Some(r.i32()?) } else { None },
+            uint8array: if r.present()? { Some(r.i32()?) } else { None },
+            weak_map: if r.present()? { Some(r.i32()?) } else { None },
+            weak_set: if r.present()? { Some(r.i32()?) } else { None },
+            console: if r.present()? { Some(r.i32()?) } else { None },
+            global_this: if r.present()? { Some(r.i32()?) } else { None },
+            process: if r.present()? { Some(r.i32()?) } else { None },
+            con: if r.present()? { Some(r.i32()?) } else { None },
+            prn: if r.present()? { Some(r.i32()?) } else { None },
+            aux: if r.present()? { Some(r.i32()?) } else { None },
+            nul: if r.present()? { Some(r.i32()?) } else { None },
+            com0: if r.present()? { Some(r.i32()?) } else { None },
+            com1: if r.present()? { Some(r.i32()?) } else { None },
+            com2: if r.present()? { Some(r.i32()?) } else { None },
+            com3: if r.present()? { Some(r.i32()?) } else { None },
+            com4: if r.present()? { Some(r.i32()?) } else { None },
+            com5: if r.present()? { Some(r.i32()?) } else { None },
+            com6: if r.present()? { Some(r.i32()?) } else { None },
+            com7: if r.present()? { Some(r.i32()?) } else { None },
+            com8: if r.present()? { Some(r.i32()?) } else { None },
+            com9: if r.present()? { Some(r.i32()?) } else { None },
+            com_u00b9: if r.present()? { Some(r.i32()?) } else { None },
+            com_u00b2: if r.present()? { Some(r.i32()?) } else { None },
+            com_u00b3: if r.present()? { Some(r.i32()?) } else { None },
+            lpt0: if r.present()? { Some(r.i32()?) } else { None },
+            lpt1: if r.present()? { Some(r.i32()?) } else { None },
+            lpt2: if r.present()? { Some(r.i32()?) } else { None },
+            lpt3: if r.present()? { Some(r.i32()?) } else { None },
+            lpt4: if r.present()? { Some(r.i32()?) } else { None },
+            lpt5: if r.present()? { Some(r.i32()?) } else { None },
+            lpt6: if r.present()? { Some(r.i32()?) } else { None },
+            lpt7: if r.present()? { Some(r.i32()?) } else { None },
+            lpt8: if r.present()? { Some(r.i32()?) } else { None },
+            lpt9: if r.present()? { Some(r.i32()?) } else { None },
+            lpt_u00b9: if r.present()? { Some(r.i32()?) } else { None },
+            lpt_u00b2: if r.present()? { Some(r.i32()?) } else { None },
+            lpt_u00b3: if r.present()? { Some(r.i32()?) } else { None },
+            conin_u0024: if r.present()? { Some(r.i32()?) } else { None },
+            conout_u0024: if r.present()? { Some(r.i32()?) } else { None },
+            clock_u0024: if r.present()? { Some(r.i32()?) } else { None },
+        })
+    }
+}
 /// A record named Array.
 ///
 /// Defined at `common.schema.json#/$defs/Array`.
@@ -1672,6 +2014,14 @@ impl crate::canonical::Canonical for Array {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Array {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Array, crate::DataError> {
+        Ok(Array { v: r.i32()? })
     }
 }
 /// A record named ArrayBuffer.
@@ -1691,6 +2041,14 @@ impl crate::canonical::Canonical for ArrayBuffer {
         out.push('}');
     }
 }
+impl ArrayBuffer {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ArrayBuffer, crate::DataError> {
+        Ok(ArrayBuffer { v: r.i32()? })
+    }
+}
 /// A record named ArrayLike.
 ///
 /// Defined at `common.schema.json#/$defs/ArrayLike`.
@@ -1706,6 +2064,14 @@ impl crate::canonical::Canonical for ArrayLike {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl ArrayLike {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ArrayLike, crate::DataError> {
+        Ok(ArrayLike { v: r.i32()? })
     }
 }
 /// A record named AsMut.
@@ -1725,6 +2091,14 @@ impl crate::canonical::Canonical for AsMut_ {
         out.push('}');
     }
 }
+impl AsMut_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<AsMut_, crate::DataError> {
+        Ok(AsMut_ { v: r.i32()? })
+    }
+}
 /// A record named AsRef.
 ///
 /// Defined at `common.schema.json#/$defs/AsRef`.
@@ -1740,6 +2114,14 @@ impl crate::canonical::Canonical for AsRef_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl AsRef_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<AsRef_, crate::DataError> {
+        Ok(AsRef_ { v: r.i32()? })
     }
 }
 /// A record named Buffer.
@@ -1759,6 +2141,14 @@ impl crate::canonical::Canonical for Buffer {
         out.push('}');
     }
 }
+impl Buffer {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Buffer, crate::DataError> {
+        Ok(Buffer { v: r.i32()? })
+    }
+}
 /// A record named CLOCK$.
 ///
 /// Defined at `common.schema.json#/$defs/CLOCK$`.
@@ -1774,6 +2164,14 @@ impl crate::canonical::Canonical for ClockU0024 {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl ClockU0024 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ClockU0024, crate::DataError> {
+        Ok(ClockU0024 { v: r.i32()? })
     }
 }
 /// A record named COM0.
@@ -1793,6 +2191,14 @@ impl crate::canonical::Canonical for Com0 {
         out.push('}');
     }
 }
+impl Com0 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Com0, crate::DataError> {
+        Ok(Com0 { v: r.i32()? })
+    }
+}
 /// A record named COM1.
 ///
 /// Defined at `common.schema.json#/$defs/COM1`.
@@ -1808,6 +2214,14 @@ impl crate::canonical::Canonical for Com1 {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Com1 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Com1, crate::DataError> {
+        Ok(Com1 { v: r.i32()? })
     }
 }
 /// A record named COM2.
@@ -1827,6 +2241,14 @@ impl crate::canonical::Canonical for Com2 {
         out.push('}');
     }
 }
+impl Com2 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Com2, crate::DataError> {
+        Ok(Com2 { v: r.i32()? })
+    }
+}
 /// A record named COM3.
 ///
 /// Defined at `common.schema.json#/$defs/COM3`.
@@ -1842,6 +2264,14 @@ impl crate::canonical::Canonical for Com3 {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Com3 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Com3, crate::DataError> {
+        Ok(Com3 { v: r.i32()? })
     }
 }
 /// A record named COM4.
@@ -1861,6 +2291,14 @@ impl crate::canonical::Canonical for Com4 {
         out.push('}');
     }
 }
+impl Com4 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Com4, crate::DataError> {
+        Ok(Com4 { v: r.i32()? })
+    }
+}
 /// A record named COM5.
 ///
 /// Defined at `common.schema.json#/$defs/COM5`.
@@ -1876,6 +2314,14 @@ impl crate::canonical::Canonical for Com5 {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Com5 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Com5, crate::DataError> {
+        Ok(Com5 { v: r.i32()? })
     }
 }
 /// A record named COM6.
@@ -1895,6 +2341,14 @@ impl crate::canonical::Canonical for Com6 {
         out.push('}');
     }
 }
+impl Com6 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Com6, crate::DataError> {
+        Ok(Com6 { v: r.i32()? })
+    }
+}
 /// A record named COM7.
 ///
 /// Defined at `common.schema.json#/$defs/COM7`.
@@ -1910,6 +2364,14 @@ impl crate::canonical::Canonical for Com7 {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Com7 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Com7, crate::DataError> {
+        Ok(Com7 { v: r.i32()? })
     }
 }
 /// A record named COM8.
@@ -1929,6 +2391,14 @@ impl crate::canonical::Canonical for Com8 {
         out.push('}');
     }
 }
+impl Com8 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Com8, crate::DataError> {
+        Ok(Com8 { v: r.i32()? })
+    }
+}
 /// A record named COM9.
 ///
 /// Defined at `common.schema.json#/$defs/COM9`.
@@ -1944,6 +2414,14 @@ impl crate::canonical::Canonical for Com9 {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Com9 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Com9, crate::DataError> {
+        Ok(Com9 { v: r.i32()? })
     }
 }
 /// A record named CON.
@@ -1963,6 +2441,14 @@ impl crate::canonical::Canonical for Con {
         out.push('}');
     }
 }
+impl Con {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Con, crate::DataError> {
+        Ok(Con { v: r.i32()? })
+    }
+}
 /// A record named CONIN$.
 ///
 /// Defined at `common.schema.json#/$defs/CONIN$`.
@@ -1978,6 +2464,14 @@ impl crate::canonical::Canonical for ConinU0024 {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl ConinU0024 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ConinU0024, crate::DataError> {
+        Ok(ConinU0024 { v: r.i32()? })
     }
 }
 /// A record named CONOUT$.
@@ -1997,6 +2491,14 @@ impl crate::canonical::Canonical for ConoutU0024 {
         out.push('}');
     }
 }
+impl ConoutU0024 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ConoutU0024, crate::DataError> {
+        Ok(ConoutU0024 { v: r.i32()? })
+    }
+}
 /// A record named Clone.
 ///
 /// Defined at `common.schema.json#/$defs/Clone`.
@@ -2012,6 +2514,14 @@ impl crate::canonical::Canonical for Clone_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Clone_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Clone_, crate::DataError> {
+        Ok(Clone_ { v: r.i32()? })
     }
 }
 /// A record named Copy.
@@ -2031,6 +2541,14 @@ impl crate::canonical::Canonical for Copy_ {
         out.push('}');
     }
 }
+impl Copy_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Copy_, crate::DataError> {
+        Ok(Copy_ { v: r.i32()? })
+    }
+}
 /// A record named DataView.
 ///
 /// Defined at `common.schema.json#/$defs/DataView`.
@@ -2046,6 +2564,14 @@ impl crate::canonical::Canonical for DataView {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl DataView {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<DataView, crate::DataError> {
+        Ok(DataView { v: r.i32()? })
     }
 }
 /// A record named Date.
@@ -2065,6 +2591,14 @@ impl crate::canonical::Canonical for Date {
         out.push('}');
     }
 }
+impl Date {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Date, crate::DataError> {
+        Ok(Date { v: r.i32()? })
+    }
+}
 /// A record named Debug.
 ///
 /// Defined at `common.schema.json#/$defs/Debug`.
@@ -2080,6 +2614,14 @@ impl crate::canonical::Canonical for Debug_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Debug_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Debug_, crate::DataError> {
+        Ok(Debug_ { v: r.i32()? })
     }
 }
 /// A record named Default.
@@ -2099,6 +2641,14 @@ impl crate::canonical::Canonical for Default_ {
         out.push('}');
     }
 }
+impl Default_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Default_, crate::DataError> {
+        Ok(Default_ { v: r.i32()? })
+    }
+}
 /// A record named Display.
 ///
 /// Defined at `common.schema.json#/$defs/Display`.
@@ -2114,6 +2664,14 @@ impl crate::canonical::Canonical for Display_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Display_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Display_, crate::DataError> {
+        Ok(Display_ { v: r.i32()? })
     }
 }
 /// A record named DoubleEndedIterator.
@@ -2133,6 +2691,16 @@ impl crate::canonical::Canonical for DoubleEndedIterator_ {
         out.push('}');
     }
 }
+impl DoubleEndedIterator_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<DoubleEndedIterator_, crate::DataError> {
+        Ok(DoubleEndedIterator_ {
+            v: r.i32()?,
+        })
+    }
+}
 /// A record named Drop.
 ///
 /// Defined at `common.schema.json#/$defs/Drop`.
@@ -2148,6 +2716,14 @@ impl crate::canonical::Canonical for Drop_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Drop_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Drop_, crate::DataError> {
+        Ok(Drop_ { v: r.i32()? })
     }
 }
 /// A record named Eq.
@@ -2167,6 +2743,14 @@ impl crate::canonical::Canonical for Eq_ {
         out.push('}');
     }
 }
+impl Eq_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Eq_, crate::DataError> {
+        Ok(Eq_ { v: r.i32()? })
+    }
+}
 /// A record named Err.
 ///
 /// Defined at `common.schema.json#/$defs/Err`.
@@ -2182,6 +2766,14 @@ impl crate::canonical::Canonical for Err_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Err_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Err_, crate::DataError> {
+        Ok(Err_ { v: r.i32()? })
     }
 }
 /// A record named Error.
@@ -2201,6 +2793,14 @@ impl crate::canonical::Canonical for Error {
         out.push('}');
     }
 }
+impl Error {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Error, crate::DataError> {
+        Ok(Error { v: r.i32()? })
+    }
+}
 /// A record named EvalError.
 ///
 /// Defined at `common.schema.json#/$defs/EvalError`.
@@ -2216,6 +2816,14 @@ impl crate::canonical::Canonical for EvalError {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl EvalError {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<EvalError, crate::DataError> {
+        Ok(EvalError { v: r.i32()? })
     }
 }
 /// A record named ExactSizeIterator.
@@ -2235,6 +2843,14 @@ impl crate::canonical::Canonical for ExactSizeIterator_ {
         out.push('}');
     }
 }
+impl ExactSizeIterator_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ExactSizeIterator_, crate::DataError> {
+        Ok(ExactSizeIterator_ { v: r.i32()? })
+    }
+}
 /// A record named Exclude.
 ///
 /// Defined at `common.schema.json#/$defs/Exclude`.
@@ -2250,6 +2866,14 @@ impl crate::canonical::Canonical for Exclude {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Exclude {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Exclude, crate::DataError> {
+        Ok(Exclude { v: r.i32()? })
     }
 }
 /// A record named Extend.
@@ -2269,6 +2893,14 @@ impl crate::canonical::Canonical for Extend_ {
         out.push('}');
     }
 }
+impl Extend_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Extend_, crate::DataError> {
+        Ok(Extend_ { v: r.i32()? })
+    }
+}
 /// A record named Extract.
 ///
 /// Defined at `common.schema.json#/$defs/Extract`.
@@ -2284,6 +2916,14 @@ impl crate::canonical::Canonical for Extract {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Extract {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Extract, crate::DataError> {
+        Ok(Extract { v: r.i32()? })
     }
 }
 /// A record named Finalize.
@@ -2303,6 +2943,14 @@ impl crate::canonical::Canonical for Finalize {
         out.push('}');
     }
 }
+impl Finalize {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Finalize, crate::DataError> {
+        Ok(Finalize { v: r.i32()? })
+    }
+}
 /// A record named FnMut.
 ///
 /// Defined at `common.schema.json#/$defs/FnMut`.
@@ -2318,6 +2966,14 @@ impl crate::canonical::Canonical for FnMut_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl FnMut_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<FnMut_, crate::DataError> {
+        Ok(FnMut_ { v: r.i32()? })
     }
 }
 /// A record named FnOnce.
@@ -2337,6 +2993,14 @@ impl crate::canonical::Canonical for FnOnce_ {
         out.push('}');
     }
 }
+impl FnOnce_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<FnOnce_, crate::DataError> {
+        Ok(FnOnce_ { v: r.i32()? })
+    }
+}
 /// A record named From.
 ///
 /// Defined at `common.schema.json#/$defs/From`.
@@ -2352,6 +3016,14 @@ impl crate::canonical::Canonical for From_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl From_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<From_, crate::DataError> {
+        Ok(From_ { v: r.i32()? })
     }
 }
 /// A record named FromIterator.
@@ -2371,6 +3043,14 @@ impl crate::canonical::Canonical for FromIterator_ {
         out.push('}');
     }
 }
+impl FromIterator_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<FromIterator_, crate::DataError> {
+        Ok(FromIterator_ { v: r.i32()? })
+    }
+}
 /// A record named GetHashCode.
 ///
 /// Defined at `common.schema.json#/$defs/GetHashCode`.
@@ -2386,6 +3066,14 @@ impl crate::canonical::Canonical for GetHashCode {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl GetHashCode {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<GetHashCode, crate::DataError> {
+        Ok(GetHashCode { v: r.i32()? })
     }
 }
 /// A record named GetType.
@@ -2405,6 +3093,14 @@ impl crate::canonical::Canonical for GetType {
         out.push('}');
     }
 }
+impl GetType {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<GetType, crate::DataError> {
+        Ok(GetType { v: r.i32()? })
+    }
+}
 /// A record named Hash.
 ///
 /// Defined at `common.schema.json#/$defs/Hash`.
@@ -2420,6 +3116,14 @@ impl crate::canonical::Canonical for Hash_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Hash_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Hash_, crate::DataError> {
+        Ok(Hash_ { v: r.i32()? })
     }
 }
 /// A record named Infinity.
@@ -2439,6 +3143,14 @@ impl crate::canonical::Canonical for Infinity {
         out.push('}');
     }
 }
+impl Infinity {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Infinity, crate::DataError> {
+        Ok(Infinity { v: r.i32()? })
+    }
+}
 /// A record named InstanceType.
 ///
 /// Defined at `common.schema.json#/$defs/InstanceType`.
@@ -2454,6 +3166,14 @@ impl crate::canonical::Canonical for InstanceType {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl InstanceType {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<InstanceType, crate::DataError> {
+        Ok(InstanceType { v: r.i32()? })
     }
 }
 /// A record named Intl.
@@ -2473,6 +3193,14 @@ impl crate::canonical::Canonical for Intl {
         out.push('}');
     }
 }
+impl Intl {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Intl, crate::DataError> {
+        Ok(Intl { v: r.i32()? })
+    }
+}
 /// A record named Into.
 ///
 /// Defined at `common.schema.json#/$defs/Into`.
@@ -2488,6 +3216,14 @@ impl crate::canonical::Canonical for Into_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Into_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Into_, crate::DataError> {
+        Ok(Into_ { v: r.i32()? })
     }
 }
 /// A record named IntoIterator.
@@ -2507,6 +3243,14 @@ impl crate::canonical::Canonical for IntoIterator_ {
         out.push('}');
     }
 }
+impl IntoIterator_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<IntoIterator_, crate::DataError> {
+        Ok(IntoIterator_ { v: r.i32()? })
+    }
+}
 /// A record named Iterable.
 ///
 /// Defined at `common.schema.json#/$defs/Iterable`.
@@ -2522,6 +3266,14 @@ impl crate::canonical::Canonical for Iterable {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Iterable {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Iterable, crate::DataError> {
+        Ok(Iterable { v: r.i32()? })
     }
 }
 /// A record named IterableIterator.
@@ -2541,6 +3293,14 @@ impl crate::canonical::Canonical for IterableIterator {
         out.push('}');
     }
 }
+impl IterableIterator {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<IterableIterator, crate::DataError> {
+        Ok(IterableIterator { v: r.i32()? })
+    }
+}
 /// A record named Iterator.
 ///
 /// Defined at `common.schema.json#/$defs/Iterator`.
@@ -2556,6 +3316,14 @@ impl crate::canonical::Canonical for Iterator_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Iterator_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Iterator_, crate::DataError> {
+        Ok(Iterator_ { v: r.i32()? })
     }
 }
 /// A record named JSON.
@@ -2575,6 +3343,14 @@ impl crate::canonical::Canonical for Json {
         out.push('}');
     }
 }
+impl Json {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Json, crate::DataError> {
+        Ok(Json { v: r.i32()? })
+    }
+}
 /// A record named LPT0.
 ///
 /// Defined at `common.schema.json#/$defs/LPT0`.
@@ -2590,6 +3366,14 @@ impl crate::canonical::Canonical for Lpt0 {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Lpt0 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Lpt0, crate::DataError> {
+        Ok(Lpt0 { v: r.i32()? })
     }
 }
 /// A record named LPT1.
@@ -2609,6 +3393,14 @@ impl crate::canonical::Canonical for Lpt1 {
         out.push('}');
     }
 }
+impl Lpt1 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Lpt1, crate::DataError> {
+        Ok(Lpt1 { v: r.i32()? })
+    }
+}
 /// A record named LPT2.
 ///
 /// Defined at `common.schema.json#/$defs/LPT2`.
@@ -2624,6 +3416,14 @@ impl crate::canonical::Canonical for Lpt2 {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Lpt2 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Lpt2, crate::DataError> {
+        Ok(Lpt2 { v: r.i32()? })
     }
 }
 /// A record named LPT3.
@@ -2643,6 +3443,14 @@ impl crate::canonical::Canonical for Lpt3 {
         out.push('}');
     }
 }
+impl Lpt3 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Lpt3, crate::DataError> {
+        Ok(Lpt3 { v: r.i32()? })
+    }
+}
 /// A record named LPT4.
 ///
 /// Defined at `common.schema.json#/$defs/LPT4`.
@@ -2658,6 +3466,14 @@ impl crate::canonical::Canonical for Lpt4 {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Lpt4 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Lpt4, crate::DataError> {
+        Ok(Lpt4 { v: r.i32()? })
     }
 }
 /// A record named LPT5.
@@ -2677,6 +3493,14 @@ impl crate::canonical::Canonical for Lpt5 {
         out.push('}');
     }
 }
+impl Lpt5 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Lpt5, crate::DataError> {
+        Ok(Lpt5 { v: r.i32()? })
+    }
+}
 /// A record named LPT6.
 ///
 /// Defined at `common.schema.json#/$defs/LPT6`.
@@ -2692,6 +3516,14 @@ impl crate::canonical::Canonical for Lpt6 {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Lpt6 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Lpt6, crate::DataError> {
+        Ok(Lpt6 { v: r.i32()? })
     }
 }
 /// A record named LPT7.
@@ -2711,6 +3543,14 @@ impl crate::canonical::Canonical for Lpt7 {
         out.push('}');
     }
 }
+impl Lpt7 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Lpt7, crate::DataError> {
+        Ok(Lpt7 { v: r.i32()? })
+    }
+}
 /// A record named LPT8.
 ///
 /// Defined at `common.schema.json#/$defs/LPT8`.
@@ -2726,6 +3566,14 @@ impl crate::canonical::Canonical for Lpt8 {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Lpt8 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Lpt8, crate::DataError> {
+        Ok(Lpt8 { v: r.i32()? })
     }
 }
 /// A record named LPT9.
@@ -2745,6 +3593,14 @@ impl crate::canonical::Canonical for Lpt9 {
         out.push('}');
     }
 }
+impl Lpt9 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Lpt9, crate::DataError> {
+        Ok(Lpt9 { v: r.i32()? })
+    }
+}
 /// A record named Map.
 ///
 /// Defined at `common.schema.json#/$defs/Map`.
@@ -2760,6 +3616,14 @@ impl crate::canonical::Canonical for Map {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Map {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Map, crate::DataError> {
+        Ok(Map { v: r.i32()? })
     }
 }
 /// A record named Math.
@@ -2779,6 +3643,14 @@ impl crate::canonical::Canonical for Math {
         out.push('}');
     }
 }
+impl Math {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Math, crate::DataError> {
+        Ok(Math { v: r.i32()? })
+    }
+}
 /// A record named MemberwiseClone.
 ///
 /// Defined at `common.schema.json#/$defs/MemberwiseClone`.
@@ -2794,6 +3666,14 @@ impl crate::canonical::Canonical for MemberwiseClone {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl MemberwiseClone {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<MemberwiseClone, crate::DataError> {
+        Ok(MemberwiseClone { v: r.i32()? })
     }
 }
 /// A record named NUL.
@@ -2813,6 +3693,14 @@ impl crate::canonical::Canonical for Nul {
         out.push('}');
     }
 }
+impl Nul {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Nul, crate::DataError> {
+        Ok(Nul { v: r.i32()? })
+    }
+}
 /// A record named NaN.
 ///
 /// Defined at `common.schema.json#/$defs/NaN`.
@@ -2828,6 +3716,14 @@ impl crate::canonical::Canonical for NaN {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl NaN {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<NaN, crate::DataError> {
+        Ok(NaN { v: r.i32()? })
     }
 }
 /// A record named NonNullable.
@@ -2847,6 +3743,14 @@ impl crate::canonical::Canonical for NonNullable {
         out.push('}');
     }
 }
+impl NonNullable {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<NonNullable, crate::DataError> {
+        Ok(NonNullable { v: r.i32()? })
+    }
+}
 /// A record named None.
 ///
 /// Defined at `common.schema.json#/$defs/None`.
@@ -2862,6 +3766,14 @@ impl crate::canonical::Canonical for None_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl None_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<None_, crate::DataError> {
+        Ok(None_ { v: r.i32()? })
     }
 }
 /// A record named Ok.
@@ -2881,6 +3793,14 @@ impl crate::canonical::Canonical for Ok_ {
         out.push('}');
     }
 }
+impl Ok_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Ok_, crate::DataError> {
+        Ok(Ok_ { v: r.i32()? })
+    }
+}
 /// A record named Omit.
 ///
 /// Defined at `common.schema.json#/$defs/Omit`.
@@ -2896,6 +3816,14 @@ impl crate::canonical::Canonical for Omit {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Omit {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Omit, crate::DataError> {
+        Ok(Omit { v: r.i32()? })
     }
 }
 /// A record named Option.
@@ -2915,6 +3843,14 @@ impl crate::canonical::Canonical for Option_ {
         out.push('}');
     }
 }
+impl Option_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Option_, crate::DataError> {
+        Ok(Option_ { v: r.i32()? })
+    }
+}
 /// A record named Ord.
 ///
 /// Defined at `common.schema.json#/$defs/Ord`.
@@ -2930,6 +3866,14 @@ impl crate::canonical::Canonical for Ord_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Ord_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Ord_, crate::DataError> {
+        Ok(Ord_ { v: r.i32()? })
     }
 }
 /// A record named PRN.
@@ -2949,6 +3893,14 @@ impl crate::canonical::Canonical for Prn {
         out.push('}');
     }
 }
+impl Prn {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Prn, crate::DataError> {
+        Ok(Prn { v: r.i32()? })
+    }
+}
 /// A record named Parameters.
 ///
 /// Defined at `common.schema.json#/$defs/Parameters`.
@@ -2964,6 +3916,14 @@ impl crate::canonical::Canonical for Parameters {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Parameters {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Parameters, crate::DataError> {
+        Ok(Parameters { v: r.i32()? })
     }
 }
 /// A record named PartialEq.
@@ -2983,6 +3943,14 @@ impl crate::canonical::Canonical for PartialEq_ {
         out.push('}');
     }
 }
+impl PartialEq_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<PartialEq_, crate::DataError> {
+        Ok(PartialEq_ { v: r.i32()? })
+    }
+}
 /// A record named PartialOrd.
 ///
 /// Defined at `common.schema.json#/$defs/PartialOrd`.
@@ -2998,6 +3966,14 @@ impl crate::canonical::Canonical for PartialOrd_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl PartialOrd_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<PartialOrd_, crate::DataError> {
+        Ok(PartialOrd_ { v: r.i32()? })
     }
 }
 /// A record named Pick.
@@ -3017,6 +3993,14 @@ impl crate::canonical::Canonical for Pick {
         out.push('}');
     }
 }
+impl Pick {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Pick, crate::DataError> {
+        Ok(Pick { v: r.i32()? })
+    }
+}
 /// A record named Promise.
 ///
 /// Defined at `common.schema.json#/$defs/Promise`.
@@ -3032,6 +4016,14 @@ impl crate::canonical::Canonical for Promise {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Promise {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Promise, crate::DataError> {
+        Ok(Promise { v: r.i32()? })
     }
 }
 /// A record named PropertyKey.
@@ -3051,6 +4043,14 @@ impl crate::canonical::Canonical for PropertyKey {
         out.push('}');
     }
 }
+impl PropertyKey {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<PropertyKey, crate::DataError> {
+        Ok(PropertyKey { v: r.i32()? })
+    }
+}
 /// A record named Proxy.
 ///
 /// Defined at `common.schema.json#/$defs/Proxy`.
@@ -3066,6 +4066,14 @@ impl crate::canonical::Canonical for Proxy {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Proxy {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Proxy, crate::DataError> {
+        Ok(Proxy { v: r.i32()? })
     }
 }
 /// A record named RangeError.
@@ -3085,6 +4093,14 @@ impl crate::canonical::Canonical for RangeError {
         out.push('}');
     }
 }
+impl RangeError {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<RangeError, crate::DataError> {
+        Ok(RangeError { v: r.i32()? })
+    }
+}
 /// A record named ReadonlyArray.
 ///
 /// Defined at `common.schema.json#/$defs/ReadonlyArray`.
@@ -3100,6 +4116,14 @@ impl crate::canonical::Canonical for ReadonlyArray {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl ReadonlyArray {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ReadonlyArray, crate::DataError> {
+        Ok(ReadonlyArray { v: r.i32()? })
     }
 }
 /// A record named ReadonlyMap.
@@ -3119,6 +4143,14 @@ impl crate::canonical::Canonical for ReadonlyMap {
         out.push('}');
     }
 }
+impl ReadonlyMap {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ReadonlyMap, crate::DataError> {
+        Ok(ReadonlyMap { v: r.i32()? })
+    }
+}
 /// A record named ReadonlySet.
 ///
 /// Defined at `common.schema.json#/$defs/ReadonlySet`.
@@ -3134,6 +4166,14 @@ impl crate::canonical::Canonical for ReadonlySet {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl ReadonlySet {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ReadonlySet, crate::DataError> {
+        Ok(ReadonlySet { v: r.i32()? })
     }
 }
 /// A record named ReferenceEquals.
@@ -3153,6 +4193,14 @@ impl crate::canonical::Canonical for ReferenceEquals {
         out.push('}');
     }
 }
+impl ReferenceEquals {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ReferenceEquals, crate::DataError> {
+        Ok(ReferenceEquals { v: r.i32()? })
+    }
+}
 /// A record named Reflect.
 ///
 /// Defined at `common.schema.json#/$defs/Reflect`.
@@ -3168,6 +4216,14 @@ impl crate::canonical::Canonical for Reflect {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Reflect {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Reflect, crate::DataError> {
+        Ok(Reflect { v: r.i32()? })
     }
 }
 /// A record named RegExp.
@@ -3187,6 +4243,14 @@ impl crate::canonical::Canonical for RegExp {
         out.push('}');
     }
 }
+impl RegExp {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<RegExp, crate::DataError> {
+        Ok(RegExp { v: r.i32()? })
+    }
+}
 /// A record named Result.
 ///
 /// Defined at `common.schema.json#/$defs/Result`.
@@ -3202,6 +4266,14 @@ impl crate::canonical::Canonical for Result_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Result_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Result_, crate::DataError> {
+        Ok(Result_ { v: r.i32()? })
     }
 }
 /// A record named ReturnType.
@@ -3221,6 +4293,14 @@ impl crate::canonical::Canonical for ReturnType {
         out.push('}');
     }
 }
+impl ReturnType {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ReturnType, crate::DataError> {
+        Ok(ReturnType { v: r.i32()? })
+    }
+}
 /// A record named Send.
 ///
 /// Defined at `common.schema.json#/$defs/Send`.
@@ -3236,6 +4316,14 @@ impl crate::canonical::Canonical for Send_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Send_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Send_, crate::DataError> {
+        Ok(Send_ { v: r.i32()? })
     }
 }
 /// A record named Sized.
@@ -3255,6 +4343,14 @@ impl crate::canonical::Canonical for Sized_ {
         out.push('}');
     }
 }
+impl Sized_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Sized_, crate::DataError> {
+        Ok(Sized_ { v: r.i32()? })
+    }
+}
 /// A record named Some.
 ///
 /// Defined at `common.schema.json#/$defs/Some`.
@@ -3270,6 +4366,14 @@ impl crate::canonical::Canonical for Some_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Some_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Some_, crate::DataError> {
+        Ok(Some_ { v: r.i32()? })
     }
 }
 /// A record named String.
@@ -3289,6 +4393,14 @@ impl crate::canonical::Canonical for String_ {
         out.push('}');
     }
 }
+impl String_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<String_, crate::DataError> {
+        Ok(String_ { v: r.i32()? })
+    }
+}
 /// A record named Sync.
 ///
 /// Defined at `common.schema.json#/$defs/Sync`.
@@ -3304,6 +4416,14 @@ impl crate::canonical::Canonical for Sync_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Sync_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Sync_, crate::DataError> {
+        Ok(Sync_ { v: r.i32()? })
     }
 }
 /// A record named SyntaxError.
@@ -3323,6 +4443,14 @@ impl crate::canonical::Canonical for SyntaxError {
         out.push('}');
     }
 }
+impl SyntaxError {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<SyntaxError, crate::DataError> {
+        Ok(SyntaxError { v: r.i32()? })
+    }
+}
 /// A record named TextDecoder.
 ///
 /// Defined at `common.schema.json#/$defs/TextDecoder`.
@@ -3338,6 +4466,14 @@ impl crate::canonical::Canonical for TextDecoder {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl TextDecoder {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TextDecoder, crate::DataError> {
+        Ok(TextDecoder { v: r.i32()? })
     }
 }
 /// A record named TextEncoder.
@@ -3357,6 +4493,14 @@ impl crate::canonical::Canonical for TextEncoder {
         out.push('}');
     }
 }
+impl TextEncoder {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TextEncoder, crate::DataError> {
+        Ok(TextEncoder { v: r.i32()? })
+    }
+}
 /// A record named ToOwned.
 ///
 /// Defined at `common.schema.json#/$defs/ToOwned`.
@@ -3372,6 +4516,14 @@ impl crate::canonical::Canonical for ToOwned_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl ToOwned_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ToOwned_, crate::DataError> {
+        Ok(ToOwned_ { v: r.i32()? })
     }
 }
 /// A record named ToString.
@@ -3391,6 +4543,14 @@ impl crate::canonical::Canonical for ToString_ {
         out.push('}');
     }
 }
+impl ToString_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ToString_, crate::DataError> {
+        Ok(ToString_ { v: r.i32()? })
+    }
+}
 /// A record named TryFrom.
 ///
 /// Defined at `common.schema.json#/$defs/TryFrom`.
@@ -3406,6 +4566,14 @@ impl crate::canonical::Canonical for TryFrom_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl TryFrom_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TryFrom_, crate::DataError> {
+        Ok(TryFrom_ { v: r.i32()? })
     }
 }
 /// A record named TryInto.
@@ -3425,6 +4593,14 @@ impl crate::canonical::Canonical for TryInto_ {
         out.push('}');
     }
 }
+impl TryInto_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TryInto_, crate::DataError> {
+        Ok(TryInto_ { v: r.i32()? })
+    }
+}
 /// A record named TypeError.
 ///
 /// Defined at `common.schema.json#/$defs/TypeError`.
@@ -3440,6 +4616,14 @@ impl crate::canonical::Canonical for TypeError {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl TypeError {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TypeError, crate::DataError> {
+        Ok(TypeError { v: r.i32()? })
     }
 }
 /// A record named URIError.
@@ -3459,6 +4643,14 @@ impl crate::canonical::Canonical for UriError {
         out.push('}');
     }
 }
+impl UriError {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<UriError, crate::DataError> {
+        Ok(UriError { v: r.i32()? })
+    }
+}
 /// A record named URL.
 ///
 /// Defined at `common.schema.json#/$defs/URL`.
@@ -3474,6 +4666,14 @@ impl crate::canonical::Canonical for Url {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Url {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Url, crate::DataError> {
+        Ok(Url { v: r.i32()? })
     }
 }
 /// A record named Uint8Array.
@@ -3493,6 +4693,14 @@ impl crate::canonical::Canonical for Uint8array {
         out.push('}');
     }
 }
+impl Uint8array {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Uint8array, crate::DataError> {
+        Ok(Uint8array { v: r.i32()? })
+    }
+}
 /// A record named Unpin.
 ///
 /// Defined at `common.schema.json#/$defs/Unpin`.
@@ -3508,6 +4716,14 @@ impl crate::canonical::Canonical for Unpin_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Unpin_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Unpin_, crate::DataError> {
+        Ok(Unpin_ { v: r.i32()? })
     }
 }
 /// A record named Vec.
@@ -3527,6 +4743,14 @@ impl crate::canonical::Canonical for Vec_ {
         out.push('}');
     }
 }
+impl Vec_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Vec_, crate::DataError> {
+        Ok(Vec_ { v: r.i32()? })
+    }
+}
 /// A record named WeakMap.
 ///
 /// Defined at `common.schema.json#/$defs/WeakMap`.
@@ -3542,6 +4766,14 @@ impl crate::canonical::Canonical for WeakMap {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl WeakMap {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<WeakMap, crate::DataError> {
+        Ok(WeakMap { v: r.i32()? })
     }
 }
 /// A record named WeakSet.
@@ -3561,6 +4793,14 @@ impl crate::canonical::Canonical for WeakSet {
         out.push('}');
     }
 }
+impl WeakSet {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<WeakSet, crate::DataError> {
+        Ok(WeakSet { v: r.i32()? })
+    }
+}
 /// A record named __proto__.
 ///
 /// Defined at `common.schema.json#/$defs/__proto__`.
@@ -3576,6 +4816,14 @@ impl crate::canonical::Canonical for Proto {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Proto {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Proto, crate::DataError> {
+        Ok(Proto { v: r.i32()? })
     }
 }
 /// A record named abstract.
@@ -3595,6 +4843,14 @@ impl crate::canonical::Canonical for Abstract {
         out.push('}');
     }
 }
+impl Abstract {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Abstract, crate::DataError> {
+        Ok(Abstract { v: r.i32()? })
+    }
+}
 /// A record named accessor.
 ///
 /// Defined at `common.schema.json#/$defs/accessor`.
@@ -3610,6 +4866,14 @@ impl crate::canonical::Canonical for Accessor {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Accessor {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Accessor, crate::DataError> {
+        Ok(Accessor { v: r.i32()? })
     }
 }
 /// A record named add.
@@ -3629,6 +4893,14 @@ impl crate::canonical::Canonical for Add {
         out.push('}');
     }
 }
+impl Add {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Add, crate::DataError> {
+        Ok(Add { v: r.i32()? })
+    }
+}
 /// A record named alias.
 ///
 /// Defined at `common.schema.json#/$defs/alias`.
@@ -3644,6 +4916,14 @@ impl crate::canonical::Canonical for Alias {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Alias {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Alias, crate::DataError> {
+        Ok(Alias { v: r.i32()? })
     }
 }
 /// A record named alloc.
@@ -3663,6 +4943,14 @@ impl crate::canonical::Canonical for Alloc {
         out.push('}');
     }
 }
+impl Alloc {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Alloc, crate::DataError> {
+        Ok(Alloc { v: r.i32()? })
+    }
+}
 /// A record named and.
 ///
 /// Defined at `common.schema.json#/$defs/and`.
@@ -3678,6 +4966,14 @@ impl crate::canonical::Canonical for And {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl And {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<And, crate::DataError> {
+        Ok(And { v: r.i32()? })
     }
 }
 /// A record named any.
@@ -3697,6 +4993,14 @@ impl crate::canonical::Canonical for Any {
         out.push('}');
     }
 }
+impl Any {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Any, crate::DataError> {
+        Ok(Any { v: r.i32()? })
+    }
+}
 /// A record named arguments.
 ///
 /// Defined at `common.schema.json#/$defs/arguments`.
@@ -3712,6 +5016,14 @@ impl crate::canonical::Canonical for Arguments {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Arguments {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Arguments, crate::DataError> {
+        Ok(Arguments { v: r.i32()? })
     }
 }
 /// A record named as.
@@ -3731,6 +5043,14 @@ impl crate::canonical::Canonical for As {
         out.push('}');
     }
 }
+impl As {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<As, crate::DataError> {
+        Ok(As { v: r.i32()? })
+    }
+}
 /// A record named ascending.
 ///
 /// Defined at `common.schema.json#/$defs/ascending`.
@@ -3746,6 +5066,14 @@ impl crate::canonical::Canonical for Ascending {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Ascending {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Ascending, crate::DataError> {
+        Ok(Ascending { v: r.i32()? })
     }
 }
 /// A record named assert.
@@ -3765,6 +5093,14 @@ impl crate::canonical::Canonical for Assert {
         out.push('}');
     }
 }
+impl Assert {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Assert, crate::DataError> {
+        Ok(Assert { v: r.i32()? })
+    }
+}
 /// A record named asserts.
 ///
 /// Defined at `common.schema.json#/$defs/asserts`.
@@ -3780,6 +5116,14 @@ impl crate::canonical::Canonical for Asserts {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Asserts {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Asserts, crate::DataError> {
+        Ok(Asserts { v: r.i32()? })
     }
 }
 /// A record named async.
@@ -3799,6 +5143,14 @@ impl crate::canonical::Canonical for Async {
         out.push('}');
     }
 }
+impl Async {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Async, crate::DataError> {
+        Ok(Async { v: r.i32()? })
+    }
+}
 /// A record named await.
 ///
 /// Defined at `common.schema.json#/$defs/await`.
@@ -3814,6 +5166,14 @@ impl crate::canonical::Canonical for Await {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Await {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Await, crate::DataError> {
+        Ok(Await { v: r.i32()? })
     }
 }
 /// A record named base.
@@ -3833,6 +5193,14 @@ impl crate::canonical::Canonical for Base {
         out.push('}');
     }
 }
+impl Base {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Base, crate::DataError> {
+        Ok(Base { v: r.i32()? })
+    }
+}
 /// A record named become.
 ///
 /// Defined at `common.schema.json#/$defs/become`.
@@ -3848,6 +5216,14 @@ impl crate::canonical::Canonical for Become {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Become {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Become, crate::DataError> {
+        Ok(Become { v: r.i32()? })
     }
 }
 /// A record named bigint.
@@ -3867,6 +5243,14 @@ impl crate::canonical::Canonical for Bigint {
         out.push('}');
     }
 }
+impl Bigint {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Bigint, crate::DataError> {
+        Ok(Bigint { v: r.i32()? })
+    }
+}
 /// A record named bool.
 ///
 /// Defined at `common.schema.json#/$defs/bool`.
@@ -3882,6 +5266,14 @@ impl crate::canonical::Canonical for Bool {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Bool {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Bool, crate::DataError> {
+        Ok(Bool { v: r.i32()? })
     }
 }
 /// A record named boolean.
@@ -3901,6 +5293,14 @@ impl crate::canonical::Canonical for Boolean {
         out.push('}');
     }
 }
+impl Boolean {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Boolean, crate::DataError> {
+        Ok(Boolean { v: r.i32()? })
+    }
+}
 /// A record named box.
 ///
 /// Defined at `common.schema.json#/$defs/box`.
@@ -3916,6 +5316,14 @@ impl crate::canonical::Canonical for Box_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Box_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Box_, crate::DataError> {
+        Ok(Box_ { v: r.i32()? })
     }
 }
 /// A record named break.
@@ -3935,6 +5343,14 @@ impl crate::canonical::Canonical for Break {
         out.push('}');
     }
 }
+impl Break {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Break, crate::DataError> {
+        Ok(Break { v: r.i32()? })
+    }
+}
 /// A record named by.
 ///
 /// Defined at `common.schema.json#/$defs/by`.
@@ -3950,6 +5366,14 @@ impl crate::canonical::Canonical for By {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl By {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<By, crate::DataError> {
+        Ok(By { v: r.i32()? })
     }
 }
 /// A record named byte.
@@ -3969,6 +5393,14 @@ impl crate::canonical::Canonical for Byte {
         out.push('}');
     }
 }
+impl Byte {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Byte, crate::DataError> {
+        Ok(Byte { v: r.i32()? })
+    }
+}
 /// A record named case.
 ///
 /// Defined at `common.schema.json#/$defs/case`.
@@ -3984,6 +5416,14 @@ impl crate::canonical::Canonical for Case {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Case {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Case, crate::DataError> {
+        Ok(Case { v: r.i32()? })
     }
 }
 /// A record named catch.
@@ -4003,6 +5443,14 @@ impl crate::canonical::Canonical for Catch {
         out.push('}');
     }
 }
+impl Catch {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Catch, crate::DataError> {
+        Ok(Catch { v: r.i32()? })
+    }
+}
 /// A record named char.
 ///
 /// Defined at `common.schema.json#/$defs/char`.
@@ -4018,6 +5466,14 @@ impl crate::canonical::Canonical for Char {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Char {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Char, crate::DataError> {
+        Ok(Char { v: r.i32()? })
     }
 }
 /// A record named checked.
@@ -4037,6 +5493,14 @@ impl crate::canonical::Canonical for Checked {
         out.push('}');
     }
 }
+impl Checked {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Checked, crate::DataError> {
+        Ok(Checked { v: r.i32()? })
+    }
+}
 /// A record named class.
 ///
 /// Defined at `common.schema.json#/$defs/class`.
@@ -4052,6 +5516,14 @@ impl crate::canonical::Canonical for Class {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Class {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Class, crate::DataError> {
+        Ok(Class { v: r.i32()? })
     }
 }
 /// A record named console.
@@ -4071,6 +5543,14 @@ impl crate::canonical::Canonical for Console {
         out.push('}');
     }
 }
+impl Console {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Console, crate::DataError> {
+        Ok(Console { v: r.i32()? })
+    }
+}
 /// A record named const.
 ///
 /// Defined at `common.schema.json#/$defs/const`.
@@ -4086,6 +5566,14 @@ impl crate::canonical::Canonical for Const {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Const {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Const, crate::DataError> {
+        Ok(Const { v: r.i32()? })
     }
 }
 /// A record named constructor.
@@ -4105,6 +5593,14 @@ impl crate::canonical::Canonical for Constructor {
         out.push('}');
     }
 }
+impl Constructor {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Constructor, crate::DataError> {
+        Ok(Constructor { v: r.i32()? })
+    }
+}
 /// A record named continue.
 ///
 /// Defined at `common.schema.json#/$defs/continue`.
@@ -4120,6 +5616,14 @@ impl crate::canonical::Canonical for Continue {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Continue {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Continue, crate::DataError> {
+        Ok(Continue { v: r.i32()? })
     }
 }
 /// A record named core.
@@ -4139,6 +5643,14 @@ impl crate::canonical::Canonical for Core {
         out.push('}');
     }
 }
+impl Core {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Core, crate::DataError> {
+        Ok(Core { v: r.i32()? })
+    }
+}
 /// A record named crate.
 ///
 /// Defined at `common.schema.json#/$defs/crate`.
@@ -4154,6 +5666,14 @@ impl crate::canonical::Canonical for Crate {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Crate {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Crate, crate::DataError> {
+        Ok(Crate { v: r.i32()? })
     }
 }
 /// A record named debugger.
@@ -4173,6 +5693,14 @@ impl crate::canonical::Canonical for Debugger {
         out.push('}');
     }
 }
+impl Debugger {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Debugger, crate::DataError> {
+        Ok(Debugger { v: r.i32()? })
+    }
+}
 /// A record named decimal.
 ///
 /// Defined at `common.schema.json#/$defs/decimal`.
@@ -4188,6 +5716,14 @@ impl crate::canonical::Canonical for Decimal {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Decimal {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Decimal, crate::DataError> {
+        Ok(Decimal { v: r.i32()? })
     }
 }
 /// A record named declare.
@@ -4207,6 +5743,14 @@ impl crate::canonical::Canonical for Declare {
         out.push('}');
     }
 }
+impl Declare {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Declare, crate::DataError> {
+        Ok(Declare { v: r.i32()? })
+    }
+}
 /// A record named delegate.
 ///
 /// Defined at `common.schema.json#/$defs/delegate`.
@@ -4222,6 +5766,14 @@ impl crate::canonical::Canonical for Delegate {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Delegate {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Delegate, crate::DataError> {
+        Ok(Delegate { v: r.i32()? })
     }
 }
 /// A record named delete.
@@ -4241,6 +5793,14 @@ impl crate::canonical::Canonical for Delete {
         out.push('}');
     }
 }
+impl Delete {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Delete, crate::DataError> {
+        Ok(Delete { v: r.i32()? })
+    }
+}
 /// A record named descending.
 ///
 /// Defined at `common.schema.json#/$defs/descending`.
@@ -4256,6 +5816,14 @@ impl crate::canonical::Canonical for Descending {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Descending {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Descending, crate::DataError> {
+        Ok(Descending { v: r.i32()? })
     }
 }
 /// A record named do.
@@ -4275,6 +5843,14 @@ impl crate::canonical::Canonical for Do {
         out.push('}');
     }
 }
+impl Do {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Do, crate::DataError> {
+        Ok(Do { v: r.i32()? })
+    }
+}
 /// A record named double.
 ///
 /// Defined at `common.schema.json#/$defs/double`.
@@ -4290,6 +5866,14 @@ impl crate::canonical::Canonical for Double {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Double {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Double, crate::DataError> {
+        Ok(Double { v: r.i32()? })
     }
 }
 /// A record named dyn.
@@ -4309,6 +5893,14 @@ impl crate::canonical::Canonical for Dyn {
         out.push('}');
     }
 }
+impl Dyn {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Dyn, crate::DataError> {
+        Ok(Dyn { v: r.i32()? })
+    }
+}
 /// A record named dynamic.
 ///
 /// Defined at `common.schema.json#/$defs/dynamic`.
@@ -4324,6 +5916,14 @@ impl crate::canonical::Canonical for Dynamic {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Dynamic {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Dynamic, crate::DataError> {
+        Ok(Dynamic { v: r.i32()? })
     }
 }
 /// A record named else.
@@ -4343,6 +5943,14 @@ impl crate::canonical::Canonical for Else {
         out.push('}');
     }
 }
+impl Else {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Else, crate::DataError> {
+        Ok(Else { v: r.i32()? })
+    }
+}
 /// A record named enum.
 ///
 /// Defined at `common.schema.json#/$defs/enum`.
@@ -4358,6 +5966,14 @@ impl crate::canonical::Canonical for Enum {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Enum {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Enum, crate::DataError> {
+        Ok(Enum { v: r.i32()? })
     }
 }
 /// A record named equals.
@@ -4377,6 +5993,14 @@ impl crate::canonical::Canonical for Equals {
         out.push('}');
     }
 }
+impl Equals {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Equals, crate::DataError> {
+        Ok(Equals { v: r.i32()? })
+    }
+}
 /// A record named eval.
 ///
 /// Defined at `common.schema.json#/$defs/eval`.
@@ -4392,6 +6016,14 @@ impl crate::canonical::Canonical for Eval {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Eval {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Eval, crate::DataError> {
+        Ok(Eval { v: r.i32()? })
     }
 }
 /// A record named event.
@@ -4411,6 +6043,14 @@ impl crate::canonical::Canonical for Event {
         out.push('}');
     }
 }
+impl Event {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Event, crate::DataError> {
+        Ok(Event { v: r.i32()? })
+    }
+}
 /// A record named explicit.
 ///
 /// Defined at `common.schema.json#/$defs/explicit`.
@@ -4426,6 +6066,14 @@ impl crate::canonical::Canonical for Explicit {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Explicit {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Explicit, crate::DataError> {
+        Ok(Explicit { v: r.i32()? })
     }
 }
 /// A record named export.
@@ -4445,6 +6093,14 @@ impl crate::canonical::Canonical for Export {
         out.push('}');
     }
 }
+impl Export {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Export, crate::DataError> {
+        Ok(Export { v: r.i32()? })
+    }
+}
 /// A record named extends.
 ///
 /// Defined at `common.schema.json#/$defs/extends`.
@@ -4460,6 +6116,14 @@ impl crate::canonical::Canonical for Extends {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Extends {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Extends, crate::DataError> {
+        Ok(Extends { v: r.i32()? })
     }
 }
 /// A record named extern.
@@ -4479,6 +6143,14 @@ impl crate::canonical::Canonical for Extern {
         out.push('}');
     }
 }
+impl Extern {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Extern, crate::DataError> {
+        Ok(Extern { v: r.i32()? })
+    }
+}
 /// A record named f32.
 ///
 /// Defined at `common.schema.json#/$defs/f32`.
@@ -4494,6 +6166,14 @@ impl crate::canonical::Canonical for F32 {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl F32 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<F32, crate::DataError> {
+        Ok(F32 { v: r.i32()? })
     }
 }
 /// A record named f64.
@@ -4513,6 +6193,14 @@ impl crate::canonical::Canonical for F64 {
         out.push('}');
     }
 }
+impl F64 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<F64, crate::DataError> {
+        Ok(F64 { v: r.i32()? })
+    }
+}
 /// A record named false.
 ///
 /// Defined at `common.schema.json#/$defs/false`.
@@ -4528,6 +6216,14 @@ impl crate::canonical::Canonical for False {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl False {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<False, crate::DataError> {
+        Ok(False { v: r.i32()? })
     }
 }
 /// A record named field.
@@ -4547,6 +6243,14 @@ impl crate::canonical::Canonical for Field {
         out.push('}');
     }
 }
+impl Field {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Field, crate::DataError> {
+        Ok(Field { v: r.i32()? })
+    }
+}
 /// A record named file.
 ///
 /// Defined at `common.schema.json#/$defs/file`.
@@ -4562,6 +6266,14 @@ impl crate::canonical::Canonical for File {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl File {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<File, crate::DataError> {
+        Ok(File { v: r.i32()? })
     }
 }
 /// A record named final.
@@ -4581,6 +6293,14 @@ impl crate::canonical::Canonical for Final {
         out.push('}');
     }
 }
+impl Final {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Final, crate::DataError> {
+        Ok(Final { v: r.i32()? })
+    }
+}
 /// A record named finally.
 ///
 /// Defined at `common.schema.json#/$defs/finally`.
@@ -4596,6 +6316,14 @@ impl crate::canonical::Canonical for Finally {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Finally {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Finally, crate::DataError> {
+        Ok(Finally { v: r.i32()? })
     }
 }
 /// A record named fixed.
@@ -4615,6 +6343,14 @@ impl crate::canonical::Canonical for Fixed {
         out.push('}');
     }
 }
+impl Fixed {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Fixed, crate::DataError> {
+        Ok(Fixed { v: r.i32()? })
+    }
+}
 /// A record named float.
 ///
 /// Defined at `common.schema.json#/$defs/float`.
@@ -4630,6 +6366,14 @@ impl crate::canonical::Canonical for Float {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Float {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Float, crate::DataError> {
+        Ok(Float { v: r.i32()? })
     }
 }
 /// A record named fn.
@@ -4649,6 +6393,14 @@ impl crate::canonical::Canonical for Fn_ {
         out.push('}');
     }
 }
+impl Fn_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Fn_, crate::DataError> {
+        Ok(Fn_ { v: r.i32()? })
+    }
+}
 /// A record named for.
 ///
 /// Defined at `common.schema.json#/$defs/for`.
@@ -4664,6 +6416,14 @@ impl crate::canonical::Canonical for For {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl For {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<For, crate::DataError> {
+        Ok(For { v: r.i32()? })
     }
 }
 /// A record named foreach.
@@ -4683,6 +6443,14 @@ impl crate::canonical::Canonical for Foreach {
         out.push('}');
     }
 }
+impl Foreach {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Foreach, crate::DataError> {
+        Ok(Foreach { v: r.i32()? })
+    }
+}
 /// A record named function.
 ///
 /// Defined at `common.schema.json#/$defs/function`.
@@ -4698,6 +6466,14 @@ impl crate::canonical::Canonical for Function {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Function {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Function, crate::DataError> {
+        Ok(Function { v: r.i32()? })
     }
 }
 /// A record named gen.
@@ -4717,6 +6493,14 @@ impl crate::canonical::Canonical for Gen {
         out.push('}');
     }
 }
+impl Gen {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Gen, crate::DataError> {
+        Ok(Gen { v: r.i32()? })
+    }
+}
 /// A record named get.
 ///
 /// Defined at `common.schema.json#/$defs/get`.
@@ -4732,6 +6516,14 @@ impl crate::canonical::Canonical for Get {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Get {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Get, crate::DataError> {
+        Ok(Get { v: r.i32()? })
     }
 }
 /// A record named global.
@@ -4751,6 +6543,14 @@ impl crate::canonical::Canonical for Global {
         out.push('}');
     }
 }
+impl Global {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Global, crate::DataError> {
+        Ok(Global { v: r.i32()? })
+    }
+}
 /// A record named globalThis.
 ///
 /// Defined at `common.schema.json#/$defs/globalThis`.
@@ -4766,6 +6566,14 @@ impl crate::canonical::Canonical for GlobalThis {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl GlobalThis {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<GlobalThis, crate::DataError> {
+        Ok(GlobalThis { v: r.i32()? })
     }
 }
 /// A record named goto.
@@ -4785,6 +6593,14 @@ impl crate::canonical::Canonical for Goto {
         out.push('}');
     }
 }
+impl Goto {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Goto, crate::DataError> {
+        Ok(Goto { v: r.i32()? })
+    }
+}
 /// A record named group.
 ///
 /// Defined at `common.schema.json#/$defs/group`.
@@ -4800,6 +6616,14 @@ impl crate::canonical::Canonical for Group {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Group {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Group, crate::DataError> {
+        Ok(Group { v: r.i32()? })
     }
 }
 /// A record named hasOwnProperty.
@@ -4819,6 +6643,14 @@ impl crate::canonical::Canonical for HasOwnProperty {
         out.push('}');
     }
 }
+impl HasOwnProperty {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<HasOwnProperty, crate::DataError> {
+        Ok(HasOwnProperty { v: r.i32()? })
+    }
+}
 /// A record named i128.
 ///
 /// Defined at `common.schema.json#/$defs/i128`.
@@ -4834,6 +6666,14 @@ impl crate::canonical::Canonical for I128 {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl I128 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<I128, crate::DataError> {
+        Ok(I128 { v: r.i32()? })
     }
 }
 /// A record named i16.
@@ -4853,6 +6693,14 @@ impl crate::canonical::Canonical for I16 {
         out.push('}');
     }
 }
+impl I16 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<I16, crate::DataError> {
+        Ok(I16 { v: r.i32()? })
+    }
+}
 /// A record named i32.
 ///
 /// Defined at `common.schema.json#/$defs/i32`.
@@ -4868,6 +6716,14 @@ impl crate::canonical::Canonical for I32 {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl I32 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<I32, crate::DataError> {
+        Ok(I32 { v: r.i32()? })
     }
 }
 /// A record named i64.
@@ -4887,6 +6743,14 @@ impl crate::canonical::Canonical for I64 {
         out.push('}');
     }
 }
+impl I64 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<I64, crate::DataError> {
+        Ok(I64 { v: r.i32()? })
+    }
+}
 /// A record named i8.
 ///
 /// Defined at `common.schema.json#/$defs/i8`.
@@ -4902,6 +6766,14 @@ impl crate::canonical::Canonical for I8 {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl I8 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<I8, crate::DataError> {
+        Ok(I8 { v: r.i32()? })
     }
 }
 /// A record named if.
@@ -4921,6 +6793,14 @@ impl crate::canonical::Canonical for If {
         out.push('}');
     }
 }
+impl If {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<If, crate::DataError> {
+        Ok(If { v: r.i32()? })
+    }
+}
 /// A record named impl.
 ///
 /// Defined at `common.schema.json#/$defs/impl`.
@@ -4936,6 +6816,14 @@ impl crate::canonical::Canonical for Impl {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Impl {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Impl, crate::DataError> {
+        Ok(Impl { v: r.i32()? })
     }
 }
 /// A record named implements.
@@ -4955,6 +6843,14 @@ impl crate::canonical::Canonical for Implements {
         out.push('}');
     }
 }
+impl Implements {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Implements, crate::DataError> {
+        Ok(Implements { v: r.i32()? })
+    }
+}
 /// A record named implicit.
 ///
 /// Defined at `common.schema.json#/$defs/implicit`.
@@ -4970,6 +6866,14 @@ impl crate::canonical::Canonical for Implicit {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Implicit {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Implicit, crate::DataError> {
+        Ok(Implicit { v: r.i32()? })
     }
 }
 /// A record named import.
@@ -4989,6 +6893,14 @@ impl crate::canonical::Canonical for Import {
         out.push('}');
     }
 }
+impl Import {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Import, crate::DataError> {
+        Ok(Import { v: r.i32()? })
+    }
+}
 /// A record named in.
 ///
 /// Defined at `common.schema.json#/$defs/in`.
@@ -5004,6 +6916,14 @@ impl crate::canonical::Canonical for In {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl In {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<In, crate::DataError> {
+        Ok(In { v: r.i32()? })
     }
 }
 /// A record named infer.
@@ -5023,6 +6943,14 @@ impl crate::canonical::Canonical for Infer {
         out.push('}');
     }
 }
+impl Infer {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Infer, crate::DataError> {
+        Ok(Infer { v: r.i32()? })
+    }
+}
 /// A record named init.
 ///
 /// Defined at `common.schema.json#/$defs/init`.
@@ -5038,6 +6966,14 @@ impl crate::canonical::Canonical for Init {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Init {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Init, crate::DataError> {
+        Ok(Init { v: r.i32()? })
     }
 }
 /// A record named instanceof.
@@ -5057,6 +6993,14 @@ impl crate::canonical::Canonical for Instanceof {
         out.push('}');
     }
 }
+impl Instanceof {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Instanceof, crate::DataError> {
+        Ok(Instanceof { v: r.i32()? })
+    }
+}
 /// A record named int.
 ///
 /// Defined at `common.schema.json#/$defs/int`.
@@ -5072,6 +7016,14 @@ impl crate::canonical::Canonical for Int {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Int {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Int, crate::DataError> {
+        Ok(Int { v: r.i32()? })
     }
 }
 /// A record named interface.
@@ -5091,6 +7043,14 @@ impl crate::canonical::Canonical for Interface {
         out.push('}');
     }
 }
+impl Interface {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Interface, crate::DataError> {
+        Ok(Interface { v: r.i32()? })
+    }
+}
 /// A record named internal.
 ///
 /// Defined at `common.schema.json#/$defs/internal`.
@@ -5106,6 +7066,14 @@ impl crate::canonical::Canonical for Internal {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Internal {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Internal, crate::DataError> {
+        Ok(Internal { v: r.i32()? })
     }
 }
 /// A record named intrinsic.
@@ -5125,6 +7093,14 @@ impl crate::canonical::Canonical for Intrinsic {
         out.push('}');
     }
 }
+impl Intrinsic {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Intrinsic, crate::DataError> {
+        Ok(Intrinsic { v: r.i32()? })
+    }
+}
 /// A record named is.
 ///
 /// Defined at `common.schema.json#/$defs/is`.
@@ -5140,6 +7116,14 @@ impl crate::canonical::Canonical for Is {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Is {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Is, crate::DataError> {
+        Ok(Is { v: r.i32()? })
     }
 }
 /// A record named isPrototypeOf.
@@ -5159,6 +7143,14 @@ impl crate::canonical::Canonical for IsPrototypeOf {
         out.push('}');
     }
 }
+impl IsPrototypeOf {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<IsPrototypeOf, crate::DataError> {
+        Ok(IsPrototypeOf { v: r.i32()? })
+    }
+}
 /// A record named isize.
 ///
 /// Defined at `common.schema.json#/$defs/isize`.
@@ -5174,6 +7166,14 @@ impl crate::canonical::Canonical for Isize {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Isize {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Isize, crate::DataError> {
+        Ok(Isize { v: r.i32()? })
     }
 }
 /// A record named join.
@@ -5193,6 +7193,14 @@ impl crate::canonical::Canonical for Join {
         out.push('}');
     }
 }
+impl Join {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Join, crate::DataError> {
+        Ok(Join { v: r.i32()? })
+    }
+}
 /// A record named keyof.
 ///
 /// Defined at `common.schema.json#/$defs/keyof`.
@@ -5208,6 +7216,14 @@ impl crate::canonical::Canonical for Keyof {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Keyof {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Keyof, crate::DataError> {
+        Ok(Keyof { v: r.i32()? })
     }
 }
 /// A record named let.
@@ -5227,6 +7243,14 @@ impl crate::canonical::Canonical for Let {
         out.push('}');
     }
 }
+impl Let {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Let, crate::DataError> {
+        Ok(Let { v: r.i32()? })
+    }
+}
 /// A record named lib.
 ///
 /// Defined at `common.schema.json#/$defs/lib`.
@@ -5242,6 +7266,14 @@ impl crate::canonical::Canonical for Lib {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Lib {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Lib, crate::DataError> {
+        Ok(Lib { v: r.i32()? })
     }
 }
 /// A record named lock.
@@ -5261,6 +7293,14 @@ impl crate::canonical::Canonical for Lock {
         out.push('}');
     }
 }
+impl Lock {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Lock, crate::DataError> {
+        Ok(Lock { v: r.i32()? })
+    }
+}
 /// A record named long.
 ///
 /// Defined at `common.schema.json#/$defs/long`.
@@ -5276,6 +7316,14 @@ impl crate::canonical::Canonical for Long {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Long {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Long, crate::DataError> {
+        Ok(Long { v: r.i32()? })
     }
 }
 /// A record named loop.
@@ -5295,6 +7343,14 @@ impl crate::canonical::Canonical for Loop {
         out.push('}');
     }
 }
+impl Loop {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Loop, crate::DataError> {
+        Ok(Loop { v: r.i32()? })
+    }
+}
 /// A record named macro.
 ///
 /// Defined at `common.schema.json#/$defs/macro`.
@@ -5310,6 +7366,14 @@ impl crate::canonical::Canonical for Macro {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Macro {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Macro, crate::DataError> {
+        Ok(Macro { v: r.i32()? })
     }
 }
 /// A record named macro_rules.
@@ -5329,6 +7393,14 @@ impl crate::canonical::Canonical for MacroRules {
         out.push('}');
     }
 }
+impl MacroRules {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<MacroRules, crate::DataError> {
+        Ok(MacroRules { v: r.i32()? })
+    }
+}
 /// A record named main.
 ///
 /// Defined at `common.schema.json#/$defs/main`.
@@ -5344,6 +7416,14 @@ impl crate::canonical::Canonical for Main {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Main {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Main, crate::DataError> {
+        Ok(Main { v: r.i32()? })
     }
 }
 /// A record named managed.
@@ -5363,6 +7443,14 @@ impl crate::canonical::Canonical for Managed {
         out.push('}');
     }
 }
+impl Managed {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Managed, crate::DataError> {
+        Ok(Managed { v: r.i32()? })
+    }
+}
 /// A record named match.
 ///
 /// Defined at `common.schema.json#/$defs/match`.
@@ -5378,6 +7466,14 @@ impl crate::canonical::Canonical for Match {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Match {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Match, crate::DataError> {
+        Ok(Match { v: r.i32()? })
     }
 }
 /// A record named mod.
@@ -5397,6 +7493,14 @@ impl crate::canonical::Canonical for Mod {
         out.push('}');
     }
 }
+impl Mod {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Mod, crate::DataError> {
+        Ok(Mod { v: r.i32()? })
+    }
+}
 /// A record named module.
 ///
 /// Defined at `common.schema.json#/$defs/module`.
@@ -5412,6 +7516,14 @@ impl crate::canonical::Canonical for Module {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Module {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Module, crate::DataError> {
+        Ok(Module { v: r.i32()? })
     }
 }
 /// A record named move.
@@ -5431,6 +7543,14 @@ impl crate::canonical::Canonical for Move {
         out.push('}');
     }
 }
+impl Move {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Move, crate::DataError> {
+        Ok(Move { v: r.i32()? })
+    }
+}
 /// A record named mut.
 ///
 /// Defined at `common.schema.json#/$defs/mut`.
@@ -5446,6 +7566,14 @@ impl crate::canonical::Canonical for Mut {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Mut {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Mut, crate::DataError> {
+        Ok(Mut { v: r.i32()? })
     }
 }
 /// A record named nameof.
@@ -5465,6 +7593,14 @@ impl crate::canonical::Canonical for Nameof {
         out.push('}');
     }
 }
+impl Nameof {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Nameof, crate::DataError> {
+        Ok(Nameof { v: r.i32()? })
+    }
+}
 /// A record named namespace.
 ///
 /// Defined at `common.schema.json#/$defs/namespace`.
@@ -5480,6 +7616,14 @@ impl crate::canonical::Canonical for Namespace {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Namespace {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Namespace, crate::DataError> {
+        Ok(Namespace { v: r.i32()? })
     }
 }
 /// A record named never.
@@ -5499,6 +7643,14 @@ impl crate::canonical::Canonical for Never {
         out.push('}');
     }
 }
+impl Never {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Never, crate::DataError> {
+        Ok(Never { v: r.i32()? })
+    }
+}
 /// A record named new.
 ///
 /// Defined at `common.schema.json#/$defs/new`.
@@ -5514,6 +7666,14 @@ impl crate::canonical::Canonical for New {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl New {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<New, crate::DataError> {
+        Ok(New { v: r.i32()? })
     }
 }
 /// A record named nint.
@@ -5533,6 +7693,14 @@ impl crate::canonical::Canonical for Nint {
         out.push('}');
     }
 }
+impl Nint {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Nint, crate::DataError> {
+        Ok(Nint { v: r.i32()? })
+    }
+}
 /// A record named not.
 ///
 /// Defined at `common.schema.json#/$defs/not`.
@@ -5548,6 +7716,14 @@ impl crate::canonical::Canonical for Not {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Not {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Not, crate::DataError> {
+        Ok(Not { v: r.i32()? })
     }
 }
 /// A record named nuint.
@@ -5567,6 +7743,14 @@ impl crate::canonical::Canonical for Nuint {
         out.push('}');
     }
 }
+impl Nuint {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Nuint, crate::DataError> {
+        Ok(Nuint { v: r.i32()? })
+    }
+}
 /// A record named null.
 ///
 /// Defined at `common.schema.json#/$defs/null`.
@@ -5582,6 +7766,14 @@ impl crate::canonical::Canonical for Null {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Null {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Null, crate::DataError> {
+        Ok(Null { v: r.i32()? })
     }
 }
 /// A record named number.
@@ -5601,6 +7793,14 @@ impl crate::canonical::Canonical for Number {
         out.push('}');
     }
 }
+impl Number {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Number, crate::DataError> {
+        Ok(Number { v: r.i32()? })
+    }
+}
 /// A record named object.
 ///
 /// Defined at `common.schema.json#/$defs/object`.
@@ -5616,6 +7816,14 @@ impl crate::canonical::Canonical for Object {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Object {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Object, crate::DataError> {
+        Ok(Object { v: r.i32()? })
     }
 }
 /// A record named of.
@@ -5635,6 +7843,14 @@ impl crate::canonical::Canonical for Of {
         out.push('}');
     }
 }
+impl Of {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Of, crate::DataError> {
+        Ok(Of { v: r.i32()? })
+    }
+}
 /// A record named on.
 ///
 /// Defined at `common.schema.json#/$defs/on`.
@@ -5650,6 +7866,14 @@ impl crate::canonical::Canonical for On {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl On {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<On, crate::DataError> {
+        Ok(On { v: r.i32()? })
     }
 }
 /// A record named operator.
@@ -5669,6 +7893,14 @@ impl crate::canonical::Canonical for Operator {
         out.push('}');
     }
 }
+impl Operator {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Operator, crate::DataError> {
+        Ok(Operator { v: r.i32()? })
+    }
+}
 /// A record named or.
 ///
 /// Defined at `common.schema.json#/$defs/or`.
@@ -5684,6 +7916,14 @@ impl crate::canonical::Canonical for Or {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Or {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Or, crate::DataError> {
+        Ok(Or { v: r.i32()? })
     }
 }
 /// A record named orderby.
@@ -5703,6 +7943,14 @@ impl crate::canonical::Canonical for Orderby {
         out.push('}');
     }
 }
+impl Orderby {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Orderby, crate::DataError> {
+        Ok(Orderby { v: r.i32()? })
+    }
+}
 /// A record named out.
 ///
 /// Defined at `common.schema.json#/$defs/out`.
@@ -5718,6 +7966,14 @@ impl crate::canonical::Canonical for Out {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Out {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Out, crate::DataError> {
+        Ok(Out { v: r.i32()? })
     }
 }
 /// A record named override.
@@ -5737,6 +7993,14 @@ impl crate::canonical::Canonical for Override {
         out.push('}');
     }
 }
+impl Override {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Override, crate::DataError> {
+        Ok(Override { v: r.i32()? })
+    }
+}
 /// A record named package.
 ///
 /// Defined at `common.schema.json#/$defs/package`.
@@ -5752,6 +8016,14 @@ impl crate::canonical::Canonical for Package {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Package {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Package, crate::DataError> {
+        Ok(Package { v: r.i32()? })
     }
 }
 /// A record named params.
@@ -5771,6 +8043,14 @@ impl crate::canonical::Canonical for Params {
         out.push('}');
     }
 }
+impl Params {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Params, crate::DataError> {
+        Ok(Params { v: r.i32()? })
+    }
+}
 /// A record named partial.
 ///
 /// Defined at `common.schema.json#/$defs/partial`.
@@ -5786,6 +8066,14 @@ impl crate::canonical::Canonical for Partial {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Partial {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Partial, crate::DataError> {
+        Ok(Partial { v: r.i32()? })
     }
 }
 /// A record named priv.
@@ -5805,6 +8093,14 @@ impl crate::canonical::Canonical for Priv {
         out.push('}');
     }
 }
+impl Priv {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Priv, crate::DataError> {
+        Ok(Priv { v: r.i32()? })
+    }
+}
 /// A record named private.
 ///
 /// Defined at `common.schema.json#/$defs/private`.
@@ -5820,6 +8116,14 @@ impl crate::canonical::Canonical for Private {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Private {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Private, crate::DataError> {
+        Ok(Private { v: r.i32()? })
     }
 }
 /// A record named proc_macro.
@@ -5839,6 +8143,14 @@ impl crate::canonical::Canonical for ProcMacro {
         out.push('}');
     }
 }
+impl ProcMacro {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ProcMacro, crate::DataError> {
+        Ok(ProcMacro { v: r.i32()? })
+    }
+}
 /// A record named process.
 ///
 /// Defined at `common.schema.json#/$defs/process`.
@@ -5854,6 +8166,14 @@ impl crate::canonical::Canonical for Process {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Process {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Process, crate::DataError> {
+        Ok(Process { v: r.i32()? })
     }
 }
 /// A record named propertyIsEnumerable.
@@ -5873,6 +8193,16 @@ impl crate::canonical::Canonical for PropertyIsEnumerable {
         out.push('}');
     }
 }
+impl PropertyIsEnumerable {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<PropertyIsEnumerable, crate::DataError> {
+        Ok(PropertyIsEnumerable {
+            v: r.i32()?,
+        })
+    }
+}
 /// A record named protected.
 ///
 /// Defined at `common.schema.json#/$defs/protected`.
@@ -5888,6 +8218,14 @@ impl crate::canonical::Canonical for Protected {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Protected {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Protected, crate::DataError> {
+        Ok(Protected { v: r.i32()? })
     }
 }
 /// A record named prototype.
@@ -5907,6 +8245,14 @@ impl crate::canonical::Canonical for Prototype {
         out.push('}');
     }
 }
+impl Prototype {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Prototype, crate::DataError> {
+        Ok(Prototype { v: r.i32()? })
+    }
+}
 /// A record named pub.
 ///
 /// Defined at `common.schema.json#/$defs/pub`.
@@ -5922,6 +8268,14 @@ impl crate::canonical::Canonical for Pub {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Pub {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Pub, crate::DataError> {
+        Ok(Pub { v: r.i32()? })
     }
 }
 /// A record named public.
@@ -5941,6 +8295,14 @@ impl crate::canonical::Canonical for Public {
         out.push('}');
     }
 }
+impl Public {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Public, crate::DataError> {
+        Ok(Public { v: r.i32()? })
+    }
+}
 /// A record named raw.
 ///
 /// Defined at `common.schema.json#/$defs/raw`.
@@ -5956,6 +8318,14 @@ impl crate::canonical::Canonical for Raw {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Raw {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Raw, crate::DataError> {
+        Ok(Raw { v: r.i32()? })
     }
 }
 /// A record named readonly.
@@ -5975,6 +8345,14 @@ impl crate::canonical::Canonical for Readonly {
         out.push('}');
     }
 }
+impl Readonly {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Readonly, crate::DataError> {
+        Ok(Readonly { v: r.i32()? })
+    }
+}
 /// A record named record.
 ///
 /// Defined at `common.schema.json#/$defs/record`.
@@ -5990,6 +8368,14 @@ impl crate::canonical::Canonical for Record {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Record {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Record, crate::DataError> {
+        Ok(Record { v: r.i32()? })
     }
 }
 /// A record named ref.
@@ -6009,6 +8395,14 @@ impl crate::canonical::Canonical for Ref {
         out.push('}');
     }
 }
+impl Ref {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Ref, crate::DataError> {
+        Ok(Ref { v: r.i32()? })
+    }
+}
 /// A record named remove.
 ///
 /// Defined at `common.schema.json#/$defs/remove`.
@@ -6024,6 +8418,14 @@ impl crate::canonical::Canonical for Remove {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Remove {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Remove, crate::DataError> {
+        Ok(Remove { v: r.i32()? })
     }
 }
 /// A record named require.
@@ -6043,6 +8445,14 @@ impl crate::canonical::Canonical for Require {
         out.push('}');
     }
 }
+impl Require {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Require, crate::DataError> {
+        Ok(Require { v: r.i32()? })
+    }
+}
 /// A record named required.
 ///
 /// Defined at `common.schema.json#/$defs/required`.
@@ -6058,6 +8468,14 @@ impl crate::canonical::Canonical for Required {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Required {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Required, crate::DataError> {
+        Ok(Required { v: r.i32()? })
     }
 }
 /// A record named return.
@@ -6077,6 +8495,14 @@ impl crate::canonical::Canonical for Return {
         out.push('}');
     }
 }
+impl Return {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Return, crate::DataError> {
+        Ok(Return { v: r.i32()? })
+    }
+}
 /// A record named safe.
 ///
 /// Defined at `common.schema.json#/$defs/safe`.
@@ -6092,6 +8518,14 @@ impl crate::canonical::Canonical for Safe {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Safe {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Safe, crate::DataError> {
+        Ok(Safe { v: r.i32()? })
     }
 }
 /// A record named satisfies.
@@ -6111,6 +8545,14 @@ impl crate::canonical::Canonical for Satisfies {
         out.push('}');
     }
 }
+impl Satisfies {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Satisfies, crate::DataError> {
+        Ok(Satisfies { v: r.i32()? })
+    }
+}
 /// A record named sbyte.
 ///
 /// Defined at `common.schema.json#/$defs/sbyte`.
@@ -6126,6 +8568,14 @@ impl crate::canonical::Canonical for Sbyte {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Sbyte {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Sbyte, crate::DataError> {
+        Ok(Sbyte { v: r.i32()? })
     }
 }
 /// A record named scoped.
@@ -6145,6 +8595,14 @@ impl crate::canonical::Canonical for Scoped {
         out.push('}');
     }
 }
+impl Scoped {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Scoped, crate::DataError> {
+        Ok(Scoped { v: r.i32()? })
+    }
+}
 /// A record named sealed.
 ///
 /// Defined at `common.schema.json#/$defs/sealed`.
@@ -6160,6 +8618,14 @@ impl crate::canonical::Canonical for Sealed {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Sealed {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Sealed, crate::DataError> {
+        Ok(Sealed { v: r.i32()? })
     }
 }
 /// A record named select.
@@ -6179,6 +8645,14 @@ impl crate::canonical::Canonical for Select {
         out.push('}');
     }
 }
+impl Select {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Select, crate::DataError> {
+        Ok(Select { v: r.i32()? })
+    }
+}
 /// A record named self.
 ///
 /// Defined at `common.schema.json#/$defs/self`.
@@ -6194,6 +8668,14 @@ impl crate::canonical::Canonical for Self_ {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Self_ {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Self_, crate::DataError> {
+        Ok(Self_ { v: r.i32()? })
     }
 }
 /// A record named set.
@@ -6213,6 +8695,14 @@ impl crate::canonical::Canonical for Set {
         out.push('}');
     }
 }
+impl Set {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Set, crate::DataError> {
+        Ok(Set { v: r.i32()? })
+    }
+}
 /// A record named short.
 ///
 /// Defined at `common.schema.json#/$defs/short`.
@@ -6228,6 +8718,14 @@ impl crate::canonical::Canonical for Short {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Short {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Short, crate::DataError> {
+        Ok(Short { v: r.i32()? })
     }
 }
 /// A record named sizeof.
@@ -6247,6 +8745,14 @@ impl crate::canonical::Canonical for Sizeof {
         out.push('}');
     }
 }
+impl Sizeof {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Sizeof, crate::DataError> {
+        Ok(Sizeof { v: r.i32()? })
+    }
+}
 /// A record named stackalloc.
 ///
 /// Defined at `common.schema.json#/$defs/stackalloc`.
@@ -6262,6 +8768,14 @@ impl crate::canonical::Canonical for Stackalloc {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Stackalloc {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Stackalloc, crate::DataError> {
+        Ok(Stackalloc { v: r.i32()? })
     }
 }
 /// A record named static.
@@ -6281,6 +8795,14 @@ impl crate::canonical::Canonical for Static {
         out.push('}');
     }
 }
+impl Static {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Static, crate::DataError> {
+        Ok(Static { v: r.i32()? })
+    }
+}
 /// A record named std.
 ///
 /// Defined at `common.schema.json#/$defs/std`.
@@ -6296,6 +8818,14 @@ impl crate::canonical::Canonical for Std {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Std {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Std, crate::DataError> {
+        Ok(Std { v: r.i32()? })
     }
 }
 /// A record named str.
@@ -6315,6 +8845,14 @@ impl crate::canonical::Canonical for Str {
         out.push('}');
     }
 }
+impl Str {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Str, crate::DataError> {
+        Ok(Str { v: r.i32()? })
+    }
+}
 /// A record named struct.
 ///
 /// Defined at `common.schema.json#/$defs/struct`.
@@ -6330,6 +8868,14 @@ impl crate::canonical::Canonical for Struct {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Struct {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Struct, crate::DataError> {
+        Ok(Struct { v: r.i32()? })
     }
 }
 /// A record named super.
@@ -6349,6 +8895,14 @@ impl crate::canonical::Canonical for Super {
         out.push('}');
     }
 }
+impl Super {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Super, crate::DataError> {
+        Ok(Super { v: r.i32()? })
+    }
+}
 /// A record named switch.
 ///
 /// Defined at `common.schema.json#/$defs/switch`.
@@ -6364,6 +8918,14 @@ impl crate::canonical::Canonical for Switch {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Switch {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Switch, crate::DataError> {
+        Ok(Switch { v: r.i32()? })
     }
 }
 /// A record named symbol.
@@ -6383,6 +8945,14 @@ impl crate::canonical::Canonical for Symbol {
         out.push('}');
     }
 }
+impl Symbol {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Symbol, crate::DataError> {
+        Ok(Symbol { v: r.i32()? })
+    }
+}
 /// A record named test.
 ///
 /// Defined at `common.schema.json#/$defs/test`.
@@ -6398,6 +8968,14 @@ impl crate::canonical::Canonical for Test {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Test {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Test, crate::DataError> {
+        Ok(Test { v: r.i32()? })
     }
 }
 /// A record named this.
@@ -6417,6 +8995,14 @@ impl crate::canonical::Canonical for This {
         out.push('}');
     }
 }
+impl This {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<This, crate::DataError> {
+        Ok(This { v: r.i32()? })
+    }
+}
 /// A record named throw.
 ///
 /// Defined at `common.schema.json#/$defs/throw`.
@@ -6432,6 +9018,14 @@ impl crate::canonical::Canonical for Throw {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Throw {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Throw, crate::DataError> {
+        Ok(Throw { v: r.i32()? })
     }
 }
 /// A record named toLocaleString.
@@ -6451,6 +9045,14 @@ impl crate::canonical::Canonical for ToLocaleString {
         out.push('}');
     }
 }
+impl ToLocaleString {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ToLocaleString, crate::DataError> {
+        Ok(ToLocaleString { v: r.i32()? })
+    }
+}
 /// A record named trait.
 ///
 /// Defined at `common.schema.json#/$defs/trait`.
@@ -6466,6 +9068,14 @@ impl crate::canonical::Canonical for Trait {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Trait {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Trait, crate::DataError> {
+        Ok(Trait { v: r.i32()? })
     }
 }
 /// A record named true.
@@ -6485,6 +9095,14 @@ impl crate::canonical::Canonical for True {
         out.push('}');
     }
 }
+impl True {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<True, crate::DataError> {
+        Ok(True { v: r.i32()? })
+    }
+}
 /// A record named try.
 ///
 /// Defined at `common.schema.json#/$defs/try`.
@@ -6500,6 +9118,14 @@ impl crate::canonical::Canonical for Try {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Try {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Try, crate::DataError> {
+        Ok(Try { v: r.i32()? })
     }
 }
 /// A record named type.
@@ -6519,6 +9145,14 @@ impl crate::canonical::Canonical for Type {
         out.push('}');
     }
 }
+impl Type {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Type, crate::DataError> {
+        Ok(Type { v: r.i32()? })
+    }
+}
 /// A record named typeof.
 ///
 /// Defined at `common.schema.json#/$defs/typeof`.
@@ -6534,6 +9168,14 @@ impl crate::canonical::Canonical for Typeof {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Typeof {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Typeof, crate::DataError> {
+        Ok(Typeof { v: r.i32()? })
     }
 }
 /// A record named u128.
@@ -6553,6 +9195,14 @@ impl crate::canonical::Canonical for U128 {
         out.push('}');
     }
 }
+impl U128 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<U128, crate::DataError> {
+        Ok(U128 { v: r.i32()? })
+    }
+}
 /// A record named u16.
 ///
 /// Defined at `common.schema.json#/$defs/u16`.
@@ -6568,6 +9218,14 @@ impl crate::canonical::Canonical for U16 {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl U16 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<U16, crate::DataError> {
+        Ok(U16 { v: r.i32()? })
     }
 }
 /// A record named u32.
@@ -6587,6 +9245,14 @@ impl crate::canonical::Canonical for U32 {
         out.push('}');
     }
 }
+impl U32 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<U32, crate::DataError> {
+        Ok(U32 { v: r.i32()? })
+    }
+}
 /// A record named u64.
 ///
 /// Defined at `common.schema.json#/$defs/u64`.
@@ -6602,6 +9268,14 @@ impl crate::canonical::Canonical for U64 {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl U64 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<U64, crate::DataError> {
+        Ok(U64 { v: r.i32()? })
     }
 }
 /// A record named u8.
@@ -6621,6 +9295,14 @@ impl crate::canonical::Canonical for U8 {
         out.push('}');
     }
 }
+impl U8 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<U8, crate::DataError> {
+        Ok(U8 { v: r.i32()? })
+    }
+}
 /// A record named uint.
 ///
 /// Defined at `common.schema.json#/$defs/uint`.
@@ -6636,6 +9318,14 @@ impl crate::canonical::Canonical for Uint {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Uint {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Uint, crate::DataError> {
+        Ok(Uint { v: r.i32()? })
     }
 }
 /// A record named ulong.
@@ -6655,6 +9345,14 @@ impl crate::canonical::Canonical for Ulong {
         out.push('}');
     }
 }
+impl Ulong {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Ulong, crate::DataError> {
+        Ok(Ulong { v: r.i32()? })
+    }
+}
 /// A record named unchecked.
 ///
 /// Defined at `common.schema.json#/$defs/unchecked`.
@@ -6670,6 +9368,14 @@ impl crate::canonical::Canonical for Unchecked {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Unchecked {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Unchecked, crate::DataError> {
+        Ok(Unchecked { v: r.i32()? })
     }
 }
 /// A record named undefined.
@@ -6689,6 +9395,14 @@ impl crate::canonical::Canonical for Undefined {
         out.push('}');
     }
 }
+impl Undefined {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Undefined, crate::DataError> {
+        Ok(Undefined { v: r.i32()? })
+    }
+}
 /// A record named union.
 ///
 /// Defined at `common.schema.json#/$defs/union`.
@@ -6704,6 +9418,14 @@ impl crate::canonical::Canonical for Union {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Union {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Union, crate::DataError> {
+        Ok(Union { v: r.i32()? })
     }
 }
 /// A record named unique.
@@ -6723,6 +9445,14 @@ impl crate::canonical::Canonical for Unique {
         out.push('}');
     }
 }
+impl Unique {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Unique, crate::DataError> {
+        Ok(Unique { v: r.i32()? })
+    }
+}
 /// A record named unknown.
 ///
 /// Defined at `common.schema.json#/$defs/unknown`.
@@ -6738,6 +9468,14 @@ impl crate::canonical::Canonical for Unknown {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Unknown {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Unknown, crate::DataError> {
+        Ok(Unknown { v: r.i32()? })
     }
 }
 /// A record named unmanaged.
@@ -6757,6 +9495,14 @@ impl crate::canonical::Canonical for Unmanaged {
         out.push('}');
     }
 }
+impl Unmanaged {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Unmanaged, crate::DataError> {
+        Ok(Unmanaged { v: r.i32()? })
+    }
+}
 /// A record named unsafe.
 ///
 /// Defined at `common.schema.json#/$defs/unsafe`.
@@ -6772,6 +9518,14 @@ impl crate::canonical::Canonical for Unsafe {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Unsafe {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Unsafe, crate::DataError> {
+        Ok(Unsafe { v: r.i32()? })
     }
 }
 /// A record named unsized.
@@ -6791,6 +9545,14 @@ impl crate::canonical::Canonical for Unsized {
         out.push('}');
     }
 }
+impl Unsized {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Unsized, crate::DataError> {
+        Ok(Unsized { v: r.i32()? })
+    }
+}
 /// A record named use.
 ///
 /// Defined at `common.schema.json#/$defs/use`.
@@ -6806,6 +9568,14 @@ impl crate::canonical::Canonical for Use {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Use {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Use, crate::DataError> {
+        Ok(Use { v: r.i32()? })
     }
 }
 /// A record named ushort.
@@ -6825,6 +9595,14 @@ impl crate::canonical::Canonical for Ushort {
         out.push('}');
     }
 }
+impl Ushort {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Ushort, crate::DataError> {
+        Ok(Ushort { v: r.i32()? })
+    }
+}
 /// A record named using.
 ///
 /// Defined at `common.schema.json#/$defs/using`.
@@ -6840,6 +9618,14 @@ impl crate::canonical::Canonical for Using {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Using {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Using, crate::DataError> {
+        Ok(Using { v: r.i32()? })
     }
 }
 /// A record named usize.
@@ -6859,6 +9645,14 @@ impl crate::canonical::Canonical for Usize {
         out.push('}');
     }
 }
+impl Usize {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Usize, crate::DataError> {
+        Ok(Usize { v: r.i32()? })
+    }
+}
 /// A record named value.
 ///
 /// Defined at `common.schema.json#/$defs/value`.
@@ -6874,6 +9668,14 @@ impl crate::canonical::Canonical for Value {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Value {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Value, crate::DataError> {
+        Ok(Value { v: r.i32()? })
     }
 }
 /// A record named valueOf.
@@ -6893,6 +9695,14 @@ impl crate::canonical::Canonical for ValueOf {
         out.push('}');
     }
 }
+impl ValueOf {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ValueOf, crate::DataError> {
+        Ok(ValueOf { v: r.i32()? })
+    }
+}
 /// A record named var.
 ///
 /// Defined at `common.schema.json#/$defs/var`.
@@ -6908,6 +9718,14 @@ impl crate::canonical::Canonical for Var {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Var {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Var, crate::DataError> {
+        Ok(Var { v: r.i32()? })
     }
 }
 /// A record named virtual.
@@ -6927,6 +9745,14 @@ impl crate::canonical::Canonical for Virtual {
         out.push('}');
     }
 }
+impl Virtual {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Virtual, crate::DataError> {
+        Ok(Virtual { v: r.i32()? })
+    }
+}
 /// A record named void.
 ///
 /// Defined at `common.schema.json#/$defs/void`.
@@ -6942,6 +9768,14 @@ impl crate::canonical::Canonical for Void {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Void {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Void, crate::DataError> {
+        Ok(Void { v: r.i32()? })
     }
 }
 /// A record named volatile.
@@ -6961,6 +9795,14 @@ impl crate::canonical::Canonical for Volatile {
         out.push('}');
     }
 }
+impl Volatile {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Volatile, crate::DataError> {
+        Ok(Volatile { v: r.i32()? })
+    }
+}
 /// A record named when.
 ///
 /// Defined at `common.schema.json#/$defs/when`.
@@ -6976,6 +9818,14 @@ impl crate::canonical::Canonical for When {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl When {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<When, crate::DataError> {
+        Ok(When { v: r.i32()? })
     }
 }
 /// A record named where.
@@ -6995,6 +9845,14 @@ impl crate::canonical::Canonical for Where {
         out.push('}');
     }
 }
+impl Where {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Where, crate::DataError> {
+        Ok(Where { v: r.i32()? })
+    }
+}
 /// A record named while.
 ///
 /// Defined at `common.schema.json#/$defs/while`.
@@ -7010,6 +9868,14 @@ impl crate::canonical::Canonical for While {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl While {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<While, crate::DataError> {
+        Ok(While { v: r.i32()? })
     }
 }
 /// A record named with.
@@ -7029,6 +9895,14 @@ impl crate::canonical::Canonical for With {
         out.push('}');
     }
 }
+impl With {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<With, crate::DataError> {
+        Ok(With { v: r.i32()? })
+    }
+}
 /// A record named yield.
 ///
 /// Defined at `common.schema.json#/$defs/yield`.
@@ -7044,6 +9918,14 @@ impl crate::canonical::Canonical for Yield {
         crate::canonical::member(out, &mut first, "v", &self.v);
         let _ = first;
         out.push('}');
+    }
+}
+impl Yield {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Yield, crate::DataError> {
+        Ok(Yield { v: r.i32()? })
     }
 }
 /// Every reserved name as a kind.
@@ -8676,6 +11558,1643 @@ pub enum Choice {
         /// Column `v`.
         v: Option<i32>,
     },
+}
+impl Choice {
+    /// Read one value from embedded data (docs/data-format.md §3.3): the variant's index in `oneOf`
+    /// order, then its fields.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Choice, crate::DataError> {
+        Ok(
+            match r.index(325usize)? {
+                0usize => {
+                    Choice::As {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                1usize => {
+                    Choice::Break {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                2usize => {
+                    Choice::Const {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                3usize => {
+                    Choice::Continue {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                4usize => {
+                    Choice::Crate {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                5usize => {
+                    Choice::Else {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                6usize => {
+                    Choice::Enum {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                7usize => {
+                    Choice::Extern {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                8usize => {
+                    Choice::False {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                9usize => {
+                    Choice::Fn {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                10usize => {
+                    Choice::For {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                11usize => {
+                    Choice::If {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                12usize => {
+                    Choice::Impl {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                13usize => {
+                    Choice::In {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                14usize => {
+                    Choice::Let {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                15usize => {
+                    Choice::Loop {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                16usize => {
+                    Choice::Match {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                17usize => {
+                    Choice::Mod {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                18usize => {
+                    Choice::Move {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                19usize => {
+                    Choice::Mut {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                20usize => {
+                    Choice::Pub {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                21usize => {
+                    Choice::Ref {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                22usize => {
+                    Choice::Return {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                23usize => {
+                    Choice::Self_ {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                24usize => {
+                    Choice::Static {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                25usize => {
+                    Choice::Struct {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                26usize => {
+                    Choice::Super {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                27usize => {
+                    Choice::Trait {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                28usize => {
+                    Choice::True {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                29usize => {
+                    Choice::Type {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                30usize => {
+                    Choice::Unsafe {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                31usize => {
+                    Choice::Use {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                32usize => {
+                    Choice::Where {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                33usize => {
+                    Choice::While {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                34usize => {
+                    Choice::Async {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                35usize => {
+                    Choice::Await {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                36usize => {
+                    Choice::Dyn {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                37usize => {
+                    Choice::Abstract {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                38usize => {
+                    Choice::Become {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                39usize => {
+                    Choice::Box {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                40usize => {
+                    Choice::Do {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                41usize => {
+                    Choice::Final {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                42usize => {
+                    Choice::Macro {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                43usize => {
+                    Choice::Override {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                44usize => {
+                    Choice::Priv {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                45usize => {
+                    Choice::Typeof {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                46usize => {
+                    Choice::Unsized {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                47usize => {
+                    Choice::Virtual {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                48usize => {
+                    Choice::Yield {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                49usize => {
+                    Choice::Try {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                50usize => {
+                    Choice::Gen {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                51usize => {
+                    Choice::Union {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                52usize => {
+                    Choice::MacroRules {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                53usize => {
+                    Choice::Raw {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                54usize => {
+                    Choice::Safe {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                55usize => {
+                    Choice::Option {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                56usize => {
+                    Choice::Some {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                57usize => {
+                    Choice::None {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                58usize => {
+                    Choice::Result {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                59usize => {
+                    Choice::Ok {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                60usize => {
+                    Choice::Err {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                61usize => {
+                    Choice::Vec {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                62usize => {
+                    Choice::String {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                63usize => {
+                    Choice::ToString {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                64usize => {
+                    Choice::ToOwned {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                65usize => {
+                    Choice::Clone {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                66usize => {
+                    Choice::Copy {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                67usize => {
+                    Choice::Send {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                68usize => {
+                    Choice::Sync {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                69usize => {
+                    Choice::Sized {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                70usize => {
+                    Choice::Unpin {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                71usize => {
+                    Choice::Drop {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                72usize => {
+                    Choice::FnMut {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                73usize => {
+                    Choice::FnOnce {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                74usize => {
+                    Choice::Iterator {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                75usize => {
+                    Choice::IntoIterator {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                76usize => {
+                    Choice::DoubleEndedIterator {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                77usize => {
+                    Choice::ExactSizeIterator {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                78usize => {
+                    Choice::Extend {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                79usize => {
+                    Choice::Default {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                80usize => {
+                    Choice::Eq {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                81usize => {
+                    Choice::PartialEq {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                82usize => {
+                    Choice::Ord {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                83usize => {
+                    Choice::PartialOrd {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                84usize => {
+                    Choice::AsRef {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                85usize => {
+                    Choice::AsMut {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                86usize => {
+                    Choice::Into {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                87usize => {
+                    Choice::From {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                88usize => {
+                    Choice::TryFrom {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                89usize => {
+                    Choice::TryInto {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                90usize => {
+                    Choice::FromIterator {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                91usize => {
+                    Choice::Debug {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                92usize => {
+                    Choice::Hash {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                93usize => {
+                    Choice::Display {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                94usize => {
+                    Choice::Lib {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                95usize => {
+                    Choice::Main {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                96usize => {
+                    Choice::Core {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                97usize => {
+                    Choice::Std {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                98usize => {
+                    Choice::Alloc {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                99usize => {
+                    Choice::ProcMacro {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                100usize => {
+                    Choice::Test {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                101usize => {
+                    Choice::Bool {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                102usize => {
+                    Choice::Char {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                103usize => {
+                    Choice::Str {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                104usize => {
+                    Choice::I8 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                105usize => {
+                    Choice::I16 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                106usize => {
+                    Choice::I32 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                107usize => {
+                    Choice::I64 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                108usize => {
+                    Choice::I128 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                109usize => {
+                    Choice::Isize {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                110usize => {
+                    Choice::U8 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                111usize => {
+                    Choice::U16 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                112usize => {
+                    Choice::U32 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                113usize => {
+                    Choice::U64 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                114usize => {
+                    Choice::U128 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                115usize => {
+                    Choice::Usize {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                116usize => {
+                    Choice::F32 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                117usize => {
+                    Choice::F64 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                118usize => {
+                    Choice::Base {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                119usize => {
+                    Choice::Byte {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                120usize => {
+                    Choice::Case {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                121usize => {
+                    Choice::Catch {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                122usize => {
+                    Choice::Checked {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                123usize => {
+                    Choice::Class {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                124usize => {
+                    Choice::Decimal {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                125usize => {
+                    Choice::Delegate {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                126usize => {
+                    Choice::Double {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                127usize => {
+                    Choice::Event {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                128usize => {
+                    Choice::Explicit {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                129usize => {
+                    Choice::Finally {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                130usize => {
+                    Choice::Fixed {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                131usize => {
+                    Choice::Float {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                132usize => {
+                    Choice::Foreach {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                133usize => {
+                    Choice::Goto {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                134usize => {
+                    Choice::Implicit {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                135usize => {
+                    Choice::Int {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                136usize => {
+                    Choice::Interface {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                137usize => {
+                    Choice::Internal {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                138usize => {
+                    Choice::Is {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                139usize => {
+                    Choice::Lock {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                140usize => {
+                    Choice::Long {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                141usize => {
+                    Choice::Namespace {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                142usize => {
+                    Choice::New {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                143usize => {
+                    Choice::Null {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                144usize => {
+                    Choice::Object {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                145usize => {
+                    Choice::Operator {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                146usize => {
+                    Choice::Out {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                147usize => {
+                    Choice::Params {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                148usize => {
+                    Choice::Private {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                149usize => {
+                    Choice::Protected {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                150usize => {
+                    Choice::Public {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                151usize => {
+                    Choice::Readonly {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                152usize => {
+                    Choice::Sbyte {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                153usize => {
+                    Choice::Sealed {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                154usize => {
+                    Choice::Short {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                155usize => {
+                    Choice::Sizeof {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                156usize => {
+                    Choice::Stackalloc {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                157usize => {
+                    Choice::Switch {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                158usize => {
+                    Choice::This {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                159usize => {
+                    Choice::Throw {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                160usize => {
+                    Choice::Uint {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                161usize => {
+                    Choice::Ulong {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                162usize => {
+                    Choice::Unchecked {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                163usize => {
+                    Choice::Ushort {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                164usize => {
+                    Choice::Using {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                165usize => {
+                    Choice::Void {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                166usize => {
+                    Choice::Volatile {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                167usize => {
+                    Choice::Add {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                168usize => {
+                    Choice::Alias {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                169usize => {
+                    Choice::Ascending {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                170usize => {
+                    Choice::By {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                171usize => {
+                    Choice::Descending {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                172usize => {
+                    Choice::Dynamic {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                173usize => {
+                    Choice::Equals {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                174usize => {
+                    Choice::Get {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                175usize => {
+                    Choice::Global {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                176usize => {
+                    Choice::Group {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                177usize => {
+                    Choice::Join {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                178usize => {
+                    Choice::Nameof {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                179usize => {
+                    Choice::On {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                180usize => {
+                    Choice::Orderby {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                181usize => {
+                    Choice::Partial {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                182usize => {
+                    Choice::Remove {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                183usize => {
+                    Choice::Select {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                184usize => {
+                    Choice::Set {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                185usize => {
+                    Choice::Unmanaged {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                186usize => {
+                    Choice::Value {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                187usize => {
+                    Choice::Var {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                188usize => {
+                    Choice::When {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                189usize => {
+                    Choice::Record {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                190usize => {
+                    Choice::Init {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                191usize => {
+                    Choice::With {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                192usize => {
+                    Choice::And {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                193usize => {
+                    Choice::Or {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                194usize => {
+                    Choice::Not {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                195usize => {
+                    Choice::Nint {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                196usize => {
+                    Choice::Nuint {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                197usize => {
+                    Choice::Managed {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                198usize => {
+                    Choice::Required {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                199usize => {
+                    Choice::File {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                200usize => {
+                    Choice::Scoped {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                201usize => {
+                    Choice::Field {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                202usize => {
+                    Choice::GetHashCode {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                203usize => {
+                    Choice::GetType {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                204usize => {
+                    Choice::Finalize {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                205usize => {
+                    Choice::MemberwiseClone {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                206usize => {
+                    Choice::ReferenceEquals {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                207usize => {
+                    Choice::Debugger {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                208usize => {
+                    Choice::Delete {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                209usize => {
+                    Choice::Export {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                210usize => {
+                    Choice::Extends {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                211usize => {
+                    Choice::Function {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                212usize => {
+                    Choice::Import {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                213usize => {
+                    Choice::Instanceof {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                214usize => {
+                    Choice::Implements {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                215usize => {
+                    Choice::Package {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                216usize => {
+                    Choice::Any {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                217usize => {
+                    Choice::Boolean {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                218usize => {
+                    Choice::Constructor {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                219usize => {
+                    Choice::Declare {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                220usize => {
+                    Choice::Module {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                221usize => {
+                    Choice::Require {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                222usize => {
+                    Choice::Number {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                223usize => {
+                    Choice::Symbol {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                224usize => {
+                    Choice::Of {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                225usize => {
+                    Choice::Bigint {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                226usize => {
+                    Choice::Undefined {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                227usize => {
+                    Choice::Never {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                228usize => {
+                    Choice::Unknown {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                229usize => {
+                    Choice::Keyof {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                230usize => {
+                    Choice::Infer {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                231usize => {
+                    Choice::Unique {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                232usize => {
+                    Choice::Accessor {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                233usize => {
+                    Choice::Asserts {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                234usize => {
+                    Choice::Assert {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                235usize => {
+                    Choice::Intrinsic {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                236usize => {
+                    Choice::Satisfies {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                237usize => {
+                    Choice::Arguments {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                238usize => {
+                    Choice::Eval {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                239usize => {
+                    Choice::Proto {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                240usize => {
+                    Choice::Prototype {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                241usize => {
+                    Choice::ToLocaleString {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                242usize => {
+                    Choice::ValueOf {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                243usize => {
+                    Choice::HasOwnProperty {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                244usize => {
+                    Choice::IsPrototypeOf {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                245usize => {
+                    Choice::PropertyIsEnumerable {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                246usize => {
+                    Choice::Array {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                247usize => {
+                    Choice::ArrayBuffer {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                248usize => {
+                    Choice::ArrayLike {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                249usize => {
+                    Choice::BigInt {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                250usize => {
+                    Choice::Buffer {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                251usize => {
+                    Choice::DataView {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                252usize => {
+                    Choice::Date {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                253usize => {
+                    Choice::Error {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                254usize => {
+                    Choice::EvalError {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                255usize => {
+                    Choice::Exclude {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                256usize => {
+                    Choice::Extract {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                257usize => {
+                    Choice::Infinity {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                258usize => {
+                    Choice::InstanceType {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                259usize => {
+                    Choice::Intl {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                260usize => {
+                    Choice::Iterable {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                261usize => {
+                    Choice::IterableIterator {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                262usize => {
+                    Choice::Json {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                263usize => {
+                    Choice::Map {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                264usize => {
+                    Choice::Math {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                265usize => {
+                    Choice::NaN {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                266usize => {
+                    Choice::NonNullable {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                267usize => {
+                    Choice::Omit {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                268usize => {
+                    Choice::Parameters {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                269usize => {
+                    Choice::Pick {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                270usize => {
+                    Choice::Promise {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                271usize => {
+                    Choice::PropertyKey {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                272usize => {
+                    Choice::Proxy {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                273usize => {
+                    Choice::RangeError {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                274usize => {
+                    Choice::ReadonlyArray {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                275usize => {
+                    Choice::ReadonlyMap {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                276usize => {
+                    Choice::ReadonlySet {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                277usize => {
+                    Choice::Reflect {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                278usize => {
+                    Choice::RegExp {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                279usize => {
+                    Choice::ReturnType {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                280usize => {
+                    Choice::SyntaxError {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                281usize => {
+                    Choice::TextDecoder {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                282usize => {
+                    Choice::TextEncoder {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                283usize => {
+                    Choice::TypeError {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                284usize => {
+                    Choice::UriError {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                285usize => {
+                    Choice::Url {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                286usize => {
+                    Choice::Uint8array {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                287usize => {
+                    Choice::WeakMap {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                288usize => {
+                    Choice::WeakSet {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                289usize => {
+                    Choice::Console {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                290usize => {
+                    Choice::GlobalThis {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                291usize => {
+                    Choice::Process {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                292usize => {
+                    Choice::Con {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                293usize => {
+                    Choice::Prn {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                294usize => {
+                    Choice::Aux {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                295usize => {
+                    Choice::Nul {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                296usize => {
+                    Choice::Com0 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                297usize => {
+                    Choice::Com1 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                298usize => {
+                    Choice::Com2 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                299usize => {
+                    Choice::Com3 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                300usize => {
+                    Choice::Com4 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                301usize => {
+                    Choice::Com5 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                302usize => {
+                    Choice::Com6 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                303usize => {
+                    Choice::Com7 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                304usize => {
+                    Choice::Com8 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                305usize => {
+                    Choice::Com9 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                306usize => {
+                    Choice::ComU00b9 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                307usize => {
+                    Choice::ComU00b2 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                308usize => {
+                    Choice::ComU00b3 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                309usize => {
+                    Choice::Lpt0 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                310usize => {
+                    Choice::Lpt1 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                311usize => {
+                    Choice::Lpt2 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                312usize => {
+                    Choice::Lpt3 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                313usize => {
+                    Choice::Lpt4 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                314usize => {
+                    Choice::Lpt5 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                315usize => {
+                    Choice::Lpt6 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                316usize => {
+                    Choice::Lpt7 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                317usize => {
+                    Choice::Lpt8 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                318usize => {
+                    Choice::Lpt9 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                319usize => {
+                    Choice::LptU00b9 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                320usize => {
+                    Choice::LptU00b2 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                321usize => {
+                    Choice::LptU00b3 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                322usize => {
+                    Choice::ConinU0024 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                323usize => {
+                    Choice::ConoutU0024 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+                _ => {
+                    Choice::ClockU0024 {
+                        v: if r.present()? { Some(r.i32()?) } else { None },
+                    }
+                }
+            },
+        )
+    }
 }
 impl Choice {
     /// The value of `kind`: which kind this is.

@@ -3,7 +3,7 @@
 //! Table `Records`.
 /// A field of every record type named by a reserved name, and the record whose fields are every name.
 ///
-/// Table `Records` (1 rows, mode `map`), schema `Records.schema.json`.
+/// Table `Records` (mode `map`), schema `Records.schema.json`; its rows are embedded from `data/Records.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Records {
     /// Column `Id`.
@@ -2251,6 +2251,1589 @@ impl crate::canonical::Canonical for Records {
         out.push('}');
     }
 }
+impl Records {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Records, crate::DataError> {
+        Ok(Records {
+            id: crate::records_::RecordsId(r.i32()?),
+            all: if r.present()? {
+                Some(crate::records::AllFields::decode(r)?)
+            } else {
+                None
+            },
+            r000: if r.present()? { Some(crate::records::As::decode(r)?) } else { None },
+            r001: if r.present()? {
+                Some(crate::records::Break::decode(r)?)
+            } else {
+                None
+            },
+            r002: if r.present()? {
+                Some(crate::records::Const::decode(r)?)
+            } else {
+                None
+            },
+            r003: if r.present()? {
+                Some(crate::records::Continue::decode(r)?)
+            } else {
+                None
+            },
+            r004: if r.present()? {
+                Some(crate::records::Crate::decode(r)?)
+            } else {
+                None
+            },
+            r005: if r.present()? {
+                Some(crate::records::Else::decode(r)?)
+            } else {
+                None
+            },
+            r006: if r.present()? {
+                Some(crate::records::Enum::decode(r)?)
+            } else {
+                None
+            },
+            r007: if r.present()? {
+                Some(crate::records::Extern::decode(r)?)
+            } else {
+                None
+            },
+            r008: if r.present()? {
+                Some(crate::records::False::decode(r)?)
+            } else {
+                None
+            },
+            r009: if r.present()? {
+                Some(crate::records::Fn_::decode(r)?)
+            } else {
+                None
+            },
+            r010: if r.present()? {
+                Some(crate::records::For::decode(r)?)
+            } else {
+                None
+            },
+            r011: if r.present()? { Some(crate::records::If::decode(r)?) } else { None },
+            r012: if r.present()? {
+                Some(crate::records::Impl::decode(r)?)
+            } else {
+                None
+            },
+            r013: if r.present()? { Some(crate::records::In::decode(r)?) } else { None },
+            r014: if r.present()? {
+                Some(crate::records::Let::decode(r)?)
+            } else {
+                None
+            },
+            r015: if r.present()? {
+                Some(crate::records::Loop::decode(r)?)
+            } else {
+                None
+            },
+            r016: if r.present()? {
+                Some(crate::records::Match::decode(r)?)
+            } else {
+                None
+            },
+            r017: if r.present()? {
+                Some(crate::records::Mod::decode(r)?)
+            } else {
+                None
+            },
+            r018: if r.present()? {
+                Some(crate::records::Move::decode(r)?)
+            } else {
+                None
+            },
+            r019: if r.present()? {
+                Some(crate::records::Mut::decode(r)?)
+            } else {
+                None
+            },
+            r020: if r.present()? {
+                Some(crate::records::Pub::decode(r)?)
+            } else {
+                None
+            },
+            r021: if r.present()? {
+                Some(crate::records::Ref::decode(r)?)
+            } else {
+                None
+            },
+            r022: if r.present()? {
+                Some(crate::records::Return::decode(r)?)
+            } else {
+                None
+            },
+            r023: if r.present()? {
+                Some(crate::records::Self_::decode(r)?)
+            } else {
+                None
+            },
+            r024: if r.present()? {
+                Some(crate::records::Static::decode(r)?)
+            } else {
+                None
+            },
+            r025: if r.present()? {
+                Some(crate::records::Struct::decode(r)?)
+            } else {
+                None
+            },
+            r026: if r.present()? {
+                Some(crate::records::Super::decode(r)?)
+            } else {
+                None
+            },
+            r027: if r.present()? {
+                Some(crate::records::Trait::decode(r)?)
+            } else {
+                None
+            },
+            r028: if r.present()? {
+                Some(crate::records::True::decode(r)?)
+            } else {
+                None
+            },
+            r029: if r.present()? {
+                Some(crate::records::Type::decode(r)?)
+            } else {
+                None
+            },
+            r030: if r.present()? {
+                Some(crate::records::Unsafe::decode(r)?)
+            } else {
+                None
+            },
+            r031: if r.present()? {
+                Some(crate::records::Use::decode(r)?)
+            } else {
+                None
+            },
+            r032: if r.present()? {
+                Some(crate::records::Where::decode(r)?)
+            } else {
+                None
+            },
+            r033: if r.present()? {
+                Some(crate::records::While::decode(r)?)
+            } else {
+                None
+            },
+            r034: if r.present()? {
+                Some(crate::records::Async::decode(r)?)
+            } else {
+                None
+            },
+            r035: if r.present()? {
+                Some(crate::records::Await::decode(r)?)
+            } else {
+                None
+            },
+            r036: if r.present()? {
+                Some(crate::records::Dyn::decode(r)?)
+            } else {
+                None
+            },
+            r037: if r.present()? {
+                Some(crate::records::Abstract::decode(r)?)
+            } else {
+                None
+            },
+            r038: if r.present()? {
+                Some(crate::records::Become::decode(r)?)
+            } else {
+                None
+            },
+            r039: if r.present()? {
+                Some(crate::records::Box_::decode(r)?)
+            } else {
+                None
+            },
+            r040: if r.present()? { Some(crate::records::Do::decode(r)?) } else { None },
+            r041: if r.present()? {
+                Some(crate::records::Final::decode(r)?)
+            } else {
+                None
+            },
+            r042: if r.present()? {
+                Some(crate::records::Macro::decode(r)?)
+            } else {
+                None
+            },
+            r043: if r.present()? {
+                Some(crate::records::Override::decode(r)?)
+            } else {
+                None
+            },
+            r044: if r.present()? {
+                Some(crate::records::Priv::decode(r)?)
+            } else {
+                None
+            },
+            r045: if r.present()? {
+                Some(crate::records::Typeof::decode(r)?)
+            } else {
+                None
+            },
+            r046: if r.present()? {
+                Some(crate::records::Unsized::decode(r)?)
+            } else {
+                None
+            },
+            r047: if r.present()? {
+                Some(crate::records::Virtual::decode(r)?)
+            } else {
+                None
+            },
+            r048: if r.present()? {
+                Some(crate::records::Yield::decode(r)?)
+            } else {
+                None
+            },
+            r049: if r.present()? {
+                Some(crate::records::Try::decode(r)?)
+            } else {
+                None
+            },
+            r050: if r.present()? {
+                Some(crate::records::Gen::decode(r)?)
+            } else {
+                None
+            },
+            r051: if r.present()? {
+                Some(crate::records::Union::decode(r)?)
+            } else {
+                None
+            },
+            r052: if r.present()? {
+                Some(crate::records::MacroRules::decode(r)?)
+            } else {
+                None
+            },
+            r053: if r.present()? {
+                Some(crate::records::Raw::decode(r)?)
+            } else {
+                None
+            },
+            r054: if r.present()? {
+                Some(crate::records::Safe::decode(r)?)
+            } else {
+                None
+            },
+            r055: if r.present()? {
+                Some(crate::records::Option_::decode(r)?)
+            } else {
+                None
+            },
+            r056: if r.present()? {
+                Some(crate::records::Some_::decode(r)?)
+            } else {
+                None
+            },
+            r057: if r.present()? {
+                Some(crate::records::None_::decode(r)?)
+            } else {
+                None
+            },
+            r058: if r.present()? {
+                Some(crate::records::Result_::decode(r)?)
+            } else {
+                None
+            },
+            r059: if r.present()? {
+                Some(crate::records::Ok_::decode(r)?)
+            } else {
+                None
+            },
+            r060: if r.present()? {
+                Some(crate::records::Err_::decode(r)?)
+            } else {
+                None
+            },
+            r061: if r.present()? {
+                Some(crate::records::Vec_::decode(r)?)
+            } else {
+                None
+            },
+            r062: if r.present()? {
+                Some(crate::records::String_::decode(r)?)
+            } else {
+                None
+            },
+            r063: if r.present()? {
+                Some(crate::records::ToString_::decode(r)?)
+            } else {
+                None
+            },
+            r064: if r.present()? {
+                Some(crate::records::ToOwned_::decode(r)?)
+            } else {
+                None
+            },
+            r065: if r.present()? {
+                Some(crate::records::Clone_::decode(r)?)
+            } else {
+                None
+            },
+            r066: if r.present()? {
+                Some(crate::records::Copy_::decode(r)?)
+            } else {
+                None
+            },
+            r067: if r.present()? {
+                Some(crate::records::Send_::decode(r)?)
+            } else {
+                None
+            },
+            r068: if r.present()? {
+                Some(crate::records::Sync_::decode(r)?)
+            } else {
+                None
+            },
+            r069: if r.present()? {
+                Some(crate::records::Sized_::decode(r)?)
+            } else {
+                None
+            },
+            r070: if r.present()? {
+                Some(crate::records::Unpin_::decode(r)?)
+            } else {
+                None
+            },
+            r071: if r.present()? {
+                Some(crate::records::Drop_::decode(r)?)
+            } else {
+                None
+            },
+            r072: if r.present()? {
+                Some(crate::records::FnMut_::decode(r)?)
+            } else {
+                None
+            },
+            r073: if r.present()? {
+                Some(crate::records::FnOnce_::decode(r)?)
+            } else {
+                None
+            },
+            r074: if r.present()? {
+                Some(crate::records::Iterator_::decode(r)?)
+            } else {
+                None
+            },
+            r075: if r.present()? {
+                Some(crate::records::IntoIterator_::decode(r)?)
+            } else {
+                None
+            },
+            r076: if r.present()? {
+                Some(crate::records::DoubleEndedIterator_::decode(r)?)
+            } else {
+                None
+            },
+            r077: if r.present()? {
+                Some(crate::records::ExactSizeIterator_::decode(r)?)
+            } else {
+                None
+            },
+            r078: if r.present()? {
+                Some(crate::records::Extend_::decode(r)?)
+            } else {
+                None
+            },
+            r079: if r.present()? {
+                Some(crate::records::Default_::decode(r)?)
+            } else {
+                None
+            },
+            r080: if r.present()? {
+                Some(crate::records::Eq_::decode(r)?)
+            } else {
+                None
+            },
+            r081: if r.present()? {
+                Some(crate::records::PartialEq_::decode(r)?)
+            } else {
+                None
+            },
+            r082: if r.present()? {
+                Some(crate::records::Ord_::decode(r)?)
+            } else {
+                None
+            },
+            r083: if r.present()? {
+                Some(crate::records::PartialOrd_::decode(r)?)
+            } else {
+                None
+            },
+            r084: if r.present()? {
+                Some(crate::records::AsRef_::decode(r)?)
+            } else {
+                None
+            },
+            r085: if r.present()? {
+                Some(crate::records::AsMut_::decode(r)?)
+            } else {
+                None
+            },
+            r086: if r.present()? {
+                Some(crate::records::Into_::decode(r)?)
+            } else {
+                None
+            },
+            r087: if r.present()? {
+                Some(crate::records::From_::decode(r)?)
+            } else {
+                None
+            },
+            r088: if r.present()? {
+                Some(crate::records::TryFrom_::decode(r)?)
+            } else {
+                None
+            },
+            r089: if r.present()? {
+                Some(crate::records::TryInto_::decode(r)?)
+            } else {
+                None
+            },
+            r090: if r.present()? {
+                Some(crate::records::FromIterator_::decode(r)?)
+            } else {
+                None
+            },
+            r091: if r.present()? {
+                Some(crate::records::Debug_::decode(r)?)
+            } else {
+                None
+            },
+            r092: if r.present()? {
+                Some(crate::records::Hash_::decode(r)?)
+            } else {
+                None
+            },
+            r093: if r.present()? {
+                Some(crate::records::Display_::decode(r)?)
+            } else {
+                None
+            },
+            r094: if r.present()? {
+                Some(crate::records::Lib::decode(r)?)
+            } else {
+                None
+            },
+            r095: if r.present()? {
+                Some(crate::records::Main::decode(r)?)
+            } else {
+                None
+            },
+            r096: if r.present()? {
+                Some(crate::records::Core::decode(r)?)
+            } else {
+                None
+            },
+            r097: if r.present()? {
+                Some(crate::records::Std::decode(r)?)
+            } else {
+                None
+            },
+            r098: if r.present()? {
+                Some(crate::records::Alloc::decode(r)?)
+            } else {
+                None
+            },
+            r099: if r.present()? {
+                Some(crate::records::ProcMacro::decode(r)?)
+            } else {
+                None
+            },
+            r100: if r.present()? {
+                Some(crate::records::Test::decode(r)?)
+            } else {
+                None
+            },
+            r101: if r.present()? {
+                Some(crate::records::Bool::decode(r)?)
+            } else {
+                None
+            },
+            r102: if r.present()? {
+                Some(crate::records::Char::decode(r)?)
+            } else {
+                None
+            },
+            r103: if r.present()? {
+                Some(crate::records::Str::decode(r)?)
+            } else {
+                None
+            },
+            r104: if r.present()? { Some(crate::records::I8::decode(r)?) } else { None },
+            r105: if r.present()? {
+                Some(crate::records::I16::decode(r)?)
+            } else {
+                None
+            },
+            r106: if r.present()? {
+                Some(crate::records::I32::decode(r)?)
+            } else {
+                None
+            },
+            r107: if r.present()? {
+                Some(crate::records::I64::decode(r)?)
+            } else {
+                None
+            },
+            r108: if r.present()? {
+                Some(crate::records::I128::decode(r)?)
+            } else {
+                None
+            },
+            r109: if r.present()? {
+                Some(crate::records::Isize::decode(r)?)
+            } else {
+                None
+            },
+            r110: if r.present()? { Some(crate::records::U8::decode(r)?) } else { None },
+            r111: if r.present()? {
+                Some(crate::records::U16::decode(r)?)
+            } else {
+                None
+            },
+            r112: if r.present()? {
+                Some(crate::records::U32::decode(r)?)
+            } else {
+                None
+            },
+            r113: if r.present()? {
+                Some(crate::records::U64::decode(r)?)
+            } else {
+                None
+            },
+            r114: if r.present()? {
+                Some(crate::records::U128::decode(r)?)
+            } else {
+                None
+            },
+            r115: if r.present()? {
+                Some(crate::records::Usize::decode(r)?)
+            } else {
+                None
+            },
+            r116: if r.present()? {
+                Some(crate::records::F32::decode(r)?)
+            } else {
+                None
+            },
+            r117: if r.present()? {
+                Some(crate::records::F64::decode(r)?)
+            } else {
+                None
+            },
+            r118: if r.present()? {
+                Some(crate::records::Base::decode(r)?)
+            } else {
+                None
+            },
+            r119: if r.present()? {
+                Some(crate::records::Byte::decode(r)?)
+            } else {
+                None
+            },
+            r120: if r.present()? {
+                Some(crate::records::Case::decode(r)?)
+            } else {
+                None
+            },
+            r121: if r.present()? {
+                Some(crate::records::Catch::decode(r)?)
+            } else {
+                None
+            },
+            r122: if r.present()? {
+                Some(crate::records::Checked::decode(r)?)
+            } else {
+                None
+            },
+            r123: if r.present()? {
+                Some(crate::records::Class::decode(r)?)
+            } else {
+                None
+            },
+            r124: if r.present()? {
+                Some(crate::records::Decimal::decode(r)?)
+            } else {
+                None
+            },
+            r125: if r.present()? {
+                Some(crate::records::Delegate::decode(r)?)
+            } else {
+                None
+            },
+            r126: if r.present()? {
+                Some(crate::records::Double::decode(r)?)
+            } else {
+                None
+            },
+            r127: if r.present()? {
+                Some(crate::records::Event::decode(r)?)
+            } else {
+                None
+            },
+            r128: if r.present()? {
+                Some(crate::records::Explicit::decode(r)?)
+            } else {
+                None
+            },
+            r129: if r.present()? {
+                Some(crate::records::Finally::decode(r)?)
+            } else {
+                None
+            },
+            r130: if r.present()? {
+                Some(crate::records::Fixed::decode(r)?)
+            } else {
+                None
+            },
+            r131: if r.present()? {
+                Some(crate::records::Float::decode(r)?)
+            } else {
+                None
+            },
+            r132: if r.present()? {
+                Some(crate::records::Foreach::decode(r)?)
+            } else {
+                None
+            },
+            r133: if r.present()? {
+                Some(crate::records::Goto::decode(r)?)
+            } else {
+                None
+            },
+            r134: if r.present()? {
+                Some(crate::records::Implicit::decode(r)?)
+            } else {
+                None
+            },
+            r135: if r.present()? {
+                Some(crate::records::Int::decode(r)?)
+            } else {
+                None
+            },
+            r136: if r.present()? {
+                Some(crate::records::Interface::decode(r)?)
+            } else {
+                None
+            },
+            r137: if r.present()? {
+                Some(crate::records::Internal::decode(r)?)
+            } else {
+                None
+            },
+            r138: if r.present()? { Some(crate::records::Is::decode(r)?) } else { None },
+            r139: if r.present()? {
+                Some(crate::records::Lock::decode(r)?)
+            } else {
+                None
+            },
+            r140: if r.present()? {
+                Some(crate::records::Long::decode(r)?)
+            } else {
+                None
+            },
+            r141: if r.present()? {
+                Some(crate::records::Namespace::decode(r)?)
+            } else {
+                None
+            },
+            r142: if r.present()? {
+                Some(crate::records::New::decode(r)?)
+            } else {
+                None
+            },
+            r143: if r.present()? {
+                Some(crate::records::Null::decode(r)?)
+            } else {
+                None
+            },
+            r144: if r.present()? {
+                Some(crate::records::Object::decode(r)?)
+            } else {
+                None
+            },
+            r145: if r.present()? {
+                Some(crate::records::Operator::decode(r)?)
+            } else {
+                None
+            },
+            r146: if r.present()? {
+                Some(crate::records::Out::decode(r)?)
+            } else {
+                None
+            },
+            r147: if r.present()? {
+                Some(crate::records::Params::decode(r)?)
+            } else {
+                None
+            },
+            r148: if r.present()? {
+                Some(crate::records::Private::decode(r)?)
+            } else {
+                None
+            },
+            r149: if r.present()? {
+                Some(crate::records::Protected::decode(r)?)
+            } else {
+                None
+            },
+            r150: if r.present()? {
+                Some(crate::records::Public::decode(r)?)
+            } else {
+                None
+            },
+            r151: if r.present()? {
+                Some(crate::records::Readonly::decode(r)?)
+            } else {
+                None
+            },
+            r152: if r.present()? {
+                Some(crate::records::Sbyte::decode(r)?)
+            } else {
+                None
+            },
+            r153: if r.present()? {
+                Some(crate::records::Sealed::decode(r)?)
+            } else {
+                None
+            },
+            r154: if r.present()? {
+                Some(crate::records::Short::decode(r)?)
+            } else {
+                None
+            },
+            r155: if r.present()? {
+                Some(crate::records::Sizeof::decode(r)?)
+            } else {
+                None
+            },
+            r156: if r.present()? {
+                Some(crate::records::Stackalloc::decode(r)?)
+            } else {
+                None
+            },
+            r157: if r.present()? {
+                Some(crate::records::Switch::decode(r)?)
+            } else {
+                None
+            },
+            r158: if r.present()? {
+                Some(crate::records::This::decode(r)?)
+            } else {
+                None
+            },
+            r159: if r.present()? {
+                Some(crate::records::Throw::decode(r)?)
+            } else {
+                None
+            },
+            r160: if r.present()? {
+                Some(crate::records::Uint::decode(r)?)
+            } else {
+                None
+            },
+            r161: if r.present()? {
+                Some(crate::records::Ulong::decode(r)?)
+            } else {
+                None
+            },
+            r162: if r.present()? {
+                Some(crate::records::Unchecked::decode(r)?)
+            } else {
+                None
+            },
+            r163: if r.present()? {
+                Some(crate::records::Ushort::decode(r)?)
+            } else {
+                None
+            },
+            r164: if r.present()? {
+                Some(crate::records::Using::decode(r)?)
+            } else {
+                None
+            },
+            r165: if r.present()? {
+                Some(crate::records::Void::decode(r)?)
+            } else {
+                None
+            },
+            r166: if r.present()? {
+                Some(crate::records::Volatile::decode(r)?)
+            } else {
+                None
+            },
+            r167: if r.present()? {
+                Some(crate::records::Add::decode(r)?)
+            } else {
+                None
+            },
+            r168: if r.present()? {
+                Some(crate::records::Alias::decode(r)?)
+            } else {
+                None
+            },
+            r169: if r.present()? {
+                Some(crate::records::Ascending::decode(r)?)
+            } else {
+                None
+            },
+            r170: if r.present()? { Some(crate::records::By::decode(r)?) } else { None },
+            r171: if r.present()? {
+                Some(crate::records::Descending::decode(r)?)
+            } else {
+                None
+            },
+            r172: if r.present()? {
+                Some(crate::records::Dynamic::decode(r)?)
+            } else {
+                None
+            },
+            r173: if r.present()? {
+                Some(crate::records::Equals::decode(r)?)
+            } else {
+                None
+            },
+            r174: if r.present()? {
+                Some(crate::records::Get::decode(r)?)
+            } else {
+                None
+            },
+            r175: if r.present()? {
+                Some(crate::records::Global::decode(r)?)
+            } else {
+                None
+            },
+            r176: if r.present()? {
+                Some(crate::records::Group::decode(r)?)
+            } else {
+                None
+            },
+            r177: if r.present()? {
+                Some(crate::records::Join::decode(r)?)
+            } else {
+                None
+            },
+            r178: if r.present()? {
+                Some(crate::records::Nameof::decode(r)?)
+            } else {
+                None
+            },
+            r179: if r.present()? { Some(crate::records::On::decode(r)?) } else { None },
+            r180: if r.present()? {
+                Some(crate::records::Orderby::decode(r)?)
+            } else {
+                None
+            },
+            r181: if r.present()? {
+                Some(crate::records::Partial::decode(r)?)
+            } else {
+                None
+            },
+            r182: if r.present()? {
+                Some(crate::records::Remove::decode(r)?)
+            } else {
+                None
+            },
+            r183: if r.present()? {
+                Some(crate::records::Select::decode(r)?)
+            } else {
+                None
+            },
+            r184: if r.present()? {
+                Some(crate::records::Set::decode(r)?)
+            } else {
+                None
+            },
+            r185: if r.present()? {
+                Some(crate::records::Unmanaged::decode(r)?)
+            } else {
+                None
+            },
+            r186: if r.present()? {
+                Some(crate::records::Value::decode(r)?)
+            } else {
+                None
+            },
+            r187: if r.present()? {
+                Some(crate::records::Var::decode(r)?)
+            } else {
+                None
+            },
+            r188: if r.present()? {
+                Some(crate::records::When::decode(r)?)
+            } else {
+                None
+            },
+            r189: if r.present()? {
+                Some(crate::records::Record::decode(r)?)
+            } else {
+                None
+            },
+            r190: if r.present()? {
+                Some(crate::records::Init::decode(r)?)
+            } else {
+                None
+            },
+            r191: if r.present()? {
+                Some(crate::records::With::decode(r)?)
+            } else {
+                None
+            },
+            r192: if r.present()? {
+                Some(crate::records::And::decode(r)?)
+            } else {
+                None
+            },
+            r193: if r.present()? { Some(crate::records::Or::decode(r)?) } else { None },
+            r194: if r.present()? {
+                Some(crate::records::Not::decode(r)?)
+            } else {
+                None
+            },
+            r195: if r.present()? {
+                Some(crate::records::Nint::decode(r)?)
+            } else {
+                None
+            },
+            r196: if r.present()? {
+                Some(crate::records::Nuint::decode(r)?)
+            } else {
+                None
+            },
+            r197: if r.present()? {
+                Some(crate::records::Managed::decode(r)?)
+            } else {
+                None
+            },
+            r198: if r.present()? {
+                Some(crate::records::Required::decode(r)?)
+            } else {
+                None
+            },
+            r199: if r.present()? {
+                Some(crate::records::File::decode(r)?)
+            } else {
+                None
+            },
+            r200: if r.present()? {
+                Some(crate::records::Scoped::decode(r)?)
+            } else {
+                None
+            },
+            r201: if r.present()? {
+                Some(crate::records::Field::decode(r)?)
+            } else {
+                None
+            },
+            r202: if r.present()? {
+                Some(crate::records::GetHashCode::decode(r)?)
+            } else {
+                None
+            },
+            r203: if r.present()? {
+                Some(crate::records::GetType::decode(r)?)
+            } else {
+                None
+            },
+            r204: if r.present()? {
+                Some(crate::records::Finalize::decode(r)?)
+            } else {
+                None
+            },
+            r205: if r.present()? {
+                Some(crate::records::MemberwiseClone::decode(r)?)
+            } else {
+                None
+            },
+            r206: if r.present()? {
+                Some(crate::records::ReferenceEquals::decode(r)?)
+            } else {
+                None
+            },
+            r207: if r.present()? {
+                Some(crate::records::Debugger::decode(r)?)
+            } else {
+                None
+            },
+            r208: if r.present()? {
+                Some(crate::records::Delete::decode(r)?)
+            } else {
+                None
+            },
+            r209: if r.present()? {
+                Some(crate::records::Export::decode(r)?)
+            } else {
+                None
+            },
+            r210: if r.present()? {
+                Some(crate::records::Extends::decode(r)?)
+            } else {
+                None
+            },
+            r211: if r.present()? {
+                Some(crate::records::Function::decode(r)?)
+            } else {
+                None
+            },
+            r212: if r.present()? {
+                Some(crate::records::Import::decode(r)?)
+            } else {
+                None
+            },
+            r213: if r.present()? {
+                Some(crate::records::Instanceof::decode(r)?)
+            } else {
+                None
+            },
+            r214: if r.present()? {
+                Some(crate::records::Implements::decode(r)?)
+            } else {
+                None
+            },
+            r215: if r.present()? {
+                Some(crate::records::Package::decode(r)?)
+            } else {
+                None
+            },
+            r216: if r.present()? {
+                Some(crate::records::Any::decode(r)?)
+            } else {
+                None
+            },
+            r217: if r.present()? {
+                Some(crate::records::Boolean::decode(r)?)
+            } else {
+                None
+            },
+            r218: if r.present()? {
+                Some(crate::records::Constructor::decode(r)?)
+            } else {
+                None
+            },
+            r219: if r.present()? {
+                Some(crate::records::Declare::decode(r)?)
+            } else {
+                None
+            },
+            r220: if r.present()? {
+                Some(crate::records::Module::decode(r)?)
+            } else {
+                None
+            },
+            r221: if r.present()? {
+                Some(crate::records::Require::decode(r)?)
+            } else {
+                None
+            },
+            r222: if r.present()? {
+                Some(crate::records::Number::decode(r)?)
+            } else {
+                None
+            },
+            r223: if r.present()? {
+                Some(crate::records::Symbol::decode(r)?)
+            } else {
+                None
+            },
+            r224: if r.present()? { Some(crate::records::Of::decode(r)?) } else { None },
+            r225: if r.present()? {
+                Some(crate::records::Bigint::decode(r)?)
+            } else {
+                None
+            },
+            r226: if r.present()? {
+                Some(crate::records::Undefined::decode(r)?)
+            } else {
+                None
+            },
+            r227: if r.present()? {
+                Some(crate::records::Never::decode(r)?)
+            } else {
+                None
+            },
+            r228: if r.present()? {
+                Some(crate::records::Unknown::decode(r)?)
+            } else {
+                None
+            },
+            r229: if r.present()? {
+                Some(crate::records::Keyof::decode(r)?)
+            } else {
+                None
+            },
+            r230: if r.present()? {
+                Some(crate::records::Infer::decode(r)?)
+            } else {
+                None
+            },
+            r231: if r.present()? {
+                Some(crate::records::Unique::decode(r)?)
+            } else {
+                None
+            },
+            r232: if r.present()? {
+                Some(crate::records::Accessor::decode(r)?)
+            } else {
+                None
+            },
+            r233: if r.present()? {
+                Some(crate::records::Asserts::decode(r)?)
+            } else {
+                None
+            },
+            r234: if r.present()? {
+                Some(crate::records::Assert::decode(r)?)
+            } else {
+                None
+            },
+            r235: if r.present()? {
+                Some(crate::records::Intrinsic::decode(r)?)
+            } else {
+                None
+            },
+            r236: if r.present()? {
+                Some(crate::records::Satisfies::decode(r)?)
+            } else {
+                None
+            },
+            r237: if r.present()? {
+                Some(crate::records::Arguments::decode(r)?)
+            } else {
+                None
+            },
+            r238: if r.present()? {
+                Some(crate::records::Eval::decode(r)?)
+            } else {
+                None
+            },
+            r239: if r.present()? {
+                Some(crate::records::Proto::decode(r)?)
+            } else {
+                None
+            },
+            r240: if r.present()? {
+                Some(crate::records::Prototype::decode(r)?)
+            } else {
+                None
+            },
+            r241: if r.present()? {
+                Some(crate::records::ToLocaleString::decode(r)?)
+            } else {
+                None
+            },
+            r242: if r.present()? {
+                Some(crate::records::ValueOf::decode(r)?)
+            } else {
+                None
+            },
+            r243: if r.present()? {
+                Some(crate::records::HasOwnProperty::decode(r)?)
+            } else {
+                None
+            },
+            r244: if r.present()? {
+                Some(crate::records::IsPrototypeOf::decode(r)?)
+            } else {
+                None
+            },
+            r245: if r.present()? {
+                Some(crate::records::PropertyIsEnumerable::decode(r)?)
+            } else {
+                None
+            },
+            r246: if r.present()? {
+                Some(crate::records::Array::decode(r)?)
+            } else {
+                None
+            },
+            r247: if r.present()? {
+                Some(crate::records::ArrayBuffer::decode(r)?)
+            } else {
+                None
+            },
+            r248: if r.present()? {
+                Some(crate::records::ArrayLike::decode(r)?)
+            } else {
+                None
+            },
+            r249: if r.present()? {
+                Some(crate::records::Buffer::decode(r)?)
+            } else {
+                None
+            },
+            r250: if r.present()? {
+                Some(crate::records::DataView::decode(r)?)
+            } else {
+                None
+            },
+            r251: if r.present()? {
+                Some(crate::records::Date::decode(r)?)
+            } else {
+                None
+            },
+            r252: if r.present()? {
+                Some(crate::records::Error::decode(r)?)
+            } else {
+                None
+            },
+            r253: if r.present()? {
+                Some(crate::records::EvalError::decode(r)?)
+            } else {
+                None
+            },
+            r254: if r.present()? {
+                Some(crate::records::Exclude::decode(r)?)
+            } else {
+                None
+            },
+            r255: if r.present()? {
+                Some(crate::records::Extract::decode(r)?)
+            } else {
+                None
+            },
+            r256: if r.present()? {
+                Some(crate::records::Infinity::decode(r)?)
+            } else {
+                None
+            },
+            r257: if r.present()? {
+                Some(crate::records::InstanceType::decode(r)?)
+            } else {
+                None
+            },
+            r258: if r.present()? {
+                Some(crate::records::Intl::decode(r)?)
+            } else {
+                None
+            },
+            r259: if r.present()? {
+                Some(crate::records::Iterable::decode(r)?)
+            } else {
+                None
+            },
+            r260: if r.present()? {
+                Some(crate::records::IterableIterator::decode(r)?)
+            } else {
+                None
+            },
+            r261: if r.present()? {
+                Some(crate::records::Json::decode(r)?)
+            } else {
+                None
+            },
+            r262: if r.present()? {
+                Some(crate::records::Map::decode(r)?)
+            } else {
+                None
+            },
+            r263: if r.present()? {
+                Some(crate::records::Math::decode(r)?)
+            } else {
+                None
+            },
+            r264: if r.present()? {
+                Some(crate::records::NaN::decode(r)?)
+            } else {
+                None
+            },
+            r265: if r.present()? {
+                Some(crate::records::NonNullable::decode(r)?)
+            } else {
+                None
+            },
+            r266: if r.present()? {
+                Some(crate::records::Omit::decode(r)?)
+            } else {
+                None
+            },
+            r267: if r.present()? {
+                Some(crate::records::Parameters::decode(r)?)
+            } else {
+                None
+            },
+            r268: if r.present()? {
+                Some(crate::records::Pick::decode(r)?)
+            } else {
+                None
+            },
+            r269: if r.present()? {
+                Some(crate::records::Promise::decode(r)?)
+            } else {
+                None
+            },
+            r270: if r.present()? {
+                Some(crate::records::PropertyKey::decode(r)?)
+            } else {
+                None
+            },
+            r271: if r.present()? {
+                Some(crate::records::Proxy::decode(r)?)
+            } else {
+                None
+            },
+            r272: if r.present()? {
+                Some(crate::records::RangeError::decode(r)?)
+            } else {
+                None
+            },
+            r273: if r.present()? {
+                Some(crate::records::ReadonlyArray::decode(r)?)
+            } else {
+                None
+            },
+            r274: if r.present()? {
+                Some(crate::records::ReadonlyMap::decode(r)?)
+            } else {
+                None
+            },
+            r275: if r.present()? {
+                Some(crate::records::ReadonlySet::decode(r)?)
+            } else {
+                None
+            },
+            r276: if r.present()? {
+                Some(crate::records::Reflect::decode(r)?)
+            } else {
+                None
+            },
+            r277: if r.present()? {
+                Some(crate::records::RegExp::decode(r)?)
+            } else {
+                None
+            },
+            r278: if r.present()? {
+                Some(crate::records::ReturnType::decode(r)?)
+            } else {
+                None
+            },
+            r279: if r.present()? {
+                Some(crate::records::SyntaxError::decode(r)?)
+            } else {
+                None
+            },
+            r280: if r.present()? {
+                Some(crate::records::TextDecoder::decode(r)?)
+            } else {
+                None
+            },
+            r281: if r.present()? {
+                Some(crate::records::TextEncoder::decode(r)?)
+            } else {
+                None
+            },
+            r282: if r.present()? {
+                Some(crate::records::TypeError::decode(r)?)
+            } else {
+                None
+            },
+            r283: if r.present()? {
+                Some(crate::records::UriError::decode(r)?)
+            } else {
+                None
+            },
+            r284: if r.present()? {
+                Some(crate::records::Url::decode(r)?)
+            } else {
+                None
+            },
+            r285: if r.present()? {
+                Some(crate::records::Uint8array::decode(r)?)
+            } else {
+                None
+            },
+            r286: if r.present()? {
+                Some(crate::records::WeakMap::decode(r)?)
+            } else {
+                None
+            },
+            r287: if r.present()? {
+                Some(crate::records::WeakSet::decode(r)?)
+            } else {
+                None
+            },
+            r288: if r.present()? {
+                Some(crate::records::Console::decode(r)?)
+            } else {
+                None
+            },
+            r289: if r.present()? {
+                Some(crate::records::GlobalThis::decode(r)?)
+            } else {
+                None
+            },
+            r290: if r.present()? {
+                Some(crate::records::Process::decode(r)?)
+            } else {
+                None
+            },
+            r291: if r.present()? {
+                Some(crate::records::Con::decode(r)?)
+            } else {
+                None
+            },
+            r292: if r.present()? {
+                Some(crate::records::Prn::decode(r)?)
+            } else {
+                None
+            },
+            r293: if r.present()? {
+                Some(crate::records::Aux::decode(r)?)
+            } else {
+                None
+            },
+            r294: if r.present()? {
+                Some(crate::records::Nul::decode(r)?)
+            } else {
+                None
+            },
+            r295: if r.present()? {
+                Some(crate::records::Com0::decode(r)?)
+            } else {
+                None
+            },
+            r296: if r.present()? {
+                Some(crate::records::Com1::decode(r)?)
+            } else {
+                None
+            },
+            r297: if r.present()? {
+                Some(crate::records::Com2::decode(r)?)
+            } else {
+                None
+            },
+            r298: if r.present()? {
+                Some(crate::records::Com3::decode(r)?)
+            } else {
+                None
+            },
+            r299: if r.present()? {
+                Some(crate::records::Com4::decode(r)?)
+            } else {
+                None
+            },
+            r300: if r.present()? {
+                Some(crate::records::Com5::decode(r)?)
+            } else {
+                None
+            },
+            r301: if r.present()? {
+                Some(crate::records::Com6::decode(r)?)
+            } else {
+                None
+            },
+            r302: if r.present()? {
+                Some(crate::records::Com7::decode(r)?)
+            } else {
+                None
+            },
+            r303: if r.present()? {
+                Some(crate::records::Com8::decode(r)?)
+            } else {
+                None
+            },
+            r304: if r.present()? {
+                Some(crate::records::Com9::decode(r)?)
+            } else {
+                None
+            },
+            r305: if r.present()? {
+                Some(crate::records::Lpt0::decode(r)?)
+            } else {
+                None
+            },
+            r306: if r.present()? {
+                Some(crate::records::Lpt1::decode(r)?)
+            } else {
+                None
+            },
+            r307: if r.present()? {
+                Some(crate::records::Lpt2::decode(r)?)
+            } else {
+                None
+            },
+            r308: if r.present()? {
+                Some(crate::records::Lpt3::decode(r)?)
+            } else {
+                None
+            },
+            r309: if r.present()? {
+                Some(crate::records::Lpt4::decode(r)?)
+            } else {
+                None
+            },
+            r310: if r.present()? {
+                Some(crate::records::Lpt5::decode(r)?)
+            } else {
+                None
+            },
+            r311: if r.present()? {
+                Some(crate::records::Lpt6::decode(r)?)
+            } else {
+                None
+            },
+            r312: if r.present()? {
+                Some(crate::records::Lpt7::decode(r)?)
+            } else {
+                None
+            },
+            r313: if r.present()? {
+                Some(crate::records::Lpt8::decode(r)?)
+            } else {
+                None
+            },
+            r314: if r.present()? {
+                Some(crate::records::Lpt9::decode(r)?)
+            } else {
+                None
+            },
+            r315: if r.present()? {
+                Some(crate::records::ConinU0024::decode(r)?)
+            } else {
+                None
+            },
+            r316: if r.present()? {
+                Some(crate::records::ConoutU0024::decode(r)?)
+            } else {
+                None
+            },
+            r317: if r.present()? {
+                Some(crate::records::ClockU0024::decode(r)?)
+            } else {
+                None
+            },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "4f313c21319f05957edd4b867e105b515f176744bdf75a0d4a69977c1901bcb5";
+/// The embedded data file (`data/Records.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Records.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Records]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Records]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Records.bytes",
+        "Records",
+        BYTES,
+        crate::hashes::tables::RECORDS_,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Records::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Records` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RecordsId(pub i32);
@@ -2260,669 +3843,31 @@ impl crate::canonical::Canonical for RecordsId {
     }
 }
 impl RecordsId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Records> {
         Records::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Records] = &[
-    Records {
-        id: crate::records_::RecordsId(1i32),
-        all: Some(crate::records::AllFields {
-            as_: Some(0i32),
-            break_: Some(1i32),
-            const_: Some(2i32),
-            continue_: Some(3i32),
-            crate_: Some(4i32),
-            else_: Some(5i32),
-            enum_: Some(6i32),
-            extern_: Some(7i32),
-            false_: Some(8i32),
-            fn_: Some(9i32),
-            for_: Some(10i32),
-            if_: Some(11i32),
-            impl_: Some(12i32),
-            in_: Some(13i32),
-            let_: Some(14i32),
-            loop_: Some(15i32),
-            match_: Some(16i32),
-            mod_: Some(17i32),
-            move_: Some(18i32),
-            mut_: Some(19i32),
-            pub_: Some(20i32),
-            ref_: Some(21i32),
-            return_: Some(22i32),
-            self_: Some(23i32),
-            static_: Some(24i32),
-            struct_: Some(25i32),
-            super_: Some(26i32),
-            trait_: Some(27i32),
-            true_: Some(28i32),
-            type_: Some(29i32),
-            unsafe_: Some(30i32),
-            use_: Some(31i32),
-            where_: Some(32i32),
-            while_: Some(33i32),
-            async_: Some(34i32),
-            await_: Some(35i32),
-            dyn_: Some(36i32),
-            abstract_: Some(37i32),
-            become_: Some(38i32),
-            box_: Some(39i32),
-            do_: Some(40i32),
-            final_: Some(41i32),
-            macro_: Some(42i32),
-            override_: Some(43i32),
-            priv_: Some(44i32),
-            typeof_: Some(45i32),
-            unsized_: Some(46i32),
-            virtual_: Some(47i32),
-            yield_: Some(48i32),
-            try_: Some(49i32),
-            gen_: Some(50i32),
-            union_: Some(51i32),
-            macro_rules_: Some(52i32),
-            raw_: Some(53i32),
-            safe_: Some(54i32),
-            option: Some(55i32),
-            some: Some(56i32),
-            none: Some(57i32),
-            result: Some(58i32),
-            ok: Some(59i32),
-            err: Some(60i32),
-            vec: Some(61i32),
-            string: Some(62i32),
-            to_string: Some(63i32),
-            to_owned: Some(64i32),
-            clone: Some(65i32),
-            copy: Some(66i32),
-            send: Some(67i32),
-            sync: Some(68i32),
-            sized: Some(69i32),
-            unpin: Some(70i32),
-            drop: Some(71i32),
-            fn_mut: Some(72i32),
-            fn_once: Some(73i32),
-            iterator: Some(74i32),
-            into_iterator: Some(75i32),
-            double_ended_iterator: Some(76i32),
-            exact_size_iterator: Some(77i32),
-            extend: Some(78i32),
-            default: Some(79i32),
-            eq: Some(80i32),
-            partial_eq: Some(81i32),
-            ord: Some(82i32),
-            partial_ord: Some(83i32),
-            as_ref: Some(84i32),
-            as_mut: Some(85i32),
-            into: Some(86i32),
-            from: Some(87i32),
-            try_from: Some(88i32),
-            try_into: Some(89i32),
-            from_iterator: Some(90i32),
-            debug: Some(91i32),
-            hash: Some(92i32),
-            display: Some(93i32),
-            lib: Some(94i32),
-            main: Some(95i32),
-            core: Some(96i32),
-            std: Some(97i32),
-            alloc: Some(98i32),
-            proc_macro: Some(99i32),
-            test: Some(100i32),
-            bool: Some(101i32),
-            char: Some(102i32),
-            str: Some(103i32),
-            i8: Some(104i32),
-            i16: Some(105i32),
-            i32: Some(106i32),
-            i64: Some(107i32),
-            i128: Some(108i32),
-            isize: Some(109i32),
-            u8: Some(110i32),
-            u16: Some(111i32),
-            u32: Some(112i32),
-            u64: Some(113i32),
-            u128: Some(114i32),
-            usize: Some(115i32),
-            f32: Some(116i32),
-            f64: Some(117i32),
-            base: Some(118i32),
-            byte: Some(119i32),
-            case: Some(120i32),
-            catch: Some(121i32),
-            checked: Some(122i32),
-            class: Some(123i32),
-            decimal: Some(124i32),
-            delegate: Some(125i32),
-            double: Some(126i32),
-            event: Some(127i32),
-            explicit: Some(128i32),
-            finally: Some(129i32),
-            fixed: Some(130i32),
-            float: Some(131i32),
-            foreach: Some(132i32),
-            goto: Some(133i32),
-            implicit: Some(134i32),
-            int: Some(135i32),
-            interface: Some(136i32),
-            internal: Some(137i32),
-            is: Some(138i32),
-            lock: Some(139i32),
-            long: Some(140i32),
-            namespace: Some(141i32),
-            new: Some(142i32),
-            null: Some(143i32),
-            object: Some(144i32),
-            operator: Some(145i32),
-            out: Some(146i32),
-            params: Some(147i32),
-            private: Some(148i32),
-            protected: Some(149i32),
-            public: Some(150i32),
-            readonly: Some(151i32),
-            sbyte: Some(152i32),
-            sealed: Some(153i32),
-            short: Some(154i32),
-            sizeof: Some(155i32),
-            stackalloc: Some(156i32),
-            switch: Some(157i32),
-            this: Some(158i32),
-            throw: Some(159i32),
-            uint: Some(160i32),
-            ulong: Some(161i32),
-            unchecked: Some(162i32),
-            ushort: Some(163i32),
-            using: Some(164i32),
-            void: Some(165i32),
-            volatile: Some(166i32),
-            add: Some(167i32),
-            alias: Some(168i32),
-            ascending: Some(169i32),
-            by: Some(170i32),
-            descending: Some(171i32),
-            dynamic: Some(172i32),
-            equals: Some(173i32),
-            get: Some(174i32),
-            global: Some(175i32),
-            group: Some(176i32),
-            join: Some(177i32),
-            nameof: Some(178i32),
-            on: Some(179i32),
-            orderby: Some(180i32),
-            partial: Some(181i32),
-            remove: Some(182i32),
-            select: Some(183i32),
-            set: Some(184i32),
-            unmanaged: Some(185i32),
-            value: Some(186i32),
-            var: Some(187i32),
-            when: Some(188i32),
-            record: Some(189i32),
-            init: Some(190i32),
-            with: Some(191i32),
-            and: Some(192i32),
-            or: Some(193i32),
-            not: Some(194i32),
-            nint: Some(195i32),
-            nuint: Some(196i32),
-            managed: Some(197i32),
-            required: Some(198i32),
-            file: Some(199i32),
-            scoped: Some(200i32),
-            field: Some(201i32),
-            get_hash_code: Some(202i32),
-            get_type: Some(203i32),
-            finalize: Some(204i32),
-            memberwise_clone: Some(205i32),
-            reference_equals: Some(206i32),
-            debugger: Some(207i32),
-            delete: Some(208i32),
-            export: Some(209i32),
-            extends: Some(210i32),
-            function: Some(211i32),
-            import: Some(212i32),
-            instanceof: Some(213i32),
-            implements: Some(214i32),
-            package: Some(215i32),
-            any: Some(216i32),
-            boolean: Some(217i32),
-            constructor: Some(218i32),
-            declare: Some(219i32),
-            module: Some(220i32),
-            require: Some(221i32),
-            number: Some(222i32),
-            symbol: Some(223i32),
-            of: Some(224i32),
-            bigint: Some(225i32),
-            undefined: Some(226i32),
-            never: Some(227i32),
-            unknown: Some(228i32),
-            keyof: Some(229i32),
-            infer: Some(230i32),
-            unique: Some(231i32),
-            accessor: Some(232i32),
-            asserts: Some(233i32),
-            assert: Some(234i32),
-            intrinsic: Some(235i32),
-            satisfies: Some(236i32),
-            arguments: Some(237i32),
-            eval: Some(238i32),
-            proto: Some(239i32),
-            prototype: Some(240i32),
-            to_locale_string: Some(241i32),
-            value_of: Some(242i32),
-            has_own_property: Some(243i32),
-            is_prototype_of: Some(244i32),
-            property_is_enumerable: Some(245i32),
-            array: Some(246i32),
-            array_buffer: Some(247i32),
-            array_like: Some(248i32),
-            big_int: Some(249i32),
-            buffer: Some(250i32),
-            data_view: Some(251i32),
-            date: Some(252i32),
-            error: Some(253i32),
-            eval_error: Some(254i32),
-            exclude: Some(255i32),
-            extract: Some(256i32),
-            infinity: Some(257i32),
-            instance_type: Some(258i32),
-            intl: Some(259i32),
-            iterable: Some(260i32),
-            iterable_iterator: Some(261i32),
-            json: Some(262i32),
-            map: Some(263i32),
-            math: Some(264i32),
-            na_n: Some(265i32),
-            non_nullable: Some(266i32),
-            omit: Some(267i32),
-            parameters: Some(268i32),
-            pick: Some(269i32),
-            promise: Some(270i32),
-            property_key: Some(271i32),
-            proxy: Some(272i32),
-            range_error: Some(273i32),
-            readonly_array: Some(274i32),
-            readonly_map: Some(275i32),
-            readonly_set: Some(276i32),
-            reflect: Some(277i32),
-            reg_exp: Some(278i32),
-            return_type: Some(279i32),
-            syntax_error: Some(280i32),
-            text_decoder: Some(281i32),
-            text_encoder: Some(282i32),
-            type_error: Some(283i32),
-            uri_error: Some(284i32),
-            url: Some(285i32),
-            uint8array: Some(286i32),
-            weak_map: Some(287i32),
-            weak_set: Some(288i32),
-            console: Some(289i32),
-            global_this: Some(290i32),
-            process: Some(291i32),
-            con: Some(292i32),
-            prn: Some(293i32),
-            aux: Some(294i32),
-            nul: Some(295i32),
-            com0: Some(296i32),
-            com1: Some(297i32),
-            com2: Some(298i32),
-            com3: Some(299i32),
-            com4: Some(300i32),
-            com5: Some(301i32),
-            com6: Some(302i32),
-            com7: Some(303i32),
-            com8: Some(304i32),
-            com9: Some(305i32),
-            com_u00b9: Some(306i32),
-            com_u00b2: Some(307i32),
-            com_u00b3: Some(308i32),
-            lpt0: Some(309i32),
-            lpt1: Some(310i32),
-            lpt2: Some(311i32),
-            lpt3: Some(312i32),
-            lpt4: Some(313i32),
-            lpt5: Some(314i32),
-            lpt6: Some(315i32),
-            lpt7: Some(316i32),
-            lpt8: Some(317i32),
-            lpt9: Some(318i32),
-            lpt_u00b9: Some(319i32),
-            lpt_u00b2: Some(320i32),
-            lpt_u00b3: Some(321i32),
-            conin_u0024: Some(322i32),
-            conout_u0024: Some(323i32),
-            clock_u0024: Some(324i32),
-        }),
-        r000: Some(crate::records::As { v: 0i32 }),
-        r001: Some(crate::records::Break { v: 1i32 }),
-        r002: Some(crate::records::Const { v: 2i32 }),
-        r003: Some(crate::records::Continue { v: 3i32 }),
-        r004: Some(crate::records::Crate { v: 4i32 }),
-        r005: Some(crate::records::Else { v: 5i32 }),
-        r006: Some(crate::records::Enum { v: 6i32 }),
-        r007: Some(crate::records::Extern { v: 7i32 }),
-        r008: Some(crate::records::False { v: 8i32 }),
-        r009: Some(crate::records::Fn_ { v: 9i32 }),
-        r010: Some(crate::records::For { v: 10i32 }),
-        r011: Some(crate::records::If { v: 11i32 }),
-        r012: Some(crate::records::Impl { v: 12i32 }),
-        r013: Some(crate::records::In { v: 13i32 }),
-        r014: Some(crate::records::Let { v: 14i32 }),
-        r015: Some(crate::records::Loop { v: 15i32 }),
-        r016: Some(crate::records::Match { v: 16i32 }),
-        r017: Some(crate::records::Mod { v: 17i32 }),
-        r018: Some(crate::records::Move { v: 18i32 }),
-        r019: Some(crate::records::Mut { v: 19i32 }),
-        r020: Some(crate::records::Pub { v: 20i32 }),
-        r021: Some(crate::records::Ref { v: 21i32 }),
-        r022: Some(crate::records::Return { v: 22i32 }),
-        r023: Some(crate::records::Self_ { v: 23i32 }),
-        r024: Some(crate::records::Static { v: 24i32 }),
-        r025: Some(crate::records::Struct { v: 25i32 }),
-        r026: Some(crate::records::Super { v: 26i32 }),
-        r027: Some(crate::records::Trait { v: 27i32 }),
-        r028: Some(crate::records::True { v: 28i32 }),
-        r029: Some(crate::records::Type { v: 29i32 }),
-        r030: Some(crate::records::Unsafe { v: 30i32 }),
-        r031: Some(crate::records::Use { v: 31i32 }),
-        r032: Some(crate::records::Where { v: 32i32 }),
-        r033: Some(crate::records::While { v: 33i32 }),
-        r034: Some(crate::records::Async { v: 34i32 }),
-        r035: Some(crate::records::Await { v: 35i32 }),
-        r036: Some(crate::records::Dyn { v: 36i32 }),
-        r037: Some(crate::records::Abstract { v: 37i32 }),
-        r038: Some(crate::records::Become { v: 38i32 }),
-        r039: Some(crate::records::Box_ { v: 39i32 }),
-        r040: Some(crate::records::Do { v: 40i32 }),
-        r041: Some(crate::records::Final { v: 41i32 }),
-        r042: Some(crate::records::Macro { v: 42i32 }),
-        r043: Some(crate::records::Override { v: 43i32 }),
-        r044: Some(crate::records::Priv { v: 44i32 }),
-        r045: Some(crate::records::Typeof { v: 45i32 }),
-        r046: Some(crate::records::Unsized { v: 46i32 }),
-        r047: Some(crate::records::Virtual { v: 47i32 }),
-        r048: Some(crate::records::Yield { v: 48i32 }),
-        r049: Some(crate::records::Try { v: 49i32 }),
-        r050: Some(crate::records::Gen { v: 50i32 }),
-        r051: Some(crate::records::Union { v: 51i32 }),
-        r052: Some(crate::records::MacroRules { v: 52i32 }),
-        r053: Some(crate::records::Raw { v: 53i32 }),
-        r054: Some(crate::records::Safe { v: 54i32 }),
-        r055: Some(crate::records::Option_ { v: 55i32 }),
-        r056: Some(crate::records::Some_ { v: 56i32 }),
-        r057: Some(crate::records::None_ { v: 57i32 }),
-        r058: Some(crate::records::Result_ { v: 58i32 }),
-        r059: Some(crate::records::Ok_ { v: 59i32 }),
-        r060: Some(crate::records::Err_ { v: 60i32 }),
-        r061: Some(crate::records::Vec_ { v: 61i32 }),
-        r062: Some(crate::records::String_ { v: 62i32 }),
-        r063: Some(crate::records::ToString_ { v: 63i32 }),
-        r064: Some(crate::records::ToOwned_ { v: 64i32 }),
-        r065: Some(crate::records::Clone_ { v: 65i32 }),
-        r066: Some(crate::records::Copy_ { v: 66i32 }),
-        r067: Some(crate::records::Send_ { v: 67i32 }),
-        r068: Some(crate::records::Sync_ { v: 68i32 }),
-        r069: Some(crate::records::Sized_ { v: 69i32 }),
-        r070: Some(crate::records::Unpin_ { v: 70i32 }),
-        r071: Some(crate::records::Drop_ { v: 71i32 }),
-        r072: Some(crate::records::FnMut_ { v: 72i32 }),
-        r073: Some(crate::records::FnOnce_ { v: 73i32 }),
-        r074: Some(crate::records::Iterator_ { v: 74i32 }),
-        r075: Some(crate::records::IntoIterator_ { v: 75i32 }),
-        r076: Some(crate::records::DoubleEndedIterator_ { v: 76i32 }),
-        r077: Some(crate::records::ExactSizeIterator_ { v: 77i32 }),
-        r078: Some(crate::records::Extend_ { v: 78i32 }),
-        r079: Some(crate::records::Default_ { v: 79i32 }),
-        r080: Some(crate::records::Eq_ { v: 80i32 }),
-        r081: Some(crate::records::PartialEq_ { v: 81i32 }),
-        r082: Some(crate::records::Ord_ { v: 82i32 }),
-        r083: Some(crate::records::PartialOrd_ { v: 83i32 }),
-        r084: Some(crate::records::AsRef_ { v: 84i32 }),
-        r085: Some(crate::records::AsMut_ { v: 85i32 }),
-        r086: Some(crate::records::Into_ { v: 86i32 }),
-        r087: Some(crate::records::From_ { v: 87i32 }),
-        r088: Some(crate::records::TryFrom_ { v: 88i32 }),
-        r089: Some(crate::records::TryInto_ { v: 89i32 }),
-        r090: Some(crate::records::FromIterator_ { v: 90i32 }),
-        r091: Some(crate::records::Debug_ { v: 91i32 }),
-        r092: Some(crate::records::Hash_ { v: 92i32 }),
-        r093: Some(crate::records::Display_ { v: 93i32 }),
-        r094: Some(crate::records::Lib { v: 94i32 }),
-        r095: Some(crate::records::Main { v: 95i32 }),
-        r096: Some(crate::records::Core { v: 96i32 }),
-        r097: Some(crate::records::Std { v: 97i32 }),
-        r098: Some(crate::records::Alloc { v: 98i32 }),
-        r099: Some(crate::records::ProcMacro { v: 99i32 }),
-        r100: Some(crate::records::Test { v: 100i32 }),
-        r101: Some(crate::records::Bool { v: 101i32 }),
-        r102: Some(crate::records::Char { v: 102i32 }),
-        r103: Some(crate::records::Str { v: 103i32 }),
-        r104: Some(crate::records::I8 { v: 104i32 }),
-        r105: Some(crate::records::I16 { v: 105i32 }),
-        r106: Some(crate::records::I32 { v: 106i32 }),
-        r107: Some(crate::records::I64 { v: 107i32 }),
-        r108: Some(crate::records::I128 { v: 108i32 }),
-        r109: Some(crate::records::Isize { v: 109i32 }),
-        r110: Some(crate::records::U8 { v: 110i32 }),
-        r111: Some(crate::records::U16 { v: 111i32 }),
-        r112: Some(crate::records::U32 { v: 112i32 }),
-        r113: Some(crate::records::U64 { v: 113i32 }),
-        r114: Some(crate::records::U128 { v: 114i32 }),
-        r115: Some(crate::records::Usize { v: 115i32 }),
-        r116: Some(crate::records::F32 { v: 116i32 }),
-        r117: Some(crate::records::F64 { v: 117i32 }),
-        r118: Some(crate::records::Base { v: 118i32 }),
-        r119: Some(crate::records::Byte { v: 119i32 }),
-        r120: Some(crate::records::Case { v: 120i32 }),
-        r121: Some(crate::records::Catch { v: 121i32 }),
-        r122: Some(crate::records::Checked { v: 122i32 }),
-        r123: Some(crate::records::Class { v: 123i32 }),
-        r124: Some(crate::records::Decimal { v: 124i32 }),
-        r125: Some(crate::records::Delegate { v: 125i32 }),
-        r126: Some(crate::records::Double { v: 126i32 }),
-        r127: Some(crate::records::Event { v: 127i32 }),
-        r128: Some(crate::records::Explicit { v: 128i32 }),
-        r129: Some(crate::records::Finally { v: 129i32 }),
-        r130: Some(crate::records::Fixed { v: 130i32 }),
-        r131: Some(crate::records::Float { v: 131i32 }),
-        r132: Some(crate::records::Foreach { v: 132i32 }),
-        r133: Some(crate::records::Goto { v: 133i32 }),
-        r134: Some(crate::records::Implicit { v: 134i32 }),
-        r135: Some(crate::records::Int { v: 135i32 }),
-        r136: Some(crate::records::Interface { v: 136i32 }),
-        r137: Some(crate::records::Internal { v: 137i32 }),
-        r138: Some(crate::records::Is { v: 138i32 }),
-        r139: Some(crate::records::Lock { v: 139i32 }),
-        r140: Some(crate::records::Long { v: 140i32 }),
-        r141: Some(crate::records::Namespace { v: 141i32 }),
-        r142: Some(crate::records::New { v: 142i32 }),
-        r143: Some(crate::records::Null { v: 143i32 }),
-        r144: Some(crate::records::Object { v: 144i32 }),
-        r145: Some(crate::records::Operator { v: 145i32 }),
-        r146: Some(crate::records::Out { v: 146i32 }),
-        r147: Some(crate::records::Params { v: 147i32 }),
-        r148: Some(crate::records::Private { v: 148i32 }),
-        r149: Some(crate::records::Protected { v: 149i32 }),
-        r150: Some(crate::records::Public { v: 150i32 }),
-        r151: Some(crate::records::Readonly { v: 151i32 }),
-        r152: Some(crate::records::Sbyte { v: 152i32 }),
-        r153: Some(crate::records::Sealed { v: 153i32 }),
-        r154: Some(crate::records::Short { v: 154i32 }),
-        r155: Some(crate::records::Sizeof { v: 155i32 }),
-        r156: Some(crate::records::Stackalloc { v: 156i32 }),
-        r157: Some(crate::records::Switch { v: 157i32 }),
-        r158: Some(crate::records::This { v: 158i32 }),
-        r159: Some(crate::records::Throw { v: 159i32 }),
-        r160: Some(crate::records::Uint { v: 160i32 }),
-        r161: Some(crate::records::Ulong { v: 161i32 }),
-        r162: Some(crate::records::Unchecked { v: 162i32 }),
-        r163: Some(crate::records::Ushort { v: 163i32 }),
-        r164: Some(crate::records::Using { v: 164i32 }),
-        r165: Some(crate::records::Void { v: 165i32 }),
-        r166: Some(crate::records::Volatile { v: 166i32 }),
-        r167: Some(crate::records::Add { v: 167i32 }),
-        r168: Some(crate::records::Alias { v: 168i32 }),
-        r169: Some(crate::records::Ascending { v: 169i32 }),
-        r170: Some(crate::records::By { v: 170i32 }),
-        r171: Some(crate::records::Descending { v: 171i32 }),
-        r172: Some(crate::records::Dynamic { v: 172i32 }),
-        r173: Some(crate::records::Equals { v: 173i32 }),
-        r174: Some(crate::records::Get { v: 174i32 }),
-        r175: Some(crate::records::Global { v: 175i32 }),
-        r176: Some(crate::records::Group { v: 176i32 }),
-        r177: Some(crate::records::Join { v: 177i32 }),
-        r178: Some(crate::records::Nameof { v: 178i32 }),
-        r179: Some(crate::records::On { v: 179i32 }),
-        r180: Some(crate::records::Orderby { v: 180i32 }),
-        r181: Some(crate::records::Partial { v: 181i32 }),
-        r182: Some(crate::records::Remove { v: 182i32 }),
-        r183: Some(crate::records::Select { v: 183i32 }),
-        r184: Some(crate::records::Set { v: 184i32 }),
-        r185: Some(crate::records::Unmanaged { v: 185i32 }),
-        r186: Some(crate::records::Value { v: 186i32 }),
-        r187: Some(crate::records::Var { v: 187i32 }),
-        r188: Some(crate::records::When { v: 188i32 }),
-        r189: Some(crate::records::Record { v: 189i32 }),
-        r190: Some(crate::records::Init { v: 190i32 }),
-        r191: Some(crate::records::With { v: 191i32 }),
-        r192: Some(crate::records::And { v: 192i32 }),
-        r193: Some(crate::records::Or { v: 193i32 }),
-        r194: Some(crate::records::Not { v: 194i32 }),
-        r195: Some(crate::records::Nint { v: 195i32 }),
-        r196: Some(crate::records::Nuint { v: 196i32 }),
-        r197: Some(crate::records::Managed { v: 197i32 }),
-        r198: Some(crate::records::Required { v: 198i32 }),
-        r199: Some(crate::records::File { v: 199i32 }),
-        r200: Some(crate::records::Scoped { v: 200i32 }),
-        r201: Some(crate::records::Field { v: 201i32 }),
-        r202: Some(crate::records::GetHashCode { v: 202i32 }),
-        r203: Some(crate::records::GetType { v: 203i32 }),
-        r204: Some(crate::records::Finalize { v: 204i32 }),
-        r205: Some(crate::records::MemberwiseClone { v: 205i32 }),
-        r206: Some(crate::records::ReferenceEquals { v: 206i32 }),
-        r207: Some(crate::records::Debugger { v: 207i32 }),
-        r208: Some(crate::records::Delete { v: 208i32 }),
-        r209: Some(crate::records::Export { v: 209i32 }),
-        r210: Some(crate::records::Extends { v: 210i32 }),
-        r211: Some(crate::records::Function { v: 211i32 }),
-        r212: Some(crate::records::Import { v: 212i32 }),
-        r213: Some(crate::records::Instanceof { v: 213i32 }),
-        r214: Some(crate::records::Implements { v: 214i32 }),
-        r215: Some(crate::records::Package { v: 215i32 }),
-        r216: Some(crate::records::Any { v: 216i32 }),
-        r217: Some(crate::records::Boolean { v: 217i32 }),
-        r218: Some(crate::records::Constructor { v: 218i32 }),
-        r219: Some(crate::records::Declare { v: 219i32 }),
-        r220: Some(crate::records::Module { v: 220i32 }),
-        r221: Some(crate::records::Require { v: 221i32 }),
-        r222: Some(crate::records::Number { v: 222i32 }),
-        r223: Some(crate::records::Symbol { v: 223i32 }),
-        r224: Some(crate::records::Of { v: 224i32 }),
-        r225: Some(crate::records::Bigint { v: 225i32 }),
-        r226: Some(crate::records::Undefined { v: 226i32 }),
-        r227: Some(crate::records::Never { v: 227i32 }),
-        r228: Some(crate::records::Unknown { v: 228i32 }),
-        r229: Some(crate::records::Keyof { v: 229i32 }),
-        r230: Some(crate::records::Infer { v: 230i32 }),
-        r231: Some(crate::records::Unique { v: 231i32 }),
-        r232: Some(crate::records::Accessor { v: 232i32 }),
-        r233: Some(crate::records::Asserts { v: 233i32 }),
-        r234: Some(crate::records::Assert { v: 234i32 }),
-        r235: Some(crate::records::Intrinsic { v: 235i32 }),
-        r236: Some(crate::records::Satisfies { v: 236i32 }),
-        r237: Some(crate::records::Arguments { v: 237i32 }),
-        r238: Some(crate::records::Eval { v: 238i32 }),
-        r239: Some(crate::records::Proto { v: 239i32 }),
-        r240: Some(crate::records::Prototype { v: 240i32 }),
-        r241: Some(crate::records::ToLocaleString { v: 241i32 }),
-        r242: Some(crate::records::ValueOf { v: 242i32 }),
-        r243: Some(crate::records::HasOwnProperty { v: 243i32 }),
-        r244: Some(crate::records::IsPrototypeOf { v: 244i32 }),
-        r245: Some(crate::records::PropertyIsEnumerable { v: 245i32 }),
-        r246: Some(crate::records::Array { v: 246i32 }),
-        r247: Some(crate::records::ArrayBuffer { v: 247i32 }),
-        r248: Some(crate::records::ArrayLike { v: 248i32 }),
-        r249: Some(crate::records::Buffer { v: 249i32 }),
-        r250: Some(crate::records::DataView { v: 250i32 }),
-        r251: Some(crate::records::Date { v: 251i32 }),
-        r252: Some(crate::records::Error { v: 252i32 }),
-        r253: Some(crate::records::EvalError { v: 253i32 }),
-        r254: Some(crate::records::Exclude { v: 254i32 }),
-        r255: Some(crate::records::Extract { v: 255i32 }),
-        r256: Some(crate::records::Infinity { v: 256i32 }),
-        r257: Some(crate::records::InstanceType { v: 257i32 }),
-        r258: Some(crate::records::Intl { v: 258i32 }),
-        r259: Some(crate::records::Iterable { v: 259i32 }),
-        r260: Some(crate::records::IterableIterator { v: 260i32 }),
-        r261: Some(crate::records::Json { v: 261i32 }),
-        r262: Some(crate::records::Map { v: 262i32 }),
-        r263: Some(crate::records::Math { v: 263i32 }),
-        r264: Some(crate::records::NaN { v: 264i32 }),
-        r265: Some(crate::records::NonNullable { v: 265i32 }),
-        r266: Some(crate::records::Omit { v: 266i32 }),
-        r267: Some(crate::records::Parameters { v: 267i32 }),
-        r268: Some(crate::records::Pick { v: 268i32 }),
-        r269: Some(crate::records::Promise { v: 269i32 }),
-        r270: Some(crate::records::PropertyKey { v: 270i32 }),
-        r271: Some(crate::records::Proxy { v: 271i32 }),
-        r272: Some(crate::records::RangeError { v: 272i32 }),
-        r273: Some(crate::records::ReadonlyArray { v: 273i32 }),
-        r274: Some(crate::records::ReadonlyMap { v: 274i32 }),
-        r275: Some(crate::records::ReadonlySet { v: 275i32 }),
-        r276: Some(crate::records::Reflect { v: 276i32 }),
-        r277: Some(crate::records::RegExp { v: 277i32 }),
-        r278: Some(crate::records::ReturnType { v: 278i32 }),
-        r279: Some(crate::records::SyntaxError { v: 279i32 }),
-        r280: Some(crate::records::TextDecoder { v: 280i32 }),
-        r281: Some(crate::records::TextEncoder { v: 281i32 }),
-        r282: Some(crate::records::TypeError { v: 282i32 }),
-        r283: Some(crate::records::UriError { v: 283i32 }),
-        r284: Some(crate::records::Url { v: 284i32 }),
-        r285: Some(crate::records::Uint8array { v: 285i32 }),
-        r286: Some(crate::records::WeakMap { v: 286i32 }),
-        r287: Some(crate::records::WeakSet { v: 287i32 }),
-        r288: Some(crate::records::Console { v: 288i32 }),
-        r289: Some(crate::records::GlobalThis { v: 289i32 }),
-        r290: Some(crate::records::Process { v: 290i32 }),
-        r291: Some(crate::records::Con { v: 291i32 }),
-        r292: Some(crate::records::Prn { v: 292i32 }),
-        r293: Some(crate::records::Aux { v: 293i32 }),
-        r294: Some(crate::records::Nul { v: 294i32 }),
-        r295: Some(crate::records::Com0 { v: 295i32 }),
-        r296: Some(crate::records::Com1 { v: 296i32 }),
-        r297: Some(crate::records::Com2 { v: 297i32 }),
-        r298: Some(crate::records::Com3 { v: 298i32 }),
-        r299: Some(crate::records::Com4 { v: 299i32 }),
-        r300: Some(crate::records::Com5 { v: 300i32 }),
-        r301: Some(crate::records::Com6 { v: 301i32 }),
-        r302: Some(crate::records::Com7 { v: 302i32 }),
-        r303: Some(crate::records::Com8 { v: 303i32 }),
-        r304: Some(crate::records::Com9 { v: 304i32 }),
-        r305: Some(crate::records::Lpt0 { v: 305i32 }),
-        r306: Some(crate::records::Lpt1 { v: 306i32 }),
-        r307: Some(crate::records::Lpt2 { v: 307i32 }),
-        r308: Some(crate::records::Lpt3 { v: 308i32 }),
-        r309: Some(crate::records::Lpt4 { v: 309i32 }),
-        r310: Some(crate::records::Lpt5 { v: 310i32 }),
-        r311: Some(crate::records::Lpt6 { v: 311i32 }),
-        r312: Some(crate::records::Lpt7 { v: 312i32 }),
-        r313: Some(crate::records::Lpt8 { v: 313i32 }),
-        r314: Some(crate::records::Lpt9 { v: 314i32 }),
-        r315: Some(crate::records::ConinU0024 { v: 315i32 }),
-        r316: Some(crate::records::ConoutU0024 { v: 316i32 }),
-        r317: Some(crate::records::ClockU0024 { v: 317i32 }),
-    },
-];
 impl Records {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Records.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Records] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Records], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::records_::RecordsId) -> Option<&'static Records> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Records::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }

@@ -1,0 +1,772 @@
+//! The fixed modules of every generated crate, as source text: `types` (maps, date-times, durations),
+//! `canonical` (the RFC 8785 writer behind `canonical_tables()`) and `runtime` (the reader of the embedded
+//! binary data files and its error type). [`super`] lays them out with `prettyplease`.
+
+/// The generated crate's `types` module: maps, date-times and durations.
+pub const TYPES_RS: &str = r#"
+//! Value types of the tables besides numbers, strings, enums and records.
+
+/// A map (JSON Schema `additionalProperties`): entries sorted by key (integers numerically, strings by
+/// bytes), looked up by binary search.
+pub struct Map<K: 'static, V: 'static>(pub &'static [(K, V)]);
+
+impl<K, V> Clone for Map<K, V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<K, V> Copy for Map<K, V> {}
+impl<K: core::fmt::Debug, V: core::fmt::Debug> core::fmt::Debug for Map<K, V> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_map().entries(self.0.iter().map(|(k, v)| (k, v))).finish()
+    }
+}
+impl<K: PartialEq, V: PartialEq> PartialEq for Map<K, V> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl<K: Ord, V> Map<K, V> {
+    /// The value of `key`, if any.
+    pub fn get<Q: Ord + ?Sized>(&self, key: &Q) -> Option<&'static V>
+    where
+        K: core::borrow::Borrow<Q>,
+    {
+        let entries: &'static [(K, V)] = self.0;
+        entries
+            .binary_search_by(|(k, _)| k.borrow().cmp(key))
+            .ok()
+            .map(|i| &entries[i].1)
+    }
+    /// Whether `key` is in the map.
+    pub fn contains_key<Q: Ord + ?Sized>(&self, key: &Q) -> bool
+    where
+        K: core::borrow::Borrow<Q>,
+    {
+        self.get(key).is_some()
+    }
+}
+
+impl<K, V> Map<K, V> {
+    /// The entries, sorted by key.
+    pub fn entries(&self) -> &'static [(K, V)] {
+        self.0
+    }
+    /// The number of entries.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    /// Whether the map is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    /// The entries, sorted by key.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static K, &'static V)> {
+        let entries: &'static [(K, V)] = self.0;
+        entries.iter().map(|(k, v)| (k, v))
+    }
+}
+
+/// A map key as a JSON member name.
+pub trait MapKey {
+    /// The member name: a string as is, an integer in decimal.
+    fn key_text(&self) -> String;
+}
+impl MapKey for &str {
+    fn key_text(&self) -> String {
+        (*self).to_string()
+    }
+}
+macro_rules! int_keys {
+    ($($t:ty),*) => {$(
+        impl MapKey for $t {
+            fn key_text(&self) -> String { self.to_string() }
+        }
+    )*};
+}
+int_keys!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+impl<K: MapKey, V: crate::canonical::Canonical> crate::canonical::Canonical for Map<K, V> {
+    fn write_canonical(&self, out: &mut String) {
+        let mut keyed: Vec<(Vec<u16>, String, &V)> = self
+            .0
+            .iter()
+            .map(|(k, v)| {
+                let t = k.key_text();
+                (t.encode_utf16().collect(), t, v)
+            })
+            .collect();
+        keyed.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut first = true;
+        out.push('{');
+        for (_, k, v) in &keyed {
+            crate::canonical::member(out, &mut first, k, *v);
+        }
+        out.push('}');
+    }
+}
+
+/// An instant: whole seconds since 1970-01-01T00:00:00Z (UTC; no time zone is ever implied).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DateTime(pub i64);
+
+impl DateTime {
+    /// Seconds since the Unix epoch.
+    pub const fn unix_seconds(self) -> i64 {
+        self.0
+    }
+    /// Milliseconds since the Unix epoch.
+    pub const fn unix_millis(self) -> i64 {
+        self.0 * 1000
+    }
+    /// As a `std::time::SystemTime`.
+    pub fn to_system_time(self) -> std::time::SystemTime {
+        let d = std::time::Duration::from_secs(self.0.unsigned_abs());
+        if self.0 >= 0 {
+            std::time::UNIX_EPOCH + d
+        } else {
+            std::time::UNIX_EPOCH - d
+        }
+    }
+}
+
+impl core::fmt::Display for DateTime {
+    /// RFC 3339 in UTC: `2024-05-01T04:00:00Z`.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let (days, rem) = (self.0.div_euclid(86_400), self.0.rem_euclid(86_400));
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z.rem_euclid(146_097);
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let d = doy - (153 * mp + 2) / 5 + 1;
+        let m = if mp < 10 { mp + 3 } else { mp - 9 };
+        let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
+        write!(f, "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", y, m, d, rem / 3600, rem / 60 % 60, rem % 60)
+    }
+}
+
+impl crate::canonical::Canonical for DateTime {
+    fn write_canonical(&self, out: &mut String) {
+        crate::canonical::write_str(out, &self.to_string())
+    }
+}
+
+/// A duration: whole milliseconds (may be negative).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Duration(pub i64);
+
+impl Duration {
+    /// Milliseconds.
+    pub const fn as_millis(self) -> i64 {
+        self.0
+    }
+    /// As a `core::time::Duration` (`None` if negative).
+    pub fn to_std(self) -> Option<core::time::Duration> {
+        u64::try_from(self.0).ok().map(core::time::Duration::from_millis)
+    }
+}
+
+impl crate::canonical::Canonical for Duration {
+    fn write_canonical(&self, out: &mut String) {
+        crate::canonical::write_int(out, self.0 as i128)
+    }
+}
+"#;
+
+/// The generated crate's `canonical` module: RFC 8785 writer with ECMAScript number formatting.
+pub const CANONICAL_RS: &str = r#"
+//! RFC 8785 (JCS) canonical JSON of the tables, byte-identical to gentable's `generated/data/*.json`.
+
+/// A value that writes itself as canonical JSON.
+pub trait Canonical {
+    /// Append the canonical JSON of `self` to `out`.
+    fn write_canonical(&self, out: &mut String);
+}
+
+/// Write one object member (`,"key":value`), handling the separator.
+pub fn member<T: Canonical + ?Sized>(out: &mut String, first: &mut bool, key: &str, v: &T) {
+    if !*first {
+        out.push(',');
+    }
+    *first = false;
+    write_str(out, key);
+    out.push(':');
+    v.write_canonical(out);
+}
+
+/// A table (slice of rows) as a JSON array.
+pub fn table<T: Canonical>(rows: &[T]) -> String {
+    let mut out = String::new();
+    rows.write_canonical(&mut out);
+    out
+}
+
+/// A JSON string literal: escapes `"`, `\` and control characters only.
+pub fn write_str(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                out.push_str("\\u00");
+                out.push(char::from_digit((c as u32) >> 4, 16).unwrap_or('0'));
+                out.push(char::from_digit((c as u32) & 15, 16).unwrap_or('0'));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// An integer: a number within ±(2^53 − 1), else a decimal string.
+pub fn write_int(out: &mut String, v: i128) {
+    const MAX_SAFE: i128 = (1i128 << 53) - 1;
+    if (-MAX_SAFE..=MAX_SAFE).contains(&v) {
+        out.push_str(&v.to_string());
+    } else {
+        out.push('"');
+        out.push_str(&v.to_string());
+        out.push('"');
+    }
+}
+
+/// A float in ECMAScript `Number.prototype.toString` form (RFC 8785 §3.2.2.3).
+pub fn write_f64(out: &mut String, v: f64) {
+    if v == 0.0 {
+        out.push('0');
+        return;
+    }
+    // Shortest round-trip digits and exponent, e.g. "1.7976931348623157e308".
+    let sci = format!("{:e}", v);
+    let (mant, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let (neg, mant) = match mant.strip_prefix('-') {
+        Some(m) => (true, m),
+        None => (false, mant),
+    };
+    let digits: String = mant.chars().filter(|c| *c != '.').collect();
+    let k = digits.len() as i32;
+    let n = exp + 1;
+    if neg {
+        out.push('-');
+    }
+    if k <= n && n <= 21 {
+        out.push_str(&digits);
+        for _ in 0..(n - k) {
+            out.push('0');
+        }
+    } else if 0 < n && n <= 21 {
+        out.push_str(&digits[..n as usize]);
+        out.push('.');
+        out.push_str(&digits[n as usize..]);
+    } else if -6 < n && n <= 0 {
+        out.push_str("0.");
+        for _ in 0..(-n) {
+            out.push('0');
+        }
+        out.push_str(&digits);
+    } else {
+        out.push_str(&digits[..1]);
+        if k > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        out.push(if n - 1 >= 0 { '+' } else { '-' });
+        out.push_str(&(n - 1).abs().to_string());
+    }
+}
+
+macro_rules! ints {
+    ($($t:ty),*) => {$(
+        impl Canonical for $t {
+            fn write_canonical(&self, out: &mut String) { write_int(out, *self as i128) }
+        }
+    )*};
+}
+ints!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+impl Canonical for bool {
+    fn write_canonical(&self, out: &mut String) {
+        out.push_str(if *self { "true" } else { "false" })
+    }
+}
+impl Canonical for f64 {
+    fn write_canonical(&self, out: &mut String) {
+        write_f64(out, *self)
+    }
+}
+impl Canonical for str {
+    fn write_canonical(&self, out: &mut String) {
+        write_str(out, self)
+    }
+}
+impl<T: Canonical + ?Sized> Canonical for &T {
+    fn write_canonical(&self, out: &mut String) {
+        (**self).write_canonical(out)
+    }
+}
+impl<T: Canonical> Canonical for Option<T> {
+    fn write_canonical(&self, out: &mut String) {
+        match self {
+            Some(v) => v.write_canonical(out),
+            None => out.push_str("null"),
+        }
+    }
+}
+impl<T: Canonical> Canonical for [T] {
+    fn write_canonical(&self, out: &mut String) {
+        out.push('[');
+        for (i, v) in self.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            v.write_canonical(out);
+        }
+        out.push(']');
+    }
+}
+"#;
+
+/// The generated crate's `runtime` module: the reader of the embedded binary data files
+/// (docs/data-format.md §3) and its error type. Every read is bounds-checked; nothing here is `unsafe`.
+pub const RUNTIME_RS: &str = r#"
+#![allow(dead_code)]
+//! Reading the embedded data files (docs/data-format.md §3 of gentable): the header, CRC-32 and hash checks,
+//! the string table, and the typed reads the tables' decoders are made of. Every check failure is a
+//! [`DataError`] naming the file; nothing is read past the end of the data.
+
+/// Why an embedded data file cannot be read: a file under `generated/rust/data/` was edited, truncated or
+/// copied from another build by hand. Regenerate the crate with `gentable build`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataError {
+    /// The data file, relative to the crate (`data/PieceType.bytes`).
+    pub file: &'static str,
+    /// The table it holds.
+    pub table: &'static str,
+    /// What is wrong, with the byte offset where it was found.
+    pub message: String,
+}
+
+impl core::fmt::Display for DataError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "{} (table {}): {}; regenerate the crate with `gentable build`",
+            self.file, self.table, self.message
+        )
+    }
+}
+
+impl std::error::Error for DataError {}
+
+const MAGIC: [u8; 8] = [0x89, b'G', b'T', b'B', 0x0d, 0x0a, 0x1a, 0x0a];
+const HEADER: usize = 152;
+/// How deep records may nest inside one value (recursive types) before the data is refused.
+const MAX_DEPTH: u32 = 256;
+
+const fn crc_tables() -> [[u32; 256]; 8] {
+    let mut t = [[0u32; 256]; 8];
+    let mut i = 0;
+    while i < 256 {
+        let mut c = i as u32;
+        let mut k = 0;
+        while k < 8 {
+            c = if c & 1 != 0 { 0xEDB8_8320 ^ (c >> 1) } else { c >> 1 };
+            k += 1;
+        }
+        t[0][i] = c;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 256 {
+        let mut s = 1;
+        while s < 8 {
+            t[s][i] = (t[s - 1][i] >> 8) ^ t[0][(t[s - 1][i] & 0xff) as usize];
+            s += 1;
+        }
+        i += 1;
+    }
+    t
+}
+
+static CRC: [[u32; 256]; 8] = crc_tables();
+
+/// CRC-32 (ISO-HDLC, as zlib and PNG: reflected polynomial `0xEDB88320`), eight bytes at a time.
+pub fn crc32(bytes: &[u8]) -> u32 {
+    let mut c = !0u32;
+    let mut chunks = bytes.chunks_exact(8);
+    for ch in &mut chunks {
+        let lo = u32::from_le_bytes([ch[0], ch[1], ch[2], ch[3]]) ^ c;
+        let hi = u32::from_le_bytes([ch[4], ch[5], ch[6], ch[7]]);
+        c = CRC[7][(lo & 0xff) as usize]
+            ^ CRC[6][((lo >> 8) & 0xff) as usize]
+            ^ CRC[5][((lo >> 16) & 0xff) as usize]
+            ^ CRC[4][(lo >> 24) as usize]
+            ^ CRC[3][(hi & 0xff) as usize]
+            ^ CRC[2][((hi >> 8) & 0xff) as usize]
+            ^ CRC[1][((hi >> 16) & 0xff) as usize]
+            ^ CRC[0][(hi >> 24) as usize];
+    }
+    for &b in chunks.remainder() {
+        c = CRC[0][((c ^ b as u32) & 0xff) as usize] ^ (c >> 8);
+    }
+    !c
+}
+
+/// A cursor over one embedded data file, after its header was checked ([`Reader::open`]).
+pub struct Reader {
+    file: &'static str,
+    table: &'static str,
+    bytes: &'static [u8],
+    pos: usize,
+    strings: Vec<&'static str>,
+    depth: u32,
+}
+
+macro_rules! uints {
+    ($($name:ident: $t:ty),*) => {$(
+        /// An unsigned integer of this width (varint), checked against the width.
+        #[inline]
+        pub fn $name(&mut self) -> Result<$t, DataError> {
+            let at = self.pos;
+            let v = self.varint()?;
+            <$t>::try_from(v).map_err(|_| self.error_at(at, format!("{v} does not fit {}", stringify!($t))))
+        }
+    )*};
+}
+
+macro_rules! sints {
+    ($($name:ident: $t:ty),*) => {$(
+        /// A signed integer of this width (zigzag varint), checked against the width.
+        #[inline]
+        pub fn $name(&mut self) -> Result<$t, DataError> {
+            let at = self.pos;
+            let v = self.zigzag()?;
+            <$t>::try_from(v).map_err(|_| self.error_at(at, format!("{v} does not fit {}", stringify!($t))))
+        }
+    )*};
+}
+
+impl Reader {
+    /// Check the header of `bytes` (the embedded `file` of `table`): magic, format version 1, flags, length,
+    /// CRC-32, the data and schema hashes this crate was generated with, and the table name; read the string
+    /// table. Returns the reader at the first row and the row count.
+    pub fn open(
+        file: &'static str,
+        table: &'static str,
+        bytes: &'static [u8],
+        data_hash: &str,
+        schema_hash: &str,
+    ) -> Result<(Reader, usize), DataError> {
+        let mut r = Reader { file, table, bytes, pos: 0, strings: Vec::new(), depth: 0 };
+        if bytes.len() < HEADER || bytes[..8] != MAGIC {
+            return Err(r.error_at(0, "not a gentable binary data file (its first bytes are not \\x89GTB\\r\\n\\x1a\\n)".into()));
+        }
+        let version = u16::from_le_bytes([bytes[8], bytes[9]]);
+        if version != 1 {
+            return Err(r.error_at(8, format!("data format version {version}; this crate reads version 1")));
+        }
+        let flags = u16::from_le_bytes([bytes[10], bytes[11]]);
+        if flags != 0 {
+            return Err(r.error_at(10, format!("unknown flags {flags:#06x}")));
+        }
+        let mut len = [0u8; 8];
+        len.copy_from_slice(&bytes[16..24]);
+        let len = u64::from_le_bytes(len);
+        if len != bytes.len() as u64 {
+            return Err(r.error_at(16, format!("the file has {} bytes but its header says {len}: it was truncated or extended", bytes.len())));
+        }
+        let crc = u32::from_le_bytes([bytes[12], bytes[13], bytes[14], bytes[15]]);
+        if crc32(&bytes[16..]) != crc {
+            return Err(r.error_at(12, "its CRC-32 does not match its bytes: the file was changed after gentable wrote it".into()));
+        }
+        for (at, want, what) in [(24, data_hash, "dataHash"), (88, schema_hash, "schemaHash")] {
+            let got = &bytes[at..at + 64];
+            if got != want.as_bytes() {
+                let why = if what == "dataHash" { "the file is from another build" } else { "the file was written for another schema" };
+                return Err(r.error_at(at, format!("{what} {} differs from this crate's {want}: {why}", String::from_utf8_lossy(got))));
+            }
+        }
+        r.pos = HEADER;
+        let n = r.len(1)?;
+        let at = r.pos;
+        let name = r.take(n)?;
+        if name != table.as_bytes() {
+            return Err(r.error_at(at, format!("it holds table {:?}, not {table}", String::from_utf8_lossy(name))));
+        }
+        let count = r.len(1)?;
+        let mut ends = Vec::with_capacity(count);
+        let mut total = 0usize;
+        for _ in 0..count {
+            total = total.checked_add(r.len(0)?).ok_or_else(|| r.error("string table too long".into()))?;
+            ends.push(total);
+        }
+        let at = r.pos;
+        let blob = r.take(total)?;
+        let text = core::str::from_utf8(blob)
+            .map_err(|e| r.error_at(at + e.valid_up_to(), "the string table is not valid UTF-8".into()))?;
+        let mut start = 0;
+        r.strings.reserve_exact(count);
+        for end in ends {
+            match text.get(start..end) {
+                Some(s) => r.strings.push(s),
+                None => return Err(r.error_at(at + start, "a string of the string table ends inside a character".into())),
+            }
+            start = end;
+        }
+        let rows = r.len(0)?;
+        Ok((r, rows))
+    }
+
+    /// A [`DataError`] at the current position.
+    pub fn error(&self, message: String) -> DataError {
+        self.error_at(self.pos, message)
+    }
+
+    fn error_at(&self, at: usize, message: String) -> DataError {
+        DataError { file: self.file, table: self.table, message: format!("at byte {at}: {message}") }
+    }
+
+    /// The number of bytes not read yet.
+    pub fn remaining(&self) -> usize {
+        self.bytes.len() - self.pos
+    }
+
+    fn take(&mut self, n: usize) -> Result<&'static [u8], DataError> {
+        let bytes: &'static [u8] = self.bytes;
+        match self.pos.checked_add(n).and_then(|end| bytes.get(self.pos..end)) {
+            Some(b) => {
+                self.pos += n;
+                Ok(b)
+            }
+            None => Err(self.error(format!("{n} more bytes needed, {} left", self.remaining()))),
+        }
+    }
+
+    /// The end of the rows: nothing may follow them.
+    pub fn finish(self) -> Result<(), DataError> {
+        if self.pos != self.bytes.len() {
+            return Err(self.error(format!("{} bytes follow the last row", self.remaining())));
+        }
+        Ok(())
+    }
+
+    /// An unsigned LEB128 varint of at most 10 bytes and 64 bits.
+    #[inline]
+    pub fn varint(&mut self) -> Result<u64, DataError> {
+        let at = self.pos;
+        let mut v = 0u64;
+        let mut shift = 0u32;
+        loop {
+            let Some(&b) = self.bytes.get(self.pos) else {
+                return Err(self.error_at(at, "the file ends inside a number".into()));
+            };
+            self.pos += 1;
+            if shift == 63 && b > 1 {
+                return Err(self.error_at(at, "a varint exceeds 64 bits".into()));
+            }
+            v |= ((b & 0x7f) as u64) << shift;
+            if b < 0x80 {
+                return Ok(v);
+            }
+            shift += 7;
+        }
+    }
+
+    /// A zigzag varint.
+    #[inline]
+    pub fn zigzag(&mut self) -> Result<i64, DataError> {
+        let u = self.varint()?;
+        Ok(((u >> 1) as i64) ^ -((u & 1) as i64))
+    }
+
+    uints!(u8: u8, u16: u16, u32: u32, u64: u64);
+    sints!(i8: i8, i16: i16, i32: i32, i64: i64);
+
+    /// A count of items of at least `min_size` bytes each: refused if the rest of the file cannot hold them.
+    #[inline]
+    pub fn len(&mut self, min_size: usize) -> Result<usize, DataError> {
+        let at = self.pos;
+        let n = self.varint()?;
+        match usize::try_from(n) {
+            Ok(n) if min_size == 0 || n <= self.remaining() / min_size => Ok(n),
+            _ => Err(self.error_at(at, format!("a count of {n} exceeds what is left of the file"))),
+        }
+    }
+
+    /// An index below `count` (an enum member, a union variant).
+    #[inline]
+    pub fn index(&mut self, count: usize) -> Result<usize, DataError> {
+        let at = self.pos;
+        let i = self.varint()?;
+        match usize::try_from(i) {
+            Ok(i) if i < count => Ok(i),
+            _ => Err(self.error_at(at, format!("index {i} is out of range (there are {count})"))),
+        }
+    }
+
+    /// One byte that must be 0 or 1.
+    #[inline]
+    fn flag(&mut self, what: &str) -> Result<bool, DataError> {
+        match self.bytes.get(self.pos) {
+            Some(0) => {
+                self.pos += 1;
+                Ok(false)
+            }
+            Some(1) => {
+                self.pos += 1;
+                Ok(true)
+            }
+            Some(b) => Err(self.error(format!("{what} byte {b} is neither 0 nor 1"))),
+            None => Err(self.error("the file ends before a value".into())),
+        }
+    }
+
+    /// A boolean.
+    #[inline]
+    pub fn bool(&mut self) -> Result<bool, DataError> {
+        self.flag("a boolean")
+    }
+
+    /// Whether an optional value follows.
+    #[inline]
+    pub fn present(&mut self) -> Result<bool, DataError> {
+        self.flag("an optional's tag")
+    }
+
+    /// A finite IEEE 754 binary64.
+    #[inline]
+    pub fn f64(&mut self) -> Result<f64, DataError> {
+        let b = self.take(8)?;
+        let v = f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+        if !v.is_finite() {
+            return Err(self.error_at(self.pos - 8, format!("{v} is not a finite number")));
+        }
+        Ok(v)
+    }
+
+    /// A string: an index into the string table.
+    #[inline]
+    pub fn str(&mut self) -> Result<&'static str, DataError> {
+        let at = self.pos;
+        let i = self.varint()?;
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| self.strings.get(i).copied())
+            .ok_or_else(|| self.error_at(at, format!("string {i} is not in the string table ({} strings)", self.strings.len())))
+    }
+
+    /// A flag set of `members` members.
+    #[inline]
+    pub fn flags(&mut self, members: u32) -> Result<u64, DataError> {
+        let at = self.pos;
+        let bits = self.varint()?;
+        if members < 64 && bits >> members != 0 {
+            return Err(self.error_at(at, format!("flag bits {bits:#x} name members beyond the {members} there are")));
+        }
+        Ok(bits)
+    }
+
+    /// A date-time: seconds since the Unix epoch, years 0001–9999.
+    #[inline]
+    pub fn datetime(&mut self) -> Result<i64, DataError> {
+        let at = self.pos;
+        let v = self.zigzag()?;
+        if !(-62_135_596_800..=253_402_300_799).contains(&v) {
+            return Err(self.error_at(at, format!("date-time {v} s is outside the years 0001-9999")));
+        }
+        Ok(v)
+    }
+
+    /// A duration: milliseconds, at most ±922 337 203 685 477.
+    #[inline]
+    pub fn duration(&mut self) -> Result<i64, DataError> {
+        let at = self.pos;
+        let v = self.zigzag()?;
+        if v.unsigned_abs() > 922_337_203_685_477 {
+            return Err(self.error_at(at, format!("duration {v} ms is out of range")));
+        }
+        Ok(v)
+    }
+
+    /// Map entries, which must come in strictly ascending key order.
+    pub fn map<K: Ord, V>(&self, entries: Vec<(K, V)>) -> Result<&'static [(K, V)], DataError> {
+        if entries.windows(2).any(|w| w[0].0 >= w[1].0) {
+            return Err(self.error("map keys are not in strictly ascending order".into()));
+        }
+        Ok(leak(entries))
+    }
+
+    /// `decode` one level deeper: values nest at most 256 records deep.
+    pub fn nested<T>(&mut self, decode: fn(&mut Reader) -> Result<T, DataError>) -> Result<T, DataError> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.error(format!("values nest more than {MAX_DEPTH} deep")));
+        }
+        self.depth += 1;
+        let v = decode(self);
+        self.depth -= 1;
+        v
+    }
+}
+
+/// `items` for as long as the program runs (table data is never freed, like a `static`).
+pub fn leak<T>(items: Vec<T>) -> &'static [T] {
+    if items.is_empty() {
+        return &[];
+    }
+    Box::leak(items.into_boxed_slice())
+}
+
+/// `v` for as long as the program runs (a record on a reference cycle).
+pub fn boxed<T>(v: T) -> &'static T {
+    Box::leak(Box::new(v))
+}
+
+/// Rows of a map table must be strictly ascending by key (the lookups search them).
+pub fn sorted<T>(r: &Reader, rows: &[T], less: impl Fn(&T, &T) -> bool) -> Result<(), DataError> {
+    match rows.windows(2).position(|w| !less(&w[0], &w[1])) {
+        Some(i) => Err(r.error(format!("rows {i} and {} are not in strictly ascending primary-key order", i + 1))),
+        None => Ok(()),
+    }
+}
+
+/// Rows of a map table that keeps source order (`order = "source"`) must have distinct primary keys.
+pub fn unique<T>(r: &Reader, rows: &[T], cmp: impl Fn(&T, &T) -> core::cmp::Ordering) -> Result<(), DataError> {
+    let order = index(rows, &cmp);
+    match order.windows(2).find(|w| cmp(&rows[w[0] as usize], &rows[w[1] as usize]).is_eq()) {
+        Some(w) => Err(r.error(format!("rows {} and {} have the same primary key", w[0], w[1]))),
+        None => Ok(()),
+    }
+}
+
+/// Row positions of `rows` sorted by `cmp` (a unique key's lookup index).
+pub fn index<T>(rows: &[T], cmp: impl Fn(&T, &T) -> core::cmp::Ordering) -> Box<[u32]> {
+    let mut order: Vec<u32> = (0..rows.len() as u32).collect();
+    order.sort_by(|&a, &b| cmp(&rows[a as usize], &rows[b as usize]));
+    order.into_boxed_slice()
+}
+
+/// The rows of a decoded table, or a panic naming the data file (see the table's `try_all`).
+pub fn rows<T>(data: &'static Result<Box<[T]>, DataError>) -> &'static [T] {
+    match data {
+        Ok(rows) => rows,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The panic of a typed reference whose row is missing: only a row built by hand can get here.
+#[cold]
+pub fn dangling(table: &str, key: &dyn core::fmt::Debug) -> ! {
+    panic!("{table} has no row with key {key:?}: the row holding this reference was not read from the tables (validation guarantees their references)")
+}
+"#;

@@ -1,0 +1,199 @@
+//! The Rust crate's embedded data (issue 14, docs/data-format.md §3 and §5): a damaged data file under
+//! `generated/rust/data/` fails at first access with a `DataError` naming the file, the table and what is
+//! wrong — never a wrong value, never undefined behaviour.
+//!
+//! FunnyPitch's committed crate is copied once per case into `target/rust-data/` (its own crate name), one
+//! embedded file of each copy is damaged the way a hand edit, a truncated copy or a file from another build
+//! would, and one runner crate depending on every copy prints what `load()`, `try_all()` and `all()` say.
+
+use std::path::Path;
+use std::process::Command;
+
+fn repo() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Recompute the length and CRC-32 fields of a binary data file after an edit (docs/data-format.md §3.1).
+fn reseal(b: &mut [u8]) {
+    let len = b.len() as u64;
+    b[16..24].copy_from_slice(&len.to_le_bytes());
+    let crc = crc32fast::hash(&b[16..]);
+    b[12..16].copy_from_slice(&crc.to_le_bytes());
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let name = e.file_name();
+        if name == "target" {
+            continue;
+        }
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &to.join(&name));
+        } else {
+            std::fs::copy(e.path(), to.join(&name)).unwrap();
+        }
+    }
+}
+
+/// Write `text` unless the file already holds it (keeps cargo's cache warm between runs).
+fn write_if_changed(path: &Path, text: &[u8]) {
+    if std::fs::read(path).ok().as_deref() != Some(text) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
+
+#[test]
+fn damaged_embedded_data_is_a_data_error_naming_the_file() {
+    let crate_dir = repo().join("generated/rust");
+    let data = |t: &str| std::fs::read(crate_dir.join(format!("data/{t}.bytes"))).unwrap();
+    let piece = data("PieceType");
+    let lang = data("Lang");
+    // (case, file damaged, its new bytes, what the error must say)
+    let mut cases: Vec<(&str, &str, Vec<u8>, &str)> = vec![];
+    cases.push(("intact", "PieceType", piece.clone(), ""));
+    let mut flipped = piece.clone();
+    let mid = 152 + (flipped.len() - 152) / 2;
+    flipped[mid] ^= 0x20;
+    cases.push((
+        "flipped",
+        "PieceType",
+        flipped,
+        "at byte 12: its CRC-32 does not match its bytes: the file was changed after gentable wrote it",
+    ));
+    cases.push((
+        "truncated",
+        "PieceType",
+        piece[..piece.len() - 10].to_vec(),
+        "but its header says",
+    ));
+    // Another table's (valid) file in this table's place: another build's data as far as the crate can tell.
+    cases.push(("swapped", "PieceType", lang.clone(), "dataHash"));
+    let mut other_schema = piece.clone();
+    other_schema[88..152].copy_from_slice(&[b'0'; 64]);
+    reseal(&mut other_schema);
+    cases.push((
+        "schema",
+        "PieceType",
+        other_schema,
+        "the file was written for another schema",
+    ));
+    let mut trailing = piece.clone();
+    trailing.extend_from_slice(&[0, 0, 0]);
+    reseal(&mut trailing);
+    cases.push((
+        "trailing",
+        "PieceType",
+        trailing,
+        "3 bytes follow the last row",
+    ));
+    // A value outside its type with every hash and the CRC intact: the last field of the last row is
+    // PieceType.AiWeight, a number; NaN is no JSON number.
+    let mut nan = piece.clone();
+    let n = nan.len();
+    nan[n - 8..].copy_from_slice(&f64::NAN.to_le_bytes());
+    reseal(&mut nan);
+    cases.push(("nan", "PieceType", nan, "NaN is not a finite number"));
+    let mut bad_utf8 = lang.clone();
+    // Inside the string table's text: the second byte of 御 (御史, the Censor's name).
+    let at = bad_utf8
+        .windows(6)
+        .position(|w| w == "御史".as_bytes())
+        .unwrap();
+    bad_utf8[at + 1] = 0xff;
+    reseal(&mut bad_utf8);
+    cases.push((
+        "utf8",
+        "Lang",
+        bad_utf8,
+        "the string table is not valid UTF-8",
+    ));
+    cases.push((
+        "garbage",
+        "PieceType",
+        b"[{\"Id\":\"Soldier\"}]".to_vec(),
+        "not a gentable binary data file",
+    ));
+
+    let work = repo().join("target/rust-data");
+    let mut toml = String::from(
+        "[package]\nname = \"rust-data-runner\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n[workspace]\n\n[dependencies]\n",
+    );
+    let mut main = String::from("fn main() {\n    std::panic::set_hook(Box::new(|_| {}));\n");
+    for (case, table, bytes, _) in &cases {
+        let dir = work.join(case);
+        copy_dir(&crate_dir, &dir);
+        let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml"))
+            .unwrap()
+            .replace(
+                "name = \"funnypitch_tables\"",
+                &format!("name = \"case_{case}\""),
+            );
+        write_if_changed(&dir.join("Cargo.toml"), manifest.as_bytes());
+        write_if_changed(&dir.join(format!("data/{table}.bytes")), bytes);
+        toml.push_str(&format!(
+            "case_{case} = {{ path = {:?} }}\n",
+            dir.to_string_lossy()
+        ));
+        main.push_str(&format!(
+            "    println!(\"{case} load: {{:?}}\", case_{case}::load().map_err(|e| e.to_string()));\n\
+             \x20   println!(\"{case} try_all: {{:?}}\", case_{case}::{table}::try_all().map(|r| r.len()).map_err(|e| (e.file, e.table)));\n\
+             \x20   let all = std::panic::catch_unwind(|| case_{case}::{table}::all().len());\n\
+             \x20   println!(\"{case} all: {{:?}}\", all.map_err(|p| p.downcast_ref::<String>().cloned().unwrap_or_default()));\n"
+        ));
+    }
+    main.push_str("}\n");
+    let runner = work.join("runner");
+    write_if_changed(&runner.join("Cargo.toml"), toml.as_bytes());
+    write_if_changed(&runner.join("src/main.rs"), main.as_bytes());
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .args(["run", "--quiet", "--manifest-path"])
+        .arg(runner.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", work.join("target"))
+        .env("RUSTFLAGS", "-D warnings")
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = |case: &str, what: &str| -> String {
+        let prefix = format!("{case} {what}: ");
+        stdout
+            .lines()
+            .find_map(|l| l.strip_prefix(&prefix))
+            .unwrap_or_else(|| panic!("no line {prefix} in:\n{stdout}"))
+            .to_string()
+    };
+    assert_eq!(line("intact", "load"), "Ok(())");
+    assert_eq!(line("intact", "try_all"), "Ok(11)");
+    assert_eq!(line("intact", "all"), "Ok(11)");
+    for (case, table, _, says) in cases.iter().skip(1) {
+        let load = line(case, "load");
+        let file = format!("data/{table}.bytes (table {table}): ");
+        assert!(load.starts_with(&format!("Err(\"{file}")), "{case}: {load}");
+        assert!(load.contains(says), "{case}: {load} lacks {says:?}");
+        assert!(
+            load.contains("regenerate the crate with `gentable build`"),
+            "{case}: {load}"
+        );
+        if *table == "PieceType" {
+            assert_eq!(
+                line(case, "try_all"),
+                "Err((\"data/PieceType.bytes\", \"PieceType\"))",
+                "{case}"
+            );
+            // The infallible accessor panics with the same message: never a wrong or empty table.
+            let all = line(case, "all");
+            assert!(
+                all.starts_with(&format!("Err(\"{file}")) && all.contains(says),
+                "{case}: {all}"
+            );
+        }
+    }
+}
