@@ -356,6 +356,12 @@ pub struct TableOverride {
     /// Column letter whose cell holds a data row's tags, comma-separated (Luban: `A`, where rows say `dev`,
     /// `test`, `unchecked`). Outputs choose rows by tag (`include_tags`, `exclude_tags`).
     pub tag_column: Option<String>,
+    /// `layout = "vertical"`: the column letter of the values (default: the column right of `first_column`),
+    /// e.g. `"C"` for Luban's `##column` sheets (name | type | value).
+    pub value_column: Option<String>,
+    /// `layout = "vertical"`: the column letter of a type column (Luban: `int`, `string`, `list,int`): never
+    /// read as a value; a type that contradicts the schema's is a warning.
+    pub type_column: Option<String>,
 }
 
 impl TableOverride {
@@ -574,6 +580,31 @@ pub fn load(path: &Path) -> anyhow::Result<Loaded> {
                 path.display()
             );
         }
+        for (key, c) in [
+            ("value_column", &o.value_column),
+            ("type_column", &o.type_column),
+        ] {
+            if let Some(c) = c {
+                if crate::diag::column_from_letters(c).is_none() {
+                    anyhow::bail!(
+                        "{}: [tables.{name}] {key} must be letters like \"C\", got {c:?}",
+                        path.display()
+                    );
+                }
+                if o.layout.as_deref() != Some("vertical") {
+                    anyhow::bail!(
+                        "{}: [tables.{name}] {key} applies to layout = \"vertical\" only",
+                        path.display()
+                    );
+                }
+            }
+        }
+        if o.value_column.is_some() && o.value_column == o.type_column {
+            anyhow::bail!(
+                "{}: [tables.{name}] value_column and type_column must differ",
+                path.display()
+            );
+        }
         if let Some(s) = &o.array_separator {
             let ok = s.chars().count() == 1
                 && !s
@@ -643,7 +674,6 @@ pub fn load(path: &Path) -> anyhow::Result<Loaded> {
                 .next()
                 .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            && !crate::naming::CSHARP_KEYWORDS.contains(&p)
     }) {
         anyhow::bail!(
             "{}: [csharp] namespace must be dotted C# identifiers, got {:?}",

@@ -1,6 +1,8 @@
 //! Conformance harness: the three generated languages agree with the pipeline, byte for byte.
 //!
-//! For every table set in the repository (the root project, `tests/torture` and each `examples/*`), it
+//! For every table set in the repository (the root project, `tests/torture`, each `examples/*`, and every
+//! accepted case of the fidelity suite `tests/fidelity/*`, built fresh into `target/conformance/fidelity/`
+//! and first compared with the case's `expected/data`), it
 //! 1. builds the set's generated **Rust** crate into a small dumper binary (one dumper crate depending on every
 //!    set's crate, built once with a shared `CARGO_TARGET_DIR`, warnings denied) and writes
 //!    `canonical_tables()` and `CONTENT_HASH`;
@@ -27,6 +29,8 @@
 //! `GENTABLE_CONFORMANCE_PROJECTS=path/to/gentable.toml,…` adds projects from anywhere (paths relative to
 //! the repository, where `cargo test` runs tests).
 //! The C# and Node dumpers run with `TZ=America/St_Johns`, and the C# one also in the tr-TR culture.
+
+mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -124,6 +128,8 @@ fn sets() -> Vec<Set> {
             cfgs.extend(subs);
         }
     }
+    // The accepted cases of the fidelity suite: built fresh (they commit only their canonical data).
+    cfgs.extend(fidelity_projects());
     // Extra projects (any folder): GENTABLE_CONFORMANCE_PROJECTS=path/to/gentable.toml[,…].
     for extra in std::env::var("GENTABLE_CONFORMANCE_PROJECTS")
         .unwrap_or_default()
@@ -149,10 +155,12 @@ fn sets() -> Vec<Set> {
     for cfg in cfgs {
         let loaded = gentable::config::load(&cfg).unwrap_or_else(|e| panic!("{e}"));
         let dir = cfg.parent().unwrap();
-        let label = match dir.strip_prefix(repo()) {
-            Ok(rel) if rel.as_os_str().is_empty() => ".".to_string(),
-            Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
-            Err(_) => dir.to_string_lossy().replace('\\', "/"),
+        let fidelity = common::fidelity::work("conformance/fidelity");
+        let label = match (dir.strip_prefix(&fidelity), dir.strip_prefix(repo())) {
+            (Ok(case), _) => format!("tests/fidelity/{}", case.to_string_lossy()),
+            (_, Ok(rel)) if rel.as_os_str().is_empty() => ".".to_string(),
+            (_, Ok(rel)) => rel.to_string_lossy().replace('\\', "/"),
+            _ => dir.to_string_lossy().replace('\\', "/"),
         };
         let id = if label == "." {
             "root".to_string()
@@ -203,6 +211,45 @@ fn sets() -> Vec<Set> {
         !out.is_empty(),
         "GENTABLE_CONFORMANCE={filter:?} selects no table set"
     );
+    out
+}
+
+/// Every accepted case of the fidelity suite (`tests/fidelity/<case>`, expected exit 0), prepared and built
+/// into `target/conformance/fidelity/<case>`; its fresh canonical data must equal the case's `expected/data`.
+/// Only the cases `GENTABLE_CONFORMANCE` selects (by `fidelity` or the case's name) are built.
+fn fidelity_projects() -> Vec<PathBuf> {
+    use common::fidelity::{build, cases, expected_exit, name, prepare, work};
+    let filter = std::env::var("GENTABLE_CONFORMANCE").unwrap_or_default();
+    let work = work("conformance/fidelity");
+    let mut out = vec![];
+    for case in cases() {
+        let n = name(&case);
+        let label = format!("tests/fidelity/{n}");
+        if expected_exit(&case) != 0
+            || !(filter.trim().is_empty()
+                || filter
+                    .split(',')
+                    .map(str::trim)
+                    .any(|w| !w.is_empty() && label.contains(w)))
+        {
+            continue;
+        }
+        let dir = prepare(&case, &work);
+        let (diags, exit) = build(&dir);
+        assert_eq!(exit, 0, "{label} does not build: {diags}");
+        let fresh = dir.join("generated/data");
+        let want = case.join("expected/data");
+        for e in std::fs::read_dir(&want).unwrap().flatten() {
+            let f = e.file_name();
+            assert_eq!(
+                std::fs::read(fresh.join(&f)).ok(),
+                Some(std::fs::read(e.path()).unwrap()),
+                "{label}: {} differs from expected/data (cargo test --test fidelity)",
+                f.to_string_lossy()
+            );
+        }
+        out.push(dir.join("gentable.toml"));
+    }
     out
 }
 

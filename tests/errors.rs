@@ -232,9 +232,19 @@ fn bad_cell_grammar() {
     assert_eq!(d[1].message, "unclosed '['");
 }
 
-/// An xlsx named `Units.xlsx` with a sheet `Unit`; `cells(ws)` writes rows 2.. (row 1 is the header).
+/// An xlsx named `Units.xlsx` with a sheet `Unit`; `cells(ws)` writes rows 2.. (row 1 is the header). Like a
+/// file Excel saved, it does not ask to be recalculated on load, so the formula results it stores count.
 fn unit_xlsx(p: &Project, cells: impl FnOnce(&mut rust_xlsxwriter::Worksheet)) {
+    unit_xlsx_in(p, rust_xlsxwriter::CalculationMode::Manual, cells)
+}
+
+fn unit_xlsx_in(
+    p: &Project,
+    mode: rust_xlsxwriter::CalculationMode,
+    cells: impl FnOnce(&mut rust_xlsxwriter::Worksheet),
+) {
     let mut wb = Workbook::new();
+    wb.set_calculation_mode(mode);
     let ws = wb.add_worksheet();
     ws.set_name("Unit").unwrap();
     for (c, h) in HEADER.split(',').enumerate() {
@@ -269,6 +279,21 @@ fn excel_error_cells() {
     assert_eq!(d[0].cell_text.as_deref(), Some("#DIV/0!"));
     assert_eq!(d[0].message, "the cell holds the Excel error #DIV/0!");
     assert_eq!(d[1].cell_text.as_deref(), Some("#N/A"));
+    // rust_xlsxwriter's default asks Excel to recalculate on load (fullCalcOnLoad): the stored results are
+    // then placeholders, and each formula is GT0208 naming it (docs/conventions.md §7).
+    let p = Project::new("");
+    unit_xlsx_in(&p, rust_xlsxwriter::CalculationMode::Automatic, |ws| {
+        ws.write_number(1, 0, 1).unwrap();
+        ws.write_string(1, 1, "Archer").unwrap();
+        ws.write_formula(1, 2, Formula::new("=1/0")).unwrap();
+        ws.write_string(1, 3, "Red").unwrap();
+    });
+    let d = p.diags();
+    assert_locs(
+        &d,
+        &[("GT0208", xlsx, Some("Unit"), 2, Some("C"), Some("Hp"))],
+    );
+    assert!(d[0].message.contains("=1/0"), "{}", d[0].message);
 }
 
 #[test]
@@ -311,7 +336,8 @@ fn invalid_utf8_in_a_csv_cell_is_reported_once() {
     let d = p.diags();
     assert_locs(&d, &[("GT0102", CSV, None, 2, Some("B"), None)]);
     assert_eq!(d[0].message, "the cell is not valid UTF-8 text");
-    assert_eq!(d[0].cell_text.as_deref(), Some("Arch\u{FFFD}r"));
+    // The bytes are shown as they are, never as U+FFFD (docs/conventions.md §7).
+    assert_eq!(d[0].cell_text.as_deref(), Some("Arch\\xE9r"));
 }
 
 #[test]

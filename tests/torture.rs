@@ -35,7 +35,8 @@ fn floats_keep_their_bits() {
 fn strings_survive() {
     let t = |k: &'static str| Strings::get(StringsId(k)).unwrap().text;
     assert_eq!(t("quote"), "say \"hi\"");
-    assert_eq!(t("newline"), "line1\nline2\r\nline3");
+    // Line breaks inside a cell are `\n` whatever the file wrote (`\r\n` here): docs/conventions.md §7.
+    assert_eq!(t("newline"), "line1\nline2\nline3");
     assert_eq!(t("u2028"), "a\u{2028}b\u{2029}c");
     assert_eq!(t("comment"), "*/ end of comment /* // --> <!--");
     assert_eq!(t("template"), "${x} `backtick` {{x}} {{{x}}} #{x} %s {0}");
@@ -43,8 +44,13 @@ fn strings_survive() {
     assert_eq!(t("spaces"), "  leading and trailing  ");
     assert_eq!(
         Strings::get(StringsId("spaces")).unwrap().note,
+        Some("  "),
+        "white-space-only text is kept exactly (docs/conventions.md §7)"
+    );
+    assert_eq!(
+        Strings::get(StringsId("quote")).unwrap().note,
         None,
-        "a blank optional cell is absent"
+        "an empty optional cell is absent"
     );
 }
 
@@ -90,7 +96,7 @@ fn canonical_dump_equals_committed_data() {
 mod features {
     use torture_tables::enums::{Element, ElementFlags, Hero};
     use torture_tables::records::{Effect, Point, Stat};
-    use torture_tables::types::{DateTime, Duration};
+    use torture_tables::types::{Date, DateTime, Duration, Time};
     use torture_tables::{Features, FeaturesId, Parts, PartsId, Spread, SpreadId, Vertical};
 
     fn row(id: u8) -> &'static Features {
@@ -218,6 +224,28 @@ mod features {
             row(4).cooldown.to_std(),
             Some(std::time::Duration::from_secs(2 * 86_400))
         );
+    }
+
+    #[test]
+    fn dates_and_times_of_day() {
+        assert_eq!(row(1).day, Date(0));
+        assert_eq!(row(2).day.to_string(), "2024-05-01", "written 2024/5/1");
+        assert_eq!(row(2).day.ymd(), (2024, 5, 1));
+        assert_eq!(
+            row(2).leap_day.map(|d| d.to_string()).as_deref(),
+            Some("2024-02-29")
+        );
+        assert_eq!(row(3).day.to_string(), "9999-12-31");
+        assert_eq!(row(4).day.to_string(), "0001-01-01");
+        // Times of day are UTC: 08:00 at +08:00 is midnight UTC; 05:00:30 at +08:00 is 21:00:30Z.
+        assert_eq!(row(1).reset, Time(0));
+        assert_eq!(row(2).reset.hms(), (21, 0, 30));
+        assert_eq!(row(2).reset.to_string(), "21:00:30Z");
+        assert_eq!(
+            row(3).reset_utc.map(|t| t.to_string()).as_deref(),
+            Some("18:30:00Z")
+        );
+        assert_eq!(row(4).reset.seconds_since_midnight(), 16 * 3600);
     }
 
     #[test]

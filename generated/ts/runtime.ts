@@ -467,6 +467,21 @@ export function dateTime(v: unknown, at: At): Date {
   return !Number.isNaN(d.getTime()) && wDateTime(d) === JSON.stringify(v) ? d : fail(at, "a valid date-time", v);
 }
 
+/**
+ * A calendar date: the string `YYYY-MM-DD`, kept as that string (a `Date` would carry a time zone that shifts
+ * the day when shown in local time).
+ */
+export function date(v: unknown, at: At): string {
+  if (typeof v !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(v)) return fail(at, "a date string YYYY-MM-DD", v);
+  const d = new Date(v + "T00:00:00Z");
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === v ? v : fail(at, "a valid date", v);
+}
+
+/** A time of day in UTC: the string `HH:MM:SSZ`, kept as that string. */
+export function time(v: unknown, at: At): string {
+  return typeof v === "string" && /^([01]\d|2[0-3]):[0-5]\d:[0-5]\dZ$/.test(v) ? v : fail(at, "a time string HH:MM:SSZ", v);
+}
+
 /** A duration: a whole number of milliseconds (a safe integer). */
 export function duration(v: unknown, at: At): number {
   return typeof v === "number" && Number.isSafeInteger(v) ? v : fail(at, "a whole number of milliseconds", v);

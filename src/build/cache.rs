@@ -314,6 +314,12 @@ fn encode_tables(e: &mut Enc, tables: &[RawTable]) {
                 e.var(v as u64);
             }
         }
+        for list in [&t.hidden_rows, &t.hidden_cols] {
+            e.var(list.len() as u64);
+            for v in list {
+                e.var(*v as u64);
+            }
+        }
         e.var(t.rows.len() as u64);
         for r in &t.rows {
             e.var(r.row as u64);
@@ -346,6 +352,22 @@ fn encode_tables(e: &mut Enc, tables: &[RawTable]) {
                         e.u8(8);
                         e.str(s);
                     }
+                    RawCell::Serial(sr) => {
+                        e.u8(9);
+                        e.u64(sr.value.to_bits());
+                        e.u8(sr.date1904 as u8 | (sr.duration as u8) << 1);
+                    }
+                    RawCell::Formatted(f) => {
+                        e.u8(10);
+                        e.u64(f.value.to_bits());
+                        e.opt_str(f.shown.as_deref());
+                        e.str(&f.format);
+                    }
+                    RawCell::NoResult(u) => {
+                        e.u8(11);
+                        e.str(&u.formula);
+                        e.opt_str(u.placeholder.as_deref());
+                    }
                 }
             }
         }
@@ -368,6 +390,14 @@ fn decode_tables(d: &mut Dec) -> Option<Vec<RawTable>> {
                 cols: (v[2], v[3]),
             });
         }
+        let mut hidden = [vec![], vec![]];
+        for list in &mut hidden {
+            let n = d.len()?;
+            for _ in 0..n {
+                list.push(d.var()? as usize);
+            }
+        }
+        let [hidden_rows, hidden_cols] = hidden;
         let nr = d.len()?;
         let mut rows = Vec::with_capacity(nr);
         for _ in 0..nr {
@@ -385,6 +415,24 @@ fn decode_tables(d: &mut Dec) -> Option<Vec<RawTable>> {
                     6 => RawCell::Error(d.str()?),
                     7 => RawCell::DateTime(d.str()?),
                     8 => RawCell::Undecodable(d.str()?),
+                    9 => {
+                        let value = f64::from_bits(d.u64()?);
+                        let flags = d.u8()?;
+                        RawCell::Serial(crate::read::raw::Serial {
+                            value,
+                            date1904: flags & 1 != 0,
+                            duration: flags & 2 != 0,
+                        })
+                    }
+                    10 => RawCell::Formatted(Box::new(crate::read::raw::Formatted {
+                        value: f64::from_bits(d.u64()?),
+                        shown: d.opt_str()?,
+                        format: d.str()?,
+                    })),
+                    11 => RawCell::NoResult(Box::new(crate::read::raw::Uncalculated {
+                        formula: d.str()?,
+                        placeholder: d.opt_str()?,
+                    })),
                     _ => return None,
                 });
             }
@@ -396,6 +444,8 @@ fn decode_tables(d: &mut Dec) -> Option<Vec<RawTable>> {
             sheet,
             rows,
             merges,
+            hidden_rows,
+            hidden_cols,
         });
     }
     d.b.is_empty().then_some(tables)
@@ -645,14 +695,30 @@ mod tests {
                     RawCell::Float(-0.0),
                     RawCell::Bool(true),
                     RawCell::Error("#N/A".into()),
-                    RawCell::DateTime("45000.5".into()),
-                    RawCell::Undecodable("\u{fffd}".into()),
+                    RawCell::DateTime("2024-05-01T12:00:00".into()),
+                    RawCell::Undecodable("\\xD5".into()),
+                    RawCell::Serial(crate::read::raw::Serial {
+                        value: 45000.5,
+                        date1904: true,
+                        duration: false,
+                    }),
+                    RawCell::Formatted(Box::new(crate::read::raw::Formatted {
+                        value: 7.0,
+                        shown: Some("007".into()),
+                        format: "000".into(),
+                    })),
+                    RawCell::NoResult(Box::new(crate::read::raw::Uncalculated {
+                        formula: "A3*2".into(),
+                        placeholder: Some("0".into()),
+                    })),
                 ],
             }],
             merges: vec![Merge {
                 rows: (1, 1),
                 cols: (2, 5),
             }],
+            hidden_rows: vec![3, 9],
+            hidden_cols: vec![1],
         }]
     }
 

@@ -260,16 +260,21 @@ pub fn run(req: &Request) -> Outcome {
             // An emitter refused the project (two names that become one identifier, a reserved type name):
             // a schema problem, reported like every other diagnostic so CI annotations show it.
             ctx.finish();
-            let d = Diagnostics {
-                items: vec![Diagnostic::file_error(
-                    Code::GeneratedNameClash,
-                    loaded.schema_rel(),
-                    format!("{e:#}"),
-                )
-                .with_help(
-                    "rename the table, field, enum member or $defs entry, or set x-gentable-name",
-                )],
+            // Every problem of every output at once, one diagnostic each (fix them all, rebuild once).
+            let mut lines: Vec<String> = format!("{e:#}").lines().map(String::from).collect();
+            lines.dedup();
+            let mut d = Diagnostics {
+                items: lines
+                    .into_iter()
+                    .map(|m| {
+                        Diagnostic::file_error(Code::GeneratedNameClash, loaded.schema_rel(), m)
+                            .with_help(
+                                "rename the table, field, enum member or $defs entry, or set x-gentable-name",
+                            )
+                    })
+                    .collect(),
             };
+            d.sort();
             out.report(&d, req, &sources);
             out.exit_code = exit_code(&d.items);
             return out;

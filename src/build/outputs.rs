@@ -303,9 +303,12 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Outputs> {
             Ok(files)
         })
         .collect();
+    // Every output's problems at once (a name that clashes in Rust and in C# is two lines).
+    let mut errors = crate::emit::front::Errors::default();
     for part in parts {
-        files.extend(part?);
+        files.extend(errors.take(part).unwrap_or_default());
     }
+    errors.finish()?;
     check_paths(&files)?;
     Ok(files)
 }

@@ -219,9 +219,15 @@ pub fn references(project: &Project, ts: &TableSchema) -> Vec<String> {
         .records
         .values()
         .flat_map(|r| r.fields.iter())
+        .chain(
+            project
+                .unions
+                .values()
+                .flat_map(|u| u.variants.iter().flat_map(|v| v.fields.iter())),
+        )
         .chain(ts.fields.iter());
     for f in fields {
-        for (t, _) in &f.foreign_keys {
+        for (t, _) in f.foreign_keys.iter().chain(&f.key_foreign_keys) {
             if *t != ts.name {
                 out.insert(t.clone());
             }

@@ -76,6 +76,7 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
         .map(|f| (f.rel.as_str(), ctx.input_key(&f.path)))
         .collect();
     let mut by_table: BTreeMap<String, Vec<RawTable>> = BTreeMap::new();
+    let mut read_failed = false;
     for (f, (tables, d)) in files.iter().zip(read) {
         // A one-table rebuild: each file provides exactly the tables it provided before.
         if let Some(p) = partial {
@@ -85,12 +86,60 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
                 return None;
             }
         }
+        // A file none of whose tables could be read: references into tables it might hold stay unchecked.
+        read_failed |= d
+            .iter()
+            .any(|x| x.code == Code::UnreadableFile || x.code == Code::MalformedCsv);
         diags.extend(d);
         for t in tables {
             by_table.entry(t.name.clone()).or_default().push(t);
         }
     }
     ctx.keep(|k| k.raw = by_table.values().flatten().cloned().collect());
+    // One table from several files happens only on purpose: a `files`/`sheets` selection (`Sheet1` in many
+    // workbooks, or `Unit.csv` in two folders, is not one table).
+    for (name, raws) in &by_table {
+        if loaded
+            .config
+            .tables
+            .get(name)
+            .is_some_and(|o| o.selects_sources())
+        {
+            continue;
+        }
+        let mut files: Vec<&RawTable> = vec![];
+        for r in raws {
+            if !files.iter().any(|f| f.file == r.file) {
+                files.push(r);
+            }
+        }
+        if let [a, b, rest @ ..] = files.as_slice() {
+            let at = |r: &RawTable| match &r.sheet {
+                Some(s) => format!("{} [{s}]", r.file),
+                None => r.file.clone(),
+            };
+            let mut d = Diagnostic::file_error(
+                Code::SameSheetName,
+                &b.file,
+                format!(
+                    "table {name} is in {} files: {} and {}{}; gentable does not merge them without being told",
+                    2 + rest.len(),
+                    at(a),
+                    at(b),
+                    if rest.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (and {} more)", rest.len())
+                    }
+                ),
+            )
+            .with_help(format!(
+                "rename one (a sheet is the table of its name), or make them one table on purpose: [tables.{name}] files = [...] or sheets = [...]"
+            ));
+            d.sheet = b.sheet.clone();
+            diags.push(d);
+        }
+    }
     // Table names become file names: refuse those that cannot be one, and names that collide on a
     // case-insensitive file system.
     let before: BTreeSet<String> = by_table.keys().cloned().collect();
@@ -151,13 +200,26 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
         Some(p) => p.only.iter().cloned().collect(),
         None => schemas.iter().map(|ts| ts.name.clone()).collect(),
     };
-    let (tables, d) = type_tables(loaded, ctx, &project, &schemas, sources);
+    let (tables, d, mut incomplete) = type_tables(loaded, ctx, &project, &schemas, sources);
     project.tables = tables;
     diags.extend(d);
     ctx.keep(|k| {
         k.project = Some(project.clone());
         k.schemas = schemas.clone();
     });
+    // What typing could not establish (docs/diagnostics.md "What is checked"): validation still runs on
+    // everything else, so one run reports typing errors together with keys and references.
+    incomplete.extend(
+        names
+            .iter()
+            .filter(|n| !schemas.iter().any(|ts| &ts.name == *n))
+            .cloned(),
+    );
+    let gaps = crate::validate::Gaps {
+        tables: incomplete,
+        unread_files: read_failed,
+        failed_cells: has_errors(&diags),
+    };
     // Type names must not collide with table names in generated code.
     for n in project.enums.keys().chain(project.records.keys()) {
         if names.contains(n) {
@@ -167,9 +229,6 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
                 format!("the type name {n} is used by a table and by an enum/record definition"),
             ));
         }
-    }
-    if has_errors(&diags) {
-        return fail(diags, typed_names);
     }
     // 5. Validate: the checked tables' rows, keys and references (into every typed table), texts, rules.
     ctx.stage("validating", 0);
@@ -181,6 +240,7 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
         partial.map(|p| &p.only),
         loaded.config.localization.as_ref(),
         records || partial.is_some(),
+        &gaps,
         &mut diags,
     )
     .unwrap_or_default();
@@ -393,24 +453,25 @@ pub(crate) fn table_of(ts: &TableSchema, rows: Vec<crate::ir::Row>) -> Table {
 }
 
 /// Type the raw sources of `schemas[i]` for every `(i, sources)`, in parallel (biggest first); the tables
-/// come back in `i` order with their diagnostics.
+/// come back in `i` order with their diagnostics and the names of the tables not all of whose sources could
+/// be typed.
 pub(crate) fn type_tables(
     loaded: &Loaded,
     ctx: &Context,
     project: &Project,
     schemas: &[TableSchema],
     sources: Vec<(usize, Vec<RawTable>)>,
-) -> (Vec<Table>, Vec<Diagnostic>) {
+) -> (Vec<Table>, Vec<Diagnostic>, BTreeSet<String>) {
     // Big tables first, so that the last table to finish is a small one.
     let mut order = sources;
     order.sort_by_key(|(_, s)| std::cmp::Reverse(s.iter().map(|t| t.rows.len()).sum::<usize>()));
-    let mut typed: Vec<(usize, Table, Vec<Diagnostic>)> = order
+    let mut typed: Vec<(usize, Table, Vec<Diagnostic>, bool)> = order
         .into_par_iter()
         .with_max_len(1)
         .map(|(i, sources)| {
             let ts = &schemas[i];
             let mut d = vec![];
-            let rows = crate::typing::type_table(
+            let typed = crate::typing::type_table(
                 project,
                 ts,
                 &sources,
@@ -421,19 +482,23 @@ pub(crate) fn type_tables(
             // The raw rows are not needed any more: free them now, not at the end of the build.
             drop(sources);
             ctx.tick();
-            (i, table_of(ts, rows), d)
+            (i, table_of(ts, typed.rows), d, typed.complete)
         })
         .collect();
-    typed.sort_by_key(|(i, _, _)| *i);
+    typed.sort_by_key(|(i, _, _, _)| *i);
     let mut diags = vec![];
+    let mut incomplete = BTreeSet::new();
     let tables = typed
         .into_iter()
-        .map(|(_, t, d)| {
+        .map(|(_, t, d, complete)| {
             diags.extend(d);
+            if !complete {
+                incomplete.insert(t.name.clone());
+            }
             t
         })
         .collect();
-    (tables, diags)
+    (tables, diags, incomplete)
 }
 
 /// The source rows that the diagnostics point at, as the designer sees them (for the human report): the

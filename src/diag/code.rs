@@ -93,6 +93,9 @@ codes! {
     LimitExceeded = "GT0104", Data,
         "resource limit exceeded",
         "A table file, a workbook's inflated parts, a worksheet, a cell or a cell's nesting is larger than a bound of [limits] in gentable.toml (file_bytes, workbook_inflated_bytes, sheet_cells, cell_bytes, nesting_depth). The bounds keep a broken or hostile file from exhausting memory or the stack; the defaults are far above real tables. Example: a workbook whose one shared string inflates to 400 MiB, a cell at XFD1048576 in every row, or a record cell nested 2,000 deep. Fix: correct the file or the cell (re-save a damaged workbook; flatten a deeply nested value), or raise the bound in [limits] if the data is real.";
+    SameSheetName = "GT0105", Data,
+        "one table name in several workbooks",
+        "Two workbooks each have a sheet of the same name (often Sheet1) and no [tables.<Name>] files/sheets selection says they form one table, so gentable will not merge them silently. Example: Items.xlsx and Skills.xlsx both with a sheet Sheet1. Fix: name the sheets after their tables, or select them on purpose with [tables.<Name>] files = [...] (or sheets = [...]).";
     WrongType = "GT0201", Data,
         "wrong type",
         "The cell's text is not a value of the field's type. Example: \"abc\" in an integer column. Fix: enter a value of the type shown in the message, or change the schema.";
@@ -114,6 +117,12 @@ codes! {
     ExcelError = "GT0207", Data,
         "Excel error cell",
         "The cell holds an Excel error such as #N/A or #DIV/0!, usually from a formula. Example: =VLOOKUP(...) that shows #N/A. Fix: correct the formula or the cells it refers to.";
+    NoFormulaResult = "GT0208", Data,
+        "formula without a stored result",
+        "A workbook cell holds a formula but no stored (cached) result, as files written by scripts and libraries without a calculation engine are (an xlsx <c><f>A3*2</f></c> with no <v>). gentable never calculates formulas, and an empty value would not be what Excel shows. Example: =A3*2 written by a Python script. Fix: open and save the file in Excel or LibreOffice, which calculate and store every result, or write values instead of formulas.";
+    FormattedNumber = "GT0209", Data,
+        "number shown through a format",
+        "A warning: a string field takes a number cell whose number format makes Excel show other text than the plain number (the format 000 shows 7 as 007), or a date cell. The field gets the text Excel shows (dates in ISO 8601 order); the cell itself still holds the number. Example: 7 formatted as 000 in a Code column. Fix: format the cell as Text (@) and type the text, or type it with a leading apostrophe ('007).";
     UnknownColumn = "GT0211", Data,
         "unknown column",
         "A header is not a property of the table's schema. Example: \"Teir\" instead of \"Tier\". Fix: rename it as the hint suggests, add the property to the schema, or start the header with # to make it a comment column.";
@@ -135,6 +144,18 @@ codes! {
     BadTableName = "GT0217", Data,
         "bad table name",
         "A table name (a sheet name, a file stem, or a [tables.<Name>] section that selects files) cannot name the table's files: data/<Name>.json and the code files made from it. It holds a path separator or .., a character Windows forbids (: * ? \" < > |), a control or bidirectional character, leading or trailing white space or a trailing dot; it is a Windows device name (CON, PRN, AUX, NUL, COM1, LPT1, ... in any case, with any extension); a file made from it would be longer than 255 bytes; or it differs from another table's name only in case or Unicode normalisation, so both data files would be one file on Windows and macOS. Example: a sheet named ../../escaped, aux or Item beside a file item.csv. Fix: rename the sheet or the file (or the [tables.<Name>] section).";
+    UnheadedValue = "GT0218", Data,
+        "value under an empty header",
+        "A warning: a column has no header, so it is a note column and its values are not exported, but it holds values in data rows. Example: a designer's remark typed in column F, right of the last field. Fix: give the column a header (a field of the schema), or start its header with # to mark it a comment column on purpose.";
+    HiddenCells = "GT0219", Data,
+        "hidden rows or columns exported",
+        "A warning: data rows or field columns are hidden in the worksheet (by hand, by a filter or a collapsed outline), and they are exported like every other row and column. A designer hides test rows and may not know they ship. Example: rows 5-9 hidden by an autofilter. Fix: delete the rows or columns that must not ship, or unhide them; comment rows out with # instead of hiding them.";
+    MergedData = "GT0220", Data,
+        "merged cells in the data area",
+        "A merged range covers data cells: Excel shows its value across the range, but only the top-left cell holds it, so the other cells would read as empty. Example: A4:A5 merged and holding one id. Fix: unmerge the range and fill every cell (Home > Merge & Center > Unmerge, then fill down).";
+    TypeColumn = "GT0221", Data,
+        "type column in a vertical sheet",
+        "A vertical (key/value) sheet has a column of type names (int, string, list,int ... as Luban's ##column sheets write name | type | value) where gentable expects the values, so every value would be a type name; or a type_column names a type the schema contradicts (a warning). Example: GameId | string | 1001 read as GameId = \"string\". Fix: set [tables.<Name>] type_column = \"B\" and value_column = \"C\" (the letters of those columns), or correct the type or the schema.";
     SchemaKeyword = "GT0301", Data,
         "schema keyword failed",
         "A JSON Schema keyword (minimum, pattern, minItems, uniqueItems, const, ...) rejected the typed value. The message names the keyword. Example: \"mage\" in a Name column with \"pattern\": \"^[A-Z]\". Fix: correct the value, or the schema if the rule is wrong.";

@@ -31,7 +31,7 @@ pub fn textconv(path: &Path) -> Result<String, String> {
     // A file given to textconv is read within the default [limits] (it has no project).
     let limits = crate::config::Limits::default();
     let tables: Vec<RawTable> = if WORKBOOK_EXT.contains(&ext.as_str()) {
-        crate::read::workbook::read_workbook(&file, &bytes, &limits, &mut diags)
+        crate::read::workbook::read_workbook(&file, &bytes, &limits, &|_| true, &mut diags)
     } else {
         let delim = if ext == "tsv" { b'\t' } else { b',' };
         crate::read::csv::read_csv_bytes(&name, &name, &bytes, None, delim, &limits, &mut diags)

@@ -123,14 +123,60 @@ impl HashesVm {
     }
 }
 
+/// The errors of independent parts of an output (every table, every enum, every scope of names), so that one
+/// run reports every clash and not only the first: [`Errors::take`] keeps going past a failed part and
+/// [`Errors::finish`] fails with all messages, one per line (the build makes each line a diagnostic).
+#[derive(Default)]
+pub struct Errors(Vec<String>);
+
+impl Errors {
+    /// The value of `r`, or `None` with its error recorded.
+    pub fn take<T>(&mut self, r: Result<T>) -> Option<T> {
+        match r {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.0.extend(format!("{e:#}").lines().map(String::from));
+                None
+            }
+        }
+    }
+    /// Record one message.
+    pub fn push(&mut self, m: String) {
+        self.0.push(m);
+    }
+    /// `Ok` when nothing failed, else every message, one per line.
+    pub fn finish(self) -> Result<()> {
+        if self.0.is_empty() {
+            Ok(())
+        } else {
+            bail!("{}", self.0.join("\n"))
+        }
+    }
+}
+
+/// Every identifier collision of one scope ([`crate::naming::check_collisions`] over `(source, ident)`
+/// pairs) as one error, a line per pair written by `message(first, second, ident)`.
+pub fn collisions<'a>(
+    pairs: impl IntoIterator<Item = (&'a str, String)>,
+    message: impl Fn(&str, &str, &str) -> String,
+) -> Result<()> {
+    let mut errors = Errors::default();
+    for (a, b, id) in crate::naming::check_collisions(pairs) {
+        errors.push(message(&a, &b, &id));
+    }
+    errors.finish()
+}
+
 /// Type names of one language, claimed one by one: a name taken twice (also case-insensitively, since
-/// types name files on case-insensitive file systems) is an error naming both claimants.
+/// types name files on case-insensitive file systems) is an error naming both claimants. Every clash is
+/// kept ([`TypeNames::finish`] reports them all).
 pub struct TypeNames {
     /// The language, for messages (`C#`, `TypeScript`).
     lang: &'static str,
     /// `(file name pattern)` shown in a clash: `{}` is the name; empty when names are not files.
     file: &'static str,
     taken: BTreeMap<String, String>,
+    clashes: Errors,
 }
 
 impl TypeNames {
@@ -144,10 +190,12 @@ impl TypeNames {
                 .iter()
                 .map(|t| (t.to_lowercase(), format!("the generated type {t}")))
                 .collect(),
+            clashes: Errors::default(),
         }
     }
 
-    /// Claim `ident` for `what` (e.g. `table "Unit"`).
+    /// Claim `ident` for `what` (e.g. `table "Unit"`). A clash is recorded for [`TypeNames::finish`]; the
+    /// name is returned all the same, so that naming goes on and finds every clash.
     pub fn claim(&mut self, ident: String, what: String) -> Result<String> {
         if let Some(prev) = self.taken.get(&ident.to_lowercase()) {
             let file = if self.file.is_empty() {
@@ -160,13 +208,20 @@ impl TypeNames {
             } else {
                 "type name"
             };
-            bail!(
+            let m = format!(
                 "{}: {what} and {prev} both map to the {kind} {ident}{file}; rename one",
                 self.lang
             );
+            self.clashes.push(m);
+            return Ok(ident);
         }
         self.taken.insert(ident.to_lowercase(), what);
         Ok(ident)
+    }
+
+    /// Every clash of the names claimed, or `Ok`.
+    pub fn finish(self) -> Result<()> {
+        self.clashes.finish()
     }
 
     /// Whether `ident` is taken.

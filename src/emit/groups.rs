@@ -79,6 +79,7 @@ pub fn filter(
                 origin: r.origin.clone(),
                 columns: keep.iter().map(|&i| r.column(i)).collect::<Vec<_>>().into(),
                 tags: r.tags.clone(),
+                extra: None,
             })
             .collect();
         out.tables.push(Table {

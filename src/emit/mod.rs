@@ -33,19 +33,25 @@ pub use front::{lookup_key, Backend, EmitContext, Files, Outputs, HEADER};
 use rayon::prelude::*;
 
 /// Emit one output with `backend`: prepare, then the runtime, the shared types, every rendered table (on all
-/// cores) and the entry point, merged in that order (a path given twice is an error).
+/// cores) and the entry point, merged in that order (a path given twice is an error). A part that fails does
+/// not stop the others: the error lists every part's problems (every identifier clash of the output), one
+/// per line.
 pub fn run<B: Backend>(backend: &B, ctx: &EmitContext) -> anyhow::Result<Files> {
     let plan = backend.prepare(ctx)?;
-    let mut files = backend.runtime(ctx, &plan)?;
-    let add = |files: &mut Files, more: Files| -> anyhow::Result<()> {
+    let mut errors = front::Errors::default();
+    let mut files = errors.take(backend.runtime(ctx, &plan)).unwrap_or_default();
+    let add = |files: &mut Files, more: Files, errors: &mut front::Errors| {
         for (path, text) in more {
             if files.insert(path.clone(), text).is_some() {
-                anyhow::bail!("two generated files are both {path}; rename a table or type");
+                errors.push(format!(
+                    "two generated files are both {path}; rename a table or type"
+                ));
             }
         }
-        Ok(())
     };
-    add(&mut files, backend.types(ctx, &plan)?)?;
+    if let Some(t) = errors.take(backend.types(ctx, &plan)) {
+        add(&mut files, t, &mut errors);
+    }
     let tables: Vec<anyhow::Result<Files>> = ctx
         .project
         .tables
@@ -55,8 +61,13 @@ pub fn run<B: Backend>(backend: &B, ctx: &EmitContext) -> anyhow::Result<Files> 
         .map(|t| backend.table(ctx, &plan, t))
         .collect();
     for t in tables {
-        add(&mut files, t?)?;
+        if let Some(t) = errors.take(t) {
+            add(&mut files, t, &mut errors);
+        }
     }
-    add(&mut files, backend.index(ctx, &plan)?)?;
+    if let Some(t) = errors.take(backend.index(ctx, &plan)) {
+        add(&mut files, t, &mut errors);
+    }
+    errors.finish()?;
     Ok(files)
 }

@@ -335,6 +335,8 @@ pub fn project() -> Project {
             field("At", Type::DateTime(None), ""),
             field("Until", opt(Type::DateTime(Some(3600))), ""),
             field("For", Type::Duration, ""),
+            field("Day", Type::Date, ""),
+            field("Reset", opt(Type::Time(Some(28_800))), ""),
         ],
         vec![],
         vec![
@@ -370,6 +372,8 @@ pub fn project() -> Project {
                 Value::DateTime(crate::ir::time::MIN_SECONDS),
                 Value::DateTime(crate::ir::time::MAX_SECONDS),
                 Value::Duration(-1),
+                Value::Date(crate::ir::time::MIN_DAYS),
+                Value::Time(86_399),
             ]),
             row(vec![
                 s("two"),
@@ -381,6 +385,8 @@ pub fn project() -> Project {
                 Value::DateTime(1_714_536_000),
                 Value::Null,
                 Value::Duration(crate::ir::time::MAX_DURATION_MS),
+                Value::Date(crate::ir::time::MAX_DAYS),
+                Value::Null,
             ]),
         ],
     );

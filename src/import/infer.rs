@@ -1,6 +1,6 @@
 //! `gentable init` (a new project: gentable.toml, one example table and its schema) and `gentable infer
 //! FILE` (a JSON Schema guessed from a header row and data), for teams coming from
-//! UnityGameFramework, ET, tabtoy or plain CSV (docs/conventions.md §7).
+//! UnityGameFramework, ET, tabtoy or plain CSV (docs/conventions.md §8).
 //!
 //! Inference per column, over every non-empty data cell: all `true`/`false` → boolean; all integers →
 //! integer; all numbers → number; else string, or a string enum when a column of at least 4 rows has at

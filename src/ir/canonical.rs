@@ -104,6 +104,8 @@ pub fn write_value(out: &mut String, project: &Project, ty: &Type, v: &Value) {
         }
         (_, Value::DateTime(s)) => write_string(out, &crate::ir::time::format_datetime(*s)),
         (_, Value::Duration(ms)) => write_int(out, *ms as i128),
+        (_, Value::Date(d)) => write_string(out, &crate::ir::time::format_date(*d)),
+        (_, Value::Time(t)) => write_string(out, &crate::ir::time::format_time(*t)),
         (Type::Map(_, vt), Value::Map(entries)) => {
             let mut keyed: Vec<(String, &Value)> =
                 entries.iter().map(|(k, v)| (map_key_text(k), v)).collect();
@@ -202,6 +204,8 @@ pub fn schema_json(project: &Project, ty: &Type, v: &Value) -> serde_json::Value
     match (ty.strip_optional(), v) {
         (_, Value::Duration(ms)) => J::String(crate::ir::time::iso_duration(*ms)),
         (_, Value::DateTime(s)) => J::String(crate::ir::time::format_datetime(*s)),
+        (_, Value::Date(d)) => J::String(crate::ir::time::format_date(*d)),
+        (_, Value::Time(t)) => J::String(crate::ir::time::format_time(*t)),
         (Type::Map(_, vt), Value::Map(entries)) => J::Object(
             entries
                 .iter()
@@ -390,6 +394,7 @@ mod tests {
                     origin: Default::default(),
                     columns: std::sync::Arc::from(Vec::new()),
                     tags: vec![],
+                    extra: None,
                 })
                 .collect(),
             schema_file: "T.schema.json".into(),

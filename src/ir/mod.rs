@@ -130,6 +130,11 @@ pub enum Type {
     DateTime(Option<i32>),
     /// A duration (`format: duration`), whole milliseconds.
     Duration,
+    /// A calendar date (`format: date`, RFC 3339 `full-date`), no time zone: days since 1970-01-01.
+    Date,
+    /// A time of day (`format: time`, RFC 3339 `full-time`), whole seconds since midnight UTC. The offset
+    /// (seconds east of UTC) is `x-gentable-timeZone`: it applies to cells written without an offset.
+    Time(Option<i32>),
 }
 
 impl Type {
@@ -156,6 +161,8 @@ impl Type {
             Type::Flags(n) => format!("a set of {n}"),
             Type::DateTime(_) => "a date and time".into(),
             Type::Duration => "a duration".into(),
+            Type::Date => "a date".into(),
+            Type::Time(_) => "a time of day".into(),
         }
     }
 }
@@ -192,6 +199,10 @@ pub enum Value {
     DateTime(i64),
     /// Milliseconds.
     Duration(i64),
+    /// Days since 1970-01-01 (proleptic Gregorian), years 0001–9999.
+    Date(i64),
+    /// Seconds since midnight UTC, `0..86_400`.
+    Time(u32),
 }
 
 /// One field of a table row or record.
@@ -204,8 +215,11 @@ pub struct Field {
     pub ty: Type,
     /// From the schema's `description` (may be empty).
     pub doc: String,
-    /// `x-gentable-foreignKey` targets: `(table, field)`; field `None` = the table's primary key.
+    /// `x-gentable-foreignKey` targets: `(table, field)`; field `None` = the table's primary key. They apply to
+    /// the value's scalars: the value, each element of an array, each value of a map.
     pub foreign_keys: Vec<(String, Option<String>)>,
+    /// `x-gentable-foreignKey` on a map's keys (`x-gentable-mapKey`).
+    pub key_foreign_keys: Vec<(String, Option<String>)>,
     /// The schema's `default`, taken by an empty cell (and by a trailing record field left out).
     pub default: Option<serde_json::Value>,
     /// `x-gentable-groups`: the export groups this field belongs to (empty = every group).
@@ -229,6 +243,7 @@ impl Field {
             ty,
             doc: String::new(),
             foreign_keys: vec![],
+            key_foreign_keys: vec![],
             default: None,
             groups: vec![],
             text: false,
@@ -364,6 +379,20 @@ pub struct Row {
     /// Row tags from `[tables.X] tag_column` (Luban's `dev`, `test` in column A); outputs choose rows by them
     /// (`include_tags`, `exclude_tags`). Empty for untagged rows.
     pub tags: Vec<String>,
+    /// What typing knows beyond the values, for the few rows that need it (`None` for almost every row).
+    pub extra: Option<Box<RowExtra>>,
+}
+
+/// The facts of a [`Row`] that few rows have: fields whose cell failed to type, and the column of each
+/// element of an array spread over several columns.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RowExtra {
+    /// Indexes of the fields whose cell was reported as bad: their value is `Null` and every later check
+    /// leaves them out (docs/diagnostics.md "What is checked").
+    pub failed: Vec<usize>,
+    /// `(field, column of each element)` for array fields whose elements come from several columns
+    /// (repeated or merged headers), so a finding about one element names its own cell.
+    pub elements: Vec<(usize, Vec<usize>)>,
 }
 
 impl Row {
@@ -374,12 +403,29 @@ impl Row {
             origin: Default::default(),
             columns: std::sync::Arc::from(Vec::new()),
             tags: vec![],
+            extra: None,
         }
     }
 
     /// The column of field `i`, if it had one.
     pub fn column(&self, i: usize) -> Option<usize> {
         self.columns.get(i).copied().flatten()
+    }
+    /// The column of element `e` of field `i` (an array over several columns), else the field's column.
+    pub fn element_column(&self, i: usize, e: usize) -> Option<usize> {
+        self.extra
+            .as_ref()
+            .and_then(|x| x.elements.iter().find(|(f, _)| *f == i))
+            .and_then(|(_, cols)| cols.get(e).copied())
+            .or_else(|| self.column(i))
+    }
+    /// Whether the cell of field `i` failed to type (its value is `Null` and later checks skip it).
+    pub fn failed(&self, i: usize) -> bool {
+        self.extra.as_ref().is_some_and(|x| x.failed.contains(&i))
+    }
+    /// Whether any cell of the row failed to type.
+    pub fn any_failed(&self) -> bool {
+        self.extra.as_ref().is_some_and(|x| !x.failed.is_empty())
     }
 }
 

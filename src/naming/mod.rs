@@ -181,6 +181,22 @@ pub fn csharp_member(source: &str, ov: Option<&str>, enclosing: &str) -> String 
 pub fn csharp_type(source: &str) -> String {
     ident(source, None, Case::Pascal, Lang::CSharp)
 }
+/// A dotted C# namespace as written in generated code: every part that is a C# keyword gets the verbatim
+/// prefix `@` (`game.int.items` → `game.@int.items`), which C# 7.2 accepts in namespace declarations and
+/// qualified names alike.
+pub fn csharp_namespace(ns: &str) -> String {
+    ns.split('.')
+        .map(|p| {
+            if CSHARP_KEYWORDS.contains(&p) {
+                format!("@{p}")
+            } else {
+                p.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(".")
+}
+
 /// TypeScript property name (`camelCase`). Not keyword-escaped: every identifier name, reserved words
 /// included, is a legal property name (`row.const`, `{ class: … }`; ECMAScript 2015 §12.2.6).
 pub fn ts_field(source: &str, ov: Option<&str>) -> String {
@@ -321,6 +337,16 @@ mod tests {
         assert_eq!(ts_field("Name", None), "name");
         assert_eq!(ts_param("delete", None), "delete_");
         assert_eq!(ts_param("class", Some("Class")), "class_");
+    }
+
+    #[test]
+    fn csharp_namespaces_escape_keywords() {
+        assert_eq!(csharp_namespace("game.int.items"), "game.@int.items");
+        assert_eq!(
+            csharp_namespace("FunnyPitch.GameConfig"),
+            "FunnyPitch.GameConfig"
+        );
+        assert_eq!(csharp_namespace("class"), "@class");
     }
 
     #[test]

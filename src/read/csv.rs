@@ -1,6 +1,7 @@
 //! CSV sources: RFC 4180 (the `csv` crate, quoted newlines) on raw bytes, each field decoded on its own so an
 //! invalid byte is reported at its exact cell. UTF-8 (BOM optional) unless the table's `encoding` says
-//! otherwise; a UTF-16 BOM always wins.
+//! otherwise; a byte-order mark always wins (UTF-8 or UTF-16: a file that says what it is, is that). Cell text
+//! is normalised ([`RawCell::text_cell`]: `\r\n` in quoted fields becomes `\n`, NFC).
 
 use super::raw::{RawCell, RawRow, RawTable};
 use crate::config::Limits;
@@ -22,9 +23,7 @@ pub fn read_csv_bytes(
     let mut table = RawTable {
         name: name.to_string(),
         file: rel.to_string(),
-        sheet: None,
-        rows: vec![],
-        merges: vec![],
+        ..Default::default()
     };
     // UTF-16 (BOM or configured): decode the whole file first, then parse as UTF-8.
     let configured = encoding.and_then(|e| encoding_rs::Encoding::for_label(e.as_bytes()));
@@ -55,9 +54,11 @@ pub fn read_csv_bytes(
                 return Some(table);
             }
         }
+    } else if let Some(body) = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]) {
+        // A UTF-8 BOM wins over a configured encoding, as a UTF-16 one does: GBK text cannot start with it.
+        (body, encoding_rs::UTF_8)
     } else {
-        let body = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(bytes);
-        (body, configured.unwrap_or(encoding_rs::UTF_8))
+        (bytes, configured.unwrap_or(encoding_rs::UTF_8))
     };
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(false)
@@ -138,7 +139,7 @@ pub fn read_csv_bytes(
                     {
                         Some(s) => s.into_owned(),
                         None => {
-                            let shown = String::from_utf8_lossy(field).into_owned();
+                            let shown = escape_invalid(field, enc);
                             diags.push(
                                 Diagnostic::cell_error(
                                     Code::BadEncoding,
@@ -148,17 +149,13 @@ pub fn read_csv_bytes(
                                     Some(&shown),
                                     format!("the cell is not valid {} text", enc.name()),
                                 )
-                                .with_help("save the file as UTF-8, or set [tables.<name>] encoding in gentable.toml (e.g. \"gbk\")"),
+                                .with_help(encoding_help(field, enc)),
                             );
                             cells.push(RawCell::Undecodable(shown));
                             continue;
                         }
                     };
-                    cells.push(if text.is_empty() {
-                        RawCell::Empty
-                    } else {
-                        RawCell::Text(text)
-                    });
+                    cells.push(RawCell::text_cell(text));
                 }
                 // An unterminated quote makes the csv parser read the rest of the file into one cell, which
                 // would silently swallow every following row: a record that runs to the end of the file with
@@ -208,6 +205,56 @@ pub fn read_csv_bytes(
     Some(table)
 }
 
+/// The bytes of a cell that is not valid `enc` text, for messages and the report's source line: what decodes
+/// is shown as text, every invalid byte as `\xD5` (never U+FFFD, which would hide which bytes they are).
+fn escape_invalid(field: &[u8], enc: &'static encoding_rs::Encoding) -> String {
+    let mut out = String::new();
+    let mut rest = field;
+    if enc != encoding_rs::UTF_8 {
+        // Other encodings: which bytes are invalid depends on their neighbours; show every non-ASCII byte.
+        for &b in field {
+            if b.is_ascii() && !b.is_ascii_control() {
+                out.push(b as char);
+            } else {
+                out.push_str(&format!("\\x{b:02X}"));
+            }
+        }
+        return out;
+    }
+    while !rest.is_empty() {
+        match std::str::from_utf8(rest) {
+            Ok(s) => {
+                out.push_str(s);
+                break;
+            }
+            Err(e) => {
+                let (ok, bad) = rest.split_at(e.valid_up_to());
+                out.push_str(std::str::from_utf8(ok).unwrap_or_default());
+                let n = e.error_len().unwrap_or(bad.len()).max(1);
+                for b in &bad[..n] {
+                    out.push_str(&format!("\\x{b:02X}"));
+                }
+                rest = &bad[n..];
+            }
+        }
+    }
+    out
+}
+
+/// The fix for an undecodable cell: when its bytes are valid GBK (the usual encoding of Chinese CSV exports)
+/// the help says what they read as.
+fn encoding_help(field: &[u8], enc: &'static encoding_rs::Encoding) -> String {
+    if enc == encoding_rs::UTF_8 {
+        if let Some(t) = encoding_rs::GBK.decode_without_bom_handling_and_without_replacement(field)
+        {
+            return format!(
+                "read as GBK these bytes say {t:?}: set [tables.<name>] encoding = \"gbk\" in gentable.toml, or save the file as UTF-8"
+            );
+        }
+    }
+    "save the file as UTF-8, or set [tables.<name>] encoding in gentable.toml (e.g. \"gbk\")".into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,7 +292,7 @@ mod tests {
             texts(&t),
             vec![
                 (1, vec!["Id".into(), "Name".into()]),
-                (2, vec!["1".into(), "two\r\nlines".into()]),
+                (2, vec!["1".into(), "two\nlines".into()]),
                 (4, vec!["2".into(), "say \"hi\"".into()]),
             ]
         );
@@ -278,6 +325,28 @@ mod tests {
     }
 
     #[test]
+    fn lf_and_crlf_files_read_the_same() {
+        let lf = csv(b"id,line\n1,\"a\nb\"\n2,\"c\rd\"\n", None, b',').0;
+        let crlf = csv(b"id,line\r\n1,\"a\r\nb\"\r\n2,\"c\rd\"\r\n", None, b',').0;
+        assert_eq!(texts(&lf), texts(&crlf));
+        assert_eq!(texts(&lf)[1].1[1], "a\nb");
+        assert_eq!(texts(&lf)[2].1[1], "c\nd");
+    }
+
+    #[test]
+    fn utf8_bom_wins_over_a_configured_encoding() {
+        let (t, d) = csv("\u{feff}ID,名称\n1,扎克镇\n".as_bytes(), Some("gbk"), b',');
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(texts(&t)[1].1, vec!["1".to_string(), "扎克镇".to_string()]);
+    }
+
+    #[test]
+    fn nfd_text_is_read_as_nfc() {
+        let (t, _) = csv("id\nAme\u{301}lie\n".as_bytes(), None, b',');
+        assert_eq!(t.rows[1].cells[0], RawCell::Text("Am\u{e9}lie".into()));
+    }
+
+    #[test]
     fn gbk_override_and_invalid_utf8_cell() {
         let (gbk, _, _) = encoding_rs::GBK.encode("ID,名称\n1,扎克镇\n");
         let (t, d) = csv(&gbk, Some("gbk"), b',');
@@ -296,5 +365,17 @@ mod tests {
                 (2, "B".into(), Code::BadEncoding)
             ]
         );
+        // The cell and the row around it show the bytes, never U+FFFD; the help reads them as GBK.
+        assert_eq!(
+            d[1].cell_text.as_deref(),
+            Some("\\xD4\\xFA\\xBF\\xCB\\xD5\\xF2")
+        );
+        assert!(
+            d[1].help.as_deref().unwrap().contains("\"扎克镇\""),
+            "{:?}",
+            d[1].help
+        );
+        let (t, _) = csv(&gbk, None, b',');
+        assert_eq!(t.rows[1].cells[1].text(), "\\xD4\\xFA\\xBF\\xCB\\xD5\\xF2");
     }
 }

@@ -95,6 +95,15 @@ impl Sources {
             .collect()
     }
 
+    /// True if some table's `sheets` glob selects the worksheet `sheet` of the workbook `rel_in_folder` (a
+    /// hidden sheet is read only then).
+    pub fn selects_sheet(&self, rel_in_folder: &str, sheet: &str) -> bool {
+        self.selections.iter().any(|(_, files, sheets)| {
+            sheets.as_ref().is_some_and(|s| s.is_match(sheet))
+                && files.as_ref().is_none_or(|f| f.is_match(rel_in_folder))
+        })
+    }
+
     /// The tables a source belongs to: the one table claiming it (or every claimant when all of them have
     /// `shared_sources = true`, as Luban's `TbDemoGroup_C` and `TbDemoGroup_S` read one sheet), else
     /// `default` (file stem or sheet name) unless that table has a selection that does not include the

@@ -10,18 +10,23 @@
 //! its file stem or sheet name, unless a `[tables.<Name>] files`/`sheets` selection claims it ([`Sources`]);
 //! the pipeline concatenates the sources of one table.
 //!
-//! CSV text is UTF-8 (BOM optional) unless overridden; a UTF-16 BOM always wins. CSV is parsed with the `csv`
-//! crate (RFC 4180, quoted newlines) on raw bytes and each field is decoded on its own, so an invalid byte is
-//! reported at its exact cell. Workbooks are read with `calamine`; formula cells give their cached value;
-//! merged regions are recorded ([`RawTable::merges`]) for the header conventions.
+//! CSV text is UTF-8 (BOM optional) unless overridden; a byte-order mark always wins. CSV is parsed with the
+//! `csv` crate (RFC 4180, quoted newlines) on raw bytes and each field is decoded on its own, so an invalid
+//! byte is reported at its exact cell. Workbooks are read with `calamine`, plus what it does not pass on from
+//! the xlsx parts ([`xlsx`]): formula cells give their stored result, numbers the value Excel shows, number
+//! formats that change the text ([`numfmt`]); hidden sheets are skipped unless selected; merged regions and
+//! hidden rows and columns are recorded for typing. All text is normalised once, here ([`raw::normalize_text`]:
+//! `\n` line breaks, NFC), so every later stage compares keys, foreign keys and enum members as NFC.
 //!
 //! Nothing here interprets header or comment rows: that is [`crate::typing`]'s job.
 
 pub mod csv;
 pub mod discover;
 pub mod guard;
+pub mod numfmt;
 pub mod raw;
 pub mod workbook;
+pub mod xlsx;
 
 pub use discover::{discover, rel_path, SourceFile, Sources, WORKBOOK_EXT};
 pub use raw::{Merge, RawCell, RawRow, RawTable};
@@ -109,7 +114,8 @@ pub fn read_file(
         .to_ascii_lowercase();
     if WORKBOOK_EXT.contains(&ext.as_str()) {
         let mut out = vec![];
-        for t in workbook::read_workbook(file, bytes, limits, diags) {
+        let keep_hidden = |sheet: &str| sources.selects_sheet(&file.rel_in_folder, sheet);
+        for t in workbook::read_workbook(file, bytes, limits, &keep_hidden, diags) {
             let names = table_of(t.sheet.as_deref(), &t.name, diags);
             // A shared source (`shared_sources`) is a source of each of its tables.
             if let Some((last, rest)) = names.split_last() {
@@ -127,12 +133,10 @@ pub fn read_file(
         }
         out
     } else {
-        let stem = file
-            .path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("")
-            .to_string();
+        // NFC: macOS file systems hand out file names in NFD.
+        let stem =
+            raw::normalize_text(file.path.file_stem().and_then(|s| s.to_str()).unwrap_or(""))
+                .into_owned();
         let mut out = vec![];
         for name in table_of(None, &stem, diags) {
             out.extend(read_csv(loaded, file, &name, &ext, bytes, diags));

@@ -1,27 +1,86 @@
 //! The raw cells of one table source, exactly as the file holds them: what [`super`] gives to typing.
+//!
+//! Text is normalised here, once, for every format (docs/conventions.md §7 "Fidelity"): line breaks inside a
+//! cell become `\n` (CSV `\r\n` in quoted fields, xlsx `_x000D_`, a lone `\r`) and text is Unicode NFC
+//! ([`normalize_text`]), so a CRLF checkout, an NFD keyboard and an LF checkout give the same bytes. Numbers
+//! of workbooks are the values Excel displays: 15 significant digits ([`excel_number`]).
 
 use crate::diag::RowOrigin;
+use std::borrow::Cow;
 
 /// A raw cell as read from the file, before typing.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RawCell {
     Empty,
-    /// Text (all CSV cells; string cells of workbooks).
+    /// Text (all CSV cells; string cells of workbooks), normalised by [`normalize_text`].
     Text(String),
     Int(i64),
+    /// A workbook number as Excel displays it ([`excel_number`]: 15 significant digits).
     Float(f64),
     Bool(bool),
     /// An Excel error value such as `#N/A` or `#DIV/0!`.
     Error(String),
-    /// An Excel date/time serial (days since 1899-12-30) or ISO text.
+    /// An Excel date, time or duration cell (a number with a date or time format): its serial number.
+    Serial(Serial),
+    /// ISO 8601 text of a date, time or duration cell of an OpenDocument sheet (`2024-05-01T12:00:00`,
+    /// `PT12H30M`).
     DateTime(String),
+    /// A number whose cell format makes Excel show it differently from its plain value (`000` shows 7 as
+    /// `007`): see [`Formatted`].
+    Formatted(Box<Formatted>),
+    /// A formula cell whose result gentable cannot trust: no stored result (`<c><f>A3*2</f></c>` without
+    /// `<v>`), or a placeholder in a workbook that asks to be recalculated on load (`fullCalcOnLoad`, as
+    /// libraries without a calculation engine write them). See [`Uncalculated`].
+    NoResult(Box<Uncalculated>),
     /// A cell the reader has already reported, so typing skips it without further diagnostics: CSV bytes
-    /// that are not valid in the file's encoding (GT0102, shown lossily), or a cell larger than `[limits]
-    /// cell_bytes` (GT0104, shown as a [`preview`]).
+    /// that are not valid in the file's encoding (GT0102, shown with the invalid bytes escaped: `\xD5`), or a
+    /// cell larger than `[limits] cell_bytes` (GT0104, shown as a [`preview`]).
     Undecodable(String),
 }
 
+/// An Excel date/time serial number: days since the workbook's epoch (1900 system: day 1 = 1900-01-01 with
+/// Excel's fictitious 1900-02-29 as day 60; 1904 system: day 0 = 1904-01-01), the fraction is the time of
+/// day. Converted by [`crate::ir::time::excel_serial`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Serial {
+    pub value: f64,
+    /// The workbook uses the 1904 date system (`<workbookPr date1904="1"/>`).
+    pub date1904: bool,
+    /// The cell's format is a duration (`[h]:mm:ss`): the serial counts days of elapsed time.
+    pub duration: bool,
+}
+
+/// A formula cell without a trustworthy result ([`RawCell::NoResult`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Uncalculated {
+    /// The formula text, without `=` (empty for a shared formula's follower cell, which has none of its own).
+    pub formula: String,
+    /// The placeholder the file stores (`0`) when the workbook asks to be recalculated on load; `None` when
+    /// there is no stored result at all.
+    pub placeholder: Option<String>,
+}
+
+/// A number shown through its number format (docs/conventions.md §7): the value, the text Excel shows
+/// (`None` when gentable cannot reproduce the format, e.g. fractions or conditions) and the format code.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Formatted {
+    pub value: f64,
+    pub shown: Option<String>,
+    pub format: String,
+}
+
 impl RawCell {
+    /// A text cell: empty text is [`RawCell::Empty`]; other text is normalised ([`normalize_text`]).
+    pub fn text_cell(s: String) -> RawCell {
+        if s.is_empty() {
+            return RawCell::Empty;
+        }
+        match normalize_text(&s) {
+            Cow::Borrowed(_) => RawCell::Text(s),
+            Cow::Owned(n) => RawCell::Text(n),
+        }
+    }
+
     /// The cell as text (what a designer sees), for headers, comments and diagnostics.
     pub fn text(&self) -> String {
         match self {
@@ -31,15 +90,16 @@ impl RawCell {
             | RawCell::DateTime(s)
             | RawCell::Undecodable(s) => s.clone(),
             RawCell::Int(i) => i.to_string(),
-            RawCell::Float(f) => {
-                let mut s = String::new();
-                crate::ir::canonical::write_f64(&mut s, *f);
-                s
-            }
+            RawCell::Float(f) => number_text(*f),
             RawCell::Bool(b) => if *b { "TRUE" } else { "FALSE" }.to_string(),
+            RawCell::Serial(s) => {
+                crate::ir::time::excel_serial_text(s.value, s.date1904, s.duration)
+            }
+            RawCell::Formatted(f) => f.shown.clone().unwrap_or_else(|| number_text(f.value)),
+            RawCell::NoResult(u) => format!("={}", u.formula),
         }
     }
-    /// Empty or only white space (incl. NBSP).
+    /// Empty or only white space (incl. NBSP): what a row of nothing but such cells looks like to a designer.
     pub fn is_blank(&self) -> bool {
         match self {
             RawCell::Empty => true,
@@ -47,6 +107,45 @@ impl RawCell {
             _ => false,
         }
     }
+    /// No value at all: an empty cell. White-space-only text is a value of a string field
+    /// (docs/conventions.md §7), and blank for every other type.
+    pub fn is_empty(&self) -> bool {
+        matches!(self, RawCell::Empty)
+    }
+}
+
+/// The text of a number as the formula bar shows it: at most 15 significant digits, no exponent for
+/// ordinary magnitudes (`0.3`, `1234567`, `1e+21`).
+pub fn number_text(f: f64) -> String {
+    let mut s = String::new();
+    crate::ir::canonical::write_f64(&mut s, excel_number(f));
+    s
+}
+
+/// The value Excel displays for a stored double: rounded to 15 significant digits, the precision Excel keeps
+/// and shows (`0.1+0.2` is stored as `0.30000000000000004` and shown as `0.3`). `-0` becomes `0`.
+pub fn excel_number(f: f64) -> f64 {
+    if !f.is_finite() || f == 0.0 {
+        return if f == 0.0 { 0.0 } else { f };
+    }
+    format!("{f:.14e}").parse().unwrap_or(f)
+}
+
+/// Normalise cell text (docs/conventions.md §7): `\r\n` and a lone `\r` become `\n`; the text becomes Unicode
+/// NFC. Borrowed when nothing changes (the common case costs one scan).
+pub fn normalize_text(s: &str) -> Cow<'_, str> {
+    use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
+    let mut out: Cow<str> = Cow::Borrowed(s);
+    if s.contains('\r') {
+        out = Cow::Owned(s.replace("\r\n", "\n").replace('\r', "\n"));
+    }
+    if !out.is_ascii() && is_nfc_quick(out.chars()) != IsNormalized::Yes {
+        let n: String = out.nfc().collect();
+        if n != out {
+            out = Cow::Owned(n);
+        }
+    }
+    out
 }
 
 /// One physical row: its 1-based row number (CSV: the line where the record starts) and cells from column A.
@@ -64,10 +163,28 @@ pub struct Merge {
     pub cols: (usize, usize),
 }
 
+impl Merge {
+    /// Whether the region covers the cell at 1-based `row`, 0-based `col`.
+    pub fn covers(&self, row: usize, col: usize) -> bool {
+        (self.rows.0..=self.rows.1).contains(&row) && (self.cols.0..=self.cols.1).contains(&col)
+    }
+    /// The region in A1 notation: `A4:A5`.
+    pub fn a1(&self) -> String {
+        use crate::diag::column_letters as l;
+        format!(
+            "{}{}:{}{}",
+            l(self.cols.0),
+            self.rows.0,
+            l(self.cols.1),
+            self.rows.1
+        )
+    }
+}
+
 /// One table source: a CSV file or a worksheet.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct RawTable {
-    /// Table name: file stem or sheet name, or the `[tables.<Name>]` whose `files`/`sheets` select it.
+    /// Table name: file stem or sheet name (NFC), or the `[tables.<Name>]` whose `files`/`sheets` select it.
     pub name: String,
     /// Path relative to the project root, `/`-separated.
     pub file: String,
@@ -75,6 +192,11 @@ pub struct RawTable {
     pub rows: Vec<RawRow>,
     /// Merged regions (worksheets only; empty for CSV).
     pub merges: Vec<Merge>,
+    /// 1-based rows hidden in the worksheet (`<row hidden="1">`: hidden by hand, by a filter or a collapsed
+    /// outline), ascending.
+    pub hidden_rows: Vec<usize>,
+    /// 0-based columns hidden in the worksheet (`<col hidden="1">`), ascending.
+    pub hidden_cols: Vec<usize>,
 }
 
 impl RawTable {
@@ -84,6 +206,12 @@ impl RawTable {
             sheet: self.sheet.clone(),
             row,
         }
+    }
+    /// The merged region covering a cell, if any (a one-cell region counts as none).
+    pub fn merge_at(&self, row: usize, col: usize) -> Option<&Merge> {
+        self.merges
+            .iter()
+            .find(|m| m.covers(row, col) && (m.rows.0 != m.rows.1 || m.cols.0 != m.cols.1))
     }
 }
 
@@ -98,5 +226,35 @@ pub fn preview(s: &str) -> String {
             &s[..i],
             super::guard::bytes_text(s.len() as u64)
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_normalised_to_lf_and_nfc() {
+        assert_eq!(normalize_text("a\r\nb\rc\nd"), "a\nb\nc\nd");
+        // "Amélie" written with a combining accent (NFD, 65 CC 81) is the NFC word (C3 A9).
+        let nfd = "Ame\u{301}lie";
+        assert_eq!(normalize_text(nfd).as_bytes(), "Am\u{e9}lie".as_bytes());
+        assert!(matches!(normalize_text("plain"), Cow::Borrowed(_)));
+        assert!(matches!(normalize_text("战机，。「」"), Cow::Borrowed(_)));
+        assert_eq!(RawCell::text_cell(String::new()), RawCell::Empty);
+        assert_eq!(
+            RawCell::text_cell("\u{a0}".into()),
+            RawCell::Text("\u{a0}".into())
+        );
+    }
+
+    #[test]
+    fn excel_numbers_have_15_significant_digits() {
+        assert_eq!(excel_number(0.1 + 0.2), 0.3);
+        assert_eq!(excel_number(3.0000000000000004), 3.0);
+        assert_eq!(excel_number(-0.0).to_bits(), 0.0f64.to_bits());
+        assert_eq!(excel_number(123456789012345.6), 123456789012346.0);
+        assert_eq!(number_text(0.1 + 0.2), "0.3");
+        assert_eq!(number_text(1e21), "1e+21");
     }
 }

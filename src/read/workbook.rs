@@ -1,5 +1,10 @@
 //! Workbook sources (`.xlsx`, `.xlsm`, `.xls`, `.xlsb`, `.ods`) through `calamine`: one raw table per
-//! worksheet; formula cells give their cached value; merged regions are recorded for the header conventions.
+//! visible worksheet, each cell as Excel shows it (docs/conventions.md §7): formula cells give their stored
+//! result (a formula without one is [`RawCell::NoResult`]), numbers their 15-digit value, date cells their
+//! serial in the workbook's own date system (1900 or 1904), text is normalised, and a number whose format
+//! changes what Excel shows carries that text. Hidden sheets are skipped unless a `sheets` glob selects them;
+//! hidden rows and columns and merged ranges are recorded for typing. What calamine does not pass on is read
+//! from the xlsx parts by [`super::xlsx`].
 //!
 //! Cells are read **sparsely**: xlsx and xlsb sheets through calamine's cell readers, one cell at a time,
 //! never through a dense range sized by the sheet's declared `<dimension>` or by the distance between its
@@ -10,7 +15,7 @@
 
 use super::discover::SourceFile;
 use super::guard;
-use super::raw::{Merge, RawCell, RawRow, RawTable};
+use super::raw::{excel_number, Formatted, Merge, RawCell, RawRow, RawTable, Serial};
 use crate::config::Limits;
 use crate::diag::{Code, Diagnostic, RowOrigin};
 use calamine::{Data, Reader};
@@ -18,11 +23,13 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Every worksheet of `file` that is a table source (not `#…` sheets, not empty ones), from the workbook
-/// `bytes` (see the module docs); problems go to `diags`.
+/// `bytes` (see the module docs); problems go to `diags`. `keep_hidden(sheet)` says whether a hidden sheet
+/// is read all the same (a `sheets` glob of gentable.toml selects it).
 pub fn read_workbook(
     file: &SourceFile,
     bytes: &[u8],
     limits: &Limits,
+    keep_hidden: &dyn Fn(&str) -> bool,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<RawTable> {
     let ext = file
@@ -48,11 +55,16 @@ pub fn read_workbook(
     match open_workbook_auto_bytes(&file.path, bytes) {
         Ok(wb) => {
             let merges = !matches!(wb, calamine::Sheets::Xlsx(_)) || checked.mentions_merges;
+            let facts = matches!(wb, calamine::Sheets::Xlsx(_))
+                .then(|| super::xlsx::Workbook::open(bytes))
+                .flatten();
             let mut sheets = Sheets {
                 file,
                 limits,
                 text: 0,
                 diags,
+                facts,
+                keep_hidden,
             };
             sheets.read(wb, merges).unwrap_or_default()
         }
@@ -67,8 +79,8 @@ pub fn read_workbook(
     }
 }
 
-/// [`read_workbook`] of the file on disk (for tools that read a workbook outside a build, e.g. `gentable
-/// import luban` and `gentable infer`): a file larger than `limits.file_bytes` is refused unread (GT0104), an
+/// [`read_workbook`] of the file on disk, every sheet (hidden ones too; for tools that read a workbook
+/// outside a build, e.g. `gentable import luban` and `gentable infer`): a file larger than `limits.file_bytes` is refused unread (GT0104), an
 /// unreadable one is GT0101-class `UnreadableFile`.
 pub fn read_workbook_file(
     file: &SourceFile,
@@ -91,7 +103,7 @@ pub fn read_workbook_file(
         return vec![];
     }
     match std::fs::read(&file.path) {
-        Ok(bytes) => read_workbook(file, &bytes, limits, diags),
+        Ok(bytes) => read_workbook(file, &bytes, limits, &|_| true, diags),
         Err(e) => {
             diags.push(Diagnostic::file_error(
                 Code::UnreadableFile,
@@ -144,6 +156,10 @@ struct Sheets<'a> {
     /// Cell text read from the file so far (bytes).
     text: u64,
     diags: &'a mut Vec<Diagnostic>,
+    /// What the xlsx parts say beyond calamine (formats, formulas without a result, hidden rows and
+    /// columns, merges); `None` for other formats.
+    facts: Option<super::xlsx::Workbook<'a>>,
+    keep_hidden: &'a dyn Fn(&str) -> bool,
 }
 
 /// The file is not read further (the reason is in the diagnostics).
@@ -155,6 +171,10 @@ struct Sheet {
     rows: BTreeMap<u32, Vec<RawCell>>,
     /// The sum of the rows' widths.
     cells: u64,
+    /// The number formats by 1-based row and 0-based column (xlsx).
+    formats: std::collections::HashMap<(usize, usize), String>,
+    /// The workbook's date system is 1904 (`<workbookPr date1904>`).
+    date1904: bool,
 }
 
 impl Sheets<'_> {
@@ -163,16 +183,32 @@ impl Sheets<'_> {
         mut wb: calamine::Sheets<RS>,
         merges: bool,
     ) -> Result<Vec<RawTable>, Stop> {
-        let names: Vec<String> = wb.sheet_names().to_vec();
+        let date1904 = match &wb {
+            calamine::Sheets::Xlsx(x) => x.has_1904_epoch(),
+            calamine::Sheets::Xls(x) => x.has_1904_epoch(),
+            _ => false,
+        };
+        let names: Vec<(String, bool)> = wb
+            .sheets_metadata()
+            .iter()
+            .map(|s| (s.name.clone(), s.visible != calamine::SheetVisible::Visible))
+            .collect();
         let mut out = Vec::new();
-        for name in names {
-            if name.starts_with('#') {
+        for (name, hidden) in names {
+            if name.starts_with('#') || (hidden && !(self.keep_hidden)(&name)) {
                 continue;
             }
+            let f = self
+                .facts
+                .as_mut()
+                .map(|w| w.facts(&name))
+                .unwrap_or_default();
             let mut sheet = Sheet {
                 name: name.clone(),
                 rows: BTreeMap::new(),
                 cells: 0,
+                formats: f.formats,
+                date1904,
             };
             let read = match &mut wb {
                 calamine::Sheets::Xlsx(x) => match x.worksheet_cells_reader(&name) {
@@ -225,19 +261,35 @@ impl Sheets<'_> {
                 self.diags.push(d);
                 continue;
             }
+            // A formula without a stored result has no value for calamine: the xlsx parts give it.
+            for (row, col, formula, placeholder) in &f.no_result {
+                let cells = sheet.rows.entry(*row as u32 - 1).or_default();
+                if cells.len() <= *col {
+                    cells.resize(col + 1, RawCell::Empty);
+                }
+                cells[*col] = RawCell::NoResult(Box::new(super::raw::Uncalculated {
+                    formula: formula.clone(),
+                    placeholder: placeholder.clone(),
+                }));
+            }
             // An empty sheet (workbooks often keep an unused Sheet2/Sheet3) is no table.
             if sheet.rows.values().all(|r| r.iter().all(RawCell::is_blank)) {
                 continue;
             }
-            let merges = if merges {
+            let merges = if self.facts.is_some() {
+                f.merges
+            } else if merges {
                 merged_regions(&mut wb, &name)
             } else {
                 vec![]
             };
+            let name = super::raw::normalize_text(&name).into_owned();
             out.push(RawTable {
                 name: name.clone(),
                 file: self.file.rel.clone(),
                 sheet: Some(name),
+                hidden_rows: f.hidden_rows,
+                hidden_cols: f.hidden_cols,
                 rows: sheet
                     .rows
                     .into_iter()
@@ -254,7 +306,8 @@ impl Sheets<'_> {
 
     /// Put the cell `value` at 0-based (`row`, `col`) of `sheet`, within the budget.
     fn put(&mut self, sheet: &mut Sheet, row: u32, col: u32, value: Data) -> Result<(), Stop> {
-        let Some(mut cell) = raw_cell(value) else {
+        let format = sheet.formats.get(&(row as usize + 1, col as usize));
+        let Some(mut cell) = raw_cell(value, format.map(String::as_str), sheet.date1904) else {
             return Ok(());
         };
         let origin = RowOrigin {
@@ -331,19 +384,44 @@ impl Sheets<'_> {
     }
 }
 
-/// A calamine value as a raw cell; `None` for an empty cell (or an empty string).
-fn raw_cell(d: Data) -> Option<RawCell> {
+/// A calamine value as a raw cell, as Excel shows it (module docs), given its number `format` (xlsx) and the
+/// workbook's date system; `None` for an empty cell (or an empty string).
+fn raw_cell(d: Data, format: Option<&str>, date1904: bool) -> Option<RawCell> {
     Some(match d {
         Data::Empty => return None,
         Data::String(s) if s.is_empty() => return None,
-        Data::String(s) => RawCell::Text(s),
+        Data::String(s) => RawCell::text_cell(s),
         Data::Int(i) => RawCell::Int(i),
-        Data::Float(f) => RawCell::Float(f),
+        Data::Float(x) => {
+            let v = excel_number(x);
+            match format {
+                Some(code) => formatted(v, code),
+                None => RawCell::Float(v),
+            }
+        }
         Data::Bool(b) => RawCell::Bool(b),
         Data::Error(e) => RawCell::Error(e.to_string()),
-        Data::DateTime(dt) => RawCell::DateTime(dt.as_f64().to_string()),
+        Data::DateTime(dt) => RawCell::Serial(Serial {
+            value: dt.as_f64(),
+            date1904,
+            duration: dt.is_duration(),
+        }),
         Data::DateTimeIso(s) | Data::DurationIso(s) => RawCell::DateTime(s),
     })
+}
+
+/// A number cell with the number format `code`: [`RawCell::Formatted`] when Excel shows it as other text
+/// than its plain value, else the plain number.
+fn formatted(v: f64, code: &str) -> RawCell {
+    let shown = super::numfmt::render(code, v);
+    if shown.as_deref() == Some(super::raw::number_text(v).as_str()) {
+        return RawCell::Float(v);
+    }
+    RawCell::Formatted(Box::new(Formatted {
+        value: v,
+        shown,
+        format: code.to_string(),
+    }))
 }
 
 /// The merged regions of a worksheet (xlsx and xls; none for other formats or when they cannot be read).

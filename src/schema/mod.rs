@@ -505,6 +505,61 @@ pub fn string_list(v: Option<&J>) -> Vec<String> {
     }
 }
 
+/// String formats of JSON Schema 2020-12 (§7.3) that only validate: the value stays a string.
+pub const VALIDATION_FORMATS: &[&str] = &[
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Why a `format` keyword cannot be honoured for a value of JSON type `ty`, if it cannot: gentable types
+/// `integer` formats `int8`…`uint64`, `number` format `double` (every number is a 64-bit double), and
+/// `string` formats `date-time`, `date`, `time`, `duration` plus the validation-only formats
+/// ([`VALIDATION_FORMATS`]). Anything else (`float`, `int128`, `date_time`) is an error rather than a plain
+/// number or string that silently ignores it.
+pub fn unsupported_format(ty: Option<&str>, format: &J) -> Option<String> {
+    let Some(f) = format.as_str() else {
+        return Some(format!("\"format\" must be a string, not {format}"));
+    };
+    let ints = [
+        "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    ];
+    let strings = ["date-time", "date", "time", "duration"];
+    match ty {
+        Some("integer") if ints.contains(&f) => None,
+        Some("integer") => Some(format!(
+            "integer format {f:?} is not supported (use one of {})",
+            ints.join(", ")
+        )),
+        Some("number") if f == "double" => None,
+        Some("number") if f == "float" => Some(
+            "number format \"float\" (32-bit) is not supported: every number is a 64-bit double; remove \"format\" or write \"double\"".into(),
+        ),
+        Some("number") => Some(format!(
+            "number format {f:?} is not supported: numbers are 64-bit doubles (\"double\")"
+        )),
+        Some("string") if strings.contains(&f) || VALIDATION_FORMATS.contains(&f) => None,
+        Some("string") => Some(format!(
+            "string format {f:?} is not supported (typed: {}; validated: {})",
+            strings.join(", "),
+            VALIDATION_FORMATS.join(", ")
+        )),
+        _ => None,
+    }
+}
+
 /// A fixed UTC offset `+08:00`, `-05:30`, `Z` or `UTC` → seconds east of UTC.
 pub fn parse_offset(s: &str) -> Option<i32> {
     let s = s.trim();
@@ -549,11 +604,14 @@ impl Ctx<'_> {
             .filter(|d| !d.is_empty())
             .or_else(|| target.as_ref().and_then(J::as_object).map(doc_of))
             .unwrap_or_default();
-        let mut fks = fk_targets(ps.get("x-gentable-foreignKey"));
-        // On arrays the key may sit on `items`.
-        if fks.is_empty() {
-            fks = fk_targets(ps.get("items").and_then(|i| i.get("x-gentable-foreignKey")));
-        }
+        let fks = self.value_fks(ps, file, 0);
+        let key_fks = match ps
+            .get("x-gentable-mapKey")
+            .or_else(|| target.as_ref().and_then(|t| t.get("x-gentable-mapKey")))
+        {
+            Some(k) => self.value_fks(&k.clone(), file, 0),
+            None => vec![],
+        };
         let default = ps
             .get("default")
             .cloned()
@@ -567,6 +625,7 @@ impl Ctx<'_> {
             ty,
             doc,
             foreign_keys: fks,
+            key_foreign_keys: key_fks,
             default,
             groups: string_list(ps.get("x-gentable-groups")),
             text: ps
@@ -578,6 +637,44 @@ impl Ctx<'_> {
                 ps.get("items").or_else(|| ps.get("additionalProperties")),
             ),
         }
+    }
+
+    /// The `x-gentable-foreignKey` of a value schema, wherever the schema puts it (docs/conventions.md §4): on
+    /// the property, on the definition its `$ref` names, or below it on `items` (array elements, at any depth)
+    /// or `additionalProperties` (map values). The first one found on that path applies to the scalars there.
+    fn value_fks(&mut self, ps: &J, file: &str, depth: usize) -> Vec<(String, Option<String>)> {
+        if depth > 8 {
+            return vec![];
+        }
+        let here = fk_targets(ps.get("x-gentable-foreignKey"));
+        if !here.is_empty() {
+            return here;
+        }
+        let target = ps
+            .get("$ref")
+            .and_then(|_| self.resolve(ps, file))
+            .map(|(f, t, _)| (f, t));
+        if let Some((f, t)) = &target {
+            let there = fk_targets(t.get("x-gentable-foreignKey"));
+            if !there.is_empty() {
+                return there;
+            }
+            let _ = f;
+        }
+        let body = target.as_ref().map(|(_, t)| t).unwrap_or(ps).clone();
+        let file = target
+            .as_ref()
+            .map(|(f, _)| f.clone())
+            .unwrap_or_else(|| file.to_string());
+        for below in ["items", "additionalProperties"] {
+            if let Some(inner) = body.get(below).filter(|i| i.is_object()) {
+                let found = self.value_fks(&inner.clone(), &file, depth + 1);
+                if !found.is_empty() {
+                    return found;
+                }
+            }
+        }
+        vec![]
     }
 
     fn resolve(&mut self, s: &J, file: &str) -> Option<(String, J, Option<String>)> {
@@ -696,6 +793,26 @@ impl Ctx<'_> {
                 None
             }
         });
+        // A `format` that would change the type must be one gentable implements; a typo or an unsupported
+        // width (`float`: 32-bit) must not silently become a plain number or string (docs/conventions.md §7).
+        if let Some(f) = o.get("format") {
+            if let Some(m) = unsupported_format(ty_name.as_deref(), f) {
+                self.err(file, format!("{origin}: {m}"));
+                return None;
+            }
+        }
+        if o.contains_key("x-gentable-timeZone")
+            && !matches!(
+                o.get("format").and_then(J::as_str),
+                Some("date-time" | "time")
+            )
+        {
+            self.err(
+                file,
+                format!("{origin}: x-gentable-timeZone applies to \"format\": \"date-time\" or \"time\" only"),
+            );
+            return None;
+        }
         let t = match ty_name.as_deref() {
             Some("boolean") => Type::Bool,
             Some("number") => Type::Float,
@@ -745,7 +862,12 @@ impl Ctx<'_> {
                 };
                 Type::Int(width.unwrap_or_else(|| IntWidth::for_bounds(lo, hi)))
             }
-            Some("string") if o.get("format").and_then(J::as_str) == Some("date-time") => {
+            Some("string")
+                if matches!(
+                    o.get("format").and_then(J::as_str),
+                    Some("date-time" | "time")
+                ) =>
+            {
                 let zone = match o.get("x-gentable-timeZone") {
                     None => None,
                     Some(z) => match z.as_str().and_then(parse_offset) {
@@ -756,8 +878,13 @@ impl Ctx<'_> {
                         }
                     },
                 };
-                Type::DateTime(zone)
+                if o.get("format").and_then(J::as_str) == Some("time") {
+                    Type::Time(zone)
+                } else {
+                    Type::DateTime(zone)
+                }
             }
+            Some("string") if o.get("format").and_then(J::as_str) == Some("date") => Type::Date,
             Some("string") if o.get("format").and_then(J::as_str) == Some("duration") => {
                 Type::Duration
             }
@@ -767,6 +894,16 @@ impl Ctx<'_> {
                         .iter()
                         .filter_map(|m| m.as_str().map(String::from))
                         .collect();
+                    // Cells are read as NFC (docs/conventions.md §7): a member in another form could
+                    // never match one.
+                    let nfc = |t: &str| {
+                        use unicode_normalization::UnicodeNormalization;
+                        t.nfc().collect::<String>() == t
+                    };
+                    if let Some(m) = members.iter().find(|m| !nfc(m)) {
+                        self.err(file, format!("{origin}: the enum member {m:?} is not in Unicode NFC (cells are read as NFC, so it could never match); write it composed"));
+                        return None;
+                    }
                     let mut aliases = vec![];
                     if let Some(J::Object(m)) = o.get("x-gentable-enumAliases") {
                         for (member, names) in m {
@@ -775,6 +912,10 @@ impl Ctx<'_> {
                                 return None;
                             }
                             for a in string_list(Some(names)) {
+                                if !nfc(&a) {
+                                    self.err(file, format!("{origin}: the alias {a:?} is not in Unicode NFC (cells are read as NFC, so it could never match); write it composed"));
+                                    return None;
+                                }
                                 if members.contains(&a) || aliases.iter().any(|(x, _)| *x == a) {
                                     self.err(file, format!("{origin}: the alias {a:?} is already a member or another alias"));
                                     return None;

@@ -49,6 +49,33 @@ fn valid_path(project: &Project, ty: &Type, path: &[String]) -> bool {
     }
 }
 
+/// The type of the sub-field at `path` below a field of type `ty` (for a union's discriminator: a string).
+pub fn leaf_type<'p>(project: &'p Project, ty: &'p Type, path: &[String]) -> Option<&'p Type> {
+    let Some((first, rest)) = path.split_first() else {
+        return Some(ty);
+    };
+    match ty.strip_optional() {
+        Type::Record(n) => {
+            let f = project.records[n]
+                .fields
+                .iter()
+                .find(|f| f.name == *first)?;
+            leaf_type(project, &f.ty, rest)
+        }
+        Type::Union(n) => {
+            let u = &project.unions[n];
+            if rest.is_empty() && *first == u.discriminator {
+                return Some(&Type::String);
+            }
+            u.variants.iter().find_map(|v| {
+                let f = v.fields.iter().find(|f| f.name == *first)?;
+                leaf_type(project, &f.ty, rest)
+            })
+        }
+        _ => None,
+    }
+}
+
 /// One sub-cell of a field spread across columns.
 pub struct Part<'a> {
     pub path: &'a [String],
@@ -65,7 +92,14 @@ pub fn assemble(
     sep: cell::Grammar,
     first_col: usize,
 ) -> Result<Option<Value>, (usize, CellError)> {
-    let parts: Vec<&Part> = parts.iter().filter(|p| !p.cell.is_blank()).collect();
+    // A string sub-cell keeps white-space-only text; for every other type it is empty.
+    let parts: Vec<&Part> = parts
+        .iter()
+        .filter(|p| match leaf_type(project, ty, p.path) {
+            Some(t) => !cell::is_empty_for(p.cell, t),
+            None => !p.cell.is_blank(),
+        })
+        .collect();
     if parts.is_empty() {
         return Ok(None);
     }

@@ -35,6 +35,10 @@ pub struct Layout {
     pub tag_col: Option<usize>,
     /// `[limits] nesting_depth`: the deepest nesting of a cell.
     pub max_depth: usize,
+    /// Vertical sheets: the 0-based column of the values, if configured (`value_column`).
+    pub value_col: Option<usize>,
+    /// Vertical sheets: the 0-based column of the types (`type_column`).
+    pub type_col: Option<usize>,
 }
 
 impl Layout {
@@ -64,6 +68,8 @@ impl Layout {
             ignore_unknown_columns: ov.and_then(|o| o.ignore_unknown_columns) == Some(true),
             tag_col: col(ov.and_then(|o| o.tag_column.as_ref())),
             max_depth: limits.nesting_depth,
+            value_col: col(ov.and_then(|o| o.value_column.as_ref())),
+            type_col: col(ov.and_then(|o| o.type_column.as_ref())),
         }
     }
 

@@ -8,11 +8,15 @@
 //! per-table overrides `header_row`/`header_marker`/`data_row`/`first_column`/`marker_column`/`comment_marker`/
 //! `column_marker_row`/`array_separator`, see [`Layout`]) and the cell grammar of [`crate::typing::cell`]. Every bad
 //! cell becomes a [`Diagnostic`] naming file, sheet, row, column and field; typing goes on so that one run
-//! reports all errors, and a cell is reported once (a bad cell is not also a "missing value").
+//! reports all errors, and a cell is reported once (a bad cell is not also a "missing value"). A bad cell's
+//! field is marked failed in its row ([`crate::ir::RowExtra`]): validation still checks every other cell.
+//! What the sheet shows beyond its values (hidden rows and columns, values under empty headers, merged data
+//! cells) is reported by [`sheet`].
 
 pub mod cell;
 pub mod columns;
 pub mod layout;
+pub mod sheet;
 pub mod vertical;
 
 pub use cell::{type_cell, type_cell_with};
@@ -21,7 +25,7 @@ pub use layout::Layout;
 use self::cell::CellError;
 use crate::config::{Limits, TableOverride};
 use crate::diag::Code;
-use crate::diag::{column_letters, Diagnostic, RowOrigin};
+use crate::diag::{column_letters, Diagnostic};
 use crate::ir::{Project, Row, Type, Value};
 use crate::read::{RawCell, RawRow, RawTable};
 use crate::schema::TableSchema;
@@ -67,8 +71,15 @@ struct Columns {
     sub_names: Vec<String>,
 }
 
-/// Type every source of one table. Returns the rows in source order (sorting is done by the validators)
-/// and pushes diagnostics.
+/// The typed rows of one table, in source order (sorting is done by the validators), and whether they are
+/// all its rows: `complete` is false when a source could not be typed at all (no header row, a header that
+/// does not fit the schema), so that validation does not report references into it as missing.
+pub struct Typed {
+    pub rows: Vec<Row>,
+    pub complete: bool,
+}
+
+/// Type every source of one table, pushing diagnostics.
 pub fn type_table(
     project: &Project,
     schema: &TableSchema,
@@ -76,14 +87,17 @@ pub fn type_table(
     ov: Option<&TableOverride>,
     limits: &Limits,
     diags: &mut Vec<Diagnostic>,
-) -> Vec<Row> {
+) -> Typed {
     let mut rows = vec![];
+    let mut complete = true;
     let layout = Layout::of(ov, limits);
     for src in sources {
         if ov.and_then(|o| o.layout.as_deref()) == Some("vertical") {
-            rows.extend(crate::typing::vertical::type_source(
-                project, schema, src, &layout, diags,
-            ));
+            match crate::typing::vertical::type_source(project, schema, src, &layout, diags) {
+                vertical::Source::Row(row) => rows.push(row),
+                vertical::Source::Empty => {}
+                vertical::Source::Unreadable => complete = false,
+            }
             continue;
         }
         // 1. Header row.
@@ -110,6 +124,7 @@ pub fn type_table(
                 help = "mark the field-name row, or correct [tables.<Name>] header_marker / marker_column".into();
             }
             diags.push(d.with_help(help));
+            complete = false;
             continue;
         };
         let header = with_merges(src, &src.rows[hp]);
@@ -136,25 +151,44 @@ pub fn type_table(
             &tagged,
             diags,
         ) else {
+            complete = false;
             continue;
         };
-        // 2. Data rows: a big source is typed in chunks on all cores (rows and diagnostics keep their order).
+        // 2. What the sheet shows beyond the values of its data rows (docs/conventions.md §7).
         let data = &src.rows[hp + 1..];
-        let one = |raw: &RawRow, d: &mut Vec<Diagnostic>| {
-            if layout.data_row.is_some_and(|x| raw.row < x)
+        let is_data = |raw: &RawRow| {
+            !(layout.data_row.is_some_and(|x| raw.row < x)
                 || layout.is_blank(raw)
-                || layout.is_comment(raw)
-            {
+                || layout.is_comment(raw))
+        };
+        let data_rows: Vec<&RawRow> = data.iter().filter(|r| is_data(r)).collect();
+        let field_cols: Vec<(usize, &str)> = columns
+            .cols
+            .iter()
+            .map(|&(c, f)| (c, schema.fields[f].name.as_str()))
+            .chain(
+                columns
+                    .subs
+                    .iter()
+                    .map(|(c, f, _)| (*c, schema.fields[*f].name.as_str())),
+            )
+            .collect();
+        sheet::hidden(src, &data_rows, &field_cols, diags);
+        let skip = |c: usize| {
+            tagged.contains(&c)
+                || header
+                    .get(c)
+                    .is_some_and(|h| h.text().trim_start().starts_with(&layout.comment_marker))
+        };
+        sheet::unheaded(src, &header, layout.first_col, &skip, &data_rows, diags);
+        let covered = sheet::merged_data(src, &data_rows, &field_cols, diags);
+        // 3. Data rows: a big source is typed in chunks on all cores (rows and diagnostics keep their order).
+        let one = |raw: &RawRow, d: &mut Vec<Diagnostic>| {
+            if !is_data(raw) {
                 return None;
             }
             Some(type_row(
-                project,
-                schema,
-                &columns,
-                &raw.cells,
-                src.origin(raw.row),
-                &layout,
-                d,
+                project, schema, &columns, raw, src, &covered, &layout, d,
             ))
         };
         if data.len() < PARALLEL_ROWS {
@@ -175,7 +209,7 @@ pub fn type_table(
             }
         }
     }
-    rows
+    Typed { rows, complete }
 }
 
 /// Sources with at least this many rows are typed in parallel chunks.
@@ -235,6 +269,19 @@ fn map_columns(
                             && (stream_form(layout, &schema.fields[fi])
                                 || matches!(ty, Type::Flags(_))));
                     if !spans {
+                        // A merged header names every column it covers: say so rather than "twice".
+                        let (message, help) = match src.merge_at(header_row, ci) {
+                            Some(m) => (format!(
+                                "column {} is under the merged header {} ({h:?}), but {h:?} is {}: only an array spans several columns, so its other columns would be lost",
+                                column_letters(ci),
+                                m.a1(),
+                                schema.fields[fi].ty.words()
+                            ), "unmerge the header, or make the field an array"),
+                            None => (format!(
+                                "column {h:?} appears twice (also in column {})",
+                                column_letters(prev)
+                            ), "only array fields may span several columns; rename or delete one"),
+                        };
                         diags.push(
                             Diagnostic::cell_error(
                                 Code::DuplicateColumn,
@@ -242,14 +289,9 @@ fn map_columns(
                                 Some(ci),
                                 Some(h),
                                 Some(h),
-                                format!(
-                                    "column {h:?} appears twice (also in column {})",
-                                    column_letters(prev)
-                                ),
+                                message,
                             )
-                            .with_help(
-                                "only array fields may span several columns; rename or delete one",
-                            ),
+                            .with_help(help),
                         );
                         ok = false;
                         continue;
@@ -416,19 +458,23 @@ fn stream_form(layout: &Layout, f: &crate::ir::Field) -> bool {
     compound && (layout.luban || f.separator.is_some() || f.item_separator.is_some())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn type_row(
     project: &Project,
     schema: &TableSchema,
     columns: &Columns,
-    cells: &[RawCell],
-    origin: RowOrigin,
+    raw_row: &RawRow,
+    src: &RawTable,
+    covered: &std::collections::HashSet<(usize, usize)>,
     layout: &Layout,
     diags: &mut Vec<Diagnostic>,
 ) -> Row {
     let sep = layout.grammar();
+    let cells = &raw_row.cells;
+    let origin = src.origin(raw_row.row);
     let n = schema.fields.len();
     let mut values: Vec<Option<Value>> = vec![None; n];
-    // Fields with a reported bad cell: not also "missing".
+    // Fields with a reported bad cell: not also "missing", and left out of later checks.
     let mut failed = vec![false; n];
     // Luban: a compound field over several columns reads their cells as one stream (each cell a part).
     let multi: Vec<usize> = if layout.luban {
@@ -480,18 +526,27 @@ fn type_row(
             }
         }
     }
+    // Array fields over several columns: the column of each element.
+    let mut elements: Vec<(usize, Vec<usize>)> = vec![];
     for &(ci, fi) in &columns.cols {
         if multi.contains(&fi) {
             continue;
         }
         let f = &schema.fields[fi];
         let raw = cells.get(ci).unwrap_or(&RawCell::Empty);
-        if raw.is_blank() {
+        if cell::is_empty_for(raw, &f.ty) {
+            // A cell inside a merged range reads as empty; the range is reported once ([`sheet`]).
+            if covered.contains(&(raw_row.row, ci)) {
+                failed[fi] = true;
+            }
             continue;
         }
         if let RawCell::Undecodable(_) = raw {
             failed[fi] = true;
             continue;
+        }
+        if let Some(note) = cell::display_note(raw, &f.ty) {
+            diags.push(note.at(&origin, ci, &f.name, &raw.text()).warning());
         }
         let err = |e: CellError| e.at(&origin, ci, &f.name, &raw.text());
         if matches!(f.ty, Type::Optional(_))
@@ -524,11 +579,34 @@ fn type_row(
             type_cell_with(project, &f.ty, raw, sep)
         };
         match typed {
-            Ok(v) => match (&mut values[fi], v) {
-                // Repeated array columns append.
-                (Some(Value::Array(prev)), Value::Array(more)) => prev.extend(more),
-                (slot, v) => *slot = Some(v),
-            },
+            Ok(v) => {
+                let count = match &v {
+                    Value::Array(items) => items.len(),
+                    _ => 0,
+                };
+                match (&mut values[fi], v) {
+                    // Repeated array columns append.
+                    (Some(Value::Array(prev)), Value::Array(more)) => {
+                        let before = prev.len();
+                        prev.extend(more);
+                        let slot = match elements.iter().position(|(x, _)| *x == fi) {
+                            Some(i) => i,
+                            None => {
+                                let first = columns.by_field[fi].unwrap_or(ci);
+                                elements.push((fi, vec![first; before]));
+                                elements.len() - 1
+                            }
+                        };
+                        elements[slot].1.extend(std::iter::repeat_n(ci, count));
+                    }
+                    (slot, v) => {
+                        if count > 0 && columns.by_field[fi] != Some(ci) {
+                            elements.push((fi, vec![ci; count]));
+                        }
+                        *slot = Some(v);
+                    }
+                }
+            }
             Err(e) => {
                 failed[fi] = true;
                 diags.push(err(e));
@@ -553,6 +631,12 @@ fn type_row(
             })
             .collect();
         let f = &schema.fields[fi];
+        for p in &parts {
+            let leaf = crate::typing::columns::leaf_type(project, &f.ty, p.path);
+            if let Some(note) = leaf.and_then(|t| cell::display_note(p.cell, t)) {
+                diags.push(note.at(&origin, p.col, &f.name, &p.cell.text()).warning());
+            }
+        }
         match crate::typing::columns::assemble(project, &f.ty, &parts, sep, 0) {
             Ok(v) => values[fi] = v,
             Err((ci, e)) => {
@@ -572,6 +656,7 @@ fn type_row(
                 (Some(d), _) => match cell::json_to_value(d, &f.ty, project) {
                     Ok(v) => v,
                     Err(m) => {
+                        failed[fi] = true;
                         diags.push(Diagnostic::cell_error(
                             Code::BadDefault,
                             &origin,
@@ -590,6 +675,7 @@ fn type_row(
                 (None, Type::Map(..)) => Value::Map(vec![]),
                 (None, _) if matches!(f.ty, Type::Optional(_)) => Value::Null,
                 (None, _) => {
+                    failed[fi] = true;
                     let col = columns.cols.iter().find(|(_, x)| *x == fi).map(|(c, _)| *c);
                     diags.push(
                         Diagnostic::cell_error(
@@ -625,10 +711,14 @@ fn type_row(
                 .collect()
         })
         .unwrap_or_default();
+    let failed: Vec<usize> = (0..n).filter(|&i| failed[i]).collect();
+    let extra = (!failed.is_empty() || !elements.is_empty())
+        .then(|| Box::new(crate::ir::RowExtra { failed, elements }));
     Row {
         values: out,
         origin,
         columns: columns.by_field.clone(),
         tags,
+        extra,
     }
 }

@@ -1,45 +1,92 @@
 //! Vertical (key/value) sheets: `[tables.X] layout = "vertical"` (docs/conventions.md §2).
 //!
-//! A singleton written one field per row: the cell in `first_column` names the field, the cell right of it
-//! holds the value (same cell grammar as a horizontal table). Comment and blank rows are skipped; a name
-//! given twice, an unknown name and a missing required field are errors at their cells. The typed row's
-//! origin is the first field row; cell errors point at the value cell.
+//! A singleton written one field per row: the cell in `first_column` names the field, the cell in
+//! `value_column` (default: the next column) holds the value (same cell grammar as a horizontal table). A
+//! `type_column` (Luban's `##column` sheets: name | type | value) is never read as a value; a type name there
+//! that contradicts the schema is a warning, and without `type_column`/`value_column` a column of nothing but
+//! type names where the values should be is an error (GT0221), never `GameId = "string"`. Comment and blank
+//! rows are skipped; a name given twice, an unknown name and a missing required field are errors at their
+//! cells. The typed row's origin is the first field row; cell errors point at the value cell.
 
 use crate::diag::Code;
-use crate::diag::{Diagnostic, RowOrigin};
+use crate::diag::{column_letters, Diagnostic, RowOrigin};
 use crate::ir::{Row, Type, Value};
-use crate::read::{RawCell, RawTable};
+use crate::read::{RawCell, RawRow, RawTable};
 use crate::schema::TableSchema;
 use crate::typing::cell;
 use crate::typing::layout::Layout;
 
-/// Type one vertical source into its row (`None` if it has no field rows).
+/// What one vertical source gives.
+pub enum Source {
+    /// The singleton's row.
+    Row(Row),
+    /// No field rows.
+    Empty,
+    /// The source cannot be read at all (a type column where the values should be): reported already.
+    Unreadable,
+}
+
+/// Type one vertical source into its row.
 pub fn type_source(
     project: &crate::ir::Project,
     schema: &TableSchema,
     src: &RawTable,
     layout: &Layout,
     diags: &mut Vec<Diagnostic>,
-) -> Option<Row> {
+) -> Source {
     let n = schema.fields.len();
-    let (kc, vc) = (layout.first_col, layout.first_col + 1);
+    let kc = layout.first_col;
+    let vc = layout.value_col.unwrap_or(kc + 1);
     let mut values: Vec<Option<Value>> = vec![None; n];
     let mut seen: Vec<Option<usize>> = vec![None; n];
     let mut failed = vec![false; n];
     let mut first: Option<RowOrigin> = None;
-    for raw in &src.rows {
-        if layout.is_blank(raw)
-            || layout.is_comment(raw)
-            || layout.data_row.is_some_and(|d| raw.row < d)
-        {
-            continue;
-        }
+    let rows: Vec<&RawRow> = src
+        .rows
+        .iter()
+        .filter(|raw| {
+            !(layout.is_blank(raw)
+                || layout.is_comment(raw)
+                || layout.data_row.is_some_and(|d| raw.row < d))
+                && raw
+                    .cells
+                    .get(kc)
+                    .is_some_and(|c| !c.text().trim().is_empty())
+        })
+        .collect();
+    if layout.value_col.is_none() && layout.type_col.is_none() && type_column(&rows, vc) {
+        let row = rows.first().expect("type_column needs rows");
+        diags.push(
+            Diagnostic::cell_error(
+                Code::TypeColumn,
+                &src.origin(row.row),
+                Some(vc),
+                None,
+                Some(&row.cells[vc].text()),
+                format!(
+                    "column {} holds type names ({}), not values: this vertical sheet has a type column",
+                    column_letters(vc),
+                    rows.iter()
+                        .take(3)
+                        .map(|r| r.cells[vc].text())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )
+            .with_help(format!(
+                "set [tables.{}] type_column = \"{}\" and value_column = \"{}\" in gentable.toml",
+                src.name,
+                column_letters(vc),
+                column_letters(vc + 1)
+            )),
+        );
+        return Source::Unreadable;
+    }
+    crate::typing::sheet::hidden(src, &rows, &[], diags);
+    for raw in rows {
         let origin = src.origin(raw.row);
         let name = raw.cells.get(kc).map(RawCell::text).unwrap_or_default();
         let name = name.trim();
-        if name.is_empty() {
-            continue;
-        }
         first.get_or_insert_with(|| origin.clone());
         let Some(fi) = schema.fields.iter().position(|f| f.name == name) else {
             let mut d = Diagnostic::cell_error(
@@ -77,9 +124,38 @@ pub fn type_source(
         }
         seen[fi] = Some(raw.row);
         let f = &schema.fields[fi];
+        if let Some(tc) = layout.type_col {
+            let declared = raw.cells.get(tc).map(RawCell::text).unwrap_or_default();
+            if let Some(m) = contradicts(declared.trim(), &f.ty) {
+                diags.push(
+                    Diagnostic::cell_error(
+                        Code::TypeColumn,
+                        &origin,
+                        Some(tc),
+                        Some(&f.name),
+                        Some(declared.trim()),
+                        format!(
+                            "the sheet declares {:?} as {declared:?}, but the schema makes it {m}",
+                            f.name
+                        ),
+                    )
+                    .with_help(
+                        "correct the type cell or the schema; the value is typed by the schema",
+                    )
+                    .warning(),
+                );
+            }
+        }
         let cell = raw.cells.get(vc).cloned().unwrap_or(RawCell::Empty);
-        if cell.is_blank() {
+        if cell::is_empty_for(&cell, &f.ty) {
             continue;
+        }
+        if let RawCell::Undecodable(_) = cell {
+            failed[fi] = true;
+            continue;
+        }
+        if let Some(note) = cell::display_note(&cell, &f.ty) {
+            diags.push(note.at(&origin, vc, &f.name, &cell.text()).warning());
         }
         match cell::type_cell_with(project, &f.ty, &cell, layout.grammar()) {
             Ok(v) => values[fi] = Some(v),
@@ -89,7 +165,9 @@ pub fn type_source(
             }
         }
     }
-    let origin = first?;
+    let Some(origin) = first else {
+        return Source::Empty;
+    };
     let mut out = Vec::with_capacity(n);
     for (fi, v) in values.into_iter().enumerate() {
         let f = &schema.fields[fi];
@@ -103,6 +181,7 @@ pub fn type_source(
                     Ok(v) => v,
                     Err(_) if matches!(f.ty, Type::Optional(_)) => Value::Null,
                     Err(_) => {
+                        failed[fi] = true;
                         let mut d = Diagnostic::cell_error(
                             Code::MissingColumn,
                             &origin,
@@ -116,8 +195,10 @@ pub fn type_source(
                             ),
                         );
                         d = d.with_help(format!(
-                            "add a row: {} in the first column, its value in the next",
-                            f.name
+                            "add a row: {} in column {}, its value in column {}",
+                            f.name,
+                            column_letters(kc),
+                            column_letters(vc)
                         ));
                         diags.push(d);
                         Value::Null
@@ -126,10 +207,79 @@ pub fn type_source(
             }
         });
     }
-    Some(Row {
+    let failed: Vec<usize> = (0..n).filter(|&i| failed[i]).collect();
+    Source::Row(Row {
         values: out,
         origin,
         columns: vec![None; n].into(),
         tags: vec![],
+        extra: (!failed.is_empty()).then(|| {
+            Box::new(crate::ir::RowExtra {
+                failed,
+                elements: vec![],
+            })
+        }),
     })
+}
+
+/// A type name of another tool's sheets (Luban, tabtoy, UnityGameFramework): `int`, `string`, `list,int`,
+/// `(list#sep=|),int`, `map,int,string`, … (lower case as those tools write them).
+fn is_type_name(s: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "bool", "byte", "short", "int", "long", "float", "double", "string", "text", "datetime",
+        "uint", "ulong", "ushort", "sbyte", "int8", "int16", "int32", "int64", "uint8", "uint16",
+        "uint32", "uint64", "float32", "float64", "vector2", "vector3", "vector4", "color",
+    ];
+    let t = s.trim();
+    NAMES.contains(&t)
+        || [
+            "list,", "array,", "set,", "map,", "(list", "(array", "(set", "(map",
+        ]
+        .iter()
+        .any(|p| t.starts_with(p))
+        || t.strip_suffix('?').is_some_and(|b| NAMES.contains(&b))
+}
+
+/// Whether the column `vc` of every field row holds a type name while a column right of it holds something:
+/// the layout of a sheet with a type column read without `type_column`.
+fn type_column(rows: &[&RawRow], vc: usize) -> bool {
+    !rows.is_empty()
+        && rows
+            .iter()
+            .all(|r| r.cells.get(vc).is_some_and(|c| is_type_name(&c.text())))
+        && rows
+            .iter()
+            .any(|r| r.cells.iter().skip(vc + 1).any(|c| !c.is_blank()))
+}
+
+/// Why a declared type name contradicts the schema's type, if it clearly does (`None` for unknown names).
+fn contradicts(declared: &str, ty: &Type) -> Option<String> {
+    if declared.is_empty() {
+        return None;
+    }
+    let d = declared.trim_end_matches('?').to_ascii_lowercase();
+    let kind = match d.as_str() {
+        "bool" => "boolean",
+        "byte" | "short" | "int" | "long" | "uint" | "ulong" | "ushort" | "sbyte" | "int8"
+        | "int16" | "int32" | "int64" | "uint8" | "uint16" | "uint32" | "uint64" => "integer",
+        "float" | "double" | "float32" | "float64" => "number",
+        "string" | "text" => "string",
+        s if ["list,", "array,", "set,", "(list", "(array", "(set"]
+            .iter()
+            .any(|p| s.starts_with(p)) =>
+        {
+            "array"
+        }
+        _ => return None,
+    };
+    let ok = match (kind, ty.strip_optional()) {
+        ("boolean", Type::Bool)
+        | ("integer", Type::Int(_))
+        | ("array", Type::Array(_) | Type::Flags(_)) => true,
+        ("number", Type::Float | Type::Int(_)) => true,
+        // A string in the sheet may be an enum, a date or a duration in the schema.
+        ("string", t) => !matches!(t, Type::Bool | Type::Int(_) | Type::Float | Type::Array(_)),
+        _ => false,
+    };
+    (!ok).then(|| ty.words())
 }

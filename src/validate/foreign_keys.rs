@@ -1,10 +1,12 @@
 //! Foreign keys (`x-gentable-foreignKey`): every value of a foreign-key field (plain, array elements, fields
-//! of nested records, map keys and values) must be a key of the target table; a miss is GT0304 with the
-//! closest keys as a hint, a declaration naming no usable target is GT0305 at the schema.
+//! of nested records and polymorphic records, map keys and values) must be a key of the target table; a miss
+//! is GT0304 at the value's own cell with the closest keys as a hint, a declaration naming no usable target is
+//! GT0305 at the schema. References into a table not all of whose rows are known are not checked, and a cell
+//! that failed to type is not a reference ([`super::gaps::Gaps`]).
 
-use super::values::{collect_atoms, each_reference};
+use super::values::{all_fields, collect_atoms, each_reference, Reference};
 use crate::diag::{Code, Diagnostic};
-use crate::ir::{Project, Value};
+use crate::ir::Project;
 use crate::schema::SchemaSet;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -18,14 +20,8 @@ type KeySets<'a> = HashMap<(&'a str, Option<&'a str>), Option<(HashSet<String>, 
 fn key_sets(project: &Project) -> KeySets<'_> {
     let mut sets: KeySets = HashMap::new();
     let mut targets: Vec<(&str, Option<&str>)> = vec![];
-    let mut fields: Vec<&crate::ir::Field> = project
-        .tables
-        .iter()
-        .flat_map(|t| t.fields.iter())
-        .collect();
-    fields.extend(project.records.values().flat_map(|r| r.fields.iter()));
-    for f in fields {
-        for (tt, tf) in &f.foreign_keys {
+    for f in all_fields(project) {
+        for (tt, tf) in f.foreign_keys.iter().chain(&f.key_foreign_keys) {
             targets.push((tt.as_str(), tf.as_deref()));
         }
     }
@@ -38,10 +34,9 @@ fn key_sets(project: &Project) -> KeySets<'_> {
                 None => return None,
             };
             let mut list = vec![];
-            collect_atoms(
-                &Value::Array(t.rows.iter().map(|r| r.values[fi].clone()).collect()),
-                &mut list,
-            );
+            for r in &t.rows {
+                collect_atoms(&r.values[fi], &mut list);
+            }
             Some((list.iter().cloned().collect(), list))
         });
     }
@@ -106,6 +101,44 @@ impl<'a> KeyIndex<'a> {
     }
 }
 
+/// A "did you mean" candidate as shown in a hint: quoted, and when it looks the same as the missing value
+/// (they differ only in characters that do not show: white space, zero-width or control characters), with
+/// the invisible characters escaped so the designer can see the difference.
+fn shown(candidate: &str, missing: &str) -> String {
+    let visible = |s: &str| -> String {
+        s.chars()
+            .filter(|c| {
+                !c.is_whitespace()
+                    && !c.is_control()
+                    && !matches!(c, '\u{200b}'..='\u{200f}' | '\u{2060}' | '\u{feff}')
+            })
+            .collect()
+    };
+    if visible(candidate) != visible(missing) || candidate == missing {
+        return format!("{candidate:?}");
+    }
+    let esc = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c == ' '
+                    || (!c.is_whitespace()
+                        && !c.is_control()
+                        && !matches!(c, '\u{200b}'..='\u{200f}' | '\u{2060}' | '\u{feff}'))
+                {
+                    c.to_string()
+                } else {
+                    format!("\\u{{{:04x}}}", c as u32)
+                }
+            })
+            .collect()
+    };
+    format!(
+        "{candidate:?} (it differs only in invisible characters: \"{}\" here, \"{}\" in the cell)",
+        esc(candidate),
+        esc(missing)
+    )
+}
+
 /// Up to `n` candidates close to `needle` (case-insensitive match first, then Jaro–Winkler ≥ 0.7).
 pub fn closest_n<'a>(
     needle: &str,
@@ -138,18 +171,38 @@ pub fn check(
     index: &KeyIndex,
     set: &SchemaSet,
     from: Option<&BTreeSet<String>>,
+    gaps: &super::gaps::Gaps,
     diags: &mut Vec<Diagnostic>,
 ) {
     let sets = &index.0;
     let mut bad_decl: BTreeSet<(String, String, String)> = BTreeSet::new();
     let mut hints: HashMap<(String, String), usize> = HashMap::new();
     let mut folded: HashMap<usize, HashMap<String, String>> = HashMap::new();
-    each_reference(project, &mut |t, field, fi, row, a, path| {
+    // Tables with rows whose key failed to type: a miss may be one of those keys, and the help says so.
+    let keyless: HashMap<&str, usize> = project
+        .tables
+        .iter()
+        .map(|t| {
+            let n = t
+                .rows
+                .iter()
+                .filter(|r| t.primary_key.iter().any(|&i| r.failed(i)))
+                .count();
+            (t.name.as_str(), n)
+        })
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    each_reference(project, &mut |r: Reference| {
+        let (t, field, row, a, path) = (r.table, r.field, r.row, r.atom, r.path);
         if from.is_some_and(|from| !from.contains(&t.name)) {
             return;
         }
         let mut targets = vec![];
-        for (tt, tf) in &field.foreign_keys {
+        for (tt, tf) in r.targets {
+            // A table whose rows are not all known (or may live in a file that could not be read).
+            if gaps.tables.contains(tt) || (gaps.unread_files && project.table(tt).is_none()) {
+                return;
+            }
             match sets
                 .get(&(tt.as_str(), tf.as_deref()))
                 .and_then(|s| s.as_ref())
@@ -182,7 +235,7 @@ pub fn check(
         let mut d = Diagnostic::cell_error(
             Code::MissingReference,
             &row.origin,
-            row.column(fi),
+            r.column,
             Some(&field.name),
             Some(&a),
             format!("{a:?}{path} is not a key of {}", names.join(" or ")),
@@ -229,20 +282,39 @@ pub fn check(
         } else {
             vec![]
         };
+        let unread: usize = names.iter().filter_map(|n| keyless.get(n)).sum();
+        let close: Vec<String> = close.into_iter().map(|c| shown(c, &a)).collect();
         d = match close.as_slice() {
+            _ if unread > 0 => d.with_help(format!(
+                "{} has {unread} row{} whose key could not be read (see those errors): it may be one of them; else add a row with this key, or fix the reference",
+                names.join(" or "),
+                if unread == 1 { "" } else { "s" }
+            )),
             [] => d.with_help(format!(
                 "add a row with this key to {}, or fix the reference",
                 names.join(" or ")
             )),
-            [one] => d.with_help(format!("did you mean {one:?}?")),
+            [one] => d.with_help(format!("did you mean {one}?")),
             [one, rest @ ..] => d.with_help(format!(
-                "did you mean {one:?}? (also close: {})",
-                rest.iter()
-                    .map(|s| format!("{s:?}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                "did you mean {one}? (also close: {})",
+                rest.join(", ")
             )),
         };
         diags.push(d);
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shown;
+
+    #[test]
+    fn a_hint_that_looks_like_the_cell_shows_the_difference() {
+        assert_eq!(shown("Archer", "Archr"), "\"Archer\"");
+        assert_eq!(
+            shown("Archer", "Archer\u{200b}"),
+            "\"Archer\" (it differs only in invisible characters: \"Archer\" here, \"Archer\\u{200b}\" in the cell)"
+        );
+        assert!(shown("a b", "a\u{a0}b").contains("\\u{00a0}"));
+    }
 }

@@ -52,7 +52,8 @@ pub fn value_to_json(project: &Project, ty: &Type, v: &Value) -> J {
 pub fn row_to_json(project: &Project, schema: &TableSchema, row: &Row) -> J {
     let mut m = serde_json::Map::new();
     for (i, (f, v)) in schema.fields.iter().zip(&row.values).enumerate() {
-        if *v == Value::Null && !schema.required[i] {
+        // A failed cell is left out (its error is reported already; see [`about_failed`]).
+        if (*v == Value::Null && !schema.required[i]) || row.failed(i) {
             continue;
         }
         m.insert(f.name.clone(), value_to_json(project, &f.ty, v));
@@ -131,6 +132,9 @@ pub fn rows(
                     .replace("~1", "/")
                     .replace("~0", "~");
                 let fi = ts.fields.iter().position(|f| f.name == field_name);
+                if about_failed(&err, ts, row, fi) {
+                    continue;
+                }
                 let cell = fi
                     .and_then(|i| inst.get(&ts.fields[i].name))
                     .map(|v| match v {
@@ -157,6 +161,29 @@ pub fn rows(
                 diags.push(d);
             }
         }
+    }
+}
+
+/// Whether a finding is about a cell that failed to type (its field, or `required` naming it): that cell was
+/// reported already and is left out of every later check.
+fn about_failed(
+    err: &jsonschema::ValidationError,
+    ts: &TableSchema,
+    row: &crate::ir::Row,
+    fi: Option<usize>,
+) -> bool {
+    if !row.any_failed() {
+        return false;
+    }
+    if fi.is_some_and(|i| row.failed(i)) {
+        return true;
+    }
+    match err.kind() {
+        jsonschema::error::ValidationErrorKind::Required { property } => property
+            .as_str()
+            .and_then(|p| ts.fields.iter().position(|f| f.name == p))
+            .is_some_and(|i| row.failed(i)),
+        _ => false,
     }
 }
 

@@ -64,7 +64,9 @@ fn where_(row: &Row, col: Option<usize>) -> String {
 }
 
 /// Sort map tables by primary key and report duplicates of primary and unique keys; check singletons.
-pub fn check(project: &mut Project, diags: &mut Vec<Diagnostic>) {
+/// A row whose key cell failed to type has no key: it is left out of the duplicate checks ([`super::gaps::Gaps`]),
+/// and a table not all of whose sources were typed is not counted as a singleton.
+pub fn check(project: &mut Project, gaps: &super::gaps::Gaps, diags: &mut Vec<Diagnostic>) {
     // Key comparison reads only the enum declarations: do not copy every row.
     let snapshot = Project {
         enums: project.enums.clone(),
@@ -73,7 +75,7 @@ pub fn check(project: &mut Project, diags: &mut Vec<Diagnostic>) {
     for t in &mut project.tables {
         match t.mode {
             TableMode::One => {
-                if t.rows.len() != 1 {
+                if t.rows.len() != 1 && !gaps.tables.contains(&t.name) {
                     let mut d = Diagnostic::file_error(
                         Code::SingletonRows,
                         t.rows.get(1).map(|r| r.origin.file.clone()).unwrap_or_else(|| t.schema_file.clone()),
@@ -108,7 +110,11 @@ pub fn check(project: &mut Project, diags: &mut Vec<Diagnostic>) {
                 let (positions, rows): (Vec<usize>, Vec<Row>) = tagged.into_iter().unzip();
                 t.rows = rows;
                 let mut dup_idx = BTreeSet::new();
+                let keyless = |r: &Row| pk.iter().any(|&i| r.failed(i));
                 for i in 1..t.rows.len() {
+                    if keyless(&t.rows[i - 1]) || keyless(&t.rows[i]) {
+                        continue;
+                    }
                     if cmp(&t.rows[i - 1], &t.rows[i]) == Ordering::Equal {
                         let (first, second) = (&t.rows[i - 1], &t.rows[i]);
                         let col = pk.first().and_then(|&c| second.column(c));
@@ -160,7 +166,9 @@ pub fn check(project: &mut Project, diags: &mut Vec<Diagnostic>) {
         for uk in t.unique_keys.clone() {
             let mut seen: HashMap<String, usize> = HashMap::new();
             for (ri, row) in t.rows.iter().enumerate() {
-                if uk.iter().all(|&i| row.values[i] == Value::Null) {
+                if uk.iter().all(|&i| row.values[i] == Value::Null)
+                    || uk.iter().any(|&i| row.failed(i))
+                {
                     continue;
                 }
                 let key = key_text(&uk, row);

@@ -11,6 +11,7 @@ use crate::schema::{SchemaSet, TableSchema};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub mod foreign_keys;
+mod gaps;
 pub mod json_schema;
 pub mod keys;
 pub mod near_keys;
@@ -20,23 +21,29 @@ pub mod unreferenced;
 mod values;
 pub mod views;
 
+pub use gaps::Gaps;
+
 /// Run every check, in this order:
 /// 1. [`json_schema`]: each row of the checked tables against its JSON Schema;
 /// 2. [`keys`]: primary and unique keys of every table of `project` (sorts map tables by key), and
 ///    [`near_keys`]: keys of the checked tables that differ only by width, case or spaces (a warning);
 /// 3. [`foreign_keys`]: references from the checked tables into every table of `project`;
-/// 4. [`unreferenced`]: rows no reference names, where the schema asks;
+/// 4. [`unreferenced`]: rows no reference names, where the schema asks (only when nothing is missing:
+///    a failed cell may be the reference);
 /// 5. [`text`]: localized text keys and translations (`[localization]`);
 /// 6. [`views`]: the `x-gentable-view` pictures of every table (their paths against the project's types),
 ///    in full builds only: a view depends on the schemas alone, which a one-table rebuild has unchanged
 ///    since a clean build that checked them (and its `project` lacks the tables a view may name);
-/// 7. [`rules`]: the CEL rules of the checked tables, only when 1–6 found no error (rules read other
-///    tables through keys and references that must hold).
+/// 7. [`rules`]: the CEL rules of the checked tables, only when 1–6 and everything before validation found
+///    no error (rules read other tables through keys and references that must hold).
+///
+/// `gaps` says what typing could not establish ([`Gaps`]): the checks leave it out and report the rest.
 ///
 /// `checked`: the tables whose rows changed (a one-table rebuild; `project` then also holds the tables they
 /// reference), or `None` for every table. Returns the key digests of `project`'s tables
 /// ([`foreign_keys::key_digests`]) when `digests` is asked for, computed from the index the reference check
 /// built.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     project: &mut Project,
     set: &SchemaSet,
@@ -44,6 +51,7 @@ pub fn run(
     checked: Option<&BTreeSet<String>>,
     localization: Option<&LocalizationConfig>,
     digests: bool,
+    gaps: &Gaps,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<BTreeMap<String, [u8; 32]>> {
     let in_scope = |name: &str| checked.is_none_or(|c| c.contains(name));
@@ -53,17 +61,19 @@ pub fn run(
         .cloned()
         .collect();
     json_schema::rows_parallel(project, set, &checked_schemas, diags);
-    keys::check(project, diags);
+    keys::check(project, gaps, diags);
     near_keys::check(project, &in_scope, diags);
     let index = foreign_keys::KeyIndex::new(project);
-    foreign_keys::check(project, &index, set, checked, diags);
+    foreign_keys::check(project, &index, set, checked, gaps, diags);
     let digests = digests.then(|| index.digests(project));
-    unreferenced::check(project, set, schemas, diags);
-    text::check(project, localization, diags);
+    if gaps.none() {
+        unreferenced::check(project, set, schemas, diags);
+    }
+    text::check(project, localization, gaps, diags);
     if checked.is_none() {
         views::check(project, set, schemas, diags);
     }
-    if !diags.iter().any(|d| d.severity == Severity::Error) {
+    if gaps.none() && !diags.iter().any(|d| d.severity == Severity::Error) {
         rules::check(project, set, &checked_schemas, diags);
     }
     digests

@@ -22,6 +22,10 @@ pub fn check(project: &Project, checked: &dyn Fn(&str) -> bool, diags: &mut Vec<
         rows.sort_by(|a, b| a.origin.cmp(&b.origin));
         let mut seen: HashMap<String, &crate::ir::Row> = HashMap::new();
         for r in rows {
+            // A key cell that failed to type has no key (validate::Gaps).
+            if r.failed(k) {
+                continue;
+            }
             let Value::Str(key) = &r.values[k] else {
                 continue;
             };

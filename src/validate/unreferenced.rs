@@ -51,8 +51,9 @@ pub fn check(
         return;
     }
     let mut used: HashSet<(String, String)> = HashSet::new();
-    each_reference(project, &mut |_, field, _, _, a, _| {
-        for (tt, tf) in &field.foreign_keys {
+    each_reference(project, &mut |r| {
+        let a = r.atom;
+        for (tt, tf) in r.targets {
             let t = project.table(tt);
             let is_pk = match (tf, t) {
                 (None, _) => true,

@@ -1,4 +1,9 @@
-//! Helpers shared by the integration tests of the designer's tools (`mod common;`).
+//! Helpers shared by the integration tests (`mod common;`): the designer's tools and the fidelity suite.
+
+// Each test file uses what it needs of these helpers.
+#![allow(dead_code)]
+
+pub mod fidelity;
 
 use std::path::Path;
 

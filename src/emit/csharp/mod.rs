@@ -90,7 +90,7 @@ impl Backend for CSharp {
         Ok(Gen {
             project: ctx.project,
             names: Names::new(ctx.project)?,
-            ns: ctx.config.csharp.namespace.as_str(),
+            ns: naming::csharp_namespace(&ctx.config.csharp.namespace),
             text: super::front::localization(ctx)?,
             hb: hbs::registry(TEMPLATES, override_dir.as_deref())?,
             linked: Linked::of(ctx.project),
@@ -99,7 +99,7 @@ impl Backend for CSharp {
     }
 
     fn runtime(&self, _: &EmitContext, g: &Gen) -> anyhow::Result<Files> {
-        let vm = NamespaceVm { namespace: g.ns };
+        let vm = NamespaceVm { namespace: &g.ns };
         Ok(Files::from([(
             "csharp/GentableRuntime.cs".to_string(),
             hbs::render(&g.hb, "runtime.cs.hbs", &vm)?,
@@ -109,27 +109,33 @@ impl Backend for CSharp {
     fn types(&self, ctx: &EmitContext, g: &Gen) -> anyhow::Result<Files> {
         let project = ctx.project;
         let mut files = Files::new();
+        // Every enum, record and union is named even when one clashes: one run reports every clash.
+        let mut clashes = super::front::Errors::default();
         for e in project.enums.values() {
-            let vm = g.enum_vm(e)?;
-            files.insert(
-                format!("csharp/{}.cs", naming::file_name(&vm.name)),
-                hbs::render(&g.hb, "enum.cs.hbs", &vm)?,
-            );
+            if let Some(vm) = clashes.take(g.enum_vm(e)) {
+                files.insert(
+                    format!("csharp/{}.cs", naming::file_name(&vm.name)),
+                    hbs::render(&g.hb, "enum.cs.hbs", &vm)?,
+                );
+            }
         }
         for r in project.records.values() {
-            let vm = g.record_vm(r)?;
-            files.insert(
-                format!("csharp/{}.cs", naming::file_name(&vm.class.name)),
-                hbs::render(&g.hb, "record.cs.hbs", &vm)?,
-            );
+            if let Some(vm) = clashes.take(g.record_vm(r)) {
+                files.insert(
+                    format!("csharp/{}.cs", naming::file_name(&vm.class.name)),
+                    hbs::render(&g.hb, "record.cs.hbs", &vm)?,
+                );
+            }
         }
         for u in project.unions.values() {
-            let vm = g.union_vm(u)?;
-            files.insert(
-                format!("csharp/{}.cs", naming::file_name(&vm.name)),
-                hbs::render(&g.hb, "union.cs.hbs", &vm)?,
-            );
+            if let Some(vm) = clashes.take(g.union_vm(u)) {
+                files.insert(
+                    format!("csharp/{}.cs", naming::file_name(&vm.name)),
+                    hbs::render(&g.hb, "union.cs.hbs", &vm)?,
+                );
+            }
         }
+        clashes.finish()?;
         Ok(files)
     }
 
@@ -153,7 +159,7 @@ impl Backend for CSharp {
                 hbs::render(
                     &g.hb,
                     "hashes.cs.hbs",
-                    &super::front::HashesVm::new(ctx, g.ns, quoted)?,
+                    &super::front::HashesVm::new(ctx, &g.ns, quoted)?,
                 )?,
             ),
         ]))
@@ -243,6 +249,7 @@ impl Names {
             }
             names.rows.insert(t.name.clone(), row);
         }
+        taken.finish()?;
         Ok(names)
     }
 }
@@ -253,16 +260,15 @@ fn member_names(fields: &[Field], class: &str, owner: &str) -> anyhow::Result<Ve
         .iter()
         .map(|f| naming::csharp_member(&f.name, f.ident.as_deref(), class))
         .collect();
-    if let Some((a, b, id)) = naming::check_collisions(
+    super::front::collisions(
         fields
             .iter()
             .zip(&ids)
             .map(|(f, id)| (f.name.as_str(), id.clone())),
-    )
-    .first()
-    {
-        bail!("C#: fields {a:?} and {b:?} of {owner} both map to the property {id}; rename one or set x-gentable-name");
-    }
+        |a, b, id| {
+            format!("C#: fields {a:?} and {b:?} of {owner} both map to the property {id}; rename one or set x-gentable-name")
+        },
+    )?;
     Ok(ids)
 }
 
@@ -516,7 +522,8 @@ fn verbatim_member(id: &str, enclosing: &str) -> String {
 pub struct Gen<'a> {
     project: &'a Project,
     names: Names,
-    ns: &'a str,
+    /// The configured namespace with C# keywords escaped (`game.@int.items`).
+    ns: String,
     text: Option<TextTable<'a>>,
     hb: handlebars::Handlebars<'static>,
     /// Record and union types holding typed references (resolved after every table is read).
@@ -538,19 +545,18 @@ impl Gen<'_> {
                 None => naming::csharp_member(m, None, &name),
             })
             .collect();
-        if let Some((a, b, id)) = naming::check_collisions(
+        super::front::collisions(
             e.members
                 .iter()
                 .zip(&idents)
                 .map(|(m, id)| (m.as_str(), id.clone())),
-        )
-        .first()
-        {
-            bail!(
-                "C#: members {a:?} and {b:?} of enum {:?} both map to {id}; rename one",
-                e.name
-            );
-        }
+            |a, b, id| {
+                format!(
+                    "C#: members {a:?} and {b:?} of enum {:?} both map to {id}; rename one",
+                    e.name
+                )
+            },
+        )?;
         let members = e
             .members
             .iter()
@@ -566,7 +572,7 @@ impl Gen<'_> {
             .collect();
         let list: Vec<&str> = e.members.iter().map(String::as_str).collect();
         Ok(EnumVm {
-            namespace: self.ns.into(),
+            namespace: self.ns.clone(),
             expected: quoted(&format!(
                 "one of the {} members {}",
                 e.name,
@@ -615,24 +621,27 @@ impl Gen<'_> {
         let kind_prop = naming::csharp_member(&u.discriminator, None, &name);
         let mut variants = vec![];
         let mut seen: Vec<String> = vec![];
+        let mut clashes = super::front::Errors::default();
         for v in &u.variants {
             let mut cname = naming::csharp_type(&v.tag);
             if cname == name || cname == kind_prop {
                 cname.push('_');
             }
             if seen.contains(&cname) {
-                bail!(
+                clashes.push(format!(
                     "C#: kinds of union {:?} both map to the class {cname}; rename one",
                     u.name
-                );
+                ));
             }
             seen.push(cname.clone());
-            let mut class = self.class_vm(
+            let Some(mut class) = clashes.take(self.class_vm(
                 cname,
                 &v.doc,
                 &v.fields,
                 &format!("union {:?} kind {:?}", u.name, v.tag),
-            )?;
+            )) else {
+                continue;
+            };
             if self.linked.unions.contains(&u.name) {
                 // Every kind overrides the union's abstract GentableLink (possibly with nothing to do).
                 class.linked = true;
@@ -690,10 +699,11 @@ impl Gen<'_> {
                 cases,
             });
         }
+        clashes.finish()?;
         let tags: Vec<&str> = u.variants.iter().map(|v| v.tag.as_str()).collect();
         Ok(UnionVm {
             linked: self.linked.unions.contains(&u.name),
-            namespace: self.ns.into(),
+            namespace: self.ns.clone(),
             doc: cs_doc(&u.doc),
             kind_prop,
             disc_literal: quoted(&u.discriminator),
@@ -713,7 +723,7 @@ impl Gen<'_> {
         let name = self.names.records[&r.name].clone();
         let class = self.class_vm(name, &r.doc, &r.fields, &format!("record {:?}", r.name))?;
         Ok(RecordVm {
-            namespace: self.ns.into(),
+            namespace: self.ns.clone(),
             class,
         })
     }
@@ -1025,6 +1035,8 @@ impl Gen<'_> {
             Type::Flags(e) => self.names.flags[e].clone(),
             Type::DateTime(_) => "global::System.DateTimeOffset".into(),
             Type::Duration => "global::System.TimeSpan".into(),
+            Type::Date => "global::System.DateTime".into(),
+            Type::Time(_) => "global::System.TimeSpan".into(),
             Type::Map(k, v) => format!(
                 "global::System.Collections.Generic.IReadOnlyDictionary<{}, {}>",
                 self.ty(k),
@@ -1060,6 +1072,8 @@ impl Gen<'_> {
             Type::Flags(e) => format!("GentableCodec.Read{}({r})", self.names.flags[e]),
             Type::DateTime(_) => format!("{r}.ReadDateTime()"),
             Type::Duration => format!("{r}.ReadDuration()"),
+            Type::Date => format!("{r}.ReadDate()"),
+            Type::Time(_) => format!("{r}.ReadTime()"),
             Type::Map(k, v) => {
                 let (rk, rv) = (format!("k{depth}"), format!("r{depth}"));
                 let key = match &**k {
@@ -1120,6 +1134,8 @@ impl Gen<'_> {
             Type::Flags(e) => format!("GentableCodec.Write{}({sb}, {value});", self.names.flags[e]),
             Type::DateTime(_) => format!("GentableCanonical.WriteDateTime({sb}, {value});"),
             Type::Duration => format!("GentableCanonical.WriteDuration({sb}, {value});"),
+            Type::Date => format!("GentableCanonical.WriteDate({sb}, {value});"),
+            Type::Time(_) => format!("GentableCanonical.WriteTime({sb}, {value});"),
             Type::Map(k, v) => {
                 let (s, x, kk) = (
                     format!("sb{depth}"),
@@ -1270,7 +1286,7 @@ impl Gen<'_> {
         row.doc = cs_doc(&t.doc);
         Ok(TableVm {
             uniques,
-            namespace: self.ns.into(),
+            namespace: self.ns.clone(),
             name_literal: quoted(&t.name),
             is_map: t.mode == TableMode::Map,
             is_list: t.mode == TableMode::List,
@@ -1472,7 +1488,7 @@ impl Gen<'_> {
         }
         let (text_method, language_enum) = self.text_method(&tables)?;
         Ok(TablesVm {
-            namespace: self.ns.into(),
+            namespace: self.ns.clone(),
             project: xml_escape(&hbs::doc_lines(&self.project.name).join(" ")),
             text_method,
             language_enum,
@@ -1509,17 +1525,16 @@ fn table_properties(project: &Project) -> anyhow::Result<BTreeMap<String, String
             )
         })
         .collect();
-    if let Some((a, b, id)) = naming::check_collisions(
+    super::front::collisions(
         project
             .tables
             .iter()
             .zip(&props)
             .map(|(t, p)| (t.name.as_str(), p.clone())),
-    )
-    .first()
-    {
-        bail!("C#: tables {a:?} and {b:?} both map to the property Tables.{id}; rename one");
-    }
+        |a, b, id| {
+            format!("C#: tables {a:?} and {b:?} both map to the property Tables.{id}; rename one")
+        },
+    )?;
     Ok(project
         .tables
         .iter()
@@ -1552,6 +1567,8 @@ fn is_value_type(ty: &Type) -> bool {
             | Type::Flags(_)
             | Type::DateTime(_)
             | Type::Duration
+            | Type::Date
+            | Type::Time(_)
     )
 }
 

@@ -5,7 +5,7 @@
 //! A file is a 152-byte header (magic, version, flags, CRC-32, length, `dataHash`, `schemaHash`), then the
 //! table name, the string table (every distinct string once, in order of first use), the row count and the
 //! rows, each field written by its schema type: varints for unsigned integers, enum members, union variants,
-//! counts and string indexes; zigzag varints for signed integers, date-times and durations; 8 little-endian
+//! counts and string indexes; zigzag varints for signed integers, date-times, dates and durations; varints for times of day; 8 little-endian
 //! bytes for numbers; a 0/1 byte for booleans and optional tags.
 
 use crate::ir::{Project, Table, Type, Value};
@@ -155,6 +155,8 @@ impl<'a> Encoder<'a> {
             }
             (Type::DateTime(_), Value::DateTime(s)) => zigzag(&mut self.body, *s),
             (Type::Duration, Value::Duration(ms)) => zigzag(&mut self.body, *ms),
+            (Type::Date, Value::Date(days)) => zigzag(&mut self.body, *days),
+            (Type::Time(_), Value::Time(secs)) => varint(&mut self.body, u64::from(*secs)),
             (Type::Array(t), Value::Array(items)) => {
                 varint(&mut self.body, items.len() as u64);
                 for it in items {

@@ -100,6 +100,8 @@ fn type_json(project: &Project, ty: &Type, types: &mut BTreeMap<String, Value>) 
         Type::Float => json!("f64"),
         Type::String => json!("string"),
         Type::DateTime(_) => json!("datetime"),
+        Type::Date => json!("date"),
+        Type::Time(_) => json!("time"),
         Type::Duration => json!("duration"),
         Type::Enum(n) => named("enum", n, types),
         Type::Flags(n) => named("flags", n, types),

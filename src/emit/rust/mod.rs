@@ -70,13 +70,14 @@ impl Backend for Rust {
         let ids = IdMap::new(p);
         let mut mod_names: BTreeMap<String, String> = BTreeMap::new();
         let mut modules = vec![];
+        let mut clashes = super::front::Errors::default();
         for t in &p.tables {
             let m = module(&t.name);
             if let Some(prev) = mod_names.insert(m.clone(), t.name.clone()) {
-                bail!(
+                clashes.push(format!(
                     "tables {prev} and {} both become the Rust module `{m}`; rename one",
                     t.name
-                );
+                ));
             }
             modules.push(m);
         }
@@ -94,9 +95,10 @@ impl Backend for Rust {
         for (what, n) in types {
             let ident = naming::rust_type(n);
             if ROOT_ITEMS.contains(&ident.as_str()) {
-                bail!("{what} {n} becomes the Rust type `{ident}`, which the generated crate declares itself; rename it or set x-gentable-name");
+                clashes.push(format!("{what} {n} becomes the Rust type `{ident}`, which the generated crate declares itself; rename it or set x-gentable-name"));
             }
         }
+        clashes.finish()?;
         Ok(Plan {
             boxed,
             ids,
@@ -129,14 +131,18 @@ impl Backend for Rust {
 
     fn types(&self, ctx: &EmitContext, plan: &Plan) -> Result<Files> {
         BOXED.with(|b| *b.borrow_mut() = plan.boxed.clone());
+        let mut clashes = super::front::Errors::default();
+        let enums = clashes.take(enums_file(ctx.project));
+        let records = clashes.take(records_file(ctx.project, &plan.ids));
+        clashes.finish()?;
         Ok(Files::from([
             (
                 "rust/src/enums.rs".to_string(),
-                render(enums_file(ctx.project)?)?,
+                render(enums.expect("checked"))?,
             ),
             (
                 "rust/src/records.rs".to_string(),
-                render(records_file(ctx.project, &plan.ids)?)?,
+                render(records.expect("checked"))?,
             ),
         ]))
     }
@@ -512,6 +518,8 @@ fn rust_ty(ty: &Type, fk: Option<&(String, String)>) -> TokenStream {
             quote! { crate::enums::#i }
         }
         Type::DateTime(_) => quote! { crate::types::DateTime },
+        Type::Date => quote! { crate::types::Date },
+        Type::Time(_) => quote! { crate::types::Time },
         Type::Duration => quote! { crate::types::Duration },
     }
 }
@@ -572,9 +580,9 @@ fn struct_def(
             naming::rust_field(&f.name, f.ident.as_deref()),
         )
     });
-    if let Some((a, b, id)) = naming::check_collisions(pairs).into_iter().next() {
-        bail!("{name}: fields {a:?} and {b:?} both become the Rust field `{id}`");
-    }
+    super::front::collisions(pairs, |a, b, id| {
+        format!("{name}: fields {a:?} and {b:?} both become the Rust field `{id}`")
+    })?;
     let ident = format_ident!("{}", naming::rust_type(name));
     let doc = doc_attrs(doc, false);
     let fk_of = |fi: usize, f: &Field| {
@@ -715,6 +723,8 @@ fn decode_expr(p: &Project, ty: &Type, fk: Option<&(String, String)>, direct: bo
             quote! { crate::enums::#i(r.flags(#members)? as #bits) }
         }
         Type::DateTime(_) => quote! { crate::types::DateTime(r.datetime()?) },
+        Type::Date => quote! { crate::types::Date(r.date()?) },
+        Type::Time(_) => quote! { crate::types::Time(r.time()?) },
         Type::Duration => quote! { crate::types::Duration(r.duration()?) },
     }
 }
@@ -1220,17 +1230,21 @@ fn variant_name(e: &crate::ir::EnumDef, i: usize) -> String {
 
 fn enums_file(p: &Project) -> Result<TokenStream> {
     let mut out = vec![];
+    let mut clashes = super::front::Errors::default();
     for e in p.enums.values() {
         let pairs = e
             .members
             .iter()
             .enumerate()
             .map(|(i, m)| (m.as_str(), variant_name(e, i)));
-        if let Some((a, b, id)) = naming::check_collisions(pairs).into_iter().next() {
-            bail!(
+        let checked = super::front::collisions(pairs, |a, b, id| {
+            format!(
                 "enum {}: members {a:?} and {b:?} both become the Rust variant `{id}`",
                 e.name
-            );
+            )
+        });
+        if clashes.take(checked).is_none() {
+            continue;
         }
         let name = format_ident!("{}", naming::rust_type(&e.name));
         let mut doc = e.doc.clone();
@@ -1366,6 +1380,7 @@ fn enums_file(p: &Project) -> Result<TokenStream> {
             }
         });
     }
+    clashes.finish()?;
     Ok(quote! {
         //! Enum types (JSON Schema string enums).
         #(#out)*
@@ -1387,12 +1402,13 @@ fn union_def(p: &Project, u: &crate::ir::UnionDef, ids: &IdMap) -> Result<TokenS
         .iter()
         .map(|v| (v.tag.as_str(), naming::rust_variant(&v.tag)))
         .collect();
-    if let Some((a, b, id)) = naming::check_collisions(tags).into_iter().next() {
-        bail!(
+    let mut clashes = super::front::Errors::default();
+    clashes.take(super::front::collisions(tags, |a, b, id| {
+        format!(
             "{}: kinds {a:?} and {b:?} both become the Rust variant `{id}`",
             u.name
-        );
-    }
+        )
+    }));
     let mut variants = vec![];
     let mut kinds = vec![];
     let mut writes = vec![];
@@ -1404,13 +1420,12 @@ fn union_def(p: &Project, u: &crate::ir::UnionDef, ids: &IdMap) -> Result<TokenS
                 naming::rust_field(&f.name, f.ident.as_deref()),
             )
         });
-        if let Some((a, b, id)) = naming::check_collisions(pairs).into_iter().next() {
-            bail!(
+        clashes.take(super::front::collisions(pairs, |a, b, id| {
+            format!(
                 "{} {}: fields {a:?} and {b:?} both become the Rust field `{id}`",
-                u.name,
-                v.tag
-            );
-        }
+                u.name, v.tag
+            )
+        }));
         let vi = format_ident!("{}", naming::rust_variant(&v.tag));
         let tag = &v.tag;
         let vdoc = doc_attrs(
@@ -1463,6 +1478,7 @@ fn union_def(p: &Project, u: &crate::ir::UnionDef, ids: &IdMap) -> Result<TokenS
         writes.push(quote! { #ident::#vi { #(#binds),* } => { #(#ws)* } });
     }
     let disc = &u.discriminator;
+    clashes.finish()?;
     let kind_doc = format!(" The value of `{disc}`: which kind this is.");
     // The variant index was checked against the count, so the last variant takes every other index.
     let count = u.variants.len();
@@ -1504,21 +1520,23 @@ fn union_def(p: &Project, u: &crate::ir::UnionDef, ids: &IdMap) -> Result<TokenS
 
 fn records_file(p: &Project, ids: &IdMap) -> Result<TokenStream> {
     let mut out = vec![];
+    let mut clashes = super::front::Errors::default();
     for r in p.records.values() {
         let mut doc = r.doc.clone();
         doc.push_str(&format!("\n\nDefined at `{}`.", r.origin));
-        out.push(struct_def(
+        out.extend(clashes.take(struct_def(
             p,
             &r.name,
             doc.trim_start(),
             &r.fields,
             ids,
             None,
-        )?);
+        )));
     }
     for u in p.unions.values() {
-        out.push(union_def(p, u, ids)?);
+        out.extend(clashes.take(union_def(p, u, ids)));
     }
+    clashes.finish()?;
     Ok(quote! {
         //! Record types (JSON Schema objects nested in rows).
         #(#out)*

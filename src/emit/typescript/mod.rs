@@ -87,14 +87,18 @@ impl Backend for TypeScript {
     }
 
     fn types(&self, ctx: &EmitContext, g: &Gen) -> anyhow::Result<Files> {
+        let mut clashes = super::front::Errors::default();
+        let enums = clashes.take(g.enums_vm(ctx.project));
+        let records = clashes.take(g.records_vm(ctx.project));
+        clashes.finish()?;
         Ok(Files::from([
             (
                 "ts/enums.ts".to_string(),
-                hbs::render(&g.hb, "enums.ts.hbs", &g.enums_vm(ctx.project)?)?,
+                hbs::render(&g.hb, "enums.ts.hbs", &enums.expect("checked"))?,
             ),
             (
                 "ts/records.ts".to_string(),
-                hbs::render(&g.hb, "records.ts.hbs", &g.records_vm(ctx.project)?)?,
+                hbs::render(&g.hb, "records.ts.hbs", &records.expect("checked"))?,
             ),
         ]))
     }
@@ -197,6 +201,7 @@ impl Names {
             }
             names.rows.insert(t.name.clone(), row);
         }
+        taken.finish()?;
         Ok(names)
     }
 }
@@ -206,16 +211,15 @@ fn property_names(fields: &[Field], owner: &str) -> anyhow::Result<Vec<String>> 
         .iter()
         .map(|f| naming::ts_field(&f.name, f.ident.as_deref()))
         .collect();
-    if let Some((a, b, id)) = naming::check_collisions(
+    super::front::collisions(
         fields
             .iter()
             .zip(&ids)
             .map(|(f, id)| (f.name.as_str(), id.clone())),
-    )
-    .first()
-    {
-        bail!("TypeScript: fields {a:?} and {b:?} of {owner} both map to the property {id}; rename one or set x-gentable-name");
-    }
+        |a, b, id| {
+            format!("TypeScript: fields {a:?} and {b:?} of {owner} both map to the property {id}; rename one or set x-gentable-name")
+        },
+    )?;
     Ok(ids)
 }
 
@@ -408,7 +412,9 @@ impl Uses {
             | Type::Float
             | Type::String
             | Type::DateTime(_)
-            | Type::Duration => {}
+            | Type::Duration
+            | Type::Date
+            | Type::Time(_) => {}
         }
     }
 }
@@ -416,6 +422,7 @@ impl Uses {
 impl Gen<'_> {
     fn enums_vm(&self, project: &Project) -> anyhow::Result<EnumsVm> {
         let mut enums = vec![];
+        let mut clashes = super::front::Errors::default();
         for e in project.enums.values() {
             let name = self.names.enums[&e.name].clone();
             let keys: Vec<String> = e
@@ -427,18 +434,20 @@ impl Gen<'_> {
                     None => naming::ts_type(m),
                 })
                 .collect();
-            if let Some((a, b, id)) = naming::check_collisions(
+            let checked = super::front::collisions(
                 e.members
                     .iter()
                     .zip(&keys)
                     .map(|(m, k)| (m.as_str(), k.clone())),
-            )
-            .first()
-            {
-                bail!(
-                    "TypeScript: members {a:?} and {b:?} of enum {:?} both map to {id}; rename one",
-                    e.name
-                );
+                |a, b, id| {
+                    format!(
+                        "TypeScript: members {a:?} and {b:?} of enum {:?} both map to {id}; rename one",
+                        e.name
+                    )
+                },
+            );
+            if clashes.take(checked).is_none() {
+                continue;
             }
             let union = if e.members.is_empty() {
                 "never".to_string()
@@ -478,27 +487,30 @@ impl Gen<'_> {
                 name,
             });
         }
+        clashes.finish()?;
         Ok(EnumsVm { enums })
     }
 
     fn records_vm(&self, project: &Project) -> anyhow::Result<RecordsVm> {
         let mut uses = Uses::default();
         let mut records = vec![];
+        let mut clashes = super::front::Errors::default();
         for r in project.records.values() {
-            records.push(self.record_vm(r)?);
+            records.extend(clashes.take(self.record_vm(r)));
             for f in &r.fields {
                 uses.add(&f.ty);
             }
         }
         let mut unions = vec![];
         for u in project.unions.values() {
-            unions.push(self.union_ts(u)?);
+            unions.extend(clashes.take(self.union_ts(u)));
             for v in &u.variants {
                 for f in &v.fields {
                     uses.add(&f.ty);
                 }
             }
         }
+        clashes.finish()?;
         uses.records.clear(); // same module
         let mut imports = self.imports(&uses, "./");
         if !records.is_empty() || !unions.is_empty() {
@@ -548,21 +560,25 @@ impl Gen<'_> {
         let mut write_cases = vec![];
         let mut link_cases = vec![];
         let linked = self.linked.unions.contains(&u.name);
+        let mut clashes = super::front::Errors::default();
         for v in &u.variants {
             let vname = format!("{name}{}", naming::ts_type(&v.tag));
-            let mut vm = self.class_vm(
+            let Some(mut vm) = clashes.take(self.class_vm(
                 vname.clone(),
                 &v.doc,
                 &v.fields,
                 &format!("union {:?} kind {:?}", u.name, v.tag),
-            )?;
+            )) else {
+                continue;
+            };
             if linked {
                 // linkUnion freezes every kind.
                 vm.linked = true;
                 vm.inherited = true;
             }
             if vm.fields.iter().any(|f| f.ident == disc) {
-                bail!("TypeScript: a field of {:?} kind {:?} maps to the discriminator property {disc}", u.name, v.tag);
+                clashes.push(format!("TypeScript: a field of {:?} kind {:?} maps to the discriminator property {disc}", u.name, v.tag));
+                continue;
             }
             let tag = quoted(&v.tag);
             members.push(vname.clone());
@@ -675,6 +691,7 @@ impl Gen<'_> {
             w.push_str("      return \"{\" + out.join(\",\") + \"}\";\n    }\n");
             write_cases.push(w);
         }
+        clashes.finish()?;
         let doc = ts_doc(&u.doc);
         let mut head = String::new();
         if !doc.is_empty() {
@@ -1064,6 +1081,7 @@ impl Gen<'_> {
             Type::Flags(e) => format!("readonly {}[]", self.names.enums[e]),
             Type::DateTime(_) => "Date".into(),
             Type::Duration => "number".into(),
+            Type::Date | Type::Time(_) => "string".into(),
             Type::Map(k, v) => format!("ReadonlyMap<{}, {}>", self.ty(k), self.ty(v)),
             Type::Array(t) => {
                 let inner = self.ty(t);
@@ -1099,6 +1117,8 @@ impl Gen<'_> {
             Type::Flags(e) => format!("rt.scalars({value}, {at}, read{})", self.names.enums[e]),
             Type::DateTime(_) => format!("rt.dateTime({value}, {at})"),
             Type::Duration => format!("rt.duration({value}, {at})"),
+            Type::Date => format!("rt.date({value}, {at})"),
+            Type::Time(_) => format!("rt.time({value}, {at})"),
             Type::Map(k, v) => {
                 let (x, a, kk) = (
                     format!("v{depth}"),
@@ -1151,6 +1171,7 @@ impl Gen<'_> {
             Type::Flags(_) => format!("rt.wArray({value}, rt.wStr)"),
             Type::DateTime(_) => format!("rt.wDateTime({value})"),
             Type::Duration => format!("rt.wNum({value})"),
+            Type::Date | Type::Time(_) => format!("rt.wStr({value})"),
             Type::Map(_, v) => {
                 let x = format!("x{depth}");
                 format!(

@@ -574,14 +574,7 @@ fn parse_element(raw: &str, ty: &Type, project: &Project) -> Result<Value, CellE
 pub fn parse_scalar(s: &str, ty: &Type, project: &Project) -> Result<Value, CellError> {
     match ty.strip_optional() {
         Type::String => Ok(Value::Str(s.to_string())),
-        Type::Bool => match s.to_ascii_lowercase().as_str() {
-            "true" | "1" | "yes" => Ok(Value::Bool(true)),
-            "false" | "0" | "no" => Ok(Value::Bool(false)),
-            _ => Err(
-                CellError::new(Code::WrongType, format!("expected a boolean, found {s:?}"))
-                    .help("write true or false (also TRUE/FALSE, 1/0, yes/no)"),
-            ),
-        },
+        Type::Bool => parse_bool(s),
         Type::Int(w) => parse_int(s, *w),
         Type::Float => parse_float(s),
         Type::Enum(name) => {
@@ -605,6 +598,12 @@ pub fn parse_scalar(s: &str, ty: &Type, project: &Project) -> Result<Value, Cell
             .map_err(CellError::from),
         Type::Duration => time::parse_duration(s)
             .map(Value::Duration)
+            .map_err(CellError::from),
+        Type::Date => time::parse_date(s)
+            .map(Value::Date)
+            .map_err(CellError::from),
+        Type::Time(zone) => time::parse_time(s, *zone)
+            .map(Value::Time)
             .map_err(CellError::from),
         Type::Array(_) | Type::Record(_) | Type::Map(..) | Type::Union(_) | Type::Flags(_) => {
             parse_cell(s, ty, project)
@@ -665,6 +664,29 @@ fn not_in_enum(s: &str, name: &str, e: &crate::ir::EnumDef) -> CellError {
         },
         None => err.help(format!("{name} is one of: {list}")),
     }
+}
+
+/// A boolean cell (docs/conventions.md §3, §7): `true`/`false` in any case (Excel's `TRUE`/`FALSE`), or `1`/`0`.
+/// Nothing else: `yes`, `no`, `Y`, `N`, `是`, `否`, `对`, `错`, `on`, `off` are errors with a hint, since every
+/// team reads them differently and a silent guess is worse than a question.
+pub fn parse_bool(s: &str) -> Result<Value, CellError> {
+    match s.to_ascii_lowercase().as_str() {
+        "true" | "1" => return Ok(Value::Bool(true)),
+        "false" | "0" => return Ok(Value::Bool(false)),
+        _ => {}
+    }
+    let meant = match s.to_lowercase().as_str() {
+        "yes" | "y" | "on" | "是" | "对" | "真" | "√" | "✓" => Some("true"),
+        "no" | "n" | "off" | "否" | "错" | "假" | "×" | "✗" => Some("false"),
+        _ => None,
+    };
+    let e = CellError::new(Code::WrongType, format!("expected a boolean, found {s:?}"));
+    Err(match meant {
+        Some(b) => e.help(format!(
+            "booleans are true or false (or 1/0): write {b} if that is what {s:?} means"
+        )),
+        None => e.help("write true or false (also TRUE/FALSE, 1/0)"),
+    })
 }
 
 /// Parse an integer of width `w`: decimal with optional sign, or an integral number like `3.0`.
@@ -772,7 +794,9 @@ pub fn json_to_value(j: &serde_json::Value, ty: &Type, project: &Project) -> Res
             let f = n.as_f64().ok_or_else(|| format!("{n} is not a number"))?;
             Ok(Value::Float(if f == 0.0 { 0.0 } else { f }))
         }
-        (Type::String, J::String(s)) => Ok(Value::Str(s.clone())),
+        (Type::String, J::String(s)) => {
+            Ok(Value::Str(crate::read::raw::normalize_text(s).into_owned()))
+        }
         (Type::Enum(_), J::String(s)) => parse_scalar(s, ty, project).map_err(|e| e.message),
         (Type::Array(inner), J::Array(items)) => items
             .iter()
@@ -827,7 +851,7 @@ pub fn json_to_value(j: &serde_json::Value, ty: &Type, project: &Project) -> Res
                 .collect::<Result<_, _>>()?;
             parse_flags(&parts, e, project).map_err(|e| e.message)
         }
-        (Type::DateTime(_), J::String(s)) | (Type::Duration, J::String(s)) => {
+        (Type::DateTime(_) | Type::Duration | Type::Date | Type::Time(_), J::String(s)) => {
             parse_scalar(s, ty, project).map_err(|e| e.message)
         }
         (Type::Duration, J::Number(n)) => n
@@ -985,6 +1009,10 @@ pub fn type_cell(project: &Project, ty: &Type, raw: &RawCell) -> Result<Value, C
 }
 
 /// [`type_cell`] with a table's [`Grammar`] (`array_separator`, `nesting_depth`).
+///
+/// Workbook cells are typed as Excel shows them (docs/conventions.md §7): a number is its 15-digit value; a
+/// date/time cell is converted from its serial only into a date, time, date-time or duration field (a number
+/// field does not silently take the serial); a formula without a stored result is an error.
 pub fn type_cell_with(
     project: &Project,
     ty: &Type,
@@ -1007,40 +1035,154 @@ pub fn type_cell_with(
                 "fix the formula or the value it refers to; error cells are never exported".into(),
             ),
         }),
+        RawCell::NoResult(u) => {
+            let f = if u.formula.is_empty() {
+                "(a shared formula)".to_string()
+            } else {
+                format!("={}", u.formula)
+            };
+            Err(CellError {
+                code: Code::NoFormulaResult,
+                message: match &u.placeholder {
+                    None => format!("the cell holds the formula {f} but no stored result: the file was written without calculating it"),
+                    Some(p) => format!("the cell holds the formula {f}, and the file asks to be recalculated when opened (fullCalcOnLoad): it was written without calculating, so its stored result {p:?} is a placeholder, not what Excel shows"),
+                },
+                help: Some("open and save the file in Excel or LibreOffice (which calculate and store every formula's result), or write the value instead of the formula".into()),
+            })
+        }
         RawCell::Int(i) => match base {
             Type::Float => Ok(Value::Float(*i as f64)),
             Type::Int(w) => int_in_range(*i as i128, *w),
             _ => parse(&raw.text()),
         },
-        RawCell::Float(f) => match base {
-            Type::Float => {
-                parse_float(&raw.text()).map(|_| Value::Float(if *f == 0.0 { 0.0 } else { *f }))
-            }
-            Type::Int(w) => {
-                if f.fract() != 0.0 {
-                    Err(CellError {
-                        code: Code::NotInteger,
-                        message: format!("expected an integer, found the fraction {}", raw.text()),
-                        help: Some("integer fields take whole numbers; change the schema type to \"number\" for fractions".into()),
-                    })
-                } else if f.abs() >= 9.007_199_254_740_992e15 {
-                    Err(CellError {
-                        code: Code::OutOfRange,
-                        message: format!("{} is beyond 2^53: Excel stores it as a float and it may already be rounded", raw.text()),
-                        help: Some("store large integers as text cells".into()),
-                    })
-                } else {
-                    int_in_range(*f as i128, *w)
-                }
-            }
-            _ => parse(&raw.text()),
+        RawCell::Float(f) => type_number(project, ty, *f, &raw.text(), g),
+        RawCell::Formatted(f) => match base {
+            // A string field takes what Excel shows (a warning says so, [`display_note`]).
+            Type::String => parse(&raw.text()),
+            _ => type_number(
+                project,
+                ty,
+                f.value,
+                &crate::read::raw::number_text(f.value),
+                g,
+            ),
         },
         RawCell::Bool(b) => match base {
             Type::Bool => Ok(Value::Bool(*b)),
             _ => parse(&raw.text()),
         },
+        RawCell::Serial(sr) => {
+            let v = match base {
+                Type::DateTime(zone) => {
+                    time::datetime_from_serial(sr.value, sr.date1904, *zone).map(Value::DateTime)
+                }
+                Type::Date => time::date_from_serial(sr.value, sr.date1904).map(Value::Date),
+                Type::Time(zone) => {
+                    time::time_from_serial(sr.value, sr.date1904, *zone).map(Value::Time)
+                }
+                Type::Duration => time::duration_from_serial(sr.value).map(Value::Duration),
+                // A string field takes the date as Excel shows it, ISO ordered (a warning says so).
+                Type::String => return parse(&raw.text()),
+                _ => {
+                    return Err(CellError::new(
+                        Code::WrongType,
+                        format!(
+                            "the cell is an Excel {} ({}), not {}",
+                            if sr.duration { "duration" } else { "date/time" },
+                            raw.text(),
+                            base.words()
+                        ),
+                    )
+                    .help("format the cell as a number or as text, or give the field \"format\": \"date\", \"time\", \"date-time\" or \"duration\""))
+                }
+            };
+            v.map_err(CellError::from)
+        }
         RawCell::DateTime(s) => parse(s),
         RawCell::Empty => Ok(Value::Null),
+    }
+}
+
+/// A workbook number (already Excel's 15-digit value) in a field of type `ty`; `text` is how it reads.
+fn type_number(
+    project: &Project,
+    ty: &Type,
+    f: f64,
+    text: &str,
+    g: Grammar,
+) -> Result<Value, CellError> {
+    match ty.strip_optional() {
+        Type::Float => parse_float(text).map(|_| Value::Float(if f == 0.0 { 0.0 } else { f })),
+        Type::Int(w) => {
+            if f.fract() != 0.0 {
+                Err(CellError {
+                    code: Code::NotInteger,
+                    message: format!("expected an integer, found the fraction {text}"),
+                    help: Some("integer fields take whole numbers; change the schema type to \"number\" for fractions".into()),
+                })
+            } else if f.abs() >= 1e15 {
+                Err(CellError {
+                    code: Code::OutOfRange,
+                    message: format!("{text} has more than 15 digits: Excel keeps only 15 significant digits of a number, so the digits after them are already lost"),
+                    help: Some("store large integers as text cells (format the column as Text, or type a leading ')".into()),
+                })
+            } else {
+                int_in_range(f as i128, *w)
+            }
+        }
+        _ => parse_cell_with(text, ty, project, g),
+    }
+}
+
+/// A warning for a cell whose exported value is not the text Excel shows without one (docs/conventions.md §7):
+/// a number shown through a number format (`007`) or a date cell, taken by a string field. `None` for every
+/// other cell.
+pub fn display_note(raw: &RawCell, ty: &Type) -> Option<CellError> {
+    if !matches!(ty.strip_optional(), Type::String) {
+        return None;
+    }
+    match raw {
+        RawCell::Formatted(f) => Some(match &f.shown {
+            Some(shown) => CellError::new(
+                Code::FormattedNumber,
+                format!(
+                    "the cell holds the number {} shown as {shown:?} by its number format {:?}; the string field gets {shown:?}",
+                    crate::read::raw::number_text(f.value),
+                    f.format
+                ),
+            )
+            .help("to keep the text as typed, format the cell as Text (@) or type it with a leading '"),
+            None => CellError::new(
+                Code::FormattedNumber,
+                format!(
+                    "the cell holds the number {} shown through the number format {:?}, which gentable cannot reproduce; the string field gets {:?}",
+                    crate::read::raw::number_text(f.value),
+                    f.format,
+                    crate::read::raw::number_text(f.value)
+                ),
+            )
+            .help("format the cell as Text (@) and type what it should say"),
+        }),
+        RawCell::Serial(_) => Some(
+            CellError::new(
+                Code::FormattedNumber,
+                format!(
+                    "the cell is an Excel date/time; the string field gets it as {:?} (ISO 8601 order, whatever the display format)",
+                    raw.text()
+                ),
+            )
+            .help("format the cell as Text (@) and type what it should say, or give the field a date/time \"format\""),
+        ),
+        _ => None,
+    }
+}
+
+/// Whether a raw cell gives a field of type `ty` no value: empty, or (for every type but a top-level string)
+/// only white space. A string field keeps white-space-only text exactly (docs/conventions.md §7).
+pub fn is_empty_for(raw: &RawCell, ty: &Type) -> bool {
+    match ty.strip_optional() {
+        Type::String => raw.is_empty(),
+        _ => raw.is_blank(),
     }
 }
 
@@ -1150,7 +1292,19 @@ mod tests {
             Code::WrongType
         );
         assert_eq!(parse_cell("TRUE", &Type::Bool, &p), Ok(Value::Bool(true)));
-        assert_eq!(parse_cell("no", &Type::Bool, &p), Ok(Value::Bool(false)));
+        assert_eq!(parse_cell("0", &Type::Bool, &p), Ok(Value::Bool(false)));
+        // One documented policy: true/false and 1/0; yes, no, Y, 是 … are errors that say what to write.
+        for (s, meant) in [
+            ("no", "false"),
+            ("yes", "true"),
+            ("Y", "true"),
+            ("是", "true"),
+            ("否", "false"),
+        ] {
+            let e = parse_cell(s, &Type::Bool, &p).unwrap_err();
+            assert_eq!(e.code, Code::WrongType, "{s}");
+            assert!(e.help.unwrap().contains(&format!("write {meant}")), "{s}");
+        }
         assert_eq!(parse_cell("-0", &Type::Float, &p), Ok(Value::Float(0.0)));
         assert_eq!(parse_cell("1e21", &Type::Float, &p), Ok(Value::Float(1e21)));
         assert_eq!(

@@ -5,11 +5,12 @@
 //!
 //! The spelling is the grammar's plainest (docs/conventions.md §3): scalars as they are (a top-level string
 //! verbatim, a number in its shortest form, `true`/`false`), arrays, flags and maps separated by the table's
-//! separator at the top level and written `[a,b]` below it, records and union variants by name
-//! (`(x=0,y=1)`, `Damage(amount=5)`, `Stun`) with absent fields left out, date-times in RFC 3339 UTC and
-//! durations in ISO 8601. Text inside a compound value escapes the grammar's characters (`\|`, `\,`, …) and
-//! keeps its surrounding spaces with `\ `. A value the grammar cannot spell (an empty string or an empty list
-//! inside a compound value) is written as its JSON literal, which the grammar also reads.
+//! separator at the top level and written `[a,b]` below it, records and union variants by name (`(x=0,y=1)`,
+//! `Damage(amount=5)`, `Stun`) with absent fields left out, date-times in RFC 3339 UTC, dates as
+//! `2024-05-01`, times of day as `21:00:00Z` and durations in ISO 8601. Text inside a compound value escapes
+//! the grammar's characters (`\|`, `\,`, …) and keeps its surrounding spaces with `\ `. A value the grammar
+//! cannot spell (an empty string or an empty list inside a compound value) is written as its JSON literal,
+//! which the grammar also reads.
 
 use crate::ir::{canonical, time, Project, Type, Value};
 
@@ -76,6 +77,8 @@ fn nested(project: &Project, ty: &Type, v: &Value) -> Option<String> {
         }
         (_, Value::DateTime(secs)) => time::format_datetime(*secs),
         (_, Value::Duration(ms)) => time::iso_duration(*ms),
+        (_, Value::Date(days)) => time::format_date(*days),
+        (_, Value::Time(secs)) => time::format_time(*secs),
         (Type::Array(_) | Type::Flags(_), Value::Array(items)) => {
             if items.is_empty() {
                 return None;

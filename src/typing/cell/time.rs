@@ -6,10 +6,15 @@
 //! seconds since the Unix epoch (sub-second digits must be zero); the canonical form is UTC RFC 3339
 //! `YYYY-MM-DDTHH:MM:SSZ`, years 0001–9999. Durations are whole milliseconds, written ISO 8601 (`PT1H30M`,
 //! `P1DT2H`, `-PT0.5S`; a day is 24 hours; years and months are rejected) or with units (`1h30m`, `90s`,
-//! `250ms`, `2d`), canonical as a JSON integer of milliseconds. Parsing uses `jiff` with fixed offsets only.
+//! `250ms`, `2d`), canonical as a JSON integer of milliseconds. Dates (`format: date`) are calendar days
+//! (`2024-05-01`, `2024/5/1`); times of day (`format: time`) are whole seconds, UTC like date-times
+//! (`05:00`, `05:00:00+08:00`). Excel date/time cells are converted from their serial number as Excel shows
+//! them ([`crate::ir::time::excel_serial`]). Parsing uses `jiff` with fixed offsets only.
 
-use crate::ir::time::{check_duration, days_from_civil, MAX_SECONDS, MIN_SECONDS};
-use jiff::civil::DateTime;
+use crate::ir::time::{
+    check_duration, days_from_civil, excel_serial, excel_serial_text, ExcelDay, MAX_DAYS,
+    MAX_SECONDS, MIN_DAYS, MIN_SECONDS,
+};
 use jiff::fmt::temporal::Pieces;
 
 /// Why a cell is not a date-time or duration: a message and a fix (typing reports it as GT0201).
@@ -48,10 +53,7 @@ pub fn parse_datetime(s: &str, zone: Option<i32>) -> Result<i64, TimeError> {
                 p.offset().map(|o| o.to_numeric_offset().seconds()),
             )
         }
-        Err(_) => match excel_serial(t) {
-            Some(dt) => (dt, None),
-            None => return Err(err(format!("expected a date-time, found {t:?}"))),
-        },
+        Err(_) => return Err(err(format!("expected a date-time, found {t:?}"))),
     };
     let off = match (offset, zone) {
         (Some(o), _) => o,
@@ -86,15 +88,195 @@ pub fn parse_datetime(s: &str, zone: Option<i32>) -> Result<i64, TimeError> {
     Ok(secs)
 }
 
-/// An Excel date cell's serial number (days since 1899-12-30, fraction = time of day), to the second.
-fn excel_serial(t: &str) -> Option<DateTime> {
-    let f: f64 = t.parse().ok()?;
-    if !(1.0..2_958_466.0).contains(&f) {
-        return None;
+fn offset_of(zone: Option<i32>, what: &str, shown: &str) -> Result<i32, TimeError> {
+    zone.ok_or_else(|| {
+        err(format!(
+            "the {what} {shown:?} has no time zone offset (the machine's zone is never used)"
+        ))
+    })
+}
+
+/// An Excel serial as Excel shows it (for messages), its day and its time of day in seconds.
+fn shown_serial(value: f64, date1904: bool) -> Result<(String, ExcelDay, u32), TimeError> {
+    let shown = excel_serial_text(value, date1904, false);
+    let (day, secs) = excel_serial(value, date1904).map_err(|m| TimeError {
+        message: m,
+        help: None,
+    })?;
+    Ok((shown, day, secs))
+}
+
+/// The date of an Excel serial, if it has a real one (`what` names the field's type for the message).
+fn serial_day(day: ExcelDay, shown: &str, what: &str) -> Result<i64, TimeError> {
+    match day {
+        ExcelDay::Day(d) => Ok(d),
+        ExcelDay::Leap1900 => Err(TimeError {
+            message: format!("Excel shows 1900-02-29, a day that does not exist (Excel's 1900 leap-year bug), as a {what}"),
+            help: Some("enter the date you mean (1900-02-28 or 1900-03-01)".into()),
+        }),
+        ExcelDay::None => Err(TimeError {
+            message: format!("the cell holds the time {shown} with no date (Excel shows day 0 as 1900-01-00), not a {what}"),
+            help: Some("enter a date, or make the field \"format\": \"time\"".into()),
+        }),
     }
-    let secs = (f * 86_400.0).round() as i64;
-    let base = DateTime::constant(1899, 12, 30, 0, 0, 0, 0);
-    base.checked_add(jiff::SignedDuration::from_secs(secs)).ok()
+}
+
+/// An Excel date/time cell (its serial number) in a `date-time` field: the instant Excel shows, in the
+/// field's zone (a serial has no offset, so the field needs `x-gentable-timeZone`).
+pub fn datetime_from_serial(
+    value: f64,
+    date1904: bool,
+    zone: Option<i32>,
+) -> Result<i64, TimeError> {
+    let (shown, day, secs) = shown_serial(value, date1904)?;
+    let day = serial_day(day, &shown, "date-time")?;
+    let off = offset_of(zone, "Excel date-time", &shown)?;
+    let t = day * 86_400 + secs as i64 - off as i64;
+    if !(MIN_SECONDS..=MAX_SECONDS).contains(&t) {
+        return Err(err(format!(
+            "{shown:?} is outside the years 0001-9999 (in UTC)"
+        )));
+    }
+    Ok(t)
+}
+
+/// An Excel date cell in a `date` field: its day, which must have no time of day (a date field does not drop
+/// what the cell shows).
+pub fn date_from_serial(value: f64, date1904: bool) -> Result<i64, TimeError> {
+    let (shown, day, secs) = shown_serial(value, date1904)?;
+    let day = serial_day(day, &shown, "date")?;
+    if secs != 0 {
+        return Err(TimeError {
+            message: format!("the cell holds {shown}: a date field takes whole days, not a time of day"),
+            help: Some("remove the time (=INT(…) or retype the date), or make the field \"format\": \"date-time\"".into()),
+        });
+    }
+    Ok(day)
+}
+
+/// An Excel time cell in a `time` field: its time of day (no date part: a serial below 1), in UTC through the
+/// field's zone.
+pub fn time_from_serial(value: f64, date1904: bool, zone: Option<i32>) -> Result<u32, TimeError> {
+    let (shown, _, secs) = shown_serial(value, date1904)?;
+    if value >= 1.0 {
+        return Err(TimeError {
+            message: format!(
+                "the cell holds {shown}: a time field takes a time of day with no date"
+            ),
+            help: Some(
+                "enter only the time (=MOD(…,1)), or make the field \"format\": \"date-time\""
+                    .into(),
+            ),
+        });
+    }
+    let off = offset_of(zone, "Excel time", &shown)?;
+    Ok((secs as i64 - off as i64).rem_euclid(86_400) as u32)
+}
+
+/// An Excel duration cell (`[h]:mm:ss`, a serial counting days) in a `duration` field: whole milliseconds.
+pub fn duration_from_serial(value: f64) -> Result<i64, TimeError> {
+    let ms = (value * 86_400_000.0).round();
+    if !ms.is_finite() || ms.abs() > crate::ir::time::MAX_DURATION_MS as f64 {
+        return Err(derr(&value.to_string()));
+    }
+    check_duration(ms as i128).map_err(|m| TimeError {
+        message: m,
+        help: None,
+    })
+}
+
+fn date_err(t: &str) -> TimeError {
+    TimeError {
+        message: format!("expected a date, found {t:?}"),
+        help: Some("write the date year first: 2024-05-01 (or 2024/5/1)".into()),
+    }
+}
+
+/// Parse a date cell: `YYYY-MM-DD`, or year first with `-` or `/` and one- or two-digit month and day
+/// (`2024/5/1`, as Excel's Chinese locale writes dates to CSV). Never day-first or month-first: `5/1/2024`
+/// is ambiguous.
+pub fn parse_date(s: &str) -> Result<i64, TimeError> {
+    let t = s.trim();
+    let parts: Vec<&str> = t.split(['-', '/']).collect();
+    let sep_ok = t.matches('-').count() == 2 || t.matches('/').count() == 2;
+    let [y, m, d] = parts.as_slice() else {
+        return Err(date_err(t));
+    };
+    let digits = |x: &str, lo: usize, hi: usize| {
+        (lo..=hi).contains(&x.len()) && x.bytes().all(|b| b.is_ascii_digit())
+    };
+    if !sep_ok || !digits(y, 4, 4) || !digits(m, 1, 2) || !digits(d, 1, 2) {
+        return Err(date_err(t));
+    }
+    let (y, m, d): (i16, i8, i8) = (
+        y.parse().map_err(|_| date_err(t))?,
+        m.parse().map_err(|_| date_err(t))?,
+        d.parse().map_err(|_| date_err(t))?,
+    );
+    if jiff::civil::Date::new(y, m, d).is_err() || y < 1 {
+        return Err(TimeError {
+            message: format!("{t:?} is not a day of the calendar"),
+            help: Some("check the month and the day".into()),
+        });
+    }
+    let days = days_from_civil(y as i64, m as i64, d as i64);
+    debug_assert!((MIN_DAYS..=MAX_DAYS).contains(&days));
+    Ok(days)
+}
+
+/// Parse a time-of-day cell to seconds since midnight UTC: `HH:MM` or `HH:MM:SS` (24-hour), with an
+/// offset (`Z`, `+08:00`) or in the field's zone. Fractions of a second are an error; so is `24:00`.
+pub fn parse_time(s: &str, zone: Option<i32>) -> Result<u32, TimeError> {
+    let t = s.trim();
+    let (clock, off) = match t.find(['Z', 'z', '+', '-']) {
+        Some(i) => {
+            let o = &t[i..];
+            let off = if o.eq_ignore_ascii_case("z") {
+                0
+            } else {
+                crate::schema::parse_offset(o).ok_or_else(|| {
+                    err(format!("{o:?} is not a time zone offset like +08:00 or Z"))
+                })?
+            };
+            (&t[..i], Some(off))
+        }
+        None => (t, None),
+    };
+    let bad = || TimeError {
+        message: format!("expected a time of day like 05:00 or 05:00:00, found {t:?}"),
+        help: Some("write hours and minutes (and seconds) with colons, 24-hour: 17:30:00".into()),
+    };
+    let parts: Vec<&str> = clock.split(':').collect();
+    if !(2..=3).contains(&parts.len()) {
+        return Err(bad());
+    }
+    if parts.last().is_some_and(|p| p.contains('.')) {
+        return Err(TimeError {
+            message: format!("{t:?} has fractions of a second; times are whole seconds"),
+            help: Some("drop the fraction".into()),
+        });
+    }
+    let mut n = [0u32; 3];
+    for (i, p) in parts.iter().enumerate() {
+        let len_ok = if i == 0 {
+            (1..=2).contains(&p.len())
+        } else {
+            p.len() == 2
+        };
+        if !len_ok || !p.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        n[i] = p.parse().map_err(|_| bad())?;
+    }
+    if n[0] > 23 || n[1] > 59 || n[2] > 59 {
+        return Err(bad());
+    }
+    let off = match off {
+        Some(o) => o,
+        None => offset_of(zone, "time", t)?,
+    };
+    let local = (n[0] * 3600 + n[1] * 60 + n[2]) as i64;
+    Ok((local - off as i64).rem_euclid(86_400) as u32)
 }
 
 fn derr(t: &str) -> TimeError {
@@ -227,11 +409,41 @@ mod tests {
         );
         assert!(parse_datetime("0001-01-01T00:00:00+01:00", None).is_err());
         assert!(parse_datetime("2024-05-01T12:00:00[Asia/Shanghai]", None).is_err());
-        // Excel serial 45413.5 = 2024-05-01 12:00 in the field's zone.
+        // Excel serial 45413.5 = 2024-05-01 12:00 in the field's zone; a bare number is no date-time text.
         assert_eq!(
-            parse_datetime("45413.5", Some(8 * 3600)).unwrap(),
+            datetime_from_serial(45413.5, false, Some(8 * 3600)).unwrap(),
             1_714_536_000
         );
+        assert_eq!(
+            datetime_from_serial(45413.5 - 1462.0, true, Some(8 * 3600)).unwrap(),
+            1_714_536_000
+        );
+        assert!(datetime_from_serial(45413.5, false, None).is_err());
+        assert!(datetime_from_serial(60.5, false, Some(0)).is_err());
+        assert!(parse_datetime("45413.5", Some(8 * 3600)).is_err());
+    }
+
+    #[test]
+    fn dates_and_times() {
+        assert_eq!(parse_date("1970-01-01").unwrap(), 0);
+        assert_eq!(parse_date("2024/5/1").unwrap(), 19_844);
+        assert_eq!(parse_date(" 2024-05-01 ").unwrap(), 19_844);
+        assert!(parse_date("2023-02-29").is_err());
+        assert!(parse_date("5/1/2024").is_err());
+        assert!(parse_date("2024-05/01").is_err());
+        assert_eq!(date_from_serial(45413.0, false).unwrap(), 19_844);
+        assert!(date_from_serial(45413.5, false).is_err());
+        assert!(date_from_serial(60.0, false).is_err());
+        assert_eq!(parse_time("05:00", Some(8 * 3600)).unwrap(), 21 * 3600);
+        assert_eq!(parse_time("05:00:30Z", None).unwrap(), 5 * 3600 + 30);
+        assert_eq!(parse_time("5:00:00+08:00", None).unwrap(), 21 * 3600);
+        assert!(parse_time("05:00", None).is_err());
+        assert!(parse_time("24:00", Some(0)).is_err());
+        assert!(parse_time("05:00:00.5Z", None).is_err());
+        assert!(parse_time("5", Some(0)).is_err());
+        assert_eq!(time_from_serial(0.75, false, Some(0)).unwrap(), 18 * 3600);
+        assert!(time_from_serial(1.75, false, Some(0)).is_err());
+        assert_eq!(duration_from_serial(1.5).unwrap(), 129_600_000);
     }
 
     #[test]

@@ -998,6 +998,28 @@ namespace EavesWar.GameConfig
             return v;
         }
 
+        /// <summary>A calendar date: the string <c>YYYY-MM-DD</c> (years 0001-9999), as a <c>DateTime</c> at midnight of kind Unspecified (a date has no time zone).</summary>
+        internal global::System.DateTime ReadDate()
+        {
+            const string Expected = "a date string YYYY-MM-DD";
+            string s = this.ReadString();
+            if (s.Length != 10 || s[4] != '-' || s[7] != '-') throw this.Fail(Expected);
+            int year = Digits(s, 0, 4), month = Digits(s, 5, 2), day = Digits(s, 8, 2);
+            if (year < 1 || month < 1 || month > 12 || day < 1 || day > global::System.DateTime.DaysInMonth(year, month)) throw this.Fail(Expected);
+            return new global::System.DateTime(year, month, day, 0, 0, 0, global::System.DateTimeKind.Unspecified);
+        }
+
+        /// <summary>A time of day: the string <c>HH:MM:SSZ</c> (UTC), as the <c>TimeSpan</c> since midnight UTC.</summary>
+        internal global::System.TimeSpan ReadTime()
+        {
+            const string Expected = "a time string HH:MM:SSZ";
+            string s = this.ReadString();
+            if (s.Length != 9 || s[2] != ':' || s[5] != ':' || s[8] != 'Z') throw this.Fail(Expected);
+            int hour = Digits(s, 0, 2), minute = Digits(s, 3, 2), second = Digits(s, 6, 2);
+            if (hour < 0 || minute < 0 || second < 0 || hour > 23 || minute > 59 || second > 59) throw this.Fail(Expected);
+            return new global::System.TimeSpan(hour, minute, second);
+        }
+
         /// <summary>A duration: a whole number of milliseconds.</summary>
         internal global::System.TimeSpan ReadDuration()
         {
@@ -1283,6 +1305,26 @@ namespace EavesWar.GameConfig
         internal static void WriteDateTime(global::System.Text.StringBuilder sb, global::System.DateTimeOffset v)
         {
             sb.Append('"').Append(FormatDateTime(v)).Append('"');
+        }
+
+        /// <summary>A date as <c>YYYY-MM-DD</c>.</summary>
+        internal static string FormatDate(global::System.DateTime v)
+        {
+            return v.ToString("yyyy'-'MM'-'dd", global::System.Globalization.CultureInfo.InvariantCulture);
+        }
+
+        /// <summary>A date as a JSON string <c>"YYYY-MM-DD"</c>.</summary>
+        internal static void WriteDate(global::System.Text.StringBuilder sb, global::System.DateTime v)
+        {
+            sb.Append('"').Append(FormatDate(v)).Append('"');
+        }
+
+        /// <summary>A time of day (since midnight UTC) as a JSON string <c>"HH:MM:SSZ"</c>.</summary>
+        internal static void WriteTime(global::System.Text.StringBuilder sb, global::System.TimeSpan v)
+        {
+            sb.Append('"').Append(v.Hours.ToString("00", global::System.Globalization.CultureInfo.InvariantCulture)).Append(':')
+              .Append(v.Minutes.ToString("00", global::System.Globalization.CultureInfo.InvariantCulture)).Append(':')
+              .Append(v.Seconds.ToString("00", global::System.Globalization.CultureInfo.InvariantCulture)).Append("Z\"");
         }
 
         /// <summary>A duration as whole milliseconds.</summary>

@@ -53,11 +53,25 @@ namespace Torture.Tables
 
         public global::System.TimeSpan? Timeout { get; }
 
+        /// <summary>
+        /// A calendar date: written 2024-05-01 or 2024/5/1.
+        /// </summary>
+        public global::System.DateTime Day { get; }
+
+        public global::System.DateTime? LeapDay { get; }
+
+        /// <summary>
+        /// Daily reset, a time of day written in Beijing time; canonical in UTC.
+        /// </summary>
+        public global::System.TimeSpan Reset { get; }
+
+        public global::System.TimeSpan? ResetUtc { get; }
+
         /// <summary>The primary key of this row.</summary>
         public FeaturesId Key { get { return new FeaturesId(this.Id); } }
 
         /// <summary>Creates a <see cref="Features"/> from its fields.</summary>
-        public Features(byte id, string name, byte slot, Hero hero, global::System.Collections.Generic.IReadOnlyList<Hero> heroes, byte level, string title, Stat stat, global::System.Collections.Generic.IReadOnlyDictionary<string, short> weights, global::System.Collections.Generic.IReadOnlyDictionary<uint, string> byId, global::System.Collections.Generic.IReadOnlyDictionary<long, Point> big, Effect effect, global::System.Collections.Generic.IReadOnlyList<Effect> effects, Effect maybeEffect, ElementFlags elements, global::System.DateTimeOffset starts, global::System.DateTimeOffset? localStart, global::System.TimeSpan cooldown, global::System.TimeSpan? timeout)
+        public Features(byte id, string name, byte slot, Hero hero, global::System.Collections.Generic.IReadOnlyList<Hero> heroes, byte level, string title, Stat stat, global::System.Collections.Generic.IReadOnlyDictionary<string, short> weights, global::System.Collections.Generic.IReadOnlyDictionary<uint, string> byId, global::System.Collections.Generic.IReadOnlyDictionary<long, Point> big, Effect effect, global::System.Collections.Generic.IReadOnlyList<Effect> effects, Effect maybeEffect, ElementFlags elements, global::System.DateTimeOffset starts, global::System.DateTimeOffset? localStart, global::System.TimeSpan cooldown, global::System.TimeSpan? timeout, global::System.DateTime day, global::System.DateTime? leapDay, global::System.TimeSpan reset, global::System.TimeSpan? resetUtc)
         {
             this.Id = id;
             this.Name = name;
@@ -78,6 +92,10 @@ namespace Torture.Tables
             this.LocalStart = localStart;
             this.Cooldown = cooldown;
             this.Timeout = timeout;
+            this.Day = day;
+            this.LeapDay = leapDay;
+            this.Reset = reset;
+            this.ResetUtc = resetUtc;
         }
     }
 
@@ -172,7 +190,7 @@ namespace Torture.Tables
 
     internal static partial class GentableCodec
     {
-        private static readonly GentableKeys KeysFeatures = new GentableKeys(new string[] { "Big", "ById", "Cooldown", "Effect", "Effects", "Elements", "Hero", "Heroes", "Id", "Level", "LocalStart", "MaybeEffect", "Name", "Slot", "Starts", "Stat", "Timeout", "Title", "Weights" }, new bool[] { true, true, true, true, true, true, true, true, true, true, false, false, true, true, true, true, false, true, true });
+        private static readonly GentableKeys KeysFeatures = new GentableKeys(new string[] { "Big", "ById", "Cooldown", "Day", "Effect", "Effects", "Elements", "Hero", "Heroes", "Id", "LeapDay", "Level", "LocalStart", "MaybeEffect", "Name", "Reset", "ResetUtc", "Slot", "Starts", "Stat", "Timeout", "Title", "Weights" }, new bool[] { true, true, true, true, true, true, true, true, true, true, false, true, false, false, true, true, false, true, true, true, false, true, true });
 
         internal static Features ReadFeatures(GentableReader r)
         {
@@ -195,6 +213,10 @@ namespace Torture.Tables
             global::System.DateTimeOffset? f16 = default(global::System.DateTimeOffset?);
             global::System.TimeSpan f17 = default(global::System.TimeSpan);
             global::System.TimeSpan? f18 = default(global::System.TimeSpan?);
+            global::System.DateTime f19 = default(global::System.DateTime);
+            global::System.DateTime? f20 = default(global::System.DateTime?);
+            global::System.TimeSpan f21 = default(global::System.TimeSpan);
+            global::System.TimeSpan? f22 = default(global::System.TimeSpan?);
             r.BeginObject(KeysFeatures);
             for (int m = r.NextField(); m >= 0; m = r.NextField())
             {
@@ -203,25 +225,29 @@ namespace Torture.Tables
                     case 0: f10 = GentableRead.Map<long, Point>(r, k1 => k1.SignedKey(long.MinValue, long.MaxValue), r1 => GentableCodec.ReadPoint(r1)); break;
                     case 1: f9 = GentableRead.Map<uint, string>(r, k1 => (uint)k1.UnsignedKey(4294967295UL), r1 => r1.ReadString()); break;
                     case 2: f17 = r.ReadDuration(); break;
-                    case 3: f11 = GentableCodec.ReadEffect(r); break;
-                    case 4: f12 = GentableRead.List<Effect>(r, r1 => GentableCodec.ReadEffect(r1)); break;
-                    case 5: f14 = GentableCodec.ReadElementFlags(r); break;
-                    case 6: f3 = GentableCodec.ReadHero(r); break;
-                    case 7: f4 = GentableRead.List<Hero>(r, r1 => GentableCodec.ReadHero(r1)); break;
-                    case 8: f0 = r.ReadU8(); break;
-                    case 9: f5 = r.ReadU8(); break;
-                    case 10: f16 = r.ReadDateTime(); break;
-                    case 11: f13 = GentableCodec.ReadEffect(r); break;
-                    case 12: f1 = r.ReadString(); break;
-                    case 13: f2 = r.ReadU8(); break;
-                    case 14: f15 = r.ReadDateTime(); break;
-                    case 15: f7 = GentableCodec.ReadStat(r); break;
-                    case 16: f18 = r.ReadDuration(); break;
-                    case 17: f6 = r.ReadString(); break;
-                    case 18: f8 = GentableRead.Map<string, short>(r, k1 => k1.Key, r1 => r1.ReadI16()); break;
+                    case 3: f19 = r.ReadDate(); break;
+                    case 4: f11 = GentableCodec.ReadEffect(r); break;
+                    case 5: f12 = GentableRead.List<Effect>(r, r1 => GentableCodec.ReadEffect(r1)); break;
+                    case 6: f14 = GentableCodec.ReadElementFlags(r); break;
+                    case 7: f3 = GentableCodec.ReadHero(r); break;
+                    case 8: f4 = GentableRead.List<Hero>(r, r1 => GentableCodec.ReadHero(r1)); break;
+                    case 9: f0 = r.ReadU8(); break;
+                    case 10: f20 = r.ReadDate(); break;
+                    case 11: f5 = r.ReadU8(); break;
+                    case 12: f16 = r.ReadDateTime(); break;
+                    case 13: f13 = GentableCodec.ReadEffect(r); break;
+                    case 14: f1 = r.ReadString(); break;
+                    case 15: f21 = r.ReadTime(); break;
+                    case 16: f22 = r.ReadTime(); break;
+                    case 17: f2 = r.ReadU8(); break;
+                    case 18: f15 = r.ReadDateTime(); break;
+                    case 19: f7 = GentableCodec.ReadStat(r); break;
+                    case 20: f18 = r.ReadDuration(); break;
+                    case 21: f6 = r.ReadString(); break;
+                    case 22: f8 = GentableRead.Map<string, short>(r, k1 => k1.Key, r1 => r1.ReadI16()); break;
                 }
             }
-            return new Features(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18);
+            return new Features(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22);
         }
 
         internal static void WriteFeatures(global::System.Text.StringBuilder sb, Features r)
@@ -231,16 +257,20 @@ namespace Torture.Tables
             GentableCanonical.Key(sb, ref first, "\"Big\":"); GentableCanonical.WriteMap<long, Point>(sb, r.Big, k1 => k1.ToString(global::System.Globalization.CultureInfo.InvariantCulture), (sb1, x1) => { GentableCodec.WritePoint(sb1, x1); });
             GentableCanonical.Key(sb, ref first, "\"ById\":"); GentableCanonical.WriteMap<uint, string>(sb, r.ById, k1 => k1.ToString(global::System.Globalization.CultureInfo.InvariantCulture), (sb1, x1) => { GentableCanonical.WriteString(sb1, x1); });
             GentableCanonical.Key(sb, ref first, "\"Cooldown\":"); GentableCanonical.WriteDuration(sb, r.Cooldown);
+            GentableCanonical.Key(sb, ref first, "\"Day\":"); GentableCanonical.WriteDate(sb, r.Day);
             GentableCanonical.Key(sb, ref first, "\"Effect\":"); GentableCodec.WriteEffect(sb, r.Effect);
             GentableCanonical.Key(sb, ref first, "\"Effects\":"); GentableCanonical.WriteList<Effect>(sb, r.Effects, (sb1, x1) => { GentableCodec.WriteEffect(sb1, x1); });
             GentableCanonical.Key(sb, ref first, "\"Elements\":"); GentableCodec.WriteElementFlags(sb, r.Elements);
             GentableCanonical.Key(sb, ref first, "\"Hero\":"); GentableCodec.WriteHero(sb, r.Hero);
             GentableCanonical.Key(sb, ref first, "\"Heroes\":"); GentableCanonical.WriteList<Hero>(sb, r.Heroes, (sb1, x1) => { GentableCodec.WriteHero(sb1, x1); });
             GentableCanonical.Key(sb, ref first, "\"Id\":"); GentableCanonical.WriteUnsigned(sb, r.Id);
+            if (r.LeapDay != null) { GentableCanonical.Key(sb, ref first, "\"LeapDay\":"); GentableCanonical.WriteDate(sb, r.LeapDay.Value); }
             GentableCanonical.Key(sb, ref first, "\"Level\":"); GentableCanonical.WriteUnsigned(sb, r.Level);
             if (r.LocalStart != null) { GentableCanonical.Key(sb, ref first, "\"LocalStart\":"); GentableCanonical.WriteDateTime(sb, r.LocalStart.Value); }
             if (r.MaybeEffect != null) { GentableCanonical.Key(sb, ref first, "\"MaybeEffect\":"); GentableCodec.WriteEffect(sb, r.MaybeEffect); }
             GentableCanonical.Key(sb, ref first, "\"Name\":"); GentableCanonical.WriteString(sb, r.Name);
+            GentableCanonical.Key(sb, ref first, "\"Reset\":"); GentableCanonical.WriteTime(sb, r.Reset);
+            if (r.ResetUtc != null) { GentableCanonical.Key(sb, ref first, "\"ResetUtc\":"); GentableCanonical.WriteTime(sb, r.ResetUtc.Value); }
             GentableCanonical.Key(sb, ref first, "\"Slot\":"); GentableCanonical.WriteUnsigned(sb, r.Slot);
             GentableCanonical.Key(sb, ref first, "\"Starts\":"); GentableCanonical.WriteDateTime(sb, r.Starts);
             GentableCanonical.Key(sb, ref first, "\"Stat\":"); GentableCodec.WriteStat(sb, r.Stat);

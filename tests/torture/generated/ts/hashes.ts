@@ -7,13 +7,13 @@
  * `content-hash.txt` of its data folder (`generated/data/`, or `generated/data/typescript/` when this output
  * selects export groups).
  */
-export const CONTENT_HASH = "563eb9057c41093357249b566c537b17621b0b0d5a03e4d35450e9a8bac0699d";
+export const CONTENT_HASH = "427a6a0ad4851a194b7348d0bed85440cfb7c0120dc9aece7dd31d8d9d25cb69";
 
 /**
  * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
  * `CONTENT_HASH` unless this output selects export groups.
  */
-export const PROJECT_HASH = "563eb9057c41093357249b566c537b17621b0b0d5a03e4d35450e9a8bac0699d";
+export const PROJECT_HASH = "427a6a0ad4851a194b7348d0bed85440cfb7c0120dc9aece7dd31d8d9d25cb69";
 
 /** The `dataHash` (BLAKE3 of the table's canonical JSON) and `schemaHash` that a table's data file carries. */
 export interface TableHashes {
@@ -23,7 +23,7 @@ export interface TableHashes {
 
 /** Per table name: the hashes its data file's header carries. */
 export const TABLE_HASHES: ReadonlyMap<string, TableHashes> = new Map<string, TableHashes>([
-  ["Features", { data: "a4e3ed3db29c00a6a85d561334cd86203852d1e6071978daf8d5a8c56f34d67f", schema: "62bf1d67975ac2bde222387fbe638e6864b311d2645ab538a3557880c2101d15" }],
+  ["Features", { data: "538534086d7fb9b212c888bc61119dd8487a50529c4a5286589605bb5b865c37", schema: "71da5dfd6de0b4795a9f207290617f83133593ba7454e751f2bf2ed431c48aff" }],
   ["Keywords", { data: "0e76029dee428d4e0b9f45c04dd4893498296816338cd54b742155e94123c0bc", schema: "c019e7c7aaa2cd20847c3429fd36d1b403330f7312180aae4351c5419b8637c7" }],
   ["Log", { data: "010cb0fc09cb36f18df2da0da9b9971a7f6db6a4660eac4313b95cd098e57f90", schema: "5e31cf69eaaad5751fc62941db1d4090d16cc1d89f989b044269bce147e7b13e" }],
   ["Nested", { data: "48aa46c7aa7fd17899ebd887b5eb43ca9a666c336f9b4ff2a537ac36fe1deb80", schema: "65098d5336f4f174c1cf7f6c7b3e237e38228b2a039fc76761e85e66e7972238" }],
@@ -35,6 +35,6 @@ export const TABLE_HASHES: ReadonlyMap<string, TableHashes> = new Map<string, Ta
   ["Settings", { data: "2226acf4f3e404648904b345dc02d387cd9200bdec989b57be4aad801681f5a2", schema: "ad60f2972ca3b254b4f71fbc1ba6a16139df7c4ae6f9e9ab8186671c63834b88" }],
   ["Spread", { data: "f638a37b8146da4a1a796fad49a922bbac06cf54bdd670a555e293d80abb33a4", schema: "b7ac50ade148f662c598e31f95042547d813efb940e21ee23a60a1f258d1ad83" }],
   ["String", { data: "0b3abc611aa89e0cdd6a4b91d8ceca68b2fe4c21b8144ecd0e9fd0139aeb84d0", schema: "06620d1e7d7e1d88eedfcdd5dcbe8bd52b7c7394b2b3f9ef9ccdc3abd7205dd0" }],
-  ["Strings", { data: "add83c468e51c04ebcbcf6873819f9c4cc28615a117f5f0cfe3c1a23608bcab9", schema: "17c580c5337de508bb65b61e41d3875a342ab042c5d66efca5d0f7e062efa97a" }],
+  ["Strings", { data: "ebac7042c2dd303d75c676f5bb5dfafc4e1687fa3bc223fea54ac4b3e6d2fdb6", schema: "17c580c5337de508bb65b61e41d3875a342ab042c5d66efca5d0f7e062efa97a" }],
   ["Vertical", { data: "f4419cf69838b2b38c9e2fb343e12b6841eae84b9de11d0a22a3bb68a4772fea", schema: "8961afa0c22698e85ed133bf39751aabbab80b016a21a50a9f13514d1887211b" }],
 ]);

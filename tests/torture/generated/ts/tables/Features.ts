@@ -35,9 +35,19 @@ export interface Features {
   readonly localStart?: Date;
   readonly cooldown: number;
   readonly timeout?: number;
+  /**
+   * A calendar date: written 2024-05-01 or 2024/5/1.
+   */
+  readonly day: string;
+  readonly leapDay?: string;
+  /**
+   * Daily reset, a time of day written in Beijing time; canonical in UTC.
+   */
+  readonly reset: string;
+  readonly resetUtc?: string;
 }
 
-const FIELDS: readonly string[] = ["Id", "Name", "Slot", "Hero", "Heroes", "Level", "Title", "Stat", "Weights", "ById", "Big", "Effect", "Effects", "MaybeEffect", "Elements", "Starts", "LocalStart", "Cooldown", "Timeout"];
+const FIELDS: readonly string[] = ["Id", "Name", "Slot", "Hero", "Heroes", "Level", "Title", "Stat", "Weights", "ById", "Big", "Effect", "Effects", "MaybeEffect", "Elements", "Starts", "LocalStart", "Cooldown", "Timeout", "Day", "LeapDay", "Reset", "ResetUtc"];
 
 export function readFeatures(v: unknown, at: rt.At): Features {
   const o = rt.object(v, at);
@@ -59,8 +69,10 @@ export function readFeatures(v: unknown, at: rt.At): Features {
       elements: rt.scalars(o["Elements"], "Elements", readElement),
       starts: rt.dateTime(o["Starts"], "Starts"),
       cooldown: rt.duration(o["Cooldown"], "Cooldown"),
+      day: rt.date(o["Day"], "Day"),
+      reset: rt.time(o["Reset"], "Reset"),
     };
-    let n = 16;
+    let n = 18;
     const x13 = o["MaybeEffect"];
     if (x13 !== undefined) {
       r.maybeEffect = readEffect(x13, "MaybeEffect");
@@ -76,6 +88,16 @@ export function readFeatures(v: unknown, at: rt.At): Features {
       r.timeout = rt.duration(x18, "Timeout");
       n++;
     }
+    const x20 = o["LeapDay"];
+    if (x20 !== undefined) {
+      r.leapDay = rt.date(x20, "LeapDay");
+      n++;
+    }
+    const x22 = o["ResetUtc"];
+    if (x22 !== undefined) {
+      r.resetUtc = rt.time(x22, "ResetUtc");
+      n++;
+    }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS);
     return Object.freeze(r);
   } catch (e) {
@@ -88,16 +110,20 @@ export function writeFeatures(r: Features): string {
   out.push("\"Big\":" + rt.wMap(r.big, (x1) => writePoint(x1)));
   out.push("\"ById\":" + rt.wMap(r.byId, (x1) => rt.wStr(x1)));
   out.push("\"Cooldown\":" + rt.wNum(r.cooldown));
+  out.push("\"Day\":" + rt.wStr(r.day));
   out.push("\"Effect\":" + writeEffect(r.effect));
   out.push("\"Effects\":" + rt.wArray(r.effects, (x1) => writeEffect(x1)));
   out.push("\"Elements\":" + rt.wArray(r.elements, rt.wStr));
   out.push("\"Hero\":" + rt.wStr(r.hero));
   out.push("\"Heroes\":" + rt.wArray(r.heroes, (x1) => rt.wStr(x1)));
   out.push("\"Id\":" + rt.wNum(r.id));
+  if (r.leapDay !== undefined) out.push("\"LeapDay\":" + rt.wStr(r.leapDay));
   out.push("\"Level\":" + rt.wNum(r.level));
   if (r.localStart !== undefined) out.push("\"LocalStart\":" + rt.wDateTime(r.localStart));
   if (r.maybeEffect !== undefined) out.push("\"MaybeEffect\":" + writeEffect(r.maybeEffect));
   out.push("\"Name\":" + rt.wStr(r.name));
+  out.push("\"Reset\":" + rt.wStr(r.reset));
+  if (r.resetUtc !== undefined) out.push("\"ResetUtc\":" + rt.wStr(r.resetUtc));
   out.push("\"Slot\":" + rt.wNum(r.slot));
   out.push("\"Starts\":" + rt.wDateTime(r.starts));
   out.push("\"Stat\":" + writeStat(r.stat));

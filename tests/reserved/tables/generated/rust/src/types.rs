@@ -113,23 +113,79 @@ impl DateTime {
         if self.0 >= 0 { std::time::UNIX_EPOCH + d } else { std::time::UNIX_EPOCH - d }
     }
 }
+/// Year, month and day of a day count since 1970-01-01 (proleptic Gregorian; Howard Hinnant's
+/// `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + if m <= 2 { 1 } else { 0 }, m, d)
+}
 impl core::fmt::Display for DateTime {
     /// RFC 3339 in UTC: `2024-05-01T04:00:00Z`.
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         let (days, rem) = (self.0.div_euclid(86_400), self.0.rem_euclid(86_400));
-        let z = days + 719_468;
-        let era = z.div_euclid(146_097);
-        let doe = z.rem_euclid(146_097);
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        let mp = (5 * doy + 2) / 153;
-        let d = doy - (153 * mp + 2) / 5 + 1;
-        let m = if mp < 10 { mp + 3 } else { mp - 9 };
-        let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
+        let (y, m, d) = civil_from_days(days);
         write!(
             f, "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", y, m, d, rem / 3600, rem / 60 %
             60, rem % 60
         )
+    }
+}
+/// A calendar date (`format: date`), no time zone: days since 1970-01-01, years 0001-9999.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Date(pub i32);
+impl Date {
+    /// Days since 1970-01-01.
+    pub const fn days_since_epoch(self) -> i32 {
+        self.0
+    }
+    /// `(year, month 1-12, day 1-31)`.
+    pub fn ymd(self) -> (i32, u32, u32) {
+        let (y, m, d) = civil_from_days(self.0 as i64);
+        (y as i32, m as u32, d as u32)
+    }
+}
+impl core::fmt::Display for Date {
+    /// RFC 3339 `full-date`: `2024-05-01`.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let (y, m, d) = self.ymd();
+        write!(f, "{y:04}-{m:02}-{d:02}")
+    }
+}
+impl crate::canonical::Canonical for Date {
+    fn write_canonical(&self, out: &mut String) {
+        crate::canonical::write_str(out, &self.to_string())
+    }
+}
+/// A time of day (`format: time`): whole seconds since midnight UTC, `0..86400`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Time(pub u32);
+impl Time {
+    /// Seconds since midnight UTC.
+    pub const fn seconds_since_midnight(self) -> u32 {
+        self.0
+    }
+    /// `(hour, minute, second)` in UTC.
+    pub const fn hms(self) -> (u32, u32, u32) {
+        (self.0 / 3600, self.0 / 60 % 60, self.0 % 60)
+    }
+}
+impl core::fmt::Display for Time {
+    /// RFC 3339 `full-time` in UTC: `21:00:00Z`.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let (h, m, s) = self.hms();
+        write!(f, "{h:02}:{m:02}:{s:02}Z")
+    }
+}
+impl crate::canonical::Canonical for Time {
+    fn write_canonical(&self, out: &mut String) {
+        crate::canonical::write_str(out, &self.to_string())
     }
 }
 impl crate::canonical::Canonical for DateTime {
