@@ -162,11 +162,16 @@ pub fn zip_parts(parts: &Path, out: &Path) {
     zip.finish().unwrap();
 }
 
-/// `gentable build -q --no-cache --message-format json` in `project`: (stderr, exit code).
+/// `gentable build -q --no-cache --message-format json --lang en` in `project`: (stderr, exit code).
 pub fn build(project: &Path) -> (String, i32) {
+    build_in(project, "en")
+}
+
+/// [`build`] with the messages in `lang` (`--lang en`, `--lang zh`).
+pub fn build_in(project: &Path, lang: &str) -> (String, i32) {
     let out = Command::new(env!("CARGO_BIN_EXE_gentable"))
         .args(["build", "-q", "--no-cache", "--message-format", "json"])
-        .args(["-c", "gentable.toml"])
+        .args(["--lang", lang, "-c", "gentable.toml"])
         .current_dir(project)
         .output()
         .expect("run gentable");
