@@ -444,6 +444,30 @@ impl Reader {
         }
         Ok(v)
     }
+    /// A date: days since 1970-01-01, years 0001–9999.
+    #[inline]
+    pub fn date(&mut self) -> Result<i32, DataError> {
+        let at = self.pos;
+        let v = self.zigzag()?;
+        if !(-719_162..=2_932_896).contains(&v) {
+            return Err(
+                self.error_at(at, format!("date {v} d is outside the years 0001-9999")),
+            );
+        }
+        Ok(v as i32)
+    }
+    /// A time of day: seconds since midnight UTC, 0–86 399.
+    #[inline]
+    pub fn time(&mut self) -> Result<u32, DataError> {
+        let at = self.pos;
+        let v = self.varint()?;
+        if v >= 86_400 {
+            return Err(
+                self.error_at(at, format!("time of day {v} s is not below 86 400")),
+            );
+        }
+        Ok(v as u32)
+    }
     /// A duration: milliseconds, at most ±922 337 203 685 477.
     #[inline]
     pub fn duration(&mut self) -> Result<i64, DataError> {

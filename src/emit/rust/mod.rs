@@ -30,7 +30,7 @@ use super::{Backend, EmitContext, Files, HEADER};
 use crate::ir::text::TextTable;
 use crate::ir::{Field, Project, Table, TableMode, Type};
 use crate::naming;
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use std::collections::BTreeMap;

@@ -10,13 +10,13 @@ namespace cfg
         /// <c>content-hash.txt</c> of its data folder (<c>generated/data/</c>, or <c>generated/data/csharp/</c>
         /// when this output selects export groups).
         /// </summary>
-        public const string ContentHash = "64f625cbd332c5c7705af7f55c6be6f92305c0a6b24b04b8a41b403333a5288d";
+        public const string ContentHash = "87f1eb965986747cfbf18bc272cc720118ed7ea064d70f0dc889aadcbc1cbf44";
 
         /// <summary>
         /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
         /// <see cref="ContentHash"/> unless this output selects export groups.
         /// </summary>
-        public const string ProjectHash = "e3f5bd75f44f1c787ff6e4ef21141634c14a0b9bd5d41f7047279f9ec4979e64";
+        public const string ProjectHash = "983469c44f476f4e6b8df43dbfb9e9d025cf9602c9c2aa007e0825d33dd545cc";
 
         /// <summary>
         /// The <c>dataHash</c> (BLAKE3 of the table's canonical JSON) and <c>schemaHash</c> that the data file of
@@ -32,7 +32,7 @@ namespace cfg
                 case "TbDefineFromExcel2": return new[] { "db1cde7ee949b9d7a7cc2e4be2cda56df1b12a4b1e4b733a87ac4f3a4d2b7230", "191414e766bd43d7e8f0429d66c9233d54bb1b3f6f2323103fc1a88ef380013d" };
                 case "TbDemoGroup": return new[] { "c377f344e3daeefc7ba770fdbcc650d5678ab7b260b2bc5280dc99b336de9254", "1acbbdec5a9507906c468d11de6f661695b66aa03baafad3a8be6eb2c1557078" };
                 case "TbDemoGroup_C": return new[] { "c377f344e3daeefc7ba770fdbcc650d5678ab7b260b2bc5280dc99b336de9254", "99e5428d488501ffee14f3db65553d547a4f24f2ff3bef6b89a2d27be5dd6f3d" };
-                case "TbDemoPrimitive": return new[] { "b69faf1e307073cc1e1da591f0c404efbc901ad2344411ee0c4cde27cd9f0320", "f7edf11dd1bac2786810de08916616072db0ddf62a629b353bda741831111bbe" };
+                case "TbDemoPrimitive": return new[] { "67f3ae4ca1ccd0278a75281ef19ee745a7c6be5cce406b1deb9245dbe208c690", "f7edf11dd1bac2786810de08916616072db0ddf62a629b353bda741831111bbe" };
                 case "TbFullTypes": return new[] { "b4e20289890b1e1b36a13314b241335e9192f55067f752d8e2849a60a1328157", "2bab3e765196841aa4c8dd7e811b6621ddeb877756305f64579dbb3409384e65" };
                 case "TbItem": return new[] { "416c75700228a446249a965bf925a41f75fa6fa2fdfb1a0ca0444547c19b07dd", "9e5663454e0dd2d600de1ee536d7a1f65488c74dd5dc4b7e42bcd17d0fee2fff" };
                 case "TbL10NDemo": return new[] { "f82b25ab81201af61fdbdebb109f0ad34a6ea10e6b30a48367601fd39796c224", "0df45b71f8af347541313fe97d8479b75f3a98187741ba714e70824cc3fe399d" };

@@ -7,13 +7,13 @@
  * `content-hash.txt` of its data folder (`generated/data/`, or `generated/data/typescript/` when this output
  * selects export groups).
  */
-export const CONTENT_HASH = "3c09a5d8c25b3fc7c526348c0f8def9c659e24e36016c2946dab9ad40c929e71";
+export const CONTENT_HASH = "46c2cf2ff02dcaa60a7c77a9e6b1de963c2cb0a3d2b43b5ed6a41ed32bb49b31";
 
 /**
  * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
  * `CONTENT_HASH` unless this output selects export groups.
  */
-export const PROJECT_HASH = "e3f5bd75f44f1c787ff6e4ef21141634c14a0b9bd5d41f7047279f9ec4979e64";
+export const PROJECT_HASH = "983469c44f476f4e6b8df43dbfb9e9d025cf9602c9c2aa007e0825d33dd545cc";
 
 /** The `dataHash` (BLAKE3 of the table's canonical JSON) and `schemaHash` that a table's data file carries. */
 export interface TableHashes {
@@ -29,7 +29,7 @@ export const TABLE_HASHES: ReadonlyMap<string, TableHashes> = new Map<string, Ta
   ["TbDefineFromExcel2", { data: "db1cde7ee949b9d7a7cc2e4be2cda56df1b12a4b1e4b733a87ac4f3a4d2b7230", schema: "191414e766bd43d7e8f0429d66c9233d54bb1b3f6f2323103fc1a88ef380013d" }],
   ["TbDemoGroup", { data: "998861efd4e584431a2764bceb20f212f1dc9d8728f7e408881ee006e79a07c8", schema: "e526654c6bb174b419585eaa2680b015fd796f6ba0d82adbf0871c9faf76a3ae" }],
   ["TbDemoGroup_S", { data: "998861efd4e584431a2764bceb20f212f1dc9d8728f7e408881ee006e79a07c8", schema: "c60235adc926d82f0e1a4b00e74e8ef50de3b8ae9ca24ff1498fc588be746fd8" }],
-  ["TbDemoPrimitive", { data: "b69faf1e307073cc1e1da591f0c404efbc901ad2344411ee0c4cde27cd9f0320", schema: "f7edf11dd1bac2786810de08916616072db0ddf62a629b353bda741831111bbe" }],
+  ["TbDemoPrimitive", { data: "67f3ae4ca1ccd0278a75281ef19ee745a7c6be5cce406b1deb9245dbe208c690", schema: "f7edf11dd1bac2786810de08916616072db0ddf62a629b353bda741831111bbe" }],
   ["TbFullTypes", { data: "b4e20289890b1e1b36a13314b241335e9192f55067f752d8e2849a60a1328157", schema: "2bab3e765196841aa4c8dd7e811b6621ddeb877756305f64579dbb3409384e65" }],
   ["TbItem", { data: "72d4c57494d8cc9cbfebcc1ea2dc25b2f966bc1ea43d5f5ed0f99a1f23399456", schema: "cf33a761c910ba6f0c37074893e91aff2b9dd30faa43989d26f875c95a678d99" }],
   ["TbL10NDemo", { data: "f82b25ab81201af61fdbdebb109f0ad34a6ea10e6b30a48367601fd39796c224", schema: "0df45b71f8af347541313fe97d8479b75f3a98187741ba714e70824cc3fe399d" }],

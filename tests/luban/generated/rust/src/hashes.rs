@@ -5,10 +5,10 @@
 /// BLAKE3 content hash of the data this crate holds (its export groups) and of the schemas: equal to
 /// `content-hash.txt` of its data folder, and to the C# and TypeScript outputs' content hash when they
 /// select the same groups.
-pub const CONTENT_HASH: &str = "87e58dc3b96300cd0fc59dcff2bcfca5845fbba4a004ccd17d0007c79d8f591d";
+pub const CONTENT_HASH: &str = "0067b296c6e1f1768a7c15db838ae0066c56ded55ec216723c806789d92f7af7";
 /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
 /// `CONTENT_HASH` unless this output selects export groups.
-pub const PROJECT_HASH: &str = "e3f5bd75f44f1c787ff6e4ef21141634c14a0b9bd5d41f7047279f9ec4979e64";
+pub const PROJECT_HASH: &str = "983469c44f476f4e6b8df43dbfb9e9d025cf9602c9c2aa007e0825d33dd545cc";
 /// Every table's `dataHash` (BLAKE3 of its canonical JSON), which its embedded data file must carry.
 pub(crate) mod tables {
     /// `dataHash` of `data/TbAutoImport1.bytes`.
@@ -28,7 +28,7 @@ pub(crate) mod tables {
     /// `dataHash` of `data/TbDemoGroup_S.bytes`.
     pub(crate) const TB_DEMO_GROUP_S: &str = "79b09addb9a0af5e518390f8771c56dd1ff2918da4b16eb579d9c11e0f0c2b49";
     /// `dataHash` of `data/TbDemoPrimitive.bytes`.
-    pub(crate) const TB_DEMO_PRIMITIVE: &str = "b69faf1e307073cc1e1da591f0c404efbc901ad2344411ee0c4cde27cd9f0320";
+    pub(crate) const TB_DEMO_PRIMITIVE: &str = "67f3ae4ca1ccd0278a75281ef19ee745a7c6be5cce406b1deb9245dbe208c690";
     /// `dataHash` of `data/TbFullTypes.bytes`.
     pub(crate) const TB_FULL_TYPES: &str = "b4e20289890b1e1b36a13314b241335e9192f55067f752d8e2849a60a1328157";
     /// `dataHash` of `data/TbItem.bytes`.

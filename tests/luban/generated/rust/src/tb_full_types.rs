@@ -46,8 +46,10 @@ pub struct TbFullTypes {
     pub k2: &'static [i32],
     /// Column `k5`.
     pub k5: &'static [i32],
+    /// Foreign key: a key of `TbFullTypes`.
+    ///
     /// Column `k8`.
-    pub k8: crate::types::Map<i32, i32>,
+    pub k8: crate::types::Map<i32, crate::tb_full_types::TbFullTypesId>,
     /// Column `k9`.
     pub k9: &'static [crate::records::DemoE2],
     /// Column `k15`.
@@ -135,7 +137,7 @@ impl TbFullTypes {
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     let k = r.i32()?;
-                    v.push((k, r.i32()?));
+                    v.push((k, crate::tb_full_types::TbFullTypesId(r.i32()?)));
                 }
                 crate::types::Map(r.map(v)?)
             },

@@ -50,10 +50,14 @@ pub struct TbTestRef {
     ///
     /// Column `c2`.
     pub c2: &'static [crate::tb_test_be_ref::TbTestBeRefId],
+    /// Foreign key: a key of `TbTestBeRef`.
+    ///
     /// Column `d1`.
-    pub d1: crate::types::Map<i32, i32>,
+    pub d1: crate::types::Map<i32, crate::tb_test_be_ref::TbTestBeRefId>,
+    /// Foreign key: a key of `TbTestBeRef`.
+    ///
     /// Column `d2`.
-    pub d2: crate::types::Map<i32, i32>,
+    pub d2: crate::types::Map<i32, crate::tb_test_be_ref::TbTestBeRefId>,
     /// Foreign key: a key of `TbMultiIndexList.id1`.
     ///
     /// Column `e1`.
@@ -177,7 +181,7 @@ impl TbTestRef {
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     let k = r.i32()?;
-                    v.push((k, r.i32()?));
+                    v.push((k, crate::tb_test_be_ref::TbTestBeRefId(r.i32()?)));
                 }
                 crate::types::Map(r.map(v)?)
             },
@@ -186,7 +190,7 @@ impl TbTestRef {
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     let k = r.i32()?;
-                    v.push((k, r.i32()?));
+                    v.push((k, crate::tb_test_be_ref::TbTestBeRefId(r.i32()?)));
                 }
                 crate::types::Map(r.map(v)?)
             },

@@ -50,6 +50,18 @@ pub struct Features {
     pub cooldown: crate::types::Duration,
     /// Column `Timeout`.
     pub timeout: Option<crate::types::Duration>,
+    /// A calendar date: written 2024-05-01 or 2024/5/1.
+    ///
+    /// Column `Day`.
+    pub day: crate::types::Date,
+    /// Column `LeapDay`.
+    pub leap_day: Option<crate::types::Date>,
+    /// Daily reset, a time of day written in Beijing time; canonical in UTC.
+    ///
+    /// Column `Reset`.
+    pub reset: crate::types::Time,
+    /// Column `ResetUtc`.
+    pub reset_utc: Option<crate::types::Time>,
 }
 impl crate::canonical::Canonical for Features {
     fn write_canonical(&self, out: &mut String) {
@@ -58,12 +70,16 @@ impl crate::canonical::Canonical for Features {
         crate::canonical::member(out, &mut first, "Big", &self.big);
         crate::canonical::member(out, &mut first, "ById", &self.by_id);
         crate::canonical::member(out, &mut first, "Cooldown", &self.cooldown);
+        crate::canonical::member(out, &mut first, "Day", &self.day);
         crate::canonical::member(out, &mut first, "Effect", &self.effect);
         crate::canonical::member(out, &mut first, "Effects", &self.effects);
         crate::canonical::member(out, &mut first, "Elements", &self.elements);
         crate::canonical::member(out, &mut first, "Hero", &self.hero);
         crate::canonical::member(out, &mut first, "Heroes", &self.heroes);
         crate::canonical::member(out, &mut first, "Id", &self.id);
+        if let Some(v) = &self.leap_day {
+            crate::canonical::member(out, &mut first, "LeapDay", v);
+        }
         crate::canonical::member(out, &mut first, "Level", &self.level);
         if let Some(v) = &self.local_start {
             crate::canonical::member(out, &mut first, "LocalStart", v);
@@ -72,6 +88,10 @@ impl crate::canonical::Canonical for Features {
             crate::canonical::member(out, &mut first, "MaybeEffect", v);
         }
         crate::canonical::member(out, &mut first, "Name", &self.name);
+        crate::canonical::member(out, &mut first, "Reset", &self.reset);
+        if let Some(v) = &self.reset_utc {
+            crate::canonical::member(out, &mut first, "ResetUtc", v);
+        }
         crate::canonical::member(out, &mut first, "Slot", &self.slot);
         crate::canonical::member(out, &mut first, "Starts", &self.starts);
         crate::canonical::member(out, &mut first, "Stat", &self.stat);
@@ -161,11 +181,23 @@ impl Features {
             } else {
                 None
             },
+            day: crate::types::Date(r.date()?),
+            leap_day: if r.present()? {
+                Some(crate::types::Date(r.date()?))
+            } else {
+                None
+            },
+            reset: crate::types::Time(r.time()?),
+            reset_utc: if r.present()? {
+                Some(crate::types::Time(r.time()?))
+            } else {
+                None
+            },
         })
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
-pub const SCHEMA_HASH: &str = "62bf1d67975ac2bde222387fbe638e6864b311d2645ab538a3557880c2101d15";
+pub const SCHEMA_HASH: &str = "71da5dfd6de0b4795a9f207290617f83133593ba7454e751f2bf2ed431c48aff";
 /// The embedded data file (`data/Features.bytes`).
 static BYTES: &[u8] = include_bytes!("../data/Features.bytes");
 static DATA: std::sync::OnceLock<Result<Box<[Features]>, crate::DataError>> = std::sync::OnceLock::new();

@@ -5,14 +5,14 @@
 /// BLAKE3 content hash of the data this crate holds (its export groups) and of the schemas: equal to
 /// `content-hash.txt` of its data folder, and to the C# and TypeScript outputs' content hash when they
 /// select the same groups.
-pub const CONTENT_HASH: &str = "563eb9057c41093357249b566c537b17621b0b0d5a03e4d35450e9a8bac0699d";
+pub const CONTENT_HASH: &str = "427a6a0ad4851a194b7348d0bed85440cfb7c0120dc9aece7dd31d8d9d25cb69";
 /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
 /// `CONTENT_HASH` unless this output selects export groups.
-pub const PROJECT_HASH: &str = "563eb9057c41093357249b566c537b17621b0b0d5a03e4d35450e9a8bac0699d";
+pub const PROJECT_HASH: &str = "427a6a0ad4851a194b7348d0bed85440cfb7c0120dc9aece7dd31d8d9d25cb69";
 /// Every table's `dataHash` (BLAKE3 of its canonical JSON), which its embedded data file must carry.
 pub(crate) mod tables {
     /// `dataHash` of `data/Features.bytes`.
-    pub(crate) const FEATURES: &str = "a4e3ed3db29c00a6a85d561334cd86203852d1e6071978daf8d5a8c56f34d67f";
+    pub(crate) const FEATURES: &str = "538534086d7fb9b212c888bc61119dd8487a50529c4a5286589605bb5b865c37";
     /// `dataHash` of `data/Keywords.bytes`.
     pub(crate) const KEYWORDS: &str = "0e76029dee428d4e0b9f45c04dd4893498296816338cd54b742155e94123c0bc";
     /// `dataHash` of `data/Log.bytes`.
@@ -36,7 +36,7 @@ pub(crate) mod tables {
     /// `dataHash` of `data/String.bytes`.
     pub(crate) const STRING: &str = "0b3abc611aa89e0cdd6a4b91d8ceca68b2fe4c21b8144ecd0e9fd0139aeb84d0";
     /// `dataHash` of `data/Strings.bytes`.
-    pub(crate) const STRINGS: &str = "add83c468e51c04ebcbcf6873819f9c4cc28615a117f5f0cfe3c1a23608bcab9";
+    pub(crate) const STRINGS: &str = "ebac7042c2dd303d75c676f5bb5dfafc4e1687fa3bc223fea54ac4b3e6d2fdb6";
     /// `dataHash` of `data/Vertical.bytes`.
     pub(crate) const VERTICAL: &str = "f4419cf69838b2b38c9e2fb343e12b6841eae84b9de11d0a22a3bb68a4772fea";
 }

@@ -113,6 +113,22 @@ impl DateTime {
         if self.0 >= 0 { std::time::UNIX_EPOCH + d } else { std::time::UNIX_EPOCH - d }
     }
 }
+impl core::fmt::Display for DateTime {
+    /// RFC 3339 in UTC: `2024-05-01T04:00:00Z`.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let (days, rem) = (self.0.div_euclid(86_400), self.0.rem_euclid(86_400));
+        let (y, m, d) = civil_from_days(days);
+        write!(
+            f, "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", y, m, d, rem / 3600, rem / 60 %
+            60, rem % 60
+        )
+    }
+}
+impl crate::canonical::Canonical for DateTime {
+    fn write_canonical(&self, out: &mut String) {
+        crate::canonical::write_str(out, &self.to_string())
+    }
+}
 /// Year, month and day of a day count since 1970-01-01 (proleptic Gregorian; Howard Hinnant's
 /// `civil_from_days`).
 fn civil_from_days(days: i64) -> (i64, i64, i64) {
@@ -125,17 +141,6 @@ fn civil_from_days(days: i64) -> (i64, i64, i64) {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     (yoe + era * 400 + if m <= 2 { 1 } else { 0 }, m, d)
-}
-impl core::fmt::Display for DateTime {
-    /// RFC 3339 in UTC: `2024-05-01T04:00:00Z`.
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        let (days, rem) = (self.0.div_euclid(86_400), self.0.rem_euclid(86_400));
-        let (y, m, d) = civil_from_days(days);
-        write!(
-            f, "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", y, m, d, rem / 3600, rem / 60 %
-            60, rem % 60
-        )
-    }
 }
 /// A calendar date (`format: date`), no time zone: days since 1970-01-01, years 0001-9999.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -184,11 +189,6 @@ impl core::fmt::Display for Time {
     }
 }
 impl crate::canonical::Canonical for Time {
-    fn write_canonical(&self, out: &mut String) {
-        crate::canonical::write_str(out, &self.to_string())
-    }
-}
-impl crate::canonical::Canonical for DateTime {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, &self.to_string())
     }
