@@ -4,6 +4,8 @@
 #   Tools/bench.sh --sets luban-shape --no-baseline --runs 5
 #   Tools/bench.sh compile                      # the generated Rust crate (issue 14): rust-10, rust-100, rust-500
 #   Tools/bench.sh compile --sets rust-10 --no-static
+#   Tools/bench.sh load [--sets load-10,load-100] [--langs csharp,typescript] [--runs 5]
+#                                               # the C#/TypeScript loaders (issue 15): load-10, load-100, load-500
 # Builds the release gentable, generates the synthetic sets into target/bench-data/ on first use (seeded,
 # deterministic; never committed), installs the Python baseline's packages into target/bench-venv (PyPI), then
 # prints one Markdown table row per set. `compile` also builds the last gentable that printed rows as static
@@ -35,6 +37,9 @@ if [ "${1:-}" = compile ]; then
     args+=(--static-gentable "$PWD/target/bench-static-target/release/gentable")
   fi
   harness compile -- "${args[@]}"
+elif [ "${1:-}" = load ]; then
+  shift
+  harness loadbench -- "$@"
 else
   harness bench -- "$@"
 fi

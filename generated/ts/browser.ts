@@ -103,8 +103,11 @@ export interface Tables {
   readonly upgrade: UpgradeTable;
 }
 
-/** Reads every table from the text `textOf` gives for its data file. */
-function build(textOf: (file: string, table: string) => string): Tables {
+/**
+ * Loads every table from the text `textOf` returns for each name in `DATA_FILES` (and its table). Throws a
+ * `GentableDataError` as `loadTablesFromBytes` does.
+ */
+export function loadTablesFromText(textOf: (file: string, table: string) => string): Tables {
   const t: Tables = {
     const: rt.single(textOf("Const.json", "Const"), "Const.json", "Const", TABLE_HASHES.get("Const"), readConst),
     initPosition: new InitPositionTable(rt.rows(textOf("InitPosition.json", "InitPosition"), "InitPosition.json", "InitPosition", TABLE_HASHES.get("InitPosition"), readInitPosition)),
@@ -133,7 +136,7 @@ function build(textOf: (file: string, table: string) => string): Tables {
  * generated types.
  */
 export function loadTablesFromBytes(bytesOf: (file: string) => Uint8Array): Tables {
-  return build((file, table) => rt.text(rt.bytesOf(bytesOf, file, table), file, table));
+  return loadTablesFromText((file, table) => rt.text(rt.bytesOf(bytesOf, file, table), file, table));
 }
 
 /**
@@ -159,7 +162,7 @@ export function loadTablesFromUrl(baseUrl: string): Promise<Tables> {
  * Throws a `GentableDataError` as `loadTablesFromBytes` does.
  */
 export function loadTablesFromJson(jsonOf: (table: string) => string): Tables {
-  return build((file, table) => rt.textOf(jsonOf, file, table));
+  return loadTablesFromText((file, table) => rt.textOf(jsonOf, file, table));
 }
 
 /**

@@ -21,9 +21,13 @@ const FIELDS_Vec2: readonly string[] = ["x", "y"];
 export function readVec2(v: unknown, at: rt.At): Vec2 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["x"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0 && x0 >= -128 && x0 <= 127)) rt.int(x0, "x", -128, 127);
+    const x1 = o["y"];
+    if (!(typeof x1 === "number" && (x1 | 0) === x1 && x1 >= -128 && x1 <= 127)) rt.int(x1, "y", -128, 127);
     const r: rt.Mutable<Vec2> = {
-      x: rt.int(o["x"], "x", -128, 127),
-      y: rt.int(o["y"], "y", -128, 127),
+      x: x0 as number,
+      y: x1 as number,
     };
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS_Vec2);
     return Object.freeze(r);

@@ -406,6 +406,39 @@ export function scalars<T>(v: unknown, at: At, check: (v: unknown, at: At) => T)
   return Object.freeze(a as T[]);
 }
 
+/** An array of integers from `min` to `max` (at most 32 bits), checked, then frozen. */
+export function ints(v: unknown, at: At, min: number, max: number): readonly number[] {
+  if (!Array.isArray(v)) return fail(at, "an array", v);
+  const a = v as unknown[];
+  if (a.length === 0) return EMPTY;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    if (!(typeof x === "number" && Number.isInteger(x) && x >= min && x <= max)) {
+      try {
+        int(x, i, min, max);
+      } catch (e) {
+        throw within(e, at);
+      }
+    }
+  }
+  return Object.freeze(a as number[]);
+}
+
+/** An array of finite numbers, checked, then frozen. */
+export function floats(v: unknown, at: At): readonly number[] {
+  return scalars(v, at, float);
+}
+
+/** An array of strings, checked, then frozen. */
+export function strings(v: unknown, at: At): readonly string[] {
+  return scalars(v, at, str);
+}
+
+/** An array of booleans, checked, then frozen. */
+export function bools(v: unknown, at: At): readonly boolean[] {
+  return scalars(v, at, bool);
+}
+
 /** A nullable array element. */
 export function nullable<T>(v: unknown, at: At, item: (v: unknown, at: At) => T): T | null {
   return v === null ? null : item(v, at);

@@ -444,7 +444,96 @@ pub fn project() -> Project {
         vec![0],
         piece_rows,
     ));
+    add_references(&mut p);
     p
+}
+
+fn fk(mut f: Field, table: &str, field: Option<&str>) -> Field {
+    f.foreign_keys = vec![(table.into(), field.map(String::from))];
+    f
+}
+
+/// Foreign keys of every shape the typed references resolve (issue 15): an optional integer of another width
+/// than the key (`PieceType.Next`), a string found by a unique key (`Move.Piece` → `PieceType.Name`), a field of
+/// a record inside an array (`Effect.source`), a field of a union kind reached through unions, arrays of
+/// nullable unions and map values (`Act` kind `class` `by`), and nested arrays (`Extras.Owners`).
+fn add_references(p: &mut Project) {
+    fn by_kind(v: &mut Value) {
+        match v {
+            Value::Union(tag, fields) => {
+                if tag == "class" && fields.len() == 2 {
+                    fields.push(Value::Int(2));
+                }
+                fields.iter_mut().for_each(by_kind);
+            }
+            Value::Array(items) | Value::Record(items) => items.iter_mut().for_each(by_kind),
+            Value::Map(entries) => entries.iter_mut().for_each(|(_, v)| by_kind(v)),
+            _ => {}
+        }
+    }
+    let opt_u16 = || opt(Type::Int(IntWidth::U16));
+    p.records.get_mut("Effect").unwrap().fields.push(fk(
+        field("source", opt_u16(), "The piece that casts it."),
+        "PieceType",
+        None,
+    ));
+    p.unions.get_mut("Act").unwrap().variants[0].fields.push(fk(
+        field("by", opt_u16(), "Who acts."),
+        "PieceType",
+        None,
+    ));
+    let piece = p.tables.iter_mut().find(|t| t.name == "PieceType").unwrap();
+    piece.fields.push(fk(
+        field(
+            "Next",
+            opt(Type::Int(IntWidth::I32)),
+            "The piece after this one.",
+        ),
+        "PieceType",
+        None,
+    ));
+    piece.unique_keys.push(vec![1]);
+    for (row, next) in piece
+        .rows
+        .iter_mut()
+        .zip([Value::Int(2), Value::Null, Value::Int(1)])
+    {
+        row.values.push(next);
+        if let Value::Array(effects) = &mut row.values[15] {
+            for (i, e) in effects.iter_mut().enumerate() {
+                if let Value::Record(fs) = e {
+                    fs.push(if i == 0 {
+                        Value::Int(65535)
+                    } else {
+                        Value::Null
+                    });
+                }
+            }
+        }
+    }
+    let moves = p.tables.iter_mut().find(|t| t.name == "Move").unwrap();
+    moves.fields[0].foreign_keys = vec![("PieceType".into(), Some("Name".into()))];
+    let extras = p.tables.iter_mut().find(|t| t.name == "Extras").unwrap();
+    extras.fields.push(fk(
+        field(
+            "Owners",
+            arr(arr(Type::Int(IntWidth::U16))),
+            "Nested references.",
+        ),
+        "PieceType",
+        None,
+    ));
+    let owners = [
+        Value::Array(vec![
+            Value::Array(vec![Value::Int(1), Value::Int(2)]),
+            Value::Array(vec![Value::Int(65535)]),
+        ]),
+        Value::Array(vec![]),
+    ];
+    for (row, o) in extras.rows.iter_mut().zip(owners) {
+        row.values.iter_mut().for_each(by_kind);
+        row.values.push(o);
+    }
 }
 
 /// The data files of `p`: table name → `data/<Table>.json` contents (one row per line, with the table's
@@ -593,6 +682,8 @@ pub struct Broken {
     pub text: String,
     pub csharp: Option<&'static str>,
     pub typescript: Option<&'static str>,
+    /// The table's data file is missing (an I/O failure).
+    pub remove: bool,
 }
 
 /// Every broken-data case of the sample project's canonical `data` ([`data`]), shared by the C# and
@@ -617,6 +708,7 @@ pub fn broken_data(data: &[(String, String)]) -> Vec<Broken> {
         text,
         csharp: Some(m),
         typescript: Some(m),
+        remove: false,
     };
     vec![
         both(
@@ -688,24 +780,28 @@ pub fn broken_data(data: &[(String, String)]) -> Vec<Broken> {
             text: piece.replacen("\"Flag\":false", "\"Flag\":false,\"Flag\":true", 1),
             csharp: Some("PieceType.json[0]: duplicate member \"Flag\""),
             typescript: None,
+            remove: false,
         },
         Broken {
             table: "PieceType",
             text: piece[..piece.len() - 2].to_string(),
             csharp: Some("PieceType.json:5:2: malformed JSON"),
             typescript: Some("PieceType.json: malformed JSON"),
+            remove: false,
         },
         Broken {
             table: "PieceType",
             text: piece.replacen("\"Id\":2,", "\"Id\":1,", 1),
             csharp: Some("PieceType: duplicate primary key PieceTypeId(1)"),
             typescript: Some("PieceType: duplicate primary key 1"),
+            remove: false,
         },
         Broken {
             table: "PieceType",
             text: piece.replacen("\n{", "\n{\"toString\":1,", 1),
             csharp: None,
             typescript: Some("PieceType.json[0]: unknown field \"toString\""),
+            remove: false,
         },
         both(
             "Const",
@@ -722,6 +818,7 @@ pub fn broken_data(data: &[(String, String)]) -> Vec<Broken> {
             text: format!("{} x", file("Load")),
             csharp: Some("malformed JSON: unexpected text after the JSON value"),
             typescript: None,
+            remove: false,
         },
         // The data-file layout (docs/data-format.md §2): a bare rows array (the layout before it), another
         // table's file, another layout version.
@@ -740,7 +837,63 @@ pub fn broken_data(data: &[(String, String)]) -> Vec<Broken> {
             file("Load").replacen("\"format\":1,", "\"format\":2,", 1),
             "Load.json: data file format 2; this code reads format 1",
         ),
+        // Integrity (issue 15): a file from another build, for another schema, with rows missing; a missing
+        // file; references that name no row.
+        both(
+            "PieceType",
+            replace_hash(&piece, "dataHash"),
+            "PieceType.json: is from another build of the tables: its dataHash is 0000000000000000000000000000000000000000000000000000000000000000, this code was generated with ",
+        ),
+        both(
+            "PieceType",
+            replace_hash(&piece, "schemaHash"),
+            "PieceType.json: was written for another shape of table PieceType: its schemaHash is 0000000000000000000000000000000000000000000000000000000000000000, this code reads ",
+        ),
+        both(
+            "PieceType",
+            piece.replacen("\"rowCount\":3,", "\"rowCount\":4,", 1),
+            "PieceType.json: has 3 rows but its header says 4 (a truncated or edited file) (table PieceType)",
+        ),
+        Broken {
+            table: "Load",
+            text: String::new(),
+            csharp: Some("Load.json: cannot read "),
+            typescript: Some("Load.json: cannot read "),
+            remove: true,
+        },
+        both(
+            "PieceType",
+            piece.replacen("\"Next\":2,", "\"Next\":9,", 1),
+            "PieceType.json[0].Next: no row of table PieceType has the key 9 (table PieceType)",
+        ),
+        both(
+            "PieceType",
+            piece.replacen("\"source\":65535", "\"source\":7", 1),
+            "PieceType.json[0].Effects[0].source: no row of table PieceType has the key 7 (table PieceType)",
+        ),
+        both(
+            "Extras",
+            file("Extras").replacen("[[1,2],[65535]]", "[[1,2],[7]]", 1),
+            "Extras.json[0].Owners[1][0]: no row of table PieceType has the key 7 (table Extras)",
+        ),
+        both(
+            "Extras",
+            file("Extras").replacen("{\"amount\":1,\"by\":2,", "{\"amount\":1,\"by\":3,", 1),
+            "Extras.json[0].ByName[\"é\"].by: no row of table PieceType has the key 3 (table Extras)",
+        ),
+        both(
+            "Move",
+            file("Move").replacen("\"Piece\":\"Pawn\"", "\"Piece\":\"Pawm\"", 1),
+            "Move.json[0].Piece: no row of table PieceType has the key \"Pawm\" (table Move)",
+        ),
     ]
+}
+
+/// The data file `file` with the header's `member` (`dataHash`, `schemaHash`) replaced by 64 zeros.
+fn replace_hash(file: &str, member: &str) -> String {
+    let key = format!("\"{member}\":\"");
+    let at = file.find(&key).expect("a header hash") + key.len();
+    format!("{}{}{}", &file[..at], "0".repeat(64), &file[at + 64..])
 }
 
 /// The data file `file` with its rows array replaced by the JSON text `rows`.
@@ -768,7 +921,9 @@ pub fn check_broken_data(
         std::fs::create_dir(&case_dir).unwrap();
         for (name, json) in data {
             let text = if name == case.table { &case.text } else { json };
-            std::fs::write(case_dir.join(format!("{name}.json")), text).unwrap();
+            if !(case.remove && name == case.table) {
+                std::fs::write(case_dir.join(format!("{name}.json")), text).unwrap();
+            }
         }
         let out = load(&case_dir);
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -779,7 +934,7 @@ pub fn check_broken_data(
         );
         ran += 1;
     }
-    assert!(ran >= 15, "{ran} cases");
+    assert!(ran >= 28, "{ran} cases");
 }
 
 /// A content hash for emitter tests.

@@ -97,22 +97,50 @@ const FIELDS: readonly string[] = ["BoardWidth", "BoardHeight", "NeutralRow", "R
 export function readConst(v: unknown, at: rt.At): Const {
   const o = rt.object(v, at);
   try {
+    const x0 = o["BoardWidth"];
+    if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 255)) rt.int(x0, "BoardWidth", 0, 255);
+    const x1 = o["BoardHeight"];
+    if (!(typeof x1 === "number" && x1 >>> 0 === x1 && x1 <= 255)) rt.int(x1, "BoardHeight", 0, 255);
+    const x2 = o["NeutralRow"];
+    if (!(typeof x2 === "number" && x2 >>> 0 === x2 && x2 <= 255)) rt.int(x2, "NeutralRow", 0, 255);
+    const x3 = o["RedHomeRow"];
+    if (!(typeof x3 === "number" && x3 >>> 0 === x3 && x3 <= 255)) rt.int(x3, "RedHomeRow", 0, 255);
+    const x4 = o["BlueHomeRow"];
+    if (!(typeof x4 === "number" && x4 >>> 0 === x4 && x4 <= 255)) rt.int(x4, "BlueHomeRow", 0, 255);
+    const x5 = o["PiecesPerSide"];
+    if (!(typeof x5 === "number" && x5 >>> 0 === x5 && x5 <= 255)) rt.int(x5, "PiecesPerSide", 0, 255);
+    const x7 = o["SpySelectCount"];
+    if (!(typeof x7 === "number" && x7 >>> 0 === x7 && x7 <= 255)) rt.int(x7, "SpySelectCount", 0, 255);
+    const x8 = o["SpySelectKnownToOwner"];
+    if (!(typeof x8 === "boolean")) rt.bool(x8, "SpySelectKnownToOwner");
+    const x9 = o["SpyRandomPiece"];
+    if (!(typeof x9 === "string")) rt.str(x9, "SpyRandomPiece");
+    const x10 = o["SpyRandomCount"];
+    if (!(typeof x10 === "number" && x10 >>> 0 === x10 && x10 <= 255)) rt.int(x10, "SpyRandomCount", 0, 255);
+    const x11 = o["SpyRandomKnownToOwner"];
+    if (!(typeof x11 === "boolean")) rt.bool(x11, "SpyRandomKnownToOwner");
+    const x12 = o["SpySelectKey"];
+    if (!(typeof x12 === "string")) rt.str(x12, "SpySelectKey");
+    const x13 = o["SpyRandomKey"];
+    if (!(typeof x13 === "string")) rt.str(x13, "SpyRandomKey");
+    const x14 = o["SpyAllDeadKey"];
+    if (!(typeof x14 === "string")) rt.str(x14, "SpyAllDeadKey");
     const r = {
-      boardWidth: rt.int(o["BoardWidth"], "BoardWidth", 0, 255),
-      boardHeight: rt.int(o["BoardHeight"], "BoardHeight", 0, 255),
-      neutralRow: rt.int(o["NeutralRow"], "NeutralRow", 0, 255),
-      redHomeRow: rt.int(o["RedHomeRow"], "RedHomeRow", 0, 255),
-      blueHomeRow: rt.int(o["BlueHomeRow"], "BlueHomeRow", 0, 255),
-      piecesPerSide: rt.int(o["PiecesPerSide"], "PiecesPerSide", 0, 255),
-      spySelectPieces: rt.scalars(o["SpySelectPieces"], "SpySelectPieces", (v1, a1) => rt.str(v1, a1)),
-      spySelectCount: rt.int(o["SpySelectCount"], "SpySelectCount", 0, 255),
-      spySelectKnownToOwner: rt.bool(o["SpySelectKnownToOwner"], "SpySelectKnownToOwner"),
-      spyRandomPiece: rt.str(o["SpyRandomPiece"], "SpyRandomPiece"),
-      spyRandomCount: rt.int(o["SpyRandomCount"], "SpyRandomCount", 0, 255),
-      spyRandomKnownToOwner: rt.bool(o["SpyRandomKnownToOwner"], "SpyRandomKnownToOwner"),
-      spySelectKey: rt.str(o["SpySelectKey"], "SpySelectKey"),
-      spyRandomKey: rt.str(o["SpyRandomKey"], "SpyRandomKey"),
-      spyAllDeadKey: rt.str(o["SpyAllDeadKey"], "SpyAllDeadKey"),
+      boardWidth: x0 as number,
+      boardHeight: x1 as number,
+      neutralRow: x2 as number,
+      redHomeRow: x3 as number,
+      blueHomeRow: x4 as number,
+      piecesPerSide: x5 as number,
+      spySelectPieces: rt.strings(o["SpySelectPieces"], "SpySelectPieces"),
+      spySelectCount: x7 as number,
+      spySelectKnownToOwner: x8 as boolean,
+      spyRandomPiece: x9 as string,
+      spyRandomCount: x10 as number,
+      spyRandomKnownToOwner: x11 as boolean,
+      spySelectKey: x12 as string,
+      spyRandomKey: x13 as string,
+      spyAllDeadKey: x14 as string,
     } as rt.Mutable<Const>;
     if (rt.count(o) !== 15) rt.unknown(o, FIELDS);
     return r;

@@ -45,21 +45,31 @@ const FIELDS: readonly string[] = ["Id", "Cell", "Side", "Piece", "X", "Y"];
 export function readInitPosition(v: unknown, at: rt.At): InitPosition {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 255)) rt.int(x0, "Id", 0, 255);
+    const x1 = o["Cell"];
+    if (!(x1 === "Piece" || x1 === "Fortress")) readCellKind(x1, "Cell");
+    const x4 = o["X"];
+    if (!(typeof x4 === "number" && x4 >>> 0 === x4 && x4 <= 255)) rt.int(x4, "X", 0, 255);
+    const x5 = o["Y"];
+    if (!(typeof x5 === "number" && x5 >>> 0 === x5 && x5 <= 255)) rt.int(x5, "Y", 0, 255);
     const r = {
-      id: rt.int(o["Id"], "Id", 0, 255),
-      cell: readCellKind(o["Cell"], "Cell"),
-      x: rt.int(o["X"], "X", 0, 255),
-      y: rt.int(o["Y"], "Y", 0, 255),
+      id: x0 as number,
+      cell: x1 as CellKind,
+      x: x4 as number,
+      y: x5 as number,
     } as rt.Mutable<InitPosition>;
     let n = 4;
     const x2 = o["Side"];
     if (x2 !== undefined) {
-      r.side = readSide(x2, "Side");
+      if (!(x2 === "Red" || x2 === "Blue")) readSide(x2, "Side");
+      r.side = x2 as Side;
       n++;
     }
     const x3 = o["Piece"];
     if (x3 !== undefined) {
-      r.piece = rt.str(x3, "Piece");
+      if (!(typeof x3 === "string")) rt.str(x3, "Piece");
+      r.piece = x3 as string;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS);

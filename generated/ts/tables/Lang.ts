@@ -26,10 +26,16 @@ const FIELDS: readonly string[] = ["Key", "zh", "en"];
 export function readLang(v: unknown, at: rt.At): Lang {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Key"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Key");
+    const x1 = o["zh"];
+    if (!(typeof x1 === "string")) rt.str(x1, "zh");
+    const x2 = o["en"];
+    if (!(typeof x2 === "string")) rt.str(x2, "en");
     const r: rt.Mutable<Lang> = {
-      key: rt.str(o["Key"], "Key"),
-      zh: rt.str(o["zh"], "zh"),
-      en: rt.str(o["en"], "en"),
+      key: x0 as string,
+      zh: x1 as string,
+      en: x2 as string,
     };
     if (rt.count(o) !== 3) rt.unknown(o, FIELDS);
     return Object.freeze(r);

@@ -33,9 +33,11 @@ const FIELDS: readonly string[] = ["Piece", "Rules"];
 export function readMovePiece(v: unknown, at: rt.At): MovePiece {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Piece"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Piece");
     const r = {
-      piece: rt.str(o["Piece"], "Piece"),
-      rules: rt.scalars(o["Rules"], "Rules", (v1, a1) => rt.str(v1, a1)),
+      piece: x0 as string,
+      rules: rt.strings(o["Rules"], "Rules"),
     } as rt.Mutable<MovePiece>;
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
     return r;

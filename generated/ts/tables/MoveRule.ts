@@ -45,13 +45,25 @@ const FIELDS: readonly string[] = ["Id", "Direction", "MaxSteps", "Mode", "Zone"
 export function readMoveRule(v: unknown, at: rt.At): MoveRule {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Id");
+    const x1 = o["Direction"];
+    if (!(typeof x1 === "string")) rt.str(x1, "Direction");
+    const x2 = o["MaxSteps"];
+    if (!(typeof x2 === "number" && x2 >>> 0 === x2 && x2 <= 255)) rt.int(x2, "MaxSteps", 0, 255);
+    const x3 = o["Mode"];
+    if (!(x3 === "MoveOnly" || x3 === "CaptureOnly" || x3 === "MoveAndCapture")) readMoveMode(x3, "Mode");
+    const x4 = o["Zone"];
+    if (!(x4 === "Any" || x4 === "OwnTerritory" || x4 === "EnemyTerritory")) readZone(x4, "Zone");
+    const x5 = o["Kind"];
+    if (!(x5 === "Step" || x5 === "Slide" || x5 === "Leap" || x5 === "ScreenCapture" || x5 === "Vault" || x5 === "LordFaceOff")) readMoveKind(x5, "Kind");
     const r = {
-      id: rt.str(o["Id"], "Id"),
-      direction: rt.str(o["Direction"], "Direction"),
-      maxSteps: rt.int(o["MaxSteps"], "MaxSteps", 0, 255),
-      mode: readMoveMode(o["Mode"], "Mode"),
-      zone: readZone(o["Zone"], "Zone"),
-      kind: readMoveKind(o["Kind"], "Kind"),
+      id: x0 as string,
+      direction: x1 as string,
+      maxSteps: x2 as number,
+      mode: x3 as MoveMode,
+      zone: x4 as Zone,
+      kind: x5 as MoveKind,
     } as rt.Mutable<MoveRule>;
     if (rt.count(o) !== 6) rt.unknown(o, FIELDS);
     return r;

@@ -23,8 +23,10 @@ const FIELDS: readonly string[] = ["Id", "Vector"];
 export function readMoveRuleLib(v: unknown, at: rt.At): MoveRuleLib {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Id");
     const r: rt.Mutable<MoveRuleLib> = {
-      id: rt.str(o["Id"], "Id"),
+      id: x0 as string,
       vector: readVec2(o["Vector"], "Vector"),
     };
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS);

@@ -53,15 +53,31 @@ const FIELDS: readonly string[] = ["Id", "NameKey", "Tier", "Branch", "CaptureCl
 export function readPieceType(v: unknown, at: rt.At): PieceType {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Id");
+    const x1 = o["NameKey"];
+    if (!(typeof x1 === "string")) rt.str(x1, "NameKey");
+    const x2 = o["Tier"];
+    if (!(typeof x2 === "number" && x2 >>> 0 === x2 && x2 <= 255)) rt.int(x2, "Tier", 0, 255);
+    const x3 = o["Branch"];
+    if (!(x3 === "Military" || x3 === "Civil" || x3 === "None")) readBranch(x3, "Branch");
+    const x4 = o["CaptureClass"];
+    if (!(x4 === "T0" || x4 === "Military" || x4 === "Civil" || x4 === "T3" || x4 === "T4")) readCaptureClass(x4, "CaptureClass");
+    const x5 = o["CanPromote"];
+    if (!(typeof x5 === "boolean")) rt.bool(x5, "CanPromote");
+    const x6 = o["OwnTerritoryOnly"];
+    if (!(typeof x6 === "boolean")) rt.bool(x6, "OwnTerritoryOnly");
+    const x7 = o["AiWeight"];
+    if (!(typeof x7 === "number" && x7 - x7 === 0)) rt.float(x7, "AiWeight");
     const r = {
-      id: rt.str(o["Id"], "Id"),
-      nameKey: rt.str(o["NameKey"], "NameKey"),
-      tier: rt.int(o["Tier"], "Tier", 0, 255),
-      branch: readBranch(o["Branch"], "Branch"),
-      captureClass: readCaptureClass(o["CaptureClass"], "CaptureClass"),
-      canPromote: rt.bool(o["CanPromote"], "CanPromote"),
-      ownTerritoryOnly: rt.bool(o["OwnTerritoryOnly"], "OwnTerritoryOnly"),
-      aiWeight: rt.float(o["AiWeight"], "AiWeight"),
+      id: x0 as string,
+      nameKey: x1 as string,
+      tier: x2 as number,
+      branch: x3 as Branch,
+      captureClass: x4 as CaptureClass,
+      canPromote: x5 as boolean,
+      ownTerritoryOnly: x6 as boolean,
+      aiWeight: x7 as number,
     } as rt.Mutable<PieceType>;
     if (rt.count(o) !== 8) rt.unknown(o, FIELDS);
     return r;

@@ -95,37 +95,57 @@ const FIELDS: readonly string[] = ["Id", "Kind", "Pieces", "Rules", "Target", "M
 export function readSpecialMove(v: unknown, at: rt.At): SpecialMove {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Id");
+    const x1 = o["Kind"];
+    if (!(x1 === "LordFaceOff" || x1 === "PriestVault" || x1 === "ScreenCapture" || x1 === "FortressExit" || x1 === "SpyReveal")) readSpecialKind(x1, "Kind");
+    const x8 = o["Captures"];
+    if (!(typeof x8 === "boolean")) rt.bool(x8, "Captures");
+    const x9 = o["MoverMoves"];
+    if (!(typeof x9 === "boolean")) rt.bool(x9, "MoverMoves");
+    const x10 = o["ConvertsSide"];
+    if (!(typeof x10 === "boolean")) rt.bool(x10, "ConvertsSide");
+    const x11 = o["OncePerGame"];
+    if (!(typeof x11 === "boolean")) rt.bool(x11, "OncePerGame");
+    const x12 = o["NameKey"];
+    if (!(typeof x12 === "string")) rt.str(x12, "NameKey");
+    const x13 = o["DescKey"];
+    if (!(typeof x13 === "string")) rt.str(x13, "DescKey");
     const r = {
-      id: rt.str(o["Id"], "Id"),
-      kind: readSpecialKind(o["Kind"], "Kind"),
-      pieces: rt.scalars(o["Pieces"], "Pieces", (v1, a1) => rt.str(v1, a1)),
-      rules: rt.scalars(o["Rules"], "Rules", (v1, a1) => rt.str(v1, a1)),
-      captures: rt.bool(o["Captures"], "Captures"),
-      moverMoves: rt.bool(o["MoverMoves"], "MoverMoves"),
-      convertsSide: rt.bool(o["ConvertsSide"], "ConvertsSide"),
-      oncePerGame: rt.bool(o["OncePerGame"], "OncePerGame"),
-      nameKey: rt.str(o["NameKey"], "NameKey"),
-      descKey: rt.str(o["DescKey"], "DescKey"),
+      id: x0 as string,
+      kind: x1 as SpecialKind,
+      pieces: rt.strings(o["Pieces"], "Pieces"),
+      rules: rt.strings(o["Rules"], "Rules"),
+      captures: x8 as boolean,
+      moverMoves: x9 as boolean,
+      convertsSide: x10 as boolean,
+      oncePerGame: x11 as boolean,
+      nameKey: x12 as string,
+      descKey: x13 as string,
     } as rt.Mutable<SpecialMove>;
     let n = 10;
     const x4 = o["Target"];
     if (x4 !== undefined) {
-      r.target = rt.str(x4, "Target");
+      if (!(typeof x4 === "string")) rt.str(x4, "Target");
+      r.target = x4 as string;
       n++;
     }
     const x5 = o["MinPassed"];
     if (x5 !== undefined) {
-      r.minPassed = rt.int(x5, "MinPassed", 0, 255);
+      if (!(typeof x5 === "number" && x5 >>> 0 === x5 && x5 <= 255)) rt.int(x5, "MinPassed", 0, 255);
+      r.minPassed = x5 as number;
       n++;
     }
     const x6 = o["MaxPassed"];
     if (x6 !== undefined) {
-      r.maxPassed = rt.int(x6, "MaxPassed", 0, 255);
+      if (!(typeof x6 === "number" && x6 >>> 0 === x6 && x6 <= 255)) rt.int(x6, "MaxPassed", 0, 255);
+      r.maxPassed = x6 as number;
       n++;
     }
     const x7 = o["PassedSide"];
     if (x7 !== undefined) {
-      r.passedSide = readAllegiance(x7, "PassedSide");
+      if (!(x7 === "Any" || x7 === "Own" || x7 === "Enemy")) readAllegiance(x7, "PassedSide");
+      r.passedSide = x7 as Allegiance;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS);

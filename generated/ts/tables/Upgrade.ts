@@ -45,16 +45,25 @@ const FIELDS: readonly string[] = ["Id", "From", "Trigger", "CapturedClass", "To
 export function readUpgrade(v: unknown, at: rt.At): Upgrade {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Id");
+    const x1 = o["From"];
+    if (!(typeof x1 === "string")) rt.str(x1, "From");
+    const x2 = o["Trigger"];
+    if (!(x2 === "LastRow" || x2 === "Capture")) readTrigger(x2, "Trigger");
+    const x4 = o["To"];
+    if (!(typeof x4 === "string")) rt.str(x4, "To");
     const r = {
-      id: rt.str(o["Id"], "Id"),
-      from: rt.str(o["From"], "From"),
-      trigger: readTrigger(o["Trigger"], "Trigger"),
-      to: rt.str(o["To"], "To"),
+      id: x0 as string,
+      from: x1 as string,
+      trigger: x2 as Trigger,
+      to: x4 as string,
     } as rt.Mutable<Upgrade>;
     let n = 4;
     const x3 = o["CapturedClass"];
     if (x3 !== undefined) {
-      r.capturedClass = readCaptureClass(x3, "CapturedClass");
+      if (!(x3 === "T0" || x3 === "Military" || x3 === "Civil" || x3 === "T3" || x3 === "T4")) readCaptureClass(x3, "CapturedClass");
+      r.capturedClass = x3 as CaptureClass;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS);

@@ -1863,6 +1863,23 @@ namespace Sample.Config.Test
                 report.Append('|').Append(t.PieceType.All[0].Pos.Label == null).Append('|').Append(t.PieceType.All[1].Constructor.HasValue);
                 report.Append('|').Append(t.Empty.Count).Append('|').Append(Tables.ContentHash.Length);
                 try { t.PieceType.Get(9); } catch (global::System.Collections.Generic.KeyNotFoundException e) { report.Append('|').Append(e.Message); }
+                // Typed references: the rows themselves, resolved once at load.
+                var refs = new global::System.Text.StringBuilder();
+                refs.Append(object.ReferenceEquals(pawn.NextRef, t.PieceType.Get(2))).Append('|').Append(t.PieceType.Get(2).NextRef == null);
+                refs.Append('|').Append(t.PieceType.Get(65535).NextRef.Name).Append('|').Append(m.PieceRef.Id);
+                refs.Append('|').Append(pawn.Effects[0].SourceRef.Id).Append('|').Append(pawn.Effects[0].SourceRef.Effects.Count);
+                var owners = t.Extras.All[0].OwnersRefs;
+                refs.Append('|').Append(owners.Count).Append(owners[0][1].Id).Append(owners[1][0].Id).Append('|').Append(t.Extras.All[1].OwnersRefs.Count);
+                var act = (Act.Class)t.Extras.All[0].Act;
+                refs.Append('|').Append(act.ByRef.Id).Append(((Act.Class)act.Next).ByRef.Id).Append(((Act.Class)t.Extras.All[0].ByName["é"]).ByRef.Id);
+                // Hot reload: a second load shares nothing with the first, whose rows stay as they were.
+                Tables t2 = Tables.Load(args[1]);
+                refs.Append('|').Append(object.ReferenceEquals(t2.PieceType.Get(1), pawn)).Append(object.ReferenceEquals(t2.PieceType.Get(1).NextRef, t2.PieceType.Get(2)));
+                refs.Append(object.ReferenceEquals(pawn.NextRef, t.PieceType.Get(2))).Append(Tables.DataFiles.Count).Append(Tables.DataFiles[0]);
+                global::System.IO.File.WriteAllText(global::System.IO.Path.Combine(args[2], "refs.txt"), refs.ToString(), utf8);
+                // Loading from fetched bytes, asynchronously.
+                Tables t3 = Tables.LoadAsync(file => global::System.Threading.Tasks.Task.Run(() => global::System.IO.File.ReadAllBytes(global::System.IO.Path.Combine(args[1], file)))).Result;
+                if (t3.PieceType.Get(1).NextRef.Id != 2) return 4;
                 global::System.Console.Out.Write(report.ToString());
                 return 0;
             }
@@ -1925,6 +1942,10 @@ namespace Sample.Config.Test
         assert_eq!(
             report,
             "Pawn|Forward|PieceTypeId(1)|True|False|MoveId(Pawn, Silver, 1)|3|12|second|True|False|0|64|PieceType has no row with key PieceTypeId(9)"
+        );
+        assert_eq!(
+            std::fs::read_to_string(out_dir.join("refs.txt")).unwrap(),
+            "True|True|Pawn|1|65535|2|2265535|0|222|FalseTrueTrue6Const.json"
         );
 
         // Broken data: each case changes one file and must fail with a message naming the problem.

@@ -25,7 +25,7 @@ use super::strings::{quoted, quoted_json};
 use super::{Backend, EmitContext, Files};
 use crate::ir::canonical;
 use crate::ir::text::TextTable;
-use crate::ir::{Field, Project, RecordDef, Table, TableMode, Type};
+use crate::ir::{Field, IntWidth, Project, RecordDef, Table, TableMode, Type};
 use crate::naming;
 use anyhow::{bail, Context};
 use serde::Serialize;
@@ -274,6 +274,8 @@ struct ClassVm {
     fields: Vec<FieldVm>,
     /// `"a", "b"`: the source names (JSON members).
     field_names: String,
+    /// Statements checking required fields whose check is inline (before the object literal).
+    checks: Vec<String>,
     /// Object-literal entries `ident: <read expression>` of the required fields.
     required: Vec<String>,
     /// How many members every object has (the required fields): `n`'s start.
@@ -631,11 +633,15 @@ impl Gen<'_> {
             ));
             let mut required = vec![format!("{disc}: {tag}")];
             required.append(&mut vm.required);
-            let mut body = if vm.inherited {
-                format!("      case {tag}: {{\n        const r = {{\n")
+            let mut body = format!("      case {tag}: {{\n");
+            for c in &vm.checks {
+                body.push_str(&format!("        {}\n", c.replace("\n    ", "\n        ")));
+            }
+            body.push_str(&if vm.inherited {
+                "        const r = {\n".to_string()
             } else {
-                format!("      case {tag}: {{\n        const r: rt.Mutable<{vname}> = {{\n")
-            };
+                format!("        const r: rt.Mutable<{vname}> = {{\n")
+            });
             for r in &required {
                 body.push_str(&format!("          {r},\n"));
             }
@@ -795,6 +801,7 @@ impl Gen<'_> {
                 .collect::<Vec<_>>()
                 .join(", "),
             required: vec![],
+            checks: vec![],
             required_count: 0,
             inherited: idents.iter().any(|i| INHERITED.contains(&i.as_str())),
             optional: vec![],
@@ -808,13 +815,21 @@ impl Gen<'_> {
         for (i, (f, ident)) in fields.iter().zip(&idents).enumerate() {
             let key = quoted(&f.name);
             let member = member_of("o", &f.name);
+            let x = format!("x{i}");
             match &f.ty {
                 Type::Optional(inner) => {
                     let inner = strip(inner);
-                    vm.optional.push(format!(
-                        "const x{i} = {member};\n    if (x{i} !== undefined) {{\n      r.{ident} = {};\n      n++;\n    }}",
-                        self.read(inner, &format!("x{i}"), &key, 1)
-                    ));
+                    vm.optional.push(match self.inline_check(inner, &x) {
+                        Some(check) => format!(
+                            "const {x} = {member};\n    if ({x} !== undefined) {{\n      if (!({check})) {};\n      r.{ident} = {x} as {};\n      n++;\n    }}",
+                            self.read(inner, &x, &key, 1),
+                            self.ty(inner)
+                        ),
+                        None => format!(
+                            "const {x} = {member};\n    if ({x} !== undefined) {{\n      r.{ident} = {};\n      n++;\n    }}",
+                            self.read(inner, &x, &key, 1)
+                        ),
+                    });
                     // Absent, `row.constructor` would be Object's: such a property is always set (to `undefined`).
                     let shadow = INHERITED.contains(&ident.as_str());
                     if shadow {
@@ -833,8 +848,20 @@ impl Gen<'_> {
                 }
                 ty => {
                     vm.required_count += 1;
-                    vm.required
-                        .push(format!("{ident}: {}", self.read(ty, &member, &key, 1)));
+                    match self.inline_check(ty, &x) {
+                        Some(check) => {
+                            // Checked inline (no call while the table's reader is still interpreted); the
+                            // field's reader runs only to report what is wrong.
+                            vm.checks.push(format!(
+                                "const {x} = {member};\n    if (!({check})) {};",
+                                self.read(ty, &x, &key, 1)
+                            ));
+                            vm.required.push(format!("{ident}: {x} as {}", self.ty(ty)));
+                        }
+                        None => vm
+                            .required
+                            .push(format!("{ident}: {}", self.read(ty, &member, &key, 1))),
+                    }
                     vm.fields.push(FieldVm {
                         ident: ident.clone(),
                         opt: String::new(),
@@ -1095,6 +1122,41 @@ impl Gen<'_> {
         }
     }
 
+    /// A condition on the JSON value `x` that holds exactly when it is a valid `ty`, written without calls, for
+    /// the types whose reader returns the value itself (booleans, integers up to 32 bits, finite numbers,
+    /// strings, enums of up to 16 members); `None` for the others. A table's reader runs once per row and is
+    /// often never optimized by the JIT: a call costs far more there than these operators.
+    fn inline_check(&self, ty: &Type, x: &str) -> Option<String> {
+        Some(match ty {
+            Type::Bool => format!("typeof {x} === \"boolean\""),
+            Type::Float => format!("typeof {x} === \"number\" && {x} - {x} === 0"),
+            Type::String => format!("typeof {x} === \"string\""),
+            Type::Int(w) if !w.is_64() => {
+                let (lo, hi) = w.range();
+                // `typeof` first: it narrows `x` to `number` for tsc, and `"5" | 0` is 5.
+                let is = format!("typeof {x} === \"number\" && ");
+                match w {
+                    IntWidth::I32 => format!("{is}({x} | 0) === {x}"),
+                    IntWidth::U32 => format!("{is}{x} >>> 0 === {x}"),
+                    IntWidth::U8 | IntWidth::U16 => format!("{is}{x} >>> 0 === {x} && {x} <= {hi}"),
+                    _ => format!("{is}({x} | 0) === {x} && {x} >= {lo} && {x} <= {hi}"),
+                }
+            }
+            Type::Enum(n) => {
+                let members = &self.project.enums.get(n)?.members;
+                if members.is_empty() || members.len() > 16 {
+                    return None;
+                }
+                members
+                    .iter()
+                    .map(|m| format!("{x} === {}", quoted(m)))
+                    .collect::<Vec<_>>()
+                    .join(" || ")
+            }
+            _ => return None,
+        })
+    }
+
     /// Expression reading `value` (an `unknown`) of type `ty`, with `at` the expression of its place in its
     /// parent (a member name literal or an index); lambda parameters are numbered by `depth`.
     fn read(&self, ty: &Type, value: &str, at: &str, depth: usize) -> String {
@@ -1140,6 +1202,23 @@ impl Gen<'_> {
                     "rt.map({value}, {at}, ({kk}) => {key}, ({x}, {a}) => {})",
                     self.read(v, &x, &a, depth + 1)
                 )
+            }
+            Type::Array(t) if matches!(**t, Type::Bool | Type::Float | Type::String) => {
+                let how = match **t {
+                    Type::Bool => "bools",
+                    Type::Float => "floats",
+                    _ => "strings",
+                };
+                format!("rt.{how}({value}, {at})")
+            }
+            Type::Array(t) if matches!(**t, Type::Int(w) if !w.is_64()) => {
+                let Type::Int(w) = **t else { unreachable!() };
+                let (lo, hi) = w.range();
+                format!("rt.ints({value}, {at}, {lo}, {hi})")
+            }
+            Type::Array(t) if matches!(**t, Type::Enum(_)) => {
+                let Type::Enum(n) = &**t else { unreachable!() };
+                format!("rt.scalars({value}, {at}, read{})", self.names.enums[n])
             }
             Type::Array(t) => {
                 let (x, a) = (format!("v{depth}"), format!("a{depth}"));
@@ -1764,7 +1843,7 @@ mod emit_tests {
     const MAIN: &str = r#"
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { CONTENT_HASH, Dir, GentableDataError, canonicalTables, loadTables, type PieceType, type Tables } from "./gen/ts/index.js";
+import { CONTENT_HASH, DATA_FILES, Dir, GentableDataError, canonicalTables, loadTables, loadTablesAsync, loadTablesFromBytes, type PieceType, type Tables } from "./gen/ts/index.js";
 
 const dataDir = process.argv[2] ?? "";
 const outDir = process.argv[3] ?? "";
@@ -1796,6 +1875,45 @@ try {
   } catch (e) {
     report.push(e instanceof RangeError ? e.message : "?");
   }
+  // Typed references: the rows themselves, resolved once at load; rows frozen, references not enumerable.
+  const p2 = t.pieceType.getOrThrow(2);
+  const owners = t.extras.all[0]?.ownersRefs;
+  const act = t.extras.all[0]?.act;
+  const byName = t.extras.all[0]?.byName.get("é");
+  let mutated = "no";
+  try {
+    (p2 as { name: string }).name = "x";
+    mutated = "yes";
+  } catch (e) {
+    mutated = e instanceof TypeError ? "TypeError" : "?";
+  }
+  const refs: unknown[] = [
+    pawn?.nextRef === p2,
+    p2.nextRef === null || p2.nextRef === undefined,
+    t.pieceType.getOrThrow(65535).nextRef?.name,
+    t.move.get("Pawn", "Silver", 1)?.pieceRef.id,
+    pawn?.effects[0]?.sourceRef?.id,
+    owners?.length,
+    owners?.[0]?.[1]?.id,
+    owners?.[1]?.[0]?.id,
+    t.extras.all[1]?.ownersRefs.length,
+    act?.type === "class" ? act.byRef?.id : "?",
+    act?.type === "class" && act.next?.type === "class" ? act.next.byRef?.id : "?",
+    byName?.type === "class" ? byName.byRef?.id : "?",
+    Object.isFrozen(pawn) && Object.isFrozen(pawn?.params) && Object.isFrozen(pawn?.pos) && Object.isFrozen(t) && Object.isFrozen(t.pieceType.all),
+    mutated,
+    JSON.stringify(t.move.get("Pawn", "Silver", 1)).includes("Ref"),
+    Object.keys(pawn ?? {}).includes("nextRef"),
+  ];
+  // Hot reload: a second load shares nothing with the first, whose rows stay as they were.
+  const t2 = loadTables(dataDir);
+  refs.push(t2.pieceType.get(1) === pawn, t2.pieceType.get(1)?.nextRef === t2.pieceType.get(2), pawn?.nextRef === p2);
+  refs.push(DATA_FILES.length, DATA_FILES[0]);
+  // Asynchronous loading, and loading from bytes (what a browser does with fetched files).
+  const t3 = await loadTablesAsync(dataDir);
+  const t4 = loadTablesFromBytes((file) => fs.readFileSync(path.join(dataDir, file)));
+  refs.push(t3.pieceType.get(1)?.nextRef?.id, t4.pieceType.get(1)?.nextRef?.id);
+  fs.writeFileSync(path.join(outDir, "refs.txt"), refs.map(String).join("|"));
   process.stdout.write(report.map(String).join("|"));
 } catch (e) {
   if (e instanceof GentableDataError) {
@@ -1885,6 +2003,10 @@ try {
             assert_eq!(&got, json, "canonical JSON of {name} differs");
         }
         assert_eq!(report, "Pawn|true|true|true|true|0|3|12|true|second|true|false|0|64|PieceType has no row with key 9");
+        assert_eq!(
+            std::fs::read_to_string(out_dir.join("refs.txt")).unwrap(),
+            "true|true|Pawn|1|65535|2|2|65535|0|2|2|2|true|TypeError|false|false|false|true|true|6|Const.json|2|2"
+        );
 
         // Broken data: each case changes one file and must fail with a message naming the problem.
         testkit::check_broken_data(root, &data, testkit::Loader::TypeScript, |case_dir| {

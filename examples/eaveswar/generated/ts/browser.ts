@@ -87,8 +87,11 @@ export interface Tables {
   readonly trashMix: TrashMixTable;
 }
 
-/** Reads every table from the text `textOf` gives for its data file. */
-function build(textOf: (file: string, table: string) => string): Tables {
+/**
+ * Loads every table from the text `textOf` returns for each name in `DATA_FILES` (and its table). Throws a
+ * `GentableDataError` as `loadTablesFromBytes` does.
+ */
+export function loadTablesFromText(textOf: (file: string, table: string) => string): Tables {
   const t: Tables = {
     cell: new CellTable(rt.rows(textOf("Cell.json", "Cell"), "Cell.json", "Cell", TABLE_HASHES.get("Cell"), readCell)),
     mapInfo: rt.single(textOf("MapInfo.json", "MapInfo"), "MapInfo.json", "MapInfo", TABLE_HASHES.get("MapInfo"), readMapInfo),
@@ -108,7 +111,7 @@ function build(textOf: (file: string, table: string) => string): Tables {
  * generated types.
  */
 export function loadTablesFromBytes(bytesOf: (file: string) => Uint8Array): Tables {
-  return build((file, table) => rt.text(rt.bytesOf(bytesOf, file, table), file, table));
+  return loadTablesFromText((file, table) => rt.text(rt.bytesOf(bytesOf, file, table), file, table));
 }
 
 /**
@@ -134,7 +137,7 @@ export function loadTablesFromUrl(baseUrl: string): Promise<Tables> {
  * Throws a `GentableDataError` as `loadTablesFromBytes` does.
  */
 export function loadTablesFromJson(jsonOf: (table: string) => string): Tables {
-  return build((file, table) => rt.textOf(jsonOf, file, table));
+  return loadTablesFromText((file, table) => rt.textOf(jsonOf, file, table));
 }
 
 /**

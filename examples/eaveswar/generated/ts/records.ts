@@ -46,39 +46,47 @@ const FIELDS_Effect: readonly string[] = ["kind", "trigger", "order", "amount", 
 export function readEffect(v: unknown, at: rt.At): Effect {
   const o = rt.object(v, at);
   try {
+    const x1 = o["trigger"];
+    if (!(x1 === "always" || x1 === "after-move" || x1 === "after-search" || x1 === "after-food-search" || x1 === "after-fight-win" || x1 === "before-action" || x1 === "adjacent-enemy-searched" || x1 === "land-on-food-can" || x1 === "night" || x1 === "third-order" || x1 === "on-attack" || x1 === "on-defend" || x1 === "on-lose-fight" || x1 === "on-setup")) readTrigger(x1, "trigger");
     const r: rt.Mutable<Effect> = {
       kind: readEffectKind(o["kind"], "kind"),
-      trigger: readTrigger(o["trigger"], "trigger"),
+      trigger: x1 as Trigger,
     };
     let n = 2;
     const x2 = o["order"];
     if (x2 !== undefined) {
-      r.order = readOrder(x2, "order");
+      if (!(x2 === "move" || x2 === "prepare" || x2 === "fight")) readOrder(x2, "order");
+      r.order = x2 as Order;
       n++;
     }
     const x3 = o["amount"];
     if (x3 !== undefined) {
-      r.amount = rt.int(x3, "amount", 0, 255);
+      if (!(typeof x3 === "number" && x3 >>> 0 === x3 && x3 <= 255)) rt.int(x3, "amount", 0, 255);
+      r.amount = x3 as number;
       n++;
     }
     const x4 = o["cost"];
     if (x4 !== undefined) {
-      r.cost = rt.int(x4, "cost", 0, 255);
+      if (!(typeof x4 === "number" && x4 >>> 0 === x4 && x4 <= 255)) rt.int(x4, "cost", 0, 255);
+      r.cost = x4 as number;
       n++;
     }
     const x5 = o["range"];
     if (x5 !== undefined) {
-      r.range = rt.int(x5, "range", 0, 255);
+      if (!(typeof x5 === "number" && x5 >>> 0 === x5 && x5 <= 255)) rt.int(x5, "range", 0, 255);
+      r.range = x5 as number;
       n++;
     }
     const x6 = o["steps"];
     if (x6 !== undefined) {
-      r.steps = rt.int(x6, "steps", 0, 255);
+      if (!(typeof x6 === "number" && x6 >>> 0 === x6 && x6 <= 255)) rt.int(x6, "steps", 0, 255);
+      r.steps = x6 as number;
       n++;
     }
     const x7 = o["terrain"];
     if (x7 !== undefined) {
-      r.terrain = readTerrain(x7, "terrain");
+      if (!(x7 === "plain" || x7 === "building" || x7 === "high-ground" || x7 === "nest" || x7 === "recruit-point" || x7 === "trash-can")) readTerrain(x7, "terrain");
+      r.terrain = x7 as Terrain;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS_Effect);
@@ -122,9 +130,13 @@ const FIELDS_OffsetQr: readonly string[] = ["dq", "dr"];
 export function readOffsetQr(v: unknown, at: rt.At): OffsetQr {
   const o = rt.object(v, at);
   try {
+    const x0 = o["dq"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0 && x0 >= -128 && x0 <= 127)) rt.int(x0, "dq", -128, 127);
+    const x1 = o["dr"];
+    if (!(typeof x1 === "number" && (x1 | 0) === x1 && x1 >= -128 && x1 <= 127)) rt.int(x1, "dr", -128, 127);
     const r: rt.Mutable<OffsetQr> = {
-      dq: rt.int(o["dq"], "dq", -128, 127),
-      dr: rt.int(o["dr"], "dr", -128, 127),
+      dq: x0 as number,
+      dr: x1 as number,
     };
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS_OffsetQr);
     return Object.freeze(r);

@@ -78,8 +78,11 @@ export interface Tables {
   readonly unit: UnitTable;
 }
 
-/** Reads every table from the text `textOf` gives for its data file. */
-function build(textOf: (file: string, table: string) => string): Tables {
+/**
+ * Loads every table from the text `textOf` returns for each name in `DATA_FILES` (and its table). Throws a
+ * `GentableDataError` as `loadTablesFromBytes` does.
+ */
+export function loadTablesFromText(textOf: (file: string, table: string) => string): Tables {
   const t: Tables = {
     attack: new AttackTable(rt.rows(textOf("Attack.json", "Attack"), "Attack.json", "Attack", TABLE_HASHES.get("Attack"), readAttack)),
     battle: rt.single(textOf("Battle.json", "Battle"), "Battle.json", "Battle", TABLE_HASHES.get("Battle"), readBattle),
@@ -102,7 +105,7 @@ function build(textOf: (file: string, table: string) => string): Tables {
  * generated types.
  */
 export function loadTablesFromBytes(bytesOf: (file: string) => Uint8Array): Tables {
-  return build((file, table) => rt.text(rt.bytesOf(bytesOf, file, table), file, table));
+  return loadTablesFromText((file, table) => rt.text(rt.bytesOf(bytesOf, file, table), file, table));
 }
 
 /**
@@ -128,7 +131,7 @@ export function loadTablesFromUrl(baseUrl: string): Promise<Tables> {
  * Throws a `GentableDataError` as `loadTablesFromBytes` does.
  */
 export function loadTablesFromJson(jsonOf: (table: string) => string): Tables {
-  return build((file, table) => rt.textOf(jsonOf, file, table));
+  return loadTablesFromText((file, table) => rt.textOf(jsonOf, file, table));
 }
 
 /**

@@ -1127,7 +1127,7 @@ namespace WarChest.GameConfig
             }
             catch (global::System.Exception e) when (e is global::System.IO.IOException || e is global::System.UnauthorizedAccessException || e is global::System.Security.SecurityException || e is global::System.NotSupportedException || e is global::System.ArgumentException)
             {
-                throw GentableDataException.Of(file, TableOf(file), "cannot read " + path + ": " + e.Message, e);
+                throw GentableDataException.Of(file, TableOf(file), file + ": cannot read " + path + ": " + e.Message, e);
             }
         }
 

@@ -24,13 +24,16 @@ const FIELDS_Condition: readonly string[] = ["test", "n"];
 export function readCondition(v: unknown, at: rt.At): Condition {
   const o = rt.object(v, at);
   try {
+    const x0 = o["test"];
+    if (!(x0 === "distance" || x0 === "straight" || x0 === "line-clear" || x0 === "path-clear" || x0 === "empty" || x0 === "enemy" || x0 === "friend" || x0 === "friend-with-tactic" || x0 === "control-point" || x0 === "not-own-control" || x0 === "same-unit")) readPrimitive(x0, "test");
     const r: rt.Mutable<Condition> = {
-      test: readPrimitive(o["test"], "test"),
+      test: x0 as Primitive,
     };
     let n = 1;
     const x1 = o["n"];
     if (x1 !== undefined) {
-      r.n = rt.int(x1, "n", 0, 255);
+      if (!(typeof x1 === "number" && x1 >>> 0 === x1 && x1 <= 255)) rt.int(x1, "n", 0, 255);
+      r.n = x1 as number;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS_Condition);
@@ -66,9 +69,13 @@ const FIELDS_Hex: readonly string[] = ["q", "r"];
 export function readHex(v: unknown, at: rt.At): Hex {
   const o = rt.object(v, at);
   try {
+    const x0 = o["q"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0 && x0 >= -128 && x0 <= 127)) rt.int(x0, "q", -128, 127);
+    const x1 = o["r"];
+    if (!(typeof x1 === "number" && (x1 | 0) === x1 && x1 >= -128 && x1 <= 127)) rt.int(x1, "r", -128, 127);
     const r: rt.Mutable<Hex> = {
-      q: rt.int(o["q"], "q", -128, 127),
-      r: rt.int(o["r"], "r", -128, 127),
+      q: x0 as number,
+      r: x1 as number,
     };
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS_Hex);
     return Object.freeze(r);
@@ -115,15 +122,20 @@ const FIELDS_ScenarioPiece: readonly string[] = ["at", "side", "unit", "strength
 export function readScenarioPiece(v: unknown, at: rt.At): ScenarioPiece {
   const o = rt.object(v, at);
   try {
+    const x1 = o["side"];
+    if (!(x1 === "red" || x1 === "blue")) readSide(x1, "side");
+    const x2 = o["unit"];
+    if (!(typeof x2 === "string")) rt.str(x2, "unit");
     const r = {
       at: readHex(o["at"], "at"),
-      side: readSide(o["side"], "side"),
-      unit: rt.str(o["unit"], "unit"),
+      side: x1 as Side,
+      unit: x2 as string,
     } as rt.Mutable<ScenarioPiece>;
     let n = 3;
     const x3 = o["strength"];
     if (x3 !== undefined) {
-      r.strength = rt.int(x3, "strength", 0, 255);
+      if (!(typeof x3 === "number" && x3 >>> 0 === x3 && x3 <= 255)) rt.int(x3, "strength", 0, 255);
+      r.strength = x3 as number;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS_ScenarioPiece);

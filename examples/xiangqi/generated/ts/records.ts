@@ -21,9 +21,13 @@ const FIELDS_Offset: readonly string[] = ["dr", "dc"];
 export function readOffset(v: unknown, at: rt.At): Offset {
   const o = rt.object(v, at);
   try {
+    const x0 = o["dr"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0 && x0 >= -128 && x0 <= 127)) rt.int(x0, "dr", -128, 127);
+    const x1 = o["dc"];
+    if (!(typeof x1 === "number" && (x1 | 0) === x1 && x1 >= -128 && x1 <= 127)) rt.int(x1, "dc", -128, 127);
     const r: rt.Mutable<Offset> = {
-      dr: rt.int(o["dr"], "dr", -128, 127),
-      dc: rt.int(o["dc"], "dc", -128, 127),
+      dr: x0 as number,
+      dc: x1 as number,
     };
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS_Offset);
     return Object.freeze(r);
@@ -58,9 +62,13 @@ const FIELDS_Span: readonly string[] = ["min", "max"];
 export function readSpan(v: unknown, at: rt.At): Span {
   const o = rt.object(v, at);
   try {
+    const x0 = o["min"];
+    if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 255)) rt.int(x0, "min", 0, 255);
+    const x1 = o["max"];
+    if (!(typeof x1 === "number" && x1 >>> 0 === x1 && x1 <= 255)) rt.int(x1, "max", 0, 255);
     const r: rt.Mutable<Span> = {
-      min: rt.int(o["min"], "min", 0, 255),
-      max: rt.int(o["max"], "max", 0, 255),
+      min: x0 as number,
+      max: x1 as number,
     };
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS_Span);
     return Object.freeze(r);

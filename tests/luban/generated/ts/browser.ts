@@ -193,8 +193,11 @@ export interface Tables {
   readonly tbTestTag: TbTestTagTable;
 }
 
-/** Reads every table from the text `textOf` gives for its data file. */
-function build(textOf: (file: string, table: string) => string): Tables {
+/**
+ * Loads every table from the text `textOf` returns for each name in `DATA_FILES` (and its table). Throws a
+ * `GentableDataError` as `loadTablesFromBytes` does.
+ */
+export function loadTablesFromText(textOf: (file: string, table: string) => string): Tables {
   const t: Tables = {
     tbAutoImport1: new TbAutoImport1Table(rt.rows(textOf("TbAutoImport1.json", "TbAutoImport1"), "TbAutoImport1.json", "TbAutoImport1", TABLE_HASHES.get("TbAutoImport1"), readTbAutoImport1)),
     tbAutoImport2: new TbAutoImport2Table(rt.rows(textOf("TbAutoImport2.json", "TbAutoImport2"), "TbAutoImport2.json", "TbAutoImport2", TABLE_HASHES.get("TbAutoImport2"), readTbAutoImport2)),
@@ -238,7 +241,7 @@ function build(textOf: (file: string, table: string) => string): Tables {
  * generated types.
  */
 export function loadTablesFromBytes(bytesOf: (file: string) => Uint8Array): Tables {
-  return build((file, table) => rt.text(rt.bytesOf(bytesOf, file, table), file, table));
+  return loadTablesFromText((file, table) => rt.text(rt.bytesOf(bytesOf, file, table), file, table));
 }
 
 /**
@@ -264,7 +267,7 @@ export function loadTablesFromUrl(baseUrl: string): Promise<Tables> {
  * Throws a `GentableDataError` as `loadTablesFromBytes` does.
  */
 export function loadTablesFromJson(jsonOf: (table: string) => string): Tables {
-  return build((file, table) => rt.textOf(jsonOf, file, table));
+  return loadTablesFromText((file, table) => rt.textOf(jsonOf, file, table));
 }
 
 /**

@@ -46,8 +46,10 @@ const FIELDS_DemoType1: readonly string[] = ["x1"];
 export function readDemoType1(v: unknown, at: rt.At): DemoType1 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["x1"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "x1", -2147483648, 2147483647);
     const r: rt.Mutable<DemoType1> = {
-      x1: rt.int(o["x1"], "x1", -2147483648, 2147483647),
+      x1: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_DemoType1);
     return Object.freeze(r);
@@ -137,9 +139,13 @@ const FIELDS_Vec2: readonly string[] = ["x", "y"];
 export function readVec2(v: unknown, at: rt.At): Vec2 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["x"];
+    if (!(typeof x0 === "number" && x0 - x0 === 0)) rt.float(x0, "x");
+    const x1 = o["y"];
+    if (!(typeof x1 === "number" && x1 - x1 === 0)) rt.float(x1, "y");
     const r: rt.Mutable<Vec2> = {
-      x: rt.float(o["x"], "x"),
-      y: rt.float(o["y"], "y"),
+      x: x0 as number,
+      y: x1 as number,
     };
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS_Vec2);
     return Object.freeze(r);
@@ -166,10 +172,16 @@ const FIELDS_Vec3: readonly string[] = ["x", "y", "z"];
 export function readVec3(v: unknown, at: rt.At): Vec3 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["x"];
+    if (!(typeof x0 === "number" && x0 - x0 === 0)) rt.float(x0, "x");
+    const x1 = o["y"];
+    if (!(typeof x1 === "number" && x1 - x1 === 0)) rt.float(x1, "y");
+    const x2 = o["z"];
+    if (!(typeof x2 === "number" && x2 - x2 === 0)) rt.float(x2, "z");
     const r: rt.Mutable<Vec3> = {
-      x: rt.float(o["x"], "x"),
-      y: rt.float(o["y"], "y"),
-      z: rt.float(o["z"], "z"),
+      x: x0 as number,
+      y: x1 as number,
+      z: x2 as number,
     };
     if (rt.count(o) !== 3) rt.unknown(o, FIELDS_Vec3);
     return Object.freeze(r);
@@ -198,11 +210,19 @@ const FIELDS_Vec4: readonly string[] = ["x", "y", "z", "w"];
 export function readVec4(v: unknown, at: rt.At): Vec4 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["x"];
+    if (!(typeof x0 === "number" && x0 - x0 === 0)) rt.float(x0, "x");
+    const x1 = o["y"];
+    if (!(typeof x1 === "number" && x1 - x1 === 0)) rt.float(x1, "y");
+    const x2 = o["z"];
+    if (!(typeof x2 === "number" && x2 - x2 === 0)) rt.float(x2, "z");
+    const x3 = o["w"];
+    if (!(typeof x3 === "number" && x3 - x3 === 0)) rt.float(x3, "w");
     const r: rt.Mutable<Vec4> = {
-      x: rt.float(o["x"], "x"),
-      y: rt.float(o["y"], "y"),
-      z: rt.float(o["z"], "z"),
-      w: rt.float(o["w"], "w"),
+      x: x0 as number,
+      y: x1 as number,
+      z: x2 as number,
+      w: x3 as number,
     };
     if (rt.count(o) !== 4) rt.unknown(o, FIELDS_Vec4);
     return Object.freeze(r);

@@ -110,8 +110,11 @@ export interface Tables {
   readonly vertical: Vertical;
 }
 
-/** Reads every table from the text `textOf` gives for its data file. */
-function build(textOf: (file: string, table: string) => string): Tables {
+/**
+ * Loads every table from the text `textOf` returns for each name in `DATA_FILES` (and its table). Throws a
+ * `GentableDataError` as `loadTablesFromBytes` does.
+ */
+export function loadTablesFromText(textOf: (file: string, table: string) => string): Tables {
   const t: Tables = {
     features: new FeaturesTable(rt.rows(textOf("Features.json", "Features"), "Features.json", "Features", TABLE_HASHES.get("Features"), readFeatures)),
     keywords: new KeywordsTable(rt.rows(textOf("Keywords.json", "Keywords"), "Keywords.json", "Keywords", TABLE_HASHES.get("Keywords"), readKeywords)),
@@ -140,7 +143,7 @@ function build(textOf: (file: string, table: string) => string): Tables {
  * generated types.
  */
 export function loadTablesFromBytes(bytesOf: (file: string) => Uint8Array): Tables {
-  return build((file, table) => rt.text(rt.bytesOf(bytesOf, file, table), file, table));
+  return loadTablesFromText((file, table) => rt.text(rt.bytesOf(bytesOf, file, table), file, table));
 }
 
 /**
@@ -166,7 +169,7 @@ export function loadTablesFromUrl(baseUrl: string): Promise<Tables> {
  * Throws a `GentableDataError` as `loadTablesFromBytes` does.
  */
 export function loadTablesFromJson(jsonOf: (table: string) => string): Tables {
-  return build((file, table) => rt.textOf(jsonOf, file, table));
+  return loadTablesFromText((file, table) => rt.textOf(jsonOf, file, table));
 }
 
 /**

@@ -17,14 +17,19 @@ const FIELDS_Point: readonly string[] = ["x", "y", "label"];
 export function readPoint(v: unknown, at: rt.At): Point {
   const o = rt.object(v, at);
   try {
+    const x0 = o["x"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0 && x0 >= -32768 && x0 <= 32767)) rt.int(x0, "x", -32768, 32767);
+    const x1 = o["y"];
+    if (!(typeof x1 === "number" && (x1 | 0) === x1 && x1 >= -32768 && x1 <= 32767)) rt.int(x1, "y", -32768, 32767);
     const r: rt.Mutable<Point> = {
-      x: rt.int(o["x"], "x", -32768, 32767),
-      y: rt.int(o["y"], "y", -32768, 32767),
+      x: x0 as number,
+      y: x1 as number,
     };
     let n = 2;
     const x2 = o["label"];
     if (x2 !== undefined) {
-      r.label = rt.str(x2, "label");
+      if (!(typeof x2 === "string")) rt.str(x2, "label");
+      r.label = x2 as string;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS_Point);
@@ -62,7 +67,7 @@ export function readShape(v: unknown, at: rt.At): Shape {
     const r: rt.Mutable<Shape> = {
       origin: readPoint(o["origin"], "origin"),
       path: rt.array(o["path"], "path", (v1, a1) => readPoint(v1, a1)),
-      tags: rt.scalars(o["tags"], "tags", (v1, a1) => rt.str(v1, a1)),
+      tags: rt.strings(o["tags"], "tags"),
     };
     if (rt.count(o) !== 3) rt.unknown(o, FIELDS_Shape);
     return Object.freeze(r);
@@ -93,10 +98,16 @@ const FIELDS_Stat: readonly string[] = ["base", "growth", "cap"];
 export function readStat(v: unknown, at: rt.At): Stat {
   const o = rt.object(v, at);
   try {
+    const x0 = o["base"];
+    if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 65535)) rt.int(x0, "base", 0, 65535);
+    const x1 = o["growth"];
+    if (!(typeof x1 === "number" && x1 - x1 === 0)) rt.float(x1, "growth");
+    const x2 = o["cap"];
+    if (!(typeof x2 === "number" && x2 >>> 0 === x2 && x2 <= 65535)) rt.int(x2, "cap", 0, 65535);
     const r: rt.Mutable<Stat> = {
-      base: rt.int(o["base"], "base", 0, 65535),
-      growth: rt.float(o["growth"], "growth"),
-      cap: rt.int(o["cap"], "cap", 0, 65535),
+      base: x0 as number,
+      growth: x1 as number,
+      cap: x2 as number,
     };
     if (rt.count(o) !== 3) rt.unknown(o, FIELDS_Stat);
     return Object.freeze(r);
@@ -167,9 +178,11 @@ export function readEffect(v: unknown, at: rt.At): Effect {
   try {
     switch (o["kind"]) {
       case "Damage": {
+        const x0 = o["amount"];
+        if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 65535)) rt.int(x0, "amount", 0, 65535);
         const r: rt.Mutable<EffectDamage> = {
           kind: "Damage",
-          amount: rt.int(o["amount"], "amount", 0, 65535),
+          amount: x0 as number,
         };
         let n = 2;
         const x1 = o["element"];
@@ -181,10 +194,14 @@ export function readEffect(v: unknown, at: rt.At): Effect {
         return Object.freeze(r);
       }
       case "Heal": {
+        const x0 = o["amount"];
+        if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 65535)) rt.int(x0, "amount", 0, 65535);
+        const x1 = o["over"];
+        if (!(typeof x1 === "boolean")) rt.bool(x1, "over");
         const r: rt.Mutable<EffectHeal> = {
           kind: "Heal",
-          amount: rt.int(o["amount"], "amount", 0, 65535),
-          over: rt.bool(o["over"], "over"),
+          amount: x0 as number,
+          over: x1 as boolean,
         };
         if (rt.count(o) !== 3) rt.unknown(o, FIELDS_EffectHeal);
         return Object.freeze(r);

@@ -35,20 +35,28 @@ const FIELDS: readonly string[] = ["Q", "R", "Terrain", "Owner", "Block"];
 export function readCell(v: unknown, at: rt.At): Cell {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Q"];
+    if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 255)) rt.int(x0, "Q", 0, 255);
+    const x1 = o["R"];
+    if (!(typeof x1 === "number" && x1 >>> 0 === x1 && x1 <= 255)) rt.int(x1, "R", 0, 255);
+    const x2 = o["Terrain"];
+    if (!(x2 === "plain" || x2 === "building" || x2 === "high-ground" || x2 === "nest" || x2 === "recruit-point" || x2 === "trash-can")) readTerrain(x2, "Terrain");
     const r: rt.Mutable<Cell> = {
-      q: rt.int(o["Q"], "Q", 0, 255),
-      r: rt.int(o["R"], "R", 0, 255),
-      terrain: readTerrain(o["Terrain"], "Terrain"),
+      q: x0 as number,
+      r: x1 as number,
+      terrain: x2 as Terrain,
     };
     let n = 3;
     const x3 = o["Owner"];
     if (x3 !== undefined) {
-      r.owner = readSide(x3, "Owner");
+      if (!(x3 === "west" || x3 === "east")) readSide(x3, "Owner");
+      r.owner = x3 as Side;
       n++;
     }
     const x4 = o["Block"];
     if (x4 !== undefined) {
-      r.block = rt.int(x4, "Block", 0, 255);
+      if (!(typeof x4 === "number" && x4 >>> 0 === x4 && x4 <= 255)) rt.int(x4, "Block", 0, 255);
+      r.block = x4 as number;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS);

@@ -42,14 +42,28 @@ const FIELDS: readonly string[] = ["Id", "Columns", "EvenColumnCells", "OddColum
 export function readMapInfo(v: unknown, at: rt.At): MapInfo {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Id");
+    const x1 = o["Columns"];
+    if (!(typeof x1 === "number" && x1 >>> 0 === x1 && x1 <= 255)) rt.int(x1, "Columns", 0, 255);
+    const x2 = o["EvenColumnCells"];
+    if (!(typeof x2 === "number" && x2 >>> 0 === x2 && x2 <= 255)) rt.int(x2, "EvenColumnCells", 0, 255);
+    const x3 = o["OddColumnCells"];
+    if (!(typeof x3 === "number" && x3 >>> 0 === x3 && x3 <= 255)) rt.int(x3, "OddColumnCells", 0, 255);
+    const x4 = o["CellCount"];
+    if (!(typeof x4 === "number" && x4 >>> 0 === x4 && x4 <= 65535)) rt.int(x4, "CellCount", 0, 65535);
+    const x5 = o["RotateQ"];
+    if (!(typeof x5 === "number" && x5 >>> 0 === x5 && x5 <= 255)) rt.int(x5, "RotateQ", 0, 255);
+    const x6 = o["RotateR"];
+    if (!(typeof x6 === "number" && x6 >>> 0 === x6 && x6 <= 255)) rt.int(x6, "RotateR", 0, 255);
     const r: rt.Mutable<MapInfo> = {
-      id: rt.str(o["Id"], "Id"),
-      columns: rt.int(o["Columns"], "Columns", 0, 255),
-      evenColumnCells: rt.int(o["EvenColumnCells"], "EvenColumnCells", 0, 255),
-      oddColumnCells: rt.int(o["OddColumnCells"], "OddColumnCells", 0, 255),
-      cellCount: rt.int(o["CellCount"], "CellCount", 0, 65535),
-      rotateQ: rt.int(o["RotateQ"], "RotateQ", 0, 255),
-      rotateR: rt.int(o["RotateR"], "RotateR", 0, 255),
+      id: x0 as string,
+      columns: x1 as number,
+      evenColumnCells: x2 as number,
+      oddColumnCells: x3 as number,
+      cellCount: x4 as number,
+      rotateQ: x5 as number,
+      rotateR: x6 as number,
     };
     if (rt.count(o) !== 7) rt.unknown(o, FIELDS);
     return Object.freeze(r);

@@ -31,10 +31,16 @@ const FIELDS: readonly string[] = ["Id", "Name", "Text", "Effects"];
 export function readMercenary(v: unknown, at: rt.At): Mercenary {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Id");
+    const x1 = o["Name"];
+    if (!(typeof x1 === "string")) rt.str(x1, "Name");
+    const x2 = o["Text"];
+    if (!(typeof x2 === "string")) rt.str(x2, "Text");
     const r: rt.Mutable<Mercenary> = {
-      id: rt.str(o["Id"], "Id"),
-      name: rt.str(o["Name"], "Name"),
-      text: rt.str(o["Text"], "Text"),
+      id: x0 as string,
+      name: x1 as string,
+      text: x2 as string,
       effects: rt.array(o["Effects"], "Effects", (v1, a1) => readEffect(v1, a1)),
     };
     if (rt.count(o) !== 4) rt.unknown(o, FIELDS);

@@ -34,10 +34,16 @@ const FIELDS: readonly string[] = ["Id", "Parity", "Direction", "Offset"];
 export function readNeighborOffset(v: unknown, at: rt.At): NeighborOffset {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Id");
+    const x1 = o["Parity"];
+    if (!(x1 === "even" || x1 === "odd")) readParity(x1, "Parity");
+    const x2 = o["Direction"];
+    if (!(typeof x2 === "string")) rt.str(x2, "Direction");
     const r: rt.Mutable<NeighborOffset> = {
-      id: rt.str(o["Id"], "Id"),
-      parity: readParity(o["Parity"], "Parity"),
-      direction: rt.str(o["Direction"], "Direction"),
+      id: x0 as string,
+      parity: x1 as Parity,
+      direction: x2 as string,
       offset: readOffsetQr(o["Offset"], "Offset"),
     };
     if (rt.count(o) !== 4) rt.unknown(o, FIELDS);

@@ -35,11 +35,19 @@ const FIELDS: readonly string[] = ["Id", "Name", "StartingBirds", "Text", "Effec
 export function readRole(v: unknown, at: rt.At): Role {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Id");
+    const x1 = o["Name"];
+    if (!(typeof x1 === "string")) rt.str(x1, "Name");
+    const x2 = o["StartingBirds"];
+    if (!(typeof x2 === "number" && x2 >>> 0 === x2 && x2 <= 255)) rt.int(x2, "StartingBirds", 0, 255);
+    const x3 = o["Text"];
+    if (!(typeof x3 === "string")) rt.str(x3, "Text");
     const r: rt.Mutable<Role> = {
-      id: rt.str(o["Id"], "Id"),
-      name: rt.str(o["Name"], "Name"),
-      startingBirds: rt.int(o["StartingBirds"], "StartingBirds", 0, 255),
-      text: rt.str(o["Text"], "Text"),
+      id: x0 as string,
+      name: x1 as string,
+      startingBirds: x2 as number,
+      text: x3 as string,
       effects: rt.array(o["Effects"], "Effects", (v1, a1) => readEffect(v1, a1)),
     };
     if (rt.count(o) !== 5) rt.unknown(o, FIELDS);

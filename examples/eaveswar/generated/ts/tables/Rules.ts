@@ -86,25 +86,61 @@ const FIELDS: readonly string[] = ["HandLimit", "StartingHand", "DrawPerRound", 
 export function readRules(v: unknown, at: rt.At): Rules {
   const o = rt.object(v, at);
   try {
+    const x0 = o["HandLimit"];
+    if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 255)) rt.int(x0, "HandLimit", 0, 255);
+    const x1 = o["StartingHand"];
+    if (!(typeof x1 === "number" && x1 >>> 0 === x1 && x1 <= 255)) rt.int(x1, "StartingHand", 0, 255);
+    const x2 = o["DrawPerRound"];
+    if (!(typeof x2 === "number" && x2 >>> 0 === x2 && x2 <= 255)) rt.int(x2, "DrawPerRound", 0, 255);
+    const x3 = o["DeckSize"];
+    if (!(typeof x3 === "number" && x3 >>> 0 === x3 && x3 <= 255)) rt.int(x3, "DeckSize", 0, 255);
+    const x4 = o["StartingFood"];
+    if (!(typeof x4 === "number" && x4 >>> 0 === x4 && x4 <= 255)) rt.int(x4, "StartingFood", 0, 255);
+    const x5 = o["FoodPerRound"];
+    if (!(typeof x5 === "number" && x5 >>> 0 === x5 && x5 <= 255)) rt.int(x5, "FoodPerRound", 0, 255);
+    const x6 = o["WinDelivered"];
+    if (!(typeof x6 === "number" && x6 >>> 0 === x6 && x6 <= 255)) rt.int(x6, "WinDelivered", 0, 255);
+    const x7 = o["OrdersPerRound"];
+    if (!(typeof x7 === "number" && x7 >>> 0 === x7 && x7 <= 255)) rt.int(x7, "OrdersPerRound", 0, 255);
+    const x8 = o["IdleFood"];
+    if (!(typeof x8 === "number" && x8 >>> 0 === x8 && x8 <= 255)) rt.int(x8, "IdleFood", 0, 255);
+    const x9 = o["ReactivationCost"];
+    if (!(typeof x9 === "number" && x9 >>> 0 === x9 && x9 <= 255)) rt.int(x9, "ReactivationCost", 0, 255);
+    const x10 = o["RecruitCost"];
+    if (!(typeof x10 === "number" && x10 >>> 0 === x10 && x10 <= 255)) rt.int(x10, "RecruitCost", 0, 255);
+    const x11 = o["MaxRecruits"];
+    if (!(typeof x11 === "number" && x11 >>> 0 === x11 && x11 <= 255)) rt.int(x11, "MaxRecruits", 0, 255);
+    const x12 = o["MarketSize"];
+    if (!(typeof x12 === "number" && x12 >>> 0 === x12 && x12 <= 255)) rt.int(x12, "MarketSize", 0, 255);
+    const x13 = o["BaseAttack"];
+    if (!(typeof x13 === "number" && x13 >>> 0 === x13 && x13 <= 255)) rt.int(x13, "BaseAttack", 0, 255);
+    const x14 = o["BaseDefense"];
+    if (!(typeof x14 === "number" && x14 >>> 0 === x14 && x14 <= 255)) rt.int(x14, "BaseDefense", 0, 255);
+    const x15 = o["DefenderWinsTies"];
+    if (!(typeof x15 === "boolean")) rt.bool(x15, "DefenderWinsTies");
+    const x16 = o["TrashCans"];
+    if (!(typeof x16 === "number" && x16 >>> 0 === x16 && x16 <= 255)) rt.int(x16, "TrashCans", 0, 255);
+    const x17 = o["StartingBirds"];
+    if (!(typeof x17 === "number" && x17 >>> 0 === x17 && x17 <= 255)) rt.int(x17, "StartingBirds", 0, 255);
     const r: rt.Mutable<Rules> = {
-      handLimit: rt.int(o["HandLimit"], "HandLimit", 0, 255),
-      startingHand: rt.int(o["StartingHand"], "StartingHand", 0, 255),
-      drawPerRound: rt.int(o["DrawPerRound"], "DrawPerRound", 0, 255),
-      deckSize: rt.int(o["DeckSize"], "DeckSize", 0, 255),
-      startingFood: rt.int(o["StartingFood"], "StartingFood", 0, 255),
-      foodPerRound: rt.int(o["FoodPerRound"], "FoodPerRound", 0, 255),
-      winDelivered: rt.int(o["WinDelivered"], "WinDelivered", 0, 255),
-      ordersPerRound: rt.int(o["OrdersPerRound"], "OrdersPerRound", 0, 255),
-      idleFood: rt.int(o["IdleFood"], "IdleFood", 0, 255),
-      reactivationCost: rt.int(o["ReactivationCost"], "ReactivationCost", 0, 255),
-      recruitCost: rt.int(o["RecruitCost"], "RecruitCost", 0, 255),
-      maxRecruits: rt.int(o["MaxRecruits"], "MaxRecruits", 0, 255),
-      marketSize: rt.int(o["MarketSize"], "MarketSize", 0, 255),
-      baseAttack: rt.int(o["BaseAttack"], "BaseAttack", 0, 255),
-      baseDefense: rt.int(o["BaseDefense"], "BaseDefense", 0, 255),
-      defenderWinsTies: rt.bool(o["DefenderWinsTies"], "DefenderWinsTies"),
-      trashCans: rt.int(o["TrashCans"], "TrashCans", 0, 255),
-      startingBirds: rt.int(o["StartingBirds"], "StartingBirds", 0, 255),
+      handLimit: x0 as number,
+      startingHand: x1 as number,
+      drawPerRound: x2 as number,
+      deckSize: x3 as number,
+      startingFood: x4 as number,
+      foodPerRound: x5 as number,
+      winDelivered: x6 as number,
+      ordersPerRound: x7 as number,
+      idleFood: x8 as number,
+      reactivationCost: x9 as number,
+      recruitCost: x10 as number,
+      maxRecruits: x11 as number,
+      marketSize: x12 as number,
+      baseAttack: x13 as number,
+      baseDefense: x14 as number,
+      defenderWinsTies: x15 as boolean,
+      trashCans: x16 as number,
+      startingBirds: x17 as number,
     };
     if (rt.count(o) !== 18) rt.unknown(o, FIELDS);
     return Object.freeze(r);

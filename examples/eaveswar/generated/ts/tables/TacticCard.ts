@@ -44,13 +44,25 @@ const FIELDS: readonly string[] = ["Id", "Name", "Category", "Cost", "Copies", "
 export function readTacticCard(v: unknown, at: rt.At): TacticCard {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Id");
+    const x1 = o["Name"];
+    if (!(typeof x1 === "string")) rt.str(x1, "Name");
+    const x2 = o["Category"];
+    if (!(x2 === "enhance-move" || x2 === "enhance-search" || x2 === "enhance-fight" || x2 === "general")) readCardCategory(x2, "Category");
+    const x3 = o["Cost"];
+    if (!(typeof x3 === "number" && x3 >>> 0 === x3 && x3 <= 255)) rt.int(x3, "Cost", 0, 255);
+    const x4 = o["Copies"];
+    if (!(typeof x4 === "number" && x4 >>> 0 === x4 && x4 <= 255)) rt.int(x4, "Copies", 0, 255);
+    const x5 = o["Designed"];
+    if (!(typeof x5 === "boolean")) rt.bool(x5, "Designed");
     const r: rt.Mutable<TacticCard> = {
-      id: rt.str(o["Id"], "Id"),
-      name: rt.str(o["Name"], "Name"),
-      category: readCardCategory(o["Category"], "Category"),
-      cost: rt.int(o["Cost"], "Cost", 0, 255),
-      copies: rt.int(o["Copies"], "Copies", 0, 255),
-      designed: rt.bool(o["Designed"], "Designed"),
+      id: x0 as string,
+      name: x1 as string,
+      category: x2 as CardCategory,
+      cost: x3 as number,
+      copies: x4 as number,
+      designed: x5 as boolean,
       effects: rt.array(o["Effects"], "Effects", (v1, a1) => readEffect(v1, a1)),
     };
     if (rt.count(o) !== 7) rt.unknown(o, FIELDS);

@@ -27,10 +27,16 @@ const FIELDS: readonly string[] = ["Content", "Cans", "PerCan"];
 export function readTrashMix(v: unknown, at: rt.At): TrashMix {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Content"];
+    if (!(x0 === "shiny" || x0 === "food" || x0 === "card" || x0 === "empty")) readContent(x0, "Content");
+    const x1 = o["Cans"];
+    if (!(typeof x1 === "number" && x1 >>> 0 === x1 && x1 <= 255)) rt.int(x1, "Cans", 0, 255);
+    const x2 = o["PerCan"];
+    if (!(typeof x2 === "number" && x2 >>> 0 === x2 && x2 <= 255)) rt.int(x2, "PerCan", 0, 255);
     const r: rt.Mutable<TrashMix> = {
-      content: readContent(o["Content"], "Content"),
-      cans: rt.int(o["Cans"], "Cans", 0, 255),
-      perCan: rt.int(o["PerCan"], "PerCan", 0, 255),
+      content: x0 as Content,
+      cans: x1 as number,
+      perCan: x2 as number,
     };
     if (rt.count(o) !== 3) rt.unknown(o, FIELDS);
     return Object.freeze(r);

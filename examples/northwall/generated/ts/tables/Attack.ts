@@ -50,17 +50,28 @@ const FIELDS: readonly string[] = ["Scenario", "Side", "Lane", "Rank", "Target",
 export function readAttack(v: unknown, at: rt.At): Attack {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Scenario"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Scenario");
+    const x1 = o["Side"];
+    if (!(x1 === "Player" || x1 === "Enemy")) readSide(x1, "Side");
+    const x2 = o["Lane"];
+    if (!(typeof x2 === "string")) rt.str(x2, "Lane");
+    const x3 = o["Rank"];
+    if (!(x3 === "Front" || x3 === "Back")) readRank(x3, "Rank");
+    const x5 = o["Damage"];
+    if (!(typeof x5 === "number" && x5 >>> 0 === x5 && x5 <= 255)) rt.int(x5, "Damage", 0, 255);
     const r = {
-      scenario: rt.str(o["Scenario"], "Scenario"),
-      side: readSide(o["Side"], "Side"),
-      lane: rt.str(o["Lane"], "Lane"),
-      rank: readRank(o["Rank"], "Rank"),
-      damage: rt.int(o["Damage"], "Damage", 0, 255),
+      scenario: x0 as string,
+      side: x1 as Side,
+      lane: x2 as string,
+      rank: x3 as Rank,
+      damage: x5 as number,
     } as rt.Mutable<Attack>;
     let n = 5;
     const x4 = o["Target"];
     if (x4 !== undefined) {
-      r.target = readRank(x4, "Target");
+      if (!(x4 === "Front" || x4 === "Back")) readRank(x4, "Target");
+      r.target = x4 as Rank;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS);

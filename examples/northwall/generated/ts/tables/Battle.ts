@@ -38,13 +38,25 @@ const FIELDS: readonly string[] = ["ArmySize", "LanePoint", "CrossLaneTargeting"
 export function readBattle(v: unknown, at: rt.At): Battle {
   const o = rt.object(v, at);
   try {
+    const x0 = o["ArmySize"];
+    if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 255)) rt.int(x0, "ArmySize", 0, 255);
+    const x1 = o["LanePoint"];
+    if (!(typeof x1 === "number" && x1 >>> 0 === x1 && x1 <= 255)) rt.int(x1, "LanePoint", 0, 255);
+    const x2 = o["CrossLaneTargeting"];
+    if (!(typeof x2 === "boolean")) rt.bool(x2, "CrossLaneTargeting");
+    const x3 = o["SimultaneousDamage"];
+    if (!(typeof x3 === "boolean")) rt.bool(x3, "SimultaneousDamage");
+    const x4 = o["RemoveAtZeroHp"];
+    if (!(typeof x4 === "boolean")) rt.bool(x4, "RemoveAtZeroHp");
+    const x5 = o["RestoreHpBetweenMatches"];
+    if (!(typeof x5 === "boolean")) rt.bool(x5, "RestoreHpBetweenMatches");
     const r: rt.Mutable<Battle> = {
-      armySize: rt.int(o["ArmySize"], "ArmySize", 0, 255),
-      lanePoint: rt.int(o["LanePoint"], "LanePoint", 0, 255),
-      crossLaneTargeting: rt.bool(o["CrossLaneTargeting"], "CrossLaneTargeting"),
-      simultaneousDamage: rt.bool(o["SimultaneousDamage"], "SimultaneousDamage"),
-      removeAtZeroHp: rt.bool(o["RemoveAtZeroHp"], "RemoveAtZeroHp"),
-      restoreHpBetweenMatches: rt.bool(o["RestoreHpBetweenMatches"], "RestoreHpBetweenMatches"),
+      armySize: x0 as number,
+      lanePoint: x1 as number,
+      crossLaneTargeting: x2 as boolean,
+      simultaneousDamage: x3 as boolean,
+      removeAtZeroHp: x4 as boolean,
+      restoreHpBetweenMatches: x5 as boolean,
     };
     if (rt.count(o) !== 6) rt.unknown(o, FIELDS);
     return Object.freeze(r);

@@ -22,9 +22,13 @@ const FIELDS: readonly string[] = ["Id", "Name"];
 export function readLane(v: unknown, at: rt.At): Lane {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Id");
+    const x1 = o["Name"];
+    if (!(typeof x1 === "string")) rt.str(x1, "Name");
     const r: rt.Mutable<Lane> = {
-      id: rt.str(o["Id"], "Id"),
-      name: rt.str(o["Name"], "Name"),
+      id: x0 as string,
+      name: x1 as string,
     };
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
     return Object.freeze(r);

@@ -46,12 +46,22 @@ const FIELDS: readonly string[] = ["Scenario", "Lane", "PlayerHp", "EnemyHp", "P
 export function readLaneResult(v: unknown, at: rt.At): LaneResult {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Scenario"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Scenario");
+    const x1 = o["Lane"];
+    if (!(typeof x1 === "string")) rt.str(x1, "Lane");
+    const x2 = o["PlayerHp"];
+    if (!(typeof x2 === "number" && x2 >>> 0 === x2 && x2 <= 255)) rt.int(x2, "PlayerHp", 0, 255);
+    const x3 = o["EnemyHp"];
+    if (!(typeof x3 === "number" && x3 >>> 0 === x3 && x3 <= 255)) rt.int(x3, "EnemyHp", 0, 255);
+    const x4 = o["Point"];
+    if (!(x4 === "Player" || x4 === "Enemy" || x4 === "Draw")) readOutcome(x4, "Point");
     const r = {
-      scenario: rt.str(o["Scenario"], "Scenario"),
-      lane: rt.str(o["Lane"], "Lane"),
-      playerHp: rt.int(o["PlayerHp"], "PlayerHp", 0, 255),
-      enemyHp: rt.int(o["EnemyHp"], "EnemyHp", 0, 255),
-      point: readOutcome(o["Point"], "Point"),
+      scenario: x0 as string,
+      lane: x1 as string,
+      playerHp: x2 as number,
+      enemyHp: x3 as number,
+      point: x4 as Outcome,
     } as rt.Mutable<LaneResult>;
     if (rt.count(o) !== 5) rt.unknown(o, FIELDS);
     return r;

@@ -55,13 +55,25 @@ const FIELDS: readonly string[] = ["Scenario", "Side", "Lane", "Rank", "Unit", "
 export function readPlacement(v: unknown, at: rt.At): Placement {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Scenario"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Scenario");
+    const x1 = o["Side"];
+    if (!(x1 === "Player" || x1 === "Enemy")) readSide(x1, "Side");
+    const x2 = o["Lane"];
+    if (!(typeof x2 === "string")) rt.str(x2, "Lane");
+    const x3 = o["Rank"];
+    if (!(x3 === "Front" || x3 === "Back")) readRank(x3, "Rank");
+    const x4 = o["Unit"];
+    if (!(typeof x4 === "string")) rt.str(x4, "Unit");
+    const x5 = o["HpAfter"];
+    if (!(typeof x5 === "number" && x5 >>> 0 === x5 && x5 <= 255)) rt.int(x5, "HpAfter", 0, 255);
     const r = {
-      scenario: rt.str(o["Scenario"], "Scenario"),
-      side: readSide(o["Side"], "Side"),
-      lane: rt.str(o["Lane"], "Lane"),
-      rank: readRank(o["Rank"], "Rank"),
-      unit: rt.str(o["Unit"], "Unit"),
-      hpAfter: rt.int(o["HpAfter"], "HpAfter", 0, 255),
+      scenario: x0 as string,
+      side: x1 as Side,
+      lane: x2 as string,
+      rank: x3 as Rank,
+      unit: x4 as string,
+      hpAfter: x5 as number,
     } as rt.Mutable<Placement>;
     if (rt.count(o) !== 6) rt.unknown(o, FIELDS);
     return r;

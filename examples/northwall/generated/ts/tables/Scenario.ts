@@ -52,19 +52,34 @@ const FIELDS: readonly string[] = ["Id", "Case", "Checks", "After", "FullArmies"
 export function readScenario(v: unknown, at: rt.At): Scenario {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Id");
+    const x1 = o["Case"];
+    if (!(typeof x1 === "string")) rt.str(x1, "Case");
+    const x2 = o["Checks"];
+    if (!(typeof x2 === "string")) rt.str(x2, "Checks");
+    const x4 = o["FullArmies"];
+    if (!(typeof x4 === "boolean")) rt.bool(x4, "FullArmies");
+    const x5 = o["PlayerPoints"];
+    if (!(typeof x5 === "number" && x5 >>> 0 === x5 && x5 <= 255)) rt.int(x5, "PlayerPoints", 0, 255);
+    const x6 = o["EnemyPoints"];
+    if (!(typeof x6 === "number" && x6 >>> 0 === x6 && x6 <= 255)) rt.int(x6, "EnemyPoints", 0, 255);
+    const x7 = o["Winner"];
+    if (!(x7 === "Player" || x7 === "Enemy" || x7 === "Draw")) readOutcome(x7, "Winner");
     const r = {
-      id: rt.str(o["Id"], "Id"),
-      case: rt.str(o["Case"], "Case"),
-      checks: rt.str(o["Checks"], "Checks"),
-      fullArmies: rt.bool(o["FullArmies"], "FullArmies"),
-      playerPoints: rt.int(o["PlayerPoints"], "PlayerPoints", 0, 255),
-      enemyPoints: rt.int(o["EnemyPoints"], "EnemyPoints", 0, 255),
-      winner: readOutcome(o["Winner"], "Winner"),
+      id: x0 as string,
+      case: x1 as string,
+      checks: x2 as string,
+      fullArmies: x4 as boolean,
+      playerPoints: x5 as number,
+      enemyPoints: x6 as number,
+      winner: x7 as Outcome,
     } as rt.Mutable<Scenario>;
     let n = 7;
     const x3 = o["After"];
     if (x3 !== undefined) {
-      r.after = rt.str(x3, "After");
+      if (!(typeof x3 === "string")) rt.str(x3, "After");
+      r.after = x3 as string;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS);

@@ -35,12 +35,20 @@ const FIELDS: readonly string[] = ["Id", "Name", "Hp", "Damage", "Preference"];
 export function readUnit(v: unknown, at: rt.At): Unit {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Id");
+    const x1 = o["Name"];
+    if (!(typeof x1 === "string")) rt.str(x1, "Name");
+    const x2 = o["Hp"];
+    if (!(typeof x2 === "number" && x2 >>> 0 === x2 && x2 <= 255)) rt.int(x2, "Hp", 0, 255);
+    const x3 = o["Damage"];
+    if (!(typeof x3 === "number" && x3 >>> 0 === x3 && x3 <= 255)) rt.int(x3, "Damage", 0, 255);
     const r: rt.Mutable<Unit> = {
-      id: rt.str(o["Id"], "Id"),
-      name: rt.str(o["Name"], "Name"),
-      hp: rt.int(o["Hp"], "Hp", 0, 255),
-      damage: rt.int(o["Damage"], "Damage", 0, 255),
-      preference: rt.scalars(o["Preference"], "Preference", (v1, a1) => readRank(v1, a1)),
+      id: x0 as string,
+      name: x1 as string,
+      hp: x2 as number,
+      damage: x3 as number,
+      preference: rt.scalars(o["Preference"], "Preference", readRank),
     };
     if (rt.count(o) !== 5) rt.unknown(o, FIELDS);
     return Object.freeze(r);

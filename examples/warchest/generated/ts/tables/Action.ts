@@ -28,9 +28,13 @@ const FIELDS: readonly string[] = ["Id", "FaceUp", "Target"];
 export function readAction(v: unknown, at: rt.At): Action {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(x0 === "move" || x0 === "attack" || x0 === "control" || x0 === "deploy" || x0 === "bolster" || x0 === "recruit" || x0 === "initiative" || x0 === "pass" || x0 === "tactic")) readActionKind(x0, "Id");
+    const x1 = o["FaceUp"];
+    if (!(typeof x1 === "boolean")) rt.bool(x1, "FaceUp");
     const r: rt.Mutable<Action> = {
-      id: readActionKind(o["Id"], "Id"),
-      faceUp: rt.bool(o["FaceUp"], "FaceUp"),
+      id: x0 as ActionKind,
+      faceUp: x1 as boolean,
       target: rt.array(o["Target"], "Target", (v1, a1) => readCondition(v1, a1)),
     };
     if (rt.count(o) !== 3) rt.unknown(o, FIELDS);

@@ -23,8 +23,10 @@ const FIELDS: readonly string[] = ["Radius", "ControlPoints"];
 export function readBoard(v: unknown, at: rt.At): Board {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Radius"];
+    if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 255)) rt.int(x0, "Radius", 0, 255);
     const r: rt.Mutable<Board> = {
-      radius: rt.int(o["Radius"], "Radius", 0, 255),
+      radius: x0 as number,
       controlPoints: rt.array(o["ControlPoints"], "ControlPoints", (v1, a1) => readHex(v1, a1)),
     };
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS);

@@ -39,13 +39,25 @@ const FIELDS: readonly string[] = ["RoyalCoins", "BagCoinsPerUnit", "SupplyCoins
 export function readCoinSetup(v: unknown, at: rt.At): CoinSetup {
   const o = rt.object(v, at);
   try {
+    const x0 = o["RoyalCoins"];
+    if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 255)) rt.int(x0, "RoyalCoins", 0, 255);
+    const x1 = o["BagCoinsPerUnit"];
+    if (!(typeof x1 === "number" && x1 >>> 0 === x1 && x1 <= 255)) rt.int(x1, "BagCoinsPerUnit", 0, 255);
+    const x2 = o["SupplyCoinsPerUnit"];
+    if (!(typeof x2 === "number" && x2 >>> 0 === x2 && x2 <= 255)) rt.int(x2, "SupplyCoinsPerUnit", 0, 255);
+    const x3 = o["HandSize"];
+    if (!(typeof x3 === "number" && x3 >>> 0 === x3 && x3 <= 255)) rt.int(x3, "HandSize", 0, 255);
+    const x4 = o["RefillFrom"];
+    if (!(x4 === "bag" || x4 === "hand" || x4 === "discard" || x4 === "battlefield" || x4 === "dead" || x4 === "supply")) readZone(x4, "RefillFrom");
+    const x5 = o["InitiativeOncePerRound"];
+    if (!(typeof x5 === "boolean")) rt.bool(x5, "InitiativeOncePerRound");
     const r: rt.Mutable<CoinSetup> = {
-      royalCoins: rt.int(o["RoyalCoins"], "RoyalCoins", 0, 255),
-      bagCoinsPerUnit: rt.int(o["BagCoinsPerUnit"], "BagCoinsPerUnit", 0, 255),
-      supplyCoinsPerUnit: rt.int(o["SupplyCoinsPerUnit"], "SupplyCoinsPerUnit", 0, 255),
-      handSize: rt.int(o["HandSize"], "HandSize", 0, 255),
-      refillFrom: readZone(o["RefillFrom"], "RefillFrom"),
-      initiativeOncePerRound: rt.bool(o["InitiativeOncePerRound"], "InitiativeOncePerRound"),
+      royalCoins: x0 as number,
+      bagCoinsPerUnit: x1 as number,
+      supplyCoinsPerUnit: x2 as number,
+      handSize: x3 as number,
+      refillFrom: x4 as Zone,
+      initiativeOncePerRound: x5 as boolean,
     };
     if (rt.count(o) !== 6) rt.unknown(o, FIELDS);
     return Object.freeze(r);

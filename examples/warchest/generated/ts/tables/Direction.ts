@@ -32,10 +32,14 @@ const FIELDS: readonly string[] = ["Id", "Vector", "Opposite"];
 export function readDirection(v: unknown, at: rt.At): Direction {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Id");
+    const x2 = o["Opposite"];
+    if (!(typeof x2 === "string")) rt.str(x2, "Opposite");
     const r = {
-      id: rt.str(o["Id"], "Id"),
+      id: x0 as string,
       vector: readHex(o["Vector"], "Vector"),
-      opposite: rt.str(o["Opposite"], "Opposite"),
+      opposite: x2 as string,
     } as rt.Mutable<Direction>;
     if (rt.count(o) !== 3) rt.unknown(o, FIELDS);
     return r;

@@ -36,9 +36,13 @@ const FIELDS: readonly string[] = ["Id", "Title", "Focus", "FriendlyControls", "
 export function readScenario(v: unknown, at: rt.At): Scenario {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Id");
+    const x1 = o["Title"];
+    if (!(typeof x1 === "string")) rt.str(x1, "Title");
     const r = {
-      id: rt.str(o["Id"], "Id"),
-      title: rt.str(o["Title"], "Title"),
+      id: x0 as string,
+      title: x1 as string,
       focus: readHex(o["Focus"], "Focus"),
       pieces: rt.array(o["Pieces"], "Pieces", (v1, a1) => readScenarioPiece(v1, a1)),
     } as rt.Mutable<Scenario>;

@@ -40,15 +40,20 @@ const FIELDS: readonly string[] = ["Id", "Kind", "Target", "MoveSteps", "Then", 
 export function readTactic(v: unknown, at: rt.At): Tactic {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Id");
+    const x1 = o["Kind"];
+    if (!(x1 === "attack" || x1 === "move" || x1 === "charge" || x1 === "move-then-attack" || x1 === "order-normal" || x1 === "delegate-tactic" || x1 === "group-orders" || x1 === "remote-control")) readTacticKind(x1, "Kind");
     const r: rt.Mutable<Tactic> = {
-      id: rt.str(o["Id"], "Id"),
-      kind: readTacticKind(o["Kind"], "Kind"),
+      id: x0 as string,
+      kind: x1 as TacticKind,
       target: rt.array(o["Target"], "Target", (v1, a1) => readCondition(v1, a1)),
     };
     let n = 3;
     const x3 = o["MoveSteps"];
     if (x3 !== undefined) {
-      r.moveSteps = rt.int(x3, "MoveSteps", 0, 255);
+      if (!(typeof x3 === "number" && x3 >>> 0 === x3 && x3 <= 255)) rt.int(x3, "MoveSteps", 0, 255);
+      r.moveSteps = x3 as number;
       n++;
     }
     const x4 = o["Then"];
@@ -58,7 +63,7 @@ export function readTactic(v: unknown, at: rt.At): Tactic {
     }
     const x5 = o["Grants"];
     if (x5 !== undefined) {
-      r.grants = rt.scalars(x5, "Grants", (v1, a1) => readActionKind(v1, a1));
+      r.grants = rt.scalars(x5, "Grants", readActionKind);
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS);

@@ -73,28 +73,50 @@ const FIELDS: readonly string[] = ["Id", "Name", "NormalMove", "NormalAttack", "
 export function readUnit(v: unknown, at: rt.At): Unit {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Id");
+    const x1 = o["Name"];
+    if (!(typeof x1 === "string")) rt.str(x1, "Name");
+    const x2 = o["NormalMove"];
+    if (!(typeof x2 === "boolean")) rt.bool(x2, "NormalMove");
+    const x3 = o["NormalAttack"];
+    if (!(typeof x3 === "boolean")) rt.bool(x3, "NormalAttack");
+    const x5 = o["Deploy"];
+    if (!(x5 === "base" || x5 === "next-to-friend")) readDeploy(x5, "Deploy");
+    const x6 = o["DeployLimit"];
+    if (!(typeof x6 === "number" && x6 >>> 0 === x6 && x6 <= 255)) rt.int(x6, "DeployLimit", 0, 255);
+    const x7 = o["AttackFollowUp"];
+    if (!(x7 === "none" || x7 === "attack-again" || x7 === "move")) readFollowUp(x7, "AttackFollowUp");
+    const x8 = o["CounterDamage"];
+    if (!(typeof x8 === "number" && x8 >>> 0 === x8 && x8 <= 255)) rt.int(x8, "CounterDamage", 0, 255);
+    const x10 = o["RoyalCoinActs"];
+    if (!(typeof x10 === "boolean")) rt.bool(x10, "RoyalCoinActs");
+    const x11 = o["RoyalCoinBolsters"];
+    if (!(typeof x11 === "boolean")) rt.bool(x11, "RoyalCoinBolsters");
     const r = {
-      id: rt.str(o["Id"], "Id"),
-      name: rt.str(o["Name"], "Name"),
-      normalMove: rt.bool(o["NormalMove"], "NormalMove"),
-      normalAttack: rt.bool(o["NormalAttack"], "NormalAttack"),
-      deploy: readDeploy(o["Deploy"], "Deploy"),
-      deployLimit: rt.int(o["DeployLimit"], "DeployLimit", 0, 255),
-      attackFollowUp: readFollowUp(o["AttackFollowUp"], "AttackFollowUp"),
-      counterDamage: rt.int(o["CounterDamage"], "CounterDamage", 0, 255),
-      royalCoinActs: rt.bool(o["RoyalCoinActs"], "RoyalCoinActs"),
-      royalCoinBolsters: rt.bool(o["RoyalCoinBolsters"], "RoyalCoinBolsters"),
-      recruitBonus: rt.scalars(o["RecruitBonus"], "RecruitBonus", (v1, a1) => readActionKind(v1, a1)),
+      id: x0 as string,
+      name: x1 as string,
+      normalMove: x2 as boolean,
+      normalAttack: x3 as boolean,
+      deploy: x5 as Deploy,
+      deployLimit: x6 as number,
+      attackFollowUp: x7 as FollowUp,
+      counterDamage: x8 as number,
+      royalCoinActs: x10 as boolean,
+      royalCoinBolsters: x11 as boolean,
+      recruitBonus: rt.scalars(o["RecruitBonus"], "RecruitBonus", readActionKind),
     } as rt.Mutable<Unit>;
     let n = 11;
     const x4 = o["Tactic"];
     if (x4 !== undefined) {
-      r.tactic = rt.str(x4, "Tactic");
+      if (!(typeof x4 === "string")) rt.str(x4, "Tactic");
+      r.tactic = x4 as string;
       n++;
     }
     const x9 = o["AttackerMinStrength"];
     if (x9 !== undefined) {
-      r.attackerMinStrength = rt.int(x9, "AttackerMinStrength", 0, 255);
+      if (!(typeof x9 === "number" && x9 >>> 0 === x9 && x9 <= 255)) rt.int(x9, "AttackerMinStrength", 0, 255);
+      r.attackerMinStrength = x9 as number;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS);

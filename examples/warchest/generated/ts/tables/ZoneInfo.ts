@@ -27,10 +27,16 @@ const FIELDS: readonly string[] = ["Id", "Name", "Hidden"];
 export function readZoneInfo(v: unknown, at: rt.At): ZoneInfo {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(x0 === "bag" || x0 === "hand" || x0 === "discard" || x0 === "battlefield" || x0 === "dead" || x0 === "supply")) readZone(x0, "Id");
+    const x1 = o["Name"];
+    if (!(typeof x1 === "string")) rt.str(x1, "Name");
+    const x2 = o["Hidden"];
+    if (!(typeof x2 === "boolean")) rt.bool(x2, "Hidden");
     const r: rt.Mutable<ZoneInfo> = {
-      id: readZone(o["Id"], "Id"),
-      name: rt.str(o["Name"], "Name"),
-      hidden: rt.bool(o["Hidden"], "Hidden"),
+      id: x0 as Zone,
+      name: x1 as string,
+      hidden: x2 as boolean,
     };
     if (rt.count(o) !== 3) rt.unknown(o, FIELDS);
     return Object.freeze(r);

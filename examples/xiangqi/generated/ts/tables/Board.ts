@@ -31,11 +31,17 @@ const FIELDS: readonly string[] = ["Rows", "Columns", "PalaceColumns", "Generals
 export function readBoard(v: unknown, at: rt.At): Board {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Rows"];
+    if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 255)) rt.int(x0, "Rows", 0, 255);
+    const x1 = o["Columns"];
+    if (!(typeof x1 === "number" && x1 >>> 0 === x1 && x1 <= 255)) rt.int(x1, "Columns", 0, 255);
+    const x3 = o["GeneralsMayFace"];
+    if (!(typeof x3 === "boolean")) rt.bool(x3, "GeneralsMayFace");
     const r: rt.Mutable<Board> = {
-      rows: rt.int(o["Rows"], "Rows", 0, 255),
-      columns: rt.int(o["Columns"], "Columns", 0, 255),
+      rows: x0 as number,
+      columns: x1 as number,
       palaceColumns: readSpan(o["PalaceColumns"], "PalaceColumns"),
-      generalsMayFace: rt.bool(o["GeneralsMayFace"], "GeneralsMayFace"),
+      generalsMayFace: x3 as boolean,
     };
     if (rt.count(o) !== 4) rt.unknown(o, FIELDS);
     return Object.freeze(r);

@@ -27,8 +27,10 @@ const FIELDS: readonly string[] = ["Id", "To", "Eye"];
 export function readElephantMove(v: unknown, at: rt.At): ElephantMove {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 255)) rt.int(x0, "Id", 0, 255);
     const r: rt.Mutable<ElephantMove> = {
-      id: rt.int(o["Id"], "Id", 0, 255),
+      id: x0 as number,
       to: readOffset(o["To"], "To"),
       eye: readOffset(o["Eye"], "Eye"),
     };

@@ -37,11 +37,19 @@ const FIELDS: readonly string[] = ["Side", "Piece", "Row", "Column"];
 export function readInitialPosition(v: unknown, at: rt.At): InitialPosition {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Side"];
+    if (!(x0 === "Red" || x0 === "Black")) readSide(x0, "Side");
+    const x1 = o["Piece"];
+    if (!(typeof x1 === "string")) rt.str(x1, "Piece");
+    const x2 = o["Row"];
+    if (!(typeof x2 === "number" && x2 >>> 0 === x2 && x2 <= 255)) rt.int(x2, "Row", 0, 255);
+    const x3 = o["Column"];
+    if (!(typeof x3 === "number" && x3 >>> 0 === x3 && x3 <= 255)) rt.int(x3, "Column", 0, 255);
     const r = {
-      side: readSide(o["Side"], "Side"),
-      piece: rt.str(o["Piece"], "Piece"),
-      row: rt.int(o["Row"], "Row", 0, 255),
-      column: rt.int(o["Column"], "Column", 0, 255),
+      side: x0 as Side,
+      piece: x1 as string,
+      row: x2 as number,
+      column: x3 as number,
     } as rt.Mutable<InitialPosition>;
     if (rt.count(o) !== 4) rt.unknown(o, FIELDS);
     return r;

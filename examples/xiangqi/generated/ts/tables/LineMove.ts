@@ -41,12 +41,20 @@ const FIELDS: readonly string[] = ["Piece", "Directions", "QuietUntilFirstPiece"
 export function readLineMove(v: unknown, at: rt.At): LineMove {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Piece"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Piece");
+    const x2 = o["QuietUntilFirstPiece"];
+    if (!(typeof x2 === "boolean")) rt.bool(x2, "QuietUntilFirstPiece");
+    const x3 = o["ScreensToCapture"];
+    if (!(typeof x3 === "number" && x3 >>> 0 === x3 && x3 <= 255)) rt.int(x3, "ScreensToCapture", 0, 255);
+    const x4 = o["LandBeyondScreen"];
+    if (!(typeof x4 === "boolean")) rt.bool(x4, "LandBeyondScreen");
     const r = {
-      piece: rt.str(o["Piece"], "Piece"),
+      piece: x0 as string,
       directions: rt.array(o["Directions"], "Directions", (v1, a1) => readOffset(v1, a1)),
-      quietUntilFirstPiece: rt.bool(o["QuietUntilFirstPiece"], "QuietUntilFirstPiece"),
-      screensToCapture: rt.int(o["ScreensToCapture"], "ScreensToCapture", 0, 255),
-      landBeyondScreen: rt.bool(o["LandBeyondScreen"], "LandBeyondScreen"),
+      quietUntilFirstPiece: x2 as boolean,
+      screensToCapture: x3 as number,
+      landBeyondScreen: x4 as boolean,
     } as rt.Mutable<LineMove>;
     if (rt.count(o) !== 5) rt.unknown(o, FIELDS);
     return r;

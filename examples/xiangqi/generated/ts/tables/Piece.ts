@@ -43,14 +43,28 @@ const FIELDS: readonly string[] = ["Id", "RedName", "BlackName", "Letter", "PerS
 export function readPiece(v: unknown, at: rt.At): Piece {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Id");
+    const x1 = o["RedName"];
+    if (!(typeof x1 === "string")) rt.str(x1, "RedName");
+    const x2 = o["BlackName"];
+    if (!(typeof x2 === "string")) rt.str(x2, "BlackName");
+    const x3 = o["Letter"];
+    if (!(typeof x3 === "string")) rt.str(x3, "Letter");
+    const x4 = o["PerSide"];
+    if (!(typeof x4 === "number" && x4 >>> 0 === x4 && x4 <= 255)) rt.int(x4, "PerSide", 0, 255);
+    const x5 = o["Movement"];
+    if (!(x5 === "Step" || x5 === "Horse" || x5 === "Elephant" || x5 === "Line")) readMovement(x5, "Movement");
+    const x6 = o["Region"];
+    if (!(x6 === "Palace" || x6 === "OwnHalf" || x6 === "Board")) readRegion(x6, "Region");
     const r: rt.Mutable<Piece> = {
-      id: rt.str(o["Id"], "Id"),
-      redName: rt.str(o["RedName"], "RedName"),
-      blackName: rt.str(o["BlackName"], "BlackName"),
-      letter: rt.str(o["Letter"], "Letter"),
-      perSide: rt.int(o["PerSide"], "PerSide", 0, 255),
-      movement: readMovement(o["Movement"], "Movement"),
-      region: readRegion(o["Region"], "Region"),
+      id: x0 as string,
+      redName: x1 as string,
+      blackName: x2 as string,
+      letter: x3 as string,
+      perSide: x4 as number,
+      movement: x5 as Movement,
+      region: x6 as Region,
     };
     if (rt.count(o) !== 7) rt.unknown(o, FIELDS);
     return Object.freeze(r);

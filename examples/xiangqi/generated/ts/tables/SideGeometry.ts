@@ -40,13 +40,21 @@ const FIELDS: readonly string[] = ["Id", "OwnHalf", "PalaceRows", "BackRank", "F
 export function readSideGeometry(v: unknown, at: rt.At): SideGeometry {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(x0 === "Red" || x0 === "Black")) readSide(x0, "Id");
+    const x3 = o["BackRank"];
+    if (!(typeof x3 === "number" && x3 >>> 0 === x3 && x3 <= 255)) rt.int(x3, "BackRank", 0, 255);
+    const x4 = o["Forward"];
+    if (!(typeof x4 === "number" && (x4 | 0) === x4 && x4 >= -128 && x4 <= 127)) rt.int(x4, "Forward", -128, 127);
+    const x5 = o["MovesFirst"];
+    if (!(typeof x5 === "boolean")) rt.bool(x5, "MovesFirst");
     const r: rt.Mutable<SideGeometry> = {
-      id: readSide(o["Id"], "Id"),
+      id: x0 as Side,
       ownHalf: readSpan(o["OwnHalf"], "OwnHalf"),
       palaceRows: readSpan(o["PalaceRows"], "PalaceRows"),
-      backRank: rt.int(o["BackRank"], "BackRank", 0, 255),
-      forward: rt.int(o["Forward"], "Forward", -128, 127),
-      movesFirst: rt.bool(o["MovesFirst"], "MovesFirst"),
+      backRank: x3 as number,
+      forward: x4 as number,
+      movesFirst: x5 as boolean,
     };
     if (rt.count(o) !== 6) rt.unknown(o, FIELDS);
     return Object.freeze(r);

@@ -38,11 +38,17 @@ const FIELDS: readonly string[] = ["Id", "Piece", "Offset", "When"];
 export function readStepMove(v: unknown, at: rt.At): StepMove {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Id");
+    const x1 = o["Piece"];
+    if (!(typeof x1 === "string")) rt.str(x1, "Piece");
+    const x3 = o["When"];
+    if (!(x3 === "Always" || x3 === "AcrossRiver")) readStepCondition(x3, "When");
     const r = {
-      id: rt.str(o["Id"], "Id"),
-      piece: rt.str(o["Piece"], "Piece"),
+      id: x0 as string,
+      piece: x1 as string,
       offset: readOffset(o["Offset"], "Offset"),
-      when: readStepCondition(o["When"], "When"),
+      when: x3 as StepCondition,
     } as rt.Mutable<StepMove>;
     if (rt.count(o) !== 4) rt.unknown(o, FIELDS);
     return r;

@@ -26,16 +26,32 @@ const FIELDS: readonly string[] = ["x1", "x2", "x3", "x4", "x5", "x6", "x7", "s1
 export function readTbDemoPrimitive(v: unknown, at: rt.At): TbDemoPrimitive {
   const o = rt.object(v, at);
   try {
+    const x0 = o["x1"];
+    if (!(typeof x0 === "boolean")) rt.bool(x0, "x1");
+    const x1 = o["x2"];
+    if (!(typeof x1 === "number" && x1 >>> 0 === x1 && x1 <= 255)) rt.int(x1, "x2", 0, 255);
+    const x2 = o["x3"];
+    if (!(typeof x2 === "number" && (x2 | 0) === x2 && x2 >= -32768 && x2 <= 32767)) rt.int(x2, "x3", -32768, 32767);
+    const x3 = o["x4"];
+    if (!(typeof x3 === "number" && (x3 | 0) === x3)) rt.int(x3, "x4", -2147483648, 2147483647);
+    const x5 = o["x6"];
+    if (!(typeof x5 === "number" && x5 - x5 === 0)) rt.float(x5, "x6");
+    const x6 = o["x7"];
+    if (!(typeof x6 === "number" && x6 - x6 === 0)) rt.float(x6, "x7");
+    const x7 = o["s1"];
+    if (!(typeof x7 === "string")) rt.str(x7, "s1");
+    const x8 = o["s2"];
+    if (!(typeof x8 === "string")) rt.str(x8, "s2");
     const r: rt.Mutable<TbDemoPrimitive> = {
-      x1: rt.bool(o["x1"], "x1"),
-      x2: rt.int(o["x2"], "x2", 0, 255),
-      x3: rt.int(o["x3"], "x3", -32768, 32767),
-      x4: rt.int(o["x4"], "x4", -2147483648, 2147483647),
+      x1: x0 as boolean,
+      x2: x1 as number,
+      x3: x2 as number,
+      x4: x3 as number,
       x5: rt.int64(o["x5"], "x5", -9223372036854775808n, 9223372036854775807n),
-      x6: rt.float(o["x6"], "x6"),
-      x7: rt.float(o["x7"], "x7"),
-      s1: rt.str(o["s1"], "s1"),
-      s2: rt.str(o["s2"], "s2"),
+      x6: x5 as number,
+      x7: x6 as number,
+      s1: x7 as string,
+      s2: x8 as string,
       v2: readVec2(o["v2"], "v2"),
       v3: readVec3(o["v3"], "v3"),
       v4: readVec4(o["v4"], "v4"),

@@ -31,17 +31,35 @@ const FIELDS: readonly string[] = ["id", "name", "major_type", "minor_type", "ma
 export function readTbItem(v: unknown, at: rt.At): TbItem {
   const o = rt.object(v, at);
   try {
+    const x0 = o["id"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "id", -2147483648, 2147483647);
+    const x1 = o["name"];
+    if (!(typeof x1 === "string")) rt.str(x1, "name");
+    const x2 = o["major_type"];
+    if (!(x2 === "CURRENCY" || x2 === "CLOTH" || x2 === "QUEST" || x2 === "CONSUMABLES" || x2 === "TREASURE_BOX" || x2 === "ACHIEVEMENT_AND_TITLE" || x2 === "HEAD_FRAME" || x2 === "VOICE" || x2 === "ACTION" || x2 === "EXPANSION" || x2 === "MATERIAL")) readEMajorType(x2, "major_type");
+    const x4 = o["max_pile_num"];
+    if (!(typeof x4 === "number" && (x4 | 0) === x4)) rt.int(x4, "max_pile_num", -2147483648, 2147483647);
+    const x5 = o["quality"];
+    if (!(x5 === "WHITE" || x5 === "GREEN" || x5 === "BLUE" || x5 === "PURPLE" || x5 === "GOLDEN")) readEItemQuality(x5, "quality");
+    const x6 = o["icon_backgroud"];
+    if (!(typeof x6 === "string")) rt.str(x6, "icon_backgroud");
+    const x7 = o["icon_mask"];
+    if (!(typeof x7 === "string")) rt.str(x7, "icon_mask");
+    const x8 = o["desc"];
+    if (!(typeof x8 === "string")) rt.str(x8, "desc");
+    const x9 = o["show_order"];
+    if (!(typeof x9 === "number" && (x9 | 0) === x9)) rt.int(x9, "show_order", -2147483648, 2147483647);
     const r: rt.Mutable<TbItem> = {
-      id: rt.int(o["id"], "id", -2147483648, 2147483647),
-      name: rt.str(o["name"], "name"),
-      majorType: readEMajorType(o["major_type"], "major_type"),
+      id: x0 as number,
+      name: x1 as string,
+      majorType: x2 as EMajorType,
       minorType: readEMinorType(o["minor_type"], "minor_type"),
-      maxPileNum: rt.int(o["max_pile_num"], "max_pile_num", -2147483648, 2147483647),
-      quality: readEItemQuality(o["quality"], "quality"),
-      iconBackgroud: rt.str(o["icon_backgroud"], "icon_backgroud"),
-      iconMask: rt.str(o["icon_mask"], "icon_mask"),
-      desc: rt.str(o["desc"], "desc"),
-      showOrder: rt.int(o["show_order"], "show_order", -2147483648, 2147483647),
+      maxPileNum: x4 as number,
+      quality: x5 as EItemQuality,
+      iconBackgroud: x6 as string,
+      iconMask: x7 as string,
+      desc: x8 as string,
+      showOrder: x9 as number,
     };
     if (rt.count(o) !== 10) rt.unknown(o, FIELDS);
     return Object.freeze(r);

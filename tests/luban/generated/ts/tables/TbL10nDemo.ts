@@ -14,9 +14,13 @@ const FIELDS: readonly string[] = ["id", "text"];
 export function readTbL10nDemo(v: unknown, at: rt.At): TbL10nDemo {
   const o = rt.object(v, at);
   try {
+    const x0 = o["id"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "id", -2147483648, 2147483647);
+    const x1 = o["text"];
+    if (!(typeof x1 === "string")) rt.str(x1, "text");
     const r: rt.Mutable<TbL10nDemo> = {
-      id: rt.int(o["id"], "id", -2147483648, 2147483647),
-      text: rt.str(o["text"], "text"),
+      id: x0 as number,
+      text: x1 as string,
     };
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
     return Object.freeze(r);

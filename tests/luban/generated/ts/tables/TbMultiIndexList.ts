@@ -17,12 +17,20 @@ const FIELDS: readonly string[] = ["id1", "id2", "id3", "num", "desc"];
 export function readTbMultiIndexList(v: unknown, at: rt.At): TbMultiIndexList {
   const o = rt.object(v, at);
   try {
+    const x0 = o["id1"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "id1", -2147483648, 2147483647);
+    const x2 = o["id3"];
+    if (!(typeof x2 === "string")) rt.str(x2, "id3");
+    const x3 = o["num"];
+    if (!(typeof x3 === "number" && (x3 | 0) === x3)) rt.int(x3, "num", -2147483648, 2147483647);
+    const x4 = o["desc"];
+    if (!(typeof x4 === "string")) rt.str(x4, "desc");
     const r: rt.Mutable<TbMultiIndexList> = {
-      id1: rt.int(o["id1"], "id1", -2147483648, 2147483647),
+      id1: x0 as number,
       id2: rt.int64(o["id2"], "id2", -9223372036854775808n, 9223372036854775807n),
-      id3: rt.str(o["id3"], "id3"),
-      num: rt.int(o["num"], "num", -2147483648, 2147483647),
-      desc: rt.str(o["desc"], "desc"),
+      id3: x2 as string,
+      num: x3 as number,
+      desc: x4 as string,
     };
     if (rt.count(o) !== 5) rt.unknown(o, FIELDS);
     return Object.freeze(r);

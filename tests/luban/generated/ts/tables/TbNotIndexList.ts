@@ -14,9 +14,13 @@ const FIELDS: readonly string[] = ["x", "y"];
 export function readTbNotIndexList(v: unknown, at: rt.At): TbNotIndexList {
   const o = rt.object(v, at);
   try {
+    const x0 = o["x"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "x", -2147483648, 2147483647);
+    const x1 = o["y"];
+    if (!(typeof x1 === "number" && (x1 | 0) === x1)) rt.int(x1, "y", -2147483648, 2147483647);
     const r: rt.Mutable<TbNotIndexList> = {
-      x: rt.int(o["x"], "x", -2147483648, 2147483647),
-      y: rt.int(o["y"], "y", -2147483648, 2147483647),
+      x: x0 as number,
+      y: x1 as number,
     };
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
     return Object.freeze(r);

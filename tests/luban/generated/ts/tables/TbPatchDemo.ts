@@ -14,9 +14,13 @@ const FIELDS: readonly string[] = ["id", "value"];
 export function readTbPatchDemo(v: unknown, at: rt.At): TbPatchDemo {
   const o = rt.object(v, at);
   try {
+    const x0 = o["id"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "id", -2147483648, 2147483647);
+    const x1 = o["value"];
+    if (!(typeof x1 === "number" && (x1 | 0) === x1)) rt.int(x1, "value", -2147483648, 2147483647);
     const r: rt.Mutable<TbPatchDemo> = {
-      id: rt.int(o["id"], "id", -2147483648, 2147483647),
-      value: rt.int(o["value"], "value", -2147483648, 2147483647),
+      id: x0 as number,
+      value: x1 as number,
     };
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
     return Object.freeze(r);

@@ -14,9 +14,13 @@ const FIELDS: readonly string[] = ["id", "res"];
 export function readTbPath(v: unknown, at: rt.At): TbPath {
   const o = rt.object(v, at);
   try {
+    const x0 = o["id"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "id", -2147483648, 2147483647);
+    const x1 = o["res"];
+    if (!(typeof x1 === "string")) rt.str(x1, "res");
     const r: rt.Mutable<TbPath> = {
-      id: rt.int(o["id"], "id", -2147483648, 2147483647),
-      res: rt.str(o["res"], "res"),
+      id: x0 as number,
+      res: x1 as string,
     };
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
     return Object.freeze(r);

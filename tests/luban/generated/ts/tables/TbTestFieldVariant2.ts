@@ -14,9 +14,13 @@ const FIELDS: readonly string[] = ["id", "name"];
 export function readTbTestFieldVariant2(v: unknown, at: rt.At): TbTestFieldVariant2 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["id"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "id", -2147483648, 2147483647);
+    const x1 = o["name"];
+    if (!(typeof x1 === "string")) rt.str(x1, "name");
     const r: rt.Mutable<TbTestFieldVariant2> = {
-      id: rt.int(o["id"], "id", -2147483648, 2147483647),
-      name: rt.str(o["name"], "name"),
+      id: x0 as number,
+      name: x1 as string,
     };
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
     return Object.freeze(r);

@@ -15,8 +15,10 @@ const FIELDS: readonly string[] = ["id", "eles"];
 export function readTbTestIndex(v: unknown, at: rt.At): TbTestIndex {
   const o = rt.object(v, at);
   try {
+    const x0 = o["id"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "id", -2147483648, 2147483647);
     const r: rt.Mutable<TbTestIndex> = {
-      id: rt.int(o["id"], "id", -2147483648, 2147483647),
+      id: x0 as number,
       eles: rt.array(o["eles"], "eles", (v1, a1) => readDemoType1(v1, a1)),
     };
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS);

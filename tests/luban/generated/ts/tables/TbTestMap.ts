@@ -23,8 +23,10 @@ const FIELDS: readonly string[] = ["id", "x1", "x2", "x3", "x4"];
 export function readTbTestMap(v: unknown, at: rt.At): TbTestMap {
   const o = rt.object(v, at);
   try {
+    const x0 = o["id"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "id", -2147483648, 2147483647);
     const r = {
-      id: rt.int(o["id"], "id", -2147483648, 2147483647),
+      id: x0 as number,
       x1: rt.map(o["x1"], "x1", (k1) => rt.intKey(k1, -2147483648, 2147483647), (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
       x2: rt.map(o["x2"], "x2", (k1) => rt.int64Key(k1, -9223372036854775808n, 9223372036854775807n), (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
       x3: rt.map(o["x3"], "x3", (k1) => k1, (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),

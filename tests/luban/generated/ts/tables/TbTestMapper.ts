@@ -17,9 +17,13 @@ const FIELDS: readonly string[] = ["id", "audio_type", "v2"];
 export function readTbTestMapper(v: unknown, at: rt.At): TbTestMapper {
   const o = rt.object(v, at);
   try {
+    const x0 = o["id"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "id", -2147483648, 2147483647);
+    const x1 = o["audio_type"];
+    if (!(x1 === "UNKNOWN" || x1 === "ACC" || x1 === "AIFF")) readAudioType(x1, "audio_type");
     const r: rt.Mutable<TbTestMapper> = {
-      id: rt.int(o["id"], "id", -2147483648, 2147483647),
-      audioType: readAudioType(o["audio_type"], "audio_type"),
+      id: x0 as number,
+      audioType: x1 as AudioType,
       v2: readVec2(o["v2"], "v2"),
     };
     if (rt.count(o) !== 3) rt.unknown(o, FIELDS);

@@ -25,16 +25,34 @@ const FIELDS: readonly string[] = ["id", "f1", "f2", "d1", "d2", "i1", "i2", "i3
 export function readTbTestRange(v: unknown, at: rt.At): TbTestRange {
   const o = rt.object(v, at);
   try {
+    const x0 = o["id"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "id", -2147483648, 2147483647);
+    const x1 = o["f1"];
+    if (!(typeof x1 === "number" && x1 - x1 === 0)) rt.float(x1, "f1");
+    const x2 = o["f2"];
+    if (!(typeof x2 === "number" && x2 - x2 === 0)) rt.float(x2, "f2");
+    const x3 = o["d1"];
+    if (!(typeof x3 === "number" && x3 - x3 === 0)) rt.float(x3, "d1");
+    const x4 = o["d2"];
+    if (!(typeof x4 === "number" && x4 - x4 === 0)) rt.float(x4, "d2");
+    const x5 = o["i1"];
+    if (!(typeof x5 === "number" && (x5 | 0) === x5)) rt.int(x5, "i1", -2147483648, 2147483647);
+    const x6 = o["i2"];
+    if (!(typeof x6 === "number" && (x6 | 0) === x6)) rt.int(x6, "i2", -2147483648, 2147483647);
+    const x7 = o["i3"];
+    if (!(typeof x7 === "number" && (x7 | 0) === x7)) rt.int(x7, "i3", -2147483648, 2147483647);
+    const x8 = o["i4"];
+    if (!(typeof x8 === "number" && (x8 | 0) === x8)) rt.int(x8, "i4", -2147483648, 2147483647);
     const r: rt.Mutable<TbTestRange> = {
-      id: rt.int(o["id"], "id", -2147483648, 2147483647),
-      f1: rt.float(o["f1"], "f1"),
-      f2: rt.float(o["f2"], "f2"),
-      d1: rt.float(o["d1"], "d1"),
-      d2: rt.float(o["d2"], "d2"),
-      i1: rt.int(o["i1"], "i1", -2147483648, 2147483647),
-      i2: rt.int(o["i2"], "i2", -2147483648, 2147483647),
-      i3: rt.int(o["i3"], "i3", -2147483648, 2147483647),
-      i4: rt.int(o["i4"], "i4", -2147483648, 2147483647),
+      id: x0 as number,
+      f1: x1 as number,
+      f2: x2 as number,
+      d1: x3 as number,
+      d2: x4 as number,
+      i1: x5 as number,
+      i2: x6 as number,
+      i3: x7 as number,
+      i4: x8 as number,
       l1: rt.int64(o["l1"], "l1", -9223372036854775808n, 9223372036854775807n),
       l2: rt.int64(o["l2"], "l2", -9223372036854775808n, 9223372036854775807n),
       l3: rt.int64(o["l3"], "l3", -9223372036854775808n, 9223372036854775807n),

@@ -19,13 +19,17 @@ const FIELDS: readonly string[] = ["id", "x0", "x1", "x2", "x3", "x4"];
 export function readTbTestSet(v: unknown, at: rt.At): TbTestSet {
   const o = rt.object(v, at);
   try {
+    const x0 = o["id"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "id", -2147483648, 2147483647);
+    const x1 = o["x0"];
+    if (!(typeof x1 === "string")) rt.str(x1, "x0");
     const r: rt.Mutable<TbTestSet> = {
-      id: rt.int(o["id"], "id", -2147483648, 2147483647),
-      x0: rt.str(o["x0"], "x0"),
-      x1: rt.scalars(o["x1"], "x1", (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
+      id: x0 as number,
+      x0: x1 as string,
+      x1: rt.ints(o["x1"], "x1", -2147483648, 2147483647),
       x2: rt.array(o["x2"], "x2", (v1, a1) => rt.int64(v1, a1, -9223372036854775808n, 9223372036854775807n)),
-      x3: rt.scalars(o["x3"], "x3", (v1, a1) => rt.str(v1, a1)),
-      x4: rt.scalars(o["x4"], "x4", (v1, a1) => readDemoEnum(v1, a1)),
+      x3: rt.strings(o["x3"], "x3"),
+      x4: rt.scalars(o["x4"], "x4", readDemoEnum),
     };
     if (rt.count(o) !== 6) rt.unknown(o, FIELDS);
     return Object.freeze(r);

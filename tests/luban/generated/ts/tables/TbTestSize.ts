@@ -17,11 +17,13 @@ const FIELDS: readonly string[] = ["id", "x1", "x2", "x3", "x4"];
 export function readTbTestSize(v: unknown, at: rt.At): TbTestSize {
   const o = rt.object(v, at);
   try {
+    const x0 = o["id"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "id", -2147483648, 2147483647);
     const r: rt.Mutable<TbTestSize> = {
-      id: rt.int(o["id"], "id", -2147483648, 2147483647),
-      x1: rt.scalars(o["x1"], "x1", (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
-      x2: rt.scalars(o["x2"], "x2", (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
-      x3: rt.scalars(o["x3"], "x3", (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
+      id: x0 as number,
+      x1: rt.ints(o["x1"], "x1", -2147483648, 2147483647),
+      x2: rt.ints(o["x2"], "x2", -2147483648, 2147483647),
+      x3: rt.ints(o["x3"], "x3", -2147483648, 2147483647),
       x4: rt.map(o["x4"], "x4", (k1) => rt.intKey(k1, -2147483648, 2147483647), (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
     };
     if (rt.count(o) !== 5) rt.unknown(o, FIELDS);

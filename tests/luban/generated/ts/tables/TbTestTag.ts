@@ -14,9 +14,13 @@ const FIELDS: readonly string[] = ["id", "value"];
 export function readTbTestTag(v: unknown, at: rt.At): TbTestTag {
   const o = rt.object(v, at);
   try {
+    const x0 = o["id"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "id", -2147483648, 2147483647);
+    const x1 = o["value"];
+    if (!(typeof x1 === "string")) rt.str(x1, "value");
     const r: rt.Mutable<TbTestTag> = {
-      id: rt.int(o["id"], "id", -2147483648, 2147483647),
-      value: rt.str(o["value"], "value"),
+      id: x0 as number,
+      value: x1 as string,
     };
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
     return Object.freeze(r);

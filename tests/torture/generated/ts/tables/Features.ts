@@ -52,14 +52,26 @@ const FIELDS: readonly string[] = ["Id", "Name", "Slot", "Hero", "Heroes", "Leve
 export function readFeatures(v: unknown, at: rt.At): Features {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 255)) rt.int(x0, "Id", 0, 255);
+    const x1 = o["Name"];
+    if (!(typeof x1 === "string")) rt.str(x1, "Name");
+    const x2 = o["Slot"];
+    if (!(typeof x2 === "number" && x2 >>> 0 === x2 && x2 <= 255)) rt.int(x2, "Slot", 0, 255);
+    const x3 = o["Hero"];
+    if (!(x3 === "Junkrat" || x3 === "Mercy" || x3 === "Tracer")) readHero(x3, "Hero");
+    const x5 = o["Level"];
+    if (!(typeof x5 === "number" && x5 >>> 0 === x5 && x5 <= 255)) rt.int(x5, "Level", 0, 255);
+    const x6 = o["Title"];
+    if (!(typeof x6 === "string")) rt.str(x6, "Title");
     const r: rt.Mutable<Features> = {
-      id: rt.int(o["Id"], "Id", 0, 255),
-      name: rt.str(o["Name"], "Name"),
-      slot: rt.int(o["Slot"], "Slot", 0, 255),
-      hero: readHero(o["Hero"], "Hero"),
-      heroes: rt.scalars(o["Heroes"], "Heroes", (v1, a1) => readHero(v1, a1)),
-      level: rt.int(o["Level"], "Level", 0, 255),
-      title: rt.str(o["Title"], "Title"),
+      id: x0 as number,
+      name: x1 as string,
+      slot: x2 as number,
+      hero: x3 as Hero,
+      heroes: rt.scalars(o["Heroes"], "Heroes", readHero),
+      level: x5 as number,
+      title: x6 as string,
       stat: readStat(o["Stat"], "Stat"),
       weights: rt.map(o["Weights"], "Weights", (k1) => k1, (v1, a1) => rt.int(v1, a1, -32768, 32767)),
       byId: rt.map(o["ById"], "ById", (k1) => rt.intKey(k1, 0, 4294967295), (v1, a1) => rt.str(v1, a1)),

@@ -70,22 +70,52 @@ const FIELDS: readonly string[] = ["Id", "class", "params", "default", "enum", "
 export function readKeywords(v: unknown, at: rt.At): Keywords {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 255)) rt.int(x0, "Id", 0, 255);
+    const x1 = o["class"];
+    if (!(x1 === "class" || x1 === "params" || x1 === "default" || x1 === "enum" || x1 === "in" || x1 === "is" || x1 === "delete" || x1 === "new" || x1 === "namespace" || x1 === "constructor" || x1 === "type" || x1 === "move" || x1 === "ref" || x1 === "self")) readKeyword(x1, "class");
+    const x2 = o["params"];
+    if (!(x2 === "class" || x2 === "params" || x2 === "default" || x2 === "enum" || x2 === "in" || x2 === "is" || x2 === "delete" || x2 === "new" || x2 === "namespace" || x2 === "constructor" || x2 === "type" || x2 === "move" || x2 === "ref" || x2 === "self")) readKeyword(x2, "params");
+    const x3 = o["default"];
+    if (!(x3 === "class" || x3 === "params" || x3 === "default" || x3 === "enum" || x3 === "in" || x3 === "is" || x3 === "delete" || x3 === "new" || x3 === "namespace" || x3 === "constructor" || x3 === "type" || x3 === "move" || x3 === "ref" || x3 === "self")) readKeyword(x3, "default");
+    const x4 = o["enum"];
+    if (!(x4 === "class" || x4 === "params" || x4 === "default" || x4 === "enum" || x4 === "in" || x4 === "is" || x4 === "delete" || x4 === "new" || x4 === "namespace" || x4 === "constructor" || x4 === "type" || x4 === "move" || x4 === "ref" || x4 === "self")) readKeyword(x4, "enum");
+    const x5 = o["in"];
+    if (!(x5 === "class" || x5 === "params" || x5 === "default" || x5 === "enum" || x5 === "in" || x5 === "is" || x5 === "delete" || x5 === "new" || x5 === "namespace" || x5 === "constructor" || x5 === "type" || x5 === "move" || x5 === "ref" || x5 === "self")) readKeyword(x5, "in");
+    const x6 = o["is"];
+    if (!(x6 === "class" || x6 === "params" || x6 === "default" || x6 === "enum" || x6 === "in" || x6 === "is" || x6 === "delete" || x6 === "new" || x6 === "namespace" || x6 === "constructor" || x6 === "type" || x6 === "move" || x6 === "ref" || x6 === "self")) readKeyword(x6, "is");
+    const x7 = o["delete"];
+    if (!(x7 === "class" || x7 === "params" || x7 === "default" || x7 === "enum" || x7 === "in" || x7 === "is" || x7 === "delete" || x7 === "new" || x7 === "namespace" || x7 === "constructor" || x7 === "type" || x7 === "move" || x7 === "ref" || x7 === "self")) readKeyword(x7, "delete");
+    const x8 = o["new"];
+    if (!(x8 === "class" || x8 === "params" || x8 === "default" || x8 === "enum" || x8 === "in" || x8 === "is" || x8 === "delete" || x8 === "new" || x8 === "namespace" || x8 === "constructor" || x8 === "type" || x8 === "move" || x8 === "ref" || x8 === "self")) readKeyword(x8, "new");
+    const x9 = o["namespace"];
+    if (!(x9 === "class" || x9 === "params" || x9 === "default" || x9 === "enum" || x9 === "in" || x9 === "is" || x9 === "delete" || x9 === "new" || x9 === "namespace" || x9 === "constructor" || x9 === "type" || x9 === "move" || x9 === "ref" || x9 === "self")) readKeyword(x9, "namespace");
+    const x10 = rt.own(o, "constructor");
+    if (!(x10 === "class" || x10 === "params" || x10 === "default" || x10 === "enum" || x10 === "in" || x10 === "is" || x10 === "delete" || x10 === "new" || x10 === "namespace" || x10 === "constructor" || x10 === "type" || x10 === "move" || x10 === "ref" || x10 === "self")) readKeyword(x10, "constructor");
+    const x11 = o["type"];
+    if (!(x11 === "class" || x11 === "params" || x11 === "default" || x11 === "enum" || x11 === "in" || x11 === "is" || x11 === "delete" || x11 === "new" || x11 === "namespace" || x11 === "constructor" || x11 === "type" || x11 === "move" || x11 === "ref" || x11 === "self")) readKeyword(x11, "type");
+    const x12 = o["move"];
+    if (!(x12 === "class" || x12 === "params" || x12 === "default" || x12 === "enum" || x12 === "in" || x12 === "is" || x12 === "delete" || x12 === "new" || x12 === "namespace" || x12 === "constructor" || x12 === "type" || x12 === "move" || x12 === "ref" || x12 === "self")) readKeyword(x12, "move");
+    const x13 = o["ref"];
+    if (!(x13 === "class" || x13 === "params" || x13 === "default" || x13 === "enum" || x13 === "in" || x13 === "is" || x13 === "delete" || x13 === "new" || x13 === "namespace" || x13 === "constructor" || x13 === "type" || x13 === "move" || x13 === "ref" || x13 === "self")) readKeyword(x13, "ref");
+    const x14 = o["self"];
+    if (!(x14 === "class" || x14 === "params" || x14 === "default" || x14 === "enum" || x14 === "in" || x14 === "is" || x14 === "delete" || x14 === "new" || x14 === "namespace" || x14 === "constructor" || x14 === "type" || x14 === "move" || x14 === "ref" || x14 === "self")) readKeyword(x14, "self");
     const r = {
-      id: rt.int(o["Id"], "Id", 0, 255),
-      class: readKeyword(o["class"], "class"),
-      params: readKeyword(o["params"], "params"),
-      default: readKeyword(o["default"], "default"),
-      enum: readKeyword(o["enum"], "enum"),
-      in: readKeyword(o["in"], "in"),
-      is: readKeyword(o["is"], "is"),
-      delete: readKeyword(o["delete"], "delete"),
-      new: readKeyword(o["new"], "new"),
-      namespace: readKeyword(o["namespace"], "namespace"),
-      constructor: readKeyword(rt.own(o, "constructor"), "constructor"),
-      type: readKeyword(o["type"], "type"),
-      move: readKeyword(o["move"], "move"),
-      ref: readKeyword(o["ref"], "ref"),
-      self: readKeyword(o["self"], "self"),
+      id: x0 as number,
+      class: x1 as Keyword,
+      params: x2 as Keyword,
+      default: x3 as Keyword,
+      enum: x4 as Keyword,
+      in: x5 as Keyword,
+      is: x6 as Keyword,
+      delete: x7 as Keyword,
+      new: x8 as Keyword,
+      namespace: x9 as Keyword,
+      constructor: x10 as Keyword,
+      type: x11 as Keyword,
+      move: x12 as Keyword,
+      ref: x13 as Keyword,
+      self: x14 as Keyword,
     } as rt.Mutable<Keywords>;
     if (rt.count(o) !== 15) rt.unknown(o, FIELDS);
     return Object.freeze(r);

@@ -14,9 +14,13 @@ const FIELDS: readonly string[] = ["Step", "Msg"];
 export function readLog(v: unknown, at: rt.At): Log {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Step"];
+    if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 65535)) rt.int(x0, "Step", 0, 65535);
+    const x1 = o["Msg"];
+    if (!(typeof x1 === "string")) rt.str(x1, "Msg");
     const r: rt.Mutable<Log> = {
-      step: rt.int(o["Step"], "Step", 0, 65535),
-      msg: rt.str(o["Msg"], "Msg"),
+      step: x0 as number,
+      msg: x1 as string,
     };
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
     return Object.freeze(r);

@@ -44,15 +44,17 @@ const FIELDS: readonly string[] = ["Name", "Pos", "MaybePos", "Shape", "Ints", "
 export function readNested(v: unknown, at: rt.At): Nested {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Name"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Name");
     const r = {
-      name: rt.str(o["Name"], "Name"),
+      name: x0 as string,
       pos: readPoint(o["Pos"], "Pos"),
       shape: readShape(o["Shape"], "Shape"),
       ints: rt.array(o["Ints"], "Ints", (v1, a1) => rt.int64(v1, a1, -9223372036854775808n, 9223372036854775807n)),
-      grid: rt.array(o["Grid"], "Grid", (v1, a1) => rt.scalars(v1, a1, (v2, a2) => rt.int(v2, a2, 0, 255))),
-      words: rt.scalars(o["Words"], "Words", (v1, a1) => rt.str(v1, a1)),
-      flags: rt.scalars(o["Flags"], "Flags", (v1, a1) => rt.bool(v1, a1)),
-      kinds: rt.scalars(o["Kinds"], "Kinds", (v1, a1) => readKeyword(v1, a1)),
+      grid: rt.array(o["Grid"], "Grid", (v1, a1) => rt.ints(v1, a1, 0, 255)),
+      words: rt.strings(o["Words"], "Words"),
+      flags: rt.bools(o["Flags"], "Flags"),
+      kinds: rt.scalars(o["Kinds"], "Kinds", readKeyword),
     } as rt.Mutable<Nested>;
     let n = 8;
     const x2 = o["MaybePos"];
@@ -62,17 +64,20 @@ export function readNested(v: unknown, at: rt.At): Nested {
     }
     const x9 = o["Opt"];
     if (x9 !== undefined) {
-      r.opt = rt.int(x9, "Opt", -2147483648, 2147483647);
+      if (!(typeof x9 === "number" && (x9 | 0) === x9)) rt.int(x9, "Opt", -2147483648, 2147483647);
+      r.opt = x9 as number;
       n++;
     }
     const x10 = o["OptText"];
     if (x10 !== undefined) {
-      r.optText = rt.str(x10, "OptText");
+      if (!(typeof x10 === "string")) rt.str(x10, "OptText");
+      r.optText = x10 as string;
       n++;
     }
     const x11 = o["Ref"];
     if (x11 !== undefined) {
-      r.ref = rt.int(x11, "Ref", -2147483648, 2147483647);
+      if (!(typeof x11 === "number" && (x11 | 0) === x11)) rt.int(x11, "Ref", -2147483648, 2147483647);
+      r.ref = x11 as number;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS);

@@ -28,22 +28,39 @@ const FIELDS: readonly string[] = ["Id", "I8", "I16", "I32", "I64", "U8", "U16",
 export function readNumbers(v: unknown, at: rt.At): Numbers {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 65535)) rt.int(x0, "Id", 0, 65535);
+    const x1 = o["I8"];
+    if (!(typeof x1 === "number" && (x1 | 0) === x1 && x1 >= -128 && x1 <= 127)) rt.int(x1, "I8", -128, 127);
+    const x2 = o["I16"];
+    if (!(typeof x2 === "number" && (x2 | 0) === x2 && x2 >= -32768 && x2 <= 32767)) rt.int(x2, "I16", -32768, 32767);
+    const x3 = o["I32"];
+    if (!(typeof x3 === "number" && (x3 | 0) === x3)) rt.int(x3, "I32", -2147483648, 2147483647);
+    const x5 = o["U8"];
+    if (!(typeof x5 === "number" && x5 >>> 0 === x5 && x5 <= 255)) rt.int(x5, "U8", 0, 255);
+    const x6 = o["U16"];
+    if (!(typeof x6 === "number" && x6 >>> 0 === x6 && x6 <= 65535)) rt.int(x6, "U16", 0, 65535);
+    const x7 = o["U32"];
+    if (!(typeof x7 === "number" && x7 >>> 0 === x7)) rt.int(x7, "U32", 0, 4294967295);
+    const x9 = o["F"];
+    if (!(typeof x9 === "number" && x9 - x9 === 0)) rt.float(x9, "F");
     const r: rt.Mutable<Numbers> = {
-      id: rt.int(o["Id"], "Id", 0, 65535),
-      i8: rt.int(o["I8"], "I8", -128, 127),
-      i16: rt.int(o["I16"], "I16", -32768, 32767),
-      i32: rt.int(o["I32"], "I32", -2147483648, 2147483647),
+      id: x0 as number,
+      i8: x1 as number,
+      i16: x2 as number,
+      i32: x3 as number,
       i64: rt.int64(o["I64"], "I64", -9223372036854775808n, 9223372036854775807n),
-      u8: rt.int(o["U8"], "U8", 0, 255),
-      u16: rt.int(o["U16"], "U16", 0, 65535),
-      u32: rt.int(o["U32"], "U32", 0, 4294967295),
+      u8: x5 as number,
+      u16: x6 as number,
+      u32: x7 as number,
       u64: rt.int64(o["U64"], "U64", 0n, 18446744073709551615n),
-      f: rt.float(o["F"], "F"),
+      f: x9 as number,
     };
     let n = 10;
     const x10 = o["MaybeF"];
     if (x10 !== undefined) {
-      r.maybeF = rt.float(x10, "MaybeF");
+      if (!(typeof x10 === "number" && x10 - x10 === 0)) rt.float(x10, "MaybeF");
+      r.maybeF = x10 as number;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS);

@@ -20,18 +20,22 @@ const FIELDS: readonly string[] = ["Id", "Maybe", "Next"];
 export function readOption(v: unknown, at: rt.At): Option {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 255)) rt.int(x0, "Id", 0, 255);
     const r = {
-      id: rt.int(o["Id"], "Id", 0, 255),
+      id: x0 as number,
     } as rt.Mutable<Option>;
     let n = 1;
     const x1 = o["Maybe"];
     if (x1 !== undefined) {
-      r.maybe = rt.str(x1, "Maybe");
+      if (!(typeof x1 === "string")) rt.str(x1, "Maybe");
+      r.maybe = x1 as string;
       n++;
     }
     const x2 = o["Next"];
     if (x2 !== undefined) {
-      r.next = rt.int(x2, "Next", -2147483648, 2147483647);
+      if (!(typeof x2 === "number" && (x2 | 0) === x2)) rt.int(x2, "Next", -2147483648, 2147483647);
+      r.next = x2 as number;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS);

@@ -19,10 +19,16 @@ const FIELDS: readonly string[] = ["Kind", "N", "V"];
 export function readPair(v: unknown, at: rt.At): Pair {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Kind"];
+    if (!(x0 === "class" || x0 === "params" || x0 === "default" || x0 === "enum" || x0 === "in" || x0 === "is" || x0 === "delete" || x0 === "new" || x0 === "namespace" || x0 === "constructor" || x0 === "type" || x0 === "move" || x0 === "ref" || x0 === "self")) readKeyword(x0, "Kind");
+    const x1 = o["N"];
+    if (!(typeof x1 === "number" && x1 >>> 0 === x1 && x1 <= 255)) rt.int(x1, "N", 0, 255);
+    const x2 = o["V"];
+    if (!(typeof x2 === "number" && x2 - x2 === 0)) rt.float(x2, "V");
     const r: rt.Mutable<Pair> = {
-      kind: readKeyword(o["Kind"], "Kind"),
-      n: rt.int(o["N"], "N", 0, 255),
-      v: rt.float(o["V"], "V"),
+      kind: x0 as Keyword,
+      n: x1 as number,
+      v: x2 as number,
     };
     if (rt.count(o) !== 3) rt.unknown(o, FIELDS);
     return Object.freeze(r);

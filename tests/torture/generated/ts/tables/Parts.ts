@@ -15,14 +15,18 @@ const FIELDS: readonly string[] = ["Id", "Part", "Tags"];
 export function readParts(v: unknown, at: rt.At): Parts {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 65535)) rt.int(x0, "Id", 0, 65535);
+    const x1 = o["Part"];
+    if (!(typeof x1 === "string")) rt.str(x1, "Part");
     const r: rt.Mutable<Parts> = {
-      id: rt.int(o["Id"], "Id", 0, 65535),
-      part: rt.str(o["Part"], "Part"),
+      id: x0 as number,
+      part: x1 as string,
     };
     let n = 2;
     const x2 = o["Tags"];
     if (x2 !== undefined) {
-      r.tags = rt.scalars(x2, "Tags", (v1, a1) => rt.str(v1, a1));
+      r.tags = rt.strings(x2, "Tags");
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS);

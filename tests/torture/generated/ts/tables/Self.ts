@@ -20,9 +20,13 @@ const FIELDS: readonly string[] = ["Id", "Other"];
 export function readSelf(v: unknown, at: rt.At): Self {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 255)) rt.int(x0, "Id", 0, 255);
+    const x1 = o["Other"];
+    if (!(typeof x1 === "string")) rt.str(x1, "Other");
     const r = {
-      id: rt.int(o["Id"], "Id", 0, 255),
-      other: rt.str(o["Other"], "Other"),
+      id: x0 as number,
+      other: x1 as string,
     } as rt.Mutable<Self>;
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
     return r;

@@ -21,12 +21,22 @@ const FIELDS: readonly string[] = ["Title", "Version", "Scale", "Debug", "Defaul
 export function readSettings(v: unknown, at: rt.At): Settings {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Title"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Title");
+    const x1 = o["Version"];
+    if (!(typeof x1 === "number" && x1 >>> 0 === x1 && x1 <= 65535)) rt.int(x1, "Version", 0, 65535);
+    const x2 = o["Scale"];
+    if (!(typeof x2 === "number" && x2 - x2 === 0)) rt.float(x2, "Scale");
+    const x3 = o["Debug"];
+    if (!(typeof x3 === "boolean")) rt.bool(x3, "Debug");
+    const x4 = o["Default"];
+    if (!(x4 === "class" || x4 === "params" || x4 === "default" || x4 === "enum" || x4 === "in" || x4 === "is" || x4 === "delete" || x4 === "new" || x4 === "namespace" || x4 === "constructor" || x4 === "type" || x4 === "move" || x4 === "ref" || x4 === "self")) readKeyword(x4, "Default");
     const r: rt.Mutable<Settings> = {
-      title: rt.str(o["Title"], "Title"),
-      version: rt.int(o["Version"], "Version", 0, 65535),
-      scale: rt.float(o["Scale"], "Scale"),
-      debug: rt.bool(o["Debug"], "Debug"),
-      default: readKeyword(o["Default"], "Default"),
+      title: x0 as string,
+      version: x1 as number,
+      scale: x2 as number,
+      debug: x3 as boolean,
+      default: x4 as Keyword,
     };
     if (rt.count(o) !== 5) rt.unknown(o, FIELDS);
     return Object.freeze(r);

@@ -31,8 +31,10 @@ const FIELDS: readonly string[] = ["Id", "Pos", "Stat", "Effect", "MaybeEffect",
 export function readSpread(v: unknown, at: rt.At): Spread {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 255)) rt.int(x0, "Id", 0, 255);
     const r: rt.Mutable<Spread> = {
-      id: rt.int(o["Id"], "Id", 0, 255),
+      id: x0 as number,
       pos: readPoint(o["Pos"], "Pos"),
       stat: readStat(o["Stat"], "Stat"),
       effect: readEffect(o["Effect"], "Effect"),

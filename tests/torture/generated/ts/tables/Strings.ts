@@ -23,14 +23,19 @@ const FIELDS: readonly string[] = ["Key", "Text", "Note"];
 export function readStrings(v: unknown, at: rt.At): Strings {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Key"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Key");
+    const x1 = o["Text"];
+    if (!(typeof x1 === "string")) rt.str(x1, "Text");
     const r: rt.Mutable<Strings> = {
-      key: rt.str(o["Key"], "Key"),
-      text: rt.str(o["Text"], "Text"),
+      key: x0 as string,
+      text: x1 as string,
     };
     let n = 2;
     const x2 = o["Note"];
     if (x2 !== undefined) {
-      r.note = rt.str(x2, "Note");
+      if (!(typeof x2 === "string")) rt.str(x2, "Note");
+      r.note = x2 as string;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS);

@@ -26,20 +26,27 @@ const FIELDS: readonly string[] = ["MaxPlayers", "Motd", "Ratio", "Opens", "Roun
 export function readVertical(v: unknown, at: rt.At): Vertical {
   const o = rt.object(v, at);
   try {
+    const x0 = o["MaxPlayers"];
+    if (!(typeof x0 === "number" && x0 >>> 0 === x0 && x0 <= 255)) rt.int(x0, "MaxPlayers", 0, 255);
+    const x1 = o["Motd"];
+    if (!(typeof x1 === "string")) rt.str(x1, "Motd");
+    const x2 = o["Ratio"];
+    if (!(typeof x2 === "number" && x2 - x2 === 0)) rt.float(x2, "Ratio");
     const r: rt.Mutable<Vertical> = {
-      maxPlayers: rt.int(o["MaxPlayers"], "MaxPlayers", 0, 255),
-      motd: rt.str(o["Motd"], "Motd"),
-      ratio: rt.float(o["Ratio"], "Ratio"),
+      maxPlayers: x0 as number,
+      motd: x1 as string,
+      ratio: x2 as number,
       opens: rt.dateTime(o["Opens"], "Opens"),
       round: rt.duration(o["Round"], "Round"),
       odds: rt.map(o["Odds"], "Odds", (k1) => k1, (v1, a1) => rt.float(v1, a1)),
       opening: readEffect(o["Opening"], "Opening"),
-      banned: rt.scalars(o["Banned"], "Banned", (v1, a1) => readHero(v1, a1)),
+      banned: rt.scalars(o["Banned"], "Banned", readHero),
     };
     let n = 8;
     const x8 = o["Note"];
     if (x8 !== undefined) {
-      r.note = rt.str(x8, "Note");
+      if (!(typeof x8 === "string")) rt.str(x8, "Note");
+      r.note = x8 as string;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS);
