@@ -56,6 +56,9 @@ struct Dump {
     hash: String,
     /// Table names in the order the language listed them (checked for Rust only).
     order: Option<Vec<String>>,
+    /// The data formats the C# or TypeScript dumper loaded (`json`, or `binary,json`: the binary files, then the
+    /// JSON ones, whose canonical dumps it found equal).
+    formats: Option<String>,
 }
 
 /// Per set id: the dump, or why there is none.
@@ -307,10 +310,12 @@ fn read_dump(dir: &Path) -> Result<Dump, String> {
     let order = std::fs::read_to_string(dir.join("order"))
         .ok()
         .map(|o| o.lines().map(str::to_string).collect());
+    let formats = std::fs::read_to_string(dir.join("formats")).ok();
     Ok(Dump {
         tables,
         hash,
         order,
+        formats,
     })
 }
 
@@ -498,6 +503,25 @@ namespace GentableConformance
                 global::System.IO.File.WriteAllText(global::System.IO.Path.Combine(dir, "tables", kv.Key + ".json"), kv.Value, utf8);
             }
             global::System.IO.File.WriteAllText(global::System.IO.Path.Combine(dir, "hash"), global::@NS@.Tables.ContentHash, utf8);
+            // With binary data (docs/data-format.md §3) Load read the .bytes files; the .json beside them must load
+            // to the same canonical JSON.
+            string formats = "json";
+            var files = global::@NS@.Tables.DataFiles;
+            if (files.Count > 0 && files[0].EndsWith(".bytes", global::System.StringComparison.Ordinal))
+            {
+                formats = "binary";
+                global::System.Func<string, string> json = f => global::System.IO.Path.Combine(dataDir, f.Substring(0, f.Length - 6) + ".json");
+                if (global::System.IO.File.Exists(json(files[0])))
+                {
+                    var fromJson = global::@NS@.Tables.LoadFromBytes(f => global::System.IO.File.ReadAllBytes(json(f))).ToCanonicalJson();
+                    foreach (var kv in tables.ToCanonicalJson())
+                    {
+                        if (fromJson[kv.Key] != kv.Value) throw new global::System.Exception("table " + kv.Key + ": the binary and the JSON data files load differently");
+                    }
+                    formats = "binary,json";
+                }
+            }
+            global::System.IO.File.WriteAllText(global::System.IO.Path.Combine(dir, "formats"), formats, utf8);
         }
     }
 }
@@ -569,16 +593,33 @@ const TS_DUMPER: &str = r#"// written by tests/conformance.rs
 // argv: <data dir> <out dir>; writes <out>/tables/<Table>.json and <out>/hash.
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { CONTENT_HASH, canonicalTables, loadTables } from "./gen/index.js";
+import { CONTENT_HASH, DATA_FILES, canonicalTables, loadTables, loadTablesFromBytes } from "./gen/index.js";
 
 const dataDir: string = process.argv[2] ?? "";
 const outDir: string = process.argv[3] ?? "";
 const tablesDir = path.join(outDir, "tables");
 fs.mkdirSync(tablesDir, { recursive: true });
-for (const [name, json] of Object.entries(canonicalTables(loadTables(dataDir)))) {
+const dumped = canonicalTables(loadTables(dataDir));
+for (const [name, json] of Object.entries(dumped)) {
   fs.writeFileSync(path.join(tablesDir, name + ".json"), json);
 }
 fs.writeFileSync(path.join(outDir, "hash"), CONTENT_HASH);
+// With binary data (docs/data-format.md §3) loadTables read the .bytes files; the .json beside them must load to
+// the same canonical JSON.
+let formats = "json";
+const first = DATA_FILES[0] ?? "";
+if (first.endsWith(".bytes")) {
+  formats = "binary";
+  const json = (f: string): string => path.join(dataDir, f.slice(0, -".bytes".length) + ".json");
+  if (fs.existsSync(json(first))) {
+    const fromJson = canonicalTables(loadTablesFromBytes((f) => fs.readFileSync(json(f))));
+    for (const [name, text] of Object.entries(dumped)) {
+      if (fromJson[name] !== text) throw new Error("table " + name + ": the binary and the JSON data files load differently");
+    }
+    formats = "binary,json";
+  }
+}
+fs.writeFileSync(path.join(outDir, "formats"), formats);
 "#;
 
 fn copy_tree(from: &Path, to: &Path) {
@@ -799,6 +840,18 @@ fn compare(set: &Set, lang: Lang, dump: &Dump, problems: &mut Vec<String>) {
             "content hash {:?} differs from {} ({hash})",
             dump.hash,
             data.join("content-hash.txt").display()
+        ));
+    }
+    // A data folder with binary files: the C# and TypeScript loaders read them, and the JSON files load the same.
+    let has_bytes = std::fs::read_dir(&data).is_ok_and(|rd| {
+        rd.flatten()
+            .any(|e| e.path().extension().is_some_and(|x| x == "bytes"))
+    });
+    if lang != Lang::Rust && has_bytes && dump.formats.as_deref() != Some("binary,json") {
+        say(format!(
+            "{} has binary data files, but the loader read {:?} (expected the binary files, then the JSON ones)",
+            data.display(),
+            dump.formats.as_deref().unwrap_or("?")
         ));
     }
     if let Some(order) = &dump.order {

@@ -95,6 +95,11 @@ impl Backend for CSharp {
             hb: hbs::registry(TEMPLATES, override_dir.as_deref())?,
             linked: Linked::of(ctx.project),
             props: table_properties(ctx.project)?,
+            binary: ctx
+                .config
+                .csharp
+                .data
+                .contains(&crate::config::DataFormat::Binary),
         })
     }
 
@@ -297,6 +302,8 @@ struct EnumVm {
     invalid: String,
     /// The `[Flags]` companion when the enum is used as a set.
     flags: Option<FlagsVm>,
+    /// The reader of the binary format (empty without binary data).
+    binary_read: String,
 }
 
 #[derive(Serialize)]
@@ -310,6 +317,8 @@ struct FlagsVm {
     /// C# literal: what the reader expected.
     expected: String,
     members: Vec<FlagMemberVm>,
+    /// The reader of the binary format (empty without binary data).
+    binary_read: String,
 }
 
 #[derive(Serialize)]
@@ -334,6 +343,8 @@ struct UnionVm {
     linked: bool,
     expected: String,
     variants: Vec<VariantVm>,
+    /// The reader of the binary format (empty without binary data).
+    binary_read: String,
 }
 
 #[derive(Serialize)]
@@ -381,6 +392,8 @@ struct ClassVm {
     link: Vec<String>,
     /// `internal` or, in a kind of a linked union, `internal override`.
     link_modifier: String,
+    /// Expressions reading every field from a `GentableBinary r`, in declaration order (constructor arguments).
+    binary_args: String,
 }
 
 #[derive(Clone, Serialize)]
@@ -411,6 +424,8 @@ struct FieldVm {
 struct RecordVm {
     namespace: String,
     class: ClassVm,
+    /// The reader of the binary format (empty without binary data).
+    binary_read: String,
 }
 
 #[derive(Serialize)]
@@ -427,6 +442,8 @@ struct TableVm {
     key: Option<KeyVm>,
     /// Secondary unique keys with lookup members.
     uniques: Vec<UniqueVm>,
+    /// The reader of the binary format (empty without binary data).
+    binary_read: String,
 }
 
 #[derive(Serialize)]
@@ -530,6 +547,9 @@ pub struct Gen<'a> {
     linked: Linked,
     /// The `Tables` property of every table (by table name).
     props: BTreeMap<String, String>,
+    /// The output's data folder holds binary files (`[csharp] data` lists `"binary"`): the readers of the binary
+    /// format are generated, and `Tables.DataFiles` names `<Table>.bytes`.
+    binary: bool,
 }
 
 impl Gen<'_> {
@@ -579,7 +599,19 @@ impl Gen<'_> {
                 list.join(", ")
             )),
             invalid: quoted(&format!("not a member of {name}")),
+            binary_read: self.binary_fn(
+                &name,
+                &format!(
+                    "return Values{name}[r.Index({}, {})];",
+                    e.members.len(),
+                    quoted(&e.name)
+                ),
+            ),
             flags: self.names.flags.get(&e.name).map(|fname| FlagsVm {
+                binary_read: self.binary_fn(
+                    fname,
+                    &format!("return ({fname})r.Bits({});", e.members.len()),
+                ),
                 name: fname.clone(),
                 underlying: if e.members.len() > 32 {
                     "ulong".into()
@@ -701,7 +733,20 @@ impl Gen<'_> {
         }
         clashes.finish()?;
         let tags: Vec<&str> = u.variants.iter().map(|v| v.tag.as_str()).collect();
+        let mut body = format!(
+            "switch (r.Index({}, {}))\n            {{\n",
+            variants.len(),
+            quoted(&u.name)
+        );
+        for (i, v) in variants.iter().enumerate() {
+            body.push_str(&format!(
+                "                case {i}: return new {name}.{}({});\n",
+                v.class.name, v.class.binary_args
+            ));
+        }
+        body.push_str("                default: throw new global::System.InvalidOperationException();\n            }");
         Ok(UnionVm {
+            binary_read: self.binary_fn(&name, &body),
             linked: self.linked.unions.contains(&u.name),
             namespace: self.ns.clone(),
             doc: cs_doc(&u.doc),
@@ -719,11 +764,26 @@ impl Gen<'_> {
         })
     }
 
+    /// `internal static <ty> Read<ty>(GentableBinary r) { <body> }`, the reader of `ty` in the binary format
+    /// (docs/data-format.md §3.3), or nothing when this output has no binary data.
+    fn binary_fn(&self, ty: &str, body: &str) -> String {
+        if !self.binary {
+            return String::new();
+        }
+        format!(
+            "        internal static {ty} Read{ty}(GentableBinary r)\n        {{\n            {body}\n        }}"
+        )
+    }
+
     fn record_vm(&self, r: &RecordDef) -> anyhow::Result<RecordVm> {
         let name = self.names.records[&r.name].clone();
         let class = self.class_vm(name, &r.doc, &r.fields, &format!("record {:?}", r.name))?;
         Ok(RecordVm {
             namespace: self.ns.clone(),
+            binary_read: self.binary_fn(
+                &class.name,
+                &format!("return new {}({});", class.name, class.binary_args),
+            ),
             class,
         })
     }
@@ -758,6 +818,11 @@ impl Gen<'_> {
             key_required: order
                 .iter()
                 .map(|&i| (!matches!(fields[i].ty, Type::Optional(_))).to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            binary_args: fields
+                .iter()
+                .map(|f| self.read(&f.ty, "r", 1))
                 .collect::<Vec<_>>()
                 .join(", "),
             fields: vms,
@@ -1285,6 +1350,10 @@ impl Gen<'_> {
         let uniques = self.uniques(t, &row)?;
         row.doc = cs_doc(&t.doc);
         Ok(TableVm {
+            binary_read: self.binary_fn(
+                &row.name,
+                &format!("return new {}({});", row.name, row.binary_args),
+            ),
             uniques,
             namespace: self.ns.clone(),
             name_literal: quoted(&t.name),
@@ -1450,7 +1519,7 @@ impl Gen<'_> {
         for (i, t) in self.project.tables.iter().enumerate() {
             let property = self.props[&t.name].clone();
             if self.linked.fields(self.project, &t.fields) {
-                let (file, name) = (quoted(&data_file(t)), quoted(&t.name));
+                let (file, name) = (quoted(&data_file(t, self.binary)), quoted(&t.name));
                 links.push(match t.mode {
                     TableMode::One => format!("try {{ this.{property}.GentableLink(this); }} catch (GentableLinkFault f) {{ throw f.Row({file}, {name}, 0); }}"),
                     TableMode::Map | TableMode::List => format!("for (int i = 0; i < this.{property}.All.Count; i++) {{ try {{ this.{property}.All[i].GentableLink(this); }} catch (GentableLinkFault f) {{ throw f.Row({file}, {name}, i); }} }}"),
@@ -1458,20 +1527,26 @@ impl Gen<'_> {
             }
             let row = &self.names.rows[&t.name];
             let name = quoted(&t.name);
-            let file = quoted(&data_file(t));
+            let file = quoted(&data_file(t, self.binary));
             let bytes = format!(
                 "GentableRead.Bytes(bytesOf, {file}, {name}), {file}, {name}, TableHashes({name})"
             );
+            let readers = if self.binary {
+                format!("GentableCodec.Read{row}, GentableCodec.Read{row}")
+            } else {
+                format!("GentableCodec.Read{row}")
+            };
             let (ty, load, canonical) = match t.mode {
+                // With binary data, each file may be either format (recognised by its first bytes).
                 TableMode::One => (
                     row.clone(),
-                    format!("GentableRead.Single<{row}>({bytes}, GentableCodec.Read{row})"),
+                    format!("GentableRead.Single<{row}>({bytes}, {readers})"),
                     format!("GentableCanonical.Single<{row}>(this.{property}, GentableCodec.Write{row})"),
                 ),
                 TableMode::Map | TableMode::List => (
                     format!("{row}Table"),
                     format!(
-                        "new {row}Table(GentableRead.Rows<{row}>({bytes}, GentableCodec.Read{row}))"
+                        "new {row}Table(GentableRead.Rows<{row}>({bytes}, {readers}))"
                     ),
                     format!("GentableCanonical.Rows<{row}>(this.{property}.All, GentableCodec.Write{row})"),
                 ),
@@ -1497,7 +1572,7 @@ impl Gen<'_> {
                 .project
                 .tables
                 .iter()
-                .map(|t| quoted(&data_file(t)))
+                .map(|t| quoted(&data_file(t, self.binary)))
                 .collect::<Vec<_>>()
                 .join(", "),
             tables,
@@ -1544,8 +1619,9 @@ fn table_properties(project: &Project) -> anyhow::Result<BTreeMap<String, String
 }
 
 /// The data file of table `t` the loader reads (relative to the data folder).
-fn data_file(t: &Table) -> String {
-    format!("{}.json", t.name)
+/// The data file the loaders read for `t`: `<Table>.bytes` when the output has binary data, else `<Table>.json`.
+fn data_file(t: &Table, binary: bool) -> String {
+    format!("{}.{}", t.name, if binary { "bytes" } else { "json" })
 }
 
 /// `Optional(Optional(t))` is `Optional(t)`.

@@ -76,6 +76,11 @@ impl Backend for TypeScript {
             hb: hbs::registry(TEMPLATES, override_dir.as_deref())?,
             linked: Linked::of(ctx.project),
             props: table_properties(ctx.project)?,
+            binary: ctx
+                .config
+                .typescript
+                .data
+                .contains(&crate::config::DataFormat::Binary),
         })
     }
 
@@ -247,6 +252,12 @@ struct EnumVm {
     has_values: bool,
     /// The name with a lower-case first letter (`eMinorType` of `EMinorType`).
     lower: String,
+    /// The output has binary data: `read<Name>Bin(b, i)` reads a member by its declaration index.
+    binary: bool,
+    /// TS literal of the enum's source name (binary-reader messages).
+    name_literal: String,
+    /// The number of members.
+    count: usize,
 }
 
 #[derive(Serialize)]
@@ -297,6 +308,14 @@ struct ClassVm {
     /// Target row types the references name: `(type, table)`.
     #[serde(skip)]
     ref_targets: Vec<(String, String)>,
+    /// The output has binary data: `read<Name>Bin(b)` reads the binary format (docs/data-format.md §3.3).
+    binary: bool,
+    /// Its statements: each field read into a local, in declaration order.
+    bin_locals: Vec<String>,
+    /// Its object-literal entries (required fields, and optional ones that shadow `Object.prototype`).
+    bin_entries: Vec<String>,
+    /// Its statements setting the other optional fields when present.
+    bin_optional: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -358,6 +377,8 @@ struct IndexVm {
     /// Parameter names (`_`-prefixed when there are no tables, so they are not unused).
     text_of: String,
     tables_param: String,
+    /// The output has binary data (`DATA_FILES` are `<Table>.bytes`).
+    binary: bool,
 }
 
 #[derive(Serialize)]
@@ -383,6 +404,9 @@ pub struct Gen<'a> {
     linked: Linked,
     /// The `Tables` property of every table (by table name).
     props: BTreeMap<String, String>,
+    /// The output's data folder holds binary files (`[typescript] data` lists `"binary"`): binary readers are
+    /// generated and `DATA_FILES` names `<Table>.bytes`.
+    binary: bool,
 }
 
 /// Enums and records a set of fields refers to (through arrays and optionals, not into records).
@@ -475,6 +499,9 @@ impl Gen<'_> {
                     })
                     .collect(),
                 has_values: e.values.is_some(),
+                binary: self.binary,
+                name_literal: quoted(&e.name),
+                count: e.members.len(),
                 lower: {
                     let mut c = name.chars();
                     c.next()
@@ -561,6 +588,7 @@ impl Gen<'_> {
         let mut read_cases = vec![];
         let mut write_cases = vec![];
         let mut link_cases = vec![];
+        let mut bin_cases = vec![];
         let linked = self.linked.unions.contains(&u.name);
         let mut clashes = super::front::Errors::default();
         for v in &u.variants {
@@ -631,6 +659,35 @@ impl Gen<'_> {
                 "\nconst FIELDS_{vname}: readonly string[] = [{}];\n",
                 names.join(", ")
             ));
+            if self.binary {
+                let mut c = format!("    case {}: {{\n", bin_cases.len());
+                for l in &vm.bin_locals {
+                    c.push_str(&format!("      {l}\n"));
+                }
+                c.push_str(&if vm.inherited {
+                    "      const r = {\n".to_string()
+                } else {
+                    format!("      const r: rt.Mutable<{vname}> = {{\n")
+                });
+                c.push_str(&format!("        {disc}: {tag},\n"));
+                for e in &vm.bin_entries {
+                    c.push_str(&format!("        {e},\n"));
+                }
+                c.push_str(&if vm.inherited {
+                    format!("      }} as rt.Mutable<{vname}>;\n")
+                } else {
+                    "      };\n".to_string()
+                });
+                for o in &vm.bin_optional {
+                    c.push_str(&format!("      {o}\n"));
+                }
+                c.push_str(if linked {
+                    "      return r;\n    }\n"
+                } else {
+                    "      return Object.freeze(r);\n    }\n"
+                });
+                bin_cases.push(c);
+            }
             let mut required = vec![format!("{disc}: {tag}")];
             required.append(&mut vm.required);
             let mut body = format!("      case {tag}: {{\n");
@@ -726,6 +783,14 @@ impl Gen<'_> {
             member_of("o", &u.discriminator),
             read_cases.concat()
         ));
+        if self.binary {
+            out.push_str(&format!(
+                "\nexport function read{name}Bin(b: rt.Bin): {name} {{\n  switch (b.index({}, {})) {{\n{}    default:\n      return b.fail(\"no such kind\");\n  }}\n}}\n",
+                bin_cases.len(),
+                quoted(&u.name),
+                bin_cases.concat()
+            ));
+        }
         out.push_str(&format!(
             "\nexport function write{name}(r: {name}): string {{\n  switch (r.{disc}) {{\n{}  }}\n}}\n",
             write_cases.concat()
@@ -756,7 +821,13 @@ impl Gen<'_> {
                 .enums
                 .iter()
                 .map(|e| &self.names.enums[e])
-                .flat_map(|n| [format!("type {n}"), format!("read{n}")])
+                .flat_map(|n| {
+                    let mut v = vec![format!("type {n}"), format!("read{n}")];
+                    if self.binary {
+                        v.push(format!("read{n}Bin"));
+                    }
+                    v
+                })
                 .collect();
             out.push(format!(
                 "import {{ {} }} from \"{prefix}enums.js\";",
@@ -770,6 +841,9 @@ impl Gen<'_> {
                 .flat_map(|r| {
                     let n = &self.names.records[r];
                     let mut v = vec![format!("type {n}"), format!("read{n}"), format!("write{n}")];
+                    if self.binary {
+                        v.push(format!("read{n}Bin"));
+                    }
                     if self.linked.records.contains(r) || self.linked.unions.contains(r) {
                         v.push(format!("link{n}"));
                     }
@@ -810,6 +884,10 @@ impl Gen<'_> {
             linked: self.linked.fields(self.project, fields),
             link: vec![],
             ref_targets: vec![],
+            binary: self.binary,
+            bin_locals: vec![],
+            bin_entries: vec![],
+            bin_optional: vec![],
             name,
         };
         for (i, (f, ident)) in fields.iter().zip(&idents).enumerate() {
@@ -835,6 +913,16 @@ impl Gen<'_> {
                     if shadow {
                         vm.required.push(format!("{ident}: undefined"));
                     }
+                    vm.bin_locals.push(format!(
+                        "const {x} = b.opt() ? {} : undefined;",
+                        self.bread(inner)
+                    ));
+                    if shadow {
+                        vm.bin_entries.push(format!("{ident}: {x}"));
+                    } else {
+                        vm.bin_optional
+                            .push(format!("if ({x} !== undefined) r.{ident} = {x};"));
+                    }
                     vm.fields.push(FieldVm {
                         ident: ident.clone(),
                         opt: "?".into(),
@@ -848,6 +936,9 @@ impl Gen<'_> {
                 }
                 ty => {
                     vm.required_count += 1;
+                    vm.bin_locals
+                        .push(format!("const {x} = {};", self.bread(ty)));
+                    vm.bin_entries.push(format!("{ident}: {x}"));
                     match self.inline_check(ty, &x) {
                         Some(check) => {
                             // Checked inline (no call while the table's reader is still interpreted); the
@@ -1155,6 +1246,42 @@ impl Gen<'_> {
             }
             _ => return None,
         })
+    }
+
+    /// Expression reading a value of type `ty` from the binary reader `b` (docs/data-format.md §3.3). Nested
+    /// readers take their own parameter `b` (the same reader).
+    fn bread(&self, ty: &Type) -> String {
+        match ty {
+            Type::Bool => "b.bool()".into(),
+            Type::Int(IntWidth::I64) => "b.i64()".into(),
+            Type::Int(IntWidth::U64) => "b.u64()".into(),
+            Type::Int(w) => {
+                let (lo, hi) = w.range();
+                if lo < 0 {
+                    format!("b.int({lo}, {hi})")
+                } else {
+                    format!("b.uint({hi})")
+                }
+            }
+            Type::Float => "b.f64()".into(),
+            Type::String => "b.str()".into(),
+            Type::Enum(n) => format!("read{}Bin(b)", self.names.enums[n]),
+            Type::Record(n) | Type::Union(n) => format!("read{}Bin(b)", self.names.records[n]),
+            Type::Flags(e) => {
+                let count = self.project.enums.get(e).map_or(0, |d| d.members.len());
+                format!(
+                    "b.flags({count}, (i) => read{}Bin(b, i))",
+                    self.names.enums[e]
+                )
+            }
+            Type::DateTime(_) => "b.dateTime()".into(),
+            Type::Duration => "b.duration()".into(),
+            Type::Date => "b.date()".into(),
+            Type::Time(_) => "b.time()".into(),
+            Type::Map(k, v) => format!("b.map((b) => {}, (b) => {})", self.bread(k), self.bread(v)),
+            Type::Array(t) => format!("b.array((b) => {})", self.bread(t)),
+            Type::Optional(t) => format!("(b.opt() ? {} : null)", self.bread(strip(t))),
+        }
     }
 
     /// Expression reading `value` (an `unknown`) of type `ty`, with `at` the expression of its place in its
@@ -1508,7 +1635,7 @@ impl Gen<'_> {
             let row = &self.names.rows[&t.name];
             let module = format!("\"./tables/{}.js\"", naming::file_name(row));
             let name = quoted(&t.name);
-            let file = quoted(&data_file(t));
+            let file = quoted(&data_file(t, self.binary));
             let text = format!("textOf({file}, {name}), {file}, {name}, TABLE_HASHES.get({name})");
             let linked = self.linked.fields(self.project, &t.fields);
             let link = if linked {
@@ -1524,28 +1651,34 @@ impl Gen<'_> {
             } else {
                 String::new()
             };
+            // With binary data, each file may be either format (recognised by its first bytes).
+            let bin = if self.binary {
+                format!(", read{row}Bin")
+            } else {
+                String::new()
+            };
             let (ty, load, canonical) = match t.mode {
                 TableMode::One => {
                     imports.push(format!(
-                        "import {{ type {row}, read{row}, write{row}{link} }} from {module};"
+                        "import {{ type {row}, read{row}{bin}, write{row}{link} }} from {module};"
                     ));
                     exports.push(format!("export type {{ {row} }} from {module};"));
                     (
                         row.clone(),
-                        format!("rt.single({text}, read{row})"),
+                        format!("rt.single({text}, read{row}{bin})"),
                         format!("rt.wArray([t.{property}], write{row})"),
                     )
                 }
                 TableMode::Map | TableMode::List => {
                     imports.push(format!(
-                        "import {{ {row}Table, read{row}, write{row}{link} }} from {module};"
+                        "import {{ {row}Table, read{row}{bin}, write{row}{link} }} from {module};"
                     ));
                     exports.push(format!(
                         "export {{ type {row}, {row}Table }} from {module};"
                     ));
                     (
                         format!("{row}Table"),
-                        format!("new {row}Table(rt.rows({text}, read{row}))"),
+                        format!("new {row}Table(rt.rows({text}, read{row}{bin}))"),
                         format!("rt.wArray(t.{property}.all, write{row})"),
                     )
                 }
@@ -1571,7 +1704,7 @@ impl Gen<'_> {
             data_files: project
                 .tables
                 .iter()
-                .map(|t| quoted(&data_file(t)))
+                .map(|t| quoted(&data_file(t, self.binary)))
                 .collect::<Vec<_>>()
                 .join(", "),
             tables,
@@ -1581,6 +1714,7 @@ impl Gen<'_> {
                 "textOf".into()
             },
             tables_param: if none { "_t".into() } else { "t".into() },
+            binary: self.binary,
         })
     }
 }
@@ -1628,8 +1762,9 @@ fn table_properties(project: &Project) -> anyhow::Result<BTreeMap<String, String
 }
 
 /// The data file of table `t` the loader reads (relative to the data folder).
-fn data_file(t: &Table) -> String {
-    format!("{}.json", t.name)
+/// The data file the loaders read for `t`: `<Table>.bytes` when the output has binary data, else `<Table>.json`.
+fn data_file(t: &Table, binary: bool) -> String {
+    format!("{}.{}", t.name, if binary { "bytes" } else { "json" })
 }
 
 /// Whether the reader of `ty` returns the JSON value itself (so an array of them is only checked).

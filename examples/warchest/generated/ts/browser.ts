@@ -88,10 +88,11 @@ export interface Tables {
 }
 
 /**
- * Loads every table from the text `textOf` returns for each name in `DATA_FILES` (and its table). Throws a
- * `GentableDataError` as `loadTablesFromBytes` does.
+ * Loads every table from what `textOf` returns for each name in `DATA_FILES` (and its table): the JSON text, or
+ * the file's bytes (JSON as strict UTF-8).
+ * Throws a `GentableDataError` as `loadTablesFromBytes` does.
  */
-export function loadTablesFromText(textOf: (file: string, table: string) => string): Tables {
+export function loadTablesFromText(textOf: (file: string, table: string) => string | Uint8Array): Tables {
   const t: Tables = {
     action: new ActionTable(rt.rows(textOf("Action.json", "Action"), "Action.json", "Action", TABLE_HASHES.get("Action"), readAction)),
     board: rt.single(textOf("Board.json", "Board"), "Board.json", "Board", TABLE_HASHES.get("Board"), readBoard),
@@ -114,7 +115,7 @@ export function loadTablesFromText(textOf: (file: string, table: string) => stri
  * generated types.
  */
 export function loadTablesFromBytes(bytesOf: (file: string) => Uint8Array): Tables {
-  return loadTablesFromText((file, table) => rt.text(rt.bytesOf(bytesOf, file, table), file, table));
+  return loadTablesFromText((file, table) => rt.bytesOf(bytesOf, file, table));
 }
 
 /**

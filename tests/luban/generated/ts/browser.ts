@@ -194,10 +194,11 @@ export interface Tables {
 }
 
 /**
- * Loads every table from the text `textOf` returns for each name in `DATA_FILES` (and its table). Throws a
- * `GentableDataError` as `loadTablesFromBytes` does.
+ * Loads every table from what `textOf` returns for each name in `DATA_FILES` (and its table): the JSON text, or
+ * the file's bytes (JSON as strict UTF-8).
+ * Throws a `GentableDataError` as `loadTablesFromBytes` does.
  */
-export function loadTablesFromText(textOf: (file: string, table: string) => string): Tables {
+export function loadTablesFromText(textOf: (file: string, table: string) => string | Uint8Array): Tables {
   const t: Tables = {
     tbAutoImport1: new TbAutoImport1Table(rt.rows(textOf("TbAutoImport1.json", "TbAutoImport1"), "TbAutoImport1.json", "TbAutoImport1", TABLE_HASHES.get("TbAutoImport1"), readTbAutoImport1)),
     tbAutoImport2: new TbAutoImport2Table(rt.rows(textOf("TbAutoImport2.json", "TbAutoImport2"), "TbAutoImport2.json", "TbAutoImport2", TABLE_HASHES.get("TbAutoImport2"), readTbAutoImport2)),
@@ -241,7 +242,7 @@ export function loadTablesFromText(textOf: (file: string, table: string) => stri
  * generated types.
  */
 export function loadTablesFromBytes(bytesOf: (file: string) => Uint8Array): Tables {
-  return loadTablesFromText((file, table) => rt.text(rt.bytesOf(bytesOf, file, table), file, table));
+  return loadTablesFromText((file, table) => rt.bytesOf(bytesOf, file, table));
 }
 
 /**

@@ -19,14 +19,14 @@ function text(bytes: Buffer, file: string, table: string): string {
   return bytes.toString("utf8");
 }
 
-function readFile(dataDir: string, file: string, table: string): string {
+function readFile(dataDir: string, file: string, table: string): string | Uint8Array {
   let bytes: Buffer;
   try {
     bytes = node_fs.readFileSync(path(dataDir, file));
   } catch (e) {
     throw rt.readError(file, table, path(dataDir, file), e);
   }
-  return text(bytes, file, table);
+  return file.endsWith(".bytes") ? bytes : text(bytes, file, table);
 }
 
 /**
@@ -53,5 +53,8 @@ export async function loadTablesAsync(dataDir: string): Promise<Tables> {
     }),
   );
   const byFile = new Map<string, Buffer>(files);
-  return loadTablesFromText((file, table) => text(byFile.get(file) ?? Buffer.alloc(0), file, table));
+  return loadTablesFromText((file, table) => {
+    const bytes = byFile.get(file) ?? Buffer.alloc(0);
+    return file.endsWith(".bytes") ? bytes : text(bytes, file, table);
+  });
 }

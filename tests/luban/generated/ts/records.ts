@@ -14,13 +14,16 @@ const FIELDS_DemoE2: readonly string[] = ["y1", "y2"];
 export function readDemoE2(v: unknown, at: rt.At): DemoE2 {
   const o = rt.object(v, at);
   try {
+    const x1 = o["y2"];
+    if (!(typeof x1 === "boolean")) rt.bool(x1, "y2");
     const r: rt.Mutable<DemoE2> = {
-      y2: rt.bool(o["y2"], "y2"),
+      y2: x1 as boolean,
     };
     let n = 1;
     const x0 = o["y1"];
     if (x0 !== undefined) {
-      r.y1 = rt.int(x0, "y1", -2147483648, 2147483647);
+      if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "y1", -2147483648, 2147483647);
+      r.y1 = x0 as number;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS_DemoE2);
@@ -79,11 +82,19 @@ const FIELDS_InnerGroup: readonly string[] = ["y1", "y2", "y3", "y4"];
 export function readInnerGroup(v: unknown, at: rt.At): InnerGroup {
   const o = rt.object(v, at);
   try {
+    const x0 = o["y1"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "y1", -2147483648, 2147483647);
+    const x1 = o["y2"];
+    if (!(typeof x1 === "number" && (x1 | 0) === x1)) rt.int(x1, "y2", -2147483648, 2147483647);
+    const x2 = o["y3"];
+    if (!(typeof x2 === "number" && (x2 | 0) === x2)) rt.int(x2, "y3", -2147483648, 2147483647);
+    const x3 = o["y4"];
+    if (!(typeof x3 === "number" && (x3 | 0) === x3)) rt.int(x3, "y4", -2147483648, 2147483647);
     const r: rt.Mutable<InnerGroup> = {
-      y1: rt.int(o["y1"], "y1", -2147483648, 2147483647),
-      y2: rt.int(o["y2"], "y2", -2147483648, 2147483647),
-      y3: rt.int(o["y3"], "y3", -2147483648, 2147483647),
-      y4: rt.int(o["y4"], "y4", -2147483648, 2147483647),
+      y1: x0 as number,
+      y2: x1 as number,
+      y3: x2 as number,
+      y4: x3 as number,
     };
     if (rt.count(o) !== 4) rt.unknown(o, FIELDS_InnerGroup);
     return Object.freeze(r);
@@ -285,38 +296,54 @@ export function readDemoDynamic(v: unknown, at: rt.At): DemoDynamic {
   try {
     switch (o["$type"]) {
       case "DemoD2": {
+        const x0 = o["x1"];
+        if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "x1", -2147483648, 2147483647);
+        const x1 = o["x2"];
+        if (!(typeof x1 === "number" && (x1 | 0) === x1)) rt.int(x1, "x2", -2147483648, 2147483647);
         const r: rt.Mutable<DemoDynamicDemoD2> = {
           u0024Type: "DemoD2",
-          x1: rt.int(o["x1"], "x1", -2147483648, 2147483647),
-          x2: rt.int(o["x2"], "x2", -2147483648, 2147483647),
+          x1: x0 as number,
+          x2: x1 as number,
         };
         if (rt.count(o) !== 3) rt.unknown(o, FIELDS_DemoDynamicDemoD2);
         return Object.freeze(r);
       }
       case "DemoE1": {
+        const x0 = o["x1"];
+        if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "x1", -2147483648, 2147483647);
+        const x1 = o["x3"];
+        if (!(typeof x1 === "number" && (x1 | 0) === x1)) rt.int(x1, "x3", -2147483648, 2147483647);
+        const x2 = o["x4"];
+        if (!(typeof x2 === "number" && (x2 | 0) === x2)) rt.int(x2, "x4", -2147483648, 2147483647);
         const r: rt.Mutable<DemoDynamicDemoE1> = {
           u0024Type: "DemoE1",
-          x1: rt.int(o["x1"], "x1", -2147483648, 2147483647),
-          x3: rt.int(o["x3"], "x3", -2147483648, 2147483647),
-          x4: rt.int(o["x4"], "x4", -2147483648, 2147483647),
+          x1: x0 as number,
+          x3: x1 as number,
+          x4: x2 as number,
         };
         if (rt.count(o) !== 4) rt.unknown(o, FIELDS_DemoDynamicDemoE1);
         return Object.freeze(r);
       }
       case "test.login.RoleInfo": {
+        const x0 = o["x1"];
+        if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "x1", -2147483648, 2147483647);
+        const x1 = o["x3"];
+        if (!(typeof x1 === "number" && (x1 | 0) === x1)) rt.int(x1, "x3", -2147483648, 2147483647);
         const r: rt.Mutable<DemoDynamicTestLoginRoleInfo> = {
           u0024Type: "test.login.RoleInfo",
-          x1: rt.int(o["x1"], "x1", -2147483648, 2147483647),
-          x3: rt.int(o["x3"], "x3", -2147483648, 2147483647),
+          x1: x0 as number,
+          x3: x1 as number,
           roleId: rt.int64(o["role_id"], "role_id", -9223372036854775808n, 9223372036854775807n),
         };
         if (rt.count(o) !== 4) rt.unknown(o, FIELDS_DemoDynamicTestLoginRoleInfo);
         return Object.freeze(r);
       }
       case "DemoD5": {
+        const x0 = o["x1"];
+        if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "x1", -2147483648, 2147483647);
         const r: rt.Mutable<DemoDynamicDemoD5> = {
           u0024Type: "DemoD5",
-          x1: rt.int(o["x1"], "x1", -2147483648, 2147483647),
+          x1: x0 as number,
           time: readTestDateTimeRange(o["time"], "time"),
         };
         if (rt.count(o) !== 3) rt.unknown(o, FIELDS_DemoDynamicDemoD5);
@@ -388,10 +415,12 @@ export function readRefDynamicBase(v: unknown, at: rt.At): RefDynamicBase {
   try {
     switch (o["$type"]) {
       case "RefBean": {
+        const x0 = o["x"];
+        if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "x", -2147483648, 2147483647);
         const r = {
           u0024Type: "RefBean",
-          x: rt.int(o["x"], "x", -2147483648, 2147483647),
-          arr: rt.scalars(o["arr"], "arr", (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
+          x: x0 as number,
+          arr: rt.ints(o["arr"], "arr", -2147483648, 2147483647),
         } as rt.Mutable<RefDynamicBaseRefBean>;
         if (rt.count(o) !== 3) rt.unknown(o, FIELDS_RefDynamicBaseRefBean);
         return r;
@@ -472,18 +501,24 @@ export function readShape(v: unknown, at: rt.At): Shape {
   try {
     switch (o["$type"]) {
       case "Circle": {
+        const x0 = o["radius"];
+        if (!(typeof x0 === "number" && x0 - x0 === 0)) rt.float(x0, "radius");
         const r: rt.Mutable<ShapeCircle> = {
           u0024Type: "Circle",
-          radius: rt.float(o["radius"], "radius"),
+          radius: x0 as number,
         };
         if (rt.count(o) !== 2) rt.unknown(o, FIELDS_ShapeCircle);
         return Object.freeze(r);
       }
       case "test2.Rectangle": {
+        const x0 = o["width"];
+        if (!(typeof x0 === "number" && x0 - x0 === 0)) rt.float(x0, "width");
+        const x1 = o["height"];
+        if (!(typeof x1 === "number" && x1 - x1 === 0)) rt.float(x1, "height");
         const r: rt.Mutable<ShapeTest2Rectangle> = {
           u0024Type: "test2.Rectangle",
-          width: rt.float(o["width"], "width"),
-          height: rt.float(o["height"], "height"),
+          width: x0 as number,
+          height: x1 as number,
         };
         if (rt.count(o) !== 3) rt.unknown(o, FIELDS_ShapeTest2Rectangle);
         return Object.freeze(r);

@@ -173,6 +173,18 @@ namespace Torture.Tables
             }
         }
 
+        internal static Effect ReadEffect(GentableBinary r)
+        {
+            switch (r.Index(4, "Effect"))
+            {
+                case 0: return new Effect.Damage(r.ReadU16(), r.TryNull() ? default(ElementFlags?) : GentableCodec.ReadElementFlags(r));
+                case 1: return new Effect.Heal(r.ReadU16(), r.ReadBool());
+                case 2: return new Effect.Stun();
+                case 3: return new Effect.Summon(GentableRead.List<Point>(r, r1 => GentableCodec.ReadPoint(r1)), r.TryNull() ? default(Effect) : GentableCodec.ReadEffect(r), r.TryNull() ? default(global::System.Collections.Generic.IReadOnlyDictionary<string, int>) : GentableRead.Map<string, int>(r, k1 => k1.Key, r1 => r1.ReadI32()));
+                default: throw new global::System.InvalidOperationException();
+            }
+        }
+
         internal static void WriteEffect(global::System.Text.StringBuilder sb, Effect v)
         {
             bool first = true;

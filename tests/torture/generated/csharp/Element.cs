@@ -24,6 +24,11 @@ namespace Torture.Tables
             return ValuesElement[r.ReadMember(MembersElement, "one of the Element members Fire, Ice, Wind, Earth")];
         }
 
+        internal static Element ReadElement(GentableBinary r)
+        {
+            return ValuesElement[r.Index(4, "Element")];
+        }
+
         internal static void WriteElement(global::System.Text.StringBuilder sb, Element v)
         {
             switch (v)
@@ -56,6 +61,11 @@ namespace Torture.Tables
             r.BeginArray("an array of Element names");
             while (r.NextItem()) v |= (ElementFlags)(1U << r.ReadMember(MembersElement, "one of the Element members Fire, Ice, Wind, Earth"));
             return v;
+        }
+
+        internal static ElementFlags ReadElementFlags(GentableBinary r)
+        {
+            return (ElementFlags)r.Bits(4);
         }
 
         internal static void WriteElementFlags(global::System.Text.StringBuilder sb, ElementFlags v)

@@ -250,6 +250,11 @@ namespace Torture.Tables
             return new Features(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19, f20, f21, f22);
         }
 
+        internal static Features ReadFeatures(GentableBinary r)
+        {
+            return new Features(r.ReadU8(), r.ReadString(), r.ReadU8(), GentableCodec.ReadHero(r), GentableRead.List<Hero>(r, r1 => GentableCodec.ReadHero(r1)), r.ReadU8(), r.ReadString(), GentableCodec.ReadStat(r), GentableRead.Map<string, short>(r, k1 => k1.Key, r1 => r1.ReadI16()), GentableRead.Map<uint, string>(r, k1 => (uint)k1.UnsignedKey(4294967295UL), r1 => r1.ReadString()), GentableRead.Map<long, Point>(r, k1 => k1.SignedKey(long.MinValue, long.MaxValue), r1 => GentableCodec.ReadPoint(r1)), GentableCodec.ReadEffect(r), GentableRead.List<Effect>(r, r1 => GentableCodec.ReadEffect(r1)), r.TryNull() ? default(Effect) : GentableCodec.ReadEffect(r), GentableCodec.ReadElementFlags(r), r.ReadDateTime(), r.TryNull() ? default(global::System.DateTimeOffset?) : r.ReadDateTime(), r.ReadDuration(), r.TryNull() ? default(global::System.TimeSpan?) : r.ReadDuration());
+        }
+
         internal static void WriteFeatures(global::System.Text.StringBuilder sb, Features r)
         {
             sb.Append('{');

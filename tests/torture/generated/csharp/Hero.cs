@@ -23,6 +23,11 @@ namespace Torture.Tables
             return ValuesHero[r.ReadMember(MembersHero, "one of the Hero members Junkrat, Mercy, Tracer")];
         }
 
+        internal static Hero ReadHero(GentableBinary r)
+        {
+            return ValuesHero[r.Index(3, "Hero")];
+        }
+
         internal static void WriteHero(global::System.Text.StringBuilder sb, Hero v)
         {
             switch (v)

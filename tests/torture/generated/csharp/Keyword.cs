@@ -34,6 +34,11 @@ namespace Torture.Tables
             return ValuesKeyword[r.ReadMember(MembersKeyword, "one of the Keyword members class, params, default, enum, in, is, delete, new, namespace, constructor, type, move, ref, self")];
         }
 
+        internal static Keyword ReadKeyword(GentableBinary r)
+        {
+            return ValuesKeyword[r.Index(14, "Keyword")];
+        }
+
         internal static void WriteKeyword(global::System.Text.StringBuilder sb, Keyword v)
         {
             switch (v)

@@ -222,6 +222,11 @@ namespace Torture.Tables
             return new Keywords(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14);
         }
 
+        internal static Keywords ReadKeywords(GentableBinary r)
+        {
+            return new Keywords(r.ReadU8(), GentableCodec.ReadKeyword(r), GentableCodec.ReadKeyword(r), GentableCodec.ReadKeyword(r), GentableCodec.ReadKeyword(r), GentableCodec.ReadKeyword(r), GentableCodec.ReadKeyword(r), GentableCodec.ReadKeyword(r), GentableCodec.ReadKeyword(r), GentableCodec.ReadKeyword(r), GentableCodec.ReadKeyword(r), GentableCodec.ReadKeyword(r), GentableCodec.ReadKeyword(r), GentableCodec.ReadKeyword(r), GentableCodec.ReadKeyword(r));
+        }
+
         internal static void WriteKeywords(global::System.Text.StringBuilder sb, Keywords r)
         {
             sb.Append('{');

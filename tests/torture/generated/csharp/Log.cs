@@ -55,6 +55,11 @@ namespace Torture.Tables
             return new Log(f0, f1);
         }
 
+        internal static Log ReadLog(GentableBinary r)
+        {
+            return new Log(r.ReadU16(), r.ReadString());
+        }
+
         internal static void WriteLog(global::System.Text.StringBuilder sb, Log r)
         {
             sb.Append('{');

@@ -197,6 +197,11 @@ namespace Torture.Tables
             return new Nested(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11);
         }
 
+        internal static Nested ReadNested(GentableBinary r)
+        {
+            return new Nested(r.ReadString(), GentableCodec.ReadPoint(r), r.TryNull() ? default(Point) : GentableCodec.ReadPoint(r), GentableCodec.ReadShape(r), GentableRead.List<long>(r, r1 => r1.ReadI64()), GentableRead.List<global::System.Collections.Generic.IReadOnlyList<byte>>(r, r1 => GentableRead.List<byte>(r1, r2 => r2.ReadU8())), GentableRead.List<string>(r, r1 => r1.ReadString()), GentableRead.List<bool>(r, r1 => r1.ReadBool()), GentableRead.List<Keyword>(r, r1 => GentableCodec.ReadKeyword(r1)), r.TryNull() ? default(int?) : r.ReadI32(), r.TryNull() ? default(string) : r.ReadString(), r.TryNull() ? default(int?) : r.ReadI32());
+        }
+
         internal static void WriteNested(global::System.Text.StringBuilder sb, Nested r)
         {
             sb.Append('{');

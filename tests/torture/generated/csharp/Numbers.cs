@@ -165,6 +165,11 @@ namespace Torture.Tables
             return new Numbers(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10);
         }
 
+        internal static Numbers ReadNumbers(GentableBinary r)
+        {
+            return new Numbers(r.ReadU16(), r.ReadI8(), r.ReadI16(), r.ReadI32(), r.ReadI64(), r.ReadU8(), r.ReadU16(), r.ReadU32(), r.ReadU64(), r.ReadDouble(), r.TryNull() ? default(double?) : r.ReadDouble());
+        }
+
         internal static void WriteNumbers(global::System.Text.StringBuilder sb, Numbers r)
         {
             sb.Append('{');

@@ -140,6 +140,11 @@ namespace Torture.Tables
             return new Option(f0, f1, f2);
         }
 
+        internal static Option ReadOption(GentableBinary r)
+        {
+            return new Option(r.ReadU8(), r.TryNull() ? default(string) : r.ReadString(), r.TryNull() ? default(int?) : r.ReadI32());
+        }
+
         internal static void WriteOption(global::System.Text.StringBuilder sb, Option r)
         {
             sb.Append('{');

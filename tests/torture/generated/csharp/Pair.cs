@@ -127,6 +127,11 @@ namespace Torture.Tables
             return new Pair(f0, f1, f2);
         }
 
+        internal static Pair ReadPair(GentableBinary r)
+        {
+            return new Pair(GentableCodec.ReadKeyword(r), r.ReadU8(), r.ReadDouble());
+        }
+
         internal static void WritePair(global::System.Text.StringBuilder sb, Pair r)
         {
             sb.Append('{');

@@ -120,6 +120,11 @@ namespace Torture.Tables
             return new Parts(f0, f1, f2);
         }
 
+        internal static Parts ReadParts(GentableBinary r)
+        {
+            return new Parts(r.ReadU16(), r.ReadString(), r.TryNull() ? default(global::System.Collections.Generic.IReadOnlyList<string>) : GentableRead.List<string>(r, r1 => r1.ReadString()));
+        }
+
         internal static void WriteParts(global::System.Text.StringBuilder sb, Parts r)
         {
             sb.Append('{');

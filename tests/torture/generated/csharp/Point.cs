@@ -43,6 +43,11 @@ namespace Torture.Tables
             return new Point(f0, f1, f2);
         }
 
+        internal static Point ReadPoint(GentableBinary r)
+        {
+            return new Point(r.ReadI16(), r.ReadI16(), r.TryNull() ? default(string) : r.ReadString());
+        }
+
         internal static void WritePoint(global::System.Text.StringBuilder sb, Point r)
         {
             sb.Append('{');

@@ -130,6 +130,11 @@ namespace Torture.Tables
             return new Self(f0, f1);
         }
 
+        internal static Self ReadSelf(GentableBinary r)
+        {
+            return new Self(r.ReadU8(), r.ReadString());
+        }
+
         internal static void WriteSelf(global::System.Text.StringBuilder sb, Self r)
         {
             sb.Append('{');

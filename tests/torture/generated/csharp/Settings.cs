@@ -56,6 +56,11 @@ namespace Torture.Tables
             return new Settings(f0, f1, f2, f3, f4);
         }
 
+        internal static Settings ReadSettings(GentableBinary r)
+        {
+            return new Settings(r.ReadString(), r.ReadU16(), r.ReadDouble(), r.ReadBool(), GentableCodec.ReadKeyword(r));
+        }
+
         internal static void WriteSettings(global::System.Text.StringBuilder sb, Settings r)
         {
             sb.Append('{');

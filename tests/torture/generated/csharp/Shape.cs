@@ -46,6 +46,11 @@ namespace Torture.Tables
             return new Shape(f0, f1, f2);
         }
 
+        internal static Shape ReadShape(GentableBinary r)
+        {
+            return new Shape(GentableCodec.ReadPoint(r), GentableRead.List<Point>(r, r1 => GentableCodec.ReadPoint(r1)), GentableRead.List<string>(r, r1 => r1.ReadString()));
+        }
+
         internal static void WriteShape(global::System.Text.StringBuilder sb, Shape r)
         {
             sb.Append('{');

@@ -147,6 +147,11 @@ namespace Torture.Tables
             return new Spread(f0, f1, f2, f3, f4, f5);
         }
 
+        internal static Spread ReadSpread(GentableBinary r)
+        {
+            return new Spread(r.ReadU8(), GentableCodec.ReadPoint(r), GentableCodec.ReadStat(r), GentableCodec.ReadEffect(r), r.TryNull() ? default(Effect) : GentableCodec.ReadEffect(r), GentableCodec.ReadShape(r));
+        }
+
         internal static void WriteSpread(global::System.Text.StringBuilder sb, Spread r)
         {
             sb.Append('{');

@@ -43,6 +43,11 @@ namespace Torture.Tables
             return new Stat(f0, f1, f2);
         }
 
+        internal static Stat ReadStat(GentableBinary r)
+        {
+            return new Stat(r.ReadU16(), r.ReadDouble(), r.ReadU16());
+        }
+
         internal static void WriteStat(global::System.Text.StringBuilder sb, Stat r)
         {
             sb.Append('{');

@@ -115,6 +115,11 @@ namespace Torture.Tables
             return new String(f0, f1);
         }
 
+        internal static String ReadString(GentableBinary r)
+        {
+            return new String(r.ReadString(), GentableRead.List<string>(r, r1 => r1.ReadString()));
+        }
+
         internal static void WriteString(global::System.Text.StringBuilder sb, String r)
         {
             sb.Append('{');

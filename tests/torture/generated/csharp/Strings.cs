@@ -128,6 +128,11 @@ namespace Torture.Tables
             return new Strings(f0, f1, f2);
         }
 
+        internal static Strings ReadStrings(GentableBinary r)
+        {
+            return new Strings(r.ReadString(), r.ReadString(), r.TryNull() ? default(string) : r.ReadString());
+        }
+
         internal static void WriteStrings(global::System.Text.StringBuilder sb, Strings r)
         {
             sb.Append('{');

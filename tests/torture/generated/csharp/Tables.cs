@@ -98,16 +98,16 @@ namespace Torture.Tables
             this.String = t11;
             this.Strings = t12;
             this.Vertical = t13;
-            for (int i = 0; i < this.Nested.All.Count; i++) { try { this.Nested.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Nested.json", "Nested", i); } }
-            for (int i = 0; i < this.Option.All.Count; i++) { try { this.Option.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Option.json", "Option", i); } }
-            for (int i = 0; i < this.Self.All.Count; i++) { try { this.Self.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Self.json", "Self", i); } }
+            for (int i = 0; i < this.Nested.All.Count; i++) { try { this.Nested.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Nested.bytes", "Nested", i); } }
+            for (int i = 0; i < this.Option.All.Count; i++) { try { this.Option.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Option.bytes", "Option", i); } }
+            for (int i = 0; i < this.Self.All.Count; i++) { try { this.Self.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Self.bytes", "Self", i); } }
         }
 
         /// <summary>
         /// The data files the loaders read, one per table (<c>&lt;Table&gt;.json</c>), relative to the data folder:
         /// what to copy next to the game (e.g. into <c>StreamingAssets</c>) and what <see cref="LoadAsync"/> fetches.
         /// </summary>
-        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "Features.json", "Keywords.json", "Log.json", "Nested.json", "Numbers.json", "Option.json", "Pair.json", "Parts.json", "Self.json", "Settings.json", "Spread.json", "String.json", "Strings.json", "Vertical.json" });
+        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "Features.bytes", "Keywords.bytes", "Log.bytes", "Nested.bytes", "Numbers.bytes", "Option.bytes", "Pair.bytes", "Parts.bytes", "Self.bytes", "Settings.bytes", "Spread.bytes", "String.bytes", "Strings.bytes", "Vertical.bytes" });
 
         /// <summary>
         /// Loads every table from <c>&lt;dataDir&gt;/&lt;Table&gt;.json</c> (the canonical data gentable writes to
@@ -129,20 +129,20 @@ namespace Torture.Tables
         public static Tables LoadFromBytes(global::System.Func<string, byte[]> bytesOf)
         {
             if (bytesOf == null) throw new global::System.ArgumentNullException("bytesOf");
-            var t0 = new FeaturesTable(GentableRead.Rows<Features>(GentableRead.Bytes(bytesOf, "Features.json", "Features"), "Features.json", "Features", TableHashes("Features"), GentableCodec.ReadFeatures));
-            var t1 = new KeywordsTable(GentableRead.Rows<Keywords>(GentableRead.Bytes(bytesOf, "Keywords.json", "Keywords"), "Keywords.json", "Keywords", TableHashes("Keywords"), GentableCodec.ReadKeywords));
-            var t2 = new LogTable(GentableRead.Rows<Log>(GentableRead.Bytes(bytesOf, "Log.json", "Log"), "Log.json", "Log", TableHashes("Log"), GentableCodec.ReadLog));
-            var t3 = new NestedTable(GentableRead.Rows<Nested>(GentableRead.Bytes(bytesOf, "Nested.json", "Nested"), "Nested.json", "Nested", TableHashes("Nested"), GentableCodec.ReadNested));
-            var t4 = new NumbersTable(GentableRead.Rows<Numbers>(GentableRead.Bytes(bytesOf, "Numbers.json", "Numbers"), "Numbers.json", "Numbers", TableHashes("Numbers"), GentableCodec.ReadNumbers));
-            var t5 = new OptionTable(GentableRead.Rows<Option>(GentableRead.Bytes(bytesOf, "Option.json", "Option"), "Option.json", "Option", TableHashes("Option"), GentableCodec.ReadOption));
-            var t6 = new PairTable(GentableRead.Rows<Pair>(GentableRead.Bytes(bytesOf, "Pair.json", "Pair"), "Pair.json", "Pair", TableHashes("Pair"), GentableCodec.ReadPair));
-            var t7 = new PartsTable(GentableRead.Rows<Parts>(GentableRead.Bytes(bytesOf, "Parts.json", "Parts"), "Parts.json", "Parts", TableHashes("Parts"), GentableCodec.ReadParts));
-            var t8 = new SelfTable(GentableRead.Rows<Self>(GentableRead.Bytes(bytesOf, "Self.json", "Self"), "Self.json", "Self", TableHashes("Self"), GentableCodec.ReadSelf));
-            var t9 = GentableRead.Single<Settings>(GentableRead.Bytes(bytesOf, "Settings.json", "Settings"), "Settings.json", "Settings", TableHashes("Settings"), GentableCodec.ReadSettings);
-            var t10 = new SpreadTable(GentableRead.Rows<Spread>(GentableRead.Bytes(bytesOf, "Spread.json", "Spread"), "Spread.json", "Spread", TableHashes("Spread"), GentableCodec.ReadSpread));
-            var t11 = new StringTable(GentableRead.Rows<String>(GentableRead.Bytes(bytesOf, "String.json", "String"), "String.json", "String", TableHashes("String"), GentableCodec.ReadString));
-            var t12 = new StringsTable(GentableRead.Rows<Strings>(GentableRead.Bytes(bytesOf, "Strings.json", "Strings"), "Strings.json", "Strings", TableHashes("Strings"), GentableCodec.ReadStrings));
-            var t13 = GentableRead.Single<Vertical>(GentableRead.Bytes(bytesOf, "Vertical.json", "Vertical"), "Vertical.json", "Vertical", TableHashes("Vertical"), GentableCodec.ReadVertical);
+            var t0 = new FeaturesTable(GentableRead.Rows<Features>(GentableRead.Bytes(bytesOf, "Features.bytes", "Features"), "Features.bytes", "Features", TableHashes("Features"), GentableCodec.ReadFeatures, GentableCodec.ReadFeatures));
+            var t1 = new KeywordsTable(GentableRead.Rows<Keywords>(GentableRead.Bytes(bytesOf, "Keywords.bytes", "Keywords"), "Keywords.bytes", "Keywords", TableHashes("Keywords"), GentableCodec.ReadKeywords, GentableCodec.ReadKeywords));
+            var t2 = new LogTable(GentableRead.Rows<Log>(GentableRead.Bytes(bytesOf, "Log.bytes", "Log"), "Log.bytes", "Log", TableHashes("Log"), GentableCodec.ReadLog, GentableCodec.ReadLog));
+            var t3 = new NestedTable(GentableRead.Rows<Nested>(GentableRead.Bytes(bytesOf, "Nested.bytes", "Nested"), "Nested.bytes", "Nested", TableHashes("Nested"), GentableCodec.ReadNested, GentableCodec.ReadNested));
+            var t4 = new NumbersTable(GentableRead.Rows<Numbers>(GentableRead.Bytes(bytesOf, "Numbers.bytes", "Numbers"), "Numbers.bytes", "Numbers", TableHashes("Numbers"), GentableCodec.ReadNumbers, GentableCodec.ReadNumbers));
+            var t5 = new OptionTable(GentableRead.Rows<Option>(GentableRead.Bytes(bytesOf, "Option.bytes", "Option"), "Option.bytes", "Option", TableHashes("Option"), GentableCodec.ReadOption, GentableCodec.ReadOption));
+            var t6 = new PairTable(GentableRead.Rows<Pair>(GentableRead.Bytes(bytesOf, "Pair.bytes", "Pair"), "Pair.bytes", "Pair", TableHashes("Pair"), GentableCodec.ReadPair, GentableCodec.ReadPair));
+            var t7 = new PartsTable(GentableRead.Rows<Parts>(GentableRead.Bytes(bytesOf, "Parts.bytes", "Parts"), "Parts.bytes", "Parts", TableHashes("Parts"), GentableCodec.ReadParts, GentableCodec.ReadParts));
+            var t8 = new SelfTable(GentableRead.Rows<Self>(GentableRead.Bytes(bytesOf, "Self.bytes", "Self"), "Self.bytes", "Self", TableHashes("Self"), GentableCodec.ReadSelf, GentableCodec.ReadSelf));
+            var t9 = GentableRead.Single<Settings>(GentableRead.Bytes(bytesOf, "Settings.bytes", "Settings"), "Settings.bytes", "Settings", TableHashes("Settings"), GentableCodec.ReadSettings, GentableCodec.ReadSettings);
+            var t10 = new SpreadTable(GentableRead.Rows<Spread>(GentableRead.Bytes(bytesOf, "Spread.bytes", "Spread"), "Spread.bytes", "Spread", TableHashes("Spread"), GentableCodec.ReadSpread, GentableCodec.ReadSpread));
+            var t11 = new StringTable(GentableRead.Rows<String>(GentableRead.Bytes(bytesOf, "String.bytes", "String"), "String.bytes", "String", TableHashes("String"), GentableCodec.ReadString, GentableCodec.ReadString));
+            var t12 = new StringsTable(GentableRead.Rows<Strings>(GentableRead.Bytes(bytesOf, "Strings.bytes", "Strings"), "Strings.bytes", "Strings", TableHashes("Strings"), GentableCodec.ReadStrings, GentableCodec.ReadStrings));
+            var t13 = GentableRead.Single<Vertical>(GentableRead.Bytes(bytesOf, "Vertical.bytes", "Vertical"), "Vertical.bytes", "Vertical", TableHashes("Vertical"), GentableCodec.ReadVertical, GentableCodec.ReadVertical);
             return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13);
         }
 

@@ -76,6 +76,11 @@ namespace Torture.Tables
             return new Vertical(f0, f1, f2, f3, f4, f5, f6, f7, f8);
         }
 
+        internal static Vertical ReadVertical(GentableBinary r)
+        {
+            return new Vertical(r.ReadU8(), r.ReadString(), r.ReadDouble(), r.ReadDateTime(), r.ReadDuration(), GentableRead.Map<string, double>(r, k1 => k1.Key, r1 => r1.ReadDouble()), GentableCodec.ReadEffect(r), GentableRead.List<Hero>(r, r1 => GentableCodec.ReadHero(r1)), r.TryNull() ? default(string) : r.ReadString());
+        }
+
         internal static void WriteVertical(global::System.Text.StringBuilder sb, Vertical r)
         {
             sb.Append('{');

@@ -26,6 +26,13 @@ export function readElement(v: unknown, at: rt.At): Element {
   return MEMBERS_Element.has(v) ? (v as Element) : rt.fail(at, "one of the Element members Fire, Ice, Wind, Earth", v);
 }
 
+const LIST_Element: readonly Element[] = ["Fire", "Ice", "Wind", "Earth"];
+
+/** The member of Element at declaration index `i` (by default read from `b`; binary format, docs/data-format.md §3.3). */
+export function readElementBin(b: rt.Bin, i: number = b.index(4, "Element")): Element {
+  return LIST_Element[i] as Element;
+}
+
 /**
  * An enum whose cells may use display names (x-gentable-enumAliases).
  */
@@ -42,6 +49,13 @@ const MEMBERS_Hero: ReadonlySet<unknown> = new Set<unknown>(Object.values(Hero))
 
 export function readHero(v: unknown, at: rt.At): Hero {
   return MEMBERS_Hero.has(v) ? (v as Hero) : rt.fail(at, "one of the Hero members Junkrat, Mercy, Tracer", v);
+}
+
+const LIST_Hero: readonly Hero[] = ["Junkrat", "Mercy", "Tracer"];
+
+/** The member of Hero at declaration index `i` (by default read from `b`; binary format, docs/data-format.md §3.3). */
+export function readHeroBin(b: rt.Bin, i: number = b.index(3, "Hero")): Hero {
+  return LIST_Hero[i] as Hero;
 }
 
 /**
@@ -71,4 +85,11 @@ const MEMBERS_Keyword: ReadonlySet<unknown> = new Set<unknown>(Object.values(Key
 
 export function readKeyword(v: unknown, at: rt.At): Keyword {
   return MEMBERS_Keyword.has(v) ? (v as Keyword) : rt.fail(at, "one of the Keyword members class, params, default, enum, in, is, delete, new, namespace, constructor, type, move, ref, self", v);
+}
+
+const LIST_Keyword: readonly Keyword[] = ["class", "params", "default", "enum", "in", "is", "delete", "new", "namespace", "constructor", "type", "move", "ref", "self"];
+
+/** The member of Keyword at declaration index `i` (by default read from `b`; binary format, docs/data-format.md §3.3). */
+export function readKeywordBin(b: rt.Bin, i: number = b.index(14, "Keyword")): Keyword {
+  return LIST_Keyword[i] as Keyword;
 }

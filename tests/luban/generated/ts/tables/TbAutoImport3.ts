@@ -36,21 +36,33 @@ const FIELDS: readonly string[] = ["id", "x1", "x5", "x6", "x8", "x10", "x13", "
 export function readTbAutoImport3(v: unknown, at: rt.At): TbAutoImport3 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["id"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "id", -2147483648, 2147483647);
+    const x1 = o["x1"];
+    if (!(typeof x1 === "boolean")) rt.bool(x1, "x1");
+    const x3 = o["x6"];
+    if (!(typeof x3 === "number" && x3 - x3 === 0)) rt.float(x3, "x6");
+    const x4 = o["x8"];
+    if (!(typeof x4 === "number" && (x4 | 0) === x4)) rt.int(x4, "x8", -2147483648, 2147483647);
+    const x5 = o["x10"];
+    if (!(typeof x5 === "string")) rt.str(x5, "x10");
+    const x6 = o["x13"];
+    if (!(x6 === "NONE" || x6 === "A" || x6 === "B" || x6 === "C" || x6 === "D" || x6 === "Any")) readDemoEnum(x6, "x13");
     const r: rt.Mutable<TbAutoImport3> = {
-      id: rt.int(o["id"], "id", -2147483648, 2147483647),
-      x1: rt.bool(o["x1"], "x1"),
+      id: x0 as number,
+      x1: x1 as boolean,
       x5: rt.int64(o["x5"], "x5", -9223372036854775808n, 9223372036854775807n),
-      x6: rt.float(o["x6"], "x6"),
-      x8: rt.int(o["x8"], "x8", -2147483648, 2147483647),
-      x10: rt.str(o["x10"], "x10"),
-      x13: readDemoEnum(o["x13"], "x13"),
+      x6: x3 as number,
+      x8: x4 as number,
+      x10: x5 as string,
+      x13: x6 as DemoEnum,
       x132: rt.scalars(o["x13_2"], "x13_2", readDemoFlag),
       x14: readDemoDynamic(o["x14"], "x14"),
       x15: readShape(o["x15"], "x15"),
       v2: readVec2(o["v2"], "v2"),
       t1: rt.dateTime(o["t1"], "t1"),
-      k1: rt.scalars(o["k1"], "k1", (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
-      k2: rt.scalars(o["k2"], "k2", (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
+      k1: rt.ints(o["k1"], "k1", -2147483648, 2147483647),
+      k2: rt.ints(o["k2"], "k2", -2147483648, 2147483647),
       k8: rt.map(o["k8"], "k8", (k1) => rt.intKey(k1, -2147483648, 2147483647), (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
       k9: rt.array(o["k9"], "k9", (v1, a1) => readDemoE2(v1, a1)),
       k10: rt.array(o["k10"], "k10", (v1, a1) => readVec3(v1, a1)),

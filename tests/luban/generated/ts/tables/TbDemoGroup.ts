@@ -26,10 +26,16 @@ const FIELDS: readonly string[] = ["id", "x2", "x4", "x5"];
 export function readTbDemoGroup(v: unknown, at: rt.At): TbDemoGroup {
   const o = rt.object(v, at);
   try {
+    const x0 = o["id"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "id", -2147483648, 2147483647);
+    const x1 = o["x2"];
+    if (!(typeof x1 === "number" && (x1 | 0) === x1)) rt.int(x1, "x2", -2147483648, 2147483647);
+    const x2 = o["x4"];
+    if (!(typeof x2 === "number" && (x2 | 0) === x2)) rt.int(x2, "x4", -2147483648, 2147483647);
     const r = {
-      id: rt.int(o["id"], "id", -2147483648, 2147483647),
-      x2: rt.int(o["x2"], "x2", -2147483648, 2147483647),
-      x4: rt.int(o["x4"], "x4", -2147483648, 2147483647),
+      id: x0 as number,
+      x2: x1 as number,
+      x4: x2 as number,
       x5: readInnerGroup(o["x5"], "x5"),
     } as rt.Mutable<TbDemoGroup>;
     if (rt.count(o) !== 4) rt.unknown(o, FIELDS);

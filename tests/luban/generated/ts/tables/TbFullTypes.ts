@@ -39,26 +39,48 @@ const FIELDS: readonly string[] = ["x4", "x1", "x2", "x3", "x5", "x6", "x7", "x8
 export function readTbFullTypes(v: unknown, at: rt.At): TbFullTypes {
   const o = rt.object(v, at);
   try {
+    const x0 = o["x4"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "x4", -2147483648, 2147483647);
+    const x1 = o["x1"];
+    if (!(typeof x1 === "boolean")) rt.bool(x1, "x1");
+    const x2 = o["x2"];
+    if (!(typeof x2 === "number" && x2 >>> 0 === x2 && x2 <= 255)) rt.int(x2, "x2", 0, 255);
+    const x3 = o["x3"];
+    if (!(typeof x3 === "number" && (x3 | 0) === x3 && x3 >= -32768 && x3 <= 32767)) rt.int(x3, "x3", -32768, 32767);
+    const x5 = o["x6"];
+    if (!(typeof x5 === "number" && x5 - x5 === 0)) rt.float(x5, "x6");
+    const x6 = o["x7"];
+    if (!(typeof x6 === "number" && x6 - x6 === 0)) rt.float(x6, "x7");
+    const x7 = o["x8_0"];
+    if (!(typeof x7 === "number" && (x7 | 0) === x7 && x7 >= -32768 && x7 <= 32767)) rt.int(x7, "x8_0", -32768, 32767);
+    const x8 = o["x8"];
+    if (!(typeof x8 === "number" && (x8 | 0) === x8)) rt.int(x8, "x8", -2147483648, 2147483647);
+    const x10 = o["x10"];
+    if (!(typeof x10 === "string")) rt.str(x10, "x10");
+    const x12 = o["x13"];
+    if (!(x12 === "NONE" || x12 === "A" || x12 === "B" || x12 === "C" || x12 === "D" || x12 === "Any")) readDemoEnum(x12, "x13");
+    const x14 = o["s1"];
+    if (!(typeof x14 === "string")) rt.str(x14, "s1");
     const r: rt.Mutable<TbFullTypes> = {
-      x4: rt.int(o["x4"], "x4", -2147483648, 2147483647),
-      x1: rt.bool(o["x1"], "x1"),
-      x2: rt.int(o["x2"], "x2", 0, 255),
-      x3: rt.int(o["x3"], "x3", -32768, 32767),
+      x4: x0 as number,
+      x1: x1 as boolean,
+      x2: x2 as number,
+      x3: x3 as number,
       x5: rt.int64(o["x5"], "x5", -9223372036854775808n, 9223372036854775807n),
-      x6: rt.float(o["x6"], "x6"),
-      x7: rt.float(o["x7"], "x7"),
-      x80: rt.int(o["x8_0"], "x8_0", -32768, 32767),
-      x8: rt.int(o["x8"], "x8", -2147483648, 2147483647),
+      x6: x5 as number,
+      x7: x6 as number,
+      x80: x7 as number,
+      x8: x8 as number,
       x9: rt.int64(o["x9"], "x9", -9223372036854775808n, 9223372036854775807n),
-      x10: rt.str(o["x10"], "x10"),
+      x10: x10 as string,
       x12: readDemoType1(o["x12"], "x12"),
-      x13: readDemoEnum(o["x13"], "x13"),
+      x13: x12 as DemoEnum,
       x14: readDemoDynamic(o["x14"], "x14"),
-      s1: rt.str(o["s1"], "s1"),
+      s1: x14 as string,
       t1: rt.dateTime(o["t1"], "t1"),
-      k1: rt.scalars(o["k1"], "k1", (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
-      k2: rt.scalars(o["k2"], "k2", (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
-      k5: rt.scalars(o["k5"], "k5", (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
+      k1: rt.ints(o["k1"], "k1", -2147483648, 2147483647),
+      k2: rt.ints(o["k2"], "k2", -2147483648, 2147483647),
+      k5: rt.ints(o["k5"], "k5", -2147483648, 2147483647),
       k8: rt.map(o["k8"], "k8", (k1) => rt.intKey(k1, -2147483648, 2147483647), (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
       k9: rt.array(o["k9"], "k9", (v1, a1) => readDemoE2(v1, a1)),
       k15: rt.array(o["k15"], "k15", (v1, a1) => readDemoDynamic(v1, a1)),

@@ -14,9 +14,13 @@ const FIELDS: readonly string[] = ["id", "count"];
 export function readTbTestBeRef(v: unknown, at: rt.At): TbTestBeRef {
   const o = rt.object(v, at);
   try {
+    const x0 = o["id"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "id", -2147483648, 2147483647);
+    const x1 = o["count"];
+    if (!(typeof x1 === "number" && (x1 | 0) === x1)) rt.int(x1, "count", -2147483648, 2147483647);
     const r: rt.Mutable<TbTestBeRef> = {
-      id: rt.int(o["id"], "id", -2147483648, 2147483647),
-      count: rt.int(o["count"], "count", -2147483648, 2147483647),
+      id: x0 as number,
+      count: x1 as number,
     };
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
     return Object.freeze(r);

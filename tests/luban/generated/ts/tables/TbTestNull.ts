@@ -24,18 +24,22 @@ const FIELDS: readonly string[] = ["id", "x1", "x2", "x3", "x4", "s1", "s2"];
 export function readTbTestNull(v: unknown, at: rt.At): TbTestNull {
   const o = rt.object(v, at);
   try {
+    const x0 = o["id"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "id", -2147483648, 2147483647);
     const r: rt.Mutable<TbTestNull> = {
-      id: rt.int(o["id"], "id", -2147483648, 2147483647),
+      id: x0 as number,
     };
     let n = 1;
     const x1 = o["x1"];
     if (x1 !== undefined) {
-      r.x1 = rt.int(x1, "x1", -2147483648, 2147483647);
+      if (!(typeof x1 === "number" && (x1 | 0) === x1)) rt.int(x1, "x1", -2147483648, 2147483647);
+      r.x1 = x1 as number;
       n++;
     }
     const x2 = o["x2"];
     if (x2 !== undefined) {
-      r.x2 = readDemoEnum(x2, "x2");
+      if (!(x2 === "NONE" || x2 === "A" || x2 === "B" || x2 === "C" || x2 === "D" || x2 === "Any")) readDemoEnum(x2, "x2");
+      r.x2 = x2 as DemoEnum;
       n++;
     }
     const x3 = o["x3"];
@@ -50,12 +54,14 @@ export function readTbTestNull(v: unknown, at: rt.At): TbTestNull {
     }
     const x5 = o["s1"];
     if (x5 !== undefined) {
-      r.s1 = rt.str(x5, "s1");
+      if (!(typeof x5 === "string")) rt.str(x5, "s1");
+      r.s1 = x5 as string;
       n++;
     }
     const x6 = o["s2"];
     if (x6 !== undefined) {
-      r.s2 = rt.str(x6, "s2");
+      if (!(typeof x6 === "string")) rt.str(x6, "s2");
+      r.s2 = x6 as string;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS);

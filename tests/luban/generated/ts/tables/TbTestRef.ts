@@ -72,32 +72,51 @@ const FIELDS: readonly string[] = ["id", "x1", "x1_2", "x2", "x3", "x4", "a1", "
 export function readTbTestRef(v: unknown, at: rt.At): TbTestRef {
   const o = rt.object(v, at);
   try {
+    const x0 = o["id"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "id", -2147483648, 2147483647);
+    const x1 = o["x1"];
+    if (!(typeof x1 === "number" && (x1 | 0) === x1)) rt.int(x1, "x1", -2147483648, 2147483647);
+    const x2 = o["x1_2"];
+    if (!(typeof x2 === "number" && (x2 | 0) === x2)) rt.int(x2, "x1_2", -2147483648, 2147483647);
+    const x3 = o["x2"];
+    if (!(typeof x3 === "number" && (x3 | 0) === x3)) rt.int(x3, "x2", -2147483648, 2147483647);
+    const x4 = o["x3"];
+    if (!(typeof x4 === "number" && (x4 | 0) === x4)) rt.int(x4, "x3", -2147483648, 2147483647);
+    const x14 = o["e1"];
+    if (!(typeof x14 === "number" && (x14 | 0) === x14)) rt.int(x14, "e1", -2147483648, 2147483647);
+    const x16 = o["e3"];
+    if (!(typeof x16 === "string")) rt.str(x16, "e3");
+    const x17 = o["f1"];
+    if (!(typeof x17 === "number" && (x17 | 0) === x17)) rt.int(x17, "f1", -2147483648, 2147483647);
+    const x19 = o["f3"];
+    if (!(typeof x19 === "string")) rt.str(x19, "f3");
     const r = {
-      id: rt.int(o["id"], "id", -2147483648, 2147483647),
-      x1: rt.int(o["x1"], "x1", -2147483648, 2147483647),
-      x12: rt.int(o["x1_2"], "x1_2", -2147483648, 2147483647),
-      x2: rt.int(o["x2"], "x2", -2147483648, 2147483647),
-      x3: rt.int(o["x3"], "x3", -2147483648, 2147483647),
-      a1: rt.scalars(o["a1"], "a1", (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
-      a2: rt.scalars(o["a2"], "a2", (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
-      b1: rt.scalars(o["b1"], "b1", (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
-      b2: rt.scalars(o["b2"], "b2", (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
-      c1: rt.scalars(o["c1"], "c1", (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
-      c2: rt.scalars(o["c2"], "c2", (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
+      id: x0 as number,
+      x1: x1 as number,
+      x12: x2 as number,
+      x2: x3 as number,
+      x3: x4 as number,
+      a1: rt.ints(o["a1"], "a1", -2147483648, 2147483647),
+      a2: rt.ints(o["a2"], "a2", -2147483648, 2147483647),
+      b1: rt.ints(o["b1"], "b1", -2147483648, 2147483647),
+      b2: rt.ints(o["b2"], "b2", -2147483648, 2147483647),
+      c1: rt.ints(o["c1"], "c1", -2147483648, 2147483647),
+      c2: rt.ints(o["c2"], "c2", -2147483648, 2147483647),
       d1: rt.map(o["d1"], "d1", (k1) => rt.intKey(k1, -2147483648, 2147483647), (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
       d2: rt.map(o["d2"], "d2", (k1) => rt.intKey(k1, -2147483648, 2147483647), (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
-      e1: rt.int(o["e1"], "e1", -2147483648, 2147483647),
+      e1: x14 as number,
       e2: rt.int64(o["e2"], "e2", -9223372036854775808n, 9223372036854775807n),
-      e3: rt.str(o["e3"], "e3"),
-      f1: rt.int(o["f1"], "f1", -2147483648, 2147483647),
+      e3: x16 as string,
+      f1: x17 as number,
       f2: rt.int64(o["f2"], "f2", -9223372036854775808n, 9223372036854775807n),
-      f3: rt.str(o["f3"], "f3"),
+      f3: x19 as string,
       s1: readRefDynamicBase(o["s1"], "s1"),
     } as rt.Mutable<TbTestRef>;
     let n = 20;
     const x5 = o["x4"];
     if (x5 !== undefined) {
-      r.x4 = rt.int(x5, "x4", -2147483648, 2147483647);
+      if (!(typeof x5 === "number" && (x5 | 0) === x5)) rt.int(x5, "x4", -2147483648, 2147483647);
+      r.x4 = x5 as number;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS);

@@ -29,6 +29,17 @@ export function readLog(v: unknown, at: rt.At): Log {
   }
 }
 
+/** Reads a Log from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readLogBin(b: rt.Bin): Log {
+  const x0 = b.uint(65535);
+  const x1 = b.str();
+  const r: rt.Mutable<Log> = {
+    step: x0,
+    msg: x1,
+  };
+  return Object.freeze(r);
+}
+
 export function writeLog(r: Log): string {
   const out: string[] = [];
   out.push("\"Msg\":" + rt.wStr(r.msg));

@@ -70,6 +70,35 @@ export function readNumbers(v: unknown, at: rt.At): Numbers {
   }
 }
 
+/** Reads a Numbers from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readNumbersBin(b: rt.Bin): Numbers {
+  const x0 = b.uint(65535);
+  const x1 = b.int(-128, 127);
+  const x2 = b.int(-32768, 32767);
+  const x3 = b.int(-2147483648, 2147483647);
+  const x4 = b.i64();
+  const x5 = b.uint(255);
+  const x6 = b.uint(65535);
+  const x7 = b.uint(4294967295);
+  const x8 = b.u64();
+  const x9 = b.f64();
+  const x10 = b.opt() ? b.f64() : undefined;
+  const r: rt.Mutable<Numbers> = {
+    id: x0,
+    i8: x1,
+    i16: x2,
+    i32: x3,
+    i64: x4,
+    u8: x5,
+    u16: x6,
+    u32: x7,
+    u64: x8,
+    f: x9,
+  };
+  if (x10 !== undefined) r.maybeF = x10;
+  return Object.freeze(r);
+}
+
 export function writeNumbers(r: Numbers): string {
   const out: string[] = [];
   out.push("\"F\":" + rt.wNum(r.f));

@@ -45,6 +45,19 @@ export function readOption(v: unknown, at: rt.At): Option {
   }
 }
 
+/** Reads a Option from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readOptionBin(b: rt.Bin): Option {
+  const x0 = b.uint(255);
+  const x1 = b.opt() ? b.str() : undefined;
+  const x2 = b.opt() ? b.int(-2147483648, 2147483647) : undefined;
+  const r = {
+    id: x0,
+  } as rt.Mutable<Option>;
+  if (x1 !== undefined) r.maybe = x1;
+  if (x2 !== undefined) r.next = x2;
+  return r;
+}
+
 export function writeOption(r: Option): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

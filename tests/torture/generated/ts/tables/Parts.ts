@@ -36,6 +36,19 @@ export function readParts(v: unknown, at: rt.At): Parts {
   }
 }
 
+/** Reads a Parts from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readPartsBin(b: rt.Bin): Parts {
+  const x0 = b.uint(65535);
+  const x1 = b.str();
+  const x2 = b.opt() ? b.array((b) => b.str()) : undefined;
+  const r: rt.Mutable<Parts> = {
+    id: x0,
+    part: x1,
+  };
+  if (x2 !== undefined) r.tags = x2;
+  return Object.freeze(r);
+}
+
 export function writeParts(r: Parts): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

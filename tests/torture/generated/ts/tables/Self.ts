@@ -35,6 +35,17 @@ export function readSelf(v: unknown, at: rt.At): Self {
   }
 }
 
+/** Reads a Self from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readSelfBin(b: rt.Bin): Self {
+  const x0 = b.uint(255);
+  const x1 = b.str();
+  const r = {
+    id: x0,
+    other: x1,
+  } as rt.Mutable<Self>;
+  return r;
+}
+
 export function writeSelf(r: Self): string {
   const out: string[] = [];
   out.push("\"Id\":" + rt.wNum(r.id));

@@ -45,6 +45,19 @@ export function readStrings(v: unknown, at: rt.At): Strings {
   }
 }
 
+/** Reads a Strings from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readStringsBin(b: rt.Bin): Strings {
+  const x0 = b.str();
+  const x1 = b.str();
+  const x2 = b.opt() ? b.str() : undefined;
+  const r: rt.Mutable<Strings> = {
+    key: x0,
+    text: x1,
+  };
+  if (x2 !== undefined) r.note = x2;
+  return Object.freeze(r);
+}
+
 export function writeStrings(r: Strings): string {
   const out: string[] = [];
   out.push("\"Key\":" + rt.wStr(r.key));
