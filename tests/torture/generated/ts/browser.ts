@@ -3,20 +3,20 @@
 // alike (`index.ts` adds `loadTables(dataDir)` and `loadTablesAsync(dataDir)` for Node.js).
 import * as rt from "./runtime.js";
 import { TABLE_HASHES } from "./hashes.js";
-import { FeaturesTable, readFeatures, writeFeatures } from "./tables/Features.js";
-import { KeywordsTable, readKeywords, writeKeywords } from "./tables/Keywords.js";
-import { LogTable, readLog, writeLog } from "./tables/Log.js";
-import { NestedTable, readNested, writeNested, linkNested } from "./tables/Nested.js";
-import { NumbersTable, readNumbers, writeNumbers } from "./tables/Numbers.js";
-import { OptionTable, readOption, writeOption, linkOption } from "./tables/Option.js";
-import { PairTable, readPair, writePair } from "./tables/Pair.js";
-import { PartsTable, readParts, writeParts } from "./tables/Parts.js";
-import { SelfTable, readSelf, writeSelf, linkSelf } from "./tables/Self.js";
-import { type Settings, readSettings, writeSettings } from "./tables/Settings.js";
-import { SpreadTable, readSpread, writeSpread } from "./tables/Spread.js";
-import { String_Table, readString_, writeString_ } from "./tables/String_.js";
-import { StringsTable, readStrings, writeStrings } from "./tables/Strings.js";
-import { type Vertical, readVertical, writeVertical } from "./tables/Vertical.js";
+import { FeaturesTable, readFeatures, readFeaturesBin, writeFeatures } from "./tables/Features.js";
+import { KeywordsTable, readKeywords, readKeywordsBin, writeKeywords } from "./tables/Keywords.js";
+import { LogTable, readLog, readLogBin, writeLog } from "./tables/Log.js";
+import { NestedTable, readNested, readNestedBin, writeNested, linkNested } from "./tables/Nested.js";
+import { NumbersTable, readNumbers, readNumbersBin, writeNumbers } from "./tables/Numbers.js";
+import { OptionTable, readOption, readOptionBin, writeOption, linkOption } from "./tables/Option.js";
+import { PairTable, readPair, readPairBin, writePair } from "./tables/Pair.js";
+import { PartsTable, readParts, readPartsBin, writeParts } from "./tables/Parts.js";
+import { SelfTable, readSelf, readSelfBin, writeSelf, linkSelf } from "./tables/Self.js";
+import { type Settings, readSettings, readSettingsBin, writeSettings } from "./tables/Settings.js";
+import { SpreadTable, readSpread, readSpreadBin, writeSpread } from "./tables/Spread.js";
+import { String_Table, readString_, readString_Bin, writeString_ } from "./tables/String_.js";
+import { StringsTable, readStrings, readStringsBin, writeStrings } from "./tables/Strings.js";
+import { type Vertical, readVertical, readVerticalBin, writeVertical } from "./tables/Vertical.js";
 
 export { GentableDataError } from "./runtime.js";
 export { Element, Hero, Keyword } from "./enums.js";
@@ -42,7 +42,7 @@ export { CONTENT_HASH, PROJECT_HASH, TABLE_HASHES, type TableHashes } from "./ha
  * The data files the loaders read, one per table (`<Table>.json`), relative to the data folder: what to deploy
  * next to the code (or serve to a browser) and what `loadTablesFromBytesAsync` fetches.
  */
-export const DATA_FILES: readonly string[] = Object.freeze(["Features.json", "Keywords.json", "Log.json", "Nested.json", "Numbers.json", "Option.json", "Pair.json", "Parts.json", "Self.json", "Settings.json", "Spread.json", "String.json", "Strings.json", "Vertical.json"]);
+export const DATA_FILES: readonly string[] = Object.freeze(["Features.bytes", "Keywords.bytes", "Log.bytes", "Nested.bytes", "Numbers.bytes", "Option.bytes", "Pair.bytes", "Parts.bytes", "Self.bytes", "Settings.bytes", "Spread.bytes", "String.bytes", "Strings.bytes", "Vertical.bytes"]);
 
 /**
  * Every table. A loaded `Tables` is frozen and shares nothing with another one: to hot-reload, load a second one
@@ -111,29 +111,30 @@ export interface Tables {
 }
 
 /**
- * Loads every table from the text `textOf` returns for each name in `DATA_FILES` (and its table). Throws a
- * `GentableDataError` as `loadTablesFromBytes` does.
+ * Loads every table from what `textOf` returns for each name in `DATA_FILES` (and its table): the JSON text, or
+ * the file's bytes (JSON as strict UTF-8, or the binary format, recognised by its first bytes).
+ * Throws a `GentableDataError` as `loadTablesFromBytes` does.
  */
-export function loadTablesFromText(textOf: (file: string, table: string) => string): Tables {
+export function loadTablesFromText(textOf: (file: string, table: string) => string | Uint8Array): Tables {
   const t: Tables = {
-    features: new FeaturesTable(rt.rows(textOf("Features.json", "Features"), "Features.json", "Features", TABLE_HASHES.get("Features"), readFeatures)),
-    keywords: new KeywordsTable(rt.rows(textOf("Keywords.json", "Keywords"), "Keywords.json", "Keywords", TABLE_HASHES.get("Keywords"), readKeywords)),
-    log: new LogTable(rt.rows(textOf("Log.json", "Log"), "Log.json", "Log", TABLE_HASHES.get("Log"), readLog)),
-    nested: new NestedTable(rt.rows(textOf("Nested.json", "Nested"), "Nested.json", "Nested", TABLE_HASHES.get("Nested"), readNested)),
-    numbers: new NumbersTable(rt.rows(textOf("Numbers.json", "Numbers"), "Numbers.json", "Numbers", TABLE_HASHES.get("Numbers"), readNumbers)),
-    option: new OptionTable(rt.rows(textOf("Option.json", "Option"), "Option.json", "Option", TABLE_HASHES.get("Option"), readOption)),
-    pair: new PairTable(rt.rows(textOf("Pair.json", "Pair"), "Pair.json", "Pair", TABLE_HASHES.get("Pair"), readPair)),
-    parts: new PartsTable(rt.rows(textOf("Parts.json", "Parts"), "Parts.json", "Parts", TABLE_HASHES.get("Parts"), readParts)),
-    self: new SelfTable(rt.rows(textOf("Self.json", "Self"), "Self.json", "Self", TABLE_HASHES.get("Self"), readSelf)),
-    settings: rt.single(textOf("Settings.json", "Settings"), "Settings.json", "Settings", TABLE_HASHES.get("Settings"), readSettings),
-    spread: new SpreadTable(rt.rows(textOf("Spread.json", "Spread"), "Spread.json", "Spread", TABLE_HASHES.get("Spread"), readSpread)),
-    string: new String_Table(rt.rows(textOf("String.json", "String"), "String.json", "String", TABLE_HASHES.get("String"), readString_)),
-    strings: new StringsTable(rt.rows(textOf("Strings.json", "Strings"), "Strings.json", "Strings", TABLE_HASHES.get("Strings"), readStrings)),
-    vertical: rt.single(textOf("Vertical.json", "Vertical"), "Vertical.json", "Vertical", TABLE_HASHES.get("Vertical"), readVertical),
+    features: new FeaturesTable(rt.rows(textOf("Features.bytes", "Features"), "Features.bytes", "Features", TABLE_HASHES.get("Features"), readFeatures, readFeaturesBin)),
+    keywords: new KeywordsTable(rt.rows(textOf("Keywords.bytes", "Keywords"), "Keywords.bytes", "Keywords", TABLE_HASHES.get("Keywords"), readKeywords, readKeywordsBin)),
+    log: new LogTable(rt.rows(textOf("Log.bytes", "Log"), "Log.bytes", "Log", TABLE_HASHES.get("Log"), readLog, readLogBin)),
+    nested: new NestedTable(rt.rows(textOf("Nested.bytes", "Nested"), "Nested.bytes", "Nested", TABLE_HASHES.get("Nested"), readNested, readNestedBin)),
+    numbers: new NumbersTable(rt.rows(textOf("Numbers.bytes", "Numbers"), "Numbers.bytes", "Numbers", TABLE_HASHES.get("Numbers"), readNumbers, readNumbersBin)),
+    option: new OptionTable(rt.rows(textOf("Option.bytes", "Option"), "Option.bytes", "Option", TABLE_HASHES.get("Option"), readOption, readOptionBin)),
+    pair: new PairTable(rt.rows(textOf("Pair.bytes", "Pair"), "Pair.bytes", "Pair", TABLE_HASHES.get("Pair"), readPair, readPairBin)),
+    parts: new PartsTable(rt.rows(textOf("Parts.bytes", "Parts"), "Parts.bytes", "Parts", TABLE_HASHES.get("Parts"), readParts, readPartsBin)),
+    self: new SelfTable(rt.rows(textOf("Self.bytes", "Self"), "Self.bytes", "Self", TABLE_HASHES.get("Self"), readSelf, readSelfBin)),
+    settings: rt.single(textOf("Settings.bytes", "Settings"), "Settings.bytes", "Settings", TABLE_HASHES.get("Settings"), readSettings, readSettingsBin),
+    spread: new SpreadTable(rt.rows(textOf("Spread.bytes", "Spread"), "Spread.bytes", "Spread", TABLE_HASHES.get("Spread"), readSpread, readSpreadBin)),
+    string: new String_Table(rt.rows(textOf("String.bytes", "String"), "String.bytes", "String", TABLE_HASHES.get("String"), readString_, readString_Bin)),
+    strings: new StringsTable(rt.rows(textOf("Strings.bytes", "Strings"), "Strings.bytes", "Strings", TABLE_HASHES.get("Strings"), readStrings, readStringsBin)),
+    vertical: rt.single(textOf("Vertical.bytes", "Vertical"), "Vertical.bytes", "Vertical", TABLE_HASHES.get("Vertical"), readVertical, readVerticalBin),
   };
-  rt.linkRows(t.nested.all, "Nested.json", "Nested", (r) => linkNested(r, t));
-  rt.linkRows(t.option.all, "Option.json", "Option", (r) => linkOption(r, t));
-  rt.linkRows(t.self.all, "Self.json", "Self", (r) => linkSelf(r, t));
+  rt.linkRows(t.nested.all, "Nested.bytes", "Nested", (r) => linkNested(r, t));
+  rt.linkRows(t.option.all, "Option.bytes", "Option", (r) => linkOption(r, t));
+  rt.linkRows(t.self.all, "Self.bytes", "Self", (r) => linkSelf(r, t));
   return Object.freeze(t);
 }
 
@@ -143,7 +144,7 @@ export function loadTablesFromText(textOf: (file: string, table: string) => stri
  * generated types.
  */
 export function loadTablesFromBytes(bytesOf: (file: string) => Uint8Array): Tables {
-  return loadTablesFromText((file, table) => rt.text(rt.bytesOf(bytesOf, file, table), file, table));
+  return loadTablesFromText((file, table) => rt.bytesOf(bytesOf, file, table));
 }
 
 /**

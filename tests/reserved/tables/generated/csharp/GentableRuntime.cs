@@ -1093,6 +1093,60 @@ namespace Reserved.Tables
             return row;
         }
 
+        /// <summary>A binary array: its count, then each item read with <paramref name="read"/>.</summary>
+        internal static global::System.Collections.Generic.IReadOnlyList<T> List<T>(GentableBinary r, global::System.Func<GentableBinary, T> read)
+        {
+            int n = r.Count();
+            if (n == 0) return GentableEmpty<T>.List;
+            var items = new global::System.Collections.Generic.List<T>(n < 1024 ? n : 1024);
+            for (int i = 0; i < n; i++) items.Add(read(r));
+            return new global::System.Collections.ObjectModel.ReadOnlyCollection<T>(items);
+        }
+
+        /// <summary>A binary map: its count, then key and value per entry, keys strictly ascending.</summary>
+        internal static global::System.Collections.Generic.IReadOnlyDictionary<K, V> Map<K, V>(GentableBinary r, global::System.Func<GentableBinary, K> key, global::System.Func<GentableBinary, V> read)
+        {
+            int n = r.Count();
+            var d = new global::System.Collections.Generic.Dictionary<K, V>(n < 1024 ? n : 1024);
+            K last = default(K);
+            for (int i = 0; i < n; i++)
+            {
+                K k = key(r);
+                if (i > 0 && GentableBinaryText.Compare(last, k) >= 0) throw r.Error("map keys are not strictly ascending");
+                last = k;
+                d.Add(k, read(r));
+            }
+            return new global::System.Collections.ObjectModel.ReadOnlyDictionary<K, V>(d);
+        }
+
+        /// <summary>
+        /// The rows of <paramref name="bytes"/>: the binary format (docs/data-format.md §3) when they start with its
+        /// magic, else the JSON layout (§2); either checked against <paramref name="hashes"/> as §5 says.
+        /// </summary>
+        internal static T[] Rows<T>(byte[] bytes, string file, string table, string[] hashes, global::System.Func<GentableReader, T> json, global::System.Func<GentableBinary, T> binary)
+        {
+            if (!GentableBinary.IsBinary(bytes)) return Rows(bytes, file, table, hashes, json);
+            var r = new GentableBinary(bytes, file, table);
+            long count = r.Header(hashes);
+            var rows = new global::System.Collections.Generic.List<T>(count < 1 << 20 ? (int)count : 1 << 20);
+            for (long i = 0; i < count; i++)
+            {
+                r.Row = (int)i;
+                rows.Add(binary(r));
+            }
+            r.End();
+            return rows.ToArray();
+        }
+
+        /// <summary>The row of a singleton table in either format (exactly one row).</summary>
+        internal static T Single<T>(byte[] bytes, string file, string table, string[] hashes, global::System.Func<GentableReader, T> json, global::System.Func<GentableBinary, T> binary)
+        {
+            if (!GentableBinary.IsBinary(bytes)) return Single(bytes, file, table, hashes, json);
+            T[] rows = Rows(bytes, file, table, hashes, json, binary);
+            if (rows.Length != 1) throw GentableDataException.Of(file, table, file + ": a singleton table has " + rows.Length.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + " rows, not one", null);
+            return rows[0];
+        }
+
         private static GentableReader Open(byte[] bytes, string file, string table)
         {
             return new GentableReader(bytes, 0, file, table);
@@ -1127,7 +1181,7 @@ namespace Reserved.Tables
             }
             catch (global::System.Exception e) when (e is global::System.IO.IOException || e is global::System.UnauthorizedAccessException || e is global::System.Security.SecurityException || e is global::System.NotSupportedException || e is global::System.ArgumentException)
             {
-                throw GentableDataException.Of(file, TableOf(file), "cannot read " + path + ": " + e.Message, e);
+                throw GentableDataException.Of(file, TableOf(file), file + ": cannot read " + path + ": " + e.Message, e);
             }
         }
 
@@ -1168,6 +1222,286 @@ namespace Reserved.Tables
             }
             if (bytes == null) throw GentableDataException.Of(file, TableOf(file), file + ": no data", null);
             return bytes;
+        }
+    }
+
+    /// <summary>
+    /// The reader of the binary data format (docs/data-format.md §3; internal to the generated loader): one pass
+    /// over the bytes of a <c>&lt;Table&gt;.bytes</c> file, every check of §5 (magic, version, flags, length,
+    /// CRC-32, hashes, table name, UTF-8, indexes, widths, ranges, tags, map-key order, trailing bytes), each
+    /// failure a <see cref="GentableDataException"/> naming the file, the row, the byte offset and the table.
+    /// Same member names as <see cref="GentableReader"/>, so the generated read expressions serve both.
+    /// </summary>
+    internal sealed class GentableBinary
+    {
+        private const int HeaderSize = 152;
+        private static uint[] crcTable;
+        private readonly byte[] b;
+        private readonly string file;
+        private readonly string table;
+        private int pos;
+        private string[] strings;
+
+        /// <summary>The row being read (for messages), or -1 before the rows.</summary>
+        internal int Row = -1;
+
+        internal GentableBinary(byte[] bytes, string file, string table)
+        {
+            this.b = bytes;
+            this.file = file;
+            this.table = table;
+        }
+
+        /// <summary>Whether <paramref name="bytes"/> start with the binary format's magic (else they are JSON).</summary>
+        internal static bool IsBinary(byte[] bytes)
+        {
+            return bytes.Length >= 4 && bytes[0] == 0x89 && bytes[1] == 0x47 && bytes[2] == 0x54 && bytes[3] == 0x42;
+        }
+
+        internal GentableDataException Error(string detail)
+        {
+            var inv = global::System.Globalization.CultureInfo.InvariantCulture;
+            string at = this.Row >= 0 ? "[" + this.Row.ToString(inv) + "]" : "";
+            return GentableDataException.Of(this.file, this.table, this.file + at + ": at byte " + this.pos.ToString(inv) + ": " + detail, null);
+        }
+
+        private GentableDataException Whole(string detail)
+        {
+            return GentableDataException.Of(this.file, this.table, this.file + ": " + detail, null);
+        }
+
+        private static uint Crc32(byte[] b, int from)
+        {
+            uint[] t = crcTable;
+            if (t == null)
+            {
+                t = new uint[256];
+                for (uint n = 0; n < 256; n++)
+                {
+                    uint c = n;
+                    for (int k = 0; k < 8; k++) c = (c & 1) != 0 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+                    t[n] = c;
+                }
+                crcTable = t;
+            }
+            uint crc = 0xFFFFFFFFu;
+            for (int i = from; i < b.Length; i++) crc = t[(crc ^ b[i]) & 0xFF] ^ (crc >> 8);
+            return crc ^ 0xFFFFFFFFu;
+        }
+
+        private uint U32At(int at)
+        {
+            return (uint)(this.b[at] | this.b[at + 1] << 8 | this.b[at + 2] << 16 | this.b[at + 3] << 24);
+        }
+
+        /// <summary>Checks the header against <paramref name="hashes"/> (dataHash, schemaHash), reads the table name and the string table; returns the row count.</summary>
+        internal long Header(string[] hashes)
+        {
+            var inv = global::System.Globalization.CultureInfo.InvariantCulture;
+            byte[] b = this.b;
+            if (b.Length < HeaderSize || !IsBinary(b) || b[4] != 0x0D || b[5] != 0x0A || b[6] != 0x1A || b[7] != 0x0A) throw this.Whole("not a gentable binary data file (docs/data-format.md §3)");
+            int version = b[8] | b[9] << 8, flags = b[10] | b[11] << 8;
+            if (version != 1) throw this.Whole("data file format " + version.ToString(inv) + "; this code reads format 1");
+            if (flags != 0) throw this.Whole("unknown flags " + flags.ToString(inv) + " in the header");
+            ulong length = this.U32At(16) | (ulong)this.U32At(20) << 32;
+            if (length != (ulong)b.Length) throw this.Whole("is " + b.Length.ToString(inv) + " bytes long but its header says " + length.ToString(inv) + " (a truncated or edited file)");
+            if (Crc32(b, 16) != this.U32At(12)) throw this.Whole("CRC-32 mismatch (a damaged or edited file)");
+            string dataHash = global::System.Text.Encoding.ASCII.GetString(b, 24, 64), schemaHash = global::System.Text.Encoding.ASCII.GetString(b, 88, 64);
+            this.pos = HeaderSize;
+            string name = this.Utf8(this.Length());
+            if (name != this.table)
+            {
+                var quoted = new global::System.Text.StringBuilder();
+                GentableCanonical.WriteString(quoted, name);
+                throw this.Whole("holds table " + quoted + ", expected " + this.table);
+            }
+            if (schemaHash != hashes[1]) throw this.Whole("was written for another shape of table " + this.table + ": its schemaHash is " + schemaHash + ", this code reads " + hashes[1] + " (regenerate the code and the data together)");
+            if (dataHash != hashes[0]) throw this.Whole("is from another build of the tables: its dataHash is " + dataHash + ", this code was generated with " + hashes[0] + " (deploy the data and the code of one build)");
+            int count = this.Length();
+            if (count > b.Length - this.pos) throw this.Error("the string table's count exceeds the file");
+            var lengths = new int[count];
+            for (int i = 0; i < count; i++) lengths[i] = this.Length();
+            this.strings = new string[count];
+            for (int i = 0; i < count; i++) this.strings[i] = this.Utf8(lengths[i]);
+            return (long)this.Varint();
+        }
+
+        /// <summary>After the rows: the file ends exactly here.</summary>
+        internal void End()
+        {
+            this.Row = -1;
+            if (this.pos != this.b.Length) throw this.Error("bytes after the last row");
+        }
+
+        private string Utf8(int length)
+        {
+            if (length > this.b.Length - this.pos) throw this.Error("the data ends inside a string");
+            string s;
+            try
+            {
+                s = GentableBinaryText.Strict.GetString(this.b, this.pos, length);
+            }
+            catch (global::System.ArgumentException)
+            {
+                throw this.Error("a string is not valid UTF-8");
+            }
+            this.pos += length;
+            return s;
+        }
+
+        /// <summary>An unsigned LEB128 varint (at most 10 bytes, 64 bits).</summary>
+        internal ulong Varint()
+        {
+            ulong v = 0;
+            for (int shift = 0; ; shift += 7)
+            {
+                if (this.pos >= this.b.Length) throw this.Error("the data ends inside a value");
+                byte c = this.b[this.pos++];
+                if (shift == 63 && c > 1) throw this.Error("a varint exceeds 64 bits");
+                v |= (ulong)(c & 0x7F) << shift;
+                if ((c & 0x80) == 0) return v;
+                if (shift == 63) throw this.Error("a varint is longer than 10 bytes");
+            }
+        }
+
+        private long Zigzag()
+        {
+            ulong v = this.Varint();
+            return (long)(v >> 1) ^ -(long)(v & 1);
+        }
+
+        /// <summary>A count or length.</summary>
+        private int Length()
+        {
+            ulong v = this.Varint();
+            if (v > int.MaxValue) throw this.Error("a count of " + v.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + " exceeds the file");
+            return (int)v;
+        }
+
+        /// <summary>An array's element count.</summary>
+        internal int Count() { return this.Length(); }
+
+        /// <summary>An index below <paramref name="n"/> (an enum member or a union variant in declaration order).</summary>
+        internal int Index(int n, string what)
+        {
+            ulong v = this.Varint();
+            if (v >= (ulong)n) throw this.Error(what + " index " + v.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + " is out of range (" + n.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + " members)");
+            return (int)v;
+        }
+
+        /// <summary>A set of flags: bits below <paramref name="n"/> only.</summary>
+        internal ulong Bits(int n)
+        {
+            ulong v = this.Varint();
+            if (n < 64 && (v >> n) != 0) throw this.Error("a flag bit is out of range (" + n.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + " members)");
+            return v;
+        }
+
+        /// <summary>An optional value's tag: true when absent.</summary>
+        internal bool TryNull()
+        {
+            if (this.pos >= this.b.Length) throw this.Error("the data ends inside a value");
+            byte c = this.b[this.pos++];
+            if (c > 1) throw this.Error("an optional tag is " + c.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + ", not 0 or 1");
+            return c == 0;
+        }
+
+        internal bool ReadBool()
+        {
+            if (this.pos >= this.b.Length) throw this.Error("the data ends inside a value");
+            byte c = this.b[this.pos++];
+            if (c > 1) throw this.Error("a boolean is " + c.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + ", not 0 or 1");
+            return c == 1;
+        }
+
+        internal string ReadString()
+        {
+            ulong i = this.Varint();
+            if (i >= (ulong)this.strings.Length) throw this.Error("string index " + i.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + " is out of range");
+            return this.strings[(int)i];
+        }
+
+        internal double ReadDouble()
+        {
+            if (this.b.Length - this.pos < 8) throw this.Error("the data ends inside a value");
+            long bits = (long)(this.U32At(this.pos) | (ulong)this.U32At(this.pos + 4) << 32);
+            double v = global::System.BitConverter.Int64BitsToDouble(bits);
+            if (double.IsNaN(v) || double.IsInfinity(v)) throw this.Error("a number is not finite");
+            this.pos += 8;
+            return v;
+        }
+
+        private long Signed(long min, long max)
+        {
+            long v = this.Zigzag();
+            if (v < min || v > max) throw this.Error("integer " + v.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + " is outside " + min.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + " to " + max.ToString(global::System.Globalization.CultureInfo.InvariantCulture));
+            return v;
+        }
+
+        private ulong Unsigned(ulong max)
+        {
+            ulong v = this.Varint();
+            if (v > max) throw this.Error("integer " + v.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + " is above " + max.ToString(global::System.Globalization.CultureInfo.InvariantCulture));
+            return v;
+        }
+
+        internal sbyte ReadI8() { return (sbyte)this.Signed(sbyte.MinValue, sbyte.MaxValue); }
+        internal short ReadI16() { return (short)this.Signed(short.MinValue, short.MaxValue); }
+        internal int ReadI32() { return (int)this.Signed(int.MinValue, int.MaxValue); }
+        internal long ReadI64() { return this.Zigzag(); }
+        internal byte ReadU8() { return (byte)this.Unsigned(byte.MaxValue); }
+        internal ushort ReadU16() { return (ushort)this.Unsigned(ushort.MaxValue); }
+        internal uint ReadU32() { return (uint)this.Unsigned(uint.MaxValue); }
+        internal ulong ReadU64() { return this.Varint(); }
+
+        /// <summary>An instant: seconds since 1970-01-01T00:00:00Z, years 0001 to 9999.</summary>
+        internal global::System.DateTimeOffset ReadDateTime()
+        {
+            long s = this.Signed(-62135596800L, 253402300799L);
+            return new global::System.DateTimeOffset(621355968000000000L + s * 10000000L, global::System.TimeSpan.Zero);
+        }
+
+        /// <summary>A duration: milliseconds.</summary>
+        internal global::System.TimeSpan ReadDuration()
+        {
+            return global::System.TimeSpan.FromTicks(this.Signed(-922337203685477L, 922337203685477L) * 10000L);
+        }
+
+        /// <summary>A string map key (a string index); strictly ascending by UTF-8 bytes within its map.</summary>
+        internal string Key { get { return this.ReadString(); } }
+
+        /// <summary>A signed integer map key from <paramref name="min"/> to <paramref name="max"/>.</summary>
+        internal long SignedKey(long min, long max) { return this.Signed(min, max); }
+
+        /// <summary>An unsigned integer map key up to <paramref name="max"/>.</summary>
+        internal ulong UnsignedKey(ulong max) { return this.Unsigned(max); }
+    }
+
+    /// <summary>The strict UTF-8 decoding of the binary reader (an invalid byte throws).</summary>
+    internal static class GentableBinaryText
+    {
+        internal static readonly global::System.Text.UTF8Encoding Strict = new global::System.Text.UTF8Encoding(false, true);
+
+        /// <summary>Orders map keys as the format does: strings by their UTF-8 bytes (code points), numbers numerically.</summary>
+        internal static int Compare<K>(K a, K b)
+        {
+            string sa = a as string;
+            if (sa != null)
+            {
+                string sb = (string)(object)b;
+                int n = global::System.Math.Min(sa.Length, sb.Length);
+                for (int i = 0; i < n; i++)
+                {
+                    char x = sa[i], y = sb[i];
+                    if (x == y) continue;
+                    // UTF-16 order differs from code-point order only between surrogates and U+E000..U+FFFF.
+                    bool xs = char.IsSurrogate(x), ys = char.IsSurrogate(y);
+                    if (xs != ys) return xs ? 1 : -1;
+                    return x < y ? -1 : 1;
+                }
+                return sa.Length.CompareTo(sb.Length);
+            }
+            return global::System.Collections.Generic.Comparer<K>.Default.Compare(a, b);
         }
     }
 

@@ -1773,8 +1773,12 @@ export interface Tables {
   readonly yield: YieldTable;
 }
 
-/** Reads every table from the text `textOf` gives for its data file. */
-function build(textOf: (file: string, table: string) => string): Tables {
+/**
+ * Loads every table from what `textOf` returns for each name in `DATA_FILES` (and its table): the JSON text, or
+ * the file's bytes (JSON as strict UTF-8).
+ * Throws a `GentableDataError` as `loadTablesFromBytes` does.
+ */
+export function loadTablesFromText(textOf: (file: string, table: string) => string | Uint8Array): Tables {
   const t: Tables = {
     array: new Array_Table(rt.rows(textOf("Array.json", "Array"), "Array.json", "Array", TABLE_HASHES.get("Array"), readArray_)),
     arrayBuffer: new ArrayBuffer_Table(rt.rows(textOf("ArrayBuffer.json", "ArrayBuffer"), "ArrayBuffer.json", "ArrayBuffer", TABLE_HASHES.get("ArrayBuffer"), readArrayBuffer_)),
@@ -2078,7 +2082,7 @@ function build(textOf: (file: string, table: string) => string): Tables {
  * generated types.
  */
 export function loadTablesFromBytes(bytesOf: (file: string) => Uint8Array): Tables {
-  return build((file, table) => rt.text(rt.bytesOf(bytesOf, file, table), file, table));
+  return loadTablesFromText((file, table) => rt.bytesOf(bytesOf, file, table));
 }
 
 /**
@@ -2104,7 +2108,7 @@ export function loadTablesFromUrl(baseUrl: string): Promise<Tables> {
  * Throws a `GentableDataError` as `loadTablesFromBytes` does.
  */
 export function loadTablesFromJson(jsonOf: (table: string) => string): Tables {
-  return build((file, table) => rt.textOf(jsonOf, file, table));
+  return loadTablesFromText((file, table) => rt.textOf(jsonOf, file, table));
 }
 
 /**

@@ -35,8 +35,12 @@ export interface Tables {
   readonly records: RecordsTable;
 }
 
-/** Reads every table from the text `textOf` gives for its data file. */
-function build(textOf: (file: string, table: string) => string): Tables {
+/**
+ * Loads every table from what `textOf` returns for each name in `DATA_FILES` (and its table): the JSON text, or
+ * the file's bytes (JSON as strict UTF-8).
+ * Throws a `GentableDataError` as `loadTablesFromBytes` does.
+ */
+export function loadTablesFromText(textOf: (file: string, table: string) => string | Uint8Array): Tables {
   const t: Tables = {
     members: new MembersTable(rt.rows(textOf("Members.json", "Members"), "Members.json", "Members", TABLE_HASHES.get("Members"), readMembers)),
     records: new RecordsTable(rt.rows(textOf("Records.json", "Records"), "Records.json", "Records", TABLE_HASHES.get("Records"), readRecords)),
@@ -50,7 +54,7 @@ function build(textOf: (file: string, table: string) => string): Tables {
  * generated types.
  */
 export function loadTablesFromBytes(bytesOf: (file: string) => Uint8Array): Tables {
-  return build((file, table) => rt.text(rt.bytesOf(bytesOf, file, table), file, table));
+  return loadTablesFromText((file, table) => rt.bytesOf(bytesOf, file, table));
 }
 
 /**
@@ -76,7 +80,7 @@ export function loadTablesFromUrl(baseUrl: string): Promise<Tables> {
  * Throws a `GentableDataError` as `loadTablesFromBytes` does.
  */
 export function loadTablesFromJson(jsonOf: (table: string) => string): Tables {
-  return build((file, table) => rt.textOf(jsonOf, file, table));
+  return loadTablesFromText((file, table) => rt.textOf(jsonOf, file, table));
 }
 
 /**

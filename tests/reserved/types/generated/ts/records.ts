@@ -14,8 +14,10 @@ const FIELDS_Aux: readonly string[] = ["v"];
 export function readAux(v: unknown, at: rt.At): Aux {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Aux> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Aux);
     return Object.freeze(r);
@@ -378,1627 +380,1952 @@ export function readAllFields(v: unknown, at: rt.At): AllFields {
     let n = 0;
     const x0 = o["as"];
     if (x0 !== undefined) {
-      r.as = rt.int(x0, "as", -2147483648, 2147483647);
+      if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "as", -2147483648, 2147483647);
+      r.as = x0 as number;
       n++;
     }
     const x1 = o["break"];
     if (x1 !== undefined) {
-      r.break = rt.int(x1, "break", -2147483648, 2147483647);
+      if (!(typeof x1 === "number" && (x1 | 0) === x1)) rt.int(x1, "break", -2147483648, 2147483647);
+      r.break = x1 as number;
       n++;
     }
     const x2 = o["const"];
     if (x2 !== undefined) {
-      r.const = rt.int(x2, "const", -2147483648, 2147483647);
+      if (!(typeof x2 === "number" && (x2 | 0) === x2)) rt.int(x2, "const", -2147483648, 2147483647);
+      r.const = x2 as number;
       n++;
     }
     const x3 = o["continue"];
     if (x3 !== undefined) {
-      r.continue = rt.int(x3, "continue", -2147483648, 2147483647);
+      if (!(typeof x3 === "number" && (x3 | 0) === x3)) rt.int(x3, "continue", -2147483648, 2147483647);
+      r.continue = x3 as number;
       n++;
     }
     const x4 = o["crate"];
     if (x4 !== undefined) {
-      r.crate = rt.int(x4, "crate", -2147483648, 2147483647);
+      if (!(typeof x4 === "number" && (x4 | 0) === x4)) rt.int(x4, "crate", -2147483648, 2147483647);
+      r.crate = x4 as number;
       n++;
     }
     const x5 = o["else"];
     if (x5 !== undefined) {
-      r.else = rt.int(x5, "else", -2147483648, 2147483647);
+      if (!(typeof x5 === "number" && (x5 | 0) === x5)) rt.int(x5, "else", -2147483648, 2147483647);
+      r.else = x5 as number;
       n++;
     }
     const x6 = o["enum"];
     if (x6 !== undefined) {
-      r.enum = rt.int(x6, "enum", -2147483648, 2147483647);
+      if (!(typeof x6 === "number" && (x6 | 0) === x6)) rt.int(x6, "enum", -2147483648, 2147483647);
+      r.enum = x6 as number;
       n++;
     }
     const x7 = o["extern"];
     if (x7 !== undefined) {
-      r.extern = rt.int(x7, "extern", -2147483648, 2147483647);
+      if (!(typeof x7 === "number" && (x7 | 0) === x7)) rt.int(x7, "extern", -2147483648, 2147483647);
+      r.extern = x7 as number;
       n++;
     }
     const x8 = o["false"];
     if (x8 !== undefined) {
-      r.false = rt.int(x8, "false", -2147483648, 2147483647);
+      if (!(typeof x8 === "number" && (x8 | 0) === x8)) rt.int(x8, "false", -2147483648, 2147483647);
+      r.false = x8 as number;
       n++;
     }
     const x9 = o["fn"];
     if (x9 !== undefined) {
-      r.fn = rt.int(x9, "fn", -2147483648, 2147483647);
+      if (!(typeof x9 === "number" && (x9 | 0) === x9)) rt.int(x9, "fn", -2147483648, 2147483647);
+      r.fn = x9 as number;
       n++;
     }
     const x10 = o["for"];
     if (x10 !== undefined) {
-      r.for = rt.int(x10, "for", -2147483648, 2147483647);
+      if (!(typeof x10 === "number" && (x10 | 0) === x10)) rt.int(x10, "for", -2147483648, 2147483647);
+      r.for = x10 as number;
       n++;
     }
     const x11 = o["if"];
     if (x11 !== undefined) {
-      r.if = rt.int(x11, "if", -2147483648, 2147483647);
+      if (!(typeof x11 === "number" && (x11 | 0) === x11)) rt.int(x11, "if", -2147483648, 2147483647);
+      r.if = x11 as number;
       n++;
     }
     const x12 = o["impl"];
     if (x12 !== undefined) {
-      r.impl = rt.int(x12, "impl", -2147483648, 2147483647);
+      if (!(typeof x12 === "number" && (x12 | 0) === x12)) rt.int(x12, "impl", -2147483648, 2147483647);
+      r.impl = x12 as number;
       n++;
     }
     const x13 = o["in"];
     if (x13 !== undefined) {
-      r.in = rt.int(x13, "in", -2147483648, 2147483647);
+      if (!(typeof x13 === "number" && (x13 | 0) === x13)) rt.int(x13, "in", -2147483648, 2147483647);
+      r.in = x13 as number;
       n++;
     }
     const x14 = o["let"];
     if (x14 !== undefined) {
-      r.let = rt.int(x14, "let", -2147483648, 2147483647);
+      if (!(typeof x14 === "number" && (x14 | 0) === x14)) rt.int(x14, "let", -2147483648, 2147483647);
+      r.let = x14 as number;
       n++;
     }
     const x15 = o["loop"];
     if (x15 !== undefined) {
-      r.loop = rt.int(x15, "loop", -2147483648, 2147483647);
+      if (!(typeof x15 === "number" && (x15 | 0) === x15)) rt.int(x15, "loop", -2147483648, 2147483647);
+      r.loop = x15 as number;
       n++;
     }
     const x16 = o["match"];
     if (x16 !== undefined) {
-      r.match = rt.int(x16, "match", -2147483648, 2147483647);
+      if (!(typeof x16 === "number" && (x16 | 0) === x16)) rt.int(x16, "match", -2147483648, 2147483647);
+      r.match = x16 as number;
       n++;
     }
     const x17 = o["mod"];
     if (x17 !== undefined) {
-      r.mod = rt.int(x17, "mod", -2147483648, 2147483647);
+      if (!(typeof x17 === "number" && (x17 | 0) === x17)) rt.int(x17, "mod", -2147483648, 2147483647);
+      r.mod = x17 as number;
       n++;
     }
     const x18 = o["move"];
     if (x18 !== undefined) {
-      r.move = rt.int(x18, "move", -2147483648, 2147483647);
+      if (!(typeof x18 === "number" && (x18 | 0) === x18)) rt.int(x18, "move", -2147483648, 2147483647);
+      r.move = x18 as number;
       n++;
     }
     const x19 = o["mut"];
     if (x19 !== undefined) {
-      r.mut = rt.int(x19, "mut", -2147483648, 2147483647);
+      if (!(typeof x19 === "number" && (x19 | 0) === x19)) rt.int(x19, "mut", -2147483648, 2147483647);
+      r.mut = x19 as number;
       n++;
     }
     const x20 = o["pub"];
     if (x20 !== undefined) {
-      r.pub = rt.int(x20, "pub", -2147483648, 2147483647);
+      if (!(typeof x20 === "number" && (x20 | 0) === x20)) rt.int(x20, "pub", -2147483648, 2147483647);
+      r.pub = x20 as number;
       n++;
     }
     const x21 = o["ref"];
     if (x21 !== undefined) {
-      r.ref = rt.int(x21, "ref", -2147483648, 2147483647);
+      if (!(typeof x21 === "number" && (x21 | 0) === x21)) rt.int(x21, "ref", -2147483648, 2147483647);
+      r.ref = x21 as number;
       n++;
     }
     const x22 = o["return"];
     if (x22 !== undefined) {
-      r.return = rt.int(x22, "return", -2147483648, 2147483647);
+      if (!(typeof x22 === "number" && (x22 | 0) === x22)) rt.int(x22, "return", -2147483648, 2147483647);
+      r.return = x22 as number;
       n++;
     }
     const x23 = o["self"];
     if (x23 !== undefined) {
-      r.self = rt.int(x23, "self", -2147483648, 2147483647);
+      if (!(typeof x23 === "number" && (x23 | 0) === x23)) rt.int(x23, "self", -2147483648, 2147483647);
+      r.self = x23 as number;
       n++;
     }
     const x24 = o["static"];
     if (x24 !== undefined) {
-      r.static = rt.int(x24, "static", -2147483648, 2147483647);
+      if (!(typeof x24 === "number" && (x24 | 0) === x24)) rt.int(x24, "static", -2147483648, 2147483647);
+      r.static = x24 as number;
       n++;
     }
     const x25 = o["struct"];
     if (x25 !== undefined) {
-      r.struct = rt.int(x25, "struct", -2147483648, 2147483647);
+      if (!(typeof x25 === "number" && (x25 | 0) === x25)) rt.int(x25, "struct", -2147483648, 2147483647);
+      r.struct = x25 as number;
       n++;
     }
     const x26 = o["super"];
     if (x26 !== undefined) {
-      r.super = rt.int(x26, "super", -2147483648, 2147483647);
+      if (!(typeof x26 === "number" && (x26 | 0) === x26)) rt.int(x26, "super", -2147483648, 2147483647);
+      r.super = x26 as number;
       n++;
     }
     const x27 = o["trait"];
     if (x27 !== undefined) {
-      r.trait = rt.int(x27, "trait", -2147483648, 2147483647);
+      if (!(typeof x27 === "number" && (x27 | 0) === x27)) rt.int(x27, "trait", -2147483648, 2147483647);
+      r.trait = x27 as number;
       n++;
     }
     const x28 = o["true"];
     if (x28 !== undefined) {
-      r.true = rt.int(x28, "true", -2147483648, 2147483647);
+      if (!(typeof x28 === "number" && (x28 | 0) === x28)) rt.int(x28, "true", -2147483648, 2147483647);
+      r.true = x28 as number;
       n++;
     }
     const x29 = o["type"];
     if (x29 !== undefined) {
-      r.type = rt.int(x29, "type", -2147483648, 2147483647);
+      if (!(typeof x29 === "number" && (x29 | 0) === x29)) rt.int(x29, "type", -2147483648, 2147483647);
+      r.type = x29 as number;
       n++;
     }
     const x30 = o["unsafe"];
     if (x30 !== undefined) {
-      r.unsafe = rt.int(x30, "unsafe", -2147483648, 2147483647);
+      if (!(typeof x30 === "number" && (x30 | 0) === x30)) rt.int(x30, "unsafe", -2147483648, 2147483647);
+      r.unsafe = x30 as number;
       n++;
     }
     const x31 = o["use"];
     if (x31 !== undefined) {
-      r.use = rt.int(x31, "use", -2147483648, 2147483647);
+      if (!(typeof x31 === "number" && (x31 | 0) === x31)) rt.int(x31, "use", -2147483648, 2147483647);
+      r.use = x31 as number;
       n++;
     }
     const x32 = o["where"];
     if (x32 !== undefined) {
-      r.where = rt.int(x32, "where", -2147483648, 2147483647);
+      if (!(typeof x32 === "number" && (x32 | 0) === x32)) rt.int(x32, "where", -2147483648, 2147483647);
+      r.where = x32 as number;
       n++;
     }
     const x33 = o["while"];
     if (x33 !== undefined) {
-      r.while = rt.int(x33, "while", -2147483648, 2147483647);
+      if (!(typeof x33 === "number" && (x33 | 0) === x33)) rt.int(x33, "while", -2147483648, 2147483647);
+      r.while = x33 as number;
       n++;
     }
     const x34 = o["async"];
     if (x34 !== undefined) {
-      r.async = rt.int(x34, "async", -2147483648, 2147483647);
+      if (!(typeof x34 === "number" && (x34 | 0) === x34)) rt.int(x34, "async", -2147483648, 2147483647);
+      r.async = x34 as number;
       n++;
     }
     const x35 = o["await"];
     if (x35 !== undefined) {
-      r.await = rt.int(x35, "await", -2147483648, 2147483647);
+      if (!(typeof x35 === "number" && (x35 | 0) === x35)) rt.int(x35, "await", -2147483648, 2147483647);
+      r.await = x35 as number;
       n++;
     }
     const x36 = o["dyn"];
     if (x36 !== undefined) {
-      r.dyn = rt.int(x36, "dyn", -2147483648, 2147483647);
+      if (!(typeof x36 === "number" && (x36 | 0) === x36)) rt.int(x36, "dyn", -2147483648, 2147483647);
+      r.dyn = x36 as number;
       n++;
     }
     const x37 = o["abstract"];
     if (x37 !== undefined) {
-      r.abstract = rt.int(x37, "abstract", -2147483648, 2147483647);
+      if (!(typeof x37 === "number" && (x37 | 0) === x37)) rt.int(x37, "abstract", -2147483648, 2147483647);
+      r.abstract = x37 as number;
       n++;
     }
     const x38 = o["become"];
     if (x38 !== undefined) {
-      r.become = rt.int(x38, "become", -2147483648, 2147483647);
+      if (!(typeof x38 === "number" && (x38 | 0) === x38)) rt.int(x38, "become", -2147483648, 2147483647);
+      r.become = x38 as number;
       n++;
     }
     const x39 = o["box"];
     if (x39 !== undefined) {
-      r.box = rt.int(x39, "box", -2147483648, 2147483647);
+      if (!(typeof x39 === "number" && (x39 | 0) === x39)) rt.int(x39, "box", -2147483648, 2147483647);
+      r.box = x39 as number;
       n++;
     }
     const x40 = o["do"];
     if (x40 !== undefined) {
-      r.do = rt.int(x40, "do", -2147483648, 2147483647);
+      if (!(typeof x40 === "number" && (x40 | 0) === x40)) rt.int(x40, "do", -2147483648, 2147483647);
+      r.do = x40 as number;
       n++;
     }
     const x41 = o["final"];
     if (x41 !== undefined) {
-      r.final = rt.int(x41, "final", -2147483648, 2147483647);
+      if (!(typeof x41 === "number" && (x41 | 0) === x41)) rt.int(x41, "final", -2147483648, 2147483647);
+      r.final = x41 as number;
       n++;
     }
     const x42 = o["macro"];
     if (x42 !== undefined) {
-      r.macro = rt.int(x42, "macro", -2147483648, 2147483647);
+      if (!(typeof x42 === "number" && (x42 | 0) === x42)) rt.int(x42, "macro", -2147483648, 2147483647);
+      r.macro = x42 as number;
       n++;
     }
     const x43 = o["override"];
     if (x43 !== undefined) {
-      r.override = rt.int(x43, "override", -2147483648, 2147483647);
+      if (!(typeof x43 === "number" && (x43 | 0) === x43)) rt.int(x43, "override", -2147483648, 2147483647);
+      r.override = x43 as number;
       n++;
     }
     const x44 = o["priv"];
     if (x44 !== undefined) {
-      r.priv = rt.int(x44, "priv", -2147483648, 2147483647);
+      if (!(typeof x44 === "number" && (x44 | 0) === x44)) rt.int(x44, "priv", -2147483648, 2147483647);
+      r.priv = x44 as number;
       n++;
     }
     const x45 = o["typeof"];
     if (x45 !== undefined) {
-      r.typeof = rt.int(x45, "typeof", -2147483648, 2147483647);
+      if (!(typeof x45 === "number" && (x45 | 0) === x45)) rt.int(x45, "typeof", -2147483648, 2147483647);
+      r.typeof = x45 as number;
       n++;
     }
     const x46 = o["unsized"];
     if (x46 !== undefined) {
-      r.unsized = rt.int(x46, "unsized", -2147483648, 2147483647);
+      if (!(typeof x46 === "number" && (x46 | 0) === x46)) rt.int(x46, "unsized", -2147483648, 2147483647);
+      r.unsized = x46 as number;
       n++;
     }
     const x47 = o["virtual"];
     if (x47 !== undefined) {
-      r.virtual = rt.int(x47, "virtual", -2147483648, 2147483647);
+      if (!(typeof x47 === "number" && (x47 | 0) === x47)) rt.int(x47, "virtual", -2147483648, 2147483647);
+      r.virtual = x47 as number;
       n++;
     }
     const x48 = o["yield"];
     if (x48 !== undefined) {
-      r.yield = rt.int(x48, "yield", -2147483648, 2147483647);
+      if (!(typeof x48 === "number" && (x48 | 0) === x48)) rt.int(x48, "yield", -2147483648, 2147483647);
+      r.yield = x48 as number;
       n++;
     }
     const x49 = o["try"];
     if (x49 !== undefined) {
-      r.try = rt.int(x49, "try", -2147483648, 2147483647);
+      if (!(typeof x49 === "number" && (x49 | 0) === x49)) rt.int(x49, "try", -2147483648, 2147483647);
+      r.try = x49 as number;
       n++;
     }
     const x50 = o["gen"];
     if (x50 !== undefined) {
-      r.gen = rt.int(x50, "gen", -2147483648, 2147483647);
+      if (!(typeof x50 === "number" && (x50 | 0) === x50)) rt.int(x50, "gen", -2147483648, 2147483647);
+      r.gen = x50 as number;
       n++;
     }
     const x51 = o["union"];
     if (x51 !== undefined) {
-      r.union = rt.int(x51, "union", -2147483648, 2147483647);
+      if (!(typeof x51 === "number" && (x51 | 0) === x51)) rt.int(x51, "union", -2147483648, 2147483647);
+      r.union = x51 as number;
       n++;
     }
     const x52 = o["macro_rules"];
     if (x52 !== undefined) {
-      r.macroRules = rt.int(x52, "macro_rules", -2147483648, 2147483647);
+      if (!(typeof x52 === "number" && (x52 | 0) === x52)) rt.int(x52, "macro_rules", -2147483648, 2147483647);
+      r.macroRules = x52 as number;
       n++;
     }
     const x53 = o["raw"];
     if (x53 !== undefined) {
-      r.raw = rt.int(x53, "raw", -2147483648, 2147483647);
+      if (!(typeof x53 === "number" && (x53 | 0) === x53)) rt.int(x53, "raw", -2147483648, 2147483647);
+      r.raw = x53 as number;
       n++;
     }
     const x54 = o["safe"];
     if (x54 !== undefined) {
-      r.safe = rt.int(x54, "safe", -2147483648, 2147483647);
+      if (!(typeof x54 === "number" && (x54 | 0) === x54)) rt.int(x54, "safe", -2147483648, 2147483647);
+      r.safe = x54 as number;
       n++;
     }
     const x55 = o["Option"];
     if (x55 !== undefined) {
-      r.option = rt.int(x55, "Option", -2147483648, 2147483647);
+      if (!(typeof x55 === "number" && (x55 | 0) === x55)) rt.int(x55, "Option", -2147483648, 2147483647);
+      r.option = x55 as number;
       n++;
     }
     const x56 = o["Some"];
     if (x56 !== undefined) {
-      r.some = rt.int(x56, "Some", -2147483648, 2147483647);
+      if (!(typeof x56 === "number" && (x56 | 0) === x56)) rt.int(x56, "Some", -2147483648, 2147483647);
+      r.some = x56 as number;
       n++;
     }
     const x57 = o["None"];
     if (x57 !== undefined) {
-      r.none = rt.int(x57, "None", -2147483648, 2147483647);
+      if (!(typeof x57 === "number" && (x57 | 0) === x57)) rt.int(x57, "None", -2147483648, 2147483647);
+      r.none = x57 as number;
       n++;
     }
     const x58 = o["Result"];
     if (x58 !== undefined) {
-      r.result = rt.int(x58, "Result", -2147483648, 2147483647);
+      if (!(typeof x58 === "number" && (x58 | 0) === x58)) rt.int(x58, "Result", -2147483648, 2147483647);
+      r.result = x58 as number;
       n++;
     }
     const x59 = o["Ok"];
     if (x59 !== undefined) {
-      r.ok = rt.int(x59, "Ok", -2147483648, 2147483647);
+      if (!(typeof x59 === "number" && (x59 | 0) === x59)) rt.int(x59, "Ok", -2147483648, 2147483647);
+      r.ok = x59 as number;
       n++;
     }
     const x60 = o["Err"];
     if (x60 !== undefined) {
-      r.err = rt.int(x60, "Err", -2147483648, 2147483647);
+      if (!(typeof x60 === "number" && (x60 | 0) === x60)) rt.int(x60, "Err", -2147483648, 2147483647);
+      r.err = x60 as number;
       n++;
     }
     const x61 = o["Vec"];
     if (x61 !== undefined) {
-      r.vec = rt.int(x61, "Vec", -2147483648, 2147483647);
+      if (!(typeof x61 === "number" && (x61 | 0) === x61)) rt.int(x61, "Vec", -2147483648, 2147483647);
+      r.vec = x61 as number;
       n++;
     }
     const x62 = o["String"];
     if (x62 !== undefined) {
-      r.string = rt.int(x62, "String", -2147483648, 2147483647);
+      if (!(typeof x62 === "number" && (x62 | 0) === x62)) rt.int(x62, "String", -2147483648, 2147483647);
+      r.string = x62 as number;
       n++;
     }
     const x63 = o["ToString"];
     if (x63 !== undefined) {
-      r.toString = rt.int(x63, "ToString", -2147483648, 2147483647);
+      if (!(typeof x63 === "number" && (x63 | 0) === x63)) rt.int(x63, "ToString", -2147483648, 2147483647);
+      r.toString = x63 as number;
       n++;
     }
     const x64 = o["ToOwned"];
     if (x64 !== undefined) {
-      r.toOwned = rt.int(x64, "ToOwned", -2147483648, 2147483647);
+      if (!(typeof x64 === "number" && (x64 | 0) === x64)) rt.int(x64, "ToOwned", -2147483648, 2147483647);
+      r.toOwned = x64 as number;
       n++;
     }
     const x65 = o["Clone"];
     if (x65 !== undefined) {
-      r.clone = rt.int(x65, "Clone", -2147483648, 2147483647);
+      if (!(typeof x65 === "number" && (x65 | 0) === x65)) rt.int(x65, "Clone", -2147483648, 2147483647);
+      r.clone = x65 as number;
       n++;
     }
     const x66 = o["Copy"];
     if (x66 !== undefined) {
-      r.copy = rt.int(x66, "Copy", -2147483648, 2147483647);
+      if (!(typeof x66 === "number" && (x66 | 0) === x66)) rt.int(x66, "Copy", -2147483648, 2147483647);
+      r.copy = x66 as number;
       n++;
     }
     const x67 = o["Send"];
     if (x67 !== undefined) {
-      r.send = rt.int(x67, "Send", -2147483648, 2147483647);
+      if (!(typeof x67 === "number" && (x67 | 0) === x67)) rt.int(x67, "Send", -2147483648, 2147483647);
+      r.send = x67 as number;
       n++;
     }
     const x68 = o["Sync"];
     if (x68 !== undefined) {
-      r.sync = rt.int(x68, "Sync", -2147483648, 2147483647);
+      if (!(typeof x68 === "number" && (x68 | 0) === x68)) rt.int(x68, "Sync", -2147483648, 2147483647);
+      r.sync = x68 as number;
       n++;
     }
     const x69 = o["Sized"];
     if (x69 !== undefined) {
-      r.sized = rt.int(x69, "Sized", -2147483648, 2147483647);
+      if (!(typeof x69 === "number" && (x69 | 0) === x69)) rt.int(x69, "Sized", -2147483648, 2147483647);
+      r.sized = x69 as number;
       n++;
     }
     const x70 = o["Unpin"];
     if (x70 !== undefined) {
-      r.unpin = rt.int(x70, "Unpin", -2147483648, 2147483647);
+      if (!(typeof x70 === "number" && (x70 | 0) === x70)) rt.int(x70, "Unpin", -2147483648, 2147483647);
+      r.unpin = x70 as number;
       n++;
     }
     const x71 = o["Drop"];
     if (x71 !== undefined) {
-      r.drop = rt.int(x71, "Drop", -2147483648, 2147483647);
+      if (!(typeof x71 === "number" && (x71 | 0) === x71)) rt.int(x71, "Drop", -2147483648, 2147483647);
+      r.drop = x71 as number;
       n++;
     }
     const x72 = o["FnMut"];
     if (x72 !== undefined) {
-      r.fnMut = rt.int(x72, "FnMut", -2147483648, 2147483647);
+      if (!(typeof x72 === "number" && (x72 | 0) === x72)) rt.int(x72, "FnMut", -2147483648, 2147483647);
+      r.fnMut = x72 as number;
       n++;
     }
     const x73 = o["FnOnce"];
     if (x73 !== undefined) {
-      r.fnOnce = rt.int(x73, "FnOnce", -2147483648, 2147483647);
+      if (!(typeof x73 === "number" && (x73 | 0) === x73)) rt.int(x73, "FnOnce", -2147483648, 2147483647);
+      r.fnOnce = x73 as number;
       n++;
     }
     const x74 = o["Iterator"];
     if (x74 !== undefined) {
-      r.iterator = rt.int(x74, "Iterator", -2147483648, 2147483647);
+      if (!(typeof x74 === "number" && (x74 | 0) === x74)) rt.int(x74, "Iterator", -2147483648, 2147483647);
+      r.iterator = x74 as number;
       n++;
     }
     const x75 = o["IntoIterator"];
     if (x75 !== undefined) {
-      r.intoIterator = rt.int(x75, "IntoIterator", -2147483648, 2147483647);
+      if (!(typeof x75 === "number" && (x75 | 0) === x75)) rt.int(x75, "IntoIterator", -2147483648, 2147483647);
+      r.intoIterator = x75 as number;
       n++;
     }
     const x76 = o["DoubleEndedIterator"];
     if (x76 !== undefined) {
-      r.doubleEndedIterator = rt.int(x76, "DoubleEndedIterator", -2147483648, 2147483647);
+      if (!(typeof x76 === "number" && (x76 | 0) === x76)) rt.int(x76, "DoubleEndedIterator", -2147483648, 2147483647);
+      r.doubleEndedIterator = x76 as number;
       n++;
     }
     const x77 = o["ExactSizeIterator"];
     if (x77 !== undefined) {
-      r.exactSizeIterator = rt.int(x77, "ExactSizeIterator", -2147483648, 2147483647);
+      if (!(typeof x77 === "number" && (x77 | 0) === x77)) rt.int(x77, "ExactSizeIterator", -2147483648, 2147483647);
+      r.exactSizeIterator = x77 as number;
       n++;
     }
     const x78 = o["Extend"];
     if (x78 !== undefined) {
-      r.extend = rt.int(x78, "Extend", -2147483648, 2147483647);
+      if (!(typeof x78 === "number" && (x78 | 0) === x78)) rt.int(x78, "Extend", -2147483648, 2147483647);
+      r.extend = x78 as number;
       n++;
     }
     const x79 = o["Default"];
     if (x79 !== undefined) {
-      r.default = rt.int(x79, "Default", -2147483648, 2147483647);
+      if (!(typeof x79 === "number" && (x79 | 0) === x79)) rt.int(x79, "Default", -2147483648, 2147483647);
+      r.default = x79 as number;
       n++;
     }
     const x80 = o["Eq"];
     if (x80 !== undefined) {
-      r.eq = rt.int(x80, "Eq", -2147483648, 2147483647);
+      if (!(typeof x80 === "number" && (x80 | 0) === x80)) rt.int(x80, "Eq", -2147483648, 2147483647);
+      r.eq = x80 as number;
       n++;
     }
     const x81 = o["PartialEq"];
     if (x81 !== undefined) {
-      r.partialEq = rt.int(x81, "PartialEq", -2147483648, 2147483647);
+      if (!(typeof x81 === "number" && (x81 | 0) === x81)) rt.int(x81, "PartialEq", -2147483648, 2147483647);
+      r.partialEq = x81 as number;
       n++;
     }
     const x82 = o["Ord"];
     if (x82 !== undefined) {
-      r.ord = rt.int(x82, "Ord", -2147483648, 2147483647);
+      if (!(typeof x82 === "number" && (x82 | 0) === x82)) rt.int(x82, "Ord", -2147483648, 2147483647);
+      r.ord = x82 as number;
       n++;
     }
     const x83 = o["PartialOrd"];
     if (x83 !== undefined) {
-      r.partialOrd = rt.int(x83, "PartialOrd", -2147483648, 2147483647);
+      if (!(typeof x83 === "number" && (x83 | 0) === x83)) rt.int(x83, "PartialOrd", -2147483648, 2147483647);
+      r.partialOrd = x83 as number;
       n++;
     }
     const x84 = o["AsRef"];
     if (x84 !== undefined) {
-      r.asRef = rt.int(x84, "AsRef", -2147483648, 2147483647);
+      if (!(typeof x84 === "number" && (x84 | 0) === x84)) rt.int(x84, "AsRef", -2147483648, 2147483647);
+      r.asRef = x84 as number;
       n++;
     }
     const x85 = o["AsMut"];
     if (x85 !== undefined) {
-      r.asMut = rt.int(x85, "AsMut", -2147483648, 2147483647);
+      if (!(typeof x85 === "number" && (x85 | 0) === x85)) rt.int(x85, "AsMut", -2147483648, 2147483647);
+      r.asMut = x85 as number;
       n++;
     }
     const x86 = o["Into"];
     if (x86 !== undefined) {
-      r.into = rt.int(x86, "Into", -2147483648, 2147483647);
+      if (!(typeof x86 === "number" && (x86 | 0) === x86)) rt.int(x86, "Into", -2147483648, 2147483647);
+      r.into = x86 as number;
       n++;
     }
     const x87 = o["From"];
     if (x87 !== undefined) {
-      r.from = rt.int(x87, "From", -2147483648, 2147483647);
+      if (!(typeof x87 === "number" && (x87 | 0) === x87)) rt.int(x87, "From", -2147483648, 2147483647);
+      r.from = x87 as number;
       n++;
     }
     const x88 = o["TryFrom"];
     if (x88 !== undefined) {
-      r.tryFrom = rt.int(x88, "TryFrom", -2147483648, 2147483647);
+      if (!(typeof x88 === "number" && (x88 | 0) === x88)) rt.int(x88, "TryFrom", -2147483648, 2147483647);
+      r.tryFrom = x88 as number;
       n++;
     }
     const x89 = o["TryInto"];
     if (x89 !== undefined) {
-      r.tryInto = rt.int(x89, "TryInto", -2147483648, 2147483647);
+      if (!(typeof x89 === "number" && (x89 | 0) === x89)) rt.int(x89, "TryInto", -2147483648, 2147483647);
+      r.tryInto = x89 as number;
       n++;
     }
     const x90 = o["FromIterator"];
     if (x90 !== undefined) {
-      r.fromIterator = rt.int(x90, "FromIterator", -2147483648, 2147483647);
+      if (!(typeof x90 === "number" && (x90 | 0) === x90)) rt.int(x90, "FromIterator", -2147483648, 2147483647);
+      r.fromIterator = x90 as number;
       n++;
     }
     const x91 = o["Debug"];
     if (x91 !== undefined) {
-      r.debug = rt.int(x91, "Debug", -2147483648, 2147483647);
+      if (!(typeof x91 === "number" && (x91 | 0) === x91)) rt.int(x91, "Debug", -2147483648, 2147483647);
+      r.debug = x91 as number;
       n++;
     }
     const x92 = o["Hash"];
     if (x92 !== undefined) {
-      r.hash = rt.int(x92, "Hash", -2147483648, 2147483647);
+      if (!(typeof x92 === "number" && (x92 | 0) === x92)) rt.int(x92, "Hash", -2147483648, 2147483647);
+      r.hash = x92 as number;
       n++;
     }
     const x93 = o["Display"];
     if (x93 !== undefined) {
-      r.display = rt.int(x93, "Display", -2147483648, 2147483647);
+      if (!(typeof x93 === "number" && (x93 | 0) === x93)) rt.int(x93, "Display", -2147483648, 2147483647);
+      r.display = x93 as number;
       n++;
     }
     const x94 = o["lib"];
     if (x94 !== undefined) {
-      r.lib = rt.int(x94, "lib", -2147483648, 2147483647);
+      if (!(typeof x94 === "number" && (x94 | 0) === x94)) rt.int(x94, "lib", -2147483648, 2147483647);
+      r.lib = x94 as number;
       n++;
     }
     const x95 = o["main"];
     if (x95 !== undefined) {
-      r.main = rt.int(x95, "main", -2147483648, 2147483647);
+      if (!(typeof x95 === "number" && (x95 | 0) === x95)) rt.int(x95, "main", -2147483648, 2147483647);
+      r.main = x95 as number;
       n++;
     }
     const x96 = o["core"];
     if (x96 !== undefined) {
-      r.core = rt.int(x96, "core", -2147483648, 2147483647);
+      if (!(typeof x96 === "number" && (x96 | 0) === x96)) rt.int(x96, "core", -2147483648, 2147483647);
+      r.core = x96 as number;
       n++;
     }
     const x97 = o["std"];
     if (x97 !== undefined) {
-      r.std = rt.int(x97, "std", -2147483648, 2147483647);
+      if (!(typeof x97 === "number" && (x97 | 0) === x97)) rt.int(x97, "std", -2147483648, 2147483647);
+      r.std = x97 as number;
       n++;
     }
     const x98 = o["alloc"];
     if (x98 !== undefined) {
-      r.alloc = rt.int(x98, "alloc", -2147483648, 2147483647);
+      if (!(typeof x98 === "number" && (x98 | 0) === x98)) rt.int(x98, "alloc", -2147483648, 2147483647);
+      r.alloc = x98 as number;
       n++;
     }
     const x99 = o["proc_macro"];
     if (x99 !== undefined) {
-      r.procMacro = rt.int(x99, "proc_macro", -2147483648, 2147483647);
+      if (!(typeof x99 === "number" && (x99 | 0) === x99)) rt.int(x99, "proc_macro", -2147483648, 2147483647);
+      r.procMacro = x99 as number;
       n++;
     }
     const x100 = o["test"];
     if (x100 !== undefined) {
-      r.test = rt.int(x100, "test", -2147483648, 2147483647);
+      if (!(typeof x100 === "number" && (x100 | 0) === x100)) rt.int(x100, "test", -2147483648, 2147483647);
+      r.test = x100 as number;
       n++;
     }
     const x101 = o["bool"];
     if (x101 !== undefined) {
-      r.bool = rt.int(x101, "bool", -2147483648, 2147483647);
+      if (!(typeof x101 === "number" && (x101 | 0) === x101)) rt.int(x101, "bool", -2147483648, 2147483647);
+      r.bool = x101 as number;
       n++;
     }
     const x102 = o["char"];
     if (x102 !== undefined) {
-      r.char = rt.int(x102, "char", -2147483648, 2147483647);
+      if (!(typeof x102 === "number" && (x102 | 0) === x102)) rt.int(x102, "char", -2147483648, 2147483647);
+      r.char = x102 as number;
       n++;
     }
     const x103 = o["str"];
     if (x103 !== undefined) {
-      r.str = rt.int(x103, "str", -2147483648, 2147483647);
+      if (!(typeof x103 === "number" && (x103 | 0) === x103)) rt.int(x103, "str", -2147483648, 2147483647);
+      r.str = x103 as number;
       n++;
     }
     const x104 = o["i8"];
     if (x104 !== undefined) {
-      r.i8 = rt.int(x104, "i8", -2147483648, 2147483647);
+      if (!(typeof x104 === "number" && (x104 | 0) === x104)) rt.int(x104, "i8", -2147483648, 2147483647);
+      r.i8 = x104 as number;
       n++;
     }
     const x105 = o["i16"];
     if (x105 !== undefined) {
-      r.i16 = rt.int(x105, "i16", -2147483648, 2147483647);
+      if (!(typeof x105 === "number" && (x105 | 0) === x105)) rt.int(x105, "i16", -2147483648, 2147483647);
+      r.i16 = x105 as number;
       n++;
     }
     const x106 = o["i32"];
     if (x106 !== undefined) {
-      r.i32 = rt.int(x106, "i32", -2147483648, 2147483647);
+      if (!(typeof x106 === "number" && (x106 | 0) === x106)) rt.int(x106, "i32", -2147483648, 2147483647);
+      r.i32 = x106 as number;
       n++;
     }
     const x107 = o["i64"];
     if (x107 !== undefined) {
-      r.i64 = rt.int(x107, "i64", -2147483648, 2147483647);
+      if (!(typeof x107 === "number" && (x107 | 0) === x107)) rt.int(x107, "i64", -2147483648, 2147483647);
+      r.i64 = x107 as number;
       n++;
     }
     const x108 = o["i128"];
     if (x108 !== undefined) {
-      r.i128 = rt.int(x108, "i128", -2147483648, 2147483647);
+      if (!(typeof x108 === "number" && (x108 | 0) === x108)) rt.int(x108, "i128", -2147483648, 2147483647);
+      r.i128 = x108 as number;
       n++;
     }
     const x109 = o["isize"];
     if (x109 !== undefined) {
-      r.isize = rt.int(x109, "isize", -2147483648, 2147483647);
+      if (!(typeof x109 === "number" && (x109 | 0) === x109)) rt.int(x109, "isize", -2147483648, 2147483647);
+      r.isize = x109 as number;
       n++;
     }
     const x110 = o["u8"];
     if (x110 !== undefined) {
-      r.u8 = rt.int(x110, "u8", -2147483648, 2147483647);
+      if (!(typeof x110 === "number" && (x110 | 0) === x110)) rt.int(x110, "u8", -2147483648, 2147483647);
+      r.u8 = x110 as number;
       n++;
     }
     const x111 = o["u16"];
     if (x111 !== undefined) {
-      r.u16 = rt.int(x111, "u16", -2147483648, 2147483647);
+      if (!(typeof x111 === "number" && (x111 | 0) === x111)) rt.int(x111, "u16", -2147483648, 2147483647);
+      r.u16 = x111 as number;
       n++;
     }
     const x112 = o["u32"];
     if (x112 !== undefined) {
-      r.u32 = rt.int(x112, "u32", -2147483648, 2147483647);
+      if (!(typeof x112 === "number" && (x112 | 0) === x112)) rt.int(x112, "u32", -2147483648, 2147483647);
+      r.u32 = x112 as number;
       n++;
     }
     const x113 = o["u64"];
     if (x113 !== undefined) {
-      r.u64 = rt.int(x113, "u64", -2147483648, 2147483647);
+      if (!(typeof x113 === "number" && (x113 | 0) === x113)) rt.int(x113, "u64", -2147483648, 2147483647);
+      r.u64 = x113 as number;
       n++;
     }
     const x114 = o["u128"];
     if (x114 !== undefined) {
-      r.u128 = rt.int(x114, "u128", -2147483648, 2147483647);
+      if (!(typeof x114 === "number" && (x114 | 0) === x114)) rt.int(x114, "u128", -2147483648, 2147483647);
+      r.u128 = x114 as number;
       n++;
     }
     const x115 = o["usize"];
     if (x115 !== undefined) {
-      r.usize = rt.int(x115, "usize", -2147483648, 2147483647);
+      if (!(typeof x115 === "number" && (x115 | 0) === x115)) rt.int(x115, "usize", -2147483648, 2147483647);
+      r.usize = x115 as number;
       n++;
     }
     const x116 = o["f32"];
     if (x116 !== undefined) {
-      r.f32 = rt.int(x116, "f32", -2147483648, 2147483647);
+      if (!(typeof x116 === "number" && (x116 | 0) === x116)) rt.int(x116, "f32", -2147483648, 2147483647);
+      r.f32 = x116 as number;
       n++;
     }
     const x117 = o["f64"];
     if (x117 !== undefined) {
-      r.f64 = rt.int(x117, "f64", -2147483648, 2147483647);
+      if (!(typeof x117 === "number" && (x117 | 0) === x117)) rt.int(x117, "f64", -2147483648, 2147483647);
+      r.f64 = x117 as number;
       n++;
     }
     const x118 = o["base"];
     if (x118 !== undefined) {
-      r.base = rt.int(x118, "base", -2147483648, 2147483647);
+      if (!(typeof x118 === "number" && (x118 | 0) === x118)) rt.int(x118, "base", -2147483648, 2147483647);
+      r.base = x118 as number;
       n++;
     }
     const x119 = o["byte"];
     if (x119 !== undefined) {
-      r.byte = rt.int(x119, "byte", -2147483648, 2147483647);
+      if (!(typeof x119 === "number" && (x119 | 0) === x119)) rt.int(x119, "byte", -2147483648, 2147483647);
+      r.byte = x119 as number;
       n++;
     }
     const x120 = o["case"];
     if (x120 !== undefined) {
-      r.case = rt.int(x120, "case", -2147483648, 2147483647);
+      if (!(typeof x120 === "number" && (x120 | 0) === x120)) rt.int(x120, "case", -2147483648, 2147483647);
+      r.case = x120 as number;
       n++;
     }
     const x121 = o["catch"];
     if (x121 !== undefined) {
-      r.catch = rt.int(x121, "catch", -2147483648, 2147483647);
+      if (!(typeof x121 === "number" && (x121 | 0) === x121)) rt.int(x121, "catch", -2147483648, 2147483647);
+      r.catch = x121 as number;
       n++;
     }
     const x122 = o["checked"];
     if (x122 !== undefined) {
-      r.checked = rt.int(x122, "checked", -2147483648, 2147483647);
+      if (!(typeof x122 === "number" && (x122 | 0) === x122)) rt.int(x122, "checked", -2147483648, 2147483647);
+      r.checked = x122 as number;
       n++;
     }
     const x123 = o["class"];
     if (x123 !== undefined) {
-      r.class = rt.int(x123, "class", -2147483648, 2147483647);
+      if (!(typeof x123 === "number" && (x123 | 0) === x123)) rt.int(x123, "class", -2147483648, 2147483647);
+      r.class = x123 as number;
       n++;
     }
     const x124 = o["decimal"];
     if (x124 !== undefined) {
-      r.decimal = rt.int(x124, "decimal", -2147483648, 2147483647);
+      if (!(typeof x124 === "number" && (x124 | 0) === x124)) rt.int(x124, "decimal", -2147483648, 2147483647);
+      r.decimal = x124 as number;
       n++;
     }
     const x125 = o["delegate"];
     if (x125 !== undefined) {
-      r.delegate = rt.int(x125, "delegate", -2147483648, 2147483647);
+      if (!(typeof x125 === "number" && (x125 | 0) === x125)) rt.int(x125, "delegate", -2147483648, 2147483647);
+      r.delegate = x125 as number;
       n++;
     }
     const x126 = o["double"];
     if (x126 !== undefined) {
-      r.double = rt.int(x126, "double", -2147483648, 2147483647);
+      if (!(typeof x126 === "number" && (x126 | 0) === x126)) rt.int(x126, "double", -2147483648, 2147483647);
+      r.double = x126 as number;
       n++;
     }
     const x127 = o["event"];
     if (x127 !== undefined) {
-      r.event = rt.int(x127, "event", -2147483648, 2147483647);
+      if (!(typeof x127 === "number" && (x127 | 0) === x127)) rt.int(x127, "event", -2147483648, 2147483647);
+      r.event = x127 as number;
       n++;
     }
     const x128 = o["explicit"];
     if (x128 !== undefined) {
-      r.explicit = rt.int(x128, "explicit", -2147483648, 2147483647);
+      if (!(typeof x128 === "number" && (x128 | 0) === x128)) rt.int(x128, "explicit", -2147483648, 2147483647);
+      r.explicit = x128 as number;
       n++;
     }
     const x129 = o["finally"];
     if (x129 !== undefined) {
-      r.finally = rt.int(x129, "finally", -2147483648, 2147483647);
+      if (!(typeof x129 === "number" && (x129 | 0) === x129)) rt.int(x129, "finally", -2147483648, 2147483647);
+      r.finally = x129 as number;
       n++;
     }
     const x130 = o["fixed"];
     if (x130 !== undefined) {
-      r.fixed = rt.int(x130, "fixed", -2147483648, 2147483647);
+      if (!(typeof x130 === "number" && (x130 | 0) === x130)) rt.int(x130, "fixed", -2147483648, 2147483647);
+      r.fixed = x130 as number;
       n++;
     }
     const x131 = o["float"];
     if (x131 !== undefined) {
-      r.float = rt.int(x131, "float", -2147483648, 2147483647);
+      if (!(typeof x131 === "number" && (x131 | 0) === x131)) rt.int(x131, "float", -2147483648, 2147483647);
+      r.float = x131 as number;
       n++;
     }
     const x132 = o["foreach"];
     if (x132 !== undefined) {
-      r.foreach = rt.int(x132, "foreach", -2147483648, 2147483647);
+      if (!(typeof x132 === "number" && (x132 | 0) === x132)) rt.int(x132, "foreach", -2147483648, 2147483647);
+      r.foreach = x132 as number;
       n++;
     }
     const x133 = o["goto"];
     if (x133 !== undefined) {
-      r.goto = rt.int(x133, "goto", -2147483648, 2147483647);
+      if (!(typeof x133 === "number" && (x133 | 0) === x133)) rt.int(x133, "goto", -2147483648, 2147483647);
+      r.goto = x133 as number;
       n++;
     }
     const x134 = o["implicit"];
     if (x134 !== undefined) {
-      r.implicit = rt.int(x134, "implicit", -2147483648, 2147483647);
+      if (!(typeof x134 === "number" && (x134 | 0) === x134)) rt.int(x134, "implicit", -2147483648, 2147483647);
+      r.implicit = x134 as number;
       n++;
     }
     const x135 = o["int"];
     if (x135 !== undefined) {
-      r.int = rt.int(x135, "int", -2147483648, 2147483647);
+      if (!(typeof x135 === "number" && (x135 | 0) === x135)) rt.int(x135, "int", -2147483648, 2147483647);
+      r.int = x135 as number;
       n++;
     }
     const x136 = o["interface"];
     if (x136 !== undefined) {
-      r.interface = rt.int(x136, "interface", -2147483648, 2147483647);
+      if (!(typeof x136 === "number" && (x136 | 0) === x136)) rt.int(x136, "interface", -2147483648, 2147483647);
+      r.interface = x136 as number;
       n++;
     }
     const x137 = o["internal"];
     if (x137 !== undefined) {
-      r.internal = rt.int(x137, "internal", -2147483648, 2147483647);
+      if (!(typeof x137 === "number" && (x137 | 0) === x137)) rt.int(x137, "internal", -2147483648, 2147483647);
+      r.internal = x137 as number;
       n++;
     }
     const x138 = o["is"];
     if (x138 !== undefined) {
-      r.is = rt.int(x138, "is", -2147483648, 2147483647);
+      if (!(typeof x138 === "number" && (x138 | 0) === x138)) rt.int(x138, "is", -2147483648, 2147483647);
+      r.is = x138 as number;
       n++;
     }
     const x139 = o["lock"];
     if (x139 !== undefined) {
-      r.lock = rt.int(x139, "lock", -2147483648, 2147483647);
+      if (!(typeof x139 === "number" && (x139 | 0) === x139)) rt.int(x139, "lock", -2147483648, 2147483647);
+      r.lock = x139 as number;
       n++;
     }
     const x140 = o["long"];
     if (x140 !== undefined) {
-      r.long = rt.int(x140, "long", -2147483648, 2147483647);
+      if (!(typeof x140 === "number" && (x140 | 0) === x140)) rt.int(x140, "long", -2147483648, 2147483647);
+      r.long = x140 as number;
       n++;
     }
     const x141 = o["namespace"];
     if (x141 !== undefined) {
-      r.namespace = rt.int(x141, "namespace", -2147483648, 2147483647);
+      if (!(typeof x141 === "number" && (x141 | 0) === x141)) rt.int(x141, "namespace", -2147483648, 2147483647);
+      r.namespace = x141 as number;
       n++;
     }
     const x142 = o["new"];
     if (x142 !== undefined) {
-      r.new = rt.int(x142, "new", -2147483648, 2147483647);
+      if (!(typeof x142 === "number" && (x142 | 0) === x142)) rt.int(x142, "new", -2147483648, 2147483647);
+      r.new = x142 as number;
       n++;
     }
     const x143 = o["null"];
     if (x143 !== undefined) {
-      r.null = rt.int(x143, "null", -2147483648, 2147483647);
+      if (!(typeof x143 === "number" && (x143 | 0) === x143)) rt.int(x143, "null", -2147483648, 2147483647);
+      r.null = x143 as number;
       n++;
     }
     const x144 = o["object"];
     if (x144 !== undefined) {
-      r.object = rt.int(x144, "object", -2147483648, 2147483647);
+      if (!(typeof x144 === "number" && (x144 | 0) === x144)) rt.int(x144, "object", -2147483648, 2147483647);
+      r.object = x144 as number;
       n++;
     }
     const x145 = o["operator"];
     if (x145 !== undefined) {
-      r.operator = rt.int(x145, "operator", -2147483648, 2147483647);
+      if (!(typeof x145 === "number" && (x145 | 0) === x145)) rt.int(x145, "operator", -2147483648, 2147483647);
+      r.operator = x145 as number;
       n++;
     }
     const x146 = o["out"];
     if (x146 !== undefined) {
-      r.out = rt.int(x146, "out", -2147483648, 2147483647);
+      if (!(typeof x146 === "number" && (x146 | 0) === x146)) rt.int(x146, "out", -2147483648, 2147483647);
+      r.out = x146 as number;
       n++;
     }
     const x147 = o["params"];
     if (x147 !== undefined) {
-      r.params = rt.int(x147, "params", -2147483648, 2147483647);
+      if (!(typeof x147 === "number" && (x147 | 0) === x147)) rt.int(x147, "params", -2147483648, 2147483647);
+      r.params = x147 as number;
       n++;
     }
     const x148 = o["private"];
     if (x148 !== undefined) {
-      r.private = rt.int(x148, "private", -2147483648, 2147483647);
+      if (!(typeof x148 === "number" && (x148 | 0) === x148)) rt.int(x148, "private", -2147483648, 2147483647);
+      r.private = x148 as number;
       n++;
     }
     const x149 = o["protected"];
     if (x149 !== undefined) {
-      r.protected = rt.int(x149, "protected", -2147483648, 2147483647);
+      if (!(typeof x149 === "number" && (x149 | 0) === x149)) rt.int(x149, "protected", -2147483648, 2147483647);
+      r.protected = x149 as number;
       n++;
     }
     const x150 = o["public"];
     if (x150 !== undefined) {
-      r.public = rt.int(x150, "public", -2147483648, 2147483647);
+      if (!(typeof x150 === "number" && (x150 | 0) === x150)) rt.int(x150, "public", -2147483648, 2147483647);
+      r.public = x150 as number;
       n++;
     }
     const x151 = o["readonly"];
     if (x151 !== undefined) {
-      r.readonly = rt.int(x151, "readonly", -2147483648, 2147483647);
+      if (!(typeof x151 === "number" && (x151 | 0) === x151)) rt.int(x151, "readonly", -2147483648, 2147483647);
+      r.readonly = x151 as number;
       n++;
     }
     const x152 = o["sbyte"];
     if (x152 !== undefined) {
-      r.sbyte = rt.int(x152, "sbyte", -2147483648, 2147483647);
+      if (!(typeof x152 === "number" && (x152 | 0) === x152)) rt.int(x152, "sbyte", -2147483648, 2147483647);
+      r.sbyte = x152 as number;
       n++;
     }
     const x153 = o["sealed"];
     if (x153 !== undefined) {
-      r.sealed = rt.int(x153, "sealed", -2147483648, 2147483647);
+      if (!(typeof x153 === "number" && (x153 | 0) === x153)) rt.int(x153, "sealed", -2147483648, 2147483647);
+      r.sealed = x153 as number;
       n++;
     }
     const x154 = o["short"];
     if (x154 !== undefined) {
-      r.short = rt.int(x154, "short", -2147483648, 2147483647);
+      if (!(typeof x154 === "number" && (x154 | 0) === x154)) rt.int(x154, "short", -2147483648, 2147483647);
+      r.short = x154 as number;
       n++;
     }
     const x155 = o["sizeof"];
     if (x155 !== undefined) {
-      r.sizeof = rt.int(x155, "sizeof", -2147483648, 2147483647);
+      if (!(typeof x155 === "number" && (x155 | 0) === x155)) rt.int(x155, "sizeof", -2147483648, 2147483647);
+      r.sizeof = x155 as number;
       n++;
     }
     const x156 = o["stackalloc"];
     if (x156 !== undefined) {
-      r.stackalloc = rt.int(x156, "stackalloc", -2147483648, 2147483647);
+      if (!(typeof x156 === "number" && (x156 | 0) === x156)) rt.int(x156, "stackalloc", -2147483648, 2147483647);
+      r.stackalloc = x156 as number;
       n++;
     }
     const x157 = o["switch"];
     if (x157 !== undefined) {
-      r.switch = rt.int(x157, "switch", -2147483648, 2147483647);
+      if (!(typeof x157 === "number" && (x157 | 0) === x157)) rt.int(x157, "switch", -2147483648, 2147483647);
+      r.switch = x157 as number;
       n++;
     }
     const x158 = o["this"];
     if (x158 !== undefined) {
-      r.this = rt.int(x158, "this", -2147483648, 2147483647);
+      if (!(typeof x158 === "number" && (x158 | 0) === x158)) rt.int(x158, "this", -2147483648, 2147483647);
+      r.this = x158 as number;
       n++;
     }
     const x159 = o["throw"];
     if (x159 !== undefined) {
-      r.throw = rt.int(x159, "throw", -2147483648, 2147483647);
+      if (!(typeof x159 === "number" && (x159 | 0) === x159)) rt.int(x159, "throw", -2147483648, 2147483647);
+      r.throw = x159 as number;
       n++;
     }
     const x160 = o["uint"];
     if (x160 !== undefined) {
-      r.uint = rt.int(x160, "uint", -2147483648, 2147483647);
+      if (!(typeof x160 === "number" && (x160 | 0) === x160)) rt.int(x160, "uint", -2147483648, 2147483647);
+      r.uint = x160 as number;
       n++;
     }
     const x161 = o["ulong"];
     if (x161 !== undefined) {
-      r.ulong = rt.int(x161, "ulong", -2147483648, 2147483647);
+      if (!(typeof x161 === "number" && (x161 | 0) === x161)) rt.int(x161, "ulong", -2147483648, 2147483647);
+      r.ulong = x161 as number;
       n++;
     }
     const x162 = o["unchecked"];
     if (x162 !== undefined) {
-      r.unchecked = rt.int(x162, "unchecked", -2147483648, 2147483647);
+      if (!(typeof x162 === "number" && (x162 | 0) === x162)) rt.int(x162, "unchecked", -2147483648, 2147483647);
+      r.unchecked = x162 as number;
       n++;
     }
     const x163 = o["ushort"];
     if (x163 !== undefined) {
-      r.ushort = rt.int(x163, "ushort", -2147483648, 2147483647);
+      if (!(typeof x163 === "number" && (x163 | 0) === x163)) rt.int(x163, "ushort", -2147483648, 2147483647);
+      r.ushort = x163 as number;
       n++;
     }
     const x164 = o["using"];
     if (x164 !== undefined) {
-      r.using = rt.int(x164, "using", -2147483648, 2147483647);
+      if (!(typeof x164 === "number" && (x164 | 0) === x164)) rt.int(x164, "using", -2147483648, 2147483647);
+      r.using = x164 as number;
       n++;
     }
     const x165 = o["void"];
     if (x165 !== undefined) {
-      r.void = rt.int(x165, "void", -2147483648, 2147483647);
+      if (!(typeof x165 === "number" && (x165 | 0) === x165)) rt.int(x165, "void", -2147483648, 2147483647);
+      r.void = x165 as number;
       n++;
     }
     const x166 = o["volatile"];
     if (x166 !== undefined) {
-      r.volatile = rt.int(x166, "volatile", -2147483648, 2147483647);
+      if (!(typeof x166 === "number" && (x166 | 0) === x166)) rt.int(x166, "volatile", -2147483648, 2147483647);
+      r.volatile = x166 as number;
       n++;
     }
     const x167 = o["add"];
     if (x167 !== undefined) {
-      r.add = rt.int(x167, "add", -2147483648, 2147483647);
+      if (!(typeof x167 === "number" && (x167 | 0) === x167)) rt.int(x167, "add", -2147483648, 2147483647);
+      r.add = x167 as number;
       n++;
     }
     const x168 = o["alias"];
     if (x168 !== undefined) {
-      r.alias = rt.int(x168, "alias", -2147483648, 2147483647);
+      if (!(typeof x168 === "number" && (x168 | 0) === x168)) rt.int(x168, "alias", -2147483648, 2147483647);
+      r.alias = x168 as number;
       n++;
     }
     const x169 = o["ascending"];
     if (x169 !== undefined) {
-      r.ascending = rt.int(x169, "ascending", -2147483648, 2147483647);
+      if (!(typeof x169 === "number" && (x169 | 0) === x169)) rt.int(x169, "ascending", -2147483648, 2147483647);
+      r.ascending = x169 as number;
       n++;
     }
     const x170 = o["by"];
     if (x170 !== undefined) {
-      r.by = rt.int(x170, "by", -2147483648, 2147483647);
+      if (!(typeof x170 === "number" && (x170 | 0) === x170)) rt.int(x170, "by", -2147483648, 2147483647);
+      r.by = x170 as number;
       n++;
     }
     const x171 = o["descending"];
     if (x171 !== undefined) {
-      r.descending = rt.int(x171, "descending", -2147483648, 2147483647);
+      if (!(typeof x171 === "number" && (x171 | 0) === x171)) rt.int(x171, "descending", -2147483648, 2147483647);
+      r.descending = x171 as number;
       n++;
     }
     const x172 = o["dynamic"];
     if (x172 !== undefined) {
-      r.dynamic = rt.int(x172, "dynamic", -2147483648, 2147483647);
+      if (!(typeof x172 === "number" && (x172 | 0) === x172)) rt.int(x172, "dynamic", -2147483648, 2147483647);
+      r.dynamic = x172 as number;
       n++;
     }
     const x173 = o["equals"];
     if (x173 !== undefined) {
-      r.equals = rt.int(x173, "equals", -2147483648, 2147483647);
+      if (!(typeof x173 === "number" && (x173 | 0) === x173)) rt.int(x173, "equals", -2147483648, 2147483647);
+      r.equals = x173 as number;
       n++;
     }
     const x174 = o["get"];
     if (x174 !== undefined) {
-      r.get = rt.int(x174, "get", -2147483648, 2147483647);
+      if (!(typeof x174 === "number" && (x174 | 0) === x174)) rt.int(x174, "get", -2147483648, 2147483647);
+      r.get = x174 as number;
       n++;
     }
     const x175 = o["global"];
     if (x175 !== undefined) {
-      r.global = rt.int(x175, "global", -2147483648, 2147483647);
+      if (!(typeof x175 === "number" && (x175 | 0) === x175)) rt.int(x175, "global", -2147483648, 2147483647);
+      r.global = x175 as number;
       n++;
     }
     const x176 = o["group"];
     if (x176 !== undefined) {
-      r.group = rt.int(x176, "group", -2147483648, 2147483647);
+      if (!(typeof x176 === "number" && (x176 | 0) === x176)) rt.int(x176, "group", -2147483648, 2147483647);
+      r.group = x176 as number;
       n++;
     }
     const x177 = o["join"];
     if (x177 !== undefined) {
-      r.join = rt.int(x177, "join", -2147483648, 2147483647);
+      if (!(typeof x177 === "number" && (x177 | 0) === x177)) rt.int(x177, "join", -2147483648, 2147483647);
+      r.join = x177 as number;
       n++;
     }
     const x178 = o["nameof"];
     if (x178 !== undefined) {
-      r.nameof = rt.int(x178, "nameof", -2147483648, 2147483647);
+      if (!(typeof x178 === "number" && (x178 | 0) === x178)) rt.int(x178, "nameof", -2147483648, 2147483647);
+      r.nameof = x178 as number;
       n++;
     }
     const x179 = o["on"];
     if (x179 !== undefined) {
-      r.on = rt.int(x179, "on", -2147483648, 2147483647);
+      if (!(typeof x179 === "number" && (x179 | 0) === x179)) rt.int(x179, "on", -2147483648, 2147483647);
+      r.on = x179 as number;
       n++;
     }
     const x180 = o["orderby"];
     if (x180 !== undefined) {
-      r.orderby = rt.int(x180, "orderby", -2147483648, 2147483647);
+      if (!(typeof x180 === "number" && (x180 | 0) === x180)) rt.int(x180, "orderby", -2147483648, 2147483647);
+      r.orderby = x180 as number;
       n++;
     }
     const x181 = o["partial"];
     if (x181 !== undefined) {
-      r.partial = rt.int(x181, "partial", -2147483648, 2147483647);
+      if (!(typeof x181 === "number" && (x181 | 0) === x181)) rt.int(x181, "partial", -2147483648, 2147483647);
+      r.partial = x181 as number;
       n++;
     }
     const x182 = o["remove"];
     if (x182 !== undefined) {
-      r.remove = rt.int(x182, "remove", -2147483648, 2147483647);
+      if (!(typeof x182 === "number" && (x182 | 0) === x182)) rt.int(x182, "remove", -2147483648, 2147483647);
+      r.remove = x182 as number;
       n++;
     }
     const x183 = o["select"];
     if (x183 !== undefined) {
-      r.select = rt.int(x183, "select", -2147483648, 2147483647);
+      if (!(typeof x183 === "number" && (x183 | 0) === x183)) rt.int(x183, "select", -2147483648, 2147483647);
+      r.select = x183 as number;
       n++;
     }
     const x184 = o["set"];
     if (x184 !== undefined) {
-      r.set = rt.int(x184, "set", -2147483648, 2147483647);
+      if (!(typeof x184 === "number" && (x184 | 0) === x184)) rt.int(x184, "set", -2147483648, 2147483647);
+      r.set = x184 as number;
       n++;
     }
     const x185 = o["unmanaged"];
     if (x185 !== undefined) {
-      r.unmanaged = rt.int(x185, "unmanaged", -2147483648, 2147483647);
+      if (!(typeof x185 === "number" && (x185 | 0) === x185)) rt.int(x185, "unmanaged", -2147483648, 2147483647);
+      r.unmanaged = x185 as number;
       n++;
     }
     const x186 = o["value"];
     if (x186 !== undefined) {
-      r.value = rt.int(x186, "value", -2147483648, 2147483647);
+      if (!(typeof x186 === "number" && (x186 | 0) === x186)) rt.int(x186, "value", -2147483648, 2147483647);
+      r.value = x186 as number;
       n++;
     }
     const x187 = o["var"];
     if (x187 !== undefined) {
-      r.var = rt.int(x187, "var", -2147483648, 2147483647);
+      if (!(typeof x187 === "number" && (x187 | 0) === x187)) rt.int(x187, "var", -2147483648, 2147483647);
+      r.var = x187 as number;
       n++;
     }
     const x188 = o["when"];
     if (x188 !== undefined) {
-      r.when = rt.int(x188, "when", -2147483648, 2147483647);
+      if (!(typeof x188 === "number" && (x188 | 0) === x188)) rt.int(x188, "when", -2147483648, 2147483647);
+      r.when = x188 as number;
       n++;
     }
     const x189 = o["record"];
     if (x189 !== undefined) {
-      r.record = rt.int(x189, "record", -2147483648, 2147483647);
+      if (!(typeof x189 === "number" && (x189 | 0) === x189)) rt.int(x189, "record", -2147483648, 2147483647);
+      r.record = x189 as number;
       n++;
     }
     const x190 = o["init"];
     if (x190 !== undefined) {
-      r.init = rt.int(x190, "init", -2147483648, 2147483647);
+      if (!(typeof x190 === "number" && (x190 | 0) === x190)) rt.int(x190, "init", -2147483648, 2147483647);
+      r.init = x190 as number;
       n++;
     }
     const x191 = o["with"];
     if (x191 !== undefined) {
-      r.with = rt.int(x191, "with", -2147483648, 2147483647);
+      if (!(typeof x191 === "number" && (x191 | 0) === x191)) rt.int(x191, "with", -2147483648, 2147483647);
+      r.with = x191 as number;
       n++;
     }
     const x192 = o["and"];
     if (x192 !== undefined) {
-      r.and = rt.int(x192, "and", -2147483648, 2147483647);
+      if (!(typeof x192 === "number" && (x192 | 0) === x192)) rt.int(x192, "and", -2147483648, 2147483647);
+      r.and = x192 as number;
       n++;
     }
     const x193 = o["or"];
     if (x193 !== undefined) {
-      r.or = rt.int(x193, "or", -2147483648, 2147483647);
+      if (!(typeof x193 === "number" && (x193 | 0) === x193)) rt.int(x193, "or", -2147483648, 2147483647);
+      r.or = x193 as number;
       n++;
     }
     const x194 = o["not"];
     if (x194 !== undefined) {
-      r.not = rt.int(x194, "not", -2147483648, 2147483647);
+      if (!(typeof x194 === "number" && (x194 | 0) === x194)) rt.int(x194, "not", -2147483648, 2147483647);
+      r.not = x194 as number;
       n++;
     }
     const x195 = o["nint"];
     if (x195 !== undefined) {
-      r.nint = rt.int(x195, "nint", -2147483648, 2147483647);
+      if (!(typeof x195 === "number" && (x195 | 0) === x195)) rt.int(x195, "nint", -2147483648, 2147483647);
+      r.nint = x195 as number;
       n++;
     }
     const x196 = o["nuint"];
     if (x196 !== undefined) {
-      r.nuint = rt.int(x196, "nuint", -2147483648, 2147483647);
+      if (!(typeof x196 === "number" && (x196 | 0) === x196)) rt.int(x196, "nuint", -2147483648, 2147483647);
+      r.nuint = x196 as number;
       n++;
     }
     const x197 = o["managed"];
     if (x197 !== undefined) {
-      r.managed = rt.int(x197, "managed", -2147483648, 2147483647);
+      if (!(typeof x197 === "number" && (x197 | 0) === x197)) rt.int(x197, "managed", -2147483648, 2147483647);
+      r.managed = x197 as number;
       n++;
     }
     const x198 = o["required"];
     if (x198 !== undefined) {
-      r.required = rt.int(x198, "required", -2147483648, 2147483647);
+      if (!(typeof x198 === "number" && (x198 | 0) === x198)) rt.int(x198, "required", -2147483648, 2147483647);
+      r.required = x198 as number;
       n++;
     }
     const x199 = o["file"];
     if (x199 !== undefined) {
-      r.file = rt.int(x199, "file", -2147483648, 2147483647);
+      if (!(typeof x199 === "number" && (x199 | 0) === x199)) rt.int(x199, "file", -2147483648, 2147483647);
+      r.file = x199 as number;
       n++;
     }
     const x200 = o["scoped"];
     if (x200 !== undefined) {
-      r.scoped = rt.int(x200, "scoped", -2147483648, 2147483647);
+      if (!(typeof x200 === "number" && (x200 | 0) === x200)) rt.int(x200, "scoped", -2147483648, 2147483647);
+      r.scoped = x200 as number;
       n++;
     }
     const x201 = o["field"];
     if (x201 !== undefined) {
-      r.field = rt.int(x201, "field", -2147483648, 2147483647);
+      if (!(typeof x201 === "number" && (x201 | 0) === x201)) rt.int(x201, "field", -2147483648, 2147483647);
+      r.field = x201 as number;
       n++;
     }
     const x202 = o["GetHashCode"];
     if (x202 !== undefined) {
-      r.getHashCode = rt.int(x202, "GetHashCode", -2147483648, 2147483647);
+      if (!(typeof x202 === "number" && (x202 | 0) === x202)) rt.int(x202, "GetHashCode", -2147483648, 2147483647);
+      r.getHashCode = x202 as number;
       n++;
     }
     const x203 = o["GetType"];
     if (x203 !== undefined) {
-      r.getType = rt.int(x203, "GetType", -2147483648, 2147483647);
+      if (!(typeof x203 === "number" && (x203 | 0) === x203)) rt.int(x203, "GetType", -2147483648, 2147483647);
+      r.getType = x203 as number;
       n++;
     }
     const x204 = o["Finalize"];
     if (x204 !== undefined) {
-      r.finalize = rt.int(x204, "Finalize", -2147483648, 2147483647);
+      if (!(typeof x204 === "number" && (x204 | 0) === x204)) rt.int(x204, "Finalize", -2147483648, 2147483647);
+      r.finalize = x204 as number;
       n++;
     }
     const x205 = o["MemberwiseClone"];
     if (x205 !== undefined) {
-      r.memberwiseClone = rt.int(x205, "MemberwiseClone", -2147483648, 2147483647);
+      if (!(typeof x205 === "number" && (x205 | 0) === x205)) rt.int(x205, "MemberwiseClone", -2147483648, 2147483647);
+      r.memberwiseClone = x205 as number;
       n++;
     }
     const x206 = o["ReferenceEquals"];
     if (x206 !== undefined) {
-      r.referenceEquals = rt.int(x206, "ReferenceEquals", -2147483648, 2147483647);
+      if (!(typeof x206 === "number" && (x206 | 0) === x206)) rt.int(x206, "ReferenceEquals", -2147483648, 2147483647);
+      r.referenceEquals = x206 as number;
       n++;
     }
     const x207 = o["debugger"];
     if (x207 !== undefined) {
-      r.debugger = rt.int(x207, "debugger", -2147483648, 2147483647);
+      if (!(typeof x207 === "number" && (x207 | 0) === x207)) rt.int(x207, "debugger", -2147483648, 2147483647);
+      r.debugger = x207 as number;
       n++;
     }
     const x208 = o["delete"];
     if (x208 !== undefined) {
-      r.delete = rt.int(x208, "delete", -2147483648, 2147483647);
+      if (!(typeof x208 === "number" && (x208 | 0) === x208)) rt.int(x208, "delete", -2147483648, 2147483647);
+      r.delete = x208 as number;
       n++;
     }
     const x209 = o["export"];
     if (x209 !== undefined) {
-      r.export = rt.int(x209, "export", -2147483648, 2147483647);
+      if (!(typeof x209 === "number" && (x209 | 0) === x209)) rt.int(x209, "export", -2147483648, 2147483647);
+      r.export = x209 as number;
       n++;
     }
     const x210 = o["extends"];
     if (x210 !== undefined) {
-      r.extends = rt.int(x210, "extends", -2147483648, 2147483647);
+      if (!(typeof x210 === "number" && (x210 | 0) === x210)) rt.int(x210, "extends", -2147483648, 2147483647);
+      r.extends = x210 as number;
       n++;
     }
     const x211 = o["function"];
     if (x211 !== undefined) {
-      r.function = rt.int(x211, "function", -2147483648, 2147483647);
+      if (!(typeof x211 === "number" && (x211 | 0) === x211)) rt.int(x211, "function", -2147483648, 2147483647);
+      r.function = x211 as number;
       n++;
     }
     const x212 = o["import"];
     if (x212 !== undefined) {
-      r.import = rt.int(x212, "import", -2147483648, 2147483647);
+      if (!(typeof x212 === "number" && (x212 | 0) === x212)) rt.int(x212, "import", -2147483648, 2147483647);
+      r.import = x212 as number;
       n++;
     }
     const x213 = o["instanceof"];
     if (x213 !== undefined) {
-      r.instanceof = rt.int(x213, "instanceof", -2147483648, 2147483647);
+      if (!(typeof x213 === "number" && (x213 | 0) === x213)) rt.int(x213, "instanceof", -2147483648, 2147483647);
+      r.instanceof = x213 as number;
       n++;
     }
     const x214 = o["implements"];
     if (x214 !== undefined) {
-      r.implements = rt.int(x214, "implements", -2147483648, 2147483647);
+      if (!(typeof x214 === "number" && (x214 | 0) === x214)) rt.int(x214, "implements", -2147483648, 2147483647);
+      r.implements = x214 as number;
       n++;
     }
     const x215 = o["package"];
     if (x215 !== undefined) {
-      r.package = rt.int(x215, "package", -2147483648, 2147483647);
+      if (!(typeof x215 === "number" && (x215 | 0) === x215)) rt.int(x215, "package", -2147483648, 2147483647);
+      r.package = x215 as number;
       n++;
     }
     const x216 = o["any"];
     if (x216 !== undefined) {
-      r.any = rt.int(x216, "any", -2147483648, 2147483647);
+      if (!(typeof x216 === "number" && (x216 | 0) === x216)) rt.int(x216, "any", -2147483648, 2147483647);
+      r.any = x216 as number;
       n++;
     }
     const x217 = o["boolean"];
     if (x217 !== undefined) {
-      r.boolean = rt.int(x217, "boolean", -2147483648, 2147483647);
+      if (!(typeof x217 === "number" && (x217 | 0) === x217)) rt.int(x217, "boolean", -2147483648, 2147483647);
+      r.boolean = x217 as number;
       n++;
     }
     const x218 = rt.own(o, "constructor");
     if (x218 !== undefined) {
-      r.constructor = rt.int(x218, "constructor", -2147483648, 2147483647);
+      if (!(typeof x218 === "number" && (x218 | 0) === x218)) rt.int(x218, "constructor", -2147483648, 2147483647);
+      r.constructor = x218 as number;
       n++;
     }
     const x219 = o["declare"];
     if (x219 !== undefined) {
-      r.declare = rt.int(x219, "declare", -2147483648, 2147483647);
+      if (!(typeof x219 === "number" && (x219 | 0) === x219)) rt.int(x219, "declare", -2147483648, 2147483647);
+      r.declare = x219 as number;
       n++;
     }
     const x220 = o["module"];
     if (x220 !== undefined) {
-      r.module = rt.int(x220, "module", -2147483648, 2147483647);
+      if (!(typeof x220 === "number" && (x220 | 0) === x220)) rt.int(x220, "module", -2147483648, 2147483647);
+      r.module = x220 as number;
       n++;
     }
     const x221 = o["require"];
     if (x221 !== undefined) {
-      r.require = rt.int(x221, "require", -2147483648, 2147483647);
+      if (!(typeof x221 === "number" && (x221 | 0) === x221)) rt.int(x221, "require", -2147483648, 2147483647);
+      r.require = x221 as number;
       n++;
     }
     const x222 = o["number"];
     if (x222 !== undefined) {
-      r.number = rt.int(x222, "number", -2147483648, 2147483647);
+      if (!(typeof x222 === "number" && (x222 | 0) === x222)) rt.int(x222, "number", -2147483648, 2147483647);
+      r.number = x222 as number;
       n++;
     }
     const x223 = o["symbol"];
     if (x223 !== undefined) {
-      r.symbol = rt.int(x223, "symbol", -2147483648, 2147483647);
+      if (!(typeof x223 === "number" && (x223 | 0) === x223)) rt.int(x223, "symbol", -2147483648, 2147483647);
+      r.symbol = x223 as number;
       n++;
     }
     const x224 = o["of"];
     if (x224 !== undefined) {
-      r.of = rt.int(x224, "of", -2147483648, 2147483647);
+      if (!(typeof x224 === "number" && (x224 | 0) === x224)) rt.int(x224, "of", -2147483648, 2147483647);
+      r.of = x224 as number;
       n++;
     }
     const x225 = o["bigint"];
     if (x225 !== undefined) {
-      r.bigint = rt.int(x225, "bigint", -2147483648, 2147483647);
+      if (!(typeof x225 === "number" && (x225 | 0) === x225)) rt.int(x225, "bigint", -2147483648, 2147483647);
+      r.bigint = x225 as number;
       n++;
     }
     const x226 = o["undefined"];
     if (x226 !== undefined) {
-      r.undefined = rt.int(x226, "undefined", -2147483648, 2147483647);
+      if (!(typeof x226 === "number" && (x226 | 0) === x226)) rt.int(x226, "undefined", -2147483648, 2147483647);
+      r.undefined = x226 as number;
       n++;
     }
     const x227 = o["never"];
     if (x227 !== undefined) {
-      r.never = rt.int(x227, "never", -2147483648, 2147483647);
+      if (!(typeof x227 === "number" && (x227 | 0) === x227)) rt.int(x227, "never", -2147483648, 2147483647);
+      r.never = x227 as number;
       n++;
     }
     const x228 = o["unknown"];
     if (x228 !== undefined) {
-      r.unknown = rt.int(x228, "unknown", -2147483648, 2147483647);
+      if (!(typeof x228 === "number" && (x228 | 0) === x228)) rt.int(x228, "unknown", -2147483648, 2147483647);
+      r.unknown = x228 as number;
       n++;
     }
     const x229 = o["keyof"];
     if (x229 !== undefined) {
-      r.keyof = rt.int(x229, "keyof", -2147483648, 2147483647);
+      if (!(typeof x229 === "number" && (x229 | 0) === x229)) rt.int(x229, "keyof", -2147483648, 2147483647);
+      r.keyof = x229 as number;
       n++;
     }
     const x230 = o["infer"];
     if (x230 !== undefined) {
-      r.infer = rt.int(x230, "infer", -2147483648, 2147483647);
+      if (!(typeof x230 === "number" && (x230 | 0) === x230)) rt.int(x230, "infer", -2147483648, 2147483647);
+      r.infer = x230 as number;
       n++;
     }
     const x231 = o["unique"];
     if (x231 !== undefined) {
-      r.unique = rt.int(x231, "unique", -2147483648, 2147483647);
+      if (!(typeof x231 === "number" && (x231 | 0) === x231)) rt.int(x231, "unique", -2147483648, 2147483647);
+      r.unique = x231 as number;
       n++;
     }
     const x232 = o["accessor"];
     if (x232 !== undefined) {
-      r.accessor = rt.int(x232, "accessor", -2147483648, 2147483647);
+      if (!(typeof x232 === "number" && (x232 | 0) === x232)) rt.int(x232, "accessor", -2147483648, 2147483647);
+      r.accessor = x232 as number;
       n++;
     }
     const x233 = o["asserts"];
     if (x233 !== undefined) {
-      r.asserts = rt.int(x233, "asserts", -2147483648, 2147483647);
+      if (!(typeof x233 === "number" && (x233 | 0) === x233)) rt.int(x233, "asserts", -2147483648, 2147483647);
+      r.asserts = x233 as number;
       n++;
     }
     const x234 = o["assert"];
     if (x234 !== undefined) {
-      r.assert = rt.int(x234, "assert", -2147483648, 2147483647);
+      if (!(typeof x234 === "number" && (x234 | 0) === x234)) rt.int(x234, "assert", -2147483648, 2147483647);
+      r.assert = x234 as number;
       n++;
     }
     const x235 = o["intrinsic"];
     if (x235 !== undefined) {
-      r.intrinsic = rt.int(x235, "intrinsic", -2147483648, 2147483647);
+      if (!(typeof x235 === "number" && (x235 | 0) === x235)) rt.int(x235, "intrinsic", -2147483648, 2147483647);
+      r.intrinsic = x235 as number;
       n++;
     }
     const x236 = o["satisfies"];
     if (x236 !== undefined) {
-      r.satisfies = rt.int(x236, "satisfies", -2147483648, 2147483647);
+      if (!(typeof x236 === "number" && (x236 | 0) === x236)) rt.int(x236, "satisfies", -2147483648, 2147483647);
+      r.satisfies = x236 as number;
       n++;
     }
     const x237 = o["arguments"];
     if (x237 !== undefined) {
-      r.arguments = rt.int(x237, "arguments", -2147483648, 2147483647);
+      if (!(typeof x237 === "number" && (x237 | 0) === x237)) rt.int(x237, "arguments", -2147483648, 2147483647);
+      r.arguments = x237 as number;
       n++;
     }
     const x238 = o["eval"];
     if (x238 !== undefined) {
-      r.eval = rt.int(x238, "eval", -2147483648, 2147483647);
+      if (!(typeof x238 === "number" && (x238 | 0) === x238)) rt.int(x238, "eval", -2147483648, 2147483647);
+      r.eval = x238 as number;
       n++;
     }
     const x239 = rt.own(o, "__proto__");
     if (x239 !== undefined) {
-      r.proto = rt.int(x239, "__proto__", -2147483648, 2147483647);
+      if (!(typeof x239 === "number" && (x239 | 0) === x239)) rt.int(x239, "__proto__", -2147483648, 2147483647);
+      r.proto = x239 as number;
       n++;
     }
     const x240 = o["prototype"];
     if (x240 !== undefined) {
-      r.prototype = rt.int(x240, "prototype", -2147483648, 2147483647);
+      if (!(typeof x240 === "number" && (x240 | 0) === x240)) rt.int(x240, "prototype", -2147483648, 2147483647);
+      r.prototype = x240 as number;
       n++;
     }
     const x241 = rt.own(o, "toLocaleString");
     if (x241 !== undefined) {
-      r.toLocaleString = rt.int(x241, "toLocaleString", -2147483648, 2147483647);
+      if (!(typeof x241 === "number" && (x241 | 0) === x241)) rt.int(x241, "toLocaleString", -2147483648, 2147483647);
+      r.toLocaleString = x241 as number;
       n++;
     }
     const x242 = rt.own(o, "valueOf");
     if (x242 !== undefined) {
-      r.valueOf = rt.int(x242, "valueOf", -2147483648, 2147483647);
+      if (!(typeof x242 === "number" && (x242 | 0) === x242)) rt.int(x242, "valueOf", -2147483648, 2147483647);
+      r.valueOf = x242 as number;
       n++;
     }
     const x243 = rt.own(o, "hasOwnProperty");
     if (x243 !== undefined) {
-      r.hasOwnProperty = rt.int(x243, "hasOwnProperty", -2147483648, 2147483647);
+      if (!(typeof x243 === "number" && (x243 | 0) === x243)) rt.int(x243, "hasOwnProperty", -2147483648, 2147483647);
+      r.hasOwnProperty = x243 as number;
       n++;
     }
     const x244 = rt.own(o, "isPrototypeOf");
     if (x244 !== undefined) {
-      r.isPrototypeOf = rt.int(x244, "isPrototypeOf", -2147483648, 2147483647);
+      if (!(typeof x244 === "number" && (x244 | 0) === x244)) rt.int(x244, "isPrototypeOf", -2147483648, 2147483647);
+      r.isPrototypeOf = x244 as number;
       n++;
     }
     const x245 = rt.own(o, "propertyIsEnumerable");
     if (x245 !== undefined) {
-      r.propertyIsEnumerable = rt.int(x245, "propertyIsEnumerable", -2147483648, 2147483647);
+      if (!(typeof x245 === "number" && (x245 | 0) === x245)) rt.int(x245, "propertyIsEnumerable", -2147483648, 2147483647);
+      r.propertyIsEnumerable = x245 as number;
       n++;
     }
     const x246 = o["Array"];
     if (x246 !== undefined) {
-      r.array = rt.int(x246, "Array", -2147483648, 2147483647);
+      if (!(typeof x246 === "number" && (x246 | 0) === x246)) rt.int(x246, "Array", -2147483648, 2147483647);
+      r.array = x246 as number;
       n++;
     }
     const x247 = o["ArrayBuffer"];
     if (x247 !== undefined) {
-      r.arrayBuffer = rt.int(x247, "ArrayBuffer", -2147483648, 2147483647);
+      if (!(typeof x247 === "number" && (x247 | 0) === x247)) rt.int(x247, "ArrayBuffer", -2147483648, 2147483647);
+      r.arrayBuffer = x247 as number;
       n++;
     }
     const x248 = o["ArrayLike"];
     if (x248 !== undefined) {
-      r.arrayLike = rt.int(x248, "ArrayLike", -2147483648, 2147483647);
+      if (!(typeof x248 === "number" && (x248 | 0) === x248)) rt.int(x248, "ArrayLike", -2147483648, 2147483647);
+      r.arrayLike = x248 as number;
       n++;
     }
     const x249 = o["BigInt"];
     if (x249 !== undefined) {
-      r.bigInt = rt.int(x249, "BigInt", -2147483648, 2147483647);
+      if (!(typeof x249 === "number" && (x249 | 0) === x249)) rt.int(x249, "BigInt", -2147483648, 2147483647);
+      r.bigInt = x249 as number;
       n++;
     }
     const x250 = o["Buffer"];
     if (x250 !== undefined) {
-      r.buffer = rt.int(x250, "Buffer", -2147483648, 2147483647);
+      if (!(typeof x250 === "number" && (x250 | 0) === x250)) rt.int(x250, "Buffer", -2147483648, 2147483647);
+      r.buffer = x250 as number;
       n++;
     }
     const x251 = o["DataView"];
     if (x251 !== undefined) {
-      r.dataView = rt.int(x251, "DataView", -2147483648, 2147483647);
+      if (!(typeof x251 === "number" && (x251 | 0) === x251)) rt.int(x251, "DataView", -2147483648, 2147483647);
+      r.dataView = x251 as number;
       n++;
     }
     const x252 = o["Date"];
     if (x252 !== undefined) {
-      r.date = rt.int(x252, "Date", -2147483648, 2147483647);
+      if (!(typeof x252 === "number" && (x252 | 0) === x252)) rt.int(x252, "Date", -2147483648, 2147483647);
+      r.date = x252 as number;
       n++;
     }
     const x253 = o["Error"];
     if (x253 !== undefined) {
-      r.error = rt.int(x253, "Error", -2147483648, 2147483647);
+      if (!(typeof x253 === "number" && (x253 | 0) === x253)) rt.int(x253, "Error", -2147483648, 2147483647);
+      r.error = x253 as number;
       n++;
     }
     const x254 = o["EvalError"];
     if (x254 !== undefined) {
-      r.evalError = rt.int(x254, "EvalError", -2147483648, 2147483647);
+      if (!(typeof x254 === "number" && (x254 | 0) === x254)) rt.int(x254, "EvalError", -2147483648, 2147483647);
+      r.evalError = x254 as number;
       n++;
     }
     const x255 = o["Exclude"];
     if (x255 !== undefined) {
-      r.exclude = rt.int(x255, "Exclude", -2147483648, 2147483647);
+      if (!(typeof x255 === "number" && (x255 | 0) === x255)) rt.int(x255, "Exclude", -2147483648, 2147483647);
+      r.exclude = x255 as number;
       n++;
     }
     const x256 = o["Extract"];
     if (x256 !== undefined) {
-      r.extract = rt.int(x256, "Extract", -2147483648, 2147483647);
+      if (!(typeof x256 === "number" && (x256 | 0) === x256)) rt.int(x256, "Extract", -2147483648, 2147483647);
+      r.extract = x256 as number;
       n++;
     }
     const x257 = o["Infinity"];
     if (x257 !== undefined) {
-      r.infinity = rt.int(x257, "Infinity", -2147483648, 2147483647);
+      if (!(typeof x257 === "number" && (x257 | 0) === x257)) rt.int(x257, "Infinity", -2147483648, 2147483647);
+      r.infinity = x257 as number;
       n++;
     }
     const x258 = o["InstanceType"];
     if (x258 !== undefined) {
-      r.instanceType = rt.int(x258, "InstanceType", -2147483648, 2147483647);
+      if (!(typeof x258 === "number" && (x258 | 0) === x258)) rt.int(x258, "InstanceType", -2147483648, 2147483647);
+      r.instanceType = x258 as number;
       n++;
     }
     const x259 = o["Intl"];
     if (x259 !== undefined) {
-      r.intl = rt.int(x259, "Intl", -2147483648, 2147483647);
+      if (!(typeof x259 === "number" && (x259 | 0) === x259)) rt.int(x259, "Intl", -2147483648, 2147483647);
+      r.intl = x259 as number;
       n++;
     }
     const x260 = o["Iterable"];
     if (x260 !== undefined) {
-      r.iterable = rt.int(x260, "Iterable", -2147483648, 2147483647);
+      if (!(typeof x260 === "number" && (x260 | 0) === x260)) rt.int(x260, "Iterable", -2147483648, 2147483647);
+      r.iterable = x260 as number;
       n++;
     }
     const x261 = o["IterableIterator"];
     if (x261 !== undefined) {
-      r.iterableIterator = rt.int(x261, "IterableIterator", -2147483648, 2147483647);
+      if (!(typeof x261 === "number" && (x261 | 0) === x261)) rt.int(x261, "IterableIterator", -2147483648, 2147483647);
+      r.iterableIterator = x261 as number;
       n++;
     }
     const x262 = o["JSON"];
     if (x262 !== undefined) {
-      r.json = rt.int(x262, "JSON", -2147483648, 2147483647);
+      if (!(typeof x262 === "number" && (x262 | 0) === x262)) rt.int(x262, "JSON", -2147483648, 2147483647);
+      r.json = x262 as number;
       n++;
     }
     const x263 = o["Map"];
     if (x263 !== undefined) {
-      r.map = rt.int(x263, "Map", -2147483648, 2147483647);
+      if (!(typeof x263 === "number" && (x263 | 0) === x263)) rt.int(x263, "Map", -2147483648, 2147483647);
+      r.map = x263 as number;
       n++;
     }
     const x264 = o["Math"];
     if (x264 !== undefined) {
-      r.math = rt.int(x264, "Math", -2147483648, 2147483647);
+      if (!(typeof x264 === "number" && (x264 | 0) === x264)) rt.int(x264, "Math", -2147483648, 2147483647);
+      r.math = x264 as number;
       n++;
     }
     const x265 = o["NaN"];
     if (x265 !== undefined) {
-      r.naN = rt.int(x265, "NaN", -2147483648, 2147483647);
+      if (!(typeof x265 === "number" && (x265 | 0) === x265)) rt.int(x265, "NaN", -2147483648, 2147483647);
+      r.naN = x265 as number;
       n++;
     }
     const x266 = o["NonNullable"];
     if (x266 !== undefined) {
-      r.nonNullable = rt.int(x266, "NonNullable", -2147483648, 2147483647);
+      if (!(typeof x266 === "number" && (x266 | 0) === x266)) rt.int(x266, "NonNullable", -2147483648, 2147483647);
+      r.nonNullable = x266 as number;
       n++;
     }
     const x267 = o["Omit"];
     if (x267 !== undefined) {
-      r.omit = rt.int(x267, "Omit", -2147483648, 2147483647);
+      if (!(typeof x267 === "number" && (x267 | 0) === x267)) rt.int(x267, "Omit", -2147483648, 2147483647);
+      r.omit = x267 as number;
       n++;
     }
     const x268 = o["Parameters"];
     if (x268 !== undefined) {
-      r.parameters = rt.int(x268, "Parameters", -2147483648, 2147483647);
+      if (!(typeof x268 === "number" && (x268 | 0) === x268)) rt.int(x268, "Parameters", -2147483648, 2147483647);
+      r.parameters = x268 as number;
       n++;
     }
     const x269 = o["Pick"];
     if (x269 !== undefined) {
-      r.pick = rt.int(x269, "Pick", -2147483648, 2147483647);
+      if (!(typeof x269 === "number" && (x269 | 0) === x269)) rt.int(x269, "Pick", -2147483648, 2147483647);
+      r.pick = x269 as number;
       n++;
     }
     const x270 = o["Promise"];
     if (x270 !== undefined) {
-      r.promise = rt.int(x270, "Promise", -2147483648, 2147483647);
+      if (!(typeof x270 === "number" && (x270 | 0) === x270)) rt.int(x270, "Promise", -2147483648, 2147483647);
+      r.promise = x270 as number;
       n++;
     }
     const x271 = o["PropertyKey"];
     if (x271 !== undefined) {
-      r.propertyKey = rt.int(x271, "PropertyKey", -2147483648, 2147483647);
+      if (!(typeof x271 === "number" && (x271 | 0) === x271)) rt.int(x271, "PropertyKey", -2147483648, 2147483647);
+      r.propertyKey = x271 as number;
       n++;
     }
     const x272 = o["Proxy"];
     if (x272 !== undefined) {
-      r.proxy = rt.int(x272, "Proxy", -2147483648, 2147483647);
+      if (!(typeof x272 === "number" && (x272 | 0) === x272)) rt.int(x272, "Proxy", -2147483648, 2147483647);
+      r.proxy = x272 as number;
       n++;
     }
     const x273 = o["RangeError"];
     if (x273 !== undefined) {
-      r.rangeError = rt.int(x273, "RangeError", -2147483648, 2147483647);
+      if (!(typeof x273 === "number" && (x273 | 0) === x273)) rt.int(x273, "RangeError", -2147483648, 2147483647);
+      r.rangeError = x273 as number;
       n++;
     }
     const x274 = o["ReadonlyArray"];
     if (x274 !== undefined) {
-      r.readonlyArray = rt.int(x274, "ReadonlyArray", -2147483648, 2147483647);
+      if (!(typeof x274 === "number" && (x274 | 0) === x274)) rt.int(x274, "ReadonlyArray", -2147483648, 2147483647);
+      r.readonlyArray = x274 as number;
       n++;
     }
     const x275 = o["ReadonlyMap"];
     if (x275 !== undefined) {
-      r.readonlyMap = rt.int(x275, "ReadonlyMap", -2147483648, 2147483647);
+      if (!(typeof x275 === "number" && (x275 | 0) === x275)) rt.int(x275, "ReadonlyMap", -2147483648, 2147483647);
+      r.readonlyMap = x275 as number;
       n++;
     }
     const x276 = o["ReadonlySet"];
     if (x276 !== undefined) {
-      r.readonlySet = rt.int(x276, "ReadonlySet", -2147483648, 2147483647);
+      if (!(typeof x276 === "number" && (x276 | 0) === x276)) rt.int(x276, "ReadonlySet", -2147483648, 2147483647);
+      r.readonlySet = x276 as number;
       n++;
     }
     const x277 = o["Reflect"];
     if (x277 !== undefined) {
-      r.reflect = rt.int(x277, "Reflect", -2147483648, 2147483647);
+      if (!(typeof x277 === "number" && (x277 | 0) === x277)) rt.int(x277, "Reflect", -2147483648, 2147483647);
+      r.reflect = x277 as number;
       n++;
     }
     const x278 = o["RegExp"];
     if (x278 !== undefined) {
-      r.regExp = rt.int(x278, "RegExp", -2147483648, 2147483647);
+      if (!(typeof x278 === "number" && (x278 | 0) === x278)) rt.int(x278, "RegExp", -2147483648, 2147483647);
+      r.regExp = x278 as number;
       n++;
     }
     const x279 = o["ReturnType"];
     if (x279 !== undefined) {
-      r.returnType = rt.int(x279, "ReturnType", -2147483648, 2147483647);
+      if (!(typeof x279 === "number" && (x279 | 0) === x279)) rt.int(x279, "ReturnType", -2147483648, 2147483647);
+      r.returnType = x279 as number;
       n++;
     }
     const x280 = o["SyntaxError"];
     if (x280 !== undefined) {
-      r.syntaxError = rt.int(x280, "SyntaxError", -2147483648, 2147483647);
+      if (!(typeof x280 === "number" && (x280 | 0) === x280)) rt.int(x280, "SyntaxError", -2147483648, 2147483647);
+      r.syntaxError = x280 as number;
       n++;
     }
     const x281 = o["TextDecoder"];
     if (x281 !== undefined) {
-      r.textDecoder = rt.int(x281, "TextDecoder", -2147483648, 2147483647);
+      if (!(typeof x281 === "number" && (x281 | 0) === x281)) rt.int(x281, "TextDecoder", -2147483648, 2147483647);
+      r.textDecoder = x281 as number;
       n++;
     }
     const x282 = o["TextEncoder"];
     if (x282 !== undefined) {
-      r.textEncoder = rt.int(x282, "TextEncoder", -2147483648, 2147483647);
+      if (!(typeof x282 === "number" && (x282 | 0) === x282)) rt.int(x282, "TextEncoder", -2147483648, 2147483647);
+      r.textEncoder = x282 as number;
       n++;
     }
     const x283 = o["TypeError"];
     if (x283 !== undefined) {
-      r.typeError = rt.int(x283, "TypeError", -2147483648, 2147483647);
+      if (!(typeof x283 === "number" && (x283 | 0) === x283)) rt.int(x283, "TypeError", -2147483648, 2147483647);
+      r.typeError = x283 as number;
       n++;
     }
     const x284 = o["URIError"];
     if (x284 !== undefined) {
-      r.uriError = rt.int(x284, "URIError", -2147483648, 2147483647);
+      if (!(typeof x284 === "number" && (x284 | 0) === x284)) rt.int(x284, "URIError", -2147483648, 2147483647);
+      r.uriError = x284 as number;
       n++;
     }
     const x285 = o["URL"];
     if (x285 !== undefined) {
-      r.url = rt.int(x285, "URL", -2147483648, 2147483647);
+      if (!(typeof x285 === "number" && (x285 | 0) === x285)) rt.int(x285, "URL", -2147483648, 2147483647);
+      r.url = x285 as number;
       n++;
     }
     const x286 = o["Uint8Array"];
     if (x286 !== undefined) {
-      r.uint8array = rt.int(x286, "Uint8Array", -2147483648, 2147483647);
+      if (!(typeof x286 === "number" && (x286 | 0) === x286)) rt.int(x286, "Uint8Array", -2147483648, 2147483647);
+      r.uint8array = x286 as number;
       n++;
     }
     const x287 = o["WeakMap"];
     if (x287 !== undefined) {
-      r.weakMap = rt.int(x287, "WeakMap", -2147483648, 2147483647);
+      if (!(typeof x287 === "number" && (x287 | 0) === x287)) rt.int(x287, "WeakMap", -2147483648, 2147483647);
+      r.weakMap = x287 as number;
       n++;
     }
     const x288 = o["WeakSet"];
     if (x288 !== undefined) {
-      r.weakSet = rt.int(x288, "WeakSet", -2147483648, 2147483647);
+      if (!(typeof x288 === "number" && (x288 | 0) === x288)) rt.int(x288, "WeakSet", -2147483648, 2147483647);
+      r.weakSet = x288 as number;
       n++;
     }
     const x289 = o["console"];
     if (x289 !== undefined) {
-      r.console = rt.int(x289, "console", -2147483648, 2147483647);
+      if (!(typeof x289 === "number" && (x289 | 0) === x289)) rt.int(x289, "console", -2147483648, 2147483647);
+      r.console = x289 as number;
       n++;
     }
     const x290 = o["globalThis"];
     if (x290 !== undefined) {
-      r.globalThis = rt.int(x290, "globalThis", -2147483648, 2147483647);
+      if (!(typeof x290 === "number" && (x290 | 0) === x290)) rt.int(x290, "globalThis", -2147483648, 2147483647);
+      r.globalThis = x290 as number;
       n++;
     }
     const x291 = o["process"];
     if (x291 !== undefined) {
-      r.process = rt.int(x291, "process", -2147483648, 2147483647);
+      if (!(typeof x291 === "number" && (x291 | 0) === x291)) rt.int(x291, "process", -2147483648, 2147483647);
+      r.process = x291 as number;
       n++;
     }
     const x292 = o["CON"];
     if (x292 !== undefined) {
-      r.con = rt.int(x292, "CON", -2147483648, 2147483647);
+      if (!(typeof x292 === "number" && (x292 | 0) === x292)) rt.int(x292, "CON", -2147483648, 2147483647);
+      r.con = x292 as number;
       n++;
     }
     const x293 = o["PRN"];
     if (x293 !== undefined) {
-      r.prn = rt.int(x293, "PRN", -2147483648, 2147483647);
+      if (!(typeof x293 === "number" && (x293 | 0) === x293)) rt.int(x293, "PRN", -2147483648, 2147483647);
+      r.prn = x293 as number;
       n++;
     }
     const x294 = o["AUX"];
     if (x294 !== undefined) {
-      r.aux = rt.int(x294, "AUX", -2147483648, 2147483647);
+      if (!(typeof x294 === "number" && (x294 | 0) === x294)) rt.int(x294, "AUX", -2147483648, 2147483647);
+      r.aux = x294 as number;
       n++;
     }
     const x295 = o["NUL"];
     if (x295 !== undefined) {
-      r.nul = rt.int(x295, "NUL", -2147483648, 2147483647);
+      if (!(typeof x295 === "number" && (x295 | 0) === x295)) rt.int(x295, "NUL", -2147483648, 2147483647);
+      r.nul = x295 as number;
       n++;
     }
     const x296 = o["COM0"];
     if (x296 !== undefined) {
-      r.com0 = rt.int(x296, "COM0", -2147483648, 2147483647);
+      if (!(typeof x296 === "number" && (x296 | 0) === x296)) rt.int(x296, "COM0", -2147483648, 2147483647);
+      r.com0 = x296 as number;
       n++;
     }
     const x297 = o["COM1"];
     if (x297 !== undefined) {
-      r.com1 = rt.int(x297, "COM1", -2147483648, 2147483647);
+      if (!(typeof x297 === "number" && (x297 | 0) === x297)) rt.int(x297, "COM1", -2147483648, 2147483647);
+      r.com1 = x297 as number;
       n++;
     }
     const x298 = o["COM2"];
     if (x298 !== undefined) {
-      r.com2 = rt.int(x298, "COM2", -2147483648, 2147483647);
+      if (!(typeof x298 === "number" && (x298 | 0) === x298)) rt.int(x298, "COM2", -2147483648, 2147483647);
+      r.com2 = x298 as number;
       n++;
     }
     const x299 = o["COM3"];
     if (x299 !== undefined) {
-      r.com3 = rt.int(x299, "COM3", -2147483648, 2147483647);
+      if (!(typeof x299 === "number" && (x299 | 0) === x299)) rt.int(x299, "COM3", -2147483648, 2147483647);
+      r.com3 = x299 as number;
       n++;
     }
     const x300 = o["COM4"];
     if (x300 !== undefined) {
-      r.com4 = rt.int(x300, "COM4", -2147483648, 2147483647);
+      if (!(typeof x300 === "number" && (x300 | 0) === x300)) rt.int(x300, "COM4", -2147483648, 2147483647);
+      r.com4 = x300 as number;
       n++;
     }
     const x301 = o["COM5"];
     if (x301 !== undefined) {
-      r.com5 = rt.int(x301, "COM5", -2147483648, 2147483647);
+      if (!(typeof x301 === "number" && (x301 | 0) === x301)) rt.int(x301, "COM5", -2147483648, 2147483647);
+      r.com5 = x301 as number;
       n++;
     }
     const x302 = o["COM6"];
     if (x302 !== undefined) {
-      r.com6 = rt.int(x302, "COM6", -2147483648, 2147483647);
+      if (!(typeof x302 === "number" && (x302 | 0) === x302)) rt.int(x302, "COM6", -2147483648, 2147483647);
+      r.com6 = x302 as number;
       n++;
     }
     const x303 = o["COM7"];
     if (x303 !== undefined) {
-      r.com7 = rt.int(x303, "COM7", -2147483648, 2147483647);
+      if (!(typeof x303 === "number" && (x303 | 0) === x303)) rt.int(x303, "COM7", -2147483648, 2147483647);
+      r.com7 = x303 as number;
       n++;
     }
     const x304 = o["COM8"];
     if (x304 !== undefined) {
-      r.com8 = rt.int(x304, "COM8", -2147483648, 2147483647);
+      if (!(typeof x304 === "number" && (x304 | 0) === x304)) rt.int(x304, "COM8", -2147483648, 2147483647);
+      r.com8 = x304 as number;
       n++;
     }
     const x305 = o["COM9"];
     if (x305 !== undefined) {
-      r.com9 = rt.int(x305, "COM9", -2147483648, 2147483647);
+      if (!(typeof x305 === "number" && (x305 | 0) === x305)) rt.int(x305, "COM9", -2147483648, 2147483647);
+      r.com9 = x305 as number;
       n++;
     }
     const x306 = o["COM\u00b9"];
     if (x306 !== undefined) {
-      r.comU00b9 = rt.int(x306, "COM\u00b9", -2147483648, 2147483647);
+      if (!(typeof x306 === "number" && (x306 | 0) === x306)) rt.int(x306, "COM\u00b9", -2147483648, 2147483647);
+      r.comU00b9 = x306 as number;
       n++;
     }
     const x307 = o["COM\u00b2"];
     if (x307 !== undefined) {
-      r.comU00b2 = rt.int(x307, "COM\u00b2", -2147483648, 2147483647);
+      if (!(typeof x307 === "number" && (x307 | 0) === x307)) rt.int(x307, "COM\u00b2", -2147483648, 2147483647);
+      r.comU00b2 = x307 as number;
       n++;
     }
     const x308 = o["COM\u00b3"];
     if (x308 !== undefined) {
-      r.comU00b3 = rt.int(x308, "COM\u00b3", -2147483648, 2147483647);
+      if (!(typeof x308 === "number" && (x308 | 0) === x308)) rt.int(x308, "COM\u00b3", -2147483648, 2147483647);
+      r.comU00b3 = x308 as number;
       n++;
     }
     const x309 = o["LPT0"];
     if (x309 !== undefined) {
-      r.lpt0 = rt.int(x309, "LPT0", -2147483648, 2147483647);
+      if (!(typeof x309 === "number" && (x309 | 0) === x309)) rt.int(x309, "LPT0", -2147483648, 2147483647);
+      r.lpt0 = x309 as number;
       n++;
     }
     const x310 = o["LPT1"];
     if (x310 !== undefined) {
-      r.lpt1 = rt.int(x310, "LPT1", -2147483648, 2147483647);
+      if (!(typeof x310 === "number" && (x310 | 0) === x310)) rt.int(x310, "LPT1", -2147483648, 2147483647);
+      r.lpt1 = x310 as number;
       n++;
     }
     const x311 = o["LPT2"];
     if (x311 !== undefined) {
-      r.lpt2 = rt.int(x311, "LPT2", -2147483648, 2147483647);
+      if (!(typeof x311 === "number" && (x311 | 0) === x311)) rt.int(x311, "LPT2", -2147483648, 2147483647);
+      r.lpt2 = x311 as number;
       n++;
     }
     const x312 = o["LPT3"];
     if (x312 !== undefined) {
-      r.lpt3 = rt.int(x312, "LPT3", -2147483648, 2147483647);
+      if (!(typeof x312 === "number" && (x312 | 0) === x312)) rt.int(x312, "LPT3", -2147483648, 2147483647);
+      r.lpt3 = x312 as number;
       n++;
     }
     const x313 = o["LPT4"];
     if (x313 !== undefined) {
-      r.lpt4 = rt.int(x313, "LPT4", -2147483648, 2147483647);
+      if (!(typeof x313 === "number" && (x313 | 0) === x313)) rt.int(x313, "LPT4", -2147483648, 2147483647);
+      r.lpt4 = x313 as number;
       n++;
     }
     const x314 = o["LPT5"];
     if (x314 !== undefined) {
-      r.lpt5 = rt.int(x314, "LPT5", -2147483648, 2147483647);
+      if (!(typeof x314 === "number" && (x314 | 0) === x314)) rt.int(x314, "LPT5", -2147483648, 2147483647);
+      r.lpt5 = x314 as number;
       n++;
     }
     const x315 = o["LPT6"];
     if (x315 !== undefined) {
-      r.lpt6 = rt.int(x315, "LPT6", -2147483648, 2147483647);
+      if (!(typeof x315 === "number" && (x315 | 0) === x315)) rt.int(x315, "LPT6", -2147483648, 2147483647);
+      r.lpt6 = x315 as number;
       n++;
     }
     const x316 = o["LPT7"];
     if (x316 !== undefined) {
-      r.lpt7 = rt.int(x316, "LPT7", -2147483648, 2147483647);
+      if (!(typeof x316 === "number" && (x316 | 0) === x316)) rt.int(x316, "LPT7", -2147483648, 2147483647);
+      r.lpt7 = x316 as number;
       n++;
     }
     const x317 = o["LPT8"];
     if (x317 !== undefined) {
-      r.lpt8 = rt.int(x317, "LPT8", -2147483648, 2147483647);
+      if (!(typeof x317 === "number" && (x317 | 0) === x317)) rt.int(x317, "LPT8", -2147483648, 2147483647);
+      r.lpt8 = x317 as number;
       n++;
     }
     const x318 = o["LPT9"];
     if (x318 !== undefined) {
-      r.lpt9 = rt.int(x318, "LPT9", -2147483648, 2147483647);
+      if (!(typeof x318 === "number" && (x318 | 0) === x318)) rt.int(x318, "LPT9", -2147483648, 2147483647);
+      r.lpt9 = x318 as number;
       n++;
     }
     const x319 = o["LPT\u00b9"];
     if (x319 !== undefined) {
-      r.lptU00b9 = rt.int(x319, "LPT\u00b9", -2147483648, 2147483647);
+      if (!(typeof x319 === "number" && (x319 | 0) === x319)) rt.int(x319, "LPT\u00b9", -2147483648, 2147483647);
+      r.lptU00b9 = x319 as number;
       n++;
     }
     const x320 = o["LPT\u00b2"];
     if (x320 !== undefined) {
-      r.lptU00b2 = rt.int(x320, "LPT\u00b2", -2147483648, 2147483647);
+      if (!(typeof x320 === "number" && (x320 | 0) === x320)) rt.int(x320, "LPT\u00b2", -2147483648, 2147483647);
+      r.lptU00b2 = x320 as number;
       n++;
     }
     const x321 = o["LPT\u00b3"];
     if (x321 !== undefined) {
-      r.lptU00b3 = rt.int(x321, "LPT\u00b3", -2147483648, 2147483647);
+      if (!(typeof x321 === "number" && (x321 | 0) === x321)) rt.int(x321, "LPT\u00b3", -2147483648, 2147483647);
+      r.lptU00b3 = x321 as number;
       n++;
     }
     const x322 = o["CONIN$"];
     if (x322 !== undefined) {
-      r.coninU0024 = rt.int(x322, "CONIN$", -2147483648, 2147483647);
+      if (!(typeof x322 === "number" && (x322 | 0) === x322)) rt.int(x322, "CONIN$", -2147483648, 2147483647);
+      r.coninU0024 = x322 as number;
       n++;
     }
     const x323 = o["CONOUT$"];
     if (x323 !== undefined) {
-      r.conoutU0024 = rt.int(x323, "CONOUT$", -2147483648, 2147483647);
+      if (!(typeof x323 === "number" && (x323 | 0) === x323)) rt.int(x323, "CONOUT$", -2147483648, 2147483647);
+      r.conoutU0024 = x323 as number;
       n++;
     }
     const x324 = o["CLOCK$"];
     if (x324 !== undefined) {
-      r.clockU0024 = rt.int(x324, "CLOCK$", -2147483648, 2147483647);
+      if (!(typeof x324 === "number" && (x324 | 0) === x324)) rt.int(x324, "CLOCK$", -2147483648, 2147483647);
+      r.clockU0024 = x324 as number;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS_AllFields);
@@ -2350,8 +2677,10 @@ const FIELDS_Array_: readonly string[] = ["v"];
 export function readArray_(v: unknown, at: rt.At): Array_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Array_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Array_);
     return Object.freeze(r);
@@ -2378,8 +2707,10 @@ const FIELDS_ArrayBuffer_: readonly string[] = ["v"];
 export function readArrayBuffer_(v: unknown, at: rt.At): ArrayBuffer_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<ArrayBuffer_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_ArrayBuffer_);
     return Object.freeze(r);
@@ -2406,8 +2737,10 @@ const FIELDS_ArrayLike_: readonly string[] = ["v"];
 export function readArrayLike_(v: unknown, at: rt.At): ArrayLike_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<ArrayLike_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_ArrayLike_);
     return Object.freeze(r);
@@ -2434,8 +2767,10 @@ const FIELDS_AsMut: readonly string[] = ["v"];
 export function readAsMut(v: unknown, at: rt.At): AsMut {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<AsMut> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_AsMut);
     return Object.freeze(r);
@@ -2462,8 +2797,10 @@ const FIELDS_AsRef: readonly string[] = ["v"];
 export function readAsRef(v: unknown, at: rt.At): AsRef {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<AsRef> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_AsRef);
     return Object.freeze(r);
@@ -2490,8 +2827,10 @@ const FIELDS_Buffer_: readonly string[] = ["v"];
 export function readBuffer_(v: unknown, at: rt.At): Buffer_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Buffer_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Buffer_);
     return Object.freeze(r);
@@ -2518,8 +2857,10 @@ const FIELDS_ClockU0024: readonly string[] = ["v"];
 export function readClockU0024(v: unknown, at: rt.At): ClockU0024 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<ClockU0024> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_ClockU0024);
     return Object.freeze(r);
@@ -2546,8 +2887,10 @@ const FIELDS_Com0: readonly string[] = ["v"];
 export function readCom0(v: unknown, at: rt.At): Com0 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Com0> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Com0);
     return Object.freeze(r);
@@ -2574,8 +2917,10 @@ const FIELDS_Com1: readonly string[] = ["v"];
 export function readCom1(v: unknown, at: rt.At): Com1 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Com1> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Com1);
     return Object.freeze(r);
@@ -2602,8 +2947,10 @@ const FIELDS_Com2: readonly string[] = ["v"];
 export function readCom2(v: unknown, at: rt.At): Com2 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Com2> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Com2);
     return Object.freeze(r);
@@ -2630,8 +2977,10 @@ const FIELDS_Com3: readonly string[] = ["v"];
 export function readCom3(v: unknown, at: rt.At): Com3 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Com3> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Com3);
     return Object.freeze(r);
@@ -2658,8 +3007,10 @@ const FIELDS_Com4: readonly string[] = ["v"];
 export function readCom4(v: unknown, at: rt.At): Com4 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Com4> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Com4);
     return Object.freeze(r);
@@ -2686,8 +3037,10 @@ const FIELDS_Com5: readonly string[] = ["v"];
 export function readCom5(v: unknown, at: rt.At): Com5 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Com5> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Com5);
     return Object.freeze(r);
@@ -2714,8 +3067,10 @@ const FIELDS_Com6: readonly string[] = ["v"];
 export function readCom6(v: unknown, at: rt.At): Com6 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Com6> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Com6);
     return Object.freeze(r);
@@ -2742,8 +3097,10 @@ const FIELDS_Com7: readonly string[] = ["v"];
 export function readCom7(v: unknown, at: rt.At): Com7 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Com7> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Com7);
     return Object.freeze(r);
@@ -2770,8 +3127,10 @@ const FIELDS_Com8: readonly string[] = ["v"];
 export function readCom8(v: unknown, at: rt.At): Com8 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Com8> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Com8);
     return Object.freeze(r);
@@ -2798,8 +3157,10 @@ const FIELDS_Com9: readonly string[] = ["v"];
 export function readCom9(v: unknown, at: rt.At): Com9 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Com9> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Com9);
     return Object.freeze(r);
@@ -2826,8 +3187,10 @@ const FIELDS_Con: readonly string[] = ["v"];
 export function readCon(v: unknown, at: rt.At): Con {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Con> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Con);
     return Object.freeze(r);
@@ -2854,8 +3217,10 @@ const FIELDS_ConinU0024: readonly string[] = ["v"];
 export function readConinU0024(v: unknown, at: rt.At): ConinU0024 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<ConinU0024> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_ConinU0024);
     return Object.freeze(r);
@@ -2882,8 +3247,10 @@ const FIELDS_ConoutU0024: readonly string[] = ["v"];
 export function readConoutU0024(v: unknown, at: rt.At): ConoutU0024 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<ConoutU0024> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_ConoutU0024);
     return Object.freeze(r);
@@ -2910,8 +3277,10 @@ const FIELDS_Clone: readonly string[] = ["v"];
 export function readClone(v: unknown, at: rt.At): Clone {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Clone> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Clone);
     return Object.freeze(r);
@@ -2938,8 +3307,10 @@ const FIELDS_Copy: readonly string[] = ["v"];
 export function readCopy(v: unknown, at: rt.At): Copy {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Copy> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Copy);
     return Object.freeze(r);
@@ -2966,8 +3337,10 @@ const FIELDS_DataView_: readonly string[] = ["v"];
 export function readDataView_(v: unknown, at: rt.At): DataView_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<DataView_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_DataView_);
     return Object.freeze(r);
@@ -2994,8 +3367,10 @@ const FIELDS_Date_: readonly string[] = ["v"];
 export function readDate_(v: unknown, at: rt.At): Date_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Date_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Date_);
     return Object.freeze(r);
@@ -3022,8 +3397,10 @@ const FIELDS_Debug: readonly string[] = ["v"];
 export function readDebug(v: unknown, at: rt.At): Debug {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Debug> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Debug);
     return Object.freeze(r);
@@ -3050,8 +3427,10 @@ const FIELDS_Default: readonly string[] = ["v"];
 export function readDefault(v: unknown, at: rt.At): Default {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Default> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Default);
     return Object.freeze(r);
@@ -3078,8 +3457,10 @@ const FIELDS_Display: readonly string[] = ["v"];
 export function readDisplay(v: unknown, at: rt.At): Display {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Display> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Display);
     return Object.freeze(r);
@@ -3106,8 +3487,10 @@ const FIELDS_DoubleEndedIterator: readonly string[] = ["v"];
 export function readDoubleEndedIterator(v: unknown, at: rt.At): DoubleEndedIterator {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<DoubleEndedIterator> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_DoubleEndedIterator);
     return Object.freeze(r);
@@ -3134,8 +3517,10 @@ const FIELDS_Drop: readonly string[] = ["v"];
 export function readDrop(v: unknown, at: rt.At): Drop {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Drop> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Drop);
     return Object.freeze(r);
@@ -3162,8 +3547,10 @@ const FIELDS_Eq: readonly string[] = ["v"];
 export function readEq(v: unknown, at: rt.At): Eq {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Eq> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Eq);
     return Object.freeze(r);
@@ -3190,8 +3577,10 @@ const FIELDS_Err: readonly string[] = ["v"];
 export function readErr(v: unknown, at: rt.At): Err {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Err> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Err);
     return Object.freeze(r);
@@ -3218,8 +3607,10 @@ const FIELDS_Error_: readonly string[] = ["v"];
 export function readError_(v: unknown, at: rt.At): Error_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Error_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Error_);
     return Object.freeze(r);
@@ -3246,8 +3637,10 @@ const FIELDS_EvalError_: readonly string[] = ["v"];
 export function readEvalError_(v: unknown, at: rt.At): EvalError_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<EvalError_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_EvalError_);
     return Object.freeze(r);
@@ -3274,8 +3667,10 @@ const FIELDS_ExactSizeIterator: readonly string[] = ["v"];
 export function readExactSizeIterator(v: unknown, at: rt.At): ExactSizeIterator {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<ExactSizeIterator> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_ExactSizeIterator);
     return Object.freeze(r);
@@ -3302,8 +3697,10 @@ const FIELDS_Exclude_: readonly string[] = ["v"];
 export function readExclude_(v: unknown, at: rt.At): Exclude_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Exclude_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Exclude_);
     return Object.freeze(r);
@@ -3330,8 +3727,10 @@ const FIELDS_Extend: readonly string[] = ["v"];
 export function readExtend(v: unknown, at: rt.At): Extend {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Extend> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Extend);
     return Object.freeze(r);
@@ -3358,8 +3757,10 @@ const FIELDS_Extract_: readonly string[] = ["v"];
 export function readExtract_(v: unknown, at: rt.At): Extract_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Extract_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Extract_);
     return Object.freeze(r);
@@ -3386,8 +3787,10 @@ const FIELDS_Finalize: readonly string[] = ["v"];
 export function readFinalize(v: unknown, at: rt.At): Finalize {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Finalize> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Finalize);
     return Object.freeze(r);
@@ -3414,8 +3817,10 @@ const FIELDS_FnMut: readonly string[] = ["v"];
 export function readFnMut(v: unknown, at: rt.At): FnMut {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<FnMut> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_FnMut);
     return Object.freeze(r);
@@ -3442,8 +3847,10 @@ const FIELDS_FnOnce: readonly string[] = ["v"];
 export function readFnOnce(v: unknown, at: rt.At): FnOnce {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<FnOnce> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_FnOnce);
     return Object.freeze(r);
@@ -3470,8 +3877,10 @@ const FIELDS_From: readonly string[] = ["v"];
 export function readFrom(v: unknown, at: rt.At): From {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<From> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_From);
     return Object.freeze(r);
@@ -3498,8 +3907,10 @@ const FIELDS_FromIterator: readonly string[] = ["v"];
 export function readFromIterator(v: unknown, at: rt.At): FromIterator {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<FromIterator> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_FromIterator);
     return Object.freeze(r);
@@ -3526,8 +3937,10 @@ const FIELDS_GetHashCode: readonly string[] = ["v"];
 export function readGetHashCode(v: unknown, at: rt.At): GetHashCode {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<GetHashCode> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_GetHashCode);
     return Object.freeze(r);
@@ -3554,8 +3967,10 @@ const FIELDS_GetType: readonly string[] = ["v"];
 export function readGetType(v: unknown, at: rt.At): GetType {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<GetType> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_GetType);
     return Object.freeze(r);
@@ -3582,8 +3997,10 @@ const FIELDS_Hash: readonly string[] = ["v"];
 export function readHash(v: unknown, at: rt.At): Hash {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Hash> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Hash);
     return Object.freeze(r);
@@ -3610,8 +4027,10 @@ const FIELDS_Infinity_: readonly string[] = ["v"];
 export function readInfinity_(v: unknown, at: rt.At): Infinity_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Infinity_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Infinity_);
     return Object.freeze(r);
@@ -3638,8 +4057,10 @@ const FIELDS_InstanceType_: readonly string[] = ["v"];
 export function readInstanceType_(v: unknown, at: rt.At): InstanceType_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<InstanceType_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_InstanceType_);
     return Object.freeze(r);
@@ -3666,8 +4087,10 @@ const FIELDS_Intl_: readonly string[] = ["v"];
 export function readIntl_(v: unknown, at: rt.At): Intl_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Intl_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Intl_);
     return Object.freeze(r);
@@ -3694,8 +4117,10 @@ const FIELDS_Into: readonly string[] = ["v"];
 export function readInto(v: unknown, at: rt.At): Into {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Into> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Into);
     return Object.freeze(r);
@@ -3722,8 +4147,10 @@ const FIELDS_IntoIterator: readonly string[] = ["v"];
 export function readIntoIterator(v: unknown, at: rt.At): IntoIterator {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<IntoIterator> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_IntoIterator);
     return Object.freeze(r);
@@ -3750,8 +4177,10 @@ const FIELDS_Iterable_: readonly string[] = ["v"];
 export function readIterable_(v: unknown, at: rt.At): Iterable_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Iterable_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Iterable_);
     return Object.freeze(r);
@@ -3778,8 +4207,10 @@ const FIELDS_IterableIterator_: readonly string[] = ["v"];
 export function readIterableIterator_(v: unknown, at: rt.At): IterableIterator_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<IterableIterator_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_IterableIterator_);
     return Object.freeze(r);
@@ -3806,8 +4237,10 @@ const FIELDS_Iterator_: readonly string[] = ["v"];
 export function readIterator_(v: unknown, at: rt.At): Iterator_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Iterator_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Iterator_);
     return Object.freeze(r);
@@ -3834,8 +4267,10 @@ const FIELDS_Json: readonly string[] = ["v"];
 export function readJson(v: unknown, at: rt.At): Json {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Json> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Json);
     return Object.freeze(r);
@@ -3862,8 +4297,10 @@ const FIELDS_Lpt0: readonly string[] = ["v"];
 export function readLpt0(v: unknown, at: rt.At): Lpt0 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Lpt0> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Lpt0);
     return Object.freeze(r);
@@ -3890,8 +4327,10 @@ const FIELDS_Lpt1: readonly string[] = ["v"];
 export function readLpt1(v: unknown, at: rt.At): Lpt1 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Lpt1> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Lpt1);
     return Object.freeze(r);
@@ -3918,8 +4357,10 @@ const FIELDS_Lpt2: readonly string[] = ["v"];
 export function readLpt2(v: unknown, at: rt.At): Lpt2 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Lpt2> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Lpt2);
     return Object.freeze(r);
@@ -3946,8 +4387,10 @@ const FIELDS_Lpt3: readonly string[] = ["v"];
 export function readLpt3(v: unknown, at: rt.At): Lpt3 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Lpt3> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Lpt3);
     return Object.freeze(r);
@@ -3974,8 +4417,10 @@ const FIELDS_Lpt4: readonly string[] = ["v"];
 export function readLpt4(v: unknown, at: rt.At): Lpt4 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Lpt4> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Lpt4);
     return Object.freeze(r);
@@ -4002,8 +4447,10 @@ const FIELDS_Lpt5: readonly string[] = ["v"];
 export function readLpt5(v: unknown, at: rt.At): Lpt5 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Lpt5> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Lpt5);
     return Object.freeze(r);
@@ -4030,8 +4477,10 @@ const FIELDS_Lpt6: readonly string[] = ["v"];
 export function readLpt6(v: unknown, at: rt.At): Lpt6 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Lpt6> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Lpt6);
     return Object.freeze(r);
@@ -4058,8 +4507,10 @@ const FIELDS_Lpt7: readonly string[] = ["v"];
 export function readLpt7(v: unknown, at: rt.At): Lpt7 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Lpt7> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Lpt7);
     return Object.freeze(r);
@@ -4086,8 +4537,10 @@ const FIELDS_Lpt8: readonly string[] = ["v"];
 export function readLpt8(v: unknown, at: rt.At): Lpt8 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Lpt8> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Lpt8);
     return Object.freeze(r);
@@ -4114,8 +4567,10 @@ const FIELDS_Lpt9: readonly string[] = ["v"];
 export function readLpt9(v: unknown, at: rt.At): Lpt9 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Lpt9> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Lpt9);
     return Object.freeze(r);
@@ -4142,8 +4597,10 @@ const FIELDS_Map_: readonly string[] = ["v"];
 export function readMap_(v: unknown, at: rt.At): Map_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Map_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Map_);
     return Object.freeze(r);
@@ -4170,8 +4627,10 @@ const FIELDS_Math_: readonly string[] = ["v"];
 export function readMath_(v: unknown, at: rt.At): Math_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Math_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Math_);
     return Object.freeze(r);
@@ -4198,8 +4657,10 @@ const FIELDS_MemberwiseClone: readonly string[] = ["v"];
 export function readMemberwiseClone(v: unknown, at: rt.At): MemberwiseClone {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<MemberwiseClone> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_MemberwiseClone);
     return Object.freeze(r);
@@ -4226,8 +4687,10 @@ const FIELDS_Nul: readonly string[] = ["v"];
 export function readNul(v: unknown, at: rt.At): Nul {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Nul> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Nul);
     return Object.freeze(r);
@@ -4254,8 +4717,10 @@ const FIELDS_NaN_: readonly string[] = ["v"];
 export function readNaN_(v: unknown, at: rt.At): NaN_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<NaN_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_NaN_);
     return Object.freeze(r);
@@ -4282,8 +4747,10 @@ const FIELDS_NonNullable_: readonly string[] = ["v"];
 export function readNonNullable_(v: unknown, at: rt.At): NonNullable_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<NonNullable_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_NonNullable_);
     return Object.freeze(r);
@@ -4310,8 +4777,10 @@ const FIELDS_None: readonly string[] = ["v"];
 export function readNone(v: unknown, at: rt.At): None {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<None> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_None);
     return Object.freeze(r);
@@ -4338,8 +4807,10 @@ const FIELDS_Ok: readonly string[] = ["v"];
 export function readOk(v: unknown, at: rt.At): Ok {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Ok> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Ok);
     return Object.freeze(r);
@@ -4366,8 +4837,10 @@ const FIELDS_Omit_: readonly string[] = ["v"];
 export function readOmit_(v: unknown, at: rt.At): Omit_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Omit_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Omit_);
     return Object.freeze(r);
@@ -4394,8 +4867,10 @@ const FIELDS_Option: readonly string[] = ["v"];
 export function readOption(v: unknown, at: rt.At): Option {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Option> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Option);
     return Object.freeze(r);
@@ -4422,8 +4897,10 @@ const FIELDS_Ord: readonly string[] = ["v"];
 export function readOrd(v: unknown, at: rt.At): Ord {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Ord> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Ord);
     return Object.freeze(r);
@@ -4450,8 +4927,10 @@ const FIELDS_Prn: readonly string[] = ["v"];
 export function readPrn(v: unknown, at: rt.At): Prn {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Prn> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Prn);
     return Object.freeze(r);
@@ -4478,8 +4957,10 @@ const FIELDS_Parameters_: readonly string[] = ["v"];
 export function readParameters_(v: unknown, at: rt.At): Parameters_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Parameters_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Parameters_);
     return Object.freeze(r);
@@ -4506,8 +4987,10 @@ const FIELDS_PartialEq: readonly string[] = ["v"];
 export function readPartialEq(v: unknown, at: rt.At): PartialEq {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<PartialEq> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_PartialEq);
     return Object.freeze(r);
@@ -4534,8 +5017,10 @@ const FIELDS_PartialOrd: readonly string[] = ["v"];
 export function readPartialOrd(v: unknown, at: rt.At): PartialOrd {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<PartialOrd> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_PartialOrd);
     return Object.freeze(r);
@@ -4562,8 +5047,10 @@ const FIELDS_Pick_: readonly string[] = ["v"];
 export function readPick_(v: unknown, at: rt.At): Pick_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Pick_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Pick_);
     return Object.freeze(r);
@@ -4590,8 +5077,10 @@ const FIELDS_Promise_: readonly string[] = ["v"];
 export function readPromise_(v: unknown, at: rt.At): Promise_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Promise_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Promise_);
     return Object.freeze(r);
@@ -4618,8 +5107,10 @@ const FIELDS_PropertyKey_: readonly string[] = ["v"];
 export function readPropertyKey_(v: unknown, at: rt.At): PropertyKey_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<PropertyKey_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_PropertyKey_);
     return Object.freeze(r);
@@ -4646,8 +5137,10 @@ const FIELDS_Proxy_: readonly string[] = ["v"];
 export function readProxy_(v: unknown, at: rt.At): Proxy_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Proxy_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Proxy_);
     return Object.freeze(r);
@@ -4674,8 +5167,10 @@ const FIELDS_RangeError_: readonly string[] = ["v"];
 export function readRangeError_(v: unknown, at: rt.At): RangeError_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<RangeError_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_RangeError_);
     return Object.freeze(r);
@@ -4702,8 +5197,10 @@ const FIELDS_ReadonlyArray_: readonly string[] = ["v"];
 export function readReadonlyArray_(v: unknown, at: rt.At): ReadonlyArray_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<ReadonlyArray_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_ReadonlyArray_);
     return Object.freeze(r);
@@ -4730,8 +5227,10 @@ const FIELDS_ReadonlyMap_: readonly string[] = ["v"];
 export function readReadonlyMap_(v: unknown, at: rt.At): ReadonlyMap_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<ReadonlyMap_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_ReadonlyMap_);
     return Object.freeze(r);
@@ -4758,8 +5257,10 @@ const FIELDS_ReadonlySet_: readonly string[] = ["v"];
 export function readReadonlySet_(v: unknown, at: rt.At): ReadonlySet_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<ReadonlySet_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_ReadonlySet_);
     return Object.freeze(r);
@@ -4786,8 +5287,10 @@ const FIELDS_ReferenceEquals: readonly string[] = ["v"];
 export function readReferenceEquals(v: unknown, at: rt.At): ReferenceEquals {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<ReferenceEquals> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_ReferenceEquals);
     return Object.freeze(r);
@@ -4814,8 +5317,10 @@ const FIELDS_Reflect_: readonly string[] = ["v"];
 export function readReflect_(v: unknown, at: rt.At): Reflect_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Reflect_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Reflect_);
     return Object.freeze(r);
@@ -4842,8 +5347,10 @@ const FIELDS_RegExp_: readonly string[] = ["v"];
 export function readRegExp_(v: unknown, at: rt.At): RegExp_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<RegExp_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_RegExp_);
     return Object.freeze(r);
@@ -4870,8 +5377,10 @@ const FIELDS_Result: readonly string[] = ["v"];
 export function readResult(v: unknown, at: rt.At): Result {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Result> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Result);
     return Object.freeze(r);
@@ -4898,8 +5407,10 @@ const FIELDS_ReturnType_: readonly string[] = ["v"];
 export function readReturnType_(v: unknown, at: rt.At): ReturnType_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<ReturnType_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_ReturnType_);
     return Object.freeze(r);
@@ -4926,8 +5437,10 @@ const FIELDS_Send: readonly string[] = ["v"];
 export function readSend(v: unknown, at: rt.At): Send {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Send> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Send);
     return Object.freeze(r);
@@ -4954,8 +5467,10 @@ const FIELDS_Sized: readonly string[] = ["v"];
 export function readSized(v: unknown, at: rt.At): Sized {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Sized> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Sized);
     return Object.freeze(r);
@@ -4982,8 +5497,10 @@ const FIELDS_Some: readonly string[] = ["v"];
 export function readSome(v: unknown, at: rt.At): Some {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Some> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Some);
     return Object.freeze(r);
@@ -5010,8 +5527,10 @@ const FIELDS_String_: readonly string[] = ["v"];
 export function readString_(v: unknown, at: rt.At): String_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<String_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_String_);
     return Object.freeze(r);
@@ -5038,8 +5557,10 @@ const FIELDS_Sync: readonly string[] = ["v"];
 export function readSync(v: unknown, at: rt.At): Sync {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Sync> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Sync);
     return Object.freeze(r);
@@ -5066,8 +5587,10 @@ const FIELDS_SyntaxError_: readonly string[] = ["v"];
 export function readSyntaxError_(v: unknown, at: rt.At): SyntaxError_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<SyntaxError_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_SyntaxError_);
     return Object.freeze(r);
@@ -5094,8 +5617,10 @@ const FIELDS_TextDecoder_: readonly string[] = ["v"];
 export function readTextDecoder_(v: unknown, at: rt.At): TextDecoder_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<TextDecoder_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_TextDecoder_);
     return Object.freeze(r);
@@ -5122,8 +5647,10 @@ const FIELDS_TextEncoder_: readonly string[] = ["v"];
 export function readTextEncoder_(v: unknown, at: rt.At): TextEncoder_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<TextEncoder_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_TextEncoder_);
     return Object.freeze(r);
@@ -5150,8 +5677,10 @@ const FIELDS_ToOwned: readonly string[] = ["v"];
 export function readToOwned(v: unknown, at: rt.At): ToOwned {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<ToOwned> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_ToOwned);
     return Object.freeze(r);
@@ -5178,8 +5707,10 @@ const FIELDS_ToString: readonly string[] = ["v"];
 export function readToString(v: unknown, at: rt.At): ToString {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<ToString> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_ToString);
     return Object.freeze(r);
@@ -5206,8 +5737,10 @@ const FIELDS_TryFrom: readonly string[] = ["v"];
 export function readTryFrom(v: unknown, at: rt.At): TryFrom {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<TryFrom> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_TryFrom);
     return Object.freeze(r);
@@ -5234,8 +5767,10 @@ const FIELDS_TryInto: readonly string[] = ["v"];
 export function readTryInto(v: unknown, at: rt.At): TryInto {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<TryInto> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_TryInto);
     return Object.freeze(r);
@@ -5262,8 +5797,10 @@ const FIELDS_TypeError_: readonly string[] = ["v"];
 export function readTypeError_(v: unknown, at: rt.At): TypeError_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<TypeError_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_TypeError_);
     return Object.freeze(r);
@@ -5290,8 +5827,10 @@ const FIELDS_UriError: readonly string[] = ["v"];
 export function readUriError(v: unknown, at: rt.At): UriError {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<UriError> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_UriError);
     return Object.freeze(r);
@@ -5318,8 +5857,10 @@ const FIELDS_Url: readonly string[] = ["v"];
 export function readUrl(v: unknown, at: rt.At): Url {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Url> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Url);
     return Object.freeze(r);
@@ -5346,8 +5887,10 @@ const FIELDS_Uint8array: readonly string[] = ["v"];
 export function readUint8array(v: unknown, at: rt.At): Uint8array {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Uint8array> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Uint8array);
     return Object.freeze(r);
@@ -5374,8 +5917,10 @@ const FIELDS_Unpin: readonly string[] = ["v"];
 export function readUnpin(v: unknown, at: rt.At): Unpin {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Unpin> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Unpin);
     return Object.freeze(r);
@@ -5402,8 +5947,10 @@ const FIELDS_Vec: readonly string[] = ["v"];
 export function readVec(v: unknown, at: rt.At): Vec {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Vec> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Vec);
     return Object.freeze(r);
@@ -5430,8 +5977,10 @@ const FIELDS_WeakMap_: readonly string[] = ["v"];
 export function readWeakMap_(v: unknown, at: rt.At): WeakMap_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<WeakMap_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_WeakMap_);
     return Object.freeze(r);
@@ -5458,8 +6007,10 @@ const FIELDS_WeakSet_: readonly string[] = ["v"];
 export function readWeakSet_(v: unknown, at: rt.At): WeakSet_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<WeakSet_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_WeakSet_);
     return Object.freeze(r);
@@ -5486,8 +6037,10 @@ const FIELDS_Proto: readonly string[] = ["v"];
 export function readProto(v: unknown, at: rt.At): Proto {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Proto> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Proto);
     return Object.freeze(r);
@@ -5514,8 +6067,10 @@ const FIELDS_Abstract: readonly string[] = ["v"];
 export function readAbstract(v: unknown, at: rt.At): Abstract {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Abstract> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Abstract);
     return Object.freeze(r);
@@ -5542,8 +6097,10 @@ const FIELDS_Accessor: readonly string[] = ["v"];
 export function readAccessor(v: unknown, at: rt.At): Accessor {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Accessor> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Accessor);
     return Object.freeze(r);
@@ -5570,8 +6127,10 @@ const FIELDS_Add: readonly string[] = ["v"];
 export function readAdd(v: unknown, at: rt.At): Add {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Add> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Add);
     return Object.freeze(r);
@@ -5598,8 +6157,10 @@ const FIELDS_Alias: readonly string[] = ["v"];
 export function readAlias(v: unknown, at: rt.At): Alias {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Alias> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Alias);
     return Object.freeze(r);
@@ -5626,8 +6187,10 @@ const FIELDS_Alloc: readonly string[] = ["v"];
 export function readAlloc(v: unknown, at: rt.At): Alloc {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Alloc> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Alloc);
     return Object.freeze(r);
@@ -5654,8 +6217,10 @@ const FIELDS_And: readonly string[] = ["v"];
 export function readAnd(v: unknown, at: rt.At): And {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<And> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_And);
     return Object.freeze(r);
@@ -5682,8 +6247,10 @@ const FIELDS_Any: readonly string[] = ["v"];
 export function readAny(v: unknown, at: rt.At): Any {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Any> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Any);
     return Object.freeze(r);
@@ -5710,8 +6277,10 @@ const FIELDS_Arguments: readonly string[] = ["v"];
 export function readArguments(v: unknown, at: rt.At): Arguments {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Arguments> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Arguments);
     return Object.freeze(r);
@@ -5738,8 +6307,10 @@ const FIELDS_As: readonly string[] = ["v"];
 export function readAs(v: unknown, at: rt.At): As {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<As> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_As);
     return Object.freeze(r);
@@ -5766,8 +6337,10 @@ const FIELDS_Ascending: readonly string[] = ["v"];
 export function readAscending(v: unknown, at: rt.At): Ascending {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Ascending> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Ascending);
     return Object.freeze(r);
@@ -5794,8 +6367,10 @@ const FIELDS_Assert: readonly string[] = ["v"];
 export function readAssert(v: unknown, at: rt.At): Assert {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Assert> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Assert);
     return Object.freeze(r);
@@ -5822,8 +6397,10 @@ const FIELDS_Asserts: readonly string[] = ["v"];
 export function readAsserts(v: unknown, at: rt.At): Asserts {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Asserts> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Asserts);
     return Object.freeze(r);
@@ -5850,8 +6427,10 @@ const FIELDS_Async: readonly string[] = ["v"];
 export function readAsync(v: unknown, at: rt.At): Async {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Async> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Async);
     return Object.freeze(r);
@@ -5878,8 +6457,10 @@ const FIELDS_Await: readonly string[] = ["v"];
 export function readAwait(v: unknown, at: rt.At): Await {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Await> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Await);
     return Object.freeze(r);
@@ -5906,8 +6487,10 @@ const FIELDS_Base: readonly string[] = ["v"];
 export function readBase(v: unknown, at: rt.At): Base {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Base> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Base);
     return Object.freeze(r);
@@ -5934,8 +6517,10 @@ const FIELDS_Become: readonly string[] = ["v"];
 export function readBecome(v: unknown, at: rt.At): Become {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Become> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Become);
     return Object.freeze(r);
@@ -5962,8 +6547,10 @@ const FIELDS_Bigint: readonly string[] = ["v"];
 export function readBigint(v: unknown, at: rt.At): Bigint {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Bigint> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Bigint);
     return Object.freeze(r);
@@ -5990,8 +6577,10 @@ const FIELDS_Bool: readonly string[] = ["v"];
 export function readBool(v: unknown, at: rt.At): Bool {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Bool> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Bool);
     return Object.freeze(r);
@@ -6018,8 +6607,10 @@ const FIELDS_Boolean_: readonly string[] = ["v"];
 export function readBoolean_(v: unknown, at: rt.At): Boolean_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Boolean_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Boolean_);
     return Object.freeze(r);
@@ -6046,8 +6637,10 @@ const FIELDS_Box: readonly string[] = ["v"];
 export function readBox(v: unknown, at: rt.At): Box {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Box> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Box);
     return Object.freeze(r);
@@ -6074,8 +6667,10 @@ const FIELDS_Break: readonly string[] = ["v"];
 export function readBreak(v: unknown, at: rt.At): Break {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Break> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Break);
     return Object.freeze(r);
@@ -6102,8 +6697,10 @@ const FIELDS_By: readonly string[] = ["v"];
 export function readBy(v: unknown, at: rt.At): By {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<By> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_By);
     return Object.freeze(r);
@@ -6130,8 +6727,10 @@ const FIELDS_Byte: readonly string[] = ["v"];
 export function readByte(v: unknown, at: rt.At): Byte {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Byte> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Byte);
     return Object.freeze(r);
@@ -6158,8 +6757,10 @@ const FIELDS_Case: readonly string[] = ["v"];
 export function readCase(v: unknown, at: rt.At): Case {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Case> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Case);
     return Object.freeze(r);
@@ -6186,8 +6787,10 @@ const FIELDS_Catch: readonly string[] = ["v"];
 export function readCatch(v: unknown, at: rt.At): Catch {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Catch> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Catch);
     return Object.freeze(r);
@@ -6214,8 +6817,10 @@ const FIELDS_Char: readonly string[] = ["v"];
 export function readChar(v: unknown, at: rt.At): Char {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Char> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Char);
     return Object.freeze(r);
@@ -6242,8 +6847,10 @@ const FIELDS_Checked: readonly string[] = ["v"];
 export function readChecked(v: unknown, at: rt.At): Checked {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Checked> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Checked);
     return Object.freeze(r);
@@ -6270,8 +6877,10 @@ const FIELDS_Class: readonly string[] = ["v"];
 export function readClass(v: unknown, at: rt.At): Class {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Class> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Class);
     return Object.freeze(r);
@@ -6298,8 +6907,10 @@ const FIELDS_Console: readonly string[] = ["v"];
 export function readConsole(v: unknown, at: rt.At): Console {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Console> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Console);
     return Object.freeze(r);
@@ -6326,8 +6937,10 @@ const FIELDS_Const: readonly string[] = ["v"];
 export function readConst(v: unknown, at: rt.At): Const {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Const> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Const);
     return Object.freeze(r);
@@ -6354,8 +6967,10 @@ const FIELDS_Constructor: readonly string[] = ["v"];
 export function readConstructor(v: unknown, at: rt.At): Constructor {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Constructor> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Constructor);
     return Object.freeze(r);
@@ -6382,8 +6997,10 @@ const FIELDS_Continue: readonly string[] = ["v"];
 export function readContinue(v: unknown, at: rt.At): Continue {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Continue> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Continue);
     return Object.freeze(r);
@@ -6410,8 +7027,10 @@ const FIELDS_Core: readonly string[] = ["v"];
 export function readCore(v: unknown, at: rt.At): Core {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Core> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Core);
     return Object.freeze(r);
@@ -6438,8 +7057,10 @@ const FIELDS_Crate: readonly string[] = ["v"];
 export function readCrate(v: unknown, at: rt.At): Crate {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Crate> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Crate);
     return Object.freeze(r);
@@ -6466,8 +7087,10 @@ const FIELDS_Debugger: readonly string[] = ["v"];
 export function readDebugger(v: unknown, at: rt.At): Debugger {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Debugger> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Debugger);
     return Object.freeze(r);
@@ -6494,8 +7117,10 @@ const FIELDS_Decimal: readonly string[] = ["v"];
 export function readDecimal(v: unknown, at: rt.At): Decimal {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Decimal> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Decimal);
     return Object.freeze(r);
@@ -6522,8 +7147,10 @@ const FIELDS_Declare: readonly string[] = ["v"];
 export function readDeclare(v: unknown, at: rt.At): Declare {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Declare> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Declare);
     return Object.freeze(r);
@@ -6550,8 +7177,10 @@ const FIELDS_Delegate: readonly string[] = ["v"];
 export function readDelegate(v: unknown, at: rt.At): Delegate {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Delegate> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Delegate);
     return Object.freeze(r);
@@ -6578,8 +7207,10 @@ const FIELDS_Delete: readonly string[] = ["v"];
 export function readDelete(v: unknown, at: rt.At): Delete {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Delete> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Delete);
     return Object.freeze(r);
@@ -6606,8 +7237,10 @@ const FIELDS_Descending: readonly string[] = ["v"];
 export function readDescending(v: unknown, at: rt.At): Descending {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Descending> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Descending);
     return Object.freeze(r);
@@ -6634,8 +7267,10 @@ const FIELDS_Do: readonly string[] = ["v"];
 export function readDo(v: unknown, at: rt.At): Do {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Do> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Do);
     return Object.freeze(r);
@@ -6662,8 +7297,10 @@ const FIELDS_Double: readonly string[] = ["v"];
 export function readDouble(v: unknown, at: rt.At): Double {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Double> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Double);
     return Object.freeze(r);
@@ -6690,8 +7327,10 @@ const FIELDS_Dyn: readonly string[] = ["v"];
 export function readDyn(v: unknown, at: rt.At): Dyn {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Dyn> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Dyn);
     return Object.freeze(r);
@@ -6718,8 +7357,10 @@ const FIELDS_Dynamic: readonly string[] = ["v"];
 export function readDynamic(v: unknown, at: rt.At): Dynamic {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Dynamic> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Dynamic);
     return Object.freeze(r);
@@ -6746,8 +7387,10 @@ const FIELDS_Else: readonly string[] = ["v"];
 export function readElse(v: unknown, at: rt.At): Else {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Else> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Else);
     return Object.freeze(r);
@@ -6774,8 +7417,10 @@ const FIELDS_Enum: readonly string[] = ["v"];
 export function readEnum(v: unknown, at: rt.At): Enum {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Enum> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Enum);
     return Object.freeze(r);
@@ -6802,8 +7447,10 @@ const FIELDS_Equals: readonly string[] = ["v"];
 export function readEquals(v: unknown, at: rt.At): Equals {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Equals> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Equals);
     return Object.freeze(r);
@@ -6830,8 +7477,10 @@ const FIELDS_Eval: readonly string[] = ["v"];
 export function readEval(v: unknown, at: rt.At): Eval {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Eval> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Eval);
     return Object.freeze(r);
@@ -6858,8 +7507,10 @@ const FIELDS_Event: readonly string[] = ["v"];
 export function readEvent(v: unknown, at: rt.At): Event {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Event> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Event);
     return Object.freeze(r);
@@ -6886,8 +7537,10 @@ const FIELDS_Explicit: readonly string[] = ["v"];
 export function readExplicit(v: unknown, at: rt.At): Explicit {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Explicit> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Explicit);
     return Object.freeze(r);
@@ -6914,8 +7567,10 @@ const FIELDS_Export: readonly string[] = ["v"];
 export function readExport(v: unknown, at: rt.At): Export {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Export> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Export);
     return Object.freeze(r);
@@ -6942,8 +7597,10 @@ const FIELDS_Extends: readonly string[] = ["v"];
 export function readExtends(v: unknown, at: rt.At): Extends {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Extends> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Extends);
     return Object.freeze(r);
@@ -6970,8 +7627,10 @@ const FIELDS_Extern: readonly string[] = ["v"];
 export function readExtern(v: unknown, at: rt.At): Extern {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Extern> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Extern);
     return Object.freeze(r);
@@ -6998,8 +7657,10 @@ const FIELDS_F32: readonly string[] = ["v"];
 export function readF32(v: unknown, at: rt.At): F32 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<F32> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_F32);
     return Object.freeze(r);
@@ -7026,8 +7687,10 @@ const FIELDS_F64: readonly string[] = ["v"];
 export function readF64(v: unknown, at: rt.At): F64 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<F64> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_F64);
     return Object.freeze(r);
@@ -7054,8 +7717,10 @@ const FIELDS_False: readonly string[] = ["v"];
 export function readFalse(v: unknown, at: rt.At): False {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<False> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_False);
     return Object.freeze(r);
@@ -7082,8 +7747,10 @@ const FIELDS_Field: readonly string[] = ["v"];
 export function readField(v: unknown, at: rt.At): Field {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Field> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Field);
     return Object.freeze(r);
@@ -7110,8 +7777,10 @@ const FIELDS_File: readonly string[] = ["v"];
 export function readFile(v: unknown, at: rt.At): File {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<File> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_File);
     return Object.freeze(r);
@@ -7138,8 +7807,10 @@ const FIELDS_Final: readonly string[] = ["v"];
 export function readFinal(v: unknown, at: rt.At): Final {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Final> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Final);
     return Object.freeze(r);
@@ -7166,8 +7837,10 @@ const FIELDS_Finally: readonly string[] = ["v"];
 export function readFinally(v: unknown, at: rt.At): Finally {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Finally> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Finally);
     return Object.freeze(r);
@@ -7194,8 +7867,10 @@ const FIELDS_Fixed: readonly string[] = ["v"];
 export function readFixed(v: unknown, at: rt.At): Fixed {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Fixed> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Fixed);
     return Object.freeze(r);
@@ -7222,8 +7897,10 @@ const FIELDS_Float: readonly string[] = ["v"];
 export function readFloat(v: unknown, at: rt.At): Float {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Float> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Float);
     return Object.freeze(r);
@@ -7250,8 +7927,10 @@ const FIELDS_Fn: readonly string[] = ["v"];
 export function readFn(v: unknown, at: rt.At): Fn {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Fn> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Fn);
     return Object.freeze(r);
@@ -7278,8 +7957,10 @@ const FIELDS_For: readonly string[] = ["v"];
 export function readFor(v: unknown, at: rt.At): For {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<For> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_For);
     return Object.freeze(r);
@@ -7306,8 +7987,10 @@ const FIELDS_Foreach: readonly string[] = ["v"];
 export function readForeach(v: unknown, at: rt.At): Foreach {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Foreach> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Foreach);
     return Object.freeze(r);
@@ -7334,8 +8017,10 @@ const FIELDS_Function_: readonly string[] = ["v"];
 export function readFunction_(v: unknown, at: rt.At): Function_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Function_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Function_);
     return Object.freeze(r);
@@ -7362,8 +8047,10 @@ const FIELDS_Gen: readonly string[] = ["v"];
 export function readGen(v: unknown, at: rt.At): Gen {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Gen> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Gen);
     return Object.freeze(r);
@@ -7390,8 +8077,10 @@ const FIELDS_Get: readonly string[] = ["v"];
 export function readGet(v: unknown, at: rt.At): Get {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Get> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Get);
     return Object.freeze(r);
@@ -7418,8 +8107,10 @@ const FIELDS_Global: readonly string[] = ["v"];
 export function readGlobal(v: unknown, at: rt.At): Global {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Global> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Global);
     return Object.freeze(r);
@@ -7446,8 +8137,10 @@ const FIELDS_GlobalThis: readonly string[] = ["v"];
 export function readGlobalThis(v: unknown, at: rt.At): GlobalThis {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<GlobalThis> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_GlobalThis);
     return Object.freeze(r);
@@ -7474,8 +8167,10 @@ const FIELDS_Goto: readonly string[] = ["v"];
 export function readGoto(v: unknown, at: rt.At): Goto {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Goto> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Goto);
     return Object.freeze(r);
@@ -7502,8 +8197,10 @@ const FIELDS_Group: readonly string[] = ["v"];
 export function readGroup(v: unknown, at: rt.At): Group {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Group> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Group);
     return Object.freeze(r);
@@ -7530,8 +8227,10 @@ const FIELDS_HasOwnProperty: readonly string[] = ["v"];
 export function readHasOwnProperty(v: unknown, at: rt.At): HasOwnProperty {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<HasOwnProperty> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_HasOwnProperty);
     return Object.freeze(r);
@@ -7558,8 +8257,10 @@ const FIELDS_I128: readonly string[] = ["v"];
 export function readI128(v: unknown, at: rt.At): I128 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<I128> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_I128);
     return Object.freeze(r);
@@ -7586,8 +8287,10 @@ const FIELDS_I16: readonly string[] = ["v"];
 export function readI16(v: unknown, at: rt.At): I16 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<I16> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_I16);
     return Object.freeze(r);
@@ -7614,8 +8317,10 @@ const FIELDS_I32: readonly string[] = ["v"];
 export function readI32(v: unknown, at: rt.At): I32 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<I32> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_I32);
     return Object.freeze(r);
@@ -7642,8 +8347,10 @@ const FIELDS_I64: readonly string[] = ["v"];
 export function readI64(v: unknown, at: rt.At): I64 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<I64> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_I64);
     return Object.freeze(r);
@@ -7670,8 +8377,10 @@ const FIELDS_I8: readonly string[] = ["v"];
 export function readI8(v: unknown, at: rt.At): I8 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<I8> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_I8);
     return Object.freeze(r);
@@ -7698,8 +8407,10 @@ const FIELDS_If: readonly string[] = ["v"];
 export function readIf(v: unknown, at: rt.At): If {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<If> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_If);
     return Object.freeze(r);
@@ -7726,8 +8437,10 @@ const FIELDS_Impl: readonly string[] = ["v"];
 export function readImpl(v: unknown, at: rt.At): Impl {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Impl> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Impl);
     return Object.freeze(r);
@@ -7754,8 +8467,10 @@ const FIELDS_Implements: readonly string[] = ["v"];
 export function readImplements(v: unknown, at: rt.At): Implements {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Implements> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Implements);
     return Object.freeze(r);
@@ -7782,8 +8497,10 @@ const FIELDS_Implicit: readonly string[] = ["v"];
 export function readImplicit(v: unknown, at: rt.At): Implicit {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Implicit> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Implicit);
     return Object.freeze(r);
@@ -7810,8 +8527,10 @@ const FIELDS_Import: readonly string[] = ["v"];
 export function readImport(v: unknown, at: rt.At): Import {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Import> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Import);
     return Object.freeze(r);
@@ -7838,8 +8557,10 @@ const FIELDS_In: readonly string[] = ["v"];
 export function readIn(v: unknown, at: rt.At): In {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<In> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_In);
     return Object.freeze(r);
@@ -7866,8 +8587,10 @@ const FIELDS_Infer: readonly string[] = ["v"];
 export function readInfer(v: unknown, at: rt.At): Infer {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Infer> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Infer);
     return Object.freeze(r);
@@ -7894,8 +8617,10 @@ const FIELDS_Init: readonly string[] = ["v"];
 export function readInit(v: unknown, at: rt.At): Init {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Init> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Init);
     return Object.freeze(r);
@@ -7922,8 +8647,10 @@ const FIELDS_Instanceof: readonly string[] = ["v"];
 export function readInstanceof(v: unknown, at: rt.At): Instanceof {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Instanceof> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Instanceof);
     return Object.freeze(r);
@@ -7950,8 +8677,10 @@ const FIELDS_Int: readonly string[] = ["v"];
 export function readInt(v: unknown, at: rt.At): Int {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Int> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Int);
     return Object.freeze(r);
@@ -7978,8 +8707,10 @@ const FIELDS_Interface: readonly string[] = ["v"];
 export function readInterface(v: unknown, at: rt.At): Interface {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Interface> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Interface);
     return Object.freeze(r);
@@ -8006,8 +8737,10 @@ const FIELDS_Internal: readonly string[] = ["v"];
 export function readInternal(v: unknown, at: rt.At): Internal {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Internal> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Internal);
     return Object.freeze(r);
@@ -8034,8 +8767,10 @@ const FIELDS_Intrinsic: readonly string[] = ["v"];
 export function readIntrinsic(v: unknown, at: rt.At): Intrinsic {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Intrinsic> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Intrinsic);
     return Object.freeze(r);
@@ -8062,8 +8797,10 @@ const FIELDS_Is: readonly string[] = ["v"];
 export function readIs(v: unknown, at: rt.At): Is {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Is> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Is);
     return Object.freeze(r);
@@ -8090,8 +8827,10 @@ const FIELDS_IsPrototypeOf: readonly string[] = ["v"];
 export function readIsPrototypeOf(v: unknown, at: rt.At): IsPrototypeOf {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<IsPrototypeOf> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_IsPrototypeOf);
     return Object.freeze(r);
@@ -8118,8 +8857,10 @@ const FIELDS_Isize: readonly string[] = ["v"];
 export function readIsize(v: unknown, at: rt.At): Isize {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Isize> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Isize);
     return Object.freeze(r);
@@ -8146,8 +8887,10 @@ const FIELDS_Join: readonly string[] = ["v"];
 export function readJoin(v: unknown, at: rt.At): Join {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Join> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Join);
     return Object.freeze(r);
@@ -8174,8 +8917,10 @@ const FIELDS_Keyof: readonly string[] = ["v"];
 export function readKeyof(v: unknown, at: rt.At): Keyof {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Keyof> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Keyof);
     return Object.freeze(r);
@@ -8202,8 +8947,10 @@ const FIELDS_Let: readonly string[] = ["v"];
 export function readLet(v: unknown, at: rt.At): Let {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Let> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Let);
     return Object.freeze(r);
@@ -8230,8 +8977,10 @@ const FIELDS_Lib: readonly string[] = ["v"];
 export function readLib(v: unknown, at: rt.At): Lib {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Lib> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Lib);
     return Object.freeze(r);
@@ -8258,8 +9007,10 @@ const FIELDS_Lock: readonly string[] = ["v"];
 export function readLock(v: unknown, at: rt.At): Lock {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Lock> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Lock);
     return Object.freeze(r);
@@ -8286,8 +9037,10 @@ const FIELDS_Long: readonly string[] = ["v"];
 export function readLong(v: unknown, at: rt.At): Long {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Long> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Long);
     return Object.freeze(r);
@@ -8314,8 +9067,10 @@ const FIELDS_Loop: readonly string[] = ["v"];
 export function readLoop(v: unknown, at: rt.At): Loop {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Loop> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Loop);
     return Object.freeze(r);
@@ -8342,8 +9097,10 @@ const FIELDS_Macro: readonly string[] = ["v"];
 export function readMacro(v: unknown, at: rt.At): Macro {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Macro> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Macro);
     return Object.freeze(r);
@@ -8370,8 +9127,10 @@ const FIELDS_MacroRules: readonly string[] = ["v"];
 export function readMacroRules(v: unknown, at: rt.At): MacroRules {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<MacroRules> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_MacroRules);
     return Object.freeze(r);
@@ -8398,8 +9157,10 @@ const FIELDS_Main: readonly string[] = ["v"];
 export function readMain(v: unknown, at: rt.At): Main {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Main> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Main);
     return Object.freeze(r);
@@ -8426,8 +9187,10 @@ const FIELDS_Managed: readonly string[] = ["v"];
 export function readManaged(v: unknown, at: rt.At): Managed {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Managed> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Managed);
     return Object.freeze(r);
@@ -8454,8 +9217,10 @@ const FIELDS_Match: readonly string[] = ["v"];
 export function readMatch(v: unknown, at: rt.At): Match {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Match> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Match);
     return Object.freeze(r);
@@ -8482,8 +9247,10 @@ const FIELDS_Mod: readonly string[] = ["v"];
 export function readMod(v: unknown, at: rt.At): Mod {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Mod> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Mod);
     return Object.freeze(r);
@@ -8510,8 +9277,10 @@ const FIELDS_Module: readonly string[] = ["v"];
 export function readModule(v: unknown, at: rt.At): Module {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Module> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Module);
     return Object.freeze(r);
@@ -8538,8 +9307,10 @@ const FIELDS_Move: readonly string[] = ["v"];
 export function readMove(v: unknown, at: rt.At): Move {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Move> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Move);
     return Object.freeze(r);
@@ -8566,8 +9337,10 @@ const FIELDS_Mut: readonly string[] = ["v"];
 export function readMut(v: unknown, at: rt.At): Mut {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Mut> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Mut);
     return Object.freeze(r);
@@ -8594,8 +9367,10 @@ const FIELDS_Nameof: readonly string[] = ["v"];
 export function readNameof(v: unknown, at: rt.At): Nameof {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Nameof> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Nameof);
     return Object.freeze(r);
@@ -8622,8 +9397,10 @@ const FIELDS_Namespace: readonly string[] = ["v"];
 export function readNamespace(v: unknown, at: rt.At): Namespace {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Namespace> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Namespace);
     return Object.freeze(r);
@@ -8650,8 +9427,10 @@ const FIELDS_Never: readonly string[] = ["v"];
 export function readNever(v: unknown, at: rt.At): Never {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Never> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Never);
     return Object.freeze(r);
@@ -8678,8 +9457,10 @@ const FIELDS_New: readonly string[] = ["v"];
 export function readNew(v: unknown, at: rt.At): New {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<New> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_New);
     return Object.freeze(r);
@@ -8706,8 +9487,10 @@ const FIELDS_Nint: readonly string[] = ["v"];
 export function readNint(v: unknown, at: rt.At): Nint {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Nint> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Nint);
     return Object.freeze(r);
@@ -8734,8 +9517,10 @@ const FIELDS_Not: readonly string[] = ["v"];
 export function readNot(v: unknown, at: rt.At): Not {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Not> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Not);
     return Object.freeze(r);
@@ -8762,8 +9547,10 @@ const FIELDS_Nuint: readonly string[] = ["v"];
 export function readNuint(v: unknown, at: rt.At): Nuint {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Nuint> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Nuint);
     return Object.freeze(r);
@@ -8790,8 +9577,10 @@ const FIELDS_Null: readonly string[] = ["v"];
 export function readNull(v: unknown, at: rt.At): Null {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Null> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Null);
     return Object.freeze(r);
@@ -8818,8 +9607,10 @@ const FIELDS_Number_: readonly string[] = ["v"];
 export function readNumber_(v: unknown, at: rt.At): Number_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Number_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Number_);
     return Object.freeze(r);
@@ -8846,8 +9637,10 @@ const FIELDS_Object_: readonly string[] = ["v"];
 export function readObject_(v: unknown, at: rt.At): Object_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Object_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Object_);
     return Object.freeze(r);
@@ -8874,8 +9667,10 @@ const FIELDS_Of: readonly string[] = ["v"];
 export function readOf(v: unknown, at: rt.At): Of {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Of> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Of);
     return Object.freeze(r);
@@ -8902,8 +9697,10 @@ const FIELDS_On: readonly string[] = ["v"];
 export function readOn(v: unknown, at: rt.At): On {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<On> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_On);
     return Object.freeze(r);
@@ -8930,8 +9727,10 @@ const FIELDS_Operator: readonly string[] = ["v"];
 export function readOperator(v: unknown, at: rt.At): Operator {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Operator> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Operator);
     return Object.freeze(r);
@@ -8958,8 +9757,10 @@ const FIELDS_Or: readonly string[] = ["v"];
 export function readOr(v: unknown, at: rt.At): Or {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Or> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Or);
     return Object.freeze(r);
@@ -8986,8 +9787,10 @@ const FIELDS_Orderby: readonly string[] = ["v"];
 export function readOrderby(v: unknown, at: rt.At): Orderby {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Orderby> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Orderby);
     return Object.freeze(r);
@@ -9014,8 +9817,10 @@ const FIELDS_Out: readonly string[] = ["v"];
 export function readOut(v: unknown, at: rt.At): Out {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Out> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Out);
     return Object.freeze(r);
@@ -9042,8 +9847,10 @@ const FIELDS_Override: readonly string[] = ["v"];
 export function readOverride(v: unknown, at: rt.At): Override {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Override> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Override);
     return Object.freeze(r);
@@ -9070,8 +9877,10 @@ const FIELDS_Package: readonly string[] = ["v"];
 export function readPackage(v: unknown, at: rt.At): Package {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Package> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Package);
     return Object.freeze(r);
@@ -9098,8 +9907,10 @@ const FIELDS_Params: readonly string[] = ["v"];
 export function readParams(v: unknown, at: rt.At): Params {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Params> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Params);
     return Object.freeze(r);
@@ -9126,8 +9937,10 @@ const FIELDS_Partial_: readonly string[] = ["v"];
 export function readPartial_(v: unknown, at: rt.At): Partial_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Partial_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Partial_);
     return Object.freeze(r);
@@ -9154,8 +9967,10 @@ const FIELDS_Priv: readonly string[] = ["v"];
 export function readPriv(v: unknown, at: rt.At): Priv {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Priv> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Priv);
     return Object.freeze(r);
@@ -9182,8 +9997,10 @@ const FIELDS_Private: readonly string[] = ["v"];
 export function readPrivate(v: unknown, at: rt.At): Private {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Private> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Private);
     return Object.freeze(r);
@@ -9210,8 +10027,10 @@ const FIELDS_ProcMacro: readonly string[] = ["v"];
 export function readProcMacro(v: unknown, at: rt.At): ProcMacro {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<ProcMacro> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_ProcMacro);
     return Object.freeze(r);
@@ -9238,8 +10057,10 @@ const FIELDS_Process: readonly string[] = ["v"];
 export function readProcess(v: unknown, at: rt.At): Process {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Process> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Process);
     return Object.freeze(r);
@@ -9266,8 +10087,10 @@ const FIELDS_PropertyIsEnumerable: readonly string[] = ["v"];
 export function readPropertyIsEnumerable(v: unknown, at: rt.At): PropertyIsEnumerable {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<PropertyIsEnumerable> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_PropertyIsEnumerable);
     return Object.freeze(r);
@@ -9294,8 +10117,10 @@ const FIELDS_Protected: readonly string[] = ["v"];
 export function readProtected(v: unknown, at: rt.At): Protected {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Protected> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Protected);
     return Object.freeze(r);
@@ -9322,8 +10147,10 @@ const FIELDS_Prototype: readonly string[] = ["v"];
 export function readPrototype(v: unknown, at: rt.At): Prototype {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Prototype> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Prototype);
     return Object.freeze(r);
@@ -9350,8 +10177,10 @@ const FIELDS_Pub: readonly string[] = ["v"];
 export function readPub(v: unknown, at: rt.At): Pub {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Pub> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Pub);
     return Object.freeze(r);
@@ -9378,8 +10207,10 @@ const FIELDS_Public: readonly string[] = ["v"];
 export function readPublic(v: unknown, at: rt.At): Public {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Public> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Public);
     return Object.freeze(r);
@@ -9406,8 +10237,10 @@ const FIELDS_Raw: readonly string[] = ["v"];
 export function readRaw(v: unknown, at: rt.At): Raw {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Raw> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Raw);
     return Object.freeze(r);
@@ -9434,8 +10267,10 @@ const FIELDS_Readonly_: readonly string[] = ["v"];
 export function readReadonly_(v: unknown, at: rt.At): Readonly_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Readonly_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Readonly_);
     return Object.freeze(r);
@@ -9462,8 +10297,10 @@ const FIELDS_Record_: readonly string[] = ["v"];
 export function readRecord_(v: unknown, at: rt.At): Record_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Record_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Record_);
     return Object.freeze(r);
@@ -9490,8 +10327,10 @@ const FIELDS_Ref: readonly string[] = ["v"];
 export function readRef(v: unknown, at: rt.At): Ref {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Ref> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Ref);
     return Object.freeze(r);
@@ -9518,8 +10357,10 @@ const FIELDS_Remove: readonly string[] = ["v"];
 export function readRemove(v: unknown, at: rt.At): Remove {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Remove> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Remove);
     return Object.freeze(r);
@@ -9546,8 +10387,10 @@ const FIELDS_Require: readonly string[] = ["v"];
 export function readRequire(v: unknown, at: rt.At): Require {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Require> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Require);
     return Object.freeze(r);
@@ -9574,8 +10417,10 @@ const FIELDS_Required_: readonly string[] = ["v"];
 export function readRequired_(v: unknown, at: rt.At): Required_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Required_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Required_);
     return Object.freeze(r);
@@ -9602,8 +10447,10 @@ const FIELDS_Return: readonly string[] = ["v"];
 export function readReturn(v: unknown, at: rt.At): Return {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Return> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Return);
     return Object.freeze(r);
@@ -9630,8 +10477,10 @@ const FIELDS_Safe: readonly string[] = ["v"];
 export function readSafe(v: unknown, at: rt.At): Safe {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Safe> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Safe);
     return Object.freeze(r);
@@ -9658,8 +10507,10 @@ const FIELDS_Satisfies: readonly string[] = ["v"];
 export function readSatisfies(v: unknown, at: rt.At): Satisfies {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Satisfies> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Satisfies);
     return Object.freeze(r);
@@ -9686,8 +10537,10 @@ const FIELDS_Sbyte: readonly string[] = ["v"];
 export function readSbyte(v: unknown, at: rt.At): Sbyte {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Sbyte> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Sbyte);
     return Object.freeze(r);
@@ -9714,8 +10567,10 @@ const FIELDS_Scoped: readonly string[] = ["v"];
 export function readScoped(v: unknown, at: rt.At): Scoped {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Scoped> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Scoped);
     return Object.freeze(r);
@@ -9742,8 +10597,10 @@ const FIELDS_Sealed: readonly string[] = ["v"];
 export function readSealed(v: unknown, at: rt.At): Sealed {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Sealed> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Sealed);
     return Object.freeze(r);
@@ -9770,8 +10627,10 @@ const FIELDS_Select: readonly string[] = ["v"];
 export function readSelect(v: unknown, at: rt.At): Select {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Select> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Select);
     return Object.freeze(r);
@@ -9798,8 +10657,10 @@ const FIELDS_Self: readonly string[] = ["v"];
 export function readSelf(v: unknown, at: rt.At): Self {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Self> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Self);
     return Object.freeze(r);
@@ -9826,8 +10687,10 @@ const FIELDS_Set_: readonly string[] = ["v"];
 export function readSet_(v: unknown, at: rt.At): Set_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Set_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Set_);
     return Object.freeze(r);
@@ -9854,8 +10717,10 @@ const FIELDS_Short: readonly string[] = ["v"];
 export function readShort(v: unknown, at: rt.At): Short {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Short> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Short);
     return Object.freeze(r);
@@ -9882,8 +10747,10 @@ const FIELDS_Sizeof: readonly string[] = ["v"];
 export function readSizeof(v: unknown, at: rt.At): Sizeof {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Sizeof> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Sizeof);
     return Object.freeze(r);
@@ -9910,8 +10777,10 @@ const FIELDS_Stackalloc: readonly string[] = ["v"];
 export function readStackalloc(v: unknown, at: rt.At): Stackalloc {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Stackalloc> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Stackalloc);
     return Object.freeze(r);
@@ -9938,8 +10807,10 @@ const FIELDS_Static: readonly string[] = ["v"];
 export function readStatic(v: unknown, at: rt.At): Static {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Static> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Static);
     return Object.freeze(r);
@@ -9966,8 +10837,10 @@ const FIELDS_Std: readonly string[] = ["v"];
 export function readStd(v: unknown, at: rt.At): Std {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Std> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Std);
     return Object.freeze(r);
@@ -9994,8 +10867,10 @@ const FIELDS_Str: readonly string[] = ["v"];
 export function readStr(v: unknown, at: rt.At): Str {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Str> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Str);
     return Object.freeze(r);
@@ -10022,8 +10897,10 @@ const FIELDS_Struct: readonly string[] = ["v"];
 export function readStruct(v: unknown, at: rt.At): Struct {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Struct> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Struct);
     return Object.freeze(r);
@@ -10050,8 +10927,10 @@ const FIELDS_Super: readonly string[] = ["v"];
 export function readSuper(v: unknown, at: rt.At): Super {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Super> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Super);
     return Object.freeze(r);
@@ -10078,8 +10957,10 @@ const FIELDS_Switch: readonly string[] = ["v"];
 export function readSwitch(v: unknown, at: rt.At): Switch {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Switch> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Switch);
     return Object.freeze(r);
@@ -10106,8 +10987,10 @@ const FIELDS_Symbol_: readonly string[] = ["v"];
 export function readSymbol_(v: unknown, at: rt.At): Symbol_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Symbol_> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Symbol_);
     return Object.freeze(r);
@@ -10134,8 +11017,10 @@ const FIELDS_Test: readonly string[] = ["v"];
 export function readTest(v: unknown, at: rt.At): Test {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Test> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Test);
     return Object.freeze(r);
@@ -10162,8 +11047,10 @@ const FIELDS_This: readonly string[] = ["v"];
 export function readThis(v: unknown, at: rt.At): This {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<This> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_This);
     return Object.freeze(r);
@@ -10190,8 +11077,10 @@ const FIELDS_Throw: readonly string[] = ["v"];
 export function readThrow(v: unknown, at: rt.At): Throw {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Throw> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Throw);
     return Object.freeze(r);
@@ -10218,8 +11107,10 @@ const FIELDS_ToLocaleString: readonly string[] = ["v"];
 export function readToLocaleString(v: unknown, at: rt.At): ToLocaleString {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<ToLocaleString> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_ToLocaleString);
     return Object.freeze(r);
@@ -10246,8 +11137,10 @@ const FIELDS_Trait: readonly string[] = ["v"];
 export function readTrait(v: unknown, at: rt.At): Trait {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Trait> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Trait);
     return Object.freeze(r);
@@ -10274,8 +11167,10 @@ const FIELDS_True: readonly string[] = ["v"];
 export function readTrue(v: unknown, at: rt.At): True {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<True> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_True);
     return Object.freeze(r);
@@ -10302,8 +11197,10 @@ const FIELDS_Try: readonly string[] = ["v"];
 export function readTry(v: unknown, at: rt.At): Try {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Try> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Try);
     return Object.freeze(r);
@@ -10330,8 +11227,10 @@ const FIELDS_Type: readonly string[] = ["v"];
 export function readType(v: unknown, at: rt.At): Type {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Type> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Type);
     return Object.freeze(r);
@@ -10358,8 +11257,10 @@ const FIELDS_Typeof: readonly string[] = ["v"];
 export function readTypeof(v: unknown, at: rt.At): Typeof {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Typeof> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Typeof);
     return Object.freeze(r);
@@ -10386,8 +11287,10 @@ const FIELDS_U128: readonly string[] = ["v"];
 export function readU128(v: unknown, at: rt.At): U128 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<U128> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_U128);
     return Object.freeze(r);
@@ -10414,8 +11317,10 @@ const FIELDS_U16: readonly string[] = ["v"];
 export function readU16(v: unknown, at: rt.At): U16 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<U16> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_U16);
     return Object.freeze(r);
@@ -10442,8 +11347,10 @@ const FIELDS_U32: readonly string[] = ["v"];
 export function readU32(v: unknown, at: rt.At): U32 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<U32> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_U32);
     return Object.freeze(r);
@@ -10470,8 +11377,10 @@ const FIELDS_U64: readonly string[] = ["v"];
 export function readU64(v: unknown, at: rt.At): U64 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<U64> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_U64);
     return Object.freeze(r);
@@ -10498,8 +11407,10 @@ const FIELDS_U8: readonly string[] = ["v"];
 export function readU8(v: unknown, at: rt.At): U8 {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<U8> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_U8);
     return Object.freeze(r);
@@ -10526,8 +11437,10 @@ const FIELDS_Uint: readonly string[] = ["v"];
 export function readUint(v: unknown, at: rt.At): Uint {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Uint> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Uint);
     return Object.freeze(r);
@@ -10554,8 +11467,10 @@ const FIELDS_Ulong: readonly string[] = ["v"];
 export function readUlong(v: unknown, at: rt.At): Ulong {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Ulong> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Ulong);
     return Object.freeze(r);
@@ -10582,8 +11497,10 @@ const FIELDS_Unchecked: readonly string[] = ["v"];
 export function readUnchecked(v: unknown, at: rt.At): Unchecked {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Unchecked> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Unchecked);
     return Object.freeze(r);
@@ -10610,8 +11527,10 @@ const FIELDS_Undefined: readonly string[] = ["v"];
 export function readUndefined(v: unknown, at: rt.At): Undefined {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Undefined> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Undefined);
     return Object.freeze(r);
@@ -10638,8 +11557,10 @@ const FIELDS_Union: readonly string[] = ["v"];
 export function readUnion(v: unknown, at: rt.At): Union {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Union> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Union);
     return Object.freeze(r);
@@ -10666,8 +11587,10 @@ const FIELDS_Unique: readonly string[] = ["v"];
 export function readUnique(v: unknown, at: rt.At): Unique {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Unique> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Unique);
     return Object.freeze(r);
@@ -10694,8 +11617,10 @@ const FIELDS_Unknown: readonly string[] = ["v"];
 export function readUnknown(v: unknown, at: rt.At): Unknown {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Unknown> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Unknown);
     return Object.freeze(r);
@@ -10722,8 +11647,10 @@ const FIELDS_Unmanaged: readonly string[] = ["v"];
 export function readUnmanaged(v: unknown, at: rt.At): Unmanaged {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Unmanaged> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Unmanaged);
     return Object.freeze(r);
@@ -10750,8 +11677,10 @@ const FIELDS_Unsafe: readonly string[] = ["v"];
 export function readUnsafe(v: unknown, at: rt.At): Unsafe {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Unsafe> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Unsafe);
     return Object.freeze(r);
@@ -10778,8 +11707,10 @@ const FIELDS_Unsized: readonly string[] = ["v"];
 export function readUnsized(v: unknown, at: rt.At): Unsized {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Unsized> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Unsized);
     return Object.freeze(r);
@@ -10806,8 +11737,10 @@ const FIELDS_Use: readonly string[] = ["v"];
 export function readUse(v: unknown, at: rt.At): Use {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Use> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Use);
     return Object.freeze(r);
@@ -10834,8 +11767,10 @@ const FIELDS_Ushort: readonly string[] = ["v"];
 export function readUshort(v: unknown, at: rt.At): Ushort {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Ushort> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Ushort);
     return Object.freeze(r);
@@ -10862,8 +11797,10 @@ const FIELDS_Using: readonly string[] = ["v"];
 export function readUsing(v: unknown, at: rt.At): Using {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Using> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Using);
     return Object.freeze(r);
@@ -10890,8 +11827,10 @@ const FIELDS_Usize: readonly string[] = ["v"];
 export function readUsize(v: unknown, at: rt.At): Usize {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Usize> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Usize);
     return Object.freeze(r);
@@ -10918,8 +11857,10 @@ const FIELDS_Value: readonly string[] = ["v"];
 export function readValue(v: unknown, at: rt.At): Value {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Value> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Value);
     return Object.freeze(r);
@@ -10946,8 +11887,10 @@ const FIELDS_ValueOf: readonly string[] = ["v"];
 export function readValueOf(v: unknown, at: rt.At): ValueOf {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<ValueOf> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_ValueOf);
     return Object.freeze(r);
@@ -10974,8 +11917,10 @@ const FIELDS_Var: readonly string[] = ["v"];
 export function readVar(v: unknown, at: rt.At): Var {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Var> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Var);
     return Object.freeze(r);
@@ -11002,8 +11947,10 @@ const FIELDS_Virtual: readonly string[] = ["v"];
 export function readVirtual(v: unknown, at: rt.At): Virtual {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Virtual> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Virtual);
     return Object.freeze(r);
@@ -11030,8 +11977,10 @@ const FIELDS_Void: readonly string[] = ["v"];
 export function readVoid(v: unknown, at: rt.At): Void {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Void> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Void);
     return Object.freeze(r);
@@ -11058,8 +12007,10 @@ const FIELDS_Volatile: readonly string[] = ["v"];
 export function readVolatile(v: unknown, at: rt.At): Volatile {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Volatile> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Volatile);
     return Object.freeze(r);
@@ -11086,8 +12037,10 @@ const FIELDS_When: readonly string[] = ["v"];
 export function readWhen(v: unknown, at: rt.At): When {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<When> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_When);
     return Object.freeze(r);
@@ -11114,8 +12067,10 @@ const FIELDS_Where: readonly string[] = ["v"];
 export function readWhere(v: unknown, at: rt.At): Where {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Where> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Where);
     return Object.freeze(r);
@@ -11142,8 +12097,10 @@ const FIELDS_While: readonly string[] = ["v"];
 export function readWhile(v: unknown, at: rt.At): While {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<While> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_While);
     return Object.freeze(r);
@@ -11170,8 +12127,10 @@ const FIELDS_With: readonly string[] = ["v"];
 export function readWith(v: unknown, at: rt.At): With {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<With> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_With);
     return Object.freeze(r);
@@ -11198,8 +12157,10 @@ const FIELDS_Yield: readonly string[] = ["v"];
 export function readYield(v: unknown, at: rt.At): Yield {
   const o = rt.object(v, at);
   try {
+    const x0 = o["v"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
     const r: rt.Mutable<Yield> = {
-      v: rt.int(o["v"], "v", -2147483648, 2147483647),
+      v: x0 as number,
     };
     if (rt.count(o) !== 1) rt.unknown(o, FIELDS_Yield);
     return Object.freeze(r);
@@ -13506,7 +14467,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceAs);
@@ -13519,7 +14481,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceBreak);
@@ -13532,7 +14495,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceConst);
@@ -13545,7 +14509,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceContinue);
@@ -13558,7 +14523,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceCrate);
@@ -13571,7 +14537,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceElse);
@@ -13584,7 +14551,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceEnum);
@@ -13597,7 +14565,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceExtern);
@@ -13610,7 +14579,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceFalse);
@@ -13623,7 +14593,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceFn);
@@ -13636,7 +14607,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceFor);
@@ -13649,7 +14621,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceIf);
@@ -13662,7 +14635,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceImpl);
@@ -13675,7 +14649,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceIn);
@@ -13688,7 +14663,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceLet);
@@ -13701,7 +14677,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceLoop);
@@ -13714,7 +14691,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceMatch);
@@ -13727,7 +14705,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceMod);
@@ -13740,7 +14719,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceMove);
@@ -13753,7 +14733,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceMut);
@@ -13766,7 +14747,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoicePub);
@@ -13779,7 +14761,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceRef);
@@ -13792,7 +14775,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceReturn);
@@ -13805,7 +14789,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceSelf);
@@ -13818,7 +14803,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceStatic);
@@ -13831,7 +14817,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceStruct);
@@ -13844,7 +14831,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceSuper);
@@ -13857,7 +14845,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceTrait);
@@ -13870,7 +14859,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceTrue);
@@ -13883,7 +14873,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceType);
@@ -13896,7 +14887,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceUnsafe);
@@ -13909,7 +14901,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceUse);
@@ -13922,7 +14915,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceWhere);
@@ -13935,7 +14929,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceWhile);
@@ -13948,7 +14943,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceAsync);
@@ -13961,7 +14957,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceAwait);
@@ -13974,7 +14971,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceDyn);
@@ -13987,7 +14985,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceAbstract);
@@ -14000,7 +14999,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceBecome);
@@ -14013,7 +15013,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceBox);
@@ -14026,7 +15027,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceDo);
@@ -14039,7 +15041,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceFinal);
@@ -14052,7 +15055,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceMacro);
@@ -14065,7 +15069,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceOverride);
@@ -14078,7 +15083,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoicePriv);
@@ -14091,7 +15097,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceTypeof);
@@ -14104,7 +15111,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceUnsized);
@@ -14117,7 +15125,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceVirtual);
@@ -14130,7 +15139,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceYield);
@@ -14143,7 +15153,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceTry);
@@ -14156,7 +15167,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceGen);
@@ -14169,7 +15181,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceUnion);
@@ -14182,7 +15195,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceMacroRules);
@@ -14195,7 +15209,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceRaw);
@@ -14208,7 +15223,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceSafe);
@@ -14221,7 +15237,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceOption);
@@ -14234,7 +15251,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceSome);
@@ -14247,7 +15265,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceNone);
@@ -14260,7 +15279,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceResult);
@@ -14273,7 +15293,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceOk);
@@ -14286,7 +15307,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceErr);
@@ -14299,7 +15321,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceVec);
@@ -14312,7 +15335,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceString_);
@@ -14325,7 +15349,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceToString);
@@ -14338,7 +15363,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceToOwned);
@@ -14351,7 +15377,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceClone);
@@ -14364,7 +15391,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceCopy);
@@ -14377,7 +15405,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceSend);
@@ -14390,7 +15419,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceSync);
@@ -14403,7 +15433,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceSized);
@@ -14416,7 +15447,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceUnpin);
@@ -14429,7 +15461,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceDrop);
@@ -14442,7 +15475,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceFnMut);
@@ -14455,7 +15489,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceFnOnce);
@@ -14468,7 +15503,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceIterator_);
@@ -14481,7 +15517,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceIntoIterator);
@@ -14494,7 +15531,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceDoubleEndedIterator);
@@ -14507,7 +15545,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceExactSizeIterator);
@@ -14520,7 +15559,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceExtend);
@@ -14533,7 +15573,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceDefault);
@@ -14546,7 +15587,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceEq);
@@ -14559,7 +15601,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoicePartialEq);
@@ -14572,7 +15615,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceOrd);
@@ -14585,7 +15629,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoicePartialOrd);
@@ -14598,7 +15643,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceAsRef);
@@ -14611,7 +15657,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceAsMut);
@@ -14624,7 +15671,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceInto);
@@ -14637,7 +15685,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceFrom);
@@ -14650,7 +15699,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceTryFrom);
@@ -14663,7 +15713,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceTryInto);
@@ -14676,7 +15727,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceFromIterator);
@@ -14689,7 +15741,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceDebug);
@@ -14702,7 +15755,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceHash);
@@ -14715,7 +15769,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceDisplay);
@@ -14728,7 +15783,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceLib);
@@ -14741,7 +15797,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceMain);
@@ -14754,7 +15811,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceCore);
@@ -14767,7 +15825,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceStd);
@@ -14780,7 +15839,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceAlloc);
@@ -14793,7 +15853,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceProcMacro);
@@ -14806,7 +15867,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceTest);
@@ -14819,7 +15881,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceBool);
@@ -14832,7 +15895,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceChar);
@@ -14845,7 +15909,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceStr);
@@ -14858,7 +15923,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceI8);
@@ -14871,7 +15937,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceI16);
@@ -14884,7 +15951,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceI32);
@@ -14897,7 +15965,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceI64);
@@ -14910,7 +15979,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceI128);
@@ -14923,7 +15993,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceIsize);
@@ -14936,7 +16007,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceU8);
@@ -14949,7 +16021,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceU16);
@@ -14962,7 +16035,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceU32);
@@ -14975,7 +16049,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceU64);
@@ -14988,7 +16063,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceU128);
@@ -15001,7 +16077,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceUsize);
@@ -15014,7 +16091,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceF32);
@@ -15027,7 +16105,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceF64);
@@ -15040,7 +16119,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceBase);
@@ -15053,7 +16133,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceByte);
@@ -15066,7 +16147,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceCase);
@@ -15079,7 +16161,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceCatch);
@@ -15092,7 +16175,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceChecked);
@@ -15105,7 +16189,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceClass);
@@ -15118,7 +16203,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceDecimal);
@@ -15131,7 +16217,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceDelegate);
@@ -15144,7 +16231,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceDouble);
@@ -15157,7 +16245,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceEvent);
@@ -15170,7 +16259,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceExplicit);
@@ -15183,7 +16273,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceFinally);
@@ -15196,7 +16287,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceFixed);
@@ -15209,7 +16301,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceFloat);
@@ -15222,7 +16315,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceForeach);
@@ -15235,7 +16329,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceGoto);
@@ -15248,7 +16343,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceImplicit);
@@ -15261,7 +16357,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceInt);
@@ -15274,7 +16371,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceInterface);
@@ -15287,7 +16385,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceInternal);
@@ -15300,7 +16399,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceIs);
@@ -15313,7 +16413,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceLock);
@@ -15326,7 +16427,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceLong);
@@ -15339,7 +16441,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceNamespace);
@@ -15352,7 +16455,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceNew);
@@ -15365,7 +16469,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceNull);
@@ -15378,7 +16483,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceObject_);
@@ -15391,7 +16497,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceOperator);
@@ -15404,7 +16511,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceOut);
@@ -15417,7 +16525,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceParams);
@@ -15430,7 +16539,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoicePrivate);
@@ -15443,7 +16553,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceProtected);
@@ -15456,7 +16567,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoicePublic);
@@ -15469,7 +16581,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceReadonly_);
@@ -15482,7 +16595,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceSbyte);
@@ -15495,7 +16609,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceSealed);
@@ -15508,7 +16623,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceShort);
@@ -15521,7 +16637,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceSizeof);
@@ -15534,7 +16651,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceStackalloc);
@@ -15547,7 +16665,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceSwitch);
@@ -15560,7 +16679,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceThis);
@@ -15573,7 +16693,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceThrow);
@@ -15586,7 +16707,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceUint);
@@ -15599,7 +16721,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceUlong);
@@ -15612,7 +16735,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceUnchecked);
@@ -15625,7 +16749,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceUshort);
@@ -15638,7 +16763,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceUsing);
@@ -15651,7 +16777,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceVoid);
@@ -15664,7 +16791,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceVolatile);
@@ -15677,7 +16805,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceAdd);
@@ -15690,7 +16819,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceAlias);
@@ -15703,7 +16833,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceAscending);
@@ -15716,7 +16847,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceBy);
@@ -15729,7 +16861,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceDescending);
@@ -15742,7 +16875,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceDynamic);
@@ -15755,7 +16889,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceEquals);
@@ -15768,7 +16903,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceGet);
@@ -15781,7 +16917,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceGlobal);
@@ -15794,7 +16931,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceGroup);
@@ -15807,7 +16945,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceJoin);
@@ -15820,7 +16959,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceNameof);
@@ -15833,7 +16973,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceOn);
@@ -15846,7 +16987,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceOrderby);
@@ -15859,7 +17001,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoicePartial_);
@@ -15872,7 +17015,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceRemove);
@@ -15885,7 +17029,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceSelect);
@@ -15898,7 +17043,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceSet_);
@@ -15911,7 +17057,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceUnmanaged);
@@ -15924,7 +17071,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceValue);
@@ -15937,7 +17085,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceVar);
@@ -15950,7 +17099,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceWhen);
@@ -15963,7 +17113,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceRecord_);
@@ -15976,7 +17127,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceInit);
@@ -15989,7 +17141,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceWith);
@@ -16002,7 +17155,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceAnd);
@@ -16015,7 +17169,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceOr);
@@ -16028,7 +17183,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceNot);
@@ -16041,7 +17197,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceNint);
@@ -16054,7 +17211,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceNuint);
@@ -16067,7 +17225,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceManaged);
@@ -16080,7 +17239,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceRequired_);
@@ -16093,7 +17253,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceFile);
@@ -16106,7 +17267,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceScoped);
@@ -16119,7 +17281,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceField);
@@ -16132,7 +17295,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceGetHashCode);
@@ -16145,7 +17309,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceGetType);
@@ -16158,7 +17323,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceFinalize);
@@ -16171,7 +17337,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceMemberwiseClone);
@@ -16184,7 +17351,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceReferenceEquals);
@@ -16197,7 +17365,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceDebugger);
@@ -16210,7 +17379,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceDelete);
@@ -16223,7 +17393,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceExport);
@@ -16236,7 +17407,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceExtends);
@@ -16249,7 +17421,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceFunction_);
@@ -16262,7 +17435,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceImport);
@@ -16275,7 +17449,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceInstanceof);
@@ -16288,7 +17463,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceImplements);
@@ -16301,7 +17477,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoicePackage);
@@ -16314,7 +17491,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceAny);
@@ -16327,7 +17505,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceBoolean_);
@@ -16340,7 +17519,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceConstructor);
@@ -16353,7 +17533,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceDeclare);
@@ -16366,7 +17547,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceModule);
@@ -16379,7 +17561,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceRequire);
@@ -16392,7 +17575,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceNumber_);
@@ -16405,7 +17589,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceSymbol_);
@@ -16418,7 +17603,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceOf);
@@ -16431,7 +17617,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceBigint);
@@ -16444,7 +17631,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceUndefined);
@@ -16457,7 +17645,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceNever);
@@ -16470,7 +17659,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceUnknown);
@@ -16483,7 +17673,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceKeyof);
@@ -16496,7 +17687,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceInfer);
@@ -16509,7 +17701,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceUnique);
@@ -16522,7 +17715,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceAccessor);
@@ -16535,7 +17729,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceAsserts);
@@ -16548,7 +17743,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceAssert);
@@ -16561,7 +17757,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceIntrinsic);
@@ -16574,7 +17771,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceSatisfies);
@@ -16587,7 +17785,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceArguments);
@@ -16600,7 +17799,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceEval);
@@ -16613,7 +17813,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceProto);
@@ -16626,7 +17827,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoicePrototype);
@@ -16639,7 +17841,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceToLocaleString);
@@ -16652,7 +17855,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceValueOf);
@@ -16665,7 +17869,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceHasOwnProperty);
@@ -16678,7 +17883,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceIsPrototypeOf);
@@ -16691,7 +17897,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoicePropertyIsEnumerable);
@@ -16704,7 +17911,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceArray_);
@@ -16717,7 +17925,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceArrayBuffer_);
@@ -16730,7 +17939,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceArrayLike_);
@@ -16743,7 +17953,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceBigInt_);
@@ -16756,7 +17967,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceBuffer_);
@@ -16769,7 +17981,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceDataView_);
@@ -16782,7 +17995,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceDate_);
@@ -16795,7 +18009,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceError_);
@@ -16808,7 +18023,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceEvalError_);
@@ -16821,7 +18037,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceExclude_);
@@ -16834,7 +18051,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceExtract_);
@@ -16847,7 +18065,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceInfinity_);
@@ -16860,7 +18079,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceInstanceType_);
@@ -16873,7 +18093,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceIntl_);
@@ -16886,7 +18107,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceIterable_);
@@ -16899,7 +18121,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceIterableIterator_);
@@ -16912,7 +18135,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceJson);
@@ -16925,7 +18149,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceMap_);
@@ -16938,7 +18163,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceMath_);
@@ -16951,7 +18177,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceNaN_);
@@ -16964,7 +18191,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceNonNullable_);
@@ -16977,7 +18205,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceOmit_);
@@ -16990,7 +18219,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceParameters_);
@@ -17003,7 +18233,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoicePick_);
@@ -17016,7 +18247,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoicePromise_);
@@ -17029,7 +18261,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoicePropertyKey_);
@@ -17042,7 +18275,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceProxy_);
@@ -17055,7 +18289,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceRangeError_);
@@ -17068,7 +18303,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceReadonlyArray_);
@@ -17081,7 +18317,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceReadonlyMap_);
@@ -17094,7 +18331,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceReadonlySet_);
@@ -17107,7 +18345,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceReflect_);
@@ -17120,7 +18359,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceRegExp_);
@@ -17133,7 +18373,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceReturnType_);
@@ -17146,7 +18387,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceSyntaxError_);
@@ -17159,7 +18401,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceTextDecoder_);
@@ -17172,7 +18415,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceTextEncoder_);
@@ -17185,7 +18429,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceTypeError_);
@@ -17198,7 +18443,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceUriError);
@@ -17211,7 +18457,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceUrl);
@@ -17224,7 +18471,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceUint8array);
@@ -17237,7 +18485,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceWeakMap_);
@@ -17250,7 +18499,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceWeakSet_);
@@ -17263,7 +18513,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceConsole);
@@ -17276,7 +18527,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceGlobalThis);
@@ -17289,7 +18541,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceProcess);
@@ -17302,7 +18555,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceCon);
@@ -17315,7 +18569,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoicePrn);
@@ -17328,7 +18583,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceAux);
@@ -17341,7 +18597,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceNul);
@@ -17354,7 +18611,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceCom0);
@@ -17367,7 +18625,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceCom1);
@@ -17380,7 +18639,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceCom2);
@@ -17393,7 +18653,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceCom3);
@@ -17406,7 +18667,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceCom4);
@@ -17419,7 +18681,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceCom5);
@@ -17432,7 +18695,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceCom6);
@@ -17445,7 +18709,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceCom7);
@@ -17458,7 +18723,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceCom8);
@@ -17471,7 +18737,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceCom9);
@@ -17484,7 +18751,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceComU00b9);
@@ -17497,7 +18765,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceComU00b2);
@@ -17510,7 +18779,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceComU00b3);
@@ -17523,7 +18793,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceLpt0);
@@ -17536,7 +18807,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceLpt1);
@@ -17549,7 +18821,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceLpt2);
@@ -17562,7 +18835,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceLpt3);
@@ -17575,7 +18849,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceLpt4);
@@ -17588,7 +18863,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceLpt5);
@@ -17601,7 +18877,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceLpt6);
@@ -17614,7 +18891,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceLpt7);
@@ -17627,7 +18905,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceLpt8);
@@ -17640,7 +18919,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceLpt9);
@@ -17653,7 +18933,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceLptU00b9);
@@ -17666,7 +18947,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceLptU00b2);
@@ -17679,7 +18961,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceLptU00b3);
@@ -17692,7 +18975,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceConinU0024);
@@ -17705,7 +18989,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceConoutU0024);
@@ -17718,7 +19003,8 @@ export function readChoice(v: unknown, at: rt.At): Choice {
         let n = 1;
         const x0 = o["v"];
         if (x0 !== undefined) {
-          r.v = rt.int(x0, "v", -2147483648, 2147483647);
+          if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "v", -2147483648, 2147483647);
+          r.v = x0 as number;
           n++;
         }
         if (rt.count(o) !== n) rt.unknown(o, FIELDS_ChoiceClockU0024);

@@ -288,8 +288,16 @@ function counted(n: number, count: unknown, file: string, table: string): void {
 }
 
 /** The rows of the data file `file` of `table` (see `document`), each row read with `read` (in place). */
-export function rows<T>(text: string, file: string, table: string, hashes: Hashes | undefined, read: (v: unknown, at: At) => T): T[] {
-  const [data, count] = document(text, file, table, hashes);
+export function rows<T>(
+  src: string | Uint8Array,
+  file: string,
+  table: string,
+  hashes: Hashes | undefined,
+  read: (v: unknown, at: At) => T,
+  bin?: (b: Bin) => T,
+): T[] {
+  if (typeof src !== "string" && bin !== undefined && isBinary(src)) return binRows(src, file, table, hashes, bin);
+  const [data, count] = document(typeof src === "string" ? src : text(src, file, table), file, table, hashes);
   if (!Array.isArray(data)) throw new GentableDataError(file + ": expected an array of rows, got " + describe(data) + " (table " + table + ")", file, table);
   const out = data as unknown[];
   try {
@@ -302,8 +310,16 @@ export function rows<T>(text: string, file: string, table: string, hashes: Hashe
 }
 
 /** The row of the data file of singleton `table`: exactly one row (see `rows`). */
-export function single<T>(text: string, file: string, table: string, hashes: Hashes | undefined, read: (v: unknown, at: At) => T): T {
-  const [data, count] = document(text, file, table, hashes);
+export function single<T>(
+  src: string | Uint8Array,
+  file: string,
+  table: string,
+  hashes: Hashes | undefined,
+  read: (v: unknown, at: At) => T,
+  bin?: (b: Bin) => T,
+): T {
+  if (typeof src !== "string" && bin !== undefined && isBinary(src)) return binSingle(src, file, table, hashes, bin);
+  const [data, count] = document(typeof src === "string" ? src : text(src, file, table), file, table, hashes);
   if (!Array.isArray(data) || data.length !== 1) {
     throw new GentableDataError(file + ": expected an array of exactly one row, got " + describe(data) + " (table " + table + ")", file, table);
   }
@@ -404,6 +420,39 @@ export function scalars<T>(v: unknown, at: At, check: (v: unknown, at: At) => T)
     throw within(e, at);
   }
   return Object.freeze(a as T[]);
+}
+
+/** An array of integers from `min` to `max` (at most 32 bits), checked, then frozen. */
+export function ints(v: unknown, at: At, min: number, max: number): readonly number[] {
+  if (!Array.isArray(v)) return fail(at, "an array", v);
+  const a = v as unknown[];
+  if (a.length === 0) return EMPTY;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    if (!(typeof x === "number" && Number.isInteger(x) && x >= min && x <= max)) {
+      try {
+        int(x, i, min, max);
+      } catch (e) {
+        throw within(e, at);
+      }
+    }
+  }
+  return Object.freeze(a as number[]);
+}
+
+/** An array of finite numbers, checked, then frozen. */
+export function floats(v: unknown, at: At): readonly number[] {
+  return scalars(v, at, float);
+}
+
+/** An array of strings, checked, then frozen. */
+export function strings(v: unknown, at: At): readonly string[] {
+  return scalars(v, at, str);
+}
+
+/** An array of booleans, checked, then frozen. */
+export function bools(v: unknown, at: At): readonly boolean[] {
+  return scalars(v, at, bool);
 }
 
 /** A nullable array element. */
@@ -526,4 +575,281 @@ export function wMap<K, V>(m: ReadonlyMap<K, V>, write: (x: V) => string): strin
 /** An instant as the JSON string `"YYYY-MM-DDTHH:MM:SSZ"`. */
 export function wDateTime(d: Date): string {
   return JSON.stringify(d.toISOString().replace(/\.\d{3}Z$/, "Z"));
+}
+
+// ------------------------------------------------------------------------------------------------------------
+// The binary data format (docs/data-format.md §3): one pass over a `<Table>.bytes` file with every check of §5.
+
+let crcTable: Uint32Array | undefined;
+
+function crc32(b: Uint8Array, from: number): number {
+  let t = crcTable;
+  if (t === undefined) {
+    t = new Uint32Array(256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      t[n] = c >>> 0;
+    }
+    crcTable = t;
+  }
+  let crc = 0xffffffff;
+  for (let i = from; i < b.length; i++) crc = (t[(crc ^ (b[i] as number)) & 0xff] as number) ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+/** Whether `bytes` start with the binary format's magic (else they are JSON text). */
+export function isBinary(bytes: Uint8Array): boolean {
+  return bytes.length >= 4 && bytes[0] === 0x89 && bytes[1] === 0x47 && bytes[2] === 0x54 && bytes[3] === 0x42;
+}
+
+/** A reader of one binary data file (internal to the generated loader); failures name the file, row and byte offset. */
+export class Bin {
+  private readonly b: Uint8Array;
+  private readonly v: DataView;
+  private p = 0;
+  private strs: string[] = [];
+  /** The row being read (for messages), or -1. */
+  row = -1;
+
+  constructor(bytes: Uint8Array, readonly file: string, readonly table: string) {
+    this.b = bytes;
+    this.v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  fail(detail: string): never {
+    throw new GentableDataError(this.file + (this.row >= 0 ? "[" + String(this.row) + "]" : "") + ": at byte " + String(this.p) + ": " + detail + " (table " + this.table + ")", this.file, this.table);
+  }
+
+  private whole(detail: string): never {
+    throw new GentableDataError(this.file + ": " + detail + " (table " + this.table + ")", this.file, this.table);
+  }
+
+  /** Checks the header against `hashes`, reads the table name and the string table; returns the row count. */
+  header(hashes: Hashes | undefined): number {
+    const b = this.b;
+    const magic = [0x89, 0x47, 0x54, 0x42, 0x0d, 0x0a, 0x1a, 0x0a];
+    if (b.length < 152 || magic.some((m, i) => b[i] !== m)) this.whole("not a gentable binary data file (docs/data-format.md §3)");
+    const version = this.v.getUint16(8, true);
+    const flags = this.v.getUint16(10, true);
+    if (version !== 1) this.whole("data file format " + String(version) + "; this code reads format 1");
+    if (flags !== 0) this.whole("unknown flags " + String(flags) + " in the header");
+    const length = this.v.getBigUint64(16, true);
+    if (length !== BigInt(b.length)) this.whole("is " + String(b.length) + " bytes long but its header says " + String(length) + " (a truncated or edited file)");
+    if (crc32(b, 16) !== this.v.getUint32(12, true)) this.whole("CRC-32 mismatch (a damaged or edited file)");
+    const ascii = (at: number): string => String.fromCharCode(...b.subarray(at, at + 64));
+    const dataHash = ascii(24);
+    const schemaHash = ascii(88);
+    this.p = 152;
+    const name = this.utf8(this.varint());
+    if (name !== this.table) this.whole("holds table " + JSON.stringify(name) + ", expected " + this.table);
+    if (hashes === undefined) return this.whole("this code has no table " + this.table);
+    if (schemaHash !== hashes.schema) {
+      this.whole("was written for another shape of table " + this.table + ": its schemaHash is " + schemaHash + ", this code reads " + hashes.schema + " (regenerate the code and the data together)");
+    }
+    if (dataHash !== hashes.data) {
+      this.whole("is from another build of the tables: its dataHash is " + dataHash + ", this code was generated with " + hashes.data + " (deploy the data and the code of one build)");
+    }
+    const n = this.varint();
+    if (n > b.length - this.p) this.fail("the string table's count exceeds the file");
+    const lengths: number[] = [];
+    for (let i = 0; i < n; i++) lengths.push(this.varint());
+    const strs: string[] = [];
+    for (let i = 0; i < n; i++) strs.push(this.utf8(lengths[i] as number));
+    this.strs = strs;
+    return this.varint();
+  }
+
+  /** After the rows: the file ends exactly here. */
+  end(): void {
+    this.row = -1;
+    if (this.p !== this.b.length) this.fail("bytes after the last row");
+  }
+
+  private utf8(n: number): string {
+    if (n > this.b.length - this.p) this.fail("the data ends inside a string");
+    let s: string;
+    try {
+      s = utf8().decode(this.b.subarray(this.p, this.p + n));
+    } catch {
+      return this.fail("a string is not valid UTF-8");
+    }
+    this.p += n;
+    return s;
+  }
+
+  private byte(): number {
+    if (this.p >= this.b.length) this.fail("the data ends inside a value");
+    return this.b[this.p++] as number;
+  }
+
+  /** An unsigned LEB128 varint up to 2^53 - 1 as a number (counts, indexes, integers up to 32 bits). */
+  varint(): number {
+    let c = this.byte();
+    if (c < 0x80) return c;
+    let v = c & 0x7f;
+    let scale = 0x80;
+    for (let i = 1; ; i++) {
+      c = this.byte();
+      v += (c & 0x7f) * scale;
+      if (c < 0x80) break;
+      scale *= 0x80;
+      if (i >= 7) return this.fail("a varint exceeds 2^53");
+    }
+    if (v > Number.MAX_SAFE_INTEGER) this.fail("a varint exceeds 2^53");
+    return v;
+  }
+
+  /** An unsigned LEB128 varint of up to 64 bits. */
+  big(): bigint {
+    let v = 0n;
+    for (let shift = 0n; ; shift += 7n) {
+      const c = this.byte();
+      if (shift === 63n && c > 1) this.fail("a varint exceeds 64 bits");
+      v |= BigInt(c & 0x7f) << shift;
+      if (c < 0x80) return v;
+      if (shift === 63n) this.fail("a varint is longer than 10 bytes");
+    }
+  }
+
+  /** A count (of array items or map entries). */
+  count(): number {
+    return this.varint();
+  }
+
+  /** An index below `n` (an enum member or a union variant in declaration order). */
+  index(n: number, what: string): number {
+    const i = this.varint();
+    if (i >= n) this.fail(what + " index " + String(i) + " is out of range (" + String(n) + " members)");
+    return i;
+  }
+
+  /** An optional value's tag: true when present. */
+  opt(): boolean {
+    const c = this.byte();
+    if (c > 1) this.fail("an optional tag is " + String(c) + ", not 0 or 1");
+    return c === 1;
+  }
+
+  bool(): boolean {
+    const c = this.byte();
+    if (c > 1) this.fail("a boolean is " + String(c) + ", not 0 or 1");
+    return c === 1;
+  }
+
+  str(): string {
+    const i = this.varint();
+    if (i >= this.strs.length) this.fail("string index " + String(i) + " is out of range");
+    return this.strs[i] as string;
+  }
+
+  f64(): number {
+    if (this.b.length - this.p < 8) this.fail("the data ends inside a value");
+    const x = this.v.getFloat64(this.p, true);
+    if (!Number.isFinite(x)) this.fail("a number is not finite");
+    this.p += 8;
+    return x;
+  }
+
+  /** An unsigned integer up to `max` (at most 32 bits). */
+  uint(max: number): number {
+    const x = this.varint();
+    if (x > max) this.fail("integer " + String(x) + " is above " + String(max));
+    return x;
+  }
+
+  /** A signed (zigzag) integer from `min` to `max` (at most 32 bits, or a duration's range). */
+  int(min: number, max: number): number {
+    const z = this.varint();
+    const x = z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+    if (x < min || x > max) this.fail("integer " + String(x) + " is outside " + String(min) + " to " + String(max));
+    return x;
+  }
+
+  u64(): bigint {
+    return this.big();
+  }
+
+  i64(): bigint {
+    const z = this.big();
+    return z & 1n ? -((z + 1n) >> 1n) : z >> 1n;
+  }
+
+  /** An instant: seconds since 1970-01-01T00:00:00Z, years 0001 to 9999. */
+  dateTime(): Date {
+    return new Date(this.int(-62135596800, 253402300799) * 1000);
+  }
+
+  /** A duration: milliseconds. */
+  duration(): number {
+    return this.int(-922337203685477, 922337203685477);
+  }
+
+  /** A set of flags: bits below `n` only; member `i` by `at(i)`, in declaration order; frozen. */
+  flags<T>(n: number, at: (i: number) => T): readonly T[] {
+    const bits = this.big();
+    if (bits >> BigInt(n) !== 0n) this.fail("a flag bit is out of range (" + String(n) + " members)");
+    const out: T[] = [];
+    for (let i = 0; i < n; i++) if ((bits >> BigInt(i)) & 1n) out.push(at(i));
+    return Object.freeze(out);
+  }
+
+  /** An array: its count, then each item; frozen. */
+  array<T>(item: (b: Bin) => T): readonly T[] {
+    const n = this.count();
+    if (n === 0) return EMPTY as readonly T[];
+    const out: T[] = [];
+    for (let i = 0; i < n; i++) out.push(item(this));
+    return Object.freeze(out);
+  }
+
+  /** A map: its count, then key and value per entry, keys strictly ascending (strings by UTF-8 bytes). */
+  map<K extends string | number | bigint, V>(key: (b: Bin) => K, value: (b: Bin) => V): ReadonlyMap<K, V> {
+    const n = this.count();
+    const m = new Map<K, V>();
+    let last: K | undefined;
+    for (let i = 0; i < n; i++) {
+      const k = key(this);
+      if (last !== undefined && !ascending(last, k)) this.fail("map keys are not strictly ascending");
+      last = k;
+      m.set(k, value(this));
+    }
+    return m;
+  }
+}
+
+/** `a < b` in the binary format's key order: strings by code point (their UTF-8 bytes), numbers numerically. */
+function ascending(a: string | number | bigint, b: string | number | bigint): boolean {
+  if (typeof a !== "string" || typeof b !== "string") return a < b;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // UTF-16 order differs from code-point order only between surrogates and U+E000..U+FFFF.
+    const xs = x >= 0xd800 && x <= 0xdfff;
+    const ys = y >= 0xd800 && y <= 0xdfff;
+    return xs !== ys ? ys : x < y;
+  }
+  return a.length < b.length;
+}
+
+/** The rows of `bytes` (the binary format), each read with `read`, after checking the header against `hashes`. */
+export function binRows<T>(bytes: Uint8Array, file: string, table: string, hashes: Hashes | undefined, read: (b: Bin) => T): T[] {
+  const b = new Bin(bytes, file, table);
+  const n = b.header(hashes);
+  const out: T[] = [];
+  for (let i = 0; i < n; i++) {
+    b.row = i;
+    out.push(read(b));
+  }
+  b.end();
+  return out;
+}
+
+/** The row of a singleton table's binary file: exactly one row. */
+export function binSingle<T>(bytes: Uint8Array, file: string, table: string, hashes: Hashes | undefined, read: (b: Bin) => T): T {
+  const all = binRows(bytes, file, table, hashes, read);
+  if (all.length !== 1) throw new GentableDataError(file + ": a singleton table has " + String(all.length) + " rows, not one (table " + table + ")", file, table);
+  return all[0] as T;
 }

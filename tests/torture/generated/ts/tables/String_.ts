@@ -14,15 +14,28 @@ const FIELDS: readonly string[] = ["Text", "Words"];
 export function readString_(v: unknown, at: rt.At): String_ {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Text"];
+    if (!(typeof x0 === "string")) rt.str(x0, "Text");
     const r: rt.Mutable<String_> = {
-      text: rt.str(o["Text"], "Text"),
-      words: rt.scalars(o["Words"], "Words", (v1, a1) => rt.str(v1, a1)),
+      text: x0 as string,
+      words: rt.strings(o["Words"], "Words"),
     };
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
     return Object.freeze(r);
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a String_ from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readString_Bin(b: rt.Bin): String_ {
+  const x0 = b.str();
+  const x1 = b.array((b) => b.str());
+  const r: rt.Mutable<String_> = {
+    text: x0,
+    words: x1,
+  };
+  return Object.freeze(r);
 }
 
 export function writeString_(r: String_): string {

@@ -14,9 +14,13 @@ const FIELDS: readonly string[] = ["Id", "Value"];
 export function readNuint(v: unknown, at: rt.At): Nuint {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "Id", -2147483648, 2147483647);
+    const x1 = o["Value"];
+    if (!(typeof x1 === "number" && (x1 | 0) === x1)) rt.int(x1, "Value", -2147483648, 2147483647);
     const r: rt.Mutable<Nuint> = {
-      id: rt.int(o["Id"], "Id", -2147483648, 2147483647),
-      value: rt.int(o["Value"], "Value", -2147483648, 2147483647),
+      id: x0 as number,
+      value: x1 as number,
     };
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
     return Object.freeze(r);

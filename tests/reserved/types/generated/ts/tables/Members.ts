@@ -24,8 +24,10 @@ const FIELDS: readonly string[] = ["Id", "Member", "Kind", "Flags"];
 export function readMembers(v: unknown, at: rt.At): Members {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "Id", -2147483648, 2147483647);
     const r: rt.Mutable<Members> = {
-      id: rt.int(o["Id"], "Id", -2147483648, 2147483647),
+      id: x0 as number,
       member: readWord(o["Member"], "Member"),
       kind: readChoice(o["Kind"], "Kind"),
     };

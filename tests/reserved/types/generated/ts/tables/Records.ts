@@ -1290,8 +1290,10 @@ const FIELDS: readonly string[] = ["Id", "All", "r000", "r001", "r002", "r003", 
 export function readRecords(v: unknown, at: rt.At): Records {
   const o = rt.object(v, at);
   try {
+    const x0 = o["Id"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "Id", -2147483648, 2147483647);
     const r: rt.Mutable<Records> = {
-      id: rt.int(o["Id"], "Id", -2147483648, 2147483647),
+      id: x0 as number,
     };
     let n = 1;
     const x1 = o["All"];
