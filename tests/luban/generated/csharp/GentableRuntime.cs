@@ -1467,6 +1467,19 @@ namespace cfg
             return global::System.TimeSpan.FromTicks(this.Signed(-922337203685477L, 922337203685477L) * 10000L);
         }
 
+        /// <summary>A calendar date: days since 1970-01-01, years 0001 to 9999, as a <c>DateTime</c> at midnight of kind Unspecified.</summary>
+        internal global::System.DateTime ReadDate()
+        {
+            long d = this.Signed(-719162L, 2932896L);
+            return new global::System.DateTime(621355968000000000L + d * 864000000000L, global::System.DateTimeKind.Unspecified);
+        }
+
+        /// <summary>A time of day: seconds since midnight UTC, 0 to 86 399.</summary>
+        internal global::System.TimeSpan ReadTime()
+        {
+            return global::System.TimeSpan.FromTicks((long)this.Unsigned(86399UL) * 10000000L);
+        }
+
         /// <summary>A string map key (a string index); strictly ascending by UTF-8 bytes within its map.</summary>
         internal string Key { get { return this.ReadString(); } }
 

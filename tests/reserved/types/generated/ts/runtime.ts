@@ -785,6 +785,18 @@ export class Bin {
     return this.int(-922337203685477, 922337203685477);
   }
 
+  /** A calendar date: days since 1970-01-01, years 0001 to 9999, as its string `YYYY-MM-DD`. */
+  date(): string {
+    return new Date(this.int(-719162, 2932896) * 86400000).toISOString().slice(0, 10);
+  }
+
+  /** A time of day: seconds since midnight UTC (0 to 86 399), as its string `HH:MM:SSZ`. */
+  time(): string {
+    const s = this.uint(86399);
+    const two = (n: number) => (n < 10 ? "0" : "") + String(n);
+    return two(Math.floor(s / 3600)) + ":" + two(Math.floor(s / 60) % 60) + ":" + two(s % 60) + "Z";
+  }
+
   /** A set of flags: bits below `n` only; member `i` by `at(i)`, in declaration order; frozen. */
   flags<T>(n: number, at: (i: number) => T): readonly T[] {
     const bits = this.big();

@@ -138,6 +138,10 @@ export function readFeaturesBin(b: rt.Bin): Features {
   const x16 = b.opt() ? b.dateTime() : undefined;
   const x17 = b.duration();
   const x18 = b.opt() ? b.duration() : undefined;
+  const x19 = b.date();
+  const x20 = b.opt() ? b.date() : undefined;
+  const x21 = b.time();
+  const x22 = b.opt() ? b.time() : undefined;
   const r: rt.Mutable<Features> = {
     id: x0,
     name: x1,
@@ -155,10 +159,14 @@ export function readFeaturesBin(b: rt.Bin): Features {
     elements: x14,
     starts: x15,
     cooldown: x17,
+    day: x19,
+    reset: x21,
   };
   if (x13 !== undefined) r.maybeEffect = x13;
   if (x16 !== undefined) r.localStart = x16;
   if (x18 !== undefined) r.timeout = x18;
+  if (x20 !== undefined) r.leapDay = x20;
+  if (x22 !== undefined) r.resetUtc = x22;
   return Object.freeze(r);
 }
 
