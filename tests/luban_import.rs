@@ -20,6 +20,7 @@ fn luban_dir() -> Option<PathBuf> {
 
 /// The tables whose every row and value equal Luban's export (see docs/migrating-from-luban.md).
 const EQUAL: &[&str] = &[
+    "TbGlobalConfig",
     "TbItem",
     "TbPatchDemo",
     "TbAutoImport1",
@@ -36,6 +37,7 @@ const EQUAL: &[&str] = &[
     "TbTestBeRef",
     "TbTestBeRef2",
     "TbTestFieldVariant2",
+    "TbTestGlobal",
     "TbTestIndex",
     "TbTestMap",
     "TbTestMapper",
@@ -271,6 +273,10 @@ fn generated_rust_keeps_enum_values_names_and_row_order() {
     // #AutoImport1.xlsx row 10001 writes x13_2 one column per flag: `1 | TRUE |` is A and B.
     let row = datatables_tables::tb_auto_import1::TbAutoImport1::all()[1];
     assert_eq!(row.x13_2, ab);
+    // A column-mode (`##column`) singleton: names in column A, `##type` in B, the value in D.
+    let g = datatables_tables::tb_global_config::TbGlobalConfig::get();
+    assert_eq!((g.x1, g.x2, g.x6), (1101001101, 150, 4));
+    assert_eq!(g.x7, [1, 2, 3, 4]);
     // Keys of an enum with explicit values order by value (FOOD = 403 sorts before SPECIAL_TOOL = 424).
     assert!(EMinorType::FOOD < EMinorType::SPECIAL_TOOL);
     let all = TbItem::all();

@@ -15,6 +15,7 @@
 
 pub mod cell;
 pub mod columns;
+pub mod dialect;
 pub mod layout;
 pub mod sheet;
 pub mod vertical;
@@ -29,6 +30,7 @@ use crate::diag::{column_letters, Diagnostic};
 use crate::ir::{Project, Row, Type, Value};
 use crate::read::{RawCell, RawRow, RawTable};
 use crate::schema::TableSchema;
+use crate::typing::dialect::{stream_form, type_field_cell};
 
 /// The cells of row `row` of `src` with every merged region covering it filled with the region's top-left
 /// value (for header and column-marker rows: a header merged across columns names each of them).
@@ -448,16 +450,6 @@ fn map_columns(
     })
 }
 
-/// Whether field `f` is read in Luban's stream form: a compound field of a `cell_dialect = "luban"` table, or
-/// any field with an `x-gentable-separator`.
-fn stream_form(layout: &Layout, f: &crate::ir::Field) -> bool {
-    let compound = matches!(
-        f.ty.strip_optional(),
-        Type::Array(_) | Type::Map(..) | Type::Record(_) | Type::Union(_)
-    );
-    compound && (layout.luban || f.separator.is_some() || f.item_separator.is_some())
-}
-
 #[allow(clippy::too_many_arguments)]
 fn type_row(
     project: &Project,
@@ -555,29 +547,7 @@ fn type_row(
             values[fi].get_or_insert(Value::Null);
             continue;
         }
-        let typed = if stream_form(layout, f) {
-            cell::stream::parse_field(&raw.text(), f, project, layout.null_text.as_deref())
-        } else if let (true, RawCell::Text(t)) = (layout.luban, raw) {
-            // Luban's `""` (the empty string) and one-digit date parts (`1999-8-4`).
-            match f.ty.strip_optional() {
-                Type::String => Ok(Value::Str(cell::stream::luban_string(t.clone()))),
-                Type::DateTime(_) => type_cell_with(
-                    project,
-                    &f.ty,
-                    &RawCell::Text(cell::stream::luban_datetime(cell::trim(t))),
-                    sep,
-                ),
-                base @ (Type::Int(_) | Type::Flags(_)) => type_cell_with(
-                    project,
-                    &f.ty,
-                    &RawCell::Text(cell::stream::luban_scalar(cell::trim(t), base)),
-                    sep,
-                ),
-                _ => type_cell_with(project, &f.ty, raw, sep),
-            }
-        } else {
-            type_cell_with(project, &f.ty, raw, sep)
-        };
+        let typed = type_field_cell(project, f, raw, layout);
         match typed {
             Ok(v) => {
                 let count = match &v {

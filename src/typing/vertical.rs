@@ -7,6 +7,11 @@
 //! type names where the values should be is an error (GT0221), never `GameId = "string"`. Comment and blank
 //! rows are skipped; a name given twice, an unknown name and a missing required field are errors at their
 //! cells. The typed row's origin is the first field row; cell errors point at the value cell.
+//!
+//! In a `cell_dialect = "luban"` table this reads Luban's column-mode sheets (`##column`): the first row's
+//! markers (`##column` or `##column#var` over the names, `##type`, `##`) name the columns before the
+//! value, which is the first column whose marker cell is empty; cells take Luban's forms
+//! ([`crate::typing::dialect::type_field_cell`]).
 
 use crate::diag::Code;
 use crate::diag::{column_letters, Diagnostic, RowOrigin};
@@ -36,7 +41,19 @@ pub fn type_source(
 ) -> Source {
     let n = schema.fields.len();
     let kc = layout.first_col;
-    let vc = layout.value_col.unwrap_or(kc + 1);
+    // Luban's column mode: the `##column` row marks the name, `##type` and `##` comment columns; the
+    // value is in the first column after the names whose cell there is empty.
+    let luban_header = src
+        .rows
+        .iter()
+        .find(|r| layout.luban && layout.marker(r).trim().starts_with("##column"));
+    let vc = match (layout.value_col, luban_header) {
+        (Some(vc), _) => vc,
+        (None, Some(h)) => (kc + 1..)
+            .find(|&c| h.cells.get(c).is_none_or(|x| x.text().trim().is_empty()))
+            .unwrap_or(kc + 1),
+        (None, None) => kc + 1,
+    };
     let mut values: Vec<Option<Value>> = vec![None; n];
     let mut seen: Vec<Option<usize>> = vec![None; n];
     let mut failed = vec![false; n];
@@ -157,7 +174,13 @@ pub fn type_source(
         if let Some(note) = cell::display_note(&cell, &f.ty) {
             diags.push(note.at(&origin, vc, &f.name, &cell.text()).warning());
         }
-        match cell::type_cell_with(project, &f.ty, &cell, layout.grammar()) {
+        if matches!(f.ty, Type::Optional(_))
+            && layout.null_text.as_deref() == Some(cell::trim(&cell.text()))
+        {
+            values[fi] = Some(Value::Null);
+            continue;
+        }
+        match crate::typing::dialect::type_field_cell(project, f, &cell, layout) {
             Ok(v) => values[fi] = Some(v),
             Err(e) => {
                 failed[fi] = true;

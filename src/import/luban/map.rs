@@ -602,10 +602,19 @@ fn sheet_header(
     };
     let marker = marker_of(names);
     if marker.starts_with("##column") {
-        return Err(error(
-            &place(names.row, Some(0)),
-            "column-mode sheets (##column) are not read by the importer",
-        ));
+        if need_types {
+            return Err(error(
+                &place(names.row, Some(0)),
+                "a column-mode sheet (##column) that defines its own fields: not read by the importer",
+            ));
+        }
+        // Read in place as a vertical sheet (typing/vertical.rs, Luban dialect).
+        return Ok(SheetHeader {
+            marker: "##column".into(),
+            vars: vec![],
+            skipped: vec![],
+            options: vec![],
+        });
     }
     let types = t.rows.iter().find(|r| marker_of(r) == "##type");
     let groups = t.rows.iter().find(|r| marker_of(r) == "##group");
@@ -905,7 +914,7 @@ pub fn map(
             }
             Err(d) => {
                 if d.message.contains("##column") {
-                    ctx.note(&at, "column-mode sheet (##column: one field per row, value in column D): not read by the importer; table left out");
+                    ctx.note(&at, format!("{}; table left out", d.message));
                 } else {
                     diags.push(d);
                 }
@@ -1170,10 +1179,17 @@ pub fn map(
                     .join(", ")
             ));
         }
-        toml_tables.push_str(&format!(
-            "first_column = \"B\"\nmarker_column = \"A\"\nheader_marker = {}\ncell_dialect = \"luban\"\nnull_text = \"null\"\nignore_unknown_columns = true\ntag_column = \"A\"\n",
-            quote(headers.get(&t.full).map(String::as_str).unwrap_or("##var"))
-        ));
+        let marker = headers.get(&t.full).map(String::as_str).unwrap_or("##var");
+        if marker == "##column" {
+            // Luban's column mode: field names in column A, one field per row, the value in the
+            // first column whose cell of the `##column` row is empty.
+            toml_tables.push_str("layout = \"vertical\"\nfirst_column = \"A\"\nmarker_column = \"A\"\ncell_dialect = \"luban\"\nnull_text = \"null\"\n");
+        } else {
+            toml_tables.push_str(&format!(
+                "first_column = \"B\"\nmarker_column = \"A\"\nheader_marker = {}\ncell_dialect = \"luban\"\nnull_text = \"null\"\nignore_unknown_columns = true\ntag_column = \"A\"\n",
+                quote(marker)
+            ));
+        }
         if t.mode != "one" && t.mode != "list" {
             toml_tables.push_str("order = \"source\"\n");
         }

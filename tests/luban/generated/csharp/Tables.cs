@@ -50,6 +50,11 @@ namespace cfg
         public TbFullTypesTable TbFullTypes { get; }
 
         /// <summary>
+        /// TbGlobalConfig
+        /// </summary>
+        public TbGlobalConfig TbGlobalConfig { get; }
+
+        /// <summary>
         /// TbItem
         ///
         /// 道具表
@@ -107,6 +112,11 @@ namespace cfg
         public TbTestFieldVariant2Table TbTestFieldVariant2 { get; }
 
         /// <summary>
+        /// TbTestGlobal
+        /// </summary>
+        public TbTestGlobal TbTestGlobal { get; }
+
+        /// <summary>
         /// TbTestIndex
         /// </summary>
         public TbTestIndexTable TbTestIndex { get; }
@@ -151,7 +161,7 @@ namespace cfg
         /// </summary>
         public TbTestTagTable TbTestTag { get; }
 
-        private Tables(TbAutoImport1Table t0, TbAutoImport2Table t1, TbAutoImport3Table t2, TbDefineFromExcel2Table t3, TbDemoGroupTable t4, TbDemoGroupCTable t5, TbDemoPrimitiveTable t6, TbFullTypesTable t7, TbItemTable t8, TbL10nDemoTable t9, TbMultiIndexListTable t10, TbMultiUnionIndexListTable t11, TbNotIndexListTable t12, TbPatchDemoTable t13, TbPathTable t14, TbTestBeRefTable t15, TbTestBeRef2Table t16, TbTestFieldVariantTable t17, TbTestFieldVariant2Table t18, TbTestIndexTable t19, TbTestMapTable t20, TbTestMapperTable t21, TbTestNullTable t22, TbTestRangeTable t23, TbTestRefTable t24, TbTestSetTable t25, TbTestSizeTable t26, TbTestTagTable t27)
+        private Tables(TbAutoImport1Table t0, TbAutoImport2Table t1, TbAutoImport3Table t2, TbDefineFromExcel2Table t3, TbDemoGroupTable t4, TbDemoGroupCTable t5, TbDemoPrimitiveTable t6, TbFullTypesTable t7, TbGlobalConfig t8, TbItemTable t9, TbL10nDemoTable t10, TbMultiIndexListTable t11, TbMultiUnionIndexListTable t12, TbNotIndexListTable t13, TbPatchDemoTable t14, TbPathTable t15, TbTestBeRefTable t16, TbTestBeRef2Table t17, TbTestFieldVariantTable t18, TbTestFieldVariant2Table t19, TbTestGlobal t20, TbTestIndexTable t21, TbTestMapTable t22, TbTestMapperTable t23, TbTestNullTable t24, TbTestRangeTable t25, TbTestRefTable t26, TbTestSetTable t27, TbTestSizeTable t28, TbTestTagTable t29)
         {
             this.TbAutoImport1 = t0;
             this.TbAutoImport2 = t1;
@@ -161,26 +171,28 @@ namespace cfg
             this.TbDemoGroupC = t5;
             this.TbDemoPrimitive = t6;
             this.TbFullTypes = t7;
-            this.TbItem = t8;
-            this.TbL10nDemo = t9;
-            this.TbMultiIndexList = t10;
-            this.TbMultiUnionIndexList = t11;
-            this.TbNotIndexList = t12;
-            this.TbPatchDemo = t13;
-            this.TbPath = t14;
-            this.TbTestBeRef = t15;
-            this.TbTestBeRef2 = t16;
-            this.TbTestFieldVariant = t17;
-            this.TbTestFieldVariant2 = t18;
-            this.TbTestIndex = t19;
-            this.TbTestMap = t20;
-            this.TbTestMapper = t21;
-            this.TbTestNull = t22;
-            this.TbTestRange = t23;
-            this.TbTestRef = t24;
-            this.TbTestSet = t25;
-            this.TbTestSize = t26;
-            this.TbTestTag = t27;
+            this.TbGlobalConfig = t8;
+            this.TbItem = t9;
+            this.TbL10nDemo = t10;
+            this.TbMultiIndexList = t11;
+            this.TbMultiUnionIndexList = t12;
+            this.TbNotIndexList = t13;
+            this.TbPatchDemo = t14;
+            this.TbPath = t15;
+            this.TbTestBeRef = t16;
+            this.TbTestBeRef2 = t17;
+            this.TbTestFieldVariant = t18;
+            this.TbTestFieldVariant2 = t19;
+            this.TbTestGlobal = t20;
+            this.TbTestIndex = t21;
+            this.TbTestMap = t22;
+            this.TbTestMapper = t23;
+            this.TbTestNull = t24;
+            this.TbTestRange = t25;
+            this.TbTestRef = t26;
+            this.TbTestSet = t27;
+            this.TbTestSize = t28;
+            this.TbTestTag = t29;
             for (int i = 0; i < this.TbDemoGroup.All.Count; i++) { try { this.TbDemoGroup.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbDemoGroup.json", "TbDemoGroup", i); } }
             for (int i = 0; i < this.TbDemoGroupC.All.Count; i++) { try { this.TbDemoGroupC.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbDemoGroup_C.json", "TbDemoGroup_C", i); } }
             for (int i = 0; i < this.TbTestMap.All.Count; i++) { try { this.TbTestMap.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbTestMap.json", "TbTestMap", i); } }
@@ -191,7 +203,7 @@ namespace cfg
         /// The data files the loaders read, one per table (<c>&lt;Table&gt;.json</c>), relative to the data folder:
         /// what to copy next to the game (e.g. into <c>StreamingAssets</c>) and what <see cref="LoadAsync"/> fetches.
         /// </summary>
-        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "TbAutoImport1.json", "TbAutoImport2.json", "TbAutoImport3.json", "TbDefineFromExcel2.json", "TbDemoGroup.json", "TbDemoGroup_C.json", "TbDemoPrimitive.json", "TbFullTypes.json", "TbItem.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestBeRef.json", "TbTestBeRef2.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestNull.json", "TbTestRange.json", "TbTestRef.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json" });
+        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "TbAutoImport1.json", "TbAutoImport2.json", "TbAutoImport3.json", "TbDefineFromExcel2.json", "TbDemoGroup.json", "TbDemoGroup_C.json", "TbDemoPrimitive.json", "TbFullTypes.json", "TbGlobalConfig.json", "TbItem.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestBeRef.json", "TbTestBeRef2.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestGlobal.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestNull.json", "TbTestRange.json", "TbTestRef.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json" });
 
         /// <summary>
         /// Loads every table from <c>&lt;dataDir&gt;/&lt;Table&gt;.json</c> (the canonical data gentable writes to
@@ -221,27 +233,29 @@ namespace cfg
             var t5 = new TbDemoGroupCTable(GentableRead.Rows<TbDemoGroupC>(GentableRead.Bytes(bytesOf, "TbDemoGroup_C.json", "TbDemoGroup_C"), "TbDemoGroup_C.json", "TbDemoGroup_C", TableHashes("TbDemoGroup_C"), GentableCodec.ReadTbDemoGroupC));
             var t6 = new TbDemoPrimitiveTable(GentableRead.Rows<TbDemoPrimitive>(GentableRead.Bytes(bytesOf, "TbDemoPrimitive.json", "TbDemoPrimitive"), "TbDemoPrimitive.json", "TbDemoPrimitive", TableHashes("TbDemoPrimitive"), GentableCodec.ReadTbDemoPrimitive));
             var t7 = new TbFullTypesTable(GentableRead.Rows<TbFullTypes>(GentableRead.Bytes(bytesOf, "TbFullTypes.json", "TbFullTypes"), "TbFullTypes.json", "TbFullTypes", TableHashes("TbFullTypes"), GentableCodec.ReadTbFullTypes));
-            var t8 = new TbItemTable(GentableRead.Rows<TbItem>(GentableRead.Bytes(bytesOf, "TbItem.json", "TbItem"), "TbItem.json", "TbItem", TableHashes("TbItem"), GentableCodec.ReadTbItem));
-            var t9 = new TbL10nDemoTable(GentableRead.Rows<TbL10nDemo>(GentableRead.Bytes(bytesOf, "TbL10NDemo.json", "TbL10NDemo"), "TbL10NDemo.json", "TbL10NDemo", TableHashes("TbL10NDemo"), GentableCodec.ReadTbL10nDemo));
-            var t10 = new TbMultiIndexListTable(GentableRead.Rows<TbMultiIndexList>(GentableRead.Bytes(bytesOf, "TbMultiIndexList.json", "TbMultiIndexList"), "TbMultiIndexList.json", "TbMultiIndexList", TableHashes("TbMultiIndexList"), GentableCodec.ReadTbMultiIndexList));
-            var t11 = new TbMultiUnionIndexListTable(GentableRead.Rows<TbMultiUnionIndexList>(GentableRead.Bytes(bytesOf, "TbMultiUnionIndexList.json", "TbMultiUnionIndexList"), "TbMultiUnionIndexList.json", "TbMultiUnionIndexList", TableHashes("TbMultiUnionIndexList"), GentableCodec.ReadTbMultiUnionIndexList));
-            var t12 = new TbNotIndexListTable(GentableRead.Rows<TbNotIndexList>(GentableRead.Bytes(bytesOf, "TbNotIndexList.json", "TbNotIndexList"), "TbNotIndexList.json", "TbNotIndexList", TableHashes("TbNotIndexList"), GentableCodec.ReadTbNotIndexList));
-            var t13 = new TbPatchDemoTable(GentableRead.Rows<TbPatchDemo>(GentableRead.Bytes(bytesOf, "TbPatchDemo.json", "TbPatchDemo"), "TbPatchDemo.json", "TbPatchDemo", TableHashes("TbPatchDemo"), GentableCodec.ReadTbPatchDemo));
-            var t14 = new TbPathTable(GentableRead.Rows<TbPath>(GentableRead.Bytes(bytesOf, "TbPath.json", "TbPath"), "TbPath.json", "TbPath", TableHashes("TbPath"), GentableCodec.ReadTbPath));
-            var t15 = new TbTestBeRefTable(GentableRead.Rows<TbTestBeRef>(GentableRead.Bytes(bytesOf, "TbTestBeRef.json", "TbTestBeRef"), "TbTestBeRef.json", "TbTestBeRef", TableHashes("TbTestBeRef"), GentableCodec.ReadTbTestBeRef));
-            var t16 = new TbTestBeRef2Table(GentableRead.Rows<TbTestBeRef2>(GentableRead.Bytes(bytesOf, "TbTestBeRef2.json", "TbTestBeRef2"), "TbTestBeRef2.json", "TbTestBeRef2", TableHashes("TbTestBeRef2"), GentableCodec.ReadTbTestBeRef2));
-            var t17 = new TbTestFieldVariantTable(GentableRead.Rows<TbTestFieldVariant>(GentableRead.Bytes(bytesOf, "TbTestFieldVariant.json", "TbTestFieldVariant"), "TbTestFieldVariant.json", "TbTestFieldVariant", TableHashes("TbTestFieldVariant"), GentableCodec.ReadTbTestFieldVariant));
-            var t18 = new TbTestFieldVariant2Table(GentableRead.Rows<TbTestFieldVariant2>(GentableRead.Bytes(bytesOf, "TbTestFieldVariant2.json", "TbTestFieldVariant2"), "TbTestFieldVariant2.json", "TbTestFieldVariant2", TableHashes("TbTestFieldVariant2"), GentableCodec.ReadTbTestFieldVariant2));
-            var t19 = new TbTestIndexTable(GentableRead.Rows<TbTestIndex>(GentableRead.Bytes(bytesOf, "TbTestIndex.json", "TbTestIndex"), "TbTestIndex.json", "TbTestIndex", TableHashes("TbTestIndex"), GentableCodec.ReadTbTestIndex));
-            var t20 = new TbTestMapTable(GentableRead.Rows<TbTestMap>(GentableRead.Bytes(bytesOf, "TbTestMap.json", "TbTestMap"), "TbTestMap.json", "TbTestMap", TableHashes("TbTestMap"), GentableCodec.ReadTbTestMap));
-            var t21 = new TbTestMapperTable(GentableRead.Rows<TbTestMapper>(GentableRead.Bytes(bytesOf, "TbTestMapper.json", "TbTestMapper"), "TbTestMapper.json", "TbTestMapper", TableHashes("TbTestMapper"), GentableCodec.ReadTbTestMapper));
-            var t22 = new TbTestNullTable(GentableRead.Rows<TbTestNull>(GentableRead.Bytes(bytesOf, "TbTestNull.json", "TbTestNull"), "TbTestNull.json", "TbTestNull", TableHashes("TbTestNull"), GentableCodec.ReadTbTestNull));
-            var t23 = new TbTestRangeTable(GentableRead.Rows<TbTestRange>(GentableRead.Bytes(bytesOf, "TbTestRange.json", "TbTestRange"), "TbTestRange.json", "TbTestRange", TableHashes("TbTestRange"), GentableCodec.ReadTbTestRange));
-            var t24 = new TbTestRefTable(GentableRead.Rows<TbTestRef>(GentableRead.Bytes(bytesOf, "TbTestRef.json", "TbTestRef"), "TbTestRef.json", "TbTestRef", TableHashes("TbTestRef"), GentableCodec.ReadTbTestRef));
-            var t25 = new TbTestSetTable(GentableRead.Rows<TbTestSet>(GentableRead.Bytes(bytesOf, "TbTestSet.json", "TbTestSet"), "TbTestSet.json", "TbTestSet", TableHashes("TbTestSet"), GentableCodec.ReadTbTestSet));
-            var t26 = new TbTestSizeTable(GentableRead.Rows<TbTestSize>(GentableRead.Bytes(bytesOf, "TbTestSize.json", "TbTestSize"), "TbTestSize.json", "TbTestSize", TableHashes("TbTestSize"), GentableCodec.ReadTbTestSize));
-            var t27 = new TbTestTagTable(GentableRead.Rows<TbTestTag>(GentableRead.Bytes(bytesOf, "TbTestTag.json", "TbTestTag"), "TbTestTag.json", "TbTestTag", TableHashes("TbTestTag"), GentableCodec.ReadTbTestTag));
-            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21, t22, t23, t24, t25, t26, t27);
+            var t8 = GentableRead.Single<TbGlobalConfig>(GentableRead.Bytes(bytesOf, "TbGlobalConfig.json", "TbGlobalConfig"), "TbGlobalConfig.json", "TbGlobalConfig", TableHashes("TbGlobalConfig"), GentableCodec.ReadTbGlobalConfig);
+            var t9 = new TbItemTable(GentableRead.Rows<TbItem>(GentableRead.Bytes(bytesOf, "TbItem.json", "TbItem"), "TbItem.json", "TbItem", TableHashes("TbItem"), GentableCodec.ReadTbItem));
+            var t10 = new TbL10nDemoTable(GentableRead.Rows<TbL10nDemo>(GentableRead.Bytes(bytesOf, "TbL10NDemo.json", "TbL10NDemo"), "TbL10NDemo.json", "TbL10NDemo", TableHashes("TbL10NDemo"), GentableCodec.ReadTbL10nDemo));
+            var t11 = new TbMultiIndexListTable(GentableRead.Rows<TbMultiIndexList>(GentableRead.Bytes(bytesOf, "TbMultiIndexList.json", "TbMultiIndexList"), "TbMultiIndexList.json", "TbMultiIndexList", TableHashes("TbMultiIndexList"), GentableCodec.ReadTbMultiIndexList));
+            var t12 = new TbMultiUnionIndexListTable(GentableRead.Rows<TbMultiUnionIndexList>(GentableRead.Bytes(bytesOf, "TbMultiUnionIndexList.json", "TbMultiUnionIndexList"), "TbMultiUnionIndexList.json", "TbMultiUnionIndexList", TableHashes("TbMultiUnionIndexList"), GentableCodec.ReadTbMultiUnionIndexList));
+            var t13 = new TbNotIndexListTable(GentableRead.Rows<TbNotIndexList>(GentableRead.Bytes(bytesOf, "TbNotIndexList.json", "TbNotIndexList"), "TbNotIndexList.json", "TbNotIndexList", TableHashes("TbNotIndexList"), GentableCodec.ReadTbNotIndexList));
+            var t14 = new TbPatchDemoTable(GentableRead.Rows<TbPatchDemo>(GentableRead.Bytes(bytesOf, "TbPatchDemo.json", "TbPatchDemo"), "TbPatchDemo.json", "TbPatchDemo", TableHashes("TbPatchDemo"), GentableCodec.ReadTbPatchDemo));
+            var t15 = new TbPathTable(GentableRead.Rows<TbPath>(GentableRead.Bytes(bytesOf, "TbPath.json", "TbPath"), "TbPath.json", "TbPath", TableHashes("TbPath"), GentableCodec.ReadTbPath));
+            var t16 = new TbTestBeRefTable(GentableRead.Rows<TbTestBeRef>(GentableRead.Bytes(bytesOf, "TbTestBeRef.json", "TbTestBeRef"), "TbTestBeRef.json", "TbTestBeRef", TableHashes("TbTestBeRef"), GentableCodec.ReadTbTestBeRef));
+            var t17 = new TbTestBeRef2Table(GentableRead.Rows<TbTestBeRef2>(GentableRead.Bytes(bytesOf, "TbTestBeRef2.json", "TbTestBeRef2"), "TbTestBeRef2.json", "TbTestBeRef2", TableHashes("TbTestBeRef2"), GentableCodec.ReadTbTestBeRef2));
+            var t18 = new TbTestFieldVariantTable(GentableRead.Rows<TbTestFieldVariant>(GentableRead.Bytes(bytesOf, "TbTestFieldVariant.json", "TbTestFieldVariant"), "TbTestFieldVariant.json", "TbTestFieldVariant", TableHashes("TbTestFieldVariant"), GentableCodec.ReadTbTestFieldVariant));
+            var t19 = new TbTestFieldVariant2Table(GentableRead.Rows<TbTestFieldVariant2>(GentableRead.Bytes(bytesOf, "TbTestFieldVariant2.json", "TbTestFieldVariant2"), "TbTestFieldVariant2.json", "TbTestFieldVariant2", TableHashes("TbTestFieldVariant2"), GentableCodec.ReadTbTestFieldVariant2));
+            var t20 = GentableRead.Single<TbTestGlobal>(GentableRead.Bytes(bytesOf, "TbTestGlobal.json", "TbTestGlobal"), "TbTestGlobal.json", "TbTestGlobal", TableHashes("TbTestGlobal"), GentableCodec.ReadTbTestGlobal);
+            var t21 = new TbTestIndexTable(GentableRead.Rows<TbTestIndex>(GentableRead.Bytes(bytesOf, "TbTestIndex.json", "TbTestIndex"), "TbTestIndex.json", "TbTestIndex", TableHashes("TbTestIndex"), GentableCodec.ReadTbTestIndex));
+            var t22 = new TbTestMapTable(GentableRead.Rows<TbTestMap>(GentableRead.Bytes(bytesOf, "TbTestMap.json", "TbTestMap"), "TbTestMap.json", "TbTestMap", TableHashes("TbTestMap"), GentableCodec.ReadTbTestMap));
+            var t23 = new TbTestMapperTable(GentableRead.Rows<TbTestMapper>(GentableRead.Bytes(bytesOf, "TbTestMapper.json", "TbTestMapper"), "TbTestMapper.json", "TbTestMapper", TableHashes("TbTestMapper"), GentableCodec.ReadTbTestMapper));
+            var t24 = new TbTestNullTable(GentableRead.Rows<TbTestNull>(GentableRead.Bytes(bytesOf, "TbTestNull.json", "TbTestNull"), "TbTestNull.json", "TbTestNull", TableHashes("TbTestNull"), GentableCodec.ReadTbTestNull));
+            var t25 = new TbTestRangeTable(GentableRead.Rows<TbTestRange>(GentableRead.Bytes(bytesOf, "TbTestRange.json", "TbTestRange"), "TbTestRange.json", "TbTestRange", TableHashes("TbTestRange"), GentableCodec.ReadTbTestRange));
+            var t26 = new TbTestRefTable(GentableRead.Rows<TbTestRef>(GentableRead.Bytes(bytesOf, "TbTestRef.json", "TbTestRef"), "TbTestRef.json", "TbTestRef", TableHashes("TbTestRef"), GentableCodec.ReadTbTestRef));
+            var t27 = new TbTestSetTable(GentableRead.Rows<TbTestSet>(GentableRead.Bytes(bytesOf, "TbTestSet.json", "TbTestSet"), "TbTestSet.json", "TbTestSet", TableHashes("TbTestSet"), GentableCodec.ReadTbTestSet));
+            var t28 = new TbTestSizeTable(GentableRead.Rows<TbTestSize>(GentableRead.Bytes(bytesOf, "TbTestSize.json", "TbTestSize"), "TbTestSize.json", "TbTestSize", TableHashes("TbTestSize"), GentableCodec.ReadTbTestSize));
+            var t29 = new TbTestTagTable(GentableRead.Rows<TbTestTag>(GentableRead.Bytes(bytesOf, "TbTestTag.json", "TbTestTag"), "TbTestTag.json", "TbTestTag", TableHashes("TbTestTag"), GentableCodec.ReadTbTestTag));
+            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21, t22, t23, t24, t25, t26, t27, t28, t29);
         }
 
         /// <summary>
@@ -292,6 +306,7 @@ namespace cfg
             d.Add("TbDemoGroup_C", GentableCanonical.Rows<TbDemoGroupC>(this.TbDemoGroupC.All, GentableCodec.WriteTbDemoGroupC));
             d.Add("TbDemoPrimitive", GentableCanonical.Rows<TbDemoPrimitive>(this.TbDemoPrimitive.All, GentableCodec.WriteTbDemoPrimitive));
             d.Add("TbFullTypes", GentableCanonical.Rows<TbFullTypes>(this.TbFullTypes.All, GentableCodec.WriteTbFullTypes));
+            d.Add("TbGlobalConfig", GentableCanonical.Single<TbGlobalConfig>(this.TbGlobalConfig, GentableCodec.WriteTbGlobalConfig));
             d.Add("TbItem", GentableCanonical.Rows<TbItem>(this.TbItem.All, GentableCodec.WriteTbItem));
             d.Add("TbL10NDemo", GentableCanonical.Rows<TbL10nDemo>(this.TbL10nDemo.All, GentableCodec.WriteTbL10nDemo));
             d.Add("TbMultiIndexList", GentableCanonical.Rows<TbMultiIndexList>(this.TbMultiIndexList.All, GentableCodec.WriteTbMultiIndexList));
@@ -303,6 +318,7 @@ namespace cfg
             d.Add("TbTestBeRef2", GentableCanonical.Rows<TbTestBeRef2>(this.TbTestBeRef2.All, GentableCodec.WriteTbTestBeRef2));
             d.Add("TbTestFieldVariant", GentableCanonical.Rows<TbTestFieldVariant>(this.TbTestFieldVariant.All, GentableCodec.WriteTbTestFieldVariant));
             d.Add("TbTestFieldVariant2", GentableCanonical.Rows<TbTestFieldVariant2>(this.TbTestFieldVariant2.All, GentableCodec.WriteTbTestFieldVariant2));
+            d.Add("TbTestGlobal", GentableCanonical.Single<TbTestGlobal>(this.TbTestGlobal, GentableCodec.WriteTbTestGlobal));
             d.Add("TbTestIndex", GentableCanonical.Rows<TbTestIndex>(this.TbTestIndex.All, GentableCodec.WriteTbTestIndex));
             d.Add("TbTestMap", GentableCanonical.Rows<TbTestMap>(this.TbTestMap.All, GentableCodec.WriteTbTestMap));
             d.Add("TbTestMapper", GentableCanonical.Rows<TbTestMapper>(this.TbTestMapper.All, GentableCodec.WriteTbTestMapper));

@@ -11,6 +11,7 @@ import { TbDemoGroupTable, readTbDemoGroup, writeTbDemoGroup, linkTbDemoGroup } 
 import { TbDemoGroupSTable, readTbDemoGroupS, writeTbDemoGroupS, linkTbDemoGroupS } from "./tables/TbDemoGroupS.js";
 import { TbDemoPrimitiveTable, readTbDemoPrimitive, writeTbDemoPrimitive } from "./tables/TbDemoPrimitive.js";
 import { TbFullTypesTable, readTbFullTypes, writeTbFullTypes } from "./tables/TbFullTypes.js";
+import { type TbGlobalConfig, readTbGlobalConfig, writeTbGlobalConfig } from "./tables/TbGlobalConfig.js";
 import { TbItemTable, readTbItem, writeTbItem } from "./tables/TbItem.js";
 import { TbL10nDemoTable, readTbL10nDemo, writeTbL10nDemo } from "./tables/TbL10nDemo.js";
 import { TbMultiIndexListTable, readTbMultiIndexList, writeTbMultiIndexList } from "./tables/TbMultiIndexList.js";
@@ -22,6 +23,7 @@ import { TbTestBeRefTable, readTbTestBeRef, writeTbTestBeRef } from "./tables/Tb
 import { TbTestBeRef2Table, readTbTestBeRef2, writeTbTestBeRef2 } from "./tables/TbTestBeRef2.js";
 import { TbTestFieldVariantTable, readTbTestFieldVariant, writeTbTestFieldVariant } from "./tables/TbTestFieldVariant.js";
 import { TbTestFieldVariant2Table, readTbTestFieldVariant2, writeTbTestFieldVariant2 } from "./tables/TbTestFieldVariant2.js";
+import { type TbTestGlobal, readTbTestGlobal, writeTbTestGlobal } from "./tables/TbTestGlobal.js";
 import { TbTestIndexTable, readTbTestIndex, writeTbTestIndex } from "./tables/TbTestIndex.js";
 import { TbTestMapTable, readTbTestMap, writeTbTestMap, linkTbTestMap } from "./tables/TbTestMap.js";
 import { TbTestMapperTable, readTbTestMapper, writeTbTestMapper } from "./tables/TbTestMapper.js";
@@ -43,6 +45,7 @@ export { type TbDemoGroup, TbDemoGroupTable } from "./tables/TbDemoGroup.js";
 export { type TbDemoGroupS, TbDemoGroupSTable } from "./tables/TbDemoGroupS.js";
 export { type TbDemoPrimitive, TbDemoPrimitiveTable } from "./tables/TbDemoPrimitive.js";
 export { type TbFullTypes, TbFullTypesTable } from "./tables/TbFullTypes.js";
+export type { TbGlobalConfig } from "./tables/TbGlobalConfig.js";
 export { type TbItem, TbItemTable } from "./tables/TbItem.js";
 export { type TbL10nDemo, TbL10nDemoTable } from "./tables/TbL10nDemo.js";
 export { type TbMultiIndexList, TbMultiIndexListTable } from "./tables/TbMultiIndexList.js";
@@ -54,6 +57,7 @@ export { type TbTestBeRef, TbTestBeRefTable } from "./tables/TbTestBeRef.js";
 export { type TbTestBeRef2, TbTestBeRef2Table } from "./tables/TbTestBeRef2.js";
 export { type TbTestFieldVariant, TbTestFieldVariantTable } from "./tables/TbTestFieldVariant.js";
 export { type TbTestFieldVariant2, TbTestFieldVariant2Table } from "./tables/TbTestFieldVariant2.js";
+export type { TbTestGlobal } from "./tables/TbTestGlobal.js";
 export { type TbTestIndex, TbTestIndexTable } from "./tables/TbTestIndex.js";
 export { type TbTestMap, TbTestMapTable } from "./tables/TbTestMap.js";
 export { type TbTestMapper, TbTestMapperTable } from "./tables/TbTestMapper.js";
@@ -70,7 +74,7 @@ export { CONTENT_HASH, PROJECT_HASH, TABLE_HASHES, type TableHashes } from "./ha
  * The data files the loaders read, one per table (`<Table>.json`), relative to the data folder: what to deploy
  * next to the code (or serve to a browser) and what `loadTablesFromBytesAsync` fetches.
  */
-export const DATA_FILES: readonly string[] = Object.freeze(["TbAutoImport1.json", "TbAutoImport2.json", "TbAutoImport3.json", "TbDefineFromExcel2.json", "TbDemoGroup.json", "TbDemoGroup_S.json", "TbDemoPrimitive.json", "TbFullTypes.json", "TbItem.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestBeRef.json", "TbTestBeRef2.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestNull.json", "TbTestRange.json", "TbTestRef.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json"]);
+export const DATA_FILES: readonly string[] = Object.freeze(["TbAutoImport1.json", "TbAutoImport2.json", "TbAutoImport3.json", "TbDefineFromExcel2.json", "TbDemoGroup.json", "TbDemoGroup_S.json", "TbDemoPrimitive.json", "TbFullTypes.json", "TbGlobalConfig.json", "TbItem.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestBeRef.json", "TbTestBeRef2.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestGlobal.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestNull.json", "TbTestRange.json", "TbTestRef.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json"]);
 
 /**
  * Every table. A loaded `Tables` is frozen and shares nothing with another one: to hot-reload, load a second one
@@ -109,6 +113,10 @@ export interface Tables {
    * TbFullTypes
    */
   readonly tbFullTypes: TbFullTypesTable;
+  /**
+   * TbGlobalConfig
+   */
+  readonly tbGlobalConfig: TbGlobalConfig;
   /**
    * TbItem
    *
@@ -155,6 +163,10 @@ export interface Tables {
    * TbTestFieldVariant2
    */
   readonly tbTestFieldVariant2: TbTestFieldVariant2Table;
+  /**
+   * TbTestGlobal
+   */
+  readonly tbTestGlobal: TbTestGlobal;
   /**
    * TbTestIndex
    */
@@ -208,6 +220,7 @@ export function loadTablesFromText(textOf: (file: string, table: string) => stri
     tbDemoGroupS: new TbDemoGroupSTable(rt.rows(textOf("TbDemoGroup_S.json", "TbDemoGroup_S"), "TbDemoGroup_S.json", "TbDemoGroup_S", TABLE_HASHES.get("TbDemoGroup_S"), readTbDemoGroupS)),
     tbDemoPrimitive: new TbDemoPrimitiveTable(rt.rows(textOf("TbDemoPrimitive.json", "TbDemoPrimitive"), "TbDemoPrimitive.json", "TbDemoPrimitive", TABLE_HASHES.get("TbDemoPrimitive"), readTbDemoPrimitive)),
     tbFullTypes: new TbFullTypesTable(rt.rows(textOf("TbFullTypes.json", "TbFullTypes"), "TbFullTypes.json", "TbFullTypes", TABLE_HASHES.get("TbFullTypes"), readTbFullTypes)),
+    tbGlobalConfig: rt.single(textOf("TbGlobalConfig.json", "TbGlobalConfig"), "TbGlobalConfig.json", "TbGlobalConfig", TABLE_HASHES.get("TbGlobalConfig"), readTbGlobalConfig),
     tbItem: new TbItemTable(rt.rows(textOf("TbItem.json", "TbItem"), "TbItem.json", "TbItem", TABLE_HASHES.get("TbItem"), readTbItem)),
     tbL10nDemo: new TbL10nDemoTable(rt.rows(textOf("TbL10NDemo.json", "TbL10NDemo"), "TbL10NDemo.json", "TbL10NDemo", TABLE_HASHES.get("TbL10NDemo"), readTbL10nDemo)),
     tbMultiIndexList: new TbMultiIndexListTable(rt.rows(textOf("TbMultiIndexList.json", "TbMultiIndexList"), "TbMultiIndexList.json", "TbMultiIndexList", TABLE_HASHES.get("TbMultiIndexList"), readTbMultiIndexList)),
@@ -219,6 +232,7 @@ export function loadTablesFromText(textOf: (file: string, table: string) => stri
     tbTestBeRef2: new TbTestBeRef2Table(rt.rows(textOf("TbTestBeRef2.json", "TbTestBeRef2"), "TbTestBeRef2.json", "TbTestBeRef2", TABLE_HASHES.get("TbTestBeRef2"), readTbTestBeRef2)),
     tbTestFieldVariant: new TbTestFieldVariantTable(rt.rows(textOf("TbTestFieldVariant.json", "TbTestFieldVariant"), "TbTestFieldVariant.json", "TbTestFieldVariant", TABLE_HASHES.get("TbTestFieldVariant"), readTbTestFieldVariant)),
     tbTestFieldVariant2: new TbTestFieldVariant2Table(rt.rows(textOf("TbTestFieldVariant2.json", "TbTestFieldVariant2"), "TbTestFieldVariant2.json", "TbTestFieldVariant2", TABLE_HASHES.get("TbTestFieldVariant2"), readTbTestFieldVariant2)),
+    tbTestGlobal: rt.single(textOf("TbTestGlobal.json", "TbTestGlobal"), "TbTestGlobal.json", "TbTestGlobal", TABLE_HASHES.get("TbTestGlobal"), readTbTestGlobal),
     tbTestIndex: new TbTestIndexTable(rt.rows(textOf("TbTestIndex.json", "TbTestIndex"), "TbTestIndex.json", "TbTestIndex", TABLE_HASHES.get("TbTestIndex"), readTbTestIndex)),
     tbTestMap: new TbTestMapTable(rt.rows(textOf("TbTestMap.json", "TbTestMap"), "TbTestMap.json", "TbTestMap", TABLE_HASHES.get("TbTestMap"), readTbTestMap)),
     tbTestMapper: new TbTestMapperTable(rt.rows(textOf("TbTestMapper.json", "TbTestMapper"), "TbTestMapper.json", "TbTestMapper", TABLE_HASHES.get("TbTestMapper"), readTbTestMapper)),
@@ -285,6 +299,7 @@ export function canonicalTables(t: Tables): Record<string, string> {
     ["TbDemoGroup_S", rt.wArray(t.tbDemoGroupS.all, writeTbDemoGroupS)],
     ["TbDemoPrimitive", rt.wArray(t.tbDemoPrimitive.all, writeTbDemoPrimitive)],
     ["TbFullTypes", rt.wArray(t.tbFullTypes.all, writeTbFullTypes)],
+    ["TbGlobalConfig", rt.wArray([t.tbGlobalConfig], writeTbGlobalConfig)],
     ["TbItem", rt.wArray(t.tbItem.all, writeTbItem)],
     ["TbL10NDemo", rt.wArray(t.tbL10nDemo.all, writeTbL10nDemo)],
     ["TbMultiIndexList", rt.wArray(t.tbMultiIndexList.all, writeTbMultiIndexList)],
@@ -296,6 +311,7 @@ export function canonicalTables(t: Tables): Record<string, string> {
     ["TbTestBeRef2", rt.wArray(t.tbTestBeRef2.all, writeTbTestBeRef2)],
     ["TbTestFieldVariant", rt.wArray(t.tbTestFieldVariant.all, writeTbTestFieldVariant)],
     ["TbTestFieldVariant2", rt.wArray(t.tbTestFieldVariant2.all, writeTbTestFieldVariant2)],
+    ["TbTestGlobal", rt.wArray([t.tbTestGlobal], writeTbTestGlobal)],
     ["TbTestIndex", rt.wArray(t.tbTestIndex.all, writeTbTestIndex)],
     ["TbTestMap", rt.wArray(t.tbTestMap.all, writeTbTestMap)],
     ["TbTestMapper", rt.wArray(t.tbTestMapper.all, writeTbTestMapper)],
