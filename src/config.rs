@@ -362,6 +362,10 @@ pub struct TableOverride {
     /// `layout = "vertical"`: the column letter of a type column (Luban: `int`, `string`, `list,int`): never
     /// read as a value; a type that contradicts the schema's is a warning.
     pub type_column: Option<String>,
+    /// List fields written over several rows (Luban's `*field` / `field#multi_rows=1`): a data row whose
+    /// cells outside these fields are all empty continues the record above, adding its cells' elements to
+    /// each of these lists. Default: none (every row is a record).
+    pub multi_row_fields: Option<Vec<String>>,
 }
 
 impl TableOverride {

@@ -577,3 +577,73 @@ fn row_tags_are_chosen_per_output() {
     assert_eq!(ids("generated/data/rust/T.json"), [1, 3, 5]);
     assert_eq!(ids("generated/data/typescript/T.json"), [1, 3, 4, 5]);
 }
+
+/// Multi-row records (Luban's `*field`, `multi_row_fields`): a row whose other cells are empty continues the
+/// record above; a multi-row field that is not a list or map is an error.
+#[test]
+fn multi_row_fields_continue_the_record_above() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    std::fs::create_dir_all(d.join("Table")).unwrap();
+    std::fs::create_dir_all(d.join("schema")).unwrap();
+    let toml = |fields: &str| {
+        format!("[project]\nname = \"Multi\"\n[rust]\ncrate_name = \"multi\"\n[tables.T]\nfirst_column = \"B\"\nmarker_column = \"A\"\nheader_marker = \"##var\"\ncell_dialect = \"luban\"\nmulti_row_fields = [{fields}]\n")
+    };
+    std::fs::write(d.join("gentable.toml"), toml("\"items\", \"bonus\"")).unwrap();
+    std::fs::write(
+        d.join("Table/T.csv"),
+        "##var,id,name,*items,*bonus\n## ,编号,名字,道具,奖励\n,1,长剑，锋利,\"1,2\",\"1,10\"\n,,,3,\"2,20\"\n,,,,\"3,30\"\n,2,盾,4,\n,,,5;6,\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("schema/T.schema.json"),
+        r#"{"type":"object","properties":{"id":{"type":"integer"},"name":{"type":"string"},"items":{"type":"array","items":{"type":"integer"}},"bonus":{"type":"object","additionalProperties":{"type":"integer"},"x-gentable-mapKey":{"type":"integer"}}},"required":["id","name","items","bonus"],"x-gentable-primaryKey":"id"}"#,
+    )
+    .unwrap();
+    let build = || {
+        gentable::build::run(&gentable::build::Request {
+            config: d.join("gentable.toml"),
+            action: gentable::build::Action::Build,
+            cache: false,
+            deny_warnings: false,
+            quiet: true,
+            format: gentable::diag::render::Format::Human,
+            max_per_kind: 0,
+            lang: gentable::diag::lang::Lang::En,
+        })
+    };
+    let out = build();
+    assert_eq!(out.exit_code, 0, "{:?}", out.output);
+    let j: J =
+        serde_json::from_str(&std::fs::read_to_string(d.join("generated/data/T.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        j["rows"],
+        json!([
+            {"id": 1, "name": "长剑，锋利", "items": [1, 2, 3], "bonus": {"1": 10, "2": 20, "3": 30}},
+            {"id": 2, "name": "盾", "items": [4, 5, 6], "bonus": {}}
+        ])
+    );
+    // A key given again by a continuation row is an error at that row.
+    std::fs::write(
+        d.join("Table/T.csv"),
+        "##var,id,name,*items,*bonus\n,1,剑,1,\"1,10\"\n,,,,\"1,11\"\n",
+    )
+    .unwrap();
+    let out = build();
+    let text: String = out.output.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(out.exit_code, 1, "{text}");
+    assert!(text.contains("T.csv:3"), "{text}");
+    assert!(
+        text.contains("\"bonus\" continues the record above"),
+        "{text}"
+    );
+    // A multi-row field must be a list or a map.
+    std::fs::write(d.join("gentable.toml"), toml("\"name\"")).unwrap();
+    let out = build();
+    let text: String = out.output.iter().map(|(_, t)| t.as_str()).collect();
+    assert!(
+        text.contains("multi_row_fields names \"name\", which is not a list or map field"),
+        "{text}"
+    );
+}

@@ -39,6 +39,8 @@ pub struct Layout {
     pub value_col: Option<usize>,
     /// Vertical sheets: the 0-based column of the types (`type_column`).
     pub type_col: Option<usize>,
+    /// `multi_row_fields`: list fields a continuation row adds elements to.
+    pub multi_rows: Vec<String>,
 }
 
 impl Layout {
@@ -70,6 +72,9 @@ impl Layout {
             max_depth: limits.nesting_depth,
             value_col: col(ov.and_then(|o| o.value_column.as_ref())),
             type_col: col(ov.and_then(|o| o.type_column.as_ref())),
+            multi_rows: ov
+                .and_then(|o| o.multi_row_fields.clone())
+                .unwrap_or_default(),
         }
     }
 

@@ -69,7 +69,8 @@ struct Columns {
     by_field: std::sync::Arc<[Option<usize>]>,
     /// Dotted headers (`Pos.x`): `(column, field, path below the field)`, see [`crate::typing::columns`].
     subs: Vec<(usize, usize, Vec<String>)>,
-    /// Luban: the second `##var` row's text by column (the members of a flags field over merged columns).
+    /// Luban: the text of the second `##var` (or `##+`) row by column: the members of a flags field over
+    /// merged columns, the fields of a bean over them.
     sub_names: Vec<String>,
 }
 
@@ -184,6 +185,56 @@ pub fn type_table(
         };
         sheet::unheaded(src, &header, layout.first_col, &skip, &data_rows, diags);
         let covered = sheet::merged_data(src, &data_rows, &field_cols, diags);
+        if !layout.multi_rows.is_empty() {
+            let Some(multi) = multi_row_fields(schema, &layout, src, diags) else {
+                continue;
+            };
+            let first = rows.len();
+            for &raw in &data_rows {
+                if rows.len() > first && continues_above(&columns, &multi, &raw.cells) {
+                    // Only the multi-row fields' cells are read: their diagnostics are kept.
+                    let mut d = vec![];
+                    let row = type_row(
+                        project, schema, &columns, raw, src, &covered, &layout, &mut d,
+                    );
+                    diags.extend(d.into_iter().filter(|d| {
+                        multi
+                            .iter()
+                            .any(|&m| d.field.as_deref() == Some(schema.fields[m].name.as_str()))
+                    }));
+                    let prev: &mut Row = rows.last_mut().expect("a record above");
+                    for &m in &multi {
+                        match (&mut prev.values[m], &row.values[m]) {
+                            (Value::Array(a), Value::Array(more)) => a.extend(more.iter().cloned()),
+                            (Value::Map(a), Value::Map(more)) if !more.is_empty() => {
+                                let all = a.iter().chain(more).cloned().collect();
+                                match cell::finish_map(all) {
+                                    Ok(Value::Map(x)) => *a = x,
+                                    Ok(_) => {}
+                                    Err(e) => diags.push(Diagnostic::cell_error(
+                                        Code::BadGrammar,
+                                        &src.origin(raw.row),
+                                        None,
+                                        Some(&schema.fields[m].name),
+                                        None,
+                                        format!(
+                                            "{:?} continues the record above: {e}",
+                                            schema.fields[m].name
+                                        ),
+                                    )),
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    continue;
+                }
+                rows.push(type_row(
+                    project, schema, &columns, raw, src, &covered, &layout, diags,
+                ));
+            }
+            continue;
+        }
         // 3. Data rows: a big source is typed in chunks on all cores (rows and diagnostics keep their order).
         let one = |raw: &RawRow, d: &mut Vec<Diagnostic>| {
             if !is_data(raw) {
@@ -214,6 +265,95 @@ pub fn type_table(
     Typed { rows, complete }
 }
 
+/// Whether Luban sub-column names `names` (the second `##var` row over a field's merged columns) agree with
+/// reading the cells by position: all empty, or a record's field names in order (a list: once per element;
+/// a map: `$key` then the value's fields).
+fn sub_names_fit(project: &Project, ty: &Type, names: &[&str]) -> bool {
+    if names.iter().all(|n| n.is_empty()) {
+        return true;
+    }
+    let record = |t: &Type| match t.strip_optional() {
+        Type::Record(r) => project
+            .records
+            .get(r)
+            .map(|d| d.fields.iter().map(|f| f.name.clone()).collect::<Vec<_>>()),
+        _ => None,
+    };
+    let (unit, key): (Option<Vec<String>>, bool) = match ty.strip_optional() {
+        Type::Record(_) => (record(ty), false),
+        Type::Array(t) => (record(t), false),
+        Type::Map(_, v) => (record(v), true),
+        _ => (None, false),
+    };
+    let Some(mut unit) = unit else {
+        return false;
+    };
+    if key {
+        unit.insert(0, "$key".into());
+    }
+    if matches!(ty.strip_optional(), Type::Record(_)) {
+        return names.len() == unit.len() && names.iter().zip(&unit).all(|(a, b)| *a == b);
+    }
+    !unit.is_empty()
+        && names.len().is_multiple_of(unit.len())
+        && names
+            .chunks(unit.len())
+            .all(|c| c.iter().zip(&unit).all(|(a, b)| *a == b))
+}
+
+/// The field indices of `multi_row_fields`, each a list field of `schema`; `None` (with a diagnostic) if one
+/// is not.
+fn multi_row_fields(
+    schema: &TableSchema,
+    layout: &Layout,
+    src: &RawTable,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Vec<usize>> {
+    let mut out = vec![];
+    for n in &layout.multi_rows {
+        match schema.fields.iter().position(|f| f.name == *n) {
+            Some(fi)
+                if matches!(
+                    schema.fields[fi].ty.strip_optional(),
+                    Type::Array(_) | Type::Map(..)
+                ) =>
+            {
+                out.push(fi)
+            }
+            _ => {
+                let mut d = Diagnostic::file_error(
+                    Code::UnknownColumn,
+                    &src.file,
+                    format!(
+                        "table {}: multi_row_fields names {n:?}, which is not a list or map field of {}",
+                        src.name, schema.schema_file
+                    ),
+                );
+                d.sheet = src.sheet.clone();
+                diags
+                    .push(d.with_help("name list (array) or map properties of the table's schema"));
+                return None;
+            }
+        }
+    }
+    Some(out)
+}
+
+/// A row continues the record above (`multi_row_fields`): every cell outside the multi-row fields is empty.
+fn continues_above(columns: &Columns, multi: &[usize], cells: &[RawCell]) -> bool {
+    let blank = |c: usize| cells.get(c).is_none_or(RawCell::is_blank);
+    columns
+        .cols
+        .iter()
+        .filter(|(_, f)| !multi.contains(f))
+        .all(|(c, _)| blank(*c))
+        && columns
+            .subs
+            .iter()
+            .filter(|(_, f, _)| !multi.contains(f))
+            .all(|(c, _, _)| blank(*c))
+}
+
 /// Sources with at least this many rows are typed in parallel chunks.
 const PARALLEL_ROWS: usize = 20_000;
 
@@ -241,8 +381,13 @@ fn map_columns(
         }
         // Luban's per-column options (`x5#default=10`, `x6#sep=|`) follow the name; the importer puts
         // them in the schema.
+        // `*items` is Luban's multi-row list (`multi_row_fields`).
         let h = if layout.luban {
-            h.split('#').next().unwrap_or(h).trim_end()
+            h.split('#')
+                .next()
+                .unwrap_or(h)
+                .trim_end()
+                .trim_start_matches('*')
         } else {
             h
         };
@@ -422,7 +567,7 @@ fn map_columns(
             ok = false;
         }
     }
-    // Luban's multi-level title: a second `##var` row below the header names sub-columns.
+    // Luban's multi-level title: a second `##var` (or `##+`) row below the header names sub-columns.
     let sub_names = if layout.luban {
         src.rows
             .iter()
@@ -430,7 +575,7 @@ fn map_columns(
             .find(|r| {
                 r.cells
                     .get(layout.marker_col)
-                    .is_some_and(|c| c.text().trim() == "##var")
+                    .is_some_and(|c| matches!(c.text().trim(), "##var" | "##+"))
             })
             .map(|r| {
                 with_merges(src, r)
@@ -442,6 +587,40 @@ fn map_columns(
     } else {
         vec![]
     };
+    // A field over merged columns is read positionally: sub-columns named in that row must be its record's
+    // fields in order (else the cells would land in other fields).
+    for (fi, f) in schema.fields.iter().enumerate() {
+        let fcols: Vec<usize> = cols
+            .iter()
+            .filter(|(_, x)| *x == fi)
+            .map(|(c, _)| *c)
+            .collect();
+        if fcols.len() < 2 || matches!(f.ty.strip_optional(), Type::Flags(_)) {
+            continue;
+        }
+        let names: Vec<&str> = fcols
+            .iter()
+            .map(|&c| sub_names.get(c).map_or("", String::as_str))
+            .collect();
+        if !sub_names_fit(project, &f.ty, &names) {
+            diags.push(
+                Diagnostic::cell_error(
+                    Code::UnknownColumn,
+                    &origin,
+                    Some(fcols[0]),
+                    Some(&f.name),
+                    Some(&names.join(" | ")),
+                    format!(
+                        "the sub-columns of {:?} named in the second ##var row ({}) are not its fields in order: multi-level titles are read by position only",
+                        f.name,
+                        names.join(" | ")
+                    ),
+                )
+                .with_help("order the sub-columns as the bean's fields, one level only"),
+            );
+            ok = false;
+        }
+    }
     ok.then(|| Columns {
         cols,
         by_field: seen.into(),

@@ -573,6 +573,8 @@ struct SheetHeader {
     skipped: Vec<(String, String)>,
     /// Options written after a header name (`cs2#sep=,`, `x5#default=10`): `(name, options)`.
     options: Vec<(String, String)>,
+    /// Lists written over several rows: `*name` or `name#multi_rows=1` (`multi_row_fields`).
+    multi_rows: Vec<String>,
 }
 
 // The one diagnostic is returned by value: the caller puts it straight into its list.
@@ -614,6 +616,7 @@ fn sheet_header(
             vars: vec![],
             skipped: vec![],
             options: vec![],
+            multi_rows: vec![],
         });
     }
     let types = t.rows.iter().find(|r| marker_of(r) == "##type");
@@ -628,11 +631,20 @@ fn sheet_header(
         vars: vec![],
         skipped: vec![],
         options: vec![],
+        multi_rows: vec![],
     };
     for cell in names.cells.iter().skip(1) {
         let raw = cell.text().trim().to_string();
-        if let Some((n, o)) = raw.split_once('#').filter(|(n, _)| !n.is_empty()) {
-            out.options.push((n.trim().to_string(), o.to_string()));
+        let (n, o) = raw.split_once('#').unwrap_or((&raw, ""));
+        let n = n.trim();
+        if let Some(m) = n.strip_prefix('*').filter(|m| !m.is_empty()) {
+            out.multi_rows.push(m.to_string());
+        } else if !n.is_empty() && o.split('#').any(|x| x.trim() == "multi_rows=1") {
+            out.multi_rows.push(n.to_string());
+        }
+        if !n.is_empty() && !o.is_empty() {
+            out.options
+                .push((n.trim_start_matches('*').to_string(), o.to_string()));
         }
     }
     if !need_types {
@@ -689,13 +701,7 @@ fn sheet_header(
             .merges
             .iter()
             .any(|m| m.rows.0 == names.row && m.cols.0 == c && m.cols.1 > c);
-        if name.starts_with('*') {
-            out.skipped.push((
-                name.trim_start_matches('*').to_string(),
-                "multi-row record (`*field` over several rows): not read".into(),
-            ));
-            continue;
-        }
+        let name = name.trim_start_matches('*').to_string();
         // A flags enum over merged columns, one column per flag named in the second ##var row: read in
         // place (typing/mod.rs, Luban dialect).
         let flag_columns =
@@ -776,6 +782,8 @@ pub fn map(
     // Beans defined by their sheets: `readSchemaFromFile` tables and auto-import workbooks.
     let mut sheet_beans: Vec<BeanDef> = vec![];
     let mut headers: BTreeMap<String, String> = BTreeMap::new();
+    // `multi_row_fields` of each table (Luban's `*field`), from its sheet's header.
+    let mut multi_rows: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut header_opts: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
     let mut skipped_tables: BTreeSet<String> = BTreeSet::new();
     let mut inputs: BTreeMap<String, Vec<Input>> = BTreeMap::new();
@@ -889,6 +897,9 @@ pub fn map(
         match sheet_header(sheet, t.schema_from_file, &is_flags) {
             Ok(h) => {
                 headers.insert(t.full.clone(), h.marker.clone());
+                if !h.multi_rows.is_empty() {
+                    multi_rows.insert(t.full.clone(), h.multi_rows.clone());
+                }
                 if !t.schema_from_file {
                     header_opts.insert(t.full.clone(), h.options.clone());
                 }
@@ -1188,6 +1199,19 @@ pub fn map(
             toml_tables.push_str(&format!(
                 "first_column = \"B\"\nmarker_column = \"A\"\nheader_marker = {}\ncell_dialect = \"luban\"\nnull_text = \"null\"\nignore_unknown_columns = true\ntag_column = \"A\"\n",
                 quote(marker)
+            ));
+        }
+        // Columns of fields the bean does not have (Luban ignores them) are not multi-row fields.
+        let m: Vec<&String> = multi_rows
+            .get(&t.full)
+            .into_iter()
+            .flatten()
+            .filter(|f| fields.contains(f))
+            .collect();
+        if !m.is_empty() {
+            toml_tables.push_str(&format!(
+                "multi_row_fields = [{}]\n",
+                m.iter().map(|f| quote(f)).collect::<Vec<_>>().join(", ")
             ));
         }
         if t.mode != "one" && t.mode != "list" {

@@ -310,7 +310,7 @@ pub fn cmp_map_key(a: &Value, b: &Value) -> std::cmp::Ordering {
     }
 }
 
-fn finish_map(mut entries: Vec<(Value, Value)>) -> Result<Value, String> {
+pub(crate) fn finish_map(mut entries: Vec<(Value, Value)>) -> Result<Value, String> {
     entries.sort_by(|a, b| cmp_map_key(&a.0, &b.0));
     for w in entries.windows(2) {
         if cmp_map_key(&w[0].0, &w[1].0).is_eq() {
