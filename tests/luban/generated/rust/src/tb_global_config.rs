@@ -3,7 +3,7 @@
 //! Table `TbGlobalConfig`.
 /// TbGlobalConfig
 ///
-/// Table `TbGlobalConfig` (1 rows, mode `one`), schema `TbGlobalConfig.schema.json`.
+/// Table `TbGlobalConfig` (mode `one`), schema `TbGlobalConfig.schema.json`; its rows are embedded from `data/TbGlobalConfig.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbGlobalConfig {
     /// 背包容量
@@ -38,19 +38,68 @@ impl crate::canonical::Canonical for TbGlobalConfig {
         out.push('}');
     }
 }
-/// The single row of this table.
-pub static ROW: TbGlobalConfig = TbGlobalConfig {
-    x1: 1101001101i32,
-    x2: 150i32,
-    x3: 500i32,
-    x4: 50i32,
-    x5: 10i32,
-    x6: 4i32,
-    x7: &[1i32, 2i32, 3i32, 4i32],
-};
 impl TbGlobalConfig {
-    /// The single row.
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbGlobalConfig, crate::DataError> {
+        Ok(TbGlobalConfig {
+            x1: r.i32()?,
+            x2: r.i32()?,
+            x3: r.i32()?,
+            x4: r.i32()?,
+            x5: r.i32()?,
+            x6: r.i32()?,
+            x7: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(r.i32()?);
+                }
+                crate::runtime::leak(v)
+            },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "559bcc5a4b5b0c99122be5a9d93de482936848be044eaf5243716fc0df05a5bb";
+/// The embedded data file (`data/TbGlobalConfig.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbGlobalConfig.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbGlobalConfig]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbGlobalConfig]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbGlobalConfig.bytes",
+        "TbGlobalConfig",
+        BYTES,
+        crate::hashes::tables::TB_GLOBAL_CONFIG,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbGlobalConfig::decode(&mut r)?);
+    }
+    if rows.len() != 1 {
+        return Err(r.error(format!("a singleton table has {} rows", rows.len())));
+    }
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
+impl TbGlobalConfig {
+    /// The single row, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbGlobalConfig.bytes` cannot be read (a file under `generated/` edited by hand): `try_get` and the crate's `load()` return the error instead.
     pub fn get() -> &'static TbGlobalConfig {
-        &ROW
+        &crate::runtime::rows(DATA.get_or_init(decode))[0]
+    }
+    /// The single row, or why the embedded data cannot be read.
+    pub fn try_get() -> Result<&'static TbGlobalConfig, crate::DataError> {
+        let rows: &'static [TbGlobalConfig] = match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }?;
+        Ok(&rows[0])
     }
 }

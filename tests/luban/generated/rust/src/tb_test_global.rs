@@ -3,7 +3,7 @@
 //! Table `TbTestGlobal`.
 /// TbTestGlobal
 ///
-/// Table `TbTestGlobal` (1 rows, mode `one`), schema `TbTestGlobal.schema.json`.
+/// Table `TbTestGlobal` (mode `one`), schema `TbTestGlobal.schema.json`; its rows are embedded from `data/TbTestGlobal.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TbTestGlobal {
     /// Column `unlock_equip`.
@@ -21,14 +21,56 @@ impl crate::canonical::Canonical for TbTestGlobal {
         out.push('}');
     }
 }
-/// The single row of this table.
-pub static ROW: TbTestGlobal = TbTestGlobal {
-    unlock_equip: 10i32,
-    unlock_hero: 20i32,
-};
 impl TbTestGlobal {
-    /// The single row.
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<TbTestGlobal, crate::DataError> {
+        Ok(TbTestGlobal {
+            unlock_equip: r.i32()?,
+            unlock_hero: r.i32()?,
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "03dcd6d6fc5e8c75a3b9f06fd83978b0a739b1d01583c6f09510022ce4d90c00";
+/// The embedded data file (`data/TbTestGlobal.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/TbTestGlobal.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[TbTestGlobal]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[TbTestGlobal]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/TbTestGlobal.bytes",
+        "TbTestGlobal",
+        BYTES,
+        crate::hashes::tables::TB_TEST_GLOBAL,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(TbTestGlobal::decode(&mut r)?);
+    }
+    if rows.len() != 1 {
+        return Err(r.error(format!("a singleton table has {} rows", rows.len())));
+    }
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
+impl TbTestGlobal {
+    /// The single row, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/TbTestGlobal.bytes` cannot be read (a file under `generated/` edited by hand): `try_get` and the crate's `load()` return the error instead.
     pub fn get() -> &'static TbTestGlobal {
-        &ROW
+        &crate::runtime::rows(DATA.get_or_init(decode))[0]
+    }
+    /// The single row, or why the embedded data cannot be read.
+    pub fn try_get() -> Result<&'static TbTestGlobal, crate::DataError> {
+        let rows: &'static [TbTestGlobal] = match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }?;
+        Ok(&rows[0])
     }
 }
