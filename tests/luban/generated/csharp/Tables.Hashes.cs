@@ -10,13 +10,13 @@ namespace cfg
         /// <c>content-hash.txt</c> of its data folder (<c>generated/data/</c>, or <c>generated/data/csharp/</c>
         /// when this output selects export groups).
         /// </summary>
-        public const string ContentHash = "87f1eb965986747cfbf18bc272cc720118ed7ea064d70f0dc889aadcbc1cbf44";
+        public const string ContentHash = "60b793a3b5bd83f21644d7e8cb82ac7ee92c3f6a8452f2da45971e110d757c79";
 
         /// <summary>
         /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
         /// <see cref="ContentHash"/> unless this output selects export groups.
         /// </summary>
-        public const string ProjectHash = "983469c44f476f4e6b8df43dbfb9e9d025cf9602c9c2aa007e0825d33dd545cc";
+        public const string ProjectHash = "f2ca6df973ff47403520297fe6e6090003e33f2761f59060f6a0077f8d2d713d";
 
         /// <summary>
         /// The <c>dataHash</c> (BLAKE3 of the table's canonical JSON) and <c>schemaHash</c> that the data file of
@@ -34,6 +34,7 @@ namespace cfg
                 case "TbDemoGroup_C": return new[] { "c377f344e3daeefc7ba770fdbcc650d5678ab7b260b2bc5280dc99b336de9254", "99e5428d488501ffee14f3db65553d547a4f24f2ff3bef6b89a2d27be5dd6f3d" };
                 case "TbDemoPrimitive": return new[] { "67f3ae4ca1ccd0278a75281ef19ee745a7c6be5cce406b1deb9245dbe208c690", "f7edf11dd1bac2786810de08916616072db0ddf62a629b353bda741831111bbe" };
                 case "TbFullTypes": return new[] { "b4e20289890b1e1b36a13314b241335e9192f55067f752d8e2849a60a1328157", "2bab3e765196841aa4c8dd7e811b6621ddeb877756305f64579dbb3409384e65" };
+                case "TbGlobalConfig": return new[] { "2c50125094795ea4842bf39f684ee33e8f1b0e92bf53d645e56d4acdedbed351", "559bcc5a4b5b0c99122be5a9d93de482936848be044eaf5243716fc0df05a5bb" };
                 case "TbItem": return new[] { "416c75700228a446249a965bf925a41f75fa6fa2fdfb1a0ca0444547c19b07dd", "9e5663454e0dd2d600de1ee536d7a1f65488c74dd5dc4b7e42bcd17d0fee2fff" };
                 case "TbL10NDemo": return new[] { "f82b25ab81201af61fdbdebb109f0ad34a6ea10e6b30a48367601fd39796c224", "0df45b71f8af347541313fe97d8479b75f3a98187741ba714e70824cc3fe399d" };
                 case "TbMultiIndexList": return new[] { "e2fc6a0d139f23ed96e6d16557fc8b14dd4672f62125dc37e6e2a3a6009a506a", "c2f9ff70e52ee874a464026266a1b4403d109276b544d493f8b032cd365bc62e" };
@@ -45,6 +46,7 @@ namespace cfg
                 case "TbTestBeRef2": return new[] { "3ebf6015fc55ad52e31d964468f2951f5d87867f4f998941ccb84a0428c92c29", "d0742387bba440d368d15c37e0d0ef51b0c391f0af137e8523c03690e2ba7f9c" };
                 case "TbTestFieldVariant": return new[] { "129c864df1875c4044c1b5f954892398b1a162fa3c5ec81c399b9b55466e5559", "48a833afed0f320db6b22a4da82980c4cb5d49aa13340203b801c21dad2e45fb" };
                 case "TbTestFieldVariant2": return new[] { "89b3d4fcb85744de47b6417b6c84b72dafc9964ecf29b510b0adcb5e266d6463", "315fa3ab9feda8e3875e2893ac28a9b0a3b23365bdcf6dafbd72498851f4754d" };
+                case "TbTestGlobal": return new[] { "60684e911c03acc503a286c2a3ca9d554a86638e3d57c99fa035d514b4820fe2", "03dcd6d6fc5e8c75a3b9f06fd83978b0a739b1d01583c6f09510022ce4d90c00" };
                 case "TbTestIndex": return new[] { "5c1e9559b25ba5baf849b7df39a46452a081e0fcfe09f3a43e6f2d7e708f076e", "4b22c2f71ad5df94a2b0b4df1d1fda2f59a8c98294e14f55ee3b372ee225c314" };
                 case "TbTestMap": return new[] { "9168b51aeda614ffcb9e0c477e77698aa4a439709598de22717edaa433e19c89", "1c49aa3ed44d1c9e04b4d76b05bf3db8d83107c65ce2b265ede13acde8657714" };
                 case "TbTestMapper": return new[] { "ef5c8a902384da7d5cb3c4a811c0d31f0f5f67df31cbf940dee52dbaa46e42a2", "13c8c658390873d99cf471dba4edaaa9046e44cd809484c51a2390e911575306" };

@@ -7,13 +7,13 @@
  * `content-hash.txt` of its data folder (`generated/data/`, or `generated/data/typescript/` when this output
  * selects export groups).
  */
-export const CONTENT_HASH = "46c2cf2ff02dcaa60a7c77a9e6b1de963c2cb0a3d2b43b5ed6a41ed32bb49b31";
+export const CONTENT_HASH = "da2cb4b71285dd07bfe5adc8934b37a3f4f9b0145e5df94d385e228c0174f156";
 
 /**
  * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
  * `CONTENT_HASH` unless this output selects export groups.
  */
-export const PROJECT_HASH = "983469c44f476f4e6b8df43dbfb9e9d025cf9602c9c2aa007e0825d33dd545cc";
+export const PROJECT_HASH = "f2ca6df973ff47403520297fe6e6090003e33f2761f59060f6a0077f8d2d713d";
 
 /** The `dataHash` (BLAKE3 of the table's canonical JSON) and `schemaHash` that a table's data file carries. */
 export interface TableHashes {
@@ -31,6 +31,7 @@ export const TABLE_HASHES: ReadonlyMap<string, TableHashes> = new Map<string, Ta
   ["TbDemoGroup_S", { data: "998861efd4e584431a2764bceb20f212f1dc9d8728f7e408881ee006e79a07c8", schema: "c60235adc926d82f0e1a4b00e74e8ef50de3b8ae9ca24ff1498fc588be746fd8" }],
   ["TbDemoPrimitive", { data: "67f3ae4ca1ccd0278a75281ef19ee745a7c6be5cce406b1deb9245dbe208c690", schema: "f7edf11dd1bac2786810de08916616072db0ddf62a629b353bda741831111bbe" }],
   ["TbFullTypes", { data: "b4e20289890b1e1b36a13314b241335e9192f55067f752d8e2849a60a1328157", schema: "2bab3e765196841aa4c8dd7e811b6621ddeb877756305f64579dbb3409384e65" }],
+  ["TbGlobalConfig", { data: "2c50125094795ea4842bf39f684ee33e8f1b0e92bf53d645e56d4acdedbed351", schema: "559bcc5a4b5b0c99122be5a9d93de482936848be044eaf5243716fc0df05a5bb" }],
   ["TbItem", { data: "72d4c57494d8cc9cbfebcc1ea2dc25b2f966bc1ea43d5f5ed0f99a1f23399456", schema: "cf33a761c910ba6f0c37074893e91aff2b9dd30faa43989d26f875c95a678d99" }],
   ["TbL10NDemo", { data: "f82b25ab81201af61fdbdebb109f0ad34a6ea10e6b30a48367601fd39796c224", schema: "0df45b71f8af347541313fe97d8479b75f3a98187741ba714e70824cc3fe399d" }],
   ["TbMultiIndexList", { data: "e2fc6a0d139f23ed96e6d16557fc8b14dd4672f62125dc37e6e2a3a6009a506a", schema: "c2f9ff70e52ee874a464026266a1b4403d109276b544d493f8b032cd365bc62e" }],
@@ -42,6 +43,7 @@ export const TABLE_HASHES: ReadonlyMap<string, TableHashes> = new Map<string, Ta
   ["TbTestBeRef2", { data: "3ebf6015fc55ad52e31d964468f2951f5d87867f4f998941ccb84a0428c92c29", schema: "d0742387bba440d368d15c37e0d0ef51b0c391f0af137e8523c03690e2ba7f9c" }],
   ["TbTestFieldVariant", { data: "129c864df1875c4044c1b5f954892398b1a162fa3c5ec81c399b9b55466e5559", schema: "48a833afed0f320db6b22a4da82980c4cb5d49aa13340203b801c21dad2e45fb" }],
   ["TbTestFieldVariant2", { data: "89b3d4fcb85744de47b6417b6c84b72dafc9964ecf29b510b0adcb5e266d6463", schema: "315fa3ab9feda8e3875e2893ac28a9b0a3b23365bdcf6dafbd72498851f4754d" }],
+  ["TbTestGlobal", { data: "60684e911c03acc503a286c2a3ca9d554a86638e3d57c99fa035d514b4820fe2", schema: "03dcd6d6fc5e8c75a3b9f06fd83978b0a739b1d01583c6f09510022ce4d90c00" }],
   ["TbTestIndex", { data: "5c1e9559b25ba5baf849b7df39a46452a081e0fcfe09f3a43e6f2d7e708f076e", schema: "4b22c2f71ad5df94a2b0b4df1d1fda2f59a8c98294e14f55ee3b372ee225c314" }],
   ["TbTestMap", { data: "9168b51aeda614ffcb9e0c477e77698aa4a439709598de22717edaa433e19c89", schema: "1c49aa3ed44d1c9e04b4d76b05bf3db8d83107c65ce2b265ede13acde8657714" }],
   ["TbTestMapper", { data: "ef5c8a902384da7d5cb3c4a811c0d31f0f5f67df31cbf940dee52dbaa46e42a2", schema: "13c8c658390873d99cf471dba4edaaa9046e44cd809484c51a2390e911575306" }],

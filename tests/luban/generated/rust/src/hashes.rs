@@ -5,10 +5,10 @@
 /// BLAKE3 content hash of the data this crate holds (its export groups) and of the schemas: equal to
 /// `content-hash.txt` of its data folder, and to the C# and TypeScript outputs' content hash when they
 /// select the same groups.
-pub const CONTENT_HASH: &str = "0067b296c6e1f1768a7c15db838ae0066c56ded55ec216723c806789d92f7af7";
+pub const CONTENT_HASH: &str = "497b82d3fe904aadb967c231267ad48a9ce998d47ffef585098765f990ca1d72";
 /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
 /// `CONTENT_HASH` unless this output selects export groups.
-pub const PROJECT_HASH: &str = "983469c44f476f4e6b8df43dbfb9e9d025cf9602c9c2aa007e0825d33dd545cc";
+pub const PROJECT_HASH: &str = "f2ca6df973ff47403520297fe6e6090003e33f2761f59060f6a0077f8d2d713d";
 /// Every table's `dataHash` (BLAKE3 of its canonical JSON), which its embedded data file must carry.
 pub(crate) mod tables {
     /// `dataHash` of `data/TbAutoImport1.bytes`.
@@ -31,6 +31,8 @@ pub(crate) mod tables {
     pub(crate) const TB_DEMO_PRIMITIVE: &str = "67f3ae4ca1ccd0278a75281ef19ee745a7c6be5cce406b1deb9245dbe208c690";
     /// `dataHash` of `data/TbFullTypes.bytes`.
     pub(crate) const TB_FULL_TYPES: &str = "b4e20289890b1e1b36a13314b241335e9192f55067f752d8e2849a60a1328157";
+    /// `dataHash` of `data/TbGlobalConfig.bytes`.
+    pub(crate) const TB_GLOBAL_CONFIG: &str = "2c50125094795ea4842bf39f684ee33e8f1b0e92bf53d645e56d4acdedbed351";
     /// `dataHash` of `data/TbItem.bytes`.
     pub(crate) const TB_ITEM: &str = "552660dfd787e812f68753e66d0937607760192a1f2a648594e59aa59f8b09cd";
     /// `dataHash` of `data/TbL10NDemo.bytes`.
@@ -53,6 +55,8 @@ pub(crate) mod tables {
     pub(crate) const TB_TEST_FIELD_VARIANT: &str = "129c864df1875c4044c1b5f954892398b1a162fa3c5ec81c399b9b55466e5559";
     /// `dataHash` of `data/TbTestFieldVariant2.bytes`.
     pub(crate) const TB_TEST_FIELD_VARIANT2: &str = "89b3d4fcb85744de47b6417b6c84b72dafc9964ecf29b510b0adcb5e266d6463";
+    /// `dataHash` of `data/TbTestGlobal.bytes`.
+    pub(crate) const TB_TEST_GLOBAL: &str = "60684e911c03acc503a286c2a3ca9d554a86638e3d57c99fa035d514b4820fe2";
     /// `dataHash` of `data/TbTestIndex.bytes`.
     pub(crate) const TB_TEST_INDEX: &str = "5c1e9559b25ba5baf849b7df39a46452a081e0fcfe09f3a43e6f2d7e708f076e";
     /// `dataHash` of `data/TbTestMap.bytes`.

@@ -22,14 +22,26 @@ const FIELDS: readonly string[] = ["x1", "x2", "x3", "x4", "x5", "x6", "x7"];
 export function readTbGlobalConfig(v: unknown, at: rt.At): TbGlobalConfig {
   const o = rt.object(v, at);
   try {
+    const x0 = o["x1"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "x1", -2147483648, 2147483647);
+    const x1 = o["x2"];
+    if (!(typeof x1 === "number" && (x1 | 0) === x1)) rt.int(x1, "x2", -2147483648, 2147483647);
+    const x2 = o["x3"];
+    if (!(typeof x2 === "number" && (x2 | 0) === x2)) rt.int(x2, "x3", -2147483648, 2147483647);
+    const x3 = o["x4"];
+    if (!(typeof x3 === "number" && (x3 | 0) === x3)) rt.int(x3, "x4", -2147483648, 2147483647);
+    const x4 = o["x5"];
+    if (!(typeof x4 === "number" && (x4 | 0) === x4)) rt.int(x4, "x5", -2147483648, 2147483647);
+    const x5 = o["x6"];
+    if (!(typeof x5 === "number" && (x5 | 0) === x5)) rt.int(x5, "x6", -2147483648, 2147483647);
     const r: rt.Mutable<TbGlobalConfig> = {
-      x1: rt.int(o["x1"], "x1", -2147483648, 2147483647),
-      x2: rt.int(o["x2"], "x2", -2147483648, 2147483647),
-      x3: rt.int(o["x3"], "x3", -2147483648, 2147483647),
-      x4: rt.int(o["x4"], "x4", -2147483648, 2147483647),
-      x5: rt.int(o["x5"], "x5", -2147483648, 2147483647),
-      x6: rt.int(o["x6"], "x6", -2147483648, 2147483647),
-      x7: rt.scalars(o["x7"], "x7", (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
+      x1: x0 as number,
+      x2: x1 as number,
+      x3: x2 as number,
+      x4: x3 as number,
+      x5: x4 as number,
+      x6: x5 as number,
+      x7: rt.ints(o["x7"], "x7", -2147483648, 2147483647),
     };
     if (rt.count(o) !== 7) rt.unknown(o, FIELDS);
     return Object.freeze(r);

@@ -14,9 +14,13 @@ const FIELDS: readonly string[] = ["unlock_equip", "unlock_hero"];
 export function readTbTestGlobal(v: unknown, at: rt.At): TbTestGlobal {
   const o = rt.object(v, at);
   try {
+    const x0 = o["unlock_equip"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "unlock_equip", -2147483648, 2147483647);
+    const x1 = o["unlock_hero"];
+    if (!(typeof x1 === "number" && (x1 | 0) === x1)) rt.int(x1, "unlock_hero", -2147483648, 2147483647);
     const r: rt.Mutable<TbTestGlobal> = {
-      unlockEquip: rt.int(o["unlock_equip"], "unlock_equip", -2147483648, 2147483647),
-      unlockHero: rt.int(o["unlock_hero"], "unlock_hero", -2147483648, 2147483647),
+      unlockEquip: x0 as number,
+      unlockHero: x1 as number,
     };
     if (rt.count(o) !== 2) rt.unknown(o, FIELDS);
     return Object.freeze(r);
