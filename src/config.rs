@@ -685,6 +685,35 @@ pub fn load(path: &Path) -> anyhow::Result<Loaded> {
             config.csharp.namespace
         );
     }
+    // The generated folder is replaced as a whole by every build (build::commit): it must not hold the
+    // project's own files.
+    let inside = |p: &Path| {
+        let (g, p) = (lexical(&config.project.generated), lexical(p));
+        p.starts_with(&g)
+    };
+    if let Some(what) = [
+        (Path::new("gentable.toml"), "the project file"),
+        (Path::new(".gentable-cache"), "the build cache"),
+        (config.project.schemas.as_path(), "the schema folder"),
+    ]
+    .into_iter()
+    .chain(
+        config
+            .project
+            .tables
+            .iter()
+            .map(|t| (t.as_path(), "a table folder")),
+    )
+    .find(|(p, _)| inside(p))
+    .map(|(_, what)| what)
+    {
+        anyhow::bail!(
+            "{}: [project] generated = {:?} would hold {what}; every build replaces that folder as a whole, so it \
+             must be a folder of its own (for example \"generated\")",
+            path.display(),
+            config.project.generated
+        );
+    }
     let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let root = if root.as_os_str().is_empty() {
         PathBuf::from(".")
@@ -692,6 +721,25 @@ pub fn load(path: &Path) -> anyhow::Result<Loaded> {
         root
     };
     Ok(Loaded { root, config })
+}
+
+/// `p` (relative to the project root) with `.` and `..` resolved lexically (`a/../b` → `b`, `.` → empty);
+/// absolute paths keep their root.
+fn lexical(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
 }
 
 fn is_snake(s: &str) -> bool {

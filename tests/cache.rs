@@ -81,9 +81,18 @@ fn assert_same(cached: &Path, clean: &Path) -> String {
             "{k} differs between the cached and the clean build"
         );
     }
+    // The project lock (.gentable-cache/lock) is not the cache: --no-cache takes it too.
+    let cached_entries: Vec<String> = std::fs::read_dir(clean.join(".gentable-cache"))
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n != "lock")
+                .collect()
+        })
+        .unwrap_or_default();
     assert!(
-        !clean.join(".gentable-cache").exists(),
-        "--no-cache wrote a cache"
+        cached_entries.is_empty(),
+        "--no-cache wrote a cache: {cached_entries:?}"
     );
     err
 }

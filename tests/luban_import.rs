@@ -319,6 +319,7 @@ fn luban_example_project_imports_builds_and_matches_lubans_export() {
         format: gentable::diag::render::Format::Human,
         max_per_kind: 0,
         lang: gentable::diag::lang::Lang::En,
+        wait: gentable::build::lock::Wait::Yes,
     });
     let text: String = build.output.iter().map(|(_, t)| t.as_str()).collect();
     assert_eq!(
@@ -562,6 +563,7 @@ fn row_tags_are_chosen_per_output() {
         format: gentable::diag::render::Format::Human,
         max_per_kind: 0,
         lang: gentable::diag::lang::Lang::En,
+        wait: gentable::build::lock::Wait::Yes,
     });
     assert_eq!(out.exit_code, 0, "{:?}", out.output);
     let ids = |p: &str| -> Vec<i64> {

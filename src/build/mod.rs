@@ -14,7 +14,9 @@
 //! each stage to stderr.
 
 pub mod cache;
+pub mod commit;
 mod context;
+pub mod lock;
 mod manifest;
 pub mod outputs;
 mod owned;
@@ -65,6 +67,9 @@ pub struct Request {
     pub max_per_kind: usize,
     /// The language of messages and summaries (`--lang`, else the locale: [`Lang::from_env`]).
     pub lang: Lang,
+    /// When another gentable run holds the project lock: wait for it ([`lock::Wait::Yes`], the default) or
+    /// fail at once with exit code 2 (`--no-wait`).
+    pub wait: lock::Wait,
 }
 
 /// Where a piece of a run's output goes.
@@ -164,6 +169,35 @@ pub fn run(req: &Request) -> Outcome {
             return out;
         }
     };
+    // One run per project at a time; then whatever a killed build left beside the generated folder is
+    // completed or removed, before anything reads it.
+    let what = match req.action {
+        Action::Validate => "gentable check",
+        Action::Build => "gentable build",
+        Action::Check => "gentable build --check",
+    };
+    let quiet = req.quiet;
+    let _lock = match lock::ProjectLock::acquire(&loaded.root, what, req.wait, &mut |m| {
+        if !quiet {
+            // Said while waiting, not after: straight to the terminal.
+            eprint!("{}", render::terminal_safe(m));
+        }
+    }) {
+        Ok(l) => l,
+        Err(e) => {
+            out.err(format!("error: {e}\n"));
+            out.exit_code = 2;
+            return out;
+        }
+    };
+    if let Err(e) = commit::recover(&loaded.generated_dir()) {
+        out.err(format!(
+            "error: cannot complete what an interrupted build left beside {}: {e}\n",
+            loaded.generated_dir().display()
+        ));
+        out.exit_code = 2;
+        return out;
+    }
     let ctx = Context::new(
         &loaded,
         &req.config,

@@ -6,7 +6,9 @@ use std::path::Path;
 /// Folders under `generated/` whose files gentable owns (stale ones are removed).
 pub const OWNED: &[&str] = &["data", "rust/src", "rust/data", "csharp", "ts"];
 
-const NOT_OWNED_DIRS: &[&str] = &["target", "node_modules", "bin", "obj", "dist"];
+/// Folders under the generated folder that belong to the user's tools (a build of the generated crate, npm,
+/// .NET): never stale, never walked.
+pub(crate) const NOT_OWNED_DIRS: &[&str] = &["target", "node_modules", "bin", "obj", "dist"];
 
 /// Files (relative, `/`) under the owned folders of `dir` that `files` does not produce.
 pub(crate) fn extra_files<V>(

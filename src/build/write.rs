@@ -1,6 +1,7 @@
 //! Writing `generated/`: [`stale`] compares the rendered files with the folder (for `build --check` and to
-//! skip unchanged files), [`write()`] replaces the changed ones and removes the files gentable owns but no
-//! longer produces; `commit` is the build's write step (write, then record the manifest).
+//! skip unchanged files), [`write()`] commits the changed ones and the removal of the files gentable owns but
+//! no longer produces in one atomic step ([`super::commit`]); `commit` is the build's write step (write,
+//! then record the manifest).
 //!
 //! A failed build never reaches this module, so `generated/` is unchanged when any error is found.
 
@@ -14,7 +15,7 @@ use crate::emit::Outputs as Files;
 use crate::read;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::SystemTime;
 
 /// What [`write()`] or [`stale`] found.
@@ -78,48 +79,27 @@ pub fn stale(dir: &Path, files: &Files, scope: Scope) -> Changes {
     c
 }
 
-/// Write `files` under `dir`: changed files go to `*.gentable-tmp` siblings first and are renamed into place
-/// only when all were written; unchanged files are not rewritten; stale owned files are removed when
-/// `scope.complete`.
+/// Write `files` under `dir` as one atomic commit ([`super::commit`]): the whole new folder is staged beside
+/// it (unchanged files hard-linked, so they keep their inode and modification time; changed ones written;
+/// stale owned files, when `scope.complete`, left out) and swapped in at once, so `dir` is at every instant
+/// the old or the new complete state. Nothing is touched when nothing changed. What an earlier, killed
+/// build left behind is completed or removed first.
 pub fn write(dir: &Path, files: &Files, scope: Scope) -> std::io::Result<Changes> {
+    super::commit::recover(dir)?;
     let mut c = stale(dir, files, scope);
-    let staged: Vec<std::io::Result<(PathBuf, PathBuf)>> = c
-        .written
-        .par_iter()
-        .map(|rel| {
-            let target = dir.join(rel);
-            if let Some(p) = target.parent() {
-                std::fs::create_dir_all(p)?;
-            }
-            let tmp = target.with_file_name(format!(
-                "{}.gentable-tmp",
-                target
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default()
-            ));
-            std::fs::write(&tmp, &files[rel])?;
-            Ok((tmp, target))
-        })
-        .collect();
-    let mut result = Ok(());
-    let staged: Vec<(PathBuf, PathBuf)> = staged
-        .into_iter()
-        .filter_map(|r| r.map_err(|e| result = Err(e)).ok())
-        .collect();
-    if let Err(e) = result {
-        for (tmp, _) in &staged {
-            let _ = std::fs::remove_file(tmp);
-        }
-        return Err(e);
-    }
-    for (tmp, target) in &staged {
-        std::fs::rename(tmp, target)?;
-    }
-    for rel in &c.removed {
-        std::fs::remove_file(dir.join(rel))?;
-    }
     c.removed.sort();
+    if c.written.is_empty() && c.removed.is_empty() {
+        return Ok(c);
+    }
+    let state = super::commit::NewState {
+        write: c
+            .written
+            .iter()
+            .map(|rel| (rel.as_str(), files[rel].as_bytes()))
+            .collect(),
+        drop: c.removed.iter().map(String::as_str).collect(),
+    };
+    super::commit::commit(dir, &state)?;
     Ok(c)
 }
 

@@ -57,6 +57,9 @@ struct Common {
     /// Neither use nor update the incremental cache in .gentable-cache/ (the result is the same).
     #[arg(long)]
     no_cache: bool,
+    /// If another gentable run is using this project, stop at once (exit code 2) instead of waiting for it.
+    #[arg(long)]
+    no_wait: bool,
 }
 
 impl Common {
@@ -70,6 +73,11 @@ impl Common {
             quiet: self.quiet,
             format: self.message_format.format(),
             max_per_kind: self.max_per_kind.unwrap_or(max_per_kind),
+            wait: if self.no_wait {
+                crate::build::lock::Wait::No
+            } else {
+                crate::build::lock::Wait::Yes
+            },
         }
     }
 }

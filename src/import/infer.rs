@@ -250,6 +250,7 @@ mod tests {
             format: crate::diag::render::Format::Human,
             max_per_kind: 0,
             lang: crate::diag::lang::Lang::En,
+            wait: crate::build::lock::Wait::Yes,
         });
         assert_eq!(out.exit_code, 0, "{:?}", out.output);
         assert_eq!(init(dir.path()).exit_code, 2);

@@ -185,6 +185,7 @@ fn failing_tables(
         format: crate::diag::render::Format::Json,
         max_per_kind: 0,
         lang: crate::diag::lang::Lang::En,
+        wait: crate::build::lock::Wait::Yes,
     });
     let mut failing = std::collections::BTreeMap::new();
     for d in outcome
