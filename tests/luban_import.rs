@@ -612,6 +612,7 @@ fn multi_row_fields_continue_the_record_above() {
             format: gentable::diag::render::Format::Human,
             max_per_kind: 0,
             lang: gentable::diag::lang::Lang::En,
+            wait: gentable::build::lock::Wait::Yes,
         })
     };
     let out = build();

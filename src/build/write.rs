@@ -95,7 +95,7 @@ pub fn write(dir: &Path, files: &Files, scope: Scope) -> std::io::Result<Changes
         write: c
             .written
             .iter()
-            .map(|rel| (rel.as_str(), files[rel].as_bytes()))
+            .map(|rel| (rel.as_str(), files[rel].as_slice()))
             .collect(),
         drop: c.removed.iter().map(String::as_str).collect(),
     };
