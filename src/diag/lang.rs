@@ -221,23 +221,40 @@ fn translate_at(text: &str, depth: usize) -> Option<String> {
     Some(fill(t.zh, &parts))
 }
 
-/// `zh` with `{0}`, `{1}`, … replaced by `parts`.
+/// `zh` with `{0}`, `{1}`, … replaced by `parts`, with a space between an ideograph and a Latin letter or
+/// digit where a part meets the text around it (`应为 Side`, `Side 列`), as Chinese technical writing does.
 fn fill(zh: &str, parts: &[String]) -> String {
+    let ideograph = |c: Option<char>| c.is_some_and(|c| matches!(c as u32, 0x4e00..=0x9fff));
+    let latin = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
     let mut out = String::with_capacity(zh.len() + 16);
     let mut rest = zh;
+    let mut after_part = false;
     while let Some(i) = rest.find('{') {
-        out.push_str(&rest[..i]);
+        let lit = &rest[..i];
+        if after_part && latin(out.chars().last()) && ideograph(lit.chars().next()) {
+            out.push(' ');
+        }
+        out.push_str(lit);
         let after = &rest[i + 1..];
         match after.find('}').map(|j| (j, after[..j].parse::<usize>())) {
             Some((j, Ok(n))) if n < parts.len() => {
-                out.push_str(&parts[n]);
+                let p = &parts[n];
+                if ideograph(out.chars().last()) && latin(p.chars().next()) {
+                    out.push(' ');
+                }
+                out.push_str(p);
                 rest = &after[j + 1..];
+                after_part = true;
             }
             _ => {
                 out.push('{');
                 rest = after;
+                after_part = false;
             }
         }
+    }
+    if after_part && latin(out.chars().last()) && ideograph(rest.chars().next()) {
+        out.push(' ');
     }
     out.push_str(rest);
     out
@@ -311,6 +328,13 @@ mod tests {
             translate("failed in 0.20 s: 1 error at Table/PieceType.csv:3:D; generated/ is unchanged — fix and save").as_deref(),
             Some("失败，用时 0.20 秒：1 个错误，位置 Table/PieceType.csv:3:D；generated/ 未改动——请修正后保存")
         );
+        // A space where an ideograph meets a Latin part, none where the catalog has punctuation.
+        assert_eq!(
+            translate("\"Side\" is required but the cell is empty (expected a Side)").as_deref(),
+            Some("\"Side\" 是必填字段，但单元格为空（应为 Side）")
+        );
+        assert_eq!(fill("{0}列", &["C".into()]), "C 列");
+        assert_eq!(fill("{0}，{1}", &["C".into(), "字".into()]), "C，字");
         assert_eq!(translate("no template says this"), None);
         assert_eq!(
             message("no template says this", Lang::Zh),

@@ -160,7 +160,10 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("severity must be \"error\" or \"warning\", not {}", "severity 必须是 \"error\" 或 \"warning\"，而不是 {0}"),
     ("the type name {} is used by a table and by an enum/record definition", "类型名 {0} 同时被一张表和一个枚举/记录定义使用"),
     ("rename the table, field, enum member or $defs entry, or set x-gentable-name", "重命名表、字段、枚举成员或 $defs 条目，或设置 x-gentable-name"),
+    // config
+    ("[tables.{}] names a table that no file provides", "[tables.{0}] 指定的表没有任何文件提供"),
     // typing/: headers and columns
+    ("the first non-comment row must hold the field names", "第一个非注释行必须是字段名"),
     ("table {} has no header row", "表 {0} 没有表头行"),
     ("table {}: header_row {} is past the end of the data", "表 {0}：header_row {1} 超出了数据末尾"),
     ("table {}: no row has the header_marker {} in column {}", "表 {0}：没有一行在 {2} 列中有 header_marker {1}"),
@@ -300,6 +303,7 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("text key {} is not in {}", "文本键 {0} 不在 {1} 中"),
     ("add a {} row with key {}, or correct the key", "在 {0} 中添加键为 {1} 的行，或改正该键"),
     ("write the translation", "写上翻译"),
+    ("{} (used by {}) has no {} text", "{0}（{1} 使用）没有 {2} 文本"),
     ("[localization] language {} is not a field of {}", "[localization] 的语言 {0} 不是 {1} 的字段"),
     ("[localization] table {} needs a single string primary key (x-gentable-primaryKey)", "[localization] 表 {0} 需要一个单字符串主键（x-gentable-primaryKey）"),
     // validate/: rules

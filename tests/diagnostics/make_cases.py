@@ -29,6 +29,9 @@ def case(name, files, args=None, readme=""):
     for rel, content in files.items():
         p = os.path.join(d, rel)
         os.makedirs(os.path.dirname(p), exist_ok=True)
+        if isinstance(content, bytes):
+            open(p, "wb").write(content)
+            continue
         if not isinstance(content, str):
             content = json.dumps(content, indent=2, ensure_ascii=False) + "\n"
         open(p, "w").write(content)
@@ -162,3 +165,40 @@ unit("foreign-key-case", "1,Archer,Red,10,,bow\n2,Knight,Blue,30,,Ｓｐｅａ�
 unit("near-duplicate-key", "", schema={**WEAPON}, hdr="",
      extra={"schema/Unit.schema.json": WEAPON, "Table/Unit.csv": "Id,Power\nBow,3\nbow,4\nIron Guard,5\nIronGuard,6\n"},
      readme="GT0306 (warning): primary keys that differ only by case or spaces.")
+
+# One case per remaining data code, so that every message of them is golden in English and Chinese.
+unit("unused-override", OK_ROWS, extra={"gentable.toml": TOML + "\n[tables.Unti]\nheader_row = 1\n"},
+     readme="GT0003 (warning): a [tables.<Name>] section for a table no file provides.")
+unit("bad-encoding", "", hdr="", extra={"Table/Unit.csv": (UNIT_HDR + OK_ROWS).encode() + b"3,Ma\xffge,Red,10,\n"},
+     readme="GT0102: bytes that are not UTF-8, at their cell.")
+unit("malformed-csv", OK_ROWS + '3,"Mage,Red,10,\n4,Monk,Red,10,\n', readme="GT0103: a quote that is never closed.")
+unit("fraction-in-integer", OK_ROWS + "3,Mage,Red,7.5,\n", readme="GT0206: a fraction in an integer field.")
+unit("no-header", "", hdr="# only comments\n# here\n", readme="GT0214: no header row.")
+unit("singleton-rows", "", hdr="", extra={
+        "schema/Unit.schema.json": {"type": "object", "x-gentable-mode": "one", "properties": {"MaxHp": {"type": "integer"}}, "required": ["MaxHp"]},
+        "Table/Unit.csv": "MaxHp\n10\n20\n"},
+     readme="GT0215: a singleton table (x-gentable-mode one) with two rows.")
+s = unit_schema()
+s["properties"]["MaxSteps"] = {"type": "integer"}
+s["properties"]["max_steps"] = {"type": "integer"}
+unit("name-collision", "1,Archer,Red,10,,1,2\n", schema=s, hdr="Id,Name,Side,Hp,Tags,MaxSteps,max_steps\n",
+     readme="GT0216: two fields that become one identifier.")
+unit("missing-schema", OK_ROWS, extra={"Table/Weapon.csv": WEAPON_CSV}, readme="GT0402: a table without a schema.")
+s = unit_schema()
+s["properties"]["Hp"]["default"] = "ten"
+unit("bad-default", OK_ROWS + "3,Mage,Red,,\n", schema=s, readme="GT0404: a default that does not fit its type (used by the empty Hp of row 4).")
+unit("type-name-clash", OK_ROWS, extra={
+        "schema/Side.schema.json": {"type": "object", "x-gentable-primaryKey": "Id", "properties": {"Id": {"type": "string"}}, "required": ["Id"]},
+        "Table/Side.csv": "Id\nRed\nBlue\n"},
+     readme="GT0405: a table named like an enum of another schema.")
+LANG_TOML = TOML + '\n[localization]\ntable = "Lang"\nkey = "Key"\nlanguages = ["zh", "en"]\n'
+LANG_SCHEMA = {"type": "object", "x-gentable-primaryKey": "Key", "properties": {"Key": {"type": "string"}, "zh": {"type": "string"}, "en": {"type": "string"}}, "required": ["Key"]}
+s = unit_schema()
+s["properties"]["NameKey"] = {"type": "string", "x-gentable-text": True}
+unit("text-keys", "1,Archer,Red,10,,Unit_Archer\n2,Knight,Blue,30,,Unit_Knigt\n", schema=s, hdr="Id,Name,Side,Hp,Tags,NameKey\n",
+     extra={"gentable.toml": LANG_TOML, "schema/Lang.schema.json": LANG_SCHEMA,
+            "Table/Lang.csv": "Key,zh,en\nUnit_Archer,弓箭手,\nUnit_Knight,骑士,Knight\n"},
+     readme="GT0330: a text key the Lang table lacks; GT0331 (warning): a text without its en translation.")
+unit("bad-localization", OK_ROWS, extra={"gentable.toml": TOML + '\n[localization]\ntable = "Lang"\nkey = "Key"\nlanguages = ["zh", "jp"]\n',
+        "schema/Lang.schema.json": LANG_SCHEMA, "Table/Lang.csv": "Key,zh,en\nUnit_Archer,弓箭手,Archer\n"},
+     readme="GT0332: [localization] names a language column that does not exist.")
