@@ -31,6 +31,9 @@ pub struct Config {
     /// Resource limits on what gentable reads (docs/conventions.md §1 "Limits").
     #[serde(default)]
     pub limits: Limits,
+    /// How rows are validated against their JSON Schemas.
+    #[serde(default)]
+    pub validation: ValidationConfig,
 }
 
 /// `[limits]`: bounds on the input, so that a hostile or broken file costs bounded memory and time and gets a
@@ -75,6 +78,25 @@ impl Default for Limits {
 impl Limits {
     /// The largest `nesting_depth` (serde_json refuses deeper JSON).
     pub const MAX_NESTING_DEPTH: usize = 128;
+}
+
+/// `[validation]`: how rows are validated against their JSON Schemas (docs/json-schema-support.md).
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ValidationConfig {
+    /// Whether `format` is checked (`email`, `uri`, `ipv4`, `uuid`, `date`, …: the `jsonschema` crate's
+    /// checks); default `true`. `false` makes `format` an annotation only, as JSON Schema 2020-12 leaves it
+    /// by default (`date-time` and `duration` fields are typed and always read by their own grammar).
+    #[serde(default = "default_true")]
+    pub formats: bool,
+}
+impl Default for ValidationConfig {
+    fn default() -> Self {
+        ValidationConfig { formats: true }
+    }
+}
+fn default_true() -> bool {
+    true
 }
 
 /// `[localization]`: the table of localized texts that `x-gentable-text` fields name keys of.

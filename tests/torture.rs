@@ -346,3 +346,68 @@ fn prelude_and_keyword_table_names() {
     assert_eq!(String_::get(StringId("a")).unwrap().words, ["b", "c"]);
     assert_eq!(Self_::get(SelfId(0)).unwrap().other, StringId("a"));
 }
+
+#[test]
+fn tuples_open_records_json_values_and_scalar_unions() {
+    use torture_tables::types::Json;
+    use torture_tables::{Amount, Shapes, ShapesFlag, ShapesId, ShapesMixed};
+    let one = Shapes::get(ShapesId(1)).unwrap();
+    let two = Shapes::get(ShapesId(2)).unwrap();
+    let three = Shapes::get(ShapesId(3)).unwrap();
+    // Tuples: an optional tail left out, a rest of booleans, a nullable item within minItems.
+    assert_eq!(
+        (one.pair._0, one.pair._1, one.pair.items),
+        (7, None, &[][..])
+    );
+    assert_eq!(
+        (two.pair._0, two.pair._1, two.pair.items),
+        (8, Some("eight"), &[true, false][..])
+    );
+    assert_eq!((one.vec3._0, one.vec3._1, one.vec3._2), (0.1, 0.0, 1e21));
+    let mf = three.maybe_first.unwrap();
+    assert_eq!((mf._0, mf._1), (None, "none"));
+    assert_eq!(two.maybe_first.unwrap()._0, Some(5));
+    // Open records keep their extra members, typed.
+    assert_eq!(two.stats.hp, 1);
+    assert_eq!(two.stats.additional_properties.get("agi"), Some(&-4));
+    assert_eq!(two.stats.additional_properties.get("str"), Some(&3));
+    assert_eq!(three.stats.additional_properties.len(), 2);
+    let meta = two.meta.unwrap();
+    assert_eq!(meta.kind, Some("k"));
+    assert_eq!(
+        meta.additional_properties
+            .get("__proto__")
+            .and_then(|j| j.get("x")),
+        Some(&Json::Number(1.0))
+    );
+    assert_eq!(meta.additional_properties.get("n"), Some(&Json::Null));
+    // Any JSON value: members in RFC 8785 order, numbers as doubles.
+    let any = one.any.unwrap();
+    let keys: Vec<&str> = any.as_object().unwrap().iter().map(|(k, _)| *k).collect();
+    assert_eq!(keys, ["a", "z", "€", "😀", "\u{fb33}"]);
+    assert_eq!(two.any, Some(Json::String("text")));
+    assert_eq!(two.maybe_any, Some(Json::Null));
+    assert_eq!(three.any, Some(Json::Number(9007199254740992.0)));
+    assert_eq!(two.anys.unwrap().len(), 4);
+    // Scalar unions: the member by the cell's kind; a quoted cell is text.
+    assert_eq!(one.amount, Some(Amount::Integer(12)));
+    assert_eq!(two.amount, Some(Amount::String("12")));
+    assert_eq!(three.amount, Some(Amount::String("all")));
+    assert_eq!(two.flag, Some(ShapesFlag::Boolean(true)));
+    assert_eq!(three.flag, Some(ShapesFlag::Number(2.5)));
+    assert_eq!(one.mixed, Some(ShapesMixed::Integer(1)));
+    assert_eq!(three.mixed, Some(ShapesMixed::Boolean(true)));
+    // $ref with siblings and allOf: one record with every part's members, the base's first.
+    let named = two.named.unwrap();
+    assert_eq!(
+        (named.name, named.level, named.title),
+        ("N", Some(5), Some("T"))
+    );
+    let merged = one.merged.unwrap();
+    assert_eq!((merged.name, merged.level, merged.rank), ("Bo", Some(3), 2));
+    let shapes = two.one_of_shapes.unwrap();
+    assert_eq!(
+        (shapes.radius, shapes.w, shapes.h),
+        (None, Some(2.0), Some(3.0))
+    );
+}

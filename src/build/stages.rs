@@ -49,7 +49,10 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
     };
     // 1. Schema files (a one-table rebuild starts only when none changed).
     let set = match schema::load_dir(&loaded.schema_dir(), &loaded.schema_rel()) {
-        Ok(s) => s,
+        Ok(mut s) => {
+            s.formats = loaded.config.validation.formats;
+            s
+        }
         Err(_) if partial.is_some() => return None,
         Err(d) => return fail(d, typed_names),
     };
@@ -419,6 +422,7 @@ pub(crate) fn table_schemas(
 ) -> (Vec<TableSchema>, Vec<Diagnostic>) {
     let mut schemas = vec![];
     let mut diags = vec![];
+    let mut records_checked = BTreeSet::new();
     for name in names {
         let ov = loaded.config.tables.get(name);
         let schema_name = ov
@@ -428,7 +432,15 @@ pub(crate) fn table_schemas(
         match schema::build_table(set, project, name, &file) {
             Ok(mut ts) => {
                 ts.source_order = ov.and_then(|o| o.order.as_deref()) == Some("source");
-                schemas.push(ts)
+                // A record field's bad default is one error at the schema, and the table is not typed (no
+                // error per cell); a row field's is reported once by typing (`defaults::report`).
+                let bad =
+                    crate::typing::defaults::check(project, set, &mut ts, &mut records_checked);
+                if bad.is_empty() {
+                    schemas.push(ts);
+                } else {
+                    diags.extend(bad);
+                }
             }
             Err(d) => diags.extend(d),
         }

@@ -209,7 +209,7 @@ codes! {
         "A schema is not a usable row schema: not type object, no properties, a $ref that cannot be resolved locally, an unsupported construct, two definitions with one type name. Example: \"type\": \"array\" at the root of a table schema. Fix: as the message says.";
     BadDefault = "GT0404", Data,
         "bad default",
-        "A property's default does not fit its own type. Example: \"default\": \"ten\" on an integer property. Fix: correct the default in the schema.";
+        "A property's default does not fit its own type, or breaks its own schema (every keyword of the property applies to it). It is reported once, at the schema: an error naming how many rows take it (their cells are empty) and the first, or a warning when no row takes it yet; a record field's bad default is always an error. Example: \"default\": \"ten\" on an integer property, or \"default\": 0 with \"minimum\": 1. Fix: correct the default in the schema.";
     TypeNameClash = "GT0405", Data,
         "type name clash",
         "A table and an enum/record definition have the same name, which would be two types of one name in generated code. Example: a table Side and an enum $defs/Side. Fix: rename the $defs entry or give it another title.";
@@ -219,6 +219,21 @@ codes! {
     BadView = "GT0407", Data,
         "bad view",
         "An x-gentable-view annotation (the pictures of gentable report) is malformed, or names a path that does not exist or cannot be drawn: a position that is not an integer, an items path that is not a list of records, a misspelt field. This is a schema error: it names the schema file. Example: \"x\": \"Xs\" when the field is X. Fix: correct the view in the schema (docs/designer.md, Pictures); the message suggests the closest field.";
+    UntypedSchema = "GT0410", Data,
+        "untyped schema",
+        "A property schema has no \"type\" and its keywords do not decide one: keywords that apply to any value (not, if/then/else, dependentRequired alone…), or keywords of two types at once (minimum is about numbers, minLength about strings). Without \"type\" gentable infers it where the keywords decide it: properties/required → object, items/prefixItems → array, minLength/pattern/format → string, minimum/multipleOf → number, enum/const → the members' common type; a schema that allows every value (true, {}) is a JSON value. Example: {\"minimum\": 1, \"minLength\": 2}. Fix: add \"type\": \"integer\" (or the type you mean; a list such as [\"integer\", \"string\"] is a scalar union).";
+    ConflictingTypes = "GT0411", Data,
+        "conflicting types",
+        "The parts of a schema that must all hold (its own keywords, its $ref target, its allOf members) allow no common value, or give one member two different types. Example: {\"allOf\": [{\"type\": \"integer\"}, {\"type\": \"string\"}]}, or allOf parts declaring \"hp\" once as an integer and once as a string. Fix: make the parts agree; the message names the member.";
+    UnresolvedRef = "GT0412", Data,
+        "unresolved reference",
+        "A $ref does not resolve within the schema folder: a file that is not there, a JSON pointer or $anchor that names nothing, or a remote URL (nothing is ever fetched). Pointers may use ~0, ~1 and %XX escapes; $id and $anchor are honoured. Example: \"$ref\": \"http://example.com/unit.json\", or \"#/$defs/Untis\". Fix: copy the schema into the schema folder and refer to it by file name (\"unit.schema.json#/$defs/Unit\"), or correct the pointer.";
+    AcceptsNothing = "GT0413", Data,
+        "schema accepts nothing",
+        "A property schema accepts no value at all, so no cell could ever be valid: the boolean schema false, an empty enum, or a required member whose schema is false. Example: \"Hp\": false. Fix: give the property a real schema, or remove it (a member that must never appear needs no property).";
+    UnsupportedShape = "GT0414", Data,
+        "unsupported shape",
+        "The schema describes values that generated code cannot hold as typed fields: a $dynamicRef (resolved per value at validation), a tuple item that may be null after minItems (a left-out item and a null one would read the same), a scalar union of a 64-bit integer and a string, a map key that is not a string or an integer, a recursion with no record between, an open record with a member named additionalProperties. Example: \"prefixItems\": [{\"type\": \"integer\"}, {\"type\": [\"string\", \"null\"]}] without minItems 2. Fix: as the message says (use $ref instead of $dynamicRef, raise minItems, bound the integer, rename the member).";
     StaleFile = "GT0501", Output,
         "stale generated file",
         "`gentable build --check` found a file under generated/ that differs from what the tables produce (someone edited tables without regenerating, or edited generated code by hand), or a file the tables no longer produce. Example: Table/PieceType.csv changed but generated/ was not rebuilt. Fix: run `gentable build` (Tools/GenTable.sh) and commit generated/.";

@@ -66,7 +66,8 @@ pub trait Backend: Sync {
         Self: 'c;
     /// Check the project for this language (identifier clashes, reserved names) and decide its names.
     fn prepare<'c>(&self, ctx: &'c EmitContext<'c>) -> Result<Self::Plan<'c>>;
-    /// Files that depend on the configuration only: the runtime, a package manifest.
+    /// Files that depend on the configuration (and on which value types the project uses at all): the
+    /// runtime, a package manifest.
     fn runtime(&self, ctx: &EmitContext, plan: &Self::Plan<'_>) -> Result<Files>;
     /// Files of the shared types: enums, records, polymorphic records.
     fn types(&self, ctx: &EmitContext, plan: &Self::Plan<'_>) -> Result<Files>;
@@ -416,4 +417,22 @@ impl Linked {
     pub fn fields(&self, project: &Project, fields: &[crate::ir::Field]) -> bool {
         !references(project, fields).is_empty() || fields.iter().any(|f| self.ty(&f.ty))
     }
+}
+
+/// Whether any field of the project holds a [`Type::Json`] value (the runtime's JSON value type is emitted
+/// only then, so projects without one keep their generated files).
+pub fn uses_json(p: &Project) -> bool {
+    let mut found = false;
+    for t in p.all_field_types() {
+        t.visit(&mut |t| found |= *t == Type::Json);
+    }
+    found
+}
+
+/// Whether the project has a tuple or an open record ([`crate::ir::RecordForm`]): the backends emit the
+/// helpers that read and write those shapes only then.
+pub fn uses_shapes(p: &Project) -> bool {
+    p.records
+        .values()
+        .any(|r| r.form != crate::ir::RecordForm::Closed)
 }

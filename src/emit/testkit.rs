@@ -108,6 +108,7 @@ pub fn project() -> Project {
                 field("label", opt(Type::String), NASTY),
             ],
             origin: String::new(),
+            form: Default::default(),
         },
     );
     p.records.insert(
@@ -123,6 +124,7 @@ pub fn project() -> Project {
                 field("Effect", Type::String, "Named like its class."),
             ],
             origin: String::new(),
+            form: Default::default(),
         },
     );
 

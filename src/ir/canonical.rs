@@ -10,7 +10,7 @@
 //! The content hash is BLAKE3 over, per table in name order, the table name, its canonical data and its
 //! schema file's canonical JSON, each length-prefixed; see [`content_hash`].
 
-use crate::ir::{Field, Project, Table, Type, Value};
+use crate::ir::{Field, Project, RecordDef, RecordForm, Table, Type, Value};
 
 /// Largest integer every IEEE-754 double reader holds exactly: 2^53 − 1.
 pub const MAX_SAFE_INTEGER: i128 = (1i128 << 53) - 1;
@@ -87,9 +87,9 @@ pub fn write_value(out: &mut String, project: &Project, ty: &Type, v: &Value) {
             out.push(']');
         }
         (Type::Record(name), Value::Record(vals)) => {
-            let rec = &project.records[name];
-            write_object(out, project, &rec.fields, vals);
+            write_record(out, project, &project.records[name], vals);
         }
+        (Type::Json, Value::Json(j)) => write_json(out, j),
         (Type::Flags(_), Value::Array(items)) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
@@ -147,6 +147,90 @@ pub fn write_object(out: &mut String, project: &Project, fields: &[Field], value
         write_value(out, project, &fields[i].ty, &values[i]);
     }
     out.push('}');
+}
+
+/// Write a record value in its [`RecordForm`]: an object of the declared members (an open record's extra
+/// members among them, in JCS order), or a tuple's array (absent trailing elements left out).
+pub fn write_record(out: &mut String, project: &Project, rec: &RecordDef, vals: &[Value]) {
+    match rec.form {
+        RecordForm::Closed => write_object(out, project, &rec.fields, vals),
+        RecordForm::Open => {
+            let n = rec.fields.len() - 1;
+            let Value::Map(extra) = &vals[n] else {
+                panic!("IR invariant: the extra members of {} are a map", rec.name)
+            };
+            let Type::Map(_, vt) = &rec.fields[n].ty else {
+                panic!("IR invariant: the extra members of {} are a map", rec.name)
+            };
+            // (key, declared field index or extra entry index)
+            let mut members: Vec<(Vec<u16>, &str, Result<usize, usize>)> = rec.fields[..n]
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| vals[*i] != Value::Null)
+                .map(|(i, f)| (utf16_key(&f.name), f.name.as_str(), Ok(i)))
+                .collect();
+            for (j, (k, _)) in extra.iter().enumerate() {
+                let Value::Str(k) = k else {
+                    panic!("IR invariant: member names are strings")
+                };
+                members.push((utf16_key(k), k.as_str(), Err(j)));
+            }
+            members.sort_by(|a, b| a.0.cmp(&b.0));
+            out.push('{');
+            for (i, (_, name, at)) in members.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(out, name);
+                out.push(':');
+                match at {
+                    Ok(fi) => write_value(out, project, &rec.fields[fi].ty, &vals[fi]),
+                    Err(j) => write_value(out, project, vt, &extra[j].1),
+                }
+            }
+            out.push('}');
+        }
+        RecordForm::Tuple { .. } => {
+            out.push('[');
+            let mut first = true;
+            for item in tuple_items(rec, vals) {
+                if !first {
+                    out.push(',');
+                }
+                first = false;
+                write_value(out, project, item.0, item.1);
+            }
+            out.push(']');
+        }
+    }
+}
+
+/// The elements of a tuple value in order: the present prefix elements (a [`Value::Null`] from `min` on is
+/// an absent element and ends the prefix; before `min` it is a JSON null), then the rest.
+pub fn tuple_items<'a>(rec: &'a RecordDef, vals: &'a [Value]) -> Vec<(&'a Type, &'a Value)> {
+    let RecordForm::Tuple { min, rest } = rec.form else {
+        return vec![];
+    };
+    let prefix = rec.fields.len() - usize::from(rest);
+    let mut out = vec![];
+    for (i, (f, v)) in rec.fields[..prefix].iter().zip(vals).enumerate() {
+        if i >= min && *v == Value::Null {
+            return out;
+        }
+        out.push((&f.ty, v));
+    }
+    if rest {
+        if let (Type::Array(it), Value::Array(items)) = (&rec.fields[prefix].ty, &vals[prefix]) {
+            out.extend(items.iter().map(|x| (&**it, x)));
+        }
+    }
+    out
+}
+
+/// Write a [`Type::Json`] value as RFC 8785 JSON: members in UTF-16 order, every number in ECMAScript form
+/// (as the double it is).
+pub fn write_json(out: &mut String, v: &serde_json::Value) {
+    write_json_as(out, v, false)
 }
 
 /// The JSON member name of a map key: a string as is, an integer in decimal.
@@ -224,15 +308,35 @@ pub fn schema_json(project: &Project, ty: &Type, v: &Value) -> serde_json::Value
             }
             J::Object(m)
         }
-        (Type::Record(name), Value::Record(vals)) => J::Object(
-            project.records[name]
-                .fields
-                .iter()
-                .zip(vals)
-                .filter(|(_, x)| **x != Value::Null)
-                .map(|(f, x)| (f.name.clone(), schema_json(project, &f.ty, x)))
-                .collect(),
-        ),
+        (Type::Record(name), Value::Record(vals)) => {
+            let rec = &project.records[name];
+            match rec.form {
+                RecordForm::Tuple { .. } => J::Array(
+                    tuple_items(rec, vals)
+                        .into_iter()
+                        .map(|(t, x)| schema_json(project, t, x))
+                        .collect(),
+                ),
+                form => {
+                    let n = rec.declared().len();
+                    let mut m: serde_json::Map<String, J> = rec.fields[..n]
+                        .iter()
+                        .zip(vals)
+                        .filter(|(_, x)| **x != Value::Null)
+                        .map(|(f, x)| (f.name.clone(), schema_json(project, &f.ty, x)))
+                        .collect();
+                    if let (RecordForm::Open, Some(Type::Map(_, vt)), Some(Value::Map(extra))) =
+                        (form, rec.fields.get(n).map(|f| &f.ty), vals.get(n))
+                    {
+                        for (k, x) in extra {
+                            m.insert(map_key_text(k), schema_json(project, vt, x));
+                        }
+                    }
+                    J::Object(m)
+                }
+            }
+        }
+        (Type::Json, Value::Json(j)) => j.clone(),
         (Type::Array(inner), Value::Array(items)) => J::Array(
             items
                 .iter()
@@ -296,18 +400,20 @@ pub fn json_value(v: &serde_json::Value) -> String {
 }
 
 fn write_json_value(out: &mut String, v: &serde_json::Value) {
+    write_json_as(out, v, true)
+}
+
+/// JCS of `v`; with `exact_ints`, 64-bit integers keep all their digits (schema files), else every number is
+/// written as the double it is (JSON values of the data).
+fn write_json_as(out: &mut String, v: &serde_json::Value, exact_ints: bool) {
     match v {
         serde_json::Value::Null => out.push_str("null"),
         serde_json::Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        serde_json::Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                out.push_str(&i.to_string())
-            } else if let Some(u) = n.as_u64() {
-                out.push_str(&u.to_string())
-            } else {
-                write_f64(out, n.as_f64().unwrap_or(0.0))
-            }
-        }
+        serde_json::Value::Number(n) => match (exact_ints, n.as_i64(), n.as_u64()) {
+            (true, Some(i), _) => out.push_str(&i.to_string()),
+            (true, _, Some(u)) => out.push_str(&u.to_string()),
+            _ => write_f64(out, n.as_f64().unwrap_or(0.0)),
+        },
         serde_json::Value::String(s) => write_string(out, s),
         serde_json::Value::Array(a) => {
             out.push('[');
@@ -315,7 +421,7 @@ fn write_json_value(out: &mut String, v: &serde_json::Value) {
                 if i > 0 {
                     out.push(',');
                 }
-                write_json_value(out, x);
+                write_json_as(out, x, exact_ints);
             }
             out.push(']');
         }
@@ -329,7 +435,7 @@ fn write_json_value(out: &mut String, v: &serde_json::Value) {
                 }
                 write_string(out, k);
                 out.push(':');
-                write_json_value(out, &m[k.as_str()]);
+                write_json_as(out, &m[k.as_str()], exact_ints);
             }
             out.push('}');
         }

@@ -135,6 +135,13 @@ pub enum Type {
     /// A time of day (`format: time`, RFC 3339 `full-time`), whole seconds since midnight UTC. The offset
     /// (seconds east of UTC) is `x-gentable-timeZone`: it applies to cells written without an offset.
     Time(Option<i32>),
+    /// Any JSON value ([`Value::Json`]): a schema that allows every value (`true`, `{}`), the members of an
+    /// object or the items of an array that the schema does not type, or an `enum`/`const` of mixed kinds.
+    /// Its cells are written as JSON (docs/conventions.md §3); its numbers are IEEE 754 doubles.
+    Json,
+    /// A scalar union (`"type": ["integer", "string"]`, `anyOf`/`oneOf` of scalar types), by type name (key
+    /// of [`Project::choices`]): the value is one of the members, told apart by its JSON kind.
+    Choice(String),
 }
 
 impl Type {
@@ -163,6 +170,8 @@ impl Type {
             Type::Duration => "a duration".into(),
             Type::Date => "a date".into(),
             Type::Time(_) => "a time of day".into(),
+            Type::Json => "a JSON value".into(),
+            Type::Choice(n) => format!("a {n}"),
         }
     }
 }
@@ -203,6 +212,9 @@ pub enum Value {
     Date(i64),
     /// Seconds since midnight UTC, `0..86_400`.
     Time(u32),
+    /// A [`Type::Json`] value. Its numbers are finite doubles (integers beyond ±2^53 only when a double
+    /// holds them exactly), its objects have unique member names.
+    Json(serde_json::Value),
 }
 
 /// One field of a table row or record.
@@ -286,13 +298,96 @@ impl EnumDef {
     }
 }
 
-/// A generated record type (a JSON Schema `object` below the row level).
+/// A generated record type (a JSON Schema `object` below the row level, or a `prefixItems` tuple).
 #[derive(Clone, Debug)]
 pub struct RecordDef {
     pub name: String,
     pub doc: String,
     pub fields: Vec<Field>,
     pub origin: String,
+    /// How the record is written as JSON.
+    pub form: RecordForm,
+}
+
+/// The JSON shape of a [`RecordDef`] (docs/conventions.md §4 "Records, tuples and open records").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum RecordForm {
+    /// A JSON object with exactly the declared members (`properties`; no `additionalProperties`): an
+    /// undeclared member is an error.
+    #[default]
+    Closed,
+    /// A JSON object whose undeclared members (`additionalProperties`, `patternProperties` or
+    /// `unevaluatedProperties` allow them) are kept in the last field, named [`EXTRA_FIELD`], a
+    /// [`Type::Map`] from member name to value.
+    Open,
+    /// A JSON array (`prefixItems`): field `i` (named `"0"`, `"1"`, …) is element `i`. Elements from `min`
+    /// (`minItems`) on may be absent, only at the end ([`Value::Null`] there means absent). With `rest`,
+    /// the last field, named [`REST_FIELD`], is a [`Type::Array`] of the elements after the prefix (`items`).
+    Tuple { min: usize, rest: bool },
+}
+
+/// Source name of the field of an [`RecordForm::Open`] record that holds its undeclared members.
+pub const EXTRA_FIELD: &str = "additionalProperties";
+/// Source name of the field of a [`RecordForm::Tuple`] that holds the elements after the prefix.
+pub const REST_FIELD: &str = "items";
+
+impl RecordDef {
+    /// A closed record (a JSON object with exactly `fields`).
+    pub fn closed(name: &str, fields: Vec<Field>) -> RecordDef {
+        RecordDef {
+            name: name.into(),
+            doc: String::new(),
+            fields,
+            origin: String::new(),
+            form: RecordForm::Closed,
+        }
+    }
+    /// The declared fields: all but the extra-members map of an open record and the rest of a tuple.
+    pub fn declared(&self) -> &[Field] {
+        match self.form {
+            RecordForm::Open | RecordForm::Tuple { rest: true, .. } => {
+                &self.fields[..self.fields.len().saturating_sub(1)]
+            }
+            _ => &self.fields,
+        }
+    }
+}
+
+/// A scalar union type ([`Type::Choice`]): `members` are scalar types of distinct JSON kinds (at most one
+/// boolean, one number — [`Type::Int`] or [`Type::Float`] — and one string — [`Type::String`] or
+/// [`Type::Enum`]), in that order, so a value's kind names its member.
+#[derive(Clone, Debug)]
+pub struct ChoiceDef {
+    pub name: String,
+    pub doc: String,
+    pub members: Vec<Type>,
+    pub origin: String,
+}
+
+impl ChoiceDef {
+    /// The members in words: "a boolean, an integer or a string".
+    pub fn words(&self) -> String {
+        let words: Vec<String> = self.members.iter().map(Type::words).collect();
+        match words.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, init)) => format!("{} or {last}", init.join(", ")),
+            None => "nothing".into(),
+        }
+    }
+
+    /// The member that holds `v`, if any.
+    pub fn member_of(&self, v: &Value) -> Option<&Type> {
+        self.members.iter().find(|m| {
+            matches!(
+                (m, v),
+                (Type::Bool, Value::Bool(_))
+                    | (Type::Int(_), Value::Int(_))
+                    | (Type::Float, Value::Float(_) | Value::Int(_))
+                    | (Type::String, Value::Str(_))
+                    | (Type::Enum(_), Value::Enum(_))
+            )
+        })
+    }
 }
 
 /// A polymorphic record type: a JSON Schema `oneOf` of object schemas told apart by a discriminator
@@ -442,6 +537,8 @@ pub struct Project {
     /// `x-gentable-kindAliases` of unions: `(alias, tag)` other names a cell may give a kind (Luban's bean
     /// `alias`: `圆` for `Circle`), by union name. Canonical data and code know the tags only.
     pub kind_aliases: BTreeMap<String, Vec<(String, String)>>,
+    /// Scalar unions ([`Type::Choice`]), by type name.
+    pub choices: BTreeMap<String, ChoiceDef>,
 }
 
 impl Project {

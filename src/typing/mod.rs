@@ -16,6 +16,7 @@
 pub mod cell;
 pub mod columns;
 pub mod dialect;
+pub mod defaults;
 pub mod layout;
 pub mod sheet;
 pub mod vertical;
@@ -26,7 +27,7 @@ pub use layout::Layout;
 use self::cell::CellError;
 use crate::config::{Limits, TableOverride};
 use crate::diag::Code;
-use crate::diag::{column_letters, Diagnostic};
+use crate::diag::{column_letters, Diagnostic, RowOrigin};
 use crate::ir::{Project, Row, Type, Value};
 use crate::read::{RawCell, RawRow, RawTable};
 use crate::schema::TableSchema;
@@ -94,6 +95,7 @@ pub fn type_table(
     let mut rows = vec![];
     let mut complete = true;
     let layout = Layout::of(ov, limits);
+    let from = diags.len();
     for src in sources {
         if ov.and_then(|o| o.layout.as_deref()) == Some("vertical") {
             match crate::typing::vertical::type_source(project, schema, src, &layout, diags) {
@@ -262,6 +264,7 @@ pub fn type_table(
             }
         }
     }
+    report_defaults(schema, from, diags);
     Typed { rows, complete }
 }
 
@@ -352,6 +355,38 @@ fn continues_above(columns: &Columns, multi: &[usize], cells: &[RawCell]) -> boo
             .iter()
             .filter(|(_, f, _)| !multi.contains(f))
             .all(|(c, _, _)| blank(*c))
+}
+
+/// Replace the markers [`defaults::taken`] pushed since `from` by one diagnostic per bad default.
+fn report_defaults(schema: &TableSchema, from: usize, diags: &mut Vec<Diagnostic>) {
+    if schema.bad_defaults.iter().all(Option::is_none) {
+        return;
+    }
+    let mut taken: Vec<(usize, Option<RowOrigin>)> = vec![(0, None); schema.fields.len()];
+    let mut kept = Vec::with_capacity(diags.len() - from);
+    for d in diags.drain(from..) {
+        let marker = d.code == Code::BadDefault && d.row > 0 && d.message.is_empty();
+        match (
+            marker,
+            schema
+                .fields
+                .iter()
+                .position(|f| Some(&f.name) == d.field.as_ref()),
+        ) {
+            (true, Some(fi)) => {
+                let t = &mut taken[fi];
+                t.0 += 1;
+                t.1.get_or_insert(RowOrigin {
+                    file: d.file.clone(),
+                    sheet: d.sheet.clone(),
+                    row: d.row,
+                });
+            }
+            _ => kept.push(d),
+        }
+    }
+    diags.extend(kept);
+    defaults::report(schema, &taken, diags);
 }
 
 /// Sources with at least this many rows are typed in parallel chunks.
@@ -802,24 +837,12 @@ fn type_row(
             Some(v) => v,
             None if failed[fi] => Value::Null,
             None => match (&schema.defaults[fi], f.ty.strip_optional()) {
-                (Some(d), _) => match cell::json_to_value(d, &f.ty, project) {
-                    Ok(v) => v,
-                    Err(m) => {
-                        failed[fi] = true;
-                        diags.push(Diagnostic::cell_error(
-                            Code::BadDefault,
-                            &origin,
-                            None,
-                            Some(&f.name),
-                            None,
-                            format!(
-                                "the schema's default for {:?} does not fit its type: {m}",
-                                f.name
-                            ),
-                        ));
-                        Value::Null
-                    }
-                },
+                // A bad default is counted here and reported once, at the schema (`defaults::report`).
+                (Some(_), _) if defaults::taken(schema, fi, &origin, diags) => {
+                    failed[fi] = true;
+                    Value::Null
+                }
+                (Some(d), _) => cell::json_to_value(d, &f.ty, project).unwrap_or(Value::Null),
                 (None, Type::Array(_) | Type::Flags(_)) => Value::Array(vec![]),
                 (None, Type::Map(..)) => Value::Map(vec![]),
                 (None, _) if matches!(f.ty, Type::Optional(_)) => Value::Null,

@@ -197,6 +197,7 @@ pub fn type_source(
         out.push(match v {
             Some(v) => v,
             None if failed[fi] => Value::Null,
+            None if crate::typing::defaults::taken(schema, fi, &origin, diags) => Value::Null,
             None => {
                 let mut f2 = f.clone();
                 f2.default = schema.defaults[fi].clone().or_else(|| f.default.clone());

@@ -3,7 +3,7 @@
 //! Failures are GT0301 at the cell of the field the keyword's instance path names.
 
 use crate::diag::{Code, Diagnostic};
-use crate::ir::{Project, Row, Table, Type, Value};
+use crate::ir::{Project, RecordForm, Row, Table, Type, Value};
 use crate::schema::{SchemaSet, TableSchema};
 use rayon::prelude::*;
 use serde_json::Value as J;
@@ -35,15 +35,45 @@ pub fn value_to_json(project: &Project, ty: &Type, v: &Value) -> J {
         ),
         (Type::Record(name), Value::Record(vals)) => {
             let rec = &project.records[name];
-            J::Object(
-                rec.fields
-                    .iter()
-                    .zip(vals)
-                    .filter(|(_, v)| **v != Value::Null)
-                    .map(|(f, v)| (f.name.clone(), value_to_json(project, &f.ty, v)))
-                    .collect(),
-            )
+            if let RecordForm::Tuple { .. } = rec.form {
+                return J::Array(
+                    crate::ir::canonical::tuple_items(rec, vals)
+                        .into_iter()
+                        .map(|(t, x)| value_to_json(project, t, x))
+                        .collect(),
+                );
+            }
+            let n = rec.declared().len();
+            let mut m: serde_json::Map<String, J> = rec.fields[..n]
+                .iter()
+                .zip(vals)
+                .filter(|(_, v)| **v != Value::Null)
+                .map(|(f, v)| (f.name.clone(), value_to_json(project, &f.ty, v)))
+                .collect();
+            if let (RecordForm::Open, Some(Type::Map(_, vt)), Some(Value::Map(extra))) =
+                (rec.form, rec.fields.get(n).map(|f| &f.ty), vals.get(n))
+            {
+                for (k, x) in extra {
+                    m.insert(
+                        crate::ir::canonical::map_key_text(k),
+                        value_to_json(project, vt, x),
+                    );
+                }
+            }
+            J::Object(m)
         }
+        (Type::Map(_, vt), Value::Map(entries)) => J::Object(
+            entries
+                .iter()
+                .map(|(k, x)| {
+                    (
+                        crate::ir::canonical::map_key_text(k),
+                        value_to_json(project, vt, x),
+                    )
+                })
+                .collect(),
+        ),
+        (_, Value::Json(j)) => j.clone(),
         _ => crate::ir::canonical::schema_json(project, ty, v),
     }
 }
@@ -106,6 +136,8 @@ pub fn rows(
         let validator = match jsonschema::options()
             .offline()
             .with_draft(jsonschema::Draft::Draft202012)
+            .should_validate_formats(set.formats)
+            .with_format("duration", duration_format)
             .with_registry(&registry)
             .with_base_uri(crate::schema::schema_uri(&ts.schema_file))
             .build(&crate::schema::encode_refs(&ts.root))
@@ -187,6 +219,12 @@ fn about_failed(
     }
 }
 
+/// `format: duration` is gentable's duration grammar (ISO 8601 or units, docs/conventions.md §3), the one
+/// its duration fields are read with; their canonical text (`PT5400S`, `-PT0.500S`) passes it.
+fn duration_format(s: &str) -> bool {
+    crate::typing::cell::time::parse_duration(s).is_ok()
+}
+
 fn keyword_of(schema_path: &str) -> &str {
     schema_path.rsplit('/').next().unwrap_or(schema_path)
 }
@@ -232,7 +270,10 @@ pub fn rows_parallel(
         tables: vec![],
         enums: project.enums.clone(),
         records: project.records.clone(),
-        ..Default::default()
+        unions: project.unions.clone(),
+        choices: project.choices.clone(),
+        separators: project.separators.clone(),
+        kind_aliases: project.kind_aliases.clone(),
     };
     // Per unit: (table index, rows) pairs and its diagnostics.
     #[allow(clippy::type_complexity)]

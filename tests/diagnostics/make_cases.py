@@ -186,7 +186,7 @@ unit("name-collision", "1,Archer,Red,10,,1,2\n", schema=s, hdr="Id,Name,Side,Hp,
 unit("missing-schema", OK_ROWS, extra={"Table/Weapon.csv": WEAPON_CSV}, readme="GT0402: a table without a schema.")
 s = unit_schema()
 s["properties"]["Hp"]["default"] = "ten"
-unit("bad-default", OK_ROWS + "3,Mage,Red,,\n", schema=s, readme="GT0404: a default that does not fit its type (used by the empty Hp of row 4).")
+unit("bad-default-type", OK_ROWS + "3,Mage,Red,,\n", schema=s, readme="GT0404 once, at the schema: a default that does not fit its type (taken by the empty Hp of row 4).")
 unit("type-name-clash", OK_ROWS, extra={
         "schema/Side.schema.json": {"type": "object", "x-gentable-primaryKey": "Id", "properties": {"Id": {"type": "string"}}, "required": ["Id"]},
         "Table/Side.csv": "Id\nRed\nBlue\n"},
@@ -202,3 +202,26 @@ unit("text-keys", "1,Archer,Red,10,,Unit_Archer\n2,Knight,Blue,30,,Unit_Knigt\n"
 unit("bad-localization", OK_ROWS, extra={"gentable.toml": TOML + '\n[localization]\ntable = "Lang"\nkey = "Key"\nlanguages = ["zh", "jp"]\n',
         "schema/Lang.schema.json": LANG_SCHEMA, "Table/Lang.csv": "Key,zh,en\nUnit_Archer,弓箭手,Archer\n"},
      readme="GT0332: [localization] names a language column that does not exist.")
+# Schemas that say what a column holds in ways gentable cannot type, each refused with the keyword named.
+s = unit_schema()
+s["properties"]["Note"] = {"not": {"type": "null"}}
+s["properties"]["Hp"] = {"minimum": 0, "maxLength": 3}
+unit("untyped-schema", OK_ROWS, schema=s, readme="GT0410: keywords that decide no type (not), and keywords of two types at once (minimum and maxLength); each message names them and the fix.")
+s = unit_schema()
+s["properties"]["Hp"] = {"allOf": [{"type": "integer"}, {"type": "string"}]}
+unit("conflicting-types", OK_ROWS, schema=s, readme="GT0411: the allOf parts of Hp allow no common value.")
+s = unit_schema()
+s["properties"]["Side"] = {"$ref": "#/$defs/Sied"}
+unit("unresolved-ref", OK_ROWS, schema=s, readme="GT0412: a $ref whose pointer names nothing in the schema folder.")
+s = unit_schema()
+s["properties"]["Side"] = {"$ref": "https://example.com/side.schema.json"}
+unit("remote-ref", OK_ROWS, schema=s, readme="GT0412: a $ref to a URL: nothing is fetched, the message says where the $ref is and what to do.")
+s = unit_schema()
+s["properties"]["Hp"] = False
+unit("accepts-nothing", OK_ROWS, schema=s, readme="GT0413: the schema false accepts no cell.")
+s = unit_schema()
+s["properties"]["Pos"] = {"type": "array", "prefixItems": [{"type": "integer"}, {"type": ["integer", "null"]}], "minItems": 1, "items": False}
+unit("unsupported-shape", OK_ROWS, schema=s, readme="GT0414: a tuple item that may be null after minItems (a left-out item and a null one would read the same).")
+s = unit_schema()
+s["properties"]["Hp"] = {"type": "integer", "minimum": 0, "maximum": 1000, "default": 5000}
+unit("bad-default", "1,Archer,Red,,\n2,Knight,Blue,,\n3,Mage,Red,,\n", schema=s, readme="GT0404 once, at the schema: the default 5000 breaks its own maximum (three rows take it; none is reported).")

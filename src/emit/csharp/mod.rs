@@ -22,7 +22,7 @@ use super::strings::{quoted, quoted_json};
 use super::{Backend, EmitContext, Files};
 use crate::ir::canonical;
 use crate::ir::text::TextTable;
-use crate::ir::{EnumDef, Field, IntWidth, Project, RecordDef, Table, TableMode, Type};
+use crate::ir::{EnumDef, Field, IntWidth, Project, RecordDef, RecordForm, Table, TableMode, Type};
 use crate::naming::{self, Case, Lang};
 use anyhow::{bail, Context};
 use serde::Serialize;
@@ -37,6 +37,9 @@ const TEMPLATES: &[hbs::Builtin] = &[
     ("tables.cs.hbs", include_str!("templates/tables.cs.hbs")),
     ("hashes.cs.hbs", include_str!("templates/hashes.cs.hbs")),
     ("union.cs.hbs", include_str!("templates/union.cs.hbs")),
+    ("choice.cs.hbs", include_str!("templates/choice.cs.hbs")),
+    ("json.cs.hbs", include_str!("templates/json.cs.hbs")),
+    ("shapes.cs.hbs", include_str!("templates/shapes.cs.hbs")),
 ];
 
 /// Type names the generated code itself declares in the namespace.
@@ -103,8 +106,12 @@ impl Backend for CSharp {
         })
     }
 
-    fn runtime(&self, _: &EmitContext, g: &Gen) -> anyhow::Result<Files> {
-        let vm = NamespaceVm { namespace: &g.ns };
+    fn runtime(&self, ctx: &EmitContext, g: &Gen) -> anyhow::Result<Files> {
+        let project = ctx.project;
+        let vm = RuntimeVm {
+            namespace: &g.ns,
+            peek: super::front::uses_json(project) || !project.choices.is_empty(),
+        };
         Ok(Files::from([(
             "csharp/GentableRuntime.cs".to_string(),
             hbs::render(&g.hb, "runtime.cs.hbs", &vm)?,
@@ -140,7 +147,32 @@ impl Backend for CSharp {
                 );
             }
         }
+        for c in project.choices.values() {
+            if let Some(vm) = clashes.take(g.choice_vm(c)) {
+                files.insert(
+                    format!("csharp/{}.cs", naming::file_name(&vm.name)),
+                    hbs::render(&g.hb, "choice.cs.hbs", &vm)?,
+                );
+            }
+        }
         clashes.finish()?;
+        let ns = NamespaceVm { namespace: &g.ns };
+        if super::front::uses_json(project) {
+            let vm = JsonVm {
+                namespace: &g.ns,
+                binary: g.binary,
+            };
+            files.insert(
+                "csharp/JsonValue.cs".into(),
+                hbs::render(&g.hb, "json.cs.hbs", &vm)?,
+            );
+        }
+        if super::front::uses_shapes(project) {
+            files.insert(
+                "csharp/GentableShapes.cs".into(),
+                hbs::render(&g.hb, "shapes.cs.hbs", &ns)?,
+            );
+        }
         Ok(files)
     }
 
@@ -201,6 +233,7 @@ struct Names {
     rows: BTreeMap<String, String>,
     unions: BTreeMap<String, String>,
     flags: BTreeMap<String, String>,
+    choices: BTreeMap<String, String>,
 }
 
 impl Names {
@@ -213,7 +246,25 @@ impl Names {
             rows: BTreeMap::new(),
             unions: BTreeMap::new(),
             flags: BTreeMap::new(),
+            choices: BTreeMap::new(),
         };
+        if super::front::uses_json(project) {
+            for t in ["JsonValue", "JsonKind"] {
+                claim(t.into(), format!("the generated type {t}"))?;
+            }
+        }
+        if super::front::uses_shapes(project) {
+            claim(
+                "GentableShapes".into(),
+                "the generated type GentableShapes".into(),
+            )?;
+        }
+        for c in project.choices.keys() {
+            names.choices.insert(
+                c.clone(),
+                claim(naming::csharp_type(c), format!("scalar union {c:?}"))?,
+            );
+        }
         for u in project.unions.keys() {
             names.unions.insert(
                 u.clone(),
@@ -288,6 +339,20 @@ fn param_name(f: &Field) -> String {
 #[derive(Serialize)]
 struct NamespaceVm<'a> {
     namespace: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonVm<'a> {
+    namespace: &'a str,
+    /// The output has binary data: `ReadJsonValue(GentableBinary)` too (docs/data-format.md §3.3).
+    binary: bool,
+}
+
+#[derive(Serialize)]
+struct RuntimeVm<'a> {
+    namespace: &'a str,
+    /// Whether the reader needs `Peek` (a JSON value or a scalar union reads by the kind of the next value).
+    peek: bool,
 }
 
 #[derive(Serialize)]
@@ -394,6 +459,8 @@ struct ClassVm {
     link_modifier: String,
     /// Expressions reading every field from a `GentableBinary r`, in declaration order (constructor arguments).
     binary_args: String,
+    /// The bodies of the reader and writer of a tuple or an open record (a closed object: `None`).
+    shape: Option<ShapeVm>,
 }
 
 #[derive(Clone, Serialize)]
@@ -401,6 +468,50 @@ struct RefVm {
     ident: String,
     ty: String,
     doc: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct ShapeVm {
+    /// Statements of `Read<Name>(GentableReader r)`.
+    read: Vec<String>,
+    /// Statements of `Write<Name>(StringBuilder sb, <Name> r)`.
+    write: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct ChoiceVm {
+    namespace: String,
+    name: String,
+    doc: Vec<String>,
+    members: Vec<ChoiceMemberVm>,
+    /// C# literal: what the reader expected.
+    expected: String,
+    /// The output has binary data: a reader of the member index and the member's value (docs/data-format.md
+    /// §3.3).
+    binary: bool,
+    /// The number of members.
+    count: usize,
+}
+
+#[derive(Serialize)]
+struct ChoiceMemberVm {
+    /// The property: `Boolean`, `Integer`, `Number` or `String`.
+    ident: String,
+    /// The constructor parameter.
+    param: String,
+    ty: String,
+    /// "an integer" (XML-escaped words).
+    words: String,
+    /// The union's class name.
+    owner: String,
+    /// Arguments of the private constructor for a value of this member.
+    from_args: String,
+    /// The first bytes of the JSON values this member reads (C# `byte` literals).
+    cases: Vec<String>,
+    /// Expression reading the member from `n`.
+    read: String,
+    /// Statement writing `v.<ident>` to `sb`.
+    write: String,
 }
 
 #[derive(Clone, Serialize)]
@@ -777,7 +888,12 @@ impl Gen<'_> {
 
     fn record_vm(&self, r: &RecordDef) -> anyhow::Result<RecordVm> {
         let name = self.names.records[&r.name].clone();
-        let class = self.class_vm(name, &r.doc, &r.fields, &format!("record {:?}", r.name))?;
+        let mut class = self.class_vm(name, &r.doc, &r.fields, &format!("record {:?}", r.name))?;
+        class.shape = match r.form {
+            RecordForm::Closed => None,
+            RecordForm::Open => Some(self.open_shape(r, &class)),
+            RecordForm::Tuple { min, rest } => Some(self.tuple_shape(r, &class, min, rest)),
+        };
         Ok(RecordVm {
             namespace: self.ns.clone(),
             binary_read: self.binary_fn(
@@ -785,6 +901,276 @@ impl Gen<'_> {
                 &format!("return new {}({});", class.name, class.binary_args),
             ),
             class,
+        })
+    }
+
+    /// Reader and writer of an open record: the declared members by name, the others into the extra map (a
+    /// JSON object read entry by entry); written merged in RFC 8785 order.
+    fn open_shape(&self, r: &RecordDef, class: &ClassVm) -> ShapeVm {
+        let n = r.fields.len() - 1;
+        let Type::Map(kt, vt) = &r.fields[n].ty else {
+            unreachable!("IR invariant: an open record's last field is its map of extra members")
+        };
+        let extra = &class.fields[n].local;
+        let mut read: Vec<String> = class.fields[..n]
+            .iter()
+            .map(|f| format!("{} {} = default({});", f.ty, f.local, f.ty))
+            .collect();
+        read.push(format!(
+            "var {extra} = new global::System.Collections.Generic.Dictionary<{}, {}>();",
+            self.ty(kt),
+            self.ty(vt)
+        ));
+        read.push(format!("var seen = new bool[{n}];"));
+        read.push("r.BeginMap();".into());
+        read.push("while (r.NextKey())".into());
+        read.push("{".into());
+        read.push("    switch (r.Key)".into());
+        read.push("    {".into());
+        for (i, (f, vm)) in r.fields[..n].iter().zip(&class.fields).enumerate() {
+            read.push(format!(
+                "        case {}: if (seen[{i}]) throw r.KeyError(\"duplicate member {{key}}\"); seen[{i}] = true; {} = {}; break;",
+                quoted(&f.name),
+                vm.local,
+                vm.read
+            ));
+        }
+        read.push("        default:".into());
+        read.push(format!("            var k = {};", self.map_key(kt, "r")));
+        read.push(format!(
+            "            if ({extra}.ContainsKey(k)) throw r.KeyError(\"duplicate member {{key}}\");"
+        ));
+        read.push(format!(
+            "            {extra}.Add(k, {});",
+            self.read(vt, "r", 1)
+        ));
+        read.push("            break;".into());
+        read.push("    }".into());
+        read.push("}".into());
+        for (i, f) in r.fields[..n].iter().enumerate() {
+            if !matches!(f.ty, Type::Optional(_)) {
+                read.push(format!(
+                    "if (!seen[{i}]) throw r.Error({});",
+                    quoted(&format!("missing field {:?}", f.name))
+                ));
+            }
+        }
+        read.push(format!(
+            "return new {}({});",
+            class.name,
+            class
+                .fields
+                .iter()
+                .enumerate()
+                .map(|(i, f)| if i == n {
+                    format!(
+                        "new global::System.Collections.ObjectModel.ReadOnlyDictionary<{}, {}>({})",
+                        self.ty(kt),
+                        self.ty(vt),
+                        f.local
+                    )
+                } else {
+                    f.local.clone()
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        let kv = "global::System.Collections.Generic.KeyValuePair<string, global::System.Action<global::System.Text.StringBuilder>>";
+        let mut write = vec![format!(
+            "var members = new global::System.Collections.Generic.List<{kv}>();"
+        )];
+        for (f, vm) in r.fields[..n].iter().zip(&class.fields) {
+            let key = quoted(&f.name);
+            match &f.ty {
+                Type::Optional(inner) => {
+                    let inner = strip(inner);
+                    let value = if is_value_type(inner) {
+                        format!("r.{}.Value", vm.ident)
+                    } else {
+                        format!("r.{}", vm.ident)
+                    };
+                    write.push(format!(
+                        "if (r.{} != null) members.Add(new {kv}({key}, s => {{ {} }}));",
+                        vm.ident,
+                        self.write(inner, &value, "s", 1)
+                    ));
+                }
+                ty => write.push(format!(
+                    "members.Add(new {kv}({key}, s => {{ {} }}));",
+                    self.write(ty, &format!("r.{}", vm.ident), "s", 1)
+                )),
+            }
+        }
+        if let Type::Map(_, vt) = &r.fields[n].ty {
+            write.push(format!("foreach (var e in r.{})", class.fields[n].ident));
+            write.push("{".into());
+            write.push("    var v = e.Value;".into());
+            write.push(format!(
+                "    members.Add(new {kv}(e.Key, s => {{ {} }}));",
+                self.write(vt, "v", "s", 1)
+            ));
+            write.push("}".into());
+        }
+        write.push("GentableShapes.WriteMembers(sb, members);".into());
+        ShapeVm { read, write }
+    }
+
+    /// Reader and writer of a tuple: a JSON array, items from `min` on optional (left out at the end), the
+    /// items after the prefix in the rest list.
+    fn tuple_shape(&self, r: &RecordDef, class: &ClassVm, min: usize, rest: bool) -> ShapeVm {
+        let prefix = r.fields.len() - usize::from(rest);
+        let expected = if rest {
+            format!("a tuple of at least {min} items")
+        } else if min == prefix {
+            format!("a tuple of {min} items")
+        } else {
+            format!("a tuple of {min} to {prefix} items")
+        };
+        let mut read: Vec<String> = class
+            .fields
+            .iter()
+            .map(|f| format!("{} {} = default({});", f.ty, f.local, f.ty))
+            .collect();
+        read.push("int at = r.ValueStart;".into());
+        read.push("r.BeginArray(\"an array (a tuple)\");".into());
+        read.push("bool more = true;".into());
+        for (i, (f, vm)) in r.fields.iter().zip(&class.fields).enumerate() {
+            if i >= prefix {
+                let Type::Array(it) = &f.ty else {
+                    unreachable!("IR invariant: a tuple's rest is an array")
+                };
+                read.push(format!(
+                    "var rest = new global::System.Collections.Generic.List<{}>();",
+                    self.ty(it)
+                ));
+                read.push(format!(
+                    "if (more) while (r.NextItem()) rest.Add({});",
+                    self.read(it, "r", 1)
+                ));
+                read.push(format!(
+                    "{} = new global::System.Collections.ObjectModel.ReadOnlyCollection<{}>(rest);",
+                    vm.local,
+                    self.ty(it)
+                ));
+            } else if i >= min {
+                // Left out at the end, never null.
+                read.push(format!(
+                    "if (more && (more = r.NextItem())) {} = {};",
+                    vm.local,
+                    self.read(strip(&f.ty), "r", 1)
+                ));
+            } else {
+                read.push(format!(
+                    "if (!r.NextItem()) throw r.FailAt(at, {});",
+                    quoted(&expected)
+                ));
+                read.push(format!("{} = {};", vm.local, self.read(&f.ty, "r", 1)));
+            }
+        }
+        if !rest {
+            read.push(format!(
+                "if (more && r.NextItem()) throw r.FailAt(at, {});",
+                quoted(&expected)
+            ));
+        }
+        read.push(format!(
+            "return new {}({});",
+            class.name,
+            class
+                .fields
+                .iter()
+                .map(|f| f.local.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        let mut write = vec![
+            "sb.Append('[');".to_string(),
+            "bool first = true;".into(),
+            "do".into(),
+            "{".into(),
+        ];
+        for (i, (f, vm)) in r.fields.iter().zip(&class.fields).enumerate() {
+            let sep = "if (!first) sb.Append(','); first = false;";
+            if i >= prefix {
+                let Type::Array(it) = &f.ty else {
+                    unreachable!("IR invariant: a tuple's rest is an array")
+                };
+                write.push(format!(
+                    "    foreach (var x in r.{}) {{ {sep} {} }}",
+                    vm.ident,
+                    self.write(it, "x", "sb", 1)
+                ));
+            } else if i >= min {
+                let inner = strip(&f.ty);
+                let value = if is_value_type(inner) {
+                    format!("r.{}.Value", vm.ident)
+                } else {
+                    format!("r.{}", vm.ident)
+                };
+                write.push(format!("    if (r.{} == null) break;", vm.ident));
+                write.push(format!("    {sep} {}", self.write(inner, &value, "sb", 1)));
+            } else {
+                write.push(format!(
+                    "    {sep} {}",
+                    self.write(&f.ty, &format!("r.{}", vm.ident), "sb", 1)
+                ));
+            }
+        }
+        write.push("} while (false);".into());
+        write.push("sb.Append(']');".into());
+        ShapeVm { read, write }
+    }
+
+    fn choice_vm(&self, c: &crate::ir::ChoiceDef) -> anyhow::Result<ChoiceVm> {
+        let name = self.names.choices[&c.name].clone();
+        let idents: Vec<&str> = c.members.iter().map(choice_member).collect();
+        let members = c
+            .members
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                let ident = idents[i].to_string();
+                let from_args: Vec<String> = std::iter::once(i.to_string())
+                    .chain(c.members.iter().enumerate().map(|(j, o)| {
+                        if i == j {
+                            "value".to_string()
+                        } else {
+                            format!("default({})", self.ty(o))
+                        }
+                    }))
+                    .collect();
+                ChoiceMemberVm {
+                    param: format!("{}Value", ident.to_lowercase()),
+                    ty: self.ty(m),
+                    words: xml_escape(&m.words()),
+                    owner: name.clone(),
+                    from_args: from_args.join(", "),
+                    cases: match m {
+                        Type::Bool => vec!["'t'".into(), "'f'".into()],
+                        Type::Int(_) | Type::Float => std::iter::once("'-'".to_string())
+                            .chain((0..10).map(|d| format!("'{d}'")))
+                            .collect(),
+                        _ => vec!["'\"'".into()],
+                    }
+                    .into_iter()
+                    .map(|c| format!("(byte){c}"))
+                    .collect(),
+                    read: self.read(m, "r", 1),
+                    write: self.write(m, &format!("v.{ident}"), "sb", 1),
+                    ident,
+                }
+            })
+            .collect();
+        let mut doc = c.doc.clone();
+        doc.push_str(&format!("\n\nOne of {} (a scalar union).", c.words()));
+        Ok(ChoiceVm {
+            namespace: self.ns.clone(),
+            doc: cs_doc(doc.trim_start()),
+            expected: quoted(&c.words()),
+            count: c.members.len(),
+            members,
+            name,
+            binary: self.binary,
         })
     }
 
@@ -827,6 +1213,7 @@ impl Gen<'_> {
                 .join(", "),
             fields: vms,
             canonical,
+            shape: None,
         })
     }
 
@@ -1102,6 +1489,8 @@ impl Gen<'_> {
             Type::Duration => "global::System.TimeSpan".into(),
             Type::Date => "global::System.DateTime".into(),
             Type::Time(_) => "global::System.TimeSpan".into(),
+            Type::Json => "JsonValue".into(),
+            Type::Choice(n) => self.names.choices[n].clone(),
             Type::Map(k, v) => format!(
                 "global::System.Collections.Generic.IReadOnlyDictionary<{}, {}>",
                 self.ty(k),
@@ -1122,6 +1511,24 @@ impl Gen<'_> {
         }
     }
 
+    /// Expression converting the key of the map entry being read by the `GentableReader` named `r` to a key
+    /// of type `k` (an integer key is in canonical decimal form).
+    fn map_key(&self, k: &Type, r: &str) -> String {
+        match k {
+            Type::Int(w) => {
+                let (lo, hi) = w.range();
+                if *w == IntWidth::I64 {
+                    format!("{r}.SignedKey(long.MinValue, long.MaxValue)")
+                } else if is_signed(*w) {
+                    format!("({}){r}.SignedKey({lo}L, {hi}L)", w.csharp_name())
+                } else {
+                    format!("({}){r}.UnsignedKey({hi}UL)", w.csharp_name())
+                }
+            }
+            _ => format!("{r}.Key"),
+        }
+    }
+
     /// Expression reading a value of type `ty` with the `GentableReader` named `r`; lambda parameters are
     /// numbered by `depth` (C# 7 forbids shadowing). Lambdas capture nothing, so the compiler caches each
     /// delegate once.
@@ -1139,21 +1546,11 @@ impl Gen<'_> {
             Type::Duration => format!("{r}.ReadDuration()"),
             Type::Date => format!("{r}.ReadDate()"),
             Type::Time(_) => format!("{r}.ReadTime()"),
+            Type::Json => format!("GentableCodec.ReadJsonValue({r})"),
+            Type::Choice(n) => format!("GentableCodec.Read{}({r})", self.names.choices[n]),
             Type::Map(k, v) => {
                 let (rk, rv) = (format!("k{depth}"), format!("r{depth}"));
-                let key = match &**k {
-                    Type::Int(w) => {
-                        let (lo, hi) = w.range();
-                        if *w == IntWidth::I64 {
-                            format!("{rk}.SignedKey(long.MinValue, long.MaxValue)")
-                        } else if is_signed(*w) {
-                            format!("({}){rk}.SignedKey({lo}L, {hi}L)", w.csharp_name())
-                        } else {
-                            format!("({}){rk}.UnsignedKey({hi}UL)", w.csharp_name())
-                        }
-                    }
-                    _ => format!("{rk}.Key"),
-                };
+                let key = self.map_key(k, &rk);
                 format!(
                     "GentableRead.Map<{}, {}>({r}, {rk} => {key}, {rv} => {})",
                     self.ty(k),
@@ -1201,6 +1598,11 @@ impl Gen<'_> {
             Type::Duration => format!("GentableCanonical.WriteDuration({sb}, {value});"),
             Type::Date => format!("GentableCanonical.WriteDate({sb}, {value});"),
             Type::Time(_) => format!("GentableCanonical.WriteTime({sb}, {value});"),
+            Type::Json => format!("GentableCodec.WriteJsonValue({sb}, {value});"),
+            Type::Choice(n) => format!(
+                "GentableCodec.Write{}({sb}, {value});",
+                self.names.choices[n]
+            ),
             Type::Map(k, v) => {
                 let (s, x, kk) = (
                     format!("sb{depth}"),
@@ -1646,6 +2048,16 @@ fn is_value_type(ty: &Type) -> bool {
             | Type::Date
             | Type::Time(_)
     )
+}
+
+/// The property of a scalar union's member: `Boolean`, `Integer`, `Number` or `String`.
+fn choice_member(m: &Type) -> &'static str {
+    match m {
+        Type::Bool => "Boolean",
+        Type::Int(_) => "Integer",
+        Type::Float => "Number",
+        _ => "String",
+    }
 }
 
 fn is_signed(w: IntWidth) -> bool {

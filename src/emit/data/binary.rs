@@ -6,7 +6,8 @@
 //! table name, the string table (every distinct string once, in order of first use), the row count and the
 //! rows, each field written by its schema type: varints for unsigned integers, enum members, union variants,
 //! counts and string indexes; zigzag varints for signed integers, date-times, dates and durations; varints for times of day; 8 little-endian
-//! bytes for numbers; a 0/1 byte for booleans and optional tags.
+//! bytes for numbers; a 0/1 byte for booleans and optional tags; a scalar union's member index, then the
+//! member's value; a JSON value's kind, then its body.
 
 use crate::ir::{Project, Table, Type, Value};
 use anyhow::{bail, Context, Result};
@@ -130,14 +131,7 @@ impl<'a> Encoder<'a> {
                     varint(&mut self.body, *i as u64);
                 }
             }
-            (Type::Float, Value::Float(f)) => {
-                if !f.is_finite() {
-                    bail!("number {f} is not finite");
-                }
-                // `-0` is written as `0`, as canonical JSON writes it.
-                let f = if *f == 0.0 { 0.0 } else { *f };
-                self.body.extend_from_slice(&f.to_le_bytes());
-            }
+            (Type::Float, Value::Float(f)) => self.number(*f)?,
             (Type::String, Value::Str(s)) => self.string(s),
             (Type::Enum(n), Value::Enum(m)) => {
                 let i = self.member(n, m)?;
@@ -188,7 +182,72 @@ impl<'a> Encoder<'a> {
                     self.value(&f.ty, x)?;
                 }
             }
+            (Type::Json, Value::Json(j)) => self.json(j)?,
+            (Type::Choice(n), v) => {
+                let project = self.project;
+                let c = project.choices.get(n).context("scalar union type")?;
+                let Some(m) = c.member_of(v) else {
+                    bail!("{v:?} is not {}", c.words());
+                };
+                let i = c.members.iter().position(|x| std::ptr::eq(x, m));
+                varint(&mut self.body, i.context("member index")? as u64);
+                match (m, v) {
+                    // A number member holds whole numbers too: written as the double they are.
+                    (Type::Float, Value::Int(x)) => self.number(*x as f64)?,
+                    _ => self.value(m, v)?,
+                }
+            }
             (t, v) => bail!("IR invariant: value {v:?} does not match {t:?}"),
+        }
+        Ok(())
+    }
+
+    /// A finite number as 8 little-endian bytes; `-0` is written as `0`, as canonical JSON writes it.
+    fn number(&mut self, f: f64) -> Result<()> {
+        if !f.is_finite() {
+            bail!("number {f} is not finite");
+        }
+        let f = if f == 0.0 { 0.0 } else { f };
+        self.body.extend_from_slice(&f.to_le_bytes());
+        Ok(())
+    }
+
+    /// A JSON value ([`Type::Json`]): a varint kind (0 null, 1 false, 2 true, 3 number, 4 string, 5 array,
+    /// 6 object), then a number's 8 bytes, a string's index, or a count and the items, or a count and the
+    /// members (name's string index, value) in RFC 8785 order (by the UTF-16 code units of the names).
+    fn json(&mut self, j: &'a serde_json::Value) -> Result<()> {
+        use serde_json::Value as J;
+        match j {
+            J::Null => varint(&mut self.body, 0),
+            J::Bool(b) => varint(&mut self.body, 1 + u64::from(*b)),
+            J::Number(n) => {
+                varint(&mut self.body, 3);
+                self.number(n.as_f64().context("a JSON number")?)?;
+            }
+            J::String(s) => {
+                varint(&mut self.body, 4);
+                self.string(s);
+            }
+            J::Array(items) => {
+                varint(&mut self.body, 5);
+                varint(&mut self.body, items.len() as u64);
+                for x in items {
+                    self.json(x)?;
+                }
+            }
+            J::Object(m) => {
+                varint(&mut self.body, 6);
+                varint(&mut self.body, m.len() as u64);
+                let mut members: Vec<(Vec<u16>, &'a String, &'a serde_json::Value)> = m
+                    .iter()
+                    .map(|(k, v)| (k.encode_utf16().collect(), k, v))
+                    .collect();
+                members.sort_by(|a, b| a.0.cmp(&b.0));
+                for (_, k, v) in members {
+                    self.string(k);
+                    self.json(v)?;
+                }
+            }
         }
         Ok(())
     }

@@ -7,7 +7,7 @@
 //! refuse a file written for another shape of the table before reading any row.
 
 use crate::ir::canonical;
-use crate::ir::{Field, Project, Table, Type};
+use crate::ir::{Field, Project, RecordForm, Table, Type};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -27,10 +27,11 @@ pub fn schema_hash(project: &Project, table: &Table) -> String {
 /// `{"fields": [{"name", "type"}…], "mode", "primaryKey": [names], "table", "types": {name: definition}}`
 /// (plus `"order": "source"` for a map table that keeps source order)
 /// with a type written as `"bool"`, `"i8"`…`"u64"`, `"f64"`, `"string"`, `"datetime"`, `"duration"`,
-/// `{"enum": name}`, `{"record": name}`, `{"union": name}`, `{"flags": name}`, `{"array": type}`,
-/// `{"optional": type}` or `{"map": {"key": type, "value": type}}`, and a definition as
-/// `{"enum": [members]}`, `{"record": [fields]}` or `{"union": {"discriminator", "variants": [{"tag",
-/// "fields"}]}}`. Member, field and variant lists keep declaration order (the binary format numbers
+/// `"json"`, `{"enum": name}`, `{"record": name}`, `{"union": name}`, `{"flags": name}`, `{"choice": name}`,
+/// `{"array": type}`, `{"optional": type}` or `{"map": {"key": type, "value": type}}`, and a definition as
+/// `{"enum": [members]}`, `{"record": [fields]}` (a tuple adds `"form": "tuple", "minItems", "rest"`, an
+/// open record `"form": "open"`), `{"choice": [member types]}` or `{"union": {"discriminator", "variants":
+/// [{"tag", "fields"}]}}`. Member, field and variant lists keep declaration order (the binary format numbers
 /// enum members and union variants by it).
 pub fn description(project: &Project, table: &Table) -> Value {
     let mut types = BTreeMap::new();
@@ -75,7 +76,27 @@ fn type_json(project: &Project, ty: &Type, types: &mut BTreeMap<String, Value>) 
                     json!({"enum": project.enums.get(name).map(|e| e.members.clone()).unwrap_or_default()})
                 }
                 "record" => match project.records.get(name) {
-                    Some(r) => json!({"record": fields_json(project, &r.fields, types)}),
+                    Some(r) => {
+                        let fields = fields_json(project, &r.fields, types);
+                        match r.form {
+                            RecordForm::Closed => json!({ "record": fields }),
+                            RecordForm::Open => json!({"record": fields, "form": "open"}),
+                            RecordForm::Tuple { min, rest } => {
+                                json!({"record": fields, "form": "tuple", "minItems": min, "rest": rest})
+                            }
+                        }
+                    }
+                    None => Value::Null,
+                },
+                "choice" => match project.choices.get(name) {
+                    Some(c) => {
+                        let members: Vec<Value> = c
+                            .members
+                            .iter()
+                            .map(|m| type_json(project, m, types))
+                            .collect();
+                        json!({ "choice": members })
+                    }
                     None => Value::Null,
                 },
                 _ => match project.unions.get(name) {
@@ -112,6 +133,8 @@ fn type_json(project: &Project, ty: &Type, types: &mut BTreeMap<String, Value>) 
         Type::Map(k, v) => {
             json!({"map": {"key": type_json(project, k, types), "value": type_json(project, v, types)}})
         }
+        Type::Json => json!("json"),
+        Type::Choice(n) => named("choice", n, types),
     }
 }
 

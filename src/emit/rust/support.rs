@@ -857,3 +857,128 @@ pub fn dangling(table: &str, key: &dyn core::fmt::Debug) -> ! {
     panic!("{table} has no row with key {key:?}: the row holding this reference was not read from the tables (validation guarantees their references)")
 }
 "#;
+
+/// Appended to the `types` module when a field holds any JSON value ([`Type::Json`]).
+pub const JSON_RS: &str = r#"
+/// Any JSON value (a field whose schema allows every value, `true` or `{}`, or the untyped members and
+/// items of objects and arrays). Numbers are IEEE 754 doubles; object members are in RFC 8785 order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Json {
+    Null,
+    Bool(bool),
+    Number(f64),
+    String(&'static str),
+    Array(&'static [Json]),
+    Object(&'static [(&'static str, Json)]),
+}
+
+impl Json {
+    /// The member `key` of an object, if any.
+    pub fn get(&self, key: &str) -> Option<&'static Json> {
+        match *self {
+            Json::Object(members) => members.iter().find(|(k, _)| *k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+    /// Whether this is JSON `null`.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Json::Null)
+    }
+    /// The boolean, if this is one.
+    pub fn as_bool(&self) -> Option<bool> {
+        match *self {
+            Json::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+    /// The number, if this is one.
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Json::Number(n) => Some(n),
+            _ => None,
+        }
+    }
+    /// The string, if this is one.
+    pub fn as_str(&self) -> Option<&'static str> {
+        match *self {
+            Json::String(s) => Some(s),
+            _ => None,
+        }
+    }
+    /// The items, if this is an array.
+    pub fn as_array(&self) -> Option<&'static [Json]> {
+        match *self {
+            Json::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+    /// The members in RFC 8785 order, if this is an object.
+    pub fn as_object(&self) -> Option<&'static [(&'static str, Json)]> {
+        match *self {
+            Json::Object(m) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+impl Json {
+    /// Read one JSON value from embedded data (docs/data-format.md §3.3): its kind (0 null, 1 false, 2 true,
+    /// 3 number, 4 string, 5 array, 6 object), then its body; object members strictly ascending by the UTF-16
+    /// code units of their names.
+    pub(crate) fn decode(r: &mut crate::runtime::Reader) -> Result<Json, crate::DataError> {
+        r.nested(|r| {
+            Ok(match r.index(7)? {
+                0 => Json::Null,
+                1 => Json::Bool(false),
+                2 => Json::Bool(true),
+                3 => Json::Number(r.f64()?),
+                4 => Json::String(r.str()?),
+                5 => {
+                    let n = r.len(1)?;
+                    let mut items = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        items.push(Json::decode(r)?);
+                    }
+                    Json::Array(crate::runtime::leak(items))
+                }
+                _ => {
+                    let n = r.len(2)?;
+                    let mut members: Vec<(&'static str, Json)> = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        let k = r.str()?;
+                        members.push((k, Json::decode(r)?));
+                    }
+                    if members
+                        .windows(2)
+                        .any(|w| w[0].0.encode_utf16().cmp(w[1].0.encode_utf16()) != core::cmp::Ordering::Less)
+                    {
+                        return Err(r.error("object members are not in strictly ascending order".into()));
+                    }
+                    Json::Object(crate::runtime::leak(members))
+                }
+            })
+        })
+    }
+}
+
+impl crate::canonical::Canonical for Json {
+    fn write_canonical(&self, out: &mut String) {
+        match *self {
+            Json::Null => out.push_str("null"),
+            Json::Bool(b) => b.write_canonical(out),
+            Json::Number(n) => crate::canonical::write_f64(out, n),
+            Json::String(s) => crate::canonical::write_str(out, s),
+            Json::Array(items) => items.write_canonical(out),
+            Json::Object(members) => {
+                let mut first = true;
+                out.push('{');
+                for (k, v) in members {
+                    crate::canonical::member(out, &mut first, k, v);
+                }
+                out.push('}');
+            }
+        }
+    }
+}
+
+"#;

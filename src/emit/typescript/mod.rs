@@ -25,7 +25,7 @@ use super::strings::{quoted, quoted_json};
 use super::{Backend, EmitContext, Files};
 use crate::ir::canonical;
 use crate::ir::text::TextTable;
-use crate::ir::{Field, IntWidth, Project, RecordDef, Table, TableMode, Type};
+use crate::ir::{Field, IntWidth, Project, RecordDef, RecordForm, Table, TableMode, Type};
 use crate::naming;
 use anyhow::{bail, Context};
 use serde::Serialize;
@@ -84,10 +84,14 @@ impl Backend for TypeScript {
         })
     }
 
-    fn runtime(&self, _: &EmitContext, g: &Gen) -> anyhow::Result<Files> {
+    fn runtime(&self, ctx: &EmitContext, g: &Gen) -> anyhow::Result<Files> {
+        let vm = RuntimeVm {
+            json: super::front::uses_json(ctx.project),
+            shapes: super::front::uses_shapes(ctx.project),
+        };
         Ok(Files::from([(
             "ts/runtime.ts".to_string(),
-            hbs::render(&g.hb, "runtime.ts.hbs", &Empty {})?,
+            hbs::render(&g.hb, "runtime.ts.hbs", &vm)?,
         )]))
     }
 
@@ -196,6 +200,12 @@ impl Names {
                 )?;
             }
         }
+        for c in project.choices.keys() {
+            names.records.insert(
+                c.clone(),
+                claim(naming::ts_type(c), format!("scalar union {c:?}"))?,
+            );
+        }
         for t in &project.tables {
             let row = claim(naming::ts_type(&t.name), format!("table {:?}", t.name))?;
             if t.mode != TableMode::One {
@@ -231,8 +241,13 @@ fn property_names(fields: &[Field], owner: &str) -> anyhow::Result<Vec<String>> 
 // ---------------------------------------------------------------------------------------------------------
 // View models (what the templates see)
 
+/// What the runtime holds besides its fixed part: the JSON value type and the tuple/open-record helpers,
+/// each only when the project uses it.
 #[derive(Serialize)]
-struct Empty {}
+struct RuntimeVm {
+    json: bool,
+    shapes: bool,
+}
 
 #[derive(Serialize)]
 struct EnumsVm {
@@ -276,6 +291,8 @@ struct RecordsVm {
     records: Vec<ClassVm>,
     /// Polymorphic records: complete TypeScript text of each (types, reader, writer).
     unions: Vec<String>,
+    /// Scalar unions: complete TypeScript text of each (type, reader, writer).
+    choices: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -316,6 +333,13 @@ struct ClassVm {
     bin_entries: Vec<String>,
     /// Its statements setting the other optional fields when present.
     bin_optional: Vec<String>,
+    /// A tuple's or an open record's field set, reader and writer (complete text); closed objects: `None`.
+    shape: Option<ShapeVm>,
+}
+
+#[derive(Serialize)]
+struct ShapeVm {
+    lines: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -433,6 +457,9 @@ impl Uses {
                 self.add(k);
                 self.add(v);
             }
+            Type::Choice(n) => {
+                self.records.insert(n.clone());
+            }
             Type::Bool
             | Type::Int(_)
             | Type::Float
@@ -440,7 +467,8 @@ impl Uses {
             | Type::DateTime(_)
             | Type::Duration
             | Type::Date
-            | Type::Time(_) => {}
+            | Type::Time(_)
+            | Type::Json => {}
         }
     }
 }
@@ -540,9 +568,16 @@ impl Gen<'_> {
             }
         }
         clashes.finish()?;
+        let mut choices = vec![];
+        for c in project.choices.values() {
+            choices.push(self.choice_ts(c));
+            for m in &c.members {
+                uses.add(m);
+            }
+        }
         uses.records.clear(); // same module
         let mut imports = self.imports(&uses, "./");
-        if !records.is_empty() || !unions.is_empty() {
+        if !records.is_empty() || !unions.is_empty() || !choices.is_empty() {
             imports.insert(0, "import * as rt from \"./runtime.js\";".into());
         }
         if !self.linked.records.is_empty() || !self.linked.unions.is_empty() {
@@ -574,6 +609,7 @@ impl Gen<'_> {
             imports,
             records,
             unions,
+            choices,
         })
     }
 
@@ -805,12 +841,292 @@ impl Gen<'_> {
     }
 
     fn record_vm(&self, r: &RecordDef) -> anyhow::Result<ClassVm> {
-        self.class_vm(
+        let mut vm = self.class_vm(
             self.names.records[&r.name].clone(),
             &r.doc,
             &r.fields,
             &format!("record {:?}", r.name),
-        )
+        )?;
+        let idents = property_names(&r.fields, &format!("record {:?}", r.name))?;
+        vm.shape = match r.form {
+            RecordForm::Closed => None,
+            RecordForm::Open => Some(self.open_ts(r, &vm.name, &idents, vm.linked)),
+            RecordForm::Tuple { min, rest } => {
+                // Items before `min` are always there (a nullable one is `T | null`); later ones may be
+                // left out (`?`).
+                for (i, (f, fv)) in r.fields.iter().zip(&mut vm.fields).enumerate() {
+                    if i < min {
+                        if let Type::Optional(inner) = &f.ty {
+                            fv.opt = String::new();
+                            fv.ty = format!("{} | null", self.ty(strip(inner)));
+                        }
+                    }
+                }
+                // The binary reader: items before `min` and the rest list are always there (a nullable
+                // item's tag says null), later items may be absent.
+                let prefix = r.fields.len() - usize::from(rest);
+                vm.bin_locals.clear();
+                vm.bin_entries.clear();
+                vm.bin_optional.clear();
+                for (i, (f, ident)) in r.fields.iter().zip(&idents).enumerate() {
+                    let x = format!("x{i}");
+                    if i >= min && i < prefix && matches!(f.ty, Type::Optional(_)) {
+                        vm.bin_locals.push(format!(
+                            "const {x} = b.opt() ? {} : undefined;",
+                            self.bread(strip(&f.ty))
+                        ));
+                        vm.bin_optional
+                            .push(format!("if ({x} !== undefined) r.{ident} = {x};"));
+                    } else {
+                        vm.bin_locals
+                            .push(format!("const {x} = {};", self.bread(&f.ty)));
+                        vm.bin_entries.push(format!("{ident}: {x}"));
+                    }
+                }
+                Some(self.tuple_ts(r, &vm.name, &idents, min, rest, vm.linked))
+            }
+        };
+        Ok(vm)
+    }
+
+    /// The field set, reader and writer of an open record: declared members as usual, the others in the
+    /// extra map; written merged in RFC 8785 order.
+    fn open_ts(&self, r: &RecordDef, name: &str, idents: &[String], linked: bool) -> ShapeVm {
+        let n = r.fields.len() - 1;
+        let names: Vec<String> = r.fields[..n].iter().map(|f| quoted(&f.name)).collect();
+        let mut lines = vec![
+            format!(
+                "const FIELDS_{name}: ReadonlySet<string> = new Set<string>([{}]);",
+                names.join(", ")
+            ),
+            String::new(),
+            format!("export function read{name}(v: unknown, at: rt.At): {name} {{"),
+            "  const o = rt.object(v, at);".into(),
+            "  try {".into(),
+            format!("    const r: rt.Mutable<{name}> = {{"),
+        ];
+        let mut optional = vec![];
+        for (i, (f, ident)) in r.fields[..n].iter().zip(idents).enumerate() {
+            let key = quoted(&f.name);
+            let member = member_of("o", &f.name);
+            match &f.ty {
+                Type::Optional(inner) => {
+                    optional.push(format!("    const x{i} = {member};"));
+                    optional.push(format!(
+                        "    if (x{i} !== undefined) r.{ident} = {};",
+                        self.read(strip(inner), &format!("x{i}"), &key, 1)
+                    ));
+                }
+                ty => lines.push(format!(
+                    "      {ident}: {},",
+                    self.read(ty, &member, &key, 1)
+                )),
+            }
+        }
+        if let Type::Map(_, vt) = &r.fields[n].ty {
+            lines.push(format!(
+                "      {}: rt.extra(o, FIELDS_{name}, (v1, a1) => {}),",
+                idents[n],
+                self.read(vt, "v1", "a1", 2)
+            ));
+        }
+        lines.push("    };".into());
+        lines.extend(optional);
+        lines.push(format!(
+            "    return {};",
+            if linked { "r" } else { "Object.freeze(r)" }
+        ));
+        lines.push("  } catch (e) {".into());
+        lines.push("    throw rt.within(e, at);".into());
+        lines.push("  }".into());
+        lines.push("}".into());
+        lines.push(String::new());
+        lines.push(format!("export function write{name}(r: {name}): string {{"));
+        lines.push("  const m: [string, string][] = [];".into());
+        for (f, ident) in r.fields[..n].iter().zip(idents) {
+            let key = quoted(&f.name);
+            lines.push(match &f.ty {
+                Type::Optional(inner) => format!(
+                    "  if (r.{ident} !== undefined) m.push([{key}, {}]);",
+                    self.write(strip(inner), &format!("r.{ident}"), 1)
+                ),
+                ty => format!(
+                    "  m.push([{key}, {}]);",
+                    self.write(ty, &format!("r.{ident}"), 1)
+                ),
+            });
+        }
+        if let Type::Map(_, vt) = &r.fields[n].ty {
+            lines.push(format!(
+                "  for (const [k, x] of r.{}) m.push([k, {}]);",
+                idents[n],
+                self.write(vt, "x", 1)
+            ));
+        }
+        lines.push("  return rt.wMembers(m);".into());
+        lines.push("}".into());
+        ShapeVm { lines }
+    }
+
+    /// The reader and writer of a tuple: a JSON array; items from `min` on may be left out at the end; the
+    /// items after the prefix are the rest list.
+    fn tuple_ts(
+        &self,
+        r: &RecordDef,
+        name: &str,
+        idents: &[String],
+        min: usize,
+        rest: bool,
+        linked: bool,
+    ) -> ShapeVm {
+        let prefix = r.fields.len() - usize::from(rest);
+        let max = if rest { -1 } else { prefix as i64 };
+        let mut lines = vec![
+            format!("export function read{name}(v: unknown, at: rt.At): {name} {{"),
+            format!("  const a = rt.tuple(v, at, {min}, {max});"),
+            "  try {".into(),
+            format!("    const r: rt.Mutable<{name}> = {{"),
+        ];
+        let mut optional = vec![];
+        for (i, (f, ident)) in r.fields.iter().zip(idents).enumerate() {
+            if i >= prefix {
+                if let Type::Array(it) = &f.ty {
+                    lines.push(format!(
+                        "      {ident}: rt.rest(a, {prefix}, (v1, a1) => {}),",
+                        self.read(it, "v1", "a1", 2)
+                    ));
+                }
+            } else if i >= min {
+                optional.push(format!("    const x{i} = rt.item(a, {i});"));
+                optional.push(format!(
+                    "    if (x{i} !== undefined) r.{ident} = {};",
+                    self.read(strip(&f.ty), &format!("x{i}"), &i.to_string(), 1)
+                ));
+            } else {
+                lines.push(format!(
+                    "      {ident}: {},",
+                    self.read(&f.ty, &format!("a[{i}]"), &i.to_string(), 1)
+                ));
+            }
+        }
+        lines.push("    };".into());
+        lines.extend(optional);
+        lines.push(format!(
+            "    return {};",
+            if linked { "r" } else { "Object.freeze(r)" }
+        ));
+        lines.push("  } catch (e) {".into());
+        lines.push("    throw rt.within(e, at);".into());
+        lines.push("  }".into());
+        lines.push("}".into());
+        lines.push(String::new());
+        lines.push(format!("export function write{name}(r: {name}): string {{"));
+        lines.push("  const out: string[] = [];".into());
+        lines.push("  do {".into());
+        for (i, (f, ident)) in r.fields.iter().zip(idents).enumerate() {
+            if i >= prefix {
+                if let Type::Array(it) = &f.ty {
+                    lines.push(format!(
+                        "    for (const x of r.{ident}) out.push({});",
+                        self.write(it, "x", 1)
+                    ));
+                }
+            } else if i >= min {
+                lines.push(format!("    if (r.{ident} === undefined) break;"));
+                lines.push(format!(
+                    "    out.push({});",
+                    self.write(strip(&f.ty), &format!("r.{ident}"), 1)
+                ));
+            } else {
+                lines.push(format!(
+                    "    out.push({});",
+                    self.write(&f.ty, &format!("r.{ident}"), 1)
+                ));
+            }
+        }
+        lines.push("  } while (false);".into());
+        lines.push("  return \"[\" + out.join(\",\") + \"]\";".into());
+        lines.push("}".into());
+        ShapeVm { lines }
+    }
+
+    /// A scalar union: the union of its members' types, a reader that switches on the JSON kind and a writer.
+    fn choice_ts(&self, c: &crate::ir::ChoiceDef) -> String {
+        let name = self.names.records[&c.name].clone();
+        let types: Vec<String> = c.members.iter().map(|m| self.ty(m)).collect();
+        let has_string = c
+            .members
+            .iter()
+            .any(|m| matches!(m, Type::String | Type::Enum(_)));
+        let mut doc = c.doc.clone();
+        doc.push_str(&format!("\n\nOne of {} (a scalar union).", c.words()));
+        let mut out = String::from("\n/**\n");
+        for l in ts_doc(doc.trim_start()) {
+            out.push_str(&format!(" * {l}\n"));
+        }
+        out.push_str(" */\n");
+        out.push_str(&format!("export type {name} = {};\n", types.join(" | ")));
+        out.push_str(&format!(
+            "\nexport function read{name}(v: unknown, at: rt.At): {name} {{\n"
+        ));
+        let mut writes = vec![];
+        for m in &c.members {
+            let test = match m {
+                Type::Bool => "typeof v === \"boolean\"".to_string(),
+                // A 64-bit integer beyond ±(2^53 - 1) is a decimal string in canonical data (the schema
+                // never pairs one with a string member).
+                Type::Int(w) if w.is_64() && !has_string => {
+                    "typeof v === \"number\" || typeof v === \"string\"".to_string()
+                }
+                Type::Int(_) | Type::Float => "typeof v === \"number\"".to_string(),
+                _ => "typeof v === \"string\"".to_string(),
+            };
+            out.push_str(&format!(
+                "  if ({test}) return {};\n",
+                self.read(m, "v", "at", 1)
+            ));
+            let wtest = match m {
+                Type::Bool => "typeof v === \"boolean\"",
+                Type::Int(w) if w.is_64() => "typeof v === \"bigint\"",
+                Type::Int(_) | Type::Float => "typeof v === \"number\"",
+                _ => "typeof v === \"string\"",
+            };
+            writes.push((wtest, self.write(m, "v", 1)));
+        }
+        out.push_str(&format!(
+            "  return rt.fail(at, {}, v);\n}}\n",
+            quoted(&c.words())
+        ));
+        out.push_str(&format!(
+            "\nexport function write{name}(v: {name}): string {{\n"
+        ));
+        let last = writes.len() - 1;
+        for (i, (test, w)) in writes.into_iter().enumerate() {
+            if i == last {
+                out.push_str(&format!("  return {w};\n"));
+            } else {
+                out.push_str(&format!("  if ({test}) return {w};\n"));
+            }
+        }
+        out.push('}');
+        if self.binary {
+            // The member's index, then its value (docs/data-format.md §3.3).
+            out.push_str(&format!(
+                "\n\nexport function read{name}Bin(b: rt.Bin): {name} {{\n  switch (b.index({}, {})) {{\n",
+                c.members.len(),
+                quoted(&format!("a {name} member"))
+            ));
+            for (i, m) in c.members.iter().enumerate() {
+                if i == last {
+                    out.push_str("    default:\n");
+                } else {
+                    out.push_str(&format!("    case {i}:\n"));
+                }
+                out.push_str(&format!("      return {};\n", self.bread(m)));
+            }
+            out.push_str("  }\n}");
+        }
+        out
     }
 
     /// Import lines for the enums and records `uses` names, from modules under `prefix`.
@@ -888,6 +1204,7 @@ impl Gen<'_> {
             bin_locals: vec![],
             bin_entries: vec![],
             bin_optional: vec![],
+            shape: None,
             name,
         };
         for (i, (f, ident)) in fields.iter().zip(&idents).enumerate() {
@@ -1200,6 +1517,8 @@ impl Gen<'_> {
             Type::DateTime(_) => "Date".into(),
             Type::Duration => "number".into(),
             Type::Date | Type::Time(_) => "string".into(),
+            Type::Json => "rt.JsonValue".into(),
+            Type::Choice(n) => self.names.records[n].clone(),
             Type::Map(k, v) => format!("ReadonlyMap<{}, {}>", self.ty(k), self.ty(v)),
             Type::Array(t) => {
                 let inner = self.ty(t);
@@ -1278,6 +1597,8 @@ impl Gen<'_> {
             Type::Duration => "b.duration()".into(),
             Type::Date => "b.date()".into(),
             Type::Time(_) => "b.time()".into(),
+            Type::Json => "rt.jsonBin(b)".into(),
+            Type::Choice(n) => format!("read{}Bin(b)", self.names.records[n]),
             Type::Map(k, v) => format!("b.map((b) => {}, (b) => {})", self.bread(k), self.bread(v)),
             Type::Array(t) => format!("b.array((b) => {})", self.bread(t)),
             Type::Optional(t) => format!("(b.opt() ? {} : null)", self.bread(strip(t))),
@@ -1308,6 +1629,8 @@ impl Gen<'_> {
             Type::Duration => format!("rt.duration({value}, {at})"),
             Type::Date => format!("rt.date({value}, {at})"),
             Type::Time(_) => format!("rt.time({value}, {at})"),
+            Type::Json => format!("rt.json({value}, {at})"),
+            Type::Choice(n) => format!("read{}({value}, {at})", self.names.records[n]),
             Type::Map(k, v) => {
                 let (x, a, kk) = (
                     format!("v{depth}"),
@@ -1378,6 +1701,8 @@ impl Gen<'_> {
             Type::DateTime(_) => format!("rt.wDateTime({value})"),
             Type::Duration => format!("rt.wNum({value})"),
             Type::Date | Type::Time(_) => format!("rt.wStr({value})"),
+            Type::Json => format!("rt.wJson({value})"),
+            Type::Choice(n) => format!("write{}({value})", self.names.records[n]),
             Type::Map(_, v) => {
                 let x = format!("x{depth}");
                 format!(
@@ -1615,10 +1940,11 @@ impl Gen<'_> {
                 names.join(", ")
             ));
         }
-        if !project.records.is_empty() {
+        if !project.records.is_empty() || !project.choices.is_empty() {
             let names: Vec<&str> = project
                 .records
                 .keys()
+                .chain(project.choices.keys())
                 .map(|r| self.names.records[r].as_str())
                 .collect();
             exports.push(format!(

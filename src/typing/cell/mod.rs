@@ -14,12 +14,13 @@
 //! Scalars are trimmed of white space (incl. U+00A0 NBSP); a top-level string cell is taken verbatim.
 //! Errors are [`CellError`]s: what was expected, with a hint when one is obvious.
 
+pub mod json;
 pub mod print;
 pub mod stream;
 pub mod time;
 
 use crate::diag::Code;
-use crate::ir::{IntWidth, Project, Type, Value};
+use crate::ir::{IntWidth, Project, RecordDef, RecordForm, Type, Value};
 use crate::read::RawCell;
 
 /// Why a cell's text does not fit its type. `message` says what was expected; `help` suggests a fix.
@@ -226,18 +227,32 @@ fn parse_text(text: &str, ty: &Type, project: &Project, g: Grammar) -> Result<Va
     let ty = ty.strip_optional();
     match ty {
         Type::String => Ok(Value::Str(text.to_string())),
+        Type::Json => parse_json_cell(trim(text)),
+        Type::Choice(name) => parse_choice(text, name, project),
         Type::Array(_) | Type::Record(_) | Type::Map(..) | Type::Union(_) | Type::Flags(_) => {
             let t = trim(text);
-            let list_like = matches!(ty, Type::Array(_) | Type::Flags(_));
+            let list_like = matches!(ty, Type::Array(_) | Type::Flags(_))
+                || matches!(ty, Type::Record(n) if matches!(project.records[n].form, RecordForm::Tuple { .. }));
             if t.starts_with('{') || (t.starts_with('[') && list_like) {
                 let depth = json_depth(t);
                 if depth > g.max_depth {
                     return Err(too_deep("JSON literal", depth, g.max_depth));
                 }
-                if let Ok(json) = serde_json::from_str::<serde_json::Value>(t) {
-                    return json_to_value(&json, ty, project).map_err(|m| {
-                        CellError::new(Code::WrongType, format!("JSON literal does not fit: {m}"))
-                    });
+                match json::parse(t) {
+                    Ok(json) => {
+                        return json_to_value(&json, ty, project).map_err(|m| {
+                            CellError::new(
+                                Code::WrongType,
+                                format!("JSON literal does not fit: {m}"),
+                            )
+                        })
+                    }
+                    Err(json::Error::Duplicate(m)) => {
+                        return Err(
+                            CellError::new(Code::BadGrammar, m).help("give each member once")
+                        )
+                    }
+                    Err(json::Error::Syntax(_)) => {}
                 }
                 if t.starts_with('{') {
                     return Err(CellError::new(
@@ -356,30 +371,57 @@ fn parse_map(parts: &[String], k: &Type, v: &Type, project: &Project) -> Result<
     finish_map(entries).map_err(|m| CellError::new(Code::BadGrammar, m))
 }
 
-/// Fill a record's fields (`fields`) from the parts of `(…)`: positional or `name=value`. Missing fields
-/// take their `default`, else `null` (optional) or `[]` (array), else are an error.
+/// Fill a record's fields (`fields`, of a record of `form`) from the parts of `(…)`: positional or
+/// `name=value`. Missing fields take their `default`, else `null` (optional) or `[]` (array), else are an
+/// error. An open record keeps `name=value` parts of undeclared names as extra members; a tuple with a
+/// rest takes positional parts after its prefix as rest elements.
 fn record_values(
     name: &str,
     fields: &[crate::ir::Field],
+    form: RecordForm,
     parts: &[String],
     project: &Project,
 ) -> Result<Vec<Value>, CellError> {
-    if parts.len() > fields.len() {
+    let (declared, extra) = match form {
+        RecordForm::Closed => (fields.len(), false),
+        RecordForm::Open => (fields.len() - 1, true),
+        RecordForm::Tuple { rest, .. } => (fields.len() - usize::from(rest), false),
+    };
+    let rest = matches!(form, RecordForm::Tuple { rest: true, .. });
+    let positional = parts.iter().filter(|p| split_named(p).is_none()).count();
+    if (parts.len() > declared && !rest && !extra) || (extra && positional > declared) {
+        let what = if matches!(form, RecordForm::Tuple { .. }) {
+            "elements"
+        } else {
+            "fields"
+        };
         return Err(CellError::new(
             Code::BadGrammar,
             format!(
-                "{name} has {} fields but the value has {} parts",
-                fields.len(),
+                "{name} has {declared} {what} but the value has {} parts",
                 parts.len()
             ),
         )
         .help("escape a literal comma with \\,"));
     }
     let mut values: Vec<Option<Value>> = vec![None; fields.len()];
+    let mut extras: Vec<(Value, Value)> = vec![];
+    let mut rest_items: Vec<Value> = vec![];
     for (i, p) in parts.iter().enumerate() {
         let (idx, vtext) = match split_named(p) {
-            Some((k, v)) => match fields.iter().position(|f| f.name == k) {
+            Some((k, v)) => match fields[..declared].iter().position(|f| f.name == k) {
                 Some(idx) => (idx, v),
+                None if extra => {
+                    let Type::Map(_, vt) = &fields[declared].ty else {
+                        unreachable!("IR invariant: extra members are a map")
+                    };
+                    let x = parse_element(&v, vt, project).map_err(|mut e| {
+                        e.message = format!("member {k:?}: {}", e.message);
+                        e
+                    })?;
+                    extras.push((Value::Str(k), x));
+                    continue;
+                }
                 None => {
                     let mut e =
                         CellError::new(Code::BadGrammar, format!("{name} has no field {k:?}"));
@@ -391,6 +433,16 @@ fn record_values(
                     return Err(e);
                 }
             },
+            None if i >= declared => {
+                let Type::Array(it) = &fields[declared].ty else {
+                    unreachable!("IR invariant: a tuple's rest is an array")
+                };
+                rest_items.push(parse_element(p, it, project).map_err(|mut e| {
+                    e.message = format!("element {i}: {}", e.message);
+                    e
+                })?);
+                continue;
+            }
             None => (i, p.clone()),
         };
         if values[idx].is_some() {
@@ -406,6 +458,13 @@ fn record_values(
             })?,
         );
     }
+    if extra {
+        values[declared] =
+            Some(finish_map(extras).map_err(|m| CellError::new(Code::BadGrammar, m))?);
+    }
+    if rest && !rest_items.is_empty() {
+        values[declared] = Some(Value::Array(rest_items));
+    }
     let mut out = Vec::with_capacity(values.len());
     for (v, f) in values.into_iter().zip(fields) {
         match v {
@@ -415,7 +474,32 @@ fn record_values(
             ),
         }
     }
+    check_tuple(name, form, &out).map_err(|m| CellError::new(Code::BadGrammar, m))?;
     Ok(out)
+}
+
+/// A tuple's absent elements (from `min` on) must all be at its end, with no rest after them: an array has
+/// no holes.
+pub fn check_tuple(name: &str, form: RecordForm, vals: &[Value]) -> Result<(), String> {
+    let RecordForm::Tuple { min, rest } = form else {
+        return Ok(());
+    };
+    let prefix = vals.len() - usize::from(rest);
+    if let Some(gap) = (min..prefix).find(|&i| vals[i] == Value::Null) {
+        let later = (gap + 1..prefix).find(|&i| vals[i] != Value::Null);
+        let rest_given = rest && vals[prefix] != Value::Array(vec![]);
+        if let Some(j) = later {
+            return Err(format!(
+                "{name}: element {gap} is missing but element {j} is given (a tuple has no gaps)"
+            ));
+        }
+        if rest_given {
+            return Err(format!(
+                "{name}: element {gap} is missing but elements after the first {prefix} are given"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The value of a record field that was left out: its `default`, else `null`/`[]`/`{}`, else an error.
@@ -492,7 +576,13 @@ fn parse_union(t: &str, name: &str, project: &Project) -> Result<Value, CellErro
         };
         return Err(e);
     };
-    let vals = record_values(&format!("{name} {tag}"), &v.fields, &parts, project)?;
+    let vals = record_values(
+        &format!("{name} {tag}"),
+        &v.fields,
+        RecordForm::Closed,
+        &parts,
+        project,
+    )?;
     Ok(Value::Union(v.tag.clone(), vals))
 }
 
@@ -540,7 +630,7 @@ fn parse_element(raw: &str, ty: &Type, project: &Project) -> Result<Value, CellE
             } else {
                 split(body, ',')?
             };
-            record_values(name, &rec.fields, &parts, project).map(Value::Record)
+            record_values(name, &rec.fields, rec.form, &parts, project).map(Value::Record)
         }
         Type::Union(name) => parse_union(t, name, project),
         Type::Map(k, v) => {
@@ -566,6 +656,7 @@ fn parse_element(raw: &str, ty: &Type, project: &Project) -> Result<Value, CellE
             };
             parse_flags(&parts, e, project)
         }
+        Type::Json => parse_json_cell(&unescape(t)?),
         other => parse_scalar(&unescape(t)?, other, project),
     }
 }
@@ -605,6 +696,8 @@ pub fn parse_scalar(s: &str, ty: &Type, project: &Project) -> Result<Value, Cell
         Type::Time(zone) => time::parse_time(s, *zone)
             .map(Value::Time)
             .map_err(CellError::from),
+        Type::Json => parse_json_cell(s),
+        Type::Choice(name) => parse_choice(s, name, project),
         Type::Array(_) | Type::Record(_) | Type::Map(..) | Type::Union(_) | Type::Flags(_) => {
             parse_cell(s, ty, project)
         }
@@ -723,6 +816,17 @@ pub fn parse_int(s: &str, w: IntWidth) -> Result<Value, CellError> {
     if let Ok(f) = s.parse::<f64>() {
         if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e18 {
             e = e.help(format!("write it out in digits: {}", f as i128));
+        } else if f.is_finite() && f.fract() == 0.0 {
+            // A whole number written with an exponent (1e+308): too big, not a fraction.
+            let (lo, hi) = w.range();
+            e = CellError::new(
+                Code::OutOfRange,
+                format!(
+                    "{s} is a whole number far too large for {} ({lo}..={hi})",
+                    w.rust_name()
+                ),
+            )
+            .help("check the value, or make the field a \"number\" if it is not a count");
         } else if f.is_finite() {
             e = CellError::new(Code::NotInteger, format!("expected an integer, found the fraction {s}"))
                 .help("integer fields take whole numbers; change the schema type to \"number\" for fractions");
@@ -772,6 +876,8 @@ pub fn parse_float(s: &str) -> Result<Value, CellError> {
 pub fn json_to_value(j: &serde_json::Value, ty: &Type, project: &Project) -> Result<Value, String> {
     use serde_json::Value as J;
     match (ty, j) {
+        // A JSON null in a field of any JSON value is that value, not an absent one.
+        (Type::Optional(t), J::Null) if **t == Type::Json => Ok(Value::Json(J::Null)),
         (Type::Optional(_), J::Null) => Ok(Value::Null),
         (Type::Optional(t), j) => json_to_value(j, t, project),
         (Type::Bool, J::Bool(b)) => Ok(Value::Bool(*b)),
@@ -785,11 +891,17 @@ pub fn json_to_value(j: &serde_json::Value, ty: &Type, project: &Project) -> Res
                 if f.fract() != 0.0 || !f.is_finite() {
                     return Err(format!("{n} is not an integer"));
                 }
+                if f.abs() >= 1e38 {
+                    let (lo, hi) = w.range();
+                    return Err(format!(
+                        "{n} is a whole number far too large for {} ({lo}..={hi})",
+                        w.rust_name()
+                    ));
+                }
                 f as i128
             };
             int_in_range(v, *w).map_err(|e| e.message)
         }
-        (Type::Int(w), J::String(s)) => parse_int(s, *w).map_err(|e| e.message),
         (Type::Float, J::Number(n)) => {
             let f = n.as_f64().ok_or_else(|| format!("{n} is not a number"))?;
             Ok(Value::Float(if f == 0.0 { 0.0 } else { f }))
@@ -803,9 +915,22 @@ pub fn json_to_value(j: &serde_json::Value, ty: &Type, project: &Project) -> Res
             .map(|x| json_to_value(x, inner, project))
             .collect::<Result<_, _>>()
             .map(Value::Array),
-        (Type::Record(name), J::Object(m)) => {
-            let rec = &project.records[name];
-            json_fields(name, &rec.fields, m, None, project).map(Value::Record)
+        (Type::Record(name), j) => json_record(name, &project.records[name], j, project),
+        (Type::Json, j) => json::check_value(j).map(|()| Value::Json(j.clone())),
+        (Type::Choice(name), j) => {
+            let def = &project.choices[name];
+            let member = def.members.iter().find(|m| {
+                matches!(
+                    (m, j),
+                    (Type::Bool, J::Bool(_))
+                        | (Type::Int(_) | Type::Float, J::Number(_))
+                        | (Type::String | Type::Enum(_), J::String(_))
+                )
+            });
+            match member {
+                Some(m) => json_to_value(j, m, project),
+                None => Err(format!("expected {}, found {j}", ty.words())),
+            }
         }
         (Type::Union(name), J::Object(m)) => {
             let u = &project.unions[name];
@@ -861,6 +986,145 @@ pub fn json_to_value(j: &serde_json::Value, ty: &Type, project: &Project) -> Res
             .map(Value::Duration),
         (t, j) => Err(format!("expected {}, found {j}", t.words())),
     }
+}
+
+/// A record value from JSON: an object (closed or open) or a tuple's array.
+fn json_record(
+    name: &str,
+    rec: &RecordDef,
+    j: &serde_json::Value,
+    project: &Project,
+) -> Result<Value, String> {
+    use serde_json::Value as J;
+    match (rec.form, j) {
+        (RecordForm::Closed, J::Object(m)) => {
+            json_fields(name, &rec.fields, m, None, project).map(Value::Record)
+        }
+        (RecordForm::Open, J::Object(m)) => {
+            let declared = rec.declared();
+            let Type::Map(_, vt) = &rec.fields[declared.len()].ty else {
+                unreachable!("IR invariant: extra members are a map")
+            };
+            let mut vals = declared
+                .iter()
+                .map(|f| match m.get(&f.name) {
+                    Some(v) => json_to_value(v, &f.ty, project)
+                        .map_err(|e| format!("member {:?}: {e}", f.name)),
+                    None => missing_field(name, f, project),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut extras = vec![];
+            for (k, v) in m {
+                if !declared.iter().any(|f| f.name == *k) {
+                    let x =
+                        json_to_value(v, vt, project).map_err(|e| format!("member {k:?}: {e}"))?;
+                    extras.push((Value::Str(k.clone()), x));
+                }
+            }
+            vals.push(finish_map(extras)?);
+            Ok(Value::Record(vals))
+        }
+        (RecordForm::Tuple { min, rest }, J::Array(items)) => {
+            let prefix = rec.fields.len() - usize::from(rest);
+            if items.len() > prefix && !rest {
+                return Err(format!(
+                    "{name} has at most {prefix} elements, found {}",
+                    items.len()
+                ));
+            }
+            let mut vals = vec![];
+            for (i, f) in rec.fields[..prefix].iter().enumerate() {
+                match items.get(i) {
+                    Some(J::Null) if i >= min && *f.ty.strip_optional() != Type::Json => {
+                        return Err(format!(
+                            "element {i} of {name} is null; it may be left out, not null"
+                        ))
+                    }
+                    Some(x) => vals.push(
+                        json_to_value(x, &f.ty, project)
+                            .map_err(|e| format!("element {i}: {e}"))?,
+                    ),
+                    None => vals.push(missing_field(name, f, project)?),
+                }
+            }
+            if rest {
+                let Type::Array(it) = &rec.fields[prefix].ty else {
+                    unreachable!("IR invariant: a tuple's rest is an array")
+                };
+                let more = items
+                    .iter()
+                    .enumerate()
+                    .skip(prefix)
+                    .map(|(i, x)| {
+                        json_to_value(x, it, project).map_err(|e| format!("element {i}: {e}"))
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                vals.push(Value::Array(more));
+            }
+            check_tuple(name, rec.form, &vals)?;
+            Ok(Value::Record(vals))
+        }
+        (RecordForm::Tuple { .. }, j) => {
+            Err(format!("expected a {name} (a JSON array), found {j}"))
+        }
+        (_, j) => Err(format!("expected a {name} (a JSON object), found {j}")),
+    }
+}
+
+/// A [`Type::Json`] cell: JSON text (`"text"`, `12`, `true`, `null`, `[…]`, `{…}`), read strictly.
+fn parse_json_cell(t: &str) -> Result<Value, CellError> {
+    let v = json::parse(t).map_err(|e| {
+        let m = match e {
+            json::Error::Duplicate(m) => m,
+            json::Error::Syntax(_) => format!("expected a JSON value, found {t:?}"),
+        };
+        CellError::new(Code::WrongType, m).help(
+            "this field holds any JSON value: write text in double quotes (\"abc\"), numbers, true, false, null, [..] or {..}",
+        )
+    })?;
+    json::check_value(&v).map_err(|m| CellError::new(Code::OutOfRange, m))?;
+    Ok(Value::Json(v))
+}
+
+/// A scalar-union cell ([`Type::Choice`]): the first member (boolean, number, string) the text is a value
+/// of; a JSON string literal (`"12"`) is the string member's value. Booleans are `true`/`false` here (not
+/// `1`/`0`/`yes`/`no`, which would be numbers or text).
+fn parse_choice(text: &str, name: &str, project: &Project) -> Result<Value, CellError> {
+    let def = &project.choices[name];
+    let t = trim(text);
+    let string_member = def
+        .members
+        .iter()
+        .find(|m| matches!(m, Type::String | Type::Enum(_)));
+    if t.starts_with('"') {
+        if let (Some(m), Ok(serde_json::Value::String(s))) = (string_member, json::parse(t)) {
+            return parse_scalar(&s, m, project);
+        }
+    }
+    let mut last = None;
+    for m in &def.members {
+        let got = match m {
+            Type::Bool if t.eq_ignore_ascii_case("true") => Ok(Value::Bool(true)),
+            Type::Bool if t.eq_ignore_ascii_case("false") => Ok(Value::Bool(false)),
+            Type::Bool => continue,
+            Type::String => return Ok(Value::Str(text.to_string())),
+            m => parse_scalar(t, m, project),
+        };
+        match got {
+            Ok(v) => return Ok(v),
+            // A number too big for the member's width is that error, not text.
+            Err(e) if e.code == Code::OutOfRange => return Err(e),
+            Err(e) => last = Some(e),
+        }
+    }
+    let mut e = CellError::new(
+        Code::WrongType,
+        format!("expected {}, found {t:?}", def.words()),
+    );
+    if let Some(l) = last.and_then(|l| l.help) {
+        e = e.help(l);
+    }
+    Err(e)
 }
 
 /// The fields of a record (or union variant) from a JSON object; `skip` is the discriminator.
@@ -1021,6 +1285,32 @@ pub fn type_cell_with(
 ) -> Result<Value, CellError> {
     let base = ty.strip_optional();
     let parse = |text: &str| parse_cell_with(text, ty, project, g);
+    // A number or boolean cell of a workbook in a scalar union is its number or boolean member (if any).
+    if let (Type::Choice(n), RawCell::Int(_) | RawCell::Float(_) | RawCell::Bool(_)) = (base, raw) {
+        let want_bool = matches!(raw, RawCell::Bool(_));
+        let member = project.choices[n].members.iter().find(|m| {
+            matches!(m, Type::Bool) == want_bool && !matches!(m, Type::String | Type::Enum(_))
+        });
+        if let Some(m) = member {
+            return type_cell_with(project, m, raw, g);
+        }
+    }
+    match (base, raw) {
+        (Type::Json, RawCell::Int(i)) => {
+            let j = serde_json::Value::from(*i);
+            return json::check_value(&j)
+                .map(|()| Value::Json(j))
+                .map_err(|m| CellError::new(Code::OutOfRange, m));
+        }
+        (Type::Json, RawCell::Float(f)) => {
+            let f = if *f == 0.0 { 0.0 } else { *f };
+            if let Some(n) = serde_json::Number::from_f64(f) {
+                return Ok(Value::Json(serde_json::Value::Number(n)));
+            }
+        }
+        (Type::Json, RawCell::Bool(b)) => return Ok(Value::Json(serde_json::Value::Bool(*b))),
+        _ => {}
+    }
     match raw {
         RawCell::Text(s) => parse(s),
         RawCell::Undecodable(s) => Err(CellError {
@@ -1218,6 +1508,7 @@ mod tests {
                     field("y", Type::Int(IntWidth::I8)),
                 ],
                 origin: String::new(),
+                form: Default::default(),
             },
         );
         p.records.insert(
@@ -1231,6 +1522,7 @@ mod tests {
                     field("note", Type::Optional(Box::new(Type::String))),
                 ],
                 origin: String::new(),
+                form: Default::default(),
             },
         );
         p
@@ -1284,6 +1576,16 @@ mod tests {
         assert_eq!(
             (e.code, e.help.as_deref()),
             (Code::WrongType, Some("write it out in digits: 1000"))
+        );
+        // A huge whole number is out of range, not "a fraction"; a JSON literal never coerces text.
+        let e = int("1e+308", IntWidth::I32).unwrap_err();
+        assert_eq!(e.code, Code::OutOfRange, "{}", e.message);
+        assert!(e.message.contains("far too large for i32"), "{}", e.message);
+        let e = parse_cell("[\"1\",2]", &arr(Type::Int(IntWidth::I32)), &p).unwrap_err();
+        assert!(
+            e.message.contains("expected an integer, found \"1\""),
+            "{}",
+            e.message
         );
         assert_eq!(
             parse_cell("abc", &Type::Int(IntWidth::I32), &p)

@@ -420,6 +420,7 @@ mod tests {
                     Field::new("y2", Type::Bool),
                 ],
                 origin: String::new(),
+                form: Default::default(),
             },
         );
         p.records.insert(
@@ -432,6 +433,7 @@ mod tests {
                     .map(|n| Field::new(n, Type::Float))
                     .collect(),
                 origin: String::new(),
+                form: Default::default(),
             },
         );
         p.separators.insert("Vec3".into(), ",".into());

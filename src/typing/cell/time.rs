@@ -64,6 +64,34 @@ pub fn parse_datetime(s: &str, zone: Option<i32>) -> Result<i64, TimeError> {
             )))
         }
     };
+    // A leap second (`23:59:60`) has no Unix time: jiff reads it as :59, which would be another instant.
+    if let Some(i) = t.find(":60") {
+        let b = t.as_bytes();
+        if i >= 3 && b[i - 3] == b':' && b.get(i + 3).is_none_or(|c| !c.is_ascii_digit()) {
+            return Err(TimeError {
+                message: format!("{t:?} is a leap second (:60), which no date-time value can hold"),
+                help: Some("write the second before it (:59) or after it".into()),
+            });
+        }
+    }
+    if let Some(o) = offset {
+        // RFC 3339: offsets from -23:59 to +23:59, with their minutes (`+01:00`, not `+01` or `+0100`).
+        let time = t.rsplit(['T', 't', ' ']).next().unwrap_or(t);
+        let written = time.rfind(['+', '-']).map(|i| &time[i..]).unwrap_or("");
+        let b = written.as_bytes();
+        let shaped =
+            b.len() == 6 && b[3] == b':' && b[1..3].iter().chain(&b[4..6]).all(u8::is_ascii_digit);
+        if !written.is_empty() && !shaped {
+            return Err(err(format!(
+                "{t:?}: write the offset with its minutes, like +01:00 (RFC 3339)"
+            )));
+        }
+        if o.abs() >= 86_400 {
+            return Err(err(format!(
+                "{t:?}: the offset is outside -23:59 to +23:59"
+            )));
+        }
+    }
     if civil.subsec_nanosecond() != 0 {
         return Err(TimeError {
             message: format!("{t:?} has fractions of a second; date-times are whole seconds"),
@@ -304,6 +332,10 @@ pub fn parse_duration(s: &str) -> Result<i64, TimeError> {
         if date.is_empty() && time.as_deref().is_none_or(str::is_empty) {
             return Err(derr(t));
         }
+        // ISO 8601: weeks stand alone (P2W), never with days or a time.
+        if date.contains('W') && (!date.ends_with('W') || time.is_some()) {
+            return Err(derr(t));
+        }
         let mut total =
             units(&date, &[("W", 604_800_000), ("D", 86_400_000)]).ok_or_else(|| derr(t))?;
         if let Some(time) = time {
@@ -409,6 +441,18 @@ mod tests {
         );
         assert!(parse_datetime("0001-01-01T00:00:00+01:00", None).is_err());
         assert!(parse_datetime("2024-05-01T12:00:00[Asia/Shanghai]", None).is_err());
+        // Never another instant: a leap second, an offset of 24 hours, an offset without its minutes.
+        let e = parse_datetime("1998-12-31T23:59:60Z", None).unwrap_err();
+        assert!(e.message.contains("leap second"), "{}", e.message);
+        assert!(parse_datetime("1998-12-31T23:58:60Z", None).is_err());
+        let e = parse_datetime("1990-12-31T15:59:59-24:00", None).unwrap_err();
+        assert!(e.message.contains("-23:59 to +23:59"), "{}", e.message);
+        let e = parse_datetime("1985-04-12T23:20:50+01", None).unwrap_err();
+        assert!(e.message.contains("+01:00"), "{}", e.message);
+        assert_eq!(
+            parse_datetime("1985-04-12T23:20:50-23:59", None).unwrap(),
+            parse_datetime("1985-04-13T23:19:50Z", None).unwrap()
+        );
         // Excel serial 45413.5 = 2024-05-01 12:00 in the field's zone; a bare number is no date-time text.
         assert_eq!(
             datetime_from_serial(45413.5, false, Some(8 * 3600)).unwrap(),
@@ -444,6 +488,13 @@ mod tests {
         assert_eq!(time_from_serial(0.75, false, Some(0)).unwrap(), 18 * 3600);
         assert!(time_from_serial(1.75, false, Some(0)).is_err());
         assert_eq!(duration_from_serial(1.5).unwrap(), 129_600_000);
+    }
+
+    #[test]
+    fn weeks_stand_alone() {
+        assert_eq!(parse_duration("P2W").unwrap(), 1_209_600_000);
+        assert!(parse_duration("P1WT1H").is_err());
+        assert!(parse_duration("P1W2D").is_err());
     }
 
     #[test]

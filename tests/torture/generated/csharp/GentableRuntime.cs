@@ -591,6 +591,13 @@ namespace Torture.Tables
             return true;
         }
 
+        /// <summary>The first byte of the next value (for a JSON value or a scalar union, whose reader picks by kind).</summary>
+        internal byte Peek()
+        {
+            this.Start();
+            return this.b[this.pos];
+        }
+
         /// <summary>Checks that nothing but white space follows the top-level value.</summary>
         internal void Finish()
         {

@@ -110,6 +110,280 @@ export function writeShape(r: Shape): string {
   return "{" + out.join(",") + "}";
 }
 
+export interface ShapesMaybeFirst {
+  readonly _0: number | null;
+  readonly _1: string;
+}
+
+export function readShapesMaybeFirst(v: unknown, at: rt.At): ShapesMaybeFirst {
+  const a = rt.tuple(v, at, 2, 2);
+  try {
+    const r: rt.Mutable<ShapesMaybeFirst> = {
+      _0: rt.nullable(a[0], 0, (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
+      _1: rt.str(a[1], 1),
+    };
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
+}
+
+export function writeShapesMaybeFirst(r: ShapesMaybeFirst): string {
+  const out: string[] = [];
+  do {
+    out.push((r._0 === null ? "null" : rt.wNum(r._0)));
+    out.push(rt.wStr(r._1));
+  } while (false);
+  return "[" + out.join(",") + "]";
+}
+
+export interface ShapesMerged {
+  readonly name: string;
+  readonly level?: number;
+  readonly rank: number;
+}
+
+const FIELDS_ShapesMerged: readonly string[] = ["name", "level", "rank"];
+
+export function readShapesMerged(v: unknown, at: rt.At): ShapesMerged {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<ShapesMerged> = {
+      name: rt.str(o["name"], "name"),
+      rank: rt.int(o["rank"], "rank", 0, 255),
+    };
+    let n = 2;
+    const x1 = o["level"];
+    if (x1 !== undefined) {
+      r.level = rt.int(x1, "level", 0, 255);
+      n++;
+    }
+    if (rt.count(o) !== n) rt.unknown(o, FIELDS_ShapesMerged);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
+}
+
+export function writeShapesMerged(r: ShapesMerged): string {
+  const out: string[] = [];
+  if (r.level !== undefined) out.push("\"level\":" + rt.wNum(r.level));
+  out.push("\"name\":" + rt.wStr(r.name));
+  out.push("\"rank\":" + rt.wNum(r.rank));
+  return "{" + out.join(",") + "}";
+}
+
+export interface ShapesMeta {
+  readonly kind?: string;
+  readonly additionalProperties: ReadonlyMap<string, rt.JsonValue>;
+}
+
+const FIELDS_ShapesMeta: ReadonlySet<string> = new Set<string>(["kind"]);
+
+export function readShapesMeta(v: unknown, at: rt.At): ShapesMeta {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<ShapesMeta> = {
+      additionalProperties: rt.extra(o, FIELDS_ShapesMeta, (v1, a1) => rt.json(v1, a1)),
+    };
+    const x0 = o["kind"];
+    if (x0 !== undefined) r.kind = rt.str(x0, "kind");
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
+}
+
+export function writeShapesMeta(r: ShapesMeta): string {
+  const m: [string, string][] = [];
+  if (r.kind !== undefined) m.push(["kind", rt.wStr(r.kind)]);
+  for (const [k, x] of r.additionalProperties) m.push([k, rt.wJson(x)]);
+  return rt.wMembers(m);
+}
+
+export interface ShapesNamed {
+  readonly name: string;
+  readonly level?: number;
+  readonly title?: string;
+}
+
+const FIELDS_ShapesNamed: readonly string[] = ["name", "level", "title"];
+
+export function readShapesNamed(v: unknown, at: rt.At): ShapesNamed {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<ShapesNamed> = {
+      name: rt.str(o["name"], "name"),
+    };
+    let n = 1;
+    const x1 = o["level"];
+    if (x1 !== undefined) {
+      r.level = rt.int(x1, "level", 0, 255);
+      n++;
+    }
+    const x2 = o["title"];
+    if (x2 !== undefined) {
+      r.title = rt.str(x2, "title");
+      n++;
+    }
+    if (rt.count(o) !== n) rt.unknown(o, FIELDS_ShapesNamed);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
+}
+
+export function writeShapesNamed(r: ShapesNamed): string {
+  const out: string[] = [];
+  if (r.level !== undefined) out.push("\"level\":" + rt.wNum(r.level));
+  out.push("\"name\":" + rt.wStr(r.name));
+  if (r.title !== undefined) out.push("\"title\":" + rt.wStr(r.title));
+  return "{" + out.join(",") + "}";
+}
+
+export interface ShapesOneOfShapes {
+  readonly radius?: number;
+  readonly w?: number;
+  readonly h?: number;
+}
+
+const FIELDS_ShapesOneOfShapes: readonly string[] = ["radius", "w", "h"];
+
+export function readShapesOneOfShapes(v: unknown, at: rt.At): ShapesOneOfShapes {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<ShapesOneOfShapes> = {
+    };
+    let n = 0;
+    const x0 = o["radius"];
+    if (x0 !== undefined) {
+      r.radius = rt.float(x0, "radius");
+      n++;
+    }
+    const x1 = o["w"];
+    if (x1 !== undefined) {
+      r.w = rt.float(x1, "w");
+      n++;
+    }
+    const x2 = o["h"];
+    if (x2 !== undefined) {
+      r.h = rt.float(x2, "h");
+      n++;
+    }
+    if (rt.count(o) !== n) rt.unknown(o, FIELDS_ShapesOneOfShapes);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
+}
+
+export function writeShapesOneOfShapes(r: ShapesOneOfShapes): string {
+  const out: string[] = [];
+  if (r.h !== undefined) out.push("\"h\":" + rt.wNum(r.h));
+  if (r.radius !== undefined) out.push("\"radius\":" + rt.wNum(r.radius));
+  if (r.w !== undefined) out.push("\"w\":" + rt.wNum(r.w));
+  return "{" + out.join(",") + "}";
+}
+
+/**
+ * A tuple: an integer, then optionally a string, then booleans.
+ */
+export interface ShapesPair {
+  readonly _0: number;
+  readonly _1?: string;
+  readonly items: readonly boolean[];
+}
+
+export function readShapesPair(v: unknown, at: rt.At): ShapesPair {
+  const a = rt.tuple(v, at, 1, -1);
+  try {
+    const r: rt.Mutable<ShapesPair> = {
+      _0: rt.int(a[0], 0, -2147483648, 2147483647),
+      items: rt.rest(a, 2, (v1, a1) => rt.bool(v1, a1)),
+    };
+    const x1 = rt.item(a, 1);
+    if (x1 !== undefined) r._1 = rt.str(x1, 1);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
+}
+
+export function writeShapesPair(r: ShapesPair): string {
+  const out: string[] = [];
+  do {
+    out.push(rt.wNum(r._0));
+    if (r._1 === undefined) break;
+    out.push(rt.wStr(r._1));
+    for (const x of r.items) out.push(rt.wBool(x));
+  } while (false);
+  return "[" + out.join(",") + "]";
+}
+
+/**
+ * An open record: its extra members are integers.
+ */
+export interface ShapesStats {
+  readonly hp: number;
+  readonly note?: string;
+  readonly additionalProperties: ReadonlyMap<string, number>;
+}
+
+const FIELDS_ShapesStats: ReadonlySet<string> = new Set<string>(["hp", "note"]);
+
+export function readShapesStats(v: unknown, at: rt.At): ShapesStats {
+  const o = rt.object(v, at);
+  try {
+    const r: rt.Mutable<ShapesStats> = {
+      hp: rt.int(o["hp"], "hp", -2147483648, 2147483647),
+      additionalProperties: rt.extra(o, FIELDS_ShapesStats, (v1, a1) => rt.int(v1, a1, -2147483648, 2147483647)),
+    };
+    const x1 = o["note"];
+    if (x1 !== undefined) r.note = rt.str(x1, "note");
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
+}
+
+export function writeShapesStats(r: ShapesStats): string {
+  const m: [string, string][] = [];
+  m.push(["hp", rt.wNum(r.hp)]);
+  if (r.note !== undefined) m.push(["note", rt.wStr(r.note)]);
+  for (const [k, x] of r.additionalProperties) m.push([k, rt.wNum(x)]);
+  return rt.wMembers(m);
+}
+
+export interface ShapesVec3 {
+  readonly _0: number;
+  readonly _1: number;
+  readonly _2: number;
+}
+
+export function readShapesVec3(v: unknown, at: rt.At): ShapesVec3 {
+  const a = rt.tuple(v, at, 3, 3);
+  try {
+    const r: rt.Mutable<ShapesVec3> = {
+      _0: rt.float(a[0], 0),
+      _1: rt.float(a[1], 1),
+      _2: rt.float(a[2], 2),
+    };
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
+}
+
+export function writeShapesVec3(r: ShapesVec3): string {
+  const out: string[] = [];
+  do {
+    out.push(rt.wNum(r._0));
+    out.push(rt.wNum(r._1));
+    out.push(rt.wNum(r._2));
+  } while (false);
+  return "[" + out.join(",") + "]";
+}
+
 /**
  * A record whose trailing fields have defaults.
  */
@@ -161,6 +435,74 @@ export function writeStat(r: Stat): string {
   out.push("\"cap\":" + rt.wNum(r.cap));
   out.push("\"growth\":" + rt.wNum(r.growth));
   return "{" + out.join(",") + "}";
+}
+
+/**
+ * An integer or a text such as "all".
+ *
+ * One of an integer or a string (a scalar union).
+ */
+export type Amount = number | string;
+
+export function readAmount(v: unknown, at: rt.At): Amount {
+  if (typeof v === "number") return rt.int(v, at, -2147483648, 2147483647);
+  if (typeof v === "string") return rt.str(v, at);
+  return rt.fail(at, "an integer or a string", v);
+}
+
+export function writeAmount(v: Amount): string {
+  if (typeof v === "number") return rt.wNum(v);
+  return rt.wStr(v);
+}
+
+/**
+ * One of an integer or a string (a scalar union).
+ */
+export type ShapesEither = number | string;
+
+export function readShapesEither(v: unknown, at: rt.At): ShapesEither {
+  if (typeof v === "number") return rt.int(v, at, -2147483648, 2147483647);
+  if (typeof v === "string") return rt.str(v, at);
+  return rt.fail(at, "an integer or a string", v);
+}
+
+export function writeShapesEither(v: ShapesEither): string {
+  if (typeof v === "number") return rt.wNum(v);
+  return rt.wStr(v);
+}
+
+/**
+ * One of a boolean or a number (a scalar union).
+ */
+export type ShapesFlag = boolean | number;
+
+export function readShapesFlag(v: unknown, at: rt.At): ShapesFlag {
+  if (typeof v === "boolean") return rt.bool(v, at);
+  if (typeof v === "number") return rt.float(v, at);
+  return rt.fail(at, "a boolean or a number", v);
+}
+
+export function writeShapesFlag(v: ShapesFlag): string {
+  if (typeof v === "boolean") return rt.wBool(v);
+  return rt.wNum(v);
+}
+
+/**
+ * One of a boolean, an integer or a string (a scalar union).
+ */
+export type ShapesMixed = boolean | number | string;
+
+export function readShapesMixed(v: unknown, at: rt.At): ShapesMixed {
+  if (typeof v === "boolean") return rt.bool(v, at);
+  if (typeof v === "number") return rt.int(v, at, 0, 255);
+  if (typeof v === "string") return rt.str(v, at);
+  return rt.fail(at, "a boolean, an integer or a string", v);
+}
+
+export function writeShapesMixed(v: ShapesMixed): string {
+  if (typeof v === "boolean") return rt.wBool(v);
+  if (typeof v === "number") return rt.wNum(v);
+  return rt.wStr(v);
 }
 
 /**

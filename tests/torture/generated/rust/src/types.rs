@@ -211,3 +211,83 @@ impl crate::canonical::Canonical for Duration {
         crate::canonical::write_int(out, self.0 as i128)
     }
 }
+/// Any JSON value (a field whose schema allows every value, `true` or `{}`, or the untyped members and
+/// items of objects and arrays). Numbers are IEEE 754 doubles; object members are in RFC 8785 order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Json {
+    Null,
+    Bool(bool),
+    Number(f64),
+    String(&'static str),
+    Array(&'static [Json]),
+    Object(&'static [(&'static str, Json)]),
+}
+impl Json {
+    /// The member `key` of an object, if any.
+    pub fn get(&self, key: &str) -> Option<&'static Json> {
+        match *self {
+            Json::Object(members) => {
+                members.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+            }
+            _ => None,
+        }
+    }
+    /// Whether this is JSON `null`.
+    pub fn is_null(&self) -> bool {
+        matches!(self, Json::Null)
+    }
+    /// The boolean, if this is one.
+    pub fn as_bool(&self) -> Option<bool> {
+        match *self {
+            Json::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+    /// The number, if this is one.
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Json::Number(n) => Some(n),
+            _ => None,
+        }
+    }
+    /// The string, if this is one.
+    pub fn as_str(&self) -> Option<&'static str> {
+        match *self {
+            Json::String(s) => Some(s),
+            _ => None,
+        }
+    }
+    /// The items, if this is an array.
+    pub fn as_array(&self) -> Option<&'static [Json]> {
+        match *self {
+            Json::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+    /// The members in RFC 8785 order, if this is an object.
+    pub fn as_object(&self) -> Option<&'static [(&'static str, Json)]> {
+        match *self {
+            Json::Object(m) => Some(m),
+            _ => None,
+        }
+    }
+}
+impl crate::canonical::Canonical for Json {
+    fn write_canonical(&self, out: &mut String) {
+        match *self {
+            Json::Null => out.push_str("null"),
+            Json::Bool(b) => b.write_canonical(out),
+            Json::Number(n) => crate::canonical::write_f64(out, n),
+            Json::String(s) => crate::canonical::write_str(out, s),
+            Json::Array(items) => items.write_canonical(out),
+            Json::Object(members) => {
+                let mut first = true;
+                out.push('{');
+                for (k, v) in members {
+                    crate::canonical::member(out, &mut first, k, v);
+                }
+                out.push('}');
+            }
+        }
+    }
+}

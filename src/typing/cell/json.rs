@@ -1,0 +1,141 @@
+//! JSON text in cells (JSON literal cells, [`crate::ir::Type::Json`] values), read strictly: RFC 8259 with no
+//! duplicate member names (`serde_json` would keep the last one and drop the other without a word), and
+//! numbers of a JSON value checked to be what the canonical data will hold.
+
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::{Map, Number, Value as J};
+use std::fmt;
+
+/// Why a text is not a strict JSON value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// Not JSON at all (the parser's message, with line and column): for a cell that may also be read by the
+    /// cell grammar, a reason to try that instead.
+    Syntax(String),
+    /// JSON, but a member name is given twice (or a number is not finite): always an error.
+    Duplicate(String),
+}
+
+/// Parse `text` as one JSON value.
+pub fn parse(text: &str) -> Result<J, Error> {
+    let classify = |e: serde_json::Error| match e.classify() {
+        serde_json::error::Category::Data => Error::Duplicate(e.to_string()),
+        _ => Error::Syntax(e.to_string()),
+    };
+    let mut de = serde_json::Deserializer::from_str(text);
+    let v = Strict::deserialize(&mut de).map_err(classify)?;
+    de.end().map_err(classify)?;
+    Ok(v.0)
+}
+
+struct Strict(J);
+
+impl<'de> Deserialize<'de> for Strict {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor).map(Strict)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> Visitor<'de> for StrictVisitor {
+    type Value = J;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<J, E> {
+        Ok(J::Bool(b))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<J, E> {
+        Ok(J::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<J, E> {
+        Ok(J::from(v))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<J, E> {
+        Number::from_f64(v)
+            .map(J::Number)
+            .ok_or_else(|| E::custom(format!("{v} is not a finite number")))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<J, E> {
+        Ok(J::String(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<J, E> {
+        Ok(J::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<J, E> {
+        Ok(J::Null)
+    }
+    fn visit_none<E>(self) -> Result<J, E> {
+        Ok(J::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<J, A::Error> {
+        let mut out = vec![];
+        while let Some(Strict(x)) = seq.next_element()? {
+            out.push(x);
+        }
+        Ok(J::Array(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<J, A::Error> {
+        let mut out = Map::new();
+        while let Some(k) = map.next_key::<String>()? {
+            let Strict(v) = map.next_value()?;
+            if out.contains_key(&k) {
+                return Err(de::Error::custom(format!(
+                    "the member {k:?} is given twice"
+                )));
+            }
+            out.insert(k, v);
+        }
+        Ok(J::Object(out))
+    }
+}
+
+/// Check a JSON value for [`crate::ir::Type::Json`]: every number is a double that holds it exactly (an
+/// integer beyond ±2^53 that a double would round is an error, never a silently different number).
+pub fn check_value(v: &J) -> Result<(), String> {
+    match v {
+        J::Number(n) => {
+            let exact = match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => (i as f64) as i128 == i as i128,
+                (_, Some(u)) => (u as f64) as i128 == u as i128,
+                _ => true,
+            };
+            if exact {
+                Ok(())
+            } else {
+                Err(format!(
+                    "the number {n} has no exact double; a JSON value holds IEEE 754 doubles (write it as a string)"
+                ))
+            }
+        }
+        J::Array(a) => a.iter().try_for_each(check_value),
+        J::Object(m) => m.values().try_for_each(check_value),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn duplicate_members_and_inexact_numbers_are_errors() {
+        assert_eq!(
+            parse(r#"{"a":1,"b":[true,null,"x"]}"#),
+            Ok(serde_json::json!({"a":1,"b":[true,null,"x"]}))
+        );
+        let Err(Error::Duplicate(e)) = parse(r#"{"a":1,"a":2}"#) else {
+            panic!("a member given twice must be an error")
+        };
+        assert!(e.contains("\"a\" is given twice"), "{e}");
+        assert!(matches!(parse("abc"), Err(Error::Syntax(_))));
+        assert!(parse("[1,2").is_err());
+        assert!(parse("1 2").is_err());
+        assert!(check_value(&parse("9007199254740992").unwrap()).is_ok());
+        let e = check_value(&parse("[9007199254740993]").unwrap()).unwrap_err();
+        assert!(e.contains("9007199254740993"), "{e}");
+        assert!(check_value(&parse("0.1").unwrap()).is_ok());
+    }
+}

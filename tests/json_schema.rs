@@ -1,0 +1,238 @@
+//! JSON Schema as schema authors write it (docs/json-schema-support.md), beyond what the Test Suite harness
+//! (tests/json_schema_suite.rs) measures: each test builds a small project, loads it with
+//! [`gentable::build::load`] and checks the typed values or the exact diagnostics.
+
+use gentable::build::Validated;
+use gentable::diag::{Code, Diagnostic, Severity};
+use gentable::ir::{Type, Value};
+
+/// A project with table `T` of row schema `schema` (its `properties` in `props`) and the CSV `csv`; extra
+/// schema files and `gentable.toml` lines as given.
+struct Case {
+    dir: tempfile::TempDir,
+}
+
+impl Case {
+    fn new(props: &str, required: &str, csv: &str) -> Case {
+        let dir = tempfile::tempdir().unwrap();
+        let c = Case { dir };
+        c.write("gentable.toml", "[project]\nname = \"Case\"\n");
+        c.write(
+            "schema/T.schema.json",
+            &format!(
+                r#"{{"type": "object", "x-gentable-primaryKey": "Id",
+                    "properties": {{"Id": {{"type": "integer"}}, {props}}},
+                    "required": ["Id"{required}]}}"#
+            ),
+        );
+        c.write("Table/T.csv", csv);
+        c
+    }
+    fn write(&self, rel: &str, text: &str) {
+        let p = self.dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    fn load(&self) -> Result<Validated, Vec<Diagnostic>> {
+        let loaded = gentable::config::load(&self.dir.path().join("gentable.toml")).unwrap();
+        gentable::build::load(&loaded).map_err(|d| d.items)
+    }
+    fn ok(&self) -> Validated {
+        self.load()
+            .unwrap_or_else(|d| panic!("expected success: {d:#?}"))
+    }
+    fn errors(&self) -> Vec<Diagnostic> {
+        match self.load() {
+            Ok(_) => panic!("expected errors"),
+            Err(d) => d,
+        }
+    }
+}
+
+/// `(code, row, column, message contains)` of every diagnostic.
+fn assert_diags(d: &[Diagnostic], want: &[(Code, usize, Option<&str>, &str)]) {
+    let got: Vec<String> = d
+        .iter()
+        .map(|d| format!("{} {} {:?} {}", d.code, d.row, d.column, d.message))
+        .collect();
+    assert_eq!(d.len(), want.len(), "{got:#?}");
+    for (d, (code, row, col, text)) in d.iter().zip(want) {
+        assert_eq!(
+            (d.code, d.row, d.column.as_deref()),
+            (*code, *row, *col),
+            "{got:#?}"
+        );
+        assert!(d.message.contains(text), "{:?} lacks {text:?}", d.message);
+    }
+}
+
+fn value(v: &Validated, row: usize, field: &str) -> Value {
+    let t = &v.project.tables[0];
+    t.rows[row].values[t.field_index(field).unwrap()].clone()
+}
+
+#[test]
+fn formats_are_checked_by_default_and_can_be_annotations_only() {
+    let c = Case::new(
+        r#""Mail": {"type": "string", "format": "email"}, "Host": {"type": "string", "format": "ipv4"}"#,
+        "",
+        "Id,Mail,Host\n1,a@b.example,10.0.0.1\n2,not-an-email,10.0.0.300\n",
+    );
+    assert_diags(
+        &c.errors(),
+        &[
+            (Code::SchemaKeyword, 3, Some("B"), "schema keyword format"),
+            (Code::SchemaKeyword, 3, Some("C"), "schema keyword format"),
+        ],
+    );
+    c.write(
+        "gentable.toml",
+        "[project]\nname = \"Case\"\n\n[validation]\nformats = false\n",
+    );
+    assert_eq!(value(&c.ok(), 1, "Mail"), Value::Str("not-an-email".into()));
+}
+
+#[test]
+fn a_bad_default_is_one_error_at_the_schema() {
+    let c = Case::new(
+        r#""Hp": {"type": "integer", "maximum": 100, "default": 500}, "Tags": {"type": "array", "items": {"type": "integer"}, "default": ["x"]}, "Mp": {"type": "integer", "minimum": 1, "default": 0}"#,
+        "",
+        "Id,Hp,Tags,Mp\n1,,,5\n2,,,5\n3,,,5\n",
+    );
+    let d = c.errors();
+    assert_diags(
+        &d,
+        &[
+            (Code::BadDefault, 0, None, "the default 0 of T.Mp does not satisfy its own schema: 0 is less than the minimum of 1 (schema keyword minimum) (no row takes it yet)"),
+            (Code::BadDefault, 0, None, "does not satisfy its own schema: 500 is greater than the maximum of 100 (schema keyword maximum) (3 rows take it, the first at Table/T.csv:2)"),
+            (Code::BadDefault, 0, None, "the default [\"x\"] of T.Tags does not fit its type"),
+        ],
+    );
+    assert!(d.iter().all(|x| x.file == "schema/T.schema.json"));
+    // A bad default no row takes is a warning: the build goes on.
+    let sev: Vec<_> = d.iter().map(|x| x.severity).collect();
+    assert_eq!(sev, [Severity::Warning, Severity::Error, Severity::Error]);
+    c.write("Table/T.csv", "Id,Hp,Tags,Mp\n1,5,1,5\n");
+    let v = c.ok();
+    assert_eq!(v.warnings.len(), 3, "{:#?}", v.warnings);
+}
+
+#[test]
+fn json_literal_cells_never_coerce_and_huge_numbers_are_out_of_range() {
+    let c = Case::new(
+        r#""Ns": {"type": "array", "items": {"type": "integer"}}, "N": {"type": "integer"}, "Rec": {"type": "object", "properties": {"a": {"type": "integer"}}}"#,
+        "",
+        "Id,Ns,N,Rec\n1,\"[\"\"1\"\",2]\",1e+308,\"{\"\"a\"\":1,\"\"a\"\":2}\"\n",
+    );
+    assert_diags(
+        &c.errors(),
+        &[
+            (
+                Code::WrongType,
+                2,
+                Some("B"),
+                "expected an integer, found \"1\"",
+            ),
+            (
+                Code::OutOfRange,
+                2,
+                Some("C"),
+                "1e+308 is a whole number far too large for i32",
+            ),
+            (
+                Code::BadGrammar,
+                2,
+                Some("D"),
+                "the member \"a\" is given twice",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn percent_escaped_pointers_anchors_and_recursive_documents_resolve() {
+    let c = Case::new(
+        r##""P": {"$ref": "#/$defs/percent%25field"}, "A": {"$ref": "#named"}, "Tree": {"$ref": "tree.schema.json"}"##,
+        "",
+        "Id,P,A,Tree\n1,5,x,\"{\"\"name\"\":\"\"root\"\",\"\"kids\"\":[{\"\"name\"\":\"\"leaf\"\"}]}\"\n",
+    );
+    // `$defs` beside the properties: rewrite the row schema with them.
+    c.write(
+        "schema/T.schema.json",
+        r##"{"type": "object", "x-gentable-primaryKey": "Id",
+            "$defs": {"percent%field": {"type": "integer"}, "N": {"$anchor": "named", "type": "string"}},
+            "properties": {"Id": {"type": "integer"}, "P": {"$ref": "#/$defs/percent%25field"},
+                           "A": {"$ref": "#named"}, "Tree": {"$ref": "tree.schema.json"}},
+            "required": ["Id"]}"##,
+    );
+    c.write(
+        "schema/tree.schema.json",
+        r##"{"type": "object", "properties": {"name": {"type": "string"}, "kids": {"type": "array", "items": {"$ref": "#"}}}, "required": ["name"]}"##,
+    );
+    let v = c.ok();
+    let t = &v.project.tables[0];
+    assert_eq!(value(&v, 0, "P"), Value::Int(5));
+    assert_eq!(value(&v, 0, "A"), Value::Str("x".into()));
+    let tree = t.fields[t.field_index("Tree").unwrap()]
+        .ty
+        .strip_optional()
+        .clone();
+    let Type::Record(name) = &tree else {
+        panic!("a record: {tree:?}")
+    };
+    // The document refers to itself: the kids are the same record type.
+    let kids = &v.project.records[name].fields[1];
+    assert_eq!(
+        kids.ty,
+        Type::Optional(Box::new(Type::Array(Box::new(tree.clone()))))
+    );
+}
+
+#[test]
+fn a_leap_second_or_a_bad_offset_is_an_error_never_another_instant() {
+    let c = Case::new(
+        r#""At": {"type": "string", "format": "date-time"}"#,
+        "",
+        "Id,At\n1,1998-12-31T23:59:60Z\n2,1990-12-31T15:59:59-24:00\n3,2024-05-01T12:00:00+08\n4,2024-05-01T12:00:00+08:00\n",
+    );
+    assert_diags(
+        &c.errors(),
+        &[
+            (Code::WrongType, 2, Some("B"), "leap second"),
+            (Code::WrongType, 3, Some("B"), "outside -23:59 to +23:59"),
+            (
+                Code::WrongType,
+                4,
+                Some("B"),
+                "with its minutes, like +01:00",
+            ),
+        ],
+    );
+}
+
+#[test]
+fn missing_types_are_inferred_where_the_keywords_decide() {
+    let c = Case::new(
+        r#""Len": {"minLength": 1}, "Num": {"minimum": 0.5}, "Cnt": {"multipleOf": 1, "minimum": 0}, "Obj": {"properties": {"x": {"type": "integer"}}}, "Arr": {"items": {"type": "string"}}, "Pick": {"enum": [1, 2, 3]}, "Mix": {"enum": ["a", 1]}"#,
+        "",
+        "Id,Len,Num,Obj,Arr,Pick,Mix\n1,ab,2.5,(3),a|b,2,a\n",
+    );
+    let v = c.ok();
+    let t = &v.project.tables[0];
+    let ty = |f: &str| {
+        t.fields[t.field_index(f).unwrap()]
+            .ty
+            .strip_optional()
+            .clone()
+    };
+    assert_eq!(ty("Len"), Type::String);
+    assert_eq!(ty("Num"), Type::Float);
+    // A multiple of a whole number is an integer (its width from the bounds: 0.. is unsigned).
+    assert!(matches!(ty("Cnt"), Type::Int(_)), "{:?}", ty("Cnt"));
+    assert!(matches!(ty("Obj"), Type::Record(_)));
+    assert_eq!(ty("Arr"), Type::Array(Box::new(Type::String)));
+    assert!(matches!(ty("Pick"), Type::Int(_)));
+    assert!(matches!(ty("Mix"), Type::Choice(_)));
+    assert_eq!(value(&v, 0, "Mix"), Value::Str("a".into()));
+    assert_eq!(value(&v, 0, "Num"), Value::Float(2.5));
+}
