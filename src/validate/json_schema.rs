@@ -120,6 +120,33 @@ pub fn rows(
     }
     let registry = match builder.prepare() {
         Ok(r) => r,
+        Err(referencing::Error::UnknownSpecification { specification }) => {
+            // A `$schema` naming a custom meta-schema at a URL: it would have to be fetched.
+            let files: Vec<&String> = set
+                .files
+                .iter()
+                .filter(|(_, doc)| doc.get("$schema").and_then(J::as_str) == Some(&specification))
+                .map(|(name, _)| name)
+                .collect();
+            let message = format!(
+                "\"$schema\": {specification:?} names a meta-schema that is not in the schema folder, and nothing is fetched; write \"$schema\": \"https://json-schema.org/draft/2020-12/schema\" (or leave it out)"
+            );
+            if files.is_empty() {
+                diags.push(Diagnostic::file_error(
+                    Code::UnresolvedRef,
+                    set.dir_rel.clone(),
+                    message.clone(),
+                ));
+            }
+            for name in files {
+                diags.push(Diagnostic::file_error(
+                    Code::UnresolvedRef,
+                    set.rel(name),
+                    message.clone(),
+                ));
+            }
+            return;
+        }
         Err(e) => {
             diags.push(Diagnostic::file_error(
                 Code::InvalidSchema,

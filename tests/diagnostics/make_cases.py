@@ -217,6 +217,9 @@ s = unit_schema()
 s["properties"]["Side"] = {"$ref": "https://example.com/side.schema.json"}
 unit("remote-ref", OK_ROWS, schema=s, readme="GT0412: a $ref to a URL: nothing is fetched, the message says where the $ref is and what to do.")
 s = unit_schema()
+s["$schema"] = "https://example.com/meta/custom.json"
+unit("remote-meta-schema", OK_ROWS, schema=s, readme="GT0412: a $schema naming a custom meta-schema at a URL: nothing is fetched, the message says what to write instead.")
+s = unit_schema()
 s["properties"]["Hp"] = False
 unit("accepts-nothing", OK_ROWS, schema=s, readme="GT0413: the schema false accepts no cell.")
 s = unit_schema()
