@@ -9,8 +9,9 @@
 //! `Damage(amount=5)`, `Stun`) with absent fields left out, date-times in RFC 3339 UTC, dates as
 //! `2024-05-01`, times of day as `21:00:00Z` and durations in ISO 8601. Text inside a compound value escapes
 //! the grammar's characters (`\|`, `\,`, …) and keeps its surrounding spaces with `\ `. A value the grammar
-//! cannot spell (an empty string or an empty list inside a compound value) is written as its JSON literal,
-//! which the grammar also reads.
+//! cannot spell (an empty string or an empty list inside a compound value), a tuple or an open record, and a
+//! scalar union's text that would read as another member (`"12"`) are written as their JSON literal, which
+//! the grammar also reads.
 
 use crate::ir::{canonical, time, Project, Type, Value};
 
@@ -66,6 +67,13 @@ fn nested(project: &Project, ty: &Type, v: &Value) -> Option<String> {
             }
             escape(s)
         }
+        // A scalar union's text that would read as another member (`12`, `true`, `"x"`) is its JSON string.
+        (Type::Choice(name), Value::Str(s)) => {
+            if super::parse_choice(s, name, project).ok().as_ref() != Some(v) {
+                return None;
+            }
+            escape(s)
+        }
         (_, Value::Str(s)) => escape(s),
         (_, Value::Enum(m)) => escape(m),
         (_, Value::Bool(b)) => b.to_string(),
@@ -102,6 +110,10 @@ fn nested(project: &Project, ty: &Type, v: &Value) -> Option<String> {
         }
         (Type::Record(name), Value::Record(values)) => {
             let rec = project.records.get(name)?;
+            // Tuples and open records are spelled as their JSON (an array; one object with the extra members).
+            if rec.form != crate::ir::RecordForm::Closed {
+                return None;
+            }
             let parts = named(project, &rec.fields, values)?;
             if parts.is_empty() {
                 return None;
