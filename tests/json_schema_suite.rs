@@ -95,7 +95,15 @@ fn fits(p: &Project, ty: &Type, v: &J) -> Result<(), String> {
         (Type::Bool, J::Bool(_)) => Ok(()),
         (Type::Int(_), v) if kind(v) == "integer" => Ok(()),
         (Type::Float, J::Number(_)) => Ok(()),
-        (Type::String | Type::Enum(_) | Type::DateTime(_) | Type::Duration, J::String(_)) => Ok(()),
+        (
+            Type::String
+            | Type::Enum(_)
+            | Type::DateTime(_)
+            | Type::Date
+            | Type::Time(_)
+            | Type::Duration,
+            J::String(_),
+        ) => Ok(()),
         (Type::Choice(n), v) => {
             if p.choices[n].members.iter().any(|m| fits(p, m, v).is_ok()) {
                 Ok(())
@@ -261,10 +269,14 @@ impl Scratch {
                 if let Err(why) = held {
                     return Verdict::NotRepresentable(why);
                 }
-                // A date-time or duration is held as its instant or length (canonical text); its cell is
-                // the text, trimmed like every scalar.
-                let timed = matches!(ty.strip_optional(), Type::DateTime(_) | Type::Duration)
-                    && data.as_str().is_some_and(|x| x.trim() == x);
+                // A date-time, time of day or duration is held as its instant, second or length (canonical
+                // text: UTC, milliseconds); its cell is the text, trimmed like every scalar. A date's canonical
+                // text is RFC 3339's full-date, so a cell the date grammar reads otherwise (`1963-6-19`,
+                // `2024/5/1`) holds another value than the instance.
+                let timed = matches!(
+                    ty.strip_optional(),
+                    Type::DateTime(_) | Type::Time(_) | Type::Duration
+                ) && data.as_str().is_some_and(|x| x.trim() == x);
                 if !timed && !same(&got, data) {
                     return Verdict::NotRepresentable(format!(
                         "the cell {cell:?} reads as {got} in a column of {}",

@@ -384,7 +384,8 @@ fn tuples_open_records_json_values_and_scalar_unions() {
     // Any JSON value: members in RFC 8785 order, numbers as doubles.
     let any = one.any.unwrap();
     let keys: Vec<&str> = any.as_object().unwrap().iter().map(|(k, _)| *k).collect();
-    assert_eq!(keys, ["a", "z", "€", "😀", "\u{fb33}"]);
+    // U+FF21 (a BMP letter that NFC keeps) sorts after the surrogate pair of U+1F600 in UTF-16 order.
+    assert_eq!(keys, ["a", "z", "€", "😀", "\u{ff21}"]);
     assert_eq!(two.any, Some(Json::String("text")));
     assert_eq!(two.maybe_any, Some(Json::Null));
     assert_eq!(three.any, Some(Json::Number(9007199254740992.0)));

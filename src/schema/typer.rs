@@ -23,8 +23,8 @@
 //! value), GT0415 (a shape generated code cannot hold).
 
 use super::keywords::{
-    alts_len, doc_of, enum_values, fk_targets, member_idents, parse_offset, separator_of, unsupported_format,
-    string_list,
+    alts_len, doc_of, enum_values, fk_targets, member_idents, parse_offset, separator_of,
+    string_list, unsupported_format,
 };
 use super::set::SchemaSet;
 use crate::diag::{Code, Diagnostic};

@@ -15,8 +15,8 @@
 
 pub mod cell;
 pub mod columns;
-pub mod dialect;
 pub mod defaults;
+pub mod dialect;
 pub mod layout;
 pub mod sheet;
 pub mod vertical;

@@ -148,11 +148,15 @@ pub fn rows(
             return;
         }
         Err(e) => {
-            diags.push(Diagnostic::file_error(
-                Code::InvalidSchema,
-                set.dir_rel.clone(),
-                format!("schemas cannot be resolved: {e}"),
-            ));
+            // The schema stage resolves with the same registry and reports the reference that does not
+            // resolve at its `$ref` (GT0412); typing goes on after errors, so that one is here already.
+            if !diags.iter().any(|d| d.code == Code::UnresolvedRef) {
+                diags.push(Diagnostic::file_error(
+                    Code::InvalidSchema,
+                    set.dir_rel.clone(),
+                    format!("schemas cannot be resolved: {e}"),
+                ));
+            }
             return;
         }
     };

@@ -353,6 +353,59 @@ mod tests {
     }
 
     #[test]
+    fn json_values_and_scalar_unions_follow_the_documented_layout() {
+        let mut p = project();
+        p.choices.insert(
+            "Amount".into(),
+            crate::ir::ChoiceDef {
+                name: "Amount".into(),
+                doc: String::new(),
+                members: vec![Type::Float, Type::String],
+                origin: String::new(),
+            },
+        );
+        let fields = vec![
+            Field::new("j", Type::Json),
+            Field::new("a", Type::Array(Box::new(Type::Choice("Amount".into())))),
+        ];
+        // Members out of RFC 8785 order in the value: written as "a", "€", "😀", "Ａ" (UTF-16 order).
+        let j: serde_json::Value =
+            serde_json::from_str(r#"{"Ａ":null,"😀":[true,false],"€":-0.0,"a":"長槍，「兵」"}"#)
+                .unwrap();
+        let t = Table {
+            rows: vec![Row::new(vec![
+                Value::Json(j),
+                Value::Array(vec![
+                    Value::Int(12),
+                    Value::Str("all".into()),
+                    Value::Float(2.5),
+                ]),
+            ])],
+            ..Table::new("T", TableMode::List, fields)
+        };
+        let b = encode(&p, &t, &"d".repeat(64), &"s".repeat(64)).unwrap();
+        // Strings in order of first use: a, 長槍，「兵」, €, 😀, Ａ, all.
+        let strings = ["a", "長槍，「兵」", "€", "😀", "Ａ", "all"];
+        let mut want = vec![1, b'T', strings.len() as u8];
+        want.extend(strings.iter().map(|s| s.len() as u8));
+        for s in strings {
+            want.extend_from_slice(s.as_bytes());
+        }
+        want.push(1); // rows
+                      // An object of 4 members: "a" → string 1; "€" → number 0 (-0 as 0); "😀" → array [true, false];
+                      // "Ａ" → null.
+        want.extend_from_slice(&[6, 4, 0, 4, 1, 2, 3]);
+        want.extend_from_slice(&0.0f64.to_le_bytes());
+        want.extend_from_slice(&[3, 5, 2, 2, 1, 4, 0]);
+        // Three amounts: 12 in the number member (index 0) as its double, "all" (member 1, string 5), 2.5.
+        want.extend_from_slice(&[3, 0]);
+        want.extend_from_slice(&12.0f64.to_le_bytes());
+        want.extend_from_slice(&[1, 5, 0]);
+        want.extend_from_slice(&2.5f64.to_le_bytes());
+        assert_eq!(&b[152..], &want[..]);
+    }
+
+    #[test]
     fn varints_and_zigzag() {
         let mut v = vec![];
         varint(&mut v, u64::MAX);

@@ -259,13 +259,11 @@ pub fn parse_time(s: &str, zone: Option<i32>) -> Result<u32, TimeError> {
     let (clock, off) = match t.find(['Z', 'z', '+', '-']) {
         Some(i) => {
             let o = &t[i..];
-            let off = if o.eq_ignore_ascii_case("z") {
-                0
-            } else {
-                crate::schema::parse_offset(o).ok_or_else(|| {
-                    err(format!("{o:?} is not a time zone offset like +08:00 or Z"))
-                })?
-            };
+            let off = time_offset(o).ok_or_else(|| {
+                err(format!(
+                    "{o:?} is not a time zone offset like +08:00 or Z (RFC 3339: two-digit hours and minutes, -23:59 to +23:59)"
+                ))
+            })?;
             (&t[..i], Some(off))
         }
         None => (t, None),
@@ -305,6 +303,30 @@ pub fn parse_time(s: &str, zone: Option<i32>) -> Result<u32, TimeError> {
     };
     let local = (n[0] * 3600 + n[1] * 60 + n[2]) as i64;
     Ok((local - off as i64).rem_euclid(86_400) as u32)
+}
+
+/// A time-of-day cell's offset: `Z`, or RFC 3339's `+HH:MM` / `-HH:MM` (two digits each, -23:59 to +23:59)
+/// in seconds east of UTC. Stricter than `x-gentable-timeZone`'s [`crate::schema::parse_offset`]: `-8:000`
+/// or `+08` in a cell is an error, never a guessed offset.
+fn time_offset(o: &str) -> Option<i32> {
+    if o.eq_ignore_ascii_case("z") {
+        return Some(0);
+    }
+    let b = o.as_bytes();
+    if b.len() != 6 || b[3] != b':' || !matches!(b[0], b'+' | b'-') {
+        return None;
+    }
+    let two = |s: &str| {
+        s.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| s.parse::<i32>().ok())
+            .flatten()
+    };
+    let (h, m) = (two(&o[1..3])?, two(&o[4..6])?);
+    if h > 23 || m > 59 {
+        return None;
+    }
+    Some(if b[0] == b'-' { -1 } else { 1 } * (h * 3600 + m * 60))
 }
 
 fn derr(t: &str) -> TimeError {
@@ -441,6 +463,14 @@ mod tests {
         );
         assert!(parse_datetime("0001-01-01T00:00:00+01:00", None).is_err());
         assert!(parse_datetime("2024-05-01T12:00:00[Asia/Shanghai]", None).is_err());
+        // A time of day's offset is RFC 3339's: two-digit hours and minutes within ±23:59.
+        assert_eq!(
+            parse_time("08:30:06-08:00", None).unwrap(),
+            16 * 3600 + 30 * 60 + 6
+        );
+        assert!(parse_time("08:30:06-8:000", None).is_err());
+        assert!(parse_time("08:30:06+08", None).is_err());
+        assert!(parse_time("08:30:06+24:00", None).is_err());
         // Never another instant: a leap second, an offset of 24 hours, an offset without its minutes.
         let e = parse_datetime("1998-12-31T23:59:60Z", None).unwrap_err();
         assert!(e.message.contains("leap second"), "{}", e.message);

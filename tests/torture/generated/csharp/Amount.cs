@@ -65,6 +65,17 @@ namespace Torture.Tables
             }
         }
 
+        internal static Amount ReadAmount(GentableBinary r)
+        {
+            switch (r.Index(2, "a Amount member"))
+            {
+                case 0:
+                    return Amount.FromInteger(r.ReadI32());
+                default:
+                    return Amount.FromString(r.ReadString());
+            }
+        }
+
         internal static void WriteAmount(global::System.Text.StringBuilder sb, Amount v)
         {
             if (v.IsInteger) { GentableCanonical.WriteSigned(sb, v.Integer); return; }

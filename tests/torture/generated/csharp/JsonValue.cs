@@ -106,6 +106,35 @@ namespace Torture.Tables
             }
         }
 
+        internal static JsonValue ReadJsonValue(GentableBinary r)
+        {
+            switch (r.Index(7, "a JSON value kind"))
+            {
+                case 0: return new JsonValue(JsonKind.Null, false, 0, null, null, null);
+                case 1: return new JsonValue(JsonKind.Boolean, false, 0, null, null, null);
+                case 2: return new JsonValue(JsonKind.Boolean, true, 0, null, null, null);
+                case 3: return new JsonValue(JsonKind.Number, false, r.ReadDouble(), null, null, null);
+                case 4: return new JsonValue(JsonKind.String, false, 0, r.ReadString(), null, null);
+                case 5:
+                {
+                    var items = new JsonValue[r.Count()];
+                    for (int i = 0; i < items.Length; i++) items[i] = ReadJsonValue(r);
+                    return new JsonValue(JsonKind.Array, false, 0, null, items, null);
+                }
+                default:
+                {
+                    var members = new global::System.Collections.Generic.KeyValuePair<string, JsonValue>[r.Count()];
+                    for (int i = 0; i < members.Length; i++)
+                    {
+                        string key = r.ReadString();
+                        if (i > 0 && string.CompareOrdinal(members[i - 1].Key, key) >= 0) throw r.Error("object members are not in strictly ascending order");
+                        members[i] = new global::System.Collections.Generic.KeyValuePair<string, JsonValue>(key, ReadJsonValue(r));
+                    }
+                    return new JsonValue(JsonKind.Object, false, 0, null, null, members);
+                }
+            }
+        }
+
         internal static void WriteJsonValue(global::System.Text.StringBuilder sb, JsonValue v)
         {
             switch (v.Kind)

@@ -202,6 +202,11 @@ namespace Torture.Tables
             return new Shapes(f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16);
         }
 
+        internal static Shapes ReadShapes(GentableBinary r)
+        {
+            return new Shapes(r.ReadU16(), GentableCodec.ReadShapesPair(r), GentableCodec.ReadShapesVec3(r), r.TryNull() ? default(ShapesMaybeFirst) : GentableCodec.ReadShapesMaybeFirst(r), GentableCodec.ReadShapesStats(r), r.TryNull() ? default(ShapesMeta) : GentableCodec.ReadShapesMeta(r), r.TryNull() ? default(global::System.Collections.Generic.IReadOnlyDictionary<string, double>) : GentableRead.Map<string, double>(r, k1 => k1.Key, r1 => r1.ReadDouble()), r.TryNull() ? default(JsonValue) : GentableCodec.ReadJsonValue(r), r.TryNull() ? default(JsonValue) : GentableCodec.ReadJsonValue(r), r.TryNull() ? default(global::System.Collections.Generic.IReadOnlyList<JsonValue>) : GentableRead.List<JsonValue>(r, r1 => GentableCodec.ReadJsonValue(r1)), r.TryNull() ? default(Amount) : GentableCodec.ReadAmount(r), r.TryNull() ? default(ShapesFlag) : GentableCodec.ReadShapesFlag(r), r.TryNull() ? default(ShapesMixed) : GentableCodec.ReadShapesMixed(r), r.TryNull() ? default(ShapesEither) : GentableCodec.ReadShapesEither(r), r.TryNull() ? default(ShapesNamed) : GentableCodec.ReadShapesNamed(r), r.TryNull() ? default(ShapesMerged) : GentableCodec.ReadShapesMerged(r), r.TryNull() ? default(ShapesOneOfShapes) : GentableCodec.ReadShapesOneOfShapes(r));
+        }
+
         internal static void WriteShapes(global::System.Text.StringBuilder sb, Shapes r)
         {
             sb.Append('{');

@@ -63,6 +63,17 @@ namespace Torture.Tables
             }
         }
 
+        internal static ShapesEither ReadShapesEither(GentableBinary r)
+        {
+            switch (r.Index(2, "a ShapesEither member"))
+            {
+                case 0:
+                    return ShapesEither.FromInteger(r.ReadI32());
+                default:
+                    return ShapesEither.FromString(r.ReadString());
+            }
+        }
+
         internal static void WriteShapesEither(global::System.Text.StringBuilder sb, ShapesEither v)
         {
             if (v.IsInteger) { GentableCanonical.WriteSigned(sb, v.Integer); return; }

@@ -64,6 +64,17 @@ namespace Torture.Tables
             }
         }
 
+        internal static ShapesFlag ReadShapesFlag(GentableBinary r)
+        {
+            switch (r.Index(2, "a ShapesFlag member"))
+            {
+                case 0:
+                    return ShapesFlag.FromBoolean(r.ReadBool());
+                default:
+                    return ShapesFlag.FromNumber(r.ReadDouble());
+            }
+        }
+
         internal static void WriteShapesFlag(global::System.Text.StringBuilder sb, ShapesFlag v)
         {
             if (v.IsBoolean) { GentableCanonical.WriteBool(sb, v.Boolean); return; }

@@ -32,6 +32,11 @@ namespace Torture.Tables
             return new ShapesMaybeFirst(f0, f1);
         }
 
+        internal static ShapesMaybeFirst ReadShapesMaybeFirst(GentableBinary r)
+        {
+            return new ShapesMaybeFirst(r.TryNull() ? default(int?) : r.ReadI32(), r.ReadString());
+        }
+
         internal static void WriteShapesMaybeFirst(global::System.Text.StringBuilder sb, ShapesMaybeFirst r)
         {
             sb.Append('[');

@@ -40,6 +40,11 @@ namespace Torture.Tables
             return new ShapesMerged(f0, f1, f2);
         }
 
+        internal static ShapesMerged ReadShapesMerged(GentableBinary r)
+        {
+            return new ShapesMerged(r.ReadString(), r.TryNull() ? default(byte?) : r.ReadU8(), r.ReadU8());
+        }
+
         internal static void WriteShapesMerged(global::System.Text.StringBuilder sb, ShapesMerged r)
         {
             sb.Append('{');

@@ -38,6 +38,11 @@ namespace Torture.Tables
             return new ShapesMeta(f0, new global::System.Collections.ObjectModel.ReadOnlyDictionary<string, JsonValue>(f1));
         }
 
+        internal static ShapesMeta ReadShapesMeta(GentableBinary r)
+        {
+            return new ShapesMeta(r.TryNull() ? default(string) : r.ReadString(), GentableRead.Map<string, JsonValue>(r, k1 => k1.Key, r1 => GentableCodec.ReadJsonValue(r1)));
+        }
+
         internal static void WriteShapesMeta(global::System.Text.StringBuilder sb, ShapesMeta r)
         {
             var members = new global::System.Collections.Generic.List<global::System.Collections.Generic.KeyValuePair<string, global::System.Action<global::System.Text.StringBuilder>>>();

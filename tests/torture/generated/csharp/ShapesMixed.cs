@@ -74,6 +74,19 @@ namespace Torture.Tables
             }
         }
 
+        internal static ShapesMixed ReadShapesMixed(GentableBinary r)
+        {
+            switch (r.Index(3, "a ShapesMixed member"))
+            {
+                case 0:
+                    return ShapesMixed.FromBoolean(r.ReadBool());
+                case 1:
+                    return ShapesMixed.FromInteger(r.ReadU8());
+                default:
+                    return ShapesMixed.FromString(r.ReadString());
+            }
+        }
+
         internal static void WriteShapesMixed(global::System.Text.StringBuilder sb, ShapesMixed v)
         {
             if (v.IsBoolean) { GentableCanonical.WriteBool(sb, v.Boolean); return; }

@@ -40,6 +40,11 @@ namespace Torture.Tables
             return new ShapesNamed(f0, f1, f2);
         }
 
+        internal static ShapesNamed ReadShapesNamed(GentableBinary r)
+        {
+            return new ShapesNamed(r.ReadString(), r.TryNull() ? default(byte?) : r.ReadU8(), r.TryNull() ? default(string) : r.ReadString());
+        }
+
         internal static void WriteShapesNamed(global::System.Text.StringBuilder sb, ShapesNamed r)
         {
             sb.Append('{');

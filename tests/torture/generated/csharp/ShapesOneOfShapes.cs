@@ -40,6 +40,11 @@ namespace Torture.Tables
             return new ShapesOneOfShapes(f0, f1, f2);
         }
 
+        internal static ShapesOneOfShapes ReadShapesOneOfShapes(GentableBinary r)
+        {
+            return new ShapesOneOfShapes(r.TryNull() ? default(double?) : r.ReadDouble(), r.TryNull() ? default(double?) : r.ReadDouble(), r.TryNull() ? default(double?) : r.ReadDouble());
+        }
+
         internal static void WriteShapesOneOfShapes(global::System.Text.StringBuilder sb, ShapesOneOfShapes r)
         {
             sb.Append('{');

@@ -40,6 +40,11 @@ namespace Torture.Tables
             return new ShapesPair(f0, f1, f2);
         }
 
+        internal static ShapesPair ReadShapesPair(GentableBinary r)
+        {
+            return new ShapesPair(r.ReadI32(), r.TryNull() ? default(string) : r.ReadString(), GentableRead.List<bool>(r, r1 => r1.ReadBool()));
+        }
+
         internal static void WriteShapesPair(global::System.Text.StringBuilder sb, ShapesPair r)
         {
             sb.Append('[');

@@ -47,6 +47,11 @@ namespace Torture.Tables
             return new ShapesStats(f0, f1, new global::System.Collections.ObjectModel.ReadOnlyDictionary<string, int>(f2));
         }
 
+        internal static ShapesStats ReadShapesStats(GentableBinary r)
+        {
+            return new ShapesStats(r.ReadI32(), r.TryNull() ? default(string) : r.ReadString(), GentableRead.Map<string, int>(r, k1 => k1.Key, r1 => r1.ReadI32()));
+        }
+
         internal static void WriteShapesStats(global::System.Text.StringBuilder sb, ShapesStats r)
         {
             var members = new global::System.Collections.Generic.List<global::System.Collections.Generic.KeyValuePair<string, global::System.Action<global::System.Text.StringBuilder>>>();

@@ -38,6 +38,11 @@ namespace Torture.Tables
             return new ShapesVec3(f0, f1, f2);
         }
 
+        internal static ShapesVec3 ReadShapesVec3(GentableBinary r)
+        {
+            return new ShapesVec3(r.ReadDouble(), r.ReadDouble(), r.ReadDouble());
+        }
+
         internal static void WriteShapesVec3(global::System.Text.StringBuilder sb, ShapesVec3 r)
         {
             sb.Append('[');

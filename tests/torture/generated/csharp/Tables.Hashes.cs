@@ -10,13 +10,13 @@ namespace Torture.Tables
         /// <c>content-hash.txt</c> of its data folder (<c>generated/data/</c>, or <c>generated/data/csharp/</c>
         /// when this output selects export groups).
         /// </summary>
-        public const string ContentHash = "427a6a0ad4851a194b7348d0bed85440cfb7c0120dc9aece7dd31d8d9d25cb69";
+        public const string ContentHash = "9d13049c525b410e53ad58e285e956e0d06dae8aa4daa65f3c13419b43c09472";
 
         /// <summary>
         /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
         /// <see cref="ContentHash"/> unless this output selects export groups.
         /// </summary>
-        public const string ProjectHash = "427a6a0ad4851a194b7348d0bed85440cfb7c0120dc9aece7dd31d8d9d25cb69";
+        public const string ProjectHash = "9d13049c525b410e53ad58e285e956e0d06dae8aa4daa65f3c13419b43c09472";
 
         /// <summary>
         /// The <c>dataHash</c> (BLAKE3 of the table's canonical JSON) and <c>schemaHash</c> that the data file of
@@ -36,6 +36,7 @@ namespace Torture.Tables
                 case "Parts": return new[] { "45063a3173adc6da370fc8e8dda306b989f5622b881071fda5a2abdf1eabcbfb", "d927a81cc7257f76186a7351c5037ef63af7a27f5649b504433282bddcee7043" };
                 case "Self": return new[] { "b4258db003fa31b935cecabbfe8c3d7016790edeb41fc3db8058f86990028b7e", "9abc451463ab4c707f61884d449a94e84f6e25786e186b5cc645e49451b1f007" };
                 case "Settings": return new[] { "2226acf4f3e404648904b345dc02d387cd9200bdec989b57be4aad801681f5a2", "ad60f2972ca3b254b4f71fbc1ba6a16139df7c4ae6f9e9ab8186671c63834b88" };
+                case "Shapes": return new[] { "9c30e351f3310768defe9dfbc865e962a17385126464a4a21f362cce7f83d4bb", "79db3f192cc05e64a9d55513185a7182b928c7e78e4293e1dba3450dfbcf9ca1" };
                 case "Spread": return new[] { "f638a37b8146da4a1a796fad49a922bbac06cf54bdd670a555e293d80abb33a4", "b7ac50ade148f662c598e31f95042547d813efb940e21ee23a60a1f258d1ad83" };
                 case "String": return new[] { "0b3abc611aa89e0cdd6a4b91d8ceca68b2fe4c21b8144ecd0e9fd0139aeb84d0", "06620d1e7d7e1d88eedfcdd5dcbe8bd52b7c7394b2b3f9ef9ccdc3abd7205dd0" };
                 case "Strings": return new[] { "ebac7042c2dd303d75c676f5bb5dfafc4e1687fa3bc223fea54ac4b3e6d2fdb6", "17c580c5337de508bb65b61e41d3875a342ab042c5d66efca5d0f7e062efa97a" };

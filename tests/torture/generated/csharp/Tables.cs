@@ -62,6 +62,11 @@ namespace Torture.Tables
         public Settings Settings { get; }
 
         /// <summary>
+        /// The shapes of JSON Schema beyond closed records: tuples (prefixItems), open records (additionalProperties), any JSON value, scalar unions, $ref with siblings, allOf and anyOf merged into one record.
+        /// </summary>
+        public ShapesTable Shapes { get; }
+
+        /// <summary>
         /// Records and polymorphic records across dotted columns (Pos.x, Effect.kind, Shape.origin.x).
         /// </summary>
         public SpreadTable Spread { get; }
@@ -82,7 +87,7 @@ namespace Torture.Tables
         /// </summary>
         public Vertical Vertical { get; }
 
-        private Tables(FeaturesTable t0, KeywordsTable t1, LogTable t2, NestedTable t3, NumbersTable t4, OptionTable t5, PairTable t6, PartsTable t7, SelfTable t8, Settings t9, SpreadTable t10, StringTable t11, StringsTable t12, Vertical t13)
+        private Tables(FeaturesTable t0, KeywordsTable t1, LogTable t2, NestedTable t3, NumbersTable t4, OptionTable t5, PairTable t6, PartsTable t7, SelfTable t8, Settings t9, ShapesTable t10, SpreadTable t11, StringTable t12, StringsTable t13, Vertical t14)
         {
             this.Features = t0;
             this.Keywords = t1;
@@ -94,10 +99,11 @@ namespace Torture.Tables
             this.Parts = t7;
             this.Self = t8;
             this.Settings = t9;
-            this.Spread = t10;
-            this.String = t11;
-            this.Strings = t12;
-            this.Vertical = t13;
+            this.Shapes = t10;
+            this.Spread = t11;
+            this.String = t12;
+            this.Strings = t13;
+            this.Vertical = t14;
             for (int i = 0; i < this.Nested.All.Count; i++) { try { this.Nested.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Nested.bytes", "Nested", i); } }
             for (int i = 0; i < this.Option.All.Count; i++) { try { this.Option.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Option.bytes", "Option", i); } }
             for (int i = 0; i < this.Self.All.Count; i++) { try { this.Self.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Self.bytes", "Self", i); } }
@@ -107,7 +113,7 @@ namespace Torture.Tables
         /// The data files the loaders read, one per table (<c>&lt;Table&gt;.json</c>), relative to the data folder:
         /// what to copy next to the game (e.g. into <c>StreamingAssets</c>) and what <see cref="LoadAsync"/> fetches.
         /// </summary>
-        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "Features.bytes", "Keywords.bytes", "Log.bytes", "Nested.bytes", "Numbers.bytes", "Option.bytes", "Pair.bytes", "Parts.bytes", "Self.bytes", "Settings.bytes", "Spread.bytes", "String.bytes", "Strings.bytes", "Vertical.bytes" });
+        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "Features.bytes", "Keywords.bytes", "Log.bytes", "Nested.bytes", "Numbers.bytes", "Option.bytes", "Pair.bytes", "Parts.bytes", "Self.bytes", "Settings.bytes", "Shapes.bytes", "Spread.bytes", "String.bytes", "Strings.bytes", "Vertical.bytes" });
 
         /// <summary>
         /// Loads every table from <c>&lt;dataDir&gt;/&lt;Table&gt;.json</c> (the canonical data gentable writes to
@@ -139,11 +145,12 @@ namespace Torture.Tables
             var t7 = new PartsTable(GentableRead.Rows<Parts>(GentableRead.Bytes(bytesOf, "Parts.bytes", "Parts"), "Parts.bytes", "Parts", TableHashes("Parts"), GentableCodec.ReadParts, GentableCodec.ReadParts));
             var t8 = new SelfTable(GentableRead.Rows<Self>(GentableRead.Bytes(bytesOf, "Self.bytes", "Self"), "Self.bytes", "Self", TableHashes("Self"), GentableCodec.ReadSelf, GentableCodec.ReadSelf));
             var t9 = GentableRead.Single<Settings>(GentableRead.Bytes(bytesOf, "Settings.bytes", "Settings"), "Settings.bytes", "Settings", TableHashes("Settings"), GentableCodec.ReadSettings, GentableCodec.ReadSettings);
-            var t10 = new SpreadTable(GentableRead.Rows<Spread>(GentableRead.Bytes(bytesOf, "Spread.bytes", "Spread"), "Spread.bytes", "Spread", TableHashes("Spread"), GentableCodec.ReadSpread, GentableCodec.ReadSpread));
-            var t11 = new StringTable(GentableRead.Rows<String>(GentableRead.Bytes(bytesOf, "String.bytes", "String"), "String.bytes", "String", TableHashes("String"), GentableCodec.ReadString, GentableCodec.ReadString));
-            var t12 = new StringsTable(GentableRead.Rows<Strings>(GentableRead.Bytes(bytesOf, "Strings.bytes", "Strings"), "Strings.bytes", "Strings", TableHashes("Strings"), GentableCodec.ReadStrings, GentableCodec.ReadStrings));
-            var t13 = GentableRead.Single<Vertical>(GentableRead.Bytes(bytesOf, "Vertical.bytes", "Vertical"), "Vertical.bytes", "Vertical", TableHashes("Vertical"), GentableCodec.ReadVertical, GentableCodec.ReadVertical);
-            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13);
+            var t10 = new ShapesTable(GentableRead.Rows<Shapes>(GentableRead.Bytes(bytesOf, "Shapes.bytes", "Shapes"), "Shapes.bytes", "Shapes", TableHashes("Shapes"), GentableCodec.ReadShapes, GentableCodec.ReadShapes));
+            var t11 = new SpreadTable(GentableRead.Rows<Spread>(GentableRead.Bytes(bytesOf, "Spread.bytes", "Spread"), "Spread.bytes", "Spread", TableHashes("Spread"), GentableCodec.ReadSpread, GentableCodec.ReadSpread));
+            var t12 = new StringTable(GentableRead.Rows<String>(GentableRead.Bytes(bytesOf, "String.bytes", "String"), "String.bytes", "String", TableHashes("String"), GentableCodec.ReadString, GentableCodec.ReadString));
+            var t13 = new StringsTable(GentableRead.Rows<Strings>(GentableRead.Bytes(bytesOf, "Strings.bytes", "Strings"), "Strings.bytes", "Strings", TableHashes("Strings"), GentableCodec.ReadStrings, GentableCodec.ReadStrings));
+            var t14 = GentableRead.Single<Vertical>(GentableRead.Bytes(bytesOf, "Vertical.bytes", "Vertical"), "Vertical.bytes", "Vertical", TableHashes("Vertical"), GentableCodec.ReadVertical, GentableCodec.ReadVertical);
+            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14);
         }
 
         /// <summary>
@@ -196,6 +203,7 @@ namespace Torture.Tables
             d.Add("Parts", GentableCanonical.Rows<Parts>(this.Parts.All, GentableCodec.WriteParts));
             d.Add("Self", GentableCanonical.Rows<Self>(this.Self.All, GentableCodec.WriteSelf));
             d.Add("Settings", GentableCanonical.Single<Settings>(this.Settings, GentableCodec.WriteSettings));
+            d.Add("Shapes", GentableCanonical.Rows<Shapes>(this.Shapes.All, GentableCodec.WriteShapes));
             d.Add("Spread", GentableCanonical.Rows<Spread>(this.Spread.All, GentableCodec.WriteSpread));
             d.Add("String", GentableCanonical.Rows<String>(this.String.All, GentableCodec.WriteString));
             d.Add("Strings", GentableCanonical.Rows<Strings>(this.Strings.All, GentableCodec.WriteStrings));

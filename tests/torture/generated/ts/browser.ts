@@ -13,6 +13,7 @@ import { PairTable, readPair, readPairBin, writePair } from "./tables/Pair.js";
 import { PartsTable, readParts, readPartsBin, writeParts } from "./tables/Parts.js";
 import { SelfTable, readSelf, readSelfBin, writeSelf, linkSelf } from "./tables/Self.js";
 import { type Settings, readSettings, readSettingsBin, writeSettings } from "./tables/Settings.js";
+import { ShapesTable, readShapes, readShapesBin, writeShapes } from "./tables/Shapes.js";
 import { SpreadTable, readSpread, readSpreadBin, writeSpread } from "./tables/Spread.js";
 import { String_Table, readString_, readString_Bin, writeString_ } from "./tables/String_.js";
 import { StringsTable, readStrings, readStringsBin, writeStrings } from "./tables/Strings.js";
@@ -20,7 +21,7 @@ import { type Vertical, readVertical, readVerticalBin, writeVertical } from "./t
 
 export { GentableDataError } from "./runtime.js";
 export { Element, Hero, Keyword } from "./enums.js";
-export type { Point, Shape, Stat } from "./records.js";
+export type { Point, Shape, ShapesMaybeFirst, ShapesMerged, ShapesMeta, ShapesNamed, ShapesOneOfShapes, ShapesPair, ShapesStats, ShapesVec3, Stat, Amount, ShapesEither, ShapesFlag, ShapesMixed } from "./records.js";
 export { type Features, FeaturesTable } from "./tables/Features.js";
 export { type Keywords, KeywordsTable } from "./tables/Keywords.js";
 export { type Log, LogTable } from "./tables/Log.js";
@@ -31,6 +32,7 @@ export { type Pair, PairTable } from "./tables/Pair.js";
 export { type Parts, PartsTable } from "./tables/Parts.js";
 export { type Self, SelfTable } from "./tables/Self.js";
 export type { Settings } from "./tables/Settings.js";
+export { type Shapes, ShapesTable } from "./tables/Shapes.js";
 export { type Spread, SpreadTable } from "./tables/Spread.js";
 export { type String_, String_Table } from "./tables/String_.js";
 export { type Strings, StringsTable } from "./tables/Strings.js";
@@ -42,7 +44,7 @@ export { CONTENT_HASH, PROJECT_HASH, TABLE_HASHES, type TableHashes } from "./ha
  * The data files the loaders read, one per table (`<Table>.json`), relative to the data folder: what to deploy
  * next to the code (or serve to a browser) and what `loadTablesFromBytesAsync` fetches.
  */
-export const DATA_FILES: readonly string[] = Object.freeze(["Features.bytes", "Keywords.bytes", "Log.bytes", "Nested.bytes", "Numbers.bytes", "Option.bytes", "Pair.bytes", "Parts.bytes", "Self.bytes", "Settings.bytes", "Spread.bytes", "String.bytes", "Strings.bytes", "Vertical.bytes"]);
+export const DATA_FILES: readonly string[] = Object.freeze(["Features.bytes", "Keywords.bytes", "Log.bytes", "Nested.bytes", "Numbers.bytes", "Option.bytes", "Pair.bytes", "Parts.bytes", "Self.bytes", "Settings.bytes", "Shapes.bytes", "Spread.bytes", "String.bytes", "Strings.bytes", "Vertical.bytes"]);
 
 /**
  * Every table. A loaded `Tables` is frozen and shares nothing with another one: to hot-reload, load a second one
@@ -92,6 +94,10 @@ export interface Tables {
    */
   readonly settings: Settings;
   /**
+   * The shapes of JSON Schema beyond closed records: tuples (prefixItems), open records (additionalProperties), any JSON value, scalar unions, $ref with siblings, allOf and anyOf merged into one record.
+   */
+  readonly shapes: ShapesTable;
+  /**
    * Records and polymorphic records across dotted columns (Pos.x, Effect.kind, Shape.origin.x).
    */
   readonly spread: SpreadTable;
@@ -127,6 +133,7 @@ export function loadTablesFromText(textOf: (file: string, table: string) => stri
     parts: new PartsTable(rt.rows(textOf("Parts.bytes", "Parts"), "Parts.bytes", "Parts", TABLE_HASHES.get("Parts"), readParts, readPartsBin)),
     self: new SelfTable(rt.rows(textOf("Self.bytes", "Self"), "Self.bytes", "Self", TABLE_HASHES.get("Self"), readSelf, readSelfBin)),
     settings: rt.single(textOf("Settings.bytes", "Settings"), "Settings.bytes", "Settings", TABLE_HASHES.get("Settings"), readSettings, readSettingsBin),
+    shapes: new ShapesTable(rt.rows(textOf("Shapes.bytes", "Shapes"), "Shapes.bytes", "Shapes", TABLE_HASHES.get("Shapes"), readShapes, readShapesBin)),
     spread: new SpreadTable(rt.rows(textOf("Spread.bytes", "Spread"), "Spread.bytes", "Spread", TABLE_HASHES.get("Spread"), readSpread, readSpreadBin)),
     string: new String_Table(rt.rows(textOf("String.bytes", "String"), "String.bytes", "String", TABLE_HASHES.get("String"), readString_, readString_Bin)),
     strings: new StringsTable(rt.rows(textOf("Strings.bytes", "Strings"), "Strings.bytes", "Strings", TABLE_HASHES.get("Strings"), readStrings, readStringsBin)),
@@ -189,6 +196,7 @@ export function canonicalTables(t: Tables): Record<string, string> {
     ["Parts", rt.wArray(t.parts.all, writeParts)],
     ["Self", rt.wArray(t.self.all, writeSelf)],
     ["Settings", rt.wArray([t.settings], writeSettings)],
+    ["Shapes", rt.wArray(t.shapes.all, writeShapes)],
     ["Spread", rt.wArray(t.spread.all, writeSpread)],
     ["String", rt.wArray(t.string.all, writeString_)],
     ["Strings", rt.wArray(t.strings.all, writeStrings)],

@@ -7,13 +7,13 @@
  * `content-hash.txt` of its data folder (`generated/data/`, or `generated/data/typescript/` when this output
  * selects export groups).
  */
-export const CONTENT_HASH = "427a6a0ad4851a194b7348d0bed85440cfb7c0120dc9aece7dd31d8d9d25cb69";
+export const CONTENT_HASH = "9d13049c525b410e53ad58e285e956e0d06dae8aa4daa65f3c13419b43c09472";
 
 /**
  * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
  * `CONTENT_HASH` unless this output selects export groups.
  */
-export const PROJECT_HASH = "427a6a0ad4851a194b7348d0bed85440cfb7c0120dc9aece7dd31d8d9d25cb69";
+export const PROJECT_HASH = "9d13049c525b410e53ad58e285e956e0d06dae8aa4daa65f3c13419b43c09472";
 
 /** The `dataHash` (BLAKE3 of the table's canonical JSON) and `schemaHash` that a table's data file carries. */
 export interface TableHashes {
@@ -33,6 +33,7 @@ export const TABLE_HASHES: ReadonlyMap<string, TableHashes> = new Map<string, Ta
   ["Parts", { data: "45063a3173adc6da370fc8e8dda306b989f5622b881071fda5a2abdf1eabcbfb", schema: "d927a81cc7257f76186a7351c5037ef63af7a27f5649b504433282bddcee7043" }],
   ["Self", { data: "b4258db003fa31b935cecabbfe8c3d7016790edeb41fc3db8058f86990028b7e", schema: "9abc451463ab4c707f61884d449a94e84f6e25786e186b5cc645e49451b1f007" }],
   ["Settings", { data: "2226acf4f3e404648904b345dc02d387cd9200bdec989b57be4aad801681f5a2", schema: "ad60f2972ca3b254b4f71fbc1ba6a16139df7c4ae6f9e9ab8186671c63834b88" }],
+  ["Shapes", { data: "9c30e351f3310768defe9dfbc865e962a17385126464a4a21f362cce7f83d4bb", schema: "79db3f192cc05e64a9d55513185a7182b928c7e78e4293e1dba3450dfbcf9ca1" }],
   ["Spread", { data: "f638a37b8146da4a1a796fad49a922bbac06cf54bdd670a555e293d80abb33a4", schema: "b7ac50ade148f662c598e31f95042547d813efb940e21ee23a60a1f258d1ad83" }],
   ["String", { data: "0b3abc611aa89e0cdd6a4b91d8ceca68b2fe4c21b8144ecd0e9fd0139aeb84d0", schema: "06620d1e7d7e1d88eedfcdd5dcbe8bd52b7c7394b2b3f9ef9ccdc3abd7205dd0" }],
   ["Strings", { data: "ebac7042c2dd303d75c676f5bb5dfafc4e1687fa3bc223fea54ac4b3e6d2fdb6", schema: "17c580c5337de508bb65b61e41d3875a342ab042c5d66efca5d0f7e062efa97a" }],

@@ -137,6 +137,17 @@ export function writeShapesMaybeFirst(r: ShapesMaybeFirst): string {
   return "[" + out.join(",") + "]";
 }
 
+/** Reads a ShapesMaybeFirst from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readShapesMaybeFirstBin(b: rt.Bin): ShapesMaybeFirst {
+  const x0 = (b.opt() ? b.int(-2147483648, 2147483647) : null);
+  const x1 = b.str();
+  const r: rt.Mutable<ShapesMaybeFirst> = {
+    _0: x0,
+    _1: x1,
+  };
+  return Object.freeze(r);
+}
+
 export interface ShapesMerged {
   readonly name: string;
   readonly level?: number;
@@ -148,14 +159,19 @@ const FIELDS_ShapesMerged: readonly string[] = ["name", "level", "rank"];
 export function readShapesMerged(v: unknown, at: rt.At): ShapesMerged {
   const o = rt.object(v, at);
   try {
+    const x0 = o["name"];
+    if (!(typeof x0 === "string")) rt.str(x0, "name");
+    const x2 = o["rank"];
+    if (!(typeof x2 === "number" && x2 >>> 0 === x2 && x2 <= 255)) rt.int(x2, "rank", 0, 255);
     const r: rt.Mutable<ShapesMerged> = {
-      name: rt.str(o["name"], "name"),
-      rank: rt.int(o["rank"], "rank", 0, 255),
+      name: x0 as string,
+      rank: x2 as number,
     };
     let n = 2;
     const x1 = o["level"];
     if (x1 !== undefined) {
-      r.level = rt.int(x1, "level", 0, 255);
+      if (!(typeof x1 === "number" && x1 >>> 0 === x1 && x1 <= 255)) rt.int(x1, "level", 0, 255);
+      r.level = x1 as number;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS_ShapesMerged);
@@ -163,6 +179,19 @@ export function readShapesMerged(v: unknown, at: rt.At): ShapesMerged {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a ShapesMerged from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readShapesMergedBin(b: rt.Bin): ShapesMerged {
+  const x0 = b.str();
+  const x1 = b.opt() ? b.uint(255) : undefined;
+  const x2 = b.uint(255);
+  const r: rt.Mutable<ShapesMerged> = {
+    name: x0,
+    rank: x2,
+  };
+  if (x1 !== undefined) r.level = x1;
+  return Object.freeze(r);
 }
 
 export function writeShapesMerged(r: ShapesMerged): string {
@@ -201,6 +230,17 @@ export function writeShapesMeta(r: ShapesMeta): string {
   return rt.wMembers(m);
 }
 
+/** Reads a ShapesMeta from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readShapesMetaBin(b: rt.Bin): ShapesMeta {
+  const x0 = b.opt() ? b.str() : undefined;
+  const x1 = b.map((b) => b.str(), (b) => rt.jsonBin(b));
+  const r: rt.Mutable<ShapesMeta> = {
+    additionalProperties: x1,
+  };
+  if (x0 !== undefined) r.kind = x0;
+  return Object.freeze(r);
+}
+
 export interface ShapesNamed {
   readonly name: string;
   readonly level?: number;
@@ -212,18 +252,22 @@ const FIELDS_ShapesNamed: readonly string[] = ["name", "level", "title"];
 export function readShapesNamed(v: unknown, at: rt.At): ShapesNamed {
   const o = rt.object(v, at);
   try {
+    const x0 = o["name"];
+    if (!(typeof x0 === "string")) rt.str(x0, "name");
     const r: rt.Mutable<ShapesNamed> = {
-      name: rt.str(o["name"], "name"),
+      name: x0 as string,
     };
     let n = 1;
     const x1 = o["level"];
     if (x1 !== undefined) {
-      r.level = rt.int(x1, "level", 0, 255);
+      if (!(typeof x1 === "number" && x1 >>> 0 === x1 && x1 <= 255)) rt.int(x1, "level", 0, 255);
+      r.level = x1 as number;
       n++;
     }
     const x2 = o["title"];
     if (x2 !== undefined) {
-      r.title = rt.str(x2, "title");
+      if (!(typeof x2 === "string")) rt.str(x2, "title");
+      r.title = x2 as string;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS_ShapesNamed);
@@ -231,6 +275,19 @@ export function readShapesNamed(v: unknown, at: rt.At): ShapesNamed {
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a ShapesNamed from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readShapesNamedBin(b: rt.Bin): ShapesNamed {
+  const x0 = b.str();
+  const x1 = b.opt() ? b.uint(255) : undefined;
+  const x2 = b.opt() ? b.str() : undefined;
+  const r: rt.Mutable<ShapesNamed> = {
+    name: x0,
+  };
+  if (x1 !== undefined) r.level = x1;
+  if (x2 !== undefined) r.title = x2;
+  return Object.freeze(r);
 }
 
 export function writeShapesNamed(r: ShapesNamed): string {
@@ -257,17 +314,20 @@ export function readShapesOneOfShapes(v: unknown, at: rt.At): ShapesOneOfShapes 
     let n = 0;
     const x0 = o["radius"];
     if (x0 !== undefined) {
-      r.radius = rt.float(x0, "radius");
+      if (!(typeof x0 === "number" && x0 - x0 === 0)) rt.float(x0, "radius");
+      r.radius = x0 as number;
       n++;
     }
     const x1 = o["w"];
     if (x1 !== undefined) {
-      r.w = rt.float(x1, "w");
+      if (!(typeof x1 === "number" && x1 - x1 === 0)) rt.float(x1, "w");
+      r.w = x1 as number;
       n++;
     }
     const x2 = o["h"];
     if (x2 !== undefined) {
-      r.h = rt.float(x2, "h");
+      if (!(typeof x2 === "number" && x2 - x2 === 0)) rt.float(x2, "h");
+      r.h = x2 as number;
       n++;
     }
     if (rt.count(o) !== n) rt.unknown(o, FIELDS_ShapesOneOfShapes);
@@ -275,6 +335,19 @@ export function readShapesOneOfShapes(v: unknown, at: rt.At): ShapesOneOfShapes 
   } catch (e) {
     throw rt.within(e, at);
   }
+}
+
+/** Reads a ShapesOneOfShapes from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readShapesOneOfShapesBin(b: rt.Bin): ShapesOneOfShapes {
+  const x0 = b.opt() ? b.f64() : undefined;
+  const x1 = b.opt() ? b.f64() : undefined;
+  const x2 = b.opt() ? b.f64() : undefined;
+  const r: rt.Mutable<ShapesOneOfShapes> = {
+  };
+  if (x0 !== undefined) r.radius = x0;
+  if (x1 !== undefined) r.w = x1;
+  if (x2 !== undefined) r.h = x2;
+  return Object.freeze(r);
 }
 
 export function writeShapesOneOfShapes(r: ShapesOneOfShapes): string {
@@ -320,6 +393,19 @@ export function writeShapesPair(r: ShapesPair): string {
   return "[" + out.join(",") + "]";
 }
 
+/** Reads a ShapesPair from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readShapesPairBin(b: rt.Bin): ShapesPair {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.opt() ? b.str() : undefined;
+  const x2 = b.array((b) => b.bool());
+  const r: rt.Mutable<ShapesPair> = {
+    _0: x0,
+    items: x2,
+  };
+  if (x1 !== undefined) r._1 = x1;
+  return Object.freeze(r);
+}
+
 /**
  * An open record: its extra members are integers.
  */
@@ -354,6 +440,19 @@ export function writeShapesStats(r: ShapesStats): string {
   return rt.wMembers(m);
 }
 
+/** Reads a ShapesStats from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readShapesStatsBin(b: rt.Bin): ShapesStats {
+  const x0 = b.int(-2147483648, 2147483647);
+  const x1 = b.opt() ? b.str() : undefined;
+  const x2 = b.map((b) => b.str(), (b) => b.int(-2147483648, 2147483647));
+  const r: rt.Mutable<ShapesStats> = {
+    hp: x0,
+    additionalProperties: x2,
+  };
+  if (x1 !== undefined) r.note = x1;
+  return Object.freeze(r);
+}
+
 export interface ShapesVec3 {
   readonly _0: number;
   readonly _1: number;
@@ -382,6 +481,19 @@ export function writeShapesVec3(r: ShapesVec3): string {
     out.push(rt.wNum(r._2));
   } while (false);
   return "[" + out.join(",") + "]";
+}
+
+/** Reads a ShapesVec3 from the binary format (docs/data-format.md §3.3): its fields in declaration order. */
+export function readShapesVec3Bin(b: rt.Bin): ShapesVec3 {
+  const x0 = b.f64();
+  const x1 = b.f64();
+  const x2 = b.f64();
+  const r: rt.Mutable<ShapesVec3> = {
+    _0: x0,
+    _1: x1,
+    _2: x2,
+  };
+  return Object.freeze(r);
 }
 
 /**
@@ -455,6 +567,15 @@ export function writeAmount(v: Amount): string {
   return rt.wStr(v);
 }
 
+export function readAmountBin(b: rt.Bin): Amount {
+  switch (b.index(2, "a Amount member")) {
+    case 0:
+      return b.int(-2147483648, 2147483647);
+    default:
+      return b.str();
+  }
+}
+
 /**
  * One of an integer or a string (a scalar union).
  */
@@ -469,6 +590,15 @@ export function readShapesEither(v: unknown, at: rt.At): ShapesEither {
 export function writeShapesEither(v: ShapesEither): string {
   if (typeof v === "number") return rt.wNum(v);
   return rt.wStr(v);
+}
+
+export function readShapesEitherBin(b: rt.Bin): ShapesEither {
+  switch (b.index(2, "a ShapesEither member")) {
+    case 0:
+      return b.int(-2147483648, 2147483647);
+    default:
+      return b.str();
+  }
 }
 
 /**
@@ -487,6 +617,15 @@ export function writeShapesFlag(v: ShapesFlag): string {
   return rt.wNum(v);
 }
 
+export function readShapesFlagBin(b: rt.Bin): ShapesFlag {
+  switch (b.index(2, "a ShapesFlag member")) {
+    case 0:
+      return b.bool();
+    default:
+      return b.f64();
+  }
+}
+
 /**
  * One of a boolean, an integer or a string (a scalar union).
  */
@@ -503,6 +642,17 @@ export function writeShapesMixed(v: ShapesMixed): string {
   if (typeof v === "boolean") return rt.wBool(v);
   if (typeof v === "number") return rt.wNum(v);
   return rt.wStr(v);
+}
+
+export function readShapesMixedBin(b: rt.Bin): ShapesMixed {
+  switch (b.index(3, "a ShapesMixed member")) {
+    case 0:
+      return b.bool();
+    case 1:
+      return b.uint(255);
+    default:
+      return b.str();
+  }
 }
 
 /**

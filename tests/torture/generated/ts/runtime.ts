@@ -865,3 +865,105 @@ export function binSingle<T>(bytes: Uint8Array, file: string, table: string, has
   if (all.length !== 1) throw new GentableDataError(file + ": a singleton table has " + String(all.length) + " rows, not one (table " + table + ")", file, table);
   return all[0] as T;
 }
+
+/** Any JSON value (a field whose schema allows every value). Objects are frozen, numbers finite. */
+export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
+/** Any JSON value: checked (finite numbers) and frozen in place (never copied, so `__proto__` stays a member). */
+export function json(v: unknown, at: At): JsonValue {
+  if (v === null || typeof v === "boolean" || typeof v === "string") return v;
+  if (typeof v === "number") return float(v, at);
+  try {
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) json(v[i], i);
+      return Object.freeze(v) as readonly JsonValue[];
+    }
+    if (isObject(v)) {
+      for (const k of Object.keys(v)) json(v[k], k);
+      return Object.freeze(v) as { readonly [key: string]: JsonValue };
+    }
+  } catch (e) {
+    throw within(e, at);
+  }
+  return fail(at, "a JSON value", v);
+}
+
+/**
+ * A JSON value from the binary format (docs/data-format.md §3.3): its kind (0 null, 1 false, 2 true, 3 number,
+ * 4 string, 5 array, 6 object), then its body; object members strictly ascending by UTF-16 code units. Frozen.
+ */
+export function jsonBin(b: Bin): JsonValue {
+  switch (b.index(7, "a JSON value kind")) {
+    case 0:
+      return null;
+    case 1:
+      return false;
+    case 2:
+      return true;
+    case 3:
+      return b.f64();
+    case 4:
+      return b.str();
+    case 5:
+      return b.array(jsonBin);
+    default: {
+      const o: { [key: string]: JsonValue } = {};
+      let last: string | undefined;
+      for (let n = b.count(); n > 0; n--) {
+        const k = b.str();
+        if (last !== undefined && !(last < k)) b.fail("object members are not in strictly ascending order");
+        last = k;
+        // Defined, not assigned: a member named `__proto__` stays a member.
+        Object.defineProperty(o, k, { value: jsonBin(b), enumerable: true, writable: true, configurable: true });
+      }
+      return Object.freeze(o);
+    }
+  }
+}
+
+/** A JSON value as RFC 8785 JSON: members sorted by the UTF-16 code units of their names. */
+export function wJson(v: JsonValue): string {
+  if (v === null || typeof v !== "object") return typeof v === "number" ? wNum(v) : JSON.stringify(v);
+  if (Array.isArray(v)) return "[" + (v as readonly JsonValue[]).map(wJson).join(",") + "]";
+  const o = v as { readonly [key: string]: JsonValue };
+  const keys = Object.keys(o).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return "{" + keys.map((k) => JSON.stringify(k) + ":" + wJson(o[k] ?? null)).join(",") + "}";
+}
+
+/** A tuple: a JSON array of `min` to `max` items (`max` -1: no bound). */
+export function tuple(v: unknown, at: At, min: number, max: number): readonly unknown[] {
+  if (!Array.isArray(v)) return fail(at, "an array (a tuple)", v);
+  if (v.length < min || (max >= 0 && v.length > max)) {
+    return fail(at, max < 0 ? "a tuple of at least " + String(min) + " items" : "a tuple of " + String(min) + " to " + String(max) + " items", v);
+  }
+  return v;
+}
+
+/** Tuple item `i` that may be left out: `undefined` when absent (never `null`). */
+export function item(a: readonly unknown[], i: number): unknown {
+  if (i >= a.length) return undefined;
+  const x = a[i];
+  return x === null ? fail(i, "a value (an absent tuple item is left out, not null)", x) : x;
+}
+
+/** The items of a tuple after its first `from`. */
+export function rest<T>(a: readonly unknown[], from: number, read: (v: unknown, at: At) => T): readonly T[] {
+  const out: T[] = [];
+  for (let i = from; i < a.length; i++) out.push(read(a[i], i));
+  return Object.freeze(out);
+}
+
+/** The members of the JSON object `o` outside `fields`: an open record's extra members. */
+export function extra<V>(o: JsonObject, fields: ReadonlySet<string>, value: (v: unknown, at: At) => V): ReadonlyMap<string, V> {
+  const m = new Map<string, V>();
+  for (const k of Object.keys(o)) {
+    if (!fields.has(k)) m.set(k, value(o[k], k));
+  }
+  return m;
+}
+
+/** An object of `members` (name, canonical value text), written in RFC 8785 order. */
+export function wMembers(members: [string, string][]): string {
+  members.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  return "{" + members.map(([k, v]) => JSON.stringify(k) + ":" + v).join(",") + "}";
+}

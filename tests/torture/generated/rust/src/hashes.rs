@@ -5,10 +5,10 @@
 /// BLAKE3 content hash of the data this crate holds (its export groups) and of the schemas: equal to
 /// `content-hash.txt` of its data folder, and to the C# and TypeScript outputs' content hash when they
 /// select the same groups.
-pub const CONTENT_HASH: &str = "427a6a0ad4851a194b7348d0bed85440cfb7c0120dc9aece7dd31d8d9d25cb69";
+pub const CONTENT_HASH: &str = "9d13049c525b410e53ad58e285e956e0d06dae8aa4daa65f3c13419b43c09472";
 /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
 /// `CONTENT_HASH` unless this output selects export groups.
-pub const PROJECT_HASH: &str = "427a6a0ad4851a194b7348d0bed85440cfb7c0120dc9aece7dd31d8d9d25cb69";
+pub const PROJECT_HASH: &str = "9d13049c525b410e53ad58e285e956e0d06dae8aa4daa65f3c13419b43c09472";
 /// Every table's `dataHash` (BLAKE3 of its canonical JSON), which its embedded data file must carry.
 pub(crate) mod tables {
     /// `dataHash` of `data/Features.bytes`.
@@ -31,6 +31,8 @@ pub(crate) mod tables {
     pub(crate) const SELF_: &str = "b4258db003fa31b935cecabbfe8c3d7016790edeb41fc3db8058f86990028b7e";
     /// `dataHash` of `data/Settings.bytes`.
     pub(crate) const SETTINGS: &str = "2226acf4f3e404648904b345dc02d387cd9200bdec989b57be4aad801681f5a2";
+    /// `dataHash` of `data/Shapes.bytes`.
+    pub(crate) const SHAPES: &str = "9c30e351f3310768defe9dfbc865e962a17385126464a4a21f362cce7f83d4bb";
     /// `dataHash` of `data/Spread.bytes`.
     pub(crate) const SPREAD: &str = "f638a37b8146da4a1a796fad49a922bbac06cf54bdd670a555e293d80abb33a4";
     /// `dataHash` of `data/String.bytes`.

@@ -35,6 +35,8 @@ pub mod self_;
 pub use self_::{Self_, SelfId};
 pub mod settings;
 pub use settings::Settings;
+pub mod shapes;
+pub use shapes::{Shapes, ShapesId};
 pub mod spread;
 pub use spread::{Spread, SpreadId};
 pub mod string;
@@ -56,6 +58,7 @@ pub fn load() -> Result<(), DataError> {
     parts::Parts::try_all()?;
     self_::Self_::try_all()?;
     settings::Settings::try_get()?;
+    shapes::Shapes::try_all()?;
     spread::Spread::try_all()?;
     string::String_::try_all()?;
     strings::Strings::try_all()?;
@@ -74,7 +77,8 @@ pub fn canonical_tables() -> Vec<(&'static str, String)> {
         canonical::table(pair::Pair::all())), ("Parts",
         canonical::table(parts::Parts::all())), ("Self",
         canonical::table(self_::Self_::all())), ("Settings",
-        canonical::table(core::slice::from_ref(settings::Settings::get()))), ("Spread",
+        canonical::table(core::slice::from_ref(settings::Settings::get()))), ("Shapes",
+        canonical::table(shapes::Shapes::all())), ("Spread",
         canonical::table(spread::Spread::all())), ("String",
         canonical::table(string::String_::all())), ("Strings",
         canonical::table(strings::Strings::all())), ("Vertical",

@@ -89,6 +89,349 @@ impl Shape {
         })
     }
 }
+/// Defined at `Shapes.schema.json#/properties/MaybeFirst`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShapesMaybeFirst {
+    /// Column `0`.
+    pub _0: Option<i32>,
+    /// Column `1`.
+    pub _1: &'static str,
+}
+impl crate::canonical::Canonical for ShapesMaybeFirst {
+    fn write_canonical(&self, out: &mut String) {
+        let mut items: Vec<&dyn crate::canonical::Canonical> = Vec::new();
+        #[allow(unreachable_code, clippy::never_loop)]
+        'items: loop {
+            items.push(&self._0 as &dyn crate::canonical::Canonical);
+            items.push(&self._1 as &dyn crate::canonical::Canonical);
+            break 'items;
+        }
+        out.push('[');
+        for (i, v) in items.into_iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            v.write_canonical(out);
+        }
+        out.push(']');
+    }
+}
+impl ShapesMaybeFirst {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ShapesMaybeFirst, crate::DataError> {
+        Ok(ShapesMaybeFirst {
+            _0: if r.present()? { Some(r.i32()?) } else { None },
+            _1: r.str()?,
+        })
+    }
+}
+/// Defined at `Shapes.schema.json#/properties/Merged`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShapesMerged {
+    /// Column `name`.
+    pub name: &'static str,
+    /// Column `level`.
+    pub level: Option<u8>,
+    /// Column `rank`.
+    pub rank: u8,
+}
+impl crate::canonical::Canonical for ShapesMerged {
+    fn write_canonical(&self, out: &mut String) {
+        let mut first = true;
+        out.push('{');
+        if let Some(v) = &self.level {
+            crate::canonical::member(out, &mut first, "level", v);
+        }
+        crate::canonical::member(out, &mut first, "name", &self.name);
+        crate::canonical::member(out, &mut first, "rank", &self.rank);
+        let _ = first;
+        out.push('}');
+    }
+}
+impl ShapesMerged {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ShapesMerged, crate::DataError> {
+        Ok(ShapesMerged {
+            name: r.str()?,
+            level: if r.present()? { Some(r.u8()?) } else { None },
+            rank: r.u8()?,
+        })
+    }
+}
+/// Defined at `Shapes.schema.json#/properties/Meta`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShapesMeta {
+    /// Column `kind`.
+    pub kind: Option<&'static str>,
+    /// Column `additionalProperties`.
+    pub additional_properties: crate::types::Map<&'static str, crate::types::Json>,
+}
+impl crate::canonical::Canonical for ShapesMeta {
+    fn write_canonical(&self, out: &mut String) {
+        let mut members: Vec<(&str, &dyn crate::canonical::Canonical)> = Vec::new();
+        if let Some(v) = &self.kind {
+            members.push(("kind", v as &dyn crate::canonical::Canonical));
+        }
+        for (k, v) in self.additional_properties.iter() {
+            members.push((*k, v as &dyn crate::canonical::Canonical));
+        }
+        members.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+        let mut first = true;
+        out.push('{');
+        for (k, v) in members {
+            crate::canonical::member(out, &mut first, k, v);
+        }
+        out.push('}');
+    }
+}
+impl ShapesMeta {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ShapesMeta, crate::DataError> {
+        Ok(ShapesMeta {
+            kind: if r.present()? { Some(r.str()?) } else { None },
+            additional_properties: {
+                let n = r.len(2usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let k = r.str()?;
+                    v.push((k, crate::types::Json::decode(r)?));
+                }
+                crate::types::Map(r.map(v)?)
+            },
+        })
+    }
+}
+/// Defined at `Shapes.schema.json#/properties/Named`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShapesNamed {
+    /// Column `name`.
+    pub name: &'static str,
+    /// Column `level`.
+    pub level: Option<u8>,
+    /// Column `title`.
+    pub title: Option<&'static str>,
+}
+impl crate::canonical::Canonical for ShapesNamed {
+    fn write_canonical(&self, out: &mut String) {
+        let mut first = true;
+        out.push('{');
+        if let Some(v) = &self.level {
+            crate::canonical::member(out, &mut first, "level", v);
+        }
+        crate::canonical::member(out, &mut first, "name", &self.name);
+        if let Some(v) = &self.title {
+            crate::canonical::member(out, &mut first, "title", v);
+        }
+        let _ = first;
+        out.push('}');
+    }
+}
+impl ShapesNamed {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ShapesNamed, crate::DataError> {
+        Ok(ShapesNamed {
+            name: r.str()?,
+            level: if r.present()? { Some(r.u8()?) } else { None },
+            title: if r.present()? { Some(r.str()?) } else { None },
+        })
+    }
+}
+/// Defined at `Shapes.schema.json#/properties/OneOfShapes`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShapesOneOfShapes {
+    /// Column `radius`.
+    pub radius: Option<f64>,
+    /// Column `w`.
+    pub w: Option<f64>,
+    /// Column `h`.
+    pub h: Option<f64>,
+}
+impl crate::canonical::Canonical for ShapesOneOfShapes {
+    fn write_canonical(&self, out: &mut String) {
+        let mut first = true;
+        out.push('{');
+        if let Some(v) = &self.h {
+            crate::canonical::member(out, &mut first, "h", v);
+        }
+        if let Some(v) = &self.radius {
+            crate::canonical::member(out, &mut first, "radius", v);
+        }
+        if let Some(v) = &self.w {
+            crate::canonical::member(out, &mut first, "w", v);
+        }
+        let _ = first;
+        out.push('}');
+    }
+}
+impl ShapesOneOfShapes {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ShapesOneOfShapes, crate::DataError> {
+        Ok(ShapesOneOfShapes {
+            radius: if r.present()? { Some(r.f64()?) } else { None },
+            w: if r.present()? { Some(r.f64()?) } else { None },
+            h: if r.present()? { Some(r.f64()?) } else { None },
+        })
+    }
+}
+/// A tuple: an integer, then optionally a string, then booleans.
+///
+/// Defined at `Shapes.schema.json#/properties/Pair`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShapesPair {
+    /// Column `0`.
+    pub _0: i32,
+    /// Column `1`.
+    pub _1: Option<&'static str>,
+    /// Column `items`.
+    pub items: &'static [bool],
+}
+impl crate::canonical::Canonical for ShapesPair {
+    fn write_canonical(&self, out: &mut String) {
+        let mut items: Vec<&dyn crate::canonical::Canonical> = Vec::new();
+        #[allow(unreachable_code, clippy::never_loop)]
+        'items: loop {
+            items.push(&self._0 as &dyn crate::canonical::Canonical);
+            match &self._1 {
+                Some(v) => items.push(v as &dyn crate::canonical::Canonical),
+                None => break 'items,
+            }
+            for v in self.items.iter() {
+                items.push(v as &dyn crate::canonical::Canonical);
+            }
+            break 'items;
+        }
+        out.push('[');
+        for (i, v) in items.into_iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            v.write_canonical(out);
+        }
+        out.push(']');
+    }
+}
+impl ShapesPair {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ShapesPair, crate::DataError> {
+        Ok(ShapesPair {
+            _0: r.i32()?,
+            _1: if r.present()? { Some(r.str()?) } else { None },
+            items: {
+                let n = r.len(1usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    v.push(r.bool()?);
+                }
+                crate::runtime::leak(v)
+            },
+        })
+    }
+}
+/// An open record: its extra members are integers.
+///
+/// Defined at `Shapes.schema.json#/properties/Stats`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShapesStats {
+    /// Column `hp`.
+    pub hp: i32,
+    /// Column `note`.
+    pub note: Option<&'static str>,
+    /// Column `additionalProperties`.
+    pub additional_properties: crate::types::Map<&'static str, i32>,
+}
+impl crate::canonical::Canonical for ShapesStats {
+    fn write_canonical(&self, out: &mut String) {
+        let mut members: Vec<(&str, &dyn crate::canonical::Canonical)> = Vec::new();
+        members.push(("hp", &self.hp as &dyn crate::canonical::Canonical));
+        if let Some(v) = &self.note {
+            members.push(("note", v as &dyn crate::canonical::Canonical));
+        }
+        for (k, v) in self.additional_properties.iter() {
+            members.push((*k, v as &dyn crate::canonical::Canonical));
+        }
+        members.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+        let mut first = true;
+        out.push('{');
+        for (k, v) in members {
+            crate::canonical::member(out, &mut first, k, v);
+        }
+        out.push('}');
+    }
+}
+impl ShapesStats {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ShapesStats, crate::DataError> {
+        Ok(ShapesStats {
+            hp: r.i32()?,
+            note: if r.present()? { Some(r.str()?) } else { None },
+            additional_properties: {
+                let n = r.len(2usize)?;
+                let mut v = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let k = r.str()?;
+                    v.push((k, r.i32()?));
+                }
+                crate::types::Map(r.map(v)?)
+            },
+        })
+    }
+}
+/// Defined at `Shapes.schema.json#/properties/Vec3`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ShapesVec3 {
+    /// Column `0`.
+    pub _0: f64,
+    /// Column `1`.
+    pub _1: f64,
+    /// Column `2`.
+    pub _2: f64,
+}
+impl crate::canonical::Canonical for ShapesVec3 {
+    fn write_canonical(&self, out: &mut String) {
+        let mut items: Vec<&dyn crate::canonical::Canonical> = Vec::new();
+        #[allow(unreachable_code, clippy::never_loop)]
+        'items: loop {
+            items.push(&self._0 as &dyn crate::canonical::Canonical);
+            items.push(&self._1 as &dyn crate::canonical::Canonical);
+            items.push(&self._2 as &dyn crate::canonical::Canonical);
+            break 'items;
+        }
+        out.push('[');
+        for (i, v) in items.into_iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            v.write_canonical(out);
+        }
+        out.push(']');
+    }
+}
+impl ShapesVec3 {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ShapesVec3, crate::DataError> {
+        Ok(ShapesVec3 {
+            _0: r.f64()?,
+            _1: r.f64()?,
+            _2: r.f64()?,
+        })
+    }
+}
 /// A record whose trailing fields have defaults.
 ///
 /// Defined at `common.schema.json#/$defs/Stat`.
@@ -270,5 +613,139 @@ impl crate::canonical::Canonical for Effect {
         }
         let _ = first;
         out.push('}');
+    }
+}
+/// An integer or a text such as "all".
+///
+/// One of an integer or a string (a scalar union); defined at `Shapes.schema.json#/$defs/Amount`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Amount {
+    /// an integer
+    Integer(i32),
+    /// a string
+    String(&'static str),
+}
+impl crate::canonical::Canonical for Amount {
+    fn write_canonical(&self, out: &mut String) {
+        match self {
+            Amount::Integer(x) => crate::canonical::Canonical::write_canonical(x, out),
+            Amount::String(x) => crate::canonical::Canonical::write_canonical(x, out),
+        }
+    }
+}
+impl Amount {
+    /// Read one value from embedded data (docs/data-format.md §3.3): the member's index, then its value.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Amount, crate::DataError> {
+        Ok(
+            match r.index(2usize)? {
+                0 => Amount::Integer(r.i32()?),
+                _ => Amount::String(r.str()?),
+            },
+        )
+    }
+}
+/// One of an integer or a string (a scalar union); defined at `Shapes.schema.json#/properties/Either`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ShapesEither {
+    /// an integer
+    Integer(i32),
+    /// a string
+    String(&'static str),
+}
+impl crate::canonical::Canonical for ShapesEither {
+    fn write_canonical(&self, out: &mut String) {
+        match self {
+            ShapesEither::Integer(x) => {
+                crate::canonical::Canonical::write_canonical(x, out)
+            }
+            ShapesEither::String(x) => {
+                crate::canonical::Canonical::write_canonical(x, out)
+            }
+        }
+    }
+}
+impl ShapesEither {
+    /// Read one value from embedded data (docs/data-format.md §3.3): the member's index, then its value.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ShapesEither, crate::DataError> {
+        Ok(
+            match r.index(2usize)? {
+                0 => ShapesEither::Integer(r.i32()?),
+                _ => ShapesEither::String(r.str()?),
+            },
+        )
+    }
+}
+/// One of a boolean or a number (a scalar union); defined at `Shapes.schema.json#/properties/Flag`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ShapesFlag {
+    /// a boolean
+    Boolean(bool),
+    /// a number
+    Number(f64),
+}
+impl crate::canonical::Canonical for ShapesFlag {
+    fn write_canonical(&self, out: &mut String) {
+        match self {
+            ShapesFlag::Boolean(x) => {
+                crate::canonical::Canonical::write_canonical(x, out)
+            }
+            ShapesFlag::Number(x) => crate::canonical::Canonical::write_canonical(x, out),
+        }
+    }
+}
+impl ShapesFlag {
+    /// Read one value from embedded data (docs/data-format.md §3.3): the member's index, then its value.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ShapesFlag, crate::DataError> {
+        Ok(
+            match r.index(2usize)? {
+                0 => ShapesFlag::Boolean(r.bool()?),
+                _ => ShapesFlag::Number(r.f64()?),
+            },
+        )
+    }
+}
+/// One of a boolean, an integer or a string (a scalar union); defined at `Shapes.schema.json#/properties/Mixed`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ShapesMixed {
+    /// a boolean
+    Boolean(bool),
+    /// an integer
+    Integer(u8),
+    /// a string
+    String(&'static str),
+}
+impl crate::canonical::Canonical for ShapesMixed {
+    fn write_canonical(&self, out: &mut String) {
+        match self {
+            ShapesMixed::Boolean(x) => {
+                crate::canonical::Canonical::write_canonical(x, out)
+            }
+            ShapesMixed::Integer(x) => {
+                crate::canonical::Canonical::write_canonical(x, out)
+            }
+            ShapesMixed::String(x) => {
+                crate::canonical::Canonical::write_canonical(x, out)
+            }
+        }
+    }
+}
+impl ShapesMixed {
+    /// Read one value from embedded data (docs/data-format.md §3.3): the member's index, then its value.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<ShapesMixed, crate::DataError> {
+        Ok(
+            match r.index(3usize)? {
+                0 => ShapesMixed::Boolean(r.bool()?),
+                1 => ShapesMixed::Integer(r.u8()?),
+                _ => ShapesMixed::String(r.str()?),
+            },
+        )
     }
 }

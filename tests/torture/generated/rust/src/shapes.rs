@@ -3,7 +3,7 @@
 //! Table `Shapes`.
 /// The shapes of JSON Schema beyond closed records: tuples (prefixItems), open records (additionalProperties), any JSON value, scalar unions, $ref with siblings, allOf and anyOf merged into one record.
 ///
-/// Table `Shapes` (3 rows, mode `map`), schema `Shapes.schema.json`.
+/// Table `Shapes` (mode `map`), schema `Shapes.schema.json`; its rows are embedded from `data/Shapes.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Shapes {
     /// Column `Id`.
@@ -100,6 +100,117 @@ impl crate::canonical::Canonical for Shapes {
         out.push('}');
     }
 }
+impl Shapes {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Reader,
+    ) -> Result<Shapes, crate::DataError> {
+        Ok(Shapes {
+            id: crate::shapes::ShapesId(r.u16()?),
+            pair: crate::records::ShapesPair::decode(r)?,
+            vec3: crate::records::ShapesVec3::decode(r)?,
+            maybe_first: if r.present()? {
+                Some(crate::records::ShapesMaybeFirst::decode(r)?)
+            } else {
+                None
+            },
+            stats: crate::records::ShapesStats::decode(r)?,
+            meta: if r.present()? {
+                Some(crate::records::ShapesMeta::decode(r)?)
+            } else {
+                None
+            },
+            by_pattern: if r.present()? {
+                Some({
+                    let n = r.len(9usize)?;
+                    let mut v = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        let k = r.str()?;
+                        v.push((k, r.f64()?));
+                    }
+                    crate::types::Map(r.map(v)?)
+                })
+            } else {
+                None
+            },
+            any: if r.present()? { Some(crate::types::Json::decode(r)?) } else { None },
+            maybe_any: if r.present()? {
+                Some(crate::types::Json::decode(r)?)
+            } else {
+                None
+            },
+            anys: if r.present()? {
+                Some({
+                    let n = r.len(1usize)?;
+                    let mut v = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        v.push(crate::types::Json::decode(r)?);
+                    }
+                    crate::runtime::leak(v)
+                })
+            } else {
+                None
+            },
+            amount: if r.present()? {
+                Some(crate::records::Amount::decode(r)?)
+            } else {
+                None
+            },
+            flag: if r.present()? {
+                Some(crate::records::ShapesFlag::decode(r)?)
+            } else {
+                None
+            },
+            mixed: if r.present()? {
+                Some(crate::records::ShapesMixed::decode(r)?)
+            } else {
+                None
+            },
+            either: if r.present()? {
+                Some(crate::records::ShapesEither::decode(r)?)
+            } else {
+                None
+            },
+            named: if r.present()? {
+                Some(crate::records::ShapesNamed::decode(r)?)
+            } else {
+                None
+            },
+            merged: if r.present()? {
+                Some(crate::records::ShapesMerged::decode(r)?)
+            } else {
+                None
+            },
+            one_of_shapes: if r.present()? {
+                Some(crate::records::ShapesOneOfShapes::decode(r)?)
+            } else {
+                None
+            },
+        })
+    }
+}
+/// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
+pub const SCHEMA_HASH: &str = "79db3f192cc05e64a9d55513185a7182b928c7e78e4293e1dba3450dfbcf9ca1";
+/// The embedded data file (`data/Shapes.bytes`).
+static BYTES: &[u8] = include_bytes!("../data/Shapes.bytes");
+static DATA: std::sync::OnceLock<Result<Box<[Shapes]>, crate::DataError>> = std::sync::OnceLock::new();
+/// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
+fn decode() -> Result<Box<[Shapes]>, crate::DataError> {
+    let (mut r, n) = crate::runtime::Reader::open(
+        "data/Shapes.bytes",
+        "Shapes",
+        BYTES,
+        crate::hashes::tables::SHAPES,
+        SCHEMA_HASH,
+    )?;
+    let mut rows = Vec::with_capacity(n.min(r.remaining()));
+    for _ in 0..n {
+        rows.push(Shapes::decode(&mut r)?);
+    }
+    crate::runtime::sorted(&r, &rows, |a, b| (a.id) < (b.id))?;
+    r.finish()?;
+    Ok(rows.into_boxed_slice())
+}
 /// Primary key of `Shapes` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ShapesId(pub u16);
@@ -109,112 +220,31 @@ impl crate::canonical::Canonical for ShapesId {
     }
 }
 impl ShapesId {
-    /// The row with this key (always present for keys read from the tables).
+    /// The row with this key, if any (always present for keys read from the tables;
+    /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
     pub fn row(self) -> Option<&'static Shapes> {
         Shapes::get(self)
     }
 }
-/// Every row, sorted by primary key.
-pub static ROWS: &[Shapes] = &[
-    Shapes {
-        id: crate::shapes::ShapesId(1u16),
-        pair: crate::records::ShapesPair { _0: 7i32, _1: None, items: &[] },
-        vec3: crate::records::ShapesVec3 { _0: 0.1f64, _1: 0.0f64, _2: 1e21f64 },
-        maybe_first: Some(crate::records::ShapesMaybeFirst { _0: None, _1: "x" }),
-        stats: crate::records::ShapesStats {
-            hp: 10i32,
-            note: None,
-            additional_properties: crate::types::Map(&[]),
-        },
-        meta: None,
-        by_pattern: Some(crate::types::Map(&[])),
-        any: Some(crate::types::Json::Object(&[("a", crate::types::Json::Array(&[crate::types::Json::Bool(true), crate::types::Json::Null, crate::types::Json::String("s")])), ("z", crate::types::Json::Number(1.0f64)), ("€", crate::types::Json::Object(&[])), ("😀", crate::types::Json::Number(2.0f64)), ("דּ", crate::types::Json::Number(3.0f64))])),
-        maybe_any: None,
-        anys: Some(&[]),
-        amount: Some(crate::records::Amount::Integer(12i32)),
-        flag: None,
-        mixed: Some(crate::records::ShapesMixed::Integer(1u8)),
-        either: Some(crate::records::ShapesEither::String("abc")),
-        named: Some(crate::records::ShapesNamed { name: "Ann", level: None, title: None }),
-        merged: Some(crate::records::ShapesMerged { name: "Bo", level: Some(3u8), rank: 2u8 }),
-        one_of_shapes: Some(crate::records::ShapesOneOfShapes {
-            radius: Some(1.5f64),
-            w: None,
-            h: None,
-        }),
-    },
-    Shapes {
-        id: crate::shapes::ShapesId(2u16),
-        pair: crate::records::ShapesPair { _0: 8i32, _1: Some("eight"), items: &[true, false] },
-        vec3: crate::records::ShapesVec3 { _0: 1.0f64, _1: 2.0f64, _2: 3.0f64 },
-        maybe_first: Some(crate::records::ShapesMaybeFirst { _0: Some(5i32), _1: "five" }),
-        stats: crate::records::ShapesStats {
-            hp: 1i32,
-            note: Some("n"),
-            additional_properties: crate::types::Map(&[("agi", -4i32), ("str", 3i32)]),
-        },
-        meta: Some(crate::records::ShapesMeta {
-            kind: Some("k"),
-            additional_properties: crate::types::Map(&[
-                ("__proto__", crate::types::Json::Object(&[("x", crate::types::Json::Number(1.0f64))])),
-                ("n", crate::types::Json::Null),
-            ]),
-        }),
-        by_pattern: Some(crate::types::Map(&[("x1", 1.5f64), ("xa", -2.0f64)])),
-        any: Some(crate::types::Json::String("text")),
-        maybe_any: Some(crate::types::Json::Null),
-        anys: Some(&[
-            crate::types::Json::Number(1.0f64),
-            crate::types::Json::String("two"),
-            crate::types::Json::Array(&[crate::types::Json::Number(3.0f64)]),
-            crate::types::Json::Object(&[("4", crate::types::Json::Number(4.0f64))]),
-        ]),
-        amount: Some(crate::records::Amount::String("12")),
-        flag: Some(crate::records::ShapesFlag::Boolean(true)),
-        mixed: Some(crate::records::ShapesMixed::String("two")),
-        either: Some(crate::records::ShapesEither::String("255")),
-        named: Some(crate::records::ShapesNamed { name: "N", level: Some(5u8), title: Some("T") }),
-        merged: Some(crate::records::ShapesMerged { name: "M", level: None, rank: 9u8 }),
-        one_of_shapes: Some(crate::records::ShapesOneOfShapes {
-            radius: None,
-            w: Some(2.0f64),
-            h: Some(3.0f64),
-        }),
-    },
-    Shapes {
-        id: crate::shapes::ShapesId(3u16),
-        pair: crate::records::ShapesPair { _0: 9i32, _1: Some("nine"), items: &[] },
-        vec3: crate::records::ShapesVec3 { _0: 1.0f64, _1: 2.0f64, _2: 3.0f64 },
-        maybe_first: Some(crate::records::ShapesMaybeFirst { _0: None, _1: "none" }),
-        stats: crate::records::ShapesStats {
-            hp: 0i32,
-            note: Some("x"),
-            additional_properties: crate::types::Map(&[("alpha", 2i32), ("zeta", 1i32)]),
-        },
-        meta: Some(crate::records::ShapesMeta {
-            kind: Some("only"),
-            additional_properties: crate::types::Map(&[]),
-        }),
-        by_pattern: Some(crate::types::Map(&[])),
-        any: Some(crate::types::Json::Number(9007199254740992.0f64)),
-        maybe_any: Some(crate::types::Json::Array(&[])),
-        anys: Some(&[]),
-        amount: Some(crate::records::Amount::String("all")),
-        flag: Some(crate::records::ShapesFlag::Number(2.5f64)),
-        mixed: Some(crate::records::ShapesMixed::Boolean(true)),
-        either: Some(crate::records::ShapesEither::Integer(255i32)),
-        named: Some(crate::records::ShapesNamed { name: "Q", level: None, title: Some("Sir") }),
-        merged: Some(crate::records::ShapesMerged { name: "R", level: None, rank: 1u8 }),
-        one_of_shapes: None,
-    },
-];
 impl Shapes {
-    /// Every row, sorted by primary key.
+    /// Every row, sorted by primary key, decoded on first use.
+    ///
+    /// # Panics
+    ///
+    /// If the embedded `data/Shapes.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
     pub fn all() -> &'static [Shapes] {
-        ROWS
+        crate::runtime::rows(DATA.get_or_init(decode))
+    }
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_all() -> Result<&'static [Shapes], crate::DataError> {
+        match DATA.get_or_init(decode) {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     pub fn get(key: crate::shapes::ShapesId) -> Option<&'static Shapes> {
-        ROWS.binary_search_by(|__row| __row.id.cmp(&key)).ok().map(|i| &ROWS[i])
+        let rows = Shapes::all();
+        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
     }
 }
