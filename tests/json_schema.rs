@@ -103,8 +103,8 @@ fn a_bad_default_is_one_error_at_the_schema() {
     assert_diags(
         &d,
         &[
-            (Code::BadDefault, 0, None, "the default 0 of T.Mp does not satisfy its own schema: 0 is less than the minimum of 1 (schema keyword minimum) (no row takes it yet)"),
-            (Code::BadDefault, 0, None, "does not satisfy its own schema: 500 is greater than the maximum of 100 (schema keyword maximum) (3 rows take it, the first at Table/T.csv:2)"),
+            (Code::BadDefault, 0, None, "the default 0 of T.Mp breaks its own \"minimum\": 0 is less than the minimum of 1 (no row takes it yet)"),
+            (Code::BadDefault, 0, None, "breaks its own \"maximum\": 500 is greater than the maximum of 100 (3 rows take it, the first at Table/T.csv:2)"),
             (Code::BadDefault, 0, None, "the default [\"x\"] of T.Tags does not fit its type"),
         ],
     );

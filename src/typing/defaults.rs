@@ -130,11 +130,11 @@ fn one(
             .next()
             .unwrap_or("")
             .to_string();
-        format!("{e} (schema keyword {kw})")
+        (kw, e.to_string())
     });
-    if let Some(e) = first {
+    if let Some((kw, e)) = first {
         out.push(fail(format!(
-            "the default {d} of {owner}.{} does not satisfy its own schema: {e}",
+            "the default {d} of {owner}.{} breaks its own \"{kw}\": {e}",
             f.name
         )));
     }
@@ -153,9 +153,9 @@ pub fn report(
         match taken.get(i) {
             Some((n, Some(first))) if *n > 0 => {
                 d.message = format!(
-                    "{} ({n} row{} take it, the first at {}:{})",
+                    "{} ({n} {} it, the first at {}:{})",
                     d.message,
-                    if *n == 1 { "" } else { "s" },
+                    if *n == 1 { "row takes" } else { "rows take" },
                     first.file,
                     first.row
                 );
