@@ -206,7 +206,7 @@ codes! {
         "A table has no schema/<Table>.schema.json. Example: Table/Unit.csv but no schema/Unit.schema.json. Fix: write one, or point [tables.<Name>] schema at an existing one.";
     InvalidSchema = "GT0403", Data,
         "invalid schema",
-        "A schema is not a usable row schema: not type object, no properties, a $ref that cannot be resolved locally, an unsupported construct, two definitions with one type name. Example: \"type\": \"array\" at the root of a table schema. Fix: as the message says.";
+        "A schema is not a usable row schema: not type object, no properties, a malformed x-gentable annotation, two definitions with one type name (a $ref that does not resolve is GT0412, an unsupported format GT0415). Example: \"type\": \"array\" at the root of a table schema. Fix: as the message says.";
     BadDefault = "GT0404", Data,
         "bad default",
         "A property's default does not fit its own type, or breaks its own schema (every keyword of the property applies to it). It is reported once, at the schema: an error naming how many rows take it (their cells are empty) and the first, or a warning when no row takes it yet; a record field's bad default is always an error. Example: \"default\": \"ten\" on an integer property, or \"default\": 0 with \"minimum\": 1. Fix: correct the default in the schema.";
@@ -234,6 +234,9 @@ codes! {
     UnsupportedShape = "GT0414", Data,
         "unsupported shape",
         "The schema describes values that generated code cannot hold as typed fields: a $dynamicRef (resolved per value at validation), a tuple item that may be null after minItems (a left-out item and a null one would read the same), a scalar union of a 64-bit integer and a string, a map key that is not a string or an integer, a recursion with no record between, an open record with a member named additionalProperties. Example: \"prefixItems\": [{\"type\": \"integer\"}, {\"type\": [\"string\", \"null\"]}] without minItems 2. Fix: as the message says (use $ref instead of $dynamicRef, raise minItems, bound the integer, rename the member).";
+    UnsupportedFormat = "GT0415", Data,
+        "unsupported format",
+        "A \"format\" that gentable does not implement for the value's type, so it would be ignored: gentable types integer formats int8 … uint64 (the width), number format double, string formats date-time, date, time and duration, and validates the other string formats of JSON Schema 2020-12 (email, hostname, ipv4, ipv6, uri, uuid, regex, …). Anything else (\"float\": every number is a 64-bit double; a typo such as \"date_time\"; a custom format) is refused rather than silently ignored. Example: \"type\": \"number\", \"format\": \"float\". Fix: write a supported format (the message lists them), or remove \"format\".";
     StaleFile = "GT0501", Output,
         "stale generated file",
         "`gentable build --check` found a file under generated/ that differs from what the tables produce (someone edited tables without regenerating, or edited generated code by hand), or a file the tables no longer produce. Example: Table/PieceType.csv changed but generated/ was not rebuilt. Fix: run `gentable build` (Tools/GenTable.sh) and commit generated/.";

@@ -799,7 +799,8 @@ impl<'a, 'r> Ctx<'a, 'r> {
     /// Whether every part's `format` is one gentable implements for the kind `k` of a one-kind type
     /// ([`unsupported_format`]) and `x-gentable-timeZone` stands beside `date-time` or `time`: a typo or an
     /// unsupported width (`float`: 32-bit) must not silently become a plain number or string
-    /// (docs/conventions.md §7). Reports the first that does not (GT0403) and gives false.
+    /// (docs/conventions.md §7). Reports the first that does not (GT0415; a misplaced time zone GT0403) and
+    /// gives false.
     fn formats_fit(&mut self, parts: &Parts<'r>, k: Kinds) -> bool {
         let ty = if k == Kinds::INT {
             "integer"
@@ -813,7 +814,11 @@ impl<'a, 'r> Ctx<'a, 'r> {
         for p in &parts.all {
             let o = p.s.as_object().expect("parts are objects");
             if let Some(m) = o.get("format").and_then(|f| unsupported_format(ty, f)) {
-                self.err(Code::InvalidSchema, &p.file, format!("{}: {m}", p.origin));
+                self.err(
+                    Code::UnsupportedFormat,
+                    &p.file,
+                    format!("{}: {m}", p.origin),
+                );
                 return false;
             }
             if o.contains_key("x-gentable-timeZone")

@@ -226,5 +226,8 @@ s = unit_schema()
 s["properties"]["Pos"] = {"type": "array", "prefixItems": [{"type": "integer"}, {"type": ["integer", "null"]}], "minItems": 1, "items": False}
 unit("unsupported-shape", OK_ROWS, schema=s, readme="GT0414: a tuple item that may be null after minItems (a left-out item and a null one would read the same).")
 s = unit_schema()
+s["properties"]["Name"] = {"type": "string", "format": "hero-name"}
+unit("unsupported-format", OK_ROWS, schema=s, readme="GT0415: a custom string format gentable does not check is refused, not ignored; the message lists the supported formats.")
+s = unit_schema()
 s["properties"]["Hp"] = {"type": "integer", "minimum": 0, "maximum": 1000, "default": 5000}
 unit("bad-default", "1,Archer,Red,,\n2,Knight,Blue,,\n3,Mage,Red,,\n", schema=s, readme="GT0404 once, at the schema: the default 5000 breaks its own maximum (three rows take it; none is reported).")

@@ -463,7 +463,7 @@ case("csharp-namespace-keyword", "a C# keyword in the configured namespace is es
      toml_extra='\n[csharp]\nnamespace = "Game.int.Items"\n',
      tables={"Item.csv": "Id,Name\n1,sword\n"}, schemas={"Item": schema({"Id": INT, "Name": STR}, ["Id"], "Id")})
 case("unsupported-format", "a schema format gentable does not implement is an error",
-     "`\"format\": \"float\"` (a 32-bit float) and the typo `\"format\": \"date_time\"` are schema errors (GT0403), "
+     "`\"format\": \"float\"` (a 32-bit float) and the typo `\"format\": \"date_time\"` are schema errors (GT0415), "
      "never a 64-bit number or a plain string that silently ignores them.",
      tables={"Stat.csv": "Id,Speed,Since\n1,1.5,2024-05-01\n"},
      schemas={"Stat": schema({"Id": INT, "Speed": {"type": "number", "format": "float"},
