@@ -180,6 +180,25 @@ fn cases() -> Vec<(&'static str, &'static str, Option<Vec<u8>>, &'static str)> {
         Some(utf8),
         "a string is not valid UTF-8 (table Option)",
     ));
+    // A JSON value (issue 19's Shapes table) whose kind is outside 0-6. Row 0's fields before Any: Id (1 byte),
+    // Pair (3), Vec3 (24), MaybeFirst (3), Stats (3), Meta (absent, 1), ByPattern (2), Any's optional tag.
+    let shapes = bytes("Shapes");
+    let (_, rows) = body(&shapes);
+    let kind_at = rows + 1 + 3 + 24 + 3 + 3 + 1 + 2 + 1;
+    assert_eq!(
+        shapes[kind_at..kind_at + 2],
+        [6, 5],
+        "row 0's Any is an object of 5 members"
+    );
+    let mut json_kind = shapes.clone();
+    json_kind[kind_at] = 9;
+    reseal(&mut json_kind);
+    out.push((
+        "json-kind",
+        "Shapes",
+        Some(json_kind),
+        "a JSON value kind index 9 is out of range (7 members) (table Shapes)",
+    ));
     out.push((
         "garbage",
         "Pair",
