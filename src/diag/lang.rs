@@ -7,16 +7,18 @@
 //!
 //! * every [`Code`] has a Chinese title and explanation ([`title`], [`explanation`]: `gentable explain`);
 //! * a message or help is matched against the catalog's English templates ([`translate`]): `{}` stands for
-//!   a part copied as it is (a cell's text, a table name, a number), `{t}` for a part that is itself
-//!   translated (an inner message, a type in words such as "an integer"); the Chinese template names the
-//!   parts `{0}`, `{1}`, … in its own order. The most specific template (most literal text) wins. A message
-//!   no template matches stays English: the Chinese frame (headings, labels, the code's title) is still
-//!   Chinese, and `tests/messages.rs` lists which diagnostics of the test cases lack a template;
-//! * the frame words of the renderers ([`Words`]).
+//!   a part copied as it is (a cell's text, a table name, a number — never English prose, [`is_prose`]),
+//!   `{t}` for a part that is itself translated (an inner message, a type in words such as "an integer"),
+//!   `{e}` for another library's text (an operating-system or JSON parser error: translated when a template
+//!   matches it, else copied); the Chinese template names the parts `{0}`, `{1}`, … in its own order. The
+//!   most specific template (most literal text) that matches *whole* wins. A message no template matches
+//!   whole stays all English — never half Chinese — and `tests/messages.rs` fails for every message of the
+//!   test corpora (diagnostic cases, fidelity suite, torture set, examples, real data) that has none;
+//! * the frame words of the renderers ([`Words`]) and of the designer tools' output (`diff`, `report`,
+//!   `watch`, `import`: [`Words`] and templates of the same catalog).
 //!
 //! Adding a diagnostic: give its code a line in `zh::CODES` (a test fails for a code without one) and its
-//! message and help a template in `zh::MESSAGES` (the diagnostic cases under `tests/diagnostics/` are
-//! rendered in Chinese too, and the test fails for a message there without one).
+//! message and help a template in `zh::MESSAGES` (docs/diagnostics.md "Languages").
 
 pub use super::words::Words;
 use super::words::EN;
@@ -113,8 +115,9 @@ pub fn zh_code(code: Code) -> Option<&'static (Code, &'static str, &'static str)
     super::zh::CODES.iter().find(|c| c.0 == code)
 }
 
-/// `text` (a message, a help, a summary line) in `lang`: itself in English, the catalog's Chinese when a
-/// template matches, else itself.
+/// `text` (a message, a help, a summary line) in `lang`: itself in English; in Chinese the catalog's
+/// translation when a template matches the whole text ([`translate`]), else the whole English text — never
+/// a mix of the two.
 pub fn message(text: &str, lang: Lang) -> String {
     match lang {
         Lang::En => text.to_string(),
@@ -122,11 +125,20 @@ pub fn message(text: &str, lang: Lang) -> String {
     }
 }
 
-/// One compiled template: its pattern, which parts are translated, its Chinese form and its weight (the
-/// number of literal characters, the most specific wins).
+/// What a template's part is (module docs): copied (`{}`), translated (`{t}`) or another library's text
+/// (`{e}`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    Copied,
+    Translated,
+    Foreign,
+}
+
+/// One compiled template: its pattern, its parts, its Chinese form and its weight (the number of literal
+/// characters, the most specific wins).
 struct Template {
     re: Regex,
-    translated: Vec<bool>,
+    parts: Vec<Part>,
     zh: &'static str,
     weight: usize,
 }
@@ -136,23 +148,27 @@ struct Catalog {
     templates: Vec<Template>,
 }
 
-/// The pattern of an English template (see the module docs): its regex and which parts are translated.
-fn pattern(en: &str) -> (String, Vec<bool>, usize) {
+/// The pattern of an English template (see the module docs): its regex, its parts and its weight.
+fn pattern(en: &str) -> (String, Vec<Part>, usize) {
     let mut re = String::from("(?s)^");
-    let mut translated = vec![];
+    let mut parts = vec![];
     let mut weight = 0;
     let mut rest = en;
     loop {
-        let next = [("{}", false), ("{t}", true)]
-            .iter()
-            .filter_map(|(p, t)| rest.find(p).map(|i| (i, p.len(), *t)))
-            .min();
+        let next = [
+            ("{}", Part::Copied),
+            ("{t}", Part::Translated),
+            ("{e}", Part::Foreign),
+        ]
+        .iter()
+        .filter_map(|(p, t)| rest.find(p).map(|i| (i, p.len(), *t)))
+        .min_by_key(|(i, _, _)| *i);
         match next {
             Some((i, len, t)) => {
                 re.push_str(&regex::escape(&rest[..i]));
                 weight += rest[..i].chars().count();
                 re.push_str("(.+?)");
-                translated.push(t);
+                parts.push(t);
                 rest = &rest[i + len..];
             }
             None => {
@@ -163,7 +179,7 @@ fn pattern(en: &str) -> (String, Vec<bool>, usize) {
         }
     }
     re.push('$');
-    (re, translated, weight)
+    (re, parts, weight)
 }
 
 fn catalog() -> &'static Catalog {
@@ -172,10 +188,10 @@ fn catalog() -> &'static Catalog {
         let mut pats = vec![];
         let mut templates = vec![];
         for (en, zh) in super::zh::MESSAGES {
-            let (p, translated, weight) = pattern(en);
+            let (p, parts, weight) = pattern(en);
             templates.push(Template {
                 re: Regex::new(&p).expect("catalog templates are valid patterns"),
-                translated,
+                parts,
                 zh,
                 weight,
             });
@@ -188,37 +204,91 @@ fn catalog() -> &'static Catalog {
     })
 }
 
-/// The Chinese of an English `text` by the catalog's templates, or `None` when none matches.
-pub fn translate(text: &str) -> Option<String> {
-    translate_at(text, 0)
+/// A whole translation of an English text ([`translate_checked`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Translation {
+    /// The Chinese text.
+    pub text: String,
+    /// The parts of other libraries' text (`{e}`: an operating-system or JSON parser error) that no
+    /// template matched and were copied in English; empty when every word is Chinese or copied data.
+    pub foreign: Vec<String>,
 }
 
-fn translate_at(text: &str, depth: usize) -> Option<String> {
+/// The Chinese of an English `text` by the catalog's templates, or `None` when no template matches it
+/// whole. A template matches whole when its literal text matches, every translated part (`{t}`) is itself
+/// translated whole, and no copied part (`{}`) is English prose ([`is_prose`]): so a text is either all
+/// Chinese (with copied cell texts, names and numbers) or, with `None`, left all English by [`message`].
+pub fn translate(text: &str) -> Option<String> {
+    translate_checked(text).map(|t| t.text)
+}
+
+/// [`translate`] with what it copied of other libraries' English ([`Translation::foreign`]); the tests
+/// (`tests/messages.rs`) require that to be empty too.
+pub fn translate_checked(text: &str) -> Option<Translation> {
+    let mut foreign = vec![];
+    let text = translate_at(text, 0, &mut foreign)?;
+    Some(Translation { text, foreign })
+}
+
+fn translate_at(text: &str, depth: usize, foreign: &mut Vec<String>) -> Option<String> {
     if depth > 6 || text.is_empty() {
         return None;
     }
     let c = catalog();
-    let best = c
-        .set
-        .matches(text)
-        .into_iter()
-        .max_by_key(|&i| (c.templates[i].weight, std::cmp::Reverse(i)))?;
-    let t = &c.templates[best];
-    let caps = t.re.captures(text)?;
-    let parts: Vec<String> = t
-        .translated
-        .iter()
-        .enumerate()
-        .map(|(i, &tr)| {
-            let s = caps.get(i + 1).map(|m| m.as_str()).unwrap_or("");
-            if tr {
-                translate_at(s, depth + 1).unwrap_or_else(|| s.to_string())
-            } else {
-                s.to_string()
+    let mut matches: Vec<usize> = c.set.matches(text).into_iter().collect();
+    // The most specific template first; the first that matches whole wins.
+    matches.sort_by_key(|&i| (std::cmp::Reverse(c.templates[i].weight), i));
+    'templates: for i in matches {
+        let t = &c.templates[i];
+        let Some(caps) = t.re.captures(text) else {
+            continue;
+        };
+        let mut parts = Vec::with_capacity(t.parts.len());
+        let mut copied = vec![];
+        for (n, kind) in t.parts.iter().enumerate() {
+            let s = caps.get(n + 1).map(|m| m.as_str()).unwrap_or("");
+            parts.push(match kind {
+                Part::Copied if is_prose(s) => continue 'templates,
+                Part::Copied => s.to_string(),
+                Part::Translated => match translate_at(s, depth + 1, foreign) {
+                    Some(z) => z,
+                    None => continue 'templates,
+                },
+                Part::Foreign => match translate_at(s, depth + 1, foreign) {
+                    Some(z) => z,
+                    None => {
+                        copied.push(s.to_string());
+                        s.to_string()
+                    }
+                },
+            });
+        }
+        foreign.extend(copied);
+        return Some(fill(t.zh, &parts));
+    }
+    None
+}
+
+/// Whether a copied part is English prose rather than data: outside double quotes and backticks (a cell's
+/// or a schema's own text), two lower-case English words in a row (`under the merged header`, `did you
+/// mean`). Names, numbers, paths, cell references and lists of members are not prose.
+pub fn is_prose(s: &str) -> bool {
+    let mut outside = String::with_capacity(s.len());
+    let mut quote: Option<char> = None;
+    for ch in s.chars() {
+        match quote {
+            Some(q) if ch == q => quote = None,
+            Some(_) => {}
+            None if ch == '"' || ch == '`' => {
+                quote = Some(ch);
+                outside.push(' ');
             }
-        })
-        .collect();
-    Some(fill(t.zh, &parts))
+            None => outside.push(ch),
+        }
+    }
+    let word = |w: &str| w.len() >= 2 && w.chars().all(|c| c.is_ascii_lowercase());
+    let words: Vec<&str> = outside.split(' ').collect();
+    words.windows(2).any(|p| word(p[0]) && word(p[1]))
 }
 
 /// `zh` with `{0}`, `{1}`, … replaced by `parts`, with a space between an ideograph and a Latin letter or
