@@ -164,6 +164,53 @@ fn a_commit_that_edits_two_cells_diffs_as_exactly_those_two_changes() {
         "{md}"
     );
 
+    // In Chinese (--lang zh or a zh locale) the frame is Chinese; names, cells and places are as written; the
+    // JSON is the same in every language.
+    let (zh, _, _) = gentable(&game, &["diff", "HEAD~1", "HEAD", "--lang", "zh"]);
+    assert!(
+        zh.starts_with("gentable diff HEAD~1 → HEAD：2 张表有变化；新增 0 行，删除 0 行，修改 2 行（2 个单元格）\n"),
+        "{zh}"
+    );
+    assert!(
+        zh.contains("\nPieceType\n  ~ Knight\n      AiWeight  4 → 5    Table/PieceType.csv:13:I\n"),
+        "{zh}"
+    );
+    let (zmd, _, _) = gentable(
+        &game,
+        &[
+            "diff", "HEAD~1", "HEAD", "--format", "markdown", "--lang", "zh",
+        ],
+    );
+    assert!(
+        zmd.contains("| 行 | 字段 | 原值 | 新值 | 位置 |\n|---|---|---|---|---|\n| `Knight` | AiWeight | `4` | `5` | Table/PieceType.csv:13:I |"),
+        "{zmd}"
+    );
+    let (zjson, _, _) = gentable(
+        &game,
+        &["diff", "HEAD~1", "HEAD", "--format", "json", "--lang", "zh"],
+    );
+    assert_eq!(zjson, json);
+    let out = Command::new(env!("CARGO_BIN_EXE_gentable"))
+        .current_dir(&game)
+        .args(["diff", "HEAD"])
+        .env_remove("LC_ALL")
+        .env_remove("LC_MESSAGES")
+        .env("LANG", "zh_CN.UTF-8")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "gentable diff HEAD → 工作区：没有变化\n"
+    );
+    let (_, err, code) = gentable(&game, &["diff", "no-such-rev", "--lang", "zh"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with(
+            "错误：\"no-such-rev\" 既不是文件夹，也不是 gentable.toml 所在仓库的 git 版本"
+        ),
+        "{err}"
+    );
+
     // --exit-code says whether anything changed.
     assert_eq!(
         gentable(&game, &["diff", "HEAD~1", "HEAD", "--exit-code"]).2,

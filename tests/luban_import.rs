@@ -650,3 +650,63 @@ fn multi_row_fields_continue_the_record_above() {
         "{text}"
     );
 }
+
+/// `gentable import luban --lang zh` (or a zh locale): the list of changes, the summary and the diagnostics
+/// are Chinese; names and paths stay as written.
+#[test]
+fn the_import_speaks_chinese_when_asked() {
+    use gentable::diag::lang::Lang;
+    let tmp = tempfile::tempdir().unwrap();
+    let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
+    tiny_luban(
+        &luban,
+        &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n    <var name=\"name\" type=\"string\"/>\n  </bean>\n  <table name=\"TbA\" value=\"A\" input=\"a.xlsx\"/>\n</module>\n")],
+    );
+    let mut wb = rust_xlsxwriter::Workbook::new();
+    let ws = wb.add_worksheet();
+    for (c, v) in ["##var", "id", "name"].iter().enumerate() {
+        ws.write_string(0, c as u16, *v).unwrap();
+    }
+    ws.write_number(1, 1, 1.0).unwrap();
+    ws.write_string(1, 2, "剑").unwrap();
+    wb.save(luban.join("Datas/a.xlsx")).unwrap();
+    let conf = luban.join("luban.conf");
+    let r = gentable::import::luban::command_in(&conf, &out, false, "+08:00", Lang::Zh);
+    assert_eq!(r.exit_code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("创建 gentable.toml\n"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains(&format!(
+            "从 {} 导入了 1 张表到 {}\n",
+            conf.display(),
+            out.display()
+        )),
+        "{}",
+        r.stdout
+    );
+    let again = gentable::import::luban::command_in(&conf, &out, true, "+08:00", Lang::Zh);
+    assert!(again.stdout.ends_with("（已是最新）\n"), "{}", again.stdout);
+
+    // A type Luban rejects: the diagnostic and the closing line in Chinese.
+    std::fs::write(
+        luban.join("Defines/a.xml"),
+        "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n    <var name=\"name\" type=\"lsit,int\"/>\n  </bean>\n  <table name=\"TbA\" value=\"A\" input=\"a.xlsx\"/>\n</module>\n",
+    )
+    .unwrap();
+    let r = gentable::import::luban::command_in(&conf, &out, false, "+08:00", Lang::Zh);
+    assert_eq!(r.exit_code, 2, "{}", r.stdout);
+    assert!(
+        r.stderr.contains("错误[GT0601]: 字段 name：类型 \"lsit,int\" 有误：未知的类型 \"lsit\"：只有 list、array、set 和 map 在逗号后接元素类型"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.ends_with("1 个错误；没有写入任何文件\n"),
+        "{}",
+        r.stderr
+    );
+    let bad = gentable::import::luban::command_in(&conf, &out, false, "8h", Lang::Zh);
+    assert_eq!(
+        bad.stderr,
+        "错误：--time-zone 必须是固定的时差，如 +08:00 或 UTC，而不是 \"8h\"\n"
+    );
+}

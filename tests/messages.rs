@@ -188,3 +188,55 @@ fn a_partial_match_is_no_translation() {
     let t = translate_checked("cannot read file: some new error of the OS").unwrap();
     assert_eq!(t.foreign, vec!["some new error of the OS".to_string()]);
 }
+
+/// Every `frame(lang, "…", …)` of the source (the designer tools' lines and labels, the command line's own
+/// errors) has its Chinese line in `zh::FRAMES`: the source is read, so a new line without Chinese fails here
+/// even before a test prints it. The Chinese names no part the English lacks.
+#[test]
+fn every_frame_line_of_the_source_has_chinese() {
+    let call = regex::Regex::new(r#"frame\(\s*[a-z_.]+,\s*"((?:[^"\\]|\\.)*)""#).unwrap();
+    let mut keys = vec![];
+    let mut stack = vec![root().join("src")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                for c in call.captures_iter(&text) {
+                    let lit = c[1]
+                        .replace("\\\"", "\"")
+                        .replace("\\n", "\n")
+                        .replace("\\\\", "\\");
+                    keys.push((p.strip_prefix(root()).unwrap().display().to_string(), lit));
+                }
+            }
+        }
+    }
+    assert!(keys.len() >= 80, "only {} frame( calls found", keys.len());
+    let mut missing = vec![];
+    for (file, key) in &keys {
+        match gentable::diag::lang::frame_zh(key) {
+            None => missing.push(format!("{file}: {key:?}")),
+            Some(zh) => {
+                let parts = key.matches("{}").count();
+                assert!(
+                    !zh.contains(&format!("{{{parts}}}")),
+                    "{file}: the Chinese of {key:?} names a part {{{parts}}} it lacks"
+                );
+                assert!(
+                    has_cjk(zh),
+                    "{file}: the Chinese of {key:?} is not Chinese: {zh:?}"
+                );
+            }
+        }
+    }
+    missing.sort();
+    missing.dedup();
+    assert!(
+        missing.is_empty(),
+        "frame lines without Chinese (add them to FRAMES in src/diag/zh.rs):\n{}",
+        missing.join("\n")
+    );
+}

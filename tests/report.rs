@@ -38,6 +38,7 @@ fn report(config: &Path, out: &Path) -> BTreeMap<String, String> {
         config: config.to_path_buf(),
         out: Some(out.to_path_buf()),
         max_rows: 0,
+        lang: gentable::diag::lang::Lang::En,
     });
     assert_eq!(o.exit_code, 0, "{:?}", o.output);
     let mut files = BTreeMap::new();
@@ -358,6 +359,7 @@ fn the_report_is_deterministic_and_never_replaces_another_folder() {
         config: cfg,
         out: Some(other.clone()),
         max_rows: 0,
+        lang: gentable::diag::lang::Lang::En,
     });
     assert_eq!(o.exit_code, 2);
     assert!(format!("{:?}", o.output).contains("is not a gentable report"));
@@ -471,6 +473,23 @@ fn the_report_in_headless_chromium() {
             pages.push(page);
         }
     }
+    // The board page in Chinese (--lang zh): the search still works and its count speaks Chinese.
+    let zh = base.join("funnypitch-zh");
+    let o = gentable::report::run(&gentable::report::ReportRequest {
+        config: fp.clone(),
+        out: Some(zh.clone()),
+        max_rows: 0,
+        lang: gentable::diag::lang::Lang::Zh,
+    });
+    assert_eq!(o.exit_code, 0, "{:?}", o.output);
+    let lord = matching_rows(&fp, "InitPosition", "lord");
+    let all = matching_rows(&fp, "InitPosition", "");
+    pages.push(serde_json::json!({
+        "name": "funnypitch-zh/tables/InitPosition.html",
+        "url": format!("file://{}", zh.join("tables/InitPosition.html").display()),
+        "min_svg_items": 38,
+        "search": [{"query": "lord", "visible": lord, "count": format!("{all} 行中有 {{visible}} 行匹配")}]
+    }));
     for s in ["funnypitch-board.png", "eaveswar-map.png"] {
         let _ = std::fs::remove_file(shots.join(s));
     }
@@ -503,4 +522,87 @@ fn the_report_in_headless_chromium() {
             png.len()
         );
     }
+}
+
+/// `gentable report --lang zh` (or a zh locale): the pages' words, the summary line, the search count's words
+/// and the diagnostics' messages are Chinese; table, field and cell texts stay as written.
+#[test]
+fn the_report_speaks_chinese_when_asked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |cfg: &Path, out: PathBuf| {
+        let o = gentable::report::run(&gentable::report::ReportRequest {
+            config: cfg.to_path_buf(),
+            out: Some(out.clone()),
+            max_rows: 0,
+            lang: gentable::diag::lang::Lang::Zh,
+        });
+        assert_eq!(o.exit_code, 0, "{:?}", o.output);
+        let summary: String = o.output.iter().map(|(_, t)| t.as_str()).collect();
+        let read = move |rel: &str| std::fs::read_to_string(out.join(rel)).unwrap();
+        (summary, read("index.html"), read)
+    };
+    let (summary, index, read) = run(
+        &Path::new(ROOT).join("gentable.toml"),
+        tmp.path().join("fp"),
+    );
+    assert!(summary.starts_with("gentable："), "{summary}");
+    assert!(
+        summary.contains("张表的报告 -> ") && summary.contains("0 个错误，0 个警告"),
+        "{summary}"
+    );
+    for want in [
+        "<html lang=\"zh-Hans\">",
+        "<nav><a href=\"index.html#tables\">表</a><a href=\"index.html#diagnostics\">诊断</a></nav>",
+        "placeholder=\"搜索表和诊断\"",
+        "data-all=\"{0} 行\" data-some=\"{1} 行中有 {0} 行匹配\"",
+        "<h2 id=\"tables\">表</h2>",
+        "<th>表</th><th>行数</th><th>模式</th><th>主键</th><th>来源</th><th>图示</th><th>诊断</th><th>说明</th>",
+        "<p class=\"muted\">没有诊断。</p>",
+        ">PieceType</a>",
+    ] {
+        assert!(index.contains(want), "index.html lacks {want:?}");
+    }
+    let board = read("tables/InitPosition.html");
+    for want in [
+        "<h2 id=\"pictures\">图示</h2>",
+        "<h2 id=\"fields\">字段</h2>",
+        "<th>字段</th><th>类型</th><th>必填</th><th>默认值</th><th>引用</th><th>说明</th>",
+        "<h2 id=\"rows\">行</h2>",
+        "placeholder=\"搜索行\"",
+        " 行 · 模式 <code>",
+    ] {
+        assert!(board.contains(want), "InitPosition.html lacks {want:?}");
+    }
+    // No English frame word is left on a page.
+    for (name, page) in [("index", &index), ("InitPosition", &board)] {
+        for english in [
+            ">Tables<",
+            ">Diagnostics<",
+            ">Pictures<",
+            ">Fields<",
+            ">Rows<",
+            "Search ",
+            "No diagnostics",
+            " rows · mode",
+            "<th>description</th>",
+            ">yes<",
+        ] {
+            assert!(!page.contains(english), "{name}: {english:?} is English");
+        }
+    }
+    // A project with an error: the diagnostic's message, help and title in Chinese, its cell as written.
+    let (summary, index, _) = run(
+        &Path::new(ROOT).join("tests/diagnostics/wrong-type/gentable.toml"),
+        tmp.path().join("wt"),
+    );
+    assert!(summary.contains("1 个错误，0 个警告"), "{summary}");
+    assert!(
+        index.contains("<td class=\"sev-error\">错误</td><td title=\"类型不符\">GT0201</td>"),
+        "{index}"
+    );
+    assert!(
+        index.contains("应为整数，实际为 &quot;lots&quot;"),
+        "{index}"
+    );
+    assert!(index.contains("单元格内容：<code>lots</code>"), "{index}");
 }

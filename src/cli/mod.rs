@@ -7,7 +7,7 @@
 //! found changes with `--exit-code`); 2 usage or configuration errors.
 
 use crate::build::{Action, Outcome, Request, Stream};
-use crate::diag::lang::Lang;
+use crate::diag::lang::{frame, Lang};
 use crate::diag::render::Format;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
@@ -249,7 +249,12 @@ fn run(command: Command, lang: Lang, out: &mut dyn Write, err: &mut dyn Write) -
                 None => {
                     let _ = writeln!(
                         err,
-                        "error: unknown diagnostic code {code:?}; codes look like GT0201"
+                        "{}",
+                        frame(
+                            lang,
+                            "error: unknown diagnostic code {}; codes look like GT0201",
+                            &[&format!("{code:?}")]
+                        )
                     );
                     2
                 }
@@ -273,6 +278,7 @@ fn run(command: Command, lang: Lang, out: &mut dyn Write, err: &mut dyn Write) -
                     DiffFormatArg::Markdown => DiffFormat::Markdown,
                 },
                 exit_code,
+                lang,
             };
             let outcome = crate::diff::run(&req);
             print(&outcome, out, err);
@@ -287,6 +293,7 @@ fn run(command: Command, lang: Lang, out: &mut dyn Write, err: &mut dyn Write) -
                 config,
                 out: folder,
                 max_rows,
+                lang,
             });
             print(&outcome, out, err);
             return outcome.exit_code;
@@ -298,7 +305,8 @@ fn run(command: Command, lang: Lang, out: &mut dyn Write, err: &mut dyn Write) -
                     0
                 }
                 Err(e) => {
-                    let _ = writeln!(err, "error: {e}");
+                    let e = crate::diag::lang::message(&e.to_string(), lang);
+                    let _ = writeln!(err, "{}", frame(lang, "error: {}", &[&e]));
                     1
                 }
             };
@@ -313,7 +321,11 @@ fn run(command: Command, lang: Lang, out: &mut dyn Write, err: &mut dyn Write) -
             let stopper = watch.stopper();
             // Ctrl-C ends the loop after the running build: a write is never cut short.
             if let Err(e) = ctrlc::set_handler(move || stopper.stop()) {
-                let _ = writeln!(err, "error: cannot handle Ctrl-C: {e}");
+                let _ = writeln!(
+                    err,
+                    "{}",
+                    frame(lang, "error: cannot handle Ctrl-C: {}", &[&e])
+                );
                 return 2;
             }
             let req = crate::watch::WatchRequest {
@@ -333,15 +345,15 @@ fn run(command: Command, lang: Lang, out: &mut dyn Write, err: &mut dyn Write) -
                 },
         } => {
             return report(
-                crate::import::luban::command(&conf, &dir, check, &time_zone),
+                crate::import::luban::command_in(&conf, &dir, check, &time_zone, lang),
                 out,
                 err,
             )
         }
-        Command::Init { dir } => return report(crate::import::infer::init(&dir), out, err),
+        Command::Init { dir } => return report(crate::import::infer::init(&dir, lang), out, err),
         Command::Infer { file, sheet } => {
             return report(
-                crate::import::infer::command(&file, sheet.as_deref()),
+                crate::import::infer::command(&file, sheet.as_deref(), lang),
                 out,
                 err,
             )

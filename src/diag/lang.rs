@@ -134,6 +134,39 @@ enum Part {
     Foreign,
 }
 
+/// A line or a label of a designer tool's output — the frame of `gentable diff`, `report`, `watch` and
+/// `import`, and the command line's own errors — in `lang`. `en` is its English with a `{}` for each of
+/// `parts`, in order; the Chinese is the line of `zh::FRAMES` keyed by `en` exactly (no matching), whose
+/// `{0}`, `{1}`, … name the parts in its own order (it may leave out one, such as an English plural `s`).
+/// A key without a Chinese line prints English; `tests/messages.rs` reads every `frame(` call of the
+/// source and fails for a key `zh::FRAMES` lacks.
+pub fn frame(lang: Lang, en: &str, parts: &[&dyn std::fmt::Display]) -> String {
+    let parts: Vec<String> = parts.iter().map(|p| p.to_string()).collect();
+    if lang == Lang::Zh {
+        if let Some(zh) = frame_zh(en) {
+            return fill(zh, &parts);
+        }
+    }
+    let mut out = String::with_capacity(en.len() + 16);
+    let mut rest = en;
+    let mut next = parts.iter();
+    while let Some(i) = rest.find("{}") {
+        out.push_str(&rest[..i]);
+        out.push_str(next.next().map(String::as_str).unwrap_or("{}"));
+        rest = &rest[i + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The Chinese line of `zh::FRAMES` for the English key `en`, if there is one.
+pub fn frame_zh(en: &str) -> Option<&'static str> {
+    static M: OnceLock<std::collections::HashMap<&'static str, &'static str>> = OnceLock::new();
+    M.get_or_init(|| super::zh::FRAMES.iter().copied().collect())
+        .get(en)
+        .copied()
+}
+
 /// One compiled template: its pattern, its parts, its Chinese form and its weight (the number of literal
 /// characters, the most specific wins).
 struct Template {
@@ -456,6 +489,21 @@ mod tests {
                 "{c}: the Chinese explanation has no fix (修正：…)"
             );
         }
+        let mut seen = std::collections::HashSet::new();
+        for (en, zh) in super::super::zh::FRAMES {
+            assert!(seen.insert(*en), "frame {en:?} is given twice");
+            let parts = en.matches("{}").count();
+            assert!(
+                !zh.contains(&format!("{{{parts}}}")),
+                "{zh:?} uses a part {en:?} lacks"
+            );
+        }
+        assert_eq!(frame(Lang::En, "row {}", &[&7]), "row 7");
+        assert_eq!(frame(Lang::Zh, "row {}", &[&7]), "第 7 行");
+        assert_eq!(
+            frame(Lang::Zh, "no such frame {}", &[&7]),
+            "no such frame 7"
+        );
         let mut seen = std::collections::HashSet::new();
         for (code, _, _) in super::super::zh::CODES {
             assert!(seen.insert(*code), "zh::CODES gives {code} twice");

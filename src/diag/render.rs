@@ -83,16 +83,29 @@ impl Sources {
 
 /// Render every diagnostic as lines of text (no cap, no source lines).
 pub fn render(d: &Diagnostics, format: Format) -> Vec<String> {
-    d.items.iter().map(|x| render_one(x, format)).collect()
+    render_in(d, format, Lang::En)
+}
+
+/// [`render`] in `lang`.
+pub fn render_in(d: &Diagnostics, format: Format, lang: Lang) -> Vec<String> {
+    d.items
+        .iter()
+        .map(|x| render_one_in(x, format, lang))
+        .collect()
 }
 
 /// Render one diagnostic (human form without a source line).
 pub fn render_one(d: &Diagnostic, format: Format) -> String {
+    render_one_in(d, format, Lang::En)
+}
+
+/// [`render_one`] in `lang`.
+pub fn render_one_in(d: &Diagnostic, format: Format, lang: Lang) -> String {
     match format {
-        Format::Human => human(d, None, Lang::En),
-        Format::Json => json(d, Lang::En),
-        Format::Github => github(d, Lang::En),
-        Format::Sarif => super::sarif::sarif(std::slice::from_ref(d), Lang::En),
+        Format::Human => human(d, None, lang),
+        Format::Json => json(d, lang),
+        Format::Github => github(d, lang),
+        Format::Sarif => super::sarif::sarif(std::slice::from_ref(d), lang),
     }
 }
 

@@ -18,6 +18,7 @@ pub mod textconv;
 
 use crate::build::{Inspection, Outcome, Stream};
 use crate::diag::column_letters;
+use crate::diag::lang::{frame, Lang};
 use crate::ir::{canonical, Project, Row, Table, TableMode, Type, Value};
 use crate::typing::cell::print::cell_text;
 use serde::Serialize;
@@ -45,9 +46,9 @@ impl Spec {
         }
     }
 
-    fn label(&self) -> String {
+    fn label(&self, lang: Lang) -> String {
         match self {
-            Spec::WorkTree => "working tree".into(),
+            Spec::WorkTree => frame(lang, "working tree", &[]),
             Spec::Rev(r) => r.clone(),
             Spec::Folder(f) => f.display().to_string(),
         }
@@ -72,6 +73,8 @@ pub struct DiffRequest {
     pub format: DiffFormat,
     /// Exit with 1 when there are differences (like `git diff --exit-code`).
     pub exit_code: bool,
+    /// The language of the human and Markdown output (JSON is the same in every language).
+    pub lang: Lang,
 }
 
 /// Where a row or cell is in one version: file, sheet, 1-based row, column letters.
@@ -151,13 +154,42 @@ fn cell_errors(ins: &Inspection) -> CellErrors<'_> {
 pub struct RowRef {
     /// The row's key as text (`Soldier`, `Red, 3`; `row 7` for a row matched by position).
     pub key: String,
+    /// What `key` is (not in the JSON, whose `key` is the same in every language).
+    #[serde(skip)]
+    pub label: KeyLabel,
     pub at: At,
+}
+
+/// What a row's `key` text is, so that the human and Markdown output can say it in their language.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KeyLabel {
+    /// The values of the row's key fields, shown as they are.
+    #[default]
+    Key,
+    /// The one row of a singleton table: `(the row)`.
+    Singleton,
+    /// A row matched by position (no key): `row N`, its 1-based row in the sheet.
+    Position(usize),
+}
+
+impl KeyLabel {
+    /// `key` as the human and Markdown output show it in `lang`.
+    pub fn show(self, key: &str, lang: Lang) -> String {
+        match self {
+            KeyLabel::Key => key.to_string(),
+            KeyLabel::Singleton => frame(lang, "(the row)", &[]),
+            KeyLabel::Position(n) => frame(lang, "row {}", &[&n]),
+        }
+    }
 }
 
 /// A row in both versions with changed cells.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RowChange {
     pub key: String,
+    /// What `key` is ([`RowRef::label`]).
+    #[serde(skip)]
+    pub label: KeyLabel,
     pub cells: Vec<CellChange>,
 }
 
@@ -397,6 +429,13 @@ fn table_diff(old: &Inspection, new: &Inspection, a: &Table, b: &Table) -> Table
                     shown.to_string()
                 }
             };
+            let label = |t: &Table| {
+                if t.mode == TableMode::One {
+                    KeyLabel::Singleton
+                } else {
+                    KeyLabel::Key
+                }
+            };
             for r in &b.rows {
                 let (id, shown) = identity(pb, b, r, &kb);
                 match ia.get(&id) {
@@ -405,12 +444,14 @@ fn table_diff(old: &Inspection, new: &Inspection, a: &Table, b: &Table) -> Table
                         if !c.is_empty() {
                             d.rows_changed.push(RowChange {
                                 key: key(&shown, b),
+                                label: label(b),
                                 cells: c,
                             });
                         }
                     }
                     None => d.rows_added.push(RowRef {
                         key: key(&shown, b),
+                        label: label(b),
                         at: At::of(r, None),
                     }),
                 }
@@ -420,6 +461,7 @@ fn table_diff(old: &Inspection, new: &Inspection, a: &Table, b: &Table) -> Table
                 if !ib.contains_key(&id) {
                     d.rows_removed.push(RowRef {
                         key: key(&shown, a),
+                        label: label(a),
                         at: At::of(r, None),
                     });
                 }
@@ -469,6 +511,7 @@ fn table_diff(old: &Inspection, new: &Inspection, a: &Table, b: &Table) -> Table
             if !c.is_empty() {
                 d.rows_changed.push(RowChange {
                     key: row_key(rb),
+                    label: KeyLabel::Position(rb.origin.row),
                     cells: c,
                 });
             }
@@ -476,12 +519,14 @@ fn table_diff(old: &Inspection, new: &Inspection, a: &Table, b: &Table) -> Table
         for r in &a.rows[o + paired..o + ol] {
             d.rows_removed.push(RowRef {
                 key: row_key(r),
+                label: KeyLabel::Position(r.origin.row),
                 at: At::of(r, None),
             });
         }
         for r in &b.rows[n + paired..n + nl] {
             d.rows_added.push(RowRef {
                 key: row_key(r),
+                label: KeyLabel::Position(r.origin.row),
                 at: At::of(r, None),
             });
         }
@@ -495,8 +540,8 @@ fn pad(s: &str, width: usize) -> String {
     format!("{s}{}", " ".repeat(width.saturating_sub(w)))
 }
 
-/// `gentable diff` as human text.
-pub fn human(d: &Diff) -> String {
+/// `gentable diff` as human text, its frame in `lang`.
+pub fn human(d: &Diff, lang: Lang) -> String {
     let mut out = String::new();
     let rows = |f: fn(&TableDiff) -> usize| d.tables.iter().map(f).sum::<usize>();
     let (added, removed, changed) = (
@@ -505,43 +550,58 @@ pub fn human(d: &Diff) -> String {
         rows(|t| t.rows_changed.len()),
     );
     if d.tables.is_empty() {
-        out.push_str(&format!("gentable diff {} → {}: no change\n", d.old, d.new));
+        out.push_str(&frame(
+            lang,
+            "gentable diff {} → {}: no change",
+            &[&d.old, &d.new],
+        ));
+        out.push('\n');
         return out;
     }
-    out.push_str(&format!(
-        "gentable diff {} → {}: {} table{} changed; {added} row{} added, {removed} removed, {changed} changed ({} cell{})\n",
-        d.old,
-        d.new,
-        d.tables.len(),
-        plural(d.tables.len()),
-        plural(added),
-        d.cells(),
-        plural(d.cells()),
+    let (n, cells) = (d.tables.len(), d.cells());
+    out.push_str(&frame(
+        lang,
+        "gentable diff {} → {}: {} table{} changed; {} row{} added, {} removed, {} changed ({} cell{})",
+        &[
+            &d.old,
+            &d.new,
+            &n,
+            &plural(n),
+            &added,
+            &plural(added),
+            &removed,
+            &changed,
+            &cells,
+            &plural(cells),
+        ],
     ));
+    out.push('\n');
     for t in &d.tables {
         out.push('\n');
         match t.status {
             Status::Added => {
-                out.push_str(&format!("+ table {} ({} rows)\n", t.table, t.rows));
+                let line = frame(lang, "+ table {} ({} rows)", &[&t.table, &t.rows]);
+                out.push_str(&format!("{line}\n"));
                 continue;
             }
             Status::Removed => {
-                out.push_str(&format!("- table {} ({} rows)\n", t.table, t.rows));
+                let line = frame(lang, "- table {} ({} rows)", &[&t.table, &t.rows]);
+                out.push_str(&format!("{line}\n"));
                 continue;
             }
             Status::Changed => out.push_str(&format!("{}\n", t.table)),
         }
         if t.schema_changed {
-            out.push_str("  schema changed\n");
+            out.push_str(&format!("  {}\n", frame(lang, "schema changed", &[])));
         }
         for f in &t.fields_added {
-            out.push_str(&format!("  + field {f}\n"));
+            out.push_str(&format!("  {}\n", frame(lang, "+ field {}", &[f])));
         }
         for f in &t.fields_removed {
-            out.push_str(&format!("  - field {f}\n"));
+            out.push_str(&format!("  {}\n", frame(lang, "- field {}", &[f])));
         }
         for r in &t.rows_changed {
-            out.push_str(&format!("  ~ {}\n", r.key));
+            out.push_str(&format!("  ~ {}\n", r.label.show(&r.key, lang)));
             let width = r
                 .cells
                 .iter()
@@ -550,8 +610,10 @@ pub fn human(d: &Diff) -> String {
                 .unwrap_or(0);
             for c in &r.cells {
                 let mark = |text: &str, e: &Option<String>| match e {
-                    Some(code) => format!("{} ({code}: does not read)", shown(text)),
-                    None => shown(text),
+                    Some(code) => {
+                        frame(lang, "{} ({}: does not read)", &[&shown(text, lang), code])
+                    }
+                    None => shown(text, lang),
                 };
                 out.push_str(&format!(
                     "      {}  {} → {}    {}\n",
@@ -563,25 +625,30 @@ pub fn human(d: &Diff) -> String {
             }
         }
         for r in &t.rows_added {
-            out.push_str(&format!("  + {}    {}\n", r.key, r.at.location()));
+            let key = r.label.show(&r.key, lang);
+            out.push_str(&format!("  + {key}    {}\n", r.at.location()));
         }
         for r in &t.rows_removed {
-            out.push_str(&format!("  - {}    (was {})\n", r.key, r.at.location()));
+            let key = r.label.show(&r.key, lang);
+            let was = frame(lang, "(was {})", &[&r.at.location()]);
+            out.push_str(&format!("  - {key}    {was}\n"));
         }
     }
     out
 }
 
-/// `gentable diff --format markdown`: for a pull-request comment.
-pub fn markdown(d: &Diff) -> String {
+/// `gentable diff --format markdown`: for a pull-request comment, its frame in `lang`.
+pub fn markdown(d: &Diff, lang: Lang) -> String {
     let mut out = format!("### gentable diff `{}` → `{}`\n\n", d.old, d.new);
     if d.tables.is_empty() {
-        out.push_str("No change in the tables.\n");
+        out.push_str(&frame(lang, "No change in the tables.", &[]));
+        out.push('\n');
         return out;
     }
+    let empty = format!("*{}*", frame(lang, "(empty)", &[]));
     let cell = |s: &str| {
         if s.is_empty() {
-            "*(empty)*".to_string()
+            empty.clone()
         } else {
             format!(
                 "`{}`",
@@ -592,38 +659,48 @@ pub fn markdown(d: &Diff) -> String {
     for t in &d.tables {
         match t.status {
             Status::Added => {
-                out.push_str(&format!("**{}**: new table ({} rows)\n\n", t.table, t.rows));
+                let line = frame(lang, "**{}**: new table ({} rows)", &[&t.table, &t.rows]);
+                out.push_str(&format!("{line}\n\n"));
                 continue;
             }
             Status::Removed => {
-                out.push_str(&format!(
-                    "**{}**: table removed ({} rows)\n\n",
-                    t.table, t.rows
-                ));
+                let line = frame(
+                    lang,
+                    "**{}**: table removed ({} rows)",
+                    &[&t.table, &t.rows],
+                );
+                out.push_str(&format!("{line}\n\n"));
                 continue;
             }
             Status::Changed => out.push_str(&format!("**{}**\n\n", t.table)),
         }
         let mut notes = vec![];
         if t.schema_changed {
-            notes.push("schema changed".to_string());
+            notes.push(frame(lang, "schema changed", &[]));
         }
-        notes.extend(t.fields_added.iter().map(|f| format!("field `{f}` added")));
+        notes.extend(
+            t.fields_added
+                .iter()
+                .map(|f| frame(lang, "field `{}` added", &[f])),
+        );
         notes.extend(
             t.fields_removed
                 .iter()
-                .map(|f| format!("field `{f}` removed")),
+                .map(|f| frame(lang, "field `{}` removed", &[f])),
         );
         for n in notes {
             out.push_str(&format!("- {n}\n"));
         }
         if !t.rows_changed.is_empty() || !t.rows_added.is_empty() || !t.rows_removed.is_empty() {
-            out.push_str("\n| row | field | old | new | at |\n|---|---|---|---|---|\n");
+            out.push_str(&format!(
+                "\n{}\n|---|---|---|---|---|\n",
+                frame(lang, "| row | field | old | new | at |", &[])
+            ));
             for r in &t.rows_changed {
                 for c in &r.cells {
                     out.push_str(&format!(
                         "| {} | {} | {} | {} | {} |\n",
-                        cell(&r.key),
+                        cell(&r.label.show(&r.key, lang)),
                         c.field,
                         cell(&c.old_text),
                         cell(&c.new_text),
@@ -631,19 +708,17 @@ pub fn markdown(d: &Diff) -> String {
                     ));
                 }
             }
-            for r in &t.rows_added {
-                out.push_str(&format!(
-                    "| {} | *(row added)* | | | {} |\n",
-                    cell(&r.key),
-                    r.at.location()
-                ));
-            }
-            for r in &t.rows_removed {
-                out.push_str(&format!(
-                    "| {} | *(row removed)* | | | {} |\n",
-                    cell(&r.key),
-                    r.at.location()
-                ));
+            for (rows, what) in [
+                (&t.rows_added, frame(lang, "(row added)", &[])),
+                (&t.rows_removed, frame(lang, "(row removed)", &[])),
+            ] {
+                for r in rows {
+                    out.push_str(&format!(
+                        "| {} | *{what}* | | | {} |\n",
+                        cell(&r.label.show(&r.key, lang)),
+                        r.at.location()
+                    ));
+                }
             }
         }
         out.push('\n');
@@ -660,9 +735,9 @@ fn plural(n: usize) -> &'static str {
 }
 
 /// A value as shown in the human diff: quoted when empty or when spaces at its ends would be invisible.
-fn shown(s: &str) -> String {
+fn shown(s: &str, lang: Lang) -> String {
     if s.is_empty() {
-        "(empty)".into()
+        frame(lang, "(empty)", &[])
     } else if s.trim() != s || s.contains('\n') {
         format!("{s:?}")
     } else {
@@ -687,18 +762,19 @@ fn side(req: &DiffRequest, spec: &Spec) -> Result<(PathBuf, Option<git::Checkout
             if c.exists() {
                 Ok((c, None))
             } else {
-                Err(format!(
+                Err(frame(
+                    req.lang,
                     "{} holds no project file {}",
-                    f.display(),
-                    c.display()
+                    &[&f.display(), &c.display()],
                 ))
             }
         }
         Spec::Rev(r) => {
             if !git::is_revision(&req.config, r) {
-                return Err(format!(
-                    "{r:?} is neither a folder nor a git revision of the repository holding {}",
-                    req.config.display()
+                return Err(frame(
+                    req.lang,
+                    "{} is neither a folder nor a git revision of the repository holding {}",
+                    &[&format!("{r:?}"), &req.config.display()],
                 ));
             }
             let c = git::checkout(&req.config, r)?;
@@ -710,7 +786,10 @@ fn side(req: &DiffRequest, spec: &Spec) -> Result<(PathBuf, Option<git::Checkout
 /// Inspect one side.
 fn open(req: &DiffRequest, spec: &Spec) -> Result<Inspection, String> {
     let (config, _keep) = side(req, spec)?;
-    let loaded = crate::config::load(&config).map_err(|e| format!("{}: {e:#}", spec.label()))?;
+    let loaded = crate::config::load(&config).map_err(|e| {
+        let e = crate::diag::lang::message(&format!("{e:#}"), req.lang);
+        format!("{}: {e}", spec.label(req.lang))
+    })?;
     Ok(crate::build::inspect(&loaded))
 }
 
@@ -723,7 +802,9 @@ pub fn run(req: &DiffRequest) -> Outcome {
         match open(req, spec) {
             Ok(i) => sides.push(i),
             Err(e) => {
-                out.output.push((Stream::Stderr, format!("error: {e}\n")));
+                let e = crate::diag::lang::message(&e, req.lang);
+                out.output
+                    .push((Stream::Stderr, frame(req.lang, "error: {}", &[&e]) + "\n"));
                 out.exit_code = 2;
                 return out;
             }
@@ -738,18 +819,28 @@ pub fn run(req: &DiffRequest) -> Outcome {
         if errors > 0 {
             out.output.push((
                 Stream::Stderr,
-                format!(
-                    "note: {} has {errors} error{} (gentable check shows them); a cell that does not read is shown as written, with its code\n",
-                    spec.label(),
-                    plural(errors)
-                ),
+                frame(
+                    req.lang,
+                    "note: {} has {} error{} (gentable check shows them); a cell that does not read is shown as written, with its code",
+                    &[&spec.label(req.lang), &errors, &plural(errors)],
+                ) + "\n",
             ));
         }
     }
-    let d = diff(&sides[0], &sides[1], &req.old.label(), &req.new.label());
+    // The JSON is the same in every language; the labels of the human and Markdown output follow --lang.
+    let labels = match req.format {
+        DiffFormat::Json => Lang::En,
+        _ => req.lang,
+    };
+    let d = diff(
+        &sides[0],
+        &sides[1],
+        &req.old.label(labels),
+        &req.new.label(labels),
+    );
     let text = match req.format {
-        DiffFormat::Human => human(&d),
-        DiffFormat::Markdown => markdown(&d),
+        DiffFormat::Human => human(&d, req.lang),
+        DiffFormat::Markdown => markdown(&d, req.lang),
         DiffFormat::Json => serde_json::to_string_pretty(&d).expect("a diff serializes") + "\n",
     };
     out.output.push((Stream::Stdout, text));

@@ -8,6 +8,7 @@
 //! and non-empty (integers or strings). The guess is a starting point: review it.
 
 use super::write::{write, Report};
+use crate::diag::lang::{frame, message, Lang};
 use crate::read::raw::{RawCell, RawTable};
 use serde_json::{json, Map, Value as J};
 use std::path::Path;
@@ -17,7 +18,7 @@ const EXAMPLE_CSV: &str =
 
 /// `gentable init DIR`: write a new project that builds (`gentable build` in DIR), without replacing any
 /// existing file.
-pub fn init(dir: &Path) -> Report {
+pub fn init(dir: &Path, lang: Lang) -> Report {
     if dir.join("gentable.toml").exists() {
         return Report {
             stderr: format!(
@@ -40,7 +41,7 @@ pub fn init(dir: &Path) -> Report {
         Some(t) => t,
         None => {
             return Report {
-                stderr: "error: the example table does not parse\n".into(),
+                stderr: frame(lang, "error: the example table does not parse", &[]) + "\n",
                 exit_code: 2,
                 ..Report::default()
             }
@@ -57,12 +58,20 @@ pub fn init(dir: &Path) -> Report {
     ];
     match write(dir, &files, None, false) {
         Ok(changes) => Report {
-            stdout: changes.iter().map(|c| format!("{c}\n")).collect::<String>()
-                + "next: gentable build -c gentable.toml (in that folder)\n",
+            stdout: changes
+                .iter()
+                .map(|c| format!("{}\n", c.say(lang)))
+                .collect::<String>()
+                + &frame(
+                    lang,
+                    "next: gentable build -c gentable.toml (in that folder)",
+                    &[],
+                )
+                + "\n",
             ..Report::default()
         },
         Err(e) => Report {
-            stderr: format!("error: {e}\n"),
+            stderr: frame(lang, "error: {}", &[&message(&format!("{e:#}"), lang)]) + "\n",
             exit_code: 2,
             ..Report::default()
         },
@@ -70,9 +79,9 @@ pub fn init(dir: &Path) -> Report {
 }
 
 /// `gentable infer FILE [--sheet NAME]`: print the guessed schema of a CSV file or a worksheet.
-pub fn command(file: &Path, sheet: Option<&str>) -> Report {
+pub fn command(file: &Path, sheet: Option<&str>, lang: Lang) -> Report {
     let fail = |m: String| Report {
-        stderr: format!("error: {m}\n"),
+        stderr: frame(lang, "error: {}", &[&message(&m, lang)]) + "\n",
         exit_code: 2,
         ..Report::default()
     };
@@ -239,8 +248,24 @@ mod tests {
     #[test]
     fn init_writes_a_project_that_builds_and_refuses_to_overwrite() {
         let dir = tempfile::tempdir().unwrap();
-        let r = init(dir.path());
+        let r = init(dir.path(), Lang::En);
         assert_eq!(r.exit_code, 0, "{}", r.stderr);
+        assert!(
+            r.stdout.starts_with("create gentable.toml\n"),
+            "{}",
+            r.stdout
+        );
+        // In Chinese (--lang zh), the same lines.
+        let zh_dir = tempfile::tempdir().unwrap();
+        let zh = init(zh_dir.path(), Lang::Zh);
+        assert!(
+            zh.stdout.starts_with("创建 gentable.toml\n")
+                && zh
+                    .stdout
+                    .ends_with("下一步：（在该文件夹中）gentable build -c gentable.toml\n"),
+            "{}",
+            zh.stdout
+        );
         let out = crate::build::run(&crate::build::Request {
             config: dir.path().join("gentable.toml"),
             action: crate::build::Action::Validate,
@@ -253,6 +278,6 @@ mod tests {
             wait: crate::build::lock::Wait::Yes,
         });
         assert_eq!(out.exit_code, 0, "{:?}", out.output);
-        assert_eq!(init(dir.path()).exit_code, 2);
+        assert_eq!(init(dir.path(), Lang::En).exit_code, 2);
     }
 }

@@ -12,6 +12,18 @@ pub enum Change {
     Remove(String),
 }
 
+impl Change {
+    /// `create schema/Item.schema.json` in `lang`.
+    pub fn say(&self, lang: crate::diag::lang::Lang) -> String {
+        use crate::diag::lang::frame;
+        match self {
+            Change::Create(p) => frame(lang, "create {}", &[p]),
+            Change::Update(p) => frame(lang, "update {}", &[p]),
+            Change::Remove(p) => frame(lang, "remove {}", &[p]),
+        }
+    }
+}
+
 impl std::fmt::Display for Change {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -97,17 +109,24 @@ pub struct Report {
 impl Report {
     /// A report of diagnostics (human format) with exit code 2.
     pub fn failed(diags: Vec<crate::diag::Diagnostic>) -> Report {
+        Report::failed_in(diags, crate::diag::lang::Lang::En)
+    }
+
+    /// [`Report::failed`] in `lang`.
+    pub fn failed_in(diags: Vec<crate::diag::Diagnostic>, lang: crate::diag::lang::Lang) -> Report {
         let mut d = crate::diag::Diagnostics { items: diags };
         d.sort();
         let mut stderr: String =
-            crate::diag::render::render(&d, crate::diag::render::Format::Human)
+            crate::diag::render::render_in(&d, crate::diag::render::Format::Human, lang)
                 .into_iter()
                 .map(|s| s + "\n")
                 .collect();
-        stderr.push_str(&format!(
-            "{} error(s); nothing was written\n",
-            d.items.len()
+        stderr.push_str(&crate::diag::lang::frame(
+            lang,
+            "{} error(s); nothing was written",
+            &[&d.items.len()],
         ));
+        stderr.push('\n');
         Report {
             stdout: String::new(),
             stderr,

@@ -21,6 +21,7 @@ pub mod svg;
 use self::path::{Index, Scope};
 use self::svg::{esc, Picture};
 use crate::build::{Inspection, Outcome, Stream};
+use crate::diag::lang::{frame, message, Lang};
 use crate::diag::{column_letters, Diagnostic, Severity};
 use crate::ir::{Table, Type, Value};
 use crate::read::{RawCell, RawTable};
@@ -42,6 +43,8 @@ pub struct ReportRequest {
     pub out: Option<PathBuf>,
     /// At most this many rows per table page (0 = all); rows with a diagnostic are always shown.
     pub max_rows: usize,
+    /// The language of the pages' words, the diagnostics' messages and the summary line.
+    pub lang: Lang,
 }
 
 /// Run one `gentable report`: exit code 0 (also when the project has errors: they are in the report), 2
@@ -51,13 +54,15 @@ pub fn run(req: &ReportRequest) -> Outcome {
     let loaded = match crate::config::load(&req.config) {
         Ok(l) => l,
         Err(e) => {
-            out.output.push((Stream::Stderr, format!("error: {e:#}\n")));
+            let e = message(&format!("{e:#}"), req.lang);
+            out.output
+                .push((Stream::Stderr, frame(req.lang, "error: {}", &[&e]) + "\n"));
             out.exit_code = 2;
             return out;
         }
     };
     let ins = crate::build::inspect(&loaded);
-    let files = render(&ins, req.max_rows);
+    let files = render(&ins, req.max_rows, req.lang);
     let dir = req
         .out
         .clone()
@@ -67,19 +72,26 @@ pub fn run(req: &ReportRequest) -> Outcome {
             let (e, w) = counts(&ins.diagnostics);
             out.output.push((
                 Stream::Stderr,
-                format!(
-                    "gentable: report of {} tables -> {} ({} files; {})\n",
-                    ins.project.tables.len(),
-                    dir.join("index.html").display(),
-                    files.len(),
-                    crate::diag::render::counts(e, w)
-                ),
+                frame(
+                    req.lang,
+                    "gentable: report of {} tables -> {} ({} files; {})",
+                    &[
+                        &ins.project.tables.len(),
+                        &dir.join("index.html").display(),
+                        &files.len(),
+                        &crate::diag::lang::counts(req.lang, e, w),
+                    ],
+                ) + "\n",
             ));
         }
         Err(e) => {
             out.output.push((
                 Stream::Stderr,
-                format!("error: cannot write {}: {e}\n", dir.display()),
+                frame(
+                    req.lang,
+                    "error: cannot write {}: {}",
+                    &[&dir.display(), &message(&e.to_string(), req.lang)],
+                ) + "\n",
             ));
             out.exit_code = 2;
         }
@@ -149,6 +161,8 @@ struct Places<'a> {
     sources: BTreeMap<&'a str, Vec<&'a RawTable>>,
     /// Page file of each table (relative to `tables/`).
     pages: BTreeMap<String, String>,
+    /// The language of the pages.
+    lang: Lang,
 }
 
 /// A page file name for a table: its name with every character that is not a letter, a digit, `_` or `-`
@@ -179,7 +193,7 @@ fn page_names<'a>(names: impl Iterator<Item = &'a str>) -> BTreeMap<String, Stri
 }
 
 impl<'a> Places<'a> {
-    fn new(ins: &'a Inspection) -> Places<'a> {
+    fn new(ins: &'a Inspection, lang: Lang) -> Places<'a> {
         let mut sources: BTreeMap<&str, Vec<&RawTable>> = BTreeMap::new();
         for t in &ins.raw {
             sources.entry(t.name.as_str()).or_default().push(t);
@@ -201,6 +215,7 @@ impl<'a> Places<'a> {
             of,
             sources,
             pages: page_names(names.into_iter()),
+            lang,
         }
     }
 
@@ -231,9 +246,9 @@ impl<'a> Places<'a> {
     }
 }
 
-/// Every file of the report (path relative to the report folder → content).
-pub fn render(ins: &Inspection, max_rows: usize) -> BTreeMap<String, String> {
-    let places = Places::new(ins);
+/// Every file of the report (path relative to the report folder → content), its words in `lang`.
+pub fn render(ins: &Inspection, max_rows: usize, lang: Lang) -> BTreeMap<String, String> {
+    let places = Places::new(ins, lang);
     let index = Index::new(&ins.project);
     let mut files = BTreeMap::new();
     files.insert("index.html".to_string(), index_page(ins, &places));
@@ -257,22 +272,44 @@ pub fn render(ins: &Inspection, max_rows: usize) -> BTreeMap<String, String> {
     files
 }
 
-fn project_name(ins: &Inspection) -> String {
+fn project_name(ins: &Inspection, lang: Lang) -> String {
     ins.loaded
         .as_ref()
         .map(|l| l.config.project.name.clone())
         .filter(|n| !n.is_empty())
-        .unwrap_or_else(|| "gentable project".into())
+        .unwrap_or_else(|| frame(lang, "gentable project", &[]))
 }
 
 /// The start of a page: `up` is the path to the report's root (`""` or `"../"`).
-fn head(ins: &Inspection, title: &str, up: &str) -> String {
-    let project = project_name(ins);
+fn head(ins: &Inspection, places: &Places, title: &str, up: &str) -> String {
+    let lang = places.lang;
+    let project = project_name(ins, lang);
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"generator\" content=\"gentable report\">\n<title>{} — {}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n<header class=\"top\"><a href=\"{up}index.html\">{}</a><nav><a href=\"{up}index.html#tables\">Tables</a><a href=\"{up}index.html#diagnostics\">Diagnostics</a></nav></header>\n<main>\n",
+        "<!DOCTYPE html>\n<html lang=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"generator\" content=\"gentable report\">\n<title>{} — {}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n<header class=\"top\"><a href=\"{up}index.html\">{}</a><nav><a href=\"{up}index.html#tables\">{}</a><a href=\"{up}index.html#diagnostics\">{}</a></nav></header>\n<main>\n",
+        match lang {
+            Lang::En => "en",
+            Lang::Zh => "zh-Hans",
+        },
         esc(title),
         esc(&project),
-        esc(&project)
+        esc(&project),
+        frame(lang, "Tables", &[]),
+        frame(lang, "Diagnostics", &[]),
+    )
+}
+
+/// The cells of a table's header row.
+fn th_cells(names: &[String]) -> String {
+    names.iter().map(|h| format!("<th>{h}</th>")).collect()
+}
+
+/// The search box of a page: its placeholder and the words of its count (report.js fills `{0}`, `{1}`).
+fn search_box(lang: Lang, placeholder: String) -> String {
+    format!(
+        "<div class=\"search\"><input id=\"q\" type=\"search\" placeholder=\"{}\" autocomplete=\"off\"><span id=\"count\" class=\"count\" data-all=\"{}\" data-some=\"{}\"></span></div>\n",
+        esc(&placeholder),
+        esc(&frame(lang, "{} rows", &[&"{0}"])),
+        esc(&frame(lang, "{} of {} rows match", &[&"{0}", &"{1}"])),
     )
 }
 
@@ -298,16 +335,32 @@ fn diag_link(ins: &Inspection, places: &Places, d: &Diagnostic, up: &str) -> Opt
 }
 
 fn diagnostics_table(ins: &Inspection, places: &Places, list: &[&Diagnostic], up: &str) -> String {
+    let lang = places.lang;
     if list.is_empty() {
-        return "<p class=\"muted\">No diagnostics.</p>\n".into();
+        return format!(
+            "<p class=\"muted\">{}</p>\n",
+            frame(lang, "No diagnostics.", &[])
+        );
     }
-    let mut s = String::from(
-        "<table class=\"list diags\"><tr><th>severity</th><th>code</th><th>where</th><th>message</th><th>help</th></tr>\n",
+    let mut s = format!(
+        "<table class=\"list diags\"><tr>{}</tr>\n",
+        th_cells(&[
+            frame(lang, "severity", &[]),
+            frame(lang, "code", &[]),
+            frame(lang, "where", &[]),
+            frame(lang, "message", &[]),
+            frame(lang, "help", &[]),
+        ])
     );
     for d in list {
         let sev = match d.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
+        };
+        let words = lang.words();
+        let sev_word = match d.severity {
+            Severity::Error => words.error,
+            Severity::Warning => words.warning,
         };
         let mut at = esc(&d.location());
         if let Some(f) = &d.field {
@@ -317,19 +370,25 @@ fn diagnostics_table(ins: &Inspection, places: &Places, list: &[&Diagnostic], up
             Some(l) => format!("<a href=\"{}\">{at}</a>", esc(&l)),
             None => at,
         };
-        let mut msg = esc(&d.message);
+        let mut msg = esc(&message(&d.message, lang));
         if let Some(t) = &d.cell_text {
             msg.push_str(&format!(
-                " <span class=\"muted\">cell: <code>{}</code></span>",
+                " <span class=\"muted\">{}<code>{}</code></span>",
+                esc(words.cell_text),
                 esc(t)
             ));
         }
+        let help = d
+            .help
+            .as_deref()
+            .map(|h| message(h, lang))
+            .unwrap_or_default();
         let _ = writeln!(
             s,
-            "<tr data-search><td class=\"sev-{sev}\">{sev}</td><td title=\"{}\">{}</td><td>{at}</td><td>{msg}</td><td>{}</td></tr>",
-            esc(d.code.title()),
+            "<tr data-search><td class=\"sev-{sev}\">{sev_word}</td><td title=\"{}\">{}</td><td>{at}</td><td>{msg}</td><td>{}</td></tr>",
+            esc(crate::diag::lang::title(d.code, lang)),
             d.code,
-            esc(d.help.as_deref().unwrap_or(""))
+            esc(&help)
         );
     }
     s.push_str("</table>\n");
@@ -337,19 +396,41 @@ fn diagnostics_table(ins: &Inspection, places: &Places, list: &[&Diagnostic], up
 }
 
 fn index_page(ins: &Inspection, places: &Places) -> String {
-    let mut s = head(ins, "report", "");
+    let lang = places.lang;
+    let mut s = head(ins, places, &frame(lang, "report", &[]), "");
     let (e, w) = counts(&ins.diagnostics);
     let rows: usize = ins.project.tables.iter().map(|t| t.rows.len()).sum();
     let _ = writeln!(
         s,
-        "<h1>{}</h1>\n<p class=\"summary\">{} tables, {rows} rows; <span class=\"{}\">{}</span></p>",
-        esc(&project_name(ins)),
-        ins.project.tables.len(),
+        "<h1>{}</h1>\n<p class=\"summary\">{}<span class=\"{}\">{}</span></p>",
+        esc(&project_name(ins, lang)),
+        frame(
+            lang,
+            "{} tables, {} rows; ",
+            &[&ins.project.tables.len(), &rows]
+        ),
         if e > 0 { "sev-error" } else { "" },
-        crate::diag::render::counts(e, w)
+        crate::diag::lang::counts(lang, e, w)
     );
-    s.push_str("<div class=\"search\"><input id=\"q\" type=\"search\" placeholder=\"Search tables and diagnostics\" autocomplete=\"off\"><span id=\"count\" class=\"count\"></span></div>\n");
-    s.push_str("<h2 id=\"tables\">Tables</h2>\n<table class=\"list\"><tr><th>table</th><th>rows</th><th>mode</th><th>key</th><th>sources</th><th>pictures</th><th>diagnostics</th><th>description</th></tr>\n");
+    s.push_str(&search_box(
+        lang,
+        frame(lang, "Search tables and diagnostics", &[]),
+    ));
+    let _ = writeln!(
+        s,
+        "<h2 id=\"tables\">{}</h2>\n<table class=\"list\"><tr>{}</tr>",
+        frame(lang, "Tables", &[]),
+        th_cells(&[
+            frame(lang, "table", &[]),
+            frame(lang, "rows", &[]),
+            frame(lang, "mode", &[]),
+            frame(lang, "key", &[]),
+            frame(lang, "sources", &[]),
+            frame(lang, "pictures", &[]),
+            frame(lang, "diagnostics", &[]),
+            frame(lang, "description", &[]),
+        ])
+    );
     let mut names: Vec<&str> = places.pages.keys().map(String::as_str).collect();
     names.sort();
     for name in names {
@@ -385,7 +466,11 @@ fn index_page(ins: &Inspection, places: &Places) -> String {
             esc(&first_line(&t.map(|t| t.doc.clone()).unwrap_or_default()))
         );
     }
-    s.push_str("</table>\n<h2 id=\"diagnostics\">Diagnostics</h2>\n");
+    let _ = writeln!(
+        s,
+        "</table>\n<h2 id=\"diagnostics\">{}</h2>",
+        frame(lang, "Diagnostics", &[])
+    );
     let all: Vec<&Diagnostic> = ins.diagnostics.iter().collect();
     s.push_str(&diagnostics_table(ins, places, &all, ""));
     s.push_str(&foot());
@@ -488,7 +573,8 @@ fn pictures(index: &Index, places: &Places, t: &Table, views: &[View]) -> String
                 let name = svg::row_name(index, t, n);
                 let name = name.strip_prefix(&format!("{} ", t.name)).unwrap_or(&name);
                 let href = anchor(t, n).unwrap_or_default();
-                s.push_str(&figure(name, Some((&href, "row")), pic(scope, None)));
+                let row = frame(places.lang, "row", &[]);
+                s.push_str(&figure(name, Some((&href, &row)), pic(scope, None)));
             }
         } else {
             let rows: Vec<Scope> = (0..t.rows.len()).map(|n| index.row_scope(t, n)).collect();
@@ -505,9 +591,9 @@ fn pictures(index: &Index, places: &Places, t: &Table, views: &[View]) -> String
     s
 }
 
-fn type_words(ins: &Inspection, ty: &Type) -> String {
+fn type_words(ins: &Inspection, ty: &Type, lang: Lang) -> String {
     let base = ty.strip_optional();
-    let w = base.words();
+    let w = message(&base.words(), lang);
     let detail = match base {
         Type::Enum(n) => ins
             .project
@@ -542,7 +628,8 @@ fn table_page(
     t: &Table,
     max_rows: usize,
 ) -> String {
-    let mut s = head(ins, &t.name, "../");
+    let lang = places.lang;
+    let mut s = head(ins, places, &t.name, "../");
     let schema = ins.schemas.iter().find(|x| x.name == t.name);
     let _ = writeln!(s, "<h1>{}</h1>", esc(&t.name));
     // The schema's title is usually the table's name: only a different one is worth showing.
@@ -561,14 +648,25 @@ fn table_page(
         .enumerate()
         .map(|(i, r)| format!("<a href=\"#s{i}\">{}</a>", esc(&source_name(r))))
         .collect();
-    let _ = writeln!(
+    let _ =
+        writeln!(
         s,
-        "<p class=\"meta\">{} rows · mode <code>{}</code>{} · sources {} · schema <code id=\"schema\">{}</code></p>",
-        t.rows.len(),
-        t.mode.keyword(),
-        if t.primary_key.is_empty() { String::new() } else { format!(" · key <code>{}</code>", key_names(t)) },
-        if sources.is_empty() { "—".to_string() } else { sources.join(", ") },
-        esc(&t.schema_file)
+        "<p class=\"meta\">{}</p>",
+        frame(
+            lang,
+            "{} rows · mode <code>{}</code>{} · sources {} · schema <code id=\"schema\">{}</code>",
+            &[
+                &t.rows.len(),
+                &t.mode.keyword(),
+                &if t.primary_key.is_empty() {
+                    String::new()
+                } else {
+                    frame(lang, " · key <code>{}</code>", &[&key_names(t)])
+                },
+                &if sources.is_empty() { "—".to_string() } else { sources.join(", ") },
+                &esc(&t.schema_file),
+            ]
+        )
     );
     // Diagnostics of this table.
     let mine: Vec<&Diagnostic> = ins
@@ -580,20 +678,37 @@ fn table_page(
         let (e, w) = counts(&mine.iter().map(|d| (*d).clone()).collect::<Vec<_>>());
         let _ = writeln!(
             s,
-            "<h2 id=\"diagnostics\">Diagnostics <span class=\"muted\">({})</span></h2>",
-            crate::diag::render::counts(e, w)
+            "<h2 id=\"diagnostics\">{} <span class=\"muted\">({})</span></h2>",
+            frame(lang, "Diagnostics", &[]),
+            crate::diag::lang::counts(lang, e, w)
         );
         s.push_str(&diagnostics_table(ins, places, &mine, "../"));
     }
     // Pictures.
     if let Some(Ok(views)) = schema.map(|x| &x.views) {
         if !views.is_empty() {
-            s.push_str("<h2 id=\"pictures\">Pictures</h2>\n");
+            let _ = writeln!(
+                s,
+                "<h2 id=\"pictures\">{}</h2>",
+                frame(lang, "Pictures", &[])
+            );
             s.push_str(&pictures(index, places, t, views));
         }
     }
     // Fields.
-    s.push_str("<h2 id=\"fields\">Fields</h2>\n<table class=\"list\"><tr><th>field</th><th>type</th><th>required</th><th>default</th><th>references</th><th>description</th></tr>\n");
+    let _ = writeln!(
+        s,
+        "<h2 id=\"fields\">{}</h2>\n<table class=\"list\"><tr>{}</tr>",
+        frame(lang, "Fields", &[]),
+        th_cells(&[
+            frame(lang, "field", &[]),
+            frame(lang, "type", &[]),
+            frame(lang, "required", &[]),
+            frame(lang, "default", &[]),
+            frame(lang, "references", &[]),
+            frame(lang, "description", &[]),
+        ])
+    );
     for (i, f) in t.fields.iter().enumerate() {
         let required = schema
             .and_then(|x| x.required.get(i))
@@ -612,14 +727,18 @@ fn table_page(
             .collect();
         let mut marks = String::new();
         if t.primary_key.contains(&i) {
-            marks.push_str(" <span class=\"muted\">key</span>");
+            let _ = write!(
+                marks,
+                " <span class=\"muted\">{}</span>",
+                frame(lang, "key", &[])
+            );
         }
         let _ = writeln!(
             s,
             "<tr><td><code>{}</code>{marks}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             esc(&f.name),
-            esc(&type_words(ins, &f.ty)),
-            if required { "yes" } else { "" },
+            esc(&type_words(ins, &f.ty, lang)),
+            if required { frame(lang, "yes", &[]) } else { String::new() },
             f.default.as_ref().map(|d| format!("<code>{}</code>", esc(&d.to_string()))).unwrap_or_default(),
             fks.join(", "),
             esc(&f.doc)
@@ -627,7 +746,8 @@ fn table_page(
     }
     s.push_str("</table>\n");
     // Rows.
-    s.push_str("<h2 id=\"rows\">Rows</h2>\n<div class=\"search\"><input id=\"q\" type=\"search\" placeholder=\"Search rows\" autocomplete=\"off\"><span id=\"count\" class=\"count\"></span></div>\n");
+    let _ = writeln!(s, "<h2 id=\"rows\">{}</h2>", frame(lang, "Rows", &[]));
+    s.push_str(&search_box(lang, frame(lang, "Search rows", &[])));
     s.push_str(&sheets(ins, places, index, &t.name, Some(t), max_rows));
     s.push_str(&foot());
     s
@@ -635,15 +755,26 @@ fn table_page(
 
 /// A page for sources whose table has no usable schema: their rows as read.
 fn raw_page(ins: &Inspection, places: &Places, name: &str) -> String {
-    let mut s = head(ins, name, "../");
-    let _ = writeln!(s, "<h1>{}</h1>\n<p class=\"muted\">This table has no usable schema, so its rows are shown as read.</p>", esc(name));
+    let lang = places.lang;
+    let mut s = head(ins, places, name, "../");
+    let _ = writeln!(
+        s,
+        "<h1>{}</h1>\n<p class=\"muted\">{}</p>",
+        esc(name),
+        frame(
+            lang,
+            "This table has no usable schema, so its rows are shown as read.",
+            &[]
+        )
+    );
     let mine: Vec<&Diagnostic> = ins
         .diagnostics
         .iter()
         .filter(|d| diag_table(ins, places, d) == Some(name))
         .collect();
     s.push_str(&diagnostics_table(ins, places, &mine, "../"));
-    s.push_str("<h2 id=\"rows\">Rows</h2>\n<div class=\"search\"><input id=\"q\" type=\"search\" placeholder=\"Search rows\" autocomplete=\"off\"><span id=\"count\" class=\"count\"></span></div>\n");
+    let _ = writeln!(s, "<h2 id=\"rows\">{}</h2>", frame(lang, "Rows", &[]));
+    s.push_str(&search_box(lang, frame(lang, "Search rows", &[])));
     s.push_str(&sheets(
         ins,
         places,
@@ -671,7 +802,10 @@ fn sheets(
 ) -> String {
     let mut s = String::new();
     let Some(sources) = places.sources.get(name) else {
-        return "<p class=\"muted\">No source file provides this table.</p>\n".into();
+        return format!(
+            "<p class=\"muted\">{}</p>\n",
+            frame(places.lang, "No source file provides this table.", &[])
+        );
     };
     let limits = ins
         .loaded
@@ -698,7 +832,7 @@ fn sheets(
             ))
             .or_insert((d.severity, vec![]));
         e.0 = e.0.min(d.severity);
-        e.1.push(format!("{} {}", d.code, d.message));
+        e.1.push(format!("{} {}", d.code, message(&d.message, places.lang)));
         marked_rows.insert((d.file.as_str(), d.sheet.as_deref(), d.row));
     }
     // Typed rows by origin, for the links of their key cells.
@@ -857,7 +991,15 @@ fn sheets(
         }
         s.push_str("</tbody></table></div>\n");
         if hidden > 0 {
-            let _ = writeln!(s, "<p class=\"muted\">{hidden} more rows not shown (gentable report --max-rows 0 shows all).</p>");
+            let _ = writeln!(
+                s,
+                "<p class=\"muted\">{}</p>",
+                frame(
+                    places.lang,
+                    "{} more rows not shown (gentable report --max-rows 0 shows all).",
+                    &[&hidden]
+                )
+            );
         }
     }
     s

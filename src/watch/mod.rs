@@ -23,6 +23,7 @@
 
 use crate::build::{self, Outcome, Ran, Request};
 use crate::config::Loaded;
+use crate::diag::lang::{frame, Lang};
 use crate::diag::{Code, Severity};
 use notify_debouncer_full::notify::{EventKind, RecursiveMode};
 use std::io::Write;
@@ -216,7 +217,11 @@ impl Watch {
         let mut debouncer = match debouncer {
             Ok(d) => d,
             Err(e) => {
-                let _ = writeln!(out, "error: cannot watch files: {e}");
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    frame(req.build.lang, "error: cannot watch files: {}", &[&e])
+                );
                 return 2;
             }
         };
@@ -238,7 +243,15 @@ impl Watch {
                         RecursiveMode::NonRecursive
                     };
                     if let Err(e) = debouncer.watch(&f, mode) {
-                        let _ = writeln!(out, "gentable: cannot watch {}: {e}", f.display());
+                        let _ = writeln!(
+                            out,
+                            "{}",
+                            frame(
+                                req.build.lang,
+                                "gentable: cannot watch {}: {}",
+                                &[&f.display(), &e]
+                            )
+                        );
                     }
                 }
                 targets = now;
@@ -258,17 +271,25 @@ impl Watch {
             );
             let _ = writeln!(
                 out,
-                "gentable: watching {} — Ctrl-C to stop",
-                watched(&targets, &root)
+                "{}",
+                frame(
+                    req.build.lang,
+                    "gentable: watching {} — Ctrl-C to stop",
+                    &[&watched(&targets, &root)]
+                )
             );
             let _ = out.flush();
             // Wait for the next batch that matters.
-            changed = match next_batch(&self.rx, &targets, out) {
+            changed = match next_batch(&self.rx, &targets, out, req.build.lang) {
                 Some(c) => c,
                 None => break,
             };
         }
-        let _ = writeln!(out, "gentable: watch stopped");
+        let _ = writeln!(
+            out,
+            "{}",
+            frame(req.build.lang, "gentable: watch stopped", &[])
+        );
         let _ = out.flush();
         drop(debouncer);
         0
@@ -293,7 +314,12 @@ fn changes_content(kind: &EventKind) -> bool {
 
 /// The relevant paths of the next batch of events (after more events that arrive while its files settle),
 /// or `None` when the watch is stopped.
-fn next_batch(rx: &Receiver<Msg>, targets: &Targets, out: &mut dyn Write) -> Option<Vec<PathBuf>> {
+fn next_batch(
+    rx: &Receiver<Msg>,
+    targets: &Targets,
+    out: &mut dyn Write,
+    lang: Lang,
+) -> Option<Vec<PathBuf>> {
     let mut changed: Vec<PathBuf> = vec![];
     loop {
         let msg = if changed.is_empty() {
@@ -315,7 +341,7 @@ fn next_batch(rx: &Receiver<Msg>, targets: &Targets, out: &mut dyn Write) -> Opt
         match msg {
             Msg::Stop => return None,
             Msg::Error(e) => {
-                let _ = writeln!(out, "gentable: watch: {e}");
+                let _ = writeln!(out, "{}", frame(lang, "gentable: watch: {}", &[&e]));
             }
             Msg::Changed(paths) => {
                 changed.extend(paths.into_iter().filter(|p| targets.relevant(p)))
@@ -389,42 +415,41 @@ fn summary(
         let _ = write!(out, "\x1b[2J\x1b[H");
     }
     let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let lang = req.build.lang;
     let what = if changed.is_empty() {
-        "start".to_string()
+        frame(lang, "start", &[])
     } else {
         let names: Vec<String> = changed
             .iter()
             .map(|p| crate::read::rel_path(&root, p))
             .collect();
-        format!("changed: {}", list(&names, 4))
+        frame(lang, "changed: {}", &[&list(&names, 4, lang)])
     };
-    let lang = req.build.lang;
-    let say = |s: String| crate::diag::lang::message(&s, lang);
     let _ = writeln!(
         out,
         "{}",
-        say(format!("── gentable watch: build #{count} ({what})"))
+        frame(lang, "── gentable watch: build #{} ({})", &[&count, &what])
     );
     let _ = out.write_all(outcome.text(build::Stream::Stderr).as_bytes());
-    let secs = took.as_secs_f64();
+    let secs = format!("{:.2}", took.as_secs_f64());
     match &outcome.summary {
         Some(s) => {
             let plan = match &s.plan {
-                Ran::UpToDate => "nothing to rebuild".to_string(),
-                Ran::Tables(t) => format!("rebuilt {} (one-table rebuild)", t.join(", ")),
-                Ran::Full => format!("rebuilt all {} tables", s.tables),
+                Ran::UpToDate => frame(lang, "nothing to rebuild", &[]),
+                Ran::Tables(t) => frame(lang, "rebuilt {} (one-table rebuild)", &[&t.join(", ")]),
+                Ran::Full => frame(lang, "rebuilt all {} tables", &[&s.tables]),
             };
             let mut files: Vec<String> = s.written.clone();
             files.extend(s.removed.iter().map(|r| format!("-{r}")));
             let files = if files.is_empty() {
-                "no file changed".to_string()
+                frame(lang, "no file changed", &[])
             } else {
-                format!("wrote {}", list(&files, 6))
+                frame(lang, "wrote {}", &[&list(&files, 6, lang)])
             };
             let _ = writeln!(
                 out,
                 "{}",
-                say(format!("ok: {plan} in {secs:.2} s; {files}"))
+                frame(lang, "ok: {} in {} s; {}", &[&plan, &secs, &files])
             );
         }
         None => {
@@ -437,24 +462,29 @@ fn summary(
             let at = if errors.is_empty() {
                 String::new()
             } else {
-                format!(" at {}", list(&errors, 3))
+                frame(lang, " at {}", &[&list(&errors, 3, lang)])
             };
-            let line = format!(
-                "failed in {secs:.2} s: {} error{}{at}; generated/ is unchanged — fix and save",
-                errors.len().max(1),
-                if errors.len() == 1 { "" } else { "s" },
+            let n = errors.len().max(1);
+            let line = frame(
+                lang,
+                "failed in {} s: {} error{}{}; generated/ is unchanged — fix and save",
+                &[&secs, &n, &if n == 1 { "" } else { "s" }, &at],
             );
-            let _ = writeln!(out, "{}", say(line));
+            let _ = writeln!(out, "{line}");
         }
     }
 }
 
-/// `a, b, c and 4 more`.
-fn list(items: &[String], max: usize) -> String {
+/// `a, b, c and 4 more` (in `lang`).
+fn list(items: &[String], max: usize, lang: Lang) -> String {
     if items.len() <= max {
         items.join(", ")
     } else {
-        format!("{} and {} more", items[..max].join(", "), items.len() - max)
+        frame(
+            lang,
+            "{} and {} more",
+            &[&items[..max].join(", "), &(items.len() - max)],
+        )
     }
 }
 
@@ -499,10 +529,82 @@ mod tests {
         }
     }
 
+    /// The summary in Chinese (`--lang zh` or a zh locale): every line of the frame is Chinese, the names
+    /// of tables and files are as they are.
+    #[test]
+    fn the_summary_speaks_chinese_when_asked() {
+        let req = |lang| WatchRequest {
+            build: Request {
+                config: "/p/gentable.toml".into(),
+                action: build::Action::Build,
+                cache: true,
+                deny_warnings: false,
+                quiet: false,
+                format: crate::diag::render::Format::Human,
+                max_per_kind: 3,
+                lang,
+                wait: build::lock::Wait::Yes,
+            },
+            debounce: Duration::from_millis(300),
+            clear: false,
+        };
+        let ok = Outcome {
+            summary: Some(build::Summary {
+                plan: Ran::Tables(vec!["PieceType".into()]),
+                tables: 9,
+                written: vec!["data/PieceType.json".into(), "rust/src/hashes.rs".into()],
+                removed: vec![],
+                unchanged: 20,
+            }),
+            ..Outcome::default()
+        };
+        let failed = Outcome {
+            diagnostics: vec![crate::diag::Diagnostic::cell_error(
+                Code::WrongType,
+                &crate::diag::RowOrigin {
+                    file: "Table/PieceType.csv".into(),
+                    sheet: None,
+                    row: 3,
+                },
+                Some(3),
+                Some("Tier"),
+                Some("x"),
+                "expected an integer, found \"x\"",
+            )],
+            exit_code: 1,
+            ..Outcome::default()
+        };
+        // FunnyPitch's own folder, so that the changed file's path is shown relative to it.
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let changed = [root.join("Table/PieceType.csv")];
+        let text = |lang, outcome: &Outcome, changed: &[PathBuf]| {
+            let mut out = vec![];
+            let took = Duration::from_millis(310);
+            summary(&mut out, &req(lang), 2, root, changed, outcome, took);
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(
+            text(Lang::Zh, &ok, &changed),
+            "── gentable watch：第 2 次构建（已更改：Table/PieceType.csv）\n\
+             成功：重新构建了 PieceType（单表重建），用时 0.31 秒；写入 data/PieceType.json, rust/src/hashes.rs\n"
+        );
+        assert_eq!(
+            text(Lang::Zh, &failed, &[]),
+            "── gentable watch：第 2 次构建（启动）\n\
+             失败，用时 0.31 秒：1 个错误，位置 Table/PieceType.csv:3:D；generated/ 未改动——请修正后保存\n"
+        );
+        assert_eq!(
+            text(Lang::En, &failed, &[]),
+            "── gentable watch: build #2 (start)\n\
+             failed in 0.31 s: 1 error at Table/PieceType.csv:3:D; generated/ is unchanged — fix and save\n"
+        );
+    }
+
     #[test]
     fn lists_are_cut_with_a_count() {
         let v: Vec<String> = (1..=5).map(|i| i.to_string()).collect();
-        assert_eq!(list(&v, 5), "1, 2, 3, 4, 5");
-        assert_eq!(list(&v, 2), "1, 2 and 3 more");
+        assert_eq!(list(&v, 5, Lang::En), "1, 2, 3, 4, 5");
+        assert_eq!(list(&v, 2, Lang::En), "1, 2 and 3 more");
+        assert_eq!(list(&v, 2, Lang::Zh), "1, 2 等另外 3 个");
     }
 }

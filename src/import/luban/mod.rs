@@ -11,6 +11,7 @@ pub mod map;
 pub mod model;
 pub mod types;
 
+use crate::diag::lang::{frame, message, Lang};
 use crate::diag::Diagnostic;
 use std::path::Path;
 
@@ -45,15 +46,29 @@ pub fn import(
 /// `gentable import luban <conf> --out <dir> [--check]`: import, write (or with `check` only list) the
 /// changes, then list what could not be mapped, per table and field.
 pub fn command(conf: &Path, out: &Path, check: bool, time_zone: &str) -> super::write::Report {
+    command_in(conf, out, check, time_zone, Lang::En)
+}
+
+/// [`command`] printing in `lang` (`--lang`, or the locale): the list of changes, the summary, the reasons
+/// of what was not mapped and the diagnostics.
+pub fn command_in(
+    conf: &Path,
+    out: &Path,
+    check: bool,
+    time_zone: &str,
+    lang: Lang,
+) -> super::write::Report {
     use super::write::{Change, Report};
     let opts = map::Options {
         time_zone: time_zone.to_string(),
     };
     if crate::schema::parse_offset(time_zone).is_none() {
         return Report {
-            stderr: format!(
-                "error: --time-zone must be a fixed offset like +08:00 or UTC, not {time_zone:?}\n"
-            ),
+            stderr: frame(
+                lang,
+                "error: --time-zone must be a fixed offset like +08:00 or UTC, not {}",
+                &[&format!("{time_zone:?}")],
+            ) + "\n",
             exit_code: 2,
             ..Report::default()
         };
@@ -79,13 +94,13 @@ pub fn command(conf: &Path, out: &Path, check: bool, time_zone: &str) -> super::
     let imported = loop {
         let imported = match import(conf, out, &opts, &exclude) {
             Ok(i) => i,
-            Err(d) => return Report::failed(d),
+            Err(d) => return Report::failed_in(d, lang),
         };
         match super::write::write(out, &imported.files, Some(map::MARKER), check) {
             Ok(_) => {}
             Err(e) => {
                 return Report {
-                    stderr: format!("error: {e}\n"),
+                    stderr: frame(lang, "error: {}", &[&message(&format!("{e:#}"), lang)]) + "\n",
                     exit_code: 2,
                     ..Report::default()
                 }
@@ -115,33 +130,49 @@ pub fn command(conf: &Path, out: &Path, check: bool, time_zone: &str) -> super::
     }
     let mut stdout = String::new();
     for c in &changes {
-        stdout.push_str(&format!("{}{c}\n", if check { "would " } else { "" }));
+        let c = c.say(lang);
+        let line = if check {
+            frame(lang, "would {}", &[&c])
+        } else {
+            c
+        };
+        stdout.push_str(&format!("{line}\n"));
     }
-    stdout.push_str(&format!(
-        "{} tables imported from {} into {}{}\n",
-        imported.tables.len(),
-        conf.display(),
-        out.display(),
-        match (check, changes.is_empty()) {
-            (_, true) => " (up to date)",
-            (true, false) => " (out of date: re-run without --check)",
-            (false, false) => "",
-        }
+    let state = match (check, changes.is_empty()) {
+        (_, true) => frame(lang, " (up to date)", &[]),
+        (true, false) => frame(lang, " (out of date: re-run without --check)", &[]),
+        (false, false) => String::new(),
+    };
+    stdout.push_str(&frame(
+        lang,
+        "{} tables imported from {} into {}{}",
+        &[
+            &imported.tables.len(),
+            &conf.display(),
+            &out.display(),
+            &state,
+        ],
     ));
+    stdout.push('\n');
     if !imported.unmapped.is_empty() {
-        stdout.push_str(&format!("\nNot mapped ({}):\n", imported.unmapped.len()));
+        let head = frame(lang, "Not mapped ({}):", &[&imported.unmapped.len()]);
+        stdout.push_str(&format!("\n{head}\n"));
         for (at, why) in &imported.unmapped {
-            stdout.push_str(&format!("  {at}: {why}\n"));
+            stdout.push_str(&format!("  {at}: {}\n", message(why, lang)));
         }
     }
     let mut stderr = String::new();
     if check && !changes.is_empty() {
-        stderr.push_str(&format!(
-            "error[{}]: re-importing would change {} file(s) of {}\n",
-            crate::diag::Code::StaleImport,
-            changes.len(),
-            out.display()
+        stderr.push_str(&frame(
+            lang,
+            "error[{}]: re-importing would change {} file(s) of {}",
+            &[
+                &crate::diag::Code::StaleImport,
+                &changes.len(),
+                &out.display(),
+            ],
         ));
+        stderr.push('\n');
     }
     Report {
         stdout,

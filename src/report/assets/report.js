@@ -18,7 +18,11 @@
       r.hidden = !hit;
       if (hit) shown++;
     });
-    if (count) count.textContent = q === "" ? rows.length + " rows" : shown + " of " + rows.length + " rows match";
+    // The words are the page's (data-all, data-some: "{0} rows", "{0} of {1} rows match" in its language).
+    if (count) {
+      var words = q === "" ? count.getAttribute("data-all") : count.getAttribute("data-some");
+      count.textContent = words.replace("{0}", q === "" ? rows.length : shown).replace("{1}", rows.length);
+    }
   }
   function fromHash() {
     var m = /^#q=(.*)$/.exec(location.hash);
