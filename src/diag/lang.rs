@@ -8,6 +8,7 @@
 //! * every [`Code`] has a Chinese title and explanation ([`title`], [`explanation`]: `gentable explain`);
 //! * a message or help is matched against the catalog's English templates ([`translate`]): `{}` stands for
 //!   a part copied as it is (a cell's text, a table name, a number — never English prose, [`is_prose`]),
+//!   `{w}` for a copied part without spaces (a path, a JSON pointer: `{w} allows {t}` cannot swallow a list),
 //!   `{t}` for a part that is itself translated (an inner message, a type in words such as "an integer"),
 //!   `{e}` for another library's text (an operating-system or JSON parser error: translated when a template
 //!   matches it, else copied); the Chinese template names the parts `{0}`, `{1}`, … in its own order. The
@@ -189,18 +190,19 @@ fn pattern(en: &str) -> (String, Vec<Part>, usize) {
     let mut rest = en;
     loop {
         let next = [
-            ("{}", Part::Copied),
-            ("{t}", Part::Translated),
-            ("{e}", Part::Foreign),
+            ("{}", Part::Copied, "(.+?)"),
+            ("{w}", Part::Copied, r"(\S+?)"),
+            ("{t}", Part::Translated, "(.+?)"),
+            ("{e}", Part::Foreign, "(.+?)"),
         ]
         .iter()
-        .filter_map(|(p, t)| rest.find(p).map(|i| (i, p.len(), *t)))
-        .min_by_key(|(i, _, _)| *i);
+        .filter_map(|(p, t, g)| rest.find(p).map(|i| (i, p.len(), *t, *g)))
+        .min_by_key(|(i, _, _, _)| *i);
         match next {
-            Some((i, len, t)) => {
+            Some((i, len, t, group)) => {
                 re.push_str(&regex::escape(&rest[..i]));
                 weight += rest[..i].chars().count();
-                re.push_str("(.+?)");
+                re.push_str(group);
                 parts.push(t);
                 rest = &rest[i + len..];
             }
