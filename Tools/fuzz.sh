@@ -24,7 +24,9 @@ export RUSTFLAGS="-Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4
 # An explicit --target keeps the instrumentation off build scripts and proc macros (as cargo fuzz does).
 host="$(rustc -vV | sed -n 's/^host: //p')"
 echo "== building the fuzz targets (fuzz/, release, instrumented)"
-cargo build --locked --release --target "$host" --manifest-path fuzz/Cargo.toml --bins
+# Not --locked: fuzz/Cargo.lock follows the main crate's dependencies, which change without it (cargo adds
+# what is new and keeps every pinned version it can).
+cargo build --release --target "$host" --manifest-path fuzz/Cargo.toml --bins
 
 status=0
 for t in "${targets[@]}"; do

@@ -52,28 +52,58 @@ pub fn read_workbook(
             return vec![];
         }
     };
-    match open_workbook_auto_bytes(&file.path, bytes) {
-        Ok(wb) => {
-            let merges = !matches!(wb, calamine::Sheets::Xlsx(_)) || checked.mentions_merges;
-            let facts = matches!(wb, calamine::Sheets::Xlsx(_))
-                .then(|| super::xlsx::Workbook::open(bytes))
-                .flatten();
-            let mut sheets = Sheets {
-                file,
-                limits,
-                text: 0,
-                diags,
-                facts,
-                keep_hidden,
-            };
-            sheets.read(wb, merges).unwrap_or_default()
+    // calamine panics on some damaged files (found by the `workbook` fuzz target: a cell reference whose
+    // column letters overflow u32, `attempt to multiply with overflow` in its reference parser; release
+    // builds check overflow in calamine too, Cargo.toml): such a file is unreadable, never a crash.
+    let mut found = vec![];
+    let read =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+            || match open_workbook_auto_bytes(&file.path, bytes) {
+                Ok(wb) => {
+                    let merges =
+                        !matches!(wb, calamine::Sheets::Xlsx(_)) || checked.mentions_merges;
+                    let facts = matches!(wb, calamine::Sheets::Xlsx(_))
+                        .then(|| super::xlsx::Workbook::open(bytes))
+                        .flatten();
+                    let mut sheets = Sheets {
+                        file,
+                        limits,
+                        text: 0,
+                        diags: &mut found,
+                        facts,
+                        keep_hidden,
+                    };
+                    sheets.read(wb, merges).unwrap_or_default()
+                }
+                Err(e) => {
+                    found.push(Diagnostic::file_error(
+                        Code::UnreadableFile,
+                        &file.rel,
+                        format!("cannot open workbook: {e}"),
+                    ));
+                    vec![]
+                }
+            },
+        ));
+    match read {
+        Ok(tables) => {
+            diags.append(&mut found);
+            tables
         }
-        Err(e) => {
-            diags.push(Diagnostic::file_error(
-                Code::UnreadableFile,
-                &file.rel,
-                format!("cannot open workbook: {e}"),
-            ));
+        Err(panic) => {
+            let why = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            diags.push(
+                Diagnostic::file_error(
+                    Code::UnreadableFile,
+                    &file.rel,
+                    format!("cannot read workbook: the file is damaged (the xlsx/xls/ods reader stopped: {why})"),
+                )
+                .with_help("re-save the workbook from Excel or LibreOffice"),
+            );
             vec![]
         }
     }

@@ -1,0 +1,78 @@
+//! The fuzz targets of `fuzz/` (issue 13 item 5; docs/fuzzing.md) on stable, in every test run: each
+//! target's body runs on its whole seed corpus (the repository's own tables, workbooks, schemas and the
+//! torture set's cells) and on every input under `fuzz/regressions/<target>/` (what the fuzzers found, kept
+//! once fixed). `Tools/fuzz.sh` runs the same bodies under libFuzzer, coverage-guided.
+
+#[path = "../fuzz/src/targets.rs"]
+mod targets;
+
+fn replay(name: &str, min_seeds: usize) {
+    let seeds = targets::seeds(name);
+    assert!(
+        seeds.len() >= min_seeds,
+        "{name}: only {} seeds found (the seed corpus is the repository's own files)",
+        seeds.len()
+    );
+    let regressions = targets::regressions(name);
+    for (what, data) in seeds.iter().chain(&regressions) {
+        let r = std::panic::catch_unwind(|| targets::run(name, data));
+        assert!(r.is_ok(), "fuzz target {name} panicked on {what}");
+    }
+    println!(
+        "{name}: {} seeds, {} regressions",
+        seeds.len(),
+        regressions.len()
+    );
+}
+
+#[test]
+fn cell_target_on_its_corpus() {
+    replay("cell", 200);
+}
+
+#[test]
+fn csv_target_on_its_corpus() {
+    replay("csv", 40);
+}
+
+#[test]
+fn workbook_target_on_its_corpus() {
+    replay("workbook", 2);
+}
+
+#[test]
+fn schema_target_on_its_corpus() {
+    replay("schema", 50);
+}
+
+#[test]
+fn a_workbook_whose_cell_reference_overflows_is_unreadable_not_a_crash() {
+    // Found by the `workbook` fuzz target: calamine's reference parser overflowed u32 on the column letters
+    // of a cell reference (`attempt to multiply with overflow`, a panic in debug builds, a wrapped column in
+    // release). Now GT0101 at the file.
+    let path =
+        targets::repo().join("fuzz/regressions/workbook/calamine-cell-reference-overflow.xlsx");
+    let bytes = std::fs::read(&path).unwrap();
+    let file = gentable::read::discover::SourceFile {
+        path: "Table/Bad.xlsx".into(),
+        rel: "Table/Bad.xlsx".into(),
+        rel_in_folder: "Bad.xlsx".into(),
+    };
+    let mut diags = vec![];
+    let tables = gentable::read::workbook::read_workbook(
+        &file,
+        &bytes,
+        &gentable::config::Limits::default(),
+        &|_| true,
+        &mut diags,
+    );
+    assert!(tables.is_empty());
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0].code, gentable::diag::Code::UnreadableFile);
+    assert_eq!(diags[0].file, "Table/Bad.xlsx");
+    assert!(
+        diags[0].message.contains("the file is damaged"),
+        "{}",
+        diags[0].message
+    );
+}
