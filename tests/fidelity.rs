@@ -122,6 +122,14 @@ fn twins_give_byte_equal_outputs() {
 #[test]
 fn excel_libreoffice_and_a_script_give_the_same_data_or_a_located_error() {
     let excel = repo().join("../shared/realdata/et-excel-xlsx/AIConfig.xlsx");
+    if !excel.is_file() && !std::env::var("CI").is_ok_and(|v| v == "true") {
+        // As tests/realdata.rs: the shared real data is required in CI, skipped with a note elsewhere.
+        eprintln!(
+            "note: skipping: {} is missing (it is required when CI=true)",
+            excel.display()
+        );
+        return;
+    }
     assert!(
         excel.is_file(),
         "{} (the shared real data)",

@@ -76,3 +76,33 @@ fn a_workbook_whose_cell_reference_overflows_is_unreadable_not_a_crash() {
         diags[0].message
     );
 }
+
+/// Found by the `cell` fuzz target (fuzz/regressions/cell/time-offset-overflow.txt): a time-of-day cell
+/// whose "offset" is a huge number overflowed `i32` while it was converted to seconds (a panic in debug
+/// builds, a wrapped offset in release). It is a located error now, and real offsets still read.
+#[test]
+fn a_time_cell_with_a_huge_offset_is_an_error_not_an_overflow() {
+    use gentable::typing::cell::time::parse_time;
+    for cell in [
+        "-247483648",
+        "05:00+99999999:00",
+        "05:00-24:00",
+        "05:00+-5:00",
+        "05:00++5",
+    ] {
+        let e = parse_time(cell, None).expect_err(cell);
+        assert!(
+            e.message.contains("is not a time zone offset"),
+            "{cell}: {}",
+            e.message
+        );
+    }
+    assert_eq!(parse_time("05:00+08:00", None).ok(), Some(21 * 3600));
+    assert_eq!(parse_time("05:30-01:30", None).ok(), Some(7 * 3600));
+    assert_eq!(gentable::schema::parse_offset("+8"), Some(8 * 3600));
+    assert_eq!(
+        gentable::schema::parse_offset("-05:30"),
+        Some(-(5 * 3600 + 30 * 60))
+    );
+    assert_eq!(gentable::schema::parse_offset("-247483648"), None);
+}

@@ -39,7 +39,14 @@ pub fn parse_offset(s: &str) -> Option<i32> {
         _ => return None,
     };
     let (h, m) = rest.split_once(':').unwrap_or((rest, "0"));
-    let (h, m): (i32, i32) = (h.parse().ok()?, m.parse().ok()?);
+    // Digits only (no second sign, no `+`), and bounded before any arithmetic: a cell `-247483648` is
+    // no offset, not an overflow (found by the `cell` fuzz target).
+    let digits = |p: &str| -> Option<i32> {
+        (!p.is_empty() && p.len() <= 2 && p.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| p.parse().ok())
+            .flatten()
+    };
+    let (h, m) = (digits(h)?, digits(m)?);
     (h <= 18 && m < 60).then_some(sign * (h * 3600 + m * 60))
 }
 
