@@ -2,6 +2,9 @@
 # Coverage-guided fuzzing of gentable's readers with libFuzzer, on the stable toolchain (docs/fuzzing.md).
 #
 #   Tools/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]      default: 60 seconds each of cell csv workbook schema
+#   GENTABLE_FUZZ_RUNS=N Tools/fuzz.sh [SECONDS] ...    a reproducible run (what .ci/run does): N inputs per
+#                                                       target from libFuzzer seed GENTABLE_FUZZ_SEED (default 1)
+#                                                       and the seed corpus only, SECONDS as a cap
 #
 # The targets are built with sanitizer-coverage instrumentation through stable -C flags (what `cargo fuzz`
 # does, minus AddressSanitizer, which needs nightly and which safe Rust does not need), with overflow checks
@@ -31,21 +34,29 @@ cargo build --release --target "$host" --manifest-path fuzz/Cargo.toml --bins
 status=0
 for t in "${targets[@]}"; do
   corpus="$out/corpus/$t"
+  repro=()
+  if [ -n "${GENTABLE_FUZZ_RUNS:-}" ]; then
+    # The same inputs on every machine: a fixed libFuzzer seed, a number of runs instead of a time, and a
+    # fresh corpus (a corpus kept from earlier runs would change the sequence).
+    corpus="$out/corpus-repro/$t"
+    rm -rf "$corpus"
+    repro=(-runs="$GENTABLE_FUZZ_RUNS" -seed="${GENTABLE_FUZZ_SEED:-1}")
+  fi
   seeds="$out/seeds/$t"
   artifacts="$out/artifacts/$t"
   rm -rf "$seeds"
   mkdir -p "$corpus" "$seeds" "$artifacts"
-  echo "== fuzzing $t for ${secs}s"
+  echo "== fuzzing $t for ${GENTABLE_FUZZ_RUNS:+$GENTABLE_FUZZ_RUNS inputs (seed ${GENTABLE_FUZZ_SEED:-1}), at most }${secs}s"
   # -rss_limit_mb: every input must stay within bounded memory; -timeout: and bounded time.
   if ! GENTABLE_FUZZ_SEEDS="$seeds" "$CARGO_TARGET_DIR/$host/release/$t" \
-      -max_total_time="$secs" -rss_limit_mb=1024 -timeout=10 -max_len=65536 \
+      -max_total_time="$secs" "${repro[@]}" -rss_limit_mb=1024 -timeout=10 -max_len=65536 \
       -artifact_prefix="$artifacts/" -print_final_stats=1 "$corpus" "$seeds" 2>"$out/$t.log"; then
     tail -n 60 "$out/$t.log"
     echo "fuzz target $t crashed: see $artifacts/"
     status=1
   else
     grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb|#[0-9]+ +DONE)" "$out/$t.log" || true
-    echo "fuzz $t: ${secs}s without a crash"
+    echo "fuzz $t: ${GENTABLE_FUZZ_RUNS:+$GENTABLE_FUZZ_RUNS inputs, at most }${secs}s without a crash"
   fi
 done
 exit $status
