@@ -433,6 +433,20 @@ fn record_values(
                     return Err(e);
                 }
             },
+            // An open record's positional part after its declared fields (`(hp=0,x,a=3)` with one
+            // declared field) has no field to go to: extra members must be named (found by the `cell`
+            // fuzz target; it reached the tuple branch below).
+            None if i >= declared && !rest => {
+                return Err(CellError::new(
+                    Code::BadGrammar,
+                    format!(
+                        "part {} ({:?}) of {name} is after its declared fields: an extra member must be named",
+                        i + 1,
+                        trim_raw(p)
+                    ),
+                )
+                .help("name an extra member as key=value"));
+            }
             None if i >= declared => {
                 let Type::Array(it) = &fields[declared].ty else {
                     unreachable!("IR invariant: a tuple's rest is an array")
@@ -1532,6 +1546,45 @@ mod tests {
     }
     fn ints(v: &[i128]) -> Value {
         Value::Array(v.iter().map(|&i| Value::Int(i)).collect())
+    }
+
+    /// Found by the `cell` fuzz target (fuzz/regressions/cell/open-record-positional-extra.txt): a
+    /// positional part after an open record's declared fields reached the tuple branch and panicked.
+    #[test]
+    fn an_open_records_positional_extra_part_is_an_error() {
+        let mut p = project();
+        p.records.insert(
+            "Stats".into(),
+            RecordDef {
+                name: "Stats".into(),
+                doc: String::new(),
+                fields: vec![
+                    field("hp", Type::Int(IntWidth::I32)),
+                    field(
+                        crate::ir::EXTRA_FIELD,
+                        Type::Map(Box::new(Type::String), Box::new(Type::Int(IntWidth::I32))),
+                    ),
+                ],
+                origin: String::new(),
+                form: RecordForm::Open,
+            },
+        );
+        let ty = Type::Record("Stats".into());
+        let e = parse_cell("(hp=0,no1,alpha=3)", &ty, &p).unwrap_err();
+        assert_eq!(e.code, Code::BadGrammar);
+        assert!(
+            e.message
+                .contains("part 2 (\"no1\") of Stats is after its declared fields: an extra member must be named"),
+            "{}",
+            e.message
+        );
+        assert_eq!(
+            parse_cell("(hp=0,alpha=3)", &ty, &p),
+            Ok(Value::Record(vec![
+                Value::Int(0),
+                Value::Map(vec![(Value::Str("alpha".into()), Value::Int(3))]),
+            ]))
+        );
     }
 
     #[test]
