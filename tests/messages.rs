@@ -240,3 +240,81 @@ fn every_frame_line_of_the_source_has_chinese() {
         missing.join("\n")
     );
 }
+
+/// Every message and help written where a diagnostic is made in the stages (`src/read`, `schema`, `typing`,
+/// `validate`, `build`, `config.rs`) has a template in `zh::MESSAGES` whose literal text fits its format
+/// string: the source is read, so a new message without Chinese fails here even when no test case prints
+/// it. A format string is the text of a literal within eight lines after `Code::…`, `Diagnostic::…`,
+/// `with_help(` or `.help(` that has three English words or more; its `{…}` arguments fit any part.
+#[test]
+fn every_message_written_in_the_stages_has_a_template() {
+    // Format strings a template of their expanded forms covers (the argument is one of a few words).
+    let expanded: &[&str] = &["{name} has {declared} {what} but the value has {} parts"];
+    let trigger = regex::Regex::new(r"Code::[A-Z]|Diagnostic::|with_help\(|\.help\(").unwrap();
+    let literal = regex::Regex::new(r#""((?:[^"\\]|\\.)*)""#).unwrap();
+    let continued = regex::Regex::new(r"\\\n\s*").unwrap();
+    let argument = regex::Regex::new(r"\{[^{}]*\}").unwrap();
+    let word = regex::Regex::new(r"\b[a-z]{2,}\b").unwrap();
+    let src = root().join("src");
+    let mut files = vec![src.join("config.rs")];
+    let mut stack: Vec<PathBuf> = ["read", "schema", "typing", "validate", "build"]
+        .iter()
+        .map(|d| src.join(d))
+        .collect();
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                files.push(p);
+            }
+        }
+    }
+    let (mut checked, mut missing) = (0, vec![]);
+    for p in files {
+        let text = std::fs::read_to_string(&p).unwrap();
+        // The code before the unit tests, with string continuations (`\` at a line's end) joined.
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        let code = continued.replace_all(code, "");
+        let lines: Vec<&str> = code.lines().collect();
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, l) in lines.iter().enumerate() {
+            if !trigger.is_match(l) {
+                continue;
+            }
+            for line in &lines[i..(i + 8).min(lines.len())] {
+                let t = line.trim_start();
+                if t.starts_with("//") {
+                    continue;
+                }
+                for c in literal.captures_iter(line) {
+                    let s = c[1].replace("\\\"", "\"").replace("\\\\", "\\");
+                    if word.find_iter(&s).count() < 3 || expanded.contains(&s.as_str()) {
+                        continue;
+                    }
+                    if !seen.insert(s.clone()) {
+                        continue;
+                    }
+                    checked += 1;
+                    let shape = argument.replace_all(&s, "\u{1}");
+                    if !gentable::diag::lang::has_template(&shape) {
+                        missing.push(format!(
+                            "{}: {s:?}",
+                            p.strip_prefix(root()).unwrap().display()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        checked >= 150,
+        "only {checked} messages found in the source"
+    );
+    assert!(
+        missing.is_empty(),
+        "messages of the stages without a template in src/diag/zh.rs MESSAGES:\n{}",
+        missing.join("\n")
+    );
+}

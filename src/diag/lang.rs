@@ -239,6 +239,12 @@ fn catalog() -> &'static Catalog {
     })
 }
 
+/// Whether some template's literal text fits `text` (its parts not checked): what a source scan asks of a
+/// message's format string, whose arguments it cannot know (`tests/messages.rs`).
+pub fn has_template(text: &str) -> bool {
+    catalog().set.is_match(text)
+}
+
 /// A whole translation of an English text ([`translate_checked`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Translation {
