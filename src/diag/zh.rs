@@ -664,6 +664,8 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("{} has {} elements but the value has {} parts", "{0} 有 {1} 个元素，但值有 {2} 部分"),
     ("{} is a whole number far too large for {} ({})", "{0} 是一个整数，但对 {1}（{2}）来说太大了"),
     ("the member {} is given twice", "成员 {0} 给出了两次"),
+    ("name an extra member as key=value", "额外的成员请写成 key=value"),
+    ("part {} ({}) of {} is after its declared fields: an extra member must be named", "{2} 的第 {0} 部分（{1}）在声明的字段之后：额外的成员必须写出名字"),
     // build/
     ("run `gentable build` and commit generated/", "运行 `gentable build` 并提交 generated/"),
     ("{} is stale: it differs from what the tables produce", "{0} 已过期：与表生成的内容不同"),
