@@ -1623,6 +1623,16 @@ impl<'a, 'r> Ctx<'a, 'r> {
                     ));
                 }
             }
+            // Without `additionalProperties` (or `unevaluatedProperties`), a member matching no pattern
+            // may hold any value (JSON Schema's default `true`): typing every extra member by the
+            // patterns' schemas read `(y=1)` under `{"^x_": boolean}` as `y = true`.
+            static ANY: J = J::Bool(true);
+            if !pats.is_empty()
+                && p.s.get("additionalProperties").is_none()
+                && p.s.get("unevaluatedProperties").is_none()
+            {
+                out.push(self.child(p, &ANY, "additionalProperties"));
+            }
         }
     }
 
