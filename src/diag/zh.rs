@@ -275,6 +275,8 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("{} is not a finite number", "{0} 不是有限数"),
     ("JSON, and so every generated language, has no NaN or infinity", "JSON（因而每种生成的语言）都没有 NaN 或无穷大"),
     ("{} is too large for a 64-bit float", "{0} 太大，64 位浮点数放不下"),
+    ("{} has no exact 64-bit float: it would ship as {}", "{0} 无法用 64 位浮点数精确表示：导出的会是 {1}"),
+    ("write at most 15 significant digits (what Excel keeps), or make the field a string", "最多写 15 位有效数字（Excel 保留的位数），或把字段改为字符串"),
     ("{} is not an integer", "{0} 不是整数"),
     ("write true or false (also TRUE/FALSE, 1/0, yes/no)", "请写 true 或 false（也可以是 TRUE/FALSE、1/0、yes/no）"),
     ("{} is not a {}", "{0} 不是 {1}"),

@@ -864,7 +864,40 @@ pub fn int_in_range(v: i128, w: IntWidth) -> Result<Value, CellError> {
     Ok(Value::Int(v))
 }
 
-/// Parse a finite number; `-0` becomes `0` (RFC 8785 has a single zero).
+/// The decimal number a text writes, normalised: (negative, significant digits without leading or
+/// trailing zeros, power of ten of the last digit); `None` for zero or a text that is not a decimal.
+fn decimal(s: &str) -> Option<(bool, String, i64)> {
+    let (neg, s) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let (mantissa, exp) = match s.find(['e', 'E']) {
+        Some(i) => (&s[..i], s[i + 1..].parse::<i64>().ok()?),
+        None => (s, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all = format!("{int}{frac}");
+    let digits = all.trim_start_matches('0');
+    let trimmed = digits.trim_end_matches('0');
+    if trimmed.is_empty() {
+        return None;
+    }
+    let exp = exp - frac.len() as i64 + (digits.len() - trimmed.len()) as i64;
+    Some((neg, trimmed.to_string(), exp))
+}
+
+/// True when the double `f` is exactly the decimal number the text `s` writes, after printing `f` the
+/// shortest way that reads back (what the canonical JSON and every generated language print): then the
+/// value ships as written. `9007199254740993` (2^53 + 1), `0.12345678901234567890` and `1e-400` (0) are
+/// not: the designer would see another number in the output.
+fn exact_decimal(s: &str, f: f64) -> bool {
+    decimal(s) == decimal(&format!("{f:e}"))
+}
+
+/// Parse a finite number; `-0` becomes `0` (RFC 8785 has a single zero). A text the nearest double does
+/// not write back exactly (more significant digits than a double keeps, or an underflow to 0) is an error
+/// (GT0202), never a silently rounded value.
 pub fn parse_float(s: &str) -> Result<Value, CellError> {
     let lower = s.to_ascii_lowercase();
     if lower.contains("inf") || lower.contains("nan") {
@@ -874,6 +907,17 @@ pub fn parse_float(s: &str) -> Result<Value, CellError> {
         );
     }
     match s.strip_prefix('+').unwrap_or(s).parse::<f64>() {
+        Ok(f) if f.is_finite() && !exact_decimal(s, f) => Err(CellError::new(
+            Code::OutOfRange,
+            format!("{s} has no exact 64-bit float: it would ship as {}", {
+                let mut t = String::new();
+                crate::ir::canonical::write_f64(&mut t, if f == 0.0 { 0.0 } else { f });
+                t
+            }),
+        )
+        .help(
+            "write at most 15 significant digits (what Excel keeps), or make the field a string",
+        )),
         Ok(f) if f.is_finite() => Ok(Value::Float(if f == 0.0 { 0.0 } else { f })),
         Ok(_) => Err(CellError::new(
             Code::OutOfRange,
@@ -1585,6 +1629,46 @@ mod tests {
                 Value::Map(vec![(Value::Str("alpha".into()), Value::Int(3))]),
             ]))
         );
+    }
+
+    /// Found by the newcomer pass: a number text the nearest double does not write back shipped as
+    /// another number without a word (2^53 + 1 → 9007199254740992, 1e-400 → 0).
+    #[test]
+    fn a_number_the_double_cannot_hold_exactly_is_an_error() {
+        let p = project();
+        for (text, ships) in [
+            ("9007199254740993", "9007199254740992"),
+            ("123456789012345678901234567890", "1.2345678901234568e+29"),
+            ("1e-400", "0"),
+            ("-1e-400", "0"),
+            ("0.12345678901234567890", "0.12345678901234568"),
+        ] {
+            let e = parse_cell(text, &Type::Float, &p).unwrap_err();
+            assert_eq!(e.code, Code::OutOfRange, "{text}");
+            assert!(
+                e.message.contains(&format!(
+                    "{text} has no exact 64-bit float: it would ship as {ships}"
+                )),
+                "{text}: {}",
+                e.message
+            );
+        }
+        for (text, v) in [
+            ("9007199254740992", 9007199254740992.0),
+            ("0.1", 0.1),
+            ("101.0", 101.0),
+            ("-0.000", 0.0),
+            ("1.5E3", 1500.0),
+            ("+007.250", 7.25),
+            ("3.141592653589793", std::f64::consts::PI),
+            ("5e-324", 5e-324),
+        ] {
+            assert_eq!(
+                parse_cell(text, &Type::Float, &p),
+                Ok(Value::Float(v)),
+                "{text}"
+            );
+        }
     }
 
     #[test]
