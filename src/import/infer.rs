@@ -192,8 +192,14 @@ pub fn schema_of(t: &RawTable, title: &str) -> J {
         distinct.dedup();
         let s = if all(&|x| matches!(x.to_ascii_lowercase().as_str(), "true" | "false")) {
             json!({"type": "boolean"})
-        } else if all(&|x| x.parse::<i64>().is_ok()) {
+        } else if all(&|x| x.parse::<i32>().is_ok()) {
             json!({"type": "integer"})
+        } else if all(&|x| x.parse::<i64>().is_ok()) {
+            // Unbounded integers are 32-bit (docs/conventions.md §4): wider values need the format, or
+            // the inferred schema would refuse its own table.
+            json!({"type": "integer", "format": "int64"})
+        } else if all(&|x| x.parse::<u64>().is_ok()) {
+            json!({"type": "integer", "format": "uint64"})
         } else if all(&|x| x.parse::<f64>().is_ok_and(f64::is_finite)) {
             json!({"type": "number"})
         } else if filled.len() >= 4 && distinct.len() <= 8 && distinct.len() * 2 <= filled.len() {
@@ -243,6 +249,25 @@ mod tests {
         assert_eq!(s["properties"]["Kind"]["enum"], json!(["Beast", "Dragon"]));
         assert_eq!(s["properties"]["Speed"]["type"], "number");
         assert_eq!(s["properties"]["Boss"]["type"], "boolean");
+        assert_eq!(s["properties"]["Hp"].get("format"), None);
+    }
+
+    /// Found by the newcomer pass: 64-bit values were inferred as a plain (32-bit) integer, so the
+    /// inferred schema refused its own table (GT0202).
+    #[test]
+    fn wide_integers_get_their_format() {
+        let csv = "Id,Big,Huge\n1,3000000000,18446744073709551615\n2,-9223372036854775808,1\n";
+        let t = read_csv(csv.as_bytes()).unwrap();
+        let s = schema_of(&t, "Wide");
+        assert_eq!(s["properties"]["Id"], json!({"type": "integer"}));
+        assert_eq!(
+            s["properties"]["Big"],
+            json!({"type": "integer", "format": "int64"})
+        );
+        assert_eq!(
+            s["properties"]["Huge"],
+            json!({"type": "integer", "format": "uint64"})
+        );
     }
 
     #[test]
