@@ -7,8 +7,9 @@
 //! The corpora: the golden English diagnostics of `tests/diagnostics/*/expected.json` and
 //! `tests/fidelity/*/expected/diagnostics.json`, and what `gentable check --message-format json` reports on
 //! every other project of the repository (FunnyPitch, `examples/*`, the torture set, `tests/fixtures/*`,
-//! `tests/luban`, `tests/realdata/*` when `../shared/realdata` is there) and on the hardening attacks'
-//! inputs (tests/hardening.rs writes them; here the ones that are files of the repository).
+//! `tests/luban`, `tests/realdata/*` when `../shared/realdata` is there). The hardening attacks (written by
+//! tests/hardening.rs in code) and the fuzz regressions (`fuzz/regressions/`, inputs of the fuzz targets,
+//! not projects) are not run here; the source scan below covers their messages' format strings.
 //!
 //! The one text that is not gentable's is a rule's own `message` (GT0310/GT0311: the schema author wrote
 //! it, in any language); its help is still checked.
