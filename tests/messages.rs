@@ -179,6 +179,16 @@ fn a_partial_match_is_no_translation() {
         translate_checked("map key: something no template says"),
         None
     );
+    // Brackets around words do not hide prose in a copied part: the schema keyword suffix of a
+    // validator message was copied into the Chinese ("-1.0 小于最小值 0 at d (schema keyword minimum)").
+    let t = translate_checked("-1.0 is less than the minimum of 0 at d (schema keyword minimum)")
+        .unwrap();
+    assert_eq!(t.text, "-1.0 小于最小值 0，位置 d（结构关键字 minimum）");
+    // Lists of names stay data.
+    assert!(!gentable::diag::lang::is_prose(
+        "date-time, date, time, duration"
+    ));
+    assert!(gentable::diag::lang::is_prose("0 (schema keyword minimum)"));
     // A copied part of data is fine.
     let t = translate_checked("\"Soldeir\" is not a key of PieceType").unwrap();
     assert_eq!(t.text, "\"Soldeir\" 不是 PieceType 的键");

@@ -327,7 +327,11 @@ pub fn is_prose(s: &str) -> bool {
             None => outside.push(ch),
         }
     }
-    let word = |w: &str| w.len() >= 2 && w.chars().all(|c| c.is_ascii_lowercase());
+    // Punctuation around a word does not hide it: `(schema keyword minimum)` is prose.
+    let word = |w: &str| {
+        let w = w.trim_matches(['(', ')', '[', ']']);
+        w.len() >= 2 && w.chars().all(|c| c.is_ascii_lowercase())
+    };
     let words: Vec<&str> = outside.split(' ').collect();
     words.windows(2).any(|p| word(p[0]) && word(p[1]))
 }
