@@ -93,7 +93,16 @@ fn the_funnypitch_board_is_the_seeds_layout_diagram() {
     .map(|c| ((c[0].parse().unwrap(), c[1].parse().unwrap()), c[3].clone(), c[2].clone()))
     .collect();
     // The seed's 初始布局图: `   y=8     │  M │  M │ …` rows, x = 0..8 left to right.
-    let seed = std::fs::read_dir(Path::new(ROOT).join("../shared/seeds"))
+    let seeds = Path::new(ROOT).join("../shared/seeds");
+    if !seeds.is_dir() && !std::env::var("CI").is_ok_and(|v| v == "true") {
+        // As tests/realdata.rs: the shared seeds are required in CI, skipped with a note elsewhere.
+        eprintln!(
+            "note: skipping the board check: {} is missing (it is required when CI=true)",
+            seeds.display()
+        );
+        return;
+    }
+    let seed = std::fs::read_dir(&seeds)
         .unwrap()
         .flatten()
         .find(|e| e.file_name().to_string_lossy().starts_with("004_"))
