@@ -97,6 +97,6 @@ fn inline_exports_one_language() {
         .unwrap(),
         r#"[{"Id":1,"Name":"Archer","Tips":["Tip","More"]},{"Id":2,"Name":"Knight","Tips":[]}]"#
     );
-    let lib = std::str::from_utf8(&files["rust/src/lib.rs"]).unwrap();
+    let lib = std::str::from_utf8(&files["rust/code/src/lib.rs"]).unwrap();
     assert!(lib.contains("pub fn text(key: &str, language: Language)"));
 }

@@ -428,7 +428,7 @@ fn every_name_builds_and_every_identifier_is_escaped() {
     // binary data files).
     let text =
         |files: &gentable::emit::Outputs, rel: &str| String::from_utf8(files[rel].clone()).unwrap();
-    let lib = text(&files, "rust/src/lib.rs");
+    let lib = text(&files, "rust/code/src/lib.rs");
     assert!(lib.contains("pub mod lib_;"));
     assert!(lib.contains("pub mod main_;"));
     assert!(lib.contains("pub mod core_;"));

@@ -2,7 +2,7 @@
 //! `generated/rust/data/` fails at first access with a `DataError` naming the file, the table and what is
 //! wrong — never a wrong value, never undefined behaviour.
 //!
-//! FunnyPitch's committed crate is copied once per case into `target/rust-data/` (its own crate name), one
+//! FunnyPitch's committed crate is copied once per case into `target/rust-data/` (its own crate names), one
 //! embedded file of each copy is damaged the way a hand edit, a truncated copy or a file from another build
 //! would, and one runner crate depending on every copy prints what `load()`, `try_all()` and `all()` say.
 
@@ -124,13 +124,19 @@ fn damaged_embedded_data_is_a_data_error_naming_the_file() {
     for (case, table, bytes, _) in &cases {
         let dir = work.join(case);
         copy_dir(&crate_dir, &dir);
-        let manifest = std::fs::read_to_string(crate_dir.join("Cargo.toml"))
-            .unwrap()
-            .replace(
-                "name = \"funnypitch_tables\"",
-                &format!("name = \"case_{case}\""),
-            );
-        write_if_changed(&dir.join("Cargo.toml"), manifest.as_bytes());
+        // Its own crate names (the facade, its code crate `_code` and the linker symbol between them carry
+        // the name), so that every copy links into one runner.
+        for rel in [
+            "Cargo.toml",
+            "code/Cargo.toml",
+            "src/lib.rs",
+            "code/src/lib.rs",
+        ] {
+            let text = std::fs::read_to_string(crate_dir.join(rel))
+                .unwrap()
+                .replace("funnypitch_tables", &format!("case_{case}"));
+            write_if_changed(&dir.join(rel), text.as_bytes());
+        }
         write_if_changed(&dir.join(format!("data/{table}.bytes")), bytes);
         toml.push_str(&format!(
             "case_{case} = {{ path = {:?} }}\n",

@@ -4,7 +4,14 @@
 use std::path::Path;
 
 /// Folders under `generated/` whose files gentable owns (stale ones are removed).
-pub const OWNED: &[&str] = &["data", "rust/src", "rust/data", "csharp", "ts"];
+pub const OWNED: &[&str] = &[
+    "data",
+    "rust/src",
+    "rust/code/src",
+    "rust/data",
+    "csharp",
+    "ts",
+];
 
 /// Folders under the generated folder that belong to the user's tools (a build of the generated crate, npm,
 /// .NET): never stale, never walked.

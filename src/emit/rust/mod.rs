@@ -4,25 +4,35 @@
 //! the rows are not in the token stream but embedded as binary data files (docs/data-format.md §3) with
 //! `include_bytes!` and decoded on first use into `&'static` rows (`std::sync::OnceLock`).
 //!
-//! Layout of the crate (names through [`crate::naming`]):
-//! * `src/lib.rs`: `#![forbid(unsafe_code)]`, one module per table re-exported at the root, `load()` (decode
-//!   every table now), `canonical_tables()` (every table as RFC 8785 JSON, for the conformance harness),
-//!   `DataError`, the text lookup;
-//! * `src/hashes.rs`: `CONTENT_HASH`, `PROJECT_HASH` and every table's `dataHash` — the one code file that
-//!   changes when only data changes;
-//! * `src/enums.rs`: one `enum` per JSON Schema string enum, with `ALL`, `name()` and `from_name()`;
-//! * `src/records.rs`: one `struct` per nested object schema, one `enum` per polymorphic record;
-//! * `src/<table>.rs`: the row struct, a typed id per single-field primary key (`PieceTypeId`), `SCHEMA_HASH`,
-//!   the row decoder, `all()`/`try_all()` (or `get()`/`try_get()` for singletons), `get()` by binary search,
-//!   unique-key lookups over an index built on first use, and a `<field>_row()` accessor per foreign key;
-//! * `src/runtime.rs`, `src/types.rs`, `src/canonical.rs`: fixed text (`support.rs`);
+//! The crate is two cargo packages, so that a data edit recompiles only a small one (issue 14):
+//! * the facade `rust/` (package `<crate_name>`, what a game depends on): `src/lib.rs` embeds every
+//!   `data/<Table>.bytes` with its `dataHash`, holds `CONTENT_HASH` and `PROJECT_HASH` — the one code file
+//!   that changes when only data changes — and re-exports the code crate whole (`pub use <crate_name>_code::*`);
+//! * the code crate `rust/code/` (package `<crate_name>_code`), which never depends on the facade: the
+//!   facade's `gentable_embedded(index)` is exported under a linker symbol (`embedded_symbol`) that the code
+//!   crate declares `extern "Rust"` and calls (its only `unsafe`). Cargo rebuilds dependents of a rebuilt
+//!   crate, never dependencies, so an edited data file rebuilds the facade and reuses the code.
+//!
+//! Layout of the code crate (names through [`crate::naming`]):
+//! * `code/src/lib.rs`: `#![deny(unsafe_code)]`, one module per table re-exported at the root, `load()`
+//!   (decode every table now), `canonical_tables()` (every table as RFC 8785 JSON, for the conformance
+//!   harness), `DataError`, the text lookup, `embedded()` (the data, from the facade);
+//! * `code/src/enums.rs`: one `enum` per JSON Schema string enum, with `ALL`, `name()` and `from_name()`;
+//! * `code/src/records.rs`: one `struct` per nested object schema, one `enum` per polymorphic record;
+//! * `code/src/<table>.rs`: the row struct, a typed id per single-field primary key (`PieceTypeId`),
+//!   `SCHEMA_HASH`, the row decoder, `all()`/`try_all()` (or `get()`/`try_get()` for singletons), `get()` by
+//!   binary search, unique-key lookups over an index built on first use, and a `<field>_row()` accessor per
+//!   foreign key. Its storage is one `runtime::Table` static: one non-generic type for every table (a
+//!   type-erased `OnceLock` of the decoded `Vec`), so the crate compiles one decode driver and one `OnceLock`,
+//!   not one per table (docs/performance.md);
+//! * `code/src/runtime.rs`, `code/src/types.rs`, `code/src/canonical.rs`: fixed text (`support.rs`);
 //! * `data/<Table>.bytes`: the rows (written by the data stage, [`crate::emit::data::binary`]).
 //!
 //! A field whose `x-gentable-foreignKey` names exactly one table with a single-field primary key of the same
 //! type is typed with that table's id (`from: PieceTypeId`). Types and impls are built with `quote` and
 //! formatted with `prettyplease`; doc comments come from schema descriptions through `#[doc = "…"]` string
 //! literals, so spreadsheet text can never escape into code. No generated code depends on a cell value: a data
-//! edit changes the embedded file of its table and `hashes.rs`, nothing else.
+//! edit changes the embedded file of its table and the facade's `src/lib.rs`, nothing else.
 
 mod support;
 
@@ -38,7 +48,8 @@ use std::collections::BTreeMap;
 /// The Rust backend (see the module docs).
 pub struct Rust;
 
-/// Emit `rust/Cargo.toml` and `rust/src/*.rs` (the embedded `rust/data/*.bytes` come from the data stage).
+/// Emit the facade `rust/Cargo.toml`, `rust/src/lib.rs` and the code crate `rust/code/` (the embedded
+/// `rust/data/*.bytes` come from the data stage).
 pub fn emit(ctx: &EmitContext) -> Result<Files> {
     super::run(&Rust, ctx)
 }
@@ -108,9 +119,11 @@ impl Backend for Rust {
     }
 
     fn runtime(&self, ctx: &EmitContext, _: &Plan) -> Result<Files> {
+        let facade = &ctx.config.rust.crate_name;
+        let code = code_crate(facade);
         let fixed = |name: &str, text: &str| -> Result<(String, String)> {
             Ok((
-                format!("rust/src/{name}.rs"),
+                format!("rust/code/src/{name}.rs"),
                 render(syn::parse_str::<TokenStream>(text).with_context(|| format!("{name}.rs"))?)?,
             ))
         };
@@ -118,13 +131,19 @@ impl Backend for Rust {
             (
                 "rust/Cargo.toml".to_string(),
                 format!(
-                    "# {HEADER}\n[package]\nname = \"{}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\ndescription = {}\n\n[dependencies]\n",
-                    ctx.config.rust.crate_name,
+                    "# {HEADER}\n[package]\nname = \"{facade}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\ndescription = {}\n\n[dependencies]\n# The tables' code (generated with this crate): it does not depend on the data, so a data edit\n# recompiles only this crate.\n{code} = {{ path = \"code\" }}\n",
                     toml_string(&format!("{} rule tables, generated by gentable", ctx.project.name))
                 ),
             ),
             (
-                "rust/src/types.rs".to_string(),
+                "rust/code/Cargo.toml".to_string(),
+                format!(
+                    "# {HEADER}\n[package]\nname = \"{code}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\ndescription = {}\n\n[lib]\n# Its data is linked in from `{facade}`: on its own it links no test binary.\ntest = false\ndoctest = false\n\n[dependencies]\n",
+                    toml_string(&format!("The code of the {} rule tables (depend on {facade}), generated by gentable", ctx.project.name))
+                ),
+            ),
+            (
+                "rust/code/src/types.rs".to_string(),
                 render(
                     syn::parse_str::<TokenStream>(&if super::front::uses_json(ctx.project) {
                         format!("{}{}", support::TYPES_RS, support::JSON_RS)
@@ -147,11 +166,11 @@ impl Backend for Rust {
         clashes.finish()?;
         Ok(Files::from([
             (
-                "rust/src/enums.rs".to_string(),
+                "rust/code/src/enums.rs".to_string(),
                 render(enums.expect("checked"))?,
             ),
             (
-                "rust/src/records.rs".to_string(),
+                "rust/code/src/records.rs".to_string(),
                 render(records.expect("checked"))?,
             ),
         ]))
@@ -163,7 +182,7 @@ impl Backend for Rust {
         BOXED.with(|b| *b.borrow_mut() = plan.boxed.clone());
         let text = render(table_file(ctx.project, t, &plan.ids)?)?;
         Ok(Files::from([(
-            format!("rust/src/{}.rs", module(&t.name)),
+            format!("rust/code/src/{}.rs", module(&t.name)),
             text,
         )]))
     }
@@ -175,7 +194,7 @@ impl Backend for Rust {
         let mut mods = vec![];
         let mut dumps = vec![];
         let mut loads = vec![];
-        let mut data_hashes = vec![];
+        let mut embedded = vec![];
         for (t, m) in p.tables.iter().zip(&plan.modules) {
             let mi = format_ident!("{}", m);
             let name = &t.name;
@@ -202,9 +221,8 @@ impl Backend for Rust {
                 .data_hashes
                 .get(&t.name)
                 .with_context(|| format!("no data hash for table {}", t.name))?;
-            let c = hash_const(m);
-            let doc = format!(" `dataHash` of `{}`.", data_file(&t.name).replace('`', "'"));
-            data_hashes.push(quote! { #[doc = #doc] pub(crate) const #c: &str = #hash; });
+            let include = format!("../{}", data_file(&t.name));
+            embedded.push(quote! { (include_bytes!(#include), #hash) });
         }
         let enum_use = if p.enums.is_empty() {
             quote! {}
@@ -216,21 +234,27 @@ impl Backend for Rust {
         } else {
             quote! { pub use records::*; }
         };
+        let facade = &ctx.config.rust.crate_name;
+        let code = code_crate(facade);
+        let code_ident = format_ident!("{}", code);
+        let symbol = embedded_symbol(p, facade);
         let crate_doc = doc_attrs(&format!(
-            "{} rule tables.\n\nGenerated by gentable from the tables and JSON Schemas of project `{}`. The rows are embedded in the crate (`data/*.bytes`) and decoded on first use of each table; call `load()` at start-up to decode every table at once and get a `DataError` instead of a panic if an embedded file was damaged.",
+            "{} rule tables.\n\nGenerated by gentable from the tables and JSON Schemas of project `{}`. The rows are embedded in the crate (`data/*.bytes`) and decoded on first use of each table; call `load()` at start-up to decode every table at once and get a `DataError` instead of a panic if an embedded file was damaged.\n\nThis crate holds the data and the hashes that change with it; the code (types, lookups, decoders) is in `{code}` (re-exported here whole), which does not depend on the data: a data edit recompiles only this small crate.",
+            p.name, p.name
+        ), true);
+        let code_doc = doc_attrs(&format!(
+            "The code of the {} rule tables (`{facade}`, which re-exports all of it): types, lookups and decoders, generated by gentable from the JSON Schemas of project `{}`.\n\nDepend on `{facade}`, not on this crate: `{facade}` embeds the rows and hands them to this code through one linker symbol, so that a data edit does not recompile this crate (its code changes only with a schema).",
             p.name, p.name
         ), true);
         let lib = quote! {
-            #crate_doc
-            #![forbid(unsafe_code)]
+            #code_doc
+            #![deny(unsafe_code)]
             #![allow(clippy::all)]
             pub mod canonical;
             pub mod enums;
-            mod hashes;
             pub mod records;
             mod runtime;
             pub mod types;
-            pub use hashes::{CONTENT_HASH, PROJECT_HASH};
             pub use runtime::DataError;
             #enum_use
             #record_use
@@ -245,14 +269,31 @@ impl Backend for Rust {
             pub fn canonical_tables() -> Vec<(&'static str, String)> {
                 vec![#(#dumps),*]
             }
+            #[allow(unsafe_code)]
+            extern "Rust" {
+                #[link_name = #symbol]
+                fn gentable_embedded(index: usize) -> Option<(&'static [u8], &'static str)>;
+            }
+            /// The embedded data file of table `index` (in table-name order) and the `dataHash` it must carry,
+            /// from the facade crate, which defines the symbol (its name carries the hash of the tables' schemas,
+            /// so a facade of another schema does not link).
+            #[allow(unsafe_code)]
+            pub(crate) fn embedded(index: usize) -> Option<(&'static [u8], &'static str)> {
+                // SAFETY: the facade crate generated together with this one defines the symbol with this
+                // exact signature (a safe Rust function over a static table); the name differs for every
+                // crate name and set of schemas, so no other definition can be linked under it.
+                unsafe { gentable_embedded(index) }
+            }
         };
         let text = text_lookup(plan.text, ids)?;
         let lib = quote! { #lib #text };
         let content_hash = ctx.content_hash;
         let project_hash = ctx.project_hash;
-        let hashes = quote! {
-            //! The hashes that change with every data edit (docs/data-format.md §4 of gentable): kept in this one
-            //! file so that a data edit changes no other code of the crate.
+        let n = Literal::usize_unsuffixed(embedded.len());
+        let facade_lib = quote! {
+            #crate_doc
+            #![deny(unsafe_code)]
+            pub use #code_ident::*;
             /// BLAKE3 content hash of the data this crate holds (its export groups) and of the schemas: equal to
             /// `content-hash.txt` of its data folder, and to the C# and TypeScript outputs' content hash when they
             /// select the same groups.
@@ -260,14 +301,20 @@ impl Backend for Rust {
             /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
             /// `CONTENT_HASH` unless this output selects export groups.
             pub const PROJECT_HASH: &str = #project_hash;
-            /// Every table's `dataHash` (BLAKE3 of its canonical JSON), which its embedded data file must carry.
-            pub(crate) mod tables {
-                #(#data_hashes)*
+            /// Every table's embedded data file (docs/data-format.md §3 of gentable) and its `dataHash` (BLAKE3 of
+            /// its canonical JSON), which the file must carry; in table-name order.
+            static GENTABLE_EMBEDDED: [(&[u8], &str); #n] = [#(#embedded),*];
+            /// The code crate's only way to the data (its `embedded`): this crate depends on the code, never the
+            /// other way round, so a data edit recompiles only this crate.
+            #[allow(unsafe_code)]
+            #[export_name = #symbol]
+            fn gentable_embedded(index: usize) -> Option<(&'static [u8], &'static str)> {
+                GENTABLE_EMBEDDED.get(index).copied()
             }
         };
         Ok(Files::from([
-            ("rust/src/lib.rs".to_string(), render(lib)?),
-            ("rust/src/hashes.rs".to_string(), render(hashes)?),
+            ("rust/code/src/lib.rs".to_string(), render(lib)?),
+            ("rust/src/lib.rs".to_string(), render(facade_lib)?),
         ]))
     }
 }
@@ -291,6 +338,26 @@ fn toml_string(s: &str) -> String {
     out
 }
 
+/// The package (and crate) name of the code crate of facade crate `facade` (`generated/rust/code/`).
+fn code_crate(facade: &str) -> String {
+    format!("{facade}_code")
+}
+
+/// The linker symbol through which the code crate reads the facade's embedded data: the facade's name and
+/// the BLAKE3 of every table's name and `schemaHash`, so code and data of different schemas never link.
+fn embedded_symbol(p: &Project, facade: &str) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(b"gentable rust embedded v1\n");
+    for t in &p.tables {
+        h.update(t.name.as_bytes());
+        h.update(b"\n");
+        h.update(super::data::schema_hash(p, t).as_bytes());
+        h.update(b"\n");
+    }
+    let hex = h.finalize().to_hex();
+    format!("gentable_v1_{facade}_{}_embedded", &hex[..16])
+}
+
 /// The modules the crate declares itself (`lib.rs`): a table module of one of these names gets a `_`.
 const OWN_MODULES: &[&str] = &[
     "canonical",
@@ -305,11 +372,6 @@ const OWN_MODULES: &[&str] = &[
 /// (`lib` → `lib_`, `core` → `core_`, `aux` → `aux_`, `types` → `types_`).
 fn module(table: &str) -> String {
     naming::rust_module(table, OWN_MODULES)
-}
-
-/// The constant of `hashes::tables` holding the `dataHash` of the table whose module is `module`.
-fn hash_const(module: &str) -> proc_macro2::Ident {
-    format_ident!("{}", module.to_uppercase())
 }
 
 /// Format a token stream as a file with the generated-file header.
@@ -731,7 +793,9 @@ fn struct_def(
         }
         impl #ident {
             /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
-            pub(crate) fn decode(r: &mut crate::runtime::Reader) -> Result<#ident, crate::DataError> {
+            /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
+            #[inline(never)]
+            pub(crate) fn decode(r: &mut crate::runtime::Decoder) -> Result<#ident, crate::runtime::Bad> {
                 Ok(#ident { #(#reads),* })
             }
         }
@@ -761,12 +825,22 @@ fn decode_expr(p: &Project, ty: &Type, fk: Option<&(String, String)>, direct: bo
         Type::Array(t) => {
             let item = decode_expr(p, t, fk, false);
             let min = min_size(p, t, 0);
-            quote! {{
-                let n = r.len(#min)?;
-                let mut v = Vec::with_capacity(n);
-                for _ in 0..n { v.push(#item); }
-                crate::runtime::leak(v)
-            }}
+            // A scalar's array is one shared reader per item type (`Decoder::array`), not a loop per field.
+            match &**t {
+                Type::Optional(_)
+                | Type::Array(_)
+                | Type::Map(..)
+                | Type::Record(_)
+                | Type::Union(_)
+                | Type::Json
+                | Type::Choice(_) => quote! {{
+                    let n = r.len(#min)?;
+                    let mut v = Vec::with_capacity(n);
+                    for _ in 0..n { v.push(#item); }
+                    crate::runtime::leak(v)
+                }},
+                _ => quote! { r.array(#min, |r| Ok(#item))? },
+            }
         }
         Type::Map(k, v) => {
             let key = decode_expr(p, k, None, false);
@@ -811,7 +885,7 @@ fn decode_expr(p: &Project, ty: &Type, fk: Option<&(String, String)>, direct: bo
         Type::String => quote! { r.str()? },
         Type::Enum(n) => {
             let i = format_ident!("{}", naming::rust_type(n));
-            quote! { crate::enums::#i::ALL[r.index(crate::enums::#i::ALL.len())?] }
+            quote! { r.member(crate::enums::#i::ALL)? }
         }
         Type::Flags(e) => {
             let i = format_ident!("{}", flags_name(e));
@@ -983,7 +1057,6 @@ fn field_doc(f: &Field) -> String {
 /// Nothing in it depends on the rows, so a data edit never changes it.
 fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
     let row_ty = format_ident!("{}", naming::rust_type(&t.name));
-    let module = module(&t.name);
     let file = data_file(&t.name);
     let mut doc = t.doc.clone();
     doc.push_str(&format!(
@@ -1004,14 +1077,29 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
         own_pk,
     )?;
     let schema_hash = super::data::schema_hash(p, t);
-    let include = format!("../{file}");
     let table_name = &t.name;
-    let hash = hash_const(&module);
+    let index = p
+        .tables
+        .iter()
+        .position(|x| x.name == t.name)
+        .context("table not in its project (gentable bug)")?;
+    let index = Literal::usize_unsuffixed(index);
     let keys: Vec<proc_macro2::Ident> = t
         .primary_key
         .iter()
         .map(|&i| field_ident(&t.fields[i]))
         .collect();
+    // Per row, while decoding: a sorted map table's keys must ascend strictly (the lookups search them).
+    let row_check = match t.mode {
+        TableMode::Map if !t.source_order => quote! {
+            if let Some(prev) = rows.last() {
+                if !((#(prev.#keys),*) < (#(row.#keys),*)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
+            }
+        },
+        _ => quote! {},
+    };
     let check = match t.mode {
         TableMode::One => quote! {
             if rows.len() != 1 {
@@ -1019,14 +1107,10 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
             }
         },
         TableMode::Map if t.source_order => quote! {
-            crate::runtime::unique(&r, &rows, |a, b| (#(a.#keys),*).cmp(&(#(b.#keys),*)))?;
+            crate::runtime::unique(r, &rows, |a, b| (#(a.#keys),*).cmp(&(#(b.#keys),*)))?;
         },
-        TableMode::Map => quote! {
-            crate::runtime::sorted(&r, &rows, |a, b| (#(a.#keys),*) < (#(b.#keys),*))?;
-        },
-        TableMode::List => quote! {},
+        _ => quote! {},
     };
-    let data_doc = format!(" The embedded data file (`{}`).", file.replace('`', "'"));
     let panics = |what: &str, alt: &str| {
         doc_attrs(
             &format!(
@@ -1045,35 +1129,34 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
         "try_all",
     );
     let get_doc = panics("The single row", "try_get");
+    let table_doc = format!(
+        " The rows of `{}`, decoded on first use from the embedded `{}`.",
+        t.name.replace('`', "'"),
+        file.replace('`', "'")
+    );
     let storage = quote! {
         /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
         pub const SCHEMA_HASH: &str = #schema_hash;
-        #[doc = #data_doc]
-        static BYTES: &[u8] = include_bytes!(#include);
-        static DATA: std::sync::OnceLock<Result<Box<[#row_ty]>, crate::DataError>> = std::sync::OnceLock::new();
-        /// Decode the embedded rows (docs/data-format.md §3), checking the header, the hashes and every value.
-        fn decode() -> Result<Box<[#row_ty]>, crate::DataError> {
-            let (mut r, n) = crate::runtime::Reader::open(#file, #table_name, BYTES, crate::hashes::tables::#hash, SCHEMA_HASH)?;
-            let mut rows = Vec::with_capacity(n.min(r.remaining()));
+        #[doc = #table_doc]
+        static TABLE: crate::runtime::Table = crate::runtime::Table::new(#index, #file, #table_name, SCHEMA_HASH, decode);
+        /// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+        fn decode(r: &mut crate::runtime::Decoder, n: usize) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
+            let mut rows: Vec<#row_ty> = Vec::with_capacity(n.min(r.remaining()));
             for _ in 0..n {
-                rows.push(#row_ty::decode(&mut r)?);
+                let row = #row_ty::decode(r)?;
+                #row_check
+                rows.push(row);
             }
             #check
-            r.finish()?;
-            Ok(rows.into_boxed_slice())
+            Ok(Box::new(rows))
         }
     };
-    let try_all = quote! {
-        match DATA.get_or_init(decode) {
-            Ok(rows) => Ok(rows),
-            Err(e) => Err(e.clone()),
-        }
-    };
+    let try_all = quote! { TABLE.try_rows() };
     let body = match t.mode {
         TableMode::One => quote! {
             impl #row_ty {
                 #get_doc
-                pub fn get() -> &'static #row_ty { &crate::runtime::rows(DATA.get_or_init(decode))[0] }
+                pub fn get() -> &'static #row_ty { &TABLE.rows::<#row_ty>()[0] }
                 /// The single row, or why the embedded data cannot be read.
                 pub fn try_get() -> Result<&'static #row_ty, crate::DataError> {
                     let rows: &'static [#row_ty] = #try_all?;
@@ -1084,7 +1167,7 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
         TableMode::List => quote! {
             impl #row_ty {
                 #all_doc
-                pub fn all() -> &'static [#row_ty] { crate::runtime::rows(DATA.get_or_init(decode)) }
+                pub fn all() -> &'static [#row_ty] { TABLE.rows() }
                 /// Every row, or why the embedded data cannot be read.
                 pub fn try_all() -> Result<&'static [#row_ty], crate::DataError> { #try_all }
             }
@@ -1129,6 +1212,7 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
                 } else {
                     quote! {
                         /// The row with primary key `key`, by binary search (rows are sorted by key).
+                        #[inline(never)]
                         pub fn get(key: crate::#m::#id) -> Option<&'static #row_ty> {
                             let rows = #row_ty::all();
                             rows.binary_search_by(|row| row.#k.cmp(&key)).ok().map(|i| &rows[i])
@@ -1188,7 +1272,7 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
                 #id_def
                 impl #row_ty {
                     #storage_doc
-                    pub fn all() -> &'static [#row_ty] { crate::runtime::rows(DATA.get_or_init(decode)) }
+                    pub fn all() -> &'static [#row_ty] { TABLE.rows() }
                     /// Every row, or why the embedded data cannot be read.
                     pub fn try_all() -> Result<&'static [#row_ty], crate::DataError> { #try_all }
                     #get
@@ -1606,7 +1690,7 @@ fn union_def(p: &Project, u: &crate::ir::UnionDef, ids: &IdMap) -> Result<TokenS
         impl #ident {
             /// Read one value from embedded data (docs/data-format.md §3.3): the variant's index in `oneOf`
             /// order, then its fields.
-            pub(crate) fn decode(r: &mut crate::runtime::Reader) -> Result<#ident, crate::DataError> {
+            pub(crate) fn decode(r: &mut crate::runtime::Decoder) -> Result<#ident, crate::runtime::Bad> {
                 Ok(match r.index(#count)? { #(#arms)* _ => #last })
             }
         }
@@ -1673,7 +1757,7 @@ fn choice_def(p: &Project, c: &crate::ir::ChoiceDef) -> Result<TokenStream> {
         }
         impl #ident {
             /// Read one value from embedded data (docs/data-format.md §3.3): the member's index, then its value.
-            pub(crate) fn decode(r: &mut crate::runtime::Reader) -> Result<#ident, crate::DataError> {
+            pub(crate) fn decode(r: &mut crate::runtime::Decoder) -> Result<#ident, crate::runtime::Bad> {
                 Ok(match r.index(#count)? { #(#reads),* })
             }
         }
@@ -1741,7 +1825,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = testkit::project();
         let a = crate_files(&p, dir.path());
-        // Edit a cell and drop a row: only the data files and hashes.rs change, no code module.
+        // Edit a cell and drop a row: only the data file and the facade's lib.rs (its hashes) change; the
+        // code crate (`rust/code/`) does not change at all.
         let mut q = p.clone();
         let t = q.tables.iter_mut().find(|t| t.name == "PieceType").unwrap();
         let name = t.field_index("Name").unwrap();
@@ -1753,14 +1838,36 @@ mod tests {
             .filter(|k| a.get(*k) != b.get(*k))
             .map(String::as_str)
             .collect();
-        assert_eq!(changed, ["rust/data/PieceType.bytes", "rust/src/hashes.rs"]);
-        let hashes = std::str::from_utf8(&a["rust/src/hashes.rs"]).unwrap();
-        assert!(hashes.contains(&format!("pub const CONTENT_HASH: &str = \"{HASH}\";")));
-        let piece = std::str::from_utf8(&a["rust/src/piece_type.rs"]).unwrap();
+        assert_eq!(changed, ["rust/data/PieceType.bytes", "rust/src/lib.rs"]);
+        let facade = std::str::from_utf8(&a["rust/src/lib.rs"]).unwrap();
+        assert!(facade.contains(&format!("pub const CONTENT_HASH: &str = \"{HASH}\";")));
         assert!(
-            piece.contains("include_bytes!(\"../data/PieceType.bytes\")"),
-            "{piece}"
+            facade.contains("include_bytes!(\"../data/PieceType.bytes\")"),
+            "{facade}"
         );
+        // The code crate reaches the data only through the facade's symbol, never by a path.
+        let code: Vec<&str> = a
+            .keys()
+            .filter(|k| k.starts_with("rust/code/"))
+            .map(String::as_str)
+            .collect();
+        assert!(
+            code.contains(&"rust/code/Cargo.toml") && code.contains(&"rust/code/src/piece_type.rs")
+        );
+        for k in &code {
+            let text = std::str::from_utf8(&a[*k]).unwrap();
+            assert!(
+                !text.contains("include_bytes!") && !text.contains("Pawn"),
+                "{k}"
+            );
+        }
+        let manifest = std::str::from_utf8(&a["rust/Cargo.toml"]).unwrap();
+        let code_name = code_crate(&testkit::config().rust.crate_name);
+        assert!(
+            manifest.contains(&format!("\n{code_name} = {{ path = \"code\" }}\n")),
+            "{manifest}"
+        );
+        let piece = std::str::from_utf8(&a["rust/code/src/piece_type.rs"]).unwrap();
         assert!(!piece.contains("Pawn"), "no cell value is in the code");
     }
 

@@ -819,16 +819,16 @@ pub fn boxed<T>(v: T) -> &'static T {
     Box::leak(Box::new(v))
 }
 
-/// Rows of a map table must be strictly ascending by key (the lookups search them).
-pub fn sorted<T>(r: &Reader, rows: &[T], less: impl Fn(&T, &T) -> bool) -> Result<(), DataError> {
-    match rows.windows(2).position(|w| !less(&w[0], &w[1])) {
-        Some(i) => Err(r.error(format!("rows {i} and {} are not in strictly ascending primary-key order", i + 1))),
-        None => Ok(()),
-    }
+/// The error of a map table whose rows `i` and `i + 1` are not strictly ascending by primary key (the
+/// lookups search them), found while decoding row `i + 1`.
+#[cold]
+#[inline(never)]
+pub fn unsorted(r: &mut Decoder, i: usize) -> Bad {
+    r.error(format!("rows {i} and {} are not in strictly ascending primary-key order", i + 1))
 }
 
 /// Rows of a map table that keeps source order (`order = "source"`) must have distinct primary keys.
-pub fn unique<T>(r: &Reader, rows: &[T], cmp: impl Fn(&T, &T) -> core::cmp::Ordering) -> Result<(), DataError> {
+pub fn unique<T>(r: &mut Decoder, rows: &[T], cmp: impl Fn(&T, &T) -> core::cmp::Ordering) -> Result<(), Bad> {
     let order = index(rows, &cmp);
     match order.windows(2).find(|w| cmp(&rows[w[0] as usize], &rows[w[1] as usize]).is_eq()) {
         Some(w) => Err(r.error(format!("rows {} and {} have the same primary key", w[0], w[1]))),
@@ -843,12 +843,245 @@ pub fn index<T>(rows: &[T], cmp: impl Fn(&T, &T) -> core::cmp::Ordering) -> Box<
     order.into_boxed_slice()
 }
 
-/// The rows of a decoded table, or a panic naming the data file (see the table's `try_all`).
-pub fn rows<T>(data: &'static Result<Box<[T]>, DataError>) -> &'static [T] {
-    match data {
-        Ok(rows) => rows,
-        Err(e) => panic!("{e}"),
+/// The decoded rows of one table: a `Vec` of its row type, type-erased so that every table shares one
+/// [`Table`] type (one `OnceLock` and one decode driver compiled for the whole crate, not one per table).
+pub type Rows = Box<dyn core::any::Any + Send + Sync>;
+
+/// One table's embedded data file and its rows, decoded on first use (docs/data-format.md §3).
+///
+/// The bytes are not in this crate: the crate root's `embedded(index)` gets them from the facade crate that
+/// embeds them, so that a data edit recompiles only that small crate.
+pub struct Table {
+    /// The table's position among the embedded files (the facade's list, in table-name order).
+    index: usize,
+    /// The data file, relative to the facade crate (`data/PieceType.bytes`).
+    file: &'static str,
+    /// The table's name, which the file must hold.
+    name: &'static str,
+    /// The `schemaHash` this crate was generated with, which the file must carry.
+    schema_hash: &'static str,
+    /// The table's own decoder: `n` rows into a `Vec` of its row type, each value checked.
+    decode: fn(&mut Decoder, usize) -> Result<Rows, Bad>,
+    rows: std::sync::OnceLock<Result<Rows, DataError>>,
+}
+
+impl Table {
+    /// A table not decoded yet.
+    pub const fn new(
+        index: usize,
+        file: &'static str,
+        name: &'static str,
+        schema_hash: &'static str,
+        decode: fn(&mut Decoder, usize) -> Result<Rows, Bad>,
+    ) -> Table {
+        Table { index, file, name, schema_hash, decode, rows: std::sync::OnceLock::new() }
     }
+
+    /// The decoded rows (decoding them on the first call, once even under concurrent calls), or why the
+    /// embedded data cannot be read.
+    #[inline(never)]
+    fn decoded(&'static self) -> &'static Result<Rows, DataError> {
+        self.rows.get_or_init(|| self.decode_now())
+    }
+
+    fn decode_now(&self) -> Result<Rows, DataError> {
+        let Some((bytes, data_hash)) = crate::embedded(self.index) else {
+            return Err(DataError {
+                file: self.file,
+                table: self.name,
+                message: "the facade crate embeds no data file for this table: it is from another build".into(),
+            });
+        };
+        let (r, n) = Reader::open(self.file, self.name, bytes, data_hash, self.schema_hash)?;
+        let mut d = Decoder { r, failure: None, depth: 0 };
+        let rows = match (self.decode)(&mut d, n) {
+            Ok(rows) => rows,
+            Err(Bad) => return Err(d.failure()),
+        };
+        d.r.finish()?;
+        Ok(rows)
+    }
+
+    /// The decoded rows, or a copy of why the embedded data cannot be read.
+    #[inline(never)]
+    fn try_decoded(&'static self) -> Result<&'static Rows, DataError> {
+        match self.decoded() {
+            Ok(rows) => Ok(rows),
+            Err(e) => Err(e.clone()),
+        }
+    }
+
+    /// The decoded rows, or a panic naming the data file.
+    #[inline(never)]
+    fn decoded_or_panic(&'static self) -> &'static Rows {
+        match self.decoded() {
+            Ok(rows) => rows,
+            Err(e) => fail(e),
+        }
+    }
+
+    /// Every row, or why the embedded data cannot be read.
+    pub fn try_rows<T: 'static>(&'static self) -> Result<&'static [T], DataError> {
+        Ok(self.typed(self.try_decoded()?))
+    }
+
+    /// Every row, or a panic naming the data file (see the table's `try_all`).
+    pub fn rows<T: 'static>(&'static self) -> &'static [T] {
+        self.typed(self.decoded_or_panic())
+    }
+
+    fn typed<T: 'static>(&self, rows: &'static Rows) -> &'static [T] {
+        match rows.downcast_ref::<Vec<T>>() {
+            Some(rows) => rows,
+            None => wrong_type(self.name),
+        }
+    }
+}
+
+/// A value that could not be read: the zero-sized error of the tables' decoders, whose [`DataError`] the
+/// [`Decoder`] keeps. With it a decoder's `Result`s fit in registers: the decoders are most of the crate's
+/// code, and a `DataError` moved through every field read made them most of its compile time
+/// (docs/performance.md of gentable).
+#[derive(Debug)]
+pub struct Bad;
+
+/// The [`Reader`] as the tables' decoders use it: every read returns `Result<_, Bad>` and keeps the first
+/// [`DataError`] for [`Table`] to return. Each read is one call (`#[inline(never)]`), so the decoders stay
+/// small; nothing is read after a failure, since every decoder stops at its first `Err`.
+pub struct Decoder {
+    r: Reader,
+    failure: Option<DataError>,
+    /// How deep records nest at the current value (recursive types), at most 256.
+    depth: u32,
+}
+
+macro_rules! reads {
+    ($($name:ident ( $($arg:ident : $at:ty),* ) -> $t:ty),* $(,)?) => {
+        $(
+            #[doc = " The [`Reader`] read of the same name, its error kept."]
+            #[inline(never)]
+            pub fn $name(&mut self $(, $arg: $at)*) -> Result<$t, Bad> {
+                match self.r.$name($($arg),*) {
+                    Ok(v) => Ok(v),
+                    Err(e) => Err(self.keep(e)),
+                }
+            }
+        )*
+    };
+}
+
+impl Decoder {
+    reads!(
+        bool() -> bool,
+        present() -> bool,
+        f64() -> f64,
+        str() -> &'static str,
+        index(count: usize) -> usize,
+        len(min_size: usize) -> usize,
+        flags(members: u32) -> u64,
+        datetime() -> i64,
+        date() -> i32,
+        time() -> u32,
+        duration() -> i64,
+        u8() -> u8,
+        u16() -> u16,
+        u32() -> u32,
+        u64() -> u64,
+        i8() -> i8,
+        i16() -> i16,
+        i32() -> i32,
+        i64() -> i64,
+    );
+
+    /// Keep `e` (the first failure wins) and stop decoding.
+    #[cold]
+    #[inline(never)]
+    fn keep(&mut self, e: DataError) -> Bad {
+        if self.failure.is_none() {
+            self.failure = Some(e);
+        }
+        Bad
+    }
+
+    /// A failure at the current position.
+    #[cold]
+    #[inline(never)]
+    pub fn error(&mut self, message: String) -> Bad {
+        let e = self.r.error(message);
+        self.keep(e)
+    }
+
+    /// Why decoding stopped.
+    fn failure(&mut self) -> DataError {
+        match self.failure.take() {
+            Some(e) => e,
+            None => self.r.error("a value could not be read".into()),
+        }
+    }
+
+    /// The number of bytes not read yet.
+    pub fn remaining(&self) -> usize {
+        self.r.remaining()
+    }
+
+    /// An enum member: its index in `all` (the enum's `ALL`).
+    #[inline(never)]
+    pub fn member<E: Copy>(&mut self, all: &'static [E]) -> Result<E, Bad> {
+        let i = self.index(all.len())?;
+        match all.get(i) {
+            Some(&e) => Ok(e),
+            None => Err(self.error(format!("index {i} is out of range"))),
+        }
+    }
+
+    /// An array of `item`s, each at least `min_size` bytes: its count, then the items; for as long as the
+    /// program runs (see [`leak`]).
+    #[inline(never)]
+    pub fn array<T>(
+        &mut self,
+        min_size: usize,
+        item: fn(&mut Decoder) -> Result<T, Bad>,
+    ) -> Result<&'static [T], Bad> {
+        let n = self.len(min_size)?;
+        let mut v = Vec::with_capacity(n);
+        for _ in 0..n {
+            v.push(item(self)?);
+        }
+        Ok(leak(v))
+    }
+
+    /// Map entries, which must come in strictly ascending key order.
+    pub fn map<K: Ord, V>(&mut self, entries: Vec<(K, V)>) -> Result<&'static [(K, V)], Bad> {
+        match self.r.map(entries) {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.keep(e)),
+        }
+    }
+
+    /// `decode` one level deeper: values nest at most 256 records deep.
+    pub fn nested<T>(&mut self, decode: fn(&mut Decoder) -> Result<T, Bad>) -> Result<T, Bad> {
+        if self.depth >= MAX_DEPTH {
+            return Err(self.error(format!("values nest more than {MAX_DEPTH} deep")));
+        }
+        self.depth += 1;
+        let v = decode(self);
+        self.depth -= 1;
+        v
+    }
+}
+
+/// The panic of [`Table::rows`]: the embedded data cannot be read.
+#[cold]
+#[inline(never)]
+fn fail(e: &DataError) -> ! {
+    panic!("{e}")
+}
+
+/// A table's decoder made rows of another type than its accessors read: a gentable bug, never data.
+#[cold]
+#[inline(never)]
+fn wrong_type(table: &str) -> ! {
+    panic!("table {table}: decoded rows of another type (a gentable bug)")
 }
 
 /// The panic of a typed reference whose row is missing: only a row built by hand can get here.
@@ -925,7 +1158,7 @@ impl Json {
     /// Read one JSON value from embedded data (docs/data-format.md §3.3): its kind (0 null, 1 false, 2 true,
     /// 3 number, 4 string, 5 array, 6 object), then its body; object members strictly ascending by the UTF-16
     /// code units of their names.
-    pub(crate) fn decode(r: &mut crate::runtime::Reader) -> Result<Json, crate::DataError> {
+    pub(crate) fn decode(r: &mut crate::runtime::Decoder) -> Result<Json, crate::runtime::Bad> {
         r.nested(|r| {
             Ok(match r.index(7)? {
                 0 => Json::Null,

@@ -265,7 +265,7 @@ fn main() {
                 .arg("--quiet"),
             &logs.join(format!("{set}.gentable.log")),
         );
-        let src = size(&project.join("generated/rust/src"), ".rs");
+        let src = size(&project.join("generated/rust"), ".rs");
         let bin = size(&project.join("generated/rust/data"), ".bytes");
         let json = size(&project.join("generated/data"), ".json");
         eprintln!(
@@ -319,7 +319,7 @@ fn main() {
                     .arg("--quiet"),
                 &logs.join(format!("{set}-static.gentable.log")),
             );
-            let src = size(&copy.join("generated/rust/src"), ".rs");
+            let src = size(&copy.join("generated/rust"), ".rs");
             let b = builds(
                 old,
                 &copy,
