@@ -638,7 +638,7 @@ pub fn load(path: &Path) -> anyhow::Result<Loaded> {
                     .any(|c| "\\()[]{}=".contains(c) || c.is_whitespace());
             if !ok {
                 anyhow::bail!(
-                    "{}: [tables.{name}] array_separator must be one character other than white space and \\()[]{{}}=, got {s:?}",
+                    "{}: [tables.{name}] array_separator must be one character other than white space, \\ ( ) [ ] {{ }} or =, got {s:?}",
                     path.display()
                 );
             }

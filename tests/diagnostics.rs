@@ -594,7 +594,7 @@ fn the_language_follows_lang_then_the_locale() {
     let v: serde_json::Value = serde_json::from_str(err.lines().next().unwrap()).unwrap();
     assert_eq!(v["code"], "GT0203");
     assert_eq!(v["message"], "\"Green\" 不是 Side");
-    assert_eq!(v["help"], "Side 是以下之一：Red, Blue");
+    assert_eq!(v["help"], "Side 是以下之一：Red、Blue");
 }
 
 /// `gentable explain` in both languages, for every code.

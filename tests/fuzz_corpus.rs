@@ -4,6 +4,7 @@
 //! once fixed). `Tools/fuzz.sh` runs the same bodies under libFuzzer, coverage-guided.
 
 #[path = "../fuzz/src/targets.rs"]
+#[allow(dead_code)] // the libFuzzer binaries call the targets by name; the replay calls `run`
 mod targets;
 
 fn replay(name: &str, min_seeds: usize) {

@@ -4,6 +4,12 @@
 //!
 //! Bombs run the `gentable` binary under `ulimit -v` ([`MEMORY_KB`]), so "memory stays bounded" is a
 //! failing assertion, not a hope: a build that needs more address space than that aborts and the test fails.
+//!
+//! Every attack that is refused (exit 1 or 2) is also checked in Simplified Chinese ([`Project::run`]):
+//! `gentable check` in English and in Chinese, each message and help whole Chinese with Chinese list
+//! joiners (`tests/common/zh.rs`, as `tests/messages.rs` checks its corpora).
+
+mod common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -37,9 +43,21 @@ impl Project {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, bytes).unwrap();
     }
-    /// Run `gentable <args> -c gentable.toml` with at most [`MEMORY_KB`] of address space.
+    /// Run `gentable <args> -c gentable.toml` with at most [`MEMORY_KB`] of address space; a refused run
+    /// (exit 1 or 2) has its diagnostics checked in Chinese too ([`common::zh::problems_of`]).
     fn run(&self, args: &[&str]) -> Run {
-        run_bounded(self.dir.path(), args)
+        let r = run_bounded(self.dir.path(), args);
+        if matches!(r.code, Some(1 | 2)) {
+            let toml = self.path("gentable.toml");
+            let (_, problems) =
+                common::zh::problems_of(&toml, &format!("gentable {}", args.join(" ")));
+            assert!(
+                problems.is_empty(),
+                "the attack's diagnostics are not whole Chinese with --lang zh:\n{}",
+                problems.join("\n")
+            );
+        }
+        r
     }
 }
 

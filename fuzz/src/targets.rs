@@ -63,8 +63,17 @@ fn limits() -> Limits {
 /// Target `cell`: the input (UTF-8) is one cell, typed as every field type of the torture set, with the
 /// default separator `|` and with `,`. A refused cell must say why.
 pub fn cell(data: &[u8]) {
+    cell_findings(data);
+}
+
+/// A message and its help: what a target's body reported ([`findings`]).
+pub type Finding = (String, Option<String>);
+
+/// [`cell`], with the message and help of every refusal.
+fn cell_findings(data: &[u8]) -> Vec<Finding> {
+    let mut out = vec![];
     let Ok(text) = std::str::from_utf8(data) else {
-        return;
+        return out;
     };
     let (project, types) = torture();
     for separator in ['|', ','] {
@@ -78,14 +87,29 @@ pub fn cell(data: &[u8]) {
                     !e.message.is_empty(),
                     "a refused cell without a message: {text:?} as {ty:?}"
                 );
+                out.push((e.message, e.help));
             }
         }
     }
+    out
 }
 
 /// Target `csv`: the input is a CSV file, read as `[tables.X] encoding` unset (UTF-8 or a BOM's encoding),
 /// GBK and UTF-16, comma- and tab-separated. A refused file must say why.
 pub fn csv(data: &[u8]) {
+    csv_findings(data);
+}
+
+/// The message and help of every diagnostic.
+fn diagnostics(d: &[gentable::diag::Diagnostic]) -> Vec<Finding> {
+    d.iter()
+        .map(|d| (d.message.clone(), d.help.clone()))
+        .collect()
+}
+
+/// [`csv`], with every diagnostic.
+fn csv_findings(data: &[u8]) -> Vec<Finding> {
+    let mut out = vec![];
     for (encoding, delimiter) in [(None, b','), (Some("gbk"), b','), (Some("utf-16"), b'\t')] {
         let mut diags = vec![];
         let t = gentable::read::csv::read_csv_bytes(
@@ -100,13 +124,21 @@ pub fn csv(data: &[u8]) {
         if t.is_none() {
             assert!(!diags.is_empty(), "a CSV file refused without a diagnostic");
         }
+        out.extend(diagnostics(&diags));
     }
+    out
 }
 
 /// Target `workbook`: the input is a workbook, read as the format its first bytes say (a zip: xlsx, ods
 /// and xlsb; an OLE compound file: xls), as the build reads a file of that extension. What is read stays
 /// within `[limits] sheet_cells`.
 pub fn workbook(data: &[u8]) {
+    workbook_findings(data);
+}
+
+/// [`workbook`], with every diagnostic.
+fn workbook_findings(data: &[u8]) -> Vec<Finding> {
+    let mut out = vec![];
     let exts: &[&str] = if data.starts_with(b"PK") {
         &["xlsx", "ods", "xlsb"]
     } else if data.starts_with(&[0xD0, 0xCF, 0x11, 0xE0]) {
@@ -131,18 +163,25 @@ pub fn workbook(data: &[u8]) {
                 "{cells} cells read from one sheet"
             );
         }
+        out.extend(diagnostics(&diags));
     }
+    out
 }
 
 /// Target `schema`: the input is the schema file `T.schema.json` of table `T` (and, after a NUL byte, the
 /// shared `common.schema.json`); a schema that does not build must say why.
 pub fn schema(data: &[u8]) {
+    schema_findings(data);
+}
+
+/// [`schema`], with every diagnostic.
+fn schema_findings(data: &[u8]) -> Vec<Finding> {
     let (main, common) = match data.iter().position(|&b| b == 0) {
         Some(i) => (&data[..i], Some(&data[i + 1..])),
         None => (data, None),
     };
     let Ok(v) = serde_json::from_slice(main) else {
-        return;
+        return vec![];
     };
     let mut files = std::collections::BTreeMap::new();
     files.insert("T.schema.json".to_string(), v);
@@ -151,18 +190,28 @@ pub fn schema(data: &[u8]) {
     }
     let set = SchemaSet::new(files, "schema");
     let mut project = Project::default();
-    if let Err(d) = schema::build_table(&set, &mut project, "T", "T.schema.json") {
-        assert!(!d.is_empty(), "a schema refused without a diagnostic");
+    match schema::build_table(&set, &mut project, "T", "T.schema.json") {
+        Err(d) => {
+            assert!(!d.is_empty(), "a schema refused without a diagnostic");
+            diagnostics(&d)
+        }
+        Ok(_) => vec![],
     }
 }
 
 /// Run target `name` on `data`.
 pub fn run(name: &str, data: &[u8]) {
+    findings(name, data);
+}
+
+/// Run target `name` on `data`: the message and help of everything it refused (`tests/messages.rs`
+/// renders them in Chinese).
+pub fn findings(name: &str, data: &[u8]) -> Vec<Finding> {
     match name {
-        "cell" => cell(data),
-        "csv" => csv(data),
-        "workbook" => workbook(data),
-        "schema" => schema(data),
+        "cell" => cell_findings(data),
+        "csv" => csv_findings(data),
+        "workbook" => workbook_findings(data),
+        "schema" => schema_findings(data),
         _ => panic!("no fuzz target {name}"),
     }
 }

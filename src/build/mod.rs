@@ -164,7 +164,7 @@ pub fn run(req: &Request) -> Outcome {
     let loaded = match crate::config::load(&req.config) {
         Ok(l) => l,
         Err(e) => {
-            out.err(format!("error: {e:#}\n"));
+            out.err(error_line(&format!("{e:#}"), req.lang));
             out.exit_code = 2;
             return out;
         }
@@ -177,23 +177,28 @@ pub fn run(req: &Request) -> Outcome {
         Action::Check => "gentable build --check",
     };
     let quiet = req.quiet;
+    let lang = req.lang;
     let _lock = match lock::ProjectLock::acquire(&loaded.root, what, req.wait, &mut |m| {
         if !quiet {
             // Said while waiting, not after: straight to the terminal.
-            eprint!("{}", render::terminal_safe(m));
+            let m = crate::diag::lang::message(m.trim_end(), lang);
+            eprintln!("{}", render::terminal_safe(&m));
         }
     }) {
         Ok(l) => l,
         Err(e) => {
-            out.err(format!("error: {e}\n"));
+            out.err(error_line(&e, lang));
             out.exit_code = 2;
             return out;
         }
     };
     if let Err(e) = commit::recover(&loaded.generated_dir()) {
-        out.err(format!(
-            "error: cannot complete what an interrupted build left beside {}: {e}\n",
-            loaded.generated_dir().display()
+        out.err(error_line(
+            &format!(
+                "cannot complete what an interrupted build left beside {}: {e}",
+                loaded.generated_dir().display()
+            ),
+            lang,
         ));
         out.exit_code = 2;
         return out;
@@ -427,6 +432,12 @@ fn exit_code(diags: &[Diagnostic]) -> u8 {
 }
 
 /// Read, type and validate as `plan` says; a one-table rebuild that gives up runs the full plan.
+/// `error: <message>` and a line end, in `lang` (a configuration or usage error, exit code 2).
+fn error_line(message: &str, lang: Lang) -> String {
+    let m = crate::diag::lang::message(message, lang);
+    format!("{}\n", crate::diag::lang::frame(lang, "error: {}", &[&m]))
+}
+
 fn checked(loaded: &Loaded, ctx: &Context, plan: Plan) -> stages::Checked {
     if let Some(p) = plan.partial() {
         if let Some(done) = stages::validate(loaded, ctx, &plan) {

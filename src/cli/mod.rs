@@ -3,16 +3,20 @@
 //! `textconv`, `report`) — runs them and writes what they printed. It may import every module; nothing
 //! imports it. `src/main.rs` only calls [`main`].
 //!
+//! The help and usage errors are in Chinese with `--lang zh` or a `zh` locale ([`help`]).
+//!
 //! Exit codes (README "Exit codes"): 0 success; 1 data errors (or stale files with `--check`, or a diff that
 //! found changes with `--exit-code`); 2 usage or configuration errors.
 
 use crate::build::{Action, Outcome, Request, Stream};
 use crate::diag::lang::{frame, Lang};
 use crate::diag::render::Format;
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
+
+pub mod help;
 
 #[derive(Parser)]
 #[command(
@@ -216,10 +220,46 @@ enum ImportFrom {
 /// Run the command line `args` (the program name first), writing to standard output and standard error;
 /// the process exit code.
 pub fn main(args: impl IntoIterator<Item = OsString>) -> u8 {
-    let cli = match Cli::try_parse_from(args) {
-        Ok(c) => c,
+    let args: Vec<OsString> = args.into_iter().collect();
+    // The language of the help and of usage errors is known before the arguments are parsed.
+    let lang = lang_asked(&args).unwrap_or_else(Lang::from_env);
+    let parsed = help::localize(command(), lang)
+        .try_get_matches_from(&args)
+        .and_then(|m| {
+            if let Some(("help", h)) = m.subcommand() {
+                // The Chinese tree's own `help` subcommand ([`help::localize`]).
+                let path: Vec<String> = h
+                    .get_many::<String>("command")
+                    .into_iter()
+                    .flatten()
+                    .cloned()
+                    .collect();
+                return Ok(Err(path));
+            }
+            Cli::from_arg_matches(&m).map(Ok)
+        });
+    let cli = match parsed {
+        Ok(Ok(c)) => c,
+        Ok(Err(path)) => {
+            let mut cmd = help::localize(command(), lang);
+            cmd.build();
+            let mut at = cmd;
+            for name in &path {
+                match at.find_subcommand(name) {
+                    Some(s) => at = s.clone(),
+                    None => break,
+                }
+            }
+            let _ = at.print_long_help();
+            return 0;
+        }
         Err(e) => {
             // `--help` and `--version` are not errors; usage errors exit with 2 (clap's own code).
+            if lang == Lang::Zh {
+                if let Some(line) = help::error_line(&e) {
+                    eprintln!("{line}");
+                }
+            }
             let _ = e.print();
             return e.exit_code().clamp(0, 255) as u8;
         }
@@ -232,6 +272,28 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> u8 {
     let mut out = std::io::stdout();
     let mut err = std::io::stderr();
     run(cli.command, lang, &mut out, &mut err)
+}
+
+/// The derived command tree (English).
+fn command() -> clap::Command {
+    Cli::command()
+}
+
+/// The `--lang` of `args` (`--lang zh`, `--lang=zh`), before `--`; `None` when not given or not a language.
+fn lang_asked(args: &[OsString]) -> Option<Lang> {
+    let mut it = args.iter().skip(1).map(|a| a.to_string_lossy());
+    while let Some(a) = it.next() {
+        if a == "--" {
+            break;
+        }
+        if a == "--lang" {
+            return it.next().and_then(|v| Lang::parse(&v));
+        }
+        if let Some(v) = a.strip_prefix("--lang=") {
+            return Lang::parse(v);
+        }
+    }
+    None
 }
 
 fn run(command: Command, lang: Lang, out: &mut dyn Write, err: &mut dyn Write) -> u8 {

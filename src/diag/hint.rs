@@ -79,12 +79,9 @@ pub fn differences(a: &str, b: &str) -> Option<Vec<Difference>> {
 
 /// `width and case`, `spaces`.
 pub fn words(d: &[Difference]) -> String {
-    let w: Vec<&str> = d.iter().map(|x| x.word()).collect();
-    match w.as_slice() {
-        [] => String::new(),
-        [one] => one.to_string(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
-    }
+    super::list::List::new(super::list::Joiner::And)
+        .words(d.iter().map(|x| x.word()))
+        .text()
 }
 
 /// The half-width form of a full-width character, or of ideographic punctuation used as a separator.
@@ -128,7 +125,7 @@ pub fn name_chars(chars: &[(char, char)], max: usize) -> String {
     if chars.len() > max {
         parts.push("…".into());
     }
-    parts.join(", ")
+    super::list::series(parts)
 }
 
 /// The best "did you mean" for `s` among `candidates` (see the module docs).

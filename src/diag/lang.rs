@@ -145,6 +145,10 @@ pub fn frame(lang: Lang, en: &str, parts: &[&dyn std::fmt::Display]) -> String {
     let parts: Vec<String> = parts.iter().map(|p| p.to_string()).collect();
     if lang == Lang::Zh {
         if let Some(zh) = frame_zh(en) {
+            let parts: Vec<String> = parts
+                .iter()
+                .map(|p| super::list::chinese(p).unwrap_or_else(|| p.clone()))
+                .collect();
             return fill(zh, &parts);
         }
     }
@@ -239,10 +243,50 @@ fn catalog() -> &'static Catalog {
     })
 }
 
-/// Whether some template's literal text fits `text` (its parts not checked): what a source scan asks of a
-/// message's format string, whose arguments it cannot know (`tests/messages.rs`).
-pub fn has_template(text: &str) -> bool {
-    catalog().set.is_match(text)
+/// Whether a message's format string fits the catalog, as a source scan asks (`tests/messages.rs`): in
+/// `shape` every argument, whose value the scan cannot know, is the character U+0001; a template fits when
+/// its literal text matches and each of its parts is an argument (or several), or — a translated part —
+/// fits itself, or — a copied part — holds no English prose besides the arguments. So `{}: {t}` fits
+/// `\u{1}: [limits] \u{1} must be at least 1` only if some template fits the part after the colon.
+pub fn fits(shape: &str) -> bool {
+    translate_in(shape, 0, &mut vec![], true).is_some()
+}
+
+/// Whether `fragment` — a piece of a message written apart from the rest (` (did you mean {c}?)`, `row {a}
+/// is hidden`), its `{…}` arguments standing for any part — is literal text of some template's English or
+/// of a frame line: the source scan of `tests/messages.rs` accepts a piece its whole message's template
+/// covers.
+pub fn covers(fragment: &str) -> bool {
+    static T: OnceLock<Vec<String>> = OnceLock::new();
+    let args = |s: &str| -> String {
+        let mut out = String::with_capacity(s.len());
+        let mut depth = 0;
+        for c in s.chars() {
+            match c {
+                '{' => {
+                    if depth == 0 {
+                        out.push_str("{}");
+                    }
+                    depth += 1;
+                }
+                '}' if depth > 0 => depth -= 1,
+                c if depth == 0 => out.push(c),
+                _ => {}
+            }
+        }
+        out
+    };
+    let all = T.get_or_init(|| {
+        super::zh::MESSAGES
+            .iter()
+            .map(|(en, _)| *en)
+            .chain(super::zh::FRAMES.iter().map(|(en, _)| *en))
+            .map(args)
+            .collect()
+    });
+    let f = args(fragment);
+    let f = f.trim();
+    !f.is_empty() && all.iter().any(|t| t.contains(f))
 }
 
 /// A whole translation of an English text ([`translate_checked`]).
@@ -272,8 +316,25 @@ pub fn translate_checked(text: &str) -> Option<Translation> {
 }
 
 fn translate_at(text: &str, depth: usize, foreign: &mut Vec<String>) -> Option<String> {
+    translate_in(text, depth, foreign, false)
+}
+
+/// [`translate_at`]; with `shape`, of a format string whose arguments are U+0001 ([`fits`]).
+fn translate_in(
+    text: &str,
+    depth: usize,
+    foreign: &mut Vec<String>,
+    shape: bool,
+) -> Option<String> {
     if depth > 6 || text.is_empty() {
         return None;
+    }
+    if shape && text.chars().all(|c| c == '\u{1}' || c == ' ') {
+        return Some(text.to_string());
+    }
+    // A list made by diag::list is printed with its Chinese joiners, from its own items.
+    if let Some(zh) = super::list::chinese(text) {
+        return Some(zh);
     }
     let c = catalog();
     let mut matches: Vec<usize> = c.set.matches(text).into_iter().collect();
@@ -289,13 +350,17 @@ fn translate_at(text: &str, depth: usize, foreign: &mut Vec<String>) -> Option<S
         for (n, kind) in t.parts.iter().enumerate() {
             let s = caps.get(n + 1).map(|m| m.as_str()).unwrap_or("");
             parts.push(match kind {
-                Part::Copied if is_prose(s) => continue 'templates,
-                Part::Copied => s.to_string(),
-                Part::Translated => match translate_at(s, depth + 1, foreign) {
+                Part::Copied => match super::list::chinese(s) {
+                    Some(zh) => zh,
+                    None if is_prose(&s.replace('\u{1}', " ")) => continue 'templates,
+                    None => s.to_string(),
+                },
+                Part::Translated => match translate_in(s, depth + 1, foreign, shape) {
                     Some(z) => z,
                     None => continue 'templates,
                 },
-                Part::Foreign => match translate_at(s, depth + 1, foreign) {
+                Part::Foreign if shape && s.chars().all(|c| c == '\u{1}') => s.to_string(),
+                Part::Foreign => match translate_in(s, depth + 1, foreign, shape) {
                     Some(z) => z,
                     None => {
                         copied.push(s.to_string());

@@ -14,6 +14,7 @@ pub mod code;
 pub use code::{Class, Code};
 pub mod hint;
 pub mod lang;
+pub mod list;
 pub mod render;
 pub mod sarif;
 pub mod words;

@@ -288,23 +288,33 @@ fn hidden_note<'a>(texts: impl IntoIterator<Item = &'a str>) -> Option<String> {
     if found.is_empty() {
         return None;
     }
-    let names: Vec<String> = found
+    let names = found
         .iter()
         .take(8)
-        .map(|c| {
-            let name = hidden_name(*c).unwrap_or("an invisible or control character");
-            format!("\\u{{{:x}}} is U+{:04X} {name}", *c as u32, *c as u32)
-        })
-        .collect();
-    let more = if found.len() > 8 {
-        format!(" and {} more", found.len() - 8)
-    } else {
-        String::new()
-    };
+        .fold(
+            super::list::List::new(super::list::Joiner::Series),
+            |list, c| {
+                let (u, n) = (*c as u32, *c as u32);
+                // The Unicode names stay as Unicode writes them; what gentable says of them is translated.
+                let (en, zh) = match hidden_name(*c) {
+                    Some("ESCAPE (terminal control sequences)") => (
+                        "ESCAPE (terminal control sequences)",
+                        "ESCAPE（终端控制序列）",
+                    ),
+                    Some(name) => (name, name),
+                    None => ("an invisible or control character", "不可见字符或控制字符"),
+                };
+                list.item_in(
+                    format!("\\u{{{u:x}}} is U+{n:04X} {en}"),
+                    format!("\\u{{{u:x}}} 即 U+{n:04X} {zh}"),
+                )
+            },
+        )
+        .more(found.len().saturating_sub(8))
+        .text();
     Some(format!(
         "note: the text holds characters that are invisible or reorder what is shown; they are written escaped: \
-         {}{more}",
-        names.join("; ")
+         {names}"
     ))
 }
 
@@ -510,7 +520,7 @@ fn human(d: &Diagnostic, cells: Option<&[String]>, lang: Lang) -> String {
     ];
     let row = cells.filter(|_| line.is_some()).unwrap_or(&[]);
     if let Some(n) = hidden_note(shown.into_iter().chain(row.iter().map(String::as_str))) {
-        notes.push(n);
+        notes.push(lang::message(&n, lang));
     }
     c = c.with_notes(notes);
     let text = match &line {

@@ -21,10 +21,11 @@ const EXAMPLE_CSV: &str =
 pub fn init(dir: &Path, lang: Lang) -> Report {
     if dir.join("gentable.toml").exists() {
         return Report {
-            stderr: format!(
-                "error: {} already has a gentable.toml; nothing was written\n",
-                dir.display()
-            ),
+            stderr: frame(
+                lang,
+                "error: {} already has a gentable.toml; nothing was written",
+                &[&dir.display()],
+            ) + "\n",
             exit_code: 2,
             ..Report::default()
         };

@@ -367,12 +367,12 @@ pub struct ChoiceDef {
 impl ChoiceDef {
     /// The members in words: "a boolean, an integer or a string".
     pub fn words(&self) -> String {
-        let words: Vec<String> = self.members.iter().map(Type::words).collect();
-        match words.split_last() {
-            Some((last, [])) => last.clone(),
-            Some((last, init)) => format!("{} or {last}", init.join(", ")),
-            None => "nothing".into(),
+        if self.members.is_empty() {
+            return "nothing".into();
         }
+        crate::diag::list::List::new(crate::diag::list::Joiner::Or)
+            .words(self.members.iter().map(Type::words))
+            .text()
     }
 
     /// The member that holds `v`, if any.

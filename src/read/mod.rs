@@ -64,11 +64,7 @@ pub fn read_file(
                 &file.rel,
                 format!(
                     "{what} is selected by the files/sheets of several tables: {}",
-                    tables
-                        .iter()
-                        .map(|t| format!("[tables.{t}]"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    crate::diag::list::series(tables.iter().map(|t| format!("[tables.{t}]")))
                 ),
             )
             .with_help(

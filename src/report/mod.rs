@@ -552,7 +552,7 @@ fn pictures(index: &Index, places: &Places, t: &Table, views: &[View]) -> String
         let _ = writeln!(s, "<h3>{}</h3>\n<div class=\"pictures\">", esc(&title));
         let pic = |scope: Scope, rows: Option<Vec<Scope>>| -> Picture {
             if v.moves.is_some() {
-                return svg::moves(index, v, scope, &anchor);
+                return svg::moves(index, v, scope, &anchor, places.lang);
             }
             let items = v
                 .layers

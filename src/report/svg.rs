@@ -4,6 +4,7 @@
 //! The output depends only on the data (no random ids, no time), so a report is byte-stable.
 
 use super::path::{Index, Scope};
+use crate::diag::lang::{frame, Lang};
 use crate::ir::Table;
 use crate::schema::view::{HexCoords, Layer, Num, Orientation, Shape, View, ViewKind};
 use std::collections::{BTreeMap, BTreeSet};
@@ -527,7 +528,7 @@ struct Mark {
 }
 
 /// A move diagram of the row `scope` (view kind `moves`).
-pub fn moves(index: &Index, view: &View, scope: Scope, anchor: &Anchor) -> Picture {
+pub fn moves(index: &Index, view: &View, scope: Scope, anchor: &Anchor, lang: Lang) -> Picture {
     let m = view.moves.as_ref().expect("a moves view has moves");
     let mut cells: BTreeMap<(i64, i64), Vec<Mark>> = BTreeMap::new();
     let moves = index.items(scope, &m.moves);
@@ -730,7 +731,12 @@ pub fn moves(index: &Index, view: &View, scope: Scope, anchor: &Anchor) -> Pictu
     if unlimited {
         let _ = write!(
             legend,
-            "<span class=\"key\">unlimited moves drawn {reach} cells out</span>"
+            "<span class=\"key\">{}</span>",
+            esc(&frame(
+                lang,
+                "unlimited moves drawn {} cells out",
+                &[&reach]
+            ))
         );
     }
     Picture { svg: s, legend }

@@ -167,7 +167,7 @@ pub fn unsupported_format(ty: &str, format: &J) -> Option<String> {
         "integer" if ints.contains(&f) => None,
         "integer" => Some(format!(
             "integer format {f:?} is not supported (use one of {})",
-            ints.join(", ")
+            crate::diag::list::series(ints)
         )),
         "number" if f == "double" => None,
         "number" if f == "float" => Some(
@@ -179,8 +179,8 @@ pub fn unsupported_format(ty: &str, format: &J) -> Option<String> {
         "string" if strings.contains(&f) || VALIDATION_FORMATS.contains(&f) => None,
         "string" => Some(format!(
             "string format {f:?} is not supported (typed: {}; validated: {})",
-            strings.join(", "),
-            VALIDATION_FORMATS.join(", ")
+            crate::diag::list::series(strings),
+            crate::diag::list::series(VALIDATION_FORMATS)
         )),
         _ => None,
     }

@@ -146,12 +146,9 @@ impl Kinds {
         if w.is_empty() {
             return "nothing".into();
         }
-        let last = w.pop().expect("non-empty");
-        if w.is_empty() {
-            last.to_string()
-        } else {
-            format!("{} or {last}", w.join(", "))
-        }
+        crate::diag::list::List::new(crate::diag::list::Joiner::Or)
+            .words(w)
+            .text()
     }
 }
 
@@ -525,7 +522,7 @@ impl<'a, 'r> Ctx<'a, 'r> {
                         Code::ConflictingTypes,
                         format!(
                             "the parts that must all hold allow no common value: {}; make them agree",
-                            said.join(", ")
+                            crate::diag::list::List::new(crate::diag::list::Joiner::Series).words(said).text()
                         ),
                     )
                 }));
@@ -604,10 +601,19 @@ impl<'a, 'r> Ctx<'a, 'r> {
             }
             [(k, ks)] => Some(Ok((*k, ks.clone()))),
             many => {
-                let parts: Vec<String> = many
-                    .iter()
-                    .map(|(k, ks)| format!("{} ({})", quote_list(ks), k.words()))
-                    .collect();
+                // `"minimum" (a number) and "minLength" (a string)`, in Chinese with 和 and the words translated.
+                let parts = many.iter().fold(
+                    crate::diag::list::List::new(crate::diag::list::Joiner::And),
+                    |list, (k, ks)| {
+                        let (q, w) = (quote_list(ks), k.words());
+                        let zh = format!(
+                            "{}（{}）",
+                            crate::diag::list::chinese(&q).unwrap_or_else(|| q.clone()),
+                            crate::diag::lang::message(&w, crate::diag::lang::Lang::Zh)
+                        );
+                        list.item_in(format!("{q} ({w})"), zh)
+                    },
+                );
                 let types: Vec<&str> = many
                     .iter()
                     .map(|(k, _)| type_keyword(*k))
@@ -622,7 +628,7 @@ impl<'a, 'r> Ctx<'a, 'r> {
                     Code::UntypedSchema,
                     format!(
                         "the keywords are about different types: {}; add \"type\" (for example \"type\": \"{}\"{union})",
-                        parts.join(" and "),
+                        parts.text(),
                         types[0],
                     ),
                 )))
@@ -2043,12 +2049,10 @@ fn int_of(v: &J) -> Option<i128> {
 
 /// `"a", "b" and "c"` for messages.
 fn quote_list(ks: &[String]) -> String {
-    let q: Vec<String> = ks.iter().map(|k| format!("\"{k}\"")).collect();
-    match q.split_last() {
-        Some((last, [])) => last.clone(),
-        Some((last, init)) => format!("{} and {last}", init.join(", ")),
-        None => "the keywords".into(),
+    if ks.is_empty() {
+        return "the keywords".into();
     }
+    crate::diag::list::and(ks.iter().map(|k| format!("\"{k}\"")))
 }
 
 /// The `type` keyword value for kinds inferred from one keyword family.

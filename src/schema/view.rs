@@ -206,7 +206,7 @@ fn view(v: &J) -> Result<View, String> {
             return Err(format!(
                 "unknown key {k:?} for a {} view (known: {})",
                 o["kind"].as_str().unwrap_or(""),
-                known.join(", ")
+                crate::diag::list::series(known)
             ));
         }
     }
@@ -270,7 +270,7 @@ fn view(v: &J) -> Result<View, String> {
                 if !MARKS.contains(&shape.as_str()) {
                     return Err(format!(
                         "\"marks\": {value:?} → {shape:?} is not a mark (one of {})",
-                        MARKS.join(", ")
+                        crate::diag::list::series(MARKS)
                     ));
                 }
             }
@@ -339,7 +339,7 @@ fn layer(o: &Map<String, J>, kind: ViewKind, inline: bool) -> Result<Layer, Stri
         if !LAYER.contains(&k) && !top {
             return Err(format!(
                 "unknown key {k:?} in a layer (known: {})",
-                LAYER.join(", ")
+                crate::diag::list::series(LAYER)
             ));
         }
         if (k == "x" || k == "y") && kind == ViewKind::Hex

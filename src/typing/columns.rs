@@ -134,11 +134,7 @@ fn build(
                         help: Some(format!(
                             "fill in the column ….{} (one of: {})",
                             u.discriminator,
-                            u.variants
-                                .iter()
-                                .map(|v| v.tag.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", ")
+                            crate::diag::list::series(u.variants.iter().map(|v| v.tag.as_str()))
                         )),
                     },
                 ));
@@ -152,11 +148,7 @@ fn build(
                         message: format!("{tag:?} is not a kind of {n}"),
                         help: Some(format!(
                             "{n} is one of: {}",
-                            u.variants
-                                .iter()
-                                .map(|v| v.tag.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", ")
+                            crate::diag::list::series(u.variants.iter().map(|v| v.tag.as_str()))
                         )),
                     },
                 ));

@@ -53,11 +53,10 @@ pub fn hidden(
         .filter(|(c, _)| src.hidden_cols.binary_search(c).is_ok())
         .collect();
     if let (Some(first), Some(row)) = (cols.first(), data.first()) {
-        let list = cols
-            .iter()
-            .map(|(c, f)| format!("{} ({f})", column_letters(*c)))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let list = crate::diag::list::series(
+            cols.iter()
+                .map(|(c, f)| format!("{} ({f})", column_letters(*c))),
+        );
         let what = if cols.len() == 1 {
             "is a hidden column"
         } else {

@@ -83,11 +83,7 @@ pub fn type_source(
                 format!(
                     "column {} holds type names ({}), not values: this vertical sheet has a type column",
                     column_letters(vc),
-                    rows.iter()
-                        .take(3)
-                        .map(|r| r.cells[vc].text())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    crate::diag::list::series(rows.iter().take(3).map(|r| r.cells[vc].text()))
                 ),
             )
             .with_help(format!(

@@ -238,7 +238,10 @@ pub fn check(
             r.column,
             Some(&field.name),
             Some(&a),
-            format!("{a:?}{path} is not a key of {}", names.join(" or ")),
+            format!(
+                "{a:?}{path} is not a key of {}",
+                crate::diag::list::or(&names)
+            ),
         );
         let n = hints
             .entry((t.name.clone(), field.name.clone()))
@@ -287,17 +290,17 @@ pub fn check(
         d = match close.as_slice() {
             _ if unread > 0 => d.with_help(format!(
                 "{} has {unread} row{} whose key could not be read (see those errors): it may be one of them; else add a row with this key, or fix the reference",
-                names.join(" or "),
+                crate::diag::list::or(&names),
                 if unread == 1 { "" } else { "s" }
             )),
             [] => d.with_help(format!(
                 "add a row with this key to {}, or fix the reference",
-                names.join(" or ")
+                crate::diag::list::or(&names)
             )),
             [one] => d.with_help(format!("did you mean {one}?")),
             [one, rest @ ..] => d.with_help(format!(
                 "did you mean {one}? (also close: {})",
-                rest.join(", ")
+                crate::diag::list::series(rest)
             )),
         };
         diags.push(d);

@@ -217,7 +217,7 @@ pub fn rows(
                     cell.as_deref(),
                     format!(
                         "{}{inner} (schema keyword {})",
-                        err,
+                        finding(&err),
                         keyword_of(err.schema_path().as_str())
                     ),
                 );
@@ -254,6 +254,39 @@ fn about_failed(
 /// its duration fields are read with; their canonical text (`PT5400S`, `-PT0.500S`) passes it.
 fn duration_format(s: &str) -> bool {
     crate::typing::cell::time::parse_duration(s).is_ok()
+}
+
+/// The validator's finding in words: its own text, except where the text holds a list (`enum` members,
+/// `type` names, unexpected members), which is made here from the list's items ([`crate::diag::list`]) so
+/// the Chinese joins them with Chinese joiners. The English is the validator's, word for word (at most
+/// three `enum` members shown, as it shows them).
+fn finding(err: &jsonschema::ValidationError) -> String {
+    use crate::diag::list::{Joiner, List};
+    use jsonschema::error::{TypeKind, ValidationErrorKind as K};
+    match err.kind() {
+        K::Enum { options } => {
+            let all = options.as_array().map(Vec::as_slice).unwrap_or_default();
+            let list = if all.len() <= 3 {
+                List::new(Joiner::Or).items(all)
+            } else {
+                List::new(Joiner::Or).items(&all[..2]).more(all.len() - 2)
+            };
+            format!("{} is not one of {}", err.instance(), list.text())
+        }
+        K::Type {
+            kind: TypeKind::Multiple(types),
+        } => format!(
+            "{} is not of types {}",
+            err.instance(),
+            crate::diag::list::series(types.iter().map(|t| format!("\"{t}\"")))
+        ),
+        K::AdditionalProperties { unexpected } => format!(
+            "Additional properties are not allowed ({} {} unexpected)",
+            crate::diag::list::series(unexpected.iter().map(|p| format!("'{p}'"))),
+            if unexpected.len() == 1 { "was" } else { "were" }
+        ),
+        _ => err.to_string(),
+    }
 }
 
 fn keyword_of(schema_path: &str) -> &str {

@@ -45,10 +45,7 @@ fn key_values(key: &[usize], row: &Row) -> String {
 
 /// `file:2:A and file:2:C`: every cell of a composite key in `row`.
 fn where_cells(row: &Row, key: &[usize]) -> String {
-    key.iter()
-        .map(|&i| where_(row, row.column(i)))
-        .collect::<Vec<_>>()
-        .join(" and ")
+    crate::diag::list::and(key.iter().map(|&i| where_(row, row.column(i))))
 }
 
 fn where_(row: &Row, col: Option<usize>) -> String {
@@ -185,7 +182,7 @@ pub fn check(project: &mut Project, gaps: &super::gaps::Gaps, diags: &mut Vec<Di
                             if uk.len() == 1 {
                                 format!(
                                     "duplicate value {key:?} of unique key ({}) in {}: also at {}",
-                                    names.join(", "),
+                                    crate::diag::list::series(names),
                                     t.name,
                                     where_(first, first.column(uk[0]))
                                 )

@@ -397,7 +397,7 @@ fn watched(t: &Targets, root: &Path) -> String {
     parts.extend(t.schemas.iter().map(|p| format!("{}/", rel(p))));
     parts.extend(t.templates.iter().map(|p| format!("{}/", rel(p))));
     parts.push(rel(&t.config));
-    parts.join(", ")
+    crate::diag::list::series(parts)
 }
 
 /// The one-screen summary of build number `count`.
@@ -423,7 +423,7 @@ fn summary(
             .iter()
             .map(|p| crate::read::rel_path(&root, p))
             .collect();
-        frame(lang, "changed: {}", &[&list(&names, 4, lang)])
+        frame(lang, "changed: {}", &[&list(&names, 4)])
     };
     let _ = writeln!(
         out,
@@ -436,7 +436,11 @@ fn summary(
         Some(s) => {
             let plan = match &s.plan {
                 Ran::UpToDate => frame(lang, "nothing to rebuild", &[]),
-                Ran::Tables(t) => frame(lang, "rebuilt {} (one-table rebuild)", &[&t.join(", ")]),
+                Ran::Tables(t) => frame(
+                    lang,
+                    "rebuilt {} (one-table rebuild)",
+                    &[&crate::diag::list::series(t)],
+                ),
                 Ran::Full => frame(lang, "rebuilt all {} tables", &[&s.tables]),
             };
             let mut files: Vec<String> = s.written.clone();
@@ -444,7 +448,7 @@ fn summary(
             let files = if files.is_empty() {
                 frame(lang, "no file changed", &[])
             } else {
-                frame(lang, "wrote {}", &[&list(&files, 6, lang)])
+                frame(lang, "wrote {}", &[&list(&files, 6)])
             };
             let _ = writeln!(
                 out,
@@ -462,7 +466,7 @@ fn summary(
             let at = if errors.is_empty() {
                 String::new()
             } else {
-                frame(lang, " at {}", &[&list(&errors, 3, lang)])
+                frame(lang, " at {}", &[&list(&errors, 3)])
             };
             let n = errors.len().max(1);
             let line = frame(
@@ -475,16 +479,16 @@ fn summary(
     }
 }
 
-/// `a, b, c and 4 more` (in `lang`).
-fn list(items: &[String], max: usize, lang: Lang) -> String {
+/// `a, b, c` or `a, b, c and 4 more` (in Chinese `a、b、c 和另外 4 个` through [`frame`]).
+fn list(items: &[String], max: usize) -> String {
+    use crate::diag::list::{Joiner, List};
     if items.len() <= max {
-        items.join(", ")
+        crate::diag::list::series(items)
     } else {
-        frame(
-            lang,
-            "{} and {} more",
-            &[&items[..max].join(", "), &(items.len() - max)],
-        )
+        List::new(Joiner::And)
+            .items(&items[..max])
+            .more(items.len() - max)
+            .text()
     }
 }
 
@@ -586,7 +590,7 @@ mod tests {
         assert_eq!(
             text(Lang::Zh, &ok, &changed),
             "── gentable watch：第 2 次构建（已更改：Table/PieceType.csv）\n\
-             成功：重新构建了 PieceType（单表重建），用时 0.31 秒；写入 data/PieceType.json, rust/src/hashes.rs\n"
+             成功：重新构建了 PieceType（单表重建），用时 0.31 秒；写入 data/PieceType.json、rust/src/hashes.rs\n"
         );
         assert_eq!(
             text(Lang::Zh, &failed, &[]),
@@ -603,8 +607,15 @@ mod tests {
     #[test]
     fn lists_are_cut_with_a_count() {
         let v: Vec<String> = (1..=5).map(|i| i.to_string()).collect();
-        assert_eq!(list(&v, 5, Lang::En), "1, 2, 3, 4, 5");
-        assert_eq!(list(&v, 2, Lang::En), "1, 2 and 3 more");
-        assert_eq!(list(&v, 2, Lang::Zh), "1, 2 等另外 3 个");
+        assert_eq!(list(&v, 5), "1, 2, 3, 4, 5");
+        assert_eq!(list(&v, 2), "1, 2 and 3 more");
+        assert_eq!(
+            frame(Lang::Zh, "changed: {}", &[&list(&v, 2)]),
+            "已更改：1、2 和另外 3 个"
+        );
+        assert_eq!(
+            frame(Lang::Zh, "changed: {}", &[&list(&v, 5)]),
+            "已更改：1、2、3、4、5"
+        );
     }
 }

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod fidelity;
+pub mod zh;
 
 use std::path::Path;
 

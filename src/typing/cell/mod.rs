@@ -208,14 +208,11 @@ fn full_width(mut e: CellError, text: &str, ty: &Type, project: &Project, g: Gra
             "gentable reads half-width digits, letters, signs and separators only: write {half:?}"
         ));
     } else {
-        let forms: Vec<String> = chars
-            .iter()
-            .take(4)
-            .map(|(f, h)| format!("{f} → {h}"))
-            .collect();
+        let forms =
+            crate::diag::list::series(chars.iter().take(4).map(|(f, h)| format!("{f} → {h}")));
         e.help = Some(match e.help.take() {
-            Some(h) => format!("write them half-width ({}); {h}", forms.join(", ")),
-            None => format!("write them half-width ({})", forms.join(", ")),
+            Some(h) => format!("write them half-width ({forms}); {h}"),
+            None => format!("write them half-width ({forms})"),
         });
     }
     e
@@ -560,7 +557,10 @@ fn parse_union(t: &str, name: &str, project: &Project) -> Result<Value, CellErro
                         u.discriminator, u.discriminator
                     ),
                 )
-                .help(format!("{name} is one of: {}", tags.join(", "))))
+                .help(format!(
+                    "{name} is one of: {}",
+                    crate::diag::list::series(&tags)
+                )))
             }
         }
     } else if let Some(open) = t.find('(') {
@@ -584,9 +584,12 @@ fn parse_union(t: &str, name: &str, project: &Project) -> Result<Value, CellErro
         e = match crate::diag::closest(&tag, tags.iter().copied()) {
             Some(c) => e.help(format!(
                 "did you mean {c:?}? ({name} is one of: {})",
-                tags.join(", ")
+                crate::diag::list::series(&tags)
             )),
-            None => e.help(format!("{name} is one of: {}", tags.join(", "))),
+            None => e.help(format!(
+                "{name} is one of: {}",
+                crate::diag::list::series(&tags)
+            )),
         };
         return Err(e);
     };
@@ -723,6 +726,7 @@ pub fn parse_scalar(s: &str, ty: &Type, project: &Project) -> Result<Value, Cell
 /// when the cell differs from it only by width, case or spaces, and lists the members with their aliases.
 fn not_in_enum(s: &str, name: &str, e: &crate::ir::EnumDef) -> CellError {
     use crate::diag::hint;
+    use crate::diag::list::{Joiner, List};
     let err = CellError::new(Code::NotInEnum, format!("{s:?} is not a {name}"));
     let names = e
         .members
@@ -739,24 +743,33 @@ fn not_in_enum(s: &str, name: &str, e: &crate::ir::EnumDef) -> CellError {
         Some(m) => format!("{c:?} ({m})"),
         None => format!("{c:?}"),
     };
+    // A member with its aliases: `Red (红, 赤)`, in Chinese `Red（红、赤）`; a member that holds a comma or
+    // an " or " is quoted, so that the list reads one way.
     let list = e
         .members
         .iter()
-        .map(|m| {
+        .fold(List::new(Joiner::Series), |list, member| {
+            let m = if member.contains(',') || member.contains(" or ") {
+                format!("{member:?}")
+            } else {
+                member.clone()
+            };
             let aliases: Vec<&str> = e
                 .aliases
                 .iter()
-                .filter(|(_, x)| x == m)
+                .filter(|(_, x)| x == member)
                 .map(|(a, _)| a.as_str())
                 .collect();
             if aliases.is_empty() {
-                m.clone()
+                list.item(m)
             } else {
-                format!("{m} ({})", aliases.join(", "))
+                list.item_in(
+                    format!("{m} ({})", aliases.join(", ")),
+                    format!("{m}（{}）", aliases.join("、")),
+                )
             }
         })
-        .collect::<Vec<_>>()
-        .join(", ");
+        .text();
     match hint::suggest(s, names) {
         Some(c) => match hint::differences(s, c) {
             Some(d) => err.help(format!(

@@ -312,7 +312,10 @@ impl Reader<'_> {
                         Code::NotInEnum,
                         format!("{tag:?} is not a kind of {name}"),
                     )
-                    .help(format!("{name} is one of: {}", kinds.join(", "))));
+                    .help(format!(
+                        "{name} is one of: {}",
+                        crate::diag::list::series(&kinds)
+                    )));
                 };
                 let v = self.fields(&variant.fields, sub)?;
                 if sep.is_some() {
