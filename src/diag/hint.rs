@@ -79,9 +79,7 @@ pub fn differences(a: &str, b: &str) -> Option<Vec<Difference>> {
 
 /// `width and case`, `spaces`.
 pub fn words(d: &[Difference]) -> String {
-    super::list::List::new(super::list::Joiner::And)
-        .words(d.iter().map(|x| x.word()))
-        .text()
+    super::lang::word_list(super::list::Joiner::And, d.iter().map(|x| x.word()))
 }
 
 /// The half-width form of a full-width character, or of ideographic punctuation used as a separator.

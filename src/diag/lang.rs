@@ -126,6 +126,23 @@ pub fn message(text: &str, lang: Lang) -> String {
     }
 }
 
+/// A list ([`super::list`]) of English words of the catalog (`an integer`, `case`), joined by `joiner`:
+/// the English text, whose Chinese form joins the words' translations ([`message`]; a word the catalog
+/// lacks stays English).
+pub fn word_list<T: std::fmt::Display>(
+    joiner: super::list::Joiner,
+    items: impl IntoIterator<Item = T>,
+) -> String {
+    items
+        .into_iter()
+        .fold(super::list::List::new(joiner), |list, w| {
+            let w = w.to_string();
+            let zh = message(&w, Lang::Zh);
+            list.item_in(w, zh)
+        })
+        .text()
+}
+
 /// What a template's part is (module docs): copied (`{}`), translated (`{t}`) or another library's text
 /// (`{e}`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -477,6 +494,16 @@ mod tests {
         assert_eq!(Lang::from_locale(env(&[("LANG", "de_DE.UTF-8")])), Lang::En);
         assert_eq!(Lang::parse("zh-Hans"), Some(Lang::Zh));
         assert_eq!(Lang::parse("fr"), None);
+    }
+
+    #[test]
+    fn word_lists_translate_their_words() {
+        let en = word_list(super::super::list::Joiner::Or, ["an integer", "a string"]);
+        assert_eq!(en, "an integer or a string");
+        assert_eq!(message(&en, Lang::Zh), "整数或字符串");
+        let en = word_list(super::super::list::Joiner::And, ["width", "case", "spaces"]);
+        assert_eq!(en, "width, case and spaces");
+        assert_eq!(message(&en, Lang::Zh), "全角/半角、大小写和空格");
     }
 
     #[test]

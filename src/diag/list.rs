@@ -5,7 +5,7 @@
 //! A message is written in English and translated at the edge by whole-template match ([`super::lang`]);
 //! a list is one part of such a template. Its English text is no grammar a template could take apart
 //! safely (an item may hold `, ` or ` or ` itself: a cell's text, an enum alias, a JSON string), so a list
-//! is made here, once, from its items: [`List::text`] returns the English text and records, for that exact
+//! is made here, once, from its items (items that are catalog words: [`super::lang::word_list`]): [`List::text`] returns the English text and records, for that exact
 //! text, the Chinese form made from the same items. When the translation copies a part of a message or a
 //! frame line that is exactly a recorded list, it prints the recorded Chinese form
 //! ([`chinese`], used by [`super::lang::translate`] and [`super::lang::frame`]). A list of one item is
@@ -75,18 +75,6 @@ impl List {
     pub fn item_in(mut self, en: impl Into<String>, zh: impl Into<String>) -> List {
         self.en.push(en.into());
         self.zh.push(zh.into());
-        self
-    }
-
-    /// Items that are English words of the catalog (`an integer`, `case`): their Chinese is their
-    /// translation ([`super::lang::message`]), or the English when the catalog has none.
-    pub fn words<T: Display>(mut self, items: impl IntoIterator<Item = T>) -> List {
-        for i in items {
-            let s = i.to_string();
-            self.zh
-                .push(super::lang::message(&s, super::lang::Lang::Zh));
-            self.en.push(s);
-        }
         self
     }
 
@@ -227,13 +215,8 @@ mod tests {
         let en = List::new(Joiner::Or).items([1, 2]).more(5).text();
         assert_eq!(en, "1, 2 or 5 other candidates");
         assert_eq!(chinese(&en).as_deref(), Some("1、2 或另外 5 个候选值"));
-        // One item is the item; words are translated.
+        // One item is the item.
         assert_eq!(or(["only"]), "only");
         assert_eq!(chinese("only"), None);
-        let en = List::new(Joiner::Or)
-            .words(["an integer", "a string"])
-            .text();
-        assert_eq!(en, "an integer or a string");
-        assert_eq!(chinese(&en).as_deref(), Some("整数或字符串"));
     }
 }

@@ -370,9 +370,10 @@ impl ChoiceDef {
         if self.members.is_empty() {
             return "nothing".into();
         }
-        crate::diag::list::List::new(crate::diag::list::Joiner::Or)
-            .words(self.members.iter().map(Type::words))
-            .text()
+        crate::diag::lang::word_list(
+            crate::diag::list::Joiner::Or,
+            self.members.iter().map(Type::words),
+        )
     }
 
     /// The member that holds `v`, if any.

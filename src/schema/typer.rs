@@ -146,9 +146,7 @@ impl Kinds {
         if w.is_empty() {
             return "nothing".into();
         }
-        crate::diag::list::List::new(crate::diag::list::Joiner::Or)
-            .words(w)
-            .text()
+        crate::diag::lang::word_list(crate::diag::list::Joiner::Or, w)
     }
 }
 
@@ -522,7 +520,7 @@ impl<'a, 'r> Ctx<'a, 'r> {
                         Code::ConflictingTypes,
                         format!(
                             "the parts that must all hold allow no common value: {}; make them agree",
-                            crate::diag::list::List::new(crate::diag::list::Joiner::Series).words(said).text()
+                            crate::diag::lang::word_list(crate::diag::list::Joiner::Series, said)
                         ),
                     )
                 }));

@@ -826,7 +826,7 @@ pub fn map(
                 others.sort();
                 if !others.is_empty() {
                     ctx.partial.insert(t.full.clone());
-                    ctx.note(&at, format!("input {file}/: Luban also reads {} (JSON/Lua/XML/YAML data); gentable reads only spreadsheets, so those rows are missing", others.join(", ")));
+                    ctx.note(&at, format!("input {file}/: Luban also reads {} (JSON/Lua/XML/YAML data); gentable reads only spreadsheets, so those rows are missing", crate::diag::list::series(&others)));
                 }
                 ins.extend(found.into_iter().map(|f| Input {
                     file: f,
