@@ -25,8 +25,23 @@ fn bless() -> bool {
     std::env::var_os("GENTABLE_BLESS").is_some_and(|v| v == "1")
 }
 
+/// One lock per case folder: the tests of this file run in parallel, and two runs of one project at once
+/// would make the second wait for the project lock and say so on stderr, which is no part of a golden.
+fn case_lock(dir: &Path) -> std::sync::Arc<std::sync::Mutex<()>> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    static LOCKS: OnceLock<Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>> = OnceLock::new();
+    let mut m = LOCKS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner());
+    m.entry(dir.to_path_buf()).or_default().clone()
+}
+
 /// Run `gentable check` in `dir` with `args`; (stderr, exit code).
 fn run(dir: &Path, args: &[&str]) -> (String, i32) {
+    let lock = case_lock(dir);
+    let _one_at_a_time = lock.lock().unwrap_or_else(|p| p.into_inner());
     let out = Command::new(env!("CARGO_BIN_EXE_gentable"))
         .arg("check")
         .args(["-c", "gentable.toml"])
@@ -544,6 +559,8 @@ fn docs_list_every_code() {
 
 /// `gentable` in `dir` with `args` and exactly the locale variables `env`: (stdout, stderr, exit code).
 fn run_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> (String, String, i32) {
+    let lock = case_lock(dir);
+    let _one_at_a_time = lock.lock().unwrap_or_else(|p| p.into_inner());
     let mut c = Command::new(env!("CARGO_BIN_EXE_gentable"));
     c.args(args).current_dir(dir);
     for k in ["LC_ALL", "LC_MESSAGES", "LANG"] {
