@@ -6,19 +6,14 @@
 //! embedded file of each copy is damaged the way a hand edit, a truncated copy or a file from another build
 //! would, and one runner crate depending on every copy prints what `load()`, `try_all()` and `all()` say.
 
+mod common;
+
+use common::binary::{layout, reseal};
 use std::path::Path;
 use std::process::Command;
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Recompute the length and CRC-32 fields of a binary data file after an edit (docs/data-format.md §3.1).
-fn reseal(b: &mut [u8]) {
-    let len = b.len() as u64;
-    b[16..24].copy_from_slice(&len.to_le_bytes());
-    let crc = crc32fast::hash(&b[16..]);
-    b[12..16].copy_from_slice(&crc.to_le_bytes());
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -89,25 +84,37 @@ fn damaged_embedded_data_is_a_data_error_naming_the_file() {
         "3 bytes follow the last row",
     ));
     // A value outside its type with every hash and the CRC intact: the last field of the last row is
-    // PieceType.AiWeight, a number; NaN is no JSON number.
+    // PieceType.AiWeight, a number, here a whole one (tag 22, then a one-byte zigzag varint); written as
+    // its 8 bytes instead (tag 255), NaN is no JSON number.
     let mut nan = piece.clone();
     let n = nan.len();
-    nan[n - 8..].copy_from_slice(&f64::NAN.to_le_bytes());
+    assert_eq!(nan[n - 2], 22, "the last AiWeight is a small whole number");
+    nan.truncate(n - 2);
+    nan.push(255);
+    nan.extend_from_slice(&f64::NAN.to_le_bytes());
     reseal(&mut nan);
     cases.push(("nan", "PieceType", nan, "NaN is not a finite number"));
-    let mut bad_utf8 = lang.clone();
-    // Inside the string table's text: the second byte of 御 (御史, the Censor's name).
-    let at = bad_utf8
-        .windows(6)
-        .position(|w| w == "御史".as_bytes())
-        .unwrap();
-    bad_utf8[at + 1] = 0xff;
-    reseal(&mut bad_utf8);
+    // The string table's Huffman code: a code length of 0 bits, and a code that is not a prefix code
+    // (every length 1: more than two characters cannot each have a 1-bit code).
+    let parts = layout(&lang);
+    assert!(parts.alphabet > 2, "Lang's strings use many characters");
+    let mut zero = lang.clone();
+    zero[parts.code_lengths] = 0;
+    reseal(&mut zero);
     cases.push((
-        "utf8",
+        "code_length",
         "Lang",
-        bad_utf8,
-        "the string table is not valid UTF-8",
+        zero,
+        "a code length of 0 bits (1 to 24)",
+    ));
+    let mut prefix = lang.clone();
+    prefix[parts.code_lengths..parts.code_lengths + parts.alphabet].fill(1);
+    reseal(&mut prefix);
+    cases.push((
+        "prefix",
+        "Lang",
+        prefix,
+        "the string table's code lengths are not a prefix code",
     ));
     cases.push((
         "garbage",

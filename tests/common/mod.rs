@@ -3,6 +3,7 @@
 // Each test file uses what it needs of these helpers.
 #![allow(dead_code)]
 
+pub mod binary;
 pub mod fidelity;
 pub mod zh;
 

@@ -30,7 +30,7 @@ pub const SETS: &[&str] = &["luban-shape", "csv-1m", "xlsx-200k", "mixed-100"];
 pub const LOAD_SETS: &[&str] = &["load-10", "load-100", "load-500"];
 
 /// Bumped whenever the generated data changes shape (a stale set is regenerated).
-const GENERATOR_VERSION: &str = "datagen-5";
+const GENERATOR_VERSION: &str = "datagen-6";
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Format {
@@ -50,8 +50,11 @@ pub struct TableSpec {
     /// Table the `ref` column references (its `id`s are `1..=rows` of that table).
     pub fk: Option<(String, usize)>,
     pub seed: u64,
-    /// Text with full-width punctuation (`，。「」、`), as Chinese designers write it (the compile sets).
+    /// Text with full-width punctuation (`，。「」、`), as Chinese designers write it (the compile and load sets).
     pub fullwidth: bool,
+    /// With `fullwidth`: one description in eight is a long paragraph of 3–6 such sentences (a skill's or a
+    /// quest's text; the load sets).
+    pub long_texts: bool,
 }
 
 impl TableSpec {
@@ -72,6 +75,7 @@ pub fn tables(set: &str) -> Vec<TableSpec> {
         fk: None,
         seed: 7,
         fullwidth: false,
+        long_texts: false,
     };
     match set {
         "luban-shape" => (0..500)
@@ -82,6 +86,7 @@ pub fn tables(set: &str) -> Vec<TableSpec> {
                 fk: (i > 0).then(|| (format!("Item{:03}", i - 1), 1000)),
                 seed: 1000 + i as u64,
                 fullwidth: false,
+                long_texts: false,
             })
             .collect(),
         "csv-1m" => vec![
@@ -92,6 +97,7 @@ pub fn tables(set: &str) -> Vec<TableSpec> {
                 fk: Some(("Shop".into(), 100)),
                 seed: 11,
                 fullwidth: false,
+                long_texts: false,
             },
             shop(),
         ],
@@ -103,6 +109,7 @@ pub fn tables(set: &str) -> Vec<TableSpec> {
                 fk: Some(("Shop".into(), 100)),
                 seed: 12,
                 fullwidth: false,
+                long_texts: false,
             },
             shop(),
         ],
@@ -118,6 +125,7 @@ pub fn tables(set: &str) -> Vec<TableSpec> {
                 fk: (i > 0).then(|| (format!("Mixed{:03}", i - 1), 10_000)),
                 seed: 2000 + i as u64,
                 fullwidth: false,
+                long_texts: false,
             })
             .collect(),
         load if load.starts_with("load-") => {
@@ -131,7 +139,8 @@ pub fn tables(set: &str) -> Vec<TableSpec> {
                     rows: 1000,
                     fk: (i > 0).then(|| (format!("Item{:03}", i - 1), 1000)),
                     seed: 3000 + i as u64,
-                    fullwidth: false,
+                    fullwidth: true,
+                    long_texts: true,
                 })
                 .collect()
         }
@@ -144,6 +153,7 @@ pub fn tables(set: &str) -> Vec<TableSpec> {
                     fk: (i > 0).then(|| (format!("Crate{:03}", i - 1), COMPILE_ROWS)),
                     seed: 3000 + i as u64,
                     fullwidth: true,
+                    long_texts: false,
                 })
                 .collect(),
             None => panic!(
@@ -258,6 +268,19 @@ pub fn row(t: &TableSpec, i: usize) -> Row {
             }
         }
         desc.push('。');
+        if t.long_texts && rng.below(8) == 0 {
+            for _ in 0..3 + rng.below(4) {
+                let clauses = 2 + rng.below(4);
+                for c in 0..clauses {
+                    if c > 0 {
+                        desc.push(if rng.below(3) == 0 { '、' } else { '，' });
+                    }
+                    let n = 3 + rng.below(8) as usize;
+                    cjk(&mut rng, n, &mut desc);
+                }
+                desc.push(if rng.below(6) == 0 { '！' } else { '。' });
+            }
+        }
         if rng.below(5) == 0 {
             desc.push_str("附加：\"限定\"");
             cjk(&mut rng, 6, &mut desc);

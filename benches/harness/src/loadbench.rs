@@ -6,7 +6,8 @@
 //! ```
 //!
 //! For every set (10, 100 and 500 CSV tables × 1,000 rows, generated on first use by `src/datagen.rs` into
-//! `target/bench-data/<set>/`, then built by the release `gentable` with both data formats), it compiles the
+//! `target/bench-data/<set>/`, then built by the release `gentable` twice: JSON only into `generated-json/`,
+//! binary only into `generated-binary/`), it compiles the
 //! set's generated C# with `mcs -optimize+` and its generated TypeScript with the pinned `tsc` of
 //! `tests/conformance`, each together with a small driver (`benches/load/LoadBench.cs`, `loadbench.ts`), and
 //! runs every mode in its own child process `--runs` times (default 5):
@@ -230,19 +231,35 @@ fn main() {
     println!("|---|---|---|---|---|---|---|---|---|");
     for set in &sets {
         let dir = datagen::generate(&root, set);
-        check(
-            Command::new(&gentable)
-                .arg("build")
-                .arg("-c")
-                .arg(dir.join("gentable.toml"))
-                .arg("--quiet"),
-        );
-        let generated = dir.join("generated");
+        // Two builds of the set: JSON only (what `json` and the floors measure) and binary only (what a game
+        // that selects `data = ["binary"]` loads): with both formats selected the loaders read the binary files.
+        let toml = std::fs::read_to_string(dir.join("gentable.toml")).unwrap();
+        let variant = |format: &str| {
+            let text = toml
+                .replace("data = [\"json\", \"binary\"]", &format!("data = [\"{format}\"]"))
+                .replace("generated = \"generated\"", &format!("generated = \"generated-{format}\""));
+            assert_ne!(text, toml, "the set's gentable.toml selects both formats");
+            let config = dir.join(format!("gentable.{format}.toml"));
+            std::fs::write(&config, text).unwrap();
+            check(
+                Command::new(&gentable)
+                    .arg("build")
+                    .arg("-c")
+                    .arg(&config)
+                    .arg("--quiet"),
+            );
+            dir.join(format!("generated-{format}"))
+        };
+        let generated = variant("json");
+        let generated_binary = variant("binary");
         let data = generated.join("data");
+        let data_binary = generated_binary.join("data");
         let json = bytes_of(&files_with(&data, "json"));
-        let binary = bytes_of(&files_with(&data, "bytes"));
+        let binary = bytes_of(&files_with(&data_binary, "bytes"));
         let work = repo.join("target/bench-load").join(set);
         std::fs::create_dir_all(&work).unwrap();
+        let work_binary = work.join("binary");
+        std::fs::create_dir_all(&work_binary).unwrap();
         for lang in &langs {
             let mut modes: Vec<&'static str> = vec!["read", "parse", "json"];
             if binary > 0 {
@@ -251,12 +268,14 @@ fn main() {
             let results: Results = match lang.as_str() {
                 "csharp" => {
                     let exe = build_csharp(&repo, &generated, &work);
+                    let exe_binary = build_csharp(&repo, &generated_binary, &work_binary);
                     modes
                         .iter()
                         .map(|&m| {
+                            let (exe, data) = if m == "binary" { (&exe_binary, &data_binary) } else { (&exe, &data) };
                             let s = measure(runs, || {
                                 let mut c = Command::new("mono");
-                                c.arg(&exe).arg(m).arg(&data);
+                                c.arg(exe).arg(m).arg(data);
                                 c
                             });
                             eprintln!("loadbench: {set} C# {m}: {}", ms(s.ms));
@@ -266,12 +285,14 @@ fn main() {
                 }
                 "typescript" => {
                     let js = build_typescript(&repo, &generated, &work);
+                    let js_binary = build_typescript(&repo, &generated_binary, &work_binary);
                     modes
                         .iter()
                         .map(|&m| {
+                            let (js, data) = if m == "binary" { (&js_binary, &data_binary) } else { (&js, &data) };
                             let s = measure(runs, || {
                                 let mut c = Command::new("node");
-                                c.arg(&js).arg(m).arg(&data);
+                                c.arg(js).arg(m).arg(data);
                                 c
                             });
                             eprintln!("loadbench: {set} TypeScript {m}: {}", ms(s.ms));

@@ -3,11 +3,14 @@
 //! loaders.
 //!
 //! A file is a 152-byte header (magic, version, flags, CRC-32, length, `dataHash`, `schemaHash`), then the
-//! table name, the string table (every distinct string once, in order of first use), the row count and the
-//! rows, each field written by its schema type: varints for unsigned integers, enum members, union variants,
-//! counts and string indexes; zigzag varints for signed integers, date-times, dates and durations; varints for times of day; 8 little-endian
-//! bytes for numbers; a 0/1 byte for booleans and optional tags; a scalar union's member index, then the
-//! member's value; a JSON value's kind, then its body.
+//! table name, the string table (every distinct string once, in order of first use, its characters in a
+//! canonical Huffman code of the file's own alphabet), the row count and the rows, each field written by its
+//! schema type: varints for unsigned integers, enum members, union variants, counts and string references
+//! (`0` for a string's first use, `i + 1` for string `i` again); zigzag varints for signed integers,
+//! date-times, dates and durations; varints for times of day; numbers as a decimal (an exponent byte and a
+//! zigzag varint mantissa) when that reads back exactly, else a marker and 8 little-endian bytes; a 0/1 byte
+//! for booleans and optional tags; a scalar union's member index, then the member's value; a JSON value's
+//! kind, then its body.
 
 use crate::ir::{Project, Table, Type, Value};
 use anyhow::{bail, Context, Result};
@@ -15,8 +18,16 @@ use std::collections::HashMap;
 
 /// The file's first 8 bytes: `\x89GTB\r\n\x1a\n` (a text-mode transfer or a line-ending conversion breaks them).
 pub const MAGIC: [u8; 8] = [0x89, b'G', b'T', b'B', 0x0d, 0x0a, 0x1a, 0x0a];
-/// The format version this module writes.
-pub const VERSION: u16 = 1;
+/// The format version this module writes (2: Huffman-coded string table, first-use string references,
+/// decimal numbers; docs/data-format.md §3).
+pub const VERSION: u16 = 2;
+/// The longest Huffman code of a string table, in bits (docs/data-format.md §3.2).
+pub const MAX_CODE_LEN: u32 = 24;
+/// Powers of ten that binary64 holds exactly (10^0 … 10^22): a decimal number's scale (§3.3).
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
 /// Size of the fixed header in bytes.
 pub const HEADER_LEN: usize = 152;
 
@@ -55,13 +66,7 @@ pub fn encode(
     debug_assert_eq!(out.len(), HEADER_LEN);
     varint(&mut out, table.name.len() as u64);
     out.extend_from_slice(table.name.as_bytes());
-    varint(&mut out, enc.order.len() as u64);
-    for s in &enc.order {
-        varint(&mut out, s.len() as u64);
-    }
-    for s in &enc.order {
-        out.extend_from_slice(s.as_bytes());
-    }
+    string_table(&mut out, &enc.order);
     varint(&mut out, table.rows.len() as u64);
     out.extend_from_slice(&enc.body);
     let len = out.len() as u64;
@@ -69,6 +74,130 @@ pub fn encode(
     let crc = crc32fast::hash(&out[16..]);
     out[12..16].copy_from_slice(&crc.to_le_bytes());
     Ok(out)
+}
+
+/// The string table (docs/data-format.md §3.2): the count, each string's length in Unicode scalar values,
+/// the Huffman code (its symbols ascending, first as a varint then as differences, and one code length byte
+/// each) and the canonically coded characters of every string, most significant bit first.
+fn string_table(out: &mut Vec<u8>, strings: &[&str]) {
+    varint(out, strings.len() as u64);
+    let mut freq: std::collections::BTreeMap<char, u64> = std::collections::BTreeMap::new();
+    for s in strings {
+        varint(out, s.chars().count() as u64);
+        for c in s.chars() {
+            *freq.entry(c).or_default() += 1;
+        }
+    }
+    let symbols: Vec<char> = freq.keys().copied().collect();
+    let weights: Vec<u64> = freq.values().copied().collect();
+    let lens = code_lengths(&weights, MAX_CODE_LEN);
+    varint(out, symbols.len() as u64);
+    let mut prev = 0u32;
+    for (i, c) in symbols.iter().enumerate() {
+        let v = *c as u32;
+        varint(out, u64::from(if i == 0 { v } else { v - prev }));
+        prev = v;
+    }
+    out.extend(lens.iter().map(|l| *l as u8));
+    // Canonical codes (as DEFLATE, RFC 1951 §3.2.2): by length, then by scalar value.
+    let mut by_len: Vec<usize> = (0..symbols.len()).collect();
+    by_len.sort_by_key(|&i| lens[i]);
+    let mut codes: HashMap<char, (u32, u32)> = HashMap::with_capacity(symbols.len());
+    let (mut code, mut len) = (0u32, 0u32);
+    for (n, &i) in by_len.iter().enumerate() {
+        if n > 0 {
+            code += 1;
+        }
+        code <<= lens[i] - len;
+        len = lens[i];
+        codes.insert(symbols[i], (code, len));
+    }
+    let mut bits = Vec::new();
+    let (mut acc, mut held) = (0u64, 0u32);
+    for s in strings {
+        for c in s.chars() {
+            let (code, len) = codes[&c];
+            acc = (acc << len) | u64::from(code);
+            held += len;
+            while held >= 8 {
+                bits.push((acc >> (held - 8)) as u8);
+                held -= 8;
+            }
+            acc &= (1 << held) - 1;
+        }
+    }
+    if held > 0 {
+        bits.push((acc << (8 - held)) as u8);
+    }
+    varint(out, bits.len() as u64);
+    out.extend_from_slice(&bits);
+}
+
+/// Huffman code lengths (1 ≤ length ≤ `max_len`) for symbols of the given weights (all ≥ 1): a Huffman tree
+/// built with ties broken by node number (deterministic); while it is deeper than `max_len`, the weights are
+/// halved (rounding up) and it is built again. One symbol gets length 1; none, an empty list.
+fn code_lengths(weights: &[u64], max_len: u32) -> Vec<u32> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    let n = weights.len();
+    if n <= 1 {
+        return vec![1; n];
+    }
+    let mut w = weights.to_vec();
+    loop {
+        let mut heap: BinaryHeap<Reverse<(u64, usize)>> = w
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| Reverse((x, i)))
+            .collect();
+        let mut parent = vec![0usize; 2 * n - 1];
+        let mut next = n;
+        while let (Some(Reverse((wa, a))), Some(Reverse((wb, b)))) = (heap.pop(), heap.pop()) {
+            parent[a] = next;
+            parent[b] = next;
+            heap.push(Reverse((wa + wb, next)));
+            next += 1;
+        }
+        // Parents are numbered after their children: depths from the root (node 2n − 2) down.
+        let mut depth = vec![0u32; 2 * n - 1];
+        for id in (0..2 * n - 2).rev() {
+            depth[id] = depth[parent[id]] + 1;
+        }
+        depth.truncate(n);
+        if depth.iter().all(|&d| d <= max_len) {
+            return depth;
+        }
+        for x in &mut w {
+            *x = x.div_ceil(2);
+        }
+    }
+}
+
+/// The decimal form of a finite `f` (docs/data-format.md §3.3): `(m, e)` with `f` = m × 10^e, |m| < 10^15
+/// and −22 ≤ e ≤ 22, from the shortest digits that read back as `f`, when m × 10^e (or m / 10^−e) computed in
+/// binary64 gives `f` exactly; else `None` (the number is written as its 8 bytes).
+fn decimal(f: f64) -> Option<(i64, i32)> {
+    let sci = format!("{f:e}");
+    let (mant, exp) = sci.split_once('e')?;
+    let exp: i32 = exp.parse().ok()?;
+    let digits: String = mant.chars().filter(char::is_ascii_digit).collect();
+    if digits.len() > 15 {
+        return None;
+    }
+    let mut m: i64 = digits.parse().ok()?;
+    if mant.starts_with('-') {
+        m = -m;
+    }
+    let e = exp - (digits.len() as i32 - 1);
+    if !(-22..=22).contains(&e) {
+        return None;
+    }
+    let back = if e >= 0 {
+        m as f64 * POW10[e as usize]
+    } else {
+        m as f64 / POW10[(-e) as usize]
+    };
+    (back.to_bits() == f.to_bits()).then_some((m, e))
 }
 
 /// Unsigned LEB128, shortest form.
@@ -95,13 +224,16 @@ struct Encoder<'a> {
 }
 
 impl<'a> Encoder<'a> {
+    /// A string reference: `0` for the next string of the table (its first use), `i + 1` for string `i` again.
     fn string(&mut self, s: &'a str) {
         let next = self.order.len() as u64;
         let i = *self.strings.entry(s).or_insert(next);
         if i == next {
             self.order.push(s);
+            varint(&mut self.body, 0);
+        } else {
+            varint(&mut self.body, i + 1);
         }
-        varint(&mut self.body, i);
     }
 
     fn value(&mut self, ty: &Type, v: &'a Value) -> Result<()> {
@@ -202,19 +334,29 @@ impl<'a> Encoder<'a> {
         Ok(())
     }
 
-    /// A finite number as 8 little-endian bytes; `-0` is written as `0`, as canonical JSON writes it.
+    /// A finite number: `e + 22` and the zigzag varint `m` of its decimal form ([`decimal`]), else `255` and
+    /// its 8 little-endian bytes; `-0` is written as `0`, as canonical JSON writes it.
     fn number(&mut self, f: f64) -> Result<()> {
         if !f.is_finite() {
             bail!("number {f} is not finite");
         }
         let f = if f == 0.0 { 0.0 } else { f };
-        self.body.extend_from_slice(&f.to_le_bytes());
+        match decimal(f) {
+            Some((m, e)) => {
+                self.body.push((e + 22) as u8);
+                zigzag(&mut self.body, m);
+            }
+            None => {
+                self.body.push(255);
+                self.body.extend_from_slice(&f.to_le_bytes());
+            }
+        }
         Ok(())
     }
 
     /// A JSON value ([`Type::Json`]): a varint kind (0 null, 1 false, 2 true, 3 number, 4 string, 5 array,
-    /// 6 object), then a number's 8 bytes, a string's index, or a count and the items, or a count and the
-    /// members (name's string index, value) in RFC 8785 order (by the UTF-16 code units of the names).
+    /// 6 object), then a number, a string reference, or a count and the items, or a count and the
+    /// members (name's string reference, value) in RFC 8785 order (by the UTF-16 code units of the names).
     fn json(&mut self, j: &'a serde_json::Value) -> Result<()> {
         use serde_json::Value as J;
         match j {
@@ -326,7 +468,7 @@ mod tests {
         let (dh, sh) = ("d".repeat(64), "s".repeat(64));
         let b = encode(&p, &t, &dh, &sh).unwrap();
         assert_eq!(&b[..8], b"\x89GTB\r\n\x1a\n");
-        assert_eq!(&b[8..12], &[1, 0, 0, 0]);
+        assert_eq!(&b[8..12], &[2, 0, 0, 0]);
         assert_eq!(
             u64::from_le_bytes(b[16..24].try_into().unwrap()),
             b.len() as u64
@@ -337,19 +479,16 @@ mod tests {
         );
         assert_eq!(&b[24..88], dh.as_bytes());
         assert_eq!(&b[88..152], sh.as_bytes());
-        let cjk = "長槍，「兵」".as_bytes();
-        let mut want = vec![1, b'T', 2, cjk.len() as u8, 1];
-        want.extend_from_slice(cjk);
-        want.push(b'a');
-        want.push(2); // rows
-                      // Row 0: 300 = ac 02; -2 → zigzag 3; string 0; optional present, +0.0; S = 1; N|E = 0b101;
-                      // two tags: "a" (string 1), the CJK string (string 0).
-        want.extend_from_slice(&[0xac, 0x02, 3, 0, 1]);
-        want.extend_from_slice(&0.0f64.to_le_bytes());
-        want.extend_from_slice(&[1, 0b101, 2, 1, 0]);
-        // Row 1: 1; 3 → zigzag 6; "a"; absent; E = 2; no flags; no tags.
-        want.extend_from_slice(&[1, 6, 1, 0, 2, 0, 0]);
-        assert_eq!(&b[152..], &want[..]);
+        assert_eq!(&b[152..154], &[1, b'T']);
+        let (strings, rows) = split(&b[154..]);
+        assert_eq!(strings, ["長槍，「兵」", "a"]);
+        // Row 0: 300 = ac 02; -2 → zigzag 3; a new string (0); optional present, +0.0 as 0 × 10^0 (tag 22,
+        // m 0); S = 1; N|E = 0b101; two tags: "a" (new), the CJK string again (string 0 → 1).
+        let mut want = vec![2]; // rows
+        want.extend_from_slice(&[0xac, 0x02, 3, 0, 1, 22, 0, 1, 0b101, 2, 0, 1]);
+        // Row 1: 1; 3 → zigzag 6; "a" again (string 1 → 2); absent; E = 2; no flags; no tags.
+        want.extend_from_slice(&[1, 6, 2, 0, 2, 0, 0]);
+        assert_eq!(rows, &want[..]);
     }
 
     #[test]
@@ -385,24 +524,150 @@ mod tests {
         };
         let b = encode(&p, &t, &"d".repeat(64), &"s".repeat(64)).unwrap();
         // Strings in order of first use: a, 長槍，「兵」, €, 😀, Ａ, all.
-        let strings = ["a", "長槍，「兵」", "€", "😀", "Ａ", "all"];
-        let mut want = vec![1, b'T', strings.len() as u8];
-        want.extend(strings.iter().map(|s| s.len() as u8));
-        for s in strings {
-            want.extend_from_slice(s.as_bytes());
+        assert_eq!(&b[152..154], &[1, b'T']);
+        let (strings, rows) = split(&b[154..]);
+        assert_eq!(strings, ["a", "長槍，「兵」", "€", "😀", "Ａ", "all"]);
+        let mut want = vec![1]; // rows
+                                // An object of 4 members: "a" → a new string (0); "€" (new) → number 0 (-0 as 0: tag 22,
+                                // m 0); "😀" (new) → array [true, false]; "Ａ" (new) → null.
+        want.extend_from_slice(&[6, 4, 0, 4, 0, 0, 3, 22, 0, 0, 5, 2, 2, 1, 0, 0]);
+        // Three amounts: 12 in the number member (index 0) as 12 × 10^0, "all" (member 1, new), 2.5 = 25 × 10^-1.
+        want.extend_from_slice(&[3, 0, 22, 24, 1, 0, 0, 21, 50]);
+        assert_eq!(rows, &want[..]);
+    }
+
+    /// A reader of the string table for these tests (the generated loaders have their own): the strings and
+    /// the bytes after the table. Checks the canonical code's prefix property on the way.
+    fn split(b: &[u8]) -> (Vec<String>, &[u8]) {
+        let mut p = 0;
+        let mut next = |p: &mut usize| -> u64 {
+            let (mut v, mut shift) = (0u64, 0);
+            loop {
+                let c = b[*p];
+                *p += 1;
+                v |= u64::from(c & 0x7f) << shift;
+                if c < 0x80 {
+                    return v;
+                }
+                shift += 7;
+            }
+        };
+        let count = next(&mut p) as usize;
+        let lens: Vec<usize> = (0..count).map(|_| next(&mut p) as usize).collect();
+        let k = next(&mut p) as usize;
+        let mut symbols = vec![];
+        for i in 0..k {
+            let d = next(&mut p) as u32;
+            let v = if i == 0 {
+                d
+            } else {
+                symbols.last().map(|c: &char| *c as u32).unwrap() + d
+            };
+            symbols.push(char::from_u32(v).unwrap());
         }
-        want.push(1); // rows
-                      // An object of 4 members: "a" → string 1; "€" → number 0 (-0 as 0); "😀" → array [true, false];
-                      // "Ａ" → null.
-        want.extend_from_slice(&[6, 4, 0, 4, 1, 2, 3]);
-        want.extend_from_slice(&0.0f64.to_le_bytes());
-        want.extend_from_slice(&[3, 5, 2, 2, 1, 4, 0]);
-        // Three amounts: 12 in the number member (index 0) as its double, "all" (member 1, string 5), 2.5.
-        want.extend_from_slice(&[3, 0]);
-        want.extend_from_slice(&12.0f64.to_le_bytes());
-        want.extend_from_slice(&[1, 5, 0]);
-        want.extend_from_slice(&2.5f64.to_le_bytes());
-        assert_eq!(&b[152..], &want[..]);
+        let code_lens: Vec<u32> = b[p..p + k].iter().map(|&l| u32::from(l)).collect();
+        p += k;
+        let nbytes = next(&mut p) as usize;
+        let bits = &b[p..p + nbytes];
+        p += nbytes;
+        let mut order: Vec<usize> = (0..k).collect();
+        order.sort_by_key(|&i| code_lens[i]);
+        let mut at = 0usize;
+        let mut strings = vec![];
+        for n in lens {
+            let mut s = String::new();
+            for _ in 0..n {
+                // Canonical decoding, one bit at a time: codes of each length are consecutive.
+                let (mut code, mut first, mut index) = (0u32, 0u32, 0usize);
+                for len in 1..=MAX_CODE_LEN {
+                    code |= u32::from(bits[at / 8] >> (7 - at % 8) & 1);
+                    at += 1;
+                    let count = order.iter().filter(|&&i| code_lens[i] == len).count() as u32;
+                    if code - first < count {
+                        s.push(symbols[order[index + (code - first) as usize]]);
+                        break;
+                    }
+                    index += count as usize;
+                    first = (first + count) << 1;
+                    code <<= 1;
+                }
+            }
+            strings.push(s);
+        }
+        assert_eq!(
+            at.div_ceil(8),
+            nbytes,
+            "the bit stream ends in its last byte"
+        );
+        (strings, &b[p..])
+    }
+
+    #[test]
+    fn string_tables_round_trip_with_bounded_code_lengths() {
+        let strings = ["", "長槍，「兵」", "aaaa", "😀Ａ€", "a", "兵兵兵兵兵兵"];
+        let mut out = vec![];
+        string_table(&mut out, &strings);
+        let (back, rest) = split(&out);
+        assert_eq!(back, strings);
+        assert!(rest.is_empty());
+        // One symbol: code length 1, one bit per character.
+        let mut out = vec![];
+        string_table(&mut out, &["xxxxxxxxx"]);
+        assert_eq!(split(&out).0, ["xxxxxxxxx"]);
+        assert_eq!(out, [1, 9, 1, b'x', 1, 2, 0, 0]);
+        // Fibonacci weights make a Huffman tree as deep as there are symbols: 40 symbols are limited to 24.
+        let mut fib = vec![1u64, 1];
+        while fib.len() < 40 {
+            fib.push(fib[fib.len() - 1] + fib[fib.len() - 2]);
+        }
+        let lens = code_lengths(&fib, MAX_CODE_LEN);
+        assert!(
+            lens.iter().all(|&l| (1..=MAX_CODE_LEN).contains(&l)),
+            "{lens:?}"
+        );
+        let kraft: f64 = lens.iter().map(|&l| 0.5f64.powi(l as i32)).sum();
+        assert!(kraft <= 1.0, "a prefix code: {kraft}");
+        assert_eq!(
+            code_lengths(&fib, 64).iter().max(),
+            Some(&39),
+            "unlimited, the tree is a path"
+        );
+        assert_eq!(code_lengths(&[], 24), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn numbers_take_their_decimal_form_when_it_reads_back_exactly() {
+        for (f, want) in [
+            (143.03, Some((14303, -2))),
+            (0.1, Some((1, -1))),
+            (-2.5, Some((-25, -1))),
+            (5.0, Some((5, 0))),
+            (0.0, Some((0, 0))),
+            (1e22, Some((1, 22))),
+            (1e23, None),
+            (123456789012345.0, Some((123456789012345, 0))),
+            (1234567890123456.0, None),
+            (5e-324, None),
+            (std::f64::consts::PI, None),
+        ] {
+            assert_eq!(decimal(f), want, "{f}");
+        }
+        // Every decimal form reads back as the number, by the loaders' rule.
+        let mut x = 0.37f64;
+        for _ in 0..10_000 {
+            x = (x * 7919.0 + 0.123).fract() * 1e6;
+            let f = (x * 100.0).round() / 100.0;
+            if let Some((m, e)) = decimal(f) {
+                let back = if e >= 0 {
+                    m as f64 * POW10[e as usize]
+                } else {
+                    m as f64 / POW10[(-e) as usize]
+                };
+                assert_eq!(back.to_bits(), f.to_bits(), "{f}");
+            } else {
+                panic!("{f} has a short decimal form");
+            }
+        }
     }
 
     #[test]

@@ -909,7 +909,7 @@ fn decode_expr(p: &Project, ty: &Type, fk: Option<&(String, String)>, direct: bo
 /// against the rest of the file); 0 for a record whose fields may all be empty.
 fn min_size(p: &Project, ty: &Type, depth: usize) -> usize {
     match ty {
-        Type::Float => 8,
+        Type::Float => 2,
         Type::Record(n) if depth < 32 => p.records.get(n).map_or(0, |r| {
             r.fields.iter().map(|f| min_size(p, &f.ty, depth + 1)).sum()
         }),

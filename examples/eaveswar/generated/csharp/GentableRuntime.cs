@@ -1241,6 +1241,8 @@ namespace EavesWar.GameConfig
         private readonly string table;
         private int pos;
         private string[] strings;
+        private int next;
+        private static readonly double[] Pow10 = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
 
         /// <summary>The row being read (for messages), or -1 before the rows.</summary>
         internal int Row = -1;
@@ -1301,7 +1303,7 @@ namespace EavesWar.GameConfig
             byte[] b = this.b;
             if (b.Length < HeaderSize || !IsBinary(b) || b[4] != 0x0D || b[5] != 0x0A || b[6] != 0x1A || b[7] != 0x0A) throw this.Whole("not a gentable binary data file (docs/data-format.md §3)");
             int version = b[8] | b[9] << 8, flags = b[10] | b[11] << 8;
-            if (version != 1) throw this.Whole("data file format " + version.ToString(inv) + "; this code reads format 1");
+            if (version != 2) throw this.Whole("data file format " + version.ToString(inv) + "; this code reads format 2");
             if (flags != 0) throw this.Whole("unknown flags " + flags.ToString(inv) + " in the header");
             ulong length = this.U32At(16) | (ulong)this.U32At(20) << 32;
             if (length != (ulong)b.Length) throw this.Whole("is " + b.Length.ToString(inv) + " bytes long but its header says " + length.ToString(inv) + " (a truncated or edited file)");
@@ -1317,13 +1319,91 @@ namespace EavesWar.GameConfig
             }
             if (schemaHash != hashes[1]) throw this.Whole("was written for another shape of table " + this.table + ": its schemaHash is " + schemaHash + ", this code reads " + hashes[1] + " (regenerate the code and the data together)");
             if (dataHash != hashes[0]) throw this.Whole("is from another build of the tables: its dataHash is " + dataHash + ", this code was generated with " + hashes[0] + " (deploy the data and the code of one build)");
+            this.StringTable();
+            return (long)this.Varint();
+        }
+
+        /// <summary>The string table (docs/data-format.md §3.2): lengths in characters, the canonical Huffman code, the coded characters.</summary>
+        private void StringTable()
+        {
+            byte[] b = this.b;
             int count = this.Length();
             if (count > b.Length - this.pos) throw this.Error("the string table's count exceeds the file");
             var lengths = new int[count];
-            for (int i = 0; i < count; i++) lengths[i] = this.Length();
+            long total = 0;
+            for (int i = 0; i < count; i++) { lengths[i] = this.Length(); total += lengths[i]; }
+            int k = this.Length();
+            if (k > (b.Length - this.pos) / 2) throw this.Error("the string table's character count exceeds the file");
+            var symbols = new int[k];
+            ulong prev = 0;
+            for (int i = 0; i < k; i++)
+            {
+                ulong d = this.Varint();
+                if (i > 0 && d == 0) throw this.Error("the string table's characters are not ascending");
+                ulong v = prev + d;
+                if (d > 0x10FFFF || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) throw this.Error("a character of the string table is not a Unicode scalar value");
+                symbols[i] = (int)v;
+                prev = v;
+            }
+            if (k > b.Length - this.pos) throw this.Error("the data ends inside the string table");
+            var perLen = new int[25];
+            for (int i = 0; i < k; i++)
+            {
+                int l = b[this.pos + i];
+                if (l < 1 || l > 24) throw this.Error("a code length of " + l.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + " bits (1 to 24)");
+                perLen[l]++;
+            }
+            long left = 1;
+            for (int l = 1; l <= 24; l++)
+            {
+                left = (left << 1) - perLen[l];
+                if (left < 0) throw this.Error("the string table's code lengths are not a prefix code");
+            }
+            var order = new int[k];
+            var slot = new int[25];
+            for (int l = 1, at = 0; l <= 24; l++) { slot[l] = at; at += perLen[l]; }
+            for (int i = 0; i < k; i++) order[slot[b[this.pos + i]]++] = symbols[i];
+            this.pos += k;
+            int nbytes = this.Length();
+            if (nbytes > b.Length - this.pos) throw this.Error("the data ends inside the string table");
+            if (total > (long)nbytes * 8) throw this.Error("the string table's characters cannot be coded in its bytes");
+            int start = this.pos, end = start + nbytes;
+            long bit = (long)start * 8;
+            var chars = new char[total * 2];
+            int used = 0;
             this.strings = new string[count];
-            for (int i = 0; i < count; i++) this.strings[i] = this.Utf8(lengths[i]);
-            return (long)this.Varint();
+            for (int s = 0; s < count; s++)
+            {
+                int from = used;
+                for (int n = lengths[s]; n > 0; n--)
+                {
+                    int code = 0, first = 0, index = 0, len = 1;
+                    while (true)
+                    {
+                        int at = (int)(bit >> 3);
+                        if (at >= end) { this.pos = end; throw this.Error("the string table's characters end early"); }
+                        code |= (b[at] >> (7 - (int)(bit & 7))) & 1;
+                        bit++;
+                        int c = perLen[len];
+                        if ((uint)(code - first) < (uint)c)
+                        {
+                            int cp = order[index + code - first];
+                            if (cp < 0x10000) chars[used++] = (char)cp;
+                            else { cp -= 0x10000; chars[used++] = (char)(0xD800 + (cp >> 10)); chars[used++] = (char)(0xDC00 + (cp & 0x3FF)); }
+                            break;
+                        }
+                        if (len == 24) { this.pos = at; throw this.Error("an invalid code in the string table"); }
+                        index += c;
+                        first = (first + c) << 1;
+                        code <<= 1;
+                        len++;
+                    }
+                }
+                this.strings[s] = new string(chars, from, used - from);
+            }
+            long consumed = bit - (long)start * 8;
+            if ((consumed + 7) / 8 != nbytes || (consumed % 8 != 0 && (b[end - 1] & (0xFF >> (int)(consumed % 8))) != 0)) throw this.Error("the string table's coded characters do not end in their last byte");
+            this.pos = end;
         }
 
         /// <summary>After the rows: the file ends exactly here.</summary>
@@ -1331,6 +1411,7 @@ namespace EavesWar.GameConfig
         {
             this.Row = -1;
             if (this.pos != this.b.Length) throw this.Error("bytes after the last row");
+            if (this.next != this.strings.Length) throw this.Error((this.strings.Length - this.next).ToString(global::System.Globalization.CultureInfo.InvariantCulture) + " strings of the string table are not used by any row");
         }
 
         private string Utf8(int length)
@@ -1414,21 +1495,38 @@ namespace EavesWar.GameConfig
             return c == 1;
         }
 
+        /// <summary>A string reference: 0 for the next string of the string table (its first use), i + 1 for string i again.</summary>
         internal string ReadString()
         {
             ulong i = this.Varint();
-            if (i >= (ulong)this.strings.Length) throw this.Error("string index " + i.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + " is out of range");
-            return this.strings[(int)i];
+            if (i == 0)
+            {
+                if (this.next >= this.strings.Length) throw this.Error("a new string, but all " + this.strings.Length.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + " of the string table are used");
+                return this.strings[this.next++];
+            }
+            if (i - 1 >= (ulong)this.next) throw this.Error("string " + (i - 1).ToString(global::System.Globalization.CultureInfo.InvariantCulture) + " is used before its first use");
+            return this.strings[(int)(i - 1)];
         }
 
+        /// <summary>A finite number: a decimal m × 10^e (tag e + 22, then the zigzag m, |m| &lt; 10^15), or tag 255 and its IEEE 754 bytes.</summary>
         internal double ReadDouble()
         {
-            if (this.b.Length - this.pos < 8) throw this.Error("the data ends inside a value");
-            long bits = (long)(this.U32At(this.pos) | (ulong)this.U32At(this.pos + 4) << 32);
-            double v = global::System.BitConverter.Int64BitsToDouble(bits);
-            if (double.IsNaN(v) || double.IsInfinity(v)) throw this.Error("a number is not finite");
-            this.pos += 8;
-            return v;
+            if (this.pos >= this.b.Length) throw this.Error("the data ends inside a value");
+            int tag = this.b[this.pos++];
+            if (tag == 255)
+            {
+                if (this.b.Length - this.pos < 8) throw this.Error("the data ends inside a value");
+                long bits = (long)(this.U32At(this.pos) | (ulong)this.U32At(this.pos + 4) << 32);
+                double v = global::System.BitConverter.Int64BitsToDouble(bits);
+                if (double.IsNaN(v) || double.IsInfinity(v)) throw this.Error("a number is not finite");
+                this.pos += 8;
+                return v;
+            }
+            if (tag > 44) throw this.Error("number tag " + tag.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + " (0 to 44 or 255)");
+            long m = this.Zigzag();
+            if (m >= 1000000000000000L || m <= -1000000000000000L) throw this.Error("a number's decimal digits exceed 15");
+            int e = tag - 22;
+            return e >= 0 ? (double)m * Pow10[e] : (double)m / Pow10[-e];
         }
 
         private long Signed(long min, long max)

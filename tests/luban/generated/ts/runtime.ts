@@ -603,12 +603,16 @@ export function isBinary(bytes: Uint8Array): boolean {
   return bytes.length >= 4 && bytes[0] === 0x89 && bytes[1] === 0x47 && bytes[2] === 0x54 && bytes[3] === 0x42;
 }
 
+/** Powers of ten that a double holds exactly: a binary decimal number's scale. */
+const POW10 = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+
 /** A reader of one binary data file (internal to the generated loader); failures name the file, row and byte offset. */
 export class Bin {
   private readonly b: Uint8Array;
   private readonly v: DataView;
   private p = 0;
   private strs: string[] = [];
+  private next = 0;
   /** The row being read (for messages), or -1. */
   row = -1;
 
@@ -632,7 +636,7 @@ export class Bin {
     if (b.length < 152 || magic.some((m, i) => b[i] !== m)) this.whole("not a gentable binary data file (docs/data-format.md §3)");
     const version = this.v.getUint16(8, true);
     const flags = this.v.getUint16(10, true);
-    if (version !== 1) this.whole("data file format " + String(version) + "; this code reads format 1");
+    if (version !== 2) this.whole("data file format " + String(version) + "; this code reads format 2");
     if (flags !== 0) this.whole("unknown flags " + String(flags) + " in the header");
     const length = this.v.getBigUint64(16, true);
     if (length !== BigInt(b.length)) this.whole("is " + String(b.length) + " bytes long but its header says " + String(length) + " (a truncated or edited file)");
@@ -650,20 +654,120 @@ export class Bin {
     if (dataHash !== hashes.data) {
       this.whole("is from another build of the tables: its dataHash is " + dataHash + ", this code was generated with " + hashes.data + " (deploy the data and the code of one build)");
     }
-    const n = this.varint();
-    if (n > b.length - this.p) this.fail("the string table's count exceeds the file");
-    const lengths: number[] = [];
-    for (let i = 0; i < n; i++) lengths.push(this.varint());
-    const strs: string[] = [];
-    for (let i = 0; i < n; i++) strs.push(this.utf8(lengths[i] as number));
-    this.strs = strs;
+    this.stringTable();
     return this.varint();
   }
 
-  /** After the rows: the file ends exactly here. */
+  /** The string table (docs/data-format.md §3.2): lengths in characters, the canonical Huffman code, the coded characters. */
+  private stringTable(): void {
+    const b = this.b;
+    const count = this.varint();
+    if (count > b.length - this.p) this.fail("the string table's count exceeds the file");
+    const lengths: number[] = [];
+    let total = 0;
+    for (let i = 0; i < count; i++) {
+      const n = this.varint();
+      lengths.push(n);
+      total += n;
+    }
+    const k = this.varint();
+    if (k > (b.length - this.p) / 2) this.fail("the string table's character count exceeds the file");
+    const symbols = new Int32Array(k);
+    let prev = 0;
+    for (let i = 0; i < k; i++) {
+      const d = this.varint();
+      if (i > 0 && d === 0) this.fail("the string table's characters are not ascending");
+      const v = prev + d;
+      if (v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) this.fail("a character of the string table is not a Unicode scalar value");
+      symbols[i] = v;
+      prev = v;
+    }
+    if (k > b.length - this.p) this.fail("the data ends inside the string table");
+    const perLen = new Int32Array(25);
+    for (let i = 0; i < k; i++) {
+      const l = b[this.p + i] as number;
+      if (l < 1 || l > 24) this.fail("a code length of " + String(l) + " bits (1 to 24)");
+      perLen[l] = (perLen[l] as number) + 1;
+    }
+    let left = 1;
+    for (let l = 1; l <= 24; l++) {
+      left = left * 2 - (perLen[l] as number);
+      if (left < 0) this.fail("the string table's code lengths are not a prefix code");
+    }
+    const order = new Int32Array(k);
+    const slot = new Int32Array(25);
+    for (let l = 1, at = 0; l <= 24; l++) {
+      slot[l] = at;
+      at += perLen[l] as number;
+    }
+    for (let i = 0; i < k; i++) {
+      const l = b[this.p + i] as number;
+      order[slot[l] as number] = symbols[i] as number;
+      slot[l] = (slot[l] as number) + 1;
+    }
+    this.p += k;
+    const nbytes = this.varint();
+    if (nbytes > b.length - this.p) this.fail("the data ends inside the string table");
+    if (total > nbytes * 8) this.fail("the string table's characters cannot be coded in its bytes");
+    const start = this.p;
+    const end = start + nbytes;
+    let bit = start * 8;
+    const units = new Uint16Array(Math.min(total, 4096) * 2);
+    const strs: string[] = [];
+    for (let s = 0; s < count; s++) {
+      let text = "";
+      let used = 0;
+      for (let n = lengths[s] as number; n > 0; n--) {
+        let code = 0;
+        let first = 0;
+        let index = 0;
+        for (let len = 1; ; len++) {
+          const at = bit >>> 3;
+          if (at >= end) {
+            this.p = end;
+            this.fail("the string table's characters end early");
+          }
+          code |= ((b[at] as number) >> (7 - (bit & 7))) & 1;
+          bit++;
+          const c = perLen[len] as number;
+          if (code - first < c) {
+            let cp = order[index + code - first] as number;
+            if (cp < 0x10000) units[used++] = cp;
+            else {
+              cp -= 0x10000;
+              units[used++] = 0xd800 + (cp >> 10);
+              units[used++] = 0xdc00 + (cp & 0x3ff);
+            }
+            break;
+          }
+          if (len === 24) {
+            this.p = at;
+            this.fail("an invalid code in the string table");
+          }
+          index += c;
+          first = (first + c) << 1;
+          code <<= 1;
+        }
+        if (used >= units.length - 2) {
+          text += String.fromCharCode.apply(null, units.subarray(0, used) as unknown as number[]);
+          used = 0;
+        }
+      }
+      strs.push(used === 0 ? text : text + String.fromCharCode.apply(null, units.subarray(0, used) as unknown as number[]));
+    }
+    const consumed = bit - start * 8;
+    if (Math.ceil(consumed / 8) !== nbytes || (consumed % 8 !== 0 && ((b[end - 1] as number) & (0xff >> consumed % 8)) !== 0)) {
+      this.fail("the string table's coded characters do not end in their last byte");
+    }
+    this.p = end;
+    this.strs = strs;
+  }
+
+  /** After the rows: the file ends exactly here, and every string of the string table was used. */
   end(): void {
     this.row = -1;
     if (this.p !== this.b.length) this.fail("bytes after the last row");
+    if (this.next !== this.strs.length) this.fail(String(this.strs.length - this.next) + " strings of the string table are not used by any row");
   }
 
   private utf8(n: number): string {
@@ -737,18 +841,33 @@ export class Bin {
     return c === 1;
   }
 
+  /** A string reference: 0 for the next string of the string table (its first use), i + 1 for string i again. */
   str(): string {
     const i = this.varint();
-    if (i >= this.strs.length) this.fail("string index " + String(i) + " is out of range");
-    return this.strs[i] as string;
+    if (i === 0) {
+      if (this.next >= this.strs.length) this.fail("a new string, but all " + String(this.strs.length) + " of the string table are used");
+      return this.strs[this.next++] as string;
+    }
+    if (i - 1 >= this.next) this.fail("string " + String(i - 1) + " is used before its first use");
+    return this.strs[i - 1] as string;
   }
 
+  /** A finite number: a decimal m × 10^e (tag e + 22, then the zigzag m, |m| < 10^15), or tag 255 and its IEEE 754 bytes. */
   f64(): number {
-    if (this.b.length - this.p < 8) this.fail("the data ends inside a value");
-    const x = this.v.getFloat64(this.p, true);
-    if (!Number.isFinite(x)) this.fail("a number is not finite");
-    this.p += 8;
-    return x;
+    const tag = this.byte();
+    if (tag === 255) {
+      if (this.b.length - this.p < 8) this.fail("the data ends inside a value");
+      const x = this.v.getFloat64(this.p, true);
+      if (!Number.isFinite(x)) this.fail("a number is not finite");
+      this.p += 8;
+      return x;
+    }
+    if (tag > 44) this.fail("number tag " + String(tag) + " (0 to 44 or 255)");
+    const z = this.varint();
+    const m = z % 2 === 0 ? z / 2 : -(z + 1) / 2;
+    if (m >= 1e15 || m <= -1e15) this.fail("a number's decimal digits exceed 15");
+    const e = tag - 22;
+    return e >= 0 ? m * (POW10[e] as number) : m / (POW10[-e] as number);
   }
 
   /** An unsigned integer up to `max` (at most 32 bits). */

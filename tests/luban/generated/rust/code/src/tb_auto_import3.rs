@@ -116,7 +116,7 @@ impl TbAutoImport3 {
                 crate::runtime::leak(v)
             },
             k10: {
-                let n = r.len(24usize)?;
+                let n = r.len(6usize)?;
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     v.push(crate::records::Vec3::decode(r)?);
@@ -124,7 +124,7 @@ impl TbAutoImport3 {
                 crate::runtime::leak(v)
             },
             k11: {
-                let n = r.len(32usize)?;
+                let n = r.len(8usize)?;
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     v.push(crate::records::Vec4::decode(r)?);

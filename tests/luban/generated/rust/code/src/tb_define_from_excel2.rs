@@ -120,7 +120,7 @@ impl TbDefineFromExcel2 {
                 crate::runtime::leak(v)
             },
             k10: {
-                let n = r.len(24usize)?;
+                let n = r.len(6usize)?;
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     v.push(crate::records::Vec3::decode(r)?);
@@ -128,7 +128,7 @@ impl TbDefineFromExcel2 {
                 crate::runtime::leak(v)
             },
             k11: {
-                let n = r.len(32usize)?;
+                let n = r.len(8usize)?;
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     v.push(crate::records::Vec4::decode(r)?);

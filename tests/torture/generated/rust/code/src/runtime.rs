@@ -77,6 +77,8 @@ pub struct Reader {
     bytes: &'static [u8],
     pos: usize,
     strings: Vec<&'static str>,
+    /// How many strings of the table the rows have used so far (a new one is always the next).
+    next: usize,
     depth: u32,
 }
 macro_rules! uints {
@@ -98,7 +100,7 @@ macro_rules! sints {
     };
 }
 impl Reader {
-    /// Check the header of `bytes` (the embedded `file` of `table`): magic, format version 1, flags, length,
+    /// Check the header of `bytes` (the embedded `file` of `table`): magic, format version 2, flags, length,
     /// CRC-32, the data and schema hashes this crate was generated with, and the table name; read the string
     /// table. Returns the reader at the first row and the row count.
     pub fn open(
@@ -114,6 +116,7 @@ impl Reader {
             bytes,
             pos: 0,
             strings: Vec::new(),
+            next: 0,
             depth: 0,
         };
         if bytes.len() < HEADER || bytes[..8] != MAGIC {
@@ -127,13 +130,13 @@ impl Reader {
             );
         }
         let version = u16::from_le_bytes([bytes[8], bytes[9]]);
-        if version != 1 {
+        if version != 2 {
             return Err(
                 r
                     .error_at(
                         8,
                         format!(
-                            "data format version {version}; this crate reads version 1"
+                            "data format version {version}; this crate reads version 2"
                         ),
                     ),
             );
@@ -207,45 +210,160 @@ impl Reader {
                     ),
             );
         }
-        let count = r.len(1)?;
-        let mut ends = Vec::with_capacity(count);
-        let mut total = 0usize;
-        for _ in 0..count {
-            total = total
-                .checked_add(r.len(0)?)
-                .ok_or_else(|| r.error("string table too long".into()))?;
-            ends.push(total);
-        }
-        let at = r.pos;
-        let blob = r.take(total)?;
-        let text = core::str::from_utf8(blob)
-            .map_err(|e| {
-                r
-                    .error_at(
-                        at + e.valid_up_to(),
-                        "the string table is not valid UTF-8".into(),
-                    )
-            })?;
-        let mut start = 0;
-        r.strings.reserve_exact(count);
-        for end in ends {
-            match text.get(start..end) {
-                Some(s) => r.strings.push(s),
-                None => {
-                    return Err(
-                        r
-                            .error_at(
-                                at + start,
-                                "a string of the string table ends inside a character"
-                                    .into(),
-                            ),
-                    );
-                }
-            }
-            start = end;
-        }
+        r.string_table()?;
         let rows = r.len(0)?;
         Ok((r, rows))
+    }
+    /// The string table (docs/data-format.md §3.2): string lengths in characters, the canonical Huffman code
+    /// and the coded characters, decoded once into one string that lives as long as the program (the rows
+    /// borrow from it, as they borrow from the embedded bytes).
+    fn string_table(&mut self) -> Result<(), DataError> {
+        let count = self.len(1)?;
+        let mut lens = Vec::with_capacity(count);
+        let mut total = 0usize;
+        for _ in 0..count {
+            let n = self.len(0)?;
+            total = total
+                .checked_add(n)
+                .ok_or_else(|| self.error("string table too long".into()))?;
+            lens.push(n);
+        }
+        let k = self.len(2)?;
+        let mut symbols = Vec::with_capacity(k);
+        let mut prev = 0u64;
+        for i in 0..k {
+            let at = self.pos;
+            let d = self.varint()?;
+            if i > 0 && d == 0 {
+                return Err(
+                    self
+                        .error_at(
+                            at,
+                            "the string table's characters are not ascending".into(),
+                        ),
+                );
+            }
+            let v = prev.saturating_add(d);
+            let c = u32::try_from(v)
+                .ok()
+                .and_then(char::from_u32)
+                .ok_or_else(|| {
+                    self.error_at(at, format!("{v:#x} is not a Unicode scalar value"))
+                })?;
+            symbols.push(c);
+            prev = v;
+        }
+        let at = self.pos;
+        let code_lens = self.take(k)?;
+        let mut per_len = [0u32; 25];
+        for &l in code_lens {
+            if !(1..=24).contains(&l) {
+                return Err(
+                    self.error_at(at, format!("a code length of {l} bits (1 to 24)")),
+                );
+            }
+            per_len[l as usize] += 1;
+        }
+        let mut left = 1i64;
+        for &n in &per_len[1..] {
+            left = (left << 1) - i64::from(n);
+            if left < 0 {
+                return Err(
+                    self
+                        .error_at(
+                            at,
+                            "the string table's code lengths are not a prefix code"
+                                .into(),
+                        ),
+                );
+            }
+        }
+        let mut order: Vec<char> = Vec::with_capacity(k);
+        for len in 1..=24u8 {
+            order
+                .extend(
+                    symbols
+                        .iter()
+                        .zip(code_lens)
+                        .filter(|(_, &l)| l == len)
+                        .map(|(c, _)| *c),
+                );
+        }
+        let nbytes = self.len(1)?;
+        let at = self.pos;
+        let bits = self.take(nbytes)?;
+        if total > nbytes.saturating_mul(8) {
+            return Err(
+                self
+                    .error_at(
+                        at,
+                        format!("{total} characters cannot be coded in {nbytes} bytes"),
+                    ),
+            );
+        }
+        let mut text = String::with_capacity(
+            total.saturating_mul(3).min(nbytes.saturating_mul(8)),
+        );
+        let mut ends = Vec::with_capacity(count);
+        let mut bit = 0usize;
+        for n in lens {
+            for _ in 0..n {
+                let (mut code, mut first, mut index) = (0u32, 0u32, 0usize);
+                let mut len = 1;
+                loop {
+                    let Some(&byte) = bits.get(bit / 8) else {
+                        return Err(
+                            self
+                                .error_at(
+                                    at + nbytes,
+                                    "the string table's characters end early".into(),
+                                ),
+                        );
+                    };
+                    code |= u32::from(byte >> (7 - bit % 8) & 1);
+                    bit += 1;
+                    let n = per_len[len];
+                    if code.wrapping_sub(first) < n {
+                        text.push(order[index + code.wrapping_sub(first) as usize]);
+                        break;
+                    }
+                    if len == 24 {
+                        return Err(
+                            self
+                                .error_at(
+                                    at + bit / 8,
+                                    "an invalid code in the string table".into(),
+                                ),
+                        );
+                    }
+                    index += n as usize;
+                    first = (first + n) << 1;
+                    code <<= 1;
+                    len += 1;
+                }
+            }
+            ends.push(text.len());
+        }
+        if bit.div_ceil(8) != nbytes
+            || (bit % 8 != 0 && bits[bit / 8] & (0xff >> (bit % 8)) != 0)
+        {
+            return Err(
+                self
+                    .error_at(
+                        at,
+                        "the string table's coded characters do not end in their last byte"
+                            .into(),
+                    ),
+            );
+        }
+        let text: &'static str = Box::leak(text.into_boxed_str());
+        let mut start = 0;
+        self.strings.reserve_exact(count);
+        for end in ends {
+            self.strings.push(&text[start..end]);
+            start = end;
+        }
+        Ok(())
     }
     /// A [`DataError`] at the current position.
     pub fn error(&self, message: String) -> DataError {
@@ -284,6 +402,17 @@ impl Reader {
         if self.pos != self.bytes.len() {
             return Err(
                 self.error(format!("{} bytes follow the last row", self.remaining())),
+            );
+        }
+        if self.next != self.strings.len() {
+            return Err(
+                self
+                    .error(
+                        format!(
+                            "{} strings of the string table are not used by any row",
+                            self.strings.len() - self.next
+                        ),
+                    ),
             );
         }
         Ok(())
@@ -379,36 +508,102 @@ impl Reader {
     pub fn present(&mut self) -> Result<bool, DataError> {
         self.flag("an optional's tag")
     }
-    /// A finite IEEE 754 binary64.
+    /// A finite number (docs/data-format.md §3.3): a decimal m × 10^e (tag e + 22, then the zigzag varint m,
+    /// |m| < 10^15), or tag 255 and an IEEE 754 binary64.
     #[inline]
     pub fn f64(&mut self) -> Result<f64, DataError> {
-        let b = self.take(8)?;
-        let v = f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-        if !v.is_finite() {
-            return Err(
-                self.error_at(self.pos - 8, format!("{v} is not a finite number")),
-            );
+        const POW10: [f64; 23] = [
+            1e0,
+            1e1,
+            1e2,
+            1e3,
+            1e4,
+            1e5,
+            1e6,
+            1e7,
+            1e8,
+            1e9,
+            1e10,
+            1e11,
+            1e12,
+            1e13,
+            1e14,
+            1e15,
+            1e16,
+            1e17,
+            1e18,
+            1e19,
+            1e20,
+            1e21,
+            1e22,
+        ];
+        let at = self.pos;
+        let tag = *self.take(1)?.first().unwrap_or(&0);
+        if tag == 255 {
+            let b = self.take(8)?;
+            let v = f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+            if !v.is_finite() {
+                return Err(self.error_at(at, format!("{v} is not a finite number")));
+            }
+            return Ok(v);
         }
-        Ok(v)
+        if tag > 44 {
+            return Err(self.error_at(at, format!("number tag {tag} (0 to 44 or 255)")));
+        }
+        let m = self.zigzag()?;
+        if m.unsigned_abs() >= 1_000_000_000_000_000 {
+            return Err(self.error_at(at, format!("decimal digits {m} exceed 15")));
+        }
+        let e = i32::from(tag) - 22;
+        Ok(
+            if e >= 0 {
+                m as f64 * POW10[e as usize]
+            } else {
+                m as f64 / POW10[(-e) as usize]
+            },
+        )
     }
-    /// A string: an index into the string table.
+    /// A string reference: `0`, the next string of the string table (its first use), or `i + 1`, string `i`
+    /// again (one already used).
     #[inline]
     pub fn str(&mut self) -> Result<&'static str, DataError> {
         let at = self.pos;
         let i = self.varint()?;
-        usize::try_from(i)
-            .ok()
-            .and_then(|i| self.strings.get(i).copied())
-            .ok_or_else(|| {
-                self
-                    .error_at(
-                        at,
-                        format!(
-                            "string {i} is not in the string table ({} strings)", self
-                            .strings.len()
-                        ),
+        if i == 0 {
+            return match self.strings.get(self.next) {
+                Some(s) => {
+                    self.next += 1;
+                    Ok(*s)
+                }
+                None => {
+                    Err(
+                        self
+                            .error_at(
+                                at,
+                                format!(
+                                    "a new string, but all {} of the string table are used",
+                                    self.strings.len()
+                                ),
+                            ),
                     )
-            })
+                }
+            };
+        }
+        match usize::try_from(i - 1) {
+            Ok(i) if i < self.next => Ok(self.strings[i]),
+            _ => {
+                Err(
+                    self
+                        .error_at(
+                            at,
+                            format!(
+                                "string {} is used before its first use ({} used so far)", i
+                                - 1, self.next
+                            ),
+                        ),
+                )
+            }
+        }
     }
     /// A flag set of `members` members.
     #[inline]

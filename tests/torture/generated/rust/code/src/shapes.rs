@@ -124,7 +124,7 @@ impl Shapes {
             },
             by_pattern: if r.present()? {
                 Some({
-                    let n = r.len(9usize)?;
+                    let n = r.len(3usize)?;
                     let mut v = Vec::with_capacity(n);
                     for _ in 0..n {
                         let k = r.str()?;

@@ -60,7 +60,7 @@ impl Vertical {
             opens: crate::types::DateTime(r.datetime()?),
             round: crate::types::Duration(r.duration()?),
             odds: {
-                let n = r.len(9usize)?;
+                let n = r.len(3usize)?;
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     let k = r.str()?;
