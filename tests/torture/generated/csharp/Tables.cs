@@ -10,6 +10,11 @@ namespace Torture.Tables
     public sealed partial class Tables
     {
         /// <summary>
+        /// Characters so unevenly frequent (Fibonacci counts) that the binary string table's Huffman code needs codes of up to 15 bits: the loaders' bit-by-bit path beyond their 10-bit look-up (docs/data-format.md §3.2), with two supplementary-plane characters among the rarest.
+        /// </summary>
+        public AlphabetTable Alphabet { get; }
+
+        /// <summary>
         /// Defaults, enum aliases, maps, polymorphic records, flags, date-times and durations.
         /// </summary>
         public FeaturesTable Features { get; }
@@ -87,23 +92,24 @@ namespace Torture.Tables
         /// </summary>
         public Vertical Vertical { get; }
 
-        private Tables(FeaturesTable t0, KeywordsTable t1, LogTable t2, NestedTable t3, NumbersTable t4, OptionTable t5, PairTable t6, PartsTable t7, SelfTable t8, Settings t9, ShapesTable t10, SpreadTable t11, StringTable t12, StringsTable t13, Vertical t14)
+        private Tables(AlphabetTable t0, FeaturesTable t1, KeywordsTable t2, LogTable t3, NestedTable t4, NumbersTable t5, OptionTable t6, PairTable t7, PartsTable t8, SelfTable t9, Settings t10, ShapesTable t11, SpreadTable t12, StringTable t13, StringsTable t14, Vertical t15)
         {
-            this.Features = t0;
-            this.Keywords = t1;
-            this.Log = t2;
-            this.Nested = t3;
-            this.Numbers = t4;
-            this.Option = t5;
-            this.Pair = t6;
-            this.Parts = t7;
-            this.Self = t8;
-            this.Settings = t9;
-            this.Shapes = t10;
-            this.Spread = t11;
-            this.String = t12;
-            this.Strings = t13;
-            this.Vertical = t14;
+            this.Alphabet = t0;
+            this.Features = t1;
+            this.Keywords = t2;
+            this.Log = t3;
+            this.Nested = t4;
+            this.Numbers = t5;
+            this.Option = t6;
+            this.Pair = t7;
+            this.Parts = t8;
+            this.Self = t9;
+            this.Settings = t10;
+            this.Shapes = t11;
+            this.Spread = t12;
+            this.String = t13;
+            this.Strings = t14;
+            this.Vertical = t15;
             for (int i = 0; i < this.Nested.All.Count; i++) { try { this.Nested.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Nested.bytes", "Nested", i); } }
             for (int i = 0; i < this.Option.All.Count; i++) { try { this.Option.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Option.bytes", "Option", i); } }
             for (int i = 0; i < this.Self.All.Count; i++) { try { this.Self.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("Self.bytes", "Self", i); } }
@@ -113,7 +119,7 @@ namespace Torture.Tables
         /// The data files the loaders read, one per table (<c>&lt;Table&gt;.json</c>), relative to the data folder:
         /// what to copy next to the game (e.g. into <c>StreamingAssets</c>) and what <see cref="LoadAsync"/> fetches.
         /// </summary>
-        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "Features.bytes", "Keywords.bytes", "Log.bytes", "Nested.bytes", "Numbers.bytes", "Option.bytes", "Pair.bytes", "Parts.bytes", "Self.bytes", "Settings.bytes", "Shapes.bytes", "Spread.bytes", "String.bytes", "Strings.bytes", "Vertical.bytes" });
+        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "Alphabet.bytes", "Features.bytes", "Keywords.bytes", "Log.bytes", "Nested.bytes", "Numbers.bytes", "Option.bytes", "Pair.bytes", "Parts.bytes", "Self.bytes", "Settings.bytes", "Shapes.bytes", "Spread.bytes", "String.bytes", "Strings.bytes", "Vertical.bytes" });
 
         /// <summary>
         /// Loads every table from <c>&lt;dataDir&gt;/&lt;Table&gt;.json</c> (the canonical data gentable writes to
@@ -135,22 +141,23 @@ namespace Torture.Tables
         public static Tables LoadFromBytes(global::System.Func<string, byte[]> bytesOf)
         {
             if (bytesOf == null) throw new global::System.ArgumentNullException("bytesOf");
-            var t0 = new FeaturesTable(GentableRead.Rows<Features>(GentableRead.Bytes(bytesOf, "Features.bytes", "Features"), "Features.bytes", "Features", TableHashes("Features"), GentableCodec.ReadFeatures, GentableCodec.ReadFeatures));
-            var t1 = new KeywordsTable(GentableRead.Rows<Keywords>(GentableRead.Bytes(bytesOf, "Keywords.bytes", "Keywords"), "Keywords.bytes", "Keywords", TableHashes("Keywords"), GentableCodec.ReadKeywords, GentableCodec.ReadKeywords));
-            var t2 = new LogTable(GentableRead.Rows<Log>(GentableRead.Bytes(bytesOf, "Log.bytes", "Log"), "Log.bytes", "Log", TableHashes("Log"), GentableCodec.ReadLog, GentableCodec.ReadLog));
-            var t3 = new NestedTable(GentableRead.Rows<Nested>(GentableRead.Bytes(bytesOf, "Nested.bytes", "Nested"), "Nested.bytes", "Nested", TableHashes("Nested"), GentableCodec.ReadNested, GentableCodec.ReadNested));
-            var t4 = new NumbersTable(GentableRead.Rows<Numbers>(GentableRead.Bytes(bytesOf, "Numbers.bytes", "Numbers"), "Numbers.bytes", "Numbers", TableHashes("Numbers"), GentableCodec.ReadNumbers, GentableCodec.ReadNumbers));
-            var t5 = new OptionTable(GentableRead.Rows<Option>(GentableRead.Bytes(bytesOf, "Option.bytes", "Option"), "Option.bytes", "Option", TableHashes("Option"), GentableCodec.ReadOption, GentableCodec.ReadOption));
-            var t6 = new PairTable(GentableRead.Rows<Pair>(GentableRead.Bytes(bytesOf, "Pair.bytes", "Pair"), "Pair.bytes", "Pair", TableHashes("Pair"), GentableCodec.ReadPair, GentableCodec.ReadPair));
-            var t7 = new PartsTable(GentableRead.Rows<Parts>(GentableRead.Bytes(bytesOf, "Parts.bytes", "Parts"), "Parts.bytes", "Parts", TableHashes("Parts"), GentableCodec.ReadParts, GentableCodec.ReadParts));
-            var t8 = new SelfTable(GentableRead.Rows<Self>(GentableRead.Bytes(bytesOf, "Self.bytes", "Self"), "Self.bytes", "Self", TableHashes("Self"), GentableCodec.ReadSelf, GentableCodec.ReadSelf));
-            var t9 = GentableRead.Single<Settings>(GentableRead.Bytes(bytesOf, "Settings.bytes", "Settings"), "Settings.bytes", "Settings", TableHashes("Settings"), GentableCodec.ReadSettings, GentableCodec.ReadSettings);
-            var t10 = new ShapesTable(GentableRead.Rows<Shapes>(GentableRead.Bytes(bytesOf, "Shapes.bytes", "Shapes"), "Shapes.bytes", "Shapes", TableHashes("Shapes"), GentableCodec.ReadShapes, GentableCodec.ReadShapes));
-            var t11 = new SpreadTable(GentableRead.Rows<Spread>(GentableRead.Bytes(bytesOf, "Spread.bytes", "Spread"), "Spread.bytes", "Spread", TableHashes("Spread"), GentableCodec.ReadSpread, GentableCodec.ReadSpread));
-            var t12 = new StringTable(GentableRead.Rows<String>(GentableRead.Bytes(bytesOf, "String.bytes", "String"), "String.bytes", "String", TableHashes("String"), GentableCodec.ReadString, GentableCodec.ReadString));
-            var t13 = new StringsTable(GentableRead.Rows<Strings>(GentableRead.Bytes(bytesOf, "Strings.bytes", "Strings"), "Strings.bytes", "Strings", TableHashes("Strings"), GentableCodec.ReadStrings, GentableCodec.ReadStrings));
-            var t14 = GentableRead.Single<Vertical>(GentableRead.Bytes(bytesOf, "Vertical.bytes", "Vertical"), "Vertical.bytes", "Vertical", TableHashes("Vertical"), GentableCodec.ReadVertical, GentableCodec.ReadVertical);
-            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14);
+            var t0 = new AlphabetTable(GentableRead.Rows<Alphabet>(GentableRead.Bytes(bytesOf, "Alphabet.bytes", "Alphabet"), "Alphabet.bytes", "Alphabet", TableHashes("Alphabet"), GentableCodec.ReadAlphabet, GentableCodec.ReadAlphabet));
+            var t1 = new FeaturesTable(GentableRead.Rows<Features>(GentableRead.Bytes(bytesOf, "Features.bytes", "Features"), "Features.bytes", "Features", TableHashes("Features"), GentableCodec.ReadFeatures, GentableCodec.ReadFeatures));
+            var t2 = new KeywordsTable(GentableRead.Rows<Keywords>(GentableRead.Bytes(bytesOf, "Keywords.bytes", "Keywords"), "Keywords.bytes", "Keywords", TableHashes("Keywords"), GentableCodec.ReadKeywords, GentableCodec.ReadKeywords));
+            var t3 = new LogTable(GentableRead.Rows<Log>(GentableRead.Bytes(bytesOf, "Log.bytes", "Log"), "Log.bytes", "Log", TableHashes("Log"), GentableCodec.ReadLog, GentableCodec.ReadLog));
+            var t4 = new NestedTable(GentableRead.Rows<Nested>(GentableRead.Bytes(bytesOf, "Nested.bytes", "Nested"), "Nested.bytes", "Nested", TableHashes("Nested"), GentableCodec.ReadNested, GentableCodec.ReadNested));
+            var t5 = new NumbersTable(GentableRead.Rows<Numbers>(GentableRead.Bytes(bytesOf, "Numbers.bytes", "Numbers"), "Numbers.bytes", "Numbers", TableHashes("Numbers"), GentableCodec.ReadNumbers, GentableCodec.ReadNumbers));
+            var t6 = new OptionTable(GentableRead.Rows<Option>(GentableRead.Bytes(bytesOf, "Option.bytes", "Option"), "Option.bytes", "Option", TableHashes("Option"), GentableCodec.ReadOption, GentableCodec.ReadOption));
+            var t7 = new PairTable(GentableRead.Rows<Pair>(GentableRead.Bytes(bytesOf, "Pair.bytes", "Pair"), "Pair.bytes", "Pair", TableHashes("Pair"), GentableCodec.ReadPair, GentableCodec.ReadPair));
+            var t8 = new PartsTable(GentableRead.Rows<Parts>(GentableRead.Bytes(bytesOf, "Parts.bytes", "Parts"), "Parts.bytes", "Parts", TableHashes("Parts"), GentableCodec.ReadParts, GentableCodec.ReadParts));
+            var t9 = new SelfTable(GentableRead.Rows<Self>(GentableRead.Bytes(bytesOf, "Self.bytes", "Self"), "Self.bytes", "Self", TableHashes("Self"), GentableCodec.ReadSelf, GentableCodec.ReadSelf));
+            var t10 = GentableRead.Single<Settings>(GentableRead.Bytes(bytesOf, "Settings.bytes", "Settings"), "Settings.bytes", "Settings", TableHashes("Settings"), GentableCodec.ReadSettings, GentableCodec.ReadSettings);
+            var t11 = new ShapesTable(GentableRead.Rows<Shapes>(GentableRead.Bytes(bytesOf, "Shapes.bytes", "Shapes"), "Shapes.bytes", "Shapes", TableHashes("Shapes"), GentableCodec.ReadShapes, GentableCodec.ReadShapes));
+            var t12 = new SpreadTable(GentableRead.Rows<Spread>(GentableRead.Bytes(bytesOf, "Spread.bytes", "Spread"), "Spread.bytes", "Spread", TableHashes("Spread"), GentableCodec.ReadSpread, GentableCodec.ReadSpread));
+            var t13 = new StringTable(GentableRead.Rows<String>(GentableRead.Bytes(bytesOf, "String.bytes", "String"), "String.bytes", "String", TableHashes("String"), GentableCodec.ReadString, GentableCodec.ReadString));
+            var t14 = new StringsTable(GentableRead.Rows<Strings>(GentableRead.Bytes(bytesOf, "Strings.bytes", "Strings"), "Strings.bytes", "Strings", TableHashes("Strings"), GentableCodec.ReadStrings, GentableCodec.ReadStrings));
+            var t15 = GentableRead.Single<Vertical>(GentableRead.Bytes(bytesOf, "Vertical.bytes", "Vertical"), "Vertical.bytes", "Vertical", TableHashes("Vertical"), GentableCodec.ReadVertical, GentableCodec.ReadVertical);
+            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15);
         }
 
         /// <summary>
@@ -193,6 +200,7 @@ namespace Torture.Tables
         public global::System.Collections.Generic.SortedDictionary<string, string> ToCanonicalJson()
         {
             var d = new global::System.Collections.Generic.SortedDictionary<string, string>(global::System.StringComparer.Ordinal);
+            d.Add("Alphabet", GentableCanonical.Rows<Alphabet>(this.Alphabet.All, GentableCodec.WriteAlphabet));
             d.Add("Features", GentableCanonical.Rows<Features>(this.Features.All, GentableCodec.WriteFeatures));
             d.Add("Keywords", GentableCanonical.Rows<Keywords>(this.Keywords.All, GentableCodec.WriteKeywords));
             d.Add("Log", GentableCanonical.Rows<Log>(this.Log.All, GentableCodec.WriteLog));

@@ -3,6 +3,7 @@
 // alike (`index.ts` adds `loadTables(dataDir)` and `loadTablesAsync(dataDir)` for Node.js).
 import * as rt from "./runtime.js";
 import { TABLE_HASHES } from "./hashes.js";
+import { AlphabetTable, readAlphabet, readAlphabetBin, writeAlphabet } from "./tables/Alphabet.js";
 import { FeaturesTable, readFeatures, readFeaturesBin, writeFeatures } from "./tables/Features.js";
 import { KeywordsTable, readKeywords, readKeywordsBin, writeKeywords } from "./tables/Keywords.js";
 import { LogTable, readLog, readLogBin, writeLog } from "./tables/Log.js";
@@ -22,6 +23,7 @@ import { type Vertical, readVertical, readVerticalBin, writeVertical } from "./t
 export { GentableDataError } from "./runtime.js";
 export { Element, Hero, Keyword } from "./enums.js";
 export type { Point, Shape, ShapesMaybeFirst, ShapesMerged, ShapesMeta, ShapesNamed, ShapesOneOfShapes, ShapesPair, ShapesStats, ShapesVec3, Stat, Amount, ShapesEither, ShapesFlag, ShapesMixed } from "./records.js";
+export { type Alphabet, AlphabetTable } from "./tables/Alphabet.js";
 export { type Features, FeaturesTable } from "./tables/Features.js";
 export { type Keywords, KeywordsTable } from "./tables/Keywords.js";
 export { type Log, LogTable } from "./tables/Log.js";
@@ -44,13 +46,17 @@ export { CONTENT_HASH, PROJECT_HASH, TABLE_HASHES, type TableHashes } from "./ha
  * The data files the loaders read, one per table (`<Table>.json`), relative to the data folder: what to deploy
  * next to the code (or serve to a browser) and what `loadTablesFromBytesAsync` fetches.
  */
-export const DATA_FILES: readonly string[] = Object.freeze(["Features.bytes", "Keywords.bytes", "Log.bytes", "Nested.bytes", "Numbers.bytes", "Option.bytes", "Pair.bytes", "Parts.bytes", "Self.bytes", "Settings.bytes", "Shapes.bytes", "Spread.bytes", "String.bytes", "Strings.bytes", "Vertical.bytes"]);
+export const DATA_FILES: readonly string[] = Object.freeze(["Alphabet.bytes", "Features.bytes", "Keywords.bytes", "Log.bytes", "Nested.bytes", "Numbers.bytes", "Option.bytes", "Pair.bytes", "Parts.bytes", "Self.bytes", "Settings.bytes", "Shapes.bytes", "Spread.bytes", "String.bytes", "Strings.bytes", "Vertical.bytes"]);
 
 /**
  * Every table. A loaded `Tables` is frozen and shares nothing with another one: to hot-reload, load a second one
  * and swap the one reference the server reads.
  */
 export interface Tables {
+  /**
+   * Characters so unevenly frequent (Fibonacci counts) that the binary string table's Huffman code needs codes of up to 15 bits: the loaders' bit-by-bit path beyond their 10-bit look-up (docs/data-format.md §3.2), with two supplementary-plane characters among the rarest.
+   */
+  readonly alphabet: AlphabetTable;
   /**
    * Defaults, enum aliases, maps, polymorphic records, flags, date-times and durations.
    */
@@ -123,6 +129,7 @@ export interface Tables {
  */
 export function loadTablesFromText(textOf: (file: string, table: string) => string | Uint8Array): Tables {
   const t: Tables = {
+    alphabet: new AlphabetTable(rt.rows(textOf("Alphabet.bytes", "Alphabet"), "Alphabet.bytes", "Alphabet", TABLE_HASHES.get("Alphabet"), readAlphabet, readAlphabetBin)),
     features: new FeaturesTable(rt.rows(textOf("Features.bytes", "Features"), "Features.bytes", "Features", TABLE_HASHES.get("Features"), readFeatures, readFeaturesBin)),
     keywords: new KeywordsTable(rt.rows(textOf("Keywords.bytes", "Keywords"), "Keywords.bytes", "Keywords", TABLE_HASHES.get("Keywords"), readKeywords, readKeywordsBin)),
     log: new LogTable(rt.rows(textOf("Log.bytes", "Log"), "Log.bytes", "Log", TABLE_HASHES.get("Log"), readLog, readLogBin)),
@@ -186,6 +193,7 @@ export function loadTablesFromJson(jsonOf: (table: string) => string): Tables {
  */
 export function canonicalTables(t: Tables): Record<string, string> {
   return Object.fromEntries([
+    ["Alphabet", rt.wArray(t.alphabet.all, writeAlphabet)],
     ["Features", rt.wArray(t.features.all, writeFeatures)],
     ["Keywords", rt.wArray(t.keywords.all, writeKeywords)],
     ["Log", rt.wArray(t.log.all, writeLog)],

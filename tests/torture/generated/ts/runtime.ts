@@ -711,53 +711,77 @@ export class Bin {
     if (total > nbytes * 8) this.fail("the string table's characters cannot be coded in its bytes");
     const start = this.p;
     const end = start + nbytes;
+    const endBit = end * 8;
+    // Codes of up to 10 bits decode with one look-up of the next 10 bits: entry = order index << 5 | length.
+    const fast = new Int32Array(1024);
+    for (let l = 1, code = 0, j = 0; l <= 10; l++, code <<= 1) {
+      for (let n = perLen[l] as number; n > 0; n--, j++, code++) {
+        const shift = 10 - l;
+        fast.fill((j << 5) | l, code << shift, (code + 1) << shift);
+      }
+    }
     let bit = start * 8;
-    const units = new Uint16Array(Math.min(total, 4096) * 2);
-    const strs: string[] = [];
+    const units = new Uint16Array(total * 2);
+    const ends = new Int32Array(count);
+    let used = 0;
     for (let s = 0; s < count; s++) {
-      let text = "";
-      let used = 0;
       for (let n = lengths[s] as number; n > 0; n--) {
-        let code = 0;
-        let first = 0;
-        let index = 0;
-        for (let len = 1; ; len++) {
-          const at = bit >>> 3;
-          if (at >= end) {
-            this.p = end;
-            this.fail("the string table's characters end early");
-          }
-          code |= ((b[at] as number) >> (7 - (bit & 7))) & 1;
-          bit++;
-          const c = perLen[len] as number;
-          if (code - first < c) {
-            let cp = order[index + code - first] as number;
-            if (cp < 0x10000) units[used++] = cp;
-            else {
-              cp -= 0x10000;
-              units[used++] = 0xd800 + (cp >> 10);
-              units[used++] = 0xdc00 + (cp & 0x3ff);
+        const at = bit >>> 3;
+        const w = ((b[at] as number) << 16) | ((b[at + 1] as number) << 8) | (b[at + 2] as number);
+        const e = fast[(w >>> (14 - (bit & 7))) & 1023] as number;
+        let cp: number;
+        if (e !== 0) {
+          bit += e & 31;
+          cp = order[e >>> 5] as number;
+        } else {
+          // A longer code: one bit at a time (canonical decoding: codes of each length are consecutive).
+          let code = 0;
+          let first = 0;
+          let index = 0;
+          for (let len = 1; ; len++) {
+            if (bit >= endBit) {
+              this.p = end;
+              this.fail("the string table's characters end early");
             }
-            break;
+            code |= ((b[bit >>> 3] as number) >> (7 - (bit & 7))) & 1;
+            bit++;
+            const c = perLen[len] as number;
+            if (code - first < c) break;
+            if (len === 24) {
+              this.p = bit >>> 3;
+              this.fail("an invalid code in the string table");
+            }
+            index += c;
+            first = (first + c) << 1;
+            code <<= 1;
           }
-          if (len === 24) {
-            this.p = at;
-            this.fail("an invalid code in the string table");
-          }
-          index += c;
-          first = (first + c) << 1;
-          code <<= 1;
+          cp = order[index + code - first] as number;
         }
-        if (used >= units.length - 2) {
-          text += String.fromCharCode.apply(null, units.subarray(0, used) as unknown as number[]);
-          used = 0;
+        if (bit > endBit) {
+          this.p = end;
+          this.fail("the string table's characters end early");
+        }
+        if (cp < 0x10000) units[used++] = cp;
+        else {
+          cp -= 0x10000;
+          units[used++] = 0xd800 + (cp >> 10);
+          units[used++] = 0xdc00 + (cp & 0x3ff);
         }
       }
-      strs.push(used === 0 ? text : text + String.fromCharCode.apply(null, units.subarray(0, used) as unknown as number[]));
+      ends[s] = used;
     }
     const consumed = bit - start * 8;
     if (Math.ceil(consumed / 8) !== nbytes || (consumed % 8 !== 0 && ((b[end - 1] as number) & (0xff >> consumed % 8)) !== 0)) {
       this.fail("the string table's coded characters do not end in their last byte");
+    }
+    // One string of every character, then each string as a slice of it.
+    let text = "";
+    for (let i = 0; i < used; i += 8192) text += String.fromCharCode.apply(null, units.subarray(i, Math.min(used, i + 8192)) as unknown as number[]);
+    const strs: string[] = new Array<string>(count);
+    for (let s = 0, from = 0; s < count; s++) {
+      const to = ends[s] as number;
+      strs[s] = text.slice(from, to);
+      from = to;
     }
     this.p = end;
     this.strs = strs;

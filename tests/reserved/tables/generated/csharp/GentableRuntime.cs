@@ -1368,7 +1368,17 @@ namespace Reserved.Tables
             if (nbytes > b.Length - this.pos) throw this.Error("the data ends inside the string table");
             if (total > (long)nbytes * 8) throw this.Error("the string table's characters cannot be coded in its bytes");
             int start = this.pos, end = start + nbytes;
-            long bit = (long)start * 8;
+            long bit = (long)start * 8, endBit = (long)end * 8;
+            // Codes of up to 10 bits decode with one look-up of the next 10 bits: entry = order index << 5 | length.
+            var fast = new int[1024];
+            for (int l = 1, code = 0, j = 0; l <= 10; l++, code <<= 1)
+            {
+                for (int n = perLen[l]; n > 0; n--, j++, code++)
+                {
+                    int shift = 10 - l;
+                    for (int f = code << shift, to = (code + 1) << shift; f < to; f++) fast[f] = (j << 5) | l;
+                }
+            }
             var chars = new char[total * 2];
             int used = 0;
             this.strings = new string[count];
@@ -1377,27 +1387,37 @@ namespace Reserved.Tables
                 int from = used;
                 for (int n = lengths[s]; n > 0; n--)
                 {
-                    int code = 0, first = 0, index = 0, len = 1;
-                    while (true)
+                    int at = (int)(bit >> 3);
+                    int w = (at < b.Length ? b[at] << 16 : 0) | (at + 1 < b.Length ? b[at + 1] << 8 : 0) | (at + 2 < b.Length ? b[at + 2] : 0);
+                    int e = fast[(w >> (14 - (int)(bit & 7))) & 1023];
+                    int cp;
+                    if (e != 0)
                     {
-                        int at = (int)(bit >> 3);
-                        if (at >= end) { this.pos = end; throw this.Error("the string table's characters end early"); }
-                        code |= (b[at] >> (7 - (int)(bit & 7))) & 1;
-                        bit++;
-                        int c = perLen[len];
-                        if ((uint)(code - first) < (uint)c)
-                        {
-                            int cp = order[index + code - first];
-                            if (cp < 0x10000) chars[used++] = (char)cp;
-                            else { cp -= 0x10000; chars[used++] = (char)(0xD800 + (cp >> 10)); chars[used++] = (char)(0xDC00 + (cp & 0x3FF)); }
-                            break;
-                        }
-                        if (len == 24) { this.pos = at; throw this.Error("an invalid code in the string table"); }
-                        index += c;
-                        first = (first + c) << 1;
-                        code <<= 1;
-                        len++;
+                        bit += e & 31;
+                        cp = order[e >> 5];
                     }
+                    else
+                    {
+                        // A longer code: one bit at a time (canonical decoding: codes of each length are consecutive).
+                        int code = 0, first = 0, index = 0, len = 1;
+                        while (true)
+                        {
+                            if (bit >= endBit) { this.pos = end; throw this.Error("the string table's characters end early"); }
+                            code |= (b[(int)(bit >> 3)] >> (7 - (int)(bit & 7))) & 1;
+                            bit++;
+                            int c = perLen[len];
+                            if ((uint)(code - first) < (uint)c) break;
+                            if (len == 24) { this.pos = (int)(bit >> 3); throw this.Error("an invalid code in the string table"); }
+                            index += c;
+                            first = (first + c) << 1;
+                            code <<= 1;
+                            len++;
+                        }
+                        cp = order[index + code - first];
+                    }
+                    if (bit > endBit) { this.pos = end; throw this.Error("the string table's characters end early"); }
+                    if (cp < 0x10000) chars[used++] = (char)cp;
+                    else { cp -= 0x10000; chars[used++] = (char)(0xD800 + (cp >> 10)); chars[used++] = (char)(0xDC00 + (cp & 0x3FF)); }
                 }
                 this.strings[s] = new string(chars, from, used - from);
             }

@@ -193,7 +193,7 @@ impl Features {
 pub const SCHEMA_HASH: &str = "71da5dfd6de0b4795a9f207290617f83133593ba7454e751f2bf2ed431c48aff";
 /// The rows of `Features`, decoded on first use from the embedded `data/Features.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    0,
+    1,
     "data/Features.bytes",
     "Features",
     SCHEMA_HASH,

@@ -118,7 +118,7 @@ impl Keywords {
 pub const SCHEMA_HASH: &str = "c019e7c7aaa2cd20847c3429fd36d1b403330f7312180aae4351c5419b8637c7";
 /// The rows of `Keywords`, decoded on first use from the embedded `data/Keywords.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    1,
+    2,
     "data/Keywords.bytes",
     "Keywords",
     SCHEMA_HASH,

@@ -13,6 +13,8 @@ pub mod types;
 pub use runtime::DataError;
 pub use enums::*;
 pub use records::*;
+pub mod alphabet;
+pub use alphabet::{Alphabet, AlphabetId};
 pub mod features;
 pub use features::{Features, FeaturesId};
 pub mod keywords;
@@ -46,6 +48,7 @@ pub use vertical::Vertical;
 /// Decode every table now (each is otherwise decoded on first use): `Err` names the first embedded
 /// data file that cannot be read (one edited, truncated or copied from another build by hand).
 pub fn load() -> Result<(), DataError> {
+    alphabet::Alphabet::try_all()?;
     features::Features::try_all()?;
     keywords::Keywords::try_all()?;
     log::Log::try_all()?;
@@ -66,7 +69,8 @@ pub fn load() -> Result<(), DataError> {
 /// Every table as RFC 8785 canonical JSON, in table-name order: `(table name, JSON array of rows)`.
 pub fn canonical_tables() -> Vec<(&'static str, String)> {
     vec![
-        ("Features", canonical::table(features::Features::all())), ("Keywords",
+        ("Alphabet", canonical::table(alphabet::Alphabet::all())), ("Features",
+        canonical::table(features::Features::all())), ("Keywords",
         canonical::table(keywords::Keywords::all())), ("Log",
         canonical::table(log::Log::all())), ("Nested",
         canonical::table(nested::Nested::all())), ("Numbers",
@@ -85,7 +89,7 @@ pub fn canonical_tables() -> Vec<(&'static str, String)> {
 }
 #[allow(unsafe_code)]
 extern "Rust" {
-    #[link_name = "gentable_v1_torture_tables_1cb668cc61ea402a_embedded"]
+    #[link_name = "gentable_v1_torture_tables_800e949f28c78936_embedded"]
     fn gentable_embedded(index: usize) -> Option<(&'static [u8], &'static str)>;
 }
 /// The embedded data file of table `index` (in table-name order) and the `dataHash` it must carry,

@@ -38,7 +38,7 @@ impl Log {
 pub const SCHEMA_HASH: &str = "5e31cf69eaaad5751fc62941db1d4090d16cc1d89f989b044269bce147e7b13e";
 /// The rows of `Log`, decoded on first use from the embedded `data/Log.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    2,
+    3,
     "data/Log.bytes",
     "Log",
     SCHEMA_HASH,

@@ -107,7 +107,7 @@ impl Nested {
 pub const SCHEMA_HASH: &str = "65098d5336f4f174c1cf7f6c7b3e237e38228b2a039fc76761e85e66e7972238";
 /// The rows of `Nested`, decoded on first use from the embedded `data/Nested.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    3,
+    4,
     "data/Nested.bytes",
     "Nested",
     SCHEMA_HASH,

@@ -80,7 +80,7 @@ impl Numbers {
 pub const SCHEMA_HASH: &str = "b88aba56143a348a9381a3f89ca14d21146f5cea1af44dcf77754b9895b9c066";
 /// The rows of `Numbers`, decoded on first use from the embedded `data/Numbers.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    4,
+    5,
     "data/Numbers.bytes",
     "Numbers",
     SCHEMA_HASH,

@@ -48,7 +48,7 @@ impl Option_ {
 pub const SCHEMA_HASH: &str = "ebfb9c242726e3e47b6d46f6993bcdb86ee26c23954828ce9d6626bcc0780cd8";
 /// The rows of `Option`, decoded on first use from the embedded `data/Option.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    5,
+    6,
     "data/Option.bytes",
     "Option",
     SCHEMA_HASH,

@@ -44,7 +44,7 @@ impl Pair {
 pub const SCHEMA_HASH: &str = "17fe0fd37e1f649bd8dc5c7239a2ffa224a87e6a56595304afa89cabf8cad561";
 /// The rows of `Pair`, decoded on first use from the embedded `data/Pair.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    6,
+    7,
     "data/Pair.bytes",
     "Pair",
     SCHEMA_HASH,

@@ -48,7 +48,7 @@ impl Parts {
 pub const SCHEMA_HASH: &str = "d927a81cc7257f76186a7351c5037ef63af7a27f5649b504433282bddcee7043";
 /// The rows of `Parts`, decoded on first use from the embedded `data/Parts.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    7,
+    8,
     "data/Parts.bytes",
     "Parts",
     SCHEMA_HASH,

@@ -301,6 +301,18 @@ impl Reader {
                     ),
             );
         }
+        let mut fast = [0u32; 1024];
+        let (mut code, mut j) = (0usize, 0u32);
+        for len in 1..=10usize {
+            for _ in 0..per_len[len] {
+                let shift = 10 - len;
+                fast[code << shift..(code + 1) << shift].fill(j << 5 | len as u32);
+                j += 1;
+                code += 1;
+            }
+            code <<= 1;
+        }
+        let end_bit = nbytes * 8;
         let mut text = String::with_capacity(
             total.saturating_mul(3).min(nbytes.saturating_mul(8)),
         );
@@ -308,39 +320,57 @@ impl Reader {
         let mut bit = 0usize;
         for n in lens {
             for _ in 0..n {
-                let (mut code, mut first, mut index) = (0u32, 0u32, 0usize);
-                let mut len = 1;
-                loop {
-                    let Some(&byte) = bits.get(bit / 8) else {
-                        return Err(
-                            self
-                                .error_at(
-                                    at + nbytes,
-                                    "the string table's characters end early".into(),
-                                ),
-                        );
-                    };
-                    code |= u32::from(byte >> (7 - bit % 8) & 1);
-                    bit += 1;
-                    let n = per_len[len];
-                    if code.wrapping_sub(first) < n {
-                        text.push(order[index + code.wrapping_sub(first) as usize]);
-                        break;
+                let i = bit / 8;
+                let byte = |i: usize| u32::from(bits.get(i).copied().unwrap_or(0));
+                let w = byte(i) << 16 | byte(i + 1) << 8 | byte(i + 2);
+                let e = fast[(w >> (14 - bit % 8) & 1023) as usize];
+                let c = if e != 0 {
+                    bit += (e & 31) as usize;
+                    order[(e >> 5) as usize]
+                } else {
+                    let (mut code, mut first, mut index) = (0u32, 0u32, 0usize);
+                    let mut len = 1;
+                    loop {
+                        if bit >= end_bit {
+                            return Err(
+                                self
+                                    .error_at(
+                                        at + nbytes,
+                                        "the string table's characters end early".into(),
+                                    ),
+                            );
+                        }
+                        code |= byte(bit / 8) >> (7 - bit % 8) & 1;
+                        bit += 1;
+                        let n = per_len[len];
+                        if code.wrapping_sub(first) < n {
+                            break order[index + code.wrapping_sub(first) as usize];
+                        }
+                        if len == 24 {
+                            return Err(
+                                self
+                                    .error_at(
+                                        at + bit / 8,
+                                        "an invalid code in the string table".into(),
+                                    ),
+                            );
+                        }
+                        index += n as usize;
+                        first = (first + n) << 1;
+                        code <<= 1;
+                        len += 1;
                     }
-                    if len == 24 {
-                        return Err(
-                            self
-                                .error_at(
-                                    at + bit / 8,
-                                    "an invalid code in the string table".into(),
-                                ),
-                        );
-                    }
-                    index += n as usize;
-                    first = (first + n) << 1;
-                    code <<= 1;
-                    len += 1;
+                };
+                if bit > end_bit {
+                    return Err(
+                        self
+                            .error_at(
+                                at + nbytes,
+                                "the string table's characters end early".into(),
+                            ),
+                    );
                 }
+                text.push(c);
             }
             ends.push(text.len());
         }

@@ -54,7 +54,7 @@ impl Self_ {
 pub const SCHEMA_HASH: &str = "9abc451463ab4c707f61884d449a94e84f6e25786e186b5cc645e49451b1f007";
 /// The rows of `Self`, decoded on first use from the embedded `data/Self.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    8,
+    9,
     "data/Self.bytes",
     "Self",
     SCHEMA_HASH,

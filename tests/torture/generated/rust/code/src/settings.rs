@@ -52,7 +52,7 @@ impl Settings {
 pub const SCHEMA_HASH: &str = "ad60f2972ca3b254b4f71fbc1ba6a16139df7c4ae6f9e9ab8186671c63834b88";
 /// The rows of `Settings`, decoded on first use from the embedded `data/Settings.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    9,
+    10,
     "data/Settings.bytes",
     "Settings",
     SCHEMA_HASH,

@@ -195,7 +195,7 @@ impl Shapes {
 pub const SCHEMA_HASH: &str = "79db3f192cc05e64a9d55513185a7182b928c7e78e4293e1dba3450dfbcf9ca1";
 /// The rows of `Shapes`, decoded on first use from the embedded `data/Shapes.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    10,
+    11,
     "data/Shapes.bytes",
     "Shapes",
     SCHEMA_HASH,

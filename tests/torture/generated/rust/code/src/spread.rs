@@ -68,7 +68,7 @@ impl Spread {
 pub const SCHEMA_HASH: &str = "b7ac50ade148f662c598e31f95042547d813efb940e21ee23a60a1f258d1ad83";
 /// The rows of `Spread`, decoded on first use from the embedded `data/Spread.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    11,
+    12,
     "data/Spread.bytes",
     "Spread",
     SCHEMA_HASH,

@@ -38,7 +38,7 @@ impl String_ {
 pub const SCHEMA_HASH: &str = "06620d1e7d7e1d88eedfcdd5dcbe8bd52b7c7394b2b3f9ef9ccdc3abd7205dd0";
 /// The rows of `String`, decoded on first use from the embedded `data/String.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    12,
+    13,
     "data/String.bytes",
     "String",
     SCHEMA_HASH,

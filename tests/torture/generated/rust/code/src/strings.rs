@@ -50,7 +50,7 @@ impl Strings {
 pub const SCHEMA_HASH: &str = "17c580c5337de508bb65b61e41d3875a342ab042c5d66efca5d0f7e062efa97a";
 /// The rows of `Strings`, decoded on first use from the embedded `data/Strings.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    13,
+    14,
     "data/Strings.bytes",
     "Strings",
     SCHEMA_HASH,

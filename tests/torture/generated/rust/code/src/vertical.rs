@@ -78,7 +78,7 @@ impl Vertical {
 pub const SCHEMA_HASH: &str = "8961afa0c22698e85ed133bf39751aabbab80b016a21a50a9f13514d1887211b";
 /// The rows of `Vertical`, decoded on first use from the embedded `data/Vertical.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    14,
+    15,
     "data/Vertical.bytes",
     "Vertical",
     SCHEMA_HASH,
