@@ -540,7 +540,7 @@ mod tests {
     /// the bytes after the table. Checks the canonical code's prefix property on the way.
     fn split(b: &[u8]) -> (Vec<String>, &[u8]) {
         let mut p = 0;
-        let mut next = |p: &mut usize| -> u64 {
+        let next = |p: &mut usize| -> u64 {
             let (mut v, mut shift) = (0u64, 0);
             loop {
                 let c = b[*p];

@@ -603,6 +603,64 @@ export function isBinary(bytes: Uint8Array): boolean {
   return bytes.length >= 4 && bytes[0] === 0x89 && bytes[1] === 0x47 && bytes[2] === 0x54 && bytes[3] === 0x42;
 }
 
+/**
+ * Decodes the canonically Huffman-coded characters of a string table (docs/data-format.md §3.2) from bit
+ * `bit` of `b` (before `endBit`) into UTF-16 `units`: `lengths[s]` characters per string, `ends[s]` the end of
+ * string `s` in `units`. `fast` maps the next 10 bits to `order index << 5 | length` for codes of up to 10
+ * bits (0: a longer code, decoded one bit at a time with `perLen`, the number of codes per length). Returns
+ * the bit after the last character, or -1 when the bits end early, -2 for an invalid code.
+ */
+function huffman(b: Uint8Array, bit: number, endBit: number, fast: Int32Array, perLen: Int32Array, order: Int32Array, lengths: Int32Array, units: Uint16Array, ends: Int32Array): number {
+  const last = b.length - 1;
+  let used = 0;
+  for (let s = 0; s < lengths.length; s++) {
+    for (let n = lengths[s] as number; n > 0; n--) {
+      const at = bit >>> 3;
+      const w = at + 2 <= last ? ((b[at] as number) << 16) | ((b[at + 1] as number) << 8) | (b[at + 2] as number) : tail(b, at);
+      const e = fast[(w >>> (14 - (bit & 7))) & 1023] as number;
+      let cp: number;
+      if (e !== 0) {
+        bit += e & 31;
+        cp = order[e >>> 5] as number;
+      } else {
+        cp = -2;
+        let code = 0;
+        let first = 0;
+        let index = 0;
+        for (let len = 1; len <= 24; len++) {
+          if (bit >= endBit) return -1;
+          code |= ((b[bit >>> 3] as number) >> (7 - (bit & 7))) & 1;
+          bit++;
+          const c = perLen[len] as number;
+          if (code - first < c) {
+            cp = order[index + code - first] as number;
+            break;
+          }
+          index += c;
+          first = (first + c) << 1;
+          code <<= 1;
+        }
+        if (cp < 0) return -2;
+      }
+      if (bit > endBit) return -1;
+      if (cp < 0x10000) units[used++] = cp;
+      else {
+        units[used++] = 0xd800 + ((cp - 0x10000) >> 10);
+        units[used++] = 0xdc00 + ((cp - 0x10000) & 0x3ff);
+      }
+    }
+    ends[s] = used;
+  }
+  return bit;
+}
+
+/** The 24 bits from byte `at` of `b`, zeros past its end. */
+function tail(b: Uint8Array, at: number): number {
+  let w = 0;
+  for (let i = 0; i < 3; i++) w = (w << 8) | (at + i < b.length ? (b[at + i] as number) : 0);
+  return w;
+}
+
 /** Powers of ten that a double holds exactly: a binary decimal number's scale. */
 const POW10 = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
 
@@ -663,11 +721,11 @@ export class Bin {
     const b = this.b;
     const count = this.varint();
     if (count > b.length - this.p) this.fail("the string table's count exceeds the file");
-    const lengths: number[] = [];
+    const lengths = new Int32Array(count);
     let total = 0;
     for (let i = 0; i < count; i++) {
       const n = this.varint();
-      lengths.push(n);
+      lengths[i] = n;
       total += n;
     }
     const k = this.varint();
@@ -720,63 +778,22 @@ export class Bin {
         fast.fill((j << 5) | l, code << shift, (code + 1) << shift);
       }
     }
-    let bit = start * 8;
     const units = new Uint16Array(total * 2);
     const ends = new Int32Array(count);
-    let used = 0;
-    for (let s = 0; s < count; s++) {
-      for (let n = lengths[s] as number; n > 0; n--) {
-        const at = bit >>> 3;
-        const w = ((b[at] as number) << 16) | ((b[at + 1] as number) << 8) | (b[at + 2] as number);
-        const e = fast[(w >>> (14 - (bit & 7))) & 1023] as number;
-        let cp: number;
-        if (e !== 0) {
-          bit += e & 31;
-          cp = order[e >>> 5] as number;
-        } else {
-          // A longer code: one bit at a time (canonical decoding: codes of each length are consecutive).
-          let code = 0;
-          let first = 0;
-          let index = 0;
-          for (let len = 1; ; len++) {
-            if (bit >= endBit) {
-              this.p = end;
-              this.fail("the string table's characters end early");
-            }
-            code |= ((b[bit >>> 3] as number) >> (7 - (bit & 7))) & 1;
-            bit++;
-            const c = perLen[len] as number;
-            if (code - first < c) break;
-            if (len === 24) {
-              this.p = bit >>> 3;
-              this.fail("an invalid code in the string table");
-            }
-            index += c;
-            first = (first + c) << 1;
-            code <<= 1;
-          }
-          cp = order[index + code - first] as number;
-        }
-        if (bit > endBit) {
-          this.p = end;
-          this.fail("the string table's characters end early");
-        }
-        if (cp < 0x10000) units[used++] = cp;
-        else {
-          cp -= 0x10000;
-          units[used++] = 0xd800 + (cp >> 10);
-          units[used++] = 0xdc00 + (cp & 0x3ff);
-        }
-      }
-      ends[s] = used;
+    const bit = huffman(b, start * 8, endBit, fast, perLen, order, lengths, units, ends);
+    if (bit < 0) {
+      this.p = end;
+      this.fail(bit === -1 ? "the string table's characters end early" : "an invalid code in the string table");
     }
+    const used = count === 0 ? 0 : (ends[count - 1] as number);
     const consumed = bit - start * 8;
     if (Math.ceil(consumed / 8) !== nbytes || (consumed % 8 !== 0 && ((b[end - 1] as number) & (0xff >> consumed % 8)) !== 0)) {
       this.fail("the string table's coded characters do not end in their last byte");
     }
     // One string of every character, then each string as a slice of it.
-    let text = "";
-    for (let i = 0; i < used; i += 8192) text += String.fromCharCode.apply(null, units.subarray(i, Math.min(used, i + 8192)) as unknown as number[]);
+    const chunks: string[] = [];
+    for (let i = 0; i < used; i += 8192) chunks.push(String.fromCharCode.apply(null, units.subarray(i, Math.min(used, i + 8192)) as unknown as number[]));
+    const text = chunks.join("");
     const strs: string[] = new Array<string>(count);
     for (let s = 0, from = 0; s < count; s++) {
       const to = ends[s] as number;
