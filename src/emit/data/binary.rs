@@ -81,15 +81,30 @@ pub fn encode(
 /// each) and the canonically coded characters of every string, most significant bit first.
 fn string_table(out: &mut Vec<u8>, strings: &[&str]) {
     varint(out, strings.len() as u64);
-    let mut freq: std::collections::BTreeMap<char, u64> = std::collections::BTreeMap::new();
+    // Character counts: a flat array for the Basic Multilingual Plane (where designers' text lives), a map
+    // for the rest; this runs over every character of every build.
+    let mut bmp = vec![0u64; 0x10000];
+    let mut astral: HashMap<char, u64> = HashMap::new();
     for s in strings {
         varint(out, s.chars().count() as u64);
         for c in s.chars() {
-            *freq.entry(c).or_default() += 1;
+            match bmp.get_mut(c as usize) {
+                Some(n) => *n += 1,
+                None => *astral.entry(c).or_default() += 1,
+            }
         }
     }
-    let symbols: Vec<char> = freq.keys().copied().collect();
-    let weights: Vec<u64> = freq.values().copied().collect();
+    let mut symbols: Vec<char> = (0..0x10000u32)
+        .filter(|&v| bmp[v as usize] > 0)
+        .filter_map(char::from_u32)
+        .collect();
+    let mut rest: Vec<char> = astral.keys().copied().collect();
+    rest.sort_unstable();
+    symbols.extend(rest);
+    let weights: Vec<u64> = symbols
+        .iter()
+        .map(|c| bmp.get(*c as usize).copied().unwrap_or_else(|| astral[c]))
+        .collect();
     let lens = code_lengths(&weights, MAX_CODE_LEN);
     varint(out, symbols.len() as u64);
     let mut prev = 0u32;
@@ -99,10 +114,12 @@ fn string_table(out: &mut Vec<u8>, strings: &[&str]) {
         prev = v;
     }
     out.extend(lens.iter().map(|l| *l as u8));
-    // Canonical codes (as DEFLATE, RFC 1951 §3.2.2): by length, then by scalar value.
+    // Canonical codes (as DEFLATE, RFC 1951 §3.2.2): by length, then by scalar value. `(code, length)` per
+    // character, again flat for the BMP.
     let mut by_len: Vec<usize> = (0..symbols.len()).collect();
     by_len.sort_by_key(|&i| lens[i]);
-    let mut codes: HashMap<char, (u32, u32)> = HashMap::with_capacity(symbols.len());
+    let mut bmp_codes = vec![(0u32, 0u32); 0x10000];
+    let mut astral_codes: HashMap<char, (u32, u32)> = HashMap::new();
     let (mut code, mut len) = (0u32, 0u32);
     for (n, &i) in by_len.iter().enumerate() {
         if n > 0 {
@@ -110,13 +127,21 @@ fn string_table(out: &mut Vec<u8>, strings: &[&str]) {
         }
         code <<= lens[i] - len;
         len = lens[i];
-        codes.insert(symbols[i], (code, len));
+        match bmp_codes.get_mut(symbols[i] as usize) {
+            Some(slot) => *slot = (code, len),
+            None => {
+                astral_codes.insert(symbols[i], (code, len));
+            }
+        }
     }
-    let mut bits = Vec::new();
+    let mut bits = Vec::with_capacity(strings.iter().map(|s| s.len()).sum::<usize>() / 2);
     let (mut acc, mut held) = (0u64, 0u32);
     for s in strings {
         for c in s.chars() {
-            let (code, len) = codes[&c];
+            let (code, len) = match bmp_codes.get(c as usize) {
+                Some(x) => *x,
+                None => astral_codes[&c],
+            };
             acc = (acc << len) | u64::from(code);
             held += len;
             while held >= 8 {
