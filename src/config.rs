@@ -445,12 +445,45 @@ impl Loaded {
     }
 }
 
+/// The message of a project file the TOML parser refused: `<path>: invalid project file at line L, column
+/// C: <the parser's message>` and the parser's picture of the line (`4 | sheet_cels = 5` with a caret
+/// line), so that the message's words are one line a template translates (docs/diagnostics.md
+/// "Languages") and the picture stays as drawn. Without a position, the parser's whole text.
+fn invalid_toml(path: &Path, text: &str, e: &toml::de::Error) -> String {
+    let shown = e.to_string();
+    let message = e.message().trim();
+    let Some(span) = e.span() else {
+        return format!("{}: invalid project file:\n{shown}", path.display());
+    };
+    let before = &text[..span.start.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    // The parser's text is its header line, the picture, then the message: keep the picture.
+    let picture = shown
+        .trim_end()
+        .strip_suffix(message)
+        .and_then(|s| s.split_once('\n'))
+        .map(|(_, p)| p.trim_end_matches('\n'))
+        .unwrap_or("");
+    if picture.is_empty() {
+        format!(
+            "{}: invalid project file at line {line}, column {column}: {message}",
+            path.display()
+        )
+    } else {
+        format!(
+            "{}: invalid project file at line {line}, column {column}: {message}\n{picture}",
+            path.display()
+        )
+    }
+}
+
 /// Read `gentable.toml` at `path`. Errors are configuration errors (exit code 2).
 pub fn load(path: &Path) -> anyhow::Result<Loaded> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| anyhow::anyhow!("cannot read project file {}: {e}", path.display()))?;
-    let config: Config = toml::from_str(&text)
-        .map_err(|e| anyhow::anyhow!("{}: invalid project file:\n{e}", path.display()))?;
+    let config: Config =
+        toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}", invalid_toml(path, &text, &e)))?;
     if let Some(l) = &config.localization {
         if l.languages.is_empty() {
             anyhow::bail!(

@@ -726,3 +726,35 @@ fn the_command_line_help_speaks_chinese_when_asked() {
         "{err}"
     );
 }
+
+/// A project file the TOML parser refuses is a located configuration error in both languages: the
+/// parser's message translated where the catalog knows it (serde's "unknown field", "invalid type"), its
+/// picture of the line kept as drawn (`config::invalid_toml`).
+#[test]
+fn a_bad_project_file_is_explained_in_chinese() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = dir.path().join("gentable.toml");
+    for (line, en, zh) in [
+        (
+            "sheet_cels = 5",
+            "error: gentable.toml: invalid project file at line 4, column 1: unknown field `sheet_cels`, expected one of `nesting_depth`, `cell_bytes`, `file_bytes`, `workbook_inflated_bytes`, `sheet_cells`",
+            "错误：gentable.toml：项目文件第 4 行第 1 列有误：未知字段 `sheet_cels`，应为以下之一：`nesting_depth`, `cell_bytes`, `file_bytes`, `workbook_inflated_bytes`, `sheet_cells`",
+        ),
+        (
+            "nesting_depth = \"x\"",
+            "error: gentable.toml: invalid project file at line 4, column 17: invalid type: string \"x\", expected usize",
+            "错误：gentable.toml：项目文件第 4 行第 17 列有误：类型不对：字符串 \"x\"，应为非负整数",
+        ),
+    ] {
+        std::fs::write(&toml, format!("[project]\nname = \"Bad\"\n[limits]\n{line}\n")).unwrap();
+        for (lang, want) in [("en", en), ("zh", zh)] {
+            let (code, _, err) = cli(&["check", "--lang", lang, "-c", toml.to_str().unwrap()], &[]);
+            assert_eq!(code, 2, "{err}");
+            let lines: Vec<&str> = err.lines().collect();
+            let want = want.replacen("gentable.toml", &toml.display().to_string(), 1);
+            assert_eq!(lines.first().copied(), Some(want.as_str()), "{err}");
+            // The parser's picture of the line, as drawn.
+            assert_eq!(lines.get(2).copied(), Some(format!("4 | {line}").as_str()), "{err}");
+        }
+    }
+}
