@@ -369,7 +369,19 @@ fn translate_in(
             parts.push(match kind {
                 Part::Copied => match super::list::chinese(s) {
                     Some(zh) => zh,
-                    None if is_prose(&s.replace('\u{1}', " ")) => continue 'templates,
+                    // A format string's copied part: its words with the arguments left out.
+                    None if shape
+                        && is_prose(
+                            &s.split('\u{1}')
+                                .map(str::trim)
+                                .filter(|w| !w.is_empty())
+                                .collect::<Vec<_>>()
+                                .join(" "),
+                        ) =>
+                    {
+                        continue 'templates
+                    }
+                    None if is_prose(s) => continue 'templates,
                     None => s.to_string(),
                 },
                 Part::Translated => match translate_in(s, depth + 1, foreign, shape) {
