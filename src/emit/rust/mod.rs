@@ -1206,7 +1206,7 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
                         /// The row with primary key `key`, by binary search over row positions sorted by key.
                         pub fn get(key: crate::#m::#id) -> Option<&'static #row_ty> {
                             let (rows, by_key) = (#row_ty::all(), #row_ty::by_key());
-                            by_key.binary_search_by(|&i| rows[i as usize].#k.cmp(&key)).ok().map(|j| &rows[by_key[j] as usize])
+                            crate::runtime::search(by_key.len(), &mut |j| rows[by_key[j] as usize].#k.cmp(&key)).map(|j| &rows[by_key[j] as usize])
                         }
                     }
                 } else {
@@ -1215,7 +1215,7 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
                         #[inline(never)]
                         pub fn get(key: crate::#m::#id) -> Option<&'static #row_ty> {
                             let rows = #row_ty::all();
-                            rows.binary_search_by(|row| row.#k.cmp(&key)).ok().map(|i| &rows[i])
+                            crate::runtime::search(rows.len(), &mut |i| rows[i].#k.cmp(&key)).map(|i| &rows[i])
                         }
                     }
                 };
@@ -1234,7 +1234,7 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
                         /// The row with this composite primary key, by binary search over row positions sorted by key.
                         pub fn get(#(#params),*) -> Option<&'static #row_ty> {
                             let (__rows, __by_key) = (#row_ty::all(), #row_ty::by_key());
-                            __by_key.binary_search_by(|&__i| { let __row = &__rows[__i as usize]; (#(__row.#keys),*).cmp(&(#(#keys),*)) }).ok().map(|__j| &__rows[__by_key[__j] as usize])
+                            crate::runtime::search(__by_key.len(), &mut |__j| { let __row = &__rows[__by_key[__j] as usize]; (#(__row.#keys),*).cmp(&(#(#keys),*)) }).map(|__j| &__rows[__by_key[__j] as usize])
                         }
                     }
                 } else {
@@ -1242,7 +1242,7 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
                         /// The row with this composite primary key, by binary search (rows are sorted by key).
                         pub fn get(#(#params),*) -> Option<&'static #row_ty> {
                             let __rows = #row_ty::all();
-                            __rows.binary_search_by(|__row| (#(__row.#keys),*).cmp(&(#(#keys),*))).ok().map(|__i| &__rows[__i])
+                            crate::runtime::search(__rows.len(), &mut |__i| { let __row = &__rows[__i]; (#(__row.#keys),*).cmp(&(#(#keys),*)) }).map(|__i| &__rows[__i])
                         }
                     }
                 };
@@ -1916,6 +1916,39 @@ mod tests {
             })
             .collect();
         assert_eq!(got, testkit::canonical(&p));
+    }
+
+    #[test]
+    fn the_link_symbol_changes_with_the_schemas_and_the_crate_name_not_with_the_data() {
+        let p = testkit::project();
+        let symbol = embedded_symbol(&p, "tables");
+        assert!(
+            symbol.starts_with("gentable_v1_tables_") && symbol.ends_with("_embedded"),
+            "{symbol}"
+        );
+        assert_eq!(
+            symbol.len(),
+            "gentable_v1_tables_".len() + 16 + "_embedded".len()
+        );
+        // A data edit: the code crate links with the facade as before.
+        let mut data = p.clone();
+        let t = data
+            .tables
+            .iter_mut()
+            .find(|t| t.name == "PieceType")
+            .unwrap();
+        t.rows.pop();
+        assert_eq!(embedded_symbol(&data, "tables"), symbol);
+        // Another shape of a table, or another crate: a facade of the old build no longer links.
+        let mut shape = p.clone();
+        let t = shape
+            .tables
+            .iter_mut()
+            .find(|t| t.name == "PieceType")
+            .unwrap();
+        t.fields.pop();
+        assert_ne!(embedded_symbol(&shape, "tables"), symbol);
+        assert_ne!(embedded_symbol(&p, "other_tables"), symbol);
     }
 
     #[test]

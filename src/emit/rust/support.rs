@@ -390,12 +390,13 @@ impl<T: Canonical> Canonical for Option<T> {
 }
 impl<T: Canonical> Canonical for [T] {
     fn write_canonical(&self, out: &mut String) {
+        // By position: no iterator adapter instance per row type (one per table).
         out.push('[');
-        for (i, v) in self.iter().enumerate() {
+        for i in 0..self.len() {
             if i > 0 {
                 out.push(',');
             }
-            v.write_canonical(out);
+            self[i].write_canonical(out);
         }
         out.push(']');
     }
@@ -972,6 +973,23 @@ pub fn index<T>(rows: &[T], cmp: impl Fn(&T, &T) -> core::cmp::Ordering) -> Box<
     let mut order: Vec<u32> = (0..rows.len() as u32).collect();
     order.sort_by(|&a, &b| cmp(&rows[a as usize], &rows[b as usize]));
     order.into_boxed_slice()
+}
+
+/// Binary search over the positions `0..len`, ordered by `cmp(i)` (how position `i`'s key compares with the
+/// key searched): the position whose key is equal, if any. One function for every primary-key lookup of the
+/// crate, where a `binary_search_by` per table was one more generic instance per table to compile.
+#[inline(never)]
+pub fn search(len: usize, cmp: &mut dyn FnMut(usize) -> core::cmp::Ordering) -> Option<usize> {
+    let (mut lo, mut hi) = (0, len);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match cmp(mid) {
+            core::cmp::Ordering::Less => lo = mid + 1,
+            core::cmp::Ordering::Greater => hi = mid,
+            core::cmp::Ordering::Equal => return Some(mid),
+        }
+    }
+    None
 }
 
 /// The decoded rows of one table: a `Vec` of its row type, type-erased so that every table shares one

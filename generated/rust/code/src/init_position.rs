@@ -155,7 +155,8 @@ impl InitPosition {
         key: crate::init_position::InitPositionId,
     ) -> Option<&'static InitPosition> {
         let rows = InitPosition::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }
 impl InitPosition {

@@ -105,6 +105,7 @@ impl Lang {
     #[inline(never)]
     pub fn get(key: crate::lang::LangId) -> Option<&'static Lang> {
         let rows = Lang::all();
-        rows.binary_search_by(|row| row.key.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].key.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -117,6 +117,7 @@ impl MovePiece {
     #[inline(never)]
     pub fn get(key: crate::piece_type::PieceTypeId) -> Option<&'static MovePiece> {
         let rows = MovePiece::all();
-        rows.binary_search_by(|row| row.piece.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].piece.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

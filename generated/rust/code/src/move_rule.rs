@@ -139,6 +139,7 @@ impl MoveRule {
     #[inline(never)]
     pub fn get(key: crate::move_rule::MoveRuleId) -> Option<&'static MoveRule> {
         let rows = MoveRule::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -101,6 +101,7 @@ impl MoveRuleLib {
         key: crate::move_rule_lib::MoveRuleLibId,
     ) -> Option<&'static MoveRuleLib> {
         let rows = MoveRuleLib::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -164,7 +164,8 @@ impl PieceType {
     #[inline(never)]
     pub fn get(key: crate::piece_type::PieceTypeId) -> Option<&'static PieceType> {
         let rows = PieceType::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }
 impl PieceType {

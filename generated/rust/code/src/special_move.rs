@@ -267,6 +267,7 @@ impl SpecialMove {
     #[inline(never)]
     pub fn get(key: crate::special_move::SpecialMoveId) -> Option<&'static SpecialMove> {
         let rows = SpecialMove::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -153,6 +153,7 @@ impl Upgrade {
     #[inline(never)]
     pub fn get(key: crate::upgrade::UpgradeId) -> Option<&'static Upgrade> {
         let rows = Upgrade::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

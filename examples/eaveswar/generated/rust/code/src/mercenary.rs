@@ -118,7 +118,8 @@ impl Mercenary {
     #[inline(never)]
     pub fn get(key: crate::mercenary::MercenaryId) -> Option<&'static Mercenary> {
         let rows = Mercenary::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }
 impl Mercenary {

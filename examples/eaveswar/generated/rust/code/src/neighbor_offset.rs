@@ -115,7 +115,8 @@ impl NeighborOffset {
         key: crate::neighbor_offset::NeighborOffsetId,
     ) -> Option<&'static NeighborOffset> {
         let rows = NeighborOffset::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }
 impl NeighborOffset {

@@ -124,7 +124,8 @@ impl Role {
     #[inline(never)]
     pub fn get(key: crate::role::RoleId) -> Option<&'static Role> {
         let rows = Role::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }
 impl Role {

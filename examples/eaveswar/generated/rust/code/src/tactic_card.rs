@@ -136,7 +136,8 @@ impl TacticCard {
     #[inline(never)]
     pub fn get(key: crate::tactic_card::TacticCardId) -> Option<&'static TacticCard> {
         let rows = TacticCard::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }
 impl TacticCard {

@@ -105,6 +105,7 @@ impl TrashMix {
     #[inline(never)]
     pub fn get(key: crate::trash_mix::TrashMixId) -> Option<&'static TrashMix> {
         let rows = TrashMix::all();
-        rows.binary_search_by(|row| row.content.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].content.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

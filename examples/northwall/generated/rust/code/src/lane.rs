@@ -99,6 +99,7 @@ impl Lane {
     #[inline(never)]
     pub fn get(key: crate::lane::LaneId) -> Option<&'static Lane> {
         let rows = Lane::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

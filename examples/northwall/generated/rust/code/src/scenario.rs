@@ -159,6 +159,7 @@ impl Scenario {
     #[inline(never)]
     pub fn get(key: crate::scenario::ScenarioId) -> Option<&'static Scenario> {
         let rows = Scenario::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -117,7 +117,8 @@ impl Unit {
     #[inline(never)]
     pub fn get(key: crate::unit::UnitId) -> Option<&'static Unit> {
         let rows = Unit::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }
 impl Unit {

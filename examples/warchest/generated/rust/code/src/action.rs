@@ -112,6 +112,7 @@ impl Action {
     #[inline(never)]
     pub fn get(key: crate::action::ActionId) -> Option<&'static Action> {
         let rows = Action::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

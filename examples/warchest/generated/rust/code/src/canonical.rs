@@ -143,11 +143,11 @@ impl<T: Canonical> Canonical for Option<T> {
 impl<T: Canonical> Canonical for [T] {
     fn write_canonical(&self, out: &mut String) {
         out.push('[');
-        for (i, v) in self.iter().enumerate() {
+        for i in 0..self.len() {
             if i > 0 {
                 out.push(',');
             }
-            v.write_canonical(out);
+            self[i].write_canonical(out);
         }
         out.push(']');
     }

@@ -121,6 +121,7 @@ impl Direction {
     #[inline(never)]
     pub fn get(key: crate::direction::DirectionId) -> Option<&'static Direction> {
         let rows = Direction::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -151,6 +151,7 @@ impl Tactic {
     #[inline(never)]
     pub fn get(key: crate::tactic::TacticId) -> Option<&'static Tactic> {
         let rows = Tactic::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

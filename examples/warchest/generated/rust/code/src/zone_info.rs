@@ -105,6 +105,7 @@ impl ZoneInfo {
     #[inline(never)]
     pub fn get(key: crate::zone_info::ZoneInfoId) -> Option<&'static ZoneInfo> {
         let rows = ZoneInfo::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -107,6 +107,7 @@ impl ElephantMove {
         key: crate::elephant_move::ElephantMoveId,
     ) -> Option<&'static ElephantMove> {
         let rows = ElephantMove::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

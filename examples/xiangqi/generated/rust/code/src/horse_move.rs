@@ -105,6 +105,7 @@ impl HorseMove {
     #[inline(never)]
     pub fn get(key: crate::horse_move::HorseMoveId) -> Option<&'static HorseMove> {
         let rows = HorseMove::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -140,6 +140,7 @@ impl LineMove {
     #[inline(never)]
     pub fn get(key: crate::piece::PieceId) -> Option<&'static LineMove> {
         let rows = LineMove::all();
-        rows.binary_search_by(|row| row.piece.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].piece.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -129,7 +129,8 @@ impl Piece {
     #[inline(never)]
     pub fn get(key: crate::piece::PieceId) -> Option<&'static Piece> {
         let rows = Piece::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }
 impl Piece {

@@ -772,6 +772,25 @@ pub fn index<T>(rows: &[T], cmp: impl Fn(&T, &T) -> core::cmp::Ordering) -> Box<
     order.sort_by(|&a, &b| cmp(&rows[a as usize], &rows[b as usize]));
     order.into_boxed_slice()
 }
+/// Binary search over the positions `0..len`, ordered by `cmp(i)` (how position `i`'s key compares with the
+/// key searched): the position whose key is equal, if any. One function for every primary-key lookup of the
+/// crate, where a `binary_search_by` per table was one more generic instance per table to compile.
+#[inline(never)]
+pub fn search(
+    len: usize,
+    cmp: &mut dyn FnMut(usize) -> core::cmp::Ordering,
+) -> Option<usize> {
+    let (mut lo, mut hi) = (0, len);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        match cmp(mid) {
+            core::cmp::Ordering::Less => lo = mid + 1,
+            core::cmp::Ordering::Greater => hi = mid,
+            core::cmp::Ordering::Equal => return Some(mid),
+        }
+    }
+    None
+}
 /// The decoded rows of one table: a `Vec` of its row type, type-erased so that every table shares one
 /// [`Table`] type (one `OnceLock` and one decode driver compiled for the whole crate, not one per table).
 pub type Rows = Box<dyn core::any::Any + Send + Sync>;

@@ -125,6 +125,7 @@ impl SideGeometry {
         key: crate::side_geometry::SideGeometryId,
     ) -> Option<&'static SideGeometry> {
         let rows = SideGeometry::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -127,6 +127,7 @@ impl StepMove {
     #[inline(never)]
     pub fn get(key: crate::step_move::StepMoveId) -> Option<&'static StepMove> {
         let rows = StepMove::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

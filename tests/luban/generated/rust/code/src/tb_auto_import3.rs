@@ -191,9 +191,10 @@ impl TbAutoImport3 {
         key: crate::tb_auto_import3::TbAutoImport3id,
     ) -> Option<&'static TbAutoImport3> {
         let (rows, by_key) = (TbAutoImport3::all(), TbAutoImport3::by_key());
-        by_key
-            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
-            .ok()
+        crate::runtime::search(
+                by_key.len(),
+                &mut |j| rows[by_key[j] as usize].id.cmp(&key),
+            )
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.

@@ -195,9 +195,10 @@ impl TbDefineFromExcel2 {
         key: crate::tb_define_from_excel2::TbDefineFromExcel2id,
     ) -> Option<&'static TbDefineFromExcel2> {
         let (rows, by_key) = (TbDefineFromExcel2::all(), TbDefineFromExcel2::by_key());
-        by_key
-            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
-            .ok()
+        crate::runtime::search(
+                by_key.len(),
+                &mut |j| rows[by_key[j] as usize].id.cmp(&key),
+            )
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.

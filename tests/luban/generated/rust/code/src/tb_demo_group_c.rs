@@ -152,9 +152,10 @@ impl TbDemoGroupC {
         key: crate::tb_demo_group_c::TbDemoGroupCId,
     ) -> Option<&'static TbDemoGroupC> {
         let (rows, by_key) = (TbDemoGroupC::all(), TbDemoGroupC::by_key());
-        by_key
-            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
-            .ok()
+        crate::runtime::search(
+                by_key.len(),
+                &mut |j| rows[by_key[j] as usize].id.cmp(&key),
+            )
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.

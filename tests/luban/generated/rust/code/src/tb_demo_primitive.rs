@@ -134,9 +134,10 @@ impl TbDemoPrimitive {
         key: crate::tb_demo_primitive::TbDemoPrimitiveId,
     ) -> Option<&'static TbDemoPrimitive> {
         let (rows, by_key) = (TbDemoPrimitive::all(), TbDemoPrimitive::by_key());
-        by_key
-            .binary_search_by(|&i| rows[i as usize].x4.cmp(&key))
-            .ok()
+        crate::runtime::search(
+                by_key.len(),
+                &mut |j| rows[by_key[j] as usize].x4.cmp(&key),
+            )
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.

@@ -196,9 +196,10 @@ impl TbFullTypes {
         key: crate::tb_full_types::TbFullTypesId,
     ) -> Option<&'static TbFullTypes> {
         let (rows, by_key) = (TbFullTypes::all(), TbFullTypes::by_key());
-        by_key
-            .binary_search_by(|&i| rows[i as usize].x4.cmp(&key))
-            .ok()
+        crate::runtime::search(
+                by_key.len(),
+                &mut |j| rows[by_key[j] as usize].x4.cmp(&key),
+            )
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.

@@ -135,9 +135,10 @@ impl TbItem {
     /// The row with primary key `key`, by binary search over row positions sorted by key.
     pub fn get(key: crate::tb_item::TbItemId) -> Option<&'static TbItem> {
         let (rows, by_key) = (TbItem::all(), TbItem::by_key());
-        by_key
-            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
-            .ok()
+        crate::runtime::search(
+                by_key.len(),
+                &mut |j| rows[by_key[j] as usize].id.cmp(&key),
+            )
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.

@@ -90,9 +90,10 @@ impl TbPatchDemo {
         key: crate::tb_patch_demo::TbPatchDemoId,
     ) -> Option<&'static TbPatchDemo> {
         let (rows, by_key) = (TbPatchDemo::all(), TbPatchDemo::by_key());
-        by_key
-            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
-            .ok()
+        crate::runtime::search(
+                by_key.len(),
+                &mut |j| rows[by_key[j] as usize].id.cmp(&key),
+            )
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.

@@ -90,9 +90,10 @@ impl TbTestBeRef {
         key: crate::tb_test_be_ref::TbTestBeRefId,
     ) -> Option<&'static TbTestBeRef> {
         let (rows, by_key) = (TbTestBeRef::all(), TbTestBeRef::by_key());
-        by_key
-            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
-            .ok()
+        crate::runtime::search(
+                by_key.len(),
+                &mut |j| rows[by_key[j] as usize].id.cmp(&key),
+            )
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.

@@ -90,9 +90,10 @@ impl TbTestFieldVariant2 {
         key: crate::tb_test_field_variant2::TbTestFieldVariant2id,
     ) -> Option<&'static TbTestFieldVariant2> {
         let (rows, by_key) = (TbTestFieldVariant2::all(), TbTestFieldVariant2::by_key());
-        by_key
-            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
-            .ok()
+        crate::runtime::search(
+                by_key.len(),
+                &mut |j| rows[by_key[j] as usize].id.cmp(&key),
+            )
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.

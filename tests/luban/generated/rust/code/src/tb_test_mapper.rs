@@ -94,9 +94,10 @@ impl TbTestMapper {
         key: crate::tb_test_mapper::TbTestMapperId,
     ) -> Option<&'static TbTestMapper> {
         let (rows, by_key) = (TbTestMapper::all(), TbTestMapper::by_key());
-        by_key
-            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
-            .ok()
+        crate::runtime::search(
+                by_key.len(),
+                &mut |j| rows[by_key[j] as usize].id.cmp(&key),
+            )
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.

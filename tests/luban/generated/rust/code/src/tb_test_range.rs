@@ -134,9 +134,10 @@ impl TbTestRange {
         key: crate::tb_test_range::TbTestRangeId,
     ) -> Option<&'static TbTestRange> {
         let (rows, by_key) = (TbTestRange::all(), TbTestRange::by_key());
-        by_key
-            .binary_search_by(|&i| rows[i as usize].id.cmp(&key))
-            .ok()
+        crate::runtime::search(
+                by_key.len(),
+                &mut |j| rows[by_key[j] as usize].id.cmp(&key),
+            )
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.

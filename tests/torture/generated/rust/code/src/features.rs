@@ -248,7 +248,8 @@ impl Features {
     #[inline(never)]
     pub fn get(key: crate::features::FeaturesId) -> Option<&'static Features> {
         let rows = Features::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }
 impl Features {

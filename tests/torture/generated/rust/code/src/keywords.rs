@@ -173,6 +173,7 @@ impl Keywords {
     #[inline(never)]
     pub fn get(key: crate::keywords::KeywordsId) -> Option<&'static Keywords> {
         let rows = Keywords::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -162,6 +162,7 @@ impl Nested {
     #[inline(never)]
     pub fn get(key: crate::nested::NestedId) -> Option<&'static Nested> {
         let rows = Nested::all();
-        rows.binary_search_by(|row| row.name.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].name.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

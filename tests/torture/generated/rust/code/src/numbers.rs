@@ -135,6 +135,7 @@ impl Numbers {
     #[inline(never)]
     pub fn get(key: crate::numbers::NumbersId) -> Option<&'static Numbers> {
         let rows = Numbers::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

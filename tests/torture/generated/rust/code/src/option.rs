@@ -103,6 +103,7 @@ impl Option_ {
     #[inline(never)]
     pub fn get(key: crate::option::OptionId) -> Option<&'static Option_> {
         let rows = Option_::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

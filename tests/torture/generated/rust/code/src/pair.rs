@@ -83,9 +83,13 @@ impl Pair {
     /// The row with this composite primary key, by binary search (rows are sorted by key).
     pub fn get(kind: crate::enums::Keyword, n: u8) -> Option<&'static Pair> {
         let __rows = Pair::all();
-        __rows
-            .binary_search_by(|__row| (__row.kind, __row.n).cmp(&(kind, n)))
-            .ok()
+        crate::runtime::search(
+                __rows.len(),
+                &mut |__i| {
+                    let __row = &__rows[__i];
+                    (__row.kind, __row.n).cmp(&(kind, n))
+                },
+            )
             .map(|__i| &__rows[__i])
     }
 }

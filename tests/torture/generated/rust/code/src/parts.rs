@@ -103,6 +103,7 @@ impl Parts {
     #[inline(never)]
     pub fn get(key: crate::parts::PartsId) -> Option<&'static Parts> {
         let rows = Parts::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -109,6 +109,7 @@ impl Self_ {
     #[inline(never)]
     pub fn get(key: crate::self_::SelfId) -> Option<&'static Self_> {
         let rows = Self_::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

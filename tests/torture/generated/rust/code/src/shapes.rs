@@ -250,6 +250,7 @@ impl Shapes {
     #[inline(never)]
     pub fn get(key: crate::shapes::ShapesId) -> Option<&'static Shapes> {
         let rows = Shapes::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -123,6 +123,7 @@ impl Spread {
     #[inline(never)]
     pub fn get(key: crate::spread::SpreadId) -> Option<&'static Spread> {
         let rows = Spread::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

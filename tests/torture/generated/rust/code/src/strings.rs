@@ -105,6 +105,7 @@ impl Strings {
     #[inline(never)]
     pub fn get(key: crate::strings::StringsId) -> Option<&'static Strings> {
         let rows = Strings::all();
-        rows.binary_search_by(|row| row.key.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].key.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

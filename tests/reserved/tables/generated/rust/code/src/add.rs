@@ -93,6 +93,7 @@ impl Add {
     #[inline(never)]
     pub fn get(key: crate::add::AddId) -> Option<&'static Add> {
         let rows = Add::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

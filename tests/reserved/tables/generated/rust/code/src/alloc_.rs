@@ -93,6 +93,7 @@ impl Alloc {
     #[inline(never)]
     pub fn get(key: crate::alloc_::AllocId) -> Option<&'static Alloc> {
         let rows = Alloc::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Any {
     #[inline(never)]
     pub fn get(key: crate::any::AnyId) -> Option<&'static Any> {
         let rows = Any::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

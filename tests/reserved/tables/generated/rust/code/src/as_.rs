@@ -93,6 +93,7 @@ impl As {
     #[inline(never)]
     pub fn get(key: crate::as_::AsId) -> Option<&'static As> {
         let rows = As::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

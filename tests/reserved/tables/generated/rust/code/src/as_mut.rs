@@ -93,6 +93,7 @@ impl AsMut_ {
     #[inline(never)]
     pub fn get(key: crate::as_mut::AsMutId) -> Option<&'static AsMut_> {
         let rows = AsMut_::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Ascending {
     #[inline(never)]
     pub fn get(key: crate::ascending::AscendingId) -> Option<&'static Ascending> {
         let rows = Ascending::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

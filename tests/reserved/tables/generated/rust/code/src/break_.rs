@@ -93,6 +93,7 @@ impl Break {
     #[inline(never)]
     pub fn get(key: crate::break_::BreakId) -> Option<&'static Break> {
         let rows = Break::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

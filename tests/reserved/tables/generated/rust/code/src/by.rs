@@ -93,6 +93,7 @@ impl By {
     #[inline(never)]
     pub fn get(key: crate::by::ById) -> Option<&'static By> {
         let rows = By::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

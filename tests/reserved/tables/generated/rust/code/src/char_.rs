@@ -93,6 +93,7 @@ impl Char {
     #[inline(never)]
     pub fn get(key: crate::char_::CharId) -> Option<&'static Char> {
         let rows = Char::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Class {
     #[inline(never)]
     pub fn get(key: crate::class::ClassId) -> Option<&'static Class> {
         let rows = Class::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Constructor {
     #[inline(never)]
     pub fn get(key: crate::constructor::ConstructorId) -> Option<&'static Constructor> {
         let rows = Constructor::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Crate {
     #[inline(never)]
     pub fn get(key: crate::crate_::CrateId) -> Option<&'static Crate> {
         let rows = Crate::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl DataView {
     #[inline(never)]
     pub fn get(key: crate::data_view::DataViewId) -> Option<&'static DataView> {
         let rows = DataView::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Debug_ {
     #[inline(never)]
     pub fn get(key: crate::debug::DebugId) -> Option<&'static Debug_> {
         let rows = Debug_::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

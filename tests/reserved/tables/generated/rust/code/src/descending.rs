@@ -93,6 +93,7 @@ impl Descending {
     #[inline(never)]
     pub fn get(key: crate::descending::DescendingId) -> Option<&'static Descending> {
         let rows = Descending::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -95,6 +95,7 @@ impl DoubleEndedIterator_ {
         key: crate::double_ended_iterator::DoubleEndedIteratorId,
     ) -> Option<&'static DoubleEndedIterator_> {
         let rows = DoubleEndedIterator_::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

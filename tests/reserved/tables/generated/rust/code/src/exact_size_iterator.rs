@@ -95,6 +95,7 @@ impl ExactSizeIterator_ {
         key: crate::exact_size_iterator::ExactSizeIteratorId,
     ) -> Option<&'static ExactSizeIterator_> {
         let rows = ExactSizeIterator_::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl F32 {
     #[inline(never)]
     pub fn get(key: crate::f32_::F32id) -> Option<&'static F32> {
         let rows = F32::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl F64 {
     #[inline(never)]
     pub fn get(key: crate::f64_::F64id) -> Option<&'static F64> {
         let rows = F64::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -2689,6 +2689,7 @@ impl Fields {
     #[inline(never)]
     pub fn get(key: crate::fields::FieldsId) -> Option<&'static Fields> {
         let rows = Fields::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

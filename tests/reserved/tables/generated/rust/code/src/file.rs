@@ -93,6 +93,7 @@ impl File {
     #[inline(never)]
     pub fn get(key: crate::file::FileId) -> Option<&'static File> {
         let rows = File::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

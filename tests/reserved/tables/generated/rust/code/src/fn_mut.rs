@@ -93,6 +93,7 @@ impl FnMut_ {
     #[inline(never)]
     pub fn get(key: crate::fn_mut::FnMutId) -> Option<&'static FnMut_> {
         let rows = FnMut_::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -95,6 +95,7 @@ impl FromIterator_ {
         key: crate::from_iterator::FromIteratorId,
     ) -> Option<&'static FromIterator_> {
         let rows = FromIterator_::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

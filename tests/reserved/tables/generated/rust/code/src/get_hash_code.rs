@@ -95,6 +95,7 @@ impl GetHashCode {
         key: crate::get_hash_code::GetHashCodeId,
     ) -> Option<&'static GetHashCode> {
         let rows = GetHashCode::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl GetType {
     #[inline(never)]
     pub fn get(key: crate::get_type::GetTypeId) -> Option<&'static GetType> {
         let rows = GetType::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl GlobalThis {
     #[inline(never)]
     pub fn get(key: crate::global_this::GlobalThisId) -> Option<&'static GlobalThis> {
         let rows = GlobalThis::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -95,6 +95,7 @@ impl HasOwnProperty {
         key: crate::has_own_property::HasOwnPropertyId,
     ) -> Option<&'static HasOwnProperty> {
         let rows = HasOwnProperty::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

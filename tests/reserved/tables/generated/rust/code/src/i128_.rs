@@ -93,6 +93,7 @@ impl I128 {
     #[inline(never)]
     pub fn get(key: crate::i128_::I128id) -> Option<&'static I128> {
         let rows = I128::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

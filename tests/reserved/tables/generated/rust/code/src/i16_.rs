@@ -93,6 +93,7 @@ impl I16 {
     #[inline(never)]
     pub fn get(key: crate::i16_::I16id) -> Option<&'static I16> {
         let rows = I16::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl I32 {
     #[inline(never)]
     pub fn get(key: crate::i32_::I32id) -> Option<&'static I32> {
         let rows = I32::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

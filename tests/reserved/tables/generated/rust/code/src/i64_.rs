@@ -93,6 +93,7 @@ impl I64 {
     #[inline(never)]
     pub fn get(key: crate::i64_::I64id) -> Option<&'static I64> {
         let rows = I64::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl I8 {
     #[inline(never)]
     pub fn get(key: crate::i8_::I8id) -> Option<&'static I8> {
         let rows = I8::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Import {
     #[inline(never)]
     pub fn get(key: crate::import::ImportId) -> Option<&'static Import> {
         let rows = Import::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl In {
     #[inline(never)]
     pub fn get(key: crate::in_::InId) -> Option<&'static In> {
         let rows = In::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -95,6 +95,7 @@ impl InstanceType {
         key: crate::instance_type::InstanceTypeId,
     ) -> Option<&'static InstanceType> {
         let rows = InstanceType::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Interface {
     #[inline(never)]
     pub fn get(key: crate::interface::InterfaceId) -> Option<&'static Interface> {
         let rows = Interface::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

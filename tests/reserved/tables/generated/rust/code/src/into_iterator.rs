@@ -95,6 +95,7 @@ impl IntoIterator_ {
         key: crate::into_iterator::IntoIteratorId,
     ) -> Option<&'static IntoIterator_> {
         let rows = IntoIterator_::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

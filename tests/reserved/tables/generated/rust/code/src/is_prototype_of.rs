@@ -95,6 +95,7 @@ impl IsPrototypeOf {
         key: crate::is_prototype_of::IsPrototypeOfId,
     ) -> Option<&'static IsPrototypeOf> {
         let rows = IsPrototypeOf::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

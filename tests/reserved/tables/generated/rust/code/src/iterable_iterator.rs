@@ -95,6 +95,7 @@ impl IterableIterator {
         key: crate::iterable_iterator::IterableIteratorId,
     ) -> Option<&'static IterableIterator> {
         let rows = IterableIterator::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Long {
     #[inline(never)]
     pub fn get(key: crate::long::LongId) -> Option<&'static Long> {
         let rows = Long::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl MacroRules {
     #[inline(never)]
     pub fn get(key: crate::macro_rules_::MacroRulesId) -> Option<&'static MacroRules> {
         let rows = MacroRules::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Main {
     #[inline(never)]
     pub fn get(key: crate::main_::MainId) -> Option<&'static Main> {
         let rows = Main::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

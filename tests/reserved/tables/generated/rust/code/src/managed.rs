@@ -93,6 +93,7 @@ impl Managed {
     #[inline(never)]
     pub fn get(key: crate::managed::ManagedId) -> Option<&'static Managed> {
         let rows = Managed::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Math {
     #[inline(never)]
     pub fn get(key: crate::math::MathId) -> Option<&'static Math> {
         let rows = Math::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

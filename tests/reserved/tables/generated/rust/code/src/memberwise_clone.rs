@@ -95,6 +95,7 @@ impl MemberwiseClone {
         key: crate::memberwise_clone::MemberwiseCloneId,
     ) -> Option<&'static MemberwiseClone> {
         let rows = MemberwiseClone::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

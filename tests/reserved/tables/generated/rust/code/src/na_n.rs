@@ -93,6 +93,7 @@ impl NaN {
     #[inline(never)]
     pub fn get(key: crate::na_n::NaNId) -> Option<&'static NaN> {
         let rows = NaN::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl New {
     #[inline(never)]
     pub fn get(key: crate::new::NewId) -> Option<&'static New> {
         let rows = New::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

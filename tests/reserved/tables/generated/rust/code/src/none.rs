@@ -93,6 +93,7 @@ impl None_ {
     #[inline(never)]
     pub fn get(key: crate::none::NoneId) -> Option<&'static None_> {
         let rows = None_::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

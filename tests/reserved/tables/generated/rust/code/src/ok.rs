@@ -93,6 +93,7 @@ impl Ok_ {
     #[inline(never)]
     pub fn get(key: crate::ok::OkId) -> Option<&'static Ok_> {
         let rows = Ok_::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

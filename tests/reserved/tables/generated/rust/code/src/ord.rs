@@ -93,6 +93,7 @@ impl Ord_ {
     #[inline(never)]
     pub fn get(key: crate::ord::OrdId) -> Option<&'static Ord_> {
         let rows = Ord_::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl PartialEq_ {
     #[inline(never)]
     pub fn get(key: crate::partial_eq::PartialEqId) -> Option<&'static PartialEq_> {
         let rows = PartialEq_::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl PartialOrd_ {
     #[inline(never)]
     pub fn get(key: crate::partial_ord::PartialOrdId) -> Option<&'static PartialOrd_> {
         let rows = PartialOrd_::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl ProcMacro {
     #[inline(never)]
     pub fn get(key: crate::proc_macro_::ProcMacroId) -> Option<&'static ProcMacro> {
         let rows = ProcMacro::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Process {
     #[inline(never)]
     pub fn get(key: crate::process::ProcessId) -> Option<&'static Process> {
         let rows = Process::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -95,6 +95,7 @@ impl PropertyIsEnumerable {
         key: crate::property_is_enumerable::PropertyIsEnumerableId,
     ) -> Option<&'static PropertyIsEnumerable> {
         let rows = PropertyIsEnumerable::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl PropertyKey {
     #[inline(never)]
     pub fn get(key: crate::property_key::PropertyKeyId) -> Option<&'static PropertyKey> {
         let rows = PropertyKey::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

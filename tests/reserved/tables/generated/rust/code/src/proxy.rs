@@ -93,6 +93,7 @@ impl Proxy {
     #[inline(never)]
     pub fn get(key: crate::proxy::ProxyId) -> Option<&'static Proxy> {
         let rows = Proxy::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

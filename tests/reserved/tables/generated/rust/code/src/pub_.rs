@@ -93,6 +93,7 @@ impl Pub {
     #[inline(never)]
     pub fn get(key: crate::pub_::PubId) -> Option<&'static Pub> {
         let rows = Pub::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl RangeError {
     #[inline(never)]
     pub fn get(key: crate::range_error::RangeErrorId) -> Option<&'static RangeError> {
         let rows = RangeError::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -95,6 +95,7 @@ impl ReadonlyArray {
         key: crate::readonly_array::ReadonlyArrayId,
     ) -> Option<&'static ReadonlyArray> {
         let rows = ReadonlyArray::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl ReadonlyMap {
     #[inline(never)]
     pub fn get(key: crate::readonly_map::ReadonlyMapId) -> Option<&'static ReadonlyMap> {
         let rows = ReadonlyMap::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

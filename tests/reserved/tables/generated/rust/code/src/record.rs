@@ -93,6 +93,7 @@ impl Record {
     #[inline(never)]
     pub fn get(key: crate::record::RecordId) -> Option<&'static Record> {
         let rows = Record::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Ref {
     #[inline(never)]
     pub fn get(key: crate::ref_::RefId) -> Option<&'static Ref> {
         let rows = Ref::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -95,6 +95,7 @@ impl ReferenceEquals {
         key: crate::reference_equals::ReferenceEqualsId,
     ) -> Option<&'static ReferenceEquals> {
         let rows = ReferenceEquals::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Remove {
     #[inline(never)]
     pub fn get(key: crate::remove::RemoveId) -> Option<&'static Remove> {
         let rows = Remove::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Result_ {
     #[inline(never)]
     pub fn get(key: crate::result::ResultId) -> Option<&'static Result_> {
         let rows = Result_::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

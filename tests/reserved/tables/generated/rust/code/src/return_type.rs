@@ -93,6 +93,7 @@ impl ReturnType {
     #[inline(never)]
     pub fn get(key: crate::return_type::ReturnTypeId) -> Option<&'static ReturnType> {
         let rows = ReturnType::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Safe {
     #[inline(never)]
     pub fn get(key: crate::safe_::SafeId) -> Option<&'static Safe> {
         let rows = Safe::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

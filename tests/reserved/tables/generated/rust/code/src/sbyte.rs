@@ -93,6 +93,7 @@ impl Sbyte {
     #[inline(never)]
     pub fn get(key: crate::sbyte::SbyteId) -> Option<&'static Sbyte> {
         let rows = Sbyte::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Sealed {
     #[inline(never)]
     pub fn get(key: crate::sealed::SealedId) -> Option<&'static Sealed> {
         let rows = Sealed::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Set {
     #[inline(never)]
     pub fn get(key: crate::set::SetId) -> Option<&'static Set> {
         let rows = Set::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Sizeof {
     #[inline(never)]
     pub fn get(key: crate::sizeof::SizeofId) -> Option<&'static Sizeof> {
         let rows = Sizeof::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

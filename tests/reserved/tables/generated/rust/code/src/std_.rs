@@ -93,6 +93,7 @@ impl Std {
     #[inline(never)]
     pub fn get(key: crate::std_::StdId) -> Option<&'static Std> {
         let rows = Std::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl String_ {
     #[inline(never)]
     pub fn get(key: crate::string::StringId) -> Option<&'static String_> {
         let rows = String_::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Struct {
     #[inline(never)]
     pub fn get(key: crate::struct_::StructId) -> Option<&'static Struct> {
         let rows = Struct::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Switch {
     #[inline(never)]
     pub fn get(key: crate::switch::SwitchId) -> Option<&'static Switch> {
         let rows = Switch::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

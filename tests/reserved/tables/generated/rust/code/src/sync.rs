@@ -93,6 +93,7 @@ impl Sync_ {
     #[inline(never)]
     pub fn get(key: crate::sync::SyncId) -> Option<&'static Sync_> {
         let rows = Sync_::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

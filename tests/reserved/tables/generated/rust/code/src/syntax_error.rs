@@ -93,6 +93,7 @@ impl SyntaxError {
     #[inline(never)]
     pub fn get(key: crate::syntax_error::SyntaxErrorId) -> Option<&'static SyntaxError> {
         let rows = SyntaxError::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

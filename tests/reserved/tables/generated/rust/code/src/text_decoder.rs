@@ -93,6 +93,7 @@ impl TextDecoder {
     #[inline(never)]
     pub fn get(key: crate::text_decoder::TextDecoderId) -> Option<&'static TextDecoder> {
         let rows = TextDecoder::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -95,6 +95,7 @@ impl ToLocaleString {
         key: crate::to_locale_string::ToLocaleStringId,
     ) -> Option<&'static ToLocaleString> {
         let rows = ToLocaleString::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

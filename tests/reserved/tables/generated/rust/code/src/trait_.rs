@@ -93,6 +93,7 @@ impl Trait {
     #[inline(never)]
     pub fn get(key: crate::trait_::TraitId) -> Option<&'static Trait> {
         let rows = Trait::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

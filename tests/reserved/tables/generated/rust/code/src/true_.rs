@@ -93,6 +93,7 @@ impl True {
     #[inline(never)]
     pub fn get(key: crate::true_::TrueId) -> Option<&'static True> {
         let rows = True::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Try {
     #[inline(never)]
     pub fn get(key: crate::try_::TryId) -> Option<&'static Try> {
         let rows = Try::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

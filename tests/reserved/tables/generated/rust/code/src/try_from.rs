@@ -93,6 +93,7 @@ impl TryFrom_ {
     #[inline(never)]
     pub fn get(key: crate::try_from::TryFromId) -> Option<&'static TryFrom_> {
         let rows = TryFrom_::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

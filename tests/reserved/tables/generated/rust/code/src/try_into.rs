@@ -93,6 +93,7 @@ impl TryInto_ {
     #[inline(never)]
     pub fn get(key: crate::try_into::TryIntoId) -> Option<&'static TryInto_> {
         let rows = TryInto_::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl U128 {
     #[inline(never)]
     pub fn get(key: crate::u128_::U128id) -> Option<&'static U128> {
         let rows = U128::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl U16 {
     #[inline(never)]
     pub fn get(key: crate::u16_::U16id) -> Option<&'static U16> {
         let rows = U16::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl U32 {
     #[inline(never)]
     pub fn get(key: crate::u32_::U32id) -> Option<&'static U32> {
         let rows = U32::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

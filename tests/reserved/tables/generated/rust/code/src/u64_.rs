@@ -93,6 +93,7 @@ impl U64 {
     #[inline(never)]
     pub fn get(key: crate::u64_::U64id) -> Option<&'static U64> {
         let rows = U64::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl U8 {
     #[inline(never)]
     pub fn get(key: crate::u8_::U8id) -> Option<&'static U8> {
         let rows = U8::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

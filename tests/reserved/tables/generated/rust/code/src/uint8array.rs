@@ -93,6 +93,7 @@ impl Uint8array {
     #[inline(never)]
     pub fn get(key: crate::uint8array::Uint8arrayId) -> Option<&'static Uint8array> {
         let rows = Uint8array::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

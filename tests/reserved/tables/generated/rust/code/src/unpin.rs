@@ -93,6 +93,7 @@ impl Unpin_ {
     #[inline(never)]
     pub fn get(key: crate::unpin::UnpinId) -> Option<&'static Unpin_> {
         let rows = Unpin_::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Unsized {
     #[inline(never)]
     pub fn get(key: crate::unsized_::UnsizedId) -> Option<&'static Unsized> {
         let rows = Unsized::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

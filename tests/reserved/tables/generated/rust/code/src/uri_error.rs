@@ -93,6 +93,7 @@ impl UriError {
     #[inline(never)]
     pub fn get(key: crate::uri_error::UriErrorId) -> Option<&'static UriError> {
         let rows = UriError::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

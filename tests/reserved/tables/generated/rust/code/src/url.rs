@@ -93,6 +93,7 @@ impl Url {
     #[inline(never)]
     pub fn get(key: crate::url::UrlId) -> Option<&'static Url> {
         let rows = Url::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl Usize {
     #[inline(never)]
     pub fn get(key: crate::usize_::UsizeId) -> Option<&'static Usize> {
         let rows = Usize::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl ValueOf {
     #[inline(never)]
     pub fn get(key: crate::value_of::ValueOfId) -> Option<&'static ValueOf> {
         let rows = ValueOf::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

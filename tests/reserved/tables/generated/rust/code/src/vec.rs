@@ -93,6 +93,7 @@ impl Vec_ {
     #[inline(never)]
     pub fn get(key: crate::vec::VecId) -> Option<&'static Vec_> {
         let rows = Vec_::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

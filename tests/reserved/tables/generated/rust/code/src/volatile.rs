@@ -93,6 +93,7 @@ impl Volatile {
     #[inline(never)]
     pub fn get(key: crate::volatile::VolatileId) -> Option<&'static Volatile> {
         let rows = Volatile::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

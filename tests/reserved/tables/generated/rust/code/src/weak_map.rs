@@ -93,6 +93,7 @@ impl WeakMap {
     #[inline(never)]
     pub fn get(key: crate::weak_map::WeakMapId) -> Option<&'static WeakMap> {
         let rows = WeakMap::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

@@ -93,6 +93,7 @@ impl With {
     #[inline(never)]
     pub fn get(key: crate::with::WithId) -> Option<&'static With> {
         let rows = With::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

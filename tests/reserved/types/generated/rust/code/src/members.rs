@@ -111,6 +111,7 @@ impl Members {
     #[inline(never)]
     pub fn get(key: crate::members::MembersId) -> Option<&'static Members> {
         let rows = Members::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }

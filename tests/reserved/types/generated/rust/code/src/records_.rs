@@ -3873,6 +3873,7 @@ impl Records {
     #[inline(never)]
     pub fn get(key: crate::records_::RecordsId) -> Option<&'static Records> {
         let rows = Records::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }
