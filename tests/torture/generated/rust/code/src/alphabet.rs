@@ -93,6 +93,7 @@ impl Alphabet {
     #[inline(never)]
     pub fn get(key: crate::alphabet::AlphabetId) -> Option<&'static Alphabet> {
         let rows = Alphabet::all();
-        rows.binary_search_by(|row| row.id.cmp(&key)).ok().map(|i| &rows[i])
+        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
+            .map(|i| &rows[i])
     }
 }
