@@ -63,8 +63,14 @@ fn damaged_embedded_data_is_a_data_error_naming_the_file() {
         piece[..piece.len() - 10].to_vec(),
         "but its header says",
     ));
-    // Another table's (valid) file in this table's place: another build's data as far as the crate can tell.
-    cases.push(("swapped", "PieceType", lang.clone(), "dataHash"));
+    // Another table's (valid) file in this table's place: named by the table it holds.
+    cases.push((
+        "swapped",
+        "PieceType",
+        lang.clone(),
+        // (as `{:?}` prints it: quotes escaped)
+        "it holds table \\\"Lang\\\", not PieceType",
+    ));
     let mut other_schema = piece.clone();
     other_schema[88..152].copy_from_slice(&[b'0'; 64]);
     reseal(&mut other_schema);

@@ -34,7 +34,7 @@ pub const CODES: &[(Code, &str, &str)] = &[
     (Code::LimitExceeded, "超出资源上限", "表文件、工作簿解压后的内容、工作表、单元格或单元格的嵌套层数超过了 gentable.toml 中 [limits] 的上限（file_bytes、workbook_inflated_bytes、sheet_cells、cell_bytes、nesting_depth）。这些上限防止损坏或恶意的文件耗尽内存或栈；默认值远高于真实的表。例：一个共享字符串解压后达 400 MiB 的工作簿，每行都在 XFD1048576 有值的单元格，或嵌套 2000 层的记录单元格。修正：改正文件或单元格（在电子表格软件中重新保存损坏的工作簿；把过深的嵌套改平），如果数据确实如此，则在 [limits] 中调高上限。"),
     (Code::SameSheetName, "多个工作簿中的同名表", "两个工作簿各有一个同名的工作表（常见的是 Sheet1），而没有 [tables.<名称>] 的 files/sheets 选择说明它们是同一张表，所以 gentable 不会悄悄把它们合并。例：Items.xlsx 和 Skills.xlsx 都有名为 Sheet1 的工作表。修正：按表名给工作表命名，或用 [tables.<名称>] files = [...]（或 sheets = [...]）有意地选择它们。"),
     (Code::WrongType, "类型不符", "单元格的文本不是该字段类型的值。例：整数列中的 \"abc\"。修正：填写消息中所示类型的值，或修改结构（schema）。"),
-    (Code::OutOfRange, "超出范围", "数值超出了字段的整数宽度（由 minimum/maximum/format 决定），或不是有限数。例：maximum 为 255 的字段中填了 300。修正：改正数值，或放宽结构中的范围。"),
+    (Code::OutOfRange, "超出范围", "数值超出了字段的整数宽度（由 minimum/maximum/format 决定），或不是有限数，或没有精确的 64 位浮点数（IEEE 754 双精度）表示、发布时会变成另一个数。例：maximum 为 255 的字段中填了 300；number 列中填了 12345678901234567890（会变成 12345678901234567000）。修正：改正数值，或放宽结构中的范围，或把有效数字超过 15–17 位的数按文本（string 类型）保存。"),
     (Code::NotInEnum, "不是枚举成员", "单元格不是该枚举的成员之一（名称区分大小写），也不是成员的别名。例：Side 为 Red|Blue 时填了 \"blue\"。修正：使用提示中给出的成员或别名。"),
     (Code::MissingValue, "缺少必填值", "必填字段的单元格为空。例：Id 为空。修正：填写该单元格，或在结构中给字段设置 \"default\"，或将其改为可选。"),
     (Code::BadGrammar, "单元格语法错误", "复合单元格（数组、对象）不符合单元格语法：括号不成对、空元素（1||2）、部分太多、孤立的反斜杠。例：数组列中的 1||2，或 Vec2 列中的 (0,1。修正：按 docs/conventions.md 第 3 节书写；分隔符本身用反斜杠转义（\\|、\\,）。"),

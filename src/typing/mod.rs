@@ -859,7 +859,14 @@ fn type_row(
                             format!(
                                 "{:?} is required but the cell is empty (expected {})",
                                 f.name,
-                                f.ty.words()
+                                // A scalar union in its members' words, not its internal type name.
+                                match &f.ty {
+                                    Type::Choice(c) => project
+                                        .choices
+                                        .get(c)
+                                        .map_or_else(|| f.ty.words(), |c| c.words()),
+                                    t => t.words(),
+                                }
                             ),
                         )
                         .with_help(

@@ -558,19 +558,20 @@ impl Reader {
         if crc32(&bytes[16..]) != crc {
             return Err(r.error_at(12, "its CRC-32 does not match its bytes: the file was changed after gentable wrote it".into()));
         }
-        for (at, want, what) in [(24, data_hash, "dataHash"), (88, schema_hash, "schemaHash")] {
-            let got = &bytes[at..at + 64];
-            if got != want.as_bytes() {
-                let why = if what == "dataHash" { "the file is from another build" } else { "the file was written for another schema" };
-                return Err(r.error_at(at, format!("{what} {} differs from this crate's {want}: {why}", String::from_utf8_lossy(got))));
-            }
-        }
         r.pos = HEADER;
         let n = r.len(1)?;
         let at = r.pos;
         let name = r.take(n)?;
         if name != table.as_bytes() {
             return Err(r.error_at(at, format!("it holds table {:?}, not {table}", String::from_utf8_lossy(name))));
+        }
+        // The shape first: a file of another schema usually has other data too, and "another schema" says more.
+        for (at, want, what) in [(88, schema_hash, "schemaHash"), (24, data_hash, "dataHash")] {
+            let got = &bytes[at..at + 64];
+            if got != want.as_bytes() {
+                let why = if what == "dataHash" { "the file is from another build" } else { "the file was written for another schema" };
+                return Err(r.error_at(at, format!("{what} {} differs from this crate's {want}: {why}", String::from_utf8_lossy(got))));
+            }
         }
         r.string_table()?;
         let rows = r.len(0)?;

@@ -171,9 +171,25 @@ impl Reader {
                     ),
             );
         }
+        r.pos = HEADER;
+        let n = r.len(1)?;
+        let at = r.pos;
+        let name = r.take(n)?;
+        if name != table.as_bytes() {
+            return Err(
+                r
+                    .error_at(
+                        at,
+                        format!(
+                            "it holds table {:?}, not {table}",
+                            String::from_utf8_lossy(name)
+                        ),
+                    ),
+            );
+        }
         for (at, want, what) in [
-            (24, data_hash, "dataHash"),
             (88, schema_hash, "schemaHash"),
+            (24, data_hash, "dataHash"),
         ] {
             let got = &bytes[at..at + 64];
             if got != want.as_bytes() {
@@ -193,22 +209,6 @@ impl Reader {
                         ),
                 );
             }
-        }
-        r.pos = HEADER;
-        let n = r.len(1)?;
-        let at = r.pos;
-        let name = r.take(n)?;
-        if name != table.as_bytes() {
-            return Err(
-                r
-                    .error_at(
-                        at,
-                        format!(
-                            "it holds table {:?}, not {table}",
-                            String::from_utf8_lossy(name)
-                        ),
-                    ),
-            );
         }
         r.string_table()?;
         let rows = r.len(0)?;
