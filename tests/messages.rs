@@ -763,3 +763,40 @@ fn a_bad_project_file_is_explained_in_chinese() {
         }
     }
 }
+
+/// The project file's own checks (src/config.rs) in Chinese: each one whole, never the English text.
+#[test]
+fn project_file_checks_read_in_chinese() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = dir.path().join("gentable.toml");
+    for (extra, zh) in [
+        (
+            "[rust]\ncrate_name = \"bad-name!\"",
+            "[rust] crate_name 必须是 snake_case 的 ASCII 名称，实际为 \"bad-name!\"",
+        ),
+        (
+            "[tables.U]\nencoding = \"klingon\"",
+            "[tables.U] 的编码 \"klingon\" 无法识别",
+        ),
+        ("[tables.U]\nheader_row = 0", "[tables.U] 的行号从 1 开始"),
+        (
+            "[tables.U]\nheader_row = 1\nheader_marker = \"##\"",
+            "[tables.U] 的 header_row 与 header_marker 不能同时使用",
+        ),
+    ] {
+        std::fs::write(
+            &toml,
+            format!(
+                "[project]\nname = \"Z\"\ntables = [\"Table\"]\nschemas = \"schema\"\n{extra}\n"
+            ),
+        )
+        .unwrap();
+        let (code, _, err) = cli(
+            &["check", "--lang", "zh", "-c", toml.to_str().unwrap()],
+            &[],
+        );
+        assert_eq!(code, 2, "{err}");
+        let want = format!("错误：{}：{zh}", toml.display());
+        assert_eq!(err.lines().next(), Some(want.as_str()), "{err}");
+    }
+}
