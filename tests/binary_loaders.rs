@@ -15,6 +15,7 @@
 mod common;
 
 use common::binary::{layout, reseal};
+use common::copy_dir;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -327,18 +328,6 @@ fn csharp_refuses_damaged_binary_data_by_name() {
     check("C#", &out);
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            copy_tree(&p, &to.join(e.file_name()));
-        } else {
-            std::fs::copy(&p, to.join(e.file_name())).unwrap();
-        }
-    }
-}
-
 #[test]
 fn typescript_refuses_damaged_binary_data_by_name() {
     let Some(node) = tool("node") else { return };
@@ -355,7 +344,7 @@ fn typescript_refuses_damaged_binary_data_by_name() {
     let _ = std::fs::remove_dir_all(work.join("src"));
     let dirs = write_cases(&work);
     let src = work.join("src");
-    copy_tree(&repo().join("tests/torture/generated/ts"), &src.join("gen"));
+    copy_dir(&repo().join("tests/torture/generated/ts"), &src.join("gen"));
     std::fs::write(src.join("main.ts"), TS_DRIVER).unwrap();
     std::fs::write(src.join("package.json"), "{\"type\":\"module\"}\n").unwrap();
     let tsconfig = serde_json::json!({

@@ -9,26 +9,12 @@
 mod common;
 
 use common::binary::{layout, reseal};
+use common::copy_dir;
 use std::path::Path;
 use std::process::Command;
 
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let name = e.file_name();
-        if name == "target" {
-            continue;
-        }
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &to.join(&name));
-        } else {
-            std::fs::copy(e.path(), to.join(&name)).unwrap();
-        }
-    }
 }
 
 /// Write `text` unless the file already holds it (keeps cargo's cache warm between runs).

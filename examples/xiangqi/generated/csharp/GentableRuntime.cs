@@ -121,7 +121,8 @@ namespace Xiangqi.GameConfig
         private const byte ArrayFrame = 0, ObjectFrame = 1, MapFrame = 2;
         private const long MaxSafe = 9007199254740991L;
         private static readonly global::System.Text.UTF8Encoding Utf8 = new global::System.Text.UTF8Encoding(false, true);
-        private static readonly double[] Pow10 = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+        /// <summary>10^0 … 10^22, exact doubles: a decimal's scale (Clinger's fast path here; the binary format's decimal numbers).</summary>
+        internal static readonly double[] Pow10 = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
 
         private struct Frame
         {
@@ -1242,7 +1243,6 @@ namespace Xiangqi.GameConfig
         private int pos;
         private string[] strings;
         private int next;
-        private static readonly double[] Pow10 = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
 
         /// <summary>The row being read (for messages), or -1 before the rows.</summary>
         internal int Row = -1;
@@ -1546,7 +1546,7 @@ namespace Xiangqi.GameConfig
             long m = this.Zigzag();
             if (m >= 1000000000000000L || m <= -1000000000000000L) throw this.Error("a number's decimal digits exceed 15");
             int e = tag - 22;
-            return e >= 0 ? (double)m * Pow10[e] : (double)m / Pow10[-e];
+            return e >= 0 ? (double)m * GentableReader.Pow10[e] : (double)m / GentableReader.Pow10[-e];
         }
 
         private long Signed(long min, long max)
