@@ -355,7 +355,11 @@ pub fn run(req: &Request) -> Outcome {
         for (f, word, what) in listed {
             let path = dir.join(f).display().to_string();
             if req.format == Format::Human {
-                out.out(format!("{word}: {path}\n"));
+                let line = match word {
+                    "stale" => crate::diag::lang::frame(req.lang, "stale: {}", &[&path]),
+                    _ => crate::diag::lang::frame(req.lang, "extra: {}", &[&path]),
+                };
+                out.out(format!("{line}\n"));
             }
             stale_diags.push(
                 Diagnostic::file_error(Code::StaleFile, path.clone(), format!("{path} {what}"))

@@ -6,9 +6,10 @@
 //! English exactly (the doc comments of `cli/mod.rs`; a unit test fails for a text without one). In
 //! Chinese the help also says in Chinese what clap would print in English around it: the headings (用法,
 //! 命令, 参数, 选项), a default value (默认) and the possible values (可选值, each with its own help), and the
-//! `-h`/`--help`, `-V`/`--version` and `help` entries. A usage error (an unknown flag, a bad value) is
-//! explained in one Chinese line before clap's English text, which is kept: it names the flag and offers
-//! the closest one.
+//! `-h`/`--help`, `-V`/`--version` and `help` entries, with full-width colons after the headings and
+//! Chinese placeholders (`<项目文件>`, `[选项]`: [`PLACEHOLDERS`]). A usage error (an unknown flag, a
+//! missing or bad value, …) is said in Chinese instead of clap's English, with the same facts
+//! ([`error_text`]).
 
 use crate::diag::lang::Lang;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
@@ -59,15 +60,78 @@ pub fn zh(en: &str) -> Option<&'static str> {
     ZH.iter().find(|(e, _)| *e == en).map(|(_, z)| *z)
 }
 
-/// The help layout in Chinese: clap's default with its heading `Usage:` in Chinese.
-const TEMPLATE: &str = "{before-help}{about-with-newline}\n用法：{usage}\n\n{all-args}{after-help}";
+/// (English placeholder of an argument's value — clap's value name, or the argument's id in capitals —,
+/// Chinese) for the Chinese help and usage: `--config <项目文件>`, `gentable diff [选项] [旧版本] [新版本]`.
+/// `warnings` (`--deny warnings`) is the value itself and stays.
+pub const PLACEHOLDERS: &[(&str, &str)] = &[
+    ("CONFIG", "项目文件"),
+    ("MESSAGE_FORMAT", "格式"),
+    ("FORMAT", "格式"),
+    ("LANG", "语言"),
+    ("MS", "毫秒"),
+    ("CODE", "代码"),
+    ("OLD", "旧版本"),
+    ("NEW", "新版本"),
+    ("OUT", "文件夹"),
+    ("FILE", "文件"),
+    ("CONF", "配置文件"),
+    ("TIME_ZONE", "时区"),
+    ("DIR", "目录"),
+    ("SHEET", "工作表"),
+];
 
-/// `cmd` (the derived command tree, not yet built) with its texts in `lang`: itself in English.
+/// The Chinese placeholder of an English one ([`PLACEHOLDERS`]), if it has one (not `N`, `warnings`).
+fn placeholder(en: &str) -> Option<&'static str> {
+    PLACEHOLDERS.iter().find(|(e, _)| *e == en).map(|(_, z)| *z)
+}
+
+/// The help layout in Chinese: clap's default (about, usage, then the commands, arguments and options),
+/// its headings in Chinese with full-width colons (`用法：`, `命令：`, `参数：`, `选项：`); a section is
+/// there only when the command has something in it.
+fn template(subcommands: bool, positionals: bool) -> String {
+    let mut t = String::from("{before-help}{about-with-newline}\n用法：{usage}\n");
+    if subcommands {
+        t.push_str("\n命令：\n{subcommands}\n");
+    }
+    if positionals {
+        t.push_str("\n参数：\n{positionals}\n");
+    }
+    t.push_str("\n选项：\n{options}\n{after-help}");
+    t
+}
+
+/// `cmd` (the derived command tree, not yet built) with its texts in `lang`: itself in English; in
+/// Chinese built, its usage lines in Chinese too (`[选项]` for clap's `[OPTIONS]`).
 pub fn localize(cmd: Command, lang: Lang) -> Command {
     match lang {
         Lang::En => cmd,
-        Lang::Zh => chinese(cmd, true),
+        Lang::Zh => {
+            let mut cmd = chinese(cmd, true);
+            cmd.build();
+            usages(cmd)
+        }
     }
+}
+
+/// `cmd` (built) and its subcommands with their usage in Chinese: clap's own usage line, whose
+/// placeholders are Chinese already ([`PLACEHOLDERS`]), with `[选项]` for its fixed `[OPTIONS]`.
+fn usages(mut cmd: Command) -> Command {
+    let en = cmd.render_usage().to_string();
+    let u = en.strip_prefix("Usage: ").unwrap_or(&en).trim_end();
+    let zh = u.replace("[OPTIONS]", "[选项]");
+    each_subcommand(cmd.override_usage(zh), usages)
+}
+
+/// `cmd` with `f` applied to each of its subcommands.
+fn each_subcommand(mut cmd: Command, f: impl Fn(Command) -> Command) -> Command {
+    let subs: Vec<String> = cmd
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    for s in subs {
+        cmd = cmd.mut_subcommand(s, &f);
+    }
+    cmd
 }
 
 fn chinese(mut cmd: Command, root: bool) -> Command {
@@ -85,8 +149,12 @@ fn chinese(mut cmd: Command, root: bool) -> Command {
     for id in ids {
         cmd = cmd.mut_arg(id, chinese_arg);
     }
+    let sections = template(
+        cmd.has_subcommands(),
+        cmd.get_positionals().next().is_some(),
+    );
     cmd = cmd
-        .help_template(TEMPLATE)
+        .help_template(sections)
         .subcommand_help_heading("命令")
         .subcommand_value_name("命令")
         .disable_help_flag(true)
@@ -108,19 +176,13 @@ fn chinese(mut cmd: Command, root: bool) -> Command {
                 .help_heading("选项"),
         );
     }
-    let subs: Vec<String> = cmd
-        .get_subcommands()
-        .map(|s| s.get_name().to_string())
-        .collect();
-    for s in subs {
-        cmd = cmd.mut_subcommand(s, |c| chinese(c, false));
-    }
+    cmd = each_subcommand(cmd, |c| chinese(c, false));
     if cmd.has_subcommands() {
         // clap's own `help` subcommand, which it adds when the tree is built: ours, in Chinese.
         cmd = cmd.disable_help_subcommand(true).subcommand(
             Command::new("help")
                 .about("打印这段帮助，或给定命令的帮助")
-                .help_template(TEMPLATE)
+                .help_template(template(false, true))
                 .disable_help_flag(true)
                 .arg(
                     Arg::new("command")
@@ -171,6 +233,20 @@ fn chinese_arg(mut a: Arg) -> Arg {
     if let Some(t) = text {
         a = a.help(t);
     }
+    if a.get_action().takes_values() {
+        let names: Vec<clap::builder::Str> = match a.get_value_names() {
+            Some(v) => v
+                .iter()
+                .map(|n| placeholder(n.as_str()).map_or_else(|| n.clone(), Into::into))
+                .collect(),
+            None => placeholder(&a.get_id().as_str().to_uppercase())
+                .map(|z| vec![z.into()])
+                .unwrap_or_default(),
+        };
+        if !names.is_empty() {
+            a = a.value_names(names);
+        }
+    }
     let heading = if a.is_positional() {
         "参数"
     } else {
@@ -179,45 +255,191 @@ fn chinese_arg(mut a: Arg) -> Arg {
     a.help_heading(heading)
 }
 
-/// A usage error's explanation in Chinese (one line, before clap's English text), or `None` for what is
-/// no error (`--help`, `--version`).
-pub fn error_line(e: &clap::Error) -> Option<String> {
-    let ctx = |k: ContextKind| match e.get(k) {
+/// A usage error in Chinese — what clap says in English, fact for fact: the argument, the value, the
+/// possible values, the suggestion, the usage line and where to read more — or `None` for what is no error
+/// (`--help`, `--version`) and for the errors clap raises about its own output (`Io`, `Format`), which it
+/// prints itself. The error comes from the Chinese tree ([`localize`]), so its argument names and usage
+/// carry the Chinese placeholders. Text clap adds that this function does not know (a suggestion of a
+/// later clap version, a value parser's message) is given after a Chinese lead-in, never dropped.
+pub fn error_text(e: &clap::Error) -> Option<String> {
+    let string = |k: ContextKind| match e.get(k) {
         Some(ContextValue::String(s)) => Some(s.clone()),
-        Some(ContextValue::Strings(v)) => Some(v.join("、")),
         _ => None,
     };
-    let arg = ctx(ContextKind::InvalidArg).unwrap_or_default();
-    let line = match e.kind() {
+    let strings = |k: ContextKind| match e.get(k) {
+        Some(ContextValue::Strings(v)) => Some(v.clone()),
+        Some(ContextValue::String(s)) => Some(vec![s.clone()]),
+        _ => None,
+    };
+    let number = |k: ContextKind| match e.get(k) {
+        Some(ContextValue::Number(n)) => Some(*n),
+        _ => None,
+    };
+    let quoted = |v: &[String]| {
+        v.iter()
+            .map(|s| format!("'{s}'"))
+            .collect::<Vec<_>>()
+            .join("、")
+    };
+    let arg = string(ContextKind::InvalidArg);
+    let value = string(ContextKind::InvalidValue);
+    let mut out = String::from("错误：");
+    match e.kind() {
         ErrorKind::DisplayHelp
         | ErrorKind::DisplayVersion
-        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => return None,
-        ErrorKind::UnknownArgument => format!("错误：不认识的参数 {arg}"),
-        ErrorKind::InvalidSubcommand => format!(
-            "错误：没有命令 {}",
-            ctx(ContextKind::InvalidSubcommand).unwrap_or_default()
-        ),
-        ErrorKind::InvalidValue => format!(
-            "错误：{arg} 的值 {} 无效",
-            ctx(ContextKind::InvalidValue).unwrap_or_default()
-        ),
-        ErrorKind::MissingRequiredArgument => format!("错误：缺少必需的参数 {arg}"),
-        ErrorKind::MissingSubcommand => "错误：缺少命令".to_string(),
-        ErrorKind::NoEquals | ErrorKind::ValueValidation => format!("错误：{arg} 的值有误"),
-        ErrorKind::TooManyValues | ErrorKind::TooFewValues | ErrorKind::WrongNumberOfValues => {
-            format!("错误：{arg} 的值的个数不对")
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+        | ErrorKind::Io
+        | ErrorKind::Format => return None,
+        ErrorKind::UnknownArgument => {
+            out.push_str(&format!("不认识的参数 '{}'", arg.unwrap_or_default()))
         }
-        ErrorKind::ArgumentConflict => format!("错误：{arg} 不能与其他参数同时使用"),
-        _ => "错误：命令行有误".to_string(),
-    };
-    let mut line = line.trim_end().to_string();
-    if let Some(s) =
-        ctx(ContextKind::SuggestedArg).or_else(|| ctx(ContextKind::SuggestedSubcommand))
-    {
-        line.push_str(&format!("（是不是想写 {s}？）"));
+        ErrorKind::InvalidSubcommand => out.push_str(&format!(
+            "不认识的命令 '{}'",
+            string(ContextKind::InvalidSubcommand).unwrap_or_default()
+        )),
+        ErrorKind::InvalidValue => {
+            let arg = arg.unwrap_or_default();
+            match value.as_deref() {
+                None | Some("") => out.push_str(&format!("'{arg}' 需要一个值，但没有给出")),
+                Some(v) => out.push_str(&format!("'{arg}' 的值 '{v}' 无效")),
+            }
+            if let Some(v) = strings(ContextKind::ValidValue).filter(|v| !v.is_empty()) {
+                out.push_str(&format!("\n  ［可选值：{}］", v.join("、")));
+            }
+        }
+        ErrorKind::ValueValidation => {
+            out.push_str(&format!(
+                "'{}' 的值 '{}' 无效",
+                arg.unwrap_or_default(),
+                value.unwrap_or_default()
+            ));
+            if let Some(source) = std::error::Error::source(e) {
+                out.push_str(&format!("：{}", value_error(&source.to_string())));
+            }
+        }
+        ErrorKind::MissingRequiredArgument => {
+            out.push_str("缺少以下必需的参数：");
+            for a in strings(ContextKind::InvalidArg).unwrap_or_default() {
+                out.push_str(&format!("\n  {a}"));
+            }
+        }
+        ErrorKind::MissingSubcommand => {
+            out.push_str(&format!(
+                "'{}' 需要一个子命令，但没有给出",
+                string(ContextKind::InvalidSubcommand).unwrap_or_default()
+            ));
+            if let Some(v) = strings(ContextKind::ValidSubcommand).filter(|v| !v.is_empty()) {
+                out.push_str(&format!("\n  ［子命令：{}］", v.join("、")));
+            }
+        }
+        ErrorKind::ArgumentConflict => {
+            let arg = arg.or_else(|| string(ContextKind::InvalidSubcommand));
+            match (arg, e.get(ContextKind::PriorArg)) {
+                (Some(a), Some(ContextValue::String(p))) if *p == a => {
+                    out.push_str(&format!("参数 '{a}' 只能给出一次"))
+                }
+                (Some(a), Some(ContextValue::String(p))) => {
+                    out.push_str(&format!("参数 '{a}' 不能与 '{p}' 同时使用"))
+                }
+                (Some(a), Some(ContextValue::Strings(v))) => {
+                    out.push_str(&format!("参数 '{a}' 不能与以下参数同时使用："));
+                    for p in v {
+                        out.push_str(&format!("\n  {p}"));
+                    }
+                }
+                (Some(a), _) => out.push_str(&format!("参数 '{a}' 不能与给出的其他参数同时使用")),
+                (None, _) => out.push_str("有参数不能同时使用"),
+            }
+        }
+        ErrorKind::NoEquals => out.push_str(&format!(
+            "给 '{}' 赋值时需要写等号（=）",
+            arg.unwrap_or_default()
+        )),
+        ErrorKind::TooManyValues => out.push_str(&format!(
+            "'{}' 的值 '{}' 是多余的：不需要更多的值",
+            arg.unwrap_or_default(),
+            value.unwrap_or_default()
+        )),
+        ErrorKind::TooFewValues => out.push_str(&format!(
+            "'{}' 需要 {} 个值，只给出了 {} 个",
+            arg.unwrap_or_default(),
+            number(ContextKind::MinValues).unwrap_or_default(),
+            number(ContextKind::ActualNumValues).unwrap_or_default()
+        )),
+        ErrorKind::WrongNumberOfValues => out.push_str(&format!(
+            "'{}' 需要 {} 个值，但给出了 {} 个",
+            arg.unwrap_or_default(),
+            number(ContextKind::ExpectedNumValues).unwrap_or_default(),
+            number(ContextKind::ActualNumValues).unwrap_or_default()
+        )),
+        ErrorKind::InvalidUtf8 => out.push_str("参数不是有效的 UTF-8 文本"),
+        _ => out.push_str(&format!("命令行有误（clap 的原文：{}）", first_line(e))),
     }
-    line.push_str("。clap 的英文说明如下：");
-    Some(line)
+    let mut tips = vec![];
+    if let Some(v) = strings(ContextKind::SuggestedSubcommand).filter(|v| !v.is_empty()) {
+        tips.push(format!("有相近的命令：{}", quoted(&v)));
+    }
+    if let Some(v) = strings(ContextKind::SuggestedArg).filter(|v| !v.is_empty()) {
+        tips.push(format!("有相近的参数：{}", quoted(&v)));
+    }
+    if let Some(v) = strings(ContextKind::SuggestedValue).filter(|v| !v.is_empty()) {
+        tips.push(format!("有相近的值：{}", quoted(&v)));
+    }
+    if let Some(ContextValue::StyledStrs(v)) = e.get(ContextKind::Suggested) {
+        tips.extend(v.iter().map(|t| suggestion(&t.to_string())));
+    }
+    if !tips.is_empty() {
+        out.push('\n');
+        for t in tips {
+            out.push_str(&format!("\n  提示：{t}"));
+        }
+    }
+    if let Some(ContextValue::StyledStr(u)) = e.get(ContextKind::Usage) {
+        let u = u.to_string();
+        let u = u.strip_prefix("Usage: ").unwrap_or(&u).trim_end();
+        out.push_str(&format!("\n\n用法：{u}"));
+    }
+    out.push_str("\n\n更多信息请运行 '--help'。\n");
+    Some(out)
+}
+
+/// The first line of clap's own text of `e` without its `error: ` (for a kind [`error_text`] does not know).
+fn first_line(e: &clap::Error) -> String {
+    let t = e.render().to_string();
+    let l = t.lines().next().unwrap_or("");
+    l.strip_prefix("error: ").unwrap_or(l).to_string()
+}
+
+/// One of clap's suggestions (`ContextKind::Suggested`) in Chinese.
+fn suggestion(en: &str) -> String {
+    let quoted = |s: &str| -> Option<(String, String)> {
+        let (a, rest) = s
+            .strip_prefix("to pass '")?
+            .split_once("' as a value, use '")?;
+        Some((a.to_string(), rest.strip_suffix('\'')?.to_string()))
+    };
+    if let Some((a, b)) = quoted(en) {
+        return format!("要把 '{a}' 当作值传入，请写 '{b}'");
+    }
+    if let Some(a) = en
+        .strip_prefix('\'')
+        .and_then(|r| r.strip_suffix("' exists"))
+    {
+        return format!("有 '{a}'");
+    }
+    format!("clap 的提示：{en}")
+}
+
+/// A value parser's complaint (the standard library's number parsing) in Chinese, else after a lead-in.
+fn value_error(en: &str) -> String {
+    match en {
+        "invalid digit found in string" => "含有不是数字的字符".to_string(),
+        "cannot parse integer from empty string" => "空文本不是整数".to_string(),
+        "number too large to fit in target type" => "数字太大".to_string(),
+        "number too small to fit in target type" => "数字太小".to_string(),
+        "invalid float literal" => "不是有效的小数".to_string(),
+        _ => format!("解析器的原文：{en}"),
+    }
 }
 
 #[cfg(test)]

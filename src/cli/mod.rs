@@ -256,8 +256,9 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> u8 {
         Err(e) => {
             // `--help` and `--version` are not errors; usage errors exit with 2 (clap's own code).
             if lang == Lang::Zh {
-                if let Some(line) = help::error_line(&e) {
-                    eprintln!("{line}");
+                if let Some(text) = help::error_text(&e) {
+                    eprint!("{text}");
+                    return e.exit_code().clamp(0, 255) as u8;
                 }
             }
             let _ = e.print();

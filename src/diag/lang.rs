@@ -11,7 +11,9 @@
 //!   `{w}` for a copied part without spaces (a path, a JSON pointer: `{w} allows {t}` cannot swallow a list),
 //!   `{t}` for a part that is itself translated (an inner message, a type in words such as "an integer"),
 //!   `{e}` for another library's text (an operating-system or JSON parser error: translated when a template
-//!   matches it, else copied); the Chinese template names the parts `{0}`, `{1}`, … in its own order. The
+//!   matches it, else copied), `{m}` for the TOML parser's message about a bad `gentable.toml` (translated
+//!   by its structure, [`super::foreign`], or by a serde template; else a Chinese lead-in before the
+//!   original words, for a text a later parser version adds); the Chinese template names the parts `{0}`, `{1}`, … in its own order. The
 //!   most specific template (most literal text) that matches *whole* wins. A message no template matches
 //!   whole stays all English — never half Chinese — and `tests/messages.rs` fails for every message of the
 //!   test corpora (diagnostic cases, fidelity suite, torture set, examples, real data) that has none;
@@ -150,6 +152,7 @@ enum Part {
     Copied,
     Translated,
     Foreign,
+    Parser,
 }
 
 /// A line or a label of a designer tool's output — the frame of `gentable diff`, `report`, `watch` and
@@ -215,6 +218,7 @@ fn pattern(en: &str) -> (String, Vec<Part>, usize) {
             ("{w}", Part::Copied, r"(\S+?)"),
             ("{t}", Part::Translated, "(.+?)"),
             ("{e}", Part::Foreign, "(.+?)"),
+            ("{m}", Part::Parser, "(.+?)"),
         ]
         .iter()
         .filter_map(|(p, t, g)| rest.find(p).map(|i| (i, p.len(), *t, *g)))
@@ -353,6 +357,12 @@ fn translate_in(
     if let Some(zh) = super::list::chinese(text) {
         return Some(zh);
     }
+    // Another library's text known by its structure (the TOML parser's messages, serde's name lists).
+    if !shape {
+        if let Some(zh) = super::foreign::chinese(text) {
+            return Some(zh);
+        }
+    }
     let c = catalog();
     let mut matches: Vec<usize> = c.set.matches(text).into_iter().collect();
     // The most specific template first; the first that matches whole wins.
@@ -388,7 +398,16 @@ fn translate_in(
                     Some(z) => z,
                     None => continue 'templates,
                 },
-                Part::Foreign if shape && s.chars().all(|c| c == '\u{1}') => s.to_string(),
+                Part::Foreign | Part::Parser if shape && s.chars().all(|c| c == '\u{1}') => {
+                    s.to_string()
+                }
+                Part::Parser => match translate_in(s, depth + 1, foreign, shape) {
+                    Some(z) => z,
+                    None => {
+                        copied.push(s.to_string());
+                        super::foreign::toml_or_lead_in(s)
+                    }
+                },
                 Part::Foreign => match translate_in(s, depth + 1, foreign, shape) {
                     Some(z) => z,
                     None => {

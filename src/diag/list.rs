@@ -111,6 +111,12 @@ pub fn series<T: Display>(items: impl IntoIterator<Item = T>) -> String {
     List::new(Joiner::Series).items(items).text()
 }
 
+/// The Chinese form of a list whose items are already in Chinese or copied (another library's list taken
+/// apart by [`super::foreign`]): `a、b 或 c`.
+pub fn chinese_of(joiner: Joiner, items: &[String]) -> String {
+    render(joiner, items, 0, true)
+}
+
 fn render(joiner: Joiner, items: &[String], more: usize, zh: bool) -> String {
     let (sep, word) = match (joiner, zh) {
         (Joiner::Or, false) => (", ", " or "),

@@ -11,6 +11,7 @@
 //! [`sarif`] writes a run's diagnostics as a SARIF log.
 
 pub mod code;
+pub mod foreign;
 pub use code::{Class, Code};
 pub mod hint;
 pub mod lang;

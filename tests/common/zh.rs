@@ -150,3 +150,127 @@ pub fn problems_of(toml: &Path, origin: &str) -> (usize, Vec<String>) {
     }
     (en.len(), out)
 }
+
+/// The English words (three ASCII letters or more) of a text gentable printed in Chinese that are not
+/// code, paths, identifiers or values, for the sweeps of `tests/messages.rs`; `names` are the words the
+/// caller's own input holds (a table's or a field's name, a cell's text) and the names of the tools and
+/// formats a Chinese sentence writes in Latin letters ([`LATIN_NAMES`]).
+///
+/// Not counted: what stands in quotes (`'…'`, `"…"`, `` `…` ``, `「…」`, `“…”`: a flag, a value, a cell's
+/// text); the parser's picture of a line (`4 | name = …`, `  |   ^`); and a token (a run without spaces or
+/// Chinese) that is a flag (`-c`, `--lang`), a path or a file name (`/`, `\`, a dot between letters:
+/// `gentable.toml`, `a.b`), an identifier with `_`, a digit or an inner capital (`sheet_cells`, `GT0302`,
+/// `PieceType`), a `key=value` or a `<placeholder>`. Every other word counts, capitalised or not: `Usage`,
+/// `error`, `invalid` and `OFFSET` all do.
+pub fn english_words(text: &str, names: &[&str]) -> Vec<String> {
+    let mut found = vec![];
+    for line in text.lines() {
+        let t = line.trim_start();
+        // The TOML parser's picture of the user's line: `4 | text`, `  |`, `  |     ^^^`.
+        if t.starts_with('|')
+            || t.split_once(" | ")
+                .is_some_and(|(n, _)| n.chars().all(|c| c.is_ascii_digit()))
+        {
+            continue;
+        }
+        let mut outside = String::with_capacity(line.len());
+        let mut close: Option<char> = None;
+        let mut prev = ' ';
+        for ch in line.chars() {
+            match close {
+                Some(c) if ch == c => {
+                    close = None;
+                    outside.push(' ');
+                }
+                Some(_) => {}
+                // An apostrophe inside a word (`clap's`) opens no quote.
+                None if ch == '\'' && prev.is_ascii_alphanumeric() => outside.push(ch),
+                None => match ch {
+                    '\'' | '"' | '`' => close = Some(ch),
+                    '「' => close = Some('」'),
+                    '“' => close = Some('”'),
+                    '<' => close = Some('>'),
+                    c => outside.push(c),
+                },
+            }
+            prev = ch;
+        }
+        let tokens = outside.split(|c: char| c.is_whitespace() || !c.is_ascii());
+        for tok in tokens {
+            let tok = tok.trim_matches(|c: char| ",;:!?()[]{}".contains(c));
+            let letters = |c: char| c.is_ascii_alphabetic();
+            if tok.is_empty()
+                || tok.starts_with('-')
+                || tok.contains([
+                    '/', '\\', '_', '=', '@', '#', '$', '%', '&', '+', '*', '~', '|',
+                ])
+                || tok.chars().any(|c| c.is_ascii_digit())
+                || tok.char_indices().any(|(i, c)| {
+                    c == '.' && tok[..i].ends_with(letters) && tok[i + 1..].starts_with(letters)
+                })
+                || tok.chars().skip(1).any(|c| c.is_ascii_uppercase())
+                    && tok.chars().any(|c| c.is_ascii_lowercase())
+            {
+                continue;
+            }
+            for w in tok.split(|c: char| !c.is_ascii_alphabetic()) {
+                if w.len() >= 3 && !names.contains(&w) && !LATIN_NAMES.contains(&w) {
+                    found.push(format!("{w:?} in {line:?}"));
+                }
+            }
+        }
+    }
+    found
+}
+
+/// Names a Chinese sentence writes in Latin letters: tools, languages, formats and standards
+/// ([`english_words`]).
+pub const LATIN_NAMES: &[&str] = &[
+    "gentable",
+    "Rust",
+    "TypeScript",
+    "JSON",
+    "Schema",
+    "CSV",
+    "Excel",
+    "TOML",
+    "HTML",
+    "SVG",
+    "SARIF",
+    "Luban",
+    "Unicode",
+    "UTF",
+    "BOM",
+    "NFC",
+    "ASCII",
+    "HEAD",
+    "git",
+    "clap",
+    "ODS",
+    "XLSX",
+    "XLS",
+    "XLSB",
+    "Markdown",
+    "Ctrl",
+    "GitHub",
+    "CEL",
+    "RFC",
+    "JCS",
+    "BLAKE",
+    "YYYY",
+    "MM",
+    "DD",
+    "HH",
+    "SS",
+    "ZIP",
+    "EOCD",
+    "CFB",
+    "OLE",
+    "Office",
+];
+
+/// gentable's command names, typed as they are in every language (`gentable build`, `import luban`).
+pub const COMMANDS: &[&str] = &[
+    "build", "check", "config", "schema", "explain", "diff", "report", "textconv", "watch",
+    "import", "luban", "init", "infer", "help",
+];
