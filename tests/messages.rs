@@ -899,6 +899,12 @@ fn every_usage_error_reads_in_chinese() {
             "错误：不认识的参数 'c'\n\n用法：gentable diff [选项] [旧版本] [新版本]\n",
             &["unexpected argument 'c' found"],
         ),
+        // clap's own tip for a dash-led positional value.
+        (
+            &["explain", "-x"],
+            "错误：不认识的参数 '-x'\n\n  提示：要把 '-x' 当作值传入，请写 '-- -x'\n\n用法：gentable explain [选项] <代码>\n",
+            &["unexpected argument '-x' found", "tip: to pass '-x' as a value, use '-- -x'"],
+        ),
         // An invalid value with the possible values, and with the closest one.
         (
             &["build", "--message-format", "yml"],

@@ -38,7 +38,7 @@ pub fn toml(text: &str) -> Option<String> {
     let items = expected_items(expected)?;
     let list = chinese_of(Joiner::Or, &items);
     // A space between 应为 and a literal, none before a Chinese word (`应为 `=``, `应为换行`).
-    let space = if super::lang::has_cjk(&list[..list.chars().next().map_or(0, char::len_utf8)]) {
+    let space = if list.chars().next().is_some_and(cjk) {
         ""
     } else {
         " "
@@ -113,6 +113,11 @@ fn item_zh(item: &str) -> Option<String> {
         return Some(item.to_string());
     }
     lookup(super::zh::TOML_EXPECTED, item).map(str::to_string)
+}
+
+/// A CJK ideograph or CJK/full-width punctuation.
+fn cjk(c: char) -> bool {
+    matches!(c as u32, 0x3000..=0x303f | 0x4e00..=0x9fff | 0xff00..=0xffef)
 }
 
 fn lookup(table: &[(&str, &'static str)], en: &str) -> Option<&'static str> {
@@ -239,7 +244,7 @@ mod tests {
             let mut seen = std::collections::HashSet::new();
             for (en, zh) in table {
                 assert!(seen.insert(*en), "{en:?} twice");
-                assert!(super::super::lang::has_cjk(zh), "{en:?} → {zh:?}");
+                assert!(zh.chars().any(cjk), "{en:?} → {zh:?}");
             }
         }
     }
