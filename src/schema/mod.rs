@@ -18,6 +18,7 @@ pub use keywords::{enum_values, member_idents, parse_offset, string_list};
 pub use set::{
     encode_refs, load_dir, percent_decode, percent_encode, schema_uri, SchemaSet, BASE_URI,
 };
+pub use typer::ANNOTATIONS;
 
 use crate::diag::Code;
 use crate::diag::{Diagnostic, Severity};

@@ -36,8 +36,8 @@ use serde_json::Value as J;
 use std::collections::{BTreeMap, HashMap};
 
 /// Keywords that say nothing about the value (annotations) or belong to gentable's field description:
-/// a schema made only of these allows every value.
-const ANNOTATIONS: &[&str] = &[
+/// a schema made only of these allows every value (also the keywords `validate::native` never checks).
+pub const ANNOTATIONS: &[&str] = &[
     "$schema",
     "$id",
     "$comment",

@@ -91,21 +91,16 @@ pub fn row_to_json(project: &Project, schema: &TableSchema, row: &Row) -> J {
     J::Object(m)
 }
 
-/// Validate every row of every table against its JSON Schema.
-pub fn rows(
-    project: &Project,
-    set: &SchemaSet,
-    schemas: &[TableSchema],
-    diags: &mut Vec<Diagnostic>,
-) {
-    // Registered copies with percent-encoded `$ref`s, so that non-ASCII file names resolve.
+/// The registry of every schema file of `set` (percent-encoded `$ref`s, so that non-ASCII file names
+/// resolve), or the diagnostics that say why it cannot be made.
+fn registry(set: &SchemaSet, diags: &mut Vec<Diagnostic>) -> Option<jsonschema::Registry<'static>> {
     let encoded: Vec<(&String, serde_json::Value)> = set
         .files
         .iter()
         .map(|(name, doc)| (name, crate::schema::encode_refs(doc)))
         .collect();
     let mut builder = jsonschema::Registry::new();
-    for (name, doc) in &encoded {
+    for (name, doc) in encoded {
         builder = match builder.add(crate::schema::schema_uri(name), doc) {
             Ok(b) => b,
             Err(e) => {
@@ -114,12 +109,12 @@ pub fn rows(
                     set.rel(name),
                     format!("schema cannot be registered: {e}"),
                 ));
-                return;
+                return None;
             }
         };
     }
-    let registry = match builder.prepare() {
-        Ok(r) => r,
+    match builder.prepare() {
+        Ok(r) => Some(r),
         Err(referencing::Error::UnknownSpecification { specification }) => {
             // A `$schema` naming a custom meta-schema at a URL: it would have to be fetched.
             let files: Vec<&String> = set
@@ -145,7 +140,7 @@ pub fn rows(
                     message.clone(),
                 ));
             }
-            return;
+            None
         }
         Err(e) => {
             // The schema stage resolves with the same registry and reports the reference that does not
@@ -157,22 +152,41 @@ pub fn rows(
                     format!("schemas cannot be resolved: {e}"),
                 ));
             }
-            return;
+            None
         }
+    }
+}
+
+/// The compiled validator of table schema `ts` ([`super::native::options`], the folder's registry).
+fn validator(
+    set: &SchemaSet,
+    registry: &jsonschema::Registry<'static>,
+    ts: &TableSchema,
+) -> Result<jsonschema::Validator, String> {
+    super::native::options(set.formats)
+        .with_registry(registry)
+        .with_base_uri(crate::schema::schema_uri(&ts.schema_file))
+        .build(&crate::schema::encode_refs(&ts.root))
+        .map_err(|e| e.to_string())
+}
+
+/// Validate every row of every table against its JSON Schema. A row of a table whose schema the native
+/// checker covers ([`super::native::Plan`]) and that it finds valid is not converted to JSON; every other
+/// row is validated by `jsonschema`, whose findings are the diagnostics.
+pub fn rows(
+    project: &Project,
+    set: &SchemaSet,
+    schemas: &[TableSchema],
+    diags: &mut Vec<Diagnostic>,
+) {
+    let Some(registry) = registry(set, diags) else {
+        return;
     };
     for ts in schemas {
         let Some(table) = project.table(&ts.name) else {
             continue;
         };
-        let validator = match jsonschema::options()
-            .offline()
-            .with_draft(jsonschema::Draft::Draft202012)
-            .should_validate_formats(set.formats)
-            .with_format("duration", duration_format)
-            .with_registry(&registry)
-            .with_base_uri(crate::schema::schema_uri(&ts.schema_file))
-            .build(&crate::schema::encode_refs(&ts.root))
-        {
+        let validator = match validator(set, &registry, ts) {
             Ok(v) => v,
             Err(e) => {
                 diags.push(Diagnostic::file_error(
@@ -183,7 +197,11 @@ pub fn rows(
                 continue;
             }
         };
+        let plan = super::native::Plan::new(project, set, ts);
         for row in &table.rows {
+            if plan.check(ts, row) == Some(true) {
+                continue;
+            }
             let inst = row_to_json(project, ts, row);
             for err in validator.iter_errors(&inst) {
                 let path = err.instance_path().as_str().to_string();
@@ -248,12 +266,6 @@ fn about_failed(
             .is_some_and(|i| row.failed(i)),
         _ => false,
     }
-}
-
-/// `format: duration` is gentable's duration grammar (ISO 8601 or units, docs/conventions.md §3), the one
-/// its duration fields are read with; their canonical text (`PT5400S`, `-PT0.500S`) passes it.
-fn duration_format(s: &str) -> bool {
-    crate::typing::cell::time::parse_duration(s).is_ok()
 }
 
 /// The validator's finding in words: its own text, except where the text holds a list (`enum` members,
@@ -383,4 +395,67 @@ pub fn rows_parallel(
             diags.push(x);
         }
     }
+}
+
+/// How the two validation paths decided the rows of a project ([`compare_paths`]).
+#[derive(Clone, Debug, Default)]
+pub struct Comparison {
+    /// Rows compared (rows with a failed cell are left out: neither path sees them whole).
+    pub rows: usize,
+    /// Tables the native checker covers, and the others with the reason.
+    pub covered: Vec<String>,
+    pub uncovered: Vec<(String, String)>,
+    /// Rows of covered tables the native checker found valid, invalid, or could not decide.
+    pub native_valid: usize,
+    pub native_invalid: usize,
+    pub undecided: usize,
+    /// Rows `jsonschema` found invalid.
+    pub invalid: usize,
+    /// Every row where the paths disagree: `table row N: native … , jsonschema …` with the instance.
+    pub disagreements: Vec<String>,
+}
+
+/// Run both paths on every row of `schemas`' tables in `project`: the native plan
+/// ([`super::native::Plan::check`]) and the `jsonschema` validator on [`row_to_json`]; see [`Comparison`].
+/// Used by `tests/native_validation.rs` to prove that a row the native checker passes has no finding.
+pub fn compare_paths(project: &Project, set: &SchemaSet, schemas: &[TableSchema]) -> Comparison {
+    let mut out = Comparison::default();
+    let mut diags = vec![];
+    let Some(registry) = registry(set, &mut diags) else {
+        return out;
+    };
+    for ts in schemas {
+        let (Some(table), Ok(validator)) = (project.table(&ts.name), validator(set, &registry, ts))
+        else {
+            continue;
+        };
+        let plan = super::native::Plan::new(project, set, ts);
+        match plan.covered() {
+            Ok(()) => out.covered.push(ts.name.clone()),
+            Err(why) => out.uncovered.push((ts.name.clone(), why.to_string())),
+        }
+        for (i, row) in table.rows.iter().enumerate() {
+            if row.any_failed() {
+                continue;
+            }
+            out.rows += 1;
+            let inst = row_to_json(project, ts, row);
+            let valid = validator.is_valid(&inst);
+            out.invalid += usize::from(!valid);
+            let native = plan.check(ts, row);
+            match native {
+                Some(true) => out.native_valid += 1,
+                Some(false) => out.native_invalid += 1,
+                None if plan.covered().is_ok() => out.undecided += 1,
+                None => {}
+            }
+            if native.is_some_and(|n| n != valid) {
+                out.disagreements.push(format!(
+                    "{} row {i}: native {native:?}, jsonschema {valid}: {inst}",
+                    ts.name
+                ));
+            }
+        }
+    }
+    out
 }

@@ -14,6 +14,7 @@ pub mod foreign_keys;
 mod gaps;
 pub mod json_schema;
 pub mod keys;
+pub mod native;
 pub mod near_keys;
 pub mod rules;
 pub mod text;
@@ -24,7 +25,8 @@ pub mod views;
 pub use gaps::Gaps;
 
 /// Run every check, in this order:
-/// 1. [`json_schema`]: each row of the checked tables against its JSON Schema;
+/// 1. [`json_schema`]: each row of the checked tables against its JSON Schema (decided on the typed row by
+///    [`native`]'s plan where it covers the table and the row passes; by `jsonschema` otherwise);
 /// 2. [`keys`]: primary and unique keys of every table of `project` (sorts map tables by key), and
 ///    [`near_keys`]: keys of the checked tables that differ only by width, case or spaces (a warning);
 /// 3. [`foreign_keys`]: references from the checked tables into every table of `project`;
