@@ -400,6 +400,76 @@ fn depth(s: &str) -> i32 {
 /// Literals of three English words or more that are no message (file, literal, why).
 const NOT_MESSAGES: &[(&str, &str, &str)] = &[
     (
+        "validate/native.rs",
+        "an open record or a tuple",
+        "why the native validation plan leaves a table to jsonschema (Plan::covered, for tests); never shown",
+    ),
+    (
+        "validate/native.rs",
+        "values of type {}",
+        "why the native validation plan leaves a table to jsonschema (Plan::covered, for tests); never shown",
+    ),
+    (
+        "validate/native.rs",
+        "schemas nest too deep (a recursive $ref)",
+        "why the native validation plan leaves a table to jsonschema (Plan::covered, for tests); never shown",
+    ),
+    (
+        "validate/native.rs",
+        "a schema that accepts nothing",
+        "why the native validation plan leaves a table to jsonschema (Plan::covered, for tests); never shown",
+    ),
+    (
+        "validate/native.rs",
+        "{k} on the row object",
+        "why the native validation plan leaves a table to jsonschema (Plan::covered, for tests); never shown",
+    ),
+    (
+        "validate/native.rs",
+        "an unusual type",
+        "why the native validation plan leaves a table to jsonschema (Plan::covered, for tests); never shown",
+    ),
+    (
+        "validate/native.rs",
+        "a row that is not an object",
+        "why the native validation plan leaves a table to jsonschema (Plan::covered, for tests); never shown",
+    ),
+    (
+        "validate/native.rs",
+        "an enum that is not an array",
+        "why the native validation plan leaves a table to jsonschema (Plan::covered, for tests); never shown",
+    ),
+    (
+        "validate/native.rs",
+        "items that is not a schema",
+        "why the native validation plan leaves a table to jsonschema (Plan::covered, for tests); never shown",
+    ),
+    (
+        "validate/native.rs",
+        "properties that is not an object",
+        "why the native validation plan leaves a table to jsonschema (Plan::covered, for tests); never shown",
+    ),
+    (
+        "validate/native.rs",
+        "properties on a map",
+        "why the native validation plan leaves a table to jsonschema (Plan::covered, for tests); never shown",
+    ),
+    (
+        "validate/native.rs",
+        "required that is not an array",
+        "why the native validation plan leaves a table to jsonschema (Plan::covered, for tests); never shown",
+    ),
+    (
+        "validate/native.rs",
+        "a required name that is not a string",
+        "why the native validation plan leaves a table to jsonschema (Plan::covered, for tests); never shown",
+    ),
+    (
+        "validate/native.rs",
+        "the keyword {k} is not checked natively",
+        "why the native validation plan leaves a table to jsonschema (Plan::covered, for tests); never shown",
+    ),
+    (
         "diag/foreign.rs",
         "cannot extend value of type ",
         "the toml crate's message, taken apart to translate it (zh::TOML_ERRORS)",
