@@ -323,6 +323,69 @@ fn edit_and_compare(c: &Path, k: &Path, rel: &str, from: &str, to: &str, rebuilt
     code
 }
 
+/// A chain of three tables, each referencing the previous one by primary key through a plain table field
+/// (no records): `Area` ← `Town` ← `Shop`.
+fn chain() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("Table")).unwrap();
+    std::fs::create_dir_all(d.join("schema")).unwrap();
+    std::fs::write(
+        d.join("gentable.toml"),
+        "[project]\nname = \"Chain\"\ntables = [\"Table\"]\nschemas = \"schema\"\ngenerated = \"generated\"\n\n\
+         [rust]\ncrate_name = \"chain_tables\"\n\n[csharp]\nnamespace = \"Chain.GameConfig\"\n",
+    )
+    .unwrap();
+    let schema = |name: &str, fk: Option<(&str, &str)>| {
+        let mut props = serde_json::json!({
+            "id": {"type": "integer", "minimum": 1},
+            "name": {"type": "string"},
+        });
+        let mut required = vec!["id", "name"];
+        if let Some((field, target)) = fk {
+            props[field] = serde_json::json!({"type": "integer", "x-gentable-foreignKey": target});
+            required.push(field);
+        }
+        let s = serde_json::json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": name,
+            "type": "object",
+            "x-gentable-primaryKey": "id",
+            "properties": props,
+            "required": required,
+            "additionalProperties": false,
+        });
+        std::fs::write(
+            d.join(format!("schema/{name}.schema.json")),
+            serde_json::to_string_pretty(&s).unwrap(),
+        )
+        .unwrap();
+    };
+    schema("Area", None);
+    schema("Town", Some(("area", "Area")));
+    schema("Shop", Some(("town", "Town")));
+    std::fs::write(d.join("Table/Area.csv"), "id,name\n1,北境\n2,南疆\n").unwrap();
+    std::fs::write(d.join("Table/Town.csv"), "id,name,area\n10,雪原镇,1\n20,沙海城,2\n").unwrap();
+    std::fs::write(d.join("Table/Shop.csv"), "id,name,town\n100,铁匠铺,10\n200,药铺,20\n").unwrap();
+    dir
+}
+
+#[test]
+fn a_table_referenced_by_an_untyped_table_rebuilds_alone() {
+    // Town is referenced by Shop through a table field: a one-table rebuild of Town types Town and Area only,
+    // yet Shop's foreign key is part of Town's key digest (it once was not, and every edit of a referenced
+    // table fell back to a full build).
+    let (cached, clean) = (chain(), chain());
+    let (c, k) = (cached.path(), clean.path());
+    assert_same(c, k);
+    assert_eq!(edit_and_compare(c, k, "Table/Town.csv", "雪原镇", "雪原村", "Town"), 0);
+    assert_eq!(edit_and_compare(c, k, "Table/Shop.csv", "药铺", "药房", "Shop"), 0);
+    assert_eq!(edit_and_compare(c, k, "Table/Area.csv", "南疆", "南境", "Area"), 0);
+    // A key Shop references: the whole project is rebuilt, and finds the dangling reference.
+    assert_eq!(edit_and_compare(c, k, "Table/Town.csv", "20,", "21,", "full"), 1);
+    assert_eq!(edit_and_compare(c, k, "Table/Town.csv", "21,", "20,", "no-op"), 0);
+}
+
 #[test]
 fn one_table_rebuilds_equal_clean_builds() {
     let (cached, clean) = (warchest(), warchest());

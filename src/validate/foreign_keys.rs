@@ -7,7 +7,7 @@
 use super::values::{all_fields, collect_atoms, each_reference, Reference};
 use crate::diag::{Code, Diagnostic};
 use crate::ir::Project;
-use crate::schema::SchemaSet;
+use crate::schema::{SchemaSet, TableSchema};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// Hints ("did you mean") are computed for at most this many missing references per field, so that
@@ -19,36 +19,42 @@ type KeySets<'a> = HashMap<(&'a str, Option<&'a str>), Option<(HashSet<String>, 
 
 fn key_sets(project: &Project) -> KeySets<'_> {
     let mut sets: KeySets = HashMap::new();
-    let mut targets: Vec<(&str, Option<&str>)> = vec![];
     for f in all_fields(project) {
         for (tt, tf) in f.foreign_keys.iter().chain(&f.key_foreign_keys) {
-            targets.push((tt.as_str(), tf.as_deref()));
+            sets.entry((tt.as_str(), tf.as_deref()))
+                .or_insert_with(|| target_values(project, tt, tf.as_deref()));
         }
-    }
-    for (tt, tf) in targets {
-        sets.entry((tt, tf)).or_insert_with(|| {
-            let t = project.table(tt)?;
-            let fi = match tf {
-                Some(f) => t.field_index(f)?,
-                None if t.primary_key.len() == 1 => t.primary_key[0],
-                None => return None,
-            };
-            let mut list = vec![];
-            for r in &t.rows {
-                collect_atoms(&r.values[fi], &mut list);
-            }
-            Some((list.iter().cloned().collect(), list))
-        });
     }
     sets
 }
 
+/// The values of target `(table, field)` (`field` `None`: the single-field primary key) in row order, as a
+/// set and as a list; `None` when the project has no such table or field.
+fn target_values(
+    project: &Project,
+    table: &str,
+    field: Option<&str>,
+) -> Option<(HashSet<String>, Vec<String>)> {
+    let t = project.table(table)?;
+    let fi = match field {
+        Some(f) => t.field_index(f)?,
+        None if t.primary_key.len() == 1 => t.primary_key[0],
+        None => return None,
+    };
+    let mut list = vec![];
+    for r in &t.rows {
+        collect_atoms(&r.values[fi], &mut list);
+    }
+    Some((list.iter().cloned().collect(), list))
+}
+
 /// Per table, BLAKE3 over what other tables' foreign keys can see of it: for every foreign-key target
-/// `(table, field)` declared anywhere in the project (table fields and record fields), the target's values in
-/// row order, as [`check`] lists them for checks and hints. Equal digests mean every reference into the
-/// table checks out, and is reported, exactly as before (the one-table rebuild, [`crate::build::plan`]).
-pub fn key_digests(project: &Project) -> BTreeMap<String, [u8; 32]> {
-    KeyIndex::new(project).digests(project)
+/// `(table, field)` declared anywhere in the project (the fields of every table's schema in `schemas`,
+/// whether or not the table was typed, and record and union fields), the target's values in row order, as
+/// [`check`] lists them for checks and hints. Equal digests mean every reference into the table checks out,
+/// and is reported, exactly as before (the one-table rebuild, [`crate::build::plan`]).
+pub fn key_digests(project: &Project, schemas: &[TableSchema]) -> BTreeMap<String, [u8; 32]> {
+    KeyIndex::new(project).digests(project, schemas)
 }
 
 /// The key sets of every foreign-key target of a project (per `(table, field)`: the values as text, as a set
@@ -61,24 +67,33 @@ impl<'a> KeyIndex<'a> {
         KeyIndex(key_sets(project))
     }
 
-    /// [`key_digests`] of `project`, the project this index was built from.
-    pub fn digests(&self, project: &Project) -> BTreeMap<String, [u8; 32]> {
-        let sets = &self.0;
-        type Target<'a> = (
-            &'a str,
-            Option<&'a str>,
-            &'a Option<(HashSet<String>, Vec<String>)>,
-        );
-        let mut targets: Vec<Target> = sets.iter().map(|((t, f), s)| (*t, *f, s)).collect();
-        targets.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+    /// [`key_digests`] of `project`, the project this index was built from. The targets are taken from
+    /// `schemas` as well as from `project`: a one-table rebuild types only the rebuilt tables and those they
+    /// reference, so the tables that reference a rebuilt one are not in `project`, yet their foreign keys
+    /// are part of what the full build's digest covered.
+    pub fn digests(&self, project: &Project, schemas: &[TableSchema]) -> BTreeMap<String, [u8; 32]> {
+        let mut targets: BTreeSet<(&str, Option<&str>)> = self.0.keys().copied().collect();
+        for f in schemas.iter().flat_map(|ts| ts.fields.iter()) {
+            for (tt, tf) in f.foreign_keys.iter().chain(&f.key_foreign_keys) {
+                targets.insert((tt.as_str(), tf.as_deref()));
+            }
+        }
         let mut out: BTreeMap<String, blake3::Hasher> = project
             .tables
             .iter()
             .map(|t| (t.name.clone(), blake3::Hasher::new()))
             .collect();
-        for (table, field, s) in targets {
+        for (table, field) in targets {
             let Some(h) = out.get_mut(table) else {
                 continue;
+            };
+            let computed;
+            let s = match self.0.get(&(table, field)) {
+                Some(s) => s,
+                None => {
+                    computed = target_values(project, table, field);
+                    &computed
+                }
             };
             h.update(field.unwrap_or("\u{0}").as_bytes());
             h.update(b"\0");

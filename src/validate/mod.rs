@@ -67,7 +67,7 @@ pub fn run(
     near_keys::check(project, &in_scope, diags);
     let index = foreign_keys::KeyIndex::new(project);
     foreign_keys::check(project, &index, set, checked, gaps, diags);
-    let digests = digests.then(|| index.digests(project));
+    let digests = digests.then(|| index.digests(project, schemas));
     if gaps.none() {
         unreferenced::check(project, set, schemas, diags);
     }
