@@ -15,22 +15,38 @@ use crate::ir::{Field, Project, RecordDef, RecordForm, Table, Type, Value};
 /// Largest integer every IEEE-754 double reader holds exactly: 2^53 − 1.
 pub const MAX_SAFE_INTEGER: i128 = (1i128 << 53) - 1;
 
-/// Write `s` as a JCS string literal (RFC 8785 §3.2.2.2).
+/// Write `s` as a JCS string literal (RFC 8785 §3.2.2.2): `"`, `\` and the control characters
+/// U+0000–U+001F are escaped (the short forms `\b \f \n \r \t` where JSON has them, else `\u00XX`),
+/// everything else, all non-ASCII included, is copied as is. Runs of characters that need no escape are
+/// copied as whole byte slices: the bytes that need an escape are all ASCII, so a UTF-8 scan finds them
+/// without decoding (issue 18: no per-character work for text that needs none).
 pub fn write_string(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let esc: &str = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        // `i` is an ASCII byte, so both slice ends are character boundaries.
+        out.push_str(&s[start..i]);
+        if esc.is_empty() {
+            out.push_str(&format!("\\u{b:04x}"));
+        } else {
+            out.push_str(esc);
         }
+        start = i + 1;
     }
+    out.push_str(&s[start..]);
     out.push('"');
 }
 
@@ -538,6 +554,30 @@ mod tests {
         s.clear();
         write_int(&mut s, i64::MIN as i128);
         assert_eq!(s, "\"-9223372036854775808\"");
+    }
+
+    #[test]
+    fn strings_agree_with_serde_json_on_every_escape_position() {
+        // serde_json escapes exactly what RFC 8785 §3.2.2.2 requires, in the same forms: an independent
+        // oracle for the slice-copying fast path, with escapes at the start, the end, back to back and
+        // between multi-byte characters.
+        let pieces = [
+            "", "a", "，", "。", "「引号」", "😀", "\"", "\\", "\n", "\r", "\t", "\u{8}", "\u{c}", "\u{0}",
+            "\u{1f}", "\u{7f}", "\u{2028}", "é", "HP+15%",
+        ];
+        let mut n = 0;
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    let text = format!("{a}{b}{c}");
+                    let mut ours = String::new();
+                    write_string(&mut ours, &text);
+                    assert_eq!(ours, serde_json::to_string(&text).unwrap(), "{text:?}");
+                    n += 1;
+                }
+            }
+        }
+        assert_eq!(n, pieces.len().pow(3));
     }
 
     #[test]

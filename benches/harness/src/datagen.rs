@@ -30,7 +30,7 @@ pub const SETS: &[&str] = &["luban-shape", "csv-1m", "xlsx-200k", "mixed-100"];
 pub const LOAD_SETS: &[&str] = &["load-10", "load-100", "load-500"];
 
 /// Bumped whenever the generated data changes shape (a stale set is regenerated).
-const GENERATOR_VERSION: &str = "datagen-6";
+const GENERATOR_VERSION: &str = "datagen-7";
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Format {
@@ -55,6 +55,10 @@ pub struct TableSpec {
     /// With `fullwidth`: one description in eight is a long paragraph of 3–6 such sentences (a skill's or a
     /// quest's text; the load sets).
     pub long_texts: bool,
+    /// With `fullwidth`: ASCII mixed into the Chinese as designers write it: numbers with units and
+    /// percentages (`造成120点伤害`, `+15%`), English terms (`HP`, `Buff`, `NPC`) and `{0}` placeholders (the
+    /// build sets of issue 18).
+    pub mixed_ascii: bool,
 }
 
 impl TableSpec {
@@ -74,8 +78,9 @@ pub fn tables(set: &str) -> Vec<TableSpec> {
         rows: 100,
         fk: None,
         seed: 7,
-        fullwidth: false,
-        long_texts: false,
+        fullwidth: true,
+        long_texts: true,
+        mixed_ascii: true,
     };
     match set {
         "luban-shape" => (0..500)
@@ -85,8 +90,9 @@ pub fn tables(set: &str) -> Vec<TableSpec> {
                 rows: 1000,
                 fk: (i > 0).then(|| (format!("Item{:03}", i - 1), 1000)),
                 seed: 1000 + i as u64,
-                fullwidth: false,
-                long_texts: false,
+                fullwidth: true,
+                long_texts: true,
+                mixed_ascii: true,
             })
             .collect(),
         "csv-1m" => vec![
@@ -96,8 +102,9 @@ pub fn tables(set: &str) -> Vec<TableSpec> {
                 rows: 1_000_000,
                 fk: Some(("Shop".into(), 100)),
                 seed: 11,
-                fullwidth: false,
-                long_texts: false,
+                fullwidth: true,
+                long_texts: true,
+                mixed_ascii: true,
             },
             shop(),
         ],
@@ -108,8 +115,9 @@ pub fn tables(set: &str) -> Vec<TableSpec> {
                 rows: 200_000,
                 fk: Some(("Shop".into(), 100)),
                 seed: 12,
-                fullwidth: false,
-                long_texts: false,
+                fullwidth: true,
+                long_texts: true,
+                mixed_ascii: true,
             },
             shop(),
         ],
@@ -124,8 +132,9 @@ pub fn tables(set: &str) -> Vec<TableSpec> {
                 rows: 10_000,
                 fk: (i > 0).then(|| (format!("Mixed{:03}", i - 1), 10_000)),
                 seed: 2000 + i as u64,
-                fullwidth: false,
-                long_texts: false,
+                fullwidth: true,
+                long_texts: true,
+                mixed_ascii: true,
             })
             .collect(),
         load if load.starts_with("load-") => {
@@ -141,6 +150,7 @@ pub fn tables(set: &str) -> Vec<TableSpec> {
                     seed: 3000 + i as u64,
                     fullwidth: true,
                     long_texts: true,
+                    mixed_ascii: false,
                 })
                 .collect()
         }
@@ -154,6 +164,7 @@ pub fn tables(set: &str) -> Vec<TableSpec> {
                     seed: 3000 + i as u64,
                     fullwidth: true,
                     long_texts: false,
+                    mixed_ascii: false,
                 })
                 .collect(),
             None => panic!(
@@ -216,6 +227,27 @@ const WORDS: &[&str] = &[
     "sword", "shield", "potion", "arrow", "gem", "ring", "scroll", "boots", "helm", "cloak",
 ];
 
+/// English terms designers leave in Chinese text.
+const TERMS: &[&str] = &["HP", "MP", "Buff", "Debuff", "NPC", "Boss", "CD", "PVP", "DPS", "VIP"];
+
+/// One ASCII run inside a Chinese clause: a number with a unit (`造成120点`), a percentage (`+15%`), an English
+/// term (`Boss`) or a format placeholder (`{0}`).
+fn mixed_ascii(rng: &mut Rng, out: &mut String) {
+    match rng.below(4) {
+        0 => {
+            let _ = write!(out, "{}", 1 + rng.below(999));
+            out.push('点');
+        }
+        1 => {
+            let _ = write!(out, "+{}%", 1 + rng.below(60));
+        }
+        2 => out.push_str(TERMS[rng.below(TERMS.len() as u64) as usize]),
+        _ => {
+            let _ = write!(out, "{{{}}}", rng.below(3));
+        }
+    }
+}
+
 const QUALITY: &[&str] = &["White", "Green", "Blue", "Purple", "Orange"];
 
 fn cjk(rng: &mut Rng, n: usize, out: &mut String) {
@@ -261,6 +293,10 @@ pub fn row(t: &TableSpec, i: usize) -> Row {
             }
             let n = 3 + rng.below(8) as usize;
             cjk(&mut rng, n, &mut desc);
+            if t.mixed_ascii && rng.below(3) == 0 {
+                mixed_ascii(&mut rng, &mut desc);
+                cjk(&mut rng, 2, &mut desc);
+            }
             if rng.below(4) == 0 {
                 desc.push('「');
                 cjk(&mut rng, 2, &mut desc);

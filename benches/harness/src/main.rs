@@ -69,6 +69,15 @@ fn read_floor(dir: &Path) -> usize {
         .sum()
 }
 
+/// User + system CPU time this process has used so far (all threads), from `getrusage`.
+fn self_cpu() -> Duration {
+    // SAFETY: plain FFI call writing into a zeroed struct we own.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let arg = |name: &str| {
@@ -110,7 +119,7 @@ fn main() {
     std::fs::create_dir_all(&logs).unwrap();
     let root = datagen::data_root();
     println!(
-        "| set | input | cold | no-op | edit one cell (edit / undo) | peak RSS (× input) | read floor | cold / floor | baseline | baseline / cold |"
+        "| set | input | cold (CPU) | no-op | edit one cell (edit / undo) | peak RSS (× input) | read floor (CPU) | cold / floor, CPU | baseline | baseline / cold |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for set in &sets {
@@ -133,16 +142,21 @@ fn main() {
         };
         let log = logs.join(format!("{set}.log"));
         // Read floor: best of two (the first also warms the page cache for everyone).
-        let floor = (0..2)
+        let (floor, floor_cpu) = (0..2)
             .map(|_| {
                 let t = Instant::now();
+                let c = self_cpu();
                 let n = read_floor(&dir);
                 assert!(n > 0);
-                t.elapsed()
+                (t.elapsed(), self_cpu() - c)
             })
             .min()
             .unwrap();
-        eprintln!("bench: {set}: read floor {}", secs(floor));
+        eprintln!(
+            "bench: {set}: read floor {} ({} CPU)",
+            secs(floor),
+            secs(floor_cpu)
+        );
         if flag("--floor-only") {
             continue;
         }
@@ -150,7 +164,11 @@ fn main() {
         let _ = std::fs::remove_dir_all(dir.join(".gentable-cache"));
         let _ = std::fs::remove_dir_all(dir.join("generated"));
         let cold = run(&mut build(&[]), &log);
-        eprintln!("bench: {set}: cold {}", secs(cold.wall));
+        eprintln!(
+            "bench: {set}: cold {} ({} CPU)",
+            secs(cold.wall),
+            secs(cold.cpu)
+        );
         let mut peak = cold.max_rss_kb;
         // No-op.
         let mut noop: Vec<Duration> = (0..runs)
@@ -182,16 +200,18 @@ fn main() {
             r.wall
         });
         println!(
-            "| {set} | {:.1} MB | {} | {} | {} / {} | {:.0} MB ({:.2}×) | {} | {:.2}× | {} | {} |",
+            "| {set} | {:.1} MB | {} ({}) | {} | {} / {} | {:.0} MB ({:.2}×) | {} ({}) | {:.2}× | {} | {} |",
             input as f64 / 1e6,
             secs(cold.wall),
+            secs(cold.cpu),
             secs(noop),
             secs(edit.wall),
             secs(undo.wall),
             peak as f64 * 1024.0 / 1e6,
             peak as f64 * 1024.0 / input as f64,
             secs(floor),
-            cold.wall.as_secs_f64() / floor.as_secs_f64(),
+            secs(floor_cpu),
+            cold.cpu.as_secs_f64() / floor_cpu.as_secs_f64(),
             baseline.map(secs).unwrap_or_else(|| "-".into()),
             baseline
                 .map(|b| format!("{:.1}×", b.as_secs_f64() / cold.wall.as_secs_f64()))
