@@ -65,12 +65,33 @@ pub fn read_csv_bytes(
         .flexible(true)
         .delimiter(delimiter)
         .from_reader(data);
-    let mut rec = csv::ByteRecord::new();
+    // Records are parsed in batches on this thread (record boundaries need the parser's state), and each
+    // batch's fields are decoded, checked and normalised on all cores, in order: one big CSV uses both
+    // cores for most of its reading, with at most one batch of record copies held at a time.
+    let mut batch: Vec<(csv::ByteRecord, RowOrigin)> = Vec::with_capacity(BATCH_RECORDS);
+    let mut spare: Vec<csv::ByteRecord> = vec![];
+    let flush = |batch: &mut Vec<(csv::ByteRecord, RowOrigin)>,
+                 spare: &mut Vec<csv::ByteRecord>,
+                 table: &mut RawTable,
+                 diags: &mut Vec<Diagnostic>| {
+        use rayon::prelude::*;
+        let rows: Vec<(RawRow, Vec<Diagnostic>)> = batch
+            .par_iter()
+            .with_min_len(256)
+            .map(|(rec, origin)| record_row(rec, origin, enc, limits))
+            .collect();
+        for (row, d) in rows {
+            table.rows.push(row);
+            diags.extend(d);
+        }
+        spare.extend(batch.drain(..).map(|(rec, _)| rec));
+    };
     // Line numbers: 1 + newlines before the record's first byte (the csv crate's own line counter lags
     // behind on CRLF), counted incrementally.
     let (mut counted_to, mut newlines) = (0usize, 0usize);
     let mut cell_count = 0u64;
     loop {
+        let mut rec = spare.pop().unwrap_or_default();
         match rdr.read_byte_record(&mut rec) {
             Ok(false) => break,
             Ok(true) => {
@@ -83,10 +104,7 @@ pub fn read_csv_bytes(
                     start += 1;
                 }
                 if start >= counted_to {
-                    newlines += data[counted_to..start]
-                        .iter()
-                        .filter(|&&b| b == b'\n')
-                        .count();
+                    newlines += memchr::memchr_iter(b'\n', &data[counted_to..start]).count();
                     counted_to = start;
                 }
                 let line = newlines + 1;
@@ -97,6 +115,7 @@ pub fn read_csv_bytes(
                 };
                 cell_count += rec.len() as u64;
                 if cell_count > limits.sheet_cells {
+                    flush(&mut batch, &mut spare, &mut table, diags);
                     diags.push(
                         Diagnostic::cell_error(
                             Code::LimitExceeded,
@@ -113,62 +132,15 @@ pub fn read_csv_bytes(
                     );
                     return None;
                 }
-                let mut cells = Vec::with_capacity(rec.len());
-                for (col, field) in rec.iter().enumerate() {
-                    if field.len() as u64 > limits.cell_bytes {
-                        let shown = super::raw::preview(&String::from_utf8_lossy(field));
-                        diags.push(
-                            Diagnostic::cell_error(
-                                Code::LimitExceeded,
-                                &origin,
-                                Some(col),
-                                None,
-                                Some(&shown),
-                                format!(
-                                    "the cell holds {} bytes, more than [limits] cell_bytes ({})",
-                                    field.len(),
-                                    limits.cell_bytes
-                                ),
-                            )
-                            .with_help("shorten the cell (an unclosed quote can swallow the rest of the file), or raise [limits] cell_bytes"),
-                        );
-                        cells.push(RawCell::Undecodable(shown));
-                        continue;
-                    }
-                    let text = match enc.decode_without_bom_handling_and_without_replacement(field)
-                    {
-                        Some(s) => s.into_owned(),
-                        None => {
-                            let shown = escape_invalid(field, enc);
-                            diags.push(
-                                Diagnostic::cell_error(
-                                    Code::BadEncoding,
-                                    &origin,
-                                    Some(col),
-                                    None,
-                                    Some(&shown),
-                                    format!("the cell is not valid {} text", enc.name()),
-                                )
-                                .with_help(encoding_help(field, enc)),
-                            );
-                            cells.push(RawCell::Undecodable(shown));
-                            continue;
-                        }
-                    };
-                    cells.push(RawCell::text_cell(text));
-                }
                 // An unterminated quote makes the csv parser read the rest of the file into one cell, which
                 // would silently swallow every following row: a record that runs to the end of the file with
                 // an odd number of quote characters is an error at the line where it starts.
                 let end = rdr.position().byte() as usize;
-                if end >= data.len()
-                    && data[start.min(end)..end]
-                        .iter()
-                        .filter(|&&b| b == b'"')
-                        .count()
-                        % 2
-                        == 1
-                {
+                let unclosed = end >= data.len()
+                    && memchr::memchr_iter(b'"', &data[start.min(end)..end]).count() % 2 == 1;
+                batch.push((rec, origin.clone()));
+                if unclosed {
+                    flush(&mut batch, &mut spare, &mut table, diags);
                     diags.push(
                         Diagnostic::cell_error(
                             Code::MalformedCsv,
@@ -181,9 +153,12 @@ pub fn read_csv_bytes(
                         .with_help("close the quote; a literal quote inside a quoted cell is written twice (\"\")"),
                     );
                 }
-                table.rows.push(RawRow { row: line, cells });
+                if batch.len() >= BATCH_RECORDS {
+                    flush(&mut batch, &mut spare, &mut table, diags);
+                }
             }
             Err(e) => {
+                flush(&mut batch, &mut spare, &mut table, diags);
                 let line = e.position().map(|p| p.line() as usize).unwrap_or(0);
                 let origin = RowOrigin {
                     file: rel.to_string(),
@@ -202,7 +177,74 @@ pub fn read_csv_bytes(
             }
         }
     }
+    flush(&mut batch, &mut spare, &mut table, diags);
     Some(table)
+}
+
+/// Records per batch of [`read_csv_bytes`]: large enough that handing a batch to the cores costs nothing
+/// next to decoding it, small enough that its record copies stay a few MB.
+const BATCH_RECORDS: usize = 8192;
+
+/// One record's raw row and the diagnostics of its cells: a field larger than `[limits] cell_bytes` (GT0104)
+/// or not valid `enc` text (GT0102) becomes [`RawCell::Undecodable`] with its diagnostic; every other field
+/// becomes a text cell ([`RawCell::text_cell`]: normalised).
+fn record_row(
+    rec: &csv::ByteRecord,
+    origin: &RowOrigin,
+    enc: &'static encoding_rs::Encoding,
+    limits: &Limits,
+) -> (RawRow, Vec<Diagnostic>) {
+    let mut diags = vec![];
+    let mut cells = Vec::with_capacity(rec.len());
+    for (col, field) in rec.iter().enumerate() {
+        if field.len() as u64 > limits.cell_bytes {
+            let shown = super::raw::preview(&String::from_utf8_lossy(field));
+            diags.push(
+                Diagnostic::cell_error(
+                    Code::LimitExceeded,
+                    origin,
+                    Some(col),
+                    None,
+                    Some(&shown),
+                    format!(
+                        "the cell holds {} bytes, more than [limits] cell_bytes ({})",
+                        field.len(),
+                        limits.cell_bytes
+                    ),
+                )
+                .with_help("shorten the cell (an unclosed quote can swallow the rest of the file), or raise [limits] cell_bytes"),
+            );
+            cells.push(RawCell::Undecodable(shown));
+            continue;
+        }
+        let text = match enc.decode_without_bom_handling_and_without_replacement(field) {
+            Some(s) => s.into_owned(),
+            None => {
+                let shown = escape_invalid(field, enc);
+                diags.push(
+                    Diagnostic::cell_error(
+                        Code::BadEncoding,
+                        origin,
+                        Some(col),
+                        None,
+                        Some(&shown),
+                        format!("the cell is not valid {} text", enc.name()),
+                    )
+                    .with_help(encoding_help(field, enc)),
+                );
+                cells.push(RawCell::Undecodable(shown));
+                continue;
+            }
+        };
+        cells.push(RawCell::text_cell(text));
+    }
+    (
+        RawRow {
+            row: origin.row,
+            cells,
+        },
+        diags,
+    )
 }
 
 /// The bytes of a cell that is not valid `enc` text, for messages and the report's source line: what decodes
@@ -278,6 +320,56 @@ mod tests {
             .iter()
             .map(|r| (r.row, r.cells.iter().map(RawCell::text).collect()))
             .collect()
+    }
+
+    #[test]
+    fn batches_keep_rows_lines_and_diagnostics_in_file_order() {
+        // Three batches' worth of records: every 7th has a quoted line break (CRLF inside the quotes, so
+        // lines and records differ), every 1000th an invalid UTF-8 byte; the last one opens a quote it
+        // never closes.
+        let n = 2 * BATCH_RECORDS + 123;
+        let mut bytes: Vec<u8> = b"id,text\r\n".to_vec();
+        let mut want_lines = vec![1];
+        let mut want_bad = vec![];
+        let mut line = 2;
+        for i in 0..n {
+            want_lines.push(line);
+            if i % 1000 == 999 {
+                bytes.extend_from_slice(format!("{i},").as_bytes());
+                bytes.push(0xD5);
+                bytes.extend_from_slice(format!("坏{i}\r\n").as_bytes());
+                want_bad.push(line);
+                line += 1;
+            } else if i % 7 == 3 {
+                bytes.extend_from_slice(format!("{i},\"第一行，{i}\r\n第二行\"\r\n").as_bytes());
+                line += 2;
+            } else {
+                bytes.extend_from_slice(format!("{i},「文本」{i}\r\n").as_bytes());
+                line += 1;
+            }
+        }
+        want_lines.push(line);
+        bytes.extend_from_slice(b"last,\"open\r\nrest");
+        let (t, d) = csv(&bytes, None, b',');
+        let lines: Vec<usize> = t.rows.iter().map(|r| r.row).collect();
+        assert_eq!(lines, want_lines);
+        assert_eq!(
+            t.rows[4].cells[1],
+            RawCell::Text("第一行，3\n第二行".into())
+        );
+        assert_eq!(
+            t.rows[n].cells[1],
+            RawCell::Text(format!("「文本」{}", n - 1))
+        );
+        let bad: Vec<usize> = d
+            .iter()
+            .filter(|x| x.code == Code::BadEncoding)
+            .map(|x| x.row)
+            .collect();
+        assert_eq!(bad, want_bad);
+        let last = d.last().unwrap();
+        assert_eq!((last.code, last.row), (Code::MalformedCsv, line));
+        assert_eq!(d.len(), want_bad.len() + 1);
     }
 
     #[test]

@@ -124,9 +124,32 @@ pub fn number_text(f: f64) -> String {
 
 /// The value Excel displays for a stored double: rounded to 15 significant digits, the precision Excel keeps
 /// and shows (`0.1+0.2` is stored as `0.30000000000000004` and shown as `0.3`). `-0` becomes `0`.
+///
+/// A double whose shortest round-trip decimal has at most 15 significant digits is its own 15-digit
+/// rounding (its distance to that decimal is under half an ulp, less than half a unit of the 15th digit), so
+/// only doubles that need 16 or 17 digits are formatted and parsed again; whole numbers below 10^15 and
+/// designers' decimals such as `0.25` or `12.5` cost one shortest-digits scan or nothing.
 pub fn excel_number(f: f64) -> f64 {
     if !f.is_finite() || f == 0.0 {
         return if f == 0.0 { 0.0 } else { f };
+    }
+    if f.fract() == 0.0 && f.abs() < 1e15 {
+        return f;
+    }
+    let mut buf = ryu_js::Buffer::new();
+    let shortest = buf.format_finite(f);
+    let mantissa = shortest.split(['e', 'E']).next().unwrap_or(shortest);
+    // Significant digits: from the first non-zero digit to the last one.
+    let (mut first, mut last, mut n) = (None, 0, 0);
+    for b in mantissa.bytes().filter(u8::is_ascii_digit) {
+        if b != b'0' {
+            first.get_or_insert(n);
+            last = n;
+        }
+        n += 1;
+    }
+    if first.is_some_and(|first| last - first < 15) {
+        return f;
     }
     format!("{f:.14e}").parse().unwrap_or(f)
 }
@@ -136,16 +159,47 @@ pub fn excel_number(f: f64) -> f64 {
 pub fn normalize_text(s: &str) -> Cow<'_, str> {
     use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
     let mut out: Cow<str> = Cow::Borrowed(s);
-    if s.contains('\r') {
+    if memchr::memchr(b'\r', s.as_bytes()).is_some() {
         out = Cow::Owned(s.replace("\r\n", "\n").replace('\r', "\n"));
     }
-    if !out.is_ascii() && is_nfc_quick(out.chars()) != IsNormalized::Yes {
+    if !out.is_ascii()
+        && !out.chars().all(nfc_inert)
+        && is_nfc_quick(out.chars()) != IsNormalized::Yes
+    {
         let n: String = out.nfc().collect();
         if n != out {
             out = Cow::Owned(n);
         }
     }
     out
+}
+
+/// Whether `c` can never change under NFC, whatever surrounds it: a Basic Multilingual Plane character with
+/// NFC_Quick_Check = Yes and canonical combining class 0 (Unicode UAX #15 §9), as the `unicode-normalization`
+/// crate's own tables say. Text made only of such characters is in NFC, so the common case (CJK, kana,
+/// Hangul, full-width and CJK punctuation, Latin) is one table look-up per character; anything else goes
+/// through the full quick check. The table (8 KiB) is built once from the crate's data.
+fn nfc_inert(c: char) -> bool {
+    use std::sync::OnceLock;
+    use unicode_normalization::char::canonical_combining_class;
+    use unicode_normalization::{is_nfc_quick, IsNormalized};
+    static TABLE: OnceLock<Vec<u64>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut bits = vec![0u64; 0x10000 / 64];
+        for cp in 0..0x10000u32 {
+            let Some(ch) = char::from_u32(cp) else {
+                continue;
+            };
+            if canonical_combining_class(ch) == 0
+                && is_nfc_quick(std::iter::once(ch)) == IsNormalized::Yes
+            {
+                bits[cp as usize / 64] |= 1 << (cp % 64);
+            }
+        }
+        bits
+    });
+    let cp = c as usize;
+    cp < 0x10000 && table[cp / 64] & (1 << (cp % 64)) != 0
 }
 
 /// One physical row: its 1-based row number (CSV: the line where the record starts) and cells from column A.
@@ -246,6 +300,75 @@ mod tests {
             RawCell::text_cell("\u{a0}".into()),
             RawCell::Text("\u{a0}".into())
         );
+    }
+
+    #[test]
+    fn the_nfc_fast_path_agrees_with_full_normalization() {
+        use unicode_normalization::UnicodeNormalization;
+        // Every BMP character alone, after a base letter, and before the marks that compose with what
+        // precedes them (combining acute, Hangul medial vowel and final consonant, kana voiced mark).
+        let followers = ["", "\u{301}", "\u{1161}", "\u{11a8}", "\u{3099}", "，"];
+        let mut checked = 0;
+        for cp in 0..0x10000u32 {
+            let Some(c) = char::from_u32(cp) else {
+                continue;
+            };
+            for f in followers {
+                for text in [format!("{c}{f}"), format!("a{c}{f}"), format!("攻{c}")] {
+                    let want: String = text.replace('\r', "\n").nfc().collect();
+                    assert_eq!(normalize_text(&text), want.as_str(), "U+{cp:04X} {f:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1_000_000);
+        // Designers' text passes unchanged (borrowed).
+        let line = "对敌方单体造成120点伤害，「眩晕」2回合。附加：\"限定\"Boss+15%";
+        assert!(matches!(normalize_text(line), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn the_shortest_digits_fast_path_agrees_with_rounding_to_15_digits() {
+        let slow = |f: f64| -> f64 { format!("{f:.14e}").parse().unwrap() };
+        let mut values = vec![
+            0.1 + 0.2,
+            1.0 / 3.0,
+            2.0 / 3.0,
+            123456789012345.6,
+            999999999999999.9,
+            1e15,
+            1e15 + 1.0,
+            9007199254740993.0,
+            1e21,
+            1.7976931348623157e308,
+            5e-324,
+            2.2250738585072014e-308,
+            0.000001,
+            1.0000000000000002,
+            0.9999999999999999,
+        ];
+        for k in 1..20_000 {
+            values.push(k as f64 / 100.0);
+            values.push(k as f64 / 7.0);
+            values.push(k as f64 * 1.1);
+            values.push((k as f64).sqrt());
+        }
+        // Arbitrary bit patterns (xorshift64), finite ones only.
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let f = f64::from_bits(x);
+            if f.is_finite() && f != 0.0 {
+                values.push(f);
+            }
+        }
+        for f in values {
+            for f in [f, -f] {
+                assert_eq!(excel_number(f).to_bits(), slow(f).to_bits(), "{f:e}");
+            }
+        }
     }
 
     #[test]

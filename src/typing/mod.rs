@@ -756,7 +756,10 @@ fn type_row(
         }
         let err = |e: CellError| e.at(&origin, ci, &f.name, &raw.text());
         if matches!(f.ty, Type::Optional(_))
-            && layout.null_text.as_deref() == Some(cell::trim(&raw.text()))
+            && layout
+                .null_text
+                .as_deref()
+                .is_some_and(|n| n == cell::trim(&raw.text()))
         {
             values[fi].get_or_insert(Value::Null);
             continue;

@@ -171,7 +171,10 @@ pub fn type_source(
             diags.push(note.at(&origin, vc, &f.name, &cell.text()).warning());
         }
         if matches!(f.ty, Type::Optional(_))
-            && layout.null_text.as_deref() == Some(cell::trim(&cell.text()))
+            && layout
+                .null_text
+                .as_deref()
+                .is_some_and(|n| n == cell::trim(&cell.text()))
         {
             values[fi] = Some(Value::Null);
             continue;
