@@ -365,8 +365,16 @@ fn chain() -> tempfile::TempDir {
     schema("Town", Some(("area", "Area")));
     schema("Shop", Some(("town", "Town")));
     std::fs::write(d.join("Table/Area.csv"), "id,name\n1,北境\n2,南疆\n").unwrap();
-    std::fs::write(d.join("Table/Town.csv"), "id,name,area\n10,雪原镇,1\n20,沙海城,2\n").unwrap();
-    std::fs::write(d.join("Table/Shop.csv"), "id,name,town\n100,铁匠铺,10\n200,药铺,20\n").unwrap();
+    std::fs::write(
+        d.join("Table/Town.csv"),
+        "id,name,area\n10,雪原镇,1\n20,沙海城,2\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("Table/Shop.csv"),
+        "id,name,town\n100,铁匠铺,10\n200,药铺,20\n",
+    )
+    .unwrap();
     dir
 }
 
@@ -378,12 +386,27 @@ fn a_table_referenced_by_an_untyped_table_rebuilds_alone() {
     let (cached, clean) = (chain(), chain());
     let (c, k) = (cached.path(), clean.path());
     assert_same(c, k);
-    assert_eq!(edit_and_compare(c, k, "Table/Town.csv", "雪原镇", "雪原村", "Town"), 0);
-    assert_eq!(edit_and_compare(c, k, "Table/Shop.csv", "药铺", "药房", "Shop"), 0);
-    assert_eq!(edit_and_compare(c, k, "Table/Area.csv", "南疆", "南境", "Area"), 0);
+    assert_eq!(
+        edit_and_compare(c, k, "Table/Town.csv", "雪原镇", "雪原村", "Town"),
+        0
+    );
+    assert_eq!(
+        edit_and_compare(c, k, "Table/Shop.csv", "药铺", "药房", "Shop"),
+        0
+    );
+    assert_eq!(
+        edit_and_compare(c, k, "Table/Area.csv", "南疆", "南境", "Area"),
+        0
+    );
     // A key Shop references: the whole project is rebuilt, and finds the dangling reference.
-    assert_eq!(edit_and_compare(c, k, "Table/Town.csv", "20,", "21,", "full"), 1);
-    assert_eq!(edit_and_compare(c, k, "Table/Town.csv", "21,", "20,", "no-op"), 0);
+    assert_eq!(
+        edit_and_compare(c, k, "Table/Town.csv", "20,", "21,", "full"),
+        1
+    );
+    assert_eq!(
+        edit_and_compare(c, k, "Table/Town.csv", "21,", "20,", "no-op"),
+        0
+    );
 }
 
 #[test]

@@ -118,12 +118,15 @@ fn shared_schema_digests(
 }
 
 /// The binary data files (docs/data-format.md §3) of the tables of `project` that this build renders (every
-/// table, or a one-table rebuild's `only`), under the folder `dir`, encoded on all cores.
+/// table, or a one-table rebuild's `only`), under the folder `dir`, encoded on all cores. `bodies`: the
+/// tables' encoded bodies when `project` is the one they were encoded from ([`binary_bodies`]), so only the
+/// header is added here.
 fn binary_files(
     project: &Project,
     data_hashes: &BTreeMap<String, String>,
     dir: &str,
     only: Option<&BTreeSet<String>>,
+    bodies: Option<&Bodies>,
 ) -> anyhow::Result<Outputs> {
     project
         .tables
@@ -134,9 +137,31 @@ fn binary_files(
             let data_hash = data_hashes
                 .get(&t.name)
                 .with_context(|| format!("no data hash for table {}", t.name))?;
-            let bytes =
-                data::binary::encode(project, t, data_hash, &data::schema_hash(project, t))?;
+            let schema_hash = data::schema_hash(project, t);
+            let bytes = match bodies.and_then(|b| b.get(&t.name)) {
+                Some(body) => data::binary::seal(body, data_hash, &schema_hash),
+                None => data::binary::encode(project, t, data_hash, &schema_hash),
+            }
+            .with_context(|| format!("table {}", t.name))?;
             Ok((format!("{dir}/{}.bytes", t.name), bytes))
+        })
+        .collect()
+}
+
+/// Per table name, the body of its binary data file ([`data::binary::encode_body`]).
+type Bodies = BTreeMap<String, Vec<u8>>;
+
+/// The binary bodies of the tables of `project` this build renders, on all cores.
+fn binary_bodies(project: &Project, only: Option<&BTreeSet<String>>) -> anyhow::Result<Bodies> {
+    project
+        .tables
+        .par_iter()
+        .with_max_len(1)
+        .filter(|t| only.is_none_or(|o| o.contains(&t.name)))
+        .map(|t| {
+            let body = data::binary::encode_body(project, t)
+                .with_context(|| format!("table {}", t.name))?;
+            Ok((t.name.clone(), body))
         })
         .collect()
 }
@@ -167,14 +192,6 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Outputs> {
         None => &l.project,
     };
     let timings = std::env::var_os("GENTABLE_TIMINGS").is_some();
-    let started = Instant::now();
-    let mut whole = canonical_data(base, &l.schema_set, "data", l.partial.as_ref());
-    if timings {
-        eprintln!(
-            "gentable:   canonical data {:.1} ms",
-            started.elapsed().as_secs_f64() * 1e3
-        );
-    }
     crate::emit::groups::check_names(&l.project, &c.groups.names)?;
     type Emit = fn(&EmitContext) -> anyhow::Result<Files>;
     /// One output: its name, its export groups (`None`: the whole project), its row tags, the formats of
@@ -238,14 +255,42 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Outputs> {
             emit::typescript::emit,
         ),
     ];
+    // The whole project's canonical data, and meanwhile the bodies of its binary files when the Rust crate
+    // (which embeds them) or an output reading `data/` in binary has no groups: the body does not depend
+    // on the data hash, only the header does.
+    let binary_data = outputs
+        .iter()
+        .any(|o| o.groups.is_none() && o.formats.contains(&DataFormat::Binary));
+    let wants_bodies = binary_data
+        || outputs
+            .iter()
+            .any(|o| o.name == "rust" && o.groups.is_none());
+    let started = Instant::now();
+    let (mut whole, bodies) = rayon::join(
+        || canonical_data(base, &l.schema_set, "data", l.partial.as_ref()),
+        || match wants_bodies {
+            true => binary_bodies(base, only),
+            false => Ok(Bodies::new()),
+        },
+    );
+    let bodies = bodies?;
+    if timings {
+        eprintln!(
+            "gentable:   canonical data and binary bodies {:.1} ms",
+            started.elapsed().as_secs_f64() * 1e3
+        );
+    }
     // `generated/data/` always holds the JSON (the whole project's canonical data), and the binary files too
     // when an output without groups reads that folder in binary.
     let mut files = bytes(std::mem::take(&mut whole.files));
-    if outputs
-        .iter()
-        .any(|o| o.groups.is_none() && o.formats.contains(&DataFormat::Binary))
-    {
-        files.extend(binary_files(base, &whole.data_hashes, "data", only)?);
+    if binary_data {
+        files.extend(binary_files(
+            base,
+            &whole.data_hashes,
+            "data",
+            only,
+            Some(&bodies),
+        )?);
     }
     // The three emitters run concurrently; their files are merged in the fixed order above.
     let parts: Vec<anyhow::Result<Outputs>> = outputs
@@ -276,6 +321,7 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Outputs> {
                             &d.data_hashes,
                             &format!("data/{name}"),
                             only,
+                            None,
                         )?);
                     }
                     own = d;
@@ -292,7 +338,15 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Outputs> {
                 only,
             })?));
             if name == "rust" {
-                files.extend(binary_files(project, &data.data_hashes, "rust/data", only)?);
+                // The bodies were encoded from the whole project: only an output without groups uses them.
+                let bodies = o.groups.is_none().then_some(&bodies);
+                files.extend(binary_files(
+                    project,
+                    &data.data_hashes,
+                    "rust/data",
+                    only,
+                    bodies,
+                )?);
             }
             if timings {
                 eprintln!(

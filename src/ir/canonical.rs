@@ -63,12 +63,12 @@ pub fn write_f64(out: &mut String, f: f64) {
 
 /// Write an integer: a JSON number within ±(2^53 − 1), else a decimal string.
 pub fn write_int(out: &mut String, i: i128) {
+    use std::fmt::Write;
     if (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&i) {
-        out.push_str(&i.to_string());
+        // Formatting into the output directly: no temporary string per number.
+        let _ = write!(out, "{}", i as i64);
     } else {
-        out.push('"');
-        out.push_str(&i.to_string());
-        out.push('"');
+        let _ = write!(out, "\"{i}\"");
     }
 }
 
@@ -80,7 +80,13 @@ pub fn utf16_key(s: &str) -> Vec<u16> {
 /// Field indexes of `fields` in JCS member order.
 pub fn jcs_order(fields: &[Field]) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..fields.len()).collect();
-    idx.sort_by_key(|&i| utf16_key(&fields[i].name));
+    // Compared as UTF-16 code-unit sequences without collecting them (this runs for every record value).
+    idx.sort_by(|&a, &b| {
+        fields[a]
+            .name
+            .encode_utf16()
+            .cmp(fields[b].name.encode_utf16())
+    });
     idx
 }
 
@@ -148,10 +154,22 @@ pub fn write_value(out: &mut String, project: &Project, ty: &Type, v: &Value) {
 
 /// Write an object of `fields` with `values` (same order), members in JCS order, nulls omitted.
 pub fn write_object(out: &mut String, project: &Project, fields: &[Field], values: &[Value]) {
+    write_object_in(out, project, fields, &jcs_order(fields), values);
+}
+
+/// [`write_object`] with the members' JCS order given (`order` = [`jcs_order`] of `fields`), for a caller
+/// that writes many objects of the same fields (a table's rows).
+pub fn write_object_in(
+    out: &mut String,
+    project: &Project,
+    fields: &[Field],
+    order: &[usize],
+    values: &[Value],
+) {
     out.push('{');
     let mut first = true;
-    for i in jcs_order(fields) {
-        if values[i] == Value::Null {
+    for &i in order {
+        if matches!(values[i], Value::Null) {
             continue;
         }
         if !first {
@@ -562,8 +580,25 @@ mod tests {
         // oracle for the slice-copying fast path, with escapes at the start, the end, back to back and
         // between multi-byte characters.
         let pieces = [
-            "", "a", "，", "。", "「引号」", "😀", "\"", "\\", "\n", "\r", "\t", "\u{8}", "\u{c}", "\u{0}",
-            "\u{1f}", "\u{7f}", "\u{2028}", "é", "HP+15%",
+            "",
+            "a",
+            "，",
+            "。",
+            "「引号」",
+            "😀",
+            "\"",
+            "\\",
+            "\n",
+            "\r",
+            "\t",
+            "\u{8}",
+            "\u{c}",
+            "\u{0}",
+            "\u{1f}",
+            "\u{7f}",
+            "\u{2028}",
+            "é",
+            "HP+15%",
         ];
         let mut n = 0;
         for a in pieces {

@@ -71,7 +71,11 @@ impl<'a> KeyIndex<'a> {
     /// `schemas` as well as from `project`: a one-table rebuild types only the rebuilt tables and those they
     /// reference, so the tables that reference a rebuilt one are not in `project`, yet their foreign keys
     /// are part of what the full build's digest covered.
-    pub fn digests(&self, project: &Project, schemas: &[TableSchema]) -> BTreeMap<String, [u8; 32]> {
+    pub fn digests(
+        &self,
+        project: &Project,
+        schemas: &[TableSchema],
+    ) -> BTreeMap<String, [u8; 32]> {
         let mut targets: BTreeSet<(&str, Option<&str>)> = self.0.keys().copied().collect();
         for f in schemas.iter().flat_map(|ts| ts.fields.iter()) {
             for (tt, tf) in f.foreign_keys.iter().chain(&f.key_foreign_keys) {

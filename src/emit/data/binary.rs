@@ -14,7 +14,8 @@
 
 use crate::ir::{Project, Table, Type, Value};
 use anyhow::{bail, Context, Result};
-use std::collections::HashMap;
+use foldhash::HashMap;
+use foldhash::HashMapExt;
 
 /// The file's first 8 bytes: `\x89GTB\r\n\x1a\n` (a text-mode transfer or a line-ending conversion breaks them).
 pub const MAGIC: [u8; 8] = [0x89, b'G', b'T', b'B', 0x0d, 0x0a, 0x1a, 0x0a];
@@ -32,17 +33,21 @@ const POW10: [f64; 23] = [
 pub const HEADER_LEN: usize = 152;
 
 /// The binary data file of `table`, whose canonical data hashes to `data_hash` and whose schema hash is
-/// `schema_hash` (both 64 hex digits). `Err` only if the IR breaks its invariants (a value that does not
-/// match its field's type), which validation rules out.
+/// `schema_hash` (both 64 hex digits): [`seal`] of [`encode_body`]. `Err` only if the IR breaks its
+/// invariants (a value that does not match its field's type), which validation rules out.
 pub fn encode(
     project: &Project,
     table: &Table,
     data_hash: &str,
     schema_hash: &str,
 ) -> Result<Vec<u8>> {
-    if data_hash.len() != 64 || schema_hash.len() != 64 {
-        bail!("table {}: hashes must be 64 hex digits", table.name);
-    }
+    seal(&encode_body(project, table)?, data_hash, schema_hash)
+}
+
+/// Everything of `table`'s binary data file after the header: the table name, the string table, the row
+/// count and the rows. It does not depend on the hashes, so a build encodes it while the canonical JSON
+/// (whose digest is the `dataHash`) is rendered.
+pub fn encode_body(project: &Project, table: &Table) -> Result<Vec<u8>> {
     let mut enc = Encoder {
         project,
         body: Vec::with_capacity(table.rows.len() * 16 * table.fields.len().max(1)),
@@ -55,7 +60,23 @@ pub fn encode(
                 .with_context(|| format!("table {} row {i} field {}", table.name, f.name))?;
         }
     }
-    let mut out = Vec::with_capacity(HEADER_LEN + enc.body.len() + 64 * enc.order.len());
+    let mut out = Vec::with_capacity(enc.body.len() + 64 * enc.order.len() + table.name.len() + 16);
+    varint(&mut out, table.name.len() as u64);
+    out.extend_from_slice(table.name.as_bytes());
+    string_table(&mut out, &enc.order);
+    varint(&mut out, table.rows.len() as u64);
+    out.extend_from_slice(&enc.body);
+    Ok(out)
+}
+
+/// The whole file: the header (magic, version, flags, CRC-32, length, the two hashes as 64 hex digits
+/// each) followed by `body` ([`encode_body`]), the length and the CRC-32 of everything after the CRC field
+/// filled in.
+pub fn seal(body: &[u8], data_hash: &str, schema_hash: &str) -> Result<Vec<u8>> {
+    if data_hash.len() != 64 || schema_hash.len() != 64 {
+        bail!("hashes must be 64 hex digits");
+    }
+    let mut out = Vec::with_capacity(HEADER_LEN + body.len());
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
     out.extend_from_slice(&0u16.to_le_bytes());
@@ -64,11 +85,7 @@ pub fn encode(
     out.extend_from_slice(data_hash.as_bytes());
     out.extend_from_slice(schema_hash.as_bytes());
     debug_assert_eq!(out.len(), HEADER_LEN);
-    varint(&mut out, table.name.len() as u64);
-    out.extend_from_slice(table.name.as_bytes());
-    string_table(&mut out, &enc.order);
-    varint(&mut out, table.rows.len() as u64);
-    out.extend_from_slice(&enc.body);
+    out.extend_from_slice(body);
     let len = out.len() as u64;
     out[16..24].copy_from_slice(&len.to_le_bytes());
     let crc = crc32fast::hash(&out[16..]);

@@ -52,10 +52,11 @@ pub fn render(project: &Project, table: &Table, schema_hash: &str) -> (String, [
     canonical::write_string(&mut out, &table.name);
     out.push_str("},\"rows\":[\n");
     let rows_at = out.len();
+    let order = canonical::jcs_order(&table.fields);
     let chunk = |rows: &[crate::ir::Row]| {
         let mut s = String::with_capacity(64 * rows.len());
         for row in rows {
-            canonical::write_object(&mut s, project, &table.fields, &row.values);
+            canonical::write_object_in(&mut s, project, &table.fields, &order, &row.values);
             s.push_str(",\n");
         }
         s
