@@ -128,11 +128,7 @@ fn binary_files(
     only: Option<&BTreeSet<String>>,
     bodies: Option<&Bodies>,
 ) -> anyhow::Result<Outputs> {
-    project
-        .tables
-        .par_iter()
-        .with_max_len(1)
-        .filter(|t| only.is_none_or(|o| o.contains(&t.name)))
+    rendered(project, only)
         .map(|t| {
             let data_hash = data_hashes
                 .get(&t.name)
@@ -148,16 +144,24 @@ fn binary_files(
         .collect()
 }
 
+/// The tables of `project` this build renders (every table, or a one-table rebuild's `only`), one per task.
+fn rendered<'a>(
+    project: &'a Project,
+    only: Option<&'a BTreeSet<String>>,
+) -> impl ParallelIterator<Item = &'a crate::ir::Table> {
+    project
+        .tables
+        .par_iter()
+        .with_max_len(1)
+        .filter(move |t| only.is_none_or(|o| o.contains(&t.name)))
+}
+
 /// Per table name, the body of its binary data file ([`data::binary::encode_body`]).
 type Bodies = BTreeMap<String, Vec<u8>>;
 
 /// The binary bodies of the tables of `project` this build renders, on all cores.
 fn binary_bodies(project: &Project, only: Option<&BTreeSet<String>>) -> anyhow::Result<Bodies> {
-    project
-        .tables
-        .par_iter()
-        .with_max_len(1)
-        .filter(|t| only.is_none_or(|o| o.contains(&t.name)))
+    rendered(project, only)
         .map(|t| {
             let body = data::binary::encode_body(project, t)
                 .with_context(|| format!("table {}", t.name))?;
