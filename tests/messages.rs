@@ -1318,6 +1318,8 @@ fn every_error_path_of_the_command_line_reads_in_chinese() {
         vec!["init", &s(&good)],
         vec!["report", "-c", &missing],
         vec!["report", "-c", &syntax],
+        // A folder nobody can write (the tempfile crate's error: `… at path "…"`).
+        vec!["report", "-c", &good_toml, "-o", "/proc/gentable-sweep"],
     ]
     .iter()
     .map(|r| r.iter().map(|a| a.to_string()).collect())

@@ -869,6 +869,8 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("unsupported Zip archive: {e}", "不支持的 ZIP 压缩包：{0}"),
     ("InvalidArchive(\"{e}\")", "不是有效的 ZIP 压缩包：{0}"),
     ("i/o error: {e}", "读写错误：{0}"),
+    // The tempfile crate's error (a staging file gentable could not create)
+    ("{e} at path {}", "{0}（路径：{1}）"),
     ("Could not find EOCD", "找不到中央目录结尾记录（EOCD）：文件不是 ZIP 压缩包，或者不完整"),
     ("Missing end of central directory record", "缺少中央目录结尾记录：文件不是 ZIP 压缩包，或者不完整"),
     ("specified file not found in archive", "压缩包中没有指定的文件"),
