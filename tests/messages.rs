@@ -1093,6 +1093,8 @@ fn a_bad_project_file_is_explained_in_chinese() {
          "unknown variant `yaml`, expected `json` or `binary`", "未知的取值 `yaml`，应为 `json` 或 `binary`"),
         ("[rust]\ncrate_name = 5\n", 4, 14,
          "invalid type: integer `5`, expected a string", "类型不对：整数 `5`，应为字符串"),
+        ("[[tables]]\n", 3, 1,
+         "invalid type: sequence, expected a map", "类型不对：数组，应为表"),
         ("tables = [\"Table\"\n", 3, 18,
          "unclosed array, expected `]`", "数组没有闭合，应为 `]`"),
         ("tables = [\"A\" \"B\"]\n", 3, 15,
