@@ -335,7 +335,8 @@ pub struct TableOverride {
     /// Globs (globset syntax) of the files that form this table, matched against the file's path relative to
     /// its table folder, `/`-separated (`Data*.csv`, `**/AIConfig.xlsx`). Every selected CSV file and every
     /// (selected) sheet of every selected workbook is a source of this table; sources are concatenated in
-    /// path order, then sheet order. A selected file or sheet is not a table of its own name.
+    /// the order of these globs (a file by the first glob it matches), in path order within one glob, then
+    /// in sheet order. A selected file or sheet is not a table of its own name.
     pub files: Option<Vec<String>>,
     /// Globs of the worksheet names that form this table (`AIConfig_*`), in the workbooks selected by
     /// `files` (or in every workbook when `files` is absent).

@@ -203,3 +203,40 @@ fn duplicates_across_the_files_of_one_table_name_both_locations() {
         d[0].message
     );
 }
+
+/// The sources of one table are concatenated in the order of its `files` globs, then in path order within a
+/// glob (docs/conventions.md §2): `files = ["units/b.csv", "units/*.csv"]` reads b.csv, then a.csv and c.csv;
+/// the rows keep that order in a list table and the first source's duplicate stays the one reported.
+#[test]
+fn files_globs_order_the_sources_of_one_table() {
+    let schema = r#"{"title": "Unit", "type": "object", "x-gentable-mode": "list",
+        "properties": {"Id": {"type": "integer"}}, "required": ["Id"]}"#;
+    let order = |files: &str| -> Vec<String> {
+        let p = P::new(
+            &format!("[tables.Unit]\nfiles = {files}\n"),
+            &[
+                ("schema/Unit.schema.json", schema),
+                ("Table/units/a.csv", "Id\n1\n2\n"),
+                ("Table/units/b.csv", "Id\n3\n"),
+                ("Table/units/c.csv", "Id\n4\n"),
+            ],
+        );
+        let loaded = gentable::config::load(&p.0.path().join("gentable.toml")).unwrap();
+        let v = gentable::build::load(&loaded).unwrap_or_else(|d| panic!("{:?}", show(&d.items)));
+        let t = &v.project.tables[0];
+        t.rows
+            .iter()
+            .map(|r| format!("{:?}", r.values[0]))
+            .collect()
+    };
+    let ids = |v: &[&str]| v.iter().map(|i| format!("Int({i})")).collect::<Vec<_>>();
+    assert_eq!(order(r#"["units/*.csv"]"#), ids(&["1", "2", "3", "4"]));
+    assert_eq!(
+        order(r#"["units/b.csv", "units/*.csv"]"#),
+        ids(&["3", "1", "2", "4"])
+    );
+    assert_eq!(
+        order(r#"["units/c.csv", "units/b.csv", "units/a.csv"]"#),
+        ids(&["4", "3", "1", "2"])
+    );
+}

@@ -30,6 +30,7 @@ const EQUAL: &[&str] = &[
     "TbDemoGroup_C",
     "TbDemoGroup_E",
     "TbDemoGroup_S",
+    "TbDetectCsvEncoding",
     "TbMultiIndexList",
     "TbMultiUnionIndexList",
     "TbNotIndexList",
@@ -708,5 +709,74 @@ fn the_import_speaks_chinese_when_asked() {
     assert_eq!(
         bad.stderr,
         "错误：--time-zone 必须是固定的时差，如 +08:00 或 UTC，而不是 \"8h\"\n"
+    );
+}
+
+/// CSV inputs: Luban detects each file's encoding; the importer chooses the table's `encoding` from every
+/// file's bytes (a BOM is read as it says under any label; non-UTF-8 files must decode as GBK and are named
+/// in a note), reads the header marker (`##` or `##var`) from the first file, and lists the files in Luban's
+/// `input` order, which is the order their rows are read in. Files that need two encodings leave the table out.
+#[test]
+fn csv_inputs_get_their_encoding_header_and_order() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
+    tiny_luban(
+        &luban,
+        &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n    <var name=\"name\" type=\"string\"/>\n  </bean>\n  <table name=\"TbA\" value=\"A\" input=\"u16.csv,gbk.csv\"/>\n  <table name=\"TbMixed\" value=\"A\" input=\"utf8.csv,gbk2.csv\"/>\n</module>\n")],
+    );
+    let gbk = |text: &str| encoding_rs::GBK.encode(text).0.into_owned();
+    let mut u16 = vec![0xFE, 0xFF];
+    for u in "##,id,name\r\n,2,乙\r\n".encode_utf16() {
+        u16.extend(u.to_be_bytes());
+    }
+    let d = luban.join("Datas");
+    std::fs::write(d.join("u16.csv"), u16).unwrap();
+    std::fs::write(d.join("gbk.csv"), gbk("##,id,name\n,\n,1,测试编码\n")).unwrap();
+    std::fs::write(d.join("utf8.csv"), "##var,id,name\n,3,丙\n").unwrap();
+    std::fs::write(d.join("gbk2.csv"), gbk("##var,id,name\n,4,丁\n")).unwrap();
+    let before = snapshot(&luban);
+    let r = gentable::import::luban::command(&luban.join("luban.conf"), &out, false, "+08:00");
+    assert_eq!(r.exit_code, 0, "{}{}", r.stdout, r.stderr);
+    assert_eq!(snapshot(&luban), before);
+    assert!(
+        r.stdout
+            .contains("Datas/gbk.csv is not UTF-8 and has no byte-order mark: read as GBK"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("table m.TbMixed: its CSV files need two encodings, UTF-8 (Datas/utf8.csv) and GBK (Datas/gbk2.csv)"),
+        "{}",
+        r.stdout
+    );
+    let toml = std::fs::read_to_string(out.join("gentable.toml")).unwrap();
+    assert!(
+        toml.contains("[tables.TbA]\nfiles = [\"u16.csv\", \"gbk.csv\"]\nencoding = \"gbk\"\n"),
+        "{toml}"
+    );
+    assert!(toml.contains("header_marker = \"##\""), "{toml}");
+    assert!(!toml.contains("[tables.TbMixed]"), "{toml}");
+    let build = gentable::build::run(&gentable::build::Request {
+        config: out.join("gentable.toml"),
+        action: gentable::build::Action::Build,
+        cache: false,
+        deny_warnings: false,
+        quiet: true,
+        format: gentable::diag::render::Format::Human,
+        max_per_kind: 0,
+        lang: gentable::diag::lang::Lang::En,
+        wait: gentable::build::lock::Wait::Yes,
+    });
+    let text: String = build.output.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(build.exit_code, 0, "{text}");
+    let data = std::fs::read_to_string(out.join("generated/data/TbA.json")).unwrap();
+    let rows: Vec<&str> = data.lines().skip(1).take(2).collect();
+    assert_eq!(
+        rows,
+        [
+            "{\"id\":2,\"name\":\"乙\"},",
+            "{\"id\":1,\"name\":\"测试编码\"}"
+        ],
+        "{data}"
     );
 }

@@ -98,6 +98,19 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
             by_table.entry(t.name.clone()).or_default().push(t);
         }
     }
+    // Sources of one table in the order of its `files` globs, then path order (a stable sort of the files,
+    // which come in path order).
+    if let Ok(sources) = read::Sources::new(loaded) {
+        let ranks: BTreeMap<&str, &str> = files
+            .iter()
+            .map(|f| (f.rel.as_str(), f.rel_in_folder.as_str()))
+            .collect();
+        for (name, raws) in by_table.iter_mut().filter(|(_, r)| r.len() > 1) {
+            raws.sort_by_cached_key(|t| {
+                sources.rank(name, ranks.get(t.file.as_str()).copied().unwrap_or(""))
+            });
+        }
+    }
     ctx.keep(|k| k.raw = by_table.values().flatten().cloned().collect());
     // One table from several files happens only on purpose: a `files`/`sheets` selection (`Sheet1` in many
     // workbooks, or `Unit.csv` in two folders, is not one table).

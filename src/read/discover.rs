@@ -95,6 +95,19 @@ impl Sources {
             .collect()
     }
 
+    /// Where a file of `table` stands among its sources: the position of the first of the table's `files`
+    /// globs, in the order `gentable.toml` lists them, that matches `rel_in_folder` (0 for a table without
+    /// `files`). Sources are concatenated by this rank, then by path, then by sheet order (docs/conventions.md
+    /// §2): `files = ["b.csv", "a.csv"]` reads b.csv's rows first, as Luban reads a table's `input` list.
+    pub fn rank(&self, table: &str, rel_in_folder: &str) -> usize {
+        self.selections
+            .iter()
+            .find(|(n, _, _)| n == table)
+            .and_then(|(_, files, _)| files.as_ref())
+            .and_then(|f| f.matches(rel_in_folder).into_iter().min())
+            .unwrap_or(0)
+    }
+
     /// True if some table's `sheets` glob selects the worksheet `sheet` of the workbook `rel_in_folder` (a
     /// hidden sheet is read only then).
     pub fn selects_sheet(&self, rel_in_folder: &str, sheet: &str) -> bool {

@@ -8,7 +8,7 @@
 use super::defs::{error, read_sheets};
 use super::model::*;
 use super::types::{parse, LubanType};
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 use serde_json::{json, Map, Value as J};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -755,6 +755,64 @@ struct Input {
 
 const READABLE: &[&str] = &["xlsx", "xlsm", "xls", "csv"];
 
+/// The `[tables.X] encoding` label of a table read from CSV files, chosen from every input's bytes where Luban
+/// detects each file's own (its example `test/detect_csv_encoding_*.csv`: UTF-8 and UTF-16 with a byte-order
+/// mark, GB2312 and "ANSI", code page 936, without one). A file that starts with a byte-order mark is read as
+/// the mark says whatever the label (`read::csv`); a file that is valid UTF-8 needs the default (no label)
+/// unless it is ASCII, which every label reads alike; any other file must decode as GBK (WHATWG `gbk`, read by
+/// the GB18030 decoder) without an error, and is named in a note: GBK is a guess a person checks (Big5 bytes
+/// mostly decode as GBK too). `Ok((label, notes))`; `Err(why)` when a file cannot be read, decodes as neither,
+/// or the files need two labels (the table is then left out).
+fn csv_encoding(
+    data_abs: &Path,
+    data_dir: &str,
+    ins: &[Input],
+) -> Result<(Option<&'static str>, Vec<String>), String> {
+    let mut utf8 = vec![];
+    let mut gbk = vec![];
+    for i in ins {
+        let bytes = std::fs::read(data_abs.join(&i.file))
+            .map_err(|e| format!("{data_dir}/{}: cannot read: {e}", i.file))?;
+        let bom = bytes.starts_with(&[0xEF, 0xBB, 0xBF])
+            || bytes.starts_with(&[0xFF, 0xFE])
+            || bytes.starts_with(&[0xFE, 0xFF]);
+        if bom || bytes.is_ascii() {
+            continue;
+        }
+        if std::str::from_utf8(&bytes).is_ok() {
+            utf8.push(i.file.clone());
+        } else if encoding_rs::GBK
+            .decode_without_bom_handling_and_without_replacement(&bytes)
+            .is_some()
+        {
+            gbk.push(i.file.clone());
+        } else {
+            return Err(format!(
+                "{data_dir}/{} is neither UTF-8 nor GBK and has no byte-order mark (Luban guesses its encoding; gentable needs [tables.X] encoding)",
+                i.file
+            ));
+        }
+    }
+    match (utf8.is_empty(), gbk.is_empty()) {
+        (_, true) => Ok((None, vec![])),
+        (true, false) => Ok((
+            Some("gbk"),
+            vec![format!(
+                "{} {} not UTF-8 and {} no byte-order mark: read as GBK (encoding = \"gbk\"), which decodes {} without an error; if the text is Big5 or another code page, set [tables.X] encoding (or save the files as UTF-8)",
+                crate::diag::list::series(gbk.iter().map(|f| format!("{data_dir}/{f}"))),
+                if gbk.len() == 1 { "is" } else { "are" },
+                if gbk.len() == 1 { "has" } else { "have" },
+                if gbk.len() == 1 { "it" } else { "them" },
+            )],
+        )),
+        (false, false) => Err(format!(
+            "its CSV files need two encodings, UTF-8 ({}) and GBK ({}), and gentable reads one per table (save them all as UTF-8)",
+            crate::diag::list::series(utf8.iter().map(|f| format!("{data_dir}/{f}"))),
+            crate::diag::list::series(gbk.iter().map(|f| format!("{data_dir}/{f}"))),
+        )),
+    }
+}
+
 /// Turn the read Luban project into gentable files. `data_abs` is Luban's data folder, `rel_data` the same
 /// seen from the gentable project folder.
 pub fn map(
@@ -787,6 +845,8 @@ pub fn map(
     let mut header_opts: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
     let mut skipped_tables: BTreeSet<String> = BTreeSet::new();
     let mut inputs: BTreeMap<String, Vec<Input>> = BTreeMap::new();
+    // `[tables.X] encoding` of the tables read from CSV files that are neither UTF-8 nor marked by a BOM.
+    let mut encodings: BTreeMap<String, &'static str> = BTreeMap::new();
     for t in &l.tables {
         let at = format!("table {}", t.full);
         let mut ins = vec![];
@@ -862,17 +922,49 @@ pub fn map(
         }
         // The first sheet tells the header marker (and, for readSchemaFromFile, the fields).
         let first = &ins[0];
-        if first.file.to_ascii_lowercase().ends_with(".csv") {
-            ctx.note(&at, "CSV inputs: Luban detects each file's encoding (ANSI, Big5, GB2312…); gentable reads UTF-8 unless [tables.X] encoding says otherwise, and the header is taken from the first ##var row");
-            headers.insert(t.full.clone(), "##var".into());
-            inputs.insert(t.full.clone(), ins);
-            continue;
-        }
-        let sheets = read_sheets(
-            &data_abs.join(&first.file),
-            &format!("{}/{}", l.data_dir, first.file),
-            diags,
-        );
+        let sheets = if first.file.to_ascii_lowercase().ends_with(".csv") {
+            // Luban detects each CSV file's encoding; gentable reads one label per table, so the importer
+            // chooses it here, from every input's bytes, where a person reviews it (gentable.toml).
+            let label = match csv_encoding(&data_abs, &l.data_dir, &ins) {
+                Ok((label, notes)) => {
+                    for n in notes {
+                        ctx.note(&at, n);
+                    }
+                    label
+                }
+                Err(why) => {
+                    ctx.note(&at, format!("{why}; table left out"));
+                    skipped_tables.insert(t.full.clone());
+                    continue;
+                }
+            };
+            if let Some(label) = label {
+                encodings.insert(t.full.clone(), label);
+            }
+            let rel = format!("{}/{}", l.data_dir, first.file);
+            let bytes = std::fs::read(data_abs.join(&first.file)).unwrap_or_default();
+            let mut d = vec![];
+            let sheet = crate::read::csv::read_csv_bytes(
+                name_of(&t.full),
+                &rel,
+                &bytes,
+                label,
+                b',',
+                &crate::config::Limits::default(),
+                &mut d,
+            );
+            for mut x in d {
+                x.code = Code::LubanInput;
+                diags.push(x);
+            }
+            sheet.into_iter().collect()
+        } else {
+            read_sheets(
+                &data_abs.join(&first.file),
+                &format!("{}/{}", l.data_dir, first.file),
+                diags,
+            )
+        };
         let sheet = sheets
             .iter()
             .find(|s| first.sheet.is_none() || s.sheet == first.sheet);
@@ -1162,7 +1254,13 @@ pub fn map(
         // gentable.toml section.
         let ins = &inputs[&t.full];
         let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
-        let fs: BTreeSet<String> = ins.iter().map(|i| globset_escape(&i.file)).collect();
+        // In Luban's input order: sources are concatenated in the order of the `files` globs.
+        let mut fs: Vec<String> = vec![];
+        for f in ins.iter().map(|i| globset_escape(&i.file)) {
+            if !fs.contains(&f) {
+                fs.push(f);
+            }
+        }
         let sheets: BTreeSet<String> = ins.iter().filter_map(|i| i.sheet.clone()).collect();
         if !sheets.is_empty() && ins.iter().any(|i| i.sheet.is_none()) {
             ctx.note(&format!("table {at}"), "inputs mix whole workbooks and single sheets: every sheet of the workbooks is read");
@@ -1180,6 +1278,9 @@ pub fn map(
             "files = [{}]\n",
             fs.iter().map(|f| quote(f)).collect::<Vec<_>>().join(", ")
         ));
+        if let Some(e) = encodings.get(&t.full) {
+            toml_tables.push_str(&format!("encoding = {}\n", quote(e)));
+        }
         if !sheets.is_empty() && ins.iter().all(|i| i.sheet.is_some()) {
             toml_tables.push_str(&format!(
                 "sheets = [{}]\n",

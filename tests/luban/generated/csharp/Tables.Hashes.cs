@@ -10,13 +10,13 @@ namespace cfg
         /// <c>content-hash.txt</c> of its data folder (<c>generated/data/</c>, or <c>generated/data/csharp/</c>
         /// when this output selects export groups).
         /// </summary>
-        public const string ContentHash = "60b793a3b5bd83f21644d7e8cb82ac7ee92c3f6a8452f2da45971e110d757c79";
+        public const string ContentHash = "ba20b3a618318b20bc3a6d4d76b12c1fbd1e60688504bc9f7848045a81bd617a";
 
         /// <summary>
         /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
         /// <see cref="ContentHash"/> unless this output selects export groups.
         /// </summary>
-        public const string ProjectHash = "f2ca6df973ff47403520297fe6e6090003e33f2761f59060f6a0077f8d2d713d";
+        public const string ProjectHash = "e18963c4e85481a0c149de25460325409fd1d4981c2c85640ad1f71b072ffd0a";
 
         /// <summary>
         /// The <c>dataHash</c> (BLAKE3 of the table's canonical JSON) and <c>schemaHash</c> that the data file of
@@ -33,6 +33,7 @@ namespace cfg
                 case "TbDemoGroup": return new[] { "c377f344e3daeefc7ba770fdbcc650d5678ab7b260b2bc5280dc99b336de9254", "1acbbdec5a9507906c468d11de6f661695b66aa03baafad3a8be6eb2c1557078" };
                 case "TbDemoGroup_C": return new[] { "c377f344e3daeefc7ba770fdbcc650d5678ab7b260b2bc5280dc99b336de9254", "99e5428d488501ffee14f3db65553d547a4f24f2ff3bef6b89a2d27be5dd6f3d" };
                 case "TbDemoPrimitive": return new[] { "67f3ae4ca1ccd0278a75281ef19ee745a7c6be5cce406b1deb9245dbe208c690", "f7edf11dd1bac2786810de08916616072db0ddf62a629b353bda741831111bbe" };
+                case "TbDetectCsvEncoding": return new[] { "2b7d5874a40544a154e4b17ca8504673db8f489a6f57d815fb365152cc53cf25", "97e5fd693e95870fbec56846af50ff4ca88c508daa6ceb4a713fb258f1ffefbf" };
                 case "TbFullTypes": return new[] { "b4e20289890b1e1b36a13314b241335e9192f55067f752d8e2849a60a1328157", "2bab3e765196841aa4c8dd7e811b6621ddeb877756305f64579dbb3409384e65" };
                 case "TbGlobalConfig": return new[] { "2c50125094795ea4842bf39f684ee33e8f1b0e92bf53d645e56d4acdedbed351", "559bcc5a4b5b0c99122be5a9d93de482936848be044eaf5243716fc0df05a5bb" };
                 case "TbItem": return new[] { "416c75700228a446249a965bf925a41f75fa6fa2fdfb1a0ca0444547c19b07dd", "9e5663454e0dd2d600de1ee536d7a1f65488c74dd5dc4b7e42bcd17d0fee2fff" };

@@ -45,6 +45,11 @@ namespace cfg
         public TbDemoPrimitiveTable TbDemoPrimitive { get; }
 
         /// <summary>
+        /// TbDetectCsvEncoding
+        /// </summary>
+        public TbDetectCsvEncodingTable TbDetectCsvEncoding { get; }
+
+        /// <summary>
         /// TbFullTypes
         /// </summary>
         public TbFullTypesTable TbFullTypes { get; }
@@ -161,7 +166,7 @@ namespace cfg
         /// </summary>
         public TbTestTagTable TbTestTag { get; }
 
-        private Tables(TbAutoImport1Table t0, TbAutoImport2Table t1, TbAutoImport3Table t2, TbDefineFromExcel2Table t3, TbDemoGroupTable t4, TbDemoGroupCTable t5, TbDemoPrimitiveTable t6, TbFullTypesTable t7, TbGlobalConfig t8, TbItemTable t9, TbL10nDemoTable t10, TbMultiIndexListTable t11, TbMultiUnionIndexListTable t12, TbNotIndexListTable t13, TbPatchDemoTable t14, TbPathTable t15, TbTestBeRefTable t16, TbTestBeRef2Table t17, TbTestFieldVariantTable t18, TbTestFieldVariant2Table t19, TbTestGlobal t20, TbTestIndexTable t21, TbTestMapTable t22, TbTestMapperTable t23, TbTestNullTable t24, TbTestRangeTable t25, TbTestRefTable t26, TbTestSetTable t27, TbTestSizeTable t28, TbTestTagTable t29)
+        private Tables(TbAutoImport1Table t0, TbAutoImport2Table t1, TbAutoImport3Table t2, TbDefineFromExcel2Table t3, TbDemoGroupTable t4, TbDemoGroupCTable t5, TbDemoPrimitiveTable t6, TbDetectCsvEncodingTable t7, TbFullTypesTable t8, TbGlobalConfig t9, TbItemTable t10, TbL10nDemoTable t11, TbMultiIndexListTable t12, TbMultiUnionIndexListTable t13, TbNotIndexListTable t14, TbPatchDemoTable t15, TbPathTable t16, TbTestBeRefTable t17, TbTestBeRef2Table t18, TbTestFieldVariantTable t19, TbTestFieldVariant2Table t20, TbTestGlobal t21, TbTestIndexTable t22, TbTestMapTable t23, TbTestMapperTable t24, TbTestNullTable t25, TbTestRangeTable t26, TbTestRefTable t27, TbTestSetTable t28, TbTestSizeTable t29, TbTestTagTable t30)
         {
             this.TbAutoImport1 = t0;
             this.TbAutoImport2 = t1;
@@ -170,29 +175,30 @@ namespace cfg
             this.TbDemoGroup = t4;
             this.TbDemoGroupC = t5;
             this.TbDemoPrimitive = t6;
-            this.TbFullTypes = t7;
-            this.TbGlobalConfig = t8;
-            this.TbItem = t9;
-            this.TbL10nDemo = t10;
-            this.TbMultiIndexList = t11;
-            this.TbMultiUnionIndexList = t12;
-            this.TbNotIndexList = t13;
-            this.TbPatchDemo = t14;
-            this.TbPath = t15;
-            this.TbTestBeRef = t16;
-            this.TbTestBeRef2 = t17;
-            this.TbTestFieldVariant = t18;
-            this.TbTestFieldVariant2 = t19;
-            this.TbTestGlobal = t20;
-            this.TbTestIndex = t21;
-            this.TbTestMap = t22;
-            this.TbTestMapper = t23;
-            this.TbTestNull = t24;
-            this.TbTestRange = t25;
-            this.TbTestRef = t26;
-            this.TbTestSet = t27;
-            this.TbTestSize = t28;
-            this.TbTestTag = t29;
+            this.TbDetectCsvEncoding = t7;
+            this.TbFullTypes = t8;
+            this.TbGlobalConfig = t9;
+            this.TbItem = t10;
+            this.TbL10nDemo = t11;
+            this.TbMultiIndexList = t12;
+            this.TbMultiUnionIndexList = t13;
+            this.TbNotIndexList = t14;
+            this.TbPatchDemo = t15;
+            this.TbPath = t16;
+            this.TbTestBeRef = t17;
+            this.TbTestBeRef2 = t18;
+            this.TbTestFieldVariant = t19;
+            this.TbTestFieldVariant2 = t20;
+            this.TbTestGlobal = t21;
+            this.TbTestIndex = t22;
+            this.TbTestMap = t23;
+            this.TbTestMapper = t24;
+            this.TbTestNull = t25;
+            this.TbTestRange = t26;
+            this.TbTestRef = t27;
+            this.TbTestSet = t28;
+            this.TbTestSize = t29;
+            this.TbTestTag = t30;
             for (int i = 0; i < this.TbDemoGroup.All.Count; i++) { try { this.TbDemoGroup.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbDemoGroup.json", "TbDemoGroup", i); } }
             for (int i = 0; i < this.TbDemoGroupC.All.Count; i++) { try { this.TbDemoGroupC.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbDemoGroup_C.json", "TbDemoGroup_C", i); } }
             for (int i = 0; i < this.TbTestMap.All.Count; i++) { try { this.TbTestMap.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbTestMap.json", "TbTestMap", i); } }
@@ -203,7 +209,7 @@ namespace cfg
         /// The data files the loaders read, one per table (<c>&lt;Table&gt;.json</c>), relative to the data folder:
         /// what to copy next to the game (e.g. into <c>StreamingAssets</c>) and what <see cref="LoadAsync"/> fetches.
         /// </summary>
-        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "TbAutoImport1.json", "TbAutoImport2.json", "TbAutoImport3.json", "TbDefineFromExcel2.json", "TbDemoGroup.json", "TbDemoGroup_C.json", "TbDemoPrimitive.json", "TbFullTypes.json", "TbGlobalConfig.json", "TbItem.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestBeRef.json", "TbTestBeRef2.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestGlobal.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestNull.json", "TbTestRange.json", "TbTestRef.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json" });
+        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "TbAutoImport1.json", "TbAutoImport2.json", "TbAutoImport3.json", "TbDefineFromExcel2.json", "TbDemoGroup.json", "TbDemoGroup_C.json", "TbDemoPrimitive.json", "TbDetectCsvEncoding.json", "TbFullTypes.json", "TbGlobalConfig.json", "TbItem.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestBeRef.json", "TbTestBeRef2.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestGlobal.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestNull.json", "TbTestRange.json", "TbTestRef.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json" });
 
         /// <summary>
         /// Loads every table from <c>&lt;dataDir&gt;/&lt;Table&gt;.json</c> (the canonical data gentable writes to
@@ -232,30 +238,31 @@ namespace cfg
             var t4 = new TbDemoGroupTable(GentableRead.Rows<TbDemoGroup>(GentableRead.Bytes(bytesOf, "TbDemoGroup.json", "TbDemoGroup"), "TbDemoGroup.json", "TbDemoGroup", TableHashes("TbDemoGroup"), GentableCodec.ReadTbDemoGroup));
             var t5 = new TbDemoGroupCTable(GentableRead.Rows<TbDemoGroupC>(GentableRead.Bytes(bytesOf, "TbDemoGroup_C.json", "TbDemoGroup_C"), "TbDemoGroup_C.json", "TbDemoGroup_C", TableHashes("TbDemoGroup_C"), GentableCodec.ReadTbDemoGroupC));
             var t6 = new TbDemoPrimitiveTable(GentableRead.Rows<TbDemoPrimitive>(GentableRead.Bytes(bytesOf, "TbDemoPrimitive.json", "TbDemoPrimitive"), "TbDemoPrimitive.json", "TbDemoPrimitive", TableHashes("TbDemoPrimitive"), GentableCodec.ReadTbDemoPrimitive));
-            var t7 = new TbFullTypesTable(GentableRead.Rows<TbFullTypes>(GentableRead.Bytes(bytesOf, "TbFullTypes.json", "TbFullTypes"), "TbFullTypes.json", "TbFullTypes", TableHashes("TbFullTypes"), GentableCodec.ReadTbFullTypes));
-            var t8 = GentableRead.Single<TbGlobalConfig>(GentableRead.Bytes(bytesOf, "TbGlobalConfig.json", "TbGlobalConfig"), "TbGlobalConfig.json", "TbGlobalConfig", TableHashes("TbGlobalConfig"), GentableCodec.ReadTbGlobalConfig);
-            var t9 = new TbItemTable(GentableRead.Rows<TbItem>(GentableRead.Bytes(bytesOf, "TbItem.json", "TbItem"), "TbItem.json", "TbItem", TableHashes("TbItem"), GentableCodec.ReadTbItem));
-            var t10 = new TbL10nDemoTable(GentableRead.Rows<TbL10nDemo>(GentableRead.Bytes(bytesOf, "TbL10NDemo.json", "TbL10NDemo"), "TbL10NDemo.json", "TbL10NDemo", TableHashes("TbL10NDemo"), GentableCodec.ReadTbL10nDemo));
-            var t11 = new TbMultiIndexListTable(GentableRead.Rows<TbMultiIndexList>(GentableRead.Bytes(bytesOf, "TbMultiIndexList.json", "TbMultiIndexList"), "TbMultiIndexList.json", "TbMultiIndexList", TableHashes("TbMultiIndexList"), GentableCodec.ReadTbMultiIndexList));
-            var t12 = new TbMultiUnionIndexListTable(GentableRead.Rows<TbMultiUnionIndexList>(GentableRead.Bytes(bytesOf, "TbMultiUnionIndexList.json", "TbMultiUnionIndexList"), "TbMultiUnionIndexList.json", "TbMultiUnionIndexList", TableHashes("TbMultiUnionIndexList"), GentableCodec.ReadTbMultiUnionIndexList));
-            var t13 = new TbNotIndexListTable(GentableRead.Rows<TbNotIndexList>(GentableRead.Bytes(bytesOf, "TbNotIndexList.json", "TbNotIndexList"), "TbNotIndexList.json", "TbNotIndexList", TableHashes("TbNotIndexList"), GentableCodec.ReadTbNotIndexList));
-            var t14 = new TbPatchDemoTable(GentableRead.Rows<TbPatchDemo>(GentableRead.Bytes(bytesOf, "TbPatchDemo.json", "TbPatchDemo"), "TbPatchDemo.json", "TbPatchDemo", TableHashes("TbPatchDemo"), GentableCodec.ReadTbPatchDemo));
-            var t15 = new TbPathTable(GentableRead.Rows<TbPath>(GentableRead.Bytes(bytesOf, "TbPath.json", "TbPath"), "TbPath.json", "TbPath", TableHashes("TbPath"), GentableCodec.ReadTbPath));
-            var t16 = new TbTestBeRefTable(GentableRead.Rows<TbTestBeRef>(GentableRead.Bytes(bytesOf, "TbTestBeRef.json", "TbTestBeRef"), "TbTestBeRef.json", "TbTestBeRef", TableHashes("TbTestBeRef"), GentableCodec.ReadTbTestBeRef));
-            var t17 = new TbTestBeRef2Table(GentableRead.Rows<TbTestBeRef2>(GentableRead.Bytes(bytesOf, "TbTestBeRef2.json", "TbTestBeRef2"), "TbTestBeRef2.json", "TbTestBeRef2", TableHashes("TbTestBeRef2"), GentableCodec.ReadTbTestBeRef2));
-            var t18 = new TbTestFieldVariantTable(GentableRead.Rows<TbTestFieldVariant>(GentableRead.Bytes(bytesOf, "TbTestFieldVariant.json", "TbTestFieldVariant"), "TbTestFieldVariant.json", "TbTestFieldVariant", TableHashes("TbTestFieldVariant"), GentableCodec.ReadTbTestFieldVariant));
-            var t19 = new TbTestFieldVariant2Table(GentableRead.Rows<TbTestFieldVariant2>(GentableRead.Bytes(bytesOf, "TbTestFieldVariant2.json", "TbTestFieldVariant2"), "TbTestFieldVariant2.json", "TbTestFieldVariant2", TableHashes("TbTestFieldVariant2"), GentableCodec.ReadTbTestFieldVariant2));
-            var t20 = GentableRead.Single<TbTestGlobal>(GentableRead.Bytes(bytesOf, "TbTestGlobal.json", "TbTestGlobal"), "TbTestGlobal.json", "TbTestGlobal", TableHashes("TbTestGlobal"), GentableCodec.ReadTbTestGlobal);
-            var t21 = new TbTestIndexTable(GentableRead.Rows<TbTestIndex>(GentableRead.Bytes(bytesOf, "TbTestIndex.json", "TbTestIndex"), "TbTestIndex.json", "TbTestIndex", TableHashes("TbTestIndex"), GentableCodec.ReadTbTestIndex));
-            var t22 = new TbTestMapTable(GentableRead.Rows<TbTestMap>(GentableRead.Bytes(bytesOf, "TbTestMap.json", "TbTestMap"), "TbTestMap.json", "TbTestMap", TableHashes("TbTestMap"), GentableCodec.ReadTbTestMap));
-            var t23 = new TbTestMapperTable(GentableRead.Rows<TbTestMapper>(GentableRead.Bytes(bytesOf, "TbTestMapper.json", "TbTestMapper"), "TbTestMapper.json", "TbTestMapper", TableHashes("TbTestMapper"), GentableCodec.ReadTbTestMapper));
-            var t24 = new TbTestNullTable(GentableRead.Rows<TbTestNull>(GentableRead.Bytes(bytesOf, "TbTestNull.json", "TbTestNull"), "TbTestNull.json", "TbTestNull", TableHashes("TbTestNull"), GentableCodec.ReadTbTestNull));
-            var t25 = new TbTestRangeTable(GentableRead.Rows<TbTestRange>(GentableRead.Bytes(bytesOf, "TbTestRange.json", "TbTestRange"), "TbTestRange.json", "TbTestRange", TableHashes("TbTestRange"), GentableCodec.ReadTbTestRange));
-            var t26 = new TbTestRefTable(GentableRead.Rows<TbTestRef>(GentableRead.Bytes(bytesOf, "TbTestRef.json", "TbTestRef"), "TbTestRef.json", "TbTestRef", TableHashes("TbTestRef"), GentableCodec.ReadTbTestRef));
-            var t27 = new TbTestSetTable(GentableRead.Rows<TbTestSet>(GentableRead.Bytes(bytesOf, "TbTestSet.json", "TbTestSet"), "TbTestSet.json", "TbTestSet", TableHashes("TbTestSet"), GentableCodec.ReadTbTestSet));
-            var t28 = new TbTestSizeTable(GentableRead.Rows<TbTestSize>(GentableRead.Bytes(bytesOf, "TbTestSize.json", "TbTestSize"), "TbTestSize.json", "TbTestSize", TableHashes("TbTestSize"), GentableCodec.ReadTbTestSize));
-            var t29 = new TbTestTagTable(GentableRead.Rows<TbTestTag>(GentableRead.Bytes(bytesOf, "TbTestTag.json", "TbTestTag"), "TbTestTag.json", "TbTestTag", TableHashes("TbTestTag"), GentableCodec.ReadTbTestTag));
-            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21, t22, t23, t24, t25, t26, t27, t28, t29);
+            var t7 = new TbDetectCsvEncodingTable(GentableRead.Rows<TbDetectCsvEncoding>(GentableRead.Bytes(bytesOf, "TbDetectCsvEncoding.json", "TbDetectCsvEncoding"), "TbDetectCsvEncoding.json", "TbDetectCsvEncoding", TableHashes("TbDetectCsvEncoding"), GentableCodec.ReadTbDetectCsvEncoding));
+            var t8 = new TbFullTypesTable(GentableRead.Rows<TbFullTypes>(GentableRead.Bytes(bytesOf, "TbFullTypes.json", "TbFullTypes"), "TbFullTypes.json", "TbFullTypes", TableHashes("TbFullTypes"), GentableCodec.ReadTbFullTypes));
+            var t9 = GentableRead.Single<TbGlobalConfig>(GentableRead.Bytes(bytesOf, "TbGlobalConfig.json", "TbGlobalConfig"), "TbGlobalConfig.json", "TbGlobalConfig", TableHashes("TbGlobalConfig"), GentableCodec.ReadTbGlobalConfig);
+            var t10 = new TbItemTable(GentableRead.Rows<TbItem>(GentableRead.Bytes(bytesOf, "TbItem.json", "TbItem"), "TbItem.json", "TbItem", TableHashes("TbItem"), GentableCodec.ReadTbItem));
+            var t11 = new TbL10nDemoTable(GentableRead.Rows<TbL10nDemo>(GentableRead.Bytes(bytesOf, "TbL10NDemo.json", "TbL10NDemo"), "TbL10NDemo.json", "TbL10NDemo", TableHashes("TbL10NDemo"), GentableCodec.ReadTbL10nDemo));
+            var t12 = new TbMultiIndexListTable(GentableRead.Rows<TbMultiIndexList>(GentableRead.Bytes(bytesOf, "TbMultiIndexList.json", "TbMultiIndexList"), "TbMultiIndexList.json", "TbMultiIndexList", TableHashes("TbMultiIndexList"), GentableCodec.ReadTbMultiIndexList));
+            var t13 = new TbMultiUnionIndexListTable(GentableRead.Rows<TbMultiUnionIndexList>(GentableRead.Bytes(bytesOf, "TbMultiUnionIndexList.json", "TbMultiUnionIndexList"), "TbMultiUnionIndexList.json", "TbMultiUnionIndexList", TableHashes("TbMultiUnionIndexList"), GentableCodec.ReadTbMultiUnionIndexList));
+            var t14 = new TbNotIndexListTable(GentableRead.Rows<TbNotIndexList>(GentableRead.Bytes(bytesOf, "TbNotIndexList.json", "TbNotIndexList"), "TbNotIndexList.json", "TbNotIndexList", TableHashes("TbNotIndexList"), GentableCodec.ReadTbNotIndexList));
+            var t15 = new TbPatchDemoTable(GentableRead.Rows<TbPatchDemo>(GentableRead.Bytes(bytesOf, "TbPatchDemo.json", "TbPatchDemo"), "TbPatchDemo.json", "TbPatchDemo", TableHashes("TbPatchDemo"), GentableCodec.ReadTbPatchDemo));
+            var t16 = new TbPathTable(GentableRead.Rows<TbPath>(GentableRead.Bytes(bytesOf, "TbPath.json", "TbPath"), "TbPath.json", "TbPath", TableHashes("TbPath"), GentableCodec.ReadTbPath));
+            var t17 = new TbTestBeRefTable(GentableRead.Rows<TbTestBeRef>(GentableRead.Bytes(bytesOf, "TbTestBeRef.json", "TbTestBeRef"), "TbTestBeRef.json", "TbTestBeRef", TableHashes("TbTestBeRef"), GentableCodec.ReadTbTestBeRef));
+            var t18 = new TbTestBeRef2Table(GentableRead.Rows<TbTestBeRef2>(GentableRead.Bytes(bytesOf, "TbTestBeRef2.json", "TbTestBeRef2"), "TbTestBeRef2.json", "TbTestBeRef2", TableHashes("TbTestBeRef2"), GentableCodec.ReadTbTestBeRef2));
+            var t19 = new TbTestFieldVariantTable(GentableRead.Rows<TbTestFieldVariant>(GentableRead.Bytes(bytesOf, "TbTestFieldVariant.json", "TbTestFieldVariant"), "TbTestFieldVariant.json", "TbTestFieldVariant", TableHashes("TbTestFieldVariant"), GentableCodec.ReadTbTestFieldVariant));
+            var t20 = new TbTestFieldVariant2Table(GentableRead.Rows<TbTestFieldVariant2>(GentableRead.Bytes(bytesOf, "TbTestFieldVariant2.json", "TbTestFieldVariant2"), "TbTestFieldVariant2.json", "TbTestFieldVariant2", TableHashes("TbTestFieldVariant2"), GentableCodec.ReadTbTestFieldVariant2));
+            var t21 = GentableRead.Single<TbTestGlobal>(GentableRead.Bytes(bytesOf, "TbTestGlobal.json", "TbTestGlobal"), "TbTestGlobal.json", "TbTestGlobal", TableHashes("TbTestGlobal"), GentableCodec.ReadTbTestGlobal);
+            var t22 = new TbTestIndexTable(GentableRead.Rows<TbTestIndex>(GentableRead.Bytes(bytesOf, "TbTestIndex.json", "TbTestIndex"), "TbTestIndex.json", "TbTestIndex", TableHashes("TbTestIndex"), GentableCodec.ReadTbTestIndex));
+            var t23 = new TbTestMapTable(GentableRead.Rows<TbTestMap>(GentableRead.Bytes(bytesOf, "TbTestMap.json", "TbTestMap"), "TbTestMap.json", "TbTestMap", TableHashes("TbTestMap"), GentableCodec.ReadTbTestMap));
+            var t24 = new TbTestMapperTable(GentableRead.Rows<TbTestMapper>(GentableRead.Bytes(bytesOf, "TbTestMapper.json", "TbTestMapper"), "TbTestMapper.json", "TbTestMapper", TableHashes("TbTestMapper"), GentableCodec.ReadTbTestMapper));
+            var t25 = new TbTestNullTable(GentableRead.Rows<TbTestNull>(GentableRead.Bytes(bytesOf, "TbTestNull.json", "TbTestNull"), "TbTestNull.json", "TbTestNull", TableHashes("TbTestNull"), GentableCodec.ReadTbTestNull));
+            var t26 = new TbTestRangeTable(GentableRead.Rows<TbTestRange>(GentableRead.Bytes(bytesOf, "TbTestRange.json", "TbTestRange"), "TbTestRange.json", "TbTestRange", TableHashes("TbTestRange"), GentableCodec.ReadTbTestRange));
+            var t27 = new TbTestRefTable(GentableRead.Rows<TbTestRef>(GentableRead.Bytes(bytesOf, "TbTestRef.json", "TbTestRef"), "TbTestRef.json", "TbTestRef", TableHashes("TbTestRef"), GentableCodec.ReadTbTestRef));
+            var t28 = new TbTestSetTable(GentableRead.Rows<TbTestSet>(GentableRead.Bytes(bytesOf, "TbTestSet.json", "TbTestSet"), "TbTestSet.json", "TbTestSet", TableHashes("TbTestSet"), GentableCodec.ReadTbTestSet));
+            var t29 = new TbTestSizeTable(GentableRead.Rows<TbTestSize>(GentableRead.Bytes(bytesOf, "TbTestSize.json", "TbTestSize"), "TbTestSize.json", "TbTestSize", TableHashes("TbTestSize"), GentableCodec.ReadTbTestSize));
+            var t30 = new TbTestTagTable(GentableRead.Rows<TbTestTag>(GentableRead.Bytes(bytesOf, "TbTestTag.json", "TbTestTag"), "TbTestTag.json", "TbTestTag", TableHashes("TbTestTag"), GentableCodec.ReadTbTestTag));
+            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21, t22, t23, t24, t25, t26, t27, t28, t29, t30);
         }
 
         /// <summary>
@@ -305,6 +312,7 @@ namespace cfg
             d.Add("TbDemoGroup", GentableCanonical.Rows<TbDemoGroup>(this.TbDemoGroup.All, GentableCodec.WriteTbDemoGroup));
             d.Add("TbDemoGroup_C", GentableCanonical.Rows<TbDemoGroupC>(this.TbDemoGroupC.All, GentableCodec.WriteTbDemoGroupC));
             d.Add("TbDemoPrimitive", GentableCanonical.Rows<TbDemoPrimitive>(this.TbDemoPrimitive.All, GentableCodec.WriteTbDemoPrimitive));
+            d.Add("TbDetectCsvEncoding", GentableCanonical.Rows<TbDetectCsvEncoding>(this.TbDetectCsvEncoding.All, GentableCodec.WriteTbDetectCsvEncoding));
             d.Add("TbFullTypes", GentableCanonical.Rows<TbFullTypes>(this.TbFullTypes.All, GentableCodec.WriteTbFullTypes));
             d.Add("TbGlobalConfig", GentableCanonical.Single<TbGlobalConfig>(this.TbGlobalConfig, GentableCodec.WriteTbGlobalConfig));
             d.Add("TbItem", GentableCanonical.Rows<TbItem>(this.TbItem.All, GentableCodec.WriteTbItem));

@@ -10,6 +10,7 @@ import { TbDefineFromExcel2Table, readTbDefineFromExcel2, writeTbDefineFromExcel
 import { TbDemoGroupTable, readTbDemoGroup, writeTbDemoGroup, linkTbDemoGroup } from "./tables/TbDemoGroup.js";
 import { TbDemoGroupSTable, readTbDemoGroupS, writeTbDemoGroupS, linkTbDemoGroupS } from "./tables/TbDemoGroupS.js";
 import { TbDemoPrimitiveTable, readTbDemoPrimitive, writeTbDemoPrimitive } from "./tables/TbDemoPrimitive.js";
+import { TbDetectCsvEncodingTable, readTbDetectCsvEncoding, writeTbDetectCsvEncoding } from "./tables/TbDetectCsvEncoding.js";
 import { TbFullTypesTable, readTbFullTypes, writeTbFullTypes } from "./tables/TbFullTypes.js";
 import { type TbGlobalConfig, readTbGlobalConfig, writeTbGlobalConfig } from "./tables/TbGlobalConfig.js";
 import { TbItemTable, readTbItem, writeTbItem } from "./tables/TbItem.js";
@@ -44,6 +45,7 @@ export { type TbDefineFromExcel2, TbDefineFromExcel2Table } from "./tables/TbDef
 export { type TbDemoGroup, TbDemoGroupTable } from "./tables/TbDemoGroup.js";
 export { type TbDemoGroupS, TbDemoGroupSTable } from "./tables/TbDemoGroupS.js";
 export { type TbDemoPrimitive, TbDemoPrimitiveTable } from "./tables/TbDemoPrimitive.js";
+export { type TbDetectCsvEncoding, TbDetectCsvEncodingTable } from "./tables/TbDetectCsvEncoding.js";
 export { type TbFullTypes, TbFullTypesTable } from "./tables/TbFullTypes.js";
 export type { TbGlobalConfig } from "./tables/TbGlobalConfig.js";
 export { type TbItem, TbItemTable } from "./tables/TbItem.js";
@@ -74,7 +76,7 @@ export { CONTENT_HASH, PROJECT_HASH, TABLE_HASHES, type TableHashes } from "./ha
  * The data files the loaders read, one per table (`<Table>.json`), relative to the data folder: what to deploy
  * next to the code (or serve to a browser) and what `loadTablesFromBytesAsync` fetches.
  */
-export const DATA_FILES: readonly string[] = Object.freeze(["TbAutoImport1.json", "TbAutoImport2.json", "TbAutoImport3.json", "TbDefineFromExcel2.json", "TbDemoGroup.json", "TbDemoGroup_S.json", "TbDemoPrimitive.json", "TbFullTypes.json", "TbGlobalConfig.json", "TbItem.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestBeRef.json", "TbTestBeRef2.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestGlobal.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestNull.json", "TbTestRange.json", "TbTestRef.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json"]);
+export const DATA_FILES: readonly string[] = Object.freeze(["TbAutoImport1.json", "TbAutoImport2.json", "TbAutoImport3.json", "TbDefineFromExcel2.json", "TbDemoGroup.json", "TbDemoGroup_S.json", "TbDemoPrimitive.json", "TbDetectCsvEncoding.json", "TbFullTypes.json", "TbGlobalConfig.json", "TbItem.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestBeRef.json", "TbTestBeRef2.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestGlobal.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestNull.json", "TbTestRange.json", "TbTestRef.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json"]);
 
 /**
  * Every table. A loaded `Tables` is frozen and shares nothing with another one: to hot-reload, load a second one
@@ -109,6 +111,10 @@ export interface Tables {
    * TbDemoPrimitive
    */
   readonly tbDemoPrimitive: TbDemoPrimitiveTable;
+  /**
+   * TbDetectCsvEncoding
+   */
+  readonly tbDetectCsvEncoding: TbDetectCsvEncodingTable;
   /**
    * TbFullTypes
    */
@@ -219,6 +225,7 @@ export function loadTablesFromText(textOf: (file: string, table: string) => stri
     tbDemoGroup: new TbDemoGroupTable(rt.rows(textOf("TbDemoGroup.json", "TbDemoGroup"), "TbDemoGroup.json", "TbDemoGroup", TABLE_HASHES.get("TbDemoGroup"), readTbDemoGroup)),
     tbDemoGroupS: new TbDemoGroupSTable(rt.rows(textOf("TbDemoGroup_S.json", "TbDemoGroup_S"), "TbDemoGroup_S.json", "TbDemoGroup_S", TABLE_HASHES.get("TbDemoGroup_S"), readTbDemoGroupS)),
     tbDemoPrimitive: new TbDemoPrimitiveTable(rt.rows(textOf("TbDemoPrimitive.json", "TbDemoPrimitive"), "TbDemoPrimitive.json", "TbDemoPrimitive", TABLE_HASHES.get("TbDemoPrimitive"), readTbDemoPrimitive)),
+    tbDetectCsvEncoding: new TbDetectCsvEncodingTable(rt.rows(textOf("TbDetectCsvEncoding.json", "TbDetectCsvEncoding"), "TbDetectCsvEncoding.json", "TbDetectCsvEncoding", TABLE_HASHES.get("TbDetectCsvEncoding"), readTbDetectCsvEncoding)),
     tbFullTypes: new TbFullTypesTable(rt.rows(textOf("TbFullTypes.json", "TbFullTypes"), "TbFullTypes.json", "TbFullTypes", TABLE_HASHES.get("TbFullTypes"), readTbFullTypes)),
     tbGlobalConfig: rt.single(textOf("TbGlobalConfig.json", "TbGlobalConfig"), "TbGlobalConfig.json", "TbGlobalConfig", TABLE_HASHES.get("TbGlobalConfig"), readTbGlobalConfig),
     tbItem: new TbItemTable(rt.rows(textOf("TbItem.json", "TbItem"), "TbItem.json", "TbItem", TABLE_HASHES.get("TbItem"), readTbItem)),
@@ -298,6 +305,7 @@ export function canonicalTables(t: Tables): Record<string, string> {
     ["TbDemoGroup", rt.wArray(t.tbDemoGroup.all, writeTbDemoGroup)],
     ["TbDemoGroup_S", rt.wArray(t.tbDemoGroupS.all, writeTbDemoGroupS)],
     ["TbDemoPrimitive", rt.wArray(t.tbDemoPrimitive.all, writeTbDemoPrimitive)],
+    ["TbDetectCsvEncoding", rt.wArray(t.tbDetectCsvEncoding.all, writeTbDetectCsvEncoding)],
     ["TbFullTypes", rt.wArray(t.tbFullTypes.all, writeTbFullTypes)],
     ["TbGlobalConfig", rt.wArray([t.tbGlobalConfig], writeTbGlobalConfig)],
     ["TbItem", rt.wArray(t.tbItem.all, writeTbItem)],

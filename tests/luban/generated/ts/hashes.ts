@@ -7,13 +7,13 @@
  * `content-hash.txt` of its data folder (`generated/data/`, or `generated/data/typescript/` when this output
  * selects export groups).
  */
-export const CONTENT_HASH = "da2cb4b71285dd07bfe5adc8934b37a3f4f9b0145e5df94d385e228c0174f156";
+export const CONTENT_HASH = "88955d90e164c1ab6e8a933a1b7cf6ce79506a8d0af11a0160f7426e4a862c63";
 
 /**
  * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
  * `CONTENT_HASH` unless this output selects export groups.
  */
-export const PROJECT_HASH = "f2ca6df973ff47403520297fe6e6090003e33f2761f59060f6a0077f8d2d713d";
+export const PROJECT_HASH = "e18963c4e85481a0c149de25460325409fd1d4981c2c85640ad1f71b072ffd0a";
 
 /** The `dataHash` (BLAKE3 of the table's canonical JSON) and `schemaHash` that a table's data file carries. */
 export interface TableHashes {
@@ -30,6 +30,7 @@ export const TABLE_HASHES: ReadonlyMap<string, TableHashes> = new Map<string, Ta
   ["TbDemoGroup", { data: "998861efd4e584431a2764bceb20f212f1dc9d8728f7e408881ee006e79a07c8", schema: "e526654c6bb174b419585eaa2680b015fd796f6ba0d82adbf0871c9faf76a3ae" }],
   ["TbDemoGroup_S", { data: "998861efd4e584431a2764bceb20f212f1dc9d8728f7e408881ee006e79a07c8", schema: "c60235adc926d82f0e1a4b00e74e8ef50de3b8ae9ca24ff1498fc588be746fd8" }],
   ["TbDemoPrimitive", { data: "67f3ae4ca1ccd0278a75281ef19ee745a7c6be5cce406b1deb9245dbe208c690", schema: "f7edf11dd1bac2786810de08916616072db0ddf62a629b353bda741831111bbe" }],
+  ["TbDetectCsvEncoding", { data: "2b7d5874a40544a154e4b17ca8504673db8f489a6f57d815fb365152cc53cf25", schema: "97e5fd693e95870fbec56846af50ff4ca88c508daa6ceb4a713fb258f1ffefbf" }],
   ["TbFullTypes", { data: "b4e20289890b1e1b36a13314b241335e9192f55067f752d8e2849a60a1328157", schema: "2bab3e765196841aa4c8dd7e811b6621ddeb877756305f64579dbb3409384e65" }],
   ["TbGlobalConfig", { data: "2c50125094795ea4842bf39f684ee33e8f1b0e92bf53d645e56d4acdedbed351", schema: "559bcc5a4b5b0c99122be5a9d93de482936848be044eaf5243716fc0df05a5bb" }],
   ["TbItem", { data: "72d4c57494d8cc9cbfebcc1ea2dc25b2f966bc1ea43d5f5ed0f99a1f23399456", schema: "cf33a761c910ba6f0c37074893e91aff2b9dd30faa43989d26f875c95a678d99" }],

@@ -31,6 +31,8 @@ pub mod tb_demo_group_s;
 pub use tb_demo_group_s::{TbDemoGroupS, TbDemoGroupSId};
 pub mod tb_demo_primitive;
 pub use tb_demo_primitive::{TbDemoPrimitive, TbDemoPrimitiveId};
+pub mod tb_detect_csv_encoding;
+pub use tb_detect_csv_encoding::{TbDetectCsvEncoding, TbDetectCsvEncodingId};
 pub mod tb_full_types;
 pub use tb_full_types::{TbFullTypes, TbFullTypesId};
 pub mod tb_global_config;
@@ -89,6 +91,7 @@ pub fn load() -> Result<(), DataError> {
     tb_demo_group_e::TbDemoGroupE::try_all()?;
     tb_demo_group_s::TbDemoGroupS::try_all()?;
     tb_demo_primitive::TbDemoPrimitive::try_all()?;
+    tb_detect_csv_encoding::TbDetectCsvEncoding::try_all()?;
     tb_full_types::TbFullTypes::try_all()?;
     tb_global_config::TbGlobalConfig::try_get()?;
     tb_item::TbItem::try_all()?;
@@ -127,6 +130,8 @@ pub fn canonical_tables() -> Vec<(&'static str, String)> {
         ("TbDemoGroup_E", canonical::table(tb_demo_group_e::TbDemoGroupE::all())),
         ("TbDemoGroup_S", canonical::table(tb_demo_group_s::TbDemoGroupS::all())),
         ("TbDemoPrimitive", canonical::table(tb_demo_primitive::TbDemoPrimitive::all())),
+        ("TbDetectCsvEncoding",
+        canonical::table(tb_detect_csv_encoding::TbDetectCsvEncoding::all())),
         ("TbFullTypes", canonical::table(tb_full_types::TbFullTypes::all())),
         ("TbGlobalConfig",
         canonical::table(core::slice::from_ref(tb_global_config::TbGlobalConfig::get()))),
@@ -158,7 +163,7 @@ pub fn canonical_tables() -> Vec<(&'static str, String)> {
 }
 #[allow(unsafe_code)]
 extern "Rust" {
-    #[link_name = "gentable_v1_datatables_tables_13631d5d48d66fa3_embedded"]
+    #[link_name = "gentable_v1_datatables_tables_bf61ca3da5b93ef5_embedded"]
     fn gentable_embedded(index: usize) -> Option<(&'static [u8], &'static str)>;
 }
 /// The embedded data file of table `index` (in table-name order) and the `dataHash` it must carry,

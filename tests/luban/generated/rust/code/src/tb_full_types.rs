@@ -144,7 +144,7 @@ impl TbFullTypes {
 pub const SCHEMA_HASH: &str = "2bab3e765196841aa4c8dd7e811b6621ddeb877756305f64579dbb3409384e65";
 /// The rows of `TbFullTypes`, decoded on first use from the embedded `data/TbFullTypes.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    9,
+    10,
     "data/TbFullTypes.bytes",
     "TbFullTypes",
     SCHEMA_HASH,

@@ -60,7 +60,7 @@ impl TbGlobalConfig {
 pub const SCHEMA_HASH: &str = "559bcc5a4b5b0c99122be5a9d93de482936848be044eaf5243716fc0df05a5bb";
 /// The rows of `TbGlobalConfig`, decoded on first use from the embedded `data/TbGlobalConfig.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    10,
+    11,
     "data/TbGlobalConfig.bytes",
     "TbGlobalConfig",
     SCHEMA_HASH,

@@ -85,7 +85,7 @@ impl TbItem {
 pub const SCHEMA_HASH: &str = "66c68c5ad4d98811f2ffa906279b24561b6e51dc6a6fef7a5e2e3eadfbc6b091";
 /// The rows of `TbItem`, decoded on first use from the embedded `data/TbItem.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    11,
+    12,
     "data/TbItem.bytes",
     "TbItem",
     SCHEMA_HASH,
