@@ -240,3 +240,51 @@ fn files_globs_order_the_sources_of_one_table() {
         ids(&["4", "3", "1", "2"])
     );
 }
+
+/// `x-gentable-aliases`: a column headed by an alias is the field's column (Luban's `alias=`), in a
+/// horizontal and a vertical sheet; the field's name and an alias both present are one field given twice,
+/// an error at the second column naming both.
+#[test]
+fn aliases_name_a_fields_column() {
+    let schema = r#"{"title": "Unit", "type": "object", "x-gentable-primaryKey": "Id",
+        "properties": {"Id": {"type": "integer"},
+                       "Name": {"type": "string", "x-gentable-aliases": ["名称", "Name2"]}},
+        "required": ["Id", "Name"]}"#;
+    let names = |toml: &str, csv: &str| -> Result<Vec<String>, Vec<String>> {
+        let p = P::new(
+            toml,
+            &[("schema/Unit.schema.json", schema), ("Table/Unit.csv", csv)],
+        );
+        let loaded = gentable::config::load(&p.0.path().join("gentable.toml")).unwrap();
+        match gentable::build::load(&loaded) {
+            Ok(v) => Ok(v.project.tables[0]
+                .rows
+                .iter()
+                .map(|r| format!("{:?}", r.values[1]))
+                .collect()),
+            Err(d) => Err(show(&d.items)),
+        }
+    };
+    assert_eq!(
+        names("", "Id,名称\n1,甲\n2,乙\n"),
+        Ok(vec!["Str(\"甲\")".to_string(), "Str(\"乙\")".to_string()])
+    );
+    assert_eq!(
+        names("", "Name2,Id\n丙,1\n"),
+        Ok(vec!["Str(\"丙\")".to_string()])
+    );
+    let both = names("", "Id,Name,名称\n1,甲,乙\n").unwrap_err();
+    assert_eq!(both.len(), 1, "{both:?}");
+    assert!(
+        both[0].contains("Table/Unit.csv:1:C")
+            && both[0].contains(
+                "column \"名称\" and column B both name the field \"Name\" (its name or an x-gentable-aliases name)"
+            ),
+        "{both:?}"
+    );
+    // A vertical (column-mode) sheet: field names in column A, values in B.
+    assert_eq!(
+        names("[tables.Unit]\nlayout = \"vertical\"\n", "Id,1\n名称,丁\n"),
+        Ok(vec!["Str(\"丁\")".to_string()])
+    );
+}

@@ -740,7 +740,7 @@ fn csv_inputs_get_their_encoding_header_and_order() {
     assert_eq!(snapshot(&luban), before);
     assert!(
         r.stdout
-            .contains("Datas/gbk.csv is not UTF-8 and has no byte-order mark: read as GBK"),
+            .contains("not UTF-8 and without a byte-order mark: Datas/gbk.csv; read as GBK"),
         "{}",
         r.stdout
     );

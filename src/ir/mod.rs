@@ -243,6 +243,10 @@ pub struct Field {
     pub separator: Option<String>,
     /// `x-gentable-separator` of its `items` (arrays) or `additionalProperties` (maps): the next level.
     pub item_separator: Option<String>,
+    /// `x-gentable-aliases`: other header texts that name this field's column (Luban's `alias=`: a sheet
+    /// may head the column `name2` for the field `name`). A header equal to a field's name names that field
+    /// first; an alias is looked up only when no field has the header's name.
+    pub aliases: Vec<String>,
 }
 
 impl Field {
@@ -261,7 +265,17 @@ impl Field {
             text: false,
             separator: None,
             item_separator: None,
+            aliases: vec![],
         }
+    }
+
+    /// The field of `fields` that a header (or a vertical sheet's name cell) `h` names: the one whose name is
+    /// `h`, else the first whose `x-gentable-aliases` hold it.
+    pub fn position_of(fields: &[Field], h: &str) -> Option<usize> {
+        fields
+            .iter()
+            .position(|f| f.name == h)
+            .or_else(|| fields.iter().position(|f| f.aliases.iter().any(|a| a == h)))
     }
 }
 

@@ -63,6 +63,8 @@ const FIELD_ANNOTATIONS: &[&str] = &[
     "x-gentable-text",
     // The field's separator in Luban's stream form (`Field::separator`), not a property of its type.
     "x-gentable-separator",
+    // Other header texts naming the field's column (`Field::aliases`).
+    "x-gentable-aliases",
 ];
 
 /// The JSON kinds a schema allows, as bits.
@@ -1928,6 +1930,7 @@ impl<'a, 'r> Ctx<'a, 'r> {
             item_separator: separator_of(
                 ps.get("items").or_else(|| ps.get("additionalProperties")),
             ),
+            aliases: string_list(ps.get("x-gentable-aliases")),
         }
     }
 

@@ -28,7 +28,7 @@ use self::cell::CellError;
 use crate::config::{Limits, TableOverride};
 use crate::diag::Code;
 use crate::diag::{column_letters, Diagnostic, RowOrigin};
-use crate::ir::{Project, Row, Type, Value};
+use crate::ir::{Field, Project, Row, Type, Value};
 use crate::read::{RawCell, RawRow, RawTable};
 use crate::schema::TableSchema;
 use crate::typing::dialect::{stream_form, type_field_cell};
@@ -426,7 +426,7 @@ fn map_columns(
         } else {
             h
         };
-        match schema.fields.iter().position(|f| f.name == h) {
+        match Field::position_of(&schema.fields, h) {
             Some(fi) => {
                 if let Some(prev) = seen[fi] {
                     if subs.iter().any(|(_, f, _)| *f == fi) {
@@ -459,6 +459,15 @@ fn map_columns(
                                 m.a1(),
                                 schema.fields[fi].ty.words()
                             ), "unmerge the header, or make the field an array"),
+                            None if schema.fields[fi].aliases.iter().any(|a| a == h)
+                                || cells.get(prev).is_some_and(|c| c.text().trim() != h) =>
+                            {
+                                (format!(
+                                    "column {h:?} and column {} both name the field {:?} (its name or an x-gentable-aliases name)",
+                                    column_letters(prev),
+                                    schema.fields[fi].name,
+                                ), "keep one of the two columns")
+                            }
                             None => (format!(
                                 "column {h:?} appears twice (also in column {})",
                                 column_letters(prev)

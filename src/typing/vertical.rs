@@ -101,7 +101,7 @@ pub fn type_source(
         let name = raw.cells.get(kc).map(RawCell::text).unwrap_or_default();
         let name = name.trim();
         first.get_or_insert_with(|| origin.clone());
-        let Some(fi) = schema.fields.iter().position(|f| f.name == name) else {
+        let Some(fi) = crate::ir::Field::position_of(&schema.fields, name) else {
             let mut d = Diagnostic::cell_error(
                 Code::UnknownColumn,
                 &origin,

@@ -342,7 +342,7 @@ fn bean(
                     continue;
                 };
                 let mut unmapped = vec![];
-                for k in ["alias", "variants", "tags"] {
+                for k in ["variants", "tags"] {
                     if let Some(x) = attr(v, k).filter(|x| !x.is_empty()) {
                         unmapped.push(format!("{k}={x}"));
                     }
@@ -357,6 +357,7 @@ fn bean(
                     ty,
                     group: list(attr(v, "group")),
                     comment: attr(v, "comment").unwrap_or_default(),
+                    alias: attr(v, "alias").filter(|a| !a.is_empty()),
                     unmapped,
                     place: vplace,
                 });
@@ -531,6 +532,7 @@ fn schema_beans(sheets: &[RawTable], out: &mut Luban, diags: &mut Vec<Diagnostic
                 ty,
                 group: list(Some(s.get(r, "group"))),
                 comment: s.get(r, "comment"),
+                alias: None,
                 unmapped: vec![],
                 place: s.place(r.row, "type"),
             });

@@ -372,9 +372,13 @@ impl Ctx<'_> {
             if !v.group.is_empty() {
                 self.note(&vat, format!("group={}: export groups apply to table fields only; the field is in every output", v.group.join(",")));
             }
-            if let Some((s, req)) = self.field(&v, &module, &vat) {
+            if let Some((mut s, req)) = self.field(&v, &module, &vat) {
                 if req {
                     required.push(json!(v.name));
+                }
+                // Luban reads the column headed by the var's name or by its alias.
+                if let Some(a) = &v.alias {
+                    s["x-gentable-aliases"] = json!([a]);
                 }
                 props.insert(v.name.clone(), s);
             }
@@ -740,6 +744,7 @@ fn sheet_header(
             ty,
             group,
             comment: String::new(),
+            alias: None,
             unmapped: vec![],
             place: place(names.row, Some(c)),
         });
@@ -788,8 +793,8 @@ fn csv_encoding(
             gbk.push(i.file.clone());
         } else {
             return Err(format!(
-                "{data_dir}/{} is neither UTF-8 nor GBK and has no byte-order mark (Luban guesses its encoding; gentable needs [tables.X] encoding)",
-                i.file
+                "{} is neither UTF-8 nor GBK and has no byte-order mark (Luban guesses its encoding; gentable needs [tables.X] encoding)",
+                format_args!("{data_dir}/{}", i.file)
             ));
         }
     }
@@ -798,11 +803,8 @@ fn csv_encoding(
         (true, false) => Ok((
             Some("gbk"),
             vec![format!(
-                "{} {} not UTF-8 and {} no byte-order mark: read as GBK (encoding = \"gbk\"), which decodes {} without an error; if the text is Big5 or another code page, set [tables.X] encoding (or save the files as UTF-8)",
+                "not UTF-8 and without a byte-order mark: {}; read as GBK (encoding = \"gbk\"), which decodes every byte of them; if the text is Big5 or another code page, set [tables.X] encoding (or save the files as UTF-8)",
                 crate::diag::list::series(gbk.iter().map(|f| format!("{data_dir}/{f}"))),
-                if gbk.len() == 1 { "is" } else { "are" },
-                if gbk.len() == 1 { "has" } else { "have" },
-                if gbk.len() == 1 { "it" } else { "them" },
             )],
         )),
         (false, false) => Err(format!(

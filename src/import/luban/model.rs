@@ -45,7 +45,9 @@ pub struct Var {
     pub ty: String,
     pub group: Vec<String>,
     pub comment: String,
-    /// `alias=` / `variants=` and other attributes the importer cannot map (reported).
+    /// `alias=`: another header text that names the field's column (`x-gentable-aliases`).
+    pub alias: Option<String>,
+    /// `variants=` and other attributes the importer cannot map (reported).
     pub unmapped: Vec<String>,
     pub place: Place,
 }

@@ -107,6 +107,11 @@ namespace cfg
         public TbTestBeRef2Table TbTestBeRef2 { get; }
 
         /// <summary>
+        /// TbTestFieldAlias
+        /// </summary>
+        public TbTestFieldAliasTable TbTestFieldAlias { get; }
+
+        /// <summary>
         /// TbTestFieldVariant
         /// </summary>
         public TbTestFieldVariantTable TbTestFieldVariant { get; }
@@ -166,7 +171,7 @@ namespace cfg
         /// </summary>
         public TbTestTagTable TbTestTag { get; }
 
-        private Tables(TbAutoImport1Table t0, TbAutoImport2Table t1, TbAutoImport3Table t2, TbDefineFromExcel2Table t3, TbDemoGroupTable t4, TbDemoGroupCTable t5, TbDemoPrimitiveTable t6, TbDetectCsvEncodingTable t7, TbFullTypesTable t8, TbGlobalConfig t9, TbItemTable t10, TbL10nDemoTable t11, TbMultiIndexListTable t12, TbMultiUnionIndexListTable t13, TbNotIndexListTable t14, TbPatchDemoTable t15, TbPathTable t16, TbTestBeRefTable t17, TbTestBeRef2Table t18, TbTestFieldVariantTable t19, TbTestFieldVariant2Table t20, TbTestGlobal t21, TbTestIndexTable t22, TbTestMapTable t23, TbTestMapperTable t24, TbTestNullTable t25, TbTestRangeTable t26, TbTestRefTable t27, TbTestSetTable t28, TbTestSizeTable t29, TbTestTagTable t30)
+        private Tables(TbAutoImport1Table t0, TbAutoImport2Table t1, TbAutoImport3Table t2, TbDefineFromExcel2Table t3, TbDemoGroupTable t4, TbDemoGroupCTable t5, TbDemoPrimitiveTable t6, TbDetectCsvEncodingTable t7, TbFullTypesTable t8, TbGlobalConfig t9, TbItemTable t10, TbL10nDemoTable t11, TbMultiIndexListTable t12, TbMultiUnionIndexListTable t13, TbNotIndexListTable t14, TbPatchDemoTable t15, TbPathTable t16, TbTestBeRefTable t17, TbTestBeRef2Table t18, TbTestFieldAliasTable t19, TbTestFieldVariantTable t20, TbTestFieldVariant2Table t21, TbTestGlobal t22, TbTestIndexTable t23, TbTestMapTable t24, TbTestMapperTable t25, TbTestNullTable t26, TbTestRangeTable t27, TbTestRefTable t28, TbTestSetTable t29, TbTestSizeTable t30, TbTestTagTable t31)
         {
             this.TbAutoImport1 = t0;
             this.TbAutoImport2 = t1;
@@ -187,18 +192,19 @@ namespace cfg
             this.TbPath = t16;
             this.TbTestBeRef = t17;
             this.TbTestBeRef2 = t18;
-            this.TbTestFieldVariant = t19;
-            this.TbTestFieldVariant2 = t20;
-            this.TbTestGlobal = t21;
-            this.TbTestIndex = t22;
-            this.TbTestMap = t23;
-            this.TbTestMapper = t24;
-            this.TbTestNull = t25;
-            this.TbTestRange = t26;
-            this.TbTestRef = t27;
-            this.TbTestSet = t28;
-            this.TbTestSize = t29;
-            this.TbTestTag = t30;
+            this.TbTestFieldAlias = t19;
+            this.TbTestFieldVariant = t20;
+            this.TbTestFieldVariant2 = t21;
+            this.TbTestGlobal = t22;
+            this.TbTestIndex = t23;
+            this.TbTestMap = t24;
+            this.TbTestMapper = t25;
+            this.TbTestNull = t26;
+            this.TbTestRange = t27;
+            this.TbTestRef = t28;
+            this.TbTestSet = t29;
+            this.TbTestSize = t30;
+            this.TbTestTag = t31;
             for (int i = 0; i < this.TbDemoGroup.All.Count; i++) { try { this.TbDemoGroup.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbDemoGroup.json", "TbDemoGroup", i); } }
             for (int i = 0; i < this.TbDemoGroupC.All.Count; i++) { try { this.TbDemoGroupC.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbDemoGroup_C.json", "TbDemoGroup_C", i); } }
             for (int i = 0; i < this.TbTestMap.All.Count; i++) { try { this.TbTestMap.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbTestMap.json", "TbTestMap", i); } }
@@ -209,7 +215,7 @@ namespace cfg
         /// The data files the loaders read, one per table (<c>&lt;Table&gt;.json</c>), relative to the data folder:
         /// what to copy next to the game (e.g. into <c>StreamingAssets</c>) and what <see cref="LoadAsync"/> fetches.
         /// </summary>
-        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "TbAutoImport1.json", "TbAutoImport2.json", "TbAutoImport3.json", "TbDefineFromExcel2.json", "TbDemoGroup.json", "TbDemoGroup_C.json", "TbDemoPrimitive.json", "TbDetectCsvEncoding.json", "TbFullTypes.json", "TbGlobalConfig.json", "TbItem.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestBeRef.json", "TbTestBeRef2.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestGlobal.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestNull.json", "TbTestRange.json", "TbTestRef.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json" });
+        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "TbAutoImport1.json", "TbAutoImport2.json", "TbAutoImport3.json", "TbDefineFromExcel2.json", "TbDemoGroup.json", "TbDemoGroup_C.json", "TbDemoPrimitive.json", "TbDetectCsvEncoding.json", "TbFullTypes.json", "TbGlobalConfig.json", "TbItem.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestBeRef.json", "TbTestBeRef2.json", "TbTestFieldAlias.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestGlobal.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestNull.json", "TbTestRange.json", "TbTestRef.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json" });
 
         /// <summary>
         /// Loads every table from <c>&lt;dataDir&gt;/&lt;Table&gt;.json</c> (the canonical data gentable writes to
@@ -250,19 +256,20 @@ namespace cfg
             var t16 = new TbPathTable(GentableRead.Rows<TbPath>(GentableRead.Bytes(bytesOf, "TbPath.json", "TbPath"), "TbPath.json", "TbPath", TableHashes("TbPath"), GentableCodec.ReadTbPath));
             var t17 = new TbTestBeRefTable(GentableRead.Rows<TbTestBeRef>(GentableRead.Bytes(bytesOf, "TbTestBeRef.json", "TbTestBeRef"), "TbTestBeRef.json", "TbTestBeRef", TableHashes("TbTestBeRef"), GentableCodec.ReadTbTestBeRef));
             var t18 = new TbTestBeRef2Table(GentableRead.Rows<TbTestBeRef2>(GentableRead.Bytes(bytesOf, "TbTestBeRef2.json", "TbTestBeRef2"), "TbTestBeRef2.json", "TbTestBeRef2", TableHashes("TbTestBeRef2"), GentableCodec.ReadTbTestBeRef2));
-            var t19 = new TbTestFieldVariantTable(GentableRead.Rows<TbTestFieldVariant>(GentableRead.Bytes(bytesOf, "TbTestFieldVariant.json", "TbTestFieldVariant"), "TbTestFieldVariant.json", "TbTestFieldVariant", TableHashes("TbTestFieldVariant"), GentableCodec.ReadTbTestFieldVariant));
-            var t20 = new TbTestFieldVariant2Table(GentableRead.Rows<TbTestFieldVariant2>(GentableRead.Bytes(bytesOf, "TbTestFieldVariant2.json", "TbTestFieldVariant2"), "TbTestFieldVariant2.json", "TbTestFieldVariant2", TableHashes("TbTestFieldVariant2"), GentableCodec.ReadTbTestFieldVariant2));
-            var t21 = GentableRead.Single<TbTestGlobal>(GentableRead.Bytes(bytesOf, "TbTestGlobal.json", "TbTestGlobal"), "TbTestGlobal.json", "TbTestGlobal", TableHashes("TbTestGlobal"), GentableCodec.ReadTbTestGlobal);
-            var t22 = new TbTestIndexTable(GentableRead.Rows<TbTestIndex>(GentableRead.Bytes(bytesOf, "TbTestIndex.json", "TbTestIndex"), "TbTestIndex.json", "TbTestIndex", TableHashes("TbTestIndex"), GentableCodec.ReadTbTestIndex));
-            var t23 = new TbTestMapTable(GentableRead.Rows<TbTestMap>(GentableRead.Bytes(bytesOf, "TbTestMap.json", "TbTestMap"), "TbTestMap.json", "TbTestMap", TableHashes("TbTestMap"), GentableCodec.ReadTbTestMap));
-            var t24 = new TbTestMapperTable(GentableRead.Rows<TbTestMapper>(GentableRead.Bytes(bytesOf, "TbTestMapper.json", "TbTestMapper"), "TbTestMapper.json", "TbTestMapper", TableHashes("TbTestMapper"), GentableCodec.ReadTbTestMapper));
-            var t25 = new TbTestNullTable(GentableRead.Rows<TbTestNull>(GentableRead.Bytes(bytesOf, "TbTestNull.json", "TbTestNull"), "TbTestNull.json", "TbTestNull", TableHashes("TbTestNull"), GentableCodec.ReadTbTestNull));
-            var t26 = new TbTestRangeTable(GentableRead.Rows<TbTestRange>(GentableRead.Bytes(bytesOf, "TbTestRange.json", "TbTestRange"), "TbTestRange.json", "TbTestRange", TableHashes("TbTestRange"), GentableCodec.ReadTbTestRange));
-            var t27 = new TbTestRefTable(GentableRead.Rows<TbTestRef>(GentableRead.Bytes(bytesOf, "TbTestRef.json", "TbTestRef"), "TbTestRef.json", "TbTestRef", TableHashes("TbTestRef"), GentableCodec.ReadTbTestRef));
-            var t28 = new TbTestSetTable(GentableRead.Rows<TbTestSet>(GentableRead.Bytes(bytesOf, "TbTestSet.json", "TbTestSet"), "TbTestSet.json", "TbTestSet", TableHashes("TbTestSet"), GentableCodec.ReadTbTestSet));
-            var t29 = new TbTestSizeTable(GentableRead.Rows<TbTestSize>(GentableRead.Bytes(bytesOf, "TbTestSize.json", "TbTestSize"), "TbTestSize.json", "TbTestSize", TableHashes("TbTestSize"), GentableCodec.ReadTbTestSize));
-            var t30 = new TbTestTagTable(GentableRead.Rows<TbTestTag>(GentableRead.Bytes(bytesOf, "TbTestTag.json", "TbTestTag"), "TbTestTag.json", "TbTestTag", TableHashes("TbTestTag"), GentableCodec.ReadTbTestTag));
-            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21, t22, t23, t24, t25, t26, t27, t28, t29, t30);
+            var t19 = new TbTestFieldAliasTable(GentableRead.Rows<TbTestFieldAlias>(GentableRead.Bytes(bytesOf, "TbTestFieldAlias.json", "TbTestFieldAlias"), "TbTestFieldAlias.json", "TbTestFieldAlias", TableHashes("TbTestFieldAlias"), GentableCodec.ReadTbTestFieldAlias));
+            var t20 = new TbTestFieldVariantTable(GentableRead.Rows<TbTestFieldVariant>(GentableRead.Bytes(bytesOf, "TbTestFieldVariant.json", "TbTestFieldVariant"), "TbTestFieldVariant.json", "TbTestFieldVariant", TableHashes("TbTestFieldVariant"), GentableCodec.ReadTbTestFieldVariant));
+            var t21 = new TbTestFieldVariant2Table(GentableRead.Rows<TbTestFieldVariant2>(GentableRead.Bytes(bytesOf, "TbTestFieldVariant2.json", "TbTestFieldVariant2"), "TbTestFieldVariant2.json", "TbTestFieldVariant2", TableHashes("TbTestFieldVariant2"), GentableCodec.ReadTbTestFieldVariant2));
+            var t22 = GentableRead.Single<TbTestGlobal>(GentableRead.Bytes(bytesOf, "TbTestGlobal.json", "TbTestGlobal"), "TbTestGlobal.json", "TbTestGlobal", TableHashes("TbTestGlobal"), GentableCodec.ReadTbTestGlobal);
+            var t23 = new TbTestIndexTable(GentableRead.Rows<TbTestIndex>(GentableRead.Bytes(bytesOf, "TbTestIndex.json", "TbTestIndex"), "TbTestIndex.json", "TbTestIndex", TableHashes("TbTestIndex"), GentableCodec.ReadTbTestIndex));
+            var t24 = new TbTestMapTable(GentableRead.Rows<TbTestMap>(GentableRead.Bytes(bytesOf, "TbTestMap.json", "TbTestMap"), "TbTestMap.json", "TbTestMap", TableHashes("TbTestMap"), GentableCodec.ReadTbTestMap));
+            var t25 = new TbTestMapperTable(GentableRead.Rows<TbTestMapper>(GentableRead.Bytes(bytesOf, "TbTestMapper.json", "TbTestMapper"), "TbTestMapper.json", "TbTestMapper", TableHashes("TbTestMapper"), GentableCodec.ReadTbTestMapper));
+            var t26 = new TbTestNullTable(GentableRead.Rows<TbTestNull>(GentableRead.Bytes(bytesOf, "TbTestNull.json", "TbTestNull"), "TbTestNull.json", "TbTestNull", TableHashes("TbTestNull"), GentableCodec.ReadTbTestNull));
+            var t27 = new TbTestRangeTable(GentableRead.Rows<TbTestRange>(GentableRead.Bytes(bytesOf, "TbTestRange.json", "TbTestRange"), "TbTestRange.json", "TbTestRange", TableHashes("TbTestRange"), GentableCodec.ReadTbTestRange));
+            var t28 = new TbTestRefTable(GentableRead.Rows<TbTestRef>(GentableRead.Bytes(bytesOf, "TbTestRef.json", "TbTestRef"), "TbTestRef.json", "TbTestRef", TableHashes("TbTestRef"), GentableCodec.ReadTbTestRef));
+            var t29 = new TbTestSetTable(GentableRead.Rows<TbTestSet>(GentableRead.Bytes(bytesOf, "TbTestSet.json", "TbTestSet"), "TbTestSet.json", "TbTestSet", TableHashes("TbTestSet"), GentableCodec.ReadTbTestSet));
+            var t30 = new TbTestSizeTable(GentableRead.Rows<TbTestSize>(GentableRead.Bytes(bytesOf, "TbTestSize.json", "TbTestSize"), "TbTestSize.json", "TbTestSize", TableHashes("TbTestSize"), GentableCodec.ReadTbTestSize));
+            var t31 = new TbTestTagTable(GentableRead.Rows<TbTestTag>(GentableRead.Bytes(bytesOf, "TbTestTag.json", "TbTestTag"), "TbTestTag.json", "TbTestTag", TableHashes("TbTestTag"), GentableCodec.ReadTbTestTag));
+            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21, t22, t23, t24, t25, t26, t27, t28, t29, t30, t31);
         }
 
         /// <summary>
@@ -324,6 +331,7 @@ namespace cfg
             d.Add("TbPath", GentableCanonical.Rows<TbPath>(this.TbPath.All, GentableCodec.WriteTbPath));
             d.Add("TbTestBeRef", GentableCanonical.Rows<TbTestBeRef>(this.TbTestBeRef.All, GentableCodec.WriteTbTestBeRef));
             d.Add("TbTestBeRef2", GentableCanonical.Rows<TbTestBeRef2>(this.TbTestBeRef2.All, GentableCodec.WriteTbTestBeRef2));
+            d.Add("TbTestFieldAlias", GentableCanonical.Rows<TbTestFieldAlias>(this.TbTestFieldAlias.All, GentableCodec.WriteTbTestFieldAlias));
             d.Add("TbTestFieldVariant", GentableCanonical.Rows<TbTestFieldVariant>(this.TbTestFieldVariant.All, GentableCodec.WriteTbTestFieldVariant));
             d.Add("TbTestFieldVariant2", GentableCanonical.Rows<TbTestFieldVariant2>(this.TbTestFieldVariant2.All, GentableCodec.WriteTbTestFieldVariant2));
             d.Add("TbTestGlobal", GentableCanonical.Single<TbTestGlobal>(this.TbTestGlobal, GentableCodec.WriteTbTestGlobal));

@@ -22,6 +22,7 @@ import { TbPatchDemoTable, readTbPatchDemo, writeTbPatchDemo } from "./tables/Tb
 import { TbPathTable, readTbPath, writeTbPath } from "./tables/TbPath.js";
 import { TbTestBeRefTable, readTbTestBeRef, writeTbTestBeRef } from "./tables/TbTestBeRef.js";
 import { TbTestBeRef2Table, readTbTestBeRef2, writeTbTestBeRef2 } from "./tables/TbTestBeRef2.js";
+import { TbTestFieldAliasTable, readTbTestFieldAlias, writeTbTestFieldAlias } from "./tables/TbTestFieldAlias.js";
 import { TbTestFieldVariantTable, readTbTestFieldVariant, writeTbTestFieldVariant } from "./tables/TbTestFieldVariant.js";
 import { TbTestFieldVariant2Table, readTbTestFieldVariant2, writeTbTestFieldVariant2 } from "./tables/TbTestFieldVariant2.js";
 import { type TbTestGlobal, readTbTestGlobal, writeTbTestGlobal } from "./tables/TbTestGlobal.js";
@@ -57,6 +58,7 @@ export { type TbPatchDemo, TbPatchDemoTable } from "./tables/TbPatchDemo.js";
 export { type TbPath, TbPathTable } from "./tables/TbPath.js";
 export { type TbTestBeRef, TbTestBeRefTable } from "./tables/TbTestBeRef.js";
 export { type TbTestBeRef2, TbTestBeRef2Table } from "./tables/TbTestBeRef2.js";
+export { type TbTestFieldAlias, TbTestFieldAliasTable } from "./tables/TbTestFieldAlias.js";
 export { type TbTestFieldVariant, TbTestFieldVariantTable } from "./tables/TbTestFieldVariant.js";
 export { type TbTestFieldVariant2, TbTestFieldVariant2Table } from "./tables/TbTestFieldVariant2.js";
 export type { TbTestGlobal } from "./tables/TbTestGlobal.js";
@@ -76,7 +78,7 @@ export { CONTENT_HASH, PROJECT_HASH, TABLE_HASHES, type TableHashes } from "./ha
  * The data files the loaders read, one per table (`<Table>.json`), relative to the data folder: what to deploy
  * next to the code (or serve to a browser) and what `loadTablesFromBytesAsync` fetches.
  */
-export const DATA_FILES: readonly string[] = Object.freeze(["TbAutoImport1.json", "TbAutoImport2.json", "TbAutoImport3.json", "TbDefineFromExcel2.json", "TbDemoGroup.json", "TbDemoGroup_S.json", "TbDemoPrimitive.json", "TbDetectCsvEncoding.json", "TbFullTypes.json", "TbGlobalConfig.json", "TbItem.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestBeRef.json", "TbTestBeRef2.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestGlobal.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestNull.json", "TbTestRange.json", "TbTestRef.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json"]);
+export const DATA_FILES: readonly string[] = Object.freeze(["TbAutoImport1.json", "TbAutoImport2.json", "TbAutoImport3.json", "TbDefineFromExcel2.json", "TbDemoGroup.json", "TbDemoGroup_S.json", "TbDemoPrimitive.json", "TbDetectCsvEncoding.json", "TbFullTypes.json", "TbGlobalConfig.json", "TbItem.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestBeRef.json", "TbTestBeRef2.json", "TbTestFieldAlias.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestGlobal.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestNull.json", "TbTestRange.json", "TbTestRef.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json"]);
 
 /**
  * Every table. A loaded `Tables` is frozen and shares nothing with another one: to hot-reload, load a second one
@@ -162,6 +164,10 @@ export interface Tables {
    */
   readonly tbTestBeRef2: TbTestBeRef2Table;
   /**
+   * TbTestFieldAlias
+   */
+  readonly tbTestFieldAlias: TbTestFieldAliasTable;
+  /**
    * TbTestFieldVariant
    */
   readonly tbTestFieldVariant: TbTestFieldVariantTable;
@@ -237,6 +243,7 @@ export function loadTablesFromText(textOf: (file: string, table: string) => stri
     tbPath: new TbPathTable(rt.rows(textOf("TbPath.json", "TbPath"), "TbPath.json", "TbPath", TABLE_HASHES.get("TbPath"), readTbPath)),
     tbTestBeRef: new TbTestBeRefTable(rt.rows(textOf("TbTestBeRef.json", "TbTestBeRef"), "TbTestBeRef.json", "TbTestBeRef", TABLE_HASHES.get("TbTestBeRef"), readTbTestBeRef)),
     tbTestBeRef2: new TbTestBeRef2Table(rt.rows(textOf("TbTestBeRef2.json", "TbTestBeRef2"), "TbTestBeRef2.json", "TbTestBeRef2", TABLE_HASHES.get("TbTestBeRef2"), readTbTestBeRef2)),
+    tbTestFieldAlias: new TbTestFieldAliasTable(rt.rows(textOf("TbTestFieldAlias.json", "TbTestFieldAlias"), "TbTestFieldAlias.json", "TbTestFieldAlias", TABLE_HASHES.get("TbTestFieldAlias"), readTbTestFieldAlias)),
     tbTestFieldVariant: new TbTestFieldVariantTable(rt.rows(textOf("TbTestFieldVariant.json", "TbTestFieldVariant"), "TbTestFieldVariant.json", "TbTestFieldVariant", TABLE_HASHES.get("TbTestFieldVariant"), readTbTestFieldVariant)),
     tbTestFieldVariant2: new TbTestFieldVariant2Table(rt.rows(textOf("TbTestFieldVariant2.json", "TbTestFieldVariant2"), "TbTestFieldVariant2.json", "TbTestFieldVariant2", TABLE_HASHES.get("TbTestFieldVariant2"), readTbTestFieldVariant2)),
     tbTestGlobal: rt.single(textOf("TbTestGlobal.json", "TbTestGlobal"), "TbTestGlobal.json", "TbTestGlobal", TABLE_HASHES.get("TbTestGlobal"), readTbTestGlobal),
@@ -317,6 +324,7 @@ export function canonicalTables(t: Tables): Record<string, string> {
     ["TbPath", rt.wArray(t.tbPath.all, writeTbPath)],
     ["TbTestBeRef", rt.wArray(t.tbTestBeRef.all, writeTbTestBeRef)],
     ["TbTestBeRef2", rt.wArray(t.tbTestBeRef2.all, writeTbTestBeRef2)],
+    ["TbTestFieldAlias", rt.wArray(t.tbTestFieldAlias.all, writeTbTestFieldAlias)],
     ["TbTestFieldVariant", rt.wArray(t.tbTestFieldVariant.all, writeTbTestFieldVariant)],
     ["TbTestFieldVariant2", rt.wArray(t.tbTestFieldVariant2.all, writeTbTestFieldVariant2)],
     ["TbTestGlobal", rt.wArray([t.tbTestGlobal], writeTbTestGlobal)],

@@ -7,13 +7,13 @@
  * `content-hash.txt` of its data folder (`generated/data/`, or `generated/data/typescript/` when this output
  * selects export groups).
  */
-export const CONTENT_HASH = "88955d90e164c1ab6e8a933a1b7cf6ce79506a8d0af11a0160f7426e4a862c63";
+export const CONTENT_HASH = "b2f6d7e15041126d2d24cf03fb75cb627f229fad6f8111ce69caa313975bb5dd";
 
 /**
  * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
  * `CONTENT_HASH` unless this output selects export groups.
  */
-export const PROJECT_HASH = "e18963c4e85481a0c149de25460325409fd1d4981c2c85640ad1f71b072ffd0a";
+export const PROJECT_HASH = "f782009679c11a50edd1c8d534214749b7b2fa7eef96530330bcee4e325eaa78";
 
 /** The `dataHash` (BLAKE3 of the table's canonical JSON) and `schemaHash` that a table's data file carries. */
 export interface TableHashes {
@@ -42,6 +42,7 @@ export const TABLE_HASHES: ReadonlyMap<string, TableHashes> = new Map<string, Ta
   ["TbPath", { data: "b73820be5674b65ada4d0a3021fc628c12d6326868a77dca9a770acf508b135d", schema: "0681e8f6ac51541141296d9d9f6ba684b0041048270747ddbdd5ead4f232c956" }],
   ["TbTestBeRef", { data: "80ec3ae64bf35fb418545615715a4cbfb452e36e689c9e59e07f12744bb5976a", schema: "c0526d7895298129697971dd5d9deb423a33293b6d507065800976148d0ccfab" }],
   ["TbTestBeRef2", { data: "3ebf6015fc55ad52e31d964468f2951f5d87867f4f998941ccb84a0428c92c29", schema: "d0742387bba440d368d15c37e0d0ef51b0c391f0af137e8523c03690e2ba7f9c" }],
+  ["TbTestFieldAlias", { data: "b77951c3f25353df9ea6d9466686b3b7ad953531ad2a1e03e9efae30a65f4e03", schema: "f0c35f7bc978636460052549cdd1aabc37a06e453a7e65af2b22739793f62b79" }],
   ["TbTestFieldVariant", { data: "129c864df1875c4044c1b5f954892398b1a162fa3c5ec81c399b9b55466e5559", schema: "48a833afed0f320db6b22a4da82980c4cb5d49aa13340203b801c21dad2e45fb" }],
   ["TbTestFieldVariant2", { data: "89b3d4fcb85744de47b6417b6c84b72dafc9964ecf29b510b0adcb5e266d6463", schema: "315fa3ab9feda8e3875e2893ac28a9b0a3b23365bdcf6dafbd72498851f4754d" }],
   ["TbTestGlobal", { data: "60684e911c03acc503a286c2a3ca9d554a86638e3d57c99fa035d514b4820fe2", schema: "03dcd6d6fc5e8c75a3b9f06fd83978b0a739b1d01583c6f09510022ce4d90c00" }],

@@ -55,6 +55,8 @@ pub mod tb_test_be_ref;
 pub use tb_test_be_ref::{TbTestBeRef, TbTestBeRefId};
 pub mod tb_test_be_ref2;
 pub use tb_test_be_ref2::{TbTestBeRef2, TbTestBeRef2id};
+pub mod tb_test_field_alias;
+pub use tb_test_field_alias::{TbTestFieldAlias, TbTestFieldAliasId};
 pub mod tb_test_field_variant;
 pub use tb_test_field_variant::{TbTestFieldVariant, TbTestFieldVariantId};
 pub mod tb_test_field_variant2;
@@ -103,6 +105,7 @@ pub fn load() -> Result<(), DataError> {
     tb_path::TbPath::try_all()?;
     tb_test_be_ref::TbTestBeRef::try_all()?;
     tb_test_be_ref2::TbTestBeRef2::try_all()?;
+    tb_test_field_alias::TbTestFieldAlias::try_all()?;
     tb_test_field_variant::TbTestFieldVariant::try_all()?;
     tb_test_field_variant2::TbTestFieldVariant2::try_all()?;
     tb_test_global::TbTestGlobal::try_get()?;
@@ -144,7 +147,9 @@ pub fn canonical_tables() -> Vec<(&'static str, String)> {
         ("TbPatchDemo", canonical::table(tb_patch_demo::TbPatchDemo::all())), ("TbPath",
         canonical::table(tb_path::TbPath::all())), ("TbTestBeRef",
         canonical::table(tb_test_be_ref::TbTestBeRef::all())), ("TbTestBeRef2",
-        canonical::table(tb_test_be_ref2::TbTestBeRef2::all())), ("TbTestFieldVariant",
+        canonical::table(tb_test_be_ref2::TbTestBeRef2::all())), ("TbTestFieldAlias",
+        canonical::table(tb_test_field_alias::TbTestFieldAlias::all())),
+        ("TbTestFieldVariant",
         canonical::table(tb_test_field_variant::TbTestFieldVariant::all())),
         ("TbTestFieldVariant2",
         canonical::table(tb_test_field_variant2::TbTestFieldVariant2::all())),
@@ -163,7 +168,7 @@ pub fn canonical_tables() -> Vec<(&'static str, String)> {
 }
 #[allow(unsafe_code)]
 extern "Rust" {
-    #[link_name = "gentable_v1_datatables_tables_bf61ca3da5b93ef5_embedded"]
+    #[link_name = "gentable_v1_datatables_tables_b902e246d9c47511_embedded"]
     fn gentable_embedded(index: usize) -> Option<(&'static [u8], &'static str)>;
 }
 /// The embedded data file of table `index` (in table-name order) and the `dataHash` it must carry,
