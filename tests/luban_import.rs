@@ -31,6 +31,7 @@ const EQUAL: &[&str] = &[
     "TbDemoGroup_E",
     "TbDemoGroup_S",
     "TbDetectCsvEncoding",
+    "TbItem2",
     "TbMultiIndexList",
     "TbMultiUnionIndexList",
     "TbNotIndexList",
@@ -286,6 +287,20 @@ fn generated_rust_keeps_enum_values_names_and_row_order() {
     assert_eq!((all[13].id.0, all[14].id.0), (1022490001, 1021490001));
     assert_eq!(all[0].name, "钻石");
     assert_eq!(all[0].minor_type, EMinorType::DIAMOND);
+    // Polymorphic rows (TbItem2): the kind from the __type__ column, each kind's own fields.
+    use datatables_tables::enums::{DemoEnum, ItemBaseKind};
+    use datatables_tables::tb_item2::TbItem2;
+    let e = TbItem2::all()[2];
+    assert_eq!(
+        (e.kind, e.id.0, e.attr, e.value),
+        (ItemBaseKind::Equipment, 2001, Some(DemoEnum::A), Some(100))
+    );
+    assert_eq!((e.num, e.duration), (None, None));
+    let d = TbItem2::all()[8];
+    assert_eq!(
+        (d.kind, d.name, d.duration),
+        (ItemBaseKind::Decorator, "帽子", Some(100))
+    );
     // The sheet's order is kept; lookups by key still find every row.
     for r in all {
         assert_eq!(TbItem::get(r.id).map(|x| x.name), Some(r.name));
@@ -779,4 +794,92 @@ fn csv_inputs_get_their_encoding_header_and_order() {
         ],
         "{data}"
     );
+}
+
+/// A table of a polymorphic bean (Luban's `__type__` column, TbItem2): one flat row per kind, each kind's
+/// fields required and the other kinds' forbidden, so a value in another kind's column or a missing one is
+/// an error at its cell or row, never dropped; an unknown kind is an error at the `__type__` cell.
+#[test]
+fn polymorphic_rows_check_each_kinds_fields() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
+    tiny_luban(
+        &luban,
+        &[("a.xml", "<module name=\"m\">\n  <bean name=\"Base\">\n    <var name=\"id\" type=\"int\"/>\n    <bean name=\"A\">\n      <var name=\"a\" type=\"int\"/>\n    </bean>\n    <bean name=\"B\">\n      <var name=\"b\" type=\"int\"/>\n    </bean>\n  </bean>\n  <table name=\"TbP\" value=\"Base\" input=\"p.xlsx\"/>\n</module>\n")],
+    );
+    let write = |rows: &[[&str; 5]]| {
+        let mut wb = rust_xlsxwriter::Workbook::new();
+        let ws = wb.add_worksheet();
+        for (r, row) in rows.iter().enumerate() {
+            for (c, v) in row.iter().enumerate() {
+                if !v.is_empty() {
+                    ws.write_string(r as u32, c as u16, *v).unwrap();
+                }
+            }
+        }
+        wb.save(luban.join("Datas/p.xlsx")).unwrap();
+    };
+    let header = [
+        ["##var", "__type__", "id", "a", "b"],
+        ["##type", "", "int", "int", "int"],
+    ];
+    write(&[
+        header[0],
+        header[1],
+        ["", "A", "1", "5", ""],
+        ["", "B", "2", "", "7"],
+    ]);
+    let r = gentable::import::luban::command(&luban.join("luban.conf"), &out, false, "+08:00");
+    assert_eq!(r.exit_code, 0, "{}{}", r.stdout, r.stderr);
+    let build = |out: &Path| {
+        let b = gentable::build::run(&gentable::build::Request {
+            config: out.join("gentable.toml"),
+            action: gentable::build::Action::Build,
+            cache: false,
+            deny_warnings: false,
+            quiet: true,
+            format: gentable::diag::render::Format::Human,
+            max_per_kind: 0,
+            lang: gentable::diag::lang::Lang::En,
+            wait: gentable::build::lock::Wait::Yes,
+        });
+        let text: String = b.output.iter().map(|(_, t)| t.as_str()).collect();
+        (b.exit_code, text)
+    };
+    let (code, text) = build(&out);
+    assert_eq!(code, 0, "{text}");
+    let data = std::fs::read_to_string(out.join("generated/data/TbP.json")).unwrap();
+    let rows: Vec<&str> = data.lines().skip(1).take(2).collect();
+    assert_eq!(
+        rows,
+        [
+            "{\"$type\":\"A\",\"a\":5,\"id\":1},",
+            "{\"$type\":\"B\",\"b\":7,\"id\":2}"
+        ],
+        "{data}"
+    );
+    // A's row with a value in B's column, B's row without its own, and a kind that does not exist.
+    write(&[
+        header[0],
+        header[1],
+        ["", "A", "1", "5", "9"],
+        ["", "B", "2", "", ""],
+        ["", "C", "3", "", ""],
+    ]);
+    let (code, text) = build(&out);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("9 is not allowed here: this field must be empty (its schema is false)")
+            && text.contains("p.xlsx[Sheet1]:3:5"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\"b\" is a required property") && text.contains("p.xlsx[Sheet1]:4"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\"C\" is not a BaseKind") && text.contains("p.xlsx[Sheet1]:5:2"),
+        "{text}"
+    );
+    assert_eq!(text.matches("error[").count(), 3, "{text}");
 }

@@ -400,6 +400,16 @@ fn depth(s: &str) -> i32 {
 /// Literals of three English words or more that are no message (file, literal, why).
 const NOT_MESSAGES: &[(&str, &str, &str)] = &[
     (
+        "import/luban/map.rs",
+        "The kind of the row (Luban's $type, the sheet's __type__ column).",
+        "a description the importer writes into an imported schema (documentation of generated code); never shown",
+    ),
+    (
+        "import/luban/map.rs",
+        "The kinds of {bean}: the leaf beans a row may be.",
+        "a description the importer writes into an imported schema (documentation of generated code); never shown",
+    ),
+    (
         "validate/native.rs",
         "an open record or a tuple",
         "why the native validation plan leaves a table to jsonschema (Plan::covered, for tests); never shown",

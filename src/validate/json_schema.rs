@@ -292,6 +292,12 @@ fn finding(err: &jsonschema::ValidationError) -> String {
             err.instance(),
             crate::diag::list::series(types.iter().map(|t| format!("\"{t}\"")))
         ),
+        // A `false` subschema: the value must be absent (the importer's polymorphic rows forbid the fields
+        // of the other kinds so).
+        K::FalseSchema => format!(
+            "{} is not allowed here: this field must be empty (its schema is false)",
+            err.instance()
+        ),
         K::AdditionalProperties { unexpected } => format!(
             "Additional properties are not allowed ({} {} unexpected)",
             crate::diag::list::series(unexpected.iter().map(|p| format!("'{p}'"))),

@@ -386,6 +386,131 @@ impl Ctx<'_> {
         json!({"type": "object", "properties": props, "required": required})
     }
 
+    /// The row schema of a table whose value type is a polymorphic bean (Luban's `__type__` column names
+    /// each row's kind; `TbItem2` of Luban's example, sheets `item`, `equipment`, `decorator` and `mixed`): one
+    /// flat object holding `$type` (an enum of the leaf kinds' tags, `<Bean>Kind` in the table schema's own
+    /// `$defs`, read from the `__type__` column, identifier `kind`), the bean's own fields, and every kind's
+    /// fields as optional members without a `default`; plus, per kind, an `if`/`then` that requires the kind's
+    /// fields and forbids the other kinds' (`false`: a value in another kind's column is an error, not
+    /// dropped). A row's canonical JSON is then Luban's exported row. `Err` when two kinds have a field of one
+    /// name with different schemas.
+    fn polymorphic_row(&mut self, bean: &str, at: &str) -> Result<J, String> {
+        let base = self.object(bean, at);
+        let mut props = Map::new();
+        let common: Vec<String> = base["properties"]
+            .as_object()
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default();
+        let leaves = self.leaves(bean);
+        let mut kinds: Vec<(String, Vec<String>, Vec<J>)> = vec![];
+        let mut by_kind = Map::new();
+        for leaf in &leaves {
+            let tag = kind_tag(bean, leaf).to_string();
+            let o = self.object(leaf, &format!("{at} ({tag} rows)"));
+            let mut own = vec![];
+            let mut required = vec![];
+            for (k, v) in o["properties"].as_object().into_iter().flatten() {
+                if common.contains(k) {
+                    continue;
+                }
+                let mut v = v.clone();
+                if let Some(m) = v.as_object_mut() {
+                    m.remove("default");
+                }
+                match by_kind.get(k) {
+                    Some(prev) if *prev != v => {
+                        return Err(format!(
+                            "two kinds of {bean} have a field {k:?} of different types"
+                        ))
+                    }
+                    Some(_) => {}
+                    None => {
+                        by_kind.insert(k.clone(), v);
+                    }
+                }
+                if o["required"]
+                    .as_array()
+                    .is_some_and(|r| r.contains(&json!(k)))
+                {
+                    required.push(json!(k));
+                }
+                own.push(k.clone());
+            }
+            kinds.push((tag, own, required));
+        }
+        let taken = |n: &str| common.iter().chain(by_kind.keys()).any(|f| f == n);
+        let ident = ["kind", "row_kind", "luban_type"]
+            .into_iter()
+            .find(|n| !taken(n))
+            .unwrap_or("luban_type");
+        let kind_def = format!("{}Kind", name_of(bean));
+        props.insert(
+            "$type".into(),
+            json!({
+                "$ref": format!("#/$defs/{}", crate::schema::percent_encode(&kind_def)),
+                "description": "The kind of the row (Luban's $type, the sheet's __type__ column).",
+                "x-gentable-name": ident,
+                "x-gentable-aliases": ["__type__"],
+            }),
+        );
+        props.extend(base["properties"].as_object().cloned().unwrap_or_default());
+        let mut all_of = vec![];
+        for (tag, own, required) in &kinds {
+            let others: Map<String, J> = by_kind
+                .keys()
+                .filter(|k| !own.contains(k))
+                .map(|k| (k.clone(), J::Bool(false)))
+                .collect();
+            let mut then = Map::new();
+            if !required.is_empty() {
+                then.insert("required".into(), J::Array(required.clone()));
+            }
+            if !others.is_empty() {
+                then.insert("properties".into(), J::Object(others));
+            }
+            all_of.push(json!({
+                "if": {"properties": {"$type": {"const": tag}}, "required": ["$type"]},
+                "then": J::Object(then),
+            }));
+        }
+        props.extend(by_kind);
+        let tags: Vec<J> = kinds.iter().map(|(t, _, _)| json!(t)).collect();
+        let mut kind = json!({
+            "type": "string",
+            "enum": tags,
+            "description": format!("The kinds of {bean}: the leaf beans a row may be."),
+        });
+        // Cells may name a kind by its bean alias or its full name, as in a polymorphic field.
+        let mut aliases = Map::new();
+        for leaf in &leaves {
+            let tag = kind_tag(bean, leaf);
+            let mut names = vec![];
+            if let Some(a) = bean_named(self.l, leaf).and_then(|x| x.alias.clone()) {
+                names.push(json!(a));
+            }
+            for other in [leaf.as_str(), name_of(leaf)] {
+                if other != tag && !names.contains(&json!(other)) {
+                    names.push(json!(other));
+                }
+            }
+            if !names.is_empty() {
+                aliases.insert(tag.to_string(), J::Array(names));
+            }
+        }
+        if !aliases.is_empty() {
+            kind["x-gentable-enumAliases"] = J::Object(aliases);
+        }
+        let mut required = vec![json!("$type")];
+        required.extend(base["required"].as_array().cloned().unwrap_or_default());
+        Ok(json!({
+            "type": "object",
+            "$defs": {kind_def: kind},
+            "properties": props,
+            "required": required,
+            "allOf": all_of,
+        }))
+    }
+
     /// The property schema of a var and whether it is required; `None` (noted) when its type cannot be read.
     fn field(&mut self, v: &Var, module: &str, at: &str) -> Option<(J, bool)> {
         // A type Luban itself rejects is an error at the var (the XML line, or the workbook cell).
@@ -1140,11 +1265,20 @@ pub fn map(
             ));
             continue;
         };
-        if ctx.children.contains_key(&bean) {
-            ctx.note(&format!("table {at}"), format!("rows of the polymorphic bean {bean} (a $type column per row) are not supported: table left out"));
-            continue;
-        }
-        let mut row = ctx.object(&bean, &at);
+        let mut row = if ctx.children.contains_key(&bean) {
+            match ctx.polymorphic_row(&bean, &at) {
+                Ok(r) => {
+                    ctx.note(&format!("table {at}"), format!("rows of the polymorphic bean {bean} are read as one flat row: $type (the __type__ column) and every kind's fields, each kind's required and the other kinds' forbidden; an empty cell of a kind's own field is an error (Luban reads 0)"));
+                    r
+                }
+                Err(why) => {
+                    ctx.note(&format!("table {at}"), format!("{why}: table left out"));
+                    continue;
+                }
+            }
+        } else {
+            ctx.object(&bean, &at)
+        };
         // Options in the sheet's header (`cs2#sep=,`) apply to the field of this table.
         for (name, opts) in header_opts.get(&t.full).into_iter().flatten() {
             let Some(p) = row["properties"].get_mut(name) else {
@@ -1190,9 +1324,10 @@ pub fn map(
                 }
             }
         }
+        // The fields Luban's bean declares (a polymorphic row's `$type` is not one: the key stays `id`).
         let fields: Vec<String> = row["properties"]
             .as_object()
-            .map(|p| p.keys().cloned().collect())
+            .map(|p| p.keys().filter(|k| *k != "$type").cloned().collect())
             .unwrap_or_default();
         let obj = row.as_object_mut().expect("object");
         let mut schema = Map::new();

@@ -10,13 +10,13 @@ namespace cfg
         /// <c>content-hash.txt</c> of its data folder (<c>generated/data/</c>, or <c>generated/data/csharp/</c>
         /// when this output selects export groups).
         /// </summary>
-        public const string ContentHash = "6568a62313122f7a4e0871df725e9fd535720b21f4fe722631a5d5beb8f22ad9";
+        public const string ContentHash = "f6a77d9dc9285492a492e58a84d86b93e4d62449a1266a0d93a6da4cd7839157";
 
         /// <summary>
         /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
         /// <see cref="ContentHash"/> unless this output selects export groups.
         /// </summary>
-        public const string ProjectHash = "f782009679c11a50edd1c8d534214749b7b2fa7eef96530330bcee4e325eaa78";
+        public const string ProjectHash = "7b3ad1e79598896789da8b3d959bd62481200cc0a6fe5dfd26549b3793b97550";
 
         /// <summary>
         /// The <c>dataHash</c> (BLAKE3 of the table's canonical JSON) and <c>schemaHash</c> that the data file of
@@ -37,6 +37,7 @@ namespace cfg
                 case "TbFullTypes": return new[] { "b4e20289890b1e1b36a13314b241335e9192f55067f752d8e2849a60a1328157", "2bab3e765196841aa4c8dd7e811b6621ddeb877756305f64579dbb3409384e65" };
                 case "TbGlobalConfig": return new[] { "2c50125094795ea4842bf39f684ee33e8f1b0e92bf53d645e56d4acdedbed351", "559bcc5a4b5b0c99122be5a9d93de482936848be044eaf5243716fc0df05a5bb" };
                 case "TbItem": return new[] { "416c75700228a446249a965bf925a41f75fa6fa2fdfb1a0ca0444547c19b07dd", "9e5663454e0dd2d600de1ee536d7a1f65488c74dd5dc4b7e42bcd17d0fee2fff" };
+                case "TbItem2": return new[] { "25c9821f5b49e0f2a27665a7e14474143550ccc4c09ddf698faa8fe06e92b93b", "ec11d34bcffac964bccc240f6a846c32b5d91c4c837e69664da9cae35f974eee" };
                 case "TbL10NDemo": return new[] { "f82b25ab81201af61fdbdebb109f0ad34a6ea10e6b30a48367601fd39796c224", "0df45b71f8af347541313fe97d8479b75f3a98187741ba714e70824cc3fe399d" };
                 case "TbMultiIndexList": return new[] { "e2fc6a0d139f23ed96e6d16557fc8b14dd4672f62125dc37e6e2a3a6009a506a", "c2f9ff70e52ee874a464026266a1b4403d109276b544d493f8b032cd365bc62e" };
                 case "TbMultiUnionIndexList": return new[] { "e4e24458c9b0016ede66771a548a21a5b6b81e3fe8635f13f836c21aa72204a8", "2f7eb3e0f7b7d62960f70c3d04f8cdcf9eb397fe7e96a543b2a12844629a7e88" };

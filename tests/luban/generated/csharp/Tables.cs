@@ -67,6 +67,11 @@ namespace cfg
         public TbItemTable TbItem { get; }
 
         /// <summary>
+        /// TbItem2
+        /// </summary>
+        public TbItem2Table TbItem2 { get; }
+
+        /// <summary>
         /// TbL10NDemo
         /// </summary>
         public TbL10nDemoTable TbL10nDemo { get; }
@@ -171,7 +176,7 @@ namespace cfg
         /// </summary>
         public TbTestTagTable TbTestTag { get; }
 
-        private Tables(TbAutoImport1Table t0, TbAutoImport2Table t1, TbAutoImport3Table t2, TbDefineFromExcel2Table t3, TbDemoGroupTable t4, TbDemoGroupCTable t5, TbDemoPrimitiveTable t6, TbDetectCsvEncodingTable t7, TbFullTypesTable t8, TbGlobalConfig t9, TbItemTable t10, TbL10nDemoTable t11, TbMultiIndexListTable t12, TbMultiUnionIndexListTable t13, TbNotIndexListTable t14, TbPatchDemoTable t15, TbPathTable t16, TbTestBeRefTable t17, TbTestBeRef2Table t18, TbTestFieldAliasTable t19, TbTestFieldVariantTable t20, TbTestFieldVariant2Table t21, TbTestGlobal t22, TbTestIndexTable t23, TbTestMapTable t24, TbTestMapperTable t25, TbTestNullTable t26, TbTestRangeTable t27, TbTestRefTable t28, TbTestSetTable t29, TbTestSizeTable t30, TbTestTagTable t31)
+        private Tables(TbAutoImport1Table t0, TbAutoImport2Table t1, TbAutoImport3Table t2, TbDefineFromExcel2Table t3, TbDemoGroupTable t4, TbDemoGroupCTable t5, TbDemoPrimitiveTable t6, TbDetectCsvEncodingTable t7, TbFullTypesTable t8, TbGlobalConfig t9, TbItemTable t10, TbItem2Table t11, TbL10nDemoTable t12, TbMultiIndexListTable t13, TbMultiUnionIndexListTable t14, TbNotIndexListTable t15, TbPatchDemoTable t16, TbPathTable t17, TbTestBeRefTable t18, TbTestBeRef2Table t19, TbTestFieldAliasTable t20, TbTestFieldVariantTable t21, TbTestFieldVariant2Table t22, TbTestGlobal t23, TbTestIndexTable t24, TbTestMapTable t25, TbTestMapperTable t26, TbTestNullTable t27, TbTestRangeTable t28, TbTestRefTable t29, TbTestSetTable t30, TbTestSizeTable t31, TbTestTagTable t32)
         {
             this.TbAutoImport1 = t0;
             this.TbAutoImport2 = t1;
@@ -184,27 +189,28 @@ namespace cfg
             this.TbFullTypes = t8;
             this.TbGlobalConfig = t9;
             this.TbItem = t10;
-            this.TbL10nDemo = t11;
-            this.TbMultiIndexList = t12;
-            this.TbMultiUnionIndexList = t13;
-            this.TbNotIndexList = t14;
-            this.TbPatchDemo = t15;
-            this.TbPath = t16;
-            this.TbTestBeRef = t17;
-            this.TbTestBeRef2 = t18;
-            this.TbTestFieldAlias = t19;
-            this.TbTestFieldVariant = t20;
-            this.TbTestFieldVariant2 = t21;
-            this.TbTestGlobal = t22;
-            this.TbTestIndex = t23;
-            this.TbTestMap = t24;
-            this.TbTestMapper = t25;
-            this.TbTestNull = t26;
-            this.TbTestRange = t27;
-            this.TbTestRef = t28;
-            this.TbTestSet = t29;
-            this.TbTestSize = t30;
-            this.TbTestTag = t31;
+            this.TbItem2 = t11;
+            this.TbL10nDemo = t12;
+            this.TbMultiIndexList = t13;
+            this.TbMultiUnionIndexList = t14;
+            this.TbNotIndexList = t15;
+            this.TbPatchDemo = t16;
+            this.TbPath = t17;
+            this.TbTestBeRef = t18;
+            this.TbTestBeRef2 = t19;
+            this.TbTestFieldAlias = t20;
+            this.TbTestFieldVariant = t21;
+            this.TbTestFieldVariant2 = t22;
+            this.TbTestGlobal = t23;
+            this.TbTestIndex = t24;
+            this.TbTestMap = t25;
+            this.TbTestMapper = t26;
+            this.TbTestNull = t27;
+            this.TbTestRange = t28;
+            this.TbTestRef = t29;
+            this.TbTestSet = t30;
+            this.TbTestSize = t31;
+            this.TbTestTag = t32;
             for (int i = 0; i < this.TbDemoGroup.All.Count; i++) { try { this.TbDemoGroup.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbDemoGroup.json", "TbDemoGroup", i); } }
             for (int i = 0; i < this.TbDemoGroupC.All.Count; i++) { try { this.TbDemoGroupC.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbDemoGroup_C.json", "TbDemoGroup_C", i); } }
             for (int i = 0; i < this.TbTestMap.All.Count; i++) { try { this.TbTestMap.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbTestMap.json", "TbTestMap", i); } }
@@ -215,7 +221,7 @@ namespace cfg
         /// The data files the loaders read, one per table (<c>&lt;Table&gt;.json</c>), relative to the data folder:
         /// what to copy next to the game (e.g. into <c>StreamingAssets</c>) and what <see cref="LoadAsync"/> fetches.
         /// </summary>
-        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "TbAutoImport1.json", "TbAutoImport2.json", "TbAutoImport3.json", "TbDefineFromExcel2.json", "TbDemoGroup.json", "TbDemoGroup_C.json", "TbDemoPrimitive.json", "TbDetectCsvEncoding.json", "TbFullTypes.json", "TbGlobalConfig.json", "TbItem.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestBeRef.json", "TbTestBeRef2.json", "TbTestFieldAlias.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestGlobal.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestNull.json", "TbTestRange.json", "TbTestRef.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json" });
+        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "TbAutoImport1.json", "TbAutoImport2.json", "TbAutoImport3.json", "TbDefineFromExcel2.json", "TbDemoGroup.json", "TbDemoGroup_C.json", "TbDemoPrimitive.json", "TbDetectCsvEncoding.json", "TbFullTypes.json", "TbGlobalConfig.json", "TbItem.json", "TbItem2.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestBeRef.json", "TbTestBeRef2.json", "TbTestFieldAlias.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestGlobal.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestNull.json", "TbTestRange.json", "TbTestRef.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json" });
 
         /// <summary>
         /// Loads every table from <c>&lt;dataDir&gt;/&lt;Table&gt;.json</c> (the canonical data gentable writes to
@@ -248,28 +254,29 @@ namespace cfg
             var t8 = new TbFullTypesTable(GentableRead.Rows<TbFullTypes>(GentableRead.Bytes(bytesOf, "TbFullTypes.json", "TbFullTypes"), "TbFullTypes.json", "TbFullTypes", TableHashes("TbFullTypes"), GentableCodec.ReadTbFullTypes));
             var t9 = GentableRead.Single<TbGlobalConfig>(GentableRead.Bytes(bytesOf, "TbGlobalConfig.json", "TbGlobalConfig"), "TbGlobalConfig.json", "TbGlobalConfig", TableHashes("TbGlobalConfig"), GentableCodec.ReadTbGlobalConfig);
             var t10 = new TbItemTable(GentableRead.Rows<TbItem>(GentableRead.Bytes(bytesOf, "TbItem.json", "TbItem"), "TbItem.json", "TbItem", TableHashes("TbItem"), GentableCodec.ReadTbItem));
-            var t11 = new TbL10nDemoTable(GentableRead.Rows<TbL10nDemo>(GentableRead.Bytes(bytesOf, "TbL10NDemo.json", "TbL10NDemo"), "TbL10NDemo.json", "TbL10NDemo", TableHashes("TbL10NDemo"), GentableCodec.ReadTbL10nDemo));
-            var t12 = new TbMultiIndexListTable(GentableRead.Rows<TbMultiIndexList>(GentableRead.Bytes(bytesOf, "TbMultiIndexList.json", "TbMultiIndexList"), "TbMultiIndexList.json", "TbMultiIndexList", TableHashes("TbMultiIndexList"), GentableCodec.ReadTbMultiIndexList));
-            var t13 = new TbMultiUnionIndexListTable(GentableRead.Rows<TbMultiUnionIndexList>(GentableRead.Bytes(bytesOf, "TbMultiUnionIndexList.json", "TbMultiUnionIndexList"), "TbMultiUnionIndexList.json", "TbMultiUnionIndexList", TableHashes("TbMultiUnionIndexList"), GentableCodec.ReadTbMultiUnionIndexList));
-            var t14 = new TbNotIndexListTable(GentableRead.Rows<TbNotIndexList>(GentableRead.Bytes(bytesOf, "TbNotIndexList.json", "TbNotIndexList"), "TbNotIndexList.json", "TbNotIndexList", TableHashes("TbNotIndexList"), GentableCodec.ReadTbNotIndexList));
-            var t15 = new TbPatchDemoTable(GentableRead.Rows<TbPatchDemo>(GentableRead.Bytes(bytesOf, "TbPatchDemo.json", "TbPatchDemo"), "TbPatchDemo.json", "TbPatchDemo", TableHashes("TbPatchDemo"), GentableCodec.ReadTbPatchDemo));
-            var t16 = new TbPathTable(GentableRead.Rows<TbPath>(GentableRead.Bytes(bytesOf, "TbPath.json", "TbPath"), "TbPath.json", "TbPath", TableHashes("TbPath"), GentableCodec.ReadTbPath));
-            var t17 = new TbTestBeRefTable(GentableRead.Rows<TbTestBeRef>(GentableRead.Bytes(bytesOf, "TbTestBeRef.json", "TbTestBeRef"), "TbTestBeRef.json", "TbTestBeRef", TableHashes("TbTestBeRef"), GentableCodec.ReadTbTestBeRef));
-            var t18 = new TbTestBeRef2Table(GentableRead.Rows<TbTestBeRef2>(GentableRead.Bytes(bytesOf, "TbTestBeRef2.json", "TbTestBeRef2"), "TbTestBeRef2.json", "TbTestBeRef2", TableHashes("TbTestBeRef2"), GentableCodec.ReadTbTestBeRef2));
-            var t19 = new TbTestFieldAliasTable(GentableRead.Rows<TbTestFieldAlias>(GentableRead.Bytes(bytesOf, "TbTestFieldAlias.json", "TbTestFieldAlias"), "TbTestFieldAlias.json", "TbTestFieldAlias", TableHashes("TbTestFieldAlias"), GentableCodec.ReadTbTestFieldAlias));
-            var t20 = new TbTestFieldVariantTable(GentableRead.Rows<TbTestFieldVariant>(GentableRead.Bytes(bytesOf, "TbTestFieldVariant.json", "TbTestFieldVariant"), "TbTestFieldVariant.json", "TbTestFieldVariant", TableHashes("TbTestFieldVariant"), GentableCodec.ReadTbTestFieldVariant));
-            var t21 = new TbTestFieldVariant2Table(GentableRead.Rows<TbTestFieldVariant2>(GentableRead.Bytes(bytesOf, "TbTestFieldVariant2.json", "TbTestFieldVariant2"), "TbTestFieldVariant2.json", "TbTestFieldVariant2", TableHashes("TbTestFieldVariant2"), GentableCodec.ReadTbTestFieldVariant2));
-            var t22 = GentableRead.Single<TbTestGlobal>(GentableRead.Bytes(bytesOf, "TbTestGlobal.json", "TbTestGlobal"), "TbTestGlobal.json", "TbTestGlobal", TableHashes("TbTestGlobal"), GentableCodec.ReadTbTestGlobal);
-            var t23 = new TbTestIndexTable(GentableRead.Rows<TbTestIndex>(GentableRead.Bytes(bytesOf, "TbTestIndex.json", "TbTestIndex"), "TbTestIndex.json", "TbTestIndex", TableHashes("TbTestIndex"), GentableCodec.ReadTbTestIndex));
-            var t24 = new TbTestMapTable(GentableRead.Rows<TbTestMap>(GentableRead.Bytes(bytesOf, "TbTestMap.json", "TbTestMap"), "TbTestMap.json", "TbTestMap", TableHashes("TbTestMap"), GentableCodec.ReadTbTestMap));
-            var t25 = new TbTestMapperTable(GentableRead.Rows<TbTestMapper>(GentableRead.Bytes(bytesOf, "TbTestMapper.json", "TbTestMapper"), "TbTestMapper.json", "TbTestMapper", TableHashes("TbTestMapper"), GentableCodec.ReadTbTestMapper));
-            var t26 = new TbTestNullTable(GentableRead.Rows<TbTestNull>(GentableRead.Bytes(bytesOf, "TbTestNull.json", "TbTestNull"), "TbTestNull.json", "TbTestNull", TableHashes("TbTestNull"), GentableCodec.ReadTbTestNull));
-            var t27 = new TbTestRangeTable(GentableRead.Rows<TbTestRange>(GentableRead.Bytes(bytesOf, "TbTestRange.json", "TbTestRange"), "TbTestRange.json", "TbTestRange", TableHashes("TbTestRange"), GentableCodec.ReadTbTestRange));
-            var t28 = new TbTestRefTable(GentableRead.Rows<TbTestRef>(GentableRead.Bytes(bytesOf, "TbTestRef.json", "TbTestRef"), "TbTestRef.json", "TbTestRef", TableHashes("TbTestRef"), GentableCodec.ReadTbTestRef));
-            var t29 = new TbTestSetTable(GentableRead.Rows<TbTestSet>(GentableRead.Bytes(bytesOf, "TbTestSet.json", "TbTestSet"), "TbTestSet.json", "TbTestSet", TableHashes("TbTestSet"), GentableCodec.ReadTbTestSet));
-            var t30 = new TbTestSizeTable(GentableRead.Rows<TbTestSize>(GentableRead.Bytes(bytesOf, "TbTestSize.json", "TbTestSize"), "TbTestSize.json", "TbTestSize", TableHashes("TbTestSize"), GentableCodec.ReadTbTestSize));
-            var t31 = new TbTestTagTable(GentableRead.Rows<TbTestTag>(GentableRead.Bytes(bytesOf, "TbTestTag.json", "TbTestTag"), "TbTestTag.json", "TbTestTag", TableHashes("TbTestTag"), GentableCodec.ReadTbTestTag));
-            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21, t22, t23, t24, t25, t26, t27, t28, t29, t30, t31);
+            var t11 = new TbItem2Table(GentableRead.Rows<TbItem2>(GentableRead.Bytes(bytesOf, "TbItem2.json", "TbItem2"), "TbItem2.json", "TbItem2", TableHashes("TbItem2"), GentableCodec.ReadTbItem2));
+            var t12 = new TbL10nDemoTable(GentableRead.Rows<TbL10nDemo>(GentableRead.Bytes(bytesOf, "TbL10NDemo.json", "TbL10NDemo"), "TbL10NDemo.json", "TbL10NDemo", TableHashes("TbL10NDemo"), GentableCodec.ReadTbL10nDemo));
+            var t13 = new TbMultiIndexListTable(GentableRead.Rows<TbMultiIndexList>(GentableRead.Bytes(bytesOf, "TbMultiIndexList.json", "TbMultiIndexList"), "TbMultiIndexList.json", "TbMultiIndexList", TableHashes("TbMultiIndexList"), GentableCodec.ReadTbMultiIndexList));
+            var t14 = new TbMultiUnionIndexListTable(GentableRead.Rows<TbMultiUnionIndexList>(GentableRead.Bytes(bytesOf, "TbMultiUnionIndexList.json", "TbMultiUnionIndexList"), "TbMultiUnionIndexList.json", "TbMultiUnionIndexList", TableHashes("TbMultiUnionIndexList"), GentableCodec.ReadTbMultiUnionIndexList));
+            var t15 = new TbNotIndexListTable(GentableRead.Rows<TbNotIndexList>(GentableRead.Bytes(bytesOf, "TbNotIndexList.json", "TbNotIndexList"), "TbNotIndexList.json", "TbNotIndexList", TableHashes("TbNotIndexList"), GentableCodec.ReadTbNotIndexList));
+            var t16 = new TbPatchDemoTable(GentableRead.Rows<TbPatchDemo>(GentableRead.Bytes(bytesOf, "TbPatchDemo.json", "TbPatchDemo"), "TbPatchDemo.json", "TbPatchDemo", TableHashes("TbPatchDemo"), GentableCodec.ReadTbPatchDemo));
+            var t17 = new TbPathTable(GentableRead.Rows<TbPath>(GentableRead.Bytes(bytesOf, "TbPath.json", "TbPath"), "TbPath.json", "TbPath", TableHashes("TbPath"), GentableCodec.ReadTbPath));
+            var t18 = new TbTestBeRefTable(GentableRead.Rows<TbTestBeRef>(GentableRead.Bytes(bytesOf, "TbTestBeRef.json", "TbTestBeRef"), "TbTestBeRef.json", "TbTestBeRef", TableHashes("TbTestBeRef"), GentableCodec.ReadTbTestBeRef));
+            var t19 = new TbTestBeRef2Table(GentableRead.Rows<TbTestBeRef2>(GentableRead.Bytes(bytesOf, "TbTestBeRef2.json", "TbTestBeRef2"), "TbTestBeRef2.json", "TbTestBeRef2", TableHashes("TbTestBeRef2"), GentableCodec.ReadTbTestBeRef2));
+            var t20 = new TbTestFieldAliasTable(GentableRead.Rows<TbTestFieldAlias>(GentableRead.Bytes(bytesOf, "TbTestFieldAlias.json", "TbTestFieldAlias"), "TbTestFieldAlias.json", "TbTestFieldAlias", TableHashes("TbTestFieldAlias"), GentableCodec.ReadTbTestFieldAlias));
+            var t21 = new TbTestFieldVariantTable(GentableRead.Rows<TbTestFieldVariant>(GentableRead.Bytes(bytesOf, "TbTestFieldVariant.json", "TbTestFieldVariant"), "TbTestFieldVariant.json", "TbTestFieldVariant", TableHashes("TbTestFieldVariant"), GentableCodec.ReadTbTestFieldVariant));
+            var t22 = new TbTestFieldVariant2Table(GentableRead.Rows<TbTestFieldVariant2>(GentableRead.Bytes(bytesOf, "TbTestFieldVariant2.json", "TbTestFieldVariant2"), "TbTestFieldVariant2.json", "TbTestFieldVariant2", TableHashes("TbTestFieldVariant2"), GentableCodec.ReadTbTestFieldVariant2));
+            var t23 = GentableRead.Single<TbTestGlobal>(GentableRead.Bytes(bytesOf, "TbTestGlobal.json", "TbTestGlobal"), "TbTestGlobal.json", "TbTestGlobal", TableHashes("TbTestGlobal"), GentableCodec.ReadTbTestGlobal);
+            var t24 = new TbTestIndexTable(GentableRead.Rows<TbTestIndex>(GentableRead.Bytes(bytesOf, "TbTestIndex.json", "TbTestIndex"), "TbTestIndex.json", "TbTestIndex", TableHashes("TbTestIndex"), GentableCodec.ReadTbTestIndex));
+            var t25 = new TbTestMapTable(GentableRead.Rows<TbTestMap>(GentableRead.Bytes(bytesOf, "TbTestMap.json", "TbTestMap"), "TbTestMap.json", "TbTestMap", TableHashes("TbTestMap"), GentableCodec.ReadTbTestMap));
+            var t26 = new TbTestMapperTable(GentableRead.Rows<TbTestMapper>(GentableRead.Bytes(bytesOf, "TbTestMapper.json", "TbTestMapper"), "TbTestMapper.json", "TbTestMapper", TableHashes("TbTestMapper"), GentableCodec.ReadTbTestMapper));
+            var t27 = new TbTestNullTable(GentableRead.Rows<TbTestNull>(GentableRead.Bytes(bytesOf, "TbTestNull.json", "TbTestNull"), "TbTestNull.json", "TbTestNull", TableHashes("TbTestNull"), GentableCodec.ReadTbTestNull));
+            var t28 = new TbTestRangeTable(GentableRead.Rows<TbTestRange>(GentableRead.Bytes(bytesOf, "TbTestRange.json", "TbTestRange"), "TbTestRange.json", "TbTestRange", TableHashes("TbTestRange"), GentableCodec.ReadTbTestRange));
+            var t29 = new TbTestRefTable(GentableRead.Rows<TbTestRef>(GentableRead.Bytes(bytesOf, "TbTestRef.json", "TbTestRef"), "TbTestRef.json", "TbTestRef", TableHashes("TbTestRef"), GentableCodec.ReadTbTestRef));
+            var t30 = new TbTestSetTable(GentableRead.Rows<TbTestSet>(GentableRead.Bytes(bytesOf, "TbTestSet.json", "TbTestSet"), "TbTestSet.json", "TbTestSet", TableHashes("TbTestSet"), GentableCodec.ReadTbTestSet));
+            var t31 = new TbTestSizeTable(GentableRead.Rows<TbTestSize>(GentableRead.Bytes(bytesOf, "TbTestSize.json", "TbTestSize"), "TbTestSize.json", "TbTestSize", TableHashes("TbTestSize"), GentableCodec.ReadTbTestSize));
+            var t32 = new TbTestTagTable(GentableRead.Rows<TbTestTag>(GentableRead.Bytes(bytesOf, "TbTestTag.json", "TbTestTag"), "TbTestTag.json", "TbTestTag", TableHashes("TbTestTag"), GentableCodec.ReadTbTestTag));
+            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21, t22, t23, t24, t25, t26, t27, t28, t29, t30, t31, t32);
         }
 
         /// <summary>
@@ -323,6 +330,7 @@ namespace cfg
             d.Add("TbFullTypes", GentableCanonical.Rows<TbFullTypes>(this.TbFullTypes.All, GentableCodec.WriteTbFullTypes));
             d.Add("TbGlobalConfig", GentableCanonical.Single<TbGlobalConfig>(this.TbGlobalConfig, GentableCodec.WriteTbGlobalConfig));
             d.Add("TbItem", GentableCanonical.Rows<TbItem>(this.TbItem.All, GentableCodec.WriteTbItem));
+            d.Add("TbItem2", GentableCanonical.Rows<TbItem2>(this.TbItem2.All, GentableCodec.WriteTbItem2));
             d.Add("TbL10NDemo", GentableCanonical.Rows<TbL10nDemo>(this.TbL10nDemo.All, GentableCodec.WriteTbL10nDemo));
             d.Add("TbMultiIndexList", GentableCanonical.Rows<TbMultiIndexList>(this.TbMultiIndexList.All, GentableCodec.WriteTbMultiIndexList));
             d.Add("TbMultiUnionIndexList", GentableCanonical.Rows<TbMultiUnionIndexList>(this.TbMultiUnionIndexList.All, GentableCodec.WriteTbMultiUnionIndexList));

@@ -14,6 +14,7 @@ import { TbDetectCsvEncodingTable, readTbDetectCsvEncoding, writeTbDetectCsvEnco
 import { TbFullTypesTable, readTbFullTypes, writeTbFullTypes } from "./tables/TbFullTypes.js";
 import { type TbGlobalConfig, readTbGlobalConfig, writeTbGlobalConfig } from "./tables/TbGlobalConfig.js";
 import { TbItemTable, readTbItem, writeTbItem } from "./tables/TbItem.js";
+import { TbItem2Table, readTbItem2, writeTbItem2 } from "./tables/TbItem2.js";
 import { TbL10nDemoTable, readTbL10nDemo, writeTbL10nDemo } from "./tables/TbL10nDemo.js";
 import { TbMultiIndexListTable, readTbMultiIndexList, writeTbMultiIndexList } from "./tables/TbMultiIndexList.js";
 import { TbMultiUnionIndexListTable, readTbMultiUnionIndexList, writeTbMultiUnionIndexList } from "./tables/TbMultiUnionIndexList.js";
@@ -37,7 +38,7 @@ import { TbTestSizeTable, readTbTestSize, writeTbTestSize } from "./tables/TbTes
 import { TbTestTagTable, readTbTestTag, writeTbTestTag } from "./tables/TbTestTag.js";
 
 export { GentableDataError } from "./runtime.js";
-export { AudioType, DemoEnum, DemoFlag, EItemQuality, EMajorType, EMinorType } from "./enums.js";
+export { AudioType, DemoEnum, DemoFlag, EItemQuality, EMajorType, EMinorType, ItemBaseKind } from "./enums.js";
 export type { DemoE2, DemoType1, InnerGroup, TestDateTimeRange, Vec2, Vec3, Vec4 } from "./records.js";
 export { type TbAutoImport1, TbAutoImport1Table } from "./tables/TbAutoImport1.js";
 export { type TbAutoImport2, TbAutoImport2Table } from "./tables/TbAutoImport2.js";
@@ -50,6 +51,7 @@ export { type TbDetectCsvEncoding, TbDetectCsvEncodingTable } from "./tables/TbD
 export { type TbFullTypes, TbFullTypesTable } from "./tables/TbFullTypes.js";
 export type { TbGlobalConfig } from "./tables/TbGlobalConfig.js";
 export { type TbItem, TbItemTable } from "./tables/TbItem.js";
+export { type TbItem2, TbItem2Table } from "./tables/TbItem2.js";
 export { type TbL10nDemo, TbL10nDemoTable } from "./tables/TbL10nDemo.js";
 export { type TbMultiIndexList, TbMultiIndexListTable } from "./tables/TbMultiIndexList.js";
 export { type TbMultiUnionIndexList, TbMultiUnionIndexListTable } from "./tables/TbMultiUnionIndexList.js";
@@ -78,7 +80,7 @@ export { CONTENT_HASH, PROJECT_HASH, TABLE_HASHES, type TableHashes } from "./ha
  * The data files the loaders read, one per table (`<Table>.json`), relative to the data folder: what to deploy
  * next to the code (or serve to a browser) and what `loadTablesFromBytesAsync` fetches.
  */
-export const DATA_FILES: readonly string[] = Object.freeze(["TbAutoImport1.json", "TbAutoImport2.json", "TbAutoImport3.json", "TbDefineFromExcel2.json", "TbDemoGroup.json", "TbDemoGroup_S.json", "TbDemoPrimitive.json", "TbDetectCsvEncoding.json", "TbFullTypes.json", "TbGlobalConfig.json", "TbItem.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestBeRef.json", "TbTestBeRef2.json", "TbTestFieldAlias.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestGlobal.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestNull.json", "TbTestRange.json", "TbTestRef.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json"]);
+export const DATA_FILES: readonly string[] = Object.freeze(["TbAutoImport1.json", "TbAutoImport2.json", "TbAutoImport3.json", "TbDefineFromExcel2.json", "TbDemoGroup.json", "TbDemoGroup_S.json", "TbDemoPrimitive.json", "TbDetectCsvEncoding.json", "TbFullTypes.json", "TbGlobalConfig.json", "TbItem.json", "TbItem2.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestBeRef.json", "TbTestBeRef2.json", "TbTestFieldAlias.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestGlobal.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestNull.json", "TbTestRange.json", "TbTestRef.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json"]);
 
 /**
  * Every table. A loaded `Tables` is frozen and shares nothing with another one: to hot-reload, load a second one
@@ -131,6 +133,10 @@ export interface Tables {
    * 道具表
    */
   readonly tbItem: TbItemTable;
+  /**
+   * TbItem2
+   */
+  readonly tbItem2: TbItem2Table;
   /**
    * TbL10NDemo
    */
@@ -235,6 +241,7 @@ export function loadTablesFromText(textOf: (file: string, table: string) => stri
     tbFullTypes: new TbFullTypesTable(rt.rows(textOf("TbFullTypes.json", "TbFullTypes"), "TbFullTypes.json", "TbFullTypes", TABLE_HASHES.get("TbFullTypes"), readTbFullTypes)),
     tbGlobalConfig: rt.single(textOf("TbGlobalConfig.json", "TbGlobalConfig"), "TbGlobalConfig.json", "TbGlobalConfig", TABLE_HASHES.get("TbGlobalConfig"), readTbGlobalConfig),
     tbItem: new TbItemTable(rt.rows(textOf("TbItem.json", "TbItem"), "TbItem.json", "TbItem", TABLE_HASHES.get("TbItem"), readTbItem)),
+    tbItem2: new TbItem2Table(rt.rows(textOf("TbItem2.json", "TbItem2"), "TbItem2.json", "TbItem2", TABLE_HASHES.get("TbItem2"), readTbItem2)),
     tbL10nDemo: new TbL10nDemoTable(rt.rows(textOf("TbL10NDemo.json", "TbL10NDemo"), "TbL10NDemo.json", "TbL10NDemo", TABLE_HASHES.get("TbL10NDemo"), readTbL10nDemo)),
     tbMultiIndexList: new TbMultiIndexListTable(rt.rows(textOf("TbMultiIndexList.json", "TbMultiIndexList"), "TbMultiIndexList.json", "TbMultiIndexList", TABLE_HASHES.get("TbMultiIndexList"), readTbMultiIndexList)),
     tbMultiUnionIndexList: new TbMultiUnionIndexListTable(rt.rows(textOf("TbMultiUnionIndexList.json", "TbMultiUnionIndexList"), "TbMultiUnionIndexList.json", "TbMultiUnionIndexList", TABLE_HASHES.get("TbMultiUnionIndexList"), readTbMultiUnionIndexList)),
@@ -316,6 +323,7 @@ export function canonicalTables(t: Tables): Record<string, string> {
     ["TbFullTypes", rt.wArray(t.tbFullTypes.all, writeTbFullTypes)],
     ["TbGlobalConfig", rt.wArray([t.tbGlobalConfig], writeTbGlobalConfig)],
     ["TbItem", rt.wArray(t.tbItem.all, writeTbItem)],
+    ["TbItem2", rt.wArray(t.tbItem2.all, writeTbItem2)],
     ["TbL10NDemo", rt.wArray(t.tbL10nDemo.all, writeTbL10nDemo)],
     ["TbMultiIndexList", rt.wArray(t.tbMultiIndexList.all, writeTbMultiIndexList)],
     ["TbMultiUnionIndexList", rt.wArray(t.tbMultiUnionIndexList.all, writeTbMultiUnionIndexList)],

@@ -387,3 +387,21 @@ const BY_VALUE_EMinorType: ReadonlyMap<number, EMinorType> = new Map<number, EMi
 export function eMinorTypeFromValue(v: number): EMinorType | undefined {
   return BY_VALUE_EMinorType.get(v);
 }
+
+/**
+ * The kinds of test.ItemBase: the leaf beans a row may be.
+ */
+export type ItemBaseKind = "Item" | "Equipment" | "Decorator";
+
+/** The members of ItemBaseKind. */
+export const ItemBaseKind = Object.freeze({
+  Item: "Item",
+  Equipment: "Equipment",
+  Decorator: "Decorator",
+} as const);
+
+const MEMBERS_ItemBaseKind: ReadonlySet<unknown> = new Set<unknown>(Object.values(ItemBaseKind));
+
+export function readItemBaseKind(v: unknown, at: rt.At): ItemBaseKind {
+  return MEMBERS_ItemBaseKind.has(v) ? (v as ItemBaseKind) : rt.fail(at, "one of the ItemBaseKind members Item, Equipment, Decorator", v);
+}

@@ -7,13 +7,13 @@
  * `content-hash.txt` of its data folder (`generated/data/`, or `generated/data/typescript/` when this output
  * selects export groups).
  */
-export const CONTENT_HASH = "b2f6d7e15041126d2d24cf03fb75cb627f229fad6f8111ce69caa313975bb5dd";
+export const CONTENT_HASH = "824d6562c2294bfef399c53fa703c079fe8df79e2d570b126c835d648560f1d4";
 
 /**
  * BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
  * `CONTENT_HASH` unless this output selects export groups.
  */
-export const PROJECT_HASH = "f782009679c11a50edd1c8d534214749b7b2fa7eef96530330bcee4e325eaa78";
+export const PROJECT_HASH = "7b3ad1e79598896789da8b3d959bd62481200cc0a6fe5dfd26549b3793b97550";
 
 /** The `dataHash` (BLAKE3 of the table's canonical JSON) and `schemaHash` that a table's data file carries. */
 export interface TableHashes {
@@ -34,6 +34,7 @@ export const TABLE_HASHES: ReadonlyMap<string, TableHashes> = new Map<string, Ta
   ["TbFullTypes", { data: "b4e20289890b1e1b36a13314b241335e9192f55067f752d8e2849a60a1328157", schema: "2bab3e765196841aa4c8dd7e811b6621ddeb877756305f64579dbb3409384e65" }],
   ["TbGlobalConfig", { data: "2c50125094795ea4842bf39f684ee33e8f1b0e92bf53d645e56d4acdedbed351", schema: "559bcc5a4b5b0c99122be5a9d93de482936848be044eaf5243716fc0df05a5bb" }],
   ["TbItem", { data: "72d4c57494d8cc9cbfebcc1ea2dc25b2f966bc1ea43d5f5ed0f99a1f23399456", schema: "cf33a761c910ba6f0c37074893e91aff2b9dd30faa43989d26f875c95a678d99" }],
+  ["TbItem2", { data: "25c9821f5b49e0f2a27665a7e14474143550ccc4c09ddf698faa8fe06e92b93b", schema: "ec11d34bcffac964bccc240f6a846c32b5d91c4c837e69664da9cae35f974eee" }],
   ["TbL10NDemo", { data: "f82b25ab81201af61fdbdebb109f0ad34a6ea10e6b30a48367601fd39796c224", schema: "0df45b71f8af347541313fe97d8479b75f3a98187741ba714e70824cc3fe399d" }],
   ["TbMultiIndexList", { data: "e2fc6a0d139f23ed96e6d16557fc8b14dd4672f62125dc37e6e2a3a6009a506a", schema: "c2f9ff70e52ee874a464026266a1b4403d109276b544d493f8b032cd365bc62e" }],
   ["TbMultiUnionIndexList", { data: "e4e24458c9b0016ede66771a548a21a5b6b81e3fe8635f13f836c21aa72204a8", schema: "2f7eb3e0f7b7d62960f70c3d04f8cdcf9eb397fe7e96a543b2a12844629a7e88" }],

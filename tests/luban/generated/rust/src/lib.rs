@@ -10,13 +10,13 @@ pub use datatables_tables_code::*;
 /// BLAKE3 content hash of the data this crate holds (its export groups) and of the schemas: equal to
 /// `content-hash.txt` of its data folder, and to the C# and TypeScript outputs' content hash when they
 /// select the same groups.
-pub const CONTENT_HASH: &str = "8cd6654113dc38678c67803ae8d32998a2ebc1d8b3e9c06385968d002ee5d9ee";
+pub const CONTENT_HASH: &str = "6a20c86b4b1b7024bb68f6cd7cff3dec663fd5f726eec2d1ace8a467ee0acccc";
 /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
 /// `CONTENT_HASH` unless this output selects export groups.
-pub const PROJECT_HASH: &str = "f782009679c11a50edd1c8d534214749b7b2fa7eef96530330bcee4e325eaa78";
+pub const PROJECT_HASH: &str = "7b3ad1e79598896789da8b3d959bd62481200cc0a6fe5dfd26549b3793b97550";
 /// Every table's embedded data file (docs/data-format.md §3 of gentable) and its `dataHash` (BLAKE3 of
 /// its canonical JSON), which the file must carry; in table-name order.
-static GENTABLE_EMBEDDED: [(&[u8], &str); 34] = [
+static GENTABLE_EMBEDDED: [(&[u8], &str); 35] = [
     (
         include_bytes!("../data/TbAutoImport1.bytes"),
         "1165bec5f206b5fd90939b0854e71b62e897f8b1ab48d4fb3a1e1a15529128aa",
@@ -68,6 +68,10 @@ static GENTABLE_EMBEDDED: [(&[u8], &str); 34] = [
     (
         include_bytes!("../data/TbItem.bytes"),
         "552660dfd787e812f68753e66d0937607760192a1f2a648594e59aa59f8b09cd",
+    ),
+    (
+        include_bytes!("../data/TbItem2.bytes"),
+        "25c9821f5b49e0f2a27665a7e14474143550ccc4c09ddf698faa8fe06e92b93b",
     ),
     (
         include_bytes!("../data/TbL10NDemo.bytes"),
@@ -157,7 +161,7 @@ static GENTABLE_EMBEDDED: [(&[u8], &str); 34] = [
 /// The code crate's only way to the data (its `embedded`): this crate depends on the code, never the
 /// other way round, so a data edit recompiles only this crate.
 #[allow(unsafe_code)]
-#[export_name = "gentable_v1_datatables_tables_b902e246d9c47511_embedded"]
+#[export_name = "gentable_v1_datatables_tables_d5927847fc59037d_embedded"]
 fn gentable_embedded(index: usize) -> Option<(&'static [u8], &'static str)> {
     GENTABLE_EMBEDDED.get(index).copied()
 }

@@ -723,6 +723,53 @@ impl crate::canonical::Canonical for EMinorType {
         crate::canonical::write_str(out, self.name())
     }
 }
+/// The kinds of test.ItemBase: the leaf beans a row may be.
+///
+/// Defined at `TbItem2.schema.json#/$defs/ItemBaseKind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ItemBaseKind {
+    /// `Item`
+    Item,
+    /// `Equipment`
+    Equipment,
+    /// `Decorator`
+    Decorator,
+}
+impl ItemBaseKind {
+    /// Every member, in declaration order.
+    pub const ALL: &'static [ItemBaseKind] = &[
+        ItemBaseKind::Item,
+        ItemBaseKind::Equipment,
+        ItemBaseKind::Decorator,
+    ];
+    /// The member's name as written in the tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            ItemBaseKind::Item => "Item",
+            ItemBaseKind::Equipment => "Equipment",
+            ItemBaseKind::Decorator => "Decorator",
+        }
+    }
+    /// The member with this name, if any.
+    pub fn from_name(s: &str) -> Option<ItemBaseKind> {
+        match s {
+            "Item" => Some(ItemBaseKind::Item),
+            "Equipment" => Some(ItemBaseKind::Equipment),
+            "Decorator" => Some(ItemBaseKind::Decorator),
+            _ => None,
+        }
+    }
+}
+impl core::fmt::Display for ItemBaseKind {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+impl crate::canonical::Canonical for ItemBaseKind {
+    fn write_canonical(&self, out: &mut String) {
+        crate::canonical::write_str(out, self.name())
+    }
+}
 /// A set of [`DemoFlag`] members (`x-gentable-flags`): bit `i` is member `i` in declaration order.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DemoFlagFlags(pub u32);

@@ -39,6 +39,8 @@ pub mod tb_global_config;
 pub use tb_global_config::TbGlobalConfig;
 pub mod tb_item;
 pub use tb_item::{TbItem, TbItemId};
+pub mod tb_item2;
+pub use tb_item2::{TbItem2, TbItem2id};
 pub mod tb_l10n_demo;
 pub use tb_l10n_demo::{TbL10nDemo, TbL10nDemoId};
 pub mod tb_multi_index_list;
@@ -97,6 +99,7 @@ pub fn load() -> Result<(), DataError> {
     tb_full_types::TbFullTypes::try_all()?;
     tb_global_config::TbGlobalConfig::try_get()?;
     tb_item::TbItem::try_all()?;
+    tb_item2::TbItem2::try_all()?;
     tb_l10n_demo::TbL10nDemo::try_all()?;
     tb_multi_index_list::TbMultiIndexList::try_all()?;
     tb_multi_union_index_list::TbMultiUnionIndexList::try_all()?;
@@ -138,7 +141,8 @@ pub fn canonical_tables() -> Vec<(&'static str, String)> {
         ("TbFullTypes", canonical::table(tb_full_types::TbFullTypes::all())),
         ("TbGlobalConfig",
         canonical::table(core::slice::from_ref(tb_global_config::TbGlobalConfig::get()))),
-        ("TbItem", canonical::table(tb_item::TbItem::all())), ("TbL10NDemo",
+        ("TbItem", canonical::table(tb_item::TbItem::all())), ("TbItem2",
+        canonical::table(tb_item2::TbItem2::all())), ("TbL10NDemo",
         canonical::table(tb_l10n_demo::TbL10nDemo::all())), ("TbMultiIndexList",
         canonical::table(tb_multi_index_list::TbMultiIndexList::all())),
         ("TbMultiUnionIndexList",
@@ -168,7 +172,7 @@ pub fn canonical_tables() -> Vec<(&'static str, String)> {
 }
 #[allow(unsafe_code)]
 extern "Rust" {
-    #[link_name = "gentable_v1_datatables_tables_b902e246d9c47511_embedded"]
+    #[link_name = "gentable_v1_datatables_tables_d5927847fc59037d_embedded"]
     fn gentable_embedded(index: usize) -> Option<(&'static [u8], &'static str)>;
 }
 /// The embedded data file of table `index` (in table-name order) and the `dataHash` it must carry,

@@ -38,7 +38,7 @@ impl TbL10nDemo {
 pub const SCHEMA_HASH: &str = "0df45b71f8af347541313fe97d8479b75f3a98187741ba714e70824cc3fe399d";
 /// The rows of `TbL10NDemo`, decoded on first use from the embedded `data/TbL10NDemo.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    13,
+    14,
     "data/TbL10NDemo.bytes",
     "TbL10NDemo",
     SCHEMA_HASH,

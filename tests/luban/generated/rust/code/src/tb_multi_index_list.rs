@@ -50,7 +50,7 @@ impl TbMultiIndexList {
 pub const SCHEMA_HASH: &str = "c2f9ff70e52ee874a464026266a1b4403d109276b544d493f8b032cd365bc62e";
 /// The rows of `TbMultiIndexList`, decoded on first use from the embedded `data/TbMultiIndexList.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    14,
+    15,
     "data/TbMultiIndexList.bytes",
     "TbMultiIndexList",
     SCHEMA_HASH,

@@ -50,7 +50,7 @@ impl TbMultiUnionIndexList {
 pub const SCHEMA_HASH: &str = "2f7eb3e0f7b7d62960f70c3d04f8cdcf9eb397fe7e96a543b2a12844629a7e88";
 /// The rows of `TbMultiUnionIndexList`, decoded on first use from the embedded `data/TbMultiUnionIndexList.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    15,
+    16,
     "data/TbMultiUnionIndexList.bytes",
     "TbMultiUnionIndexList",
     SCHEMA_HASH,

@@ -38,7 +38,7 @@ impl TbNotIndexList {
 pub const SCHEMA_HASH: &str = "d4b9e04c5326899b9c57a20108344ae96678d8a2730e185d2b263fe95d9a28d7";
 /// The rows of `TbNotIndexList`, decoded on first use from the embedded `data/TbNotIndexList.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    16,
+    17,
     "data/TbNotIndexList.bytes",
     "TbNotIndexList",
     SCHEMA_HASH,

@@ -38,7 +38,7 @@ impl TbPatchDemo {
 pub const SCHEMA_HASH: &str = "f4f6f5319e640aa170140605aec46eace9876158b7f4ed3436334f3a6ff207cc";
 /// The rows of `TbPatchDemo`, decoded on first use from the embedded `data/TbPatchDemo.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    17,
+    18,
     "data/TbPatchDemo.bytes",
     "TbPatchDemo",
     SCHEMA_HASH,

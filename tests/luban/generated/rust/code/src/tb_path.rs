@@ -38,7 +38,7 @@ impl TbPath {
 pub const SCHEMA_HASH: &str = "0681e8f6ac51541141296d9d9f6ba684b0041048270747ddbdd5ead4f232c956";
 /// The rows of `TbPath`, decoded on first use from the embedded `data/TbPath.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    18,
+    19,
     "data/TbPath.bytes",
     "TbPath",
     SCHEMA_HASH,

@@ -38,7 +38,7 @@ impl TbTestBeRef {
 pub const SCHEMA_HASH: &str = "c0526d7895298129697971dd5d9deb423a33293b6d507065800976148d0ccfab";
 /// The rows of `TbTestBeRef`, decoded on first use from the embedded `data/TbTestBeRef.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    19,
+    20,
     "data/TbTestBeRef.bytes",
     "TbTestBeRef",
     SCHEMA_HASH,

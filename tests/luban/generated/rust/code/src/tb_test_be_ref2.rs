@@ -38,7 +38,7 @@ impl TbTestBeRef2 {
 pub const SCHEMA_HASH: &str = "d0742387bba440d368d15c37e0d0ef51b0c391f0af137e8523c03690e2ba7f9c";
 /// The rows of `TbTestBeRef2`, decoded on first use from the embedded `data/TbTestBeRef2.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    20,
+    21,
     "data/TbTestBeRef2.bytes",
     "TbTestBeRef2",
     SCHEMA_HASH,

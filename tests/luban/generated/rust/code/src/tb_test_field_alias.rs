@@ -38,7 +38,7 @@ impl TbTestFieldAlias {
 pub const SCHEMA_HASH: &str = "f0c35f7bc978636460052549cdd1aabc37a06e453a7e65af2b22739793f62b79";
 /// The rows of `TbTestFieldAlias`, decoded on first use from the embedded `data/TbTestFieldAlias.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    21,
+    22,
     "data/TbTestFieldAlias.bytes",
     "TbTestFieldAlias",
     SCHEMA_HASH,

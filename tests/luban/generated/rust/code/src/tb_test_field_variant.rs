@@ -38,7 +38,7 @@ impl TbTestFieldVariant {
 pub const SCHEMA_HASH: &str = "48a833afed0f320db6b22a4da82980c4cb5d49aa13340203b801c21dad2e45fb";
 /// The rows of `TbTestFieldVariant`, decoded on first use from the embedded `data/TbTestFieldVariant.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    22,
+    23,
     "data/TbTestFieldVariant.bytes",
     "TbTestFieldVariant",
     SCHEMA_HASH,

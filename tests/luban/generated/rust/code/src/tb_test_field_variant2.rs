@@ -38,7 +38,7 @@ impl TbTestFieldVariant2 {
 pub const SCHEMA_HASH: &str = "315fa3ab9feda8e3875e2893ac28a9b0a3b23365bdcf6dafbd72498851f4754d";
 /// The rows of `TbTestFieldVariant2`, decoded on first use from the embedded `data/TbTestFieldVariant2.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    23,
+    24,
     "data/TbTestFieldVariant2.bytes",
     "TbTestFieldVariant2",
     SCHEMA_HASH,

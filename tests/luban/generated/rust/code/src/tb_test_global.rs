@@ -38,7 +38,7 @@ impl TbTestGlobal {
 pub const SCHEMA_HASH: &str = "03dcd6d6fc5e8c75a3b9f06fd83978b0a739b1d01583c6f09510022ce4d90c00";
 /// The rows of `TbTestGlobal`, decoded on first use from the embedded `data/TbTestGlobal.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    24,
+    25,
     "data/TbTestGlobal.bytes",
     "TbTestGlobal",
     SCHEMA_HASH,

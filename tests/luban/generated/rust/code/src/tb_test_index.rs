@@ -45,7 +45,7 @@ impl TbTestIndex {
 pub const SCHEMA_HASH: &str = "4b22c2f71ad5df94a2b0b4df1d1fda2f59a8c98294e14f55ee3b372ee225c314";
 /// The rows of `TbTestIndex`, decoded on first use from the embedded `data/TbTestIndex.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    25,
+    26,
     "data/TbTestIndex.bytes",
     "TbTestIndex",
     SCHEMA_HASH,

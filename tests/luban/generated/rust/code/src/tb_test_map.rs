@@ -98,7 +98,7 @@ impl TbTestMap {
 pub const SCHEMA_HASH: &str = "1c49aa3ed44d1c9e04b4d76b05bf3db8d83107c65ce2b265ede13acde8657714";
 /// The rows of `TbTestMap`, decoded on first use from the embedded `data/TbTestMap.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    26,
+    27,
     "data/TbTestMap.bytes",
     "TbTestMap",
     SCHEMA_HASH,

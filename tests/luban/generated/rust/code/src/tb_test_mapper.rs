@@ -42,7 +42,7 @@ impl TbTestMapper {
 pub const SCHEMA_HASH: &str = "13c8c658390873d99cf471dba4edaaa9046e44cd809484c51a2390e911575306";
 /// The rows of `TbTestMapper`, decoded on first use from the embedded `data/TbTestMapper.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    27,
+    28,
     "data/TbTestMapper.bytes",
     "TbTestMapper",
     SCHEMA_HASH,
