@@ -570,6 +570,7 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("enum {}: members {} and {} both become the Rust variant `{}`", "枚举 {0}：成员 {1} 和 {2} 都变成了 Rust 变体 `{3}`"),
     ("{}: kinds {} and {} both become the Rust variant `{}`", "{0}：种类 {1} 和 {2} 都变成了 Rust 变体 `{3}`"),
     ("{} exists and is not a gentable report (no {}); choose another --out", "{0} 已存在，但不是 gentable 报告（没有 {1}）；请用 --out 另选一个文件夹"),
+    ("{} is a CSV file, which has no sheets: --sheet {} applies to workbooks (.xlsx, .xls, .ods)", "{0} 是 CSV 文件，没有工作表：--sheet {1} 只用于工作簿（.xlsx、.xls、.ods）"),
     ("{} has no sheet {}", "{0} 没有工作表 {1}"),
     ("{} is not UTF-8 CSV", "{0} 不是 UTF-8 的 CSV"),
     ("cannot create {}: {e}", "无法创建 {0}：{1}"),

@@ -124,6 +124,12 @@ pub fn command(file: &Path, sheet: Option<&str>, lang: Lang) -> Report {
                 ))
             }
         }
+    } else if let Some(s) = sheet {
+        // A CSV file has no sheets: a --sheet would be ignored, so it is refused.
+        return fail(format!(
+            "{} is a CSV file, which has no sheets: --sheet {s:?} applies to workbooks (.xlsx, .xls, .ods)",
+            file.display()
+        ));
     } else {
         let bytes = match std::fs::read(file) {
             Ok(b) => b,
@@ -238,6 +244,32 @@ pub fn schema_of(t: &RawTable, title: &str) -> J {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `--sheet` given with a CSV file was ignored (the last session's "seen and left alone"): it is an
+    /// error now, and without it the same file is read.
+    #[test]
+    fn a_sheet_of_a_csv_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("Unit.csv");
+        std::fs::write(&csv, "Id,Name\n1,a\n").unwrap();
+        let r = command(&csv, Some("Nope"), Lang::En);
+        assert_eq!(r.exit_code, 2);
+        assert!(
+            r.stderr.contains(
+                "is a CSV file, which has no sheets: --sheet \"Nope\" applies to workbooks"
+            ),
+            "{}",
+            r.stderr
+        );
+        assert!(r.stdout.is_empty(), "{}", r.stdout);
+        let r = command(&csv, None, Lang::En);
+        assert_eq!(r.exit_code, 0, "{}", r.stderr);
+        assert!(
+            r.stdout.contains("\"x-gentable-primaryKey\": \"Id\""),
+            "{}",
+            r.stdout
+        );
+    }
 
     #[test]
     fn infers_types_enum_and_key() {
