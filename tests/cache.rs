@@ -508,3 +508,42 @@ fn one_table_rebuilds_equal_clean_builds() {
     assert_eq!((code, got.as_str()), (0, "full"), "{err}");
     assert_same(c, k);
 }
+
+/// A copy of Northwall Muster (every table a sheet of one workbook, Table/Northwall.xlsx).
+fn northwall() -> tempfile::TempDir {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/northwall");
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["Table", "schema"] {
+        copy_dir(&root.join(sub), &dir.path().join(sub));
+    }
+    std::fs::copy(root.join("gentable.toml"), dir.path().join("gentable.toml")).unwrap();
+    dir
+}
+
+#[test]
+fn the_read_cache_is_keyed_by_every_setting_reading_depends_on() {
+    // A workbook's cached raw tables were once keyed by `files`, `sheets`, `encoding` and `delimiter` only:
+    // after `[project] selected_only = true` a cached build still made tables of the sheets no table selects,
+    // and after lowering a `[limits]` value it skipped the GT0104 a clean build reports.
+    let (cached, clean) = (northwall(), northwall());
+    let (c, k) = (cached.path(), clean.path());
+    let add = |t: String, section: &str| format!("{t}\n{section}\n");
+    edit(&[c, k], "gentable.toml", |t| {
+        add(t, "[tables.Unit]\nsheets = [\"Unit\"]")
+    });
+    assert_same(c, k);
+    edit(&[c, k], "gentable.toml", |t| {
+        t.replacen("[project]\n", "[project]\nselected_only = true\n", 1)
+    });
+    assert_same(c, k);
+    assert!(!c.join("generated/data/Lane.json").exists());
+    edit(&[c, k], "gentable.toml", |t| {
+        add(t, "[limits]\nsheet_cells = 10")
+    });
+    let (code, err) = build(c, &[]);
+    let _ = std::fs::remove_dir_all(k.join("generated"));
+    let (clean_code, clean_err) = build(k, &["--no-cache"]);
+    assert_eq!(clean_code, 1, "{clean_err}");
+    assert!(clean_err.contains("sheet_cells"), "{clean_err}");
+    assert_eq!((code, err), (clean_code, clean_err));
+}

@@ -155,13 +155,19 @@ pub fn read_key(loaded: &Loaded, rel: &str, rel_in_folder: &str, content: &blake
     h.finalize().to_hex().to_string()
 }
 
-/// The parts of `[tables]` that reading depends on, as stable text.
+/// The parts of the project file that reading a workbook depends on, as stable text: which table each sheet
+/// belongs to (`[tables]` `files`, `sheets`, `shared_sources`, `[project] selected_only`), how it decodes
+/// (`encoding`, `delimiter`) and the `[limits]` the reader enforces (a cached read must not skip a limit
+/// that a clean build would report).
 fn read_overrides(loaded: &Loaded) -> String {
-    let mut s = String::new();
+    let mut s = format!(
+        "selected_only:{:?};limits:{:?};",
+        loaded.config.project.selected_only, loaded.config.limits
+    );
     for (name, o) in &loaded.config.tables {
         s.push_str(&format!(
-            "{name:?}:{:?}{:?}{:?}{:?};",
-            o.files, o.sheets, o.encoding, o.delimiter
+            "{name:?}:{:?}{:?}{:?}{:?}{:?};",
+            o.files, o.sheets, o.encoding, o.delimiter, o.shared_sources
         ));
     }
     s
