@@ -547,3 +547,41 @@ fn the_read_cache_is_keyed_by_every_setting_reading_depends_on() {
     assert!(clean_err.contains("sheet_cells"), "{clean_err}");
     assert_eq!((code, err), (clean_code, clean_err));
 }
+
+#[test]
+fn an_edit_of_any_schema_file_the_build_reads_is_seen() {
+    // The schema folder's files are read by name (`*.json`), the manifest once tracked them by extension:
+    // a file named `.json` (which `$ref`s may name) has none, so an edit of it left the next build a no-op
+    // that kept the outputs of the old schema and missed the row it now refuses.
+    let project = || {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("Table")).unwrap();
+        std::fs::create_dir_all(d.join("schema")).unwrap();
+        std::fs::write(d.join("gentable.toml"), "[project]\nname = \"Dot\"\n").unwrap();
+        std::fs::write(
+            d.join("schema/.json"),
+            r#"{"$defs": {"Level": {"type": "integer", "minimum": 0, "maximum": 10}}}"#,
+        )
+        .unwrap();
+        std::fs::write(
+            d.join("schema/T.schema.json"),
+            r#"{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+                "x-gentable-primaryKey": "id", "required": ["id", "level"],
+                "properties": {"id": {"type": "integer"}, "level": {"$ref": ".json#/$defs/Level"}}}"#,
+        )
+        .unwrap();
+        std::fs::write(d.join("Table/T.csv"), "id,level\n1,5\n2,9\n").unwrap();
+        dir
+    };
+    let (cached, clean) = (project(), project());
+    let (c, k) = (cached.path(), clean.path());
+    assert_same(c, k);
+    edit(&[c, k], "schema/.json", |t| {
+        t.replace("\"maximum\": 10", "\"maximum\": 7")
+    });
+    let (code, err) = build(c, &[]);
+    let (clean_code, clean_err) = build(k, &["--no-cache"]);
+    assert_eq!(clean_code, 1, "{clean_err}");
+    assert_eq!((code, err), (clean_code, clean_err));
+}

@@ -89,11 +89,13 @@ pub(crate) fn check(loaded: &Loaded, ctx: &Context) -> Option<ManifestCheck> {
 /// Input files besides the table files: the project file, every schema file, template override folders.
 pub(crate) fn other_inputs(loaded: &Loaded, ctx: &Context) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = ctx.config_path.iter().cloned().collect();
+    // Every file `schema::load_dir` reads: a name ending in `.json` (a file named `.json` has no extension
+    // for `Path::extension`, yet it is a schema file that `$ref`s may name).
     if let Ok(rd) = std::fs::read_dir(loaded.schema_dir()) {
         out.extend(
             rd.flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|e| e == "json")),
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
+                .map(|e| e.path()),
         );
     }
     for t in [
