@@ -543,3 +543,28 @@ fn the_native_plan_agrees_with_the_json_schema_test_suite() {
         "{groups_covered} groups, {decided} tests"
     );
 }
+
+#[test]
+fn a_schema_the_validator_refuses_is_reported_whatever_the_projects_size() {
+    // Projects of 20,000 rows and more are validated in parallel work units of rows; a table without rows
+    // once went to no unit, so its schema was never compiled and a `pattern` that is no regex (GT0403 in a
+    // small project) passed, and a one-table rebuild of that table disagreed with the full build.
+    let many: Vec<String> = (0..20_001).map(|i| i.to_string()).collect();
+    let cases: Vec<Case> = vec![
+        (
+            json!({"type": "integer"}),
+            many.iter().map(|c| (c.as_str(), Some(true))).collect(),
+        ),
+        (json!({"type": "string", "pattern": "["}), vec![]),
+    ];
+    let dir = scratch(&cases);
+    let loaded = gentable::config::load(&dir.path().join("gentable.toml")).unwrap();
+    let ins = gentable::build::inspect(&loaded);
+    assert!(
+        ins.diagnostics
+            .iter()
+            .any(|d| d.file.ends_with("K01.schema.json") && d.message.contains("not a \"regex\"")),
+        "{:?}",
+        ins.diagnostics
+    );
+}
