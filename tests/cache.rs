@@ -585,3 +585,40 @@ fn an_edit_of_any_schema_file_the_build_reads_is_seen() {
     assert_eq!(clean_code, 1, "{clean_err}");
     assert_eq!((code, err), (clean_code, clean_err));
 }
+
+/// A table of several files concatenates them in the same order in a one-table rebuild as in a full build
+/// (found by the newcomer pass): `units/a.csv` and `units/a/x.csv` sort `a/x.csv` first by path components
+/// (a full build's order) but `a.csv` first as strings (the rebuild's order before the fix).
+#[test]
+fn a_one_table_rebuild_concatenates_sources_in_the_full_builds_order() {
+    let project = || {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::create_dir_all(d.join("Table/units/a")).unwrap();
+        std::fs::create_dir_all(d.join("schema")).unwrap();
+        std::fs::write(
+            d.join("gentable.toml"),
+            "[project]\nname = \"Order\"\n[tables.Unit]\nfiles = [\"units/**/*.csv\"]\n",
+        )
+        .unwrap();
+        std::fs::write(
+            d.join("schema/Unit.schema.json"),
+            r#"{"title": "Unit", "type": "object", "x-gentable-mode": "list",
+                "properties": {"Id": {"type": "integer"}}, "required": ["Id"]}"#,
+        )
+        .unwrap();
+        std::fs::write(d.join("Table/units/a.csv"), "Id\n1\n").unwrap();
+        std::fs::write(d.join("Table/units/a/x.csv"), "Id\n2\n").unwrap();
+        dir
+    };
+    let (cached, clean) = (project(), project());
+    let (c, k) = (cached.path(), clean.path());
+    assert_same(c, k);
+    assert_eq!(
+        edit_and_compare(c, k, "Table/units/a.csv", "1", "10", "Unit"),
+        0
+    );
+    let data = std::fs::read_to_string(c.join("generated/data/Unit.json")).unwrap();
+    let rows: Vec<&str> = data.lines().skip(1).take(2).collect();
+    assert_eq!(rows, ["{\"Id\":2},", "{\"Id\":10}"], "{data}");
+}

@@ -278,10 +278,68 @@ fn aliases_name_a_fields_column() {
     assert!(
         both[0].contains("Table/Unit.csv:1:C")
             && both[0].contains(
-                "column \"名称\" and column B both name the field \"Name\" (its name or an x-gentable-aliases name)"
+                "column \"名称\" and column B (\"Name\") both name the field \"Name\" (its name or an x-gentable-aliases name)"
             ),
         "{both:?}"
     );
+    // An array may span columns under one header, never under its name and an alias (found by the
+    // newcomer pass: the two columns were joined into one list).
+    let tags = r#"{"title": "Unit", "type": "object", "x-gentable-primaryKey": "Id",
+        "properties": {"Id": {"type": "integer"},
+                       "Tags": {"type": "array", "items": {"type": "string"}, "x-gentable-aliases": ["标签"]}},
+        "required": ["Id"]}"#;
+    let p = P::new(
+        "",
+        &[
+            ("schema/Unit.schema.json", tags),
+            ("Table/Unit.csv", "Id,Tags,标签\n1,a|b,c\n"),
+        ],
+    );
+    let d = show(&p.diags());
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert!(
+        d[0].contains("Table/Unit.csv:1:C") && d[0].contains("both name the field \"Tags\""),
+        "{d:?}"
+    );
+    let p = P::new(
+        "",
+        &[
+            ("schema/Unit.schema.json", tags),
+            ("Table/Unit.csv", "Id,标签,标签\n1,a,c\n"),
+        ],
+    );
+    assert_eq!(show(&p.diags()), Vec::<String>::new());
+    // Aliases that are not header texts, or that name two fields, are schema errors.
+    for (aliases, message) in [
+        (
+            r#""名称""#,
+            "x-gentable-aliases of \"Name\" must be a list of non-empty header texts",
+        ),
+        (
+            r#"[""]"#,
+            "x-gentable-aliases of \"Name\" must be a list of non-empty header texts",
+        ),
+        (
+            r#"["Id"]"#,
+            "the alias \"Id\" of \"Name\" is also the name or an alias of \"Id\"",
+        ),
+    ] {
+        let schema = format!(
+            r#"{{"title": "Unit", "type": "object", "x-gentable-primaryKey": "Id",
+            "properties": {{"Id": {{"type": "integer"}},
+                            "Name": {{"type": "string", "x-gentable-aliases": {aliases}}}}},
+            "required": ["Id"]}}"#
+        );
+        let p = P::new(
+            "",
+            &[
+                ("schema/Unit.schema.json", schema.as_str()),
+                ("Table/Unit.csv", "Id,Name\n1,a\n"),
+            ],
+        );
+        let d = show(&p.diags());
+        assert!(d.iter().any(|x| x.contains(message)), "{aliases}: {d:?}");
+    }
     // A vertical (column-mode) sheet: field names in column A, values in B.
     assert_eq!(
         names("[tables.Unit]\nlayout = \"vertical\"\n", "Id,1\n名称,丁\n"),

@@ -170,6 +170,10 @@ fn one_table(ctx: &Context, check: &ManifestCheck) -> Option<Partial> {
                 .collect(),
         );
     }
+    // In the order a full build reads them (`read::discover`: by path, component by component), so that a
+    // table of several files concatenates its sources in the same order (`Item.csv` beside an `Item/`
+    // folder: a string order would put `Item/…` after `Item.csv`, the component order before it).
+    files.sort();
     // Unchanged table files keep their entries (re-hashed ones with their new status): the manifest of this
     // build records every table file, as a full build does.
     let refreshed: BTreeMap<&str, &super::cache::Entry> = check

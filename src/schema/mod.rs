@@ -230,6 +230,36 @@ pub fn build_table(
         defaults.push(ctx.default_of(&node));
     }
     let _ = props;
+    // `x-gentable-aliases`: non-empty strings, each naming one field only (never another field's name or
+    // alias, which would leave the column's field to the order of the properties).
+    for (name, ps) in registered.into_iter().flatten() {
+        let Some(a) = ps.get("x-gentable-aliases") else {
+            continue;
+        };
+        let ok = a.as_array().is_some_and(|a| {
+            a.iter()
+                .all(|x| x.as_str().is_some_and(|s| !s.trim().is_empty()))
+        });
+        if !ok {
+            ctx.diags.push(err(format!(
+                "x-gentable-aliases of {name:?} must be a list of non-empty header texts, e.g. [\"名称\"]"
+            )));
+        }
+    }
+    for (i, f) in fields.iter().enumerate() {
+        for a in &f.aliases {
+            let clash = fields
+                .iter()
+                .enumerate()
+                .find(|(j, g)| *j != i && (g.name == *a || (*j < i && g.aliases.contains(a))));
+            if let Some((_, g)) = clash {
+                ctx.diags.push(err(format!(
+                    "the alias {a:?} of {:?} is also the name or an alias of {:?}: a column headed {a:?} would name both",
+                    f.name, g.name
+                )));
+            }
+        }
+    }
     let index_of = |ctx: &mut typer::Ctx, what: &str, n: &str| -> Option<usize> {
         let i = fields.iter().position(|f| f.name == n);
         if i.is_none() {

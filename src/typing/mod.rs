@@ -35,6 +35,34 @@ use crate::typing::dialect::{stream_form, type_field_cell};
 
 /// The cells of row `row` of `src` with every merged region covering it filled with the region's top-left
 /// value (for header and column-marker rows: a header merged across columns names each of them).
+/// Luban's bracketed header (`[b` … `b]`, test/multi_column.xlsx): a field spread over unmerged columns is
+/// named `[b` in its first column and `b]` in its last, the columns between left empty. Each of those
+/// columns is given the header `b`, as a merged header gives every column it covers, so the field reads
+/// them as one stream of cells. A bracket that no `b]` closes ends at the next non-empty header.
+fn luban_brackets(mut header: Vec<RawCell>, first_col: usize) -> Vec<RawCell> {
+    let mut open: Option<String> = None;
+    for c in header.iter_mut().skip(first_col) {
+        let t = c.text();
+        let t = t.trim();
+        if let Some(name) = open.clone() {
+            if t.is_empty() {
+                *c = RawCell::Text(name);
+                continue;
+            }
+            open = None;
+            if t.strip_suffix(']').is_some_and(|n| n.trim() == name) {
+                *c = RawCell::Text(name);
+                continue;
+            }
+        }
+        if let Some(name) = t.strip_prefix('[').map(str::trim).filter(|n| !n.is_empty()) {
+            open = Some(name.to_string());
+            *c = RawCell::Text(name.to_string());
+        }
+    }
+    header
+}
+
 fn with_merges(src: &RawTable, row: &RawRow) -> Vec<RawCell> {
     let mut out = row.cells.clone();
     for m in &src.merges {
@@ -133,6 +161,11 @@ pub fn type_table(
             continue;
         };
         let header = with_merges(src, &src.rows[hp]);
+        let header = if layout.luban {
+            luban_brackets(header, layout.first_col)
+        } else {
+            header
+        };
         // Columns tagged as comments in the column-marker row.
         let tagged: Vec<usize> = layout
             .column_marker_row
@@ -407,6 +440,8 @@ fn map_columns(
     let mut cols = vec![];
     let mut subs: Vec<(usize, usize, Vec<String>)> = vec![];
     let mut seen: Vec<Option<usize>> = vec![None; schema.fields.len()];
+    // The header text that first named each field (its name or one of its aliases).
+    let mut named: Vec<Option<String>> = vec![None; schema.fields.len()];
     let mut ok = true;
     for (ci, c) in cells.iter().enumerate().skip(layout.first_col) {
         let h = c.text();
@@ -428,6 +463,30 @@ fn map_columns(
         };
         match Field::position_of(&schema.fields, h) {
             Some(fi) => {
+                // The field's name and an alias (or two aliases) head two columns: one field given twice,
+                // whatever its type (an array's or a Luban stream's columns repeat one header).
+                if let Some((prev, first)) =
+                    seen[fi].zip(named[fi].as_deref()).filter(|(_, f)| *f != h)
+                {
+                    diags.push(
+                        Diagnostic::cell_error(
+                            Code::DuplicateColumn,
+                            &origin,
+                            Some(ci),
+                            Some(h),
+                            Some(h),
+                            format!(
+                                "column {h:?} and column {} ({first:?}) both name the field {:?} (its name or an x-gentable-aliases name)",
+                                column_letters(prev),
+                                schema.fields[fi].name,
+                            ),
+                        )
+                        .with_help("keep one of the two columns"),
+                    );
+                    ok = false;
+                    continue;
+                }
+                named[fi].get_or_insert_with(|| h.to_string());
                 if let Some(prev) = seen[fi] {
                     if subs.iter().any(|(_, f, _)| *f == fi) {
                         diags.push(Diagnostic::cell_error(
@@ -459,15 +518,6 @@ fn map_columns(
                                 m.a1(),
                                 schema.fields[fi].ty.words()
                             ), "unmerge the header, or make the field an array"),
-                            None if schema.fields[fi].aliases.iter().any(|a| a == h)
-                                || cells.get(prev).is_some_and(|c| c.text().trim() != h) =>
-                            {
-                                (format!(
-                                    "column {h:?} and column {} both name the field {:?} (its name or an x-gentable-aliases name)",
-                                    column_letters(prev),
-                                    schema.fields[fi].name,
-                                ), "keep one of the two columns")
-                            }
                             None => (format!(
                                 "column {h:?} appears twice (also in column {})",
                                 column_letters(prev)
