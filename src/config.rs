@@ -339,7 +339,8 @@ pub struct TableOverride {
     /// in sheet order. A selected file or sheet is not a table of its own name.
     pub files: Option<Vec<String>>,
     /// Globs of the worksheet names that form this table (`AIConfig_*`), in the workbooks selected by
-    /// `files` (or in every workbook when `files` is absent).
+    /// `files` (or in every workbook when `files` is absent). Within a workbook, sheets are concatenated in
+    /// the order of these globs, then in the workbook's order.
     pub sheets: Option<Vec<String>>,
     /// Column letter holding row markers (default: `first_column`). A row whose marker cell starts with
     /// `comment_marker` is a comment row; the marker column may lie left of `first_column` (ET: `B`, Luban: `A`).

@@ -737,7 +737,7 @@ fn csv_inputs_get_their_encoding_header_and_order() {
     let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
     tiny_luban(
         &luban,
-        &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n    <var name=\"name\" type=\"string\"/>\n  </bean>\n  <table name=\"TbA\" value=\"A\" input=\"u16.csv,gbk.csv\"/>\n  <table name=\"TbMixed\" value=\"A\" input=\"utf8.csv,gbk2.csv\"/>\n</module>\n")],
+        &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n    <var name=\"name\" type=\"string\"/>\n  </bean>\n  <table name=\"TbA\" value=\"A\" input=\"u16.csv,gbk.csv\"/>\n  <table name=\"TbMixed\" value=\"A\" input=\"utf8.csv,gbk2.csv\"/>\n  <table name=\"TbAmb\" value=\"A\" input=\"amb.csv\"/>\n  <table name=\"TbU16\" value=\"A\" input=\"u16nobom.csv\"/>\n  <table name=\"TbEmpty\" value=\"A\" input=\"empty.csv\"/>\n</module>\n")],
     );
     let gbk = |text: &str| encoding_rs::GBK.encode(text).0.into_owned();
     let mut u16 = vec![0xFE, 0xFF];
@@ -749,13 +749,23 @@ fn csv_inputs_get_their_encoding_header_and_order() {
     std::fs::write(d.join("gbk.csv"), gbk("##,id,name\n,\n,1,测试编码\n")).unwrap();
     std::fs::write(d.join("utf8.csv"), "##var,id,name\n,3,丙\n").unwrap();
     std::fs::write(d.join("gbk2.csv"), gbk("##var,id,name\n,4,丁\n")).unwrap();
+    // GBK bytes that are also valid UTF-8 (`药` is D2 A9, UTF-8 `ҩ`; found by the newcomer pass).
+    let amb = gbk("##var,id,name\n,1,药\n,2,魔石\n");
+    assert!(std::str::from_utf8(&amb).is_ok());
+    std::fs::write(d.join("amb.csv"), amb).unwrap();
+    let u16: Vec<u8> = "##var,id,name\n,5,x\n"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    std::fs::write(d.join("u16nobom.csv"), u16).unwrap();
+    std::fs::write(d.join("empty.csv"), "").unwrap();
     let before = snapshot(&luban);
     let r = gentable::import::luban::command(&luban.join("luban.conf"), &out, false, "+08:00");
     assert_eq!(r.exit_code, 0, "{}{}", r.stdout, r.stderr);
     assert_eq!(snapshot(&luban), before);
     assert!(
         r.stdout
-            .contains("not UTF-8 and without a byte-order mark: Datas/gbk.csv; read as GBK"),
+            .contains("not UTF-8 text and without a byte-order mark: Datas/gbk.csv; read as GBK"),
         "{}",
         r.stdout
     );
@@ -771,6 +781,24 @@ fn csv_inputs_get_their_encoding_header_and_order() {
     );
     assert!(toml.contains("header_marker = \"##\""), "{toml}");
     assert!(!toml.contains("[tables.TbMixed]"), "{toml}");
+    assert!(
+        toml.contains("[tables.TbAmb]\nfiles = [\"amb.csv\"]\nencoding = \"gbk\"\n"),
+        "{toml}"
+    );
+    assert!(
+        r.stdout.contains(
+            "table m.TbU16: Datas/u16nobom.csv holds NUL bytes: UTF-16 without a byte-order mark"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(!toml.contains("[tables.TbU16]"), "{toml}");
+    assert!(
+        r.stdout
+            .contains("table m.TbEmpty: the sheet has no ##var row"),
+        "{}",
+        r.stdout
+    );
     let build = gentable::build::run(&gentable::build::Request {
         config: out.join("gentable.toml"),
         action: gentable::build::Action::Build,
@@ -792,6 +820,11 @@ fn csv_inputs_get_their_encoding_header_and_order() {
             "{\"id\":2,\"name\":\"乙\"},",
             "{\"id\":1,\"name\":\"测试编码\"}"
         ],
+        "{data}"
+    );
+    let data = std::fs::read_to_string(out.join("generated/data/TbAmb.json")).unwrap();
+    assert!(
+        data.contains("\"药\"") && data.contains("\"魔石\""),
         "{data}"
     );
 }

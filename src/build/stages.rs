@@ -98,16 +98,19 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
             by_table.entry(t.name.clone()).or_default().push(t);
         }
     }
-    // Sources of one table in the order of its `files` globs, then path order (a stable sort of the files,
-    // which come in path order).
+    // Sources of one table in the order of its `files` globs, then path order (the files come in path
+    // order), then the order of its `sheets` globs, then sheet order (a stable sort).
     if let Ok(sources) = read::Sources::new(loaded) {
-        let ranks: BTreeMap<&str, &str> = files
+        let place: BTreeMap<&str, (usize, &str)> = files
             .iter()
-            .map(|f| (f.rel.as_str(), f.rel_in_folder.as_str()))
+            .enumerate()
+            .map(|(i, f)| (f.rel.as_str(), (i, f.rel_in_folder.as_str())))
             .collect();
         for (name, raws) in by_table.iter_mut().filter(|(_, r)| r.len() > 1) {
             raws.sort_by_cached_key(|t| {
-                sources.rank(name, ranks.get(t.file.as_str()).copied().unwrap_or(""))
+                let (i, rel) = place.get(t.file.as_str()).copied().unwrap_or((0, ""));
+                let (by_file, by_sheet) = sources.rank(name, rel, t.sheet.as_deref());
+                (by_file, i, by_sheet)
             });
         }
     }

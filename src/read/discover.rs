@@ -95,17 +95,25 @@ impl Sources {
             .collect()
     }
 
-    /// Where a file of `table` stands among its sources: the position of the first of the table's `files`
-    /// globs, in the order `gentable.toml` lists them, that matches `rel_in_folder` (0 for a table without
-    /// `files`). Sources are concatenated by this rank, then by path, then by sheet order (docs/conventions.md
-    /// §2): `files = ["b.csv", "a.csv"]` reads b.csv's rows first, as Luban reads a table's `input` list.
-    pub fn rank(&self, table: &str, rel_in_folder: &str) -> usize {
-        self.selections
-            .iter()
-            .find(|(n, _, _)| n == table)
-            .and_then(|(_, files, _)| files.as_ref())
-            .and_then(|f| f.matches(rel_in_folder).into_iter().min())
-            .unwrap_or(0)
+    /// Where a source of `table` stands among its sources: the position of the first of the table's `files`
+    /// globs, in the order `gentable.toml` lists them, that matches `rel_in_folder`, then that of the first
+    /// `sheets` glob that matches `sheet` (0 where the table has no such globs). Sources are concatenated by
+    /// this rank, then by path, then by sheet order in the workbook (docs/conventions.md §2):
+    /// `files = ["b.csv", "a.csv"]` reads b.csv's rows first and `sheets = ["s2", "s1"]` sheet s2's, as Luban
+    /// reads a table's `input` list.
+    pub fn rank(&self, table: &str, rel_in_folder: &str, sheet: Option<&str>) -> (usize, usize) {
+        let Some((_, files, sheets)) = self.selections.iter().find(|(n, _, _)| n == table) else {
+            return (0, 0);
+        };
+        let first = |g: &Option<globset::GlobSet>, s: &str| {
+            g.as_ref()
+                .and_then(|g| g.matches(s).into_iter().min())
+                .unwrap_or(0)
+        };
+        (
+            first(files, rel_in_folder),
+            sheet.map_or(0, |s| first(sheets, s)),
+        )
     }
 
     /// True if some table's `sheets` glob selects the worksheet `sheet` of the workbook `rel_in_folder` (a

@@ -417,8 +417,26 @@ impl Ctx<'_> {
                 if let Some(m) = v.as_object_mut() {
                     m.remove("default");
                 }
+                // An empty cell of a list or map is an empty value, not an absent one: the rows of the
+                // other kinds would all break the `false` that keeps this field theirs.
+                if matches!(v["type"].as_str(), Some("array" | "object")) {
+                    return Err(format!(
+                        "the field {k:?} of the kind {tag} is a list or a map, which a flat row cannot leave out for the other kinds"
+                    ));
+                }
+                // Two kinds may declare one field alike; their comments may differ.
+                let same = |a: &J, b: &J| {
+                    let strip = |x: &J| {
+                        let mut x = x.clone();
+                        if let Some(m) = x.as_object_mut() {
+                            m.remove("description");
+                        }
+                        x
+                    };
+                    strip(a) == strip(b)
+                };
                 match by_kind.get(k) {
-                    Some(prev) if *prev != v => {
+                    Some(prev) if !same(prev, &v) => {
                         return Err(format!(
                             "two kinds of {bean} have a field {k:?} of different types"
                         ))
@@ -885,14 +903,34 @@ struct Input {
 
 const READABLE: &[&str] = &["xlsx", "xlsm", "xls", "csv"];
 
+/// The characters of `text` that a Chinese or English table rarely holds: not ASCII, not CJK ideographs,
+/// kana, Hangul, CJK or general punctuation, or full-width forms. Mis-decoded text is full of them (GBK
+/// `药` read as UTF-8 is `ҩ`; UTF-8 `测` read as GBK is `娴`, an ideograph, so only GBK's reading of
+/// UTF-8 can pass, which is why UTF-8 wins a tie).
+fn unusual(text: &str) -> usize {
+    text.chars()
+        .filter(|&c| {
+            !(c.is_ascii()
+                || ('\u{4E00}'..='\u{9FFF}').contains(&c)
+                || ('\u{3400}'..='\u{4DBF}').contains(&c)
+                || ('\u{3000}'..='\u{30FF}').contains(&c)
+                || ('\u{AC00}'..='\u{D7AF}').contains(&c)
+                || ('\u{2000}'..='\u{206F}').contains(&c)
+                || ('\u{FF00}'..='\u{FFEF}').contains(&c)
+                || c == '\u{00B7}')
+        })
+        .count()
+}
+
 /// The `[tables.X] encoding` label of a table read from CSV files, chosen from every input's bytes where Luban
 /// detects each file's own (its example `test/detect_csv_encoding_*.csv`: UTF-8 and UTF-16 with a byte-order
 /// mark, GB2312 and "ANSI", code page 936, without one). A file that starts with a byte-order mark is read as
 /// the mark says whatever the label (`read::csv`); a file that is valid UTF-8 needs the default (no label)
-/// unless it is ASCII, which every label reads alike; any other file must decode as GBK (WHATWG `gbk`, read by
-/// the GB18030 decoder) without an error, and is named in a note: GBK is a guess a person checks (Big5 bytes
-/// mostly decode as GBK too). `Ok((label, notes))`; `Err(why)` when a file cannot be read, decodes as neither,
-/// or the files need two labels (the table is then left out).
+/// unless it is ASCII, which every label reads alike, or its GBK reading has fewer [`unusual`] characters
+/// (short GBK text can be valid UTF-8: `药`); any other file must decode as GBK (WHATWG `gbk`, read by the
+/// GB18030 decoder) without an error, and is named in a note: GBK is a guess a person checks (Big5 bytes
+/// mostly decode as GBK too). `Ok((label, notes))`; `Err(why)` when a file cannot be read, holds NUL bytes
+/// (UTF-16 without a BOM), decodes as neither, or the files need two labels (the table is then left out).
 fn csv_encoding(
     data_abs: &Path,
     data_dir: &str,
@@ -906,21 +944,29 @@ fn csv_encoding(
         let bom = bytes.starts_with(&[0xEF, 0xBB, 0xBF])
             || bytes.starts_with(&[0xFF, 0xFE])
             || bytes.starts_with(&[0xFE, 0xFF]);
+        // UTF-16 without a byte-order mark: ASCII text with a NUL beside every character (valid UTF-8).
+        if !bom && bytes.contains(&0) {
+            return Err(format!(
+                "{} holds NUL bytes: UTF-16 without a byte-order mark, which gentable does not guess (save it as UTF-8)",
+                format_args!("{data_dir}/{}", i.file)
+            ));
+        }
         if bom || bytes.is_ascii() {
             continue;
         }
-        if std::str::from_utf8(&bytes).is_ok() {
-            utf8.push(i.file.clone());
-        } else if encoding_rs::GBK
-            .decode_without_bom_handling_and_without_replacement(&bytes)
-            .is_some()
-        {
-            gbk.push(i.file.clone());
-        } else {
-            return Err(format!(
-                "{} is neither UTF-8 nor GBK and has no byte-order mark (Luban guesses its encoding; gentable needs [tables.X] encoding)",
-                format_args!("{data_dir}/{}", i.file)
-            ));
+        let as_gbk = encoding_rs::GBK.decode_without_bom_handling_and_without_replacement(&bytes);
+        match (std::str::from_utf8(&bytes), as_gbk) {
+            // Short GBK text may also be valid UTF-8 (`药` is D2 A9, `ҩ` in UTF-8): the reading with fewer
+            // characters a Chinese or English table does not use wins.
+            (Ok(u), Some(g)) if unusual(&g) < unusual(u) => gbk.push(i.file.clone()),
+            (Ok(_), _) => utf8.push(i.file.clone()),
+            (Err(_), Some(_)) => gbk.push(i.file.clone()),
+            (Err(_), None) => {
+                return Err(format!(
+                    "{} is neither UTF-8 nor GBK and has no byte-order mark (Luban guesses its encoding; gentable needs [tables.X] encoding)",
+                    format_args!("{data_dir}/{}", i.file)
+                ))
+            }
         }
     }
     match (utf8.is_empty(), gbk.is_empty()) {
@@ -928,7 +974,7 @@ fn csv_encoding(
         (true, false) => Ok((
             Some("gbk"),
             vec![format!(
-                "not UTF-8 and without a byte-order mark: {}; read as GBK (encoding = \"gbk\"), which decodes every byte of them; if the text is Big5 or another code page, set [tables.X] encoding (or save the files as UTF-8)",
+                "not UTF-8 text and without a byte-order mark: {}; read as GBK (encoding = \"gbk\"), which decodes every byte of them; if the text is Big5 or another code page, set [tables.X] encoding (or save the files as UTF-8)",
                 crate::diag::list::series(gbk.iter().map(|f| format!("{data_dir}/{f}"))),
             )],
         )),
@@ -1047,6 +1093,17 @@ pub fn map(
             skipped_tables.insert(t.full.clone());
             continue;
         }
+        // `sheets` globs apply to every file of a table: a whole workbook beside a `sheet@file` input would
+        // read every sheet of the latter's workbook too, rows Luban never reads.
+        if ins.iter().any(|i| i.sheet.is_some())
+            && ins
+                .iter()
+                .any(|i| i.sheet.is_none() && !i.file.to_ascii_lowercase().ends_with(".csv"))
+        {
+            ctx.note(&at, "inputs mix whole workbooks and single sheets (sheet@file), which one files/sheets selection cannot say: table left out");
+            skipped_tables.insert(t.full.clone());
+            continue;
+        }
         // The first sheet tells the header marker (and, for readSchemaFromFile, the fields).
         let first = &ins[0];
         let sheets = if first.file.to_ascii_lowercase().ends_with(".csv") {
@@ -1143,7 +1200,10 @@ pub fn map(
                 }
             }
             Err(d) => {
-                if d.message.contains("##column") {
+                // A CSV input without a header (an empty file) leaves its table out, not the import: CSV
+                // files are data, where a workbook's broken header is a definition error.
+                let csv = first.file.to_ascii_lowercase().ends_with(".csv");
+                if d.message.contains("##column") || csv {
                     ctx.note(&at, format!("{}; table left out", d.message));
                 } else {
                     diags.push(d);
@@ -1398,9 +1458,12 @@ pub fn map(
                 fs.push(f);
             }
         }
-        let sheets: BTreeSet<String> = ins.iter().filter_map(|i| i.sheet.clone()).collect();
-        if !sheets.is_empty() && ins.iter().any(|i| i.sheet.is_none()) {
-            ctx.note(&format!("table {at}"), "inputs mix whole workbooks and single sheets: every sheet of the workbooks is read");
+        // In Luban's input order too: sources are concatenated in the order of the `sheets` globs.
+        let mut sheets: Vec<String> = vec![];
+        for s in ins.iter().filter_map(|i| i.sheet.clone()) {
+            if !sheets.contains(&s) {
+                sheets.push(s);
+            }
         }
         let shared = ins
             .iter()
