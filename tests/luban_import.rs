@@ -916,3 +916,55 @@ fn polymorphic_rows_check_each_kinds_fields() {
     );
     assert_eq!(text.matches("error[").count(), 3, "{text}");
 }
+
+/// `sheet@file` inputs keep Luban's order (`s2@w.xlsx,s1@w.xlsx` reads s2 first: the importer writes
+/// `sheets` in input order and sources follow the `sheets` globs' order), and a table mixing a whole workbook
+/// with single sheets is left out, since one selection would read sheets Luban never reads (both found by the
+/// newcomer pass).
+#[test]
+fn sheet_inputs_keep_lubans_order_and_mixed_inputs_are_left_out() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
+    tiny_luban(
+        &luban,
+        &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n  </bean>\n  <table name=\"TbS\" value=\"A\" mode=\"list\" input=\"s2@w.xlsx,s1@w.xlsx\"/>\n  <table name=\"TbMixed\" value=\"A\" mode=\"list\" input=\"t2@w2.xlsx,v.xlsx\"/>\n</module>\n")],
+    );
+    let workbook = |name: &str, sheets: &[(&str, f64)]| {
+        let mut wb = rust_xlsxwriter::Workbook::new();
+        for (s, id) in sheets {
+            let ws = wb.add_worksheet().set_name(*s).unwrap();
+            ws.write_string(0, 0, "##var").unwrap();
+            ws.write_string(0, 1, "id").unwrap();
+            ws.write_number(1, 1, *id).unwrap();
+        }
+        wb.save(luban.join("Datas").join(name)).unwrap();
+    };
+    workbook("w.xlsx", &[("s1", 1.0), ("s2", 2.0)]);
+    workbook("w2.xlsx", &[("t1", 3.0), ("t2", 4.0)]);
+    workbook("v.xlsx", &[("v", 5.0)]);
+    let r = gentable::import::luban::command(&luban.join("luban.conf"), &out, false, "+08:00");
+    assert_eq!(r.exit_code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains("table m.TbMixed: inputs mix whole workbooks and single sheets (sheet@file), which one files/sheets selection cannot say: table left out"),
+        "{}",
+        r.stdout
+    );
+    let toml = std::fs::read_to_string(out.join("gentable.toml")).unwrap();
+    assert!(toml.contains("sheets = [\"s2\", \"s1\"]"), "{toml}");
+    let b = gentable::build::run(&gentable::build::Request {
+        config: out.join("gentable.toml"),
+        action: gentable::build::Action::Build,
+        cache: false,
+        deny_warnings: false,
+        quiet: true,
+        format: gentable::diag::render::Format::Human,
+        max_per_kind: 0,
+        lang: gentable::diag::lang::Lang::En,
+        wait: gentable::build::lock::Wait::Yes,
+    });
+    let text: String = b.output.iter().map(|(_, t)| t.as_str()).collect();
+    assert_eq!(b.exit_code, 0, "{text}");
+    let data = std::fs::read_to_string(out.join("generated/data/TbS.json")).unwrap();
+    let rows: Vec<&str> = data.lines().skip(1).take(2).collect();
+    assert_eq!(rows, ["{\"id\":2},", "{\"id\":1}"], "{data}");
+}
