@@ -127,9 +127,12 @@ pub fn type_source(
                     Code::DuplicateColumn,
                     &origin,
                     Some(kc),
+                    Some(&schema.fields[fi].name),
                     Some(name),
-                    Some(name),
-                    format!("field {name:?} is given twice (also in row {prev})"),
+                    format!(
+                        "field {:?} is given twice (also in row {prev})",
+                        schema.fields[fi].name
+                    ),
                 )
                 .with_help("delete one of the rows"),
             );
