@@ -499,22 +499,7 @@ impl Ctx<'_> {
             "description": format!("The kinds of {bean}: the leaf beans a row may be."),
         });
         // Cells may name a kind by its bean alias or its full name, as in a polymorphic field.
-        let mut aliases = Map::new();
-        for leaf in &leaves {
-            let tag = kind_tag(bean, leaf);
-            let mut names = vec![];
-            if let Some(a) = bean_named(self.l, leaf).and_then(|x| x.alias.clone()) {
-                names.push(json!(a));
-            }
-            for other in [leaf.as_str(), name_of(leaf)] {
-                if other != tag && !names.contains(&json!(other)) {
-                    names.push(json!(other));
-                }
-            }
-            if !names.is_empty() {
-                aliases.insert(tag.to_string(), J::Array(names));
-            }
-        }
+        let aliases = self.kind_aliases(bean);
         if !aliases.is_empty() {
             kind["x-gentable-enumAliases"] = J::Object(aliases);
         }
@@ -527,6 +512,35 @@ impl Ctx<'_> {
             "required": required,
             "allOf": all_of,
         }))
+    }
+
+    /// The other names a cell may give each kind (leaf) of the polymorphic bean `root`, by tag: the bean's
+    /// `alias`, its full name (`test.login.RoleInfo`) and, in another module, its short name (`Rectangle` for
+    /// `test2.Rectangle`). A name that is a kind's tag or an earlier kind's alias is left out (`m.Circle` and
+    /// `m2.Circle` of one bean: `Circle` is the first's tag, never the second's alias).
+    fn kind_aliases(&self, root: &str) -> Map<String, J> {
+        let leaves = self.leaves(root);
+        let tags: Vec<&str> = leaves.iter().map(|l| kind_tag(root, l)).collect();
+        let mut used: Vec<String> = vec![];
+        let mut aliases = Map::new();
+        for (leaf, tag) in leaves.iter().zip(&tags) {
+            let mut names = vec![];
+            let alias = bean_named(self.l, leaf).and_then(|x| x.alias.clone());
+            for other in alias
+                .iter()
+                .map(String::as_str)
+                .chain([leaf.as_str(), name_of(leaf)])
+            {
+                if !tags.contains(&other) && !used.iter().any(|u| u == other) {
+                    used.push(other.to_string());
+                    names.push(json!(other));
+                }
+            }
+            if !names.is_empty() {
+                aliases.insert(tag.to_string(), J::Array(names));
+            }
+        }
+        aliases
     }
 
     /// The property schema of a var and whether it is required; `None` (noted) when its type cannot be read.
@@ -604,24 +618,7 @@ impl Ctx<'_> {
             }
             let mut u = json!({"oneOf": branches, "x-gentable-discriminator": "$type"});
             // Luban's bean aliases name kinds in cells (`圆` for `Circle`).
-            let mut aliases = Map::new();
-            for leaf in self.leaves(&b.full) {
-                let mut names = vec![];
-                if let Some(a) = bean_named(self.l, &leaf).and_then(|x| x.alias.clone()) {
-                    names.push(json!(a));
-                }
-                // Cells may name a kind by its full name (`test.login.RoleInfo`) or, in another
-                // module, by its short name (`Rectangle` for `test2.Rectangle`).
-                let tag = kind_tag(&b.full, &leaf);
-                for other in [leaf.as_str(), name_of(&leaf)] {
-                    if other != tag {
-                        names.push(json!(other));
-                    }
-                }
-                if !names.is_empty() {
-                    aliases.insert(tag.to_string(), J::Array(names));
-                }
-            }
+            let aliases = self.kind_aliases(&b.full);
             if !aliases.is_empty() {
                 u["x-gentable-kindAliases"] = J::Object(aliases);
             }
