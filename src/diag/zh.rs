@@ -1227,7 +1227,7 @@ pub const FRAMES: &[(&str, &str)] = &[
     (" (up to date)", "（已是最新）"),
     (" (out of date: re-run without --check)", "（已过期：请不带 --check 重新运行）"),
     ("{} tables imported from {} into {}{}", "从 {1} 导入了 {0} 张表到 {2}{3}"),
-    ("Not mapped ({}):", "未能对应（{0} 项）："),
+    ("Not mapped or read differently ({}):", "未能对应或读法不同（{0} 项）："),
     ("error[{}]: re-importing would change {} file(s) of {}", "错误[{0}]：重新导入会改变 {2} 的 {1} 个文件"),
     ("{} error(s); nothing was written", "{0} 个错误；没有写入任何文件"),
     // the command line's own errors (clap's usage errors and --help stay English)

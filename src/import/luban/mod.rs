@@ -155,7 +155,11 @@ pub fn command_in(
     ));
     stdout.push('\n');
     if !imported.unmapped.is_empty() {
-        let head = frame(lang, "Not mapped ({}):", &[&imported.unmapped.len()]);
+        let head = frame(
+            lang,
+            "Not mapped or read differently ({}):",
+            &[&imported.unmapped.len()],
+        );
         stdout.push_str(&format!("\n{head}\n"));
         for (at, why) in &imported.unmapped {
             stdout.push_str(&format!("  {at}: {}\n", message(why, lang)));
