@@ -43,6 +43,7 @@ const EQUAL: &[&str] = &[
     "TbTestIndex",
     "TbTestMap",
     "TbTestMapper",
+    "TbTestMultiColumn",
     "TbTestRange",
     "TbTestRef",
     "TbTestSet",
@@ -1025,5 +1026,64 @@ fn kinds_of_one_short_name_in_two_modules_are_told_apart() {
             "{\"$type\":\"Circle\",\"id\":3,\"r\":7}"
         ],
         "{data}"
+    );
+}
+
+/// Luban's bracketed header (`[b` … `b]`, test/multi_column.xlsx): a bean over unmerged columns reads
+/// them as one stream, as a merged header does; a value in a column past the bean's fields is an error at
+/// its cell, never dropped.
+#[test]
+fn bracketed_headers_spread_a_bean_over_columns() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
+    tiny_luban(
+        &luban,
+        &[("a.xml", "<module name=\"m\">\n  <bean name=\"Foo\">\n    <var name=\"y1\" type=\"int\"/>\n    <var name=\"y2\" type=\"int\"/>\n  </bean>\n  <bean name=\"T\">\n    <var name=\"id\" type=\"int\"/>\n    <var name=\"b\" type=\"Foo\"/>\n  </bean>\n  <table name=\"TbT\" value=\"T\" input=\"t.xlsx\"/>\n</module>\n")],
+    );
+    let write = |rows: &[[&str; 5]]| {
+        let mut wb = rust_xlsxwriter::Workbook::new();
+        let ws = wb.add_worksheet();
+        for (r, row) in rows.iter().enumerate() {
+            for (c, v) in row.iter().enumerate() {
+                if !v.is_empty() {
+                    ws.write_string(r as u32, c as u16, *v).unwrap();
+                }
+            }
+        }
+        wb.save(luban.join("Datas/t.xlsx")).unwrap();
+    };
+    let head = [["##", "id", "[b", "", "b]"], ["##+", "", "y1", "y2", ""]];
+    write(&[head[0], head[1], ["", "1", "5", "6", ""]]);
+    let r = gentable::import::luban::command(&luban.join("luban.conf"), &out, false, "+08:00");
+    assert_eq!(r.exit_code, 0, "{}{}", r.stdout, r.stderr);
+    let build = || {
+        let b = gentable::build::run(&gentable::build::Request {
+            config: out.join("gentable.toml"),
+            action: gentable::build::Action::Build,
+            cache: false,
+            deny_warnings: false,
+            quiet: true,
+            format: gentable::diag::render::Format::Human,
+            max_per_kind: 0,
+            lang: gentable::diag::lang::Lang::En,
+            wait: gentable::build::lock::Wait::Yes,
+        });
+        let text: String = b.output.iter().map(|(_, t)| t.as_str()).collect();
+        (b.exit_code, text)
+    };
+    let (code, text) = build();
+    assert_eq!(code, 0, "{text}");
+    let data = std::fs::read_to_string(out.join("generated/data/TbT.json")).unwrap();
+    assert!(
+        data.contains("{\"b\":{\"y1\":5,\"y2\":6},\"id\":1}"),
+        "{data}"
+    );
+    write(&[head[0], head[1], ["", "1", "5", "6", "7"]]);
+    let (code, text) = build();
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("\"7\" is left over after the value (2 of 3 parts used)")
+            && text.contains("t.xlsx[Sheet1]:3:3"),
+        "{text}"
     );
 }

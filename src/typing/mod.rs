@@ -308,6 +308,11 @@ fn sub_names_fit(project: &Project, ty: &Type, names: &[&str]) -> bool {
     if names.iter().all(|n| n.is_empty()) {
         return true;
     }
+    // Columns past the last named one (a bracketed header's `b]` column) name nothing.
+    let names = &names[..names
+        .iter()
+        .rposition(|n| !n.is_empty())
+        .map_or(0, |i| i + 1)];
     let record = |t: &Type| match t.strip_optional() {
         Type::Record(r) => project
             .records

@@ -10,13 +10,13 @@ namespace cfg
         /// <c>content-hash.txt</c> of its data folder (<c>generated/data/</c>, or <c>generated/data/csharp/</c>
         /// when this output selects export groups).
         /// </summary>
-        public const string ContentHash = "f6a77d9dc9285492a492e58a84d86b93e4d62449a1266a0d93a6da4cd7839157";
+        public const string ContentHash = "90eac326a291736e3a1a30038a7490bebe36e2f1df4335a89c60e0534ead9a81";
 
         /// <summary>
         /// BLAKE3 hash of the whole project (every export group): what a client and a server compare. Equal to
         /// <see cref="ContentHash"/> unless this output selects export groups.
         /// </summary>
-        public const string ProjectHash = "7b3ad1e79598896789da8b3d959bd62481200cc0a6fe5dfd26549b3793b97550";
+        public const string ProjectHash = "1ce5fba82912b7f9349ef4f962734aaad7a3bf46f1129ad914dfd5653d34fec0";
 
         /// <summary>
         /// The <c>dataHash</c> (BLAKE3 of the table's canonical JSON) and <c>schemaHash</c> that the data file of
@@ -53,6 +53,7 @@ namespace cfg
                 case "TbTestIndex": return new[] { "5c1e9559b25ba5baf849b7df39a46452a081e0fcfe09f3a43e6f2d7e708f076e", "4b22c2f71ad5df94a2b0b4df1d1fda2f59a8c98294e14f55ee3b372ee225c314" };
                 case "TbTestMap": return new[] { "9168b51aeda614ffcb9e0c477e77698aa4a439709598de22717edaa433e19c89", "1c49aa3ed44d1c9e04b4d76b05bf3db8d83107c65ce2b265ede13acde8657714" };
                 case "TbTestMapper": return new[] { "ef5c8a902384da7d5cb3c4a811c0d31f0f5f67df31cbf940dee52dbaa46e42a2", "13c8c658390873d99cf471dba4edaaa9046e44cd809484c51a2390e911575306" };
+                case "TbTestMultiColumn": return new[] { "eec9c333bd9720611d7a2530414a41aea49724b6f65c65d3341b731fdd75dc0e", "90f1298dbedbde67b8f151e5bf9e7cd914d94370f31bd1601ca292a7c05da9f0" };
                 case "TbTestNull": return new[] { "1954e486454782b33fcd1ce2435c97e942822771947a8d9a1923d3a5006b2a4f", "8b3f733cfd68783894d1dd94942c28f0940806a6cd68cd4939c12951669d8408" };
                 case "TbTestRange": return new[] { "73004e6ae4291e21501b471c64566a9150619d2b21e0340c93c0b67a11737478", "176bb57f6bc829d92f099496abe039fe1b951dd0d79d1b10232c3b477fd4f755" };
                 case "TbTestRef": return new[] { "a1dc9888ba5829bbe8f3af300e1063431fb5219617a73f5ab4ac6de1410a166b", "a1c6847118d11e857b9d5a75db4aa705085667e143fc4ce8bf6f46e3b4b4de07" };

@@ -147,6 +147,11 @@ namespace cfg
         public TbTestMapperTable TbTestMapper { get; }
 
         /// <summary>
+        /// TbTestMultiColumn
+        /// </summary>
+        public TbTestMultiColumnTable TbTestMultiColumn { get; }
+
+        /// <summary>
         /// TbTestNull
         /// </summary>
         public TbTestNullTable TbTestNull { get; }
@@ -176,7 +181,7 @@ namespace cfg
         /// </summary>
         public TbTestTagTable TbTestTag { get; }
 
-        private Tables(TbAutoImport1Table t0, TbAutoImport2Table t1, TbAutoImport3Table t2, TbDefineFromExcel2Table t3, TbDemoGroupTable t4, TbDemoGroupCTable t5, TbDemoPrimitiveTable t6, TbDetectCsvEncodingTable t7, TbFullTypesTable t8, TbGlobalConfig t9, TbItemTable t10, TbItem2Table t11, TbL10nDemoTable t12, TbMultiIndexListTable t13, TbMultiUnionIndexListTable t14, TbNotIndexListTable t15, TbPatchDemoTable t16, TbPathTable t17, TbTestBeRefTable t18, TbTestBeRef2Table t19, TbTestFieldAliasTable t20, TbTestFieldVariantTable t21, TbTestFieldVariant2Table t22, TbTestGlobal t23, TbTestIndexTable t24, TbTestMapTable t25, TbTestMapperTable t26, TbTestNullTable t27, TbTestRangeTable t28, TbTestRefTable t29, TbTestSetTable t30, TbTestSizeTable t31, TbTestTagTable t32)
+        private Tables(TbAutoImport1Table t0, TbAutoImport2Table t1, TbAutoImport3Table t2, TbDefineFromExcel2Table t3, TbDemoGroupTable t4, TbDemoGroupCTable t5, TbDemoPrimitiveTable t6, TbDetectCsvEncodingTable t7, TbFullTypesTable t8, TbGlobalConfig t9, TbItemTable t10, TbItem2Table t11, TbL10nDemoTable t12, TbMultiIndexListTable t13, TbMultiUnionIndexListTable t14, TbNotIndexListTable t15, TbPatchDemoTable t16, TbPathTable t17, TbTestBeRefTable t18, TbTestBeRef2Table t19, TbTestFieldAliasTable t20, TbTestFieldVariantTable t21, TbTestFieldVariant2Table t22, TbTestGlobal t23, TbTestIndexTable t24, TbTestMapTable t25, TbTestMapperTable t26, TbTestMultiColumnTable t27, TbTestNullTable t28, TbTestRangeTable t29, TbTestRefTable t30, TbTestSetTable t31, TbTestSizeTable t32, TbTestTagTable t33)
         {
             this.TbAutoImport1 = t0;
             this.TbAutoImport2 = t1;
@@ -205,12 +210,13 @@ namespace cfg
             this.TbTestIndex = t24;
             this.TbTestMap = t25;
             this.TbTestMapper = t26;
-            this.TbTestNull = t27;
-            this.TbTestRange = t28;
-            this.TbTestRef = t29;
-            this.TbTestSet = t30;
-            this.TbTestSize = t31;
-            this.TbTestTag = t32;
+            this.TbTestMultiColumn = t27;
+            this.TbTestNull = t28;
+            this.TbTestRange = t29;
+            this.TbTestRef = t30;
+            this.TbTestSet = t31;
+            this.TbTestSize = t32;
+            this.TbTestTag = t33;
             for (int i = 0; i < this.TbDemoGroup.All.Count; i++) { try { this.TbDemoGroup.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbDemoGroup.json", "TbDemoGroup", i); } }
             for (int i = 0; i < this.TbDemoGroupC.All.Count; i++) { try { this.TbDemoGroupC.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbDemoGroup_C.json", "TbDemoGroup_C", i); } }
             for (int i = 0; i < this.TbTestMap.All.Count; i++) { try { this.TbTestMap.All[i].GentableLink(this); } catch (GentableLinkFault f) { throw f.Row("TbTestMap.json", "TbTestMap", i); } }
@@ -221,7 +227,7 @@ namespace cfg
         /// The data files the loaders read, one per table (<c>&lt;Table&gt;.json</c>), relative to the data folder:
         /// what to copy next to the game (e.g. into <c>StreamingAssets</c>) and what <see cref="LoadAsync"/> fetches.
         /// </summary>
-        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "TbAutoImport1.json", "TbAutoImport2.json", "TbAutoImport3.json", "TbDefineFromExcel2.json", "TbDemoGroup.json", "TbDemoGroup_C.json", "TbDemoPrimitive.json", "TbDetectCsvEncoding.json", "TbFullTypes.json", "TbGlobalConfig.json", "TbItem.json", "TbItem2.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestBeRef.json", "TbTestBeRef2.json", "TbTestFieldAlias.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestGlobal.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestNull.json", "TbTestRange.json", "TbTestRef.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json" });
+        public static readonly global::System.Collections.Generic.IReadOnlyList<string> DataFiles = new global::System.Collections.ObjectModel.ReadOnlyCollection<string>(new string[] { "TbAutoImport1.json", "TbAutoImport2.json", "TbAutoImport3.json", "TbDefineFromExcel2.json", "TbDemoGroup.json", "TbDemoGroup_C.json", "TbDemoPrimitive.json", "TbDetectCsvEncoding.json", "TbFullTypes.json", "TbGlobalConfig.json", "TbItem.json", "TbItem2.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestBeRef.json", "TbTestBeRef2.json", "TbTestFieldAlias.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestGlobal.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestMultiColumn.json", "TbTestNull.json", "TbTestRange.json", "TbTestRef.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json" });
 
         /// <summary>
         /// Loads every table from <c>&lt;dataDir&gt;/&lt;Table&gt;.json</c> (the canonical data gentable writes to
@@ -270,13 +276,14 @@ namespace cfg
             var t24 = new TbTestIndexTable(GentableRead.Rows<TbTestIndex>(GentableRead.Bytes(bytesOf, "TbTestIndex.json", "TbTestIndex"), "TbTestIndex.json", "TbTestIndex", TableHashes("TbTestIndex"), GentableCodec.ReadTbTestIndex));
             var t25 = new TbTestMapTable(GentableRead.Rows<TbTestMap>(GentableRead.Bytes(bytesOf, "TbTestMap.json", "TbTestMap"), "TbTestMap.json", "TbTestMap", TableHashes("TbTestMap"), GentableCodec.ReadTbTestMap));
             var t26 = new TbTestMapperTable(GentableRead.Rows<TbTestMapper>(GentableRead.Bytes(bytesOf, "TbTestMapper.json", "TbTestMapper"), "TbTestMapper.json", "TbTestMapper", TableHashes("TbTestMapper"), GentableCodec.ReadTbTestMapper));
-            var t27 = new TbTestNullTable(GentableRead.Rows<TbTestNull>(GentableRead.Bytes(bytesOf, "TbTestNull.json", "TbTestNull"), "TbTestNull.json", "TbTestNull", TableHashes("TbTestNull"), GentableCodec.ReadTbTestNull));
-            var t28 = new TbTestRangeTable(GentableRead.Rows<TbTestRange>(GentableRead.Bytes(bytesOf, "TbTestRange.json", "TbTestRange"), "TbTestRange.json", "TbTestRange", TableHashes("TbTestRange"), GentableCodec.ReadTbTestRange));
-            var t29 = new TbTestRefTable(GentableRead.Rows<TbTestRef>(GentableRead.Bytes(bytesOf, "TbTestRef.json", "TbTestRef"), "TbTestRef.json", "TbTestRef", TableHashes("TbTestRef"), GentableCodec.ReadTbTestRef));
-            var t30 = new TbTestSetTable(GentableRead.Rows<TbTestSet>(GentableRead.Bytes(bytesOf, "TbTestSet.json", "TbTestSet"), "TbTestSet.json", "TbTestSet", TableHashes("TbTestSet"), GentableCodec.ReadTbTestSet));
-            var t31 = new TbTestSizeTable(GentableRead.Rows<TbTestSize>(GentableRead.Bytes(bytesOf, "TbTestSize.json", "TbTestSize"), "TbTestSize.json", "TbTestSize", TableHashes("TbTestSize"), GentableCodec.ReadTbTestSize));
-            var t32 = new TbTestTagTable(GentableRead.Rows<TbTestTag>(GentableRead.Bytes(bytesOf, "TbTestTag.json", "TbTestTag"), "TbTestTag.json", "TbTestTag", TableHashes("TbTestTag"), GentableCodec.ReadTbTestTag));
-            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21, t22, t23, t24, t25, t26, t27, t28, t29, t30, t31, t32);
+            var t27 = new TbTestMultiColumnTable(GentableRead.Rows<TbTestMultiColumn>(GentableRead.Bytes(bytesOf, "TbTestMultiColumn.json", "TbTestMultiColumn"), "TbTestMultiColumn.json", "TbTestMultiColumn", TableHashes("TbTestMultiColumn"), GentableCodec.ReadTbTestMultiColumn));
+            var t28 = new TbTestNullTable(GentableRead.Rows<TbTestNull>(GentableRead.Bytes(bytesOf, "TbTestNull.json", "TbTestNull"), "TbTestNull.json", "TbTestNull", TableHashes("TbTestNull"), GentableCodec.ReadTbTestNull));
+            var t29 = new TbTestRangeTable(GentableRead.Rows<TbTestRange>(GentableRead.Bytes(bytesOf, "TbTestRange.json", "TbTestRange"), "TbTestRange.json", "TbTestRange", TableHashes("TbTestRange"), GentableCodec.ReadTbTestRange));
+            var t30 = new TbTestRefTable(GentableRead.Rows<TbTestRef>(GentableRead.Bytes(bytesOf, "TbTestRef.json", "TbTestRef"), "TbTestRef.json", "TbTestRef", TableHashes("TbTestRef"), GentableCodec.ReadTbTestRef));
+            var t31 = new TbTestSetTable(GentableRead.Rows<TbTestSet>(GentableRead.Bytes(bytesOf, "TbTestSet.json", "TbTestSet"), "TbTestSet.json", "TbTestSet", TableHashes("TbTestSet"), GentableCodec.ReadTbTestSet));
+            var t32 = new TbTestSizeTable(GentableRead.Rows<TbTestSize>(GentableRead.Bytes(bytesOf, "TbTestSize.json", "TbTestSize"), "TbTestSize.json", "TbTestSize", TableHashes("TbTestSize"), GentableCodec.ReadTbTestSize));
+            var t33 = new TbTestTagTable(GentableRead.Rows<TbTestTag>(GentableRead.Bytes(bytesOf, "TbTestTag.json", "TbTestTag"), "TbTestTag.json", "TbTestTag", TableHashes("TbTestTag"), GentableCodec.ReadTbTestTag));
+            return new Tables(t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11, t12, t13, t14, t15, t16, t17, t18, t19, t20, t21, t22, t23, t24, t25, t26, t27, t28, t29, t30, t31, t32, t33);
         }
 
         /// <summary>
@@ -346,6 +353,7 @@ namespace cfg
             d.Add("TbTestIndex", GentableCanonical.Rows<TbTestIndex>(this.TbTestIndex.All, GentableCodec.WriteTbTestIndex));
             d.Add("TbTestMap", GentableCanonical.Rows<TbTestMap>(this.TbTestMap.All, GentableCodec.WriteTbTestMap));
             d.Add("TbTestMapper", GentableCanonical.Rows<TbTestMapper>(this.TbTestMapper.All, GentableCodec.WriteTbTestMapper));
+            d.Add("TbTestMultiColumn", GentableCanonical.Rows<TbTestMultiColumn>(this.TbTestMultiColumn.All, GentableCodec.WriteTbTestMultiColumn));
             d.Add("TbTestNull", GentableCanonical.Rows<TbTestNull>(this.TbTestNull.All, GentableCodec.WriteTbTestNull));
             d.Add("TbTestRange", GentableCanonical.Rows<TbTestRange>(this.TbTestRange.All, GentableCodec.WriteTbTestRange));
             d.Add("TbTestRef", GentableCanonical.Rows<TbTestRef>(this.TbTestRef.All, GentableCodec.WriteTbTestRef));

@@ -30,6 +30,7 @@ import { type TbTestGlobal, readTbTestGlobal, writeTbTestGlobal } from "./tables
 import { TbTestIndexTable, readTbTestIndex, writeTbTestIndex } from "./tables/TbTestIndex.js";
 import { TbTestMapTable, readTbTestMap, writeTbTestMap, linkTbTestMap } from "./tables/TbTestMap.js";
 import { TbTestMapperTable, readTbTestMapper, writeTbTestMapper } from "./tables/TbTestMapper.js";
+import { TbTestMultiColumnTable, readTbTestMultiColumn, writeTbTestMultiColumn } from "./tables/TbTestMultiColumn.js";
 import { TbTestNullTable, readTbTestNull, writeTbTestNull } from "./tables/TbTestNull.js";
 import { TbTestRangeTable, readTbTestRange, writeTbTestRange } from "./tables/TbTestRange.js";
 import { TbTestRefTable, readTbTestRef, writeTbTestRef, linkTbTestRef } from "./tables/TbTestRef.js";
@@ -39,7 +40,7 @@ import { TbTestTagTable, readTbTestTag, writeTbTestTag } from "./tables/TbTestTa
 
 export { GentableDataError } from "./runtime.js";
 export { AudioType, DemoEnum, DemoFlag, EItemQuality, EMajorType, EMinorType, ItemBaseKind } from "./enums.js";
-export type { DemoE2, DemoType1, InnerGroup, TestDateTimeRange, Vec2, Vec3, Vec4 } from "./records.js";
+export type { DemoE2, DemoType1, Foo, InnerGroup, TestDateTimeRange, Vec2, Vec3, Vec4 } from "./records.js";
 export { type TbAutoImport1, TbAutoImport1Table } from "./tables/TbAutoImport1.js";
 export { type TbAutoImport2, TbAutoImport2Table } from "./tables/TbAutoImport2.js";
 export { type TbAutoImport3, TbAutoImport3Table } from "./tables/TbAutoImport3.js";
@@ -67,6 +68,7 @@ export type { TbTestGlobal } from "./tables/TbTestGlobal.js";
 export { type TbTestIndex, TbTestIndexTable } from "./tables/TbTestIndex.js";
 export { type TbTestMap, TbTestMapTable } from "./tables/TbTestMap.js";
 export { type TbTestMapper, TbTestMapperTable } from "./tables/TbTestMapper.js";
+export { type TbTestMultiColumn, TbTestMultiColumnTable } from "./tables/TbTestMultiColumn.js";
 export { type TbTestNull, TbTestNullTable } from "./tables/TbTestNull.js";
 export { type TbTestRange, TbTestRangeTable } from "./tables/TbTestRange.js";
 export { type TbTestRef, TbTestRefTable } from "./tables/TbTestRef.js";
@@ -80,7 +82,7 @@ export { CONTENT_HASH, PROJECT_HASH, TABLE_HASHES, type TableHashes } from "./ha
  * The data files the loaders read, one per table (`<Table>.json`), relative to the data folder: what to deploy
  * next to the code (or serve to a browser) and what `loadTablesFromBytesAsync` fetches.
  */
-export const DATA_FILES: readonly string[] = Object.freeze(["TbAutoImport1.json", "TbAutoImport2.json", "TbAutoImport3.json", "TbDefineFromExcel2.json", "TbDemoGroup.json", "TbDemoGroup_S.json", "TbDemoPrimitive.json", "TbDetectCsvEncoding.json", "TbFullTypes.json", "TbGlobalConfig.json", "TbItem.json", "TbItem2.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestBeRef.json", "TbTestBeRef2.json", "TbTestFieldAlias.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestGlobal.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestNull.json", "TbTestRange.json", "TbTestRef.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json"]);
+export const DATA_FILES: readonly string[] = Object.freeze(["TbAutoImport1.json", "TbAutoImport2.json", "TbAutoImport3.json", "TbDefineFromExcel2.json", "TbDemoGroup.json", "TbDemoGroup_S.json", "TbDemoPrimitive.json", "TbDetectCsvEncoding.json", "TbFullTypes.json", "TbGlobalConfig.json", "TbItem.json", "TbItem2.json", "TbL10NDemo.json", "TbMultiIndexList.json", "TbMultiUnionIndexList.json", "TbNotIndexList.json", "TbPatchDemo.json", "TbPath.json", "TbTestBeRef.json", "TbTestBeRef2.json", "TbTestFieldAlias.json", "TbTestFieldVariant.json", "TbTestFieldVariant2.json", "TbTestGlobal.json", "TbTestIndex.json", "TbTestMap.json", "TbTestMapper.json", "TbTestMultiColumn.json", "TbTestNull.json", "TbTestRange.json", "TbTestRef.json", "TbTestSet.json", "TbTestSize.json", "TbTestTag.json"]);
 
 /**
  * Every table. A loaded `Tables` is frozen and shares nothing with another one: to hot-reload, load a second one
@@ -198,6 +200,10 @@ export interface Tables {
    */
   readonly tbTestMapper: TbTestMapperTable;
   /**
+   * TbTestMultiColumn
+   */
+  readonly tbTestMultiColumn: TbTestMultiColumnTable;
+  /**
    * TbTestNull
    */
   readonly tbTestNull: TbTestNullTable;
@@ -257,6 +263,7 @@ export function loadTablesFromText(textOf: (file: string, table: string) => stri
     tbTestIndex: new TbTestIndexTable(rt.rows(textOf("TbTestIndex.json", "TbTestIndex"), "TbTestIndex.json", "TbTestIndex", TABLE_HASHES.get("TbTestIndex"), readTbTestIndex)),
     tbTestMap: new TbTestMapTable(rt.rows(textOf("TbTestMap.json", "TbTestMap"), "TbTestMap.json", "TbTestMap", TABLE_HASHES.get("TbTestMap"), readTbTestMap)),
     tbTestMapper: new TbTestMapperTable(rt.rows(textOf("TbTestMapper.json", "TbTestMapper"), "TbTestMapper.json", "TbTestMapper", TABLE_HASHES.get("TbTestMapper"), readTbTestMapper)),
+    tbTestMultiColumn: new TbTestMultiColumnTable(rt.rows(textOf("TbTestMultiColumn.json", "TbTestMultiColumn"), "TbTestMultiColumn.json", "TbTestMultiColumn", TABLE_HASHES.get("TbTestMultiColumn"), readTbTestMultiColumn)),
     tbTestNull: new TbTestNullTable(rt.rows(textOf("TbTestNull.json", "TbTestNull"), "TbTestNull.json", "TbTestNull", TABLE_HASHES.get("TbTestNull"), readTbTestNull)),
     tbTestRange: new TbTestRangeTable(rt.rows(textOf("TbTestRange.json", "TbTestRange"), "TbTestRange.json", "TbTestRange", TABLE_HASHES.get("TbTestRange"), readTbTestRange)),
     tbTestRef: new TbTestRefTable(rt.rows(textOf("TbTestRef.json", "TbTestRef"), "TbTestRef.json", "TbTestRef", TABLE_HASHES.get("TbTestRef"), readTbTestRef)),
@@ -339,6 +346,7 @@ export function canonicalTables(t: Tables): Record<string, string> {
     ["TbTestIndex", rt.wArray(t.tbTestIndex.all, writeTbTestIndex)],
     ["TbTestMap", rt.wArray(t.tbTestMap.all, writeTbTestMap)],
     ["TbTestMapper", rt.wArray(t.tbTestMapper.all, writeTbTestMapper)],
+    ["TbTestMultiColumn", rt.wArray(t.tbTestMultiColumn.all, writeTbTestMultiColumn)],
     ["TbTestNull", rt.wArray(t.tbTestNull.all, writeTbTestNull)],
     ["TbTestRange", rt.wArray(t.tbTestRange.all, writeTbTestRange)],
     ["TbTestRef", rt.wArray(t.tbTestRef.all, writeTbTestRef)],

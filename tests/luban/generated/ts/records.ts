@@ -67,6 +67,43 @@ export function writeDemoType1(r: DemoType1): string {
   return "{" + out.join(",") + "}";
 }
 
+export interface Foo {
+  readonly y1: number;
+  readonly y2: number;
+  readonly y3: number;
+}
+
+const FIELDS_Foo: readonly string[] = ["y1", "y2", "y3"];
+
+export function readFoo(v: unknown, at: rt.At): Foo {
+  const o = rt.object(v, at);
+  try {
+    const x0 = o["y1"];
+    if (!(typeof x0 === "number" && (x0 | 0) === x0)) rt.int(x0, "y1", -2147483648, 2147483647);
+    const x1 = o["y2"];
+    if (!(typeof x1 === "number" && (x1 | 0) === x1)) rt.int(x1, "y2", -2147483648, 2147483647);
+    const x2 = o["y3"];
+    if (!(typeof x2 === "number" && (x2 | 0) === x2)) rt.int(x2, "y3", -2147483648, 2147483647);
+    const r: rt.Mutable<Foo> = {
+      y1: x0 as number,
+      y2: x1 as number,
+      y3: x2 as number,
+    };
+    if (rt.count(o) !== 3) rt.unknown(o, FIELDS_Foo);
+    return Object.freeze(r);
+  } catch (e) {
+    throw rt.within(e, at);
+  }
+}
+
+export function writeFoo(r: Foo): string {
+  const out: string[] = [];
+  out.push("\"y1\":" + rt.wNum(r.y1));
+  out.push("\"y2\":" + rt.wNum(r.y2));
+  out.push("\"y3\":" + rt.wNum(r.y3));
+  return "{" + out.join(",") + "}";
+}
+
 /**
  * 默认属于所有分组c,s,e 属于 c 分组 属于s分组 属于c,s分组
  */

@@ -71,6 +71,8 @@ pub mod tb_test_map;
 pub use tb_test_map::TbTestMap;
 pub mod tb_test_mapper;
 pub use tb_test_mapper::{TbTestMapper, TbTestMapperId};
+pub mod tb_test_multi_column;
+pub use tb_test_multi_column::{TbTestMultiColumn, TbTestMultiColumnId};
 pub mod tb_test_null;
 pub use tb_test_null::{TbTestNull, TbTestNullId};
 pub mod tb_test_range;
@@ -115,6 +117,7 @@ pub fn load() -> Result<(), DataError> {
     tb_test_index::TbTestIndex::try_all()?;
     tb_test_map::TbTestMap::try_all()?;
     tb_test_mapper::TbTestMapper::try_all()?;
+    tb_test_multi_column::TbTestMultiColumn::try_all()?;
     tb_test_null::TbTestNull::try_all()?;
     tb_test_range::TbTestRange::try_all()?;
     tb_test_ref::TbTestRef::try_all()?;
@@ -161,7 +164,8 @@ pub fn canonical_tables() -> Vec<(&'static str, String)> {
         canonical::table(core::slice::from_ref(tb_test_global::TbTestGlobal::get()))),
         ("TbTestIndex", canonical::table(tb_test_index::TbTestIndex::all())),
         ("TbTestMap", canonical::table(tb_test_map::TbTestMap::all())), ("TbTestMapper",
-        canonical::table(tb_test_mapper::TbTestMapper::all())), ("TbTestNull",
+        canonical::table(tb_test_mapper::TbTestMapper::all())), ("TbTestMultiColumn",
+        canonical::table(tb_test_multi_column::TbTestMultiColumn::all())), ("TbTestNull",
         canonical::table(tb_test_null::TbTestNull::all())), ("TbTestRange",
         canonical::table(tb_test_range::TbTestRange::all())), ("TbTestRef",
         canonical::table(tb_test_ref::TbTestRef::all())), ("TbTestSet",
@@ -172,7 +176,7 @@ pub fn canonical_tables() -> Vec<(&'static str, String)> {
 }
 #[allow(unsafe_code)]
 extern "Rust" {
-    #[link_name = "gentable_v1_datatables_tables_d5927847fc59037d_embedded"]
+    #[link_name = "gentable_v1_datatables_tables_317b2f6670b399ea_embedded"]
     fn gentable_embedded(index: usize) -> Option<(&'static [u8], &'static str)>;
 }
 /// The embedded data file of table `index` (in table-name order) and the `dataHash` it must carry,

@@ -59,6 +59,41 @@ impl DemoType1 {
         Ok(DemoType1 { x1: r.i32()? })
     }
 }
+/// Defined at `luban.schema.json#/$defs/Foo`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Foo {
+    /// Column `y1`.
+    pub y1: i32,
+    /// Column `y2`.
+    pub y2: i32,
+    /// Column `y3`.
+    pub y3: i32,
+}
+impl crate::canonical::Canonical for Foo {
+    fn write_canonical(&self, out: &mut String) {
+        let mut first = true;
+        out.push('{');
+        crate::canonical::member(out, &mut first, "y1", &self.y1);
+        crate::canonical::member(out, &mut first, "y2", &self.y2);
+        crate::canonical::member(out, &mut first, "y3", &self.y3);
+        let _ = first;
+        out.push('}');
+    }
+}
+impl Foo {
+    /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
+    #[inline(never)]
+    pub(crate) fn decode(
+        r: &mut crate::runtime::Decoder,
+    ) -> Result<Foo, crate::runtime::Bad> {
+        Ok(Foo {
+            y1: r.i32()?,
+            y2: r.i32()?,
+            y3: r.i32()?,
+        })
+    }
+}
 /// 默认属于所有分组c,s,e 属于 c 分组 属于s分组 属于c,s分组
 ///
 /// Defined at `luban.schema.json#/$defs/InnerGroup`.

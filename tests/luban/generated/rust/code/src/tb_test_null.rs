@@ -84,7 +84,7 @@ impl TbTestNull {
 pub const SCHEMA_HASH: &str = "8b3f733cfd68783894d1dd94942c28f0940806a6cd68cd4939c12951669d8408";
 /// The rows of `TbTestNull`, decoded on first use from the embedded `data/TbTestNull.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    29,
+    30,
     "data/TbTestNull.bytes",
     "TbTestNull",
     SCHEMA_HASH,

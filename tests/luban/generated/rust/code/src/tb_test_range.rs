@@ -82,7 +82,7 @@ impl TbTestRange {
 pub const SCHEMA_HASH: &str = "176bb57f6bc829d92f099496abe039fe1b951dd0d79d1b10232c3b477fd4f755";
 /// The rows of `TbTestRange`, decoded on first use from the embedded `data/TbTestRange.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    30,
+    31,
     "data/TbTestRange.bytes",
     "TbTestRange",
     SCHEMA_HASH,

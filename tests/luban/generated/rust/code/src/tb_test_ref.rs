@@ -368,7 +368,7 @@ impl TbTestRef {
 pub const SCHEMA_HASH: &str = "a1c6847118d11e857b9d5a75db4aa705085667e143fc4ce8bf6f46e3b4b4de07";
 /// The rows of `TbTestRef`, decoded on first use from the embedded `data/TbTestRef.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    31,
+    32,
     "data/TbTestRef.bytes",
     "TbTestRef",
     SCHEMA_HASH,

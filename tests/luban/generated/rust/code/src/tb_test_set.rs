@@ -54,7 +54,7 @@ impl TbTestSet {
 pub const SCHEMA_HASH: &str = "720ecbdac02035e0216cd18c9d6ab5a994ac7151197a9ebf9e823f3c65f747bd";
 /// The rows of `TbTestSet`, decoded on first use from the embedded `data/TbTestSet.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    32,
+    33,
     "data/TbTestSet.bytes",
     "TbTestSet",
     SCHEMA_HASH,

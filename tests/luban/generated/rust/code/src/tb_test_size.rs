@@ -58,7 +58,7 @@ impl TbTestSize {
 pub const SCHEMA_HASH: &str = "51c8f7be207df4c1b745d835f7ea49c2cff65d9e0f1aabaa5774d9ce65b6c05f";
 /// The rows of `TbTestSize`, decoded on first use from the embedded `data/TbTestSize.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    33,
+    34,
     "data/TbTestSize.bytes",
     "TbTestSize",
     SCHEMA_HASH,

@@ -38,7 +38,7 @@ impl TbTestTag {
 pub const SCHEMA_HASH: &str = "1e3a8f94e2f7d43d83b772eb442ea2d9d331507f75cf2019359c80d5252dae1a";
 /// The rows of `TbTestTag`, decoded on first use from the embedded `data/TbTestTag.bytes`.
 static TABLE: crate::runtime::Table = crate::runtime::Table::new(
-    34,
+    35,
     "data/TbTestTag.bytes",
     "TbTestTag",
     SCHEMA_HASH,
