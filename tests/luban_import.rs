@@ -446,6 +446,38 @@ fn luban_example_project_imports_builds_and_matches_lubans_export() {
     assert_eq!(equal, EQUAL, "the set of tables equal to Luban's export changed: update EQUAL, the README and docs/migrating-from-luban.md");
 }
 
+/// `gentable build` of the project whose file is `config` (no cache, English, quiet): its exit code and
+/// the rendered diagnostics.
+fn build_project(config: &Path) -> (i32, String) {
+    let b = gentable::build::run(&gentable::build::Request {
+        config: config.to_path_buf(),
+        action: gentable::build::Action::Build,
+        cache: false,
+        deny_warnings: false,
+        quiet: true,
+        format: gentable::diag::render::Format::Human,
+        max_per_kind: 0,
+        lang: gentable::diag::lang::Lang::En,
+        wait: gentable::build::lock::Wait::Yes,
+    });
+    let text: String = b.output.iter().map(|(_, t)| t.as_str()).collect();
+    (i32::from(b.exit_code), text)
+}
+
+/// A workbook at `path` whose one sheet (`Sheet1`) holds `rows` as text cells; an empty string is no cell.
+fn write_xlsx<'a, R: AsRef<[&'a str]>>(path: &Path, rows: &[R]) {
+    let mut wb = rust_xlsxwriter::Workbook::new();
+    let ws = wb.add_worksheet();
+    for (r, row) in rows.iter().enumerate() {
+        for (c, v) in row.as_ref().iter().enumerate() {
+            if !v.is_empty() {
+                ws.write_string(r as u32, c as u16, *v).unwrap();
+            }
+        }
+    }
+    wb.save(path).unwrap();
+}
+
 /// A Luban project in `dir`: luban.conf, `Defines/<name>` files and data workbooks written by `xlsx`.
 fn tiny_luban(dir: &Path, defines: &[(&str, &str)]) {
     std::fs::create_dir_all(dir.join("Defines")).unwrap();
@@ -800,19 +832,8 @@ fn csv_inputs_get_their_encoding_header_and_order() {
         "{}",
         r.stdout
     );
-    let build = gentable::build::run(&gentable::build::Request {
-        config: out.join("gentable.toml"),
-        action: gentable::build::Action::Build,
-        cache: false,
-        deny_warnings: false,
-        quiet: true,
-        format: gentable::diag::render::Format::Human,
-        max_per_kind: 0,
-        lang: gentable::diag::lang::Lang::En,
-        wait: gentable::build::lock::Wait::Yes,
-    });
-    let text: String = build.output.iter().map(|(_, t)| t.as_str()).collect();
-    assert_eq!(build.exit_code, 0, "{text}");
+    let (code, text) = build_project(&out.join("gentable.toml"));
+    assert_eq!(code, 0, "{text}");
     let data = std::fs::read_to_string(out.join("generated/data/TbA.json")).unwrap();
     let rows: Vec<&str> = data.lines().skip(1).take(2).collect();
     assert_eq!(
@@ -841,18 +862,7 @@ fn polymorphic_rows_check_each_kinds_fields() {
         &luban,
         &[("a.xml", "<module name=\"m\">\n  <bean name=\"Base\">\n    <var name=\"id\" type=\"int\"/>\n    <bean name=\"A\">\n      <var name=\"a\" type=\"int\"/>\n    </bean>\n    <bean name=\"B\">\n      <var name=\"b\" type=\"int\"/>\n    </bean>\n  </bean>\n  <table name=\"TbP\" value=\"Base\" input=\"p.xlsx\"/>\n</module>\n")],
     );
-    let write = |rows: &[[&str; 5]]| {
-        let mut wb = rust_xlsxwriter::Workbook::new();
-        let ws = wb.add_worksheet();
-        for (r, row) in rows.iter().enumerate() {
-            for (c, v) in row.iter().enumerate() {
-                if !v.is_empty() {
-                    ws.write_string(r as u32, c as u16, *v).unwrap();
-                }
-            }
-        }
-        wb.save(luban.join("Datas/p.xlsx")).unwrap();
-    };
+    let write = |rows: &[[&str; 5]]| write_xlsx(&luban.join("Datas/p.xlsx"), rows);
     let header = [
         ["##var", "__type__", "id", "a", "b"],
         ["##type", "", "int", "int", "int"],
@@ -865,21 +875,7 @@ fn polymorphic_rows_check_each_kinds_fields() {
     ]);
     let r = gentable::import::luban::command(&luban.join("luban.conf"), &out, false, "+08:00");
     assert_eq!(r.exit_code, 0, "{}{}", r.stdout, r.stderr);
-    let build = |out: &Path| {
-        let b = gentable::build::run(&gentable::build::Request {
-            config: out.join("gentable.toml"),
-            action: gentable::build::Action::Build,
-            cache: false,
-            deny_warnings: false,
-            quiet: true,
-            format: gentable::diag::render::Format::Human,
-            max_per_kind: 0,
-            lang: gentable::diag::lang::Lang::En,
-            wait: gentable::build::lock::Wait::Yes,
-        });
-        let text: String = b.output.iter().map(|(_, t)| t.as_str()).collect();
-        (b.exit_code, text)
-    };
+    let build = |out: &Path| build_project(&out.join("gentable.toml"));
     let (code, text) = build(&out);
     assert_eq!(code, 0, "{text}");
     let data = std::fs::read_to_string(out.join("generated/data/TbP.json")).unwrap();
@@ -952,19 +948,8 @@ fn sheet_inputs_keep_lubans_order_and_mixed_inputs_are_left_out() {
     );
     let toml = std::fs::read_to_string(out.join("gentable.toml")).unwrap();
     assert!(toml.contains("sheets = [\"s2\", \"s1\"]"), "{toml}");
-    let b = gentable::build::run(&gentable::build::Request {
-        config: out.join("gentable.toml"),
-        action: gentable::build::Action::Build,
-        cache: false,
-        deny_warnings: false,
-        quiet: true,
-        format: gentable::diag::render::Format::Human,
-        max_per_kind: 0,
-        lang: gentable::diag::lang::Lang::En,
-        wait: gentable::build::lock::Wait::Yes,
-    });
-    let text: String = b.output.iter().map(|(_, t)| t.as_str()).collect();
-    assert_eq!(b.exit_code, 0, "{text}");
+    let (code, text) = build_project(&out.join("gentable.toml"));
+    assert_eq!(code, 0, "{text}");
     let data = std::fs::read_to_string(out.join("generated/data/TbS.json")).unwrap();
     let rows: Vec<&str> = data.lines().skip(1).take(2).collect();
     assert_eq!(rows, ["{\"id\":2},", "{\"id\":1}"], "{data}");
@@ -984,8 +969,6 @@ fn kinds_of_one_short_name_in_two_modules_are_told_apart() {
             ("b.xml", "<module name=\"m2\">\n  <bean name=\"Circle\" parent=\"m.Shape\">\n    <var name=\"d\" type=\"int\"/>\n  </bean>\n</module>\n"),
         ],
     );
-    let mut wb = rust_xlsxwriter::Workbook::new();
-    let ws = wb.add_worksheet();
     let rows: [[&str; 5]; 5] = [
         ["##var", "__type__", "id", "r", "d"],
         ["##type", "", "int", "int", "int"],
@@ -993,29 +976,11 @@ fn kinds_of_one_short_name_in_two_modules_are_told_apart() {
         ["", "m2.Circle", "2", "", "6"],
         ["", "m.Circle", "3", "7", ""],
     ];
-    for (r, row) in rows.iter().enumerate() {
-        for (c, v) in row.iter().enumerate() {
-            if !v.is_empty() {
-                ws.write_string(r as u32, c as u16, *v).unwrap();
-            }
-        }
-    }
-    wb.save(luban.join("Datas/p.xlsx")).unwrap();
+    write_xlsx(&luban.join("Datas/p.xlsx"), &rows);
     let r = gentable::import::luban::command(&luban.join("luban.conf"), &out, false, "+08:00");
     assert_eq!(r.exit_code, 0, "{}{}", r.stdout, r.stderr);
-    let b = gentable::build::run(&gentable::build::Request {
-        config: out.join("gentable.toml"),
-        action: gentable::build::Action::Build,
-        cache: false,
-        deny_warnings: false,
-        quiet: true,
-        format: gentable::diag::render::Format::Human,
-        max_per_kind: 0,
-        lang: gentable::diag::lang::Lang::En,
-        wait: gentable::build::lock::Wait::Yes,
-    });
-    let text: String = b.output.iter().map(|(_, t)| t.as_str()).collect();
-    assert_eq!(b.exit_code, 0, "{text}\n{}", r.stdout);
+    let (code, text) = build_project(&out.join("gentable.toml"));
+    assert_eq!(code, 0, "{text}\n{}", r.stdout);
     let data = std::fs::read_to_string(out.join("generated/data/TbShape.json")).unwrap();
     let rows: Vec<&str> = data.lines().skip(1).take(3).collect();
     assert_eq!(
@@ -1040,37 +1005,12 @@ fn bracketed_headers_spread_a_bean_over_columns() {
         &luban,
         &[("a.xml", "<module name=\"m\">\n  <bean name=\"Foo\">\n    <var name=\"y1\" type=\"int\"/>\n    <var name=\"y2\" type=\"int\"/>\n  </bean>\n  <bean name=\"T\">\n    <var name=\"id\" type=\"int\"/>\n    <var name=\"b\" type=\"Foo\"/>\n  </bean>\n  <table name=\"TbT\" value=\"T\" input=\"t.xlsx\"/>\n</module>\n")],
     );
-    let write = |rows: &[[&str; 5]]| {
-        let mut wb = rust_xlsxwriter::Workbook::new();
-        let ws = wb.add_worksheet();
-        for (r, row) in rows.iter().enumerate() {
-            for (c, v) in row.iter().enumerate() {
-                if !v.is_empty() {
-                    ws.write_string(r as u32, c as u16, *v).unwrap();
-                }
-            }
-        }
-        wb.save(luban.join("Datas/t.xlsx")).unwrap();
-    };
+    let write = |rows: &[[&str; 5]]| write_xlsx(&luban.join("Datas/t.xlsx"), rows);
     let head = [["##", "id", "[b", "", "b]"], ["##+", "", "y1", "y2", ""]];
     write(&[head[0], head[1], ["", "1", "5", "6", ""]]);
     let r = gentable::import::luban::command(&luban.join("luban.conf"), &out, false, "+08:00");
     assert_eq!(r.exit_code, 0, "{}{}", r.stdout, r.stderr);
-    let build = || {
-        let b = gentable::build::run(&gentable::build::Request {
-            config: out.join("gentable.toml"),
-            action: gentable::build::Action::Build,
-            cache: false,
-            deny_warnings: false,
-            quiet: true,
-            format: gentable::diag::render::Format::Human,
-            max_per_kind: 0,
-            lang: gentable::diag::lang::Lang::En,
-            wait: gentable::build::lock::Wait::Yes,
-        });
-        let text: String = b.output.iter().map(|(_, t)| t.as_str()).collect();
-        (b.exit_code, text)
-    };
+    let build = || build_project(&out.join("gentable.toml"));
     let (code, text) = build();
     assert_eq!(code, 0, "{text}");
     let data = std::fs::read_to_string(out.join("generated/data/TbT.json")).unwrap();
