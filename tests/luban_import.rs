@@ -770,7 +770,7 @@ fn csv_inputs_get_their_encoding_header_and_order() {
     let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
     tiny_luban(
         &luban,
-        &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n    <var name=\"name\" type=\"string\"/>\n  </bean>\n  <table name=\"TbA\" value=\"A\" input=\"u16.csv,gbk.csv\"/>\n  <table name=\"TbMixed\" value=\"A\" input=\"utf8.csv,gbk2.csv\"/>\n  <table name=\"TbAmb\" value=\"A\" input=\"amb.csv\"/>\n  <table name=\"TbU16\" value=\"A\" input=\"u16nobom.csv\"/>\n  <table name=\"TbEmpty\" value=\"A\" input=\"empty.csv\"/>\n</module>\n")],
+        &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n    <var name=\"name\" type=\"string\"/>\n  </bean>\n  <table name=\"TbA\" value=\"A\" input=\"u16.csv,gbk.csv\"/>\n  <table name=\"TbMixed\" value=\"A\" input=\"utf8.csv,gbk2.csv\"/>\n  <table name=\"TbAmb\" value=\"A\" input=\"amb.csv\"/>\n  <table name=\"TbU16\" value=\"A\" input=\"u16nobom.csv\"/>\n  <table name=\"TbEmpty\" value=\"A\" input=\"empty.csv\"/>\n  <table name=\"TbLatin\" value=\"A\" input=\"latin.csv\"/>\n</module>\n")],
     );
     let gbk = |text: &str| encoding_rs::GBK.encode(text).0.into_owned();
     let mut u16 = vec![0xFE, 0xFF];
@@ -792,13 +792,19 @@ fn csv_inputs_get_their_encoding_header_and_order() {
         .collect();
     std::fs::write(d.join("u16nobom.csv"), u16).unwrap();
     std::fs::write(d.join("empty.csv"), "").unwrap();
+    // UTF-8 whose bytes GBK also decodes (found by the second breaker: read as GBK, every cell garbled).
+    let latin = "##var,id,name\n,1,角度90°\n,2,Café\n";
+    assert!(encoding_rs::GBK
+        .decode_without_bom_handling_and_without_replacement(latin.as_bytes())
+        .is_some());
+    std::fs::write(d.join("latin.csv"), latin).unwrap();
     let before = snapshot(&luban);
     let r = gentable::import::luban::command(&luban.join("luban.conf"), &out, false, "+08:00");
     assert_eq!(r.exit_code, 0, "{}{}", r.stdout, r.stderr);
     assert_eq!(snapshot(&luban), before);
     assert!(
         r.stdout
-            .contains("not UTF-8 text and without a byte-order mark: Datas/gbk.csv; read as GBK"),
+            .contains("not UTF-8 and without a byte-order mark: Datas/gbk.csv; read as GBK"),
         "{}",
         r.stdout
     );
@@ -815,12 +821,21 @@ fn csv_inputs_get_their_encoding_header_and_order() {
     assert!(toml.contains("header_marker = \"##\""), "{toml}");
     assert!(!toml.contains("[tables.TbMixed]"), "{toml}");
     assert!(
-        toml.contains("[tables.TbAmb]\nfiles = [\"amb.csv\"]\nencoding = \"gbk\"\n"),
+        toml.contains("[tables.TbAmb]\nfiles = [\"amb.csv\"]\nfirst_column"),
+        "{toml}"
+    );
+    assert!(
+        r.stdout.contains("table m.TbAmb: Datas/amb.csv is valid UTF-8 and valid GBK: read as UTF-8 (ҩħʯ); if its text is 药魔石 (GBK), set [tables.X] encoding = \"gbk\""),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        toml.contains("[tables.TbLatin]\nfiles = [\"latin.csv\"]\nfirst_column"),
         "{toml}"
     );
     assert!(
         r.stdout.contains(
-            "table m.TbU16: Datas/u16nobom.csv holds NUL bytes: UTF-16 without a byte-order mark"
+            "table m.TbU16: Datas/u16nobom.csv holds NUL bytes, which no table text has (UTF-16 without a byte-order mark?)"
         ),
         "{}",
         r.stdout
@@ -844,9 +859,9 @@ fn csv_inputs_get_their_encoding_header_and_order() {
         ],
         "{data}"
     );
-    let data = std::fs::read_to_string(out.join("generated/data/TbAmb.json")).unwrap();
+    let data = std::fs::read_to_string(out.join("generated/data/TbLatin.json")).unwrap();
     assert!(
-        data.contains("\"药\"") && data.contains("\"魔石\""),
+        data.contains("\"角度90°\"") && data.contains("\"Café\""),
         "{data}"
     );
 }

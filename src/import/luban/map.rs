@@ -901,9 +901,8 @@ struct Input {
 const READABLE: &[&str] = &["xlsx", "xlsm", "xls", "csv"];
 
 /// The characters of `text` that a Chinese or English table rarely holds: not ASCII, not CJK ideographs,
-/// kana, Hangul, CJK or general punctuation, or full-width forms. Mis-decoded text is full of them (GBK
-/// `药` read as UTF-8 is `ҩ`; UTF-8 `测` read as GBK is `娴`, an ideograph, so only GBK's reading of
-/// UTF-8 can pass, which is why UTF-8 wins a tie).
+/// kana, Hangul, CJK or general punctuation, or full-width forms. GBK text read as UTF-8 is often full of
+/// them (`药` is `ҩ`), but so is a French or Russian text (`Café`), so they only ever raise a note.
 fn unusual(text: &str) -> usize {
     text.chars()
         .filter(|&c| {
@@ -923,8 +922,9 @@ fn unusual(text: &str) -> usize {
 /// detects each file's own (its example `test/detect_csv_encoding_*.csv`: UTF-8 and UTF-16 with a byte-order
 /// mark, GB2312 and "ANSI", code page 936, without one). A file that starts with a byte-order mark is read as
 /// the mark says whatever the label (`read::csv`); a file that is valid UTF-8 needs the default (no label)
-/// unless it is ASCII, which every label reads alike, or its GBK reading has fewer [`unusual`] characters
-/// (short GBK text can be valid UTF-8: `药`); any other file must decode as GBK (WHATWG `gbk`, read by the
+/// unless it is ASCII, which every label reads alike (a file that is valid UTF-8 and valid GBK, whose UTF-8
+/// reading has more [`unusual`] characters, gets a note with both readings: short GBK text can be valid
+/// UTF-8, `药`); any other file must decode as GBK (WHATWG `gbk`, read by the
 /// GB18030 decoder) without an error, and is named in a note: GBK is a guess a person checks (Big5 bytes
 /// mostly decode as GBK too). `Ok((label, notes))`; `Err(why)` when a file cannot be read, holds NUL bytes
 /// (UTF-16 without a BOM), decodes as neither, or the files need two labels (the table is then left out).
@@ -935,16 +935,21 @@ fn csv_encoding(
 ) -> Result<(Option<&'static str>, Vec<String>), String> {
     let mut utf8 = vec![];
     let mut gbk = vec![];
-    for i in ins {
+    let mut notes = vec![];
+    for i in ins
+        .iter()
+        .filter(|i| i.file.to_ascii_lowercase().ends_with(".csv"))
+    {
         let bytes = std::fs::read(data_abs.join(&i.file))
             .map_err(|e| format!("{data_dir}/{}: cannot read: {e}", i.file))?;
         let bom = bytes.starts_with(&[0xEF, 0xBB, 0xBF])
             || bytes.starts_with(&[0xFF, 0xFE])
             || bytes.starts_with(&[0xFE, 0xFF]);
-        // UTF-16 without a byte-order mark: ASCII text with a NUL beside every character (valid UTF-8).
+        // No table text holds NUL: most likely UTF-16 without a byte-order mark (ASCII with a NUL beside
+        // every character, valid UTF-8), which is not guessed.
         if !bom && bytes.contains(&0) {
             return Err(format!(
-                "{} holds NUL bytes: UTF-16 without a byte-order mark, which gentable does not guess (save it as UTF-8)",
+                "{} holds NUL bytes, which no table text has (UTF-16 without a byte-order mark?): save it as UTF-8",
                 format_args!("{data_dir}/{}", i.file)
             ));
         }
@@ -953,10 +958,23 @@ fn csv_encoding(
         }
         let as_gbk = encoding_rs::GBK.decode_without_bom_handling_and_without_replacement(&bytes);
         match (std::str::from_utf8(&bytes), as_gbk) {
-            // Short GBK text may also be valid UTF-8 (`药` is D2 A9, `ҩ` in UTF-8): the reading with fewer
-            // characters a Chinese or English table does not use wins.
-            (Ok(u), Some(g)) if unusual(&g) < unusual(u) => gbk.push(i.file.clone()),
-            (Ok(_), _) => utf8.push(i.file.clone()),
+            // Valid UTF-8 is read as UTF-8: `Café`, `Привет` or `角度90°` are UTF-8 text whose bytes
+            // GBK would also decode, into other characters. Short GBK text can be valid UTF-8 too (`药` is
+            // D2 A9, the UTF-8 `ҩ`): when the UTF-8 reading holds characters Chinese and English tables
+            // rarely use and the GBK reading none, the note shows both readings for a person to choose.
+            (Ok(u), Some(g)) => {
+                if unusual(&g) < unusual(u) {
+                    let sample = |t: &str| t.chars().filter(|c| !c.is_ascii()).take(12).collect::<String>();
+                    notes.push(format!(
+                        "{} is valid UTF-8 and valid GBK: read as UTF-8 ({}); if its text is {} (GBK), set [tables.X] encoding = \"gbk\"",
+                        format_args!("{data_dir}/{}", i.file),
+                        sample(u),
+                        sample(&g)
+                    ));
+                }
+                utf8.push(i.file.clone());
+            }
+            (Ok(_), None) => utf8.push(i.file.clone()),
             (Err(_), Some(_)) => gbk.push(i.file.clone()),
             (Err(_), None) => {
                 return Err(format!(
@@ -967,11 +985,11 @@ fn csv_encoding(
         }
     }
     match (utf8.is_empty(), gbk.is_empty()) {
-        (_, true) => Ok((None, vec![])),
+        (_, true) => Ok((None, notes)),
         (true, false) => Ok((
             Some("gbk"),
             vec![format!(
-                "not UTF-8 text and without a byte-order mark: {}; read as GBK (encoding = \"gbk\"), which decodes every byte of them; if the text is Big5 or another code page, set [tables.X] encoding (or save the files as UTF-8)",
+                "not UTF-8 and without a byte-order mark: {}; read as GBK (encoding = \"gbk\"), which decodes every byte of them; if the text is Big5 or another code page, set [tables.X] encoding (or save the files as UTF-8)",
                 crate::diag::list::series(gbk.iter().map(|f| format!("{data_dir}/{f}"))),
             )],
         )),
