@@ -1041,4 +1041,23 @@ fn bracketed_headers_spread_a_bean_over_columns() {
             && text.contains("t.xlsx[Sheet1]:3:3"),
         "{text}"
     );
+    // A bracket closed by another name, or not at all, is an error at the header (found by the second
+    // breaker: the column after a mismatched close was dropped as unknown).
+    for (h, message, at) in [
+        (
+            ["##", "id", "[b#sep=;", "", "c]"],
+            "the header \"c]\" comes before b] closes the bracket [b of column C",
+            "t.xlsx[Sheet1]:1:5",
+        ),
+        (
+            ["##", "id", "[b", "", ""],
+            "the bracket [b is not closed by b]",
+            "t.xlsx[Sheet1]:1:3",
+        ),
+    ] {
+        write(&[h, head[1], ["", "1", "5", "6", ""]]);
+        let (code, text) = build();
+        assert_eq!(code, 1, "{text}");
+        assert!(text.contains(message) && text.contains(at), "{text}");
+    }
 }

@@ -36,31 +36,51 @@ use crate::typing::dialect::{stream_form, type_field_cell};
 /// The cells of row `row` of `src` with every merged region covering it filled with the region's top-left
 /// value (for header and column-marker rows: a header merged across columns names each of them).
 /// Luban's bracketed header (`[b` … `b]`, test/multi_column.xlsx): a field spread over unmerged columns is
-/// named `[b` in its first column and `b]` in its last, the columns between left empty. Each of those
-/// columns is given the header `b`, as a merged header gives every column it covers, so the field reads
-/// them as one stream of cells. A bracket that no `b]` closes ends at the next non-empty header.
-fn luban_brackets(mut header: Vec<RawCell>, first_col: usize) -> Vec<RawCell> {
-    let mut open: Option<String> = None;
-    for c in header.iter_mut().skip(first_col) {
+/// named `[b` (options may follow: `[b#sep=;`) in its first column and `b]` in its last, the columns between
+/// left empty. Each of those columns is given the first one's header, as a merged header gives every column
+/// it covers, so the field reads them as one stream of cells. `Err((column, message))` when another header
+/// comes before the `b]`, or none does (Luban refuses both): its cells would be dropped or read elsewhere.
+fn luban_brackets(
+    mut header: Vec<RawCell>,
+    first_col: usize,
+) -> Result<Vec<RawCell>, (usize, String)> {
+    let base = |t: &str| t.split('#').next().unwrap_or(t).trim().to_string();
+    // The open bracket: its column and header text (without `[`).
+    let mut open: Option<(usize, String)> = None;
+    for (ci, c) in header.iter_mut().enumerate().skip(first_col) {
         let t = c.text();
         let t = t.trim();
-        if let Some(name) = open.clone() {
+        if let Some((at, text)) = open.clone() {
             if t.is_empty() {
-                *c = RawCell::Text(name);
+                *c = RawCell::Text(text);
                 continue;
             }
-            open = None;
-            if t.strip_suffix(']').is_some_and(|n| n.trim() == name) {
-                *c = RawCell::Text(name);
+            let name = base(&text);
+            if t.strip_suffix(']').is_some_and(|n| base(n) == name) {
+                *c = RawCell::Text(text);
+                open = None;
                 continue;
             }
+            return Err((
+                ci,
+                format!(
+                    "the header {t:?} comes before {name}] closes the bracket [{name} of column {}",
+                    column_letters(at)
+                ),
+            ));
         }
-        if let Some(name) = t.strip_prefix('[').map(str::trim).filter(|n| !n.is_empty()) {
-            open = Some(name.to_string());
-            *c = RawCell::Text(name.to_string());
+        if let Some(text) = t.strip_prefix('[').map(str::trim).filter(|n| !n.is_empty()) {
+            open = Some((ci, text.to_string()));
+            *c = RawCell::Text(text.to_string());
         }
     }
-    header
+    match open {
+        Some((at, text)) => Err((
+            at,
+            format!("the bracket [{0} is not closed by {0}]", base(&text)),
+        )),
+        None => Ok(header),
+    }
 }
 
 fn with_merges(src: &RawTable, row: &RawRow) -> Vec<RawCell> {
@@ -162,7 +182,18 @@ pub fn type_table(
         };
         let header = with_merges(src, &src.rows[hp]);
         let header = if layout.luban {
-            luban_brackets(header, layout.first_col)
+            match luban_brackets(header, layout.first_col) {
+                Ok(h) => h,
+                Err((ci, message)) => {
+                    let origin = src.origin(src.rows[hp].row);
+                    diags.push(
+                        Diagnostic::cell_error(Code::UnknownColumn, &origin, Some(ci), None, None, message)
+                            .with_help("close the bracket with the field's name and ] in the last column of the field"),
+                    );
+                    complete = false;
+                    continue;
+                }
+            }
         } else {
             header
         };
