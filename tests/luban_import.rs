@@ -939,7 +939,7 @@ fn sheet_inputs_keep_lubans_order_and_mixed_inputs_are_left_out() {
     let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
     tiny_luban(
         &luban,
-        &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n  </bean>\n  <table name=\"TbS\" value=\"A\" mode=\"list\" input=\"s2@w.xlsx,s1@w.xlsx\"/>\n  <table name=\"TbMixed\" value=\"A\" mode=\"list\" input=\"t2@w2.xlsx,v.xlsx\"/>\n</module>\n")],
+        &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n  </bean>\n  <table name=\"TbS\" value=\"A\" mode=\"list\" input=\"s2@w.xlsx,s1@w.xlsx\"/>\n  <table name=\"TbMixed\" value=\"A\" mode=\"list\" input=\"t2@w2.xlsx,v.xlsx\"/>\n  <table name=\"TbCross\" value=\"A\" mode=\"list\" input=\"s1@w.xlsx,t2@w2.xlsx\"/>\n  <table name=\"TbPaths\" value=\"A\" mode=\"list\" input=\"./v.xlsx,dir\"/>\n  <table name=\"TbSub\" value=\"A\" mode=\"list\" input=\"sub/s2@sw.xlsx\"/>\n</module>\n")],
     );
     let workbook = |name: &str, sheets: &[(&str, f64)]| {
         let mut wb = rust_xlsxwriter::Workbook::new();
@@ -954,6 +954,14 @@ fn sheet_inputs_keep_lubans_order_and_mixed_inputs_are_left_out() {
     workbook("w.xlsx", &[("s1", 1.0), ("s2", 2.0)]);
     workbook("w2.xlsx", &[("t1", 3.0), ("t2", 4.0)]);
     workbook("v.xlsx", &[("v", 5.0)]);
+    // Luban's path forms (`./`, `dir/sheet@file`) and a folder whose `_`, `.` and `~` entries it skips
+    // (all found by the second breaker).
+    std::fs::create_dir_all(luban.join("Datas/sub")).unwrap();
+    std::fs::create_dir_all(luban.join("Datas/dir/_old")).unwrap();
+    workbook("sub/sw.xlsx", &[("s2", 6.0)]);
+    workbook("dir/d.xlsx", &[("d", 7.0)]);
+    workbook("dir/_draft.xlsx", &[("d", 8.0)]);
+    workbook("dir/_old/x.xlsx", &[("d", 9.0)]);
     let r = gentable::import::luban::command(&luban.join("luban.conf"), &out, false, "+08:00");
     assert_eq!(r.exit_code, 0, "{}{}", r.stdout, r.stderr);
     assert!(
@@ -961,8 +969,21 @@ fn sheet_inputs_keep_lubans_order_and_mixed_inputs_are_left_out() {
         "{}",
         r.stdout
     );
+    assert!(
+        r.stdout.contains("table m.TbCross: its sheet@file inputs are not every listed sheet of every listed workbook"),
+        "{}",
+        r.stdout
+    );
     let toml = std::fs::read_to_string(out.join("gentable.toml")).unwrap();
     assert!(toml.contains("sheets = [\"s2\", \"s1\"]"), "{toml}");
+    assert!(
+        toml.contains("[tables.TbPaths]\nfiles = [\"v.xlsx\", \"dir/d.xlsx\"]\n"),
+        "{toml}"
+    );
+    assert!(
+        toml.contains("[tables.TbSub]\nfiles = [\"sub/sw.xlsx\"]\nsheets = [\"s2\"]\n"),
+        "{toml}"
+    );
     let (code, text) = build_project(&out.join("gentable.toml"));
     assert_eq!(code, 0, "{text}");
     let data = std::fs::read_to_string(out.join("generated/data/TbS.json")).unwrap();

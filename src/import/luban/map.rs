@@ -1039,11 +1039,25 @@ pub fn map(
         let at = format!("table {}", t.full);
         let mut ins = vec![];
         for raw in &t.input {
-            let raw = raw.trim_start_matches('*');
-            let (sheet, file) = match raw.split_once('@') {
-                Some((s, f)) => (Some(s.to_string()), f.to_string()),
-                None => (None, raw.to_string()),
+            let raw = raw.trim_start_matches('*').replace('\\', "/");
+            let raw = raw.as_str();
+            // `sheet@file`, also written `dir/sheet@file` (Luban's SplitFileAndSheetName).
+            let (sheet, file) = match raw.rsplit_once('/') {
+                Some((dir, last)) if last.contains('@') => {
+                    let (s, f) = last.split_once('@').unwrap_or(("", last));
+                    (Some(s.to_string()), format!("{dir}/{f}"))
+                }
+                _ => match raw.split_once('@') {
+                    Some((s, f)) => (Some(s.to_string()), f.to_string()),
+                    None => (None, raw.to_string()),
+                },
             };
+            // `./p.xlsx`, `a//b.xlsx`: the path as the `files` globs match it (`./` matches nothing).
+            let file = file
+                .split('/')
+                .filter(|p| !p.is_empty() && *p != ".")
+                .collect::<Vec<_>>()
+                .join("/");
             let abs = data_abs.join(&file);
             if abs.is_dir() {
                 let mut found = vec![];
@@ -1057,6 +1071,11 @@ pub fn map(
                     {
                         let n = e.file_name().to_string_lossy().to_string();
                         let r = format!("{rel}/{n}");
+                        // Luban skips names starting with `.`, `_` or `~` (drafts, Excel's lock files)
+                        // and Unity's `.meta` files (FileUtil.GetFileOrDirectory).
+                        if n.starts_with(['.', '_', '~']) || n.ends_with(".meta") {
+                            continue;
+                        }
                         if e.path().is_dir() {
                             stack.push((e.path(), r));
                         } else if READABLE
@@ -1118,6 +1137,36 @@ pub fn map(
             ctx.note(&at, "inputs mix whole workbooks and single sheets (sheet@file), which one files/sheets selection cannot say: table left out");
             skipped_tables.insert(t.full.clone());
             continue;
+        }
+        // Single sheets are selected by `files` × `sheets`, read file by file, each in the `sheets` order:
+        // Luban's list must be that product in that order (`a@p.xlsx,b@q.xlsx` would also read p's b and
+        // q's a).
+        let pairs: Vec<(&str, &str)> = ins
+            .iter()
+            .filter_map(|i| Some((i.file.as_str(), i.sheet.as_deref()?)))
+            .collect();
+        if !pairs.is_empty() {
+            let mut fs: Vec<&str> = vec![];
+            let mut ss: Vec<&str> = vec![];
+            for (f, s) in &pairs {
+                if !fs.contains(f) {
+                    fs.push(f);
+                }
+                if !ss.contains(s) {
+                    ss.push(s);
+                }
+            }
+            let product: Vec<(&str, &str)> = fs
+                .iter()
+                .flat_map(|f| ss.iter().map(move |s| (*f, *s)))
+                .collect();
+            let mut listed = pairs.clone();
+            listed.dedup();
+            if listed != product {
+                ctx.note(&at, "its sheet@file inputs are not every listed sheet of every listed workbook in file-by-file order, which one files/sheets selection cannot say: table left out");
+                skipped_tables.insert(t.full.clone());
+                continue;
+            }
         }
         // The first sheet tells the header marker (and, for readSchemaFromFile, the fields).
         let first = &ins[0];
