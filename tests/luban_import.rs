@@ -770,7 +770,7 @@ fn csv_inputs_get_their_encoding_header_and_order() {
     let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
     tiny_luban(
         &luban,
-        &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n    <var name=\"name\" type=\"string\"/>\n  </bean>\n  <table name=\"TbA\" value=\"A\" input=\"u16.csv,gbk.csv\"/>\n  <table name=\"TbMixed\" value=\"A\" input=\"utf8.csv,gbk2.csv\"/>\n  <table name=\"TbAmb\" value=\"A\" input=\"amb.csv\"/>\n  <table name=\"TbU16\" value=\"A\" input=\"u16nobom.csv\"/>\n  <table name=\"TbEmpty\" value=\"A\" input=\"empty.csv\"/>\n  <table name=\"TbLatin\" value=\"A\" input=\"latin.csv\"/>\n</module>\n")],
+        &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n    <var name=\"name\" type=\"string\"/>\n  </bean>\n  <table name=\"TbA\" value=\"A\" input=\"u16.csv,gbk.csv\"/>\n  <table name=\"TbMixed\" value=\"A\" input=\"utf8.csv,gbk2.csv\"/>\n  <table name=\"TbAmb\" value=\"A\" input=\"amb.csv\"/>\n  <table name=\"TbU16\" value=\"A\" input=\"u16nobom.csv\"/>\n  <table name=\"TbEmpty\" value=\"A\" input=\"empty.csv\"/>\n  <table name=\"TbLatin\" value=\"A\" input=\"latin.csv\"/>\n  <table name=\"TbBomGbk\" value=\"A\" input=\"bomgbk.csv\"/>\n  <table name=\"TbBad\" value=\"A\" input=\"bad.xlsx\"/>\n</module>\n")],
     );
     let gbk = |text: &str| encoding_rs::GBK.encode(text).0.into_owned();
     let mut u16 = vec![0xFE, 0xFF];
@@ -798,6 +798,12 @@ fn csv_inputs_get_their_encoding_header_and_order() {
         .decode_without_bom_handling_and_without_replacement(latin.as_bytes())
         .is_some());
     std::fs::write(d.join("latin.csv"), latin).unwrap();
+    // A UTF-8 BOM before GBK bytes, and a workbook that is no workbook: each leaves its table out, not the
+    // import (found by the second breaker: both aborted it, nothing written).
+    let mut bomgbk = vec![0xEF, 0xBB, 0xBF];
+    bomgbk.extend(gbk("##var,id,name\n,1,测试\n"));
+    std::fs::write(d.join("bomgbk.csv"), bomgbk).unwrap();
+    std::fs::write(d.join("bad.xlsx"), "not a zip").unwrap();
     let before = snapshot(&luban);
     let r = gentable::import::luban::command(&luban.join("luban.conf"), &out, false, "+08:00");
     assert_eq!(r.exit_code, 0, "{}{}", r.stdout, r.stderr);
@@ -833,6 +839,17 @@ fn csv_inputs_get_their_encoding_header_and_order() {
         toml.contains("[tables.TbLatin]\nfiles = [\"latin.csv\"]\nfirst_column"),
         "{toml}"
     );
+    for t in ["TbBomGbk", "TbBad"] {
+        assert!(!toml.contains(&format!("[tables.{t}]")), "{toml}");
+        assert!(
+            r.stdout.contains(&format!("table m.{t}: Datas/"))
+                && r.stdout
+                    .lines()
+                    .any(|l| l.contains(&format!("table m.{t}:")) && l.ends_with("table left out")),
+            "{}",
+            r.stdout
+        );
+    }
     assert!(
         r.stdout.contains(
             "table m.TbU16: Datas/u16nobom.csv holds NUL bytes, which no table text has (UTF-16 without a byte-order mark?)"

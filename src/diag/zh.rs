@@ -872,6 +872,7 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("the field {} of the kind {} is a list or a map, which a flat row cannot leave out for the other kinds", "类型 {1} 的字段 {0} 是列表或映射，扁平行无法为其他类型省略它"),
     ("the field {} of the kind {} is a list or a map, which a flat row cannot leave out for the other kinds: table left out", "类型 {1} 的字段 {0} 是列表或映射，扁平行无法为其他类型省略它：已略去该表"),
     ("{}: table left out", "{0}：已略去该表"),
+    ("{}: {}; table left out", "{0}：{1}；已略去该表"),
     ("table {} has the index {}, which is not a field of {}", "表 {0} 的 index {1} 不是 {2} 的字段"),
     ("its sheet@file inputs are not every listed sheet of every listed workbook in file-by-file order, which one files/sheets selection cannot say: table left out", "它的 sheet@file 输入不是按文件逐个列出的每个工作簿的每个所列工作表，一个 files/sheets 选择无法表达：已略去该表"),
     ("inputs mix whole workbooks and single sheets (sheet@file), which one files/sheets selection cannot say: table left out", "输入混合了整个工作簿和单个工作表（sheet@file），一个 files/sheets 选择无法表达：已略去该表"),

@@ -73,6 +73,11 @@ impl Sources {
         })
     }
 
+    /// True if every table with a selection names its `files` (none selects sheets in any workbook).
+    pub fn all_name_files(&self) -> bool {
+        self.selections.iter().all(|(_, f, _)| f.is_some())
+    }
+
     /// True if some table's `files` glob selects this file (so a `.txt` file is a table file).
     pub fn selects_file(&self, rel_in_folder: &str) -> bool {
         self.selections
@@ -193,6 +198,14 @@ pub fn discover(loaded: &Loaded) -> Result<Vec<SourceFile>, Diagnostic> {
             }
             let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
             if name.starts_with("~$") || name.starts_with('.') {
+                return;
+            }
+            // `[project] selected_only` with every selection naming its `files`: a file none selects holds no
+            // table, so it is not opened (a broken workbook of a table left out of an import stays unread).
+            if sources.selected_only
+                && sources.all_name_files()
+                && !sources.selects_file(&rel_in_dir)
+            {
                 return;
             }
             let ext = p

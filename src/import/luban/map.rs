@@ -8,7 +8,7 @@
 use super::defs::{error, read_sheets};
 use super::model::*;
 use super::types::{parse, LubanType};
-use crate::diag::{Code, Diagnostic};
+use crate::diag::Diagnostic;
 use serde_json::{json, Map, Value as J};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -1170,29 +1170,30 @@ pub fn map(
         }
         // The first sheet tells the header marker (and, for readSchemaFromFile, the fields).
         let first = &ins[0];
-        let sheets = if first.file.to_ascii_lowercase().ends_with(".csv") {
-            // Luban detects each CSV file's encoding; gentable reads one label per table, so the importer
-            // chooses it here, from every input's bytes, where a person reviews it (gentable.toml).
-            let label = match csv_encoding(&data_abs, &l.data_dir, &ins) {
-                Ok((label, notes)) => {
-                    for n in notes {
-                        ctx.note(&at, n);
-                    }
-                    label
+        // Luban detects each CSV file's encoding; gentable reads one label per table, so the importer
+        // chooses it here, from every CSV input's bytes, where a person reviews it (gentable.toml).
+        let label = match csv_encoding(&data_abs, &l.data_dir, &ins) {
+            Ok((label, notes)) => {
+                for n in notes {
+                    ctx.note(&at, n);
                 }
-                Err(why) => {
-                    ctx.note(&at, format!("{why}; table left out"));
-                    skipped_tables.insert(t.full.clone());
-                    continue;
-                }
-            };
-            if let Some(label) = label {
-                encodings.insert(t.full.clone(), label);
+                label
             }
-            let rel = format!("{}/{}", l.data_dir, first.file);
+            Err(why) => {
+                ctx.note(&at, format!("{why}; table left out"));
+                skipped_tables.insert(t.full.clone());
+                continue;
+            }
+        };
+        if let Some(label) = label {
+            encodings.insert(t.full.clone(), label);
+        }
+        let rel = format!("{}/{}", l.data_dir, first.file);
+        // A data file that cannot be read leaves its table out, not the import (a definition's can't).
+        let mut d = vec![];
+        let sheets = if first.file.to_ascii_lowercase().ends_with(".csv") {
             let bytes = std::fs::read(data_abs.join(&first.file)).unwrap_or_default();
-            let mut d = vec![];
-            let sheet = crate::read::csv::read_csv_bytes(
+            crate::read::csv::read_csv_bytes(
                 name_of(&t.full),
                 &rel,
                 &bytes,
@@ -1200,19 +1201,20 @@ pub fn map(
                 b',',
                 &crate::config::Limits::default(),
                 &mut d,
-            );
-            for mut x in d {
-                x.code = Code::LubanInput;
-                diags.push(x);
-            }
-            sheet.into_iter().collect()
-        } else {
-            read_sheets(
-                &data_abs.join(&first.file),
-                &format!("{}/{}", l.data_dir, first.file),
-                diags,
             )
+            .into_iter()
+            .collect()
+        } else {
+            read_sheets(&data_abs.join(&first.file), &rel, &mut d)
         };
+        if let Some(x) = d
+            .iter()
+            .find(|x| x.severity == crate::diag::Severity::Error)
+        {
+            ctx.note(&at, format!("{rel}: {}; table left out", x.message));
+            skipped_tables.insert(t.full.clone());
+            continue;
+        }
         let sheet = sheets
             .iter()
             .find(|s| first.sheet.is_none() || s.sheet == first.sheet);
