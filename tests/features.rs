@@ -313,11 +313,23 @@ fn aliases_name_a_fields_column() {
     for (aliases, message) in [
         (
             r#""名称""#,
-            "x-gentable-aliases of \"Name\" must be a list of non-empty header texts",
+            "x-gentable-aliases of \"Name\" must be a list of distinct header texts",
         ),
         (
             r#"[""]"#,
-            "x-gentable-aliases of \"Name\" must be a list of non-empty header texts",
+            "x-gentable-aliases of \"Name\" must be a list of distinct header texts",
+        ),
+        (
+            r#"[" sp "]"#,
+            "x-gentable-aliases of \"Name\" must be a list of distinct header texts",
+        ),
+        (
+            r#"["a.b"]"#,
+            "x-gentable-aliases of \"Name\" must be a list of distinct header texts",
+        ),
+        (
+            r#"["x", "x"]"#,
+            "x-gentable-aliases of \"Name\" must be a list of distinct header texts",
         ),
         (
             r#"["Id"]"#,

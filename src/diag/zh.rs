@@ -252,7 +252,7 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("the header {} comes before {}] closes the bracket [{} of column {}", "表头 {0} 出现在 {1}] 闭合 {3} 列的括号 [{2} 之前"),
     ("the bracket [{} is not closed by {}]", "括号 [{0} 没有被 {1}] 闭合"),
     ("close the bracket with the field's name and ] in the last column of the field", "在该字段的最后一列用字段名加 ] 闭合括号"),
-    ("x-gentable-aliases of {} must be a list of non-empty header texts, e.g. [\"名称\"]", "{0} 的 x-gentable-aliases 必须是非空表头文字的列表，例如 [\"名称\"]"),
+    ("x-gentable-aliases of {} must be a list of distinct header texts, without surrounding spaces or '.', e.g. [\"名称\"]", "{0} 的 x-gentable-aliases 必须是互不相同的表头文字列表，前后不带空格、不含“.”，例如 [\"名称\"]"),
     ("the alias {} of {} is also the name or an alias of {}: a column headed {} would name both", "{1} 的别名 {0} 也是 {2} 的名称或别名：表头为 {3} 的列会同时指向两者"),
     ("only array fields may span several columns; rename or delete one", "只有数组字段可以跨多列；请重命名或删除其中一列"),
     ("column {} is also given across dotted columns (from column {})", "列 {0} 也由带点的多列给出（从 {1} 列起）"),

@@ -236,13 +236,18 @@ pub fn build_table(
         let Some(a) = ps.get("x-gentable-aliases") else {
             continue;
         };
+        // A header is trimmed before it is looked up, and a dotted one names a record's field: such an
+        // alias could never name this column.
         let ok = a.as_array().is_some_and(|a| {
-            a.iter()
-                .all(|x| x.as_str().is_some_and(|s| !s.trim().is_empty()))
+            a.iter().enumerate().all(|(i, x)| {
+                x.as_str().is_some_and(|s| {
+                    !s.trim().is_empty() && s.trim() == s && !s.contains('.') && !a[..i].contains(x)
+                })
+            })
         });
         if !ok {
             ctx.diags.push(err(format!(
-                "x-gentable-aliases of {name:?} must be a list of non-empty header texts, e.g. [\"名称\"]"
+                "x-gentable-aliases of {name:?} must be a list of distinct header texts, without surrounding spaces or '.', e.g. [\"名称\"]"
             )));
         }
     }
