@@ -838,7 +838,7 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("{} continues the record above: {t}", "{0} 接续上方的记录：{1}"),
     ("table {}: multi_row_fields names {}, which is not a list or map field of {}", "表 {0}：multi_row_fields 指定了 {1}，但它不是 {2} 的列表或映射字段"),
     ("name list (array) or map properties of the table's schema", "请指定表结构中的列表（数组）或映射属性"),
-    ("the sub-columns of {} named in the second ##var row ({}) are not its fields in order: multi-level titles are read by position only", "第二个 ##var 行中为 {0} 命名的子列（{1}）与它的字段顺序不符：多级标题只按位置读取"),
+    ("the sub-columns of {} named in the sub-header row (##var or ##+: {}) are not its fields in order: multi-level titles are read by position only", "子表头行（##var 或 ##+：{1}）中为 {0} 命名的子列与它的字段顺序不符：多级标题只按位置读取"),
     ("add a row: {} in column {}, its value in column {}", "添加一行：{1} 列写 {0}，{2} 列写它的值"),
     ("column {} has no header, so its {} value is not exported", "{0} 列没有表头，所以它的 {1} 个值不会导出"),
     // validate/

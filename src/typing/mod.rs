@@ -741,7 +741,7 @@ fn map_columns(
                     Some(&f.name),
                     Some(&names.join(" | ")),
                     format!(
-                        "the sub-columns of {:?} named in the second ##var row ({}) are not its fields in order: multi-level titles are read by position only",
+                        "the sub-columns of {:?} named in the sub-header row (##var or ##+: {}) are not its fields in order: multi-level titles are read by position only",
                         f.name,
                         names.join(" | ")
                     ),
