@@ -5,11 +5,12 @@
 //! A commit builds the whole new folder as a hidden sibling, `.<name>.gentable-new`, then swaps the two
 //! folders in one step:
 //!
-//! 1. **Stage.** Every file of the old folder that stays (unchanged outputs, Unity `.meta` files, the user's
-//!    files) is hard-linked into the staging folder, so its inode and modification time do not change
-//!    (Unity and the build cache see the same file); changed outputs are written there; stale outputs are
-//!    left out. Symbolic links are recreated as links. Folders the user's tools own (`target/`,
-//!    `node_modules/`, `bin/`, `obj/`, `dist/`) are not walked.
+//! 1. **Stage.** Changed outputs are written into the staging folder as the build renders them
+//!    ([`Staging::write`]: a big data file is on disk, not in memory, while the next one is rendered); then
+//!    every file of the old folder that stays (unchanged outputs, Unity `.meta` files, the user's files) is
+//!    hard-linked there, so its inode and modification time do not change (Unity and the build cache see
+//!    the same file); stale outputs are left out. Symbolic links are recreated as links. Folders the user's
+//!    tools own (`target/`, `node_modules/`, `bin/`, `obj/`, `dist/`) are not walked.
 //! 2. **Journal.** `.<name>.gentable-moved` lists those tool folders; it is written once staging is complete,
 //!    so its existence says the staging folder is complete.
 //! 3. **Move** each tool folder into the staging folder (a rename: instant, whatever its size).
@@ -18,6 +19,9 @@
 //!    Elsewhere (or on a file system without it) the old folder is renamed to `.<name>.gentable-old` and the
 //!    staging folder into place; between those two renames the folder is briefly absent.
 //! 5. **Clean up**: the journal, then the old tree.
+//!
+//! A build killed or failing while it renders leaves a staging folder without a journal: it is removed
+//! (by [`Staging`]'s drop, or by the next [`recover`]), and the generated folder was never touched.
 //!
 //! [`recover`] runs before every commit (and every build, under the project lock): with a journal it moves
 //! back any tool folder still in the staging folder, rolls a half-done fallback swap forward (the staging
@@ -41,6 +45,7 @@ use std::collections::BTreeSet;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// The hidden siblings of the generated folder `dir`: (staging folder, fallback old folder, journal).
 pub fn siblings(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
@@ -128,91 +133,137 @@ fn read_journal(path: &Path) -> Option<Vec<String>> {
     )
 }
 
-/// What the new generated folder holds: `write` are the files to write (relative, `/`), `drop` the stale
-/// ones of the old folder to leave out. Every other file of the old folder stays.
-pub struct NewState<'a> {
-    pub write: Vec<(&'a str, &'a [u8])>,
-    pub drop: BTreeSet<&'a str>,
+/// A commit in progress on the generated folder: the build writes each changed output into the staging
+/// folder as soon as it is rendered ([`Staging::write`], step 1's writing), then [`Staging::finish`] carries
+/// the files that stay and swaps (steps 1 to 5). Dropped without `finish` (a build that failed while
+/// rendering), it removes the staging folder: the generated folder was never touched.
+pub struct Staging {
+    /// The generated folder (a symbolic link to a folder resolved: the folder it points at is swapped).
+    dir: PathBuf,
+    staging: PathBuf,
+    journal: PathBuf,
+    /// Whether the staging folder exists yet (it is made on the first write, so that a build that changes
+    /// nothing never touches anything).
+    created: Mutex<bool>,
+    /// `finish` has not run: dropping removes the staging folder.
+    open: bool,
 }
 
-/// Commit `state` to `dir` (see the module docs). On error the generated folder is unchanged.
-pub fn commit(dir: &Path, state: &NewState) -> io::Result<()> {
-    // A generated folder that is a symbolic link: swap the folder it points at, keep the link.
-    let real;
-    let dir = match dir.symlink_metadata() {
-        Ok(m) if m.file_type().is_symlink() => {
-            real = dir.canonicalize()?;
-            real.as_path()
-        }
-        _ => dir,
-    };
-    recover(dir)?;
-    let (staging, _, journal) = siblings(dir);
-    match stage_and_swap(dir, &staging, &journal, state) {
-        Ok(()) => {
-            // The new state is in place: what is left is cleaning up, which the next build finishes if
-            // this one cannot (so a failing step here is not an error of the commit).
-            let _ = checkpoint("swapped");
-            let _ = std::fs::remove_file(&journal);
-            let _ = checkpoint("journal removed");
-            let _ = std::fs::remove_dir_all(&staging);
-            let _ = checkpoint("old tree removed");
-            Ok(())
-        }
-        Err(e) => {
-            // Undo: tool folders back, staging and journal gone. The old folder was never changed.
-            let _ = recover(dir);
-            Err(e)
-        }
+impl Staging {
+    /// Start a commit of `dir`: what an earlier commit left behind is completed or removed first
+    /// ([`recover`]). Nothing is created until the first [`Staging::write`].
+    pub fn begin(dir: &Path) -> io::Result<Staging> {
+        // A generated folder that is a symbolic link: swap the folder it points at, keep the link.
+        let dir = match dir.symlink_metadata() {
+            Ok(m) if m.file_type().is_symlink() => dir.canonicalize()?,
+            _ => dir.to_path_buf(),
+        };
+        recover(&dir)?;
+        let (staging, _, journal) = siblings(&dir);
+        Ok(Staging {
+            dir,
+            staging,
+            journal,
+            created: Mutex::new(false),
+            open: true,
+        })
     }
-}
 
-/// Steps 1 to 4 of the module docs; `Ok` once the new tree is in place.
-fn stage_and_swap(dir: &Path, staging: &Path, journal: &Path, state: &NewState) -> io::Result<()> {
-    let existed = dir.is_dir();
-    // A folder where an output file must go is the user's: refuse instead of deleting it.
-    for (rel, _) in &state.write {
-        if dir.join(rel).is_dir() {
+    /// Make the staging folder (once), with the generated folder's permissions.
+    fn create(&self) -> io::Result<()> {
+        // A thread that panicked while holding the lock left the flag consistent.
+        let mut created = self.created.lock().unwrap_or_else(|e| e.into_inner());
+        if !*created {
+            std::fs::create_dir_all(&self.staging)?;
+            if let Ok(m) = std::fs::metadata(&self.dir) {
+                if m.is_dir() {
+                    let _ = std::fs::set_permissions(&self.staging, m.permissions());
+                }
+            }
+            checkpoint("staging folder created")?;
+            *created = true;
+        }
+        Ok(())
+    }
+
+    /// Write the new content of the output `rel` (relative, `/`) into the staging folder. Safe to call from
+    /// several threads at once, for distinct `rel`. A folder of the generated folder where the file must go
+    /// is the user's: refused (the commit then fails and changes nothing).
+    pub fn write(&self, rel: &str, bytes: &[u8]) -> io::Result<()> {
+        let at = self.dir.join(rel);
+        if at.is_dir() {
             return Err(io::Error::other(format!(
                 "{} is a folder, but gentable writes a file there; move the folder away",
-                dir.join(rel).display()
+                at.display()
             )));
         }
-    }
-    std::fs::create_dir_all(staging)?;
-    if existed {
-        if let Ok(m) = std::fs::metadata(dir) {
-            let _ = std::fs::set_permissions(staging, m.permissions());
-        }
-    }
-    checkpoint("staging folder created")?;
-    let written: BTreeSet<&str> = state.write.iter().map(|(r, _)| *r).collect();
-    let mut tools = vec![];
-    if existed {
-        carry(dir, staging, "", &written, &state.drop, &mut tools)?;
-    }
-    for (rel, bytes) in &state.write {
-        let path = staging.join(rel);
+        self.create()?;
+        let path = self.staging.join(rel);
         if let Some(p) = path.parent() {
             std::fs::create_dir_all(p)?;
         }
         std::fs::write(&path, bytes)?;
-        checkpoint(&format!("wrote {rel}"))?;
+        checkpoint(&format!("wrote {rel}"))
     }
-    // The journal says: staging is complete, these tool folders move.
-    let tmp = journal.with_extension("tmp");
-    std::fs::write(&tmp, tools.join("\n") + "\n")?;
-    std::fs::rename(&tmp, journal)?;
-    checkpoint("journal written")?;
-    for rel in &tools {
-        std::fs::rename(dir.join(rel), staging.join(rel))?;
-        checkpoint(&format!("moved {rel}"))?;
+
+    /// Complete the commit (see the module docs): every file of the old folder that is neither in
+    /// `written` (already in the staging folder) nor in `drop` (stale outputs) is carried over, then the
+    /// folders are swapped. On error the generated folder is unchanged.
+    pub fn finish(mut self, written: &BTreeSet<&str>, drop: &BTreeSet<&str>) -> io::Result<()> {
+        self.open = false;
+        match self.carry_and_swap(written, drop) {
+            Ok(()) => {
+                // The new state is in place: what is left is cleaning up, which the next build finishes if
+                // this one cannot (so a failing step here is not an error of the commit).
+                let _ = checkpoint("swapped");
+                let _ = std::fs::remove_file(&self.journal);
+                let _ = checkpoint("journal removed");
+                let _ = std::fs::remove_dir_all(&self.staging);
+                let _ = checkpoint("old tree removed");
+                Ok(())
+            }
+            Err(e) => {
+                // Undo: tool folders back, staging and journal gone. The old folder was never changed.
+                let _ = recover(&self.dir);
+                Err(e)
+            }
+        }
     }
-    checkpoint("before the swap")?;
-    if existed {
-        swap(dir, staging)
-    } else {
-        std::fs::rename(staging, dir)
+
+    /// Steps 1 to 4 of the module docs, once the changed files are written; `Ok` once the new tree is in
+    /// place.
+    fn carry_and_swap(&self, written: &BTreeSet<&str>, drop: &BTreeSet<&str>) -> io::Result<()> {
+        let (dir, staging, journal) = (&self.dir, &self.staging, &self.journal);
+        let existed = dir.is_dir();
+        self.create()?;
+        let mut tools = vec![];
+        if existed {
+            carry(dir, staging, "", written, drop, &mut tools)?;
+        }
+        // The journal says: staging is complete, these tool folders move.
+        let tmp = journal.with_extension("tmp");
+        std::fs::write(&tmp, tools.join("\n") + "\n")?;
+        std::fs::rename(&tmp, journal)?;
+        checkpoint("journal written")?;
+        for rel in &tools {
+            std::fs::rename(dir.join(rel), staging.join(rel))?;
+            checkpoint(&format!("moved {rel}"))?;
+        }
+        checkpoint("before the swap")?;
+        if existed {
+            swap(dir, staging)
+        } else {
+            std::fs::rename(staging, dir)
+        }
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        // A commit that never finished: no journal was written, so this removes the staging folder.
+        if self.open {
+            let _ = recover(&self.dir);
+        }
     }
 }
 

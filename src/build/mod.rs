@@ -21,15 +21,16 @@ mod manifest;
 pub mod outputs;
 mod owned;
 pub mod plan;
+mod sink;
 mod stages;
 pub mod write;
 
 pub use context::Context;
-pub use outputs::{canonical_data, generate};
+pub use outputs::generate;
 pub use owned::OWNED;
 pub use plan::{Plan, UpToDate};
 pub use stages::Validated;
-pub use write::{stale, write, Changes, Scope};
+pub use write::{stale, write, Changes, Scope, Sink};
 
 use crate::config::Loaded;
 use crate::diag::lang::Lang;
@@ -293,9 +294,31 @@ pub fn run(req: &Request) -> Outcome {
         return out;
     }
     ctx.stage("generating", 0);
-    let files = match generate(&loaded, &validated) {
-        Ok(f) => f,
+    // Each output is compared with generated/ as soon as it is rendered; a build writes the changed ones
+    // into the commit's staging folder at once (never generated/ itself), `build --check` nothing.
+    let known = check.as_ref().map(|c| &c.manifest.outputs);
+    let sink = if req.action == Action::Check {
+        Sink::check(&dir, Scope::default())
+    } else {
+        let scope = Scope {
+            known,
+            complete: validated.partial.is_none(),
+        };
+        match Sink::stage(&dir, scope) {
+            Ok(s) => s,
+            Err(e) => {
+                ctx.finish();
+                out.err(format!("error: cannot write {}: {e}\n", dir.display()));
+                out.exit_code = 2;
+                return out;
+            }
+        }
+    };
+    match outputs::stream(&loaded, &validated, &sink) {
+        Ok(()) => {}
         Err(e) => {
+            // What the sink staged is removed: generated/ is unchanged.
+            drop(sink);
             // An emitter refused the project (two names that become one identifier, a reserved type name):
             // a schema problem, reported like every other diagnostic so CI annotations show it.
             ctx.finish();
@@ -318,9 +341,9 @@ pub fn run(req: &Request) -> Outcome {
             out.exit_code = exit_code(&d.items);
             return out;
         }
-    };
+    }
     if req.action == Action::Check {
-        let c = stale(&dir, &files, Scope::default());
+        let c = sink.changes();
         ctx.finish();
         if c.written.is_empty() && c.removed.is_empty() {
             if !req.quiet {
@@ -381,15 +404,7 @@ pub fn run(req: &Request) -> Outcome {
         out.exit_code = exit_code(&stale_diags.items);
         return out;
     }
-    let known = check.as_ref().map(|c| &c.manifest.outputs);
-    let written = write::commit(
-        &loaded,
-        &validated,
-        &files,
-        diags.items.is_empty(),
-        known,
-        &ctx,
-    );
+    let written = write::commit(&loaded, &validated, sink, diags.items.is_empty(), &ctx);
     ctx.finish();
     match written {
         Ok(c) => {

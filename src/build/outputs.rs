@@ -1,7 +1,10 @@
-//! The outputs of a validated project: RFC 8785 canonical data and its content hash ([`canonical_data`]), and
-//! every emitter's files ([`generate`]), all rendered in memory before anything is written.
+//! The outputs of a validated project: RFC 8785 canonical data and its content hash, binary data files, and
+//! every emitter's files ([`stream`]), each given to a [`Sink`] as soon as it is rendered (a build's sink
+//! writes the changed ones into the commit's staging folder at once, so the big data files are never all in
+//! memory together); [`generate`] collects them in memory instead.
 
 use super::plan::Partial;
+use super::sink::Sink;
 use super::stages::Validated;
 use crate::config::{DataFormat, Loaded};
 use crate::emit::{self, data, EmitContext, Files, Outputs};
@@ -10,32 +13,41 @@ use crate::ir::Project;
 use crate::schema::SchemaSet;
 use anyhow::Context as _;
 use rayon::prelude::*;
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::time::Instant;
 
-/// The data of one output folder: its files, its content hash and every table's `dataHash`.
+/// The hashes of one data folder: its content hash and every table's `dataHash`.
 pub struct Data {
-    /// `<dir>/<Table>.json` of the tables rendered, and `<dir>/content-hash.txt`.
-    pub files: Files,
     /// The content hash of the folder's tables (64 hex digits).
     pub hash: String,
     /// Per table (every table of the project, rendered or recorded): the BLAKE3 of its canonical data.
     pub data_hashes: BTreeMap<String, String>,
 }
 
-/// The data files of `project` under the folder `dir` (`data`, or `data/<output>` for an output with export
-/// groups: [`crate::emit::data::json`], one row per line) and their content hash. In a one-table rebuild
-/// (`partial`), only the rebuilt tables' data is rendered, and the content hash takes the other tables' data
-/// digests from the manifest ([`super::cache::TableRecord::data`], which is what
-/// [`canonical::content_hash_of_digests`] hashes).
-pub fn canonical_data(
+/// Where one data folder's files go: `<dir>/<Table>.json` (when `json`) and `<dir>/content-hash.txt`, and
+/// each table's binary data file as `<folder>/<Table>.bytes` for every folder of `binary`.
+struct Folder<'a> {
+    dir: &'a str,
+    json: bool,
+    binary: Vec<String>,
+}
+
+/// Render the data files of `project` into `sink` (see [`Folder`]), table by table on all cores, each file
+/// given to the sink as soon as it is rendered (so they are never all in memory), and return their hashes.
+/// The JSON files are RFC 8785 canonical data, one row per line ([`crate::emit::data::json`]); a table's
+/// binary body ([`data::binary::encode_body`]) is encoded while its JSON is rendered, and sealed with the
+/// JSON's digest. In a one-table rebuild (`partial`), only the rebuilt tables' data is rendered (binary
+/// files: the tables of `only`), and the content hash takes the other tables' data digests from the
+/// manifest ([`super::cache::TableRecord::data`], which is what [`canonical::content_hash_of_digests`]
+/// hashes).
+fn data_folder(
     project: &Project,
     schema_set: &SchemaSet,
-    dir: &str,
     partial: Option<&Partial>,
-) -> Data {
-    // (path, data file if rendered, data digest, schema digest) per table.
-    type Part = (String, Option<String>, [u8; 32], [u8; 32]);
+    folder: &Folder,
+    sink: &Sink,
+) -> anyhow::Result<Data> {
+    let only = partial.map(|p| &p.only);
     let recorded: BTreeMap<&str, &[u8; 32]> = partial
         .map(|p| {
             p.base
@@ -46,7 +58,9 @@ pub fn canonical_data(
                 .collect()
         })
         .unwrap_or_default();
-    let parts: Vec<Part> = project
+    let dir = folder.dir;
+    // (data digest, schema digest) per table.
+    let parts: Vec<anyhow::Result<([u8; 32], [u8; 32])>> = project
         .tables
         .par_iter()
         .with_max_len(1)
@@ -58,23 +72,37 @@ pub fn canonical_data(
                     .unwrap_or(&serde_json::Value::Null),
             );
             let schema = *blake3::hash(schema.as_bytes()).as_bytes();
-            let path = format!("{dir}/{}.json", t.name);
-            match recorded.get(t.name.as_str()) {
-                Some(d) => (path, None, **d, schema),
-                None => {
-                    let layout = data::schema_hash(project, t);
-                    let (text, d) = data::json::render(project, t, &layout);
-                    (path, Some(text), d, schema)
+            if let Some(d) = recorded.get(t.name.as_str()) {
+                return Ok((**d, schema));
+            }
+            let layout = data::schema_hash(project, t);
+            let binary = !folder.binary.is_empty() && only.is_none_or(|o| o.contains(&t.name));
+            // The body does not depend on the data hash (only the header does): encoded meanwhile.
+            let ((text, d), body) = rayon::join(
+                || data::json::render(project, t, &layout),
+                || binary.then(|| data::binary::encode_body(project, t)),
+            );
+            if folder.json {
+                sink.put(&format!("{dir}/{}.json", t.name), text.as_bytes());
+            }
+            drop(text);
+            if let Some(body) = body {
+                let data_hash = blake3::Hash::from_bytes(d).to_hex();
+                let bytes = body
+                    .and_then(|b| data::binary::seal(&b, data_hash.as_str(), &layout))
+                    .with_context(|| format!("table {}", t.name))?;
+                for b in &folder.binary {
+                    sink.put(&format!("{b}/{}.bytes", t.name), &bytes);
                 }
             }
+            Ok((d, schema))
         })
         .collect();
-    let mut digests: Vec<(String, [u8; 32], [u8; 32])> = project
-        .tables
-        .iter()
-        .zip(&parts)
-        .map(|(t, (_, _, d, s))| (t.name.clone(), *d, *s))
-        .collect();
+    let mut digests: Vec<(String, [u8; 32], [u8; 32])> = vec![];
+    for (t, part) in project.tables.iter().zip(parts) {
+        let (d, s) = part?;
+        digests.push((t.name.clone(), d, s));
+    }
     let data_hashes = digests
         .iter()
         .map(|(n, d, _)| (n.clone(), blake3::Hash::from_bytes(*d).to_hex().to_string()))
@@ -82,16 +110,11 @@ pub fn canonical_data(
     shared_schema_digests(project, schema_set, &mut digests);
     let hash =
         canonical::content_hash_of_digests(digests.iter().map(|(n, d, s)| (n.as_str(), *d, *s)));
-    let mut files: Files = parts
-        .into_iter()
-        .filter_map(|(path, data, _, _)| Some((path, data?)))
-        .collect();
-    files.insert(format!("{dir}/content-hash.txt"), format!("{hash}\n"));
-    Data {
-        files,
-        hash,
-        data_hashes,
-    }
+    sink.put(
+        &format!("{dir}/content-hash.txt"),
+        format!("{hash}\n").as_bytes(),
+    );
+    Ok(Data { hash, data_hashes })
 }
 
 /// The content-hash parts of the schema files no table of `project` uses (their definitions shape every
@@ -117,72 +140,21 @@ fn shared_schema_digests(
     }
 }
 
-/// The binary data files (docs/data-format.md §3) of the tables of `project` that this build renders (every
-/// table, or a one-table rebuild's `only`), under the folder `dir`, encoded on all cores. `bodies`: the
-/// tables' encoded bodies when `project` is the one they were encoded from ([`binary_bodies`]), so only the
-/// header is added here.
-fn binary_files(
-    project: &Project,
-    data_hashes: &BTreeMap<String, String>,
-    dir: &str,
-    only: Option<&BTreeSet<String>>,
-    bodies: Option<&Bodies>,
-) -> anyhow::Result<Outputs> {
-    rendered(project, only)
-        .map(|t| {
-            let data_hash = data_hashes
-                .get(&t.name)
-                .with_context(|| format!("no data hash for table {}", t.name))?;
-            let schema_hash = data::schema_hash(project, t);
-            let bytes = match bodies.and_then(|b| b.get(&t.name)) {
-                Some(body) => data::binary::seal(body, data_hash, &schema_hash),
-                None => data::binary::encode(project, t, data_hash, &schema_hash),
-            }
-            .with_context(|| format!("table {}", t.name))?;
-            Ok((format!("{dir}/{}.bytes", t.name), bytes))
-        })
-        .collect()
-}
-
-/// The tables of `project` this build renders (every table, or a one-table rebuild's `only`), one per task.
-fn rendered<'a>(
-    project: &'a Project,
-    only: Option<&'a BTreeSet<String>>,
-) -> impl ParallelIterator<Item = &'a crate::ir::Table> {
-    project
-        .tables
-        .par_iter()
-        .with_max_len(1)
-        .filter(move |t| only.is_none_or(|o| o.contains(&t.name)))
-}
-
-/// Per table name, the body of its binary data file ([`data::binary::encode_body`]).
-type Bodies = BTreeMap<String, Vec<u8>>;
-
-/// The binary bodies of the tables of `project` this build renders, on all cores.
-fn binary_bodies(project: &Project, only: Option<&BTreeSet<String>>) -> anyhow::Result<Bodies> {
-    rendered(project, only)
-        .map(|t| {
-            let body = data::binary::encode_body(project, t)
-                .with_context(|| format!("table {}", t.name))?;
-            Ok((t.name.clone(), body))
-        })
-        .collect()
-}
-
-/// Text files as build outputs.
-fn bytes(files: Files) -> Outputs {
-    files
-        .into_iter()
-        .map(|(k, v)| (k, v.into_bytes()))
-        .collect()
-}
-
-/// Render every output file in memory. An output that selects export groups (`[rust|csharp|typescript]
-/// groups`) is emitted from the project filtered to them, with its own data under `data/<output>/` and its
-/// own content hash (see [`crate::emit::groups`]). The Rust crate embeds its data as binary files under
-/// `rust/data/` ([`crate::emit::rust`]).
+/// Render every output file in memory ([`stream`] into a [`Sink::collect`] sink), for tests and tools; a
+/// build streams them into the generated folder's staging folder instead.
 pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Outputs> {
+    let sink = Sink::collect();
+    stream(loaded, l, &sink)?;
+    Ok(sink.into_outputs())
+}
+
+/// Render every output file into `sink`, each as soon as it is rendered: first the whole project's data
+/// files (table by table on all cores), then the three emitters concurrently. An output that selects
+/// export groups (`[rust|csharp|typescript] groups`) is emitted from the project filtered to them, with its
+/// own data under `data/<output>/` and its own content hash (see [`crate::emit::groups`]). The Rust crate
+/// embeds its data as binary files under `rust/data/` ([`crate::emit::rust`]). `Err` lists every output's
+/// problems (then the caller drops the sink, and nothing it staged is committed).
+pub(crate) fn stream(loaded: &Loaded, l: &Validated, sink: &Sink) -> anyhow::Result<()> {
     let c = &loaded.config;
     // A one-table rebuild renders the rebuilt tables' files and the shared ones ([`super::plan`]).
     let only = l.partial.as_ref().map(|p| &p.only);
@@ -259,84 +231,77 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Outputs> {
             emit::typescript::emit,
         ),
     ];
-    // The whole project's canonical data, and meanwhile the bodies of its binary files when the Rust crate
-    // (which embeds them) or an output reading `data/` in binary has no groups: the body does not depend
-    // on the data hash, only the header does.
-    let binary_data = outputs
+    // The whole project's data. `generated/data/` always holds the JSON, and the binary files too when an
+    // output without groups reads that folder in binary; the Rust crate without groups embeds the same
+    // binary files (sealed once, given to the sink under both names).
+    let mut binary = vec![];
+    if outputs
         .iter()
-        .any(|o| o.groups.is_none() && o.formats.contains(&DataFormat::Binary));
-    let wants_bodies = binary_data
-        || outputs
-            .iter()
-            .any(|o| o.name == "rust" && o.groups.is_none());
+        .any(|o| o.groups.is_none() && o.formats.contains(&DataFormat::Binary))
+    {
+        binary.push("data".to_string());
+    }
+    if outputs
+        .iter()
+        .any(|o| o.name == "rust" && o.groups.is_none())
+    {
+        binary.push("rust/data".to_string());
+    }
     let started = Instant::now();
-    let (mut whole, bodies) = rayon::join(
-        || canonical_data(base, &l.schema_set, "data", l.partial.as_ref()),
-        || {
-            if wants_bodies {
-                binary_bodies(base, only)
-            } else {
-                Ok(Bodies::new())
-            }
+    let whole = data_folder(
+        base,
+        &l.schema_set,
+        l.partial.as_ref(),
+        &Folder {
+            dir: "data",
+            json: true,
+            binary,
         },
-    );
-    let bodies = bodies?;
-    // The canonical data's time includes the binary bodies encoded meanwhile.
+        sink,
+    )?;
     if timings {
         eprintln!(
             "gentable:   canonical data {:.1} ms",
             started.elapsed().as_secs_f64() * 1e3
         );
     }
-    // `generated/data/` always holds the JSON (the whole project's canonical data), and the binary files too
-    // when an output without groups reads that folder in binary.
-    let mut files = bytes(std::mem::take(&mut whole.files));
-    if binary_data {
-        files.extend(binary_files(
-            base,
-            &whole.data_hashes,
-            "data",
-            only,
-            Some(&bodies),
-        )?);
-    }
-    // The three emitters run concurrently; their files are merged in the fixed order above.
-    let parts: Vec<anyhow::Result<Outputs>> = outputs
+    // The three emitters run concurrently; their problems are reported in the fixed order above.
+    let parts: Vec<anyhow::Result<()>> = outputs
         .par_iter()
         .with_max_len(1)
-        .map(|o| -> anyhow::Result<Outputs> {
+        .map(|o| -> anyhow::Result<()> {
             let started = Instant::now();
             let name = o.name;
             let filtered;
             let own;
-            let (project, data, mut files) = match &o.groups {
-                None => (base, &whole, Outputs::new()),
+            let (project, data) = match &o.groups {
+                None => (base, &whole),
                 Some(groups) => {
                     filtered = crate::emit::groups::filter(base, Some(&groups[..]), &o.tags)?;
-                    let mut d = canonical_data(
+                    let dir = format!("data/{name}");
+                    let mut binary = vec![];
+                    if o.formats.contains(&DataFormat::Binary) {
+                        binary.push(dir.clone());
+                    }
+                    // The Rust crate embeds the binary files of its own data.
+                    if name == "rust" {
+                        binary.push("rust/data".to_string());
+                    }
+                    own = data_folder(
                         &filtered,
                         &l.schema_set,
-                        &format!("data/{name}"),
                         l.partial.as_ref(),
-                    );
-                    let mut files = bytes(std::mem::take(&mut d.files));
-                    if !o.formats.contains(&DataFormat::Json) {
-                        files.retain(|path, _| !path.ends_with(".json"));
-                    }
-                    if o.formats.contains(&DataFormat::Binary) {
-                        files.extend(binary_files(
-                            &filtered,
-                            &d.data_hashes,
-                            &format!("data/{name}"),
-                            only,
-                            None,
-                        )?);
-                    }
-                    own = d;
-                    (&filtered, &own, files)
+                        &Folder {
+                            dir: &dir,
+                            json: o.formats.contains(&DataFormat::Json),
+                            binary,
+                        },
+                        sink,
+                    )?;
+                    (&filtered, &own)
                 }
             };
-            files.extend(bytes((o.emit)(&EmitContext {
+            let files = (o.emit)(&EmitContext {
                 project,
                 config: c,
                 content_hash: &data.hash,
@@ -344,44 +309,39 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Outputs> {
                 data_hashes: &data.data_hashes,
                 root: &loaded.root,
                 only,
-            })?));
-            if name == "rust" {
-                // The bodies were encoded from the whole project: only an output without groups uses them.
-                let bodies = o.groups.is_none().then_some(&bodies);
-                files.extend(binary_files(
-                    project,
-                    &data.data_hashes,
-                    "rust/data",
-                    only,
-                    bodies,
-                )?);
-            }
+            })?;
+            files
+                .par_iter()
+                .for_each(|(path, text)| sink.put(path, text.as_bytes()));
             if timings {
                 eprintln!(
                     "gentable:   {name} {:.1} ms",
                     started.elapsed().as_secs_f64() * 1e3
                 );
             }
-            Ok(files)
+            Ok(())
         })
         .collect();
     // Every output's problems at once (a name that clashes in Rust and in C# is two lines).
     let mut errors = crate::emit::front::Errors::default();
     for part in parts {
-        files.extend(errors.take(part).unwrap_or_default());
+        errors.take(part);
     }
     errors.finish()?;
-    check_paths(&files)?;
-    Ok(files)
+    check_paths(&sink.names(), &sink.problems())
 }
 
-/// Every path of `files` must be a made file name under the generated folder, distinct from every other on
-/// a case- or normalisation-insensitive file system ([`crate::naming::files`]). The names are made safe
-/// where they are made (table names are checked, identifiers are ASCII); this is the last guard before
-/// anything is written.
-fn check_paths(files: &Outputs) -> anyhow::Result<()> {
+/// Every path given to the sink (`names`, in name order) must be a made file name under the generated
+/// folder, distinct from every other on a case- or normalisation-insensitive file system
+/// ([`crate::naming::files`]), and given once (`twice`: those given more than once). The names are made safe
+/// where they are made (table names are checked, identifiers are ASCII); this is the last guard before the
+/// commit (the sink never writes a path that fails [`crate::naming::files::path_problem`]).
+fn check_paths(names: &[String], twice: &[String]) -> anyhow::Result<()> {
+    if let Some(path) = twice.first() {
+        anyhow::bail!("two generated files are both {path}; rename a table or type");
+    }
     let mut seen: std::collections::HashMap<String, &str> = std::collections::HashMap::new();
-    for rel in files.keys() {
+    for rel in names {
         if let Some(why) = crate::naming::files::path_problem(rel) {
             anyhow::bail!("refusing to write {rel:?}: {why}");
         }

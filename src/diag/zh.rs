@@ -725,6 +725,7 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("pid {}, {}", "进程 {0}，{1}"),
     ("cannot complete what an interrupted build left beside {}: {e}", "无法完成被中断的构建在 {0} 旁留下的工作：{1}"),
     ("refusing to write {}: {t}", "拒绝写入 {0}：{1}"),
+    ("two generated files are both {}; rename a table or type", "两个生成的文件都是 {0}；请重命名表或类型"),
     ("the generated files {} and {} would be one file on Windows and macOS (they differ only in case); rename the table or type one of them comes from", "生成的文件 {0} 和 {1} 在 Windows 和 macOS 上会是同一个文件（只差大小写）；请重命名产生其中一个的表或类型"),
     ("rename the sheet or the file (or the [tables.<Name>] section that selects it) to a plain name", "把工作表或文件（或选择它的 [tables.<名称>] 小节）重命名为普通的名称"),
     ("it differs from the table {} only in case or Unicode normalisation: data/{}.json and data/{}.json are one file on Windows and macOS", "它与表 {0} 只差大小写或 Unicode 规范化形式：data/{1}.json 和 data/{2}.json 在 Windows 和 macOS 上是同一个文件"),
