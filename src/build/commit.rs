@@ -42,7 +42,7 @@ fn moved_whole(name: &str) -> bool {
     NOT_OWNED_DIRS.contains(&name) || matches!(name, ".git" | ".svn" | ".hg")
 }
 use std::collections::BTreeSet;
-use std::io;
+use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -186,10 +186,11 @@ impl Staging {
         Ok(())
     }
 
-    /// Write the new content of the output `rel` (relative, `/`) into the staging folder. Safe to call from
-    /// several threads at once, for distinct `rel`. A folder of the generated folder where the file must go
-    /// is the user's: refused (the commit then fails and changes nothing).
-    pub fn write(&self, rel: &str, bytes: &[u8]) -> io::Result<()> {
+    /// Write the new content of the output `rel` (relative, `/`), the bytes of `parts` one after the other,
+    /// into the staging folder. Safe to call from several threads at once, for distinct `rel`. A folder of
+    /// the generated folder where the file must go is the user's: refused (the commit then fails and changes
+    /// nothing).
+    pub fn write(&self, rel: &str, parts: &[&[u8]]) -> io::Result<()> {
         let at = self.dir.join(rel);
         if at.is_dir() {
             return Err(io::Error::other(format!(
@@ -202,7 +203,11 @@ impl Staging {
         if let Some(p) = path.parent() {
             std::fs::create_dir_all(p)?;
         }
-        std::fs::write(&path, bytes)?;
+        let mut f = std::fs::File::create(&path)?;
+        for p in parts {
+            f.write_all(p)?;
+        }
+        drop(f);
         checkpoint(&format!("wrote {rel}"))
     }
 

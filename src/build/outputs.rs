@@ -79,11 +79,12 @@ fn data_folder(
             let binary = !folder.binary.is_empty() && only.is_none_or(|o| o.contains(&t.name));
             // The body does not depend on the data hash (only the header does): encoded meanwhile.
             let ((text, d), body) = rayon::join(
-                || data::json::render(project, t, &layout),
+                || data::json::render_parts(project, t, &layout),
                 || binary.then(|| data::binary::encode_body(project, t)),
             );
             if folder.json {
-                sink.put(&format!("{dir}/{}.json", t.name), text.as_bytes());
+                let parts: Vec<&[u8]> = text.iter().map(|p| p.as_bytes()).collect();
+                sink.put_parts(&format!("{dir}/{}.json", t.name), &parts);
             }
             drop(text);
             if let Some(body) = body {

@@ -129,46 +129,53 @@ impl<'a> Sink<'a> {
     /// path gentable may not write ([`crate::naming::files::path_problem`]) is never written (the build
     /// refuses it before the commit).
     pub fn put(&self, rel: &str, bytes: &[u8]) {
+        self.put_parts(rel, &[bytes]);
+    }
+
+    /// [`Sink::put`] of the content that is `parts` one after the other (a big data file rendered in
+    /// chunks is never joined).
+    pub fn put_parts(&self, rel: &str, parts: &[&[u8]]) {
+        let len = parts.iter().map(|p| p.len() as u64).sum();
         let (scope, staging) = match &self.mode {
             Mode::Collect => {
                 let mut s = self.state();
                 let put = Put {
                     hash: [0; 32],
-                    len: bytes.len() as u64,
+                    len,
                     changed: true,
                 };
                 if s.files.insert(rel.to_string(), put).is_some() {
                     s.twice.push(rel.to_string());
                 }
-                s.collected.insert(rel.to_string(), bytes.to_vec());
+                s.collected.insert(rel.to_string(), parts.concat());
                 return;
             }
             Mode::Check(scope) => (scope, None),
             Mode::Stage(scope, staging) => (scope, Some(staging)),
         };
-        let hash = *blake3::hash(bytes).as_bytes();
+        let mut hasher = blake3::Hasher::new();
+        for p in parts {
+            hasher.update(p);
+        }
+        let hash = *hasher.finalize().as_bytes();
         let path = self.dir.join(rel);
-        let changed = !unchanged(&path, scope.known.and_then(|k| k.get(rel)), &hash, bytes);
+        let changed = !unchanged(&path, scope.known.and_then(|k| k.get(rel)), &hash, parts);
         let mut data_hash = None;
         if let Some(staging) = staging {
             if changed
                 && crate::naming::files::path_problem(rel).is_none()
                 && self.state().error.is_none()
             {
-                if let Err(e) = staging.write(rel, bytes) {
+                if let Err(e) = staging.write(rel, parts) {
                     self.state().error.get_or_insert(e);
                 }
             }
             if is_table_data(rel) {
-                data_hash = Some(header_data_hash(bytes));
+                data_hash = Some(header_data_hash(parts));
             }
         }
         let mut s = self.state();
-        let put = Put {
-            hash,
-            len: bytes.len() as u64,
-            changed,
-        };
+        let put = Put { hash, len, changed };
         if s.files.insert(rel.to_string(), put).is_some() {
             s.twice.push(rel.to_string());
         }
@@ -288,9 +295,9 @@ fn changes_of(dir: &Path, files: &BTreeMap<String, Put>, complete: bool) -> Chan
     c
 }
 
-/// Whether `path` holds `bytes` (BLAKE3 `hash`): its status and hash are those `known` recorded, or its
-/// bytes are the same (read in blocks, never the whole file at once).
-fn unchanged(path: &Path, known: Option<&Entry>, hash: &[u8; 32], bytes: &[u8]) -> bool {
+/// Whether `path` holds the content `parts` (BLAKE3 `hash`): its status and hash are those `known` recorded,
+/// or its bytes are the same (read in blocks, never the whole file at once).
+fn unchanged(path: &Path, known: Option<&Entry>, hash: &[u8; 32], parts: &[&[u8]]) -> bool {
     if let Some(e) = known {
         if e.stat.is_some() && e.stat == Stat::of(path) && e.hash == *hash {
             return true;
@@ -299,23 +306,41 @@ fn unchanged(path: &Path, known: Option<&Entry>, hash: &[u8; 32], bytes: &[u8]) 
     let Ok(mut f) = std::fs::File::open(path) else {
         return false;
     };
+    let len: u64 = parts.iter().map(|p| p.len() as u64).sum();
     match f.metadata() {
-        Ok(m) if m.is_file() && m.len() == bytes.len() as u64 => {}
+        Ok(m) if m.is_file() && m.len() == len => {}
         _ => return false,
     }
     let mut block = vec![0u8; 64 * 1024];
-    let mut at = 0;
+    // The content not compared yet: the rest of `parts[i]` from `at`, then the parts after it.
+    let (mut i, mut at) = (0, 0);
+    let next = |i: &mut usize, at: &mut usize| {
+        while parts.get(*i).is_some_and(|p| *at == p.len()) {
+            *i += 1;
+            *at = 0;
+        }
+    };
+    next(&mut i, &mut at);
     loop {
-        match f.read(&mut block) {
-            Ok(0) => return at == bytes.len(),
-            Ok(n) => {
-                if bytes.get(at..at + n) != Some(&block[..n]) {
-                    return false;
-                }
-                at += n;
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+        let n = match f.read(&mut block) {
+            // Everything read: equal if no content is left.
+            Ok(0) => return i == parts.len(),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(_) => return false,
+        };
+        let mut read = &block[..n];
+        while !read.is_empty() {
+            let Some(part) = parts.get(i) else {
+                return false;
+            };
+            let take = (part.len() - at).min(read.len());
+            if part[at..at + take] != read[..take] {
+                return false;
+            }
+            read = &read[take..];
+            at += take;
+            next(&mut i, &mut at);
         }
     }
 }
@@ -326,10 +351,20 @@ fn is_table_data(rel: &str) -> bool {
         .is_some_and(|n| n.ends_with(".json") && !n.contains('/'))
 }
 
-/// The `dataHash` in the header (first line) of a JSON data file, if it reads.
-fn header_data_hash(bytes: &[u8]) -> Option<String> {
-    let first = bytes.split(|b| *b == b'\n').next().unwrap_or_default();
-    let text = std::str::from_utf8(first).ok()?;
+/// The `dataHash` in the header (first line) of a JSON data file given as `parts`, if it reads. The header
+/// line is short: only the bytes up to the first line end are looked at.
+fn header_data_hash(parts: &[&[u8]]) -> Option<String> {
+    let mut first = vec![];
+    for p in parts {
+        match p.iter().position(|b| *b == b'\n') {
+            Some(end) => {
+                first.extend_from_slice(&p[..end]);
+                break;
+            }
+            None => first.extend_from_slice(p),
+        }
+    }
+    let text = std::str::from_utf8(&first).ok()?;
     crate::emit::data::json::header(text)
         .ok()
         .map(|h| h.data_hash)
@@ -377,6 +412,36 @@ mod tests {
             .collect();
         assert_eq!(left, vec![std::ffi::OsString::from("generated")]);
         assert!(!dir.join("data").exists());
+    }
+
+    #[test]
+    fn content_in_parts_compares_like_the_joined_bytes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("f");
+        let bytes: Vec<u8> = (0..150_000u32).map(|i| (i % 253) as u8).collect();
+        std::fs::write(&path, &bytes).unwrap();
+        let hash = *blake3::hash(&bytes).as_bytes();
+        for cuts in [
+            &[][..],
+            &[0, 0][..],
+            &[1][..],
+            &[65_536, 65_537][..],
+            &[149_999][..],
+        ] {
+            let mut parts: Vec<&[u8]> = vec![];
+            let mut from = 0;
+            for &c in cuts {
+                parts.push(&bytes[from..c.max(from)]);
+                from = c.max(from);
+            }
+            parts.push(&bytes[from..]);
+            parts.push(&[]);
+            assert!(unchanged(&path, None, &hash, &parts), "{cuts:?}");
+            let mut other = bytes.clone();
+            other[100_000] ^= 1;
+            assert!(!unchanged(&path, None, &hash, &[&other[..]]));
+            assert!(!unchanged(&path, None, &hash, &[&bytes[..1000]]));
+        }
     }
 
     #[test]

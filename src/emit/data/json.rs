@@ -37,21 +37,32 @@ pub struct Header {
 }
 
 /// The data file of `table` whose schema hash is `schema_hash`, and the BLAKE3 digest of its canonical
-/// bytes (the `dataHash` it carries). A table of more than [`canonical::CHUNK_ROWS`] rows is rendered in
-/// chunks on all cores (rayon), joined in order.
+/// bytes (the `dataHash` it carries): [`render_parts`] joined.
 pub fn render(project: &Project, table: &Table, schema_hash: &str) -> (String, [u8; 32]) {
+    let (parts, digest) = render_parts(project, table, schema_hash);
+    (parts.concat(), digest)
+}
+
+/// The data file of `table` as consecutive parts (the header line, the row lines in chunks, the closing
+/// line), never joined, so a big table's file is in memory once; and the BLAKE3 digest of its canonical
+/// bytes (the `dataHash` it carries). A table of more than [`canonical::CHUNK_ROWS`] rows is rendered in
+/// chunks on all cores (rayon), in order.
+pub fn render_parts(
+    project: &Project,
+    table: &Table,
+    schema_hash: &str,
+) -> (Vec<String>, [u8; 32]) {
     use rayon::prelude::*;
-    let mut out = String::new();
-    out.push_str("{\"gentable\":{\"dataHash\":\"");
-    let hash_at = out.len();
-    out.push_str(&"0".repeat(64));
-    out.push_str(&format!(
+    let mut head = String::new();
+    head.push_str("{\"gentable\":{\"dataHash\":\"");
+    let hash_at = head.len();
+    head.push_str(&"0".repeat(64));
+    head.push_str(&format!(
         "\",\"format\":{FORMAT},\"rowCount\":{},\"schemaHash\":\"{schema_hash}\",\"table\":",
         table.rows.len()
     ));
-    canonical::write_string(&mut out, &table.name);
-    out.push_str("},\"rows\":[\n");
-    let rows_at = out.len();
+    canonical::write_string(&mut head, &table.name);
+    head.push_str("},\"rows\":[\n");
     let order = canonical::jcs_order(&table.fields);
     let chunk = |rows: &[crate::ir::Row]| {
         let mut s = String::with_capacity(64 * rows.len());
@@ -61,38 +72,38 @@ pub fn render(project: &Project, table: &Table, schema_hash: &str) -> (String, [
         }
         s
     };
-    if table.rows.len() > canonical::CHUNK_ROWS {
-        let parts: Vec<String> = table
+    let mut parts: Vec<String> = if table.rows.len() > canonical::CHUNK_ROWS {
+        table
             .rows
             .par_chunks(canonical::CHUNK_ROWS)
             .map(chunk)
-            .collect();
-        out.reserve(parts.iter().map(String::len).sum::<usize>() + 4);
-        for p in parts {
-            out.push_str(&p);
-        }
+            .collect()
     } else {
-        out.push_str(&chunk(&table.rows));
-    }
+        vec![chunk(&table.rows)]
+    };
+    parts.retain(|p| !p.is_empty());
     // The last row has no comma.
-    if out.len() > rows_at {
-        out.truncate(out.len() - 2);
-        out.push('\n');
+    if let Some(last) = parts.last_mut() {
+        last.truncate(last.len() - 2);
+        last.push('\n');
     }
-    let digest = digest_of_rows(&out[rows_at..]);
+    let digest = digest_of_rows(&parts);
     let hex = blake3::Hash::from_bytes(digest).to_hex();
-    out.replace_range(hash_at..hash_at + 64, hex.as_str());
-    out.push_str("]}\n");
-    (out, digest)
+    head.replace_range(hash_at..hash_at + 64, hex.as_str());
+    parts.insert(0, head);
+    parts.push("]}\n".to_string());
+    (parts, digest)
 }
 
-/// BLAKE3 of the canonical bytes of the row lines `rows` (each ending in `\n`): `[`, the lines without
-/// their line ends, `]`, hashed without building them.
-fn digest_of_rows(rows: &str) -> [u8; 32] {
+/// BLAKE3 of the canonical bytes of the row lines in `parts` (each part whole lines, each ending in `\n`):
+/// `[`, the lines without their line ends, `]`, hashed without building them.
+fn digest_of_rows(parts: &[String]) -> [u8; 32] {
     let mut h = blake3::Hasher::new();
     h.update(b"[");
-    for line in rows.split_terminator('\n') {
-        h.update(line.as_bytes());
+    for part in parts {
+        for line in part.split_terminator('\n') {
+            h.update(line.as_bytes());
+        }
     }
     h.update(b"]");
     *h.finalize().as_bytes()
