@@ -26,7 +26,7 @@ mod stages;
 pub mod write;
 
 pub use context::Context;
-pub use outputs::generate;
+pub use outputs::{generate, stream};
 pub use owned::OWNED;
 pub use plan::{Plan, UpToDate};
 pub use stages::Validated;
@@ -314,7 +314,7 @@ pub fn run(req: &Request) -> Outcome {
             }
         }
     };
-    match outputs::stream(&loaded, &validated, &sink) {
+    match stream(&loaded, &validated, &sink) {
         Ok(()) => {}
         Err(e) => {
             // What the sink staged is removed: generated/ is unchanged.

@@ -155,7 +155,7 @@ pub fn generate(loaded: &Loaded, l: &Validated) -> anyhow::Result<Outputs> {
 /// own data under `data/<output>/` and its own content hash (see [`crate::emit::groups`]). The Rust crate
 /// embeds its data as binary files under `rust/data/` ([`crate::emit::rust`]). `Err` lists every output's
 /// problems (then the caller drops the sink, and nothing it staged is committed).
-pub(crate) fn stream(loaded: &Loaded, l: &Validated, sink: &Sink) -> anyhow::Result<()> {
+pub fn stream(loaded: &Loaded, l: &Validated, sink: &Sink) -> anyhow::Result<()> {
     let c = &loaded.config;
     // A one-table rebuild renders the rebuilt tables' files and the shared ones ([`super::plan`]).
     let only = l.partial.as_ref().map(|p| &p.only);
