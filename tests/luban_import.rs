@@ -446,6 +446,13 @@ fn luban_example_project_imports_builds_and_matches_lubans_export() {
     assert_eq!(equal, EQUAL, "the set of tables equal to Luban's export changed: update EQUAL, the README and docs/migrating-from-luban.md");
 }
 
+/// `gentable import luban` of the project at `luban` into `out`, which must succeed: its report.
+fn import_ok(luban: &Path, out: &Path) -> gentable::import::write::Report {
+    let r = gentable::import::luban::command(&luban.join("luban.conf"), out, false, "+08:00");
+    assert_eq!(r.exit_code, 0, "{}{}", r.stdout, r.stderr);
+    r
+}
+
 /// `gentable build` of the project whose file is `config` (no cache, English, quiet): its exit code and
 /// the rendered diagnostics.
 fn build_project(config: &Path) -> (i32, String) {
@@ -805,8 +812,7 @@ fn csv_inputs_get_their_encoding_header_and_order() {
     std::fs::write(d.join("bomgbk.csv"), bomgbk).unwrap();
     std::fs::write(d.join("bad.xlsx"), "not a zip").unwrap();
     let before = snapshot(&luban);
-    let r = gentable::import::luban::command(&luban.join("luban.conf"), &out, false, "+08:00");
-    assert_eq!(r.exit_code, 0, "{}{}", r.stdout, r.stderr);
+    let r = import_ok(&luban, &out);
     assert_eq!(snapshot(&luban), before);
     assert!(
         r.stdout
@@ -905,8 +911,7 @@ fn polymorphic_rows_check_each_kinds_fields() {
         ["", "A", "1", "5", ""],
         ["", "B", "2", "", "7"],
     ]);
-    let r = gentable::import::luban::command(&luban.join("luban.conf"), &out, false, "+08:00");
-    assert_eq!(r.exit_code, 0, "{}{}", r.stdout, r.stderr);
+    import_ok(&luban, &out);
     let build = |out: &Path| build_project(&out.join("gentable.toml"));
     let (code, text) = build(&out);
     assert_eq!(code, 0, "{text}");
@@ -979,8 +984,7 @@ fn sheet_inputs_keep_lubans_order_and_mixed_inputs_are_left_out() {
     workbook("dir/d.xlsx", &[("d", 7.0)]);
     workbook("dir/_draft.xlsx", &[("d", 8.0)]);
     workbook("dir/_old/x.xlsx", &[("d", 9.0)]);
-    let r = gentable::import::luban::command(&luban.join("luban.conf"), &out, false, "+08:00");
-    assert_eq!(r.exit_code, 0, "{}{}", r.stdout, r.stderr);
+    let r = import_ok(&luban, &out);
     assert!(
         r.stdout.contains("table m.TbMixed: inputs mix whole workbooks and single sheets (sheet@file), which one files/sheets selection cannot say: table left out"),
         "{}",
@@ -1030,8 +1034,7 @@ fn kinds_of_one_short_name_in_two_modules_are_told_apart() {
         ["", "m.Circle", "3", "7", ""],
     ];
     write_xlsx(&luban.join("Datas/p.xlsx"), &rows);
-    let r = gentable::import::luban::command(&luban.join("luban.conf"), &out, false, "+08:00");
-    assert_eq!(r.exit_code, 0, "{}{}", r.stdout, r.stderr);
+    let r = import_ok(&luban, &out);
     let (code, text) = build_project(&out.join("gentable.toml"));
     assert_eq!(code, 0, "{text}\n{}", r.stdout);
     let data = std::fs::read_to_string(out.join("generated/data/TbShape.json")).unwrap();
@@ -1061,8 +1064,7 @@ fn bracketed_headers_spread_a_bean_over_columns() {
     let write = |rows: &[[&str; 5]]| write_xlsx(&luban.join("Datas/t.xlsx"), rows);
     let head = [["##", "id", "[b", "", "b]"], ["##+", "", "y1", "y2", ""]];
     write(&[head[0], head[1], ["", "1", "5", "6", ""]]);
-    let r = gentable::import::luban::command(&luban.join("luban.conf"), &out, false, "+08:00");
-    assert_eq!(r.exit_code, 0, "{}{}", r.stdout, r.stderr);
+    import_ok(&luban, &out);
     let build = || build_project(&out.join("gentable.toml"));
     let (code, text) = build();
     assert_eq!(code, 0, "{text}");

@@ -177,6 +177,9 @@ pub fn discover(loaded: &Loaded) -> Result<Vec<SourceFile>, Diagnostic> {
             format!("bad ignore globs: {e}"),
         )
     })?;
+    // `[project] selected_only` with every selection naming its `files`: a file none selects holds no table,
+    // so it is not opened (a broken workbook of a table left out of an import stays unread).
+    let only_selected_files = sources.selected_only && sources.all_name_files();
     let mut out = Vec::new();
     for dir in &loaded.config.project.tables {
         let abs = loaded.root.join(dir);
@@ -200,12 +203,7 @@ pub fn discover(loaded: &Loaded) -> Result<Vec<SourceFile>, Diagnostic> {
             if name.starts_with("~$") || name.starts_with('.') {
                 return;
             }
-            // `[project] selected_only` with every selection naming its `files`: a file none selects holds no
-            // table, so it is not opened (a broken workbook of a table left out of an import stays unread).
-            if sources.selected_only
-                && sources.all_name_files()
-                && !sources.selects_file(&rel_in_dir)
-            {
+            if only_selected_files && !sources.selects_file(&rel_in_dir) {
                 return;
             }
             let ext = p

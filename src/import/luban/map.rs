@@ -425,18 +425,8 @@ impl Ctx<'_> {
                     ));
                 }
                 // Two kinds may declare one field alike; their comments may differ.
-                let same = |a: &J, b: &J| {
-                    let strip = |x: &J| {
-                        let mut x = x.clone();
-                        if let Some(m) = x.as_object_mut() {
-                            m.remove("description");
-                        }
-                        x
-                    };
-                    strip(a) == strip(b)
-                };
                 match by_kind.get(k) {
-                    Some(prev) if !same(prev, &v) => {
+                    Some(prev) if without_description(prev) != without_description(&v) => {
                         return Err(format!(
                             "two kinds of {bean} have a field {k:?} of different types"
                         ))
@@ -900,6 +890,26 @@ struct Input {
 
 const READABLE: &[&str] = &["xlsx", "xlsm", "xls", "csv"];
 
+/// A property schema without its `description` (two kinds' declarations of one field compare so).
+fn without_description(s: &J) -> J {
+    let mut s = s.clone();
+    if let Some(m) = s.as_object_mut() {
+        m.remove("description");
+    }
+    s
+}
+
+/// `items` without repeats, in the order of their first appearance.
+fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out = vec![];
+    for x in items {
+        if !out.contains(&x) {
+            out.push(x);
+        }
+    }
+    out
+}
+
 /// The characters of `text` that a Chinese or English table rarely holds: not ASCII, not CJK ideographs,
 /// kana, Hangul, CJK or general punctuation, or full-width forms. GBK text read as UTF-8 is often full of
 /// them (`药` is `ҩ`), but so is a French or Russian text (`Café`), so they only ever raise a note.
@@ -1146,16 +1156,8 @@ pub fn map(
             .filter_map(|i| Some((i.file.as_str(), i.sheet.as_deref()?)))
             .collect();
         if !pairs.is_empty() {
-            let mut fs: Vec<&str> = vec![];
-            let mut ss: Vec<&str> = vec![];
-            for (f, s) in &pairs {
-                if !fs.contains(f) {
-                    fs.push(f);
-                }
-                if !ss.contains(s) {
-                    ss.push(s);
-                }
-            }
+            let fs = distinct(pairs.iter().map(|(f, _)| *f));
+            let ss = distinct(pairs.iter().map(|(_, s)| *s));
             let product: Vec<(&str, &str)> = fs
                 .iter()
                 .flat_map(|f| ss.iter().map(move |s| (*f, *s)))
@@ -1517,20 +1519,10 @@ pub fn map(
         // gentable.toml section.
         let ins = &inputs[&t.full];
         let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
-        // In Luban's input order: sources are concatenated in the order of the `files` globs.
-        let mut fs: Vec<String> = vec![];
-        for f in ins.iter().map(|i| globset_escape(&i.file)) {
-            if !fs.contains(&f) {
-                fs.push(f);
-            }
-        }
-        // In Luban's input order too: sources are concatenated in the order of the `sheets` globs.
-        let mut sheets: Vec<String> = vec![];
-        for s in ins.iter().filter_map(|i| i.sheet.clone()) {
-            if !sheets.contains(&s) {
-                sheets.push(s);
-            }
-        }
+        // In Luban's input order: sources are concatenated in the order of the `files` globs, then of the
+        // `sheets` globs.
+        let fs = distinct(ins.iter().map(|i| globset_escape(&i.file)));
+        let sheets = distinct(ins.iter().filter_map(|i| i.sheet.clone()));
         let shared = ins
             .iter()
             .any(|i| used[&format!("{}@{}", i.sheet.as_deref().unwrap_or("*"), i.file)] > 1)
