@@ -295,7 +295,10 @@ fn aliases_name_a_fields_column() {
             ("Table/Unit.csv", "Id,Tags,标签\n1,a|b,c\n"),
         ],
     );
-    let d = show(&p.diags());
+    let raw = p.diags();
+    // The diagnostic's field is the field, not the alias that headed its second column.
+    assert_eq!(raw[0].field.as_deref(), Some("Tags"));
+    let d = show(&raw);
     assert_eq!(d.len(), 1, "{d:?}");
     assert!(
         d[0].contains("Table/Unit.csv:1:C") && d[0].contains("both name the field \"Tags\""),

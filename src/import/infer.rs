@@ -163,12 +163,16 @@ fn read_csv(bytes: &[u8]) -> Option<RawTable> {
     t.filter(|_| diags.is_empty())
 }
 
-/// The guessed schema of a table whose first non-blank row is the header.
+/// The guessed schema of a table whose first non-blank, non-comment row is the header (a row whose first
+/// cell starts with `#` is a comment, docs/conventions.md §1, as the build reads it by default).
 pub fn schema_of(t: &RawTable, title: &str) -> J {
-    let mut rows = t
-        .rows
-        .iter()
-        .filter(|r| !r.cells.iter().all(RawCell::is_blank));
+    let mut rows = t.rows.iter().filter(|r| {
+        !r.cells.iter().all(RawCell::is_blank)
+            && !r
+                .cells
+                .first()
+                .is_some_and(|c| c.text().trim_start().starts_with('#'))
+    });
     let Some(header) = rows.next() else {
         return json!({"type": "object", "title": title, "properties": {}});
     };
@@ -269,6 +273,18 @@ mod tests {
             "{}",
             r.stdout
         );
+    }
+
+    /// Comment rows above the header (every FunnyPitch table has them) are skipped, as the build skips them
+    /// (found by the final newcomer pass: the schema came out empty).
+    #[test]
+    fn comment_rows_are_not_the_header() {
+        let csv = "# 单位表\n#Id,名字\nId,Name,Hp\n1,步兵,10\n# 注释\n2,骑兵,20\n";
+        let t = read_csv(csv.as_bytes()).unwrap();
+        let s = schema_of(&t, "Unit");
+        assert_eq!(s["x-gentable-primaryKey"], "Id");
+        assert_eq!(s["required"], json!(["Id", "Name", "Hp"]));
+        assert_eq!(s["properties"]["Hp"]["type"], "integer");
     }
 
     #[test]

@@ -509,7 +509,7 @@ fn map_columns(
                             Code::DuplicateColumn,
                             &origin,
                             Some(ci),
-                            Some(h),
+                            Some(&schema.fields[fi].name),
                             Some(h),
                             format!(
                                 "column {h:?} and column {} ({first:?}) both name the field {:?} (its name or an x-gentable-aliases name)",
