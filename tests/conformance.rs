@@ -406,7 +406,7 @@ fn build_rust_dumper(sets: &[&Set], work: &Path) -> Result<PathBuf, String> {
         let dep = format!("set_{}", s.id);
         writeln!(
             toml,
-            "{dep} = {{ package = {}, path = {} }}",
+            "{dep} = {{ package = {}, path = {}, features = [\"canonical\"] }}",
             toml_str(&s.crate_name),
             toml_str(&s.generated.join("rust").to_string_lossy())
         )

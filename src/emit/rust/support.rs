@@ -87,6 +87,7 @@ macro_rules! int_keys {
 }
 int_keys!(i8, i16, i32, i64, u8, u16, u32, u64);
 
+#[cfg(feature = "canonical")]
 impl<K: MapKey, V: crate::canonical::Canonical> crate::canonical::Canonical for Map<K, V> {
     fn write_canonical(&self, out: &mut String) {
         let mut keyed: Vec<(Vec<u16>, String, &V)> = self
@@ -140,6 +141,7 @@ impl core::fmt::Display for DateTime {
     }
 }
 
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for DateTime {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, &self.to_string())
@@ -184,6 +186,7 @@ impl core::fmt::Display for Date {
     }
 }
 
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Date {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, &self.to_string())
@@ -213,6 +216,7 @@ impl core::fmt::Display for Time {
     }
 }
 
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Time {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, &self.to_string())
@@ -234,6 +238,7 @@ impl Duration {
     }
 }
 
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Duration {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_int(out, self.0 as i128)
@@ -1344,6 +1349,7 @@ impl Json {
     }
 }
 
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Json {
     fn write_canonical(&self, out: &mut String) {
         match *self {

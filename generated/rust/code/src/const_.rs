@@ -79,6 +79,7 @@ pub struct Const {
     /// Column `SpyAllDeadKey`.
     pub spy_all_dead_key: crate::lang::LangId,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Const {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

@@ -35,6 +35,7 @@ pub struct InitPosition {
     /// Column `Y`.
     pub y: u8,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for InitPosition {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -124,6 +125,7 @@ fn decode(
 /// Primary key of `InitPosition` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct InitPositionId(pub u8);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for InitPositionId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -21,6 +21,7 @@ pub struct Lang {
     /// Column `en`.
     pub en: &'static str,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Lang {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -76,6 +77,7 @@ fn decode(
 /// Primary key of `Lang` (column `Key`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LangId(pub &'static str);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for LangId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -21,6 +21,7 @@ pub struct MovePiece {
     /// Column `Rules`.
     pub rules: &'static [crate::move_rule::MoveRuleId],
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for MovePiece {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

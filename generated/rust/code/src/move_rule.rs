@@ -35,6 +35,7 @@ pub struct MoveRule {
     /// Column `Kind`.
     pub kind: crate::enums::MoveKind,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for MoveRule {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -110,6 +111,7 @@ fn decode(
 /// Primary key of `MoveRule` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MoveRuleId(pub &'static str);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for MoveRuleId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -17,6 +17,7 @@ pub struct MoveRuleLib {
     /// Column `Vector`.
     pub vector: crate::records::Vec2,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for MoveRuleLib {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -70,6 +71,7 @@ fn decode(
 /// Primary key of `MoveRuleLib` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MoveRuleLibId(pub &'static str);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for MoveRuleLibId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

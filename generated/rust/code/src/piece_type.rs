@@ -47,6 +47,7 @@ pub struct PieceType {
     /// Column `AiWeight`.
     pub ai_weight: f64,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for PieceType {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -135,6 +136,7 @@ fn decode(
 /// Primary key of `PieceType` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PieceTypeId(pub &'static str);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for PieceTypeId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

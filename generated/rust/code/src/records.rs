@@ -15,6 +15,7 @@ pub struct Vec2 {
     /// Column `y`.
     pub y: i8,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Vec2 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

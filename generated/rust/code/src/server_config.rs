@@ -21,6 +21,7 @@ pub struct ServerConfig {
     /// Column `SeasonStart`.
     pub season_start: crate::types::DateTime,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ServerConfig {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

@@ -75,6 +75,7 @@ pub struct SpecialMove {
     /// Column `DescKey`.
     pub desc_key: crate::lang::LangId,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for SpecialMove {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -238,6 +239,7 @@ fn decode(
 /// Primary key of `SpecialMove` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SpecialMoveId(pub &'static str);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for SpecialMoveId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -33,6 +33,7 @@ pub struct Upgrade {
     /// Column `To`.
     pub to: crate::piece_type::PieceTypeId,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Upgrade {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -124,6 +125,7 @@ fn decode(
 /// Primary key of `Upgrade` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UpgradeId(pub &'static str);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for UpgradeId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

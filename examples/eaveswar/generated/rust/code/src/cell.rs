@@ -29,6 +29,7 @@ pub struct Cell {
     /// Column `Block`.
     pub block: Option<u8>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Cell {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

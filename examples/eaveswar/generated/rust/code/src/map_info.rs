@@ -37,6 +37,7 @@ pub struct MapInfo {
     /// Column `RotateR`.
     pub rotate_r: u8,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for MapInfo {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

@@ -25,6 +25,7 @@ pub struct Mercenary {
     /// Column `Effects`.
     pub effects: &'static [crate::records::Effect],
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Mercenary {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -89,6 +90,7 @@ fn decode(
 /// Primary key of `Mercenary` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MercenaryId(pub &'static str);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for MercenaryId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

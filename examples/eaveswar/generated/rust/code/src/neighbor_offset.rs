@@ -27,6 +27,7 @@ pub struct NeighborOffset {
     /// Column `Offset`.
     pub offset: crate::records::OffsetQr,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for NeighborOffset {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -84,6 +85,7 @@ fn decode(
 /// Primary key of `NeighborOffset` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NeighborOffsetId(pub &'static str);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for NeighborOffsetId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -39,6 +39,7 @@ pub struct Effect {
     /// Column `terrain`.
     pub terrain: Option<crate::enums::Terrain>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Effect {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -110,6 +111,7 @@ pub struct OffsetQr {
     /// Column `dr`.
     pub dr: i8,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for OffsetQr {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

@@ -29,6 +29,7 @@ pub struct Role {
     /// Column `Effects`.
     pub effects: &'static [crate::records::Effect],
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Role {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -95,6 +96,7 @@ fn decode(
 /// Primary key of `Role` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RoleId(pub &'static str);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for RoleId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

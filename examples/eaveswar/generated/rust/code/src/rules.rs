@@ -81,6 +81,7 @@ pub struct Rules {
     /// Column `StartingBirds`.
     pub starting_birds: u8,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Rules {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

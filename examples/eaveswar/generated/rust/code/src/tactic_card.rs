@@ -37,6 +37,7 @@ pub struct TacticCard {
     /// Column `Effects`.
     pub effects: &'static [crate::records::Effect],
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TacticCard {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -107,6 +108,7 @@ fn decode(
 /// Primary key of `TacticCard` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TacticCardId(pub &'static str);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TacticCardId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

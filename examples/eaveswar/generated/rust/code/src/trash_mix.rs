@@ -21,6 +21,7 @@ pub struct TrashMix {
     /// Column `PerCan`.
     pub per_can: u8,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TrashMix {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -76,6 +77,7 @@ fn decode(
 /// Primary key of `TrashMix` (column `Content`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TrashMixId(pub crate::enums::Content);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TrashMixId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -37,6 +37,7 @@ pub struct Attack {
     /// Column `Damage`.
     pub damage: u8,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Attack {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

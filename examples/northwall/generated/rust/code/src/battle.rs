@@ -33,6 +33,7 @@ pub struct Battle {
     /// Column `RestoreHpBetweenMatches`.
     pub restore_hp_between_matches: bool,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Battle {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

@@ -43,6 +43,7 @@ impl core::fmt::Display for Outcome {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Outcome {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -82,6 +83,7 @@ impl core::fmt::Display for Rank {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Rank {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -121,6 +123,7 @@ impl core::fmt::Display for Side {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Side {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())

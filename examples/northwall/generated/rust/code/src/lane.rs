@@ -17,6 +17,7 @@ pub struct Lane {
     /// Column `Name`.
     pub name: &'static str,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Lane {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -70,6 +71,7 @@ fn decode(
 /// Primary key of `Lane` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LaneId(pub &'static str);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for LaneId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

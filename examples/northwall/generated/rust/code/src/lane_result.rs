@@ -33,6 +33,7 @@ pub struct LaneResult {
     /// Column `Point`.
     pub point: crate::enums::Outcome,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for LaneResult {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

@@ -39,6 +39,7 @@ pub struct Placement {
     /// Column `HpAfter`.
     pub hp_after: u8,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Placement {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

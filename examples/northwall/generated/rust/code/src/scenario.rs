@@ -43,6 +43,7 @@ pub struct Scenario {
     /// Column `Winner`.
     pub winner: crate::enums::Outcome,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Scenario {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -130,6 +131,7 @@ fn decode(
 /// Primary key of `Scenario` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ScenarioId(pub &'static str);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ScenarioId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -75,6 +75,7 @@ macro_rules! int_keys {
     };
 }
 int_keys!(i8, i16, i32, i64, u8, u16, u32, u64);
+#[cfg(feature = "canonical")]
 impl<K: MapKey, V: crate::canonical::Canonical> crate::canonical::Canonical
 for Map<K, V> {
     fn write_canonical(&self, out: &mut String) {
@@ -124,6 +125,7 @@ impl core::fmt::Display for DateTime {
         )
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for DateTime {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, &self.to_string())
@@ -163,6 +165,7 @@ impl core::fmt::Display for Date {
         write!(f, "{y:04}-{m:02}-{d:02}")
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Date {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, &self.to_string())
@@ -188,6 +191,7 @@ impl core::fmt::Display for Time {
         write!(f, "{h:02}:{m:02}:{s:02}Z")
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Time {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, &self.to_string())
@@ -206,6 +210,7 @@ impl Duration {
         u64::try_from(self.0).ok().map(core::time::Duration::from_millis)
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Duration {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_int(out, self.0 as i128)

@@ -29,6 +29,7 @@ pub struct Unit {
     /// Column `Preference`.
     pub preference: &'static [crate::enums::Rank],
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Unit {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -88,6 +89,7 @@ fn decode(
 /// Primary key of `Unit` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UnitId(pub &'static str);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for UnitId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

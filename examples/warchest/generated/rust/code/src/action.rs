@@ -21,6 +21,7 @@ pub struct Action {
     /// Column `Target`.
     pub target: &'static [crate::records::Condition],
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Action {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -83,6 +84,7 @@ fn decode(
 /// Primary key of `Action` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ActionId(pub crate::enums::ActionKind);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ActionId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -17,6 +17,7 @@ pub struct Board {
     /// Column `ControlPoints`.
     pub control_points: &'static [crate::records::Hex],
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Board {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

@@ -33,6 +33,7 @@ pub struct CoinSetup {
     /// Column `InitiativeOncePerRound`.
     pub initiative_once_per_round: bool,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for CoinSetup {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

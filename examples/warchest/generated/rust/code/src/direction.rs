@@ -23,6 +23,7 @@ pub struct Direction {
     /// Column `Opposite`.
     pub opposite: crate::direction::DirectionId,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Direction {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -92,6 +93,7 @@ fn decode(
 /// Primary key of `Direction` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DirectionId(pub &'static str);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for DirectionId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -73,6 +73,7 @@ impl core::fmt::Display for ActionKind {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ActionKind {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -112,6 +113,7 @@ impl core::fmt::Display for Deploy {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Deploy {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -159,6 +161,7 @@ impl core::fmt::Display for FollowUp {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for FollowUp {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -246,6 +249,7 @@ impl core::fmt::Display for Primitive {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Primitive {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -285,6 +289,7 @@ impl core::fmt::Display for Side {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Side {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -357,6 +362,7 @@ impl core::fmt::Display for TacticKind {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TacticKind {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -419,6 +425,7 @@ impl core::fmt::Display for Zone {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Zone {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())

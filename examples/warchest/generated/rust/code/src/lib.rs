@@ -5,6 +5,7 @@
 //! Depend on `warchest_tables`, not on this crate: `warchest_tables` embeds the rows and hands them to this code through one linker symbol, so that a data edit does not recompile this crate (its code changes only with a schema).
 #![deny(unsafe_code)]
 #![allow(clippy::all)]
+#[cfg(feature = "canonical")]
 pub mod canonical;
 pub mod enums;
 pub mod records;
@@ -43,6 +44,9 @@ pub fn load() -> Result<(), DataError> {
     Ok(())
 }
 /// Every table as RFC 8785 canonical JSON, in table-name order: `(table name, JSON array of rows)`.
+/// With the crate's `canonical` feature only (a test's, not a game's: it costs a third of the
+/// crate's compile time).
+#[cfg(feature = "canonical")]
 pub fn canonical_tables() -> Vec<(&'static str, String)> {
     vec![
         ("Action", canonical::table(action::Action::all())), ("Board",

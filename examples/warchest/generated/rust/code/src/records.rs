@@ -15,6 +15,7 @@ pub struct Condition {
     /// Column `n`.
     pub n: Option<u8>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Condition {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -54,6 +55,7 @@ pub struct Hex {
     /// Column `r`.
     pub r: i8,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Hex {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -98,6 +100,7 @@ pub struct ScenarioPiece {
     /// Column `strength`.
     pub strength: Option<u8>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ScenarioPiece {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

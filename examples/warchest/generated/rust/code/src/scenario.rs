@@ -29,6 +29,7 @@ pub struct Scenario {
     /// Column `Pieces`.
     pub pieces: &'static [crate::records::ScenarioPiece],
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Scenario {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -108,6 +109,7 @@ fn decode(
 /// Primary key of `Scenario` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ScenarioId(pub &'static str);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ScenarioId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -33,6 +33,7 @@ pub struct Tactic {
     /// Column `Grants`.
     pub grants: Option<&'static [crate::enums::ActionKind]>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Tactic {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -122,6 +123,7 @@ fn decode(
 /// Primary key of `Tactic` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TacticId(pub &'static str);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TacticId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

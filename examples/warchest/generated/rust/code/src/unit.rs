@@ -63,6 +63,7 @@ pub struct Unit {
     /// Column `RecruitBonus`.
     pub recruit_bonus: &'static [crate::enums::ActionKind],
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Unit {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -178,6 +179,7 @@ fn decode(
 /// Primary key of `Unit` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UnitId(pub &'static str);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for UnitId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -21,6 +21,7 @@ pub struct ZoneInfo {
     /// Column `Hidden`.
     pub hidden: bool,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ZoneInfo {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -76,6 +77,7 @@ fn decode(
 /// Primary key of `ZoneInfo` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ZoneInfoId(pub crate::enums::Zone);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ZoneInfoId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -25,6 +25,7 @@ pub struct Board {
     /// Column `GeneralsMayFace`.
     pub generals_may_face: bool,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Board {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

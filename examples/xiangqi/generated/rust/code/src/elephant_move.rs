@@ -21,6 +21,7 @@ pub struct ElephantMove {
     /// Column `Eye`.
     pub eye: crate::records::Offset,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ElephantMove {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -76,6 +77,7 @@ fn decode(
 /// Primary key of `ElephantMove` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ElephantMoveId(pub u8);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ElephantMoveId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -48,6 +48,7 @@ impl core::fmt::Display for Movement {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Movement {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -91,6 +92,7 @@ impl core::fmt::Display for Region {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Region {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -130,6 +132,7 @@ impl core::fmt::Display for Side {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Side {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -172,6 +175,7 @@ impl core::fmt::Display for StepCondition {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for StepCondition {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())

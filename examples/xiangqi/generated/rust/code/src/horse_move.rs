@@ -21,6 +21,7 @@ pub struct HorseMove {
     /// Column `Leg`.
     pub leg: crate::records::Offset,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for HorseMove {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -76,6 +77,7 @@ fn decode(
 /// Primary key of `HorseMove` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct HorseMoveId(pub u8);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for HorseMoveId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

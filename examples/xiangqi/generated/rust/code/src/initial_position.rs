@@ -27,6 +27,7 @@ pub struct InitialPosition {
     /// Column `Column`.
     pub column: u8,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for InitialPosition {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

@@ -31,6 +31,7 @@ pub struct LineMove {
     /// Column `LandBeyondScreen`.
     pub land_beyond_screen: bool,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for LineMove {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

@@ -37,6 +37,7 @@ pub struct Piece {
     /// Column `Region`.
     pub region: crate::enums::Region,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Piece {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -100,6 +101,7 @@ fn decode(
 /// Primary key of `Piece` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PieceId(pub &'static str);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for PieceId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -15,6 +15,7 @@ pub struct Offset {
     /// Column `dc`.
     pub dc: i8,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Offset {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -49,6 +50,7 @@ pub struct Span {
     /// Column `max`.
     pub max: u8,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Span {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

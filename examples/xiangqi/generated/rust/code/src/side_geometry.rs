@@ -33,6 +33,7 @@ pub struct SideGeometry {
     /// Column `MovesFirst`.
     pub moves_first: bool,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for SideGeometry {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -94,6 +95,7 @@ fn decode(
 /// Primary key of `SideGeometry` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SideGeometryId(pub crate::enums::Side);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for SideGeometryId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

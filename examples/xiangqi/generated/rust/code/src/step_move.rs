@@ -27,6 +27,7 @@ pub struct StepMove {
     /// Column `When`.
     pub when: crate::enums::StepCondition,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for StepMove {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -98,6 +99,7 @@ fn decode(
 /// Primary key of `StepMove` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct StepMoveId(pub &'static str);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for StepMoveId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -56,6 +56,7 @@ impl core::fmt::Display for AudioType {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for AudioType {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -134,6 +135,7 @@ impl core::fmt::Display for DemoEnum {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for DemoEnum {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -200,6 +202,7 @@ impl core::fmt::Display for DemoFlag {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for DemoFlag {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -274,6 +277,7 @@ impl core::fmt::Display for EItemQuality {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for EItemQuality {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -382,6 +386,7 @@ impl core::fmt::Display for EMajorType {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for EMajorType {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -718,6 +723,7 @@ impl core::fmt::Display for EMinorType {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for EMinorType {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -765,6 +771,7 @@ impl core::fmt::Display for ItemBaseKind {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ItemBaseKind {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -815,6 +822,7 @@ impl DemoFlagFlags {
         DemoFlag::ALL.iter().copied().filter(move |m| self.contains(*m))
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for DemoFlagFlags {
     fn write_canonical(&self, out: &mut String) {
         out.push('[');

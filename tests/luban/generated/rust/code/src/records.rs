@@ -9,6 +9,7 @@ pub struct DemoE2 {
     /// Column `y2`.
     pub y2: bool,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for DemoE2 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -40,6 +41,7 @@ pub struct DemoType1 {
     /// Column `x1`.
     pub x1: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for DemoType1 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -69,6 +71,7 @@ pub struct Foo {
     /// Column `y3`.
     pub y3: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Foo {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -108,6 +111,7 @@ pub struct InnerGroup {
     /// Column `y4`.
     pub y4: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for InnerGroup {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -143,6 +147,7 @@ pub struct TestDateTimeRange {
     /// Column `end_time`.
     pub end_time: crate::types::DateTime,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TestDateTimeRange {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -174,6 +179,7 @@ pub struct Vec2 {
     /// Column `y`.
     pub y: f64,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Vec2 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -204,6 +210,7 @@ pub struct Vec3 {
     /// Column `z`.
     pub z: f64,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Vec3 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -241,6 +248,7 @@ pub struct Vec4 {
     /// Column `w`.
     pub w: f64,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Vec4 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -355,6 +363,7 @@ impl DemoDynamic {
         }
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for DemoDynamic {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -437,6 +446,7 @@ impl RefDynamicBase {
         }
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for RefDynamicBase {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -500,6 +510,7 @@ impl Shape {
         }
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Shape {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

@@ -47,6 +47,7 @@ pub struct TbAutoImport1 {
     /// Column `v11`.
     pub v11: Option<crate::records::Vec3>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbAutoImport1 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -161,6 +162,7 @@ fn decode(
 /// Primary key of `TbAutoImport1` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbAutoImport1id(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbAutoImport1id {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

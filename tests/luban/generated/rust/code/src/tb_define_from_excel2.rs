@@ -49,6 +49,7 @@ pub struct TbDefineFromExcel2 {
     /// Column `v11`.
     pub v11: Option<crate::records::Vec3>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbDefineFromExcel2 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -165,6 +166,7 @@ fn decode(
 /// Primary key of `TbDefineFromExcel2` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbDefineFromExcel2id(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbDefineFromExcel2id {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -27,6 +27,7 @@ pub struct TbDemoGroup {
     /// Column `x5`.
     pub x5: crate::records::InnerGroup,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbDemoGroup {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -122,6 +123,7 @@ fn decode(
 /// Primary key of `TbDemoGroup` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbDemoGroupId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbDemoGroupId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

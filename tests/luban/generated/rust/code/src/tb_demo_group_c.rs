@@ -27,6 +27,7 @@ pub struct TbDemoGroupC {
     /// Column `x5`.
     pub x5: crate::records::InnerGroup,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbDemoGroupC {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -122,6 +123,7 @@ fn decode(
 /// Primary key of `TbDemoGroup_C` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbDemoGroupCId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbDemoGroupCId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -33,6 +33,7 @@ pub struct TbDemoPrimitive {
     /// Column `t1`.
     pub t1: crate::types::DateTime,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbDemoPrimitive {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -104,6 +105,7 @@ fn decode(
 /// Primary key of `TbDemoPrimitive` (column `x4`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbDemoPrimitiveId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbDemoPrimitiveId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -11,6 +11,7 @@ pub struct TbDetectCsvEncoding {
     /// Column `name`.
     pub name: &'static str,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbDetectCsvEncoding {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -60,6 +61,7 @@ fn decode(
 /// Primary key of `TbDetectCsvEncoding` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbDetectCsvEncodingId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbDetectCsvEncodingId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -55,6 +55,7 @@ pub struct TbFullTypes {
     /// Column `k15`.
     pub k15: &'static [crate::records::DemoDynamic],
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbFullTypes {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -166,6 +167,7 @@ fn decode(
 /// Primary key of `TbFullTypes` (column `x4`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbFullTypesId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbFullTypesId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

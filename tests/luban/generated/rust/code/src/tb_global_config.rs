@@ -23,6 +23,7 @@ pub struct TbGlobalConfig {
     /// Column `x7`.
     pub x7: &'static [i32],
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbGlobalConfig {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

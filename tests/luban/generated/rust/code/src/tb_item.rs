@@ -35,6 +35,7 @@ pub struct TbItem {
     /// Column `show_order`.
     pub show_order: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbItem {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -107,6 +108,7 @@ fn decode(
 /// Primary key of `TbItem` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbItemId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbItemId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

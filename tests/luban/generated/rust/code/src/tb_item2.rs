@@ -27,6 +27,7 @@ pub struct TbItem2 {
     /// Column `duration`.
     pub duration: Option<i32>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbItem2 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -104,6 +105,7 @@ fn decode(
 /// Primary key of `TbItem2` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbItem2id(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbItem2id {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

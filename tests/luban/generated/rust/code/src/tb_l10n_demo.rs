@@ -11,6 +11,7 @@ pub struct TbL10nDemo {
     /// Column `text`.
     pub text: &'static str,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbL10nDemo {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -60,6 +61,7 @@ fn decode(
 /// Primary key of `TbL10NDemo` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbL10nDemoId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbL10nDemoId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

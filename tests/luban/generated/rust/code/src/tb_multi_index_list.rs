@@ -17,6 +17,7 @@ pub struct TbMultiIndexList {
     /// Column `desc`.
     pub desc: &'static str,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbMultiIndexList {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

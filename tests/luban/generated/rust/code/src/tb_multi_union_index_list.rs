@@ -17,6 +17,7 @@ pub struct TbMultiUnionIndexList {
     /// Column `desc`.
     pub desc: &'static str,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbMultiUnionIndexList {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

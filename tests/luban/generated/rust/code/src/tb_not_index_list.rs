@@ -11,6 +11,7 @@ pub struct TbNotIndexList {
     /// Column `y`.
     pub y: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbNotIndexList {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

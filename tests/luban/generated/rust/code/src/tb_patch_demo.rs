@@ -11,6 +11,7 @@ pub struct TbPatchDemo {
     /// Column `value`.
     pub value: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbPatchDemo {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -60,6 +61,7 @@ fn decode(
 /// Primary key of `TbPatchDemo` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbPatchDemoId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbPatchDemoId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -11,6 +11,7 @@ pub struct TbPath {
     /// Column `res`.
     pub res: &'static str,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbPath {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -60,6 +61,7 @@ fn decode(
 /// Primary key of `TbPath` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbPathId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbPathId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

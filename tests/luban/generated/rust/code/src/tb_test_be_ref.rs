@@ -11,6 +11,7 @@ pub struct TbTestBeRef {
     /// Column `count`.
     pub count: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestBeRef {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -60,6 +61,7 @@ fn decode(
 /// Primary key of `TbTestBeRef` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestBeRefId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestBeRefId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

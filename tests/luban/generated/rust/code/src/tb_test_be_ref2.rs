@@ -11,6 +11,7 @@ pub struct TbTestBeRef2 {
     /// Column `count`.
     pub count: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestBeRef2 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -60,6 +61,7 @@ fn decode(
 /// Primary key of `TbTestBeRef2` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestBeRef2id(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestBeRef2id {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

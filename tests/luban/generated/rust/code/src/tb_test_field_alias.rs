@@ -11,6 +11,7 @@ pub struct TbTestFieldAlias {
     /// Column `name`.
     pub name: &'static str,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestFieldAlias {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -60,6 +61,7 @@ fn decode(
 /// Primary key of `TbTestFieldAlias` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestFieldAliasId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestFieldAliasId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -11,6 +11,7 @@ pub struct TbTestGlobal {
     /// Column `unlock_hero`.
     pub unlock_hero: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestGlobal {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

@@ -11,6 +11,7 @@ pub struct TbTestIndex {
     /// Column `eles`.
     pub eles: &'static [crate::records::DemoType1],
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestIndex {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -67,6 +68,7 @@ fn decode(
 /// Primary key of `TbTestIndex` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestIndexId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestIndexId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

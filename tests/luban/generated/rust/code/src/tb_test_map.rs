@@ -19,6 +19,7 @@ pub struct TbTestMap {
     /// Column `x4`.
     pub x4: crate::types::Map<&'static str, i32>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestMap {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

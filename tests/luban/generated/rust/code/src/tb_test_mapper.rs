@@ -13,6 +13,7 @@ pub struct TbTestMapper {
     /// Column `v2`.
     pub v2: crate::records::Vec2,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestMapper {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -64,6 +65,7 @@ fn decode(
 /// Primary key of `TbTestMapper` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestMapperId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestMapperId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -15,6 +15,7 @@ pub struct TbTestMultiColumn {
     /// Column `c`.
     pub c: crate::records::Foo,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestMultiColumn {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -68,6 +69,7 @@ fn decode(
 /// Primary key of `TbTestMultiColumn` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestMultiColumnId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestMultiColumnId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

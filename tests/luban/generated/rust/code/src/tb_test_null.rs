@@ -23,6 +23,7 @@ pub struct TbTestNull {
     /// Column `s2`.
     pub s2: Option<&'static str>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestNull {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -106,6 +107,7 @@ fn decode(
 /// Primary key of `TbTestNull` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestNullId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestNullId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

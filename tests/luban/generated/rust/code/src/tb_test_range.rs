@@ -33,6 +33,7 @@ pub struct TbTestRange {
     /// Column `l4`.
     pub l4: i64,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestRange {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -104,6 +105,7 @@ fn decode(
 /// Primary key of `TbTestRange` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestRangeId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestRangeId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

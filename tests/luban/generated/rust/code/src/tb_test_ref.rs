@@ -85,6 +85,7 @@ pub struct TbTestRef {
     /// Column `s1`.
     pub s1: crate::records::RefDynamicBase,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestRef {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -390,6 +391,7 @@ fn decode(
 /// Primary key of `TbTestRef` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestRefId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestRefId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

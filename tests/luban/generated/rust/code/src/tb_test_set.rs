@@ -19,6 +19,7 @@ pub struct TbTestSet {
     /// Column `x4`.
     pub x4: &'static [crate::enums::DemoEnum],
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestSet {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -76,6 +77,7 @@ fn decode(
 /// Primary key of `TbTestSet` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestSetId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestSetId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

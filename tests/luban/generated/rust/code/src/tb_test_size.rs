@@ -17,6 +17,7 @@ pub struct TbTestSize {
     /// Column `x4`.
     pub x4: crate::types::Map<i32, i32>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestSize {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -80,6 +81,7 @@ fn decode(
 /// Primary key of `TbTestSize` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestSizeId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestSizeId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

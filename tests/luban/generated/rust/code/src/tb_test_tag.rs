@@ -11,6 +11,7 @@ pub struct TbTestTag {
     /// Column `value`.
     pub value: &'static str,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestTag {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -60,6 +61,7 @@ fn decode(
 /// Primary key of `TbTestTag` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestTagId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TbTestTagId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -11,6 +11,7 @@ pub struct Alphabet {
     /// Column `Text`.
     pub text: &'static str,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Alphabet {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -64,6 +65,7 @@ fn decode(
 /// Primary key of `Alphabet` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AlphabetId(pub u8);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for AlphabetId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -48,6 +48,7 @@ impl core::fmt::Display for Element {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Element {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -91,6 +92,7 @@ impl core::fmt::Display for Hero {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Hero {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -193,6 +195,7 @@ impl core::fmt::Display for Keyword {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Keyword {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -243,6 +246,7 @@ impl ElementFlags {
         Element::ALL.iter().copied().filter(move |m| self.contains(*m))
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ElementFlags {
     fn write_canonical(&self, out: &mut String) {
         out.push('[');

@@ -63,6 +63,7 @@ pub struct Features {
     /// Column `ResetUtc`.
     pub reset_utc: Option<crate::types::Time>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Features {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -219,6 +220,7 @@ fn decode(
 /// Primary key of `Features` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FeaturesId(pub u8);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for FeaturesId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -65,6 +65,7 @@ pub struct Keywords {
     /// Column `self`.
     pub self_: crate::enums::Keyword,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Keywords {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -144,6 +145,7 @@ fn decode(
 /// Primary key of `Keywords` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct KeywordsId(pub u8);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for KeywordsId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -11,6 +11,7 @@ pub struct Log {
     /// Column `Msg`.
     pub msg: &'static str,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Log {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

@@ -41,6 +41,7 @@ pub struct Nested {
     /// Column `Ref`.
     pub ref_: Option<i32>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Nested {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -133,6 +134,7 @@ fn decode(
 /// Primary key of `Nested` (column `Name`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NestedId(pub &'static str);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for NestedId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -33,6 +33,7 @@ pub struct Numbers {
     /// Column `MaybeF`.
     pub maybe_f: Option<f64>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Numbers {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -106,6 +107,7 @@ fn decode(
 /// Primary key of `Numbers` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NumbersId(pub u16);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for NumbersId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

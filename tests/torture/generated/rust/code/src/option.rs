@@ -15,6 +15,7 @@ pub struct Option_ {
     /// Column `Next`.
     pub next: Option<i32>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Option_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -74,6 +75,7 @@ fn decode(
 /// Primary key of `Option` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct OptionId(pub u8);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for OptionId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -15,6 +15,7 @@ pub struct Pair {
     /// Column `V`.
     pub v: f64,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Pair {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

@@ -13,6 +13,7 @@ pub struct Parts {
     /// Column `Tags`.
     pub tags: Option<&'static [&'static str]>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Parts {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -74,6 +75,7 @@ fn decode(
 /// Primary key of `Parts` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PartsId(pub u16);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for PartsId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -13,6 +13,7 @@ pub struct Point {
     /// Column `label`.
     pub label: Option<&'static str>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Point {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -54,6 +55,7 @@ pub struct Shape {
     /// Column `tags`.
     pub tags: &'static [&'static str],
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Shape {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -94,6 +96,7 @@ pub struct ShapesMaybeFirst {
     /// Column `1`.
     pub _1: &'static str,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ShapesMaybeFirst {
     fn write_canonical(&self, out: &mut String) {
         let mut items: Vec<&dyn crate::canonical::Canonical> = Vec::new();
@@ -136,6 +139,7 @@ pub struct ShapesMerged {
     /// Column `rank`.
     pub rank: u8,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ShapesMerged {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -171,6 +175,7 @@ pub struct ShapesMeta {
     /// Column `additionalProperties`.
     pub additional_properties: crate::types::Map<&'static str, crate::types::Json>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ShapesMeta {
     fn write_canonical(&self, out: &mut String) {
         let mut members: Vec<(&str, &dyn crate::canonical::Canonical)> = Vec::new();
@@ -220,6 +225,7 @@ pub struct ShapesNamed {
     /// Column `title`.
     pub title: Option<&'static str>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ShapesNamed {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -259,6 +265,7 @@ pub struct ShapesOneOfShapes {
     /// Column `h`.
     pub h: Option<f64>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ShapesOneOfShapes {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -302,6 +309,7 @@ pub struct ShapesPair {
     /// Column `items`.
     pub items: &'static [bool],
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ShapesPair {
     fn write_canonical(&self, out: &mut String) {
         let mut items: Vec<&dyn crate::canonical::Canonical> = Vec::new();
@@ -353,6 +361,7 @@ pub struct ShapesStats {
     /// Column `additionalProperties`.
     pub additional_properties: crate::types::Map<&'static str, i32>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ShapesStats {
     fn write_canonical(&self, out: &mut String) {
         let mut members: Vec<(&str, &dyn crate::canonical::Canonical)> = Vec::new();
@@ -404,6 +413,7 @@ pub struct ShapesVec3 {
     /// Column `2`.
     pub _2: f64,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ShapesVec3 {
     fn write_canonical(&self, out: &mut String) {
         let mut items: Vec<&dyn crate::canonical::Canonical> = Vec::new();
@@ -450,6 +460,7 @@ pub struct Stat {
     /// Column `cap`.
     pub cap: u16,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Stat {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -588,6 +599,7 @@ impl Effect {
         }
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Effect {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -633,6 +645,7 @@ pub enum Amount {
     /// a string
     String(&'static str),
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Amount {
     fn write_canonical(&self, out: &mut String) {
         match self {
@@ -662,6 +675,7 @@ pub enum ShapesEither {
     /// a string
     String(&'static str),
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ShapesEither {
     fn write_canonical(&self, out: &mut String) {
         match self {
@@ -695,6 +709,7 @@ pub enum ShapesFlag {
     /// a number
     Number(f64),
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ShapesFlag {
     fn write_canonical(&self, out: &mut String) {
         match self {
@@ -728,6 +743,7 @@ pub enum ShapesMixed {
     /// a string
     String(&'static str),
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ShapesMixed {
     fn write_canonical(&self, out: &mut String) {
         match self {

@@ -13,6 +13,7 @@ pub struct Self_ {
     /// Column `Other`.
     pub other: crate::string::StringId,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Self_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -80,6 +81,7 @@ fn decode(
 /// Primary key of `Self` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SelfId(pub u8);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for SelfId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -19,6 +19,7 @@ pub struct Settings {
     /// Column `Default`.
     pub default: crate::enums::Keyword,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Settings {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

@@ -49,6 +49,7 @@ pub struct Shapes {
     /// Column `OneOfShapes`.
     pub one_of_shapes: Option<crate::records::ShapesOneOfShapes>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Shapes {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -221,6 +222,7 @@ fn decode(
 /// Primary key of `Shapes` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ShapesId(pub u16);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ShapesId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

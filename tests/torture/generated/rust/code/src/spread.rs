@@ -27,6 +27,7 @@ pub struct Spread {
     /// Column `Shape`.
     pub shape: crate::records::Shape,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Spread {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -94,6 +95,7 @@ fn decode(
 /// Primary key of `Spread` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SpreadId(pub u8);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for SpreadId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

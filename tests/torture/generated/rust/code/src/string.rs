@@ -11,6 +11,7 @@ pub struct String_ {
     /// Column `Words`.
     pub words: &'static [&'static str],
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for String_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -64,6 +65,7 @@ fn decode(
 /// Primary key of `String` (column `Text`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct StringId(pub &'static str);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for StringId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

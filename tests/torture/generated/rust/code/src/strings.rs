@@ -19,6 +19,7 @@ pub struct Strings {
     /// Column `Note`.
     pub note: Option<&'static str>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Strings {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -76,6 +77,7 @@ fn decode(
 /// Primary key of `Strings` (column `Key`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct StringsId(pub &'static str);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for StringsId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -27,6 +27,7 @@ pub struct Vertical {
     /// Column `Note`.
     pub note: Option<&'static str>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Vertical {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

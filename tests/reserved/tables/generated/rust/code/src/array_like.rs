@@ -11,6 +11,7 @@ pub struct ArrayLike {
     /// Column `Value`.
     pub value: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ArrayLike {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -64,6 +65,7 @@ fn decode(
 /// Primary key of `ArrayLike` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ArrayLikeId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ArrayLikeId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -11,6 +11,7 @@ pub struct AsRef_ {
     /// Column `Value`.
     pub value: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for AsRef_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -64,6 +65,7 @@ fn decode(
 /// Primary key of `AsRef` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AsRefId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for AsRefId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

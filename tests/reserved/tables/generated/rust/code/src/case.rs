@@ -11,6 +11,7 @@ pub struct Case {
     /// Column `Value`.
     pub value: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Case {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -64,6 +65,7 @@ fn decode(
 /// Primary key of `case` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CaseId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for CaseId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

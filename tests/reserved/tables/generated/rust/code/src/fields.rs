@@ -1309,6 +1309,7 @@ pub struct Fields {
     /// Column `CLOCK$`.
     pub clock_u0024: Option<i32>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Fields {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2660,6 +2661,7 @@ fn decode(
 /// Primary key of `Fields` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FieldsId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for FieldsId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -11,6 +11,7 @@ pub struct InstanceType {
     /// Column `Value`.
     pub value: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for InstanceType {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -64,6 +65,7 @@ fn decode(
 /// Primary key of `InstanceType` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct InstanceTypeId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for InstanceTypeId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

@@ -11,6 +11,7 @@ pub struct Super {
     /// Column `Value`.
     pub value: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Super {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -64,6 +65,7 @@ fn decode(
 /// Primary key of `super` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SuperId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for SuperId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

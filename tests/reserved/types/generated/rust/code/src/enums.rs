@@ -328,6 +328,7 @@ impl core::fmt::Display for Flag {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Flag {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -2016,6 +2017,7 @@ impl core::fmt::Display for Word {
         f.write_str(self.name())
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Word {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::write_str(out, self.name())
@@ -2234,6 +2236,7 @@ impl FlagFlags {
         Flag::ALL.iter().copied().filter(move |m| self.contains(*m))
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for FlagFlags {
     fn write_canonical(&self, out: &mut String) {
         out.push('[');

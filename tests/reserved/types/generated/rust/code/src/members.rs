@@ -19,6 +19,7 @@ pub struct Members {
     /// Column `Flags`.
     pub flags: Option<crate::enums::FlagFlags>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Members {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -82,6 +83,7 @@ fn decode(
 /// Primary key of `Members` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MembersId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for MembersId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)

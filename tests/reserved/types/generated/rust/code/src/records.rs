@@ -9,6 +9,7 @@ pub struct Aux {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Aux {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -684,6 +685,7 @@ pub struct AllFields {
     /// Column `CLOCK$`.
     pub clock_u0024: Option<i32>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for AllFields {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2011,6 +2013,7 @@ pub struct Array {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Array {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2038,6 +2041,7 @@ pub struct ArrayBuffer {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ArrayBuffer {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2065,6 +2069,7 @@ pub struct ArrayLike {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ArrayLike {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2092,6 +2097,7 @@ pub struct AsMut_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for AsMut_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2119,6 +2125,7 @@ pub struct AsRef_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for AsRef_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2146,6 +2153,7 @@ pub struct Buffer {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Buffer {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2173,6 +2181,7 @@ pub struct ClockU0024 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ClockU0024 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2200,6 +2209,7 @@ pub struct Com0 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Com0 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2227,6 +2237,7 @@ pub struct Com1 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Com1 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2254,6 +2265,7 @@ pub struct Com2 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Com2 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2281,6 +2293,7 @@ pub struct Com3 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Com3 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2308,6 +2321,7 @@ pub struct Com4 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Com4 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2335,6 +2349,7 @@ pub struct Com5 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Com5 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2362,6 +2377,7 @@ pub struct Com6 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Com6 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2389,6 +2405,7 @@ pub struct Com7 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Com7 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2416,6 +2433,7 @@ pub struct Com8 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Com8 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2443,6 +2461,7 @@ pub struct Com9 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Com9 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2470,6 +2489,7 @@ pub struct Con {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Con {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2497,6 +2517,7 @@ pub struct ConinU0024 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ConinU0024 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2524,6 +2545,7 @@ pub struct ConoutU0024 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ConoutU0024 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2551,6 +2573,7 @@ pub struct Clone_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Clone_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2578,6 +2601,7 @@ pub struct Copy_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Copy_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2605,6 +2629,7 @@ pub struct DataView {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for DataView {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2632,6 +2657,7 @@ pub struct Date {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Date {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2659,6 +2685,7 @@ pub struct Debug_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Debug_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2686,6 +2713,7 @@ pub struct Default_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Default_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2713,6 +2741,7 @@ pub struct Display_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Display_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2740,6 +2769,7 @@ pub struct DoubleEndedIterator_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for DoubleEndedIterator_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2769,6 +2799,7 @@ pub struct Drop_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Drop_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2796,6 +2827,7 @@ pub struct Eq_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Eq_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2823,6 +2855,7 @@ pub struct Err_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Err_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2850,6 +2883,7 @@ pub struct Error {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Error {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2877,6 +2911,7 @@ pub struct EvalError {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for EvalError {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2904,6 +2939,7 @@ pub struct ExactSizeIterator_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ExactSizeIterator_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2931,6 +2967,7 @@ pub struct Exclude {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Exclude {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2958,6 +2995,7 @@ pub struct Extend_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Extend_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -2985,6 +3023,7 @@ pub struct Extract {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Extract {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3012,6 +3051,7 @@ pub struct Finalize {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Finalize {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3039,6 +3079,7 @@ pub struct FnMut_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for FnMut_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3066,6 +3107,7 @@ pub struct FnOnce_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for FnOnce_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3093,6 +3135,7 @@ pub struct From_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for From_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3120,6 +3163,7 @@ pub struct FromIterator_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for FromIterator_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3147,6 +3191,7 @@ pub struct GetHashCode {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for GetHashCode {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3174,6 +3219,7 @@ pub struct GetType {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for GetType {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3201,6 +3247,7 @@ pub struct Hash_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Hash_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3228,6 +3275,7 @@ pub struct Infinity {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Infinity {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3255,6 +3303,7 @@ pub struct InstanceType {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for InstanceType {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3282,6 +3331,7 @@ pub struct Intl {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Intl {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3309,6 +3359,7 @@ pub struct Into_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Into_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3336,6 +3387,7 @@ pub struct IntoIterator_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for IntoIterator_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3363,6 +3415,7 @@ pub struct Iterable {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Iterable {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3390,6 +3443,7 @@ pub struct IterableIterator {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for IterableIterator {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3417,6 +3471,7 @@ pub struct Iterator_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Iterator_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3444,6 +3499,7 @@ pub struct Json {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Json {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3471,6 +3527,7 @@ pub struct Lpt0 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Lpt0 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3498,6 +3555,7 @@ pub struct Lpt1 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Lpt1 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3525,6 +3583,7 @@ pub struct Lpt2 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Lpt2 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3552,6 +3611,7 @@ pub struct Lpt3 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Lpt3 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3579,6 +3639,7 @@ pub struct Lpt4 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Lpt4 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3606,6 +3667,7 @@ pub struct Lpt5 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Lpt5 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3633,6 +3695,7 @@ pub struct Lpt6 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Lpt6 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3660,6 +3723,7 @@ pub struct Lpt7 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Lpt7 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3687,6 +3751,7 @@ pub struct Lpt8 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Lpt8 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3714,6 +3779,7 @@ pub struct Lpt9 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Lpt9 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3741,6 +3807,7 @@ pub struct Map {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Map {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3768,6 +3835,7 @@ pub struct Math {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Math {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3795,6 +3863,7 @@ pub struct MemberwiseClone {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for MemberwiseClone {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3822,6 +3891,7 @@ pub struct Nul {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Nul {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3849,6 +3919,7 @@ pub struct NaN {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for NaN {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3876,6 +3947,7 @@ pub struct NonNullable {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for NonNullable {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3903,6 +3975,7 @@ pub struct None_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for None_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3930,6 +4003,7 @@ pub struct Ok_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Ok_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3957,6 +4031,7 @@ pub struct Omit {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Omit {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3984,6 +4059,7 @@ pub struct Option_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Option_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4011,6 +4087,7 @@ pub struct Ord_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Ord_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4038,6 +4115,7 @@ pub struct Prn {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Prn {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4065,6 +4143,7 @@ pub struct Parameters {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Parameters {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4092,6 +4171,7 @@ pub struct PartialEq_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for PartialEq_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4119,6 +4199,7 @@ pub struct PartialOrd_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for PartialOrd_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4146,6 +4227,7 @@ pub struct Pick {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Pick {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4173,6 +4255,7 @@ pub struct Promise {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Promise {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4200,6 +4283,7 @@ pub struct PropertyKey {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for PropertyKey {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4227,6 +4311,7 @@ pub struct Proxy {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Proxy {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4254,6 +4339,7 @@ pub struct RangeError {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for RangeError {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4281,6 +4367,7 @@ pub struct ReadonlyArray {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ReadonlyArray {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4308,6 +4395,7 @@ pub struct ReadonlyMap {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ReadonlyMap {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4335,6 +4423,7 @@ pub struct ReadonlySet {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ReadonlySet {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4362,6 +4451,7 @@ pub struct ReferenceEquals {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ReferenceEquals {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4389,6 +4479,7 @@ pub struct Reflect {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Reflect {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4416,6 +4507,7 @@ pub struct RegExp {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for RegExp {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4443,6 +4535,7 @@ pub struct Result_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Result_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4470,6 +4563,7 @@ pub struct ReturnType {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ReturnType {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4497,6 +4591,7 @@ pub struct Send_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Send_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4524,6 +4619,7 @@ pub struct Sized_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Sized_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4551,6 +4647,7 @@ pub struct Some_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Some_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4578,6 +4675,7 @@ pub struct String_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for String_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4605,6 +4703,7 @@ pub struct Sync_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Sync_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4632,6 +4731,7 @@ pub struct SyntaxError {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for SyntaxError {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4659,6 +4759,7 @@ pub struct TextDecoder {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TextDecoder {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4686,6 +4787,7 @@ pub struct TextEncoder {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TextEncoder {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4713,6 +4815,7 @@ pub struct ToOwned_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ToOwned_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4740,6 +4843,7 @@ pub struct ToString_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ToString_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4767,6 +4871,7 @@ pub struct TryFrom_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TryFrom_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4794,6 +4899,7 @@ pub struct TryInto_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TryInto_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4821,6 +4927,7 @@ pub struct TypeError {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for TypeError {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4848,6 +4955,7 @@ pub struct UriError {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for UriError {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4875,6 +4983,7 @@ pub struct Url {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Url {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4902,6 +5011,7 @@ pub struct Uint8array {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Uint8array {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4929,6 +5039,7 @@ pub struct Unpin_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Unpin_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4956,6 +5067,7 @@ pub struct Vec_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Vec_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -4983,6 +5095,7 @@ pub struct WeakMap {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for WeakMap {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5010,6 +5123,7 @@ pub struct WeakSet {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for WeakSet {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5037,6 +5151,7 @@ pub struct Proto {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Proto {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5064,6 +5179,7 @@ pub struct Abstract {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Abstract {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5091,6 +5207,7 @@ pub struct Accessor {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Accessor {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5118,6 +5235,7 @@ pub struct Add {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Add {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5145,6 +5263,7 @@ pub struct Alias {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Alias {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5172,6 +5291,7 @@ pub struct Alloc {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Alloc {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5199,6 +5319,7 @@ pub struct And {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for And {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5226,6 +5347,7 @@ pub struct Any {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Any {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5253,6 +5375,7 @@ pub struct Arguments {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Arguments {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5280,6 +5403,7 @@ pub struct As {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for As {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5307,6 +5431,7 @@ pub struct Ascending {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Ascending {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5334,6 +5459,7 @@ pub struct Assert {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Assert {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5361,6 +5487,7 @@ pub struct Asserts {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Asserts {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5388,6 +5515,7 @@ pub struct Async {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Async {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5415,6 +5543,7 @@ pub struct Await {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Await {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5442,6 +5571,7 @@ pub struct Base {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Base {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5469,6 +5599,7 @@ pub struct Become {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Become {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5496,6 +5627,7 @@ pub struct Bigint {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Bigint {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5523,6 +5655,7 @@ pub struct Bool {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Bool {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5550,6 +5683,7 @@ pub struct Boolean {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Boolean {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5577,6 +5711,7 @@ pub struct Box_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Box_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5604,6 +5739,7 @@ pub struct Break {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Break {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5631,6 +5767,7 @@ pub struct By {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for By {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5658,6 +5795,7 @@ pub struct Byte {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Byte {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5685,6 +5823,7 @@ pub struct Case {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Case {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5712,6 +5851,7 @@ pub struct Catch {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Catch {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5739,6 +5879,7 @@ pub struct Char {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Char {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5766,6 +5907,7 @@ pub struct Checked {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Checked {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5793,6 +5935,7 @@ pub struct Class {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Class {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5820,6 +5963,7 @@ pub struct Console {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Console {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5847,6 +5991,7 @@ pub struct Const {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Const {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5874,6 +6019,7 @@ pub struct Constructor {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Constructor {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5901,6 +6047,7 @@ pub struct Continue {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Continue {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5928,6 +6075,7 @@ pub struct Core {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Core {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5955,6 +6103,7 @@ pub struct Crate {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Crate {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -5982,6 +6131,7 @@ pub struct Debugger {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Debugger {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6009,6 +6159,7 @@ pub struct Decimal {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Decimal {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6036,6 +6187,7 @@ pub struct Declare {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Declare {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6063,6 +6215,7 @@ pub struct Delegate {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Delegate {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6090,6 +6243,7 @@ pub struct Delete {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Delete {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6117,6 +6271,7 @@ pub struct Descending {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Descending {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6144,6 +6299,7 @@ pub struct Do {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Do {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6171,6 +6327,7 @@ pub struct Double {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Double {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6198,6 +6355,7 @@ pub struct Dyn {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Dyn {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6225,6 +6383,7 @@ pub struct Dynamic {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Dynamic {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6252,6 +6411,7 @@ pub struct Else {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Else {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6279,6 +6439,7 @@ pub struct Enum {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Enum {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6306,6 +6467,7 @@ pub struct Equals {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Equals {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6333,6 +6495,7 @@ pub struct Eval {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Eval {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6360,6 +6523,7 @@ pub struct Event {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Event {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6387,6 +6551,7 @@ pub struct Explicit {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Explicit {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6414,6 +6579,7 @@ pub struct Export {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Export {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6441,6 +6607,7 @@ pub struct Extends {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Extends {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6468,6 +6635,7 @@ pub struct Extern {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Extern {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6495,6 +6663,7 @@ pub struct F32 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for F32 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6522,6 +6691,7 @@ pub struct F64 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for F64 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6549,6 +6719,7 @@ pub struct False {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for False {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6576,6 +6747,7 @@ pub struct Field {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Field {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6603,6 +6775,7 @@ pub struct File {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for File {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6630,6 +6803,7 @@ pub struct Final {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Final {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6657,6 +6831,7 @@ pub struct Finally {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Finally {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6684,6 +6859,7 @@ pub struct Fixed {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Fixed {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6711,6 +6887,7 @@ pub struct Float {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Float {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6738,6 +6915,7 @@ pub struct Fn_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Fn_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6765,6 +6943,7 @@ pub struct For {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for For {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6792,6 +6971,7 @@ pub struct Foreach {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Foreach {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6819,6 +6999,7 @@ pub struct Function {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Function {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6846,6 +7027,7 @@ pub struct Gen {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Gen {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6873,6 +7055,7 @@ pub struct Get {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Get {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6900,6 +7083,7 @@ pub struct Global {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Global {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6927,6 +7111,7 @@ pub struct GlobalThis {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for GlobalThis {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6954,6 +7139,7 @@ pub struct Goto {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Goto {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -6981,6 +7167,7 @@ pub struct Group {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Group {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7008,6 +7195,7 @@ pub struct HasOwnProperty {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for HasOwnProperty {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7035,6 +7223,7 @@ pub struct I128 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for I128 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7062,6 +7251,7 @@ pub struct I16 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for I16 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7089,6 +7279,7 @@ pub struct I32 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for I32 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7116,6 +7307,7 @@ pub struct I64 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for I64 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7143,6 +7335,7 @@ pub struct I8 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for I8 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7170,6 +7363,7 @@ pub struct If {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for If {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7197,6 +7391,7 @@ pub struct Impl {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Impl {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7224,6 +7419,7 @@ pub struct Implements {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Implements {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7251,6 +7447,7 @@ pub struct Implicit {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Implicit {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7278,6 +7475,7 @@ pub struct Import {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Import {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7305,6 +7503,7 @@ pub struct In {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for In {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7332,6 +7531,7 @@ pub struct Infer {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Infer {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7359,6 +7559,7 @@ pub struct Init {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Init {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7386,6 +7587,7 @@ pub struct Instanceof {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Instanceof {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7413,6 +7615,7 @@ pub struct Int {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Int {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7440,6 +7643,7 @@ pub struct Interface {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Interface {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7467,6 +7671,7 @@ pub struct Internal {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Internal {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7494,6 +7699,7 @@ pub struct Intrinsic {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Intrinsic {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7521,6 +7727,7 @@ pub struct Is {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Is {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7548,6 +7755,7 @@ pub struct IsPrototypeOf {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for IsPrototypeOf {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7575,6 +7783,7 @@ pub struct Isize {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Isize {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7602,6 +7811,7 @@ pub struct Join {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Join {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7629,6 +7839,7 @@ pub struct Keyof {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Keyof {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7656,6 +7867,7 @@ pub struct Let {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Let {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7683,6 +7895,7 @@ pub struct Lib {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Lib {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7710,6 +7923,7 @@ pub struct Lock {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Lock {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7737,6 +7951,7 @@ pub struct Long {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Long {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7764,6 +7979,7 @@ pub struct Loop {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Loop {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7791,6 +8007,7 @@ pub struct Macro {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Macro {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7818,6 +8035,7 @@ pub struct MacroRules {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for MacroRules {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7845,6 +8063,7 @@ pub struct Main {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Main {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7872,6 +8091,7 @@ pub struct Managed {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Managed {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7899,6 +8119,7 @@ pub struct Match {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Match {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7926,6 +8147,7 @@ pub struct Mod {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Mod {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7953,6 +8175,7 @@ pub struct Module {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Module {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -7980,6 +8203,7 @@ pub struct Move {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Move {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8007,6 +8231,7 @@ pub struct Mut {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Mut {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8034,6 +8259,7 @@ pub struct Nameof {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Nameof {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8061,6 +8287,7 @@ pub struct Namespace {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Namespace {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8088,6 +8315,7 @@ pub struct Never {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Never {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8115,6 +8343,7 @@ pub struct New {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for New {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8142,6 +8371,7 @@ pub struct Nint {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Nint {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8169,6 +8399,7 @@ pub struct Not {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Not {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8196,6 +8427,7 @@ pub struct Nuint {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Nuint {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8223,6 +8455,7 @@ pub struct Null {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Null {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8250,6 +8483,7 @@ pub struct Number {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Number {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8277,6 +8511,7 @@ pub struct Object {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Object {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8304,6 +8539,7 @@ pub struct Of {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Of {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8331,6 +8567,7 @@ pub struct On {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for On {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8358,6 +8595,7 @@ pub struct Operator {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Operator {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8385,6 +8623,7 @@ pub struct Or {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Or {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8412,6 +8651,7 @@ pub struct Orderby {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Orderby {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8439,6 +8679,7 @@ pub struct Out {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Out {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8466,6 +8707,7 @@ pub struct Override {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Override {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8493,6 +8735,7 @@ pub struct Package {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Package {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8520,6 +8763,7 @@ pub struct Params {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Params {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8547,6 +8791,7 @@ pub struct Partial {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Partial {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8574,6 +8819,7 @@ pub struct Priv {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Priv {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8601,6 +8847,7 @@ pub struct Private {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Private {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8628,6 +8875,7 @@ pub struct ProcMacro {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ProcMacro {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8655,6 +8903,7 @@ pub struct Process {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Process {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8682,6 +8931,7 @@ pub struct PropertyIsEnumerable {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for PropertyIsEnumerable {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8711,6 +8961,7 @@ pub struct Protected {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Protected {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8738,6 +8989,7 @@ pub struct Prototype {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Prototype {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8765,6 +9017,7 @@ pub struct Pub {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Pub {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8792,6 +9045,7 @@ pub struct Public {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Public {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8819,6 +9073,7 @@ pub struct Raw {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Raw {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8846,6 +9101,7 @@ pub struct Readonly {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Readonly {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8873,6 +9129,7 @@ pub struct Record {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Record {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8900,6 +9157,7 @@ pub struct Ref {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Ref {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8927,6 +9185,7 @@ pub struct Remove {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Remove {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8954,6 +9213,7 @@ pub struct Require {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Require {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -8981,6 +9241,7 @@ pub struct Required {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Required {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9008,6 +9269,7 @@ pub struct Return {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Return {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9035,6 +9297,7 @@ pub struct Safe {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Safe {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9062,6 +9325,7 @@ pub struct Satisfies {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Satisfies {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9089,6 +9353,7 @@ pub struct Sbyte {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Sbyte {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9116,6 +9381,7 @@ pub struct Scoped {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Scoped {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9143,6 +9409,7 @@ pub struct Sealed {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Sealed {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9170,6 +9437,7 @@ pub struct Select {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Select {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9197,6 +9465,7 @@ pub struct Self_ {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Self_ {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9224,6 +9493,7 @@ pub struct Set {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Set {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9251,6 +9521,7 @@ pub struct Short {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Short {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9278,6 +9549,7 @@ pub struct Sizeof {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Sizeof {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9305,6 +9577,7 @@ pub struct Stackalloc {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Stackalloc {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9332,6 +9605,7 @@ pub struct Static {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Static {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9359,6 +9633,7 @@ pub struct Std {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Std {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9386,6 +9661,7 @@ pub struct Str {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Str {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9413,6 +9689,7 @@ pub struct Struct {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Struct {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9440,6 +9717,7 @@ pub struct Super {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Super {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9467,6 +9745,7 @@ pub struct Switch {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Switch {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9494,6 +9773,7 @@ pub struct Symbol {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Symbol {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9521,6 +9801,7 @@ pub struct Test {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Test {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9548,6 +9829,7 @@ pub struct This {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for This {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9575,6 +9857,7 @@ pub struct Throw {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Throw {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9602,6 +9885,7 @@ pub struct ToLocaleString {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ToLocaleString {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9629,6 +9913,7 @@ pub struct Trait {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Trait {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9656,6 +9941,7 @@ pub struct True {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for True {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9683,6 +9969,7 @@ pub struct Try {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Try {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9710,6 +9997,7 @@ pub struct Type {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Type {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9737,6 +10025,7 @@ pub struct Typeof {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Typeof {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9764,6 +10053,7 @@ pub struct U128 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for U128 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9791,6 +10081,7 @@ pub struct U16 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for U16 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9818,6 +10109,7 @@ pub struct U32 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for U32 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9845,6 +10137,7 @@ pub struct U64 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for U64 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9872,6 +10165,7 @@ pub struct U8 {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for U8 {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9899,6 +10193,7 @@ pub struct Uint {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Uint {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9926,6 +10221,7 @@ pub struct Ulong {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Ulong {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9953,6 +10249,7 @@ pub struct Unchecked {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Unchecked {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -9980,6 +10277,7 @@ pub struct Undefined {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Undefined {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -10007,6 +10305,7 @@ pub struct Union {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Union {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -10034,6 +10333,7 @@ pub struct Unique {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Unique {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -10061,6 +10361,7 @@ pub struct Unknown {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Unknown {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -10088,6 +10389,7 @@ pub struct Unmanaged {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Unmanaged {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -10115,6 +10417,7 @@ pub struct Unsafe {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Unsafe {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -10142,6 +10445,7 @@ pub struct Unsized {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Unsized {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -10169,6 +10473,7 @@ pub struct Use {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Use {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -10196,6 +10501,7 @@ pub struct Ushort {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Ushort {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -10223,6 +10529,7 @@ pub struct Using {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Using {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -10250,6 +10557,7 @@ pub struct Usize {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Usize {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -10277,6 +10585,7 @@ pub struct Value {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Value {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -10304,6 +10613,7 @@ pub struct ValueOf {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for ValueOf {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -10331,6 +10641,7 @@ pub struct Var {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Var {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -10358,6 +10669,7 @@ pub struct Virtual {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Virtual {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -10385,6 +10697,7 @@ pub struct Void {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Void {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -10412,6 +10725,7 @@ pub struct Volatile {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Volatile {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -10439,6 +10753,7 @@ pub struct When {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for When {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -10466,6 +10781,7 @@ pub struct Where {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Where {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -10493,6 +10809,7 @@ pub struct While {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for While {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -10520,6 +10837,7 @@ pub struct With {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for With {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -10547,6 +10865,7 @@ pub struct Yield {
     /// Column `v`.
     pub v: i32,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Yield {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -14166,6 +14485,7 @@ impl Choice {
         }
     }
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Choice {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;

@@ -1285,6 +1285,7 @@ pub struct Records {
     /// Column `r317`.
     pub r317: Option<crate::records::ClockU0024>,
 }
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for Records {
     fn write_canonical(&self, out: &mut String) {
         let mut first = true;
@@ -3844,6 +3845,7 @@ fn decode(
 /// Primary key of `Records` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RecordsId(pub i32);
+#[cfg(feature = "canonical")]
 impl crate::canonical::Canonical for RecordsId {
     fn write_canonical(&self, out: &mut String) {
         crate::canonical::Canonical::write_canonical(&self.0, out)
