@@ -19,6 +19,10 @@
 //!   harness), `DataError`, the text lookup, `embedded()` (the data, from the facade). `canonical_tables()`,
 //!   the `canonical` module and every `Canonical` impl are behind the crates' `canonical` feature (off by
 //!   default): they were a third of the code crate's release build (issue 14, docs/performance.md);
+//! * the accessors (`all`, `try_all`, `get`, `try_get`, `id.row()`, `get_by_…`, `<field>_row(s)`) are
+//!   `#[inline]`: rustc compiles an inline function where it is used, so the code crate compiles only the
+//!   decoders and what `load()` calls, and a game compiles the lookups it calls (a fifth of the code crate's
+//!   release build on 500 tables was accessors no consumer called);
 //! * `code/src/enums.rs`: one `enum` per JSON Schema string enum, with `ALL`, `name()` and `from_name()`;
 //! * `code/src/records.rs`: one `struct` per nested object schema, one `enum` per polymorphic record;
 //! * `code/src/<table>.rs`: the row struct, a typed id per single-field primary key (`PieceTypeId`),
@@ -995,6 +999,7 @@ fn references(
                 let m = format_ident!("{stem}_row");
                 out.push(quote! {
                     #doc
+                    #[inline]
                     pub fn #m(&self) -> Option<&'static crate::#tm::#trow> {
                         let key = self.#id?;
                         Some(#found)
@@ -1007,6 +1012,7 @@ fn references(
                 let m = format_ident!("{stem}_rows");
                 out.push(quote! {
                     #doc
+                    #[inline]
                     pub fn #m(&self) -> impl Iterator<Item = &'static crate::#tm::#trow> {
                         let keys = self.#id;
                         keys.iter().map(|&key| #found)
@@ -1018,6 +1024,7 @@ fn references(
                 let m = format_ident!("{stem}_row");
                 out.push(quote! {
                     #doc
+                    #[inline]
                     pub fn #m(&self) -> &'static crate::#tm::#trow {
                         let key = self.#id;
                         #found
@@ -1163,8 +1170,10 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
         TableMode::One => quote! {
             impl #row_ty {
                 #get_doc
+                #[inline]
                 pub fn get() -> &'static #row_ty { &TABLE.rows::<#row_ty>()[0] }
                 /// The single row, or why the embedded data cannot be read.
+                #[inline]
                 pub fn try_get() -> Result<&'static #row_ty, crate::DataError> {
                     let rows: &'static [#row_ty] = #try_all?;
                     Ok(&rows[0])
@@ -1174,8 +1183,10 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
         TableMode::List => quote! {
             impl #row_ty {
                 #all_doc
+                #[inline]
                 pub fn all() -> &'static [#row_ty] { TABLE.rows() }
                 /// Every row, or why the embedded data cannot be read.
+                #[inline]
                 pub fn try_all() -> Result<&'static [#row_ty], crate::DataError> { #try_all }
             }
         },
@@ -1203,6 +1214,7 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
                                     impl #id {
                                         /// The row with this key, if any (always present for keys read from the tables;
                                         /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+                                        #[inline]
                                         pub fn row(self) -> Option<&'static #row_ty> { #row_ty::get(self) }
                                     }
                                 }
@@ -1212,6 +1224,7 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
                 let get = if t.source_order {
                     quote! {
                         /// The row with primary key `key`, by binary search over row positions sorted by key.
+                        #[inline]
                         pub fn get(key: crate::#m::#id) -> Option<&'static #row_ty> {
                             let (rows, by_key) = (#row_ty::all(), #row_ty::by_key());
                             crate::runtime::search(by_key.len(), &mut |j| rows[by_key[j] as usize].#k.cmp(&key)).map(|j| &rows[by_key[j] as usize])
@@ -1220,7 +1233,7 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
                 } else {
                     quote! {
                         /// The row with primary key `key`, by binary search (rows are sorted by key).
-                        #[inline(never)]
+                        #[inline]
                         pub fn get(key: crate::#m::#id) -> Option<&'static #row_ty> {
                             let rows = #row_ty::all();
                             crate::runtime::search(rows.len(), &mut |i| rows[i].#k.cmp(&key)).map(|i| &rows[i])
@@ -1240,6 +1253,7 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
                 let get = if t.source_order {
                     quote! {
                         /// The row with this composite primary key, by binary search over row positions sorted by key.
+                        #[inline]
                         pub fn get(#(#params),*) -> Option<&'static #row_ty> {
                             let (__rows, __by_key) = (#row_ty::all(), #row_ty::by_key());
                             crate::runtime::search(__by_key.len(), &mut |__j| { let __row = &__rows[__by_key[__j] as usize]; (#(__row.#keys),*).cmp(&(#(#keys),*)) }).map(|__j| &__rows[__by_key[__j] as usize])
@@ -1248,6 +1262,7 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
                 } else {
                     quote! {
                         /// The row with this composite primary key, by binary search (rows are sorted by key).
+                        #[inline]
                         pub fn get(#(#params),*) -> Option<&'static #row_ty> {
                             let __rows = #row_ty::all();
                             crate::runtime::search(__rows.len(), &mut |__i| { let __row = &__rows[__i]; (#(__row.#keys),*).cmp(&(#(#keys),*)) }).map(|__i| &__rows[__i])
@@ -1268,6 +1283,7 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
                 // `order = "source"`: rows keep the sheet's order; `get` searches row positions sorted by key.
                 quote! {
                     /// Row positions sorted by primary key, built on the first lookup.
+                    #[inline]
                     fn by_key() -> &'static [u32] {
                         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
                         BY_KEY.get_or_init(|| crate::runtime::index(#row_ty::all(), |__a, __b| (#(__a.#keys),*).cmp(&(#(__b.#keys),*))))
@@ -1280,8 +1296,10 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
                 #id_def
                 impl #row_ty {
                     #storage_doc
+                    #[inline]
                     pub fn all() -> &'static [#row_ty] { TABLE.rows() }
                     /// Every row, or why the embedded data cannot be read.
+                    #[inline]
                     pub fn try_all() -> Result<&'static [#row_ty], crate::DataError> { #try_all }
                     #get
                     #by_key
@@ -1404,6 +1422,7 @@ fn unique_lookups(t: &Table, ids: &IdMap) -> Result<TokenStream> {
         out.push(quote! {
             impl #row_ty {
                 #[doc = #doc]
+                #[inline]
                 pub fn #fname(#(#params),*) -> Option<&'static #row_ty> {
                     static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
                     let __rows = #row_ty::all();

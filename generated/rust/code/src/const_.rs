@@ -176,6 +176,7 @@ impl Const {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `PieceType` does not have.
+    #[inline]
     pub fn spy_select_pieces_rows(
         &self,
     ) -> impl Iterator<Item = &'static crate::piece_type::PieceType> {
@@ -191,6 +192,7 @@ impl Const {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `PieceType` does not have.
+    #[inline]
     pub fn spy_random_piece_row(&self) -> &'static crate::piece_type::PieceType {
         let key = self.spy_random_piece;
         match crate::piece_type::PieceType::get(key) {
@@ -203,6 +205,7 @@ impl Const {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `Lang` does not have.
+    #[inline]
     pub fn spy_select_key_row(&self) -> &'static crate::lang::Lang {
         let key = self.spy_select_key;
         match crate::lang::Lang::get(key) {
@@ -215,6 +218,7 @@ impl Const {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `Lang` does not have.
+    #[inline]
     pub fn spy_random_key_row(&self) -> &'static crate::lang::Lang {
         let key = self.spy_random_key;
         match crate::lang::Lang::get(key) {
@@ -227,6 +231,7 @@ impl Const {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `Lang` does not have.
+    #[inline]
     pub fn spy_all_dead_key_row(&self) -> &'static crate::lang::Lang {
         let key = self.spy_all_dead_key;
         match crate::lang::Lang::get(key) {
@@ -266,10 +271,12 @@ impl Const {
     /// # Panics
     ///
     /// If the embedded `data/Const.bytes` cannot be read (a file under `generated/` edited by hand): `try_get` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn get() -> &'static Const {
         &TABLE.rows::<Const>()[0]
     }
     /// The single row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_get() -> Result<&'static Const, crate::DataError> {
         let rows: &'static [Const] = TABLE.try_rows()?;
         Ok(&rows[0])

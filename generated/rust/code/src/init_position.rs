@@ -85,6 +85,7 @@ impl InitPosition {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `PieceType` does not have.
+    #[inline]
     pub fn piece_row(&self) -> Option<&'static crate::piece_type::PieceType> {
         let key = self.piece?;
         Some(
@@ -134,6 +135,7 @@ impl crate::canonical::Canonical for InitPositionId {
 impl InitPositionId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static InitPosition> {
         InitPosition::get(self)
     }
@@ -144,15 +146,17 @@ impl InitPosition {
     /// # Panics
     ///
     /// If the embedded `data/InitPosition.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [InitPosition] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [InitPosition], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(
         key: crate::init_position::InitPositionId,
     ) -> Option<&'static InitPosition> {
@@ -163,6 +167,7 @@ impl InitPosition {
 }
 impl InitPosition {
     /// The row whose `X`, `Y` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
     pub fn get_by_x_and_y(x: u8, y: u8) -> Option<&'static InitPosition> {
         static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         let __rows = InitPosition::all();

@@ -51,6 +51,7 @@ impl MovePiece {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `PieceType` does not have.
+    #[inline]
     pub fn piece_row(&self) -> &'static crate::piece_type::PieceType {
         let key = self.piece;
         match crate::piece_type::PieceType::get(key) {
@@ -63,6 +64,7 @@ impl MovePiece {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `MoveRule` does not have.
+    #[inline]
     pub fn rules_rows(
         &self,
     ) -> impl Iterator<Item = &'static crate::move_rule::MoveRule> {
@@ -107,15 +109,17 @@ impl MovePiece {
     /// # Panics
     ///
     /// If the embedded `data/MovePiece.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [MovePiece] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [MovePiece], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::piece_type::PieceTypeId) -> Option<&'static MovePiece> {
         let rows = MovePiece::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].piece.cmp(&key))

@@ -73,6 +73,7 @@ impl MoveRule {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `MoveRuleLib` does not have.
+    #[inline]
     pub fn direction_row(&self) -> &'static crate::move_rule_lib::MoveRuleLib {
         let key = self.direction;
         match crate::move_rule_lib::MoveRuleLib::get(key) {
@@ -120,6 +121,7 @@ impl crate::canonical::Canonical for MoveRuleId {
 impl MoveRuleId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static MoveRule> {
         MoveRule::get(self)
     }
@@ -130,15 +132,17 @@ impl MoveRule {
     /// # Panics
     ///
     /// If the embedded `data/MoveRule.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [MoveRule] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [MoveRule], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::move_rule::MoveRuleId) -> Option<&'static MoveRule> {
         let rows = MoveRule::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

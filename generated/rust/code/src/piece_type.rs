@@ -98,6 +98,7 @@ impl PieceType {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `Lang` does not have.
+    #[inline]
     pub fn name_key_row(&self) -> &'static crate::lang::Lang {
         let key = self.name_key;
         match crate::lang::Lang::get(key) {
@@ -145,6 +146,7 @@ impl crate::canonical::Canonical for PieceTypeId {
 impl PieceTypeId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static PieceType> {
         PieceType::get(self)
     }
@@ -155,15 +157,17 @@ impl PieceType {
     /// # Panics
     ///
     /// If the embedded `data/PieceType.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [PieceType] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [PieceType], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::piece_type::PieceTypeId) -> Option<&'static PieceType> {
         let rows = PieceType::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
@@ -172,6 +176,7 @@ impl PieceType {
 }
 impl PieceType {
     /// The row whose `NameKey` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
     pub fn get_by_name_key(name_key: crate::lang::LangId) -> Option<&'static PieceType> {
         static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         let __rows = PieceType::all();

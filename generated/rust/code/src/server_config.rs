@@ -78,10 +78,12 @@ impl ServerConfig {
     /// # Panics
     ///
     /// If the embedded `data/ServerConfig.bytes` cannot be read (a file under `generated/` edited by hand): `try_get` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn get() -> &'static ServerConfig {
         &TABLE.rows::<ServerConfig>()[0]
     }
     /// The single row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_get() -> Result<&'static ServerConfig, crate::DataError> {
         let rows: &'static [ServerConfig] = TABLE.try_rows()?;
         Ok(&rows[0])

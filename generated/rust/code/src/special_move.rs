@@ -145,6 +145,7 @@ impl SpecialMove {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `PieceType` does not have.
+    #[inline]
     pub fn pieces_rows(
         &self,
     ) -> impl Iterator<Item = &'static crate::piece_type::PieceType> {
@@ -160,6 +161,7 @@ impl SpecialMove {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `MoveRule` does not have.
+    #[inline]
     pub fn rules_rows(
         &self,
     ) -> impl Iterator<Item = &'static crate::move_rule::MoveRule> {
@@ -175,6 +177,7 @@ impl SpecialMove {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `PieceType` does not have.
+    #[inline]
     pub fn target_row(&self) -> Option<&'static crate::piece_type::PieceType> {
         let key = self.target?;
         Some(
@@ -189,6 +192,7 @@ impl SpecialMove {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `Lang` does not have.
+    #[inline]
     pub fn name_key_row(&self) -> &'static crate::lang::Lang {
         let key = self.name_key;
         match crate::lang::Lang::get(key) {
@@ -201,6 +205,7 @@ impl SpecialMove {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `Lang` does not have.
+    #[inline]
     pub fn desc_key_row(&self) -> &'static crate::lang::Lang {
         let key = self.desc_key;
         match crate::lang::Lang::get(key) {
@@ -248,6 +253,7 @@ impl crate::canonical::Canonical for SpecialMoveId {
 impl SpecialMoveId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static SpecialMove> {
         SpecialMove::get(self)
     }
@@ -258,15 +264,17 @@ impl SpecialMove {
     /// # Panics
     ///
     /// If the embedded `data/SpecialMove.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [SpecialMove] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [SpecialMove], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::special_move::SpecialMoveId) -> Option<&'static SpecialMove> {
         let rows = SpecialMove::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

@@ -75,6 +75,7 @@ impl Upgrade {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `PieceType` does not have.
+    #[inline]
     pub fn from_row(&self) -> &'static crate::piece_type::PieceType {
         let key = self.from;
         match crate::piece_type::PieceType::get(key) {
@@ -87,6 +88,7 @@ impl Upgrade {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `PieceType` does not have.
+    #[inline]
     pub fn to_row(&self) -> &'static crate::piece_type::PieceType {
         let key = self.to;
         match crate::piece_type::PieceType::get(key) {
@@ -134,6 +136,7 @@ impl crate::canonical::Canonical for UpgradeId {
 impl UpgradeId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Upgrade> {
         Upgrade::get(self)
     }
@@ -144,15 +147,17 @@ impl Upgrade {
     /// # Panics
     ///
     /// If the embedded `data/Upgrade.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Upgrade] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Upgrade], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::upgrade::UpgradeId) -> Option<&'static Upgrade> {
         let rows = Upgrade::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

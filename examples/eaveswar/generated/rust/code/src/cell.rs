@@ -95,16 +95,19 @@ impl Cell {
     /// # Panics
     ///
     /// If the embedded `data/Cell.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Cell] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Cell], crate::DataError> {
         TABLE.try_rows()
     }
 }
 impl Cell {
     /// The row whose `Q`, `R` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
     pub fn get_by_q_and_r(q: u8, r: u8) -> Option<&'static Cell> {
         static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         let __rows = Cell::all();

@@ -112,10 +112,12 @@ impl MapInfo {
     /// # Panics
     ///
     /// If the embedded `data/MapInfo.bytes` cannot be read (a file under `generated/` edited by hand): `try_get` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn get() -> &'static MapInfo {
         &TABLE.rows::<MapInfo>()[0]
     }
     /// The single row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_get() -> Result<&'static MapInfo, crate::DataError> {
         let rows: &'static [MapInfo] = TABLE.try_rows()?;
         Ok(&rows[0])

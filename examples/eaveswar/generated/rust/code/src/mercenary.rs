@@ -99,6 +99,7 @@ impl crate::canonical::Canonical for MercenaryId {
 impl MercenaryId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Mercenary> {
         Mercenary::get(self)
     }
@@ -109,15 +110,17 @@ impl Mercenary {
     /// # Panics
     ///
     /// If the embedded `data/Mercenary.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Mercenary] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Mercenary], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::mercenary::MercenaryId) -> Option<&'static Mercenary> {
         let rows = Mercenary::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
@@ -126,6 +129,7 @@ impl Mercenary {
 }
 impl Mercenary {
     /// The row whose `Name` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
     pub fn get_by_name(name: &str) -> Option<&'static Mercenary> {
         static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         let __rows = Mercenary::all();

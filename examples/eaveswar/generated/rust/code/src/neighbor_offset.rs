@@ -94,6 +94,7 @@ impl crate::canonical::Canonical for NeighborOffsetId {
 impl NeighborOffsetId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static NeighborOffset> {
         NeighborOffset::get(self)
     }
@@ -104,15 +105,17 @@ impl NeighborOffset {
     /// # Panics
     ///
     /// If the embedded `data/NeighborOffset.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [NeighborOffset] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [NeighborOffset], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(
         key: crate::neighbor_offset::NeighborOffsetId,
     ) -> Option<&'static NeighborOffset> {
@@ -123,6 +126,7 @@ impl NeighborOffset {
 }
 impl NeighborOffset {
     /// The row whose `Parity`, `Direction` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
     pub fn get_by_parity_and_direction(
         parity: crate::enums::Parity,
         direction: &str,

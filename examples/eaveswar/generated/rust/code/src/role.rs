@@ -105,6 +105,7 @@ impl crate::canonical::Canonical for RoleId {
 impl RoleId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Role> {
         Role::get(self)
     }
@@ -115,15 +116,17 @@ impl Role {
     /// # Panics
     ///
     /// If the embedded `data/Role.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Role] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Role], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::role::RoleId) -> Option<&'static Role> {
         let rows = Role::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
@@ -132,6 +135,7 @@ impl Role {
 }
 impl Role {
     /// The row whose `Name` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
     pub fn get_by_name(name: &str) -> Option<&'static Role> {
         static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         let __rows = Role::all();

@@ -183,10 +183,12 @@ impl Rules {
     /// # Panics
     ///
     /// If the embedded `data/Rules.bytes` cannot be read (a file under `generated/` edited by hand): `try_get` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn get() -> &'static Rules {
         &TABLE.rows::<Rules>()[0]
     }
     /// The single row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_get() -> Result<&'static Rules, crate::DataError> {
         let rows: &'static [Rules] = TABLE.try_rows()?;
         Ok(&rows[0])

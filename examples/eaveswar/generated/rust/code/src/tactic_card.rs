@@ -117,6 +117,7 @@ impl crate::canonical::Canonical for TacticCardId {
 impl TacticCardId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static TacticCard> {
         TacticCard::get(self)
     }
@@ -127,15 +128,17 @@ impl TacticCard {
     /// # Panics
     ///
     /// If the embedded `data/TacticCard.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [TacticCard] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [TacticCard], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::tactic_card::TacticCardId) -> Option<&'static TacticCard> {
         let rows = TacticCard::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
@@ -144,6 +147,7 @@ impl TacticCard {
 }
 impl TacticCard {
     /// The row whose `Name` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
     pub fn get_by_name(name: &str) -> Option<&'static TacticCard> {
         static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         let __rows = TacticCard::all();

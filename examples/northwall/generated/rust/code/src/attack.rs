@@ -81,6 +81,7 @@ impl Attack {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `Scenario` does not have.
+    #[inline]
     pub fn scenario_row(&self) -> &'static crate::scenario::Scenario {
         let key = self.scenario;
         match crate::scenario::Scenario::get(key) {
@@ -93,6 +94,7 @@ impl Attack {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `Lane` does not have.
+    #[inline]
     pub fn lane_row(&self) -> &'static crate::lane::Lane {
         let key = self.lane;
         match crate::lane::Lane::get(key) {
@@ -129,16 +131,19 @@ impl Attack {
     /// # Panics
     ///
     /// If the embedded `data/Attack.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Attack] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Attack], crate::DataError> {
         TABLE.try_rows()
     }
 }
 impl Attack {
     /// The row whose `Scenario`, `Side`, `Lane`, `Rank` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
     pub fn get_by_scenario_and_side_and_lane_and_rank(
         scenario: crate::scenario::ScenarioId,
         side: crate::enums::Side,

@@ -116,10 +116,12 @@ impl Battle {
     /// # Panics
     ///
     /// If the embedded `data/Battle.bytes` cannot be read (a file under `generated/` edited by hand): `try_get` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn get() -> &'static Battle {
         &TABLE.rows::<Battle>()[0]
     }
     /// The single row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_get() -> Result<&'static Battle, crate::DataError> {
         let rows: &'static [Battle] = TABLE.try_rows()?;
         Ok(&rows[0])

@@ -80,6 +80,7 @@ impl crate::canonical::Canonical for LaneId {
 impl LaneId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Lane> {
         Lane::get(self)
     }
@@ -90,15 +91,17 @@ impl Lane {
     /// # Panics
     ///
     /// If the embedded `data/Lane.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Lane] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Lane], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::lane::LaneId) -> Option<&'static Lane> {
         let rows = Lane::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

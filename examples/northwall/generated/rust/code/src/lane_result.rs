@@ -69,6 +69,7 @@ impl LaneResult {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `Scenario` does not have.
+    #[inline]
     pub fn scenario_row(&self) -> &'static crate::scenario::Scenario {
         let key = self.scenario;
         match crate::scenario::Scenario::get(key) {
@@ -81,6 +82,7 @@ impl LaneResult {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `Lane` does not have.
+    #[inline]
     pub fn lane_row(&self) -> &'static crate::lane::Lane {
         let key = self.lane;
         match crate::lane::Lane::get(key) {
@@ -117,16 +119,19 @@ impl LaneResult {
     /// # Panics
     ///
     /// If the embedded `data/LaneResult.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [LaneResult] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [LaneResult], crate::DataError> {
         TABLE.try_rows()
     }
 }
 impl LaneResult {
     /// The row whose `Scenario`, `Lane` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
     pub fn get_by_scenario_and_lane(
         scenario: crate::scenario::ScenarioId,
         lane: crate::lane::LaneId,

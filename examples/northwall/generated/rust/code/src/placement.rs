@@ -77,6 +77,7 @@ impl Placement {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `Scenario` does not have.
+    #[inline]
     pub fn scenario_row(&self) -> &'static crate::scenario::Scenario {
         let key = self.scenario;
         match crate::scenario::Scenario::get(key) {
@@ -89,6 +90,7 @@ impl Placement {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `Lane` does not have.
+    #[inline]
     pub fn lane_row(&self) -> &'static crate::lane::Lane {
         let key = self.lane;
         match crate::lane::Lane::get(key) {
@@ -101,6 +103,7 @@ impl Placement {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `Unit` does not have.
+    #[inline]
     pub fn unit_row(&self) -> &'static crate::unit::Unit {
         let key = self.unit;
         match crate::unit::Unit::get(key) {
@@ -137,16 +140,19 @@ impl Placement {
     /// # Panics
     ///
     /// If the embedded `data/Placement.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Placement] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Placement], crate::DataError> {
         TABLE.try_rows()
     }
 }
 impl Placement {
     /// The row whose `Scenario`, `Side`, `Lane`, `Rank` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
     pub fn get_by_scenario_and_side_and_lane_and_rank(
         scenario: crate::scenario::ScenarioId,
         side: crate::enums::Side,
@@ -177,6 +183,7 @@ impl Placement {
 }
 impl Placement {
     /// The row whose `Scenario`, `Side`, `Unit` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
     pub fn get_by_scenario_and_side_and_unit(
         scenario: crate::scenario::ScenarioId,
         side: crate::enums::Side,

@@ -91,6 +91,7 @@ impl Scenario {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `Scenario` does not have.
+    #[inline]
     pub fn after_row(&self) -> Option<&'static crate::scenario::Scenario> {
         let key = self.after?;
         Some(
@@ -140,6 +141,7 @@ impl crate::canonical::Canonical for ScenarioId {
 impl ScenarioId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Scenario> {
         Scenario::get(self)
     }
@@ -150,15 +152,17 @@ impl Scenario {
     /// # Panics
     ///
     /// If the embedded `data/Scenario.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Scenario] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Scenario], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::scenario::ScenarioId) -> Option<&'static Scenario> {
         let rows = Scenario::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

@@ -98,6 +98,7 @@ impl crate::canonical::Canonical for UnitId {
 impl UnitId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Unit> {
         Unit::get(self)
     }
@@ -108,15 +109,17 @@ impl Unit {
     /// # Panics
     ///
     /// If the embedded `data/Unit.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Unit] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Unit], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::unit::UnitId) -> Option<&'static Unit> {
         let rows = Unit::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
@@ -125,6 +128,7 @@ impl Unit {
 }
 impl Unit {
     /// The row whose `Name` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
     pub fn get_by_name(name: &str) -> Option<&'static Unit> {
         static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         let __rows = Unit::all();

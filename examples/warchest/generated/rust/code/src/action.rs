@@ -93,6 +93,7 @@ impl crate::canonical::Canonical for ActionId {
 impl ActionId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Action> {
         Action::get(self)
     }
@@ -103,15 +104,17 @@ impl Action {
     /// # Panics
     ///
     /// If the embedded `data/Action.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Action] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Action], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::action::ActionId) -> Option<&'static Action> {
         let rows = Action::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

@@ -79,10 +79,12 @@ impl Board {
     /// # Panics
     ///
     /// If the embedded `data/Board.bytes` cannot be read (a file under `generated/` edited by hand): `try_get` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn get() -> &'static Board {
         &TABLE.rows::<Board>()[0]
     }
     /// The single row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_get() -> Result<&'static Board, crate::DataError> {
         let rows: &'static [Board] = TABLE.try_rows()?;
         Ok(&rows[0])

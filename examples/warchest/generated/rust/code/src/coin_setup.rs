@@ -111,10 +111,12 @@ impl CoinSetup {
     /// # Panics
     ///
     /// If the embedded `data/CoinSetup.bytes` cannot be read (a file under `generated/` edited by hand): `try_get` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn get() -> &'static CoinSetup {
         &TABLE.rows::<CoinSetup>()[0]
     }
     /// The single row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_get() -> Result<&'static CoinSetup, crate::DataError> {
         let rows: &'static [CoinSetup] = TABLE.try_rows()?;
         Ok(&rows[0])

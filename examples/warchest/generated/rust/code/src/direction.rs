@@ -55,6 +55,7 @@ impl Direction {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `Direction` does not have.
+    #[inline]
     pub fn opposite_row(&self) -> &'static crate::direction::Direction {
         let key = self.opposite;
         match crate::direction::Direction::get(key) {
@@ -102,6 +103,7 @@ impl crate::canonical::Canonical for DirectionId {
 impl DirectionId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Direction> {
         Direction::get(self)
     }
@@ -112,15 +114,17 @@ impl Direction {
     /// # Panics
     ///
     /// If the embedded `data/Direction.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Direction] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Direction], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::direction::DirectionId) -> Option<&'static Direction> {
         let rows = Direction::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

@@ -136,6 +136,7 @@ impl ScenarioPiece {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `Unit` does not have.
+    #[inline]
     pub fn unit_row(&self) -> &'static crate::unit::Unit {
         let key = self.unit;
         match crate::unit::Unit::get(key) {

@@ -132,6 +132,7 @@ impl crate::canonical::Canonical for TacticId {
 impl TacticId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Tactic> {
         Tactic::get(self)
     }
@@ -142,15 +143,17 @@ impl Tactic {
     /// # Panics
     ///
     /// If the embedded `data/Tactic.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Tactic] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Tactic], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::tactic::TacticId) -> Option<&'static Tactic> {
         let rows = Tactic::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

@@ -86,6 +86,7 @@ impl crate::canonical::Canonical for ElephantMoveId {
 impl ElephantMoveId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static ElephantMove> {
         ElephantMove::get(self)
     }
@@ -96,15 +97,17 @@ impl ElephantMove {
     /// # Panics
     ///
     /// If the embedded `data/ElephantMove.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [ElephantMove] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [ElephantMove], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(
         key: crate::elephant_move::ElephantMoveId,
     ) -> Option<&'static ElephantMove> {

@@ -61,6 +61,7 @@ impl InitialPosition {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `Piece` does not have.
+    #[inline]
     pub fn piece_row(&self) -> &'static crate::piece::Piece {
         let key = self.piece;
         match crate::piece::Piece::get(key) {
@@ -97,16 +98,19 @@ impl InitialPosition {
     /// # Panics
     ///
     /// If the embedded `data/InitialPosition.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [InitialPosition] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [InitialPosition], crate::DataError> {
         TABLE.try_rows()
     }
 }
 impl InitialPosition {
     /// The row whose `Row`, `Column` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
     pub fn get_by_row_and_column(
         row: u8,
         column: u8,

@@ -89,6 +89,7 @@ impl LineMove {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `Piece` does not have.
+    #[inline]
     pub fn piece_row(&self) -> &'static crate::piece::Piece {
         let key = self.piece;
         match crate::piece::Piece::get(key) {
@@ -130,15 +131,17 @@ impl LineMove {
     /// # Panics
     ///
     /// If the embedded `data/LineMove.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [LineMove] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [LineMove], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::piece::PieceId) -> Option<&'static LineMove> {
         let rows = LineMove::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].piece.cmp(&key))

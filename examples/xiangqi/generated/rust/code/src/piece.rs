@@ -110,6 +110,7 @@ impl crate::canonical::Canonical for PieceId {
 impl PieceId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Piece> {
         Piece::get(self)
     }
@@ -120,15 +121,17 @@ impl Piece {
     /// # Panics
     ///
     /// If the embedded `data/Piece.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Piece] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Piece], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::piece::PieceId) -> Option<&'static Piece> {
         let rows = Piece::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
@@ -137,6 +140,7 @@ impl Piece {
 }
 impl Piece {
     /// The row whose `Letter` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
     pub fn get_by_letter(letter: &str) -> Option<&'static Piece> {
         static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         let __rows = Piece::all();
@@ -155,6 +159,7 @@ impl Piece {
 }
 impl Piece {
     /// The row whose `RedName` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
     pub fn get_by_red_name(red_name: &str) -> Option<&'static Piece> {
         static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         let __rows = Piece::all();
@@ -176,6 +181,7 @@ impl Piece {
 }
 impl Piece {
     /// The row whose `BlackName` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
     pub fn get_by_black_name(black_name: &str) -> Option<&'static Piece> {
         static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         let __rows = Piece::all();

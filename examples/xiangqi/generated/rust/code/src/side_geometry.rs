@@ -104,6 +104,7 @@ impl crate::canonical::Canonical for SideGeometryId {
 impl SideGeometryId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static SideGeometry> {
         SideGeometry::get(self)
     }
@@ -114,15 +115,17 @@ impl SideGeometry {
     /// # Panics
     ///
     /// If the embedded `data/SideGeometry.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [SideGeometry] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [SideGeometry], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(
         key: crate::side_geometry::SideGeometryId,
     ) -> Option<&'static SideGeometry> {

@@ -61,6 +61,7 @@ impl StepMove {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `Piece` does not have.
+    #[inline]
     pub fn piece_row(&self) -> &'static crate::piece::Piece {
         let key = self.piece;
         match crate::piece::Piece::get(key) {
@@ -108,6 +109,7 @@ impl crate::canonical::Canonical for StepMoveId {
 impl StepMoveId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static StepMove> {
         StepMove::get(self)
     }
@@ -118,15 +120,17 @@ impl StepMove {
     /// # Panics
     ///
     /// If the embedded `data/StepMove.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [StepMove] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [StepMove], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::step_move::StepMoveId) -> Option<&'static StepMove> {
         let rows = StepMove::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

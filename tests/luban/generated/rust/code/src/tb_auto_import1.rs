@@ -171,6 +171,7 @@ impl crate::canonical::Canonical for TbAutoImport1id {
 impl TbAutoImport1id {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static TbAutoImport1> {
         TbAutoImport1::get(self)
     }
@@ -181,14 +182,17 @@ impl TbAutoImport1 {
     /// # Panics
     ///
     /// If the embedded `data/TbAutoImport1.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [TbAutoImport1] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [TbAutoImport1], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search over row positions sorted by key.
+    #[inline]
     pub fn get(
         key: crate::tb_auto_import1::TbAutoImport1id,
     ) -> Option<&'static TbAutoImport1> {
@@ -200,6 +204,7 @@ impl TbAutoImport1 {
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.
+    #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         BY_KEY

@@ -175,6 +175,7 @@ impl crate::canonical::Canonical for TbDefineFromExcel2id {
 impl TbDefineFromExcel2id {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static TbDefineFromExcel2> {
         TbDefineFromExcel2::get(self)
     }
@@ -185,14 +186,17 @@ impl TbDefineFromExcel2 {
     /// # Panics
     ///
     /// If the embedded `data/TbDefineFromExcel2.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [TbDefineFromExcel2] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [TbDefineFromExcel2], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search over row positions sorted by key.
+    #[inline]
     pub fn get(
         key: crate::tb_define_from_excel2::TbDefineFromExcel2id,
     ) -> Option<&'static TbDefineFromExcel2> {
@@ -204,6 +208,7 @@ impl TbDefineFromExcel2 {
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.
+    #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         BY_KEY

@@ -65,6 +65,7 @@ impl TbDemoGroupS {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `TbDemoGroup_C` does not have.
+    #[inline]
     pub fn x1_row(&self) -> &'static crate::tb_demo_group_c::TbDemoGroupC {
         let key = self.x1;
         match crate::tb_demo_group_c::TbDemoGroupC::get(key) {
@@ -77,6 +78,7 @@ impl TbDemoGroupS {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `TbDemoGroup_S` does not have.
+    #[inline]
     pub fn x2_row(&self) -> &'static crate::tb_demo_group_s::TbDemoGroupS {
         let key = self.x2;
         match crate::tb_demo_group_s::TbDemoGroupS::get(key) {
@@ -89,6 +91,7 @@ impl TbDemoGroupS {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `TbDemoGroup_E` does not have.
+    #[inline]
     pub fn x3_row(&self) -> &'static crate::tb_demo_group_e::TbDemoGroupE {
         let key = self.x3;
         match crate::tb_demo_group_e::TbDemoGroupE::get(key) {
@@ -132,6 +135,7 @@ impl crate::canonical::Canonical for TbDemoGroupSId {
 impl TbDemoGroupSId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static TbDemoGroupS> {
         TbDemoGroupS::get(self)
     }
@@ -142,14 +146,17 @@ impl TbDemoGroupS {
     /// # Panics
     ///
     /// If the embedded `data/TbDemoGroup_S.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [TbDemoGroupS] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [TbDemoGroupS], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search over row positions sorted by key.
+    #[inline]
     pub fn get(
         key: crate::tb_demo_group_s::TbDemoGroupSId,
     ) -> Option<&'static TbDemoGroupS> {
@@ -161,6 +168,7 @@ impl TbDemoGroupS {
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.
+    #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         BY_KEY

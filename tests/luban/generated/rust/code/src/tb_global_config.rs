@@ -88,10 +88,12 @@ impl TbGlobalConfig {
     /// # Panics
     ///
     /// If the embedded `data/TbGlobalConfig.bytes` cannot be read (a file under `generated/` edited by hand): `try_get` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn get() -> &'static TbGlobalConfig {
         &TABLE.rows::<TbGlobalConfig>()[0]
     }
     /// The single row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_get() -> Result<&'static TbGlobalConfig, crate::DataError> {
         let rows: &'static [TbGlobalConfig] = TABLE.try_rows()?;
         Ok(&rows[0])

@@ -117,6 +117,7 @@ impl crate::canonical::Canonical for TbItemId {
 impl TbItemId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static TbItem> {
         TbItem::get(self)
     }
@@ -127,14 +128,17 @@ impl TbItem {
     /// # Panics
     ///
     /// If the embedded `data/TbItem.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [TbItem] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [TbItem], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search over row positions sorted by key.
+    #[inline]
     pub fn get(key: crate::tb_item::TbItemId) -> Option<&'static TbItem> {
         let (rows, by_key) = (TbItem::all(), TbItem::by_key());
         crate::runtime::search(
@@ -144,6 +148,7 @@ impl TbItem {
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.
+    #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         BY_KEY

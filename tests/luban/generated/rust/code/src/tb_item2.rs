@@ -114,6 +114,7 @@ impl crate::canonical::Canonical for TbItem2id {
 impl TbItem2id {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static TbItem2> {
         TbItem2::get(self)
     }
@@ -124,14 +125,17 @@ impl TbItem2 {
     /// # Panics
     ///
     /// If the embedded `data/TbItem2.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [TbItem2] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [TbItem2], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search over row positions sorted by key.
+    #[inline]
     pub fn get(key: crate::tb_item2::TbItem2id) -> Option<&'static TbItem2> {
         let (rows, by_key) = (TbItem2::all(), TbItem2::by_key());
         crate::runtime::search(
@@ -141,6 +145,7 @@ impl TbItem2 {
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.
+    #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         BY_KEY

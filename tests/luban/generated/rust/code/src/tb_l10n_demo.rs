@@ -70,6 +70,7 @@ impl crate::canonical::Canonical for TbL10nDemoId {
 impl TbL10nDemoId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static TbL10nDemo> {
         TbL10nDemo::get(self)
     }
@@ -80,14 +81,17 @@ impl TbL10nDemo {
     /// # Panics
     ///
     /// If the embedded `data/TbL10NDemo.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [TbL10nDemo] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [TbL10nDemo], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search over row positions sorted by key.
+    #[inline]
     pub fn get(key: crate::tb_l10n_demo::TbL10nDemoId) -> Option<&'static TbL10nDemo> {
         let (rows, by_key) = (TbL10nDemo::all(), TbL10nDemo::by_key());
         crate::runtime::search(
@@ -97,6 +101,7 @@ impl TbL10nDemo {
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.
+    #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         BY_KEY

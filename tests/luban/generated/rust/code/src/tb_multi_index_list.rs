@@ -75,16 +75,19 @@ impl TbMultiIndexList {
     /// # Panics
     ///
     /// If the embedded `data/TbMultiIndexList.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [TbMultiIndexList] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [TbMultiIndexList], crate::DataError> {
         TABLE.try_rows()
     }
 }
 impl TbMultiIndexList {
     /// The row whose `id1` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
     pub fn get_by_id1(id1: i32) -> Option<&'static TbMultiIndexList> {
         static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         let __rows = TbMultiIndexList::all();
@@ -103,6 +106,7 @@ impl TbMultiIndexList {
 }
 impl TbMultiIndexList {
     /// The row whose `id2` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
     pub fn get_by_id2(id2: i64) -> Option<&'static TbMultiIndexList> {
         static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         let __rows = TbMultiIndexList::all();
@@ -121,6 +125,7 @@ impl TbMultiIndexList {
 }
 impl TbMultiIndexList {
     /// The row whose `id3` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
     pub fn get_by_id3(id3: &str) -> Option<&'static TbMultiIndexList> {
         static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         let __rows = TbMultiIndexList::all();

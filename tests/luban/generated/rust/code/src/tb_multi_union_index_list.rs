@@ -75,16 +75,19 @@ impl TbMultiUnionIndexList {
     /// # Panics
     ///
     /// If the embedded `data/TbMultiUnionIndexList.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [TbMultiUnionIndexList] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [TbMultiUnionIndexList], crate::DataError> {
         TABLE.try_rows()
     }
 }
 impl TbMultiUnionIndexList {
     /// The row whose `id1`, `id2`, `id3` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
     pub fn get_by_id1_and_id2_and_id3(
         id1: i32,
         id2: i64,

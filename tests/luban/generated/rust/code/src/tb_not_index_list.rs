@@ -63,10 +63,12 @@ impl TbNotIndexList {
     /// # Panics
     ///
     /// If the embedded `data/TbNotIndexList.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [TbNotIndexList] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [TbNotIndexList], crate::DataError> {
         TABLE.try_rows()
     }

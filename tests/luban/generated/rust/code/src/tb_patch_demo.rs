@@ -70,6 +70,7 @@ impl crate::canonical::Canonical for TbPatchDemoId {
 impl TbPatchDemoId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static TbPatchDemo> {
         TbPatchDemo::get(self)
     }
@@ -80,14 +81,17 @@ impl TbPatchDemo {
     /// # Panics
     ///
     /// If the embedded `data/TbPatchDemo.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [TbPatchDemo] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [TbPatchDemo], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search over row positions sorted by key.
+    #[inline]
     pub fn get(
         key: crate::tb_patch_demo::TbPatchDemoId,
     ) -> Option<&'static TbPatchDemo> {
@@ -99,6 +103,7 @@ impl TbPatchDemo {
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.
+    #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         BY_KEY

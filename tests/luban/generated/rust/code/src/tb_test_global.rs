@@ -66,10 +66,12 @@ impl TbTestGlobal {
     /// # Panics
     ///
     /// If the embedded `data/TbTestGlobal.bytes` cannot be read (a file under `generated/` edited by hand): `try_get` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn get() -> &'static TbTestGlobal {
         &TABLE.rows::<TbTestGlobal>()[0]
     }
     /// The single row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_get() -> Result<&'static TbTestGlobal, crate::DataError> {
         let rows: &'static [TbTestGlobal] = TABLE.try_rows()?;
         Ok(&rows[0])

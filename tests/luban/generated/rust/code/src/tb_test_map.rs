@@ -87,6 +87,7 @@ impl TbTestMap {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `TbTestIndex` does not have.
+    #[inline]
     pub fn id_row(&self) -> &'static crate::tb_test_index::TbTestIndex {
         let key = self.id;
         match crate::tb_test_index::TbTestIndex::get(key) {
@@ -124,14 +125,17 @@ impl TbTestMap {
     /// # Panics
     ///
     /// If the embedded `data/TbTestMap.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [TbTestMap] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [TbTestMap], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search over row positions sorted by key.
+    #[inline]
     pub fn get(key: crate::tb_test_index::TbTestIndexId) -> Option<&'static TbTestMap> {
         let (rows, by_key) = (TbTestMap::all(), TbTestMap::by_key());
         crate::runtime::search(
@@ -141,6 +145,7 @@ impl TbTestMap {
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.
+    #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         BY_KEY

@@ -116,6 +116,7 @@ impl crate::canonical::Canonical for TbTestNullId {
 impl TbTestNullId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static TbTestNull> {
         TbTestNull::get(self)
     }
@@ -126,14 +127,17 @@ impl TbTestNull {
     /// # Panics
     ///
     /// If the embedded `data/TbTestNull.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [TbTestNull] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [TbTestNull], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search over row positions sorted by key.
+    #[inline]
     pub fn get(key: crate::tb_test_null::TbTestNullId) -> Option<&'static TbTestNull> {
         let (rows, by_key) = (TbTestNull::all(), TbTestNull::by_key());
         crate::runtime::search(
@@ -143,6 +147,7 @@ impl TbTestNull {
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.
+    #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         BY_KEY

@@ -114,6 +114,7 @@ impl crate::canonical::Canonical for TbTestRangeId {
 impl TbTestRangeId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static TbTestRange> {
         TbTestRange::get(self)
     }
@@ -124,14 +125,17 @@ impl TbTestRange {
     /// # Panics
     ///
     /// If the embedded `data/TbTestRange.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [TbTestRange] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [TbTestRange], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search over row positions sorted by key.
+    #[inline]
     pub fn get(
         key: crate::tb_test_range::TbTestRangeId,
     ) -> Option<&'static TbTestRange> {
@@ -143,6 +147,7 @@ impl TbTestRange {
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.
+    #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         BY_KEY

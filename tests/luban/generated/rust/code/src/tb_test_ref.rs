@@ -171,6 +171,7 @@ impl TbTestRef {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `TbTestBeRef` does not have.
+    #[inline]
     pub fn x1_row(&self) -> &'static crate::tb_test_be_ref::TbTestBeRef {
         let key = self.x1;
         match crate::tb_test_be_ref::TbTestBeRef::get(key) {
@@ -183,6 +184,7 @@ impl TbTestRef {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `TbTestBeRef` does not have.
+    #[inline]
     pub fn x1_2_row(&self) -> &'static crate::tb_test_be_ref::TbTestBeRef {
         let key = self.x1_2;
         match crate::tb_test_be_ref::TbTestBeRef::get(key) {
@@ -195,6 +197,7 @@ impl TbTestRef {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `TbTestBeRef` does not have.
+    #[inline]
     pub fn x2_row(&self) -> &'static crate::tb_test_be_ref::TbTestBeRef {
         let key = self.x2;
         match crate::tb_test_be_ref::TbTestBeRef::get(key) {
@@ -207,6 +210,7 @@ impl TbTestRef {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `TbTestBeRef` does not have.
+    #[inline]
     pub fn a1_rows(
         &self,
     ) -> impl Iterator<Item = &'static crate::tb_test_be_ref::TbTestBeRef> {
@@ -222,6 +226,7 @@ impl TbTestRef {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `TbTestBeRef` does not have.
+    #[inline]
     pub fn a2_rows(
         &self,
     ) -> impl Iterator<Item = &'static crate::tb_test_be_ref::TbTestBeRef> {
@@ -237,6 +242,7 @@ impl TbTestRef {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `TbTestBeRef` does not have.
+    #[inline]
     pub fn b1_rows(
         &self,
     ) -> impl Iterator<Item = &'static crate::tb_test_be_ref::TbTestBeRef> {
@@ -252,6 +258,7 @@ impl TbTestRef {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `TbTestBeRef` does not have.
+    #[inline]
     pub fn b2_rows(
         &self,
     ) -> impl Iterator<Item = &'static crate::tb_test_be_ref::TbTestBeRef> {
@@ -267,6 +274,7 @@ impl TbTestRef {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `TbTestBeRef` does not have.
+    #[inline]
     pub fn c1_rows(
         &self,
     ) -> impl Iterator<Item = &'static crate::tb_test_be_ref::TbTestBeRef> {
@@ -282,6 +290,7 @@ impl TbTestRef {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `TbTestBeRef` does not have.
+    #[inline]
     pub fn c2_rows(
         &self,
     ) -> impl Iterator<Item = &'static crate::tb_test_be_ref::TbTestBeRef> {
@@ -297,6 +306,7 @@ impl TbTestRef {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `TbMultiIndexList` does not have.
+    #[inline]
     pub fn e1_row(&self) -> &'static crate::tb_multi_index_list::TbMultiIndexList {
         let key = self.e1;
         match crate::tb_multi_index_list::TbMultiIndexList::get_by_id1(key) {
@@ -309,6 +319,7 @@ impl TbTestRef {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `TbMultiIndexList` does not have.
+    #[inline]
     pub fn e2_row(&self) -> &'static crate::tb_multi_index_list::TbMultiIndexList {
         let key = self.e2;
         match crate::tb_multi_index_list::TbMultiIndexList::get_by_id2(key) {
@@ -321,6 +332,7 @@ impl TbTestRef {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `TbMultiIndexList` does not have.
+    #[inline]
     pub fn e3_row(&self) -> &'static crate::tb_multi_index_list::TbMultiIndexList {
         let key = self.e3;
         match crate::tb_multi_index_list::TbMultiIndexList::get_by_id3(key) {
@@ -333,6 +345,7 @@ impl TbTestRef {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `TbMultiIndexList` does not have.
+    #[inline]
     pub fn f1_row(&self) -> &'static crate::tb_multi_index_list::TbMultiIndexList {
         let key = self.f1;
         match crate::tb_multi_index_list::TbMultiIndexList::get_by_id1(key) {
@@ -345,6 +358,7 @@ impl TbTestRef {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `TbMultiIndexList` does not have.
+    #[inline]
     pub fn f2_row(&self) -> &'static crate::tb_multi_index_list::TbMultiIndexList {
         let key = self.f2;
         match crate::tb_multi_index_list::TbMultiIndexList::get_by_id2(key) {
@@ -357,6 +371,7 @@ impl TbTestRef {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `TbMultiIndexList` does not have.
+    #[inline]
     pub fn f3_row(&self) -> &'static crate::tb_multi_index_list::TbMultiIndexList {
         let key = self.f3;
         match crate::tb_multi_index_list::TbMultiIndexList::get_by_id3(key) {
@@ -400,6 +415,7 @@ impl crate::canonical::Canonical for TbTestRefId {
 impl TbTestRefId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static TbTestRef> {
         TbTestRef::get(self)
     }
@@ -410,14 +426,17 @@ impl TbTestRef {
     /// # Panics
     ///
     /// If the embedded `data/TbTestRef.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [TbTestRef] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [TbTestRef], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search over row positions sorted by key.
+    #[inline]
     pub fn get(key: crate::tb_test_ref::TbTestRefId) -> Option<&'static TbTestRef> {
         let (rows, by_key) = (TbTestRef::all(), TbTestRef::by_key());
         crate::runtime::search(
@@ -427,6 +446,7 @@ impl TbTestRef {
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.
+    #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         BY_KEY

@@ -90,6 +90,7 @@ impl crate::canonical::Canonical for TbTestSizeId {
 impl TbTestSizeId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static TbTestSize> {
         TbTestSize::get(self)
     }
@@ -100,14 +101,17 @@ impl TbTestSize {
     /// # Panics
     ///
     /// If the embedded `data/TbTestSize.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [TbTestSize] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [TbTestSize], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search over row positions sorted by key.
+    #[inline]
     pub fn get(key: crate::tb_test_size::TbTestSizeId) -> Option<&'static TbTestSize> {
         let (rows, by_key) = (TbTestSize::all(), TbTestSize::by_key());
         crate::runtime::search(
@@ -117,6 +121,7 @@ impl TbTestSize {
             .map(|j| &rows[by_key[j] as usize])
     }
     /// Row positions sorted by primary key, built on the first lookup.
+    #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         BY_KEY

@@ -229,6 +229,7 @@ impl crate::canonical::Canonical for FeaturesId {
 impl FeaturesId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Features> {
         Features::get(self)
     }
@@ -239,15 +240,17 @@ impl Features {
     /// # Panics
     ///
     /// If the embedded `data/Features.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Features] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Features], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::features::FeaturesId) -> Option<&'static Features> {
         let rows = Features::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
@@ -256,6 +259,7 @@ impl Features {
 }
 impl Features {
     /// The row whose `Name` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
     pub fn get_by_name(name: &str) -> Option<&'static Features> {
         static INDEX: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
         let __rows = Features::all();
@@ -274,6 +278,7 @@ impl Features {
 }
 impl Features {
     /// The row whose `Hero`, `Slot` (a unique key), by binary search over an index built on the first lookup.
+    #[inline]
     pub fn get_by_hero_and_slot(
         hero: crate::enums::Hero,
         slot: u8,

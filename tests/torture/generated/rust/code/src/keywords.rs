@@ -154,6 +154,7 @@ impl crate::canonical::Canonical for KeywordsId {
 impl KeywordsId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Keywords> {
         Keywords::get(self)
     }
@@ -164,15 +165,17 @@ impl Keywords {
     /// # Panics
     ///
     /// If the embedded `data/Keywords.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Keywords] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Keywords], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::keywords::KeywordsId) -> Option<&'static Keywords> {
         let rows = Keywords::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

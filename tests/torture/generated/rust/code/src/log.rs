@@ -63,10 +63,12 @@ impl Log {
     /// # Panics
     ///
     /// If the embedded `data/Log.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Log] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Log], crate::DataError> {
         TABLE.try_rows()
     }

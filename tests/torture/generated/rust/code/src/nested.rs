@@ -143,6 +143,7 @@ impl crate::canonical::Canonical for NestedId {
 impl NestedId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Nested> {
         Nested::get(self)
     }
@@ -153,15 +154,17 @@ impl Nested {
     /// # Panics
     ///
     /// If the embedded `data/Nested.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Nested] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Nested], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::nested::NestedId) -> Option<&'static Nested> {
         let rows = Nested::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].name.cmp(&key))

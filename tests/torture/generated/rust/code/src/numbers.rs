@@ -116,6 +116,7 @@ impl crate::canonical::Canonical for NumbersId {
 impl NumbersId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Numbers> {
         Numbers::get(self)
     }
@@ -126,15 +127,17 @@ impl Numbers {
     /// # Panics
     ///
     /// If the embedded `data/Numbers.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Numbers] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Numbers], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::numbers::NumbersId) -> Option<&'static Numbers> {
         let rows = Numbers::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

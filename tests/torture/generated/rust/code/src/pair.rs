@@ -74,14 +74,17 @@ impl Pair {
     /// # Panics
     ///
     /// If the embedded `data/Pair.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Pair] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Pair], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with this composite primary key, by binary search (rows are sorted by key).
+    #[inline]
     pub fn get(kind: crate::enums::Keyword, n: u8) -> Option<&'static Pair> {
         let __rows = Pair::all();
         crate::runtime::search(

@@ -84,6 +84,7 @@ impl crate::canonical::Canonical for PartsId {
 impl PartsId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Parts> {
         Parts::get(self)
     }
@@ -94,15 +95,17 @@ impl Parts {
     /// # Panics
     ///
     /// If the embedded `data/Parts.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Parts] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Parts], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::parts::PartsId) -> Option<&'static Parts> {
         let rows = Parts::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

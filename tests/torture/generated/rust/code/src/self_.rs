@@ -43,6 +43,7 @@ impl Self_ {
     /// # Panics
     ///
     /// If this row was built by hand with a key that `String` does not have.
+    #[inline]
     pub fn other_row(&self) -> &'static crate::string::String_ {
         let key = self.other;
         match crate::string::String_::get(key) {
@@ -90,6 +91,7 @@ impl crate::canonical::Canonical for SelfId {
 impl SelfId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Self_> {
         Self_::get(self)
     }
@@ -100,15 +102,17 @@ impl Self_ {
     /// # Panics
     ///
     /// If the embedded `data/Self.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Self_] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Self_], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::self_::SelfId) -> Option<&'static Self_> {
         let rows = Self_::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

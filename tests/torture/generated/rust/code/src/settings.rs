@@ -80,10 +80,12 @@ impl Settings {
     /// # Panics
     ///
     /// If the embedded `data/Settings.bytes` cannot be read (a file under `generated/` edited by hand): `try_get` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn get() -> &'static Settings {
         &TABLE.rows::<Settings>()[0]
     }
     /// The single row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_get() -> Result<&'static Settings, crate::DataError> {
         let rows: &'static [Settings] = TABLE.try_rows()?;
         Ok(&rows[0])

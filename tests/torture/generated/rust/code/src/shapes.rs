@@ -231,6 +231,7 @@ impl crate::canonical::Canonical for ShapesId {
 impl ShapesId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Shapes> {
         Shapes::get(self)
     }
@@ -241,15 +242,17 @@ impl Shapes {
     /// # Panics
     ///
     /// If the embedded `data/Shapes.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Shapes] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Shapes], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::shapes::ShapesId) -> Option<&'static Shapes> {
         let rows = Shapes::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

@@ -86,6 +86,7 @@ impl crate::canonical::Canonical for StringsId {
 impl StringsId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Strings> {
         Strings::get(self)
     }
@@ -96,15 +97,17 @@ impl Strings {
     /// # Panics
     ///
     /// If the embedded `data/Strings.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Strings] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Strings], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::strings::StringsId) -> Option<&'static Strings> {
         let rows = Strings::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].key.cmp(&key))

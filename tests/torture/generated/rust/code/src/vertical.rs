@@ -106,10 +106,12 @@ impl Vertical {
     /// # Panics
     ///
     /// If the embedded `data/Vertical.bytes` cannot be read (a file under `generated/` edited by hand): `try_get` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn get() -> &'static Vertical {
         &TABLE.rows::<Vertical>()[0]
     }
     /// The single row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_get() -> Result<&'static Vertical, crate::DataError> {
         let rows: &'static [Vertical] = TABLE.try_rows()?;
         Ok(&rows[0])

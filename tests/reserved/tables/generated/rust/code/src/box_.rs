@@ -74,6 +74,7 @@ impl crate::canonical::Canonical for BoxId {
 impl BoxId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Box_> {
         Box_::get(self)
     }
@@ -84,15 +85,17 @@ impl Box_ {
     /// # Panics
     ///
     /// If the embedded `data/box.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Box_] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Box_], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::box_::BoxId) -> Option<&'static Box_> {
         let rows = Box_::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

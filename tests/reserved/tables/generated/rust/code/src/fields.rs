@@ -2670,6 +2670,7 @@ impl crate::canonical::Canonical for FieldsId {
 impl FieldsId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Fields> {
         Fields::get(self)
     }
@@ -2680,15 +2681,17 @@ impl Fields {
     /// # Panics
     ///
     /// If the embedded `data/Fields.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Fields] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Fields], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::fields::FieldsId) -> Option<&'static Fields> {
         let rows = Fields::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

@@ -74,6 +74,7 @@ impl crate::canonical::Canonical for InfinityId {
 impl InfinityId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Infinity> {
         Infinity::get(self)
     }
@@ -84,15 +85,17 @@ impl Infinity {
     /// # Panics
     ///
     /// If the embedded `data/Infinity.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Infinity] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Infinity], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::infinity::InfinityId) -> Option<&'static Infinity> {
         let rows = Infinity::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

@@ -74,6 +74,7 @@ impl crate::canonical::Canonical for MoveId {
 impl MoveId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Move> {
         Move::get(self)
     }
@@ -84,15 +85,17 @@ impl Move {
     /// # Panics
     ///
     /// If the embedded `data/move.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Move] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Move], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::move_::MoveId) -> Option<&'static Move> {
         let rows = Move::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

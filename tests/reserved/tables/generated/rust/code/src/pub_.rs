@@ -74,6 +74,7 @@ impl crate::canonical::Canonical for PubId {
 impl PubId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Pub> {
         Pub::get(self)
     }
@@ -84,15 +85,17 @@ impl Pub {
     /// # Panics
     ///
     /// If the embedded `data/pub.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Pub] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Pub], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::pub_::PubId) -> Option<&'static Pub> {
         let rows = Pub::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

@@ -74,6 +74,7 @@ impl crate::canonical::Canonical for SyncId {
 impl SyncId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Sync_> {
         Sync_::get(self)
     }
@@ -84,15 +85,17 @@ impl Sync_ {
     /// # Panics
     ///
     /// If the embedded `data/Sync.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Sync_] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Sync_], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::sync::SyncId) -> Option<&'static Sync_> {
         let rows = Sync_::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

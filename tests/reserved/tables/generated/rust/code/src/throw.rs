@@ -74,6 +74,7 @@ impl crate::canonical::Canonical for ThrowId {
 impl ThrowId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Throw> {
         Throw::get(self)
     }
@@ -84,15 +85,17 @@ impl Throw {
     /// # Panics
     ///
     /// If the embedded `data/throw.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Throw] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Throw], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::throw::ThrowId) -> Option<&'static Throw> {
         let rows = Throw::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

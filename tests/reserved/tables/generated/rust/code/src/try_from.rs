@@ -74,6 +74,7 @@ impl crate::canonical::Canonical for TryFromId {
 impl TryFromId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static TryFrom_> {
         TryFrom_::get(self)
     }
@@ -84,15 +85,17 @@ impl TryFrom_ {
     /// # Panics
     ///
     /// If the embedded `data/TryFrom.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [TryFrom_] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [TryFrom_], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::try_from::TryFromId) -> Option<&'static TryFrom_> {
         let rows = TryFrom_::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

@@ -74,6 +74,7 @@ impl crate::canonical::Canonical for U128id {
 impl U128id {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static U128> {
         U128::get(self)
     }
@@ -84,15 +85,17 @@ impl U128 {
     /// # Panics
     ///
     /// If the embedded `data/u128.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [U128] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [U128], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::u128_::U128id) -> Option<&'static U128> {
         let rows = U128::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

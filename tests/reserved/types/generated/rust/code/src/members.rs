@@ -92,6 +92,7 @@ impl crate::canonical::Canonical for MembersId {
 impl MembersId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Members> {
         Members::get(self)
     }
@@ -102,15 +103,17 @@ impl Members {
     /// # Panics
     ///
     /// If the embedded `data/Members.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Members] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Members], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::members::MembersId) -> Option<&'static Members> {
         let rows = Members::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))

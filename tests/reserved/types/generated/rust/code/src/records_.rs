@@ -3854,6 +3854,7 @@ impl crate::canonical::Canonical for RecordsId {
 impl RecordsId {
     /// The row with this key, if any (always present for keys read from the tables;
     /// their foreign-key fields also have a `<field>_row()` accessor without `Option`).
+    #[inline]
     pub fn row(self) -> Option<&'static Records> {
         Records::get(self)
     }
@@ -3864,15 +3865,17 @@ impl Records {
     /// # Panics
     ///
     /// If the embedded `data/Records.bytes` cannot be read (a file under `generated/` edited by hand): `try_all` and the crate's `load()` return the error instead.
+    #[inline]
     pub fn all() -> &'static [Records] {
         TABLE.rows()
     }
     /// Every row, or why the embedded data cannot be read.
+    #[inline]
     pub fn try_all() -> Result<&'static [Records], crate::DataError> {
         TABLE.try_rows()
     }
     /// The row with primary key `key`, by binary search (rows are sorted by key).
-    #[inline(never)]
+    #[inline]
     pub fn get(key: crate::records_::RecordsId) -> Option<&'static Records> {
         let rows = Records::all();
         crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
