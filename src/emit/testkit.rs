@@ -323,7 +323,7 @@ pub fn project() -> Project {
     );
     let map = |k: Type, v: Type| Type::Map(Box::new(k), Box::new(v));
     let act_class =
-        |amount: i128, next: Value| Value::Union("class".into(), vec![Value::Int(amount), next]);
+        |amount: i128, next: Value| Value::union("class".into(), vec![Value::Int(amount), next]);
     let mut extras = table(
         "Extras",
         TableMode::List,
@@ -347,8 +347,8 @@ pub fn project() -> Project {
                 act_class(-5, act_class(6, Value::Null)),
                 Value::Array(vec![
                     Value::Null,
-                    Value::Union("名字".into(), vec![]),
-                    Value::Union(
+                    Value::union("名字".into(), vec![]),
+                    Value::union(
                         "Move".into(),
                         vec![
                             vec2(1, 2, Some(NASTY)),
@@ -357,7 +357,7 @@ pub fn project() -> Project {
                     ),
                 ]),
                 Value::Map(vec![
-                    (s("b"), Value::Union("名字".into(), vec![])),
+                    (s("b"), Value::union("名字".into(), vec![])),
                     (s("é"), act_class(1, Value::Null)),
                     // IR order: UTF-8 bytes (｡ is EF BD A1, 😀 is F0 9F 98 80); JCS writes them the other way.
                     (s("｡"), act_class(3, Value::Null)),
@@ -379,7 +379,7 @@ pub fn project() -> Project {
             ]),
             row(vec![
                 s("two"),
-                Value::Union("名字".into(), vec![]),
+                Value::union("名字".into(), vec![]),
                 Value::Array(vec![]),
                 Value::Map(vec![]),
                 Value::Map(vec![]),
@@ -462,11 +462,11 @@ fn fk(mut f: Field, table: &str, field: Option<&str>) -> Field {
 fn add_references(p: &mut Project) {
     fn by_kind(v: &mut Value) {
         match v {
-            Value::Union(tag, fields) => {
-                if tag == "class" && fields.len() == 2 {
-                    fields.push(Value::Int(2));
+            Value::Union(uv) => {
+                if uv.tag == "class" && uv.values.len() == 2 {
+                    uv.values.push(Value::Int(2));
                 }
-                fields.iter_mut().for_each(by_kind);
+                uv.values.iter_mut().for_each(by_kind);
             }
             Value::Array(items) | Value::Record(items) => items.iter_mut().for_each(by_kind),
             Value::Map(entries) => entries.iter_mut().for_each(|(_, v)| by_kind(v)),

@@ -143,7 +143,8 @@ pub fn write_value(out: &mut String, project: &Project, ty: &Type, v: &Value) {
             }
             out.push('}');
         }
-        (Type::Union(name), Value::Union(tag, vals)) => {
+        (Type::Union(name), Value::Union(uv)) => {
+            let (tag, vals) = (&uv.tag, &uv.values);
             let u = &project.unions[name];
             let v = u.variant(tag).expect("IR invariant: union tag");
             write_union(out, project, &u.discriminator, tag, &v.fields, vals);
@@ -330,7 +331,8 @@ pub fn schema_json(project: &Project, ty: &Type, v: &Value) -> serde_json::Value
                 .map(|(k, x)| (map_key_text(k), schema_json(project, vt, x)))
                 .collect(),
         ),
-        (Type::Union(name), Value::Union(tag, vals)) => {
+        (Type::Union(name), Value::Union(uv)) => {
+            let (tag, vals) = (&uv.tag, &uv.values);
             let u = &project.unions[name];
             let var = u.variant(tag).expect("IR invariant: union tag");
             let mut m = serde_json::Map::new();
@@ -370,7 +372,7 @@ pub fn schema_json(project: &Project, ty: &Type, v: &Value) -> serde_json::Value
                 }
             }
         }
-        (Type::Json, Value::Json(j)) => j.clone(),
+        (Type::Json, Value::Json(j)) => (**j).clone(),
         (Type::Array(inner), Value::Array(items)) => J::Array(
             items
                 .iter()

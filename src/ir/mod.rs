@@ -202,8 +202,9 @@ pub enum Value {
     Record(Vec<Value>),
     /// Map entries sorted by key (integers numerically, strings by UTF-8 bytes); keys unique.
     Map(Vec<(Value, Value)>),
-    /// A union value: the variant's tag (discriminator value) and its fields in declared order.
-    Union(String, Vec<Value>),
+    /// A union value: the variant's tag (discriminator value) and its fields in declared order. Boxed, like
+    /// [`Value::Json`], so that a `Value` is 32 bytes: every typed cell of a build is one (issue 18).
+    Union(Box<UnionValue>),
     /// Seconds since 1970-01-01T00:00:00Z.
     DateTime(i64),
     /// Milliseconds.
@@ -214,7 +215,27 @@ pub enum Value {
     Time(u32),
     /// A [`Type::Json`] value. Its numbers are finite doubles (integers beyond ±2^53 only when a double
     /// holds them exactly), its objects have unique member names.
-    Json(serde_json::Value),
+    Json(Box<serde_json::Value>),
+}
+
+/// The payload of [`Value::Union`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnionValue {
+    /// The variant's tag (its discriminator value).
+    pub tag: String,
+    /// The variant's fields in declared order.
+    pub values: Vec<Value>,
+}
+
+impl Value {
+    /// A union value of variant `tag` with `values` in declared field order.
+    pub fn union(tag: String, values: Vec<Value>) -> Value {
+        Value::Union(Box::new(UnionValue { tag, values }))
+    }
+    /// A [`Type::Json`] value.
+    pub fn json(v: serde_json::Value) -> Value {
+        Value::Json(Box::new(v))
+    }
 }
 
 /// One field of a table row or record.
@@ -662,5 +683,16 @@ pub fn cmp_key(project: &Project, ty: &Type, a: &Value, b: &Value) -> std::cmp::
         (_, Value::Null, _) => std::cmp::Ordering::Less,
         (_, _, Value::Null) => std::cmp::Ordering::Greater,
         _ => std::cmp::Ordering::Equal,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every typed cell of a build is a `Value` (10 million of them for a 1,000,000-row table): keep it at
+    /// 32 bytes (`i128` and a `String` inline, unions and JSON values boxed). It was 80 bytes while
+    /// `Value::Json` held a `serde_json::Value` inline (docs/performance.md, issue 18).
+    #[test]
+    fn a_typed_value_is_32_bytes() {
+        assert_eq!(std::mem::size_of::<super::Value>(), 32);
     }
 }

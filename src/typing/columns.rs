@@ -217,7 +217,7 @@ fn build(
                 },
             ));
         }
-        return Ok(Value::Union(tag.clone(), values));
+        return Ok(Value::union(tag.clone(), values));
     }
     Ok(Value::Record(values))
 }

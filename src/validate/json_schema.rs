@@ -73,7 +73,7 @@ pub fn value_to_json(project: &Project, ty: &Type, v: &Value) -> J {
                 })
                 .collect(),
         ),
-        (_, Value::Json(j)) => j.clone(),
+        (_, Value::Json(j)) => (**j).clone(),
         _ => crate::ir::canonical::schema_json(project, ty, v),
     }
 }

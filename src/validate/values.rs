@@ -121,7 +121,8 @@ pub(super) fn walk_records<'p>(
                 walk_records(project, &rf.ty, rv, f);
             }
         }
-        (Type::Union(name), Value::Union(tag, vals)) => {
+        (Type::Union(name), Value::Union(uv)) => {
+            let (tag, vals) = (&uv.tag, &uv.values);
             if let Some(var) = project.unions[name].variant(tag) {
                 for (vf, vv) in var.fields.iter().zip(vals) {
                     f(vf, vv);

@@ -345,7 +345,8 @@ impl<'a> Encoder<'a> {
                     self.value(&f.ty, x)?;
                 }
             }
-            (Type::Union(n), Value::Union(tag, vals)) => {
+            (Type::Union(n), Value::Union(uv)) => {
+                let (tag, vals) = (&uv.tag, &uv.values);
                 let project = self.project;
                 let u = project.unions.get(n).context("union type")?;
                 let Some(i) = u.variants.iter().position(|v| v.tag == *tag) else {
@@ -555,7 +556,7 @@ mod tests {
                 .unwrap();
         let t = Table {
             rows: vec![Row::new(vec![
-                Value::Json(j),
+                Value::json(j),
                 Value::Array(vec![
                     Value::Int(12),
                     Value::Str("all".into()),

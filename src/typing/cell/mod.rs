@@ -600,7 +600,7 @@ fn parse_union(t: &str, name: &str, project: &Project) -> Result<Value, CellErro
         &parts,
         project,
     )?;
-    Ok(Value::Union(v.tag.clone(), vals))
+    Ok(Value::union(v.tag.clone(), vals))
 }
 
 /// Parse one element of a compound value (raw text, escapes still in place).
@@ -948,7 +948,7 @@ pub fn json_to_value(j: &serde_json::Value, ty: &Type, project: &Project) -> Res
     use serde_json::Value as J;
     match (ty, j) {
         // A JSON null in a field of any JSON value is that value, not an absent one.
-        (Type::Optional(t), J::Null) if **t == Type::Json => Ok(Value::Json(J::Null)),
+        (Type::Optional(t), J::Null) if **t == Type::Json => Ok(Value::json(J::Null)),
         (Type::Optional(_), J::Null) => Ok(Value::Null),
         (Type::Optional(t), j) => json_to_value(j, t, project),
         (Type::Bool, J::Bool(b)) => Ok(Value::Bool(*b)),
@@ -987,7 +987,7 @@ pub fn json_to_value(j: &serde_json::Value, ty: &Type, project: &Project) -> Res
             .collect::<Result<_, _>>()
             .map(Value::Array),
         (Type::Record(name), j) => json_record(name, &project.records[name], j, project),
-        (Type::Json, j) => json::check_value(j).map(|()| Value::Json(j.clone())),
+        (Type::Json, j) => json::check_value(j).map(|()| Value::json(j.clone())),
         (Type::Choice(name), j) => {
             let def = &project.choices[name];
             let member = def.members.iter().find(|m| {
@@ -1021,7 +1021,7 @@ pub fn json_to_value(j: &serde_json::Value, ty: &Type, project: &Project) -> Res
                 Some(&u.discriminator),
                 project,
             )
-            .map(|vals| Value::Union(tag.clone(), vals))
+            .map(|vals| Value::union(tag.clone(), vals))
         }
         (Type::Map(k, v), J::Object(m)) => {
             let mut entries = vec![];
@@ -1154,7 +1154,7 @@ fn parse_json_cell(t: &str) -> Result<Value, CellError> {
         )
     })?;
     json::check_value(&v).map_err(|m| CellError::new(Code::OutOfRange, m))?;
-    Ok(Value::Json(v))
+    Ok(Value::json(v))
 }
 
 /// A scalar-union cell ([`Type::Choice`]): the first member (boolean, number, string) the text is a value
@@ -1370,16 +1370,16 @@ pub fn type_cell_with(
         (Type::Json, RawCell::Int(i)) => {
             let j = serde_json::Value::from(*i);
             return json::check_value(&j)
-                .map(|()| Value::Json(j))
+                .map(|()| Value::json(j))
                 .map_err(|m| CellError::new(Code::OutOfRange, m));
         }
         (Type::Json, RawCell::Float(f)) => {
             let f = if *f == 0.0 { 0.0 } else { *f };
             if let Some(n) = serde_json::Number::from_f64(f) {
-                return Ok(Value::Json(serde_json::Value::Number(n)));
+                return Ok(Value::json(serde_json::Value::Number(n)));
             }
         }
-        (Type::Json, RawCell::Bool(b)) => return Ok(Value::Json(serde_json::Value::Bool(*b))),
+        (Type::Json, RawCell::Bool(b)) => return Ok(Value::json(serde_json::Value::Bool(*b))),
         _ => {}
     }
     match raw {

@@ -120,7 +120,8 @@ fn nested(project: &Project, ty: &Type, v: &Value) -> Option<String> {
             }
             format!("({})", parts.join(","))
         }
-        (Type::Union(name), Value::Union(tag, values)) => {
+        (Type::Union(name), Value::Union(uv)) => {
+            let (tag, values) = (&uv.tag, &uv.values);
             let u = project.unions.get(name)?;
             let variant = u.variant(tag)?;
             let parts = named(project, &variant.fields, values)?;

@@ -321,7 +321,7 @@ impl Reader<'_> {
                 if sep.is_some() {
                     self.finish(sub)?;
                 }
-                Ok(Value::Union(variant.tag.clone(), v))
+                Ok(Value::union(variant.tag.clone(), v))
             }
             Type::String => Ok(Value::Str(luban_string(t.next("a string")?))),
             Type::DateTime(_) => {
@@ -534,7 +534,7 @@ mod tests {
         let u = field(Type::Union("Dyn".into()), Some(","), None);
         assert_eq!(
             parse_field("D2,1,2", &u, &p, None).unwrap(),
-            Value::Union("D2".into(), vec![Value::Int(1), Value::Int(2)])
+            Value::union("D2".into(), vec![Value::Int(1), Value::Int(2)])
         );
         let e = parse_field("D9,1,2", &u, &p, None).unwrap_err();
         assert!(e.message.contains("not a kind of Dyn"), "{}", e.message);
