@@ -952,16 +952,17 @@ fn polymorphic_rows_check_each_kinds_fields() {
 }
 
 /// `sheet@file` inputs keep Luban's order (`s2@w.xlsx,s1@w.xlsx` reads s2 first: the importer writes
-/// `sheets` in input order and sources follow the `sheets` globs' order), and a table mixing a whole workbook
-/// with single sheets is left out, since one selection would read sheets Luban never reads (both found by the
-/// newcomer pass).
+/// `sheets` in input order and sources follow the `sheets` globs' order; found by the newcomer pass). A whole
+/// workbook beside single sheets, or single sheets of two workbooks, are read when one `files`/`sheets`
+/// selection reads exactly Luban's sheets (a whole workbook's sheets are written out); a table whose inputs
+/// no selection can read in Luban's order is left out with what each would read.
 #[test]
-fn sheet_inputs_keep_lubans_order_and_mixed_inputs_are_left_out() {
+fn sheet_inputs_keep_lubans_order_and_what_one_selection_cannot_say_is_left_out() {
     let tmp = tempfile::tempdir().unwrap();
     let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
     tiny_luban(
         &luban,
-        &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n  </bean>\n  <table name=\"TbS\" value=\"A\" mode=\"list\" input=\"s2@w.xlsx,s1@w.xlsx\"/>\n  <table name=\"TbMixed\" value=\"A\" mode=\"list\" input=\"t2@w2.xlsx,v.xlsx\"/>\n  <table name=\"TbCross\" value=\"A\" mode=\"list\" input=\"s1@w.xlsx,t2@w2.xlsx\"/>\n  <table name=\"TbPaths\" value=\"A\" mode=\"list\" input=\"./v.xlsx,dir\"/>\n  <table name=\"TbSub\" value=\"A\" mode=\"list\" input=\"sub/s2@sw.xlsx\"/>\n</module>\n")],
+        &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n  </bean>\n  <table name=\"TbS\" value=\"A\" mode=\"list\" input=\"s2@w.xlsx,s1@w.xlsx\"/>\n  <table name=\"TbMixed\" value=\"A\" mode=\"list\" input=\"t2@w2.xlsx,v.xlsx\"/>\n  <table name=\"TbCross\" value=\"A\" mode=\"list\" input=\"s1@w.xlsx,t2@w2.xlsx\"/>\n  <table name=\"TbOrder\" value=\"A\" mode=\"list\" input=\"s2@w.xlsx,t1@w2.xlsx,s1@w.xlsx\"/>\n  <table name=\"TbPaths\" value=\"A\" mode=\"list\" input=\"./v.xlsx,dir\"/>\n  <table name=\"TbSub\" value=\"A\" mode=\"list\" input=\"sub/s2@sw.xlsx\"/>\n</module>\n")],
     );
     let workbook = |name: &str, sheets: &[(&str, f64)]| {
         let mut wb = rust_xlsxwriter::Workbook::new();
@@ -986,19 +987,29 @@ fn sheet_inputs_keep_lubans_order_and_mixed_inputs_are_left_out() {
     workbook("dir/_old/x.xlsx", &[("d", 9.0)]);
     let r = import_ok(&luban, &out);
     assert!(
-        r.stdout.contains("table m.TbMixed: inputs mix whole workbooks and single sheets (sheet@file), which one files/sheets selection cannot say: table left out"),
-        "{}",
-        r.stdout
-    );
-    assert!(
-        r.stdout.contains("table m.TbCross: its sheet@file inputs are not every listed sheet of every listed workbook"),
+        r.stdout.contains("table m.TbOrder: one files/sheets selection cannot read the sheets Luban reads: it would read w.xlsx[s2], w.xlsx[s1], w2.xlsx[t1], where Luban reads w.xlsx[s2], w2.xlsx[t1], w.xlsx[s1]; table left out"),
         "{}",
         r.stdout
     );
     let toml = std::fs::read_to_string(out.join("gentable.toml")).unwrap();
+    assert!(!toml.contains("[tables.TbOrder]"), "{toml}");
     assert!(toml.contains("sheets = [\"s2\", \"s1\"]"), "{toml}");
     assert!(
-        toml.contains("[tables.TbPaths]\nfiles = [\"v.xlsx\", \"dir/d.xlsx\"]\n"),
+        toml.contains(
+            "[tables.TbMixed]\nfiles = [\"w2.xlsx\", \"v.xlsx\"]\nsheets = [\"t2\", \"v\"]\n"
+        ),
+        "{toml}"
+    );
+    assert!(
+        toml.contains(
+            "[tables.TbCross]\nfiles = [\"w.xlsx\", \"w2.xlsx\"]\nsheets = [\"s1\", \"t2\"]\n"
+        ),
+        "{toml}"
+    );
+    assert!(
+        toml.contains(
+            "[tables.TbPaths]\nfiles = [\"v.xlsx\", \"dir/d.xlsx\"]\nsheets = [\"v\", \"d\"]\n"
+        ),
         "{toml}"
     );
     assert!(
@@ -1007,9 +1018,21 @@ fn sheet_inputs_keep_lubans_order_and_mixed_inputs_are_left_out() {
     );
     let (code, text) = build_project(&out.join("gentable.toml"));
     assert_eq!(code, 0, "{text}");
-    let data = std::fs::read_to_string(out.join("generated/data/TbS.json")).unwrap();
-    let rows: Vec<&str> = data.lines().skip(1).take(2).collect();
-    assert_eq!(rows, ["{\"id\":2},", "{\"id\":1}"], "{data}");
+    let ids = |t: &str| -> Vec<i64> {
+        let data = std::fs::read_to_string(out.join(format!("generated/data/{t}.json"))).unwrap();
+        let j: J = serde_json::from_str(&data).unwrap();
+        j["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_i64().unwrap())
+            .collect()
+    };
+    assert_eq!(ids("TbS"), [2, 1]);
+    assert_eq!(ids("TbMixed"), [4, 5]);
+    assert_eq!(ids("TbCross"), [1, 4]);
+    assert_eq!(ids("TbPaths"), [5, 7]);
+    assert_eq!(ids("TbSub"), [6]);
 }
 
 /// Kinds of one polymorphic bean with one short name in two modules (`m.Circle`, `m2.Circle`): the first's
@@ -1100,4 +1123,124 @@ fn bracketed_headers_spread_a_bean_over_columns() {
         assert_eq!(code, 1, "{text}");
         assert!(text.contains(message) && text.contains(at), "{text}");
     }
+}
+
+/// A workbook at `path` with the sheets `(name, hidden, rows)` in that order, every cell text (an empty
+/// string is no cell).
+fn write_book(path: &Path, sheets: &[(&str, bool, &[&[&str]])]) {
+    let mut wb = rust_xlsxwriter::Workbook::new();
+    for (name, hidden, rows) in sheets {
+        let ws = wb.add_worksheet().set_name(*name).unwrap();
+        for (r, row) in rows.iter().enumerate() {
+            for (c, v) in row.iter().enumerate() {
+                if !v.is_empty() {
+                    ws.write_string(r as u32, c as u16, *v).unwrap();
+                }
+            }
+        }
+        if *hidden {
+            ws.set_hidden(true);
+        }
+    }
+    wb.save(path).unwrap();
+}
+
+/// A Luban table whose input names a whole workbook reads every sheet whose A1 cell starts with `##`,
+/// hidden ones too, in workbook order, and skips the others (notes): the importer writes those sheets as
+/// the table's `sheets`, and the build reads exactly them, the hidden one included. Inputs whose sheets one
+/// `files`/`sheets` selection cannot say (another workbook's notes sheet has a read sheet's name), or a read
+/// sheet gentable never reads (named `#…`), leave the table out with the reason, in the report and in
+/// gentable.toml.
+#[test]
+fn whole_workbook_inputs_read_the_sheets_luban_reads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
+    tiny_luban(
+        &luban,
+        &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n    <var name=\"v\" type=\"int\"/>\n  </bean>\n  <table name=\"TbW\" value=\"A\" input=\"w.xlsx\"/>\n  <table name=\"TbTwo\" value=\"A\" input=\"w.xlsx,w2.xlsx\"/>\n  <table name=\"TbClash\" value=\"A\" input=\"w.xlsx,w3.xlsx\"/>\n  <table name=\"TbHash\" value=\"A\" input=\"w4.xlsx\"/>\n</module>\n")],
+    );
+    let head: &[&str] = &["##var", "id", "v"];
+    let d = luban.join("Datas");
+    write_book(
+        &d.join("w.xlsx"),
+        &[
+            ("说明", false, &[&["这张表的说明"], &["", "id 是编号"]]),
+            ("s1", false, &[head, &["", "1", "10"]]),
+            ("hid", true, &[head, &["", "2", "20"]]),
+            ("s3", false, &[head, &["", "3", "30"]]),
+        ],
+    );
+    write_book(
+        &d.join("w2.xlsx"),
+        &[
+            ("s3", false, &[head, &["", "4", "40"]]),
+            ("s4", false, &[head, &["", "5", "50"]]),
+        ],
+    );
+    // A notes sheet named like a sheet Luban reads in w.xlsx: one selection would read it too.
+    write_book(
+        &d.join("w3.xlsx"),
+        &[
+            ("s1", false, &[&["备注"]]),
+            ("s5", false, &[head, &["", "6", "60"]]),
+        ],
+    );
+    write_book(
+        &d.join("w4.xlsx"),
+        &[
+            ("t", false, &[head, &["", "7", "70"]]),
+            ("#t2", false, &[head, &["", "8", "80"]]),
+        ],
+    );
+    let r = import_ok(&luban, &out);
+    let toml = std::fs::read_to_string(out.join("gentable.toml")).unwrap();
+    assert!(
+        toml.contains("[tables.TbW]\nfiles = [\"w.xlsx\"]\nsheets = [\"s1\", \"hid\", \"s3\"]\n"),
+        "{toml}"
+    );
+    assert!(
+        toml.contains(
+            "[tables.TbTwo]\nfiles = [\"w.xlsx\", \"w2.xlsx\"]\nsheets = [\"s1\", \"hid\", \"s3\", \"s4\"]\n"
+        ),
+        "{toml}"
+    );
+    for t in ["TbClash", "TbHash"] {
+        assert!(!toml.contains(&format!("[tables.{t}]")), "{toml}");
+    }
+    let clash = "table m.TbClash: one files/sheets selection cannot read the sheets Luban reads: it would read w.xlsx[s1], w.xlsx[hid], w.xlsx[s3], w3.xlsx[s1], w3.xlsx[s5], where Luban reads w.xlsx[s1], w.xlsx[hid], w.xlsx[s3], w3.xlsx[s5]; table left out";
+    assert!(r.stdout.contains(clash), "{}", r.stdout);
+    let hash = "table m.TbHash: Luban reads the sheet #t2 of Datas/w4.xlsx (its A1 cell starts with ##), which gentable never reads (a sheet named #… is a comment): rename the sheet; table left out";
+    assert!(r.stdout.contains(hash), "{}", r.stdout);
+    let (code, text) = build_project(&out.join("gentable.toml"));
+    assert_eq!(code, 0, "{text}");
+    let rows = |t: &str| -> Vec<String> {
+        let data = std::fs::read_to_string(out.join(format!("generated/data/{t}.json"))).unwrap();
+        let j: serde_json::Value = serde_json::from_str(&data).unwrap();
+        j["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| format!("{}:{}", r["id"], r["v"]))
+            .collect()
+    };
+    assert_eq!(rows("TbW"), ["1:10", "2:20", "3:30"]);
+    assert_eq!(rows("TbTwo"), ["1:10", "2:20", "3:30", "4:40", "5:50"]);
+    // The reasons in Chinese.
+    let zh = gentable::import::luban::command_in(
+        &luban.join("luban.conf"),
+        &out,
+        true,
+        "+08:00",
+        gentable::diag::lang::Lang::Zh,
+    );
+    assert!(
+        zh.stdout.contains("table m.TbClash: 一个 files/sheets 选择无法读取 Luban 读取的那些工作表：它会读取 w.xlsx[s1]、w.xlsx[hid]、w.xlsx[s3]、w3.xlsx[s1]、w3.xlsx[s5]，而 Luban 读取 w.xlsx[s1]、w.xlsx[hid]、w.xlsx[s3]、w3.xlsx[s5]；已略去该表"),
+        "{}",
+        zh.stdout
+    );
+    assert!(
+        zh.stdout.contains("table m.TbHash: Luban 读取 Datas/w4.xlsx 的工作表 #t2（其 A1 单元格以 ## 开头），而 gentable 从不读取它（以 # 开头命名的工作表是注释）：请重命名该工作表；已略去该表"),
+        "{}",
+        zh.stdout
+    );
 }

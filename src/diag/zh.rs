@@ -875,8 +875,9 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("{}: table left out", "{0}：已略去该表"),
     ("{}: {}; table left out", "{0}：{1}；已略去该表"),
     ("table {} has the index {}, which is not a field of {}", "表 {0} 的 index {1} 不是 {2} 的字段"),
-    ("its sheet@file inputs are not every listed sheet of every listed workbook in file-by-file order, which one files/sheets selection cannot say: table left out", "它的 sheet@file 输入不是按文件逐个列出的每个工作簿的每个所列工作表，一个 files/sheets 选择无法表达：已略去该表"),
-    ("inputs mix whole workbooks and single sheets (sheet@file), which one files/sheets selection cannot say: table left out", "输入混合了整个工作簿和单个工作表（sheet@file），一个 files/sheets 选择无法表达：已略去该表"),
+    ("one files/sheets selection cannot read the sheets Luban reads: it would read {}, where Luban reads {}; table left out", "一个 files/sheets 选择无法读取 Luban 读取的那些工作表：它会读取 {0}，而 Luban 读取 {1}；已略去该表"),
+    ("{} has no sheet whose A1 cell starts with ## (Luban reads none of it)", "{0} 没有 A1 单元格以 ## 开头的工作表（Luban 不读取其中任何内容）"),
+    ("Luban reads the sheet {} of {} (its A1 cell starts with ##), which gentable never reads (a sheet named #… is a comment): rename the sheet", "Luban 读取 {1} 的工作表 {0}（其 A1 单元格以 ## 开头），而 gentable 从不读取它（以 # 开头命名的工作表是注释）：请重命名该工作表"),
     ("{} is not a key of {} or {}", "{0} 不是 {1} 或 {2} 的键"),
     // Other libraries' errors (calamine) inside "cannot open workbook: {e}"
     ("Ods error: {e}", "ODS 错误：{0}"),

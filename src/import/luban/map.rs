@@ -5,7 +5,7 @@
 //! Whatever cannot be mapped is listed per table and field with the reason ([`Imported::unmapped`]); the
 //! rest still builds.
 
-use super::defs::{error, read_sheets};
+use super::defs::{error, read_every_sheet};
 use super::model::*;
 use super::types::{parse, LubanType};
 use crate::diag::Diagnostic;
@@ -883,9 +883,105 @@ fn sheet_header(
 }
 
 /// An input of a table: the data file (relative to the data folder) and the sheet, if one is named.
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct Input {
     file: String,
     sheet: Option<String>,
+}
+
+impl Input {
+    /// `file[sheet]`, or the file.
+    fn say(&self) -> String {
+        match &self.sheet {
+            Some(s) => format!("{}[{s}]", self.file),
+            None => self.file.clone(),
+        }
+    }
+}
+
+/// Whether a data file is a CSV file (one source, no sheets).
+fn is_csv(file: &str) -> bool {
+    file.to_ascii_lowercase().ends_with(".csv")
+}
+
+/// Whether Luban reads a worksheet of a whole-workbook input: its A1 cell starts with `##` (Luban's
+/// `SheetLoadUtil.TryParseMeta`); a sheet without the marker (notes) is skipped, a hidden one is read.
+fn luban_reads(sheet: &crate::read::RawTable) -> bool {
+    sheet
+        .rows
+        .iter()
+        .find(|r| r.row == 1)
+        .and_then(|r| r.cells.first())
+        .is_some_and(|c| c.text().trim().starts_with("##"))
+}
+
+/// The sources Luban reads for `ins`, in its order: a CSV file, a `sheet@file` sheet, and every sheet of a
+/// whole workbook that [`luban_reads`], in workbook order (`books`: each workbook's sheets, every one).
+/// `Err(why)` when a whole workbook has no such sheet (Luban stops: "不包含有效的单元薄") or one of them is
+/// named `#…`, which gentable never reads.
+fn luban_sources(
+    ins: &[Input],
+    books: &BTreeMap<String, Vec<crate::read::RawTable>>,
+    data_dir: &str,
+) -> Result<Vec<Input>, String> {
+    let mut out = vec![];
+    for i in ins {
+        let (None, Some(sheets)) = (&i.sheet, books.get(&i.file)) else {
+            out.push(i.clone());
+            continue;
+        };
+        let read: Vec<&str> = sheets
+            .iter()
+            .filter(|s| luban_reads(s))
+            .filter_map(|s| s.sheet.as_deref())
+            .collect();
+        if read.is_empty() {
+            return Err(format!(
+                "{data_dir}/{} has no sheet whose A1 cell starts with ## (Luban reads none of it)",
+                i.file
+            ));
+        }
+        if let Some(s) = read.iter().find(|s| s.starts_with('#')) {
+            return Err(format!(
+                "Luban reads the sheet {s} of {data_dir}/{} (its A1 cell starts with ##), which gentable never reads (a sheet named #… is a comment): rename the sheet",
+                i.file
+            ));
+        }
+        out.extend(read.into_iter().map(|s| Input {
+            file: i.file.clone(),
+            sheet: Some(s.to_string()),
+        }));
+    }
+    Ok(out)
+}
+
+/// What the `files` × `sheets` selection written for `read` reads (docs/conventions.md §2): the files in
+/// `files` order; of a workbook, its sheets (hidden ones too: they are selected) whose names are in
+/// `sheets`, in the `sheets` order; never a sheet named `#…`.
+fn selection_reads(
+    read: &[Input],
+    books: &BTreeMap<String, Vec<crate::read::RawTable>>,
+) -> Vec<Input> {
+    let sheets = distinct(read.iter().filter_map(|i| i.sheet.as_deref()));
+    let mut out = vec![];
+    for f in distinct(read.iter().map(|i| i.file.as_str())) {
+        let Some(book) = books.get(f) else {
+            out.push(Input {
+                file: f.to_string(),
+                sheet: None,
+            });
+            continue;
+        };
+        for s in sheets.iter().filter(|s| !s.starts_with('#')) {
+            if book.iter().any(|b| b.sheet.as_deref() == Some(*s)) {
+                out.push(Input {
+                    file: f.to_string(),
+                    sheet: Some(s.to_string()),
+                });
+            }
+        }
+    }
+    out
 }
 
 const READABLE: &[&str] = &["xlsx", "xlsm", "xls", "csv"];
@@ -1137,39 +1233,80 @@ pub fn map(
             skipped_tables.insert(t.full.clone());
             continue;
         }
-        // `sheets` globs apply to every file of a table: a whole workbook beside a `sheet@file` input would
-        // read every sheet of the latter's workbook too, rows Luban never reads.
-        if ins.iter().any(|i| i.sheet.is_some())
-            && ins
+        // Every workbook input is read once, every sheet (hidden ones and those named `#…` too), as Luban
+        // sees it. A data file that cannot be read leaves its table out, not the import (a definition's
+        // can't).
+        let mut books: BTreeMap<String, Vec<crate::read::RawTable>> = BTreeMap::new();
+        let mut unreadable = None;
+        for i in ins.iter().filter(|i| !is_csv(&i.file)) {
+            if books.contains_key(&i.file) {
+                continue;
+            }
+            let rel = format!("{}/{}", l.data_dir, i.file);
+            let mut d = vec![];
+            let sheets = read_every_sheet(&data_abs.join(&i.file), &rel, &mut d);
+            if let Some(x) = d
                 .iter()
-                .any(|i| i.sheet.is_none() && !i.file.to_ascii_lowercase().ends_with(".csv"))
-        {
-            ctx.note(&at, "inputs mix whole workbooks and single sheets (sheet@file), which one files/sheets selection cannot say: table left out");
+                .find(|x| x.severity == crate::diag::Severity::Error)
+            {
+                unreadable = Some((rel, x.message.clone()));
+                break;
+            }
+            books.insert(i.file.clone(), sheets);
+        }
+        if let Some((rel, why)) = unreadable {
+            ctx.note(&at, format!("{rel}: {why}; table left out"));
             skipped_tables.insert(t.full.clone());
             continue;
         }
-        // Single sheets are selected by `files` × `sheets`, read file by file, each in the `sheets` order:
-        // Luban's list must be that product in that order (`a@p.xlsx,b@q.xlsx` would also read p's b and
-        // q's a).
-        let pairs: Vec<(&str, &str)> = ins
-            .iter()
-            .filter_map(|i| Some((i.file.as_str(), i.sheet.as_deref()?)))
-            .collect();
-        if !pairs.is_empty() {
-            let fs = distinct(pairs.iter().map(|(f, _)| *f));
-            let ss = distinct(pairs.iter().map(|(_, s)| *s));
-            let product: Vec<(&str, &str)> = fs
-                .iter()
-                .flat_map(|f| ss.iter().map(move |s| (*f, *s)))
-                .collect();
-            let mut listed = pairs.clone();
-            listed.dedup();
-            if listed != product {
-                ctx.note(&at, "its sheet@file inputs are not every listed sheet of every listed workbook in file-by-file order, which one files/sheets selection cannot say: table left out");
+        // A `sheet@file` input naming no sheet of its workbook is a definition error (Luban stops too).
+        if let Some(i) = ins.iter().find(|i| {
+            i.sheet.as_ref().is_some_and(|s| {
+                books
+                    .get(&i.file)
+                    .is_some_and(|b| !b.iter().any(|x| x.sheet.as_ref() == Some(s)))
+            })
+        }) {
+            diags.push(error(
+                &t.place,
+                format!(
+                    "table {} reads sheet {:?} of {}, which has no such sheet",
+                    t.full,
+                    i.sheet.as_deref().unwrap_or(""),
+                    i.file
+                ),
+            ));
+            skipped_tables.insert(t.full.clone());
+            continue;
+        }
+        // The sources Luban reads, in its order: a whole workbook's `##` sheets (hidden ones too) in
+        // workbook order. The table's `files` × `sheets` selection, read file by file and each file's sheets
+        // in the `sheets` order, must read exactly those (`a@p.xlsx,b@q.xlsx` would also read a sheet `b`
+        // of p.xlsx).
+        let ins = match luban_sources(&ins, &books, &l.data_dir) {
+            Ok(read) => {
+                let selected = selection_reads(&read, &books);
+                if selected != read {
+                    let say = |v: &[Input]| crate::diag::list::series(v.iter().map(Input::say));
+                    ctx.note(
+                        &at,
+                        format!(
+                            "one files/sheets selection cannot read the sheets Luban reads: it would read {}, where Luban reads {}; table left out",
+                            say(&selected),
+                            say(&read)
+                        ),
+                    );
+                    skipped_tables.insert(t.full.clone());
+                    continue;
+                }
+                read
+            }
+            Err(why) => {
+                ctx.note(&at, format!("{why}; table left out"));
                 skipped_tables.insert(t.full.clone());
                 continue;
             }
-        }
+        };
         // The first sheet tells the header marker (and, for readSchemaFromFile, the fields).
         let first = &ins[0];
         // Luban detects each CSV file's encoding; gentable reads one label per table, so the importer
@@ -1207,7 +1344,7 @@ pub fn map(
             .into_iter()
             .collect()
         } else {
-            read_sheets(&data_abs.join(&first.file), &rel, &mut d)
+            books.remove(&first.file).unwrap_or_default()
         };
         if let Some(x) = d
             .iter()
@@ -1539,7 +1676,8 @@ pub fn map(
         if let Some(e) = encodings.get(&t.full) {
             toml_tables.push_str(&format!("encoding = {}\n", quote(e)));
         }
-        if !sheets.is_empty() && ins.iter().all(|i| i.sheet.is_some()) {
+        // `sheets` globs never apply to CSV files (one source each).
+        if !sheets.is_empty() {
             toml_tables.push_str(&format!(
                 "sheets = [{}]\n",
                 sheets
