@@ -1244,3 +1244,69 @@ fn whole_workbook_inputs_read_the_sheets_luban_reads() {
         zh.stdout
     );
 }
+
+/// `--check` compares with what a fresh import writes: a table the last import left out for its data
+/// errors, whose data builds now, makes the check fail (a fresh import adds it), and passes once imported.
+#[test]
+fn check_sees_a_left_out_table_that_would_now_import() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
+    tiny_luban(
+        &luban,
+        &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n    <var name=\"v\" type=\"int\"/>\n  </bean>\n  <table name=\"TbA\" value=\"A\" input=\"a.xlsx\"/>\n  <table name=\"TbB\" value=\"A\" input=\"b.xlsx\"/>\n</module>\n")],
+    );
+    let d = luban.join("Datas");
+    write_xlsx(&d.join("a.xlsx"), &[["##var", "id", "v"], ["", "1", "abc"]]);
+    write_xlsx(&d.join("b.xlsx"), &[["##var", "id", "v"], ["", "2", "20"]]);
+    let conf = luban.join("luban.conf");
+    let r = import_ok(&luban, &out);
+    assert!(
+        r.stdout
+            .contains("table m.TbA: left out: its data does not build (GT0"),
+        "{}",
+        r.stdout
+    );
+    let toml = std::fs::read_to_string(out.join("gentable.toml")).unwrap();
+    assert!(
+        !toml.contains("[tables.TbA]") && toml.contains("[tables.TbB]"),
+        "{toml}"
+    );
+    let check = gentable::import::luban::command(&conf, &out, true, "+08:00");
+    assert_eq!(check.exit_code, 0, "{}{}", check.stdout, check.stderr);
+    assert!(check.stdout.contains("(up to date)"), "{}", check.stdout);
+    // The designer fixes the cell: a fresh import would add TbA, so the check fails.
+    write_xlsx(&d.join("a.xlsx"), &[["##var", "id", "v"], ["", "1", "10"]]);
+    let check = gentable::import::luban::command(&conf, &out, true, "+08:00");
+    assert_eq!(check.exit_code, 1, "{}{}", check.stdout, check.stderr);
+    assert!(
+        check.stdout.contains("would update gentable.toml\n")
+            && check
+                .stdout
+                .contains("would create schema/TbA.schema.json\n")
+            && check
+                .stdout
+                .contains("(out of date: re-run without --check)"),
+        "{}",
+        check.stdout
+    );
+    assert!(
+        check
+            .stderr
+            .contains("error[GT0602]: re-importing would change 2 file(s)"),
+        "{}",
+        check.stderr
+    );
+    // --check wrote nothing.
+    assert_eq!(
+        std::fs::read_to_string(out.join("gentable.toml")).unwrap(),
+        toml
+    );
+    assert!(!out.join("schema/TbA.schema.json").exists());
+    import_ok(&luban, &out);
+    let check = gentable::import::luban::command(&conf, &out, true, "+08:00");
+    assert_eq!(check.exit_code, 0, "{}{}", check.stdout, check.stderr);
+    let (code, text) = build_project(&out.join("gentable.toml"));
+    assert_eq!(code, 0, "{text}");
+    let data = std::fs::read_to_string(out.join("generated/data/TbA.json")).unwrap();
+    assert!(data.contains("{\"id\":1,\"v\":10}"), "{data}");
+}

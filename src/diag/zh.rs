@@ -82,7 +82,7 @@ pub const CODES: &[(Code, &str, &str)] = &[
     (Code::UnsupportedFormat, "不支持的格式", "\"format\" 是 gentable 没有为该值的类型实现的格式（接受它就等于悄悄忽略它）：gentable 为整数格式 int8 … uint64（宽度）、数字格式 double、字符串格式 date-time、date、time 和 duration 生成类型，并校验 JSON Schema 2020-12 的其他字符串格式（email、hostname、ipv4、ipv6、uri、uuid、regex…）。其他格式（\"float\"：每个数字都是 64 位双精度；\"date_time\" 这样的拼写错误；自定义格式）会被拒绝，而不是被悄悄忽略。例：\"type\": \"number\", \"format\": \"float\"。修正：写一个支持的格式（消息中列出了它们），或删除 \"format\"。"),
     (Code::StaleFile, "生成的文件已过期", "`gentable build --check` 发现 generated/ 下某个文件与表生成的内容不同（有人改了表却没有重新生成，或手工改了生成的代码），或者表已不再生成某个文件。例：Table/PieceType.csv 改了但 generated/ 没有重新生成。修正：运行 `gentable build`（Tools/GenTable.sh）并提交 generated/。"),
     (Code::LubanInput, "Luban 输入错误", "`gentable import luban` 无法读取 Luban 项目的某个文件：luban.conf 不是 JSON、某个 Defines/*.xml 格式错误、__tables__/__beans__/__enums__ 工作簿或工作表的 ##var/##type 行中有未知类型，或某张表的输入文件缺失。诊断会给出 Luban 文件，对工作簿还会给出工作表和单元格。例：##type 单元格 `lsit,int`（list 拼错）。修正：改正 Luban 文件（Luban 本身也会拒绝它）；导入器从不写 Luban 项目。"),
-    (Code::StaleImport, "导入的项目已过期", "`gentable import luban --check` 发现重新导入 Luban 项目会创建、修改或删除 gentable 项目的文件（有人改了 Luban 的定义却没有重新导入，或手工改了导入的结构）。例：Defines/item.xml 中新增了一个 <var>。修正：运行 `gentable import luban <luban.conf> --out <项目>` 并提交结果。"),
+    (Code::StaleImport, "导入的项目已过期", "`gentable import luban --check` 发现重新导入 Luban 项目会创建、修改或删除 gentable 项目的文件（有人改了 Luban 的定义或某张表所读工作簿的工作表却没有重新导入，修好了上次导入时略去的表的数据，或手工改了导入的结构）。例：Defines/item.xml 中新增了一个 <var>。修正：运行 `gentable import luban <luban.conf> --out <项目>` 并提交结果。"),
 ];
 
 /// (English template, Chinese): see the module docs. Grouped by stage, in the order of the pipeline.
@@ -580,6 +580,7 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("{} is not UTF-8 CSV", "{0} 不是 UTF-8 的 CSV"),
     ("cannot create {}: {e}", "无法创建 {0}：{1}"),
     ("cannot write {}: {e}", "无法写入 {0}：{1}"),
+    ("cannot create a scratch folder to validate the import in: {e}", "无法创建用于校验导入结果的临时文件夹：{0}"),
     ("cannot remove {}: {e}", "无法删除 {0}：{1}"),
     // diff/: reading a side from git (printed through lang::message)
     ("cannot run git: {e}", "无法运行 git：{0}"),
@@ -647,7 +648,6 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("its CSV files need two encodings, UTF-8 ({}) and GBK ({}), and gentable reads one per table (save them all as UTF-8)", "它的 CSV 文件需要两种编码：UTF-8（{0}）和 GBK（{1}），而 gentable 每个表只读一种（请全部另存为 UTF-8）"),
     ("header option #{}={}: no gentable equivalent (ignored)", "表头选项 #{0}={1}：gentable 中没有对应（已忽略）"),
     ("header options {}: {t} (ignored)", "表头选项 {0}：{1}（已忽略）"),
-    ("left out by the last import", "上次导入时已略去"),
     // read/: resource limits (GT0104, [limits] of gentable.toml)
     ("the workbook is not read: {t}", "不读取该工作簿：{0}"),
     ("the file is {} bytes, more than [limits] file_bytes ({})", "文件有 {0} 字节，超过了 [limits] file_bytes（{1}）"),

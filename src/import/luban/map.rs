@@ -39,6 +39,10 @@ pub struct Imported {
     /// `(where, why)`: what was not mapped (kept as string, left out, or read differently).
     pub unmapped: Vec<(String, String)>,
     pub tables: Vec<ImportedTable>,
+    /// Luban's data folder (luban.conf's `dataDir`, from the folder of luban.conf).
+    pub data: std::path::PathBuf,
+    /// The same folder as `gentable.toml`'s `[project] tables` names it (from the project folder).
+    pub data_rel: String,
 }
 
 /// Marker of every imported file (a re-import replaces and removes only files carrying it).
@@ -1810,6 +1814,8 @@ pub fn map(
         files,
         unmapped: ctx.unmapped,
         tables,
+        data: data_abs,
+        data_rel: rel_data.to_string(),
     }
 }
 
