@@ -1207,10 +1207,17 @@ fn whole_workbook_inputs_read_the_sheets_luban_reads() {
     for t in ["TbClash", "TbHash"] {
         assert!(!toml.contains(&format!("[tables.{t}]")), "{toml}");
     }
-    let clash = "table m.TbClash: one files/sheets selection cannot read the sheets Luban reads: it would read w.xlsx[s1], w.xlsx[hid], w.xlsx[s3], w3.xlsx[s1], w3.xlsx[s5], where Luban reads w.xlsx[s1], w.xlsx[hid], w.xlsx[s3], w3.xlsx[s5]; table left out";
-    assert!(r.stdout.contains(clash), "{}", r.stdout);
-    let hash = "table m.TbHash: Luban reads the sheet #t2 of Datas/w4.xlsx (its A1 cell starts with ##), which gentable never reads (a sheet named #… is a comment): rename the sheet; table left out";
-    assert!(r.stdout.contains(hash), "{}", r.stdout);
+    let clash = "one files/sheets selection cannot read the sheets Luban reads: it would read w.xlsx[s1], w.xlsx[hid], w.xlsx[s3], w3.xlsx[s1], w3.xlsx[s5], where Luban reads w.xlsx[s1], w.xlsx[hid], w.xlsx[s3], w3.xlsx[s5]";
+    let hash = "Luban reads the sheet #t2 of Datas/w4.xlsx (its A1 cell starts with ##), which gentable never reads (a sheet named #… is a comment): rename the sheet";
+    for (t, why) in [("TbClash", clash), ("TbHash", hash)] {
+        assert!(
+            r.stdout
+                .contains(&format!("table m.{t}: {why}; table left out\n")),
+            "{}",
+            r.stdout
+        );
+        assert!(toml.contains(&format!("#   m.{t}: {why}\n")), "{toml}");
+    }
     let (code, text) = build_project(&out.join("gentable.toml"));
     assert_eq!(code, 0, "{text}");
     let rows = |t: &str| -> Vec<String> {
@@ -1309,4 +1316,36 @@ fn check_sees_a_left_out_table_that_would_now_import() {
     assert_eq!(code, 0, "{text}");
     let data = std::fs::read_to_string(out.join("generated/data/TbA.json")).unwrap();
     assert!(data.contains("{\"id\":1,\"v\":10}"), "{data}");
+}
+
+/// gentable.toml names every table the import left out with its reason, where a migrating studio looks for
+/// a table it misses: one without spreadsheet inputs, and one whose data does not build (its first error,
+/// located in the data file as seen from the project).
+#[test]
+fn gentable_toml_names_each_left_out_table_with_its_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
+    tiny_luban(
+        &luban,
+        &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n    <var name=\"v\" type=\"int\"/>\n  </bean>\n  <table name=\"TbJson\" value=\"A\" input=\"j.json\"/>\n  <table name=\"TbBad\" value=\"A\" input=\"a.xlsx\"/>\n  <table name=\"TbGood\" value=\"A\" input=\"b.xlsx\"/>\n</module>\n")],
+    );
+    let d = luban.join("Datas");
+    std::fs::write(d.join("j.json"), "[]").unwrap();
+    write_xlsx(&d.join("a.xlsx"), &[["##var", "id", "v"], ["", "1", "abc"]]);
+    write_xlsx(&d.join("b.xlsx"), &[["##var", "id", "v"], ["", "2", "20"]]);
+    let r = import_ok(&luban, &out);
+    let toml = std::fs::read_to_string(out.join("gentable.toml")).unwrap();
+    let expected = "\n# Tables left out by the import, each with its reason (the import's report lists all it could not map):\n#   m.TbJson: no spreadsheet input\n#   m.TbBad: its data does not build (GT0201: expected an integer, found \"abc\" at ../luban/Datas/a.xlsx[Sheet1]:2)\n";
+    assert!(toml.contains(expected), "{toml}");
+    // The report says the same at each table.
+    assert!(
+        r.stdout.contains("  table m.TbJson: no spreadsheet input: table left out\n")
+            && r.stdout.contains("  table m.TbBad: left out: its data does not build (GT0201: expected an integer, found \"abc\" at ../luban/Datas/a.xlsx[Sheet1]:2)\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        toml.contains("[tables.TbGood]") && !toml.contains("[tables.TbBad]"),
+        "{toml}"
+    );
 }

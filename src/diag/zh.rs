@@ -856,7 +856,6 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("note: the text holds characters that are invisible or reorder what is shown; they are written escaped: {}", "注：文本中有不可见或会改变显示顺序的字符；它们以转义形式写出：{0}"),
     // import/: Luban notes
     ("the root element is <{}>, expected <module>", "根元素是 <{0}>，应为 <module>"),
-    ("left out (data errors, see the import's report): {}", "已略去（数据错误，见导入报告）：{0}"),
     ("a field variant (`name@en`): not read", "字段变体（`name@en`）：不读取"),
     ("multi-level title (sub-columns named in a second ##var row, {} …) : not read", "多级标题（在第二个 ##var 行中命名的子列，{0} …）：不读取"),
     ("a bean or map spread over merged columns: not read (write it in one cell)", "分布在合并列上的 bean 或 map：不读取（请写在一个单元格中）"),

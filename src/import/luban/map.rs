@@ -38,6 +38,9 @@ pub struct Imported {
     pub files: Vec<(String, String)>,
     /// `(where, why)`: what was not mapped (kept as string, left out, or read differently).
     pub unmapped: Vec<(String, String)>,
+    /// `(Luban table, reason)` of every table left out, in the order of Luban's tables: gentable.toml names
+    /// each with its reason.
+    pub left_out: Vec<(String, String)>,
     pub tables: Vec<ImportedTable>,
     /// Luban's data folder (luban.conf's `dataDir`, from the folder of luban.conf).
     pub data: std::path::PathBuf,
@@ -45,10 +48,11 @@ pub struct Imported {
     pub data_rel: String,
 }
 
-/// Marker of every imported file (a re-import replaces and removes only files carrying it).
-/// The `gentable.toml` comment listing the tables left out because their data does not build.
-pub const EXCLUDED: &str = "left out (data errors, see the import's report): ";
+/// The head of the `gentable.toml` comment naming every table the import left out, each with its reason.
+pub const LEFT_OUT: &str =
+    "Tables left out by the import, each with its reason (the import's report lists all it could not map):";
 
+/// Marker of every imported file (a re-import replaces and removes only files carrying it).
 pub const MARKER: &str =
     "imported from Luban by `gentable import luban`; re-run it to update this file";
 
@@ -67,6 +71,8 @@ struct Ctx<'a> {
     /// The member whose value is 0 of each enum that has one (Luban's empty enum cell), by full name.
     zero: BTreeMap<String, String>,
     unmapped: Vec<(String, String)>,
+    /// `(Luban table, reason)` of every table left out.
+    left_out: Vec<(String, String)>,
     defs: Map<String, J>,
     /// Errors in the definitions (GT0601).
     diags: Vec<Diagnostic>,
@@ -129,6 +135,27 @@ impl Ctx<'_> {
 
     fn note(&mut self, at: &str, why: impl Into<String>) {
         self.unmapped.push((at.to_string(), why.into()));
+    }
+
+    /// Leave out the table `full`: `why` is noted at the table (the report) and, without its "left out"
+    /// words, named in gentable.toml ([`Imported::left_out`]) on one comment line (a TOML comment holds no
+    /// control character: a line break is a space, any other is escaped).
+    fn leave_out(&mut self, full: &str, why: String) {
+        let reason = why.strip_prefix("left out: ").unwrap_or(&why);
+        let reason = reason
+            .strip_suffix("; table left out")
+            .or_else(|| reason.strip_suffix(": table left out"))
+            .unwrap_or(reason);
+        let reason: String = reason
+            .chars()
+            .map(|c| match c {
+                '\r' | '\n' => " ".to_string(),
+                c if c.is_control() && c != '\t' => c.escape_unicode().to_string(),
+                c => c.to_string(),
+            })
+            .collect();
+        self.left_out.push((full.to_string(), reason));
+        self.note(&format!("table {full}"), why);
     }
 
     fn def_ref(&self, full: &str) -> J {
@@ -1132,6 +1159,7 @@ pub fn map(
         partial: BTreeSet::new(),
         zero: BTreeMap::new(),
         unmapped: vec![],
+        left_out: vec![],
         defs: Map::new(),
         diags: vec![],
     };
@@ -1233,7 +1261,7 @@ pub fn map(
             }
         }
         if ins.is_empty() {
-            ctx.note(&at, "no spreadsheet input: table left out");
+            ctx.leave_out(&t.full, "no spreadsheet input: table left out".into());
             skipped_tables.insert(t.full.clone());
             continue;
         }
@@ -1259,7 +1287,7 @@ pub fn map(
             books.insert(i.file.clone(), sheets);
         }
         if let Some((rel, why)) = unreadable {
-            ctx.note(&at, format!("{rel}: {why}; table left out"));
+            ctx.leave_out(&t.full, format!("{rel}: {why}; table left out"));
             skipped_tables.insert(t.full.clone());
             continue;
         }
@@ -1292,8 +1320,8 @@ pub fn map(
                 let selected = selection_reads(&read, &books);
                 if selected != read {
                     let say = |v: &[Input]| crate::diag::list::series(v.iter().map(Input::say));
-                    ctx.note(
-                        &at,
+                    ctx.leave_out(
+                        &t.full,
                         format!(
                             "one files/sheets selection cannot read the sheets Luban reads: it would read {}, where Luban reads {}; table left out",
                             say(&selected),
@@ -1306,7 +1334,7 @@ pub fn map(
                 read
             }
             Err(why) => {
-                ctx.note(&at, format!("{why}; table left out"));
+                ctx.leave_out(&t.full, format!("{why}; table left out"));
                 skipped_tables.insert(t.full.clone());
                 continue;
             }
@@ -1323,7 +1351,7 @@ pub fn map(
                 label
             }
             Err(why) => {
-                ctx.note(&at, format!("{why}; table left out"));
+                ctx.leave_out(&t.full, format!("{why}; table left out"));
                 skipped_tables.insert(t.full.clone());
                 continue;
             }
@@ -1354,7 +1382,7 @@ pub fn map(
             .iter()
             .find(|x| x.severity == crate::diag::Severity::Error)
         {
-            ctx.note(&at, format!("{rel}: {}; table left out", x.message));
+            ctx.leave_out(&t.full, format!("{rel}: {}; table left out", x.message));
             skipped_tables.insert(t.full.clone());
             continue;
         }
@@ -1413,7 +1441,7 @@ pub fn map(
                 // files are data, where a workbook's broken header is a definition error.
                 let csv = first.file.to_ascii_lowercase().ends_with(".csv");
                 if d.message.contains("##column") || csv {
-                    ctx.note(&at, format!("{}; table left out", d.message));
+                    ctx.leave_out(&t.full, format!("{}; table left out", d.message));
                 } else {
                     diags.push(d);
                 }
@@ -1486,8 +1514,8 @@ pub fn map(
             name_of(&t.full).to_string()
         };
         if let Some(why) = exclude.get(&n) {
-            ctx.note(
-                &format!("table {}", t.full),
+            ctx.leave_out(
+                &t.full,
                 format!("left out: its data does not build ({why})"),
             );
             continue;
@@ -1541,7 +1569,7 @@ pub fn map(
                     r
                 }
                 Err(why) => {
-                    ctx.note(&format!("table {at}"), format!("{why}: table left out"));
+                    ctx.leave_out(&at, format!("{why}: table left out"));
                     continue;
                 }
             }
@@ -1800,12 +1828,14 @@ pub fn map(
     if let Some(g) = target("server") {
         toml.push_str(&format!("\n[typescript]\ngroups = {}\n", list(&g)));
     }
-    if !exclude.is_empty() {
-        // Read back by `--check` so that a check maps exactly what the last import did.
-        toml.push_str(&format!(
-            "\n# {EXCLUDED}{}\n",
-            exclude.keys().cloned().collect::<Vec<_>>().join(", ")
-        ));
+    // Where a migrating studio looks for a table it misses.
+    let order = |full: &str| l.tables.iter().position(|t| t.full == full);
+    ctx.left_out.sort_by_key(|(full, _)| order(full));
+    if !ctx.left_out.is_empty() {
+        toml.push_str(&format!("\n# {LEFT_OUT}\n"));
+        for (full, why) in &ctx.left_out {
+            toml.push_str(&format!("#   {full}: {why}\n"));
+        }
     }
     toml.push_str(&toml_tables);
     files.push(("gentable.toml".into(), toml));
@@ -1813,6 +1843,7 @@ pub fn map(
     Imported {
         files,
         unmapped: ctx.unmapped,
+        left_out: ctx.left_out,
         tables,
         data: data_abs,
         data_rel: rel_data.to_string(),
