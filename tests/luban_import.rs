@@ -1349,3 +1349,70 @@ fn gentable_toml_names_each_left_out_table_with_its_reason() {
         "{toml}"
     );
 }
+
+/// Luban reads a kind's name in a cell as the first kind, in declaration order, whose name or alias it is,
+/// and rejects a kind's alias that is another kind's name or alias (`DefBean.Compile`: "alias 重复"). The
+/// importer rejects such an alias too, at the kind (a cell holding it would name two kinds); two kinds of
+/// one short name in two modules are Luban's own, and where the one declared first is not the one whose
+/// `$type` the short name is (`m2.Circle` before `m.Circle` of `m.Shape`), cells holding it are read
+/// differently: the importer reports it rather than pick silently.
+#[test]
+fn kind_names_follow_lubans_declaration_order_or_are_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
+    tiny_luban(
+        &luban,
+        &[
+            ("a.xml", "<module name=\"m2\">\n  <bean name=\"Circle\" parent=\"m.Shape\">\n    <var name=\"d\" type=\"int\"/>\n  </bean>\n</module>\n"),
+            ("b.xml", "<module name=\"m\">\n  <bean name=\"Shape\">\n    <var name=\"id\" type=\"int\"/>\n    <bean name=\"Circle\">\n      <var name=\"r\" type=\"int\"/>\n    </bean>\n  </bean>\n  <table name=\"TbShape\" value=\"Shape\" input=\"p.xlsx\"/>\n</module>\n"),
+        ],
+    );
+    let rows: [[&str; 5]; 4] = [
+        ["##var", "__type__", "id", "r", "d"],
+        ["##type", "", "int", "int", "int"],
+        ["", "Circle", "1", "5", ""],
+        ["", "m2.Circle", "2", "", "6"],
+    ];
+    write_xlsx(&luban.join("Datas/p.xlsx"), &rows);
+    let r = import_ok(&luban, &out);
+    assert!(
+        r.stdout.contains("  bean m.Shape: a cell \"Circle\" names the kind m.Circle, whose $type it is; Luban reads it as m2.Circle, the first kind declared with that name or alias: such cells are read differently\n"),
+        "{}",
+        r.stdout
+    );
+    let (code, text) = build_project(&out.join("gentable.toml"));
+    assert_eq!(code, 0, "{text}");
+    let data = std::fs::read_to_string(out.join("generated/data/TbShape.json")).unwrap();
+    let rows: Vec<&str> = data.lines().skip(1).take(2).collect();
+    assert_eq!(
+        rows,
+        [
+            "{\"$type\":\"Circle\",\"id\":1,\"r\":5},",
+            "{\"$type\":\"m2.Circle\",\"d\":6,\"id\":2}"
+        ],
+        "{data}"
+    );
+
+    // An alias that is another kind's name, and one that is an earlier kind's alias: Luban's definition
+    // errors, located at the kind.
+    for (defs, message, at) in [
+        (
+            "<module name=\"m\">\n  <bean name=\"Shape\">\n    <var name=\"id\" type=\"int\"/>\n    <bean name=\"A\" alias=\"B\">\n      <var name=\"a\" type=\"int\"/>\n    </bean>\n    <bean name=\"B\">\n      <var name=\"b\" type=\"int\"/>\n    </bean>\n  </bean>\n</module>\n",
+            "error[GT0601]: bean m.A has the alias \"B\", which is already the name or alias of m.B, another kind of m.Shape: Luban rejects it too (a cell \"B\" would name both kinds); rename the alias",
+            "Defines/a.xml:4",
+        ),
+        (
+            "<module name=\"m\">\n  <bean name=\"Shape\">\n    <var name=\"id\" type=\"int\"/>\n    <bean name=\"A\" alias=\"圆\">\n      <var name=\"a\" type=\"int\"/>\n    </bean>\n    <bean name=\"B\" alias=\"圆\">\n      <var name=\"b\" type=\"int\"/>\n    </bean>\n  </bean>\n</module>\n",
+            "error[GT0601]: bean m.B has the alias \"圆\", which is already the name or alias of m.A, another kind of m.Shape: Luban rejects it too (a cell \"圆\" would name both kinds); rename the alias",
+            "Defines/a.xml:7",
+        ),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
+        tiny_luban(&luban, &[("a.xml", defs)]);
+        let r = gentable::import::luban::command(&luban.join("luban.conf"), &out, false, "+08:00");
+        assert_eq!(r.exit_code, 2, "{}{}", r.stdout, r.stderr);
+        assert!(r.stderr.contains(message) && r.stderr.contains(at), "{}", r.stderr);
+        assert!(!out.join("gentable.toml").exists());
+    }
+}

@@ -863,6 +863,8 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("table {} reads sheet {} of {}, which has no such sheet", "表 {0} 读取 {2} 的工作表 {1}，但没有这个工作表"),
     ("{t}; table left out", "{0}；已略去该表"),
     ("bean {} names the parent {}, which is not a bean", "bean {0} 指定的父类型 {1} 不是 bean"),
+    ("bean {} has the alias {}, which is already the name or alias of {}, another kind of {}: Luban rejects it too (a cell {} would name both kinds); rename the alias", "bean {0} 的别名 {1} 已是 {3} 的另一种类型 {2} 的名称或别名：Luban 也拒绝它（单元格 {4} 会同时指向两种类型）；请重命名该别名"),
+    ("a cell {} names the kind {}, whose $type it is; Luban reads it as {}, the first kind declared with that name or alias: such cells are read differently", "单元格 {0} 指向类型 {1}（它的 $type 就是它）；Luban 把它读作 {2}，即最先以此名称或别名声明的类型：这样的单元格读法不同"),
     ("left out: its data does not build ({t})", "已略去：它的数据无法构建（{0}）"),
     ("cells naming a constalias are not resolved (write the value)", "不解析写着 constalias 的单元格（请写数值）"),
     ("table {} has the value type {}, which is not a bean", "表 {0} 的值类型 {1} 不是 bean"),

@@ -13,6 +13,9 @@ use serde_json::{json, Map, Value as J};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+/// A text Luban reads as another kind than the one whose tag it is: `(text, the tag's leaf, Luban's leaf)`.
+type Unsayable = (String, String, String);
+
 /// How to import.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -520,7 +523,7 @@ impl Ctx<'_> {
             "description": format!("The kinds of {bean}: the leaf beans a row may be."),
         });
         // Cells may name a kind by its bean alias or its full name, as in a polymorphic field.
-        let aliases = self.kind_aliases(bean);
+        let (aliases, _) = self.kind_aliases(bean);
         if !aliases.is_empty() {
             kind["x-gentable-enumAliases"] = J::Object(aliases);
         }
@@ -535,25 +538,56 @@ impl Ctx<'_> {
         }))
     }
 
-    /// The other names a cell may give each kind (leaf) of the polymorphic bean `root`, by tag: the bean's
-    /// `alias`, its full name (`test.login.RoleInfo`) and, in another module, its short name (`Rectangle` for
-    /// `test2.Rectangle`). A name that is a kind's tag or an earlier kind's alias is left out (`m.Circle` and
-    /// `m2.Circle` of one bean: `Circle` is the first's tag, never the second's alias).
-    fn kind_aliases(&self, root: &str) -> Map<String, J> {
+    /// The other names a cell may give each kind (leaf) of the polymorphic bean `root`, by tag, where Luban
+    /// reads a kind's name in a cell as the first leaf, in declaration order, whose name or `alias` it is
+    /// (`DefBean.GetNotAbstractChildType`): the bean's `alias` and, in another module, its short name
+    /// (`Rectangle` for `test2.Rectangle`) when no earlier kind has them; and, for gentable only, its full
+    /// name (`test.login.RoleInfo`). A tag always names its own kind. The second list holds the texts Luban
+    /// reads as another kind than the one whose tag they are, which no alias can say: `(text, the tag's
+    /// leaf, Luban's leaf)` (`m2.Circle` declared before `m.Circle`, both kinds of `m.Shape`: `Circle` is
+    /// `m.Circle`'s tag, but Luban reads it as `m2.Circle`).
+    fn kind_aliases(&self, root: &str) -> (Map<String, J>, Vec<Unsayable>) {
         let leaves = self.leaves(root);
         let tags: Vec<&str> = leaves.iter().map(|l| kind_tag(root, l)).collect();
-        let mut used: Vec<String> = vec![];
-        let mut aliases = Map::new();
-        for (leaf, tag) in leaves.iter().zip(&tags) {
-            let mut names = vec![];
-            let alias = bean_named(self.l, leaf).and_then(|x| x.alias.clone());
-            for other in alias
-                .iter()
-                .map(String::as_str)
-                .chain([leaf.as_str(), name_of(leaf)])
+        let alias_of = |leaf: &str| {
+            bean_named(self.l, leaf)
+                .and_then(|b| b.alias.clone())
+                .filter(|a| !a.trim().is_empty())
+        };
+        // Luban's reading of each name or alias: the first leaf that has it.
+        let mut luban: Vec<(String, usize)> = vec![];
+        for (i, leaf) in leaves.iter().enumerate() {
+            for n in [Some(name_of(leaf).to_string()), alias_of(leaf)]
+                .into_iter()
+                .flatten()
             {
-                if !tags.contains(&other) && !used.iter().any(|u| u == other) {
-                    used.push(other.to_string());
+                if !luban.iter().any(|(t, _)| *t == n) {
+                    luban.push((n, i));
+                }
+            }
+        }
+        let owner = |text: &str| {
+            luban
+                .iter()
+                .find(|(t, _)| t == text)
+                .map(|(_, i)| *i)
+                .or_else(|| leaves.iter().position(|l| l == text))
+        };
+        let mut aliases = Map::new();
+        for (i, (leaf, tag)) in leaves.iter().zip(&tags).enumerate() {
+            let mut names: Vec<J> = vec![];
+            for other in [
+                alias_of(leaf),
+                Some(leaf.clone()),
+                Some(name_of(leaf).to_string()),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                if !tags.contains(&other.as_str())
+                    && owner(&other) == Some(i)
+                    && !names.contains(&json!(other))
+                {
                     names.push(json!(other));
                 }
             }
@@ -561,7 +595,44 @@ impl Ctx<'_> {
                 aliases.insert(tag.to_string(), J::Array(names));
             }
         }
-        aliases
+        let mut unsayable = vec![];
+        for (text, i) in &luban {
+            if let Some(j) = tags.iter().position(|t| t == text).filter(|j| j != i) {
+                unsayable.push((text.clone(), leaves[j].clone(), leaves[*i].clone()));
+            }
+        }
+        (aliases, unsayable)
+    }
+
+    /// Luban's own check of the kinds of a polymorphic bean `root` (`DefBean.Compile`): a kind's `alias`
+    /// that is another kind's name or an earlier kind's alias is an error there ("alias 重复"), so it is one
+    /// here (GT0601, at the kind): a cell holding it would name two kinds.
+    fn check_kind_aliases(&mut self, root: &str) {
+        let leaves = self.leaves(root);
+        let mut names: Vec<(String, String)> = leaves
+            .iter()
+            .map(|l| (name_of(l).to_string(), l.clone()))
+            .collect();
+        for leaf in &leaves {
+            let Some(b) = bean_named(self.l, leaf) else {
+                continue;
+            };
+            let Some(a) = b.alias.clone().filter(|a| !a.trim().is_empty()) else {
+                continue;
+            };
+            match names.iter().find(|(n, l)| *n == a && l != leaf) {
+                Some((_, other)) => {
+                    let d = error(
+                        &b.place,
+                        format!(
+                            "bean {leaf} has the alias {a:?}, which is already the name or alias of {other}, another kind of {root}: Luban rejects it too (a cell {a:?} would name both kinds); rename the alias"
+                        ),
+                    );
+                    self.diags.push(d);
+                }
+                None => names.push((a, leaf.clone())),
+            }
+        }
     }
 
     /// The property schema of a var and whether it is required; `None` (noted) when its type cannot be read.
@@ -639,9 +710,15 @@ impl Ctx<'_> {
             }
             let mut u = json!({"oneOf": branches, "x-gentable-discriminator": "$type"});
             // Luban's bean aliases name kinds in cells (`圆` for `Circle`).
-            let aliases = self.kind_aliases(&b.full);
+            let (aliases, unsayable) = self.kind_aliases(&b.full);
             if !aliases.is_empty() {
                 u["x-gentable-kindAliases"] = J::Object(aliases);
+            }
+            for (text, tags, luban) in unsayable {
+                self.note(&at, format!("a cell {text:?} names the kind {tags}, whose $type it is; Luban reads it as {luban}, the first kind declared with that name or alias: such cells are read differently"));
+            }
+            if b.parent.is_none() {
+                self.check_kind_aliases(&b.full);
             }
             u
         } else {
