@@ -1416,3 +1416,60 @@ fn kind_names_follow_lubans_declaration_order_or_are_reported() {
         assert!(!out.join("gentable.toml").exists());
     }
 }
+
+/// A field's Luban `alias` names its column wherever gentable names columns: a table's header, and (in the
+/// Luban dialect) a bean field's sub-column in a `##+`/`##var` sub-header row, as Luban looks a bean's field
+/// up by its name, then its alias. Where nothing is named (the kinds of a polymorphic field, read by
+/// position), the importer writes no alias and says so.
+#[test]
+fn field_aliases_name_sub_columns_and_are_not_written_where_they_name_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
+    tiny_luban(
+        &luban,
+        &[("a.xml", "<module name=\"m\">\n  <bean name=\"Foo\">\n    <var name=\"y1\" type=\"int\" alias=\"甲\"/>\n    <var name=\"y2\" type=\"int\"/>\n  </bean>\n  <bean name=\"Shape\">\n    <bean name=\"Circle\">\n      <var name=\"r\" type=\"int\" alias=\"半径\"/>\n    </bean>\n  </bean>\n  <bean name=\"T\">\n    <var name=\"id\" type=\"int\"/>\n    <var name=\"b\" type=\"Foo\"/>\n    <var name=\"s\" type=\"Shape#sep=,\"/>\n  </bean>\n  <table name=\"TbT\" value=\"T\" input=\"t.xlsx\"/>\n</module>\n")],
+    );
+    let write = |rows: &[[&str; 5]]| write_xlsx(&luban.join("Datas/t.xlsx"), rows);
+    let head = ["##", "id", "[b", "b]", "s"];
+    write(&[
+        head,
+        ["##+", "", "甲", "y2", ""],
+        ["", "1", "5", "6", "Circle,3"],
+    ]);
+    let r = import_ok(&luban, &out);
+    let defs: J = serde_json::from_str(
+        &std::fs::read_to_string(out.join("schema/luban.schema.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        defs["$defs"]["Foo"]["properties"]["y1"]["x-gentable-aliases"],
+        json!(["甲"])
+    );
+    let circle = &defs["$defs"]["Shape"]["oneOf"][0]["properties"]["r"];
+    assert!(circle.get("x-gentable-aliases").is_none(), "{circle}");
+    assert!(
+        r.stdout.contains("  bean m.Circle.r: alias=半径: not written where the bean is a kind of a polymorphic field, whose values are read by position (in a table whose rows are polymorphic, it still names the column)\n"),
+        "{}",
+        r.stdout
+    );
+    let build = || build_project(&out.join("gentable.toml"));
+    let (code, text) = build();
+    assert_eq!(code, 0, "{text}\n{}", r.stdout);
+    let data = std::fs::read_to_string(out.join("generated/data/TbT.json")).expect(&r.stdout);
+    assert!(
+        data.contains("{\"b\":{\"y1\":5,\"y2\":6},\"id\":1,\"s\":{\"$type\":\"Circle\",\"r\":3}}"),
+        "{data}"
+    );
+    // The alias in another field's place is still an error at the header, never a cell in another field.
+    write(&[
+        head,
+        ["##+", "", "y2", "甲", ""],
+        ["", "1", "5", "6", "Circle,3"],
+    ]);
+    let (code, text) = build();
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("the sub-columns of \"b\" named in the sub-header row (##var or ##+: y2 | 甲) are not its fields in order"),
+        "{text}"
+    );
+}

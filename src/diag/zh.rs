@@ -637,6 +637,7 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("{}: no gentable equivalent (ignored)", "{0}：gentable 中没有对应（已忽略）"),
     ("group={}: export groups apply to table fields only; the field is in every output", "group={0}：导出分组只适用于表字段；该字段出现在每个输出中"),
     ("alias= of a bean that is not a kind of a polymorphic bean: not used", "不是多态 bean 的种类的 bean 上的 alias=：不使用"),
+    ("alias={}: not written where the bean is a kind of a polymorphic field, whose values are read by position (in a table whose rows are polymorphic, it still names the column)", "alias={0}：该 bean 作为多态字段的类型时不写出，因为多态字段的值按位置读取（在行是多态的表中，它仍然指定列）"),
     ("range {}: not [a, b] / (a, b); not checked", "范围 {0}：不是 [a, b] / (a, b)；不检查"),
     ("input {}/: Luban also reads {} (JSON/Lua/XML/YAML data); gentable reads only spreadsheets, so those rows are missing", "输入 {0}/：Luban 还会读取 {1}（JSON/Lua/XML/YAML 数据）；gentable 只读取电子表格，所以这些行缺失"),
     ("input {}: Luban's {} data sources are not read by gentable", "输入 {0}：gentable 不读取 Luban 的 {1} 数据源"),

@@ -698,6 +698,24 @@ impl Ctx<'_> {
             for leaf in self.leaves(&b.full) {
                 let mut o = self.object(&leaf, &format!("bean {leaf}"));
                 let props = o["properties"].as_object_mut().expect("object");
+                // A value of a polymorphic bean is read by position (gentable reads no sub-columns of a
+                // union), so a kind's field alias would name nothing here: not written, and said.
+                let mut unused = vec![];
+                for (name, p) in props.iter_mut() {
+                    if let Some(a) = p
+                        .as_object_mut()
+                        .and_then(|m| m.remove("x-gentable-aliases"))
+                    {
+                        unused.push((format!("bean {leaf}.{name}"), a));
+                    }
+                }
+                for (at, a) in unused {
+                    let a = a.get(0).and_then(J::as_str).unwrap_or_default();
+                    let why = format!("alias={a}: not written where the bean is a kind of a polymorphic field, whose values are read by position (in a table whose rows are polymorphic, it still names the column)");
+                    if !self.unmapped.iter().any(|(w, m)| *w == at && *m == why) {
+                        self.note(&at, why);
+                    }
+                }
                 let mut with_type = Map::new();
                 with_type.insert("$type".into(), json!({"const": kind_tag(&b.full, &leaf)}));
                 with_type.extend(std::mem::take(props));
