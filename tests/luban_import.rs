@@ -952,16 +952,17 @@ fn polymorphic_rows_check_each_kinds_fields() {
 }
 
 /// `sheet@file` inputs keep Luban's order (`s2@w.xlsx,s1@w.xlsx` reads s2 first: the importer writes
-/// `sheets` in input order and sources follow the `sheets` globs' order), and a table mixing a whole workbook
-/// with single sheets is left out, since one selection would read sheets Luban never reads (both found by the
-/// newcomer pass).
+/// `sheets` in input order and sources follow the `sheets` globs' order; found by the newcomer pass). A whole
+/// workbook beside single sheets, or single sheets of two workbooks, are read when one `files`/`sheets`
+/// selection reads exactly Luban's sheets (a whole workbook's sheets are written out); a table whose inputs
+/// no selection can read in Luban's order is left out with what each would read.
 #[test]
-fn sheet_inputs_keep_lubans_order_and_mixed_inputs_are_left_out() {
+fn sheet_inputs_keep_lubans_order_and_what_one_selection_cannot_say_is_left_out() {
     let tmp = tempfile::tempdir().unwrap();
     let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
     tiny_luban(
         &luban,
-        &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n  </bean>\n  <table name=\"TbS\" value=\"A\" mode=\"list\" input=\"s2@w.xlsx,s1@w.xlsx\"/>\n  <table name=\"TbMixed\" value=\"A\" mode=\"list\" input=\"t2@w2.xlsx,v.xlsx\"/>\n  <table name=\"TbCross\" value=\"A\" mode=\"list\" input=\"s1@w.xlsx,t2@w2.xlsx\"/>\n  <table name=\"TbPaths\" value=\"A\" mode=\"list\" input=\"./v.xlsx,dir\"/>\n  <table name=\"TbSub\" value=\"A\" mode=\"list\" input=\"sub/s2@sw.xlsx\"/>\n</module>\n")],
+        &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n  </bean>\n  <table name=\"TbS\" value=\"A\" mode=\"list\" input=\"s2@w.xlsx,s1@w.xlsx\"/>\n  <table name=\"TbMixed\" value=\"A\" mode=\"list\" input=\"t2@w2.xlsx,v.xlsx\"/>\n  <table name=\"TbCross\" value=\"A\" mode=\"list\" input=\"s1@w.xlsx,t2@w2.xlsx\"/>\n  <table name=\"TbOrder\" value=\"A\" mode=\"list\" input=\"s2@w.xlsx,t1@w2.xlsx,s1@w.xlsx\"/>\n  <table name=\"TbPaths\" value=\"A\" mode=\"list\" input=\"./v.xlsx,dir\"/>\n  <table name=\"TbSub\" value=\"A\" mode=\"list\" input=\"sub/s2@sw.xlsx\"/>\n</module>\n")],
     );
     let workbook = |name: &str, sheets: &[(&str, f64)]| {
         let mut wb = rust_xlsxwriter::Workbook::new();
@@ -986,19 +987,29 @@ fn sheet_inputs_keep_lubans_order_and_mixed_inputs_are_left_out() {
     workbook("dir/_old/x.xlsx", &[("d", 9.0)]);
     let r = import_ok(&luban, &out);
     assert!(
-        r.stdout.contains("table m.TbMixed: inputs mix whole workbooks and single sheets (sheet@file), which one files/sheets selection cannot say: table left out"),
-        "{}",
-        r.stdout
-    );
-    assert!(
-        r.stdout.contains("table m.TbCross: its sheet@file inputs are not every listed sheet of every listed workbook"),
+        r.stdout.contains("table m.TbOrder: one files/sheets selection cannot read the sheets Luban reads: it would read w.xlsx[s2], w.xlsx[s1], w2.xlsx[t1], where Luban reads w.xlsx[s2], w2.xlsx[t1], w.xlsx[s1]; table left out"),
         "{}",
         r.stdout
     );
     let toml = std::fs::read_to_string(out.join("gentable.toml")).unwrap();
+    assert!(!toml.contains("[tables.TbOrder]"), "{toml}");
     assert!(toml.contains("sheets = [\"s2\", \"s1\"]"), "{toml}");
     assert!(
-        toml.contains("[tables.TbPaths]\nfiles = [\"v.xlsx\", \"dir/d.xlsx\"]\n"),
+        toml.contains(
+            "[tables.TbMixed]\nfiles = [\"w2.xlsx\", \"v.xlsx\"]\nsheets = [\"t2\", \"v\"]\n"
+        ),
+        "{toml}"
+    );
+    assert!(
+        toml.contains(
+            "[tables.TbCross]\nfiles = [\"w.xlsx\", \"w2.xlsx\"]\nsheets = [\"s1\", \"t2\"]\n"
+        ),
+        "{toml}"
+    );
+    assert!(
+        toml.contains(
+            "[tables.TbPaths]\nfiles = [\"v.xlsx\", \"dir/d.xlsx\"]\nsheets = [\"v\", \"d\"]\n"
+        ),
         "{toml}"
     );
     assert!(
@@ -1007,9 +1018,21 @@ fn sheet_inputs_keep_lubans_order_and_mixed_inputs_are_left_out() {
     );
     let (code, text) = build_project(&out.join("gentable.toml"));
     assert_eq!(code, 0, "{text}");
-    let data = std::fs::read_to_string(out.join("generated/data/TbS.json")).unwrap();
-    let rows: Vec<&str> = data.lines().skip(1).take(2).collect();
-    assert_eq!(rows, ["{\"id\":2},", "{\"id\":1}"], "{data}");
+    let ids = |t: &str| -> Vec<i64> {
+        let data = std::fs::read_to_string(out.join(format!("generated/data/{t}.json"))).unwrap();
+        let j: J = serde_json::from_str(&data).unwrap();
+        j["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_i64().unwrap())
+            .collect()
+    };
+    assert_eq!(ids("TbS"), [2, 1]);
+    assert_eq!(ids("TbMixed"), [4, 5]);
+    assert_eq!(ids("TbCross"), [1, 4]);
+    assert_eq!(ids("TbPaths"), [5, 7]);
+    assert_eq!(ids("TbSub"), [6]);
 }
 
 /// Kinds of one polymorphic bean with one short name in two modules (`m.Circle`, `m2.Circle`): the first's
@@ -1100,4 +1123,353 @@ fn bracketed_headers_spread_a_bean_over_columns() {
         assert_eq!(code, 1, "{text}");
         assert!(text.contains(message) && text.contains(at), "{text}");
     }
+}
+
+/// A workbook at `path` with the sheets `(name, hidden, rows)` in that order, every cell text (an empty
+/// string is no cell).
+fn write_book(path: &Path, sheets: &[(&str, bool, &[&[&str]])]) {
+    let mut wb = rust_xlsxwriter::Workbook::new();
+    for (name, hidden, rows) in sheets {
+        let ws = wb.add_worksheet().set_name(*name).unwrap();
+        for (r, row) in rows.iter().enumerate() {
+            for (c, v) in row.iter().enumerate() {
+                if !v.is_empty() {
+                    ws.write_string(r as u32, c as u16, *v).unwrap();
+                }
+            }
+        }
+        if *hidden {
+            ws.set_hidden(true);
+        }
+    }
+    wb.save(path).unwrap();
+}
+
+/// A Luban table whose input names a whole workbook reads every sheet whose A1 cell starts with `##`,
+/// hidden ones too, in workbook order, and skips the others (notes): the importer writes those sheets as
+/// the table's `sheets`, and the build reads exactly them, the hidden one included. Inputs whose sheets one
+/// `files`/`sheets` selection cannot say (another workbook's notes sheet has a read sheet's name), or a read
+/// sheet gentable never reads (named `#…`), leave the table out with the reason, in the report and in
+/// gentable.toml.
+#[test]
+fn whole_workbook_inputs_read_the_sheets_luban_reads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
+    tiny_luban(
+        &luban,
+        &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n    <var name=\"v\" type=\"int\"/>\n  </bean>\n  <table name=\"TbW\" value=\"A\" input=\"w.xlsx\"/>\n  <table name=\"TbTwo\" value=\"A\" input=\"w.xlsx,w2.xlsx\"/>\n  <table name=\"TbClash\" value=\"A\" input=\"w.xlsx,w3.xlsx\"/>\n  <table name=\"TbHash\" value=\"A\" input=\"w4.xlsx\"/>\n</module>\n")],
+    );
+    let head: &[&str] = &["##var", "id", "v"];
+    let d = luban.join("Datas");
+    write_book(
+        &d.join("w.xlsx"),
+        &[
+            ("说明", false, &[&["这张表的说明"], &["", "id 是编号"]]),
+            ("s1", false, &[head, &["", "1", "10"]]),
+            ("hid", true, &[head, &["", "2", "20"]]),
+            ("s3", false, &[head, &["", "3", "30"]]),
+        ],
+    );
+    write_book(
+        &d.join("w2.xlsx"),
+        &[
+            ("s3", false, &[head, &["", "4", "40"]]),
+            ("s4", false, &[head, &["", "5", "50"]]),
+        ],
+    );
+    // A notes sheet named like a sheet Luban reads in w.xlsx: one selection would read it too.
+    write_book(
+        &d.join("w3.xlsx"),
+        &[
+            ("s1", false, &[&["备注"]]),
+            ("s5", false, &[head, &["", "6", "60"]]),
+        ],
+    );
+    write_book(
+        &d.join("w4.xlsx"),
+        &[
+            ("t", false, &[head, &["", "7", "70"]]),
+            ("#t2", false, &[head, &["", "8", "80"]]),
+        ],
+    );
+    let r = import_ok(&luban, &out);
+    let toml = std::fs::read_to_string(out.join("gentable.toml")).unwrap();
+    assert!(
+        toml.contains("[tables.TbW]\nfiles = [\"w.xlsx\"]\nsheets = [\"s1\", \"hid\", \"s3\"]\n"),
+        "{toml}"
+    );
+    assert!(
+        toml.contains(
+            "[tables.TbTwo]\nfiles = [\"w.xlsx\", \"w2.xlsx\"]\nsheets = [\"s1\", \"hid\", \"s3\", \"s4\"]\n"
+        ),
+        "{toml}"
+    );
+    for t in ["TbClash", "TbHash"] {
+        assert!(!toml.contains(&format!("[tables.{t}]")), "{toml}");
+    }
+    let clash = "one files/sheets selection cannot read the sheets Luban reads: it would read w.xlsx[s1], w.xlsx[hid], w.xlsx[s3], w3.xlsx[s1], w3.xlsx[s5], where Luban reads w.xlsx[s1], w.xlsx[hid], w.xlsx[s3], w3.xlsx[s5]";
+    let hash = "Luban reads the sheet #t2 of Datas/w4.xlsx (its A1 cell starts with ##), which gentable never reads (a sheet named #… is a comment): rename the sheet";
+    for (t, why) in [("TbClash", clash), ("TbHash", hash)] {
+        assert!(
+            r.stdout
+                .contains(&format!("table m.{t}: {why}; table left out\n")),
+            "{}",
+            r.stdout
+        );
+        assert!(toml.contains(&format!("#   m.{t}: {why}\n")), "{toml}");
+    }
+    let (code, text) = build_project(&out.join("gentable.toml"));
+    assert_eq!(code, 0, "{text}");
+    let rows = |t: &str| -> Vec<String> {
+        let data = std::fs::read_to_string(out.join(format!("generated/data/{t}.json"))).unwrap();
+        let j: serde_json::Value = serde_json::from_str(&data).unwrap();
+        j["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| format!("{}:{}", r["id"], r["v"]))
+            .collect()
+    };
+    assert_eq!(rows("TbW"), ["1:10", "2:20", "3:30"]);
+    assert_eq!(rows("TbTwo"), ["1:10", "2:20", "3:30", "4:40", "5:50"]);
+    // The reasons in Chinese.
+    let zh = gentable::import::luban::command_in(
+        &luban.join("luban.conf"),
+        &out,
+        true,
+        "+08:00",
+        gentable::diag::lang::Lang::Zh,
+    );
+    assert!(
+        zh.stdout.contains("table m.TbClash: 一个 files/sheets 选择无法读取 Luban 读取的那些工作表：它会读取 w.xlsx[s1]、w.xlsx[hid]、w.xlsx[s3]、w3.xlsx[s1]、w3.xlsx[s5]，而 Luban 读取 w.xlsx[s1]、w.xlsx[hid]、w.xlsx[s3]、w3.xlsx[s5]；已略去该表"),
+        "{}",
+        zh.stdout
+    );
+    assert!(
+        zh.stdout.contains("table m.TbHash: Luban 读取 Datas/w4.xlsx 的工作表 #t2（其 A1 单元格以 ## 开头），而 gentable 从不读取它（以 # 开头命名的工作表是注释）：请重命名该工作表；已略去该表"),
+        "{}",
+        zh.stdout
+    );
+}
+
+/// `--check` compares with what a fresh import writes: a table the last import left out for its data
+/// errors, whose data builds now, makes the check fail (a fresh import adds it), and passes once imported.
+#[test]
+fn check_sees_a_left_out_table_that_would_now_import() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
+    tiny_luban(
+        &luban,
+        &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n    <var name=\"v\" type=\"int\"/>\n  </bean>\n  <table name=\"TbA\" value=\"A\" input=\"a.xlsx\"/>\n  <table name=\"TbB\" value=\"A\" input=\"b.xlsx\"/>\n</module>\n")],
+    );
+    let d = luban.join("Datas");
+    write_xlsx(&d.join("a.xlsx"), &[["##var", "id", "v"], ["", "1", "abc"]]);
+    write_xlsx(&d.join("b.xlsx"), &[["##var", "id", "v"], ["", "2", "20"]]);
+    let conf = luban.join("luban.conf");
+    let r = import_ok(&luban, &out);
+    assert!(
+        r.stdout
+            .contains("table m.TbA: left out: its data does not build (GT0"),
+        "{}",
+        r.stdout
+    );
+    let toml = std::fs::read_to_string(out.join("gentable.toml")).unwrap();
+    assert!(
+        !toml.contains("[tables.TbA]") && toml.contains("[tables.TbB]"),
+        "{toml}"
+    );
+    let check = gentable::import::luban::command(&conf, &out, true, "+08:00");
+    assert_eq!(check.exit_code, 0, "{}{}", check.stdout, check.stderr);
+    assert!(check.stdout.contains("(up to date)"), "{}", check.stdout);
+    // The designer fixes the cell: a fresh import would add TbA, so the check fails.
+    write_xlsx(&d.join("a.xlsx"), &[["##var", "id", "v"], ["", "1", "10"]]);
+    let check = gentable::import::luban::command(&conf, &out, true, "+08:00");
+    assert_eq!(check.exit_code, 1, "{}{}", check.stdout, check.stderr);
+    assert!(
+        check.stdout.contains("would update gentable.toml\n")
+            && check
+                .stdout
+                .contains("would create schema/TbA.schema.json\n")
+            && check
+                .stdout
+                .contains("(out of date: re-run without --check)"),
+        "{}",
+        check.stdout
+    );
+    assert!(
+        check
+            .stderr
+            .contains("error[GT0602]: re-importing would change 2 file(s)"),
+        "{}",
+        check.stderr
+    );
+    // --check wrote nothing.
+    assert_eq!(
+        std::fs::read_to_string(out.join("gentable.toml")).unwrap(),
+        toml
+    );
+    assert!(!out.join("schema/TbA.schema.json").exists());
+    import_ok(&luban, &out);
+    let check = gentable::import::luban::command(&conf, &out, true, "+08:00");
+    assert_eq!(check.exit_code, 0, "{}{}", check.stdout, check.stderr);
+    let (code, text) = build_project(&out.join("gentable.toml"));
+    assert_eq!(code, 0, "{text}");
+    let data = std::fs::read_to_string(out.join("generated/data/TbA.json")).unwrap();
+    assert!(data.contains("{\"id\":1,\"v\":10}"), "{data}");
+}
+
+/// gentable.toml names every table the import left out with its reason, where a migrating studio looks for
+/// a table it misses: one without spreadsheet inputs, and one whose data does not build (its first error,
+/// located in the data file as seen from the project).
+#[test]
+fn gentable_toml_names_each_left_out_table_with_its_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
+    tiny_luban(
+        &luban,
+        &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n    <var name=\"v\" type=\"int\"/>\n  </bean>\n  <table name=\"TbJson\" value=\"A\" input=\"j.json\"/>\n  <table name=\"TbBad\" value=\"A\" input=\"a.xlsx\"/>\n  <table name=\"TbGood\" value=\"A\" input=\"b.xlsx\"/>\n</module>\n")],
+    );
+    let d = luban.join("Datas");
+    std::fs::write(d.join("j.json"), "[]").unwrap();
+    write_xlsx(&d.join("a.xlsx"), &[["##var", "id", "v"], ["", "1", "abc"]]);
+    write_xlsx(&d.join("b.xlsx"), &[["##var", "id", "v"], ["", "2", "20"]]);
+    let r = import_ok(&luban, &out);
+    let toml = std::fs::read_to_string(out.join("gentable.toml")).unwrap();
+    let expected = "\n# Tables left out by the import, each with its reason (the import's report lists all it could not map):\n#   m.TbJson: no spreadsheet input\n#   m.TbBad: its data does not build (GT0201: expected an integer, found \"abc\" at ../luban/Datas/a.xlsx[Sheet1]:2)\n";
+    assert!(toml.contains(expected), "{toml}");
+    // The report says the same at each table.
+    assert!(
+        r.stdout.contains("  table m.TbJson: no spreadsheet input: table left out\n")
+            && r.stdout.contains("  table m.TbBad: left out: its data does not build (GT0201: expected an integer, found \"abc\" at ../luban/Datas/a.xlsx[Sheet1]:2)\n"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        toml.contains("[tables.TbGood]") && !toml.contains("[tables.TbBad]"),
+        "{toml}"
+    );
+}
+
+/// Luban reads a kind's name in a cell as the first kind, in declaration order, whose name or alias it is,
+/// and rejects a kind's alias that is another kind's name or alias (`DefBean.Compile`: "alias 重复"). The
+/// importer rejects such an alias too, at the kind (a cell holding it would name two kinds); two kinds of
+/// one short name in two modules are Luban's own, and where the one declared first is not the one whose
+/// `$type` the short name is (`m2.Circle` before `m.Circle` of `m.Shape`), cells holding it are read
+/// differently: the importer reports it rather than pick silently.
+#[test]
+fn kind_names_follow_lubans_declaration_order_or_are_reported() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
+    tiny_luban(
+        &luban,
+        &[
+            ("a.xml", "<module name=\"m2\">\n  <bean name=\"Circle\" parent=\"m.Shape\">\n    <var name=\"d\" type=\"int\"/>\n  </bean>\n</module>\n"),
+            ("b.xml", "<module name=\"m\">\n  <bean name=\"Shape\">\n    <var name=\"id\" type=\"int\"/>\n    <bean name=\"Circle\">\n      <var name=\"r\" type=\"int\"/>\n    </bean>\n  </bean>\n  <table name=\"TbShape\" value=\"Shape\" input=\"p.xlsx\"/>\n</module>\n"),
+        ],
+    );
+    let rows: [[&str; 5]; 4] = [
+        ["##var", "__type__", "id", "r", "d"],
+        ["##type", "", "int", "int", "int"],
+        ["", "Circle", "1", "5", ""],
+        ["", "m2.Circle", "2", "", "6"],
+    ];
+    write_xlsx(&luban.join("Datas/p.xlsx"), &rows);
+    let r = import_ok(&luban, &out);
+    assert!(
+        r.stdout.contains("  bean m.Shape: a cell \"Circle\" names the kind m.Circle, whose $type it is; Luban reads it as m2.Circle, the first kind declared with that name or alias: such cells are read differently\n"),
+        "{}",
+        r.stdout
+    );
+    let (code, text) = build_project(&out.join("gentable.toml"));
+    assert_eq!(code, 0, "{text}");
+    let data = std::fs::read_to_string(out.join("generated/data/TbShape.json")).unwrap();
+    let rows: Vec<&str> = data.lines().skip(1).take(2).collect();
+    assert_eq!(
+        rows,
+        [
+            "{\"$type\":\"Circle\",\"id\":1,\"r\":5},",
+            "{\"$type\":\"m2.Circle\",\"d\":6,\"id\":2}"
+        ],
+        "{data}"
+    );
+
+    // An alias that is another kind's name, and one that is an earlier kind's alias: Luban's definition
+    // errors, located at the kind.
+    for (defs, message, at) in [
+        (
+            "<module name=\"m\">\n  <bean name=\"Shape\">\n    <var name=\"id\" type=\"int\"/>\n    <bean name=\"A\" alias=\"B\">\n      <var name=\"a\" type=\"int\"/>\n    </bean>\n    <bean name=\"B\">\n      <var name=\"b\" type=\"int\"/>\n    </bean>\n  </bean>\n</module>\n",
+            "error[GT0601]: bean m.A has the alias \"B\", which is already the name or alias of m.B, another kind of m.Shape: Luban rejects it too (a cell \"B\" would name both kinds); rename the alias",
+            "Defines/a.xml:4",
+        ),
+        (
+            "<module name=\"m\">\n  <bean name=\"Shape\">\n    <var name=\"id\" type=\"int\"/>\n    <bean name=\"A\" alias=\"圆\">\n      <var name=\"a\" type=\"int\"/>\n    </bean>\n    <bean name=\"B\" alias=\"圆\">\n      <var name=\"b\" type=\"int\"/>\n    </bean>\n  </bean>\n</module>\n",
+            "error[GT0601]: bean m.B has the alias \"圆\", which is already the name or alias of m.A, another kind of m.Shape: Luban rejects it too (a cell \"圆\" would name both kinds); rename the alias",
+            "Defines/a.xml:7",
+        ),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
+        tiny_luban(&luban, &[("a.xml", defs)]);
+        let r = gentable::import::luban::command(&luban.join("luban.conf"), &out, false, "+08:00");
+        assert_eq!(r.exit_code, 2, "{}{}", r.stdout, r.stderr);
+        assert!(r.stderr.contains(message) && r.stderr.contains(at), "{}", r.stderr);
+        assert!(!out.join("gentable.toml").exists());
+    }
+}
+
+/// A field's Luban `alias` names its column wherever gentable names columns: a table's header, and (in the
+/// Luban dialect) a bean field's sub-column in a `##+`/`##var` sub-header row, as Luban looks a bean's field
+/// up by its name, then its alias. Where nothing is named (the kinds of a polymorphic field, read by
+/// position), the importer writes no alias and says so.
+#[test]
+fn field_aliases_name_sub_columns_and_are_not_written_where_they_name_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
+    tiny_luban(
+        &luban,
+        &[("a.xml", "<module name=\"m\">\n  <bean name=\"Foo\">\n    <var name=\"y1\" type=\"int\" alias=\"甲\"/>\n    <var name=\"y2\" type=\"int\"/>\n  </bean>\n  <bean name=\"Shape\">\n    <bean name=\"Circle\">\n      <var name=\"r\" type=\"int\" alias=\"半径\"/>\n    </bean>\n  </bean>\n  <bean name=\"T\">\n    <var name=\"id\" type=\"int\"/>\n    <var name=\"b\" type=\"Foo\"/>\n    <var name=\"s\" type=\"Shape#sep=,\"/>\n  </bean>\n  <table name=\"TbT\" value=\"T\" input=\"t.xlsx\"/>\n</module>\n")],
+    );
+    let write = |rows: &[[&str; 5]]| write_xlsx(&luban.join("Datas/t.xlsx"), rows);
+    let head = ["##", "id", "[b", "b]", "s"];
+    write(&[
+        head,
+        ["##+", "", "甲", "y2", ""],
+        ["", "1", "5", "6", "Circle,3"],
+    ]);
+    let r = import_ok(&luban, &out);
+    let defs: J = serde_json::from_str(
+        &std::fs::read_to_string(out.join("schema/luban.schema.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        defs["$defs"]["Foo"]["properties"]["y1"]["x-gentable-aliases"],
+        json!(["甲"])
+    );
+    let circle = &defs["$defs"]["Shape"]["oneOf"][0]["properties"]["r"];
+    assert!(circle.get("x-gentable-aliases").is_none(), "{circle}");
+    assert!(
+        r.stdout.contains("  bean m.Circle.r: alias=半径: not written where the bean is a kind of a polymorphic field, whose values are read by position (in a table whose rows are polymorphic, it still names the column)\n"),
+        "{}",
+        r.stdout
+    );
+    let build = || build_project(&out.join("gentable.toml"));
+    let (code, text) = build();
+    assert_eq!(code, 0, "{text}\n{}", r.stdout);
+    let data = std::fs::read_to_string(out.join("generated/data/TbT.json")).expect(&r.stdout);
+    assert!(
+        data.contains("{\"b\":{\"y1\":5,\"y2\":6},\"id\":1,\"s\":{\"$type\":\"Circle\",\"r\":3}}"),
+        "{data}"
+    );
+    // The alias in another field's place is still an error at the header, never a cell in another field.
+    write(&[
+        head,
+        ["##+", "", "y2", "甲", ""],
+        ["", "1", "5", "6", "Circle,3"],
+    ]);
+    let (code, text) = build();
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("the sub-columns of \"b\" named in the sub-header row (##var or ##+: y2 | 甲) are not its fields in order"),
+        "{text}"
+    );
 }

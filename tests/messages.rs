@@ -555,6 +555,16 @@ const NOT_MESSAGES: &[(&str, &str, &str)] = &[
         "the $comment written into imported schemas",
     ),
     (
+        "import/luban/map.rs",
+        "Tables left out by the import, each with its reason (the import's report lists all it could not map):",
+        "a comment written into the imported gentable.toml, which is the same in every language",
+    ),
+    (
+        "import/luban/map.rs",
+        ": table left out",
+        "the end of a note the importer strips to name a table's reason in gentable.toml; never shown alone",
+    ),
+    (
         "diag/sarif.rs",
         "the folder of gentable.toml",
         "SARIF metadata read by code-scanning tools",

@@ -245,7 +245,7 @@ codes! {
         "`gentable import luban` cannot read a file of the Luban project: luban.conf is not JSON, a Defines/*.xml file is malformed, an __tables__/__beans__/__enums__ workbook or a sheet's ##var/##type row names an unknown type, or a table's input is missing. The diagnostic names the Luban file and, for workbooks, the sheet and cell. Example: ##type cell `lsit,int` (a typo of list). Fix: correct the Luban file (Luban itself rejects it too); the importer never writes to the Luban project.";
     StaleImport = "GT0602", Output,
         "imported project out of date",
-        "`gentable import luban --check` found that re-importing the Luban project would create, change or remove files of the gentable project (someone changed Luban's definitions without re-importing, or edited an imported schema by hand). Example: a new <var> in Defines/item.xml. Fix: run `gentable import luban <luban.conf> --out <project>` and commit the result.";
+        "`gentable import luban --check` found that re-importing the Luban project would create, change or remove files of the gentable project (someone changed Luban's definitions or the sheets of a workbook a table reads without re-importing, fixed the data of a table the last import left out, or edited an imported schema by hand). Example: a new <var> in Defines/item.xml. Fix: run `gentable import luban <luban.conf> --out <project>` and commit the result.";
 }
 
 impl Code {

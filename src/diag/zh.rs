@@ -82,7 +82,7 @@ pub const CODES: &[(Code, &str, &str)] = &[
     (Code::UnsupportedFormat, "不支持的格式", "\"format\" 是 gentable 没有为该值的类型实现的格式（接受它就等于悄悄忽略它）：gentable 为整数格式 int8 … uint64（宽度）、数字格式 double、字符串格式 date-time、date、time 和 duration 生成类型，并校验 JSON Schema 2020-12 的其他字符串格式（email、hostname、ipv4、ipv6、uri、uuid、regex…）。其他格式（\"float\"：每个数字都是 64 位双精度；\"date_time\" 这样的拼写错误；自定义格式）会被拒绝，而不是被悄悄忽略。例：\"type\": \"number\", \"format\": \"float\"。修正：写一个支持的格式（消息中列出了它们），或删除 \"format\"。"),
     (Code::StaleFile, "生成的文件已过期", "`gentable build --check` 发现 generated/ 下某个文件与表生成的内容不同（有人改了表却没有重新生成，或手工改了生成的代码），或者表已不再生成某个文件。例：Table/PieceType.csv 改了但 generated/ 没有重新生成。修正：运行 `gentable build`（Tools/GenTable.sh）并提交 generated/。"),
     (Code::LubanInput, "Luban 输入错误", "`gentable import luban` 无法读取 Luban 项目的某个文件：luban.conf 不是 JSON、某个 Defines/*.xml 格式错误、__tables__/__beans__/__enums__ 工作簿或工作表的 ##var/##type 行中有未知类型，或某张表的输入文件缺失。诊断会给出 Luban 文件，对工作簿还会给出工作表和单元格。例：##type 单元格 `lsit,int`（list 拼错）。修正：改正 Luban 文件（Luban 本身也会拒绝它）；导入器从不写 Luban 项目。"),
-    (Code::StaleImport, "导入的项目已过期", "`gentable import luban --check` 发现重新导入 Luban 项目会创建、修改或删除 gentable 项目的文件（有人改了 Luban 的定义却没有重新导入，或手工改了导入的结构）。例：Defines/item.xml 中新增了一个 <var>。修正：运行 `gentable import luban <luban.conf> --out <项目>` 并提交结果。"),
+    (Code::StaleImport, "导入的项目已过期", "`gentable import luban --check` 发现重新导入 Luban 项目会创建、修改或删除 gentable 项目的文件（有人改了 Luban 的定义或某张表所读工作簿的工作表却没有重新导入，修好了上次导入时略去的表的数据，或手工改了导入的结构）。例：Defines/item.xml 中新增了一个 <var>。修正：运行 `gentable import luban <luban.conf> --out <项目>` 并提交结果。"),
 ];
 
 /// (English template, Chinese): see the module docs. Grouped by stage, in the order of the pipeline.
@@ -580,6 +580,7 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("{} is not UTF-8 CSV", "{0} 不是 UTF-8 的 CSV"),
     ("cannot create {}: {e}", "无法创建 {0}：{1}"),
     ("cannot write {}: {e}", "无法写入 {0}：{1}"),
+    ("cannot create a scratch folder to validate the import in: {e}", "无法创建用于校验导入结果的临时文件夹：{0}"),
     ("cannot remove {}: {e}", "无法删除 {0}：{1}"),
     // diff/: reading a side from git (printed through lang::message)
     ("cannot run git: {e}", "无法运行 git：{0}"),
@@ -636,6 +637,7 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("{}: no gentable equivalent (ignored)", "{0}：gentable 中没有对应（已忽略）"),
     ("group={}: export groups apply to table fields only; the field is in every output", "group={0}：导出分组只适用于表字段；该字段出现在每个输出中"),
     ("alias= of a bean that is not a kind of a polymorphic bean: not used", "不是多态 bean 的种类的 bean 上的 alias=：不使用"),
+    ("alias={}: not written where the bean is a kind of a polymorphic field, whose values are read by position (in a table whose rows are polymorphic, it still names the column)", "alias={0}：该 bean 作为多态字段的类型时不写出，因为多态字段的值按位置读取（在行是多态的表中，它仍然指定列）"),
     ("range {}: not [a, b] / (a, b); not checked", "范围 {0}：不是 [a, b] / (a, b)；不检查"),
     ("input {}/: Luban also reads {} (JSON/Lua/XML/YAML data); gentable reads only spreadsheets, so those rows are missing", "输入 {0}/：Luban 还会读取 {1}（JSON/Lua/XML/YAML 数据）；gentable 只读取电子表格，所以这些行缺失"),
     ("input {}: Luban's {} data sources are not read by gentable", "输入 {0}：gentable 不读取 Luban 的 {1} 数据源"),
@@ -647,7 +649,6 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("its CSV files need two encodings, UTF-8 ({}) and GBK ({}), and gentable reads one per table (save them all as UTF-8)", "它的 CSV 文件需要两种编码：UTF-8（{0}）和 GBK（{1}），而 gentable 每个表只读一种（请全部另存为 UTF-8）"),
     ("header option #{}={}: no gentable equivalent (ignored)", "表头选项 #{0}={1}：gentable 中没有对应（已忽略）"),
     ("header options {}: {t} (ignored)", "表头选项 {0}：{1}（已忽略）"),
-    ("left out by the last import", "上次导入时已略去"),
     // read/: resource limits (GT0104, [limits] of gentable.toml)
     ("the workbook is not read: {t}", "不读取该工作簿：{0}"),
     ("the file is {} bytes, more than [limits] file_bytes ({})", "文件有 {0} 字节，超过了 [limits] file_bytes（{1}）"),
@@ -856,7 +857,6 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("note: the text holds characters that are invisible or reorder what is shown; they are written escaped: {}", "注：文本中有不可见或会改变显示顺序的字符；它们以转义形式写出：{0}"),
     // import/: Luban notes
     ("the root element is <{}>, expected <module>", "根元素是 <{0}>，应为 <module>"),
-    ("left out (data errors, see the import's report): {}", "已略去（数据错误，见导入报告）：{0}"),
     ("a field variant (`name@en`): not read", "字段变体（`name@en`）：不读取"),
     ("multi-level title (sub-columns named in a second ##var row, {} …) : not read", "多级标题（在第二个 ##var 行中命名的子列，{0} …）：不读取"),
     ("a bean or map spread over merged columns: not read (write it in one cell)", "分布在合并列上的 bean 或 map：不读取（请写在一个单元格中）"),
@@ -864,6 +864,8 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("table {} reads sheet {} of {}, which has no such sheet", "表 {0} 读取 {2} 的工作表 {1}，但没有这个工作表"),
     ("{t}; table left out", "{0}；已略去该表"),
     ("bean {} names the parent {}, which is not a bean", "bean {0} 指定的父类型 {1} 不是 bean"),
+    ("bean {} has the alias {}, which is already the name or alias of {}, another kind of {}: Luban rejects it too (a cell {} would name both kinds); rename the alias", "bean {0} 的别名 {1} 已是 {3} 的另一种类型 {2} 的名称或别名：Luban 也拒绝它（单元格 {4} 会同时指向两种类型）；请重命名该别名"),
+    ("a cell {} names the kind {}, whose $type it is; Luban reads it as {}, the first kind declared with that name or alias: such cells are read differently", "单元格 {0} 指向类型 {1}（它的 $type 就是它）；Luban 把它读作 {2}，即最先以此名称或别名声明的类型：这样的单元格读法不同"),
     ("left out: its data does not build ({t})", "已略去：它的数据无法构建（{0}）"),
     ("cells naming a constalias are not resolved (write the value)", "不解析写着 constalias 的单元格（请写数值）"),
     ("table {} has the value type {}, which is not a bean", "表 {0} 的值类型 {1} 不是 bean"),
@@ -875,8 +877,9 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("{}: table left out", "{0}：已略去该表"),
     ("{}: {}; table left out", "{0}：{1}；已略去该表"),
     ("table {} has the index {}, which is not a field of {}", "表 {0} 的 index {1} 不是 {2} 的字段"),
-    ("its sheet@file inputs are not every listed sheet of every listed workbook in file-by-file order, which one files/sheets selection cannot say: table left out", "它的 sheet@file 输入不是按文件逐个列出的每个工作簿的每个所列工作表，一个 files/sheets 选择无法表达：已略去该表"),
-    ("inputs mix whole workbooks and single sheets (sheet@file), which one files/sheets selection cannot say: table left out", "输入混合了整个工作簿和单个工作表（sheet@file），一个 files/sheets 选择无法表达：已略去该表"),
+    ("one files/sheets selection cannot read the sheets Luban reads: it would read {}, where Luban reads {}; table left out", "一个 files/sheets 选择无法读取 Luban 读取的那些工作表：它会读取 {0}，而 Luban 读取 {1}；已略去该表"),
+    ("{} has no sheet whose A1 cell starts with ## (Luban reads none of it)", "{0} 没有 A1 单元格以 ## 开头的工作表（Luban 不读取其中任何内容）"),
+    ("Luban reads the sheet {} of {} (its A1 cell starts with ##), which gentable never reads (a sheet named #… is a comment): rename the sheet", "Luban 读取 {1} 的工作表 {0}（其 A1 单元格以 ## 开头），而 gentable 从不读取它（以 # 开头命名的工作表是注释）：请重命名该工作表"),
     ("{} is not a key of {} or {}", "{0} 不是 {1} 或 {2} 的键"),
     // Other libraries' errors (calamine) inside "cannot open workbook: {e}"
     ("Ods error: {e}", "ODS 错误：{0}"),

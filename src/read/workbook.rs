@@ -32,6 +32,18 @@ pub fn read_workbook(
     keep_hidden: &dyn Fn(&str) -> bool,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<RawTable> {
+    read_workbook_with(file, bytes, limits, keep_hidden, false, diags)
+}
+
+/// [`read_workbook`], with the sheets named `#…` too when `hash_named` (a build never reads them).
+fn read_workbook_with(
+    file: &SourceFile,
+    bytes: &[u8],
+    limits: &Limits,
+    keep_hidden: &dyn Fn(&str) -> bool,
+    hash_named: bool,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<RawTable> {
     let ext = file
         .path
         .extension()
@@ -72,6 +84,7 @@ pub fn read_workbook(
                         diags: &mut found,
                         facts,
                         keep_hidden,
+                        hash_named,
                     };
                     sheets.read(wb, merges).unwrap_or_default()
                 }
@@ -117,6 +130,25 @@ pub fn read_workbook_file(
     limits: &Limits,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<RawTable> {
+    read_file_with(file, limits, false, diags)
+}
+
+/// [`read_workbook_file`] with the sheets named `#…` too, which a build never reads: for `gentable import
+/// luban`, since Luban reads every sheet whose A1 cell starts with `##`, whatever its name.
+pub fn read_every_sheet_file(
+    file: &SourceFile,
+    limits: &Limits,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<RawTable> {
+    read_file_with(file, limits, true, diags)
+}
+
+fn read_file_with(
+    file: &SourceFile,
+    limits: &Limits,
+    hash_named: bool,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<RawTable> {
     let len = std::fs::metadata(&file.path).map(|m| m.len()).unwrap_or(0);
     if len > limits.file_bytes {
         diags.push(
@@ -133,7 +165,7 @@ pub fn read_workbook_file(
         return vec![];
     }
     match std::fs::read(&file.path) {
-        Ok(bytes) => read_workbook(file, &bytes, limits, &|_| true, diags),
+        Ok(bytes) => read_workbook_with(file, &bytes, limits, &|_| true, hash_named, diags),
         Err(e) => {
             diags.push(Diagnostic::file_error(
                 Code::UnreadableFile,
@@ -190,6 +222,8 @@ struct Sheets<'a> {
     /// columns, merges); `None` for other formats.
     facts: Option<super::xlsx::Workbook<'a>>,
     keep_hidden: &'a dyn Fn(&str) -> bool,
+    /// Read the sheets named `#…` too ([`read_every_sheet_file`]).
+    hash_named: bool,
 }
 
 /// The file is not read further (the reason is in the diagnostics).
@@ -225,7 +259,8 @@ impl Sheets<'_> {
             .collect();
         let mut out = Vec::new();
         for (name, hidden) in names {
-            if name.starts_with('#') || (hidden && !(self.keep_hidden)(&name)) {
+            if (name.starts_with('#') && !self.hash_named) || (hidden && !(self.keep_hidden)(&name))
+            {
                 continue;
             }
             let f = self

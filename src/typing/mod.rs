@@ -334,7 +334,9 @@ pub fn type_table(
 
 /// Whether Luban sub-column names `names` (the second `##var` row over a field's merged columns) agree with
 /// reading the cells by position: all empty, or a record's field names in order (a list: once per element;
-/// a map: `$key` then the value's fields).
+/// a map: `$key` then the value's fields). A sub-column may name its field by one of the field's
+/// `x-gentable-aliases` when no sub-column of the same record has the field's name (Luban looks a bean's
+/// field up by its name, then by its `alias`).
 fn sub_names_fit(project: &Project, ty: &Type, names: &[&str]) -> bool {
     if names.iter().all(|n| n.is_empty()) {
         return true;
@@ -345,13 +347,17 @@ fn sub_names_fit(project: &Project, ty: &Type, names: &[&str]) -> bool {
         .rposition(|n| !n.is_empty())
         .map_or(0, |i| i + 1)];
     let record = |t: &Type| match t.strip_optional() {
-        Type::Record(r) => project
-            .records
-            .get(r)
-            .map(|d| d.fields.iter().map(|f| f.name.clone()).collect::<Vec<_>>()),
+        Type::Record(r) => project.records.get(r).map(|d| {
+            d.fields
+                .iter()
+                .map(|f| (f.name.as_str(), f.aliases.as_slice()))
+                .collect::<Vec<_>>()
+        }),
         _ => None,
     };
-    let (unit, key): (Option<Vec<String>>, bool) = match ty.strip_optional() {
+    // Each field of a unit: its name and aliases.
+    type Unit<'a> = Vec<(&'a str, &'a [String])>;
+    let (unit, key): (Option<Unit>, bool) = match ty.strip_optional() {
         Type::Record(_) => (record(ty), false),
         Type::Array(t) => (record(t), false),
         Type::Map(_, v) => (record(v), true),
@@ -361,16 +367,18 @@ fn sub_names_fit(project: &Project, ty: &Type, names: &[&str]) -> bool {
         return false;
     };
     if key {
-        unit.insert(0, "$key".into());
+        unit.insert(0, ("$key", &[]));
     }
+    // One record's sub-columns, each naming the field at its position.
+    let fits = |chunk: &[&str]| {
+        chunk.iter().zip(&unit).all(|(a, (name, aliases))| {
+            a == name || (aliases.iter().any(|x| x == a) && !chunk.contains(name))
+        })
+    };
     if matches!(ty.strip_optional(), Type::Record(_)) {
-        return names.len() == unit.len() && names.iter().zip(&unit).all(|(a, b)| *a == b);
+        return names.len() == unit.len() && fits(names);
     }
-    !unit.is_empty()
-        && names.len().is_multiple_of(unit.len())
-        && names
-            .chunks(unit.len())
-            .all(|c| c.iter().zip(&unit).all(|(a, b)| *a == b))
+    !unit.is_empty() && names.len().is_multiple_of(unit.len()) && names.chunks(unit.len()).all(fits)
 }
 
 /// The field indices of `multi_row_fields`, each a list field of `schema`; `None` (with a diagnostic) if one

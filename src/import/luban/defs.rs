@@ -149,14 +149,30 @@ fn rel_to(root: &Path, p: &Path) -> String {
 
 /// Every worksheet of a workbook through gentable's own reader (the cells the build will see).
 pub fn read_sheets(path: &Path, rel: &str, diags: &mut Vec<Diagnostic>) -> Vec<RawTable> {
+    read_with(path, rel, crate::read::workbook::read_workbook_file, diags)
+}
+
+/// [`read_sheets`] with the sheets named `#…` too (which gentable never reads, but Luban does when their A1
+/// cell starts with `##`).
+pub fn read_every_sheet(path: &Path, rel: &str, diags: &mut Vec<Diagnostic>) -> Vec<RawTable> {
+    read_with(
+        path,
+        rel,
+        crate::read::workbook::read_every_sheet_file,
+        diags,
+    )
+}
+
+type ReadFile = fn(&SourceFile, &crate::config::Limits, &mut Vec<Diagnostic>) -> Vec<RawTable>;
+
+fn read_with(path: &Path, rel: &str, read: ReadFile, diags: &mut Vec<Diagnostic>) -> Vec<RawTable> {
     let file = SourceFile {
         path: path.to_path_buf(),
         rel: rel.to_string(),
         rel_in_folder: rel.to_string(),
     };
     let mut d = vec![];
-    let sheets =
-        crate::read::workbook::read_workbook_file(&file, &crate::config::Limits::default(), &mut d);
+    let sheets = read(&file, &crate::config::Limits::default(), &mut d);
     for x in d {
         let mut x = x;
         x.code = Code::LubanInput;

@@ -5,13 +5,16 @@
 //! Whatever cannot be mapped is listed per table and field with the reason ([`Imported::unmapped`]); the
 //! rest still builds.
 
-use super::defs::{error, read_sheets};
+use super::defs::{error, read_every_sheet};
 use super::model::*;
 use super::types::{parse, LubanType};
 use crate::diag::Diagnostic;
 use serde_json::{json, Map, Value as J};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
+
+/// A text Luban reads as another kind than the one whose tag it is: `(text, the tag's leaf, Luban's leaf)`.
+type Unsayable = (String, String, String);
 
 /// How to import.
 #[derive(Clone, Debug)]
@@ -38,13 +41,21 @@ pub struct Imported {
     pub files: Vec<(String, String)>,
     /// `(where, why)`: what was not mapped (kept as string, left out, or read differently).
     pub unmapped: Vec<(String, String)>,
+    /// `(Luban table, reason)` of every table left out, in the order of Luban's tables: gentable.toml names
+    /// each with its reason.
+    pub left_out: Vec<(String, String)>,
     pub tables: Vec<ImportedTable>,
+    /// Luban's data folder (luban.conf's `dataDir`, from the folder of luban.conf).
+    pub data: std::path::PathBuf,
+    /// The same folder as `gentable.toml`'s `[project] tables` names it (from the project folder).
+    pub data_rel: String,
 }
 
-/// Marker of every imported file (a re-import replaces and removes only files carrying it).
-/// The `gentable.toml` comment listing the tables left out because their data does not build.
-pub const EXCLUDED: &str = "left out (data errors, see the import's report): ";
+/// The head of the `gentable.toml` comment naming every table the import left out, each with its reason.
+pub const LEFT_OUT: &str =
+    "Tables left out by the import, each with its reason (the import's report lists all it could not map):";
 
+/// Marker of every imported file (a re-import replaces and removes only files carrying it).
 pub const MARKER: &str =
     "imported from Luban by `gentable import luban`; re-run it to update this file";
 
@@ -63,6 +74,8 @@ struct Ctx<'a> {
     /// The member whose value is 0 of each enum that has one (Luban's empty enum cell), by full name.
     zero: BTreeMap<String, String>,
     unmapped: Vec<(String, String)>,
+    /// `(Luban table, reason)` of every table left out.
+    left_out: Vec<(String, String)>,
     defs: Map<String, J>,
     /// Errors in the definitions (GT0601).
     diags: Vec<Diagnostic>,
@@ -125,6 +138,27 @@ impl Ctx<'_> {
 
     fn note(&mut self, at: &str, why: impl Into<String>) {
         self.unmapped.push((at.to_string(), why.into()));
+    }
+
+    /// Leave out the table `full`: `why` is noted at the table (the report) and, without its "left out"
+    /// words, named in gentable.toml ([`Imported::left_out`]) on one comment line (a TOML comment holds no
+    /// control character: a line break is a space, any other is escaped).
+    fn leave_out(&mut self, full: &str, why: String) {
+        let reason = why.strip_prefix("left out: ").unwrap_or(&why);
+        let reason = reason
+            .strip_suffix("; table left out")
+            .or_else(|| reason.strip_suffix(": table left out"))
+            .unwrap_or(reason);
+        let reason: String = reason
+            .chars()
+            .map(|c| match c {
+                '\r' | '\n' => " ".to_string(),
+                c if c.is_control() && c != '\t' => c.escape_unicode().to_string(),
+                c => c.to_string(),
+            })
+            .collect();
+        self.left_out.push((full.to_string(), reason));
+        self.note(&format!("table {full}"), why);
     }
 
     fn def_ref(&self, full: &str) -> J {
@@ -489,7 +523,7 @@ impl Ctx<'_> {
             "description": format!("The kinds of {bean}: the leaf beans a row may be."),
         });
         // Cells may name a kind by its bean alias or its full name, as in a polymorphic field.
-        let aliases = self.kind_aliases(bean);
+        let (aliases, _) = self.kind_aliases(bean);
         if !aliases.is_empty() {
             kind["x-gentable-enumAliases"] = J::Object(aliases);
         }
@@ -504,25 +538,56 @@ impl Ctx<'_> {
         }))
     }
 
-    /// The other names a cell may give each kind (leaf) of the polymorphic bean `root`, by tag: the bean's
-    /// `alias`, its full name (`test.login.RoleInfo`) and, in another module, its short name (`Rectangle` for
-    /// `test2.Rectangle`). A name that is a kind's tag or an earlier kind's alias is left out (`m.Circle` and
-    /// `m2.Circle` of one bean: `Circle` is the first's tag, never the second's alias).
-    fn kind_aliases(&self, root: &str) -> Map<String, J> {
+    /// The other names a cell may give each kind (leaf) of the polymorphic bean `root`, by tag, where Luban
+    /// reads a kind's name in a cell as the first leaf, in declaration order, whose name or `alias` it is
+    /// (`DefBean.GetNotAbstractChildType`): the bean's `alias` and, in another module, its short name
+    /// (`Rectangle` for `test2.Rectangle`) when no earlier kind has them; and, for gentable only, its full
+    /// name (`test.login.RoleInfo`). A tag always names its own kind. The second list holds the texts Luban
+    /// reads as another kind than the one whose tag they are, which no alias can say: `(text, the tag's
+    /// leaf, Luban's leaf)` (`m2.Circle` declared before `m.Circle`, both kinds of `m.Shape`: `Circle` is
+    /// `m.Circle`'s tag, but Luban reads it as `m2.Circle`).
+    fn kind_aliases(&self, root: &str) -> (Map<String, J>, Vec<Unsayable>) {
         let leaves = self.leaves(root);
         let tags: Vec<&str> = leaves.iter().map(|l| kind_tag(root, l)).collect();
-        let mut used: Vec<String> = vec![];
-        let mut aliases = Map::new();
-        for (leaf, tag) in leaves.iter().zip(&tags) {
-            let mut names = vec![];
-            let alias = bean_named(self.l, leaf).and_then(|x| x.alias.clone());
-            for other in alias
-                .iter()
-                .map(String::as_str)
-                .chain([leaf.as_str(), name_of(leaf)])
+        let alias_of = |leaf: &str| {
+            bean_named(self.l, leaf)
+                .and_then(|b| b.alias.clone())
+                .filter(|a| !a.trim().is_empty())
+        };
+        // Luban's reading of each name or alias: the first leaf that has it.
+        let mut luban: Vec<(String, usize)> = vec![];
+        for (i, leaf) in leaves.iter().enumerate() {
+            for n in [Some(name_of(leaf).to_string()), alias_of(leaf)]
+                .into_iter()
+                .flatten()
             {
-                if !tags.contains(&other) && !used.iter().any(|u| u == other) {
-                    used.push(other.to_string());
+                if !luban.iter().any(|(t, _)| *t == n) {
+                    luban.push((n, i));
+                }
+            }
+        }
+        let owner = |text: &str| {
+            luban
+                .iter()
+                .find(|(t, _)| t == text)
+                .map(|(_, i)| *i)
+                .or_else(|| leaves.iter().position(|l| l == text))
+        };
+        let mut aliases = Map::new();
+        for (i, (leaf, tag)) in leaves.iter().zip(&tags).enumerate() {
+            let mut names: Vec<J> = vec![];
+            for other in [
+                alias_of(leaf),
+                Some(leaf.clone()),
+                Some(name_of(leaf).to_string()),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                if !tags.contains(&other.as_str())
+                    && owner(&other) == Some(i)
+                    && !names.contains(&json!(other))
+                {
                     names.push(json!(other));
                 }
             }
@@ -530,7 +595,44 @@ impl Ctx<'_> {
                 aliases.insert(tag.to_string(), J::Array(names));
             }
         }
-        aliases
+        let mut unsayable = vec![];
+        for (text, i) in &luban {
+            if let Some(j) = tags.iter().position(|t| t == text).filter(|j| j != i) {
+                unsayable.push((text.clone(), leaves[j].clone(), leaves[*i].clone()));
+            }
+        }
+        (aliases, unsayable)
+    }
+
+    /// Luban's own check of the kinds of a polymorphic bean `root` (`DefBean.Compile`): a kind's `alias`
+    /// that is another kind's name or an earlier kind's alias is an error there ("alias 重复"), so it is one
+    /// here (GT0601, at the kind): a cell holding it would name two kinds.
+    fn check_kind_aliases(&mut self, root: &str) {
+        let leaves = self.leaves(root);
+        let mut names: Vec<(String, String)> = leaves
+            .iter()
+            .map(|l| (name_of(l).to_string(), l.clone()))
+            .collect();
+        for leaf in &leaves {
+            let Some(b) = bean_named(self.l, leaf) else {
+                continue;
+            };
+            let Some(a) = b.alias.clone().filter(|a| !a.trim().is_empty()) else {
+                continue;
+            };
+            match names.iter().find(|(n, l)| *n == a && l != leaf) {
+                Some((_, other)) => {
+                    let d = error(
+                        &b.place,
+                        format!(
+                            "bean {leaf} has the alias {a:?}, which is already the name or alias of {other}, another kind of {root}: Luban rejects it too (a cell {a:?} would name both kinds); rename the alias"
+                        ),
+                    );
+                    self.diags.push(d);
+                }
+                None => names.push((a, leaf.clone())),
+            }
+        }
     }
 
     /// The property schema of a var and whether it is required; `None` (noted) when its type cannot be read.
@@ -596,6 +698,24 @@ impl Ctx<'_> {
             for leaf in self.leaves(&b.full) {
                 let mut o = self.object(&leaf, &format!("bean {leaf}"));
                 let props = o["properties"].as_object_mut().expect("object");
+                // A value of a polymorphic bean is read by position (gentable reads no sub-columns of a
+                // union), so a kind's field alias would name nothing here: not written, and said.
+                let mut unused = vec![];
+                for (name, p) in props.iter_mut() {
+                    if let Some(a) = p
+                        .as_object_mut()
+                        .and_then(|m| m.remove("x-gentable-aliases"))
+                    {
+                        unused.push((format!("bean {leaf}.{name}"), a));
+                    }
+                }
+                for (at, a) in unused {
+                    let a = a.get(0).and_then(J::as_str).unwrap_or_default();
+                    let why = format!("alias={a}: not written where the bean is a kind of a polymorphic field, whose values are read by position (in a table whose rows are polymorphic, it still names the column)");
+                    if !self.unmapped.iter().any(|(w, m)| *w == at && *m == why) {
+                        self.note(&at, why);
+                    }
+                }
                 let mut with_type = Map::new();
                 with_type.insert("$type".into(), json!({"const": kind_tag(&b.full, &leaf)}));
                 with_type.extend(std::mem::take(props));
@@ -608,9 +728,15 @@ impl Ctx<'_> {
             }
             let mut u = json!({"oneOf": branches, "x-gentable-discriminator": "$type"});
             // Luban's bean aliases name kinds in cells (`圆` for `Circle`).
-            let aliases = self.kind_aliases(&b.full);
+            let (aliases, unsayable) = self.kind_aliases(&b.full);
             if !aliases.is_empty() {
                 u["x-gentable-kindAliases"] = J::Object(aliases);
+            }
+            for (text, tags, luban) in unsayable {
+                self.note(&at, format!("a cell {text:?} names the kind {tags}, whose $type it is; Luban reads it as {luban}, the first kind declared with that name or alias: such cells are read differently"));
+            }
+            if b.parent.is_none() {
+                self.check_kind_aliases(&b.full);
             }
             u
         } else {
@@ -883,9 +1009,105 @@ fn sheet_header(
 }
 
 /// An input of a table: the data file (relative to the data folder) and the sheet, if one is named.
+#[derive(Clone, Debug, PartialEq, Eq)]
 struct Input {
     file: String,
     sheet: Option<String>,
+}
+
+impl Input {
+    /// `file[sheet]`, or the file.
+    fn say(&self) -> String {
+        match &self.sheet {
+            Some(s) => format!("{}[{s}]", self.file),
+            None => self.file.clone(),
+        }
+    }
+}
+
+/// Whether a data file is a CSV file (one source, no sheets).
+fn is_csv(file: &str) -> bool {
+    file.to_ascii_lowercase().ends_with(".csv")
+}
+
+/// Whether Luban reads a worksheet of a whole-workbook input: its A1 cell starts with `##` (Luban's
+/// `SheetLoadUtil.TryParseMeta`); a sheet without the marker (notes) is skipped, a hidden one is read.
+fn luban_reads(sheet: &crate::read::RawTable) -> bool {
+    sheet
+        .rows
+        .iter()
+        .find(|r| r.row == 1)
+        .and_then(|r| r.cells.first())
+        .is_some_and(|c| c.text().trim().starts_with("##"))
+}
+
+/// The sources Luban reads for `ins`, in its order: a CSV file, a `sheet@file` sheet, and every sheet of a
+/// whole workbook that [`luban_reads`], in workbook order (`books`: each workbook's sheets, every one).
+/// `Err(why)` when a whole workbook has no such sheet (Luban stops: "不包含有效的单元薄") or one of them is
+/// named `#…`, which gentable never reads.
+fn luban_sources(
+    ins: &[Input],
+    books: &BTreeMap<String, Vec<crate::read::RawTable>>,
+    data_dir: &str,
+) -> Result<Vec<Input>, String> {
+    let mut out = vec![];
+    for i in ins {
+        let (None, Some(sheets)) = (&i.sheet, books.get(&i.file)) else {
+            out.push(i.clone());
+            continue;
+        };
+        let read: Vec<&str> = sheets
+            .iter()
+            .filter(|s| luban_reads(s))
+            .filter_map(|s| s.sheet.as_deref())
+            .collect();
+        if read.is_empty() {
+            return Err(format!(
+                "{data_dir}/{} has no sheet whose A1 cell starts with ## (Luban reads none of it)",
+                i.file
+            ));
+        }
+        if let Some(s) = read.iter().find(|s| s.starts_with('#')) {
+            return Err(format!(
+                "Luban reads the sheet {s} of {data_dir}/{} (its A1 cell starts with ##), which gentable never reads (a sheet named #… is a comment): rename the sheet",
+                i.file
+            ));
+        }
+        out.extend(read.into_iter().map(|s| Input {
+            file: i.file.clone(),
+            sheet: Some(s.to_string()),
+        }));
+    }
+    Ok(out)
+}
+
+/// What the `files` × `sheets` selection written for `read` reads (docs/conventions.md §2): the files in
+/// `files` order; of a workbook, its sheets (hidden ones too: they are selected) whose names are in
+/// `sheets`, in the `sheets` order; never a sheet named `#…`.
+fn selection_reads(
+    read: &[Input],
+    books: &BTreeMap<String, Vec<crate::read::RawTable>>,
+) -> Vec<Input> {
+    let sheets = distinct(read.iter().filter_map(|i| i.sheet.as_deref()));
+    let mut out = vec![];
+    for f in distinct(read.iter().map(|i| i.file.as_str())) {
+        let Some(book) = books.get(f) else {
+            out.push(Input {
+                file: f.to_string(),
+                sheet: None,
+            });
+            continue;
+        };
+        for s in sheets.iter().filter(|s| !s.starts_with('#')) {
+            if book.iter().any(|b| b.sheet.as_deref() == Some(*s)) {
+                out.push(Input {
+                    file: f.to_string(),
+                    sheet: Some(s.to_string()),
+                });
+            }
+        }
+    }
+    out
 }
 
 const READABLE: &[&str] = &["xlsx", "xlsm", "xls", "csv"];
@@ -1032,6 +1254,7 @@ pub fn map(
         partial: BTreeSet::new(),
         zero: BTreeMap::new(),
         unmapped: vec![],
+        left_out: vec![],
         defs: Map::new(),
         diags: vec![],
     };
@@ -1133,43 +1356,84 @@ pub fn map(
             }
         }
         if ins.is_empty() {
-            ctx.note(&at, "no spreadsheet input: table left out");
+            ctx.leave_out(&t.full, "no spreadsheet input: table left out".into());
             skipped_tables.insert(t.full.clone());
             continue;
         }
-        // `sheets` globs apply to every file of a table: a whole workbook beside a `sheet@file` input would
-        // read every sheet of the latter's workbook too, rows Luban never reads.
-        if ins.iter().any(|i| i.sheet.is_some())
-            && ins
+        // Every workbook input is read once, every sheet (hidden ones and those named `#…` too), as Luban
+        // sees it. A data file that cannot be read leaves its table out, not the import (a definition's
+        // can't).
+        let mut books: BTreeMap<String, Vec<crate::read::RawTable>> = BTreeMap::new();
+        let mut unreadable = None;
+        for i in ins.iter().filter(|i| !is_csv(&i.file)) {
+            if books.contains_key(&i.file) {
+                continue;
+            }
+            let rel = format!("{}/{}", l.data_dir, i.file);
+            let mut d = vec![];
+            let sheets = read_every_sheet(&data_abs.join(&i.file), &rel, &mut d);
+            if let Some(x) = d
                 .iter()
-                .any(|i| i.sheet.is_none() && !i.file.to_ascii_lowercase().ends_with(".csv"))
-        {
-            ctx.note(&at, "inputs mix whole workbooks and single sheets (sheet@file), which one files/sheets selection cannot say: table left out");
+                .find(|x| x.severity == crate::diag::Severity::Error)
+            {
+                unreadable = Some((rel, x.message.clone()));
+                break;
+            }
+            books.insert(i.file.clone(), sheets);
+        }
+        if let Some((rel, why)) = unreadable {
+            ctx.leave_out(&t.full, format!("{rel}: {why}; table left out"));
             skipped_tables.insert(t.full.clone());
             continue;
         }
-        // Single sheets are selected by `files` × `sheets`, read file by file, each in the `sheets` order:
-        // Luban's list must be that product in that order (`a@p.xlsx,b@q.xlsx` would also read p's b and
-        // q's a).
-        let pairs: Vec<(&str, &str)> = ins
-            .iter()
-            .filter_map(|i| Some((i.file.as_str(), i.sheet.as_deref()?)))
-            .collect();
-        if !pairs.is_empty() {
-            let fs = distinct(pairs.iter().map(|(f, _)| *f));
-            let ss = distinct(pairs.iter().map(|(_, s)| *s));
-            let product: Vec<(&str, &str)> = fs
-                .iter()
-                .flat_map(|f| ss.iter().map(move |s| (*f, *s)))
-                .collect();
-            let mut listed = pairs.clone();
-            listed.dedup();
-            if listed != product {
-                ctx.note(&at, "its sheet@file inputs are not every listed sheet of every listed workbook in file-by-file order, which one files/sheets selection cannot say: table left out");
+        // A `sheet@file` input naming no sheet of its workbook is a definition error (Luban stops too).
+        if let Some(i) = ins.iter().find(|i| {
+            i.sheet.as_ref().is_some_and(|s| {
+                books
+                    .get(&i.file)
+                    .is_some_and(|b| !b.iter().any(|x| x.sheet.as_ref() == Some(s)))
+            })
+        }) {
+            diags.push(error(
+                &t.place,
+                format!(
+                    "table {} reads sheet {:?} of {}, which has no such sheet",
+                    t.full,
+                    i.sheet.as_deref().unwrap_or(""),
+                    i.file
+                ),
+            ));
+            skipped_tables.insert(t.full.clone());
+            continue;
+        }
+        // The sources Luban reads, in its order: a whole workbook's `##` sheets (hidden ones too) in
+        // workbook order. The table's `files` × `sheets` selection, read file by file and each file's sheets
+        // in the `sheets` order, must read exactly those (`a@p.xlsx,b@q.xlsx` would also read a sheet `b`
+        // of p.xlsx).
+        let ins = match luban_sources(&ins, &books, &l.data_dir) {
+            Ok(read) => {
+                let selected = selection_reads(&read, &books);
+                if selected != read {
+                    let say = |v: &[Input]| crate::diag::list::series(v.iter().map(Input::say));
+                    ctx.leave_out(
+                        &t.full,
+                        format!(
+                            "one files/sheets selection cannot read the sheets Luban reads: it would read {}, where Luban reads {}; table left out",
+                            say(&selected),
+                            say(&read)
+                        ),
+                    );
+                    skipped_tables.insert(t.full.clone());
+                    continue;
+                }
+                read
+            }
+            Err(why) => {
+                ctx.leave_out(&t.full, format!("{why}; table left out"));
                 skipped_tables.insert(t.full.clone());
                 continue;
             }
-        }
+        };
         // The first sheet tells the header marker (and, for readSchemaFromFile, the fields).
         let first = &ins[0];
         // Luban detects each CSV file's encoding; gentable reads one label per table, so the importer
@@ -1182,7 +1446,7 @@ pub fn map(
                 label
             }
             Err(why) => {
-                ctx.note(&at, format!("{why}; table left out"));
+                ctx.leave_out(&t.full, format!("{why}; table left out"));
                 skipped_tables.insert(t.full.clone());
                 continue;
             }
@@ -1207,13 +1471,13 @@ pub fn map(
             .into_iter()
             .collect()
         } else {
-            read_sheets(&data_abs.join(&first.file), &rel, &mut d)
+            books.remove(&first.file).unwrap_or_default()
         };
         if let Some(x) = d
             .iter()
             .find(|x| x.severity == crate::diag::Severity::Error)
         {
-            ctx.note(&at, format!("{rel}: {}; table left out", x.message));
+            ctx.leave_out(&t.full, format!("{rel}: {}; table left out", x.message));
             skipped_tables.insert(t.full.clone());
             continue;
         }
@@ -1272,7 +1536,7 @@ pub fn map(
                 // files are data, where a workbook's broken header is a definition error.
                 let csv = first.file.to_ascii_lowercase().ends_with(".csv");
                 if d.message.contains("##column") || csv {
-                    ctx.note(&at, format!("{}; table left out", d.message));
+                    ctx.leave_out(&t.full, format!("{}; table left out", d.message));
                 } else {
                     diags.push(d);
                 }
@@ -1345,8 +1609,8 @@ pub fn map(
             name_of(&t.full).to_string()
         };
         if let Some(why) = exclude.get(&n) {
-            ctx.note(
-                &format!("table {}", t.full),
+            ctx.leave_out(
+                &t.full,
                 format!("left out: its data does not build ({why})"),
             );
             continue;
@@ -1400,7 +1664,7 @@ pub fn map(
                     r
                 }
                 Err(why) => {
-                    ctx.note(&format!("table {at}"), format!("{why}: table left out"));
+                    ctx.leave_out(&at, format!("{why}: table left out"));
                     continue;
                 }
             }
@@ -1539,7 +1803,8 @@ pub fn map(
         if let Some(e) = encodings.get(&t.full) {
             toml_tables.push_str(&format!("encoding = {}\n", quote(e)));
         }
-        if !sheets.is_empty() && ins.iter().all(|i| i.sheet.is_some()) {
+        // `sheets` globs never apply to CSV files (one source each).
+        if !sheets.is_empty() {
             toml_tables.push_str(&format!(
                 "sheets = [{}]\n",
                 sheets
@@ -1658,12 +1923,14 @@ pub fn map(
     if let Some(g) = target("server") {
         toml.push_str(&format!("\n[typescript]\ngroups = {}\n", list(&g)));
     }
-    if !exclude.is_empty() {
-        // Read back by `--check` so that a check maps exactly what the last import did.
-        toml.push_str(&format!(
-            "\n# {EXCLUDED}{}\n",
-            exclude.keys().cloned().collect::<Vec<_>>().join(", ")
-        ));
+    // Where a migrating studio looks for a table it misses.
+    let order = |full: &str| l.tables.iter().position(|t| t.full == full);
+    ctx.left_out.sort_by_key(|(full, _)| order(full));
+    if !ctx.left_out.is_empty() {
+        toml.push_str(&format!("\n# {LEFT_OUT}\n"));
+        for (full, why) in &ctx.left_out {
+            toml.push_str(&format!("#   {full}: {why}\n"));
+        }
     }
     toml.push_str(&toml_tables);
     files.push(("gentable.toml".into(), toml));
@@ -1671,7 +1938,10 @@ pub fn map(
     Imported {
         files,
         unmapped: ctx.unmapped,
+        left_out: ctx.left_out,
         tables,
+        data: data_abs,
+        data_rel: rel_data.to_string(),
     }
 }
 

@@ -73,48 +73,43 @@ pub fn command_in(
             ..Report::default()
         };
     }
-    // Tables whose data does not build are left out (and listed) so that the rest builds. A check maps
-    // the tables the last import left out (named in gentable.toml); an import finds them by validating.
-    let mut exclude = std::collections::BTreeMap::new();
-    if check {
-        let old = std::fs::read_to_string(out.join("gentable.toml")).unwrap_or_default();
-        for line in old.lines() {
-            if let Some(list) = line
-                .strip_prefix("# ")
-                .and_then(|l| l.strip_prefix(map::EXCLUDED))
-            {
-                for t in list.split(", ").filter(|t| !t.is_empty()) {
-                    exclude.insert(t.to_string(), "left out by the last import".to_string());
-                }
-            }
+    // Tables whose data does not build are left out (and listed) so that the rest builds: each round maps
+    // the project, validates it in a scratch folder and leaves out the tables with errors, until none
+    // fails. `--check` runs the same rounds, so it compares the project with exactly what an import would
+    // write (a table left out before whose data builds now is imported again).
+    let fail = |e: String| Report {
+        stderr: frame(lang, "error: {}", &[&message(&e, lang)]) + "\n",
+        exit_code: 2,
+        ..Report::default()
+    };
+    let scratch = match tempfile::tempdir() {
+        Ok(d) => d,
+        Err(e) => {
+            return fail(format!(
+                "cannot create a scratch folder to validate the import in: {e}"
+            ))
         }
-    }
-    // What the project held before, to report the changes of the whole run (not of each round).
+    };
+    let mut exclude = std::collections::BTreeMap::new();
+    // What the project held before, to report the changes of the whole run.
     let before = snapshot(out);
     let imported = loop {
         let imported = match import(conf, out, &opts, &exclude) {
             Ok(i) => i,
             Err(d) => return Report::failed_in(d, lang),
         };
-        match super::write::write(out, &imported.files, Some(map::MARKER), check) {
-            Ok(_) => {}
-            Err(e) => {
-                return Report {
-                    stderr: frame(lang, "error: {}", &[&message(&format!("{e:#}"), lang)]) + "\n",
-                    exit_code: 2,
-                    ..Report::default()
-                }
-            }
+        let failing = match failing_tables(scratch.path(), &imported) {
+            Ok(f) => f,
+            Err(e) => return fail(format!("{e:#}")),
         };
-        if check {
-            break imported;
-        }
-        let failing = failing_tables(out, &imported);
         if failing.is_empty() || failing.keys().all(|t| exclude.contains_key(t)) {
             break imported;
         }
         exclude.extend(failing);
     };
+    if let Err(e) = super::write::write(out, &imported.files, Some(map::MARKER), check) {
+        return fail(format!("{e:#}"));
+    }
     let mut changes = vec![];
     for (rel, text) in &imported.files {
         match before.get(rel) {
@@ -206,13 +201,35 @@ fn snapshot(out: &Path) -> std::collections::BTreeMap<String, String> {
     m
 }
 
-/// Validate the written project; every table with an error, with its first error's message.
+/// Validate `imported` as a project in the folder `scratch` (its files, with `[project] tables` naming
+/// Luban's data folder by its absolute path): every table with an error, with its first error's message and
+/// place, the data file named as from the imported project (the same wherever the scratch folder is).
 fn failing_tables(
-    out: &Path,
+    scratch: &Path,
     imported: &map::Imported,
-) -> std::collections::BTreeMap<String, String> {
+) -> anyhow::Result<std::collections::BTreeMap<String, String>> {
+    super::write::write(scratch, &imported.files, Some(map::MARKER), false)?;
+    let toml_text = imported
+        .files
+        .iter()
+        .find(|(r, _)| r == "gentable.toml")
+        .map(|(_, t)| t.as_str())
+        .unwrap_or_default();
+    let mut project: toml::Table = toml::from_str(toml_text)?;
+    let data = std::fs::canonicalize(&imported.data).unwrap_or_else(|_| imported.data.clone());
+    if let Some(toml::Value::Table(p)) = project.get_mut("project") {
+        p.insert(
+            "tables".into(),
+            toml::Value::Array(vec![toml::Value::String(
+                data.to_string_lossy().into_owned(),
+            )]),
+        );
+    }
+    let config = scratch.join("gentable.toml");
+    std::fs::write(&config, toml::to_string(&project)?)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", config.display()))?;
     let outcome = crate::build::run(&crate::build::Request {
-        config: out.join("gentable.toml"),
+        config,
         action: crate::build::Action::Validate,
         cache: false,
         deny_warnings: false,
@@ -222,6 +239,13 @@ fn failing_tables(
         lang: crate::diag::lang::Lang::En,
         wait: crate::build::lock::Wait::Yes,
     });
+    // A data file's path from the scratch folder, and from the project folder.
+    let here = crate::read::rel_path(scratch, &data);
+    let there = if imported.data_rel == "." {
+        String::new()
+    } else {
+        format!("{}/", imported.data_rel)
+    };
     let mut failing = std::collections::BTreeMap::new();
     for d in outcome
         .diagnostics
@@ -229,11 +253,16 @@ fn failing_tables(
         .filter(|d| d.severity == crate::diag::Severity::Error)
     {
         let file = d.file.replace('\\', "/");
+        let file = match file.strip_prefix(&format!("{here}/")) {
+            Some(f) => format!("{there}{f}"),
+            None => file,
+        };
+        let text = d.message.replace(&format!("{here}/"), &there);
         for t in &imported.tables {
             let schema = format!("schema/{}.schema.json", t.name);
             // The table's input file, and its sheet when the table reads named sheets.
             let by_data = t.inputs.iter().any(|(f, sheet)| {
-                (file.ends_with(&format!("/{f}")) || file == *f)
+                file == format!("{there}{f}")
                     && (sheet.is_none() || d.sheet.is_none() || sheet == &d.sheet)
             });
             let by_message = d.message.contains(&format!(" {} ", t.name))
@@ -246,11 +275,11 @@ fn failing_tables(
                 };
                 failing
                     .entry(t.name.clone())
-                    .or_insert_with(|| format!("{}: {}{at}", d.code, d.message));
+                    .or_insert_with(|| format!("{}: {text}{at}", d.code));
             }
         }
     }
-    failing
+    Ok(failing)
 }
 
 /// `to` as seen from `from` (both made absolute), `/`-separated; absolute when they share no root.
