@@ -264,6 +264,7 @@ fn each_case_reports_its_kind() {
         ("many-errors", &["GT0201"]),
         ("unused-override", &["GT0003"]),
         ("bad-encoding", &["GT0102"]),
+        ("utf16-without-bom", &["GT0102"]),
         ("malformed-csv", &["GT0103", "GT0204"]),
         ("fraction-in-integer", &["GT0206"]),
         ("no-header", &["GT0214"]),

@@ -340,6 +340,61 @@ fn invalid_utf8_in_a_csv_cell_is_reported_once() {
     assert_eq!(d[0].cell_text.as_deref(), Some("Arch\\xE9r"));
 }
 
+/// A table file in UTF-16 without its byte-order mark (Excel's "Unicode Text" re-saved by a tool that dropped
+/// it) is one GT0102 at the file naming the encoding and the table's own section, and nothing else: no header
+/// or cell errors from reading it as UTF-8, no unused-override warning for its `[tables.Weapon]`, no missing
+/// references into it.
+#[test]
+fn utf16_without_a_bom_is_one_error_at_the_file() {
+    let p = Project::new("[tables.Weapon]\ndelimiter = \"\\t\"\n");
+    let weapon: Vec<u8> = "Id\r\nBow\r\nSword\r\n"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    p.write("Table/Weapon.csv", &weapon);
+    p.unit_csv(&[HEADER, ROW1, ROW2]);
+    let d = p.diags();
+    assert_locs(&d, &[("GT0102", "Table/Weapon.csv", None, 0, None, None)]);
+    assert_eq!(
+        d[0].message,
+        "the file is UTF-16LE text without a byte-order mark (every other byte is 0), but it is read as UTF-8"
+    );
+    assert_eq!(
+        d[0].help.as_deref(),
+        Some("save the file as UTF-8, or set [tables.Weapon] encoding = \"utf-16le\" in gentable.toml")
+    );
+    // As the help says: the same bytes with the encoding declared are valid.
+    p.write(
+        "gentable.toml",
+        b"[project]\nname = \"Errors\"\n\n[tables.Weapon]\nencoding = \"utf-16le\"\n",
+    );
+    let loaded = gentable::config::load(&p.path("gentable.toml")).unwrap();
+    let v = gentable::build::load(&loaded).unwrap_or_else(|d| panic!("{:#?}", d.items));
+    assert_eq!(v.project.table("Weapon").unwrap().rows.len(), 2);
+}
+
+/// A record over dotted columns whose sub-cell is not UTF-8 is reported once, by the reader (it was also
+/// reported by typing, with an unfilled `[tables.<name>]` in its help).
+#[test]
+fn an_undecodable_dotted_cell_is_reported_once() {
+    let p = Project::new("");
+    p.write(
+        "schema/Unit.schema.json",
+        br#"{"type":"object","x-gentable-primaryKey":"Id","properties":{"Id":{"type":"integer"},
+            "Pos":{"type":"object","properties":{"x":{"type":"string"},"y":{"type":"integer"}},"required":["x","y"]}},
+            "required":["Id","Pos"]}"#,
+    );
+    p.write("Table/Unit.csv", b"Id,Pos.x,Pos.y\n1,a\xffb,2\n");
+    let d = p.diags();
+    assert_locs(&d, &[("GT0102", CSV, None, 2, Some("B"), None)]);
+    assert_eq!(
+        d[0].help.as_deref(),
+        Some(
+            "save the file as UTF-8, or set [tables.Unit] encoding in gentable.toml (e.g. \"gbk\")"
+        )
+    );
+}
+
 #[test]
 fn missing_required_column() {
     let p = Project::new("");

@@ -86,7 +86,7 @@ codes! {
         "A table file could not be opened: missing permissions, or a workbook that is not a valid xlsx/xls/ods (for example a renamed CSV). Fix: re-save the file from the spreadsheet application.";
     BadEncoding = "GT0102", Data,
         "bad text encoding",
-        "A CSV cell holds bytes that are not valid in the table's encoding (UTF-8 unless [tables.<Name>] encoding says otherwise). Example: a GBK export read as UTF-8 shows as mojibake. Fix: save as UTF-8, or set encoding = \"gbk\" (or the right label) for that table.";
+        "A CSV cell holds bytes that are not valid in the table's encoding (UTF-8 unless [tables.<Name>] encoding says otherwise), or the whole file is UTF-16 text without a byte-order mark (a 0 byte in every other byte), which is reported once at the file. Example: a GBK export read as UTF-8 shows as mojibake; Excel's \"Unicode Text\" re-saved by a tool that dropped its byte-order mark. Fix: save as UTF-8, or set encoding = \"gbk\" (or the right label: \"utf-16le\", \"utf-16be\", ...) for that table.";
     MalformedCsv = "GT0103", Data,
         "malformed CSV",
         "The CSV parser could not read a record, usually because of an unbalanced quote. Example: a cell written as \"Iron Guard with no closing quote. Fix: close the quote; a literal quote inside a quoted cell is written twice (\"\").";

@@ -329,6 +329,7 @@ impl Sheets<'_> {
                     })
                     .collect(),
                 merges,
+                unread: false,
             });
         }
         Ok(out)

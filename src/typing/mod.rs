@@ -145,6 +145,11 @@ pub fn type_table(
     let layout = Layout::of(ov, limits);
     let from = diags.len();
     for src in sources {
+        // A source that could not be read at all was reported by the reader; its rows are unknown.
+        if src.unread {
+            complete = false;
+            continue;
+        }
         if ov.and_then(|o| o.layout.as_deref()) == Some("vertical") {
             match crate::typing::vertical::type_source(project, schema, src, &layout, diags) {
                 vertical::Source::Row(row) => rows.push(row),
@@ -793,6 +798,14 @@ fn type_row(
             .filter(|(_, x)| *x == fi)
             .map(|(c, _)| *c)
             .collect();
+        // A cell that could not be decoded was reported by the reader (GT0102): the field failed.
+        if cols
+            .iter()
+            .any(|&c| matches!(cells.get(c), Some(RawCell::Undecodable(_))))
+        {
+            failed[fi] = true;
+            continue;
+        }
         let texts: Vec<String> = cols
             .iter()
             .map(|&c| cells.get(c).map(RawCell::text).unwrap_or_default())
@@ -913,6 +926,14 @@ fn type_row(
             })
             .collect();
         let f = &schema.fields[fi];
+        // A sub-cell that could not be decoded was reported by the reader (GT0102): the field failed.
+        if parts
+            .iter()
+            .any(|p| matches!(p.cell, RawCell::Undecodable(_)))
+        {
+            failed[fi] = true;
+            continue;
+        }
         for p in &parts {
             let leaf = crate::typing::columns::leaf_type(project, &f.ty, p.path);
             if let Some(note) = leaf.and_then(|t| cell::display_note(p.cell, t)) {

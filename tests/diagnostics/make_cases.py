@@ -171,6 +171,8 @@ unit("unused-override", OK_ROWS, extra={"gentable.toml": TOML + "\n[tables.Unti]
      readme="GT0003 (warning): a [tables.<Name>] section for a table no file provides.")
 unit("bad-encoding", "", hdr="", extra={"Table/Unit.csv": (UNIT_HDR + OK_ROWS).encode() + b"3,Ma\xffge,Red,10,\n"},
      readme="GT0102: bytes that are not UTF-8, at their cell.")
+unit("utf16-without-bom", "", hdr="", extra={"Table/Unit.csv": (UNIT_HDR + OK_ROWS).replace(",", "\t").encode("utf-16-le")},
+     readme="GT0102 once, at the file: Excel's \"Unicode Text\" (UTF-16LE, tab-separated) re-saved without its byte-order mark. The message says what the file is, the help names [tables.Unit] and the encoding and delimiter that read it; no cell or header errors follow.")
 unit("malformed-csv", OK_ROWS + '3,"Mage,Red,10,\n4,Monk,Red,10,\n', readme="GT0103: a quote that is never closed.")
 unit("fraction-in-integer", OK_ROWS + "3,Mage,Red,7.5,\n", readme="GT0206: a fraction in an integer field.")
 unit("no-header", "", hdr="# only comments\n# here\n", readme="GT0214: no header row.")
