@@ -246,6 +246,7 @@ fn each_case_reports_its_kind() {
         ("duplicate-composite-key", &["GT0302"]),
         ("duplicate-unique-key", &["GT0303"]),
         ("unknown-column", &["GT0211"]),
+        ("unknown-column-alias", &["GT0211", "GT0212"]),
         ("missing-column", &["GT0212"]),
         ("duplicate-column", &["GT0213"]),
         ("bad-cell-grammar", &["GT0205"]),

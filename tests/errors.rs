@@ -211,6 +211,100 @@ fn unknown_column_with_closest_name_hint() {
     );
 }
 
+/// A misspelt header close to an `x-gentable-aliases` entry (the sheet's own header text) is offered that
+/// alias and its field, for an unknown column (GT0211), for the required field it leaves without a column
+/// (GT0212) and for a vertical sheet's name cell; a header close to a field's name still gets the name.
+#[test]
+fn unknown_column_suggests_a_close_alias() {
+    let p = Project::new("[tables.Const]\nlayout = \"vertical\"\n");
+    p.write(
+        "schema/Unit.schema.json",
+        r#"{"type": "object", "x-gentable-primaryKey": "Id",
+            "properties": {"Id": {"type": "integer"},
+                           "Name": {"type": "string", "x-gentable-aliases": ["名称"]},
+                           "Hp": {"type": "integer", "x-gentable-aliases": ["生命值"]}},
+            "required": ["Id", "Name", "Hp"]}"#
+            .as_bytes(),
+    );
+    p.write(
+        "schema/Const.schema.json",
+        r#"{"type": "object", "x-gentable-mode": "one",
+            "properties": {"MaxHp": {"type": "integer", "x-gentable-aliases": ["最大生命"]}}}"#
+            .as_bytes(),
+    );
+    p.unit_csv(&["Id,名称,生命量", "1,弓箭手,10"]);
+    p.write("Table/Const.csv", "最大生命量,100\n".as_bytes());
+    let d = p.diags();
+    assert_locs(
+        &d,
+        &[
+            (
+                "GT0211",
+                "Table/Const.csv",
+                None,
+                1,
+                Some("A"),
+                Some("最大生命量"),
+            ),
+            ("GT0212", CSV, None, 1, None, Some("Hp")),
+            ("GT0211", CSV, None, 1, Some("C"), Some("生命量")),
+        ],
+    );
+    assert_eq!(
+        d[0].help.as_deref(),
+        Some("did you mean \"最大生命\" (an x-gentable-aliases name of \"MaxHp\")?")
+    );
+    assert_eq!(
+        d[1].help.as_deref(),
+        Some("the header \"生命量\" looks close; rename it to \"生命值\" (an x-gentable-aliases name of \"Hp\")")
+    );
+    assert_eq!(
+        d[2].help.as_deref(),
+        Some("did you mean \"生命值\" (an x-gentable-aliases name of \"Hp\")? To keep a note column, start its header with #")
+    );
+    // The same in Chinese.
+    let zh = |t: &str| gentable::diag::lang::message(t, gentable::diag::lang::Lang::Zh);
+    assert_eq!(
+        zh(d[2].help.as_deref().unwrap()),
+        "是不是想写 \"生命值\"（字段 \"Hp\" 在 x-gentable-aliases 中的别名）？要保留备注列，请让表头以 # 开头"
+    );
+    // A header close to a field's name is offered the name.
+    p.unit_csv(&["Id,名称,hp", "1,弓箭手,10"]);
+    p.write("Table/Const.csv", "MaxHP,100\n".as_bytes());
+    let d = p.diags();
+    let helps: Vec<&str> = d.iter().filter_map(|d| d.help.as_deref()).collect();
+    assert_eq!(
+        helps,
+        [
+            "did you mean \"MaxHp\"?",
+            "the header \"hp\" looks close; rename it to \"Hp\"",
+            "did you mean \"Hp\"? To keep a note column, start its header with #",
+        ]
+    );
+}
+
+/// `gentable explain GT0213` describes both ways two columns name one field: a repeated header, and a
+/// field's name beside one of its aliases (in both languages).
+#[test]
+fn explain_gt0213_describes_the_alias_case() {
+    let en = gentable::diag::code::explain("GT0213").unwrap();
+    assert!(
+        en.contains("the field's name and one of its x-gentable-aliases")
+            && en.contains("Id,Name,名称"),
+        "{en}"
+    );
+    let zh = gentable::diag::code::explain_in("GT0213", gentable::diag::lang::Lang::Zh).unwrap();
+    assert!(
+        zh.contains("字段名和它的一个 x-gentable-aliases 别名") && zh.contains("Id,Name,名称"),
+        "{zh}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_gentable"))
+        .args(["explain", "GT0213"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("x-gentable-aliases"));
+}
+
 #[test]
 fn bad_cell_grammar() {
     let p = Project::new("");

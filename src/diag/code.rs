@@ -131,7 +131,7 @@ codes! {
         "A property listed in the schema's required has no column. Example: the schema requires Hp but the header row is Id,Name,Side. Fix: add the column, or remove the property from required.";
     DuplicateColumn = "GT0213", Data,
         "duplicate column",
-        "Two columns have the same header but the field is not an array (only arrays may span columns). Example: the header row Id,Hp,Hp where Hp is an integer. Fix: rename or delete one.";
+        "Two columns name the same field: the same header twice when the field is not an array (only arrays may span columns), or the field's name and one of its x-gentable-aliases (or two of its aliases), whatever the field's type, since an alias is only another header for the same column. Example: the header row Id,Hp,Hp where Hp is an integer; or Id,Name,名称 where the schema gives Name \"x-gentable-aliases\": [\"名称\"]. Fix: rename or delete one; of a name and an alias, keep one of the two columns.";
     NoHeader = "GT0214", Data,
         "no header row",
         "The table has no non-comment row to read field names from, or header_row points past the end. Example: a sheet whose every row starts with #, or header_row = 9 in a 5-row file. Fix: add a header row, or correct [tables.<Name>] header_row.";

@@ -626,10 +626,14 @@ fn map_columns(
                         schema.name, schema.schema_file
                     ),
                 );
-                d = match crate::diag::closest(h, schema.fields.iter().map(|f| f.name.as_str())) {
-                    Some(c) => d.with_help(format!(
+                d = match Field::closest_header(&schema.fields, h) {
+                    Some((c, f)) if c == f.name => d.with_help(format!(
                         "did you mean {c:?}? To keep a note column, start its header with {}",
                         layout.comment_marker
+                    )),
+                    Some((c, f)) => d.with_help(format!(
+                        "did you mean {c:?} (an x-gentable-aliases name of {:?})? To keep a note column, start its header with {}",
+                        f.name, layout.comment_marker
                     )),
                     None => d.with_help(format!(
                         "add the field to the schema, or start the header with {} to make it a comment column",
@@ -659,12 +663,20 @@ fn map_columns(
                 .skip(layout.first_col)
                 .map(|c| c.text().trim().to_string())
                 .collect();
-            if let Some(c) = crate::diag::closest(
-                &f.name,
-                headers.iter().map(String::as_str).filter(|h| !h.is_empty()),
-            ) {
+            let headers = || headers.iter().map(String::as_str).filter(|h| !h.is_empty());
+            if let Some(c) = crate::diag::closest(&f.name, headers()) {
                 d = d.with_help(format!(
                     "the header {c:?} looks close; rename it to {:?}",
+                    f.name
+                ));
+            } else if let Some((c, a)) = f
+                .aliases
+                .iter()
+                .find_map(|a| Some((crate::diag::closest(a, headers())?, a)))
+            {
+                // The sheet heads the column by an alias, misspelt.
+                d = d.with_help(format!(
+                    "the header {c:?} looks close; rename it to {a:?} (an x-gentable-aliases name of {:?})",
                     f.name
                 ));
             }

@@ -60,6 +60,10 @@ s = unit_schema(x_gentable_unique=[["Name"], ["Side", "Hp"]])
 unit("duplicate-unique-key", OK_ROWS + "3,Archer,Blue,12,\n4,Mage,Red,10,\n", schema=s,
      readme="GT0303: a single-field unique key (Name) and a composite one (Side, Hp).")
 unit("unknown-column", "1,Archer,Red,10,1|2,x\n", hdr="Id,Name,Side,Hp,Tags,Hpp\n", readme="GT0211: a header that is no property; the hint names the closest.")
+s = unit_schema()
+s["properties"]["Hp"]["x-gentable-aliases"] = ["生命值"]
+unit("unknown-column-alias", "1,Archer,Red,10,1|2\n", schema=s, hdr="Id,Name,Side,生命量,Tags\n",
+     readme="GT0211 and GT0212: a misspelt header close to an x-gentable-aliases entry (生命值 of Hp); both hints offer the alias and name its field.")
 unit("missing-column", "1,Archer,Red,1|2\n", hdr="Id,Name,Side,Tags\n", readme="GT0212: a required property without a column.")
 unit("duplicate-column", "1,Archer,Red,10,12,1\n", hdr="Id,Name,Side,Hp,Hp,Tags\n", readme="GT0213: a repeated header of a non-array field.")
 unit("bad-cell-grammar", OK_ROWS + "3,Mage,Red,10,1||2\n4,Monk,Red,10,(1\n", readme="GT0205: an empty array element and an unbalanced parenthesis.")
