@@ -251,6 +251,7 @@ fn each_case_reports_its_kind() {
         ("duplicate-column", &["GT0213"]),
         ("bad-cell-grammar", &["GT0205"]),
         ("schema-keyword", &["GT0301"]),
+        ("schema-keyword-cell-text", &["GT0301"]),
         ("foreign-key-plain", &["GT0304"]),
         ("foreign-key-array", &["GT0304"]),
         ("foreign-key-nested", &["GT0304"]),

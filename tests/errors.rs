@@ -550,7 +550,95 @@ fn json_schema_keywords() {
         "{}",
         d[1].message
     );
-    assert_eq!(d[1].cell_text.as_deref(), Some("-2.0"));
+    // The cell as typed, not the validated number's JSON form (-2.0).
+    assert_eq!(d[1].cell_text.as_deref(), Some("-2"));
+}
+
+/// GT0301's `cell_text` is the cell's text as read (as typed in a CSV file, as Excel shows a workbook cell),
+/// never the validated value's JSON form (`1e+16`, `[1,2,3]`, `-2.0`, `1500.0`): in `--message-format json`,
+/// from `build::load` and from `build::inspect` (the report's diagnostics).
+#[test]
+fn schema_keyword_findings_show_the_cell_text_as_read() {
+    let p = Project::new("");
+    p.write(
+        "schema/Unit.schema.json",
+        UNIT_SCHEMA
+            .replace(
+                r#""Speed": { "type": "number", "minimum": 0 }"#,
+                r#""Speed": { "type": "number", "minimum": 0, "maximum": 100 }"#,
+            )
+            .replace(
+                r#""items": { "type": "integer" } }"#,
+                r#""items": { "type": "integer" }, "maxItems": 2 }"#,
+            )
+            .as_bytes(),
+    );
+    p.unit_csv(&[
+        HEADER,
+        "1,Archer,10,Red,10000000000000000,1|2|3,Bow",
+        "2,Knight,20,Blue,-2,,Sword",
+        "3,Mage,30,Red,1.50e3,,Bow",
+    ]);
+    let want = [
+        (2, "E", "10000000000000000"),
+        (2, "F", "1|2|3"),
+        (3, "E", "-2"),
+        (4, "E", "1.50e3"),
+    ];
+    let texts = |d: &[Diagnostic]| -> Vec<(usize, String, String)> {
+        d.iter()
+            .map(|d| {
+                assert_eq!(d.code.as_str(), "GT0301", "{d}");
+                (
+                    d.row,
+                    d.column.clone().unwrap(),
+                    d.cell_text.clone().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let want_owned: Vec<(usize, String, String)> = want
+        .iter()
+        .map(|(r, c, t)| (*r, c.to_string(), t.to_string()))
+        .collect();
+    assert_eq!(texts(&p.diags()), want_owned);
+    let loaded = gentable::config::load(&p.path("gentable.toml")).unwrap();
+    assert_eq!(
+        texts(&gentable::build::inspect(&loaded).diagnostics),
+        want_owned
+    );
+    let out = gentable(p.dir.path(), &["check", "-q", "--message-format", "json"]);
+    let json: Vec<(usize, String, String)> = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (
+                v["row"].as_u64().unwrap() as usize,
+                v["column"].as_str().unwrap().to_string(),
+                v["cell_text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(json, want_owned);
+    // A workbook: the number as Excel shows it, the text cell as written.
+    std::fs::remove_file(p.path(CSV)).unwrap();
+    unit_xlsx(&p, |ws| {
+        for (c, v) in ["1", "Archer", "10", "Red"].iter().enumerate() {
+            ws.write_string(1, c as u16, *v).unwrap();
+        }
+        ws.write_number(1, 4, 1e16).unwrap();
+        ws.write_string(1, 5, "1|2|3").unwrap();
+        ws.write_string(1, 6, "Bow").unwrap();
+    });
+    let d = p.diags();
+    assert_eq!(
+        texts(&d),
+        [
+            (2, "E".to_string(), "10000000000000000".to_string()),
+            (2, "F".to_string(), "1|2|3".to_string())
+        ]
+    );
+    assert_eq!(d[0].sheet.as_deref(), Some("Unit"));
 }
 
 /// Column letters stay the sheet's real columns under the reading overrides (first_column, marker rows).

@@ -558,7 +558,10 @@ pub(crate) fn report_sources(
 
 /// The rows of `tables` that some diagnostic of `diags` points at, as the designer sees them (for the human
 /// report's source lines); linear in both.
-fn sources_of_rows(tables: &[RawTable], diags: &[Diagnostic]) -> crate::diag::render::Sources {
+pub(crate) fn sources_of_rows(
+    tables: &[RawTable],
+    diags: &[Diagnostic],
+) -> crate::diag::render::Sources {
     let wanted: HashSet<(&str, Option<&str>, usize)> = diags
         .iter()
         .filter(|d| d.row > 0)

@@ -70,6 +70,11 @@ unit("bad-cell-grammar", OK_ROWS + "3,Mage,Red,10,1||2\n4,Monk,Red,10,(1\n", rea
 s = unit_schema()
 s["properties"]["Name"]["minLength"] = 3
 unit("schema-keyword", OK_ROWS + "3,mage,Red,10,\n4,Al,Red,10,\n", schema=s, readme="GT0301: JSON Schema keywords pattern and minLength.")
+s = unit_schema()
+s["properties"]["Tags"]["maxItems"] = 2
+s["properties"]["Speed"] = {"type": "number", "maximum": 100}
+unit("schema-keyword-cell-text", "1,Archer,Red,10,1|2|3,10000000000000000\n2,Knight,Blue,30,,1.50e3\n", schema=s, hdr=UNIT_HDR.strip() + ",Speed\n",
+     readme="GT0301 on a number and a list: cell_text is the cell as typed (10000000000000000, 1.50e3, 1|2|3), not the value's JSON form (1e+16, 1500.0, [1,2,3]) that the validator's message quotes.")
 
 # Foreign keys.
 s = unit_schema()
