@@ -32,6 +32,28 @@ pub fn read_workbook(
     keep_hidden: &dyn Fn(&str) -> bool,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<RawTable> {
+    read_workbook_in(file, bytes, limits, keep_hidden, diags, &mut vec![])
+}
+
+/// Why a worksheet that exists is not a table source (docs/conventions.md §2 "Skipped").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Skipped {
+    /// Its name starts with `#`: a comment sheet.
+    Comment,
+    /// No cell holds a value (a new workbook's unused `Sheet2`, a chart sheet).
+    Empty,
+}
+
+/// [`read_workbook`], also giving in `seen` every sheet it looked at, in workbook order, by its (NFC) name,
+/// with why it was skipped (`None`: it was read, or could not be; a hidden sheet not kept is not listed).
+fn read_workbook_in(
+    file: &SourceFile,
+    bytes: &[u8],
+    limits: &Limits,
+    keep_hidden: &dyn Fn(&str) -> bool,
+    diags: &mut Vec<Diagnostic>,
+    seen: &mut Vec<(String, Option<Skipped>)>,
+) -> Vec<RawTable> {
     let ext = file
         .path
         .extension()
@@ -72,6 +94,7 @@ pub fn read_workbook(
                         diags: &mut found,
                         facts,
                         keep_hidden,
+                        seen: &mut *seen,
                     };
                     sheets.read(wb, merges).unwrap_or_default()
                 }
@@ -117,6 +140,28 @@ pub fn read_workbook_file(
     limits: &Limits,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<RawTable> {
+    read_workbook_file_and_sheets(file, limits, diags).0
+}
+
+/// [`read_workbook_file`], and every sheet of the workbook in order (NFC names), with why it was skipped
+/// (`None`: it is a table source), so that a tool asked for a sheet that is no table can say that it exists
+/// and why (`gentable infer --sheet`).
+pub fn read_workbook_file_and_sheets(
+    file: &SourceFile,
+    limits: &Limits,
+    diags: &mut Vec<Diagnostic>,
+) -> (Vec<RawTable>, Vec<(String, Option<Skipped>)>) {
+    let mut seen = vec![];
+    let tables = read_file_in(file, limits, diags, &mut seen);
+    (tables, seen)
+}
+
+fn read_file_in(
+    file: &SourceFile,
+    limits: &Limits,
+    diags: &mut Vec<Diagnostic>,
+    seen: &mut Vec<(String, Option<Skipped>)>,
+) -> Vec<RawTable> {
     let len = std::fs::metadata(&file.path).map(|m| m.len()).unwrap_or(0);
     if len > limits.file_bytes {
         diags.push(
@@ -133,7 +178,7 @@ pub fn read_workbook_file(
         return vec![];
     }
     match std::fs::read(&file.path) {
-        Ok(bytes) => read_workbook(file, &bytes, limits, &|_| true, diags),
+        Ok(bytes) => read_workbook_in(file, &bytes, limits, &|_| true, diags, seen),
         Err(e) => {
             diags.push(Diagnostic::file_error(
                 Code::UnreadableFile,
@@ -190,6 +235,8 @@ struct Sheets<'a> {
     /// columns, merges); `None` for other formats.
     facts: Option<super::xlsx::Workbook<'a>>,
     keep_hidden: &'a dyn Fn(&str) -> bool,
+    /// Every sheet looked at, with why it was skipped ([`read_workbook_in`]).
+    seen: &'a mut Vec<(String, Option<Skipped>)>,
 }
 
 /// The file is not read further (the reason is in the diagnostics).
@@ -225,9 +272,15 @@ impl Sheets<'_> {
             .collect();
         let mut out = Vec::new();
         for (name, hidden) in names {
-            if name.starts_with('#') || (hidden && !(self.keep_hidden)(&name)) {
+            if hidden && !(self.keep_hidden)(&name) && !name.starts_with('#') {
                 continue;
             }
+            let nfc = super::raw::normalize_text(&name).into_owned();
+            if name.starts_with('#') {
+                self.seen.push((nfc, Some(Skipped::Comment)));
+                continue;
+            }
+            self.seen.push((nfc, None));
             let f = self
                 .facts
                 .as_mut()
@@ -304,6 +357,9 @@ impl Sheets<'_> {
             }
             // An empty sheet (workbooks often keep an unused Sheet2/Sheet3) is no table.
             if sheet.rows.values().all(|r| r.iter().all(RawCell::is_blank)) {
+                if let Some(last) = self.seen.last_mut() {
+                    last.1 = Some(Skipped::Empty);
+                }
                 continue;
             }
             let merges = if self.facts.is_some() {
