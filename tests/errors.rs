@@ -723,15 +723,9 @@ fn merged_header_spans_columns() {
 fn a_source_selected_by_two_tables() {
     let p = Project::new("[tables.Unit]\nfiles = [\"Unit*.csv\"]\n\n[tables.Hero]\nfiles = [\"Units.csv\"]\nschema = \"Unit\"\n");
     p.write("Table/Units.csv", format!("{HEADER}\n{ROW1}\n").as_bytes());
-    // The file then belongs to neither table: both sections also get the GT0003 "no file" warning.
-    let (d, warnings): (Vec<_>, Vec<_>) = p
-        .diags()
-        .into_iter()
-        .partition(|d| d.severity == Severity::Error);
-    assert_eq!(
-        warnings.iter().map(|w| w.code).collect::<Vec<_>>(),
-        ["GT0003", "GT0003"]
-    );
+    // The file then belongs to neither table, but the two sections are not also told that no file provides
+    // their table (GT0003, as they were): the one error names them both.
+    let d = p.diags();
     assert_locs(&d, &[("GT0002", "Table/Units.csv", None, 0, None, None)]);
     assert_eq!(
         d[0].message,
@@ -879,6 +873,67 @@ fn build_with_one_bad_cell_exits_1_and_leaves_generated_unchanged() {
     assert!(!snapshot(dir.path())
         .iter()
         .any(|(p, _)| p.to_string_lossy().contains("gentable-tmp")));
+}
+
+/// The diagnostics of `gentable check --message-format json` in `dir`: (code, file, row).
+fn check_json(dir: &Path) -> Vec<(String, String, u64)> {
+    let out = gentable(dir, &["check", "-q", "--message-format", "json"]);
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value =
+                serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
+            (
+                v["code"].as_str().unwrap().to_string(),
+                v["file"].as_str().unwrap().to_string(),
+                v["row"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// One broken workbook in FunnyPitch (MoveRules.xlsx: the MoveRule and MoveRuleLib sheets) reports exactly
+/// its own error, once, at the file: MovePiece's view, whose moves are keys of MoveRule, no longer adds a
+/// GT0407 ("must be a list of records or of keys of another table"), nor does an override of MoveRule add
+/// GT0003 ("names a table that no file provides"); the references into MoveRule stay unchecked.
+#[test]
+fn one_broken_workbook_reports_exactly_its_error() {
+    let dir = funnypitch_copy();
+    std::fs::write(dir.path().join("Table/MoveRules.xlsx"), "not a workbook").unwrap();
+    let toml = std::fs::read_to_string(dir.path().join("gentable.toml")).unwrap();
+    std::fs::write(
+        dir.path().join("gentable.toml"),
+        format!("{toml}\n[tables.MoveRule]\norder = \"source\"\n"),
+    )
+    .unwrap();
+    assert_eq!(
+        check_json(dir.path()),
+        [("GT0101".to_string(), "Table/MoveRules.xlsx".to_string(), 0)]
+    );
+}
+
+/// A schema that does not build reports exactly its own error: the views that go through its table (a
+/// foreign key to PieceType in InitPosition's and MovePiece's labels; `tables.Const.BoardWidth` for
+/// InitPosition's size) no longer add GT0407 ("which has no rows here", "there is no table Const").
+#[test]
+fn one_broken_schema_reports_exactly_its_error() {
+    for table in ["PieceType", "Const"] {
+        let dir = funnypitch_copy();
+        let path = dir.path().join(format!("schema/{table}.schema.json"));
+        let mut schema: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        schema["type"] = "array".into();
+        std::fs::write(&path, schema.to_string()).unwrap();
+        assert_eq!(
+            check_json(dir.path()),
+            [(
+                "GT0403".to_string(),
+                format!("schema/{table}.schema.json"),
+                0
+            )],
+            "{table}"
+        );
+    }
 }
 
 #[test]
