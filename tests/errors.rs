@@ -489,6 +489,34 @@ fn an_undecodable_dotted_cell_is_reported_once() {
     );
 }
 
+/// Helps that tell the designer to configure the table name its own section, never `[tables.<Name>]`: a
+/// header_marker no row has (GT0214, which had no Chinese either) and a CSV file over `[limits] sheet_cells`
+/// (GT0104).
+#[test]
+fn helps_name_the_table_they_tell_to_configure() {
+    let p = Project::new("[tables.Unit]\nheader_marker = \"##var\"\n");
+    p.unit_csv(&[HEADER, ROW1]);
+    let d = p.diags();
+    assert_locs(&d, &[("GT0214", CSV, None, 0, None, None)]);
+    let help = d[0].help.as_deref().unwrap();
+    assert_eq!(
+        help,
+        "mark the field-name row, or correct [tables.Unit] header_marker / marker_column"
+    );
+    assert_eq!(
+        gentable::diag::lang::message(help, gentable::diag::lang::Lang::Zh),
+        "标出字段名所在的行，或改正 [tables.Unit] 的 header_marker / marker_column"
+    );
+    let p = Project::new("[limits]\nsheet_cells = 10\n");
+    p.unit_csv(&[HEADER, ROW1, ROW2]);
+    let d = p.diags();
+    assert_locs(&d, &[("GT0104", CSV, None, 2, None, None)]);
+    assert_eq!(
+        d[0].help.as_deref(),
+        Some("split the table into several files ([tables.Unit] files), or raise [limits] sheet_cells")
+    );
+}
+
 #[test]
 fn missing_required_column() {
     let p = Project::new("");

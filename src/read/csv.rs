@@ -167,7 +167,7 @@ pub fn read_csv_bytes(
                                 limits.sheet_cells
                             ),
                         )
-                        .with_help("split the table into several files ([tables.<Name>] files), or raise [limits] sheet_cells"),
+                        .with_help(format!("split the table into several files ([tables.{name}] files), or raise [limits] sheet_cells")),
                     );
                     return None;
                 }

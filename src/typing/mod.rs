@@ -179,7 +179,10 @@ pub fn type_table(
                     src.name,
                     column_letters(layout.marker_col)
                 );
-                help = "mark the field-name row, or correct [tables.<Name>] header_marker / marker_column".into();
+                help = format!(
+                    "mark the field-name row, or correct [tables.{}] header_marker / marker_column",
+                    src.name
+                );
             }
             diags.push(d.with_help(help));
             complete = false;
