@@ -211,6 +211,100 @@ fn unknown_column_with_closest_name_hint() {
     );
 }
 
+/// A misspelt header close to an `x-gentable-aliases` entry (the sheet's own header text) is offered that
+/// alias and its field, for an unknown column (GT0211), for the required field it leaves without a column
+/// (GT0212) and for a vertical sheet's name cell; a header close to a field's name still gets the name.
+#[test]
+fn unknown_column_suggests_a_close_alias() {
+    let p = Project::new("[tables.Const]\nlayout = \"vertical\"\n");
+    p.write(
+        "schema/Unit.schema.json",
+        r#"{"type": "object", "x-gentable-primaryKey": "Id",
+            "properties": {"Id": {"type": "integer"},
+                           "Name": {"type": "string", "x-gentable-aliases": ["名称"]},
+                           "Hp": {"type": "integer", "x-gentable-aliases": ["生命值"]}},
+            "required": ["Id", "Name", "Hp"]}"#
+            .as_bytes(),
+    );
+    p.write(
+        "schema/Const.schema.json",
+        r#"{"type": "object", "x-gentable-mode": "one",
+            "properties": {"MaxHp": {"type": "integer", "x-gentable-aliases": ["最大生命"]}}}"#
+            .as_bytes(),
+    );
+    p.unit_csv(&["Id,名称,生命量", "1,弓箭手,10"]);
+    p.write("Table/Const.csv", "最大生命量,100\n".as_bytes());
+    let d = p.diags();
+    assert_locs(
+        &d,
+        &[
+            (
+                "GT0211",
+                "Table/Const.csv",
+                None,
+                1,
+                Some("A"),
+                Some("最大生命量"),
+            ),
+            ("GT0212", CSV, None, 1, None, Some("Hp")),
+            ("GT0211", CSV, None, 1, Some("C"), Some("生命量")),
+        ],
+    );
+    assert_eq!(
+        d[0].help.as_deref(),
+        Some("did you mean \"最大生命\" (an x-gentable-aliases name of \"MaxHp\")?")
+    );
+    assert_eq!(
+        d[1].help.as_deref(),
+        Some("the header \"生命量\" looks close; rename it to \"生命值\" (an x-gentable-aliases name of \"Hp\")")
+    );
+    assert_eq!(
+        d[2].help.as_deref(),
+        Some("did you mean \"生命值\" (an x-gentable-aliases name of \"Hp\")? To keep a note column, start its header with #")
+    );
+    // The same in Chinese.
+    let zh = |t: &str| gentable::diag::lang::message(t, gentable::diag::lang::Lang::Zh);
+    assert_eq!(
+        zh(d[2].help.as_deref().unwrap()),
+        "是不是想写 \"生命值\"（字段 \"Hp\" 在 x-gentable-aliases 中的别名）？要保留备注列，请让表头以 # 开头"
+    );
+    // A header close to a field's name is offered the name.
+    p.unit_csv(&["Id,名称,hp", "1,弓箭手,10"]);
+    p.write("Table/Const.csv", "MaxHP,100\n".as_bytes());
+    let d = p.diags();
+    let helps: Vec<&str> = d.iter().filter_map(|d| d.help.as_deref()).collect();
+    assert_eq!(
+        helps,
+        [
+            "did you mean \"MaxHp\"?",
+            "the header \"hp\" looks close; rename it to \"Hp\"",
+            "did you mean \"Hp\"? To keep a note column, start its header with #",
+        ]
+    );
+}
+
+/// `gentable explain GT0213` describes both ways two columns name one field: a repeated header, and a
+/// field's name beside one of its aliases (in both languages).
+#[test]
+fn explain_gt0213_describes_the_alias_case() {
+    let en = gentable::diag::code::explain("GT0213").unwrap();
+    assert!(
+        en.contains("the field's name and one of its x-gentable-aliases")
+            && en.contains("Id,Name,名称"),
+        "{en}"
+    );
+    let zh = gentable::diag::code::explain_in("GT0213", gentable::diag::lang::Lang::Zh).unwrap();
+    assert!(
+        zh.contains("字段名和它的一个 x-gentable-aliases 别名") && zh.contains("Id,Name,名称"),
+        "{zh}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_gentable"))
+        .args(["explain", "GT0213"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("x-gentable-aliases"));
+}
+
 #[test]
 fn bad_cell_grammar() {
     let p = Project::new("");
@@ -340,6 +434,89 @@ fn invalid_utf8_in_a_csv_cell_is_reported_once() {
     assert_eq!(d[0].cell_text.as_deref(), Some("Arch\\xE9r"));
 }
 
+/// A table file in UTF-16 without its byte-order mark (Excel's "Unicode Text" re-saved by a tool that dropped
+/// it) is one GT0102 at the file naming the encoding and the table's own section, and nothing else: no header
+/// or cell errors from reading it as UTF-8, no unused-override warning for its `[tables.Weapon]`, no missing
+/// references into it.
+#[test]
+fn utf16_without_a_bom_is_one_error_at_the_file() {
+    let p = Project::new("[tables.Weapon]\ndelimiter = \"\\t\"\n");
+    let weapon: Vec<u8> = "Id\r\nBow\r\nSword\r\n"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    p.write("Table/Weapon.csv", &weapon);
+    p.unit_csv(&[HEADER, ROW1, ROW2]);
+    let d = p.diags();
+    assert_locs(&d, &[("GT0102", "Table/Weapon.csv", None, 0, None, None)]);
+    assert_eq!(
+        d[0].message,
+        "the file is UTF-16LE text without a byte-order mark (every other byte is 0), but it is read as UTF-8"
+    );
+    assert_eq!(
+        d[0].help.as_deref(),
+        Some("save the file as UTF-8, or set [tables.Weapon] encoding = \"utf-16le\" in gentable.toml")
+    );
+    // As the help says: the same bytes with the encoding declared are valid.
+    p.write(
+        "gentable.toml",
+        b"[project]\nname = \"Errors\"\n\n[tables.Weapon]\nencoding = \"utf-16le\"\n",
+    );
+    let loaded = gentable::config::load(&p.path("gentable.toml")).unwrap();
+    let v = gentable::build::load(&loaded).unwrap_or_else(|d| panic!("{:#?}", d.items));
+    assert_eq!(v.project.table("Weapon").unwrap().rows.len(), 2);
+}
+
+/// A record over dotted columns whose sub-cell is not UTF-8 is reported once, by the reader (it was also
+/// reported by typing, with an unfilled `[tables.<name>]` in its help).
+#[test]
+fn an_undecodable_dotted_cell_is_reported_once() {
+    let p = Project::new("");
+    p.write(
+        "schema/Unit.schema.json",
+        br#"{"type":"object","x-gentable-primaryKey":"Id","properties":{"Id":{"type":"integer"},
+            "Pos":{"type":"object","properties":{"x":{"type":"string"},"y":{"type":"integer"}},"required":["x","y"]}},
+            "required":["Id","Pos"]}"#,
+    );
+    p.write("Table/Unit.csv", b"Id,Pos.x,Pos.y\n1,a\xffb,2\n");
+    let d = p.diags();
+    assert_locs(&d, &[("GT0102", CSV, None, 2, Some("B"), None)]);
+    assert_eq!(
+        d[0].help.as_deref(),
+        Some(
+            "save the file as UTF-8, or set [tables.Unit] encoding in gentable.toml (e.g. \"gbk\")"
+        )
+    );
+}
+
+/// Helps that tell the designer to configure the table name its own section, never `[tables.<Name>]`: a
+/// header_marker no row has (GT0214, which had no Chinese either) and a CSV file over `[limits] sheet_cells`
+/// (GT0104).
+#[test]
+fn helps_name_the_table_they_tell_to_configure() {
+    let p = Project::new("[tables.Unit]\nheader_marker = \"##var\"\n");
+    p.unit_csv(&[HEADER, ROW1]);
+    let d = p.diags();
+    assert_locs(&d, &[("GT0214", CSV, None, 0, None, None)]);
+    let help = d[0].help.as_deref().unwrap();
+    assert_eq!(
+        help,
+        "mark the field-name row, or correct [tables.Unit] header_marker / marker_column"
+    );
+    assert_eq!(
+        gentable::diag::lang::message(help, gentable::diag::lang::Lang::Zh),
+        "标出字段名所在的行，或改正 [tables.Unit] 的 header_marker / marker_column"
+    );
+    let p = Project::new("[limits]\nsheet_cells = 10\n");
+    p.unit_csv(&[HEADER, ROW1, ROW2]);
+    let d = p.diags();
+    assert_locs(&d, &[("GT0104", CSV, None, 2, None, None)]);
+    assert_eq!(
+        d[0].help.as_deref(),
+        Some("split the table into several files ([tables.Unit] files), or raise [limits] sheet_cells")
+    );
+}
+
 #[test]
 fn missing_required_column() {
     let p = Project::new("");
@@ -401,7 +578,95 @@ fn json_schema_keywords() {
         "{}",
         d[1].message
     );
-    assert_eq!(d[1].cell_text.as_deref(), Some("-2.0"));
+    // The cell as typed, not the validated number's JSON form (-2.0).
+    assert_eq!(d[1].cell_text.as_deref(), Some("-2"));
+}
+
+/// GT0301's `cell_text` is the cell's text as read (as typed in a CSV file, as Excel shows a workbook cell),
+/// never the validated value's JSON form (`1e+16`, `[1,2,3]`, `-2.0`, `1500.0`): in `--message-format json`,
+/// from `build::load` and from `build::inspect` (the report's diagnostics).
+#[test]
+fn schema_keyword_findings_show_the_cell_text_as_read() {
+    let p = Project::new("");
+    p.write(
+        "schema/Unit.schema.json",
+        UNIT_SCHEMA
+            .replace(
+                r#""Speed": { "type": "number", "minimum": 0 }"#,
+                r#""Speed": { "type": "number", "minimum": 0, "maximum": 100 }"#,
+            )
+            .replace(
+                r#""items": { "type": "integer" } }"#,
+                r#""items": { "type": "integer" }, "maxItems": 2 }"#,
+            )
+            .as_bytes(),
+    );
+    p.unit_csv(&[
+        HEADER,
+        "1,Archer,10,Red,10000000000000000,1|2|3,Bow",
+        "2,Knight,20,Blue,-2,,Sword",
+        "3,Mage,30,Red,1.50e3,,Bow",
+    ]);
+    let want = [
+        (2, "E", "10000000000000000"),
+        (2, "F", "1|2|3"),
+        (3, "E", "-2"),
+        (4, "E", "1.50e3"),
+    ];
+    let texts = |d: &[Diagnostic]| -> Vec<(usize, String, String)> {
+        d.iter()
+            .map(|d| {
+                assert_eq!(d.code.as_str(), "GT0301", "{d}");
+                (
+                    d.row,
+                    d.column.clone().unwrap(),
+                    d.cell_text.clone().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let want_owned: Vec<(usize, String, String)> = want
+        .iter()
+        .map(|(r, c, t)| (*r, c.to_string(), t.to_string()))
+        .collect();
+    assert_eq!(texts(&p.diags()), want_owned);
+    let loaded = gentable::config::load(&p.path("gentable.toml")).unwrap();
+    assert_eq!(
+        texts(&gentable::build::inspect(&loaded).diagnostics),
+        want_owned
+    );
+    let out = gentable(p.dir.path(), &["check", "-q", "--message-format", "json"]);
+    let json: Vec<(usize, String, String)> = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (
+                v["row"].as_u64().unwrap() as usize,
+                v["column"].as_str().unwrap().to_string(),
+                v["cell_text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(json, want_owned);
+    // A workbook: the number as Excel shows it, the text cell as written.
+    std::fs::remove_file(p.path(CSV)).unwrap();
+    unit_xlsx(&p, |ws| {
+        for (c, v) in ["1", "Archer", "10", "Red"].iter().enumerate() {
+            ws.write_string(1, c as u16, *v).unwrap();
+        }
+        ws.write_number(1, 4, 1e16).unwrap();
+        ws.write_string(1, 5, "1|2|3").unwrap();
+        ws.write_string(1, 6, "Bow").unwrap();
+    });
+    let d = p.diags();
+    assert_eq!(
+        texts(&d),
+        [
+            (2, "E".to_string(), "10000000000000000".to_string()),
+            (2, "F".to_string(), "1|2|3".to_string())
+        ]
+    );
+    assert_eq!(d[0].sheet.as_deref(), Some("Unit"));
 }
 
 /// Column letters stay the sheet's real columns under the reading overrides (first_column, marker rows).
@@ -486,15 +751,9 @@ fn merged_header_spans_columns() {
 fn a_source_selected_by_two_tables() {
     let p = Project::new("[tables.Unit]\nfiles = [\"Unit*.csv\"]\n\n[tables.Hero]\nfiles = [\"Units.csv\"]\nschema = \"Unit\"\n");
     p.write("Table/Units.csv", format!("{HEADER}\n{ROW1}\n").as_bytes());
-    // The file then belongs to neither table: both sections also get the GT0003 "no file" warning.
-    let (d, warnings): (Vec<_>, Vec<_>) = p
-        .diags()
-        .into_iter()
-        .partition(|d| d.severity == Severity::Error);
-    assert_eq!(
-        warnings.iter().map(|w| w.code).collect::<Vec<_>>(),
-        ["GT0003", "GT0003"]
-    );
+    // The file then belongs to neither table, but the two sections are not also told that no file provides
+    // their table (GT0003, as they were): the one error names them both.
+    let d = p.diags();
     assert_locs(&d, &[("GT0002", "Table/Units.csv", None, 0, None, None)]);
     assert_eq!(
         d[0].message,
@@ -642,6 +901,67 @@ fn build_with_one_bad_cell_exits_1_and_leaves_generated_unchanged() {
     assert!(!snapshot(dir.path())
         .iter()
         .any(|(p, _)| p.to_string_lossy().contains("gentable-tmp")));
+}
+
+/// The diagnostics of `gentable check --message-format json` in `dir`: (code, file, row).
+fn check_json(dir: &Path) -> Vec<(String, String, u64)> {
+    let out = gentable(dir, &["check", "-q", "--message-format", "json"]);
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value =
+                serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"));
+            (
+                v["code"].as_str().unwrap().to_string(),
+                v["file"].as_str().unwrap().to_string(),
+                v["row"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// One broken workbook in FunnyPitch (MoveRules.xlsx: the MoveRule and MoveRuleLib sheets) reports exactly
+/// its own error, once, at the file: MovePiece's view, whose moves are keys of MoveRule, no longer adds a
+/// GT0407 ("must be a list of records or of keys of another table"), nor does an override of MoveRule add
+/// GT0003 ("names a table that no file provides"); the references into MoveRule stay unchecked.
+#[test]
+fn one_broken_workbook_reports_exactly_its_error() {
+    let dir = funnypitch_copy();
+    std::fs::write(dir.path().join("Table/MoveRules.xlsx"), "not a workbook").unwrap();
+    let toml = std::fs::read_to_string(dir.path().join("gentable.toml")).unwrap();
+    std::fs::write(
+        dir.path().join("gentable.toml"),
+        format!("{toml}\n[tables.MoveRule]\norder = \"source\"\n"),
+    )
+    .unwrap();
+    assert_eq!(
+        check_json(dir.path()),
+        [("GT0101".to_string(), "Table/MoveRules.xlsx".to_string(), 0)]
+    );
+}
+
+/// A schema that does not build reports exactly its own error: the views that go through its table (a
+/// foreign key to PieceType in InitPosition's and MovePiece's labels; `tables.Const.BoardWidth` for
+/// InitPosition's size) no longer add GT0407 ("which has no rows here", "there is no table Const").
+#[test]
+fn one_broken_schema_reports_exactly_its_error() {
+    for table in ["PieceType", "Const"] {
+        let dir = funnypitch_copy();
+        let path = dir.path().join(format!("schema/{table}.schema.json"));
+        let mut schema: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        schema["type"] = "array".into();
+        std::fs::write(&path, schema.to_string()).unwrap();
+        assert_eq!(
+            check_json(dir.path()),
+            [(
+                "GT0403".to_string(),
+                format!("schema/{table}.schema.json"),
+                0
+            )],
+            "{table}"
+        );
+    }
 }
 
 #[test]

@@ -1281,6 +1281,18 @@ fn every_error_path_of_the_command_line_reads_in_chinese() {
     let missing = s(&d.join("nowhere/gentable.toml"));
     let fake_xlsx = d.join("fake.xlsx");
     std::fs::write(&fake_xlsx, "not a workbook").unwrap();
+    // A workbook with a table, a comment sheet and an empty sheet, for `infer --sheet`.
+    let sheets_xlsx = d.join("sheets.xlsx");
+    {
+        let mut wb = rust_xlsxwriter::Workbook::new();
+        let ws = wb.add_worksheet().set_name("Unit").unwrap();
+        ws.write_string(0, 0, "Id").unwrap();
+        ws.write_number(1, 0, 1).unwrap();
+        let ws = wb.add_worksheet().set_name("#Notes").unwrap();
+        ws.write_string(0, 0, "x").unwrap();
+        wb.add_worksheet().set_name("Sheet2").unwrap();
+        wb.save(&sheets_xlsx).unwrap();
+    }
     let fake_ods = d.join("fake.ods");
     std::fs::write(&fake_ods, "not a workbook").unwrap();
     let fake_xls = d.join("fake.xls");
@@ -1337,6 +1349,9 @@ fn every_error_path_of_the_command_line_reads_in_chinese() {
         ],
         vec!["infer", &s(&d.join("missing.csv"))],
         vec!["infer", &s(&fake_xlsx)],
+        vec!["infer", &s(&sheets_xlsx), "--sheet", "#Notes"],
+        vec!["infer", &s(&sheets_xlsx), "--sheet", "Sheet2"],
+        vec!["infer", &s(&sheets_xlsx), "--sheet", "Nope"],
         vec!["init", &s(&good)],
         vec!["report", "-c", &missing],
         vec!["report", "-c", &syntax],

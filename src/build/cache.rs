@@ -452,6 +452,9 @@ fn decode_tables(d: &mut Dec) -> Option<Vec<RawTable>> {
             merges,
             hidden_rows,
             hidden_cols,
+            // A source that could not be read comes with its diagnostic, and reads with diagnostics are
+            // never cached.
+            unread: false,
         });
     }
     d.b.is_empty().then_some(tables)
@@ -725,6 +728,7 @@ mod tests {
             }],
             hidden_rows: vec![3, 9],
             hidden_cols: vec![1],
+            unread: false,
         }]
     }
 

@@ -257,6 +257,7 @@ pub fn run(req: &Request) -> Outcome {
         Err(d) => d.clone(),
     };
     let sources = stages::report_sources(&loaded, &ctx, &diags.items, &typed);
+    sources.fill_cell_texts(&mut diags.items);
     if req.deny_warnings {
         diags.deny_warnings();
     }
@@ -520,10 +521,11 @@ pub fn inspect(loaded: &Loaded) -> Inspection {
         .kept
         .and_then(|k| k.into_inner().ok())
         .unwrap_or_default();
-    let (project, diagnostics) = match result {
+    let (project, mut diagnostics) = match result {
         Ok(v) => (v.project, v.warnings),
         Err(d) => (kept.project.unwrap_or_default(), d.items),
     };
+    stages::sources_of_rows(&kept.raw, &diagnostics).fill_cell_texts(&mut diagnostics);
     Inspection {
         raw: kept.raw,
         project,
@@ -534,9 +536,21 @@ pub fn inspect(loaded: &Loaded) -> Inspection {
 }
 
 /// Read, type and validate every table of `loaded` (no cache, no progress). `Err` holds every diagnostic
-/// (errors and warnings), sorted.
+/// (errors and warnings), sorted; a schema-keyword finding (GT0301) holds its cell's text as read, like the
+/// command line's (the files it points at are read again).
 pub fn load(loaded: &Loaded) -> Result<Validated, Diagnostics> {
-    checked(loaded, &Context::plain(), Plan::Full).0
+    let ctx = Context::plain();
+    let (result, typed) = checked(loaded, &ctx, Plan::Full);
+    result.map_err(|mut d| {
+        let keyword: Vec<Diagnostic> = d
+            .items
+            .iter()
+            .filter(|x| x.code == Code::SchemaKeyword)
+            .cloned()
+            .collect();
+        stages::report_sources(loaded, &ctx, &keyword, &typed).fill_cell_texts(&mut d.items);
+        d
+    })
 }
 
 /// Convenience for tests and tools: load and validate the project of `gentable.toml` at `config_path`.

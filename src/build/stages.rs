@@ -80,6 +80,8 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
         .collect();
     let mut by_table: BTreeMap<String, Vec<RawTable>> = BTreeMap::new();
     let mut read_failed = false;
+    // Some file (or sheet) could not be read at all: which tables it holds is unknown.
+    let mut tables_unknown = false;
     for (f, (tables, d)) in files.iter().zip(read) {
         // A one-table rebuild: each file provides exactly the tables it provided before.
         if let Some(p) = partial {
@@ -89,10 +91,12 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
                 return None;
             }
         }
-        // A file none of whose tables could be read: references into tables it might hold stay unchecked.
-        read_failed |= d
-            .iter()
-            .any(|x| x.code == Code::UnreadableFile || x.code == Code::MalformedCsv);
+        // A file none of whose tables could be read (unreadable, over a limit), or a sheet of it: references
+        // into tables it might hold stay unchecked, and an override may name one of them.
+        let lost = d.iter().any(|x| x.code == Code::UnreadableFile)
+            || (tables.is_empty() && has_errors(&d));
+        tables_unknown |= lost;
+        read_failed |= lost || d.iter().any(|x| x.code == Code::MalformedCsv);
         diags.extend(d);
         for t in tables {
             by_table.entry(t.name.clone()).or_default().push(t);
@@ -184,7 +188,8 @@ pub(crate) fn validate(loaded: &Loaded, ctx: &Context, plan: &Plan) -> Option<Ch
         None => by_table.keys().cloned().collect(),
     };
     for name in loaded.config.tables.keys() {
-        if !names.contains(name) && !refused.contains(name) {
+        // While a file could not be read, the table an override names may be in it: its error says so.
+        if !names.contains(name) && !refused.contains(name) && !tables_unknown {
             diags.push(
                 Diagnostic::file_error(
                     Code::UnusedOverride,
@@ -558,7 +563,10 @@ pub(crate) fn report_sources(
 
 /// The rows of `tables` that some diagnostic of `diags` points at, as the designer sees them (for the human
 /// report's source lines); linear in both.
-fn sources_of_rows(tables: &[RawTable], diags: &[Diagnostic]) -> crate::diag::render::Sources {
+pub(crate) fn sources_of_rows(
+    tables: &[RawTable],
+    diags: &[Diagnostic],
+) -> crate::diag::render::Sources {
     let wanted: HashSet<(&str, Option<&str>, usize)> = diags
         .iter()
         .filter(|d| d.row > 0)

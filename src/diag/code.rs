@@ -86,7 +86,7 @@ codes! {
         "A table file could not be opened: missing permissions, or a workbook that is not a valid xlsx/xls/ods (for example a renamed CSV). Fix: re-save the file from the spreadsheet application.";
     BadEncoding = "GT0102", Data,
         "bad text encoding",
-        "A CSV cell holds bytes that are not valid in the table's encoding (UTF-8 unless [tables.<Name>] encoding says otherwise). Example: a GBK export read as UTF-8 shows as mojibake. Fix: save as UTF-8, or set encoding = \"gbk\" (or the right label) for that table.";
+        "A CSV cell holds bytes that are not valid in the table's encoding (UTF-8 unless [tables.<Name>] encoding says otherwise), or the whole file is UTF-16 text without a byte-order mark (a 0 byte in every other byte), which is reported once at the file. Example: a GBK export read as UTF-8 shows as mojibake; Excel's \"Unicode Text\" re-saved by a tool that dropped its byte-order mark. Fix: save as UTF-8, or set encoding = \"gbk\" (or the right label: \"utf-16le\", \"utf-16be\", ...) for that table.";
     MalformedCsv = "GT0103", Data,
         "malformed CSV",
         "The CSV parser could not read a record, usually because of an unbalanced quote. Example: a cell written as \"Iron Guard with no closing quote. Fix: close the quote; a literal quote inside a quoted cell is written twice (\"\").";
@@ -131,7 +131,7 @@ codes! {
         "A property listed in the schema's required has no column. Example: the schema requires Hp but the header row is Id,Name,Side. Fix: add the column, or remove the property from required.";
     DuplicateColumn = "GT0213", Data,
         "duplicate column",
-        "Two columns have the same header but the field is not an array (only arrays may span columns). Example: the header row Id,Hp,Hp where Hp is an integer. Fix: rename or delete one.";
+        "Two columns name the same field: the same header twice when the field is not an array (only arrays may span columns), or the field's name and one of its x-gentable-aliases (or two of its aliases), whatever the field's type, since an alias is only another header for the same column. Example: the header row Id,Hp,Hp where Hp is an integer; or Id,Name,名称 where the schema gives Name \"x-gentable-aliases\": [\"名称\"]. Fix: rename or delete one; of a name and an alias, keep one of the two columns.";
     NoHeader = "GT0214", Data,
         "no header row",
         "The table has no non-comment row to read field names from, or header_row points past the end. Example: a sheet whose every row starts with #, or header_row = 9 in a 5-row file. Fix: add a header row, or correct [tables.<Name>] header_row.";

@@ -79,6 +79,24 @@ impl Sources {
     fn get(&self, d: &Diagnostic) -> Option<&Vec<String>> {
         self.rows.get(&(d.file.clone(), d.sheet.clone(), d.row))
     }
+    /// The text of the cell `d` points at (its file, sheet, row and column), as read, if its row is here.
+    pub fn cell(&self, d: &Diagnostic) -> Option<&str> {
+        let col = d.column.as_deref().and_then(column_from_letters)?;
+        self.get(d)?.get(col).map(String::as_str)
+    }
+    /// Give every schema-keyword finding (GT0301) at a cell the cell's text as read, where its row is here:
+    /// the validator sees a typed value, whose JSON form (`1e+16`, `0.1`, `[1,2,3]`) is not what the designer
+    /// typed or saw (`10000000000000000`, `0.10`, `1|2|3`). A finding whose row is not here keeps that form.
+    pub fn fill_cell_texts(&self, diags: &mut [Diagnostic]) {
+        for d in diags
+            .iter_mut()
+            .filter(|d| d.code == Code::SchemaKeyword && d.row > 0)
+        {
+            if let Some(t) = self.cell(d) {
+                d.cell_text = Some(t.to_string());
+            }
+        }
+    }
 }
 
 /// Render every diagnostic as lines of text (no cap, no source lines).

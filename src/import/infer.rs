@@ -103,7 +103,7 @@ pub fn command(file: &Path, sheet: Option<&str>, lang: Lang) -> Report {
             rel_in_folder: file.to_string_lossy().to_string(),
         };
         let mut diags = vec![];
-        let sheets = crate::read::workbook::read_workbook_file(
+        let (sheets, seen) = crate::read::workbook::read_workbook_file_and_sheets(
             &src,
             &crate::config::Limits::default(),
             &mut diags,
@@ -111,18 +111,14 @@ pub fn command(file: &Path, sheet: Option<&str>, lang: Lang) -> Report {
         if let Some(d) = diags.first() {
             return fail(d.message.clone());
         }
+        // Sheet names are NFC as read (a name typed on macOS may come in NFD).
+        let wanted = sheet.map(|s| crate::read::raw::normalize_text(s).into_owned());
         match sheets
             .into_iter()
-            .find(|t| sheet.is_none() || t.sheet.as_deref() == sheet)
+            .find(|t| wanted.is_none() || t.sheet == wanted)
         {
             Some(t) => t,
-            None => {
-                return fail(format!(
-                    "{} has no sheet {:?}",
-                    file.display(),
-                    sheet.unwrap_or("")
-                ))
-            }
+            None => return fail(no_sheet(file, wanted.as_deref(), &seen)),
         }
     } else if let Some(s) = sheet {
         // A CSV file has no sheets: a --sheet would be ignored, so it is refused.
@@ -144,6 +140,39 @@ pub fn command(file: &Path, sheet: Option<&str>, lang: Lang) -> Report {
     Report {
         stdout: serde_json::to_string_pretty(&schema_of(&table, &title)).expect("json") + "\n",
         ..Report::default()
+    }
+}
+
+/// Why `gentable infer` has no sheet `wanted` (or, without `--sheet`, no sheet at all) of the workbook
+/// `file` to read: a sheet of that name that exists is skipped as a comment sheet or as empty (say so, and
+/// what makes it a table); else the sheets it has.
+fn no_sheet(
+    file: &Path,
+    wanted: Option<&str>,
+    sheets: &[(String, Option<crate::read::workbook::Skipped>)],
+) -> String {
+    use crate::read::workbook::Skipped;
+    let Some(wanted) = wanted else {
+        return format!(
+            "{} has no sheet with a value to infer a schema from: its sheets are empty or comment sheets (named #…)",
+            file.display()
+        );
+    };
+    match sheets.iter().find(|(n, _)| n == wanted).and_then(|(_, why)| *why) {
+        Some(Skipped::Comment) => format!(
+            "sheet {wanted:?} of {} is skipped: its name starts with #, which makes it a comment sheet, not a table (rename it to make it a table)",
+            file.display()
+        ),
+        Some(Skipped::Empty) => format!(
+            "sheet {wanted:?} of {} is skipped: it has no cell with a value, and an empty sheet is no table",
+            file.display()
+        ),
+        None if sheets.is_empty() => format!("{} has no sheet {wanted:?}", file.display()),
+        None => format!(
+            "{} has no sheet {wanted:?}; its sheets are {}",
+            file.display(),
+            crate::diag::list::and(sheets.iter().map(|(n, _)| format!("{n:?}")))
+        ),
     }
 }
 
@@ -272,6 +301,68 @@ mod tests {
             r.stdout.contains("\"x-gentable-primaryKey\": \"Id\""),
             "{}",
             r.stdout
+        );
+    }
+
+    /// `--sheet` naming a sheet that exists but is no table says so and why (it said "has no sheet"): a
+    /// comment sheet (`#…`) and an empty one; a sheet that does not exist gets the workbook's sheets; a
+    /// workbook without a table sheet says so (it said `has no sheet ""`).
+    #[test]
+    fn a_skipped_sheet_is_named_with_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let book = dir.path().join("Units.xlsx");
+        let mut wb = rust_xlsxwriter::Workbook::new();
+        let ws = wb.add_worksheet().set_name("Unit").unwrap();
+        ws.write_string(0, 0, "Id").unwrap();
+        ws.write_number(1, 0, 1).unwrap();
+        let ws = wb.add_worksheet().set_name("#Notes").unwrap();
+        ws.write_string(0, 0, "Id").unwrap();
+        ws.write_number(1, 0, 1).unwrap();
+        wb.add_worksheet().set_name("Sheet2").unwrap();
+        wb.save(&book).unwrap();
+        let shown = book.display().to_string();
+        for (sheet, en, zh) in [
+            (
+                "#Notes",
+                format!("error: sheet \"#Notes\" of {shown} is skipped: its name starts with #, which makes it a comment sheet, not a table (rename it to make it a table)\n"),
+                format!("错误：{shown} 的工作表 \"#Notes\" 被跳过：它的名称以 # 开头，因此是注释工作表而不是表（改名后才是表）\n"),
+            ),
+            (
+                "Sheet2",
+                format!("error: sheet \"Sheet2\" of {shown} is skipped: it has no cell with a value, and an empty sheet is no table\n"),
+                format!("错误：{shown} 的工作表 \"Sheet2\" 被跳过：它没有任何有值的单元格，空工作表不是表\n"),
+            ),
+            (
+                "Nope",
+                format!("error: {shown} has no sheet \"Nope\"; its sheets are \"Unit\", \"#Notes\" and \"Sheet2\"\n"),
+                format!("错误：{shown} 没有工作表 \"Nope\"；它的工作表是 \"Unit\"、\"#Notes\" 和 \"Sheet2\"\n"),
+            ),
+        ] {
+            let r = command(&book, Some(sheet), Lang::En);
+            assert_eq!((r.exit_code, r.stdout.as_str()), (2, ""), "{sheet}");
+            assert_eq!(r.stderr, en);
+            assert_eq!(command(&book, Some(sheet), Lang::Zh).stderr, zh);
+        }
+        let r = command(&book, Some("Unit"), Lang::En);
+        assert_eq!(r.exit_code, 0, "{}", r.stderr);
+        assert!(r.stdout.contains("\"title\": \"Unit\""), "{}", r.stdout);
+        // No table sheet at all, and no --sheet.
+        let empty = dir.path().join("Empty.xlsx");
+        let mut wb = rust_xlsxwriter::Workbook::new();
+        wb.add_worksheet().set_name("Sheet1").unwrap();
+        wb.add_worksheet()
+            .set_name("#Notes")
+            .unwrap()
+            .write_string(0, 0, "x")
+            .unwrap();
+        wb.save(&empty).unwrap();
+        let r = command(&empty, None, Lang::En);
+        assert_eq!(
+            r.stderr,
+            format!(
+                "error: {} has no sheet with a value to infer a schema from: its sheets are empty or comment sheets (named #…)\n",
+                empty.display()
+            )
         );
     }
 

@@ -298,6 +298,20 @@ impl Field {
             .position(|f| f.name == h)
             .or_else(|| fields.iter().position(|f| f.aliases.iter().any(|a| a == h)))
     }
+
+    /// For a header (or a vertical sheet's name cell) `h` that names no field: the field name or
+    /// `x-gentable-aliases` entry of `fields` closest to it ([`crate::diag::closest`]), with the field it
+    /// names — names before aliases, so a name wins a tie. A misspelt alias (`攻击率` for the alias `攻击力`)
+    /// is offered as that alias, the text the designer meant to type.
+    pub fn closest_header<'a>(fields: &'a [Field], h: &str) -> Option<(&'a str, &'a Field)> {
+        let names = fields.iter().map(|f| (f.name.as_str(), f));
+        let aliases = fields
+            .iter()
+            .flat_map(|f| f.aliases.iter().map(move |a| (a.as_str(), f)));
+        let all: Vec<(&str, &Field)> = names.chain(aliases).collect();
+        let c = crate::diag::closest(h, all.iter().map(|(t, _)| *t))?;
+        all.into_iter().find(|(t, _)| *t == c)
+    }
 }
 
 /// A generated enum type (a JSON Schema string `enum`).

@@ -33,6 +33,44 @@ pub fn read_csv_bytes(
         (_, Some(e)) if e == encoding_rs::UTF_16LE || e == encoding_rs::UTF_16BE => Some(e),
         _ => None,
     };
+    // UTF-16 that lost its byte-order mark (Excel's "Unicode Text" re-saved by a tool that dropped it) read
+    // as UTF-8 or GBK gives a NUL in every other character: say what the file is instead.
+    if utf16.is_none() && !bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        if let Some(e16) = utf16_without_bom(bytes) {
+            let read_as = configured.unwrap_or(encoding_rs::UTF_8).name();
+            let label = if e16 == encoding_rs::UTF_16LE {
+                "utf-16le"
+            } else {
+                "utf-16be"
+            };
+            // Excel's "Unicode Text" is tab-separated: say so when the first line has tabs.
+            let tabs = delimiter != b'\t'
+                && e16
+                    .decode_without_bom_handling(&bytes[..bytes.len().min(4096) & !1])
+                    .0
+                    .lines()
+                    .next()
+                    .is_some_and(|l| l.contains('\t') && !l.contains(delimiter as char));
+            let help = if tabs {
+                format!("save the file as UTF-8, or set [tables.{name}] encoding = {label:?} and delimiter = \"\\t\" in gentable.toml (its columns are separated by tabs)")
+            } else {
+                format!("save the file as UTF-8, or set [tables.{name}] encoding = {label:?} in gentable.toml")
+            };
+            diags.push(
+                Diagnostic::file_error(
+                    Code::BadEncoding,
+                    rel,
+                    format!(
+                        "the file is {} text without a byte-order mark (every other byte is 0), but it is read as {read_as}",
+                        e16.name()
+                    ),
+                )
+                .with_help(help),
+            );
+            table.unread = true;
+            return Some(table);
+        }
+    }
     let decoded_owned;
     let (data, enc): (&[u8], &'static encoding_rs::Encoding) = if let Some(e16) = utf16 {
         let body = if bytes.len() >= 2 && matches!(bytes[..2], [0xFF, 0xFE] | [0xFE, 0xFF]) {
@@ -50,7 +88,8 @@ pub fn read_csv_bytes(
                     Code::BadEncoding,
                     rel,
                     format!("the file is not valid {}: it has an unpaired surrogate or an odd byte count", e16.name()),
-                ).with_help("re-export the sheet as \"Unicode Text\" or set [tables.<name>] encoding"));
+                ).with_help(format!("re-export the sheet as \"Unicode Text\" or set [tables.{name}] encoding")));
+                table.unread = true;
                 return Some(table);
             }
         }
@@ -78,7 +117,7 @@ pub fn read_csv_bytes(
         let rows: Vec<(RawRow, Vec<Diagnostic>)> = batch
             .par_iter()
             .with_min_len(256)
-            .map(|(rec, origin)| record_row(rec, origin, enc, limits))
+            .map(|(rec, origin)| record_row(rec, origin, name, enc, limits))
             .collect();
         for (row, d) in rows {
             table.rows.push(row);
@@ -128,7 +167,7 @@ pub fn read_csv_bytes(
                                 limits.sheet_cells
                             ),
                         )
-                        .with_help("split the table into several files ([tables.<Name>] files), or raise [limits] sheet_cells"),
+                        .with_help(format!("split the table into several files ([tables.{name}] files), or raise [limits] sheet_cells")),
                     );
                     return None;
                 }
@@ -181,6 +220,36 @@ pub fn read_csv_bytes(
     Some(table)
 }
 
+/// The UTF-16 form `bytes` are in when they look like UTF-16 text without a byte-order mark: ASCII-heavy
+/// text (CSV's delimiters, digits, line breaks, Latin names) whose every other byte is 0 — the high byte of
+/// each code unit, second in UTF-16LE, first in UTF-16BE — while the other byte of a unit is almost never 0,
+/// and the whole decodes as that UTF-16. UTF-8 and GBK text never hold a 0 byte, so a real CSV file of either
+/// is never taken for UTF-16. Judged on the first 8 KiB.
+pub fn utf16_without_bom(bytes: &[u8]) -> Option<&'static encoding_rs::Encoding> {
+    if bytes.len() < 4 || bytes.len() % 2 == 1 {
+        return None;
+    }
+    let sample = &bytes[..bytes.len().min(8192)];
+    let units = sample.len() / 2;
+    let (mut first, mut second) = (0usize, 0usize);
+    for u in sample.chunks_exact(2) {
+        first += usize::from(u[0] == 0);
+        second += usize::from(u[1] == 0);
+    }
+    // At least a quarter of the units are ASCII (or Latin-1) characters, and the other byte is 0 in at most
+    // one unit of 20 of those (U+0100, U+0200, … have a zero low byte; they are rare).
+    let e = if second * 4 >= units && first * 20 <= second {
+        encoding_rs::UTF_16LE
+    } else if first * 4 >= units && second * 20 <= first {
+        encoding_rs::UTF_16BE
+    } else {
+        return None;
+    };
+    e.decode_without_bom_handling_and_without_replacement(bytes)
+        .is_some()
+        .then_some(e)
+}
+
 /// Records per batch of [`read_csv_bytes`]: large enough that handing a batch to the cores costs nothing
 /// next to decoding it, small enough that its record copies stay a few MB.
 const BATCH_RECORDS: usize = 8192;
@@ -191,6 +260,7 @@ const BATCH_RECORDS: usize = 8192;
 fn record_row(
     rec: &csv::ByteRecord,
     origin: &RowOrigin,
+    name: &str,
     enc: &'static encoding_rs::Encoding,
     limits: &Limits,
 ) -> (RawRow, Vec<Diagnostic>) {
@@ -230,7 +300,7 @@ fn record_row(
                         Some(&shown),
                         format!("the cell is not valid {} text", enc.name()),
                     )
-                    .with_help(encoding_help(field, enc)),
+                    .with_help(encoding_help(field, name, enc)),
                 );
                 cells.push(RawCell::Undecodable(shown));
                 continue;
@@ -283,18 +353,20 @@ fn escape_invalid(field: &[u8], enc: &'static encoding_rs::Encoding) -> String {
     out
 }
 
-/// The fix for an undecodable cell: when its bytes are valid GBK (the usual encoding of Chinese CSV exports)
-/// the help says what they read as.
-fn encoding_help(field: &[u8], enc: &'static encoding_rs::Encoding) -> String {
+/// The fix for an undecodable cell of table `name`: when its bytes are valid GBK (the usual encoding of
+/// Chinese CSV exports) the help says what they read as.
+fn encoding_help(field: &[u8], name: &str, enc: &'static encoding_rs::Encoding) -> String {
     if enc == encoding_rs::UTF_8 {
         if let Some(t) = encoding_rs::GBK.decode_without_bom_handling_and_without_replacement(field)
         {
             return format!(
-                "read as GBK these bytes say {t:?}: set [tables.<name>] encoding = \"gbk\" in gentable.toml, or save the file as UTF-8"
+                "read as GBK these bytes say {t:?}: set [tables.{name}] encoding = \"gbk\" in gentable.toml, or save the file as UTF-8"
             );
         }
     }
-    "save the file as UTF-8, or set [tables.<name>] encoding in gentable.toml (e.g. \"gbk\")".into()
+    format!(
+        "save the file as UTF-8, or set [tables.{name}] encoding in gentable.toml (e.g. \"gbk\")"
+    )
 }
 
 #[cfg(test)]
@@ -413,6 +485,106 @@ mod tests {
         assert_eq!(
             texts(&t)[1],
             (2, vec!["".into(), "1".into(), "战机".into()])
+        );
+    }
+
+    fn utf16(text: &str, be: bool) -> Vec<u8> {
+        text.encode_utf16()
+            .flat_map(|u| if be { u.to_be_bytes() } else { u.to_le_bytes() })
+            .collect()
+    }
+
+    /// Excel's "Unicode Text" re-saved without its byte-order mark: one GT0102 at the file that names the
+    /// encoding and the table's own `[tables.T]` section (never `<name>`), no rows, no cell errors — and the
+    /// encoding it advises reads the file.
+    #[test]
+    fn utf16_without_a_bom_is_named_at_the_file() {
+        let text = "Id\tName\r\n1\t弓箭手\r\n2\tKnight\r\n";
+        for (be, label) in [(false, "utf-16le"), (true, "utf-16be")] {
+            let bytes = utf16(text, be);
+            for (configured, read_as) in [(None, "UTF-8"), (Some("gbk"), "GBK")] {
+                let (t, d) = csv(&bytes, configured, b',');
+                assert!(t.unread && t.rows.is_empty(), "{label}: {:?}", texts(&t));
+                assert_eq!(d.len(), 1, "{d:?}");
+                assert_eq!(
+                    (d[0].code, d[0].row, d[0].column.as_deref()),
+                    (Code::BadEncoding, 0, None)
+                );
+                assert_eq!(
+                    d[0].message,
+                    format!(
+                        "the file is {} text without a byte-order mark (every other byte is 0), but it is read as {read_as}",
+                        label.to_uppercase()
+                    )
+                );
+                assert_eq!(
+                    d[0].help.as_deref(),
+                    Some(format!("save the file as UTF-8, or set [tables.T] encoding = \"{label}\" and delimiter = \"\\t\" in gentable.toml (its columns are separated by tabs)").as_str())
+                );
+            }
+            // Tab-delimited already: only the encoding is missing.
+            let (_, d) = csv(&bytes, None, b'\t');
+            assert_eq!(
+                d[0].help.as_deref(),
+                Some(format!("save the file as UTF-8, or set [tables.T] encoding = \"{label}\" in gentable.toml").as_str())
+            );
+            // Following the advice reads the file.
+            let (t, d) = csv(&bytes, Some(label), b'\t');
+            assert!(d.is_empty() && !t.unread, "{d:?}");
+            assert_eq!(texts(&t)[1].1, vec!["1".to_string(), "弓箭手".to_string()]);
+        }
+        // Comma-separated UTF-16LE: no word about tabs.
+        let (_, d) = csv(&utf16("Id,Name\n1,Archer\n", false), None, b',');
+        assert_eq!(
+            d[0].help.as_deref(),
+            Some("save the file as UTF-8, or set [tables.T] encoding = \"utf-16le\" in gentable.toml")
+        );
+    }
+
+    /// What is not UTF-16 without a BOM is never taken for it: UTF-8 and GBK text (no 0 byte), text of CJK
+    /// characters only (no 0 byte either), an odd length, a few stray NULs, binary data.
+    #[test]
+    fn utf16_detection_needs_the_pattern() {
+        assert_eq!(utf16_without_bom("Id,Name\n1,弓箭手\n".as_bytes()), None);
+        let (gbk, _, _) = encoding_rs::GBK.encode("ID,名称\n1,扎克镇\n");
+        assert_eq!(utf16_without_bom(&gbk), None);
+        assert_eq!(utf16_without_bom(&utf16("弓箭手战机", false)), None);
+        assert_eq!(
+            utf16_without_bom(&utf16("Id,Name\n1,x\n", false)),
+            Some(encoding_rs::UTF_16LE)
+        );
+        assert_eq!(
+            utf16_without_bom(&utf16("Id,Name\n1,x\n", true)),
+            Some(encoding_rs::UTF_16BE)
+        );
+        let mut odd = utf16("Id,Name\n", false);
+        odd.push(b'x');
+        assert_eq!(utf16_without_bom(&odd), None);
+        assert_eq!(utf16_without_bom(b"Id,Name\n1,a\x00b\n2,c\n"), None);
+        assert_eq!(utf16_without_bom(&[0u8; 64]), None);
+        // An unpaired surrogate: not UTF-16 after all.
+        let mut bad = utf16("Id,Name\n1,x\n", false);
+        bad.extend([0x00, 0xD8, b'a', 0x00]);
+        assert_eq!(utf16_without_bom(&bad), None);
+        // Configured UTF-16 and a BOM are read as before.
+        let (t, d) = csv(&utf16("\u{feff}Id,Name\n1,x\n", false), None, b',');
+        assert!(d.is_empty() && !t.unread);
+        assert_eq!(texts(&t)[1].1, vec!["1".to_string(), "x".to_string()]);
+    }
+
+    /// The help of a cell that is not UTF-8 names the table's own section.
+    #[test]
+    fn encoding_help_names_the_table() {
+        let (_, d) = csv(b"Id,Name\n1,Ma\xffge\n", None, b',');
+        assert_eq!(
+            d[0].help.as_deref(),
+            Some("save the file as UTF-8, or set [tables.T] encoding in gentable.toml (e.g. \"gbk\")")
+        );
+        let (gbk, _, _) = encoding_rs::GBK.encode("Id,名称\n");
+        let (_, d) = csv(&gbk, None, b',');
+        assert_eq!(
+            d[0].help.as_deref(),
+            Some("read as GBK these bytes say \"名称\": set [tables.T] encoding = \"gbk\" in gentable.toml, or save the file as UTF-8")
         );
     }
 

@@ -251,6 +251,10 @@ pub struct RawTable {
     pub hidden_rows: Vec<usize>,
     /// 0-based columns hidden in the worksheet (`<col hidden="1">`), ascending.
     pub hidden_cols: Vec<usize>,
+    /// The source could not be read at all (a file-level diagnostic says why, e.g. UTF-16 text without a
+    /// byte-order mark): it has no rows, and typing neither reads nor reports it; its table is incomplete, so
+    /// nothing is said about references into it.
+    pub unread: bool,
 }
 
 impl RawTable {

@@ -32,17 +32,30 @@ pub fn read_workbook(
     keep_hidden: &dyn Fn(&str) -> bool,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<RawTable> {
-    read_workbook_with(file, bytes, limits, keep_hidden, false, diags)
+    read_workbook_in(file, bytes, limits, keep_hidden, false, diags, &mut vec![])
 }
 
-/// [`read_workbook`], with the sheets named `#…` too when `hash_named` (a build never reads them).
-fn read_workbook_with(
+/// Why a worksheet that exists is not a table source (docs/conventions.md §2 "Skipped").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Skipped {
+    /// Its name starts with `#`: a comment sheet.
+    Comment,
+    /// No cell holds a value (a new workbook's unused `Sheet2`, a chart sheet).
+    Empty,
+}
+
+/// [`read_workbook`], with the sheets named `#…` too when `hash_named` (a build never reads them), also
+/// giving in `seen` every sheet it looked at, in workbook order, by its (NFC) name, with why it was skipped
+/// (`None`: it was read, or could not be; a hidden sheet not kept is not listed).
+#[allow(clippy::too_many_arguments)]
+fn read_workbook_in(
     file: &SourceFile,
     bytes: &[u8],
     limits: &Limits,
     keep_hidden: &dyn Fn(&str) -> bool,
     hash_named: bool,
     diags: &mut Vec<Diagnostic>,
+    seen: &mut Vec<(String, Option<Skipped>)>,
 ) -> Vec<RawTable> {
     let ext = file
         .path
@@ -85,6 +98,7 @@ fn read_workbook_with(
                         facts,
                         keep_hidden,
                         hash_named,
+                        seen: &mut *seen,
                     };
                     sheets.read(wb, merges).unwrap_or_default()
                 }
@@ -130,7 +144,7 @@ pub fn read_workbook_file(
     limits: &Limits,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<RawTable> {
-    read_file_with(file, limits, false, diags)
+    read_file_in(file, limits, false, diags, &mut vec![])
 }
 
 /// [`read_workbook_file`] with the sheets named `#…` too, which a build never reads: for `gentable import
@@ -140,14 +154,28 @@ pub fn read_every_sheet_file(
     limits: &Limits,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<RawTable> {
-    read_file_with(file, limits, true, diags)
+    read_file_in(file, limits, true, diags, &mut vec![])
 }
 
-fn read_file_with(
+/// [`read_workbook_file`], and every sheet of the workbook in order (NFC names), with why it was skipped
+/// (`None`: it is a table source), so that a tool asked for a sheet that is no table can say that it exists
+/// and why (`gentable infer --sheet`).
+pub fn read_workbook_file_and_sheets(
+    file: &SourceFile,
+    limits: &Limits,
+    diags: &mut Vec<Diagnostic>,
+) -> (Vec<RawTable>, Vec<(String, Option<Skipped>)>) {
+    let mut seen = vec![];
+    let tables = read_file_in(file, limits, false, diags, &mut seen);
+    (tables, seen)
+}
+
+fn read_file_in(
     file: &SourceFile,
     limits: &Limits,
     hash_named: bool,
     diags: &mut Vec<Diagnostic>,
+    seen: &mut Vec<(String, Option<Skipped>)>,
 ) -> Vec<RawTable> {
     let len = std::fs::metadata(&file.path).map(|m| m.len()).unwrap_or(0);
     if len > limits.file_bytes {
@@ -165,7 +193,7 @@ fn read_file_with(
         return vec![];
     }
     match std::fs::read(&file.path) {
-        Ok(bytes) => read_workbook_with(file, &bytes, limits, &|_| true, hash_named, diags),
+        Ok(bytes) => read_workbook_in(file, &bytes, limits, &|_| true, hash_named, diags, seen),
         Err(e) => {
             diags.push(Diagnostic::file_error(
                 Code::UnreadableFile,
@@ -224,6 +252,8 @@ struct Sheets<'a> {
     keep_hidden: &'a dyn Fn(&str) -> bool,
     /// Read the sheets named `#…` too ([`read_every_sheet_file`]).
     hash_named: bool,
+    /// Every sheet looked at, with why it was skipped ([`read_workbook_in`]).
+    seen: &'a mut Vec<(String, Option<Skipped>)>,
 }
 
 /// The file is not read further (the reason is in the diagnostics).
@@ -259,10 +289,16 @@ impl Sheets<'_> {
             .collect();
         let mut out = Vec::new();
         for (name, hidden) in names {
-            if (name.starts_with('#') && !self.hash_named) || (hidden && !(self.keep_hidden)(&name))
-            {
+            let comment = name.starts_with('#') && !self.hash_named;
+            if hidden && !(self.keep_hidden)(&name) && !comment {
                 continue;
             }
+            let nfc = super::raw::normalize_text(&name).into_owned();
+            if comment {
+                self.seen.push((nfc, Some(Skipped::Comment)));
+                continue;
+            }
+            self.seen.push((nfc, None));
             let f = self
                 .facts
                 .as_mut()
@@ -339,6 +375,9 @@ impl Sheets<'_> {
             }
             // An empty sheet (workbooks often keep an unused Sheet2/Sheet3) is no table.
             if sheet.rows.values().all(|r| r.iter().all(RawCell::is_blank)) {
+                if let Some(last) = self.seen.last_mut() {
+                    last.1 = Some(Skipped::Empty);
+                }
                 continue;
             }
             let merges = if self.facts.is_some() {
@@ -364,6 +403,7 @@ impl Sheets<'_> {
                     })
                     .collect(),
                 merges,
+                unread: false,
             });
         }
         Ok(out)

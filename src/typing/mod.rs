@@ -145,6 +145,11 @@ pub fn type_table(
     let layout = Layout::of(ov, limits);
     let from = diags.len();
     for src in sources {
+        // A source that could not be read at all was reported by the reader; its rows are unknown.
+        if src.unread {
+            complete = false;
+            continue;
+        }
         if ov.and_then(|o| o.layout.as_deref()) == Some("vertical") {
             match crate::typing::vertical::type_source(project, schema, src, &layout, diags) {
                 vertical::Source::Row(row) => rows.push(row),
@@ -174,7 +179,10 @@ pub fn type_table(
                     src.name,
                     column_letters(layout.marker_col)
                 );
-                help = "mark the field-name row, or correct [tables.<Name>] header_marker / marker_column".into();
+                help = format!(
+                    "mark the field-name row, or correct [tables.{}] header_marker / marker_column",
+                    src.name
+                );
             }
             diags.push(d.with_help(help));
             complete = false;
@@ -629,10 +637,14 @@ fn map_columns(
                         schema.name, schema.schema_file
                     ),
                 );
-                d = match crate::diag::closest(h, schema.fields.iter().map(|f| f.name.as_str())) {
-                    Some(c) => d.with_help(format!(
+                d = match Field::closest_header(&schema.fields, h) {
+                    Some((c, f)) if c == f.name => d.with_help(format!(
                         "did you mean {c:?}? To keep a note column, start its header with {}",
                         layout.comment_marker
+                    )),
+                    Some((c, f)) => d.with_help(format!(
+                        "did you mean {c:?} (an x-gentable-aliases name of {:?})? To keep a note column, start its header with {}",
+                        f.name, layout.comment_marker
                     )),
                     None => d.with_help(format!(
                         "add the field to the schema, or start the header with {} to make it a comment column",
@@ -662,12 +674,20 @@ fn map_columns(
                 .skip(layout.first_col)
                 .map(|c| c.text().trim().to_string())
                 .collect();
-            if let Some(c) = crate::diag::closest(
-                &f.name,
-                headers.iter().map(String::as_str).filter(|h| !h.is_empty()),
-            ) {
+            let headers = || headers.iter().map(String::as_str).filter(|h| !h.is_empty());
+            if let Some(c) = crate::diag::closest(&f.name, headers()) {
                 d = d.with_help(format!(
                     "the header {c:?} looks close; rename it to {:?}",
+                    f.name
+                ));
+            } else if let Some((c, a)) = f
+                .aliases
+                .iter()
+                .find_map(|a| Some((crate::diag::closest(a, headers())?, a)))
+            {
+                // The sheet heads the column by an alias, misspelt.
+                d = d.with_help(format!(
+                    "the header {c:?} looks close; rename it to {a:?} (an x-gentable-aliases name of {:?})",
                     f.name
                 ));
             }
@@ -801,6 +821,14 @@ fn type_row(
             .filter(|(_, x)| *x == fi)
             .map(|(c, _)| *c)
             .collect();
+        // A cell that could not be decoded was reported by the reader (GT0102): the field failed.
+        if cols
+            .iter()
+            .any(|&c| matches!(cells.get(c), Some(RawCell::Undecodable(_))))
+        {
+            failed[fi] = true;
+            continue;
+        }
         let texts: Vec<String> = cols
             .iter()
             .map(|&c| cells.get(c).map(RawCell::text).unwrap_or_default())
@@ -921,6 +949,14 @@ fn type_row(
             })
             .collect();
         let f = &schema.fields[fi];
+        // A sub-cell that could not be decoded was reported by the reader (GT0102): the field failed.
+        if parts
+            .iter()
+            .any(|p| matches!(p.cell, RawCell::Undecodable(_)))
+        {
+            failed[fi] = true;
+            continue;
+        }
         for p in &parts {
             let leaf = crate::typing::columns::leaf_type(project, &f.ty, p.path);
             if let Some(note) = leaf.and_then(|t| cell::display_note(p.cell, t)) {

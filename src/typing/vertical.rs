@@ -113,10 +113,15 @@ pub fn type_source(
                     schema.name, schema.schema_file
                 ),
             );
-            if let Some(c) =
-                crate::diag::closest(name, schema.fields.iter().map(|f| f.name.as_str()))
-            {
-                d = d.with_help(format!("did you mean {c:?}?"));
+            match crate::ir::Field::closest_header(&schema.fields, name) {
+                Some((c, f)) if c == f.name => d = d.with_help(format!("did you mean {c:?}?")),
+                Some((c, f)) => {
+                    d = d.with_help(format!(
+                        "did you mean {c:?} (an x-gentable-aliases name of {:?})?",
+                        f.name
+                    ))
+                }
+                None => {}
             }
             diags.push(d);
             continue;

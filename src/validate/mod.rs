@@ -73,7 +73,7 @@ pub fn run(
     }
     text::check(project, localization, gaps, diags);
     if checked.is_none() {
-        views::check(project, set, schemas, diags);
+        views::check(project, set, schemas, gaps, diags);
     }
     if gaps.none() && !diags.iter().any(|d| d.severity == Severity::Error) {
         rules::check(project, set, &checked_schemas, diags);

@@ -5,7 +5,12 @@
 //!
 //! [`resolve`] is also how `report` reads a path's type: paths go through record fields and foreign keys, and
 //! `tables.<T>.<field>` reads a singleton table.
+//!
+//! A path through a table that did not load (its file could not be read, its schema does not build:
+//! [`super::Gaps`]) says nothing: that table's own error is the one to fix, and a GT0407 here ("no rows
+//! here", "must be a list of records") would only bury it.
 
+use super::Gaps;
 use crate::diag::{closest, Code, Diagnostic};
 use crate::ir::{Field, Project, TableMode, Type};
 use crate::schema::view::{Num, View, ViewKind};
@@ -38,34 +43,90 @@ pub fn element_fields<'p>(
     }
 }
 
+/// Why a path or a view cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Problem {
+    /// A mistake in the view, in words (GT0407).
+    Bad(String),
+    /// The path goes through this table, which did not load ([`Gaps`]): its own error is reported, and
+    /// nothing can be said about the path.
+    Unloaded(String),
+}
+
+impl From<String> for Problem {
+    fn from(m: String) -> Problem {
+        Problem::Bad(m)
+    }
+}
+
+/// Whether `table` is missing from `project` because it did not load: its schema does not build, or a file
+/// that could not be read may hold it ([`Gaps`]).
+fn unloaded(project: &Project, gaps: &Gaps, table: &str) -> bool {
+    project.table(table).is_none() && (gaps.tables.contains(table) || gaps.unread_files)
+}
+
+/// The fields one element of `ty` (with foreign keys `fks`) holds ([`element_fields`]); `Unloaded` when they
+/// are a target table that did not load, `Ok(None)` when there are none.
+fn element_fields_of<'p>(
+    project: &'p Project,
+    gaps: &Gaps,
+    ty: &Type,
+    fks: &[(String, Option<String>)],
+) -> Result<Option<&'p [Field]>, Problem> {
+    match element_fields(project, ty, fks) {
+        Some(f) => Ok(Some(f)),
+        None => match fks.first() {
+            Some((t, _))
+                if !matches!(strip_arrays(ty), Type::Record(_)) && unloaded(project, gaps, t) =>
+            {
+                Err(Problem::Unloaded(t.clone()))
+            }
+            _ => Ok(None),
+        },
+    }
+}
+
+/// `ty` without its optional and array layers.
+fn strip_arrays(ty: &Type) -> &Type {
+    match ty.strip_optional() {
+        Type::Array(inner) => strip_arrays(inner),
+        t => t,
+    }
+}
+
 /// The type of `path` read from `scope` (see the module docs), or why it cannot be read.
-pub fn resolve(project: &Project, scope: Scope, path: &str) -> Result<Resolved, String> {
+pub fn resolve(
+    project: &Project,
+    gaps: &Gaps,
+    scope: Scope,
+    path: &str,
+) -> Result<Resolved, Problem> {
     let mut segs: Vec<&str> = path.split('.').collect();
     let mut fields: &[Field] = scope;
     if segs.first() == Some(&"tables") {
         let Some(t) = segs.get(1) else {
-            return Err(format!(
-                "{path:?}: tables. must be followed by a table name"
-            ));
+            return Err(format!("{path:?}: tables. must be followed by a table name").into());
         };
+        if unloaded(project, gaps, t) {
+            return Err(Problem::Unloaded(t.to_string()));
+        }
         let Some(table) = project.table(t) else {
             let hint = closest(t, project.tables.iter().map(|t| t.name.as_str()))
                 .map(|c| format!(" (did you mean {c}?)"))
                 .unwrap_or_default();
-            return Err(format!("{path:?}: there is no table {t}{hint}"));
+            return Err(format!("{path:?}: there is no table {t}{hint}").into());
         };
         if table.mode != TableMode::One {
             return Err(format!(
                 "{path:?}: tables.{t} is not a singleton (x-gentable-mode \"one\"), so it has no one value"
-            ));
+            )
+            .into());
         }
         fields = &table.fields;
         segs.drain(..2);
     }
     if segs.is_empty() || segs.iter().any(|s| s.is_empty()) {
-        return Err(format!(
-            "{path:?} is not a path (field names separated by dots)"
-        ));
+        return Err(format!("{path:?} is not a path (field names separated by dots)").into());
     }
     let mut last: Option<&Field> = None;
     for (i, s) in segs.iter().enumerate() {
@@ -75,7 +136,7 @@ pub fn resolve(project: &Project, scope: Scope, path: &str) -> Result<Resolved, 
                 _ if !f.foreign_keys.is_empty()
                     && !matches!(f.ty.strip_optional(), Type::Array(_)) =>
                 {
-                    element_fields(project, &f.ty, &f.foreign_keys).ok_or_else(|| {
+                    element_fields_of(project, gaps, &f.ty, &f.foreign_keys)?.ok_or_else(|| {
                         format!(
                             "{path:?}: {} names the table {}, which has no rows here",
                             f.name, f.foreign_keys[0].0
@@ -88,7 +149,8 @@ pub fn resolve(project: &Project, scope: Scope, path: &str) -> Result<Resolved, 
                     segs[..i].join("."),
                     other.words(),
                     s
-                ))
+                )
+                    .into())
                 }
             };
         }
@@ -96,7 +158,7 @@ pub fn resolve(project: &Project, scope: Scope, path: &str) -> Result<Resolved, 
             let hint = closest(s, fields.iter().map(|f| f.name.as_str()))
                 .map(|c| format!(" (did you mean {c}?)"))
                 .unwrap_or_default();
-            return Err(format!("{path:?}: no field {s}{hint}"));
+            return Err(format!("{path:?}: no field {s}{hint}").into());
         };
         last = Some(f);
     }
@@ -119,14 +181,14 @@ fn integer(ty: &Type) -> bool {
 }
 
 /// Check one view of `table` (fields `row`).
-fn check_view(project: &Project, row: Scope, v: &View) -> Result<(), String> {
+fn check_view(project: &Project, gaps: &Gaps, row: Scope, v: &View) -> Result<(), Problem> {
     let want =
-        |scope: Scope, path: &str, ok: fn(&Type) -> bool, what: &str| -> Result<(), String> {
-            let r = resolve(project, scope, path)?;
+        |scope: Scope, path: &str, ok: fn(&Type) -> bool, what: &str| -> Result<(), Problem> {
+            let r = resolve(project, gaps, scope, path)?;
             if ok(&r.ty) {
                 Ok(())
             } else {
-                Err(format!("{path:?} is {}, but {what}", r.ty.words()))
+                Err(format!("{path:?} is {}, but {what}", r.ty.words()).into())
             }
         };
     for n in [&v.width, &v.height, &v.radius].into_iter().flatten() {
@@ -135,8 +197,8 @@ fn check_view(project: &Project, row: Scope, v: &View) -> Result<(), String> {
         }
     }
     if let Some(m) = &v.moves {
-        let r = resolve(project, row, &m.moves)?;
-        let item = element_fields(project, &r.ty, &r.foreign_keys)
+        let r = resolve(project, gaps, row, &m.moves)?;
+        let item = element_fields_of(project, gaps, &r.ty, &r.foreign_keys)?
             .filter(|_| matches!(r.ty.strip_optional(), Type::Array(_)))
             .ok_or_else(|| {
                 format!(
@@ -158,12 +220,9 @@ fn check_view(project: &Project, row: Scope, v: &View) -> Result<(), String> {
         return Ok(());
     }
     for (i, l) in v.layers.iter().enumerate() {
-        let at = |e: String| {
-            if v.layers.len() > 1 {
-                format!("layers[{i}]: {e}")
-            } else {
-                e
-            }
+        let at = |e: Problem| match e {
+            Problem::Bad(e) if v.layers.len() > 1 => Problem::Bad(format!("layers[{i}]: {e}")),
+            e => e,
         };
         let scope: Scope = match &l.items {
             None => row,
@@ -171,15 +230,19 @@ fn check_view(project: &Project, row: Scope, v: &View) -> Result<(), String> {
                 if !v.per_row && !p.starts_with("tables.") {
                     return Err(at(format!(
                         "\"items\": {p:?} — a view of the whole table draws its rows; other items come from tables.<T>.<field>"
-                    )));
+                    )
+                    .into()));
                 }
-                let r = resolve(project, row, p).map_err(at)?;
-                element_fields(project, &r.ty, &r.foreign_keys).ok_or_else(|| {
-                    at(format!(
-                        "\"items\": {p:?} is {}, not a record, a list of records or keys of another table",
-                        r.ty.words()
-                    ))
-                })?
+                let r = resolve(project, gaps, row, p).map_err(at)?;
+                element_fields_of(project, gaps, &r.ty, &r.foreign_keys)
+                    .map_err(at)?
+                    .ok_or_else(|| {
+                        at(format!(
+                            "\"items\": {p:?} is {}, not a record, a list of records or keys of another table",
+                            r.ty.words()
+                        )
+                        .into())
+                    })?
             }
         };
         let pos = if v.kind == ViewKind::Grid {
@@ -208,11 +271,13 @@ fn check_view(project: &Project, row: Scope, v: &View) -> Result<(), String> {
     Ok(())
 }
 
-/// GT0407 for every malformed view or path of `schemas`.
+/// GT0407 for every malformed view or path of `schemas`; a view whose path goes through a table that did
+/// not load (`gaps`) is not judged (module docs).
 pub fn check(
     project: &Project,
     set: &SchemaSet,
     schemas: &[TableSchema],
+    gaps: &Gaps,
     diags: &mut Vec<Diagnostic>,
 ) {
     for ts in schemas {
@@ -225,14 +290,12 @@ pub fn check(
                 views
                     .iter()
                     .enumerate()
-                    .filter_map(|(i, v)| {
-                        check_view(project, &table.fields, v).err().map(|e| {
-                            if views.len() > 1 {
-                                format!("x-gentable-view[{i}]: {e}")
-                            } else {
-                                format!("x-gentable-view: {e}")
-                            }
-                        })
+                    .filter_map(|(i, v)| match check_view(project, gaps, &table.fields, v) {
+                        Err(Problem::Bad(e)) if views.len() > 1 => {
+                            Some(format!("x-gentable-view[{i}]: {e}"))
+                        }
+                        Err(Problem::Bad(e)) => Some(format!("x-gentable-view: {e}")),
+                        Ok(()) | Err(Problem::Unloaded(_)) => None,
                     })
                     .collect()
             }

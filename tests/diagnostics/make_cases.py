@@ -60,12 +60,21 @@ s = unit_schema(x_gentable_unique=[["Name"], ["Side", "Hp"]])
 unit("duplicate-unique-key", OK_ROWS + "3,Archer,Blue,12,\n4,Mage,Red,10,\n", schema=s,
      readme="GT0303: a single-field unique key (Name) and a composite one (Side, Hp).")
 unit("unknown-column", "1,Archer,Red,10,1|2,x\n", hdr="Id,Name,Side,Hp,Tags,Hpp\n", readme="GT0211: a header that is no property; the hint names the closest.")
+s = unit_schema()
+s["properties"]["Hp"]["x-gentable-aliases"] = ["生命值"]
+unit("unknown-column-alias", "1,Archer,Red,10,1|2\n", schema=s, hdr="Id,Name,Side,生命量,Tags\n",
+     readme="GT0211 and GT0212: a misspelt header close to an x-gentable-aliases entry (生命值 of Hp); both hints offer the alias and name its field.")
 unit("missing-column", "1,Archer,Red,1|2\n", hdr="Id,Name,Side,Tags\n", readme="GT0212: a required property without a column.")
 unit("duplicate-column", "1,Archer,Red,10,12,1\n", hdr="Id,Name,Side,Hp,Hp,Tags\n", readme="GT0213: a repeated header of a non-array field.")
 unit("bad-cell-grammar", OK_ROWS + "3,Mage,Red,10,1||2\n4,Monk,Red,10,(1\n", readme="GT0205: an empty array element and an unbalanced parenthesis.")
 s = unit_schema()
 s["properties"]["Name"]["minLength"] = 3
 unit("schema-keyword", OK_ROWS + "3,mage,Red,10,\n4,Al,Red,10,\n", schema=s, readme="GT0301: JSON Schema keywords pattern and minLength.")
+s = unit_schema()
+s["properties"]["Tags"]["maxItems"] = 2
+s["properties"]["Speed"] = {"type": "number", "maximum": 100}
+unit("schema-keyword-cell-text", "1,Archer,Red,10,1|2|3,10000000000000000\n2,Knight,Blue,30,,1.50e3\n", schema=s, hdr=UNIT_HDR.strip() + ",Speed\n",
+     readme="GT0301 on a number and a list: cell_text is the cell as typed (10000000000000000, 1.50e3, 1|2|3), not the value's JSON form (1e+16, 1500.0, [1,2,3]) that the validator's message quotes.")
 
 # Foreign keys.
 s = unit_schema()
@@ -171,6 +180,8 @@ unit("unused-override", OK_ROWS, extra={"gentable.toml": TOML + "\n[tables.Unti]
      readme="GT0003 (warning): a [tables.<Name>] section for a table no file provides.")
 unit("bad-encoding", "", hdr="", extra={"Table/Unit.csv": (UNIT_HDR + OK_ROWS).encode() + b"3,Ma\xffge,Red,10,\n"},
      readme="GT0102: bytes that are not UTF-8, at their cell.")
+unit("utf16-without-bom", "", hdr="", extra={"Table/Unit.csv": (UNIT_HDR + OK_ROWS).replace(",", "\t").encode("utf-16-le")},
+     readme="GT0102 once, at the file: Excel's \"Unicode Text\" (UTF-16LE, tab-separated) re-saved without its byte-order mark. The message says what the file is, the help names [tables.Unit] and the encoding and delimiter that read it; no cell or header errors follow.")
 unit("malformed-csv", OK_ROWS + '3,"Mage,Red,10,\n4,Monk,Red,10,\n', readme="GT0103: a quote that is never closed.")
 unit("fraction-in-integer", OK_ROWS + "3,Mage,Red,7.5,\n", readme="GT0206: a fraction in an integer field.")
 unit("no-header", "", hdr="# only comments\n# here\n", readme="GT0214: no header row.")

@@ -1387,7 +1387,7 @@ pub fn type_cell_with(
         RawCell::Undecodable(s) => Err(CellError {
             code: Code::BadEncoding,
             message: format!("the cell {s:?} is not valid text in the file's encoding"),
-            help: Some("set [tables.<name>] encoding in gentable.toml".into()),
+            help: Some("save the file as UTF-8, or set encoding in the section of its table in gentable.toml".into()),
         }),
         RawCell::Error(e) => Err(CellError {
             code: Code::ExcelError,
