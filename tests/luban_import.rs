@@ -1318,6 +1318,53 @@ fn check_sees_a_left_out_table_that_would_now_import() {
     assert!(data.contains("{\"id\":1,\"v\":10}"), "{data}");
 }
 
+/// A re-import after a designer's typo leaves the table out and removes its schema: that is an error
+/// (exit 1) naming the table and the located cause, in the check and in the import, never a quiet success.
+#[test]
+fn a_table_left_out_on_re_import_is_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (luban, out) = (tmp.path().join("luban"), tmp.path().join("out"));
+    tiny_luban(
+        &luban,
+        &[("a.xml", "<module name=\"m\">\n  <bean name=\"A\">\n    <var name=\"id\" type=\"int\"/>\n    <var name=\"v\" type=\"int\"/>\n  </bean>\n  <table name=\"TbA\" value=\"A\" input=\"a.xlsx\"/>\n  <table name=\"TbB\" value=\"A\" input=\"b.xlsx\"/>\n</module>\n")],
+    );
+    let d = luban.join("Datas");
+    write_xlsx(&d.join("a.xlsx"), &[["##var", "id", "v"], ["", "1", "10"]]);
+    write_xlsx(&d.join("b.xlsx"), &[["##var", "id", "v"], ["", "2", "20"]]);
+    let conf = luban.join("luban.conf");
+    import_ok(&luban, &out);
+    assert!(out.join("schema/TbA.schema.json").exists());
+    // The typo: an int cell holds text.
+    write_xlsx(&d.join("a.xlsx"), &[["##var", "id", "v"], ["", "1", "abc"]]);
+    let check = gentable::import::luban::command(&conf, &out, true, "+08:00");
+    assert_eq!(check.exit_code, 1, "{}{}", check.stdout, check.stderr);
+    assert!(
+        check.stderr.contains(
+            "error: table TbA was imported before and is left out now, its schema to be removed: GT0201: expected an integer, found \"abc\" at "
+        ) && check.stderr.contains("Datas/a.xlsx[Sheet1]:2"),
+        "{}",
+        check.stderr
+    );
+    assert!(out.join("schema/TbA.schema.json").exists());
+    let r = gentable::import::luban::command(&conf, &out, false, "+08:00");
+    assert_eq!(r.exit_code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains(
+            "error: table TbA was imported before and is left out now, its schema removed: GT0201: expected an integer"
+        ) && r.stderr.contains("help: fix the data and re-import"),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stdout.contains("remove schema/TbA.schema.json"),
+        "{}",
+        r.stdout
+    );
+    // Once it is out, a re-import with the same data removes nothing more: no error.
+    let again = gentable::import::luban::command(&conf, &out, false, "+08:00");
+    assert_eq!(again.exit_code, 0, "{}{}", again.stdout, again.stderr);
+}
+
 /// gentable.toml names every table the import left out with its reason, where a migrating studio looks for
 /// a table it misses: one without spreadsheet inputs, and one whose data does not build (its first error,
 /// located in the data file as seen from the project).

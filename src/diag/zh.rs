@@ -1250,6 +1250,10 @@ pub const FRAMES: &[(&str, &str)] = &[
     ("{} tables imported from {} into {}{}", "从 {1} 导入了 {0} 张表到 {2}{3}"),
     ("Not mapped or read differently ({}):", "未能对应或读法不同（{0} 项）："),
     ("error[{}]: re-importing would change {} file(s) of {}", "错误[{0}]：重新导入会改变 {2} 的 {1} 个文件"),
+    ("error: table {} was imported before and is left out now, its schema {}: {}", "错误：表 {0} 之前已导入，现在被略去，其 schema {1}：{2}"),
+    ("to be removed", "将被删除"),
+    ("removed", "已删除"),
+    ("help: fix the data and re-import; the next build removes the generated code of a table left out", "帮助：修正数据后重新导入；下次构建会删除被略去的表的生成代码"),
     ("{} error(s); nothing was written", "{0} 个错误；没有写入任何文件"),
     // the command line's own errors (clap's usage errors and --help stay English)
     ("error: unknown diagnostic code {}; codes look like GT0201", "错误：未知的诊断代码 {0}；代码形如 GT0201"),

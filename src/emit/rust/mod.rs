@@ -405,10 +405,18 @@ fn doc_attrs(text: &str, inner: bool) -> TokenStream {
         .into_iter()
         .map(|l| {
             let mut out = String::from(" ");
+            // Inside a `code span` text is literal; outside, rustdoc's Markdown reads `<From>` (a schema
+            // description's placeholder) as an HTML tag and hides it, so `<` is written `&lt;` there.
+            let mut code = false;
             for c in l.chars() {
                 if matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') {
                     out.push_str(&format!("\\u{{{:x}}}", c as u32));
+                } else if c == '<' && !code {
+                    out.push_str("&lt;");
                 } else {
+                    if c == '`' {
+                        code = !code;
+                    }
                     out.push(c);
                 }
             }

@@ -161,6 +161,41 @@ pub fn command_in(
         }
     }
     let mut stderr = String::new();
+    // A table imported before whose data no longer builds is left out now and its schema removed, so the
+    // next build removes its generated code: a designer's one-cell typo must not pass as a quiet success.
+    let dropped: Vec<(&String, &String)> = exclude
+        .iter()
+        .filter(|(t, _)| {
+            let schema = format!("schema/{t}.schema.json");
+            changes
+                .iter()
+                .any(|c| matches!(c, Change::Remove(r) if *r == schema))
+        })
+        .collect();
+    for (table, why) in &dropped {
+        stderr.push_str(&frame(
+            lang,
+            "error: table {} was imported before and is left out now, its schema {}: {}",
+            &[
+                table,
+                &if check {
+                    frame(lang, "to be removed", &[])
+                } else {
+                    frame(lang, "removed", &[])
+                },
+                &message(why, lang),
+            ],
+        ));
+        stderr.push('\n');
+    }
+    if !dropped.is_empty() {
+        stderr.push_str(&frame(
+            lang,
+            "help: fix the data and re-import; the next build removes the generated code of a table left out",
+            &[],
+        ));
+        stderr.push('\n');
+    }
     if check && !changes.is_empty() {
         stderr.push_str(&frame(
             lang,
@@ -176,7 +211,7 @@ pub fn command_in(
     Report {
         stdout,
         stderr,
-        exit_code: u8::from(check && !changes.is_empty()),
+        exit_code: u8::from((check && !changes.is_empty()) || !dropped.is_empty()),
     }
 }
 

@@ -16,7 +16,7 @@ pub struct Const {
     ///
     /// Column `BoardHeight`.
     pub board_height: u8,
-    /// The neutral row between the territories (red owns y < NeutralRow, blue owns y > NeutralRow).
+    /// The neutral row between the territories (red owns y &lt; NeutralRow, blue owns y > NeutralRow).
     ///
     /// Column `NeutralRow`.
     pub neutral_row: u8,

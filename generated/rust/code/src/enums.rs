@@ -440,7 +440,7 @@ impl crate::canonical::Canonical for Trigger {
         crate::canonical::write_str(out, self.name())
     }
 }
-/// Where a move rule may be used. Any = everywhere. EnemyTerritory = only while the piece stands in enemy territory. OwnTerritory = the piece stands in its own territory and may not end its move outside it. Red territory is y < 4, blue territory y > 4; the neutral row y = 4 belongs to nobody.
+/// Where a move rule may be used. Any = everywhere. EnemyTerritory = only while the piece stands in enemy territory. OwnTerritory = the piece stands in its own territory and may not end its move outside it. Red territory is y &lt; 4, blue territory y > 4; the neutral row y = 4 belongs to nobody.
 ///
 /// Defined at `common.schema.json#/$defs/Zone`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -8,7 +8,7 @@
 /// Table `MoveRule` (mode `map`), schema `MoveRule.schema.json`; its rows are embedded from `data/MoveRule.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MoveRule {
-    /// Rule id, <Kind>_<Direction>, e.g. Step_Forward, HomeStep_Left, Vault_BackwardRight.
+    /// Rule id, &lt;Kind>_&lt;Direction>, e.g. Step_Forward, HomeStep_Left, Vault_BackwardRight.
     ///
     /// Column `Id`.
     pub id: crate::move_rule::MoveRuleId,

@@ -8,7 +8,7 @@
 /// Table `Upgrade` (mode `map`), schema `Upgrade.schema.json`; its rows are embedded from `data/Upgrade.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Upgrade {
-    /// Recipe id, <From>_<Trigger or captured class>.
+    /// Recipe id, &lt;From>_&lt;Trigger or captured class>.
     ///
     /// Column `Id`.
     pub id: crate::upgrade::UpgradeId,

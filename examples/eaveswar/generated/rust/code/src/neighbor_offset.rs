@@ -8,7 +8,7 @@
 /// Table `NeighborOffset` (mode `map`), schema `NeighborOffset.schema.json`; its rows are embedded from `data/NeighborOffset.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct NeighborOffset {
-    /// <parity>-<direction>.
+    /// &lt;parity>-&lt;direction>.
     ///
     /// Column `Id`.
     pub id: crate::neighbor_offset::NeighborOffsetId,

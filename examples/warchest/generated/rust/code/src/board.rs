@@ -8,7 +8,7 @@
 /// Table `Board` (mode `one`), schema `Board.schema.json`; its rows are embedded from `data/Board.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Board {
-    /// Cells at axial distance <= Radius from [0 0] are inside the board (inside-board?).
+    /// Cells at axial distance &lt;= Radius from [0 0] are inside the board (inside-board?).
     ///
     /// Column `Radius`.
     pub radius: u8,

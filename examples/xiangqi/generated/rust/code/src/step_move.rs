@@ -8,7 +8,7 @@
 /// Table `StepMove` (mode `map`), schema `StepMove.schema.json`; its rows are embedded from `data/StepMove.bytes`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StepMove {
-    /// <Piece>_<Direction>.
+    /// &lt;Piece>_&lt;Direction>.
     ///
     /// Column `Id`.
     pub id: crate::step_move::StepMoveId,

@@ -11,7 +11,7 @@ pub struct Strings {
     ///
     /// Column `Key`.
     pub key: crate::strings::StringsId,
-    /// Doc text with */ end-of-comment, ${x}, `backticks`, {{x}}, "quotes", \ backslash, <xml> & U+2028:
+    /// Doc text with */ end-of-comment, ${x}, `backticks`, {{x}}, "quotes", \ backslash, &lt;xml> & U+2028:
     /// end.
     ///
     /// Column `Text`.
