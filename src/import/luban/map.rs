@@ -1025,6 +1025,20 @@ impl Input {
     }
 }
 
+/// The definition error of table `t` whose `sheet@file` input `i` names a sheet its workbook does not have
+/// (Luban stops on it too).
+fn no_such_sheet(t: &TableDef, i: &Input) -> Diagnostic {
+    error(
+        &t.place,
+        format!(
+            "table {} reads sheet {:?} of {}, which has no such sheet",
+            t.full,
+            i.sheet.as_deref().unwrap_or(""),
+            i.file
+        ),
+    )
+}
+
 /// Whether a data file is a CSV file (one source, no sheets).
 fn is_csv(file: &str) -> bool {
     file.to_ascii_lowercase().ends_with(".csv")
@@ -1394,15 +1408,7 @@ pub fn map(
                     .is_some_and(|b| !b.iter().any(|x| x.sheet.as_ref() == Some(s)))
             })
         }) {
-            diags.push(error(
-                &t.place,
-                format!(
-                    "table {} reads sheet {:?} of {}, which has no such sheet",
-                    t.full,
-                    i.sheet.as_deref().unwrap_or(""),
-                    i.file
-                ),
-            ));
+            diags.push(no_such_sheet(t, i));
             skipped_tables.insert(t.full.clone());
             continue;
         }
@@ -1485,15 +1491,7 @@ pub fn map(
             .iter()
             .find(|s| first.sheet.is_none() || s.sheet == first.sheet);
         let Some(sheet) = sheet else {
-            diags.push(error(
-                &t.place,
-                format!(
-                    "table {} reads sheet {:?} of {}, which has no such sheet",
-                    t.full,
-                    first.sheet.as_deref().unwrap_or(""),
-                    first.file
-                ),
-            ));
+            diags.push(no_such_sheet(t, first));
             skipped_tables.insert(t.full.clone());
             continue;
         };
