@@ -86,6 +86,30 @@ fn damaged_embedded_data_is_a_data_error_naming_the_file() {
     nan.extend_from_slice(&f64::NAN.to_le_bytes());
     reseal(&mut nan);
     cases.push(("nan", "PieceType", nan, "NaN is not a finite number"));
+    // A bad value in the first field of the first row (a string used before its first use) and a row count
+    // one too high (the twelfth row's first read finds the end of the file), CRC intact: each decoder reads
+    // its whole row before its one check, so the error must be the first failed read's, not a later one's.
+    let rows_at = layout(&piece).rows;
+    assert_eq!(piece[rows_at], 11, "PieceType has 11 rows");
+    let mut first = piece.clone();
+    assert_eq!(first[rows_at + 1], 0, "the first row's Id is a new string");
+    first[rows_at + 1] = 100;
+    reseal(&mut first);
+    cases.push((
+        "first_string",
+        "PieceType",
+        first,
+        "string 99 is used before its first use (0 used so far)",
+    ));
+    let mut count = piece.clone();
+    count[rows_at] = 12;
+    reseal(&mut count);
+    cases.push((
+        "row_count",
+        "PieceType",
+        count,
+        "the file ends inside a number",
+    ));
     // The string table's Huffman code: a code length of 0 bits, and a code that is not a prefix code
     // (every length 1: more than two characters cannot each have a 1-bit code).
     let parts = layout(&lang);

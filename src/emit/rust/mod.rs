@@ -31,6 +31,11 @@
 //!   foreign key. Its storage is one `runtime::Table` static: one non-generic type for every table (a
 //!   type-erased `OnceLock` of the decoded `Vec`), so the crate compiles one decode driver and one `OnceLock`,
 //!   not one per table (docs/performance.md);
+//! * the decoders read every field through `runtime::Decoder`'s reads, which return the value (after a
+//!   failure: a default, reading nothing) and keep the first `DataError`; each decoder asks
+//!   `Decoder::check` once after its reads instead of a `?` per field, the row loop is the runtime's
+//!   `each` (one loop for the crate, a closure per table) and `load()` walks a static list of the tables'
+//!   `runtime::Table`s: the `?`s were a third of the front end's work on 500 tables (docs/performance.md);
 //! * `code/src/runtime.rs`, `code/src/types.rs`, `code/src/canonical.rs`: fixed text (`support.rs`);
 //! * `data/<Table>.bytes`: the rows (written by the data stage, [`crate::emit::data::binary`]).
 //!
@@ -219,10 +224,7 @@ impl Backend for Rust {
                 }
                 _ => quote! { (#name, canonical::table(#mi::#row_ty::all())) },
             });
-            loads.push(match t.mode {
-                TableMode::One => quote! { #mi::#row_ty::try_get()?; },
-                _ => quote! { #mi::#row_ty::try_all()?; },
-            });
+            loads.push(quote! { &#mi::TABLE });
             let hash = ctx
                 .data_hashes
                 .get(&t.name)
@@ -230,6 +232,7 @@ impl Backend for Rust {
             let include = format!("../{}", data_file(&t.name));
             embedded.push(quote! { (include_bytes!(#include), #hash) });
         }
+        let n_tables = Literal::usize_unsuffixed(loads.len());
         let enum_use = if p.enums.is_empty() {
             quote! {}
         } else {
@@ -269,8 +272,8 @@ impl Backend for Rust {
             /// Decode every table now (each is otherwise decoded on first use): `Err` names the first embedded
             /// data file that cannot be read (one edited, truncated or copied from another build by hand).
             pub fn load() -> Result<(), DataError> {
-                #(#loads)*
-                Ok(())
+                static TABLES: [&runtime::Table; #n_tables] = [#(#loads),*];
+                runtime::load(&TABLES)
             }
             /// Every table as RFC 8785 canonical JSON, in table-name order: `(table name, JSON array of rows)`.
             /// With the crate's `canonical` feature only (a test's, not a game's: it costs a third of the
@@ -815,7 +818,8 @@ fn struct_def(
             /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
             #[inline(never)]
             pub(crate) fn decode(r: &mut crate::runtime::Decoder) -> Result<#ident, crate::runtime::Bad> {
-                Ok(#ident { #(#reads),* })
+                let v = #ident { #(#reads),* };
+                r.check(v)
             }
         }
         #refs
@@ -839,7 +843,7 @@ fn decode_expr(p: &Project, ty: &Type, fk: Option<&(String, String)>, direct: bo
             for _ in 0..depth {
                 e = quote! { Some(#e) };
             }
-            quote! { if r.present()? { #e } else { None } }
+            quote! { if r.present() { #e } else { None } }
         }
         Type::Array(t) => {
             let item = decode_expr(p, t, fk, false);
@@ -853,12 +857,12 @@ fn decode_expr(p: &Project, ty: &Type, fk: Option<&(String, String)>, direct: bo
                 | Type::Union(_)
                 | Type::Json
                 | Type::Choice(_) => quote! {{
-                    let n = r.len(#min)?;
+                    let n = r.len(#min);
                     let mut v = Vec::with_capacity(n);
                     for _ in 0..n { v.push(#item); }
                     crate::runtime::leak(v)
                 }},
-                _ => quote! { r.array(#min, |r| Ok(#item))? },
+                _ => quote! { r.array(#min, |r| #item) },
             }
         }
         Type::Map(k, v) => {
@@ -866,7 +870,7 @@ fn decode_expr(p: &Project, ty: &Type, fk: Option<&(String, String)>, direct: bo
             let value = decode_expr(p, v, fk, false);
             let min = min_size(p, k, 0) + min_size(p, v, 0);
             quote! {{
-                let n = r.len(#min)?;
+                let n = r.len(#min);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     let k = #key;
@@ -895,27 +899,27 @@ fn decode_expr(p: &Project, ty: &Type, fk: Option<&(String, String)>, direct: bo
             let inner = decode_expr(p, ty, None, direct);
             quote! { crate::#m::#id(#inner) }
         }
-        Type::Bool => quote! { r.bool()? },
+        Type::Bool => quote! { r.bool() },
         Type::Int(w) => {
             let m = format_ident!("{}", int_suffix(*w));
-            quote! { r.#m()? }
+            quote! { r.#m() }
         }
-        Type::Float => quote! { r.f64()? },
-        Type::String => quote! { r.str()? },
+        Type::Float => quote! { r.f64() },
+        Type::String => quote! { r.str() },
         Type::Enum(n) => {
             let i = format_ident!("{}", naming::rust_type(n));
-            quote! { r.member(crate::enums::#i::ALL)? }
+            quote! { r.member(crate::enums::#i::ALL) }
         }
         Type::Flags(e) => {
             let i = format_ident!("{}", flags_name(e));
             let bits = flag_bits_ty(p, e);
             let members = p.enums.get(e).map_or(0, |d| d.members.len()) as u32;
-            quote! { crate::enums::#i(r.flags(#members)? as #bits) }
+            quote! { crate::enums::#i(r.flags(#members) as #bits) }
         }
-        Type::DateTime(_) => quote! { crate::types::DateTime(r.datetime()?) },
-        Type::Date => quote! { crate::types::Date(r.date()?) },
-        Type::Time(_) => quote! { crate::types::Time(r.time()?) },
-        Type::Duration => quote! { crate::types::Duration(r.duration()?) },
+        Type::DateTime(_) => quote! { crate::types::DateTime(r.datetime()) },
+        Type::Date => quote! { crate::types::Date(r.date()) },
+        Type::Time(_) => quote! { crate::types::Time(r.time()) },
+        Type::Duration => quote! { crate::types::Duration(r.duration()) },
         Type::Json => quote! { crate::types::Json::decode(r)? },
         Type::Choice(n) => {
             let i = format_ident!("{}", naming::rust_type(n));
@@ -1160,15 +1164,17 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
         /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
         pub const SCHEMA_HASH: &str = #schema_hash;
         #[doc = #table_doc]
-        static TABLE: crate::runtime::Table = crate::runtime::Table::new(#index, #file, #table_name, SCHEMA_HASH, decode);
-        /// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+        pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(#index, #file, #table_name, SCHEMA_HASH, decode);
+        /// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+        /// loop is the runtime's, shared by every table: here is only what one row adds.
         fn decode(r: &mut crate::runtime::Decoder, n: usize) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
             let mut rows: Vec<#row_ty> = Vec::with_capacity(n.min(r.remaining()));
-            for _ in 0..n {
+            crate::runtime::each(r, n, &mut |r| {
                 let row = #row_ty::decode(r)?;
                 #row_check
                 rows.push(row);
-            }
+                Ok(())
+            })?;
             #check
             Ok(Box::new(rows))
         }
@@ -1728,7 +1734,8 @@ fn union_def(p: &Project, u: &crate::ir::UnionDef, ids: &IdMap) -> Result<TokenS
             /// Read one value from embedded data (docs/data-format.md §3.3): the variant's index in `oneOf`
             /// order, then its fields.
             pub(crate) fn decode(r: &mut crate::runtime::Decoder) -> Result<#ident, crate::runtime::Bad> {
-                Ok(match r.index(#count)? { #(#arms)* _ => #last })
+                let v = match r.index(#count) { #(#arms)* _ => #last };
+                r.check(v)
             }
         }
         impl #ident {
@@ -1797,7 +1804,8 @@ fn choice_def(p: &Project, c: &crate::ir::ChoiceDef) -> Result<TokenStream> {
         impl #ident {
             /// Read one value from embedded data (docs/data-format.md §3.3): the member's index, then its value.
             pub(crate) fn decode(r: &mut crate::runtime::Decoder) -> Result<#ident, crate::runtime::Bad> {
-                Ok(match r.index(#count)? { #(#reads),* })
+                let v = match r.index(#count) { #(#reads),* };
+                r.check(v)
             }
         }
     })

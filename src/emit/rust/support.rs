@@ -965,6 +965,25 @@ pub fn unsorted(r: &mut Decoder, i: usize) -> Bad {
     r.error(format!("rows {i} and {} are not in strictly ascending primary-key order", i + 1))
 }
 
+/// Call `row` `n` times, stopping at its first `Err`: the row loop of every table's decoder (one loop
+/// compiled for the crate; each table's closure decodes one row, checks its key order and keeps it).
+#[inline(never)]
+pub fn each(d: &mut Decoder, n: usize, row: &mut dyn FnMut(&mut Decoder) -> Result<(), Bad>) -> Result<(), Bad> {
+    for _ in 0..n {
+        row(d)?;
+    }
+    Ok(())
+}
+
+/// Decode every table of `tables` that is not decoded yet, in order; the first that cannot be read is the
+/// error (the crate's `load()`).
+pub fn load(tables: &'static [&'static Table]) -> Result<(), DataError> {
+    for t in tables {
+        t.try_decoded()?;
+    }
+    Ok(())
+}
+
 /// Rows of a map table that keeps source order (`order = "source"`) must have distinct primary keys.
 pub fn unique<T>(r: &mut Decoder, rows: &[T], cmp: impl Fn(&T, &T) -> core::cmp::Ordering) -> Result<(), Bad> {
     let order = index(rows, &cmp);
@@ -1100,9 +1119,12 @@ impl Table {
 #[derive(Debug)]
 pub struct Bad;
 
-/// The [`Reader`] as the tables' decoders use it: every read returns `Result<_, Bad>` and keeps the first
-/// [`DataError`] for [`Table`] to return. Each read is one call (`#[inline(never)]`), so the decoders stay
-/// small; nothing is read after a failure, since every decoder stops at its first `Err`.
+/// The [`Reader`] as the tables' decoders use it. Every read returns its value, or, once a read failed, a
+/// default (`0`, `false`, `""`) without reading further; the first [`DataError`] is kept for [`Table`] to
+/// return. A decoder reads all its fields and then asks [`Decoder::check`] once whether they were read: a
+/// value built from a failed read never leaves the decoder. Each read is one call (`#[inline(never)]`) and
+/// no read is followed by a `?`, so the decoders stay small for the compiler: they are most of the crate's
+/// code (docs/performance.md of gentable). Counts read after a failure are 0, so no loop runs on.
 pub struct Decoder {
     r: Reader,
     failure: Option<DataError>,
@@ -1113,12 +1135,18 @@ pub struct Decoder {
 macro_rules! reads {
     ($($name:ident ( $($arg:ident : $at:ty),* ) -> $t:ty),* $(,)?) => {
         $(
-            #[doc = " The [`Reader`] read of the same name, its error kept."]
+            #[doc = " The [`Reader`] read of the same name; after a failure (kept), the type's default."]
             #[inline(never)]
-            pub fn $name(&mut self $(, $arg: $at)*) -> Result<$t, Bad> {
+            pub fn $name(&mut self $(, $arg: $at)*) -> $t {
+                if self.failure.is_some() {
+                    return Default::default();
+                }
                 match self.r.$name($($arg),*) {
-                    Ok(v) => Ok(v),
-                    Err(e) => Err(self.keep(e)),
+                    Ok(v) => v,
+                    Err(e) => {
+                        self.keep(e);
+                        Default::default()
+                    }
                 }
             }
         )*
@@ -1179,30 +1207,40 @@ impl Decoder {
         self.r.remaining()
     }
 
-    /// An enum member: its index in `all` (the enum's `ALL`).
+    /// `v`, if every read so far succeeded; otherwise [`Bad`] (the failure is kept). The one check of a
+    /// decoder, after all its reads.
+    #[inline]
+    pub fn check<T>(&self, v: T) -> Result<T, Bad> {
+        match self.failure {
+            None => Ok(v),
+            Some(_) => Err(Bad),
+        }
+    }
+
+    /// An enum member: its index in `all` (the enum's `ALL`, never empty: gentable refuses an enum without
+    /// members); after a failure, the first member.
     #[inline(never)]
-    pub fn member<E: Copy>(&mut self, all: &'static [E]) -> Result<E, Bad> {
-        let i = self.index(all.len())?;
+    pub fn member<E: Copy>(&mut self, all: &'static [E]) -> E {
+        let i = self.index(all.len());
         match all.get(i) {
-            Some(&e) => Ok(e),
-            None => Err(self.error(format!("index {i} is out of range"))),
+            Some(&e) => e,
+            None => no_members(),
         }
     }
 
     /// An array of `item`s, each at least `min_size` bytes: its count, then the items; for as long as the
-    /// program runs (see [`leak`]).
+    /// program runs (see [`leak`]). After a failure, empty.
     #[inline(never)]
-    pub fn array<T>(
-        &mut self,
-        min_size: usize,
-        item: fn(&mut Decoder) -> Result<T, Bad>,
-    ) -> Result<&'static [T], Bad> {
-        let n = self.len(min_size)?;
+    pub fn array<T>(&mut self, min_size: usize, item: fn(&mut Decoder) -> T) -> &'static [T] {
+        let n = self.len(min_size);
         let mut v = Vec::with_capacity(n);
         for _ in 0..n {
-            v.push(item(self)?);
+            v.push(item(self));
+            if self.failure.is_some() {
+                break;
+            }
         }
-        Ok(leak(v))
+        leak(v)
     }
 
     /// Map entries, which must come in strictly ascending key order.
@@ -1230,6 +1268,13 @@ impl Decoder {
 #[inline(never)]
 fn fail(e: &DataError) -> ! {
     panic!("{e}")
+}
+
+/// An enum without members reached a decoder: a gentable bug, never data (the schema stage refuses it).
+#[cold]
+#[inline(never)]
+fn no_members() -> ! {
+    panic!("an enum without members (a gentable bug)")
 }
 
 /// A table's decoder made rows of another type than its accessors read: a gentable bug, never data.
@@ -1315,14 +1360,14 @@ impl Json {
     /// code units of their names.
     pub(crate) fn decode(r: &mut crate::runtime::Decoder) -> Result<Json, crate::runtime::Bad> {
         r.nested(|r| {
-            Ok(match r.index(7)? {
+            let v = match r.index(7) {
                 0 => Json::Null,
                 1 => Json::Bool(false),
                 2 => Json::Bool(true),
-                3 => Json::Number(r.f64()?),
-                4 => Json::String(r.str()?),
+                3 => Json::Number(r.f64()),
+                4 => Json::String(r.str()),
                 5 => {
-                    let n = r.len(1)?;
+                    let n = r.len(1);
                     let mut items = Vec::with_capacity(n);
                     for _ in 0..n {
                         items.push(Json::decode(r)?);
@@ -1330,10 +1375,10 @@ impl Json {
                     Json::Array(crate::runtime::leak(items))
                 }
                 _ => {
-                    let n = r.len(2)?;
+                    let n = r.len(2);
                     let mut members: Vec<(&'static str, Json)> = Vec::with_capacity(n);
                     for _ in 0..n {
-                        let k = r.str()?;
+                        let k = r.str();
                         members.push((k, Json::decode(r)?));
                     }
                     if members
@@ -1344,7 +1389,8 @@ impl Json {
                     }
                     Json::Object(crate::runtime::leak(members))
                 }
-            })
+            };
+            r.check(v)
         })
     }
 }

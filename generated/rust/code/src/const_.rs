@@ -150,24 +150,25 @@ impl Const {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Const, crate::runtime::Bad> {
-        Ok(Const {
-            board_width: r.u8()?,
-            board_height: r.u8()?,
-            neutral_row: r.u8()?,
-            red_home_row: r.u8()?,
-            blue_home_row: r.u8()?,
-            pieces_per_side: r.u8()?,
+        let v = Const {
+            board_width: r.u8(),
+            board_height: r.u8(),
+            neutral_row: r.u8(),
+            red_home_row: r.u8(),
+            blue_home_row: r.u8(),
+            pieces_per_side: r.u8(),
             spy_select_pieces: r
-                .array(1usize, |r| Ok(crate::piece_type::PieceTypeId(r.str()?)))?,
-            spy_select_count: r.u8()?,
-            spy_select_known_to_owner: r.bool()?,
-            spy_random_piece: crate::piece_type::PieceTypeId(r.str()?),
-            spy_random_count: r.u8()?,
-            spy_random_known_to_owner: r.bool()?,
-            spy_select_key: crate::lang::LangId(r.str()?),
-            spy_random_key: crate::lang::LangId(r.str()?),
-            spy_all_dead_key: crate::lang::LangId(r.str()?),
-        })
+                .array(1usize, |r| crate::piece_type::PieceTypeId(r.str())),
+            spy_select_count: r.u8(),
+            spy_select_known_to_owner: r.bool(),
+            spy_random_piece: crate::piece_type::PieceTypeId(r.str()),
+            spy_random_count: r.u8(),
+            spy_random_known_to_owner: r.bool(),
+            spy_select_key: crate::lang::LangId(r.str()),
+            spy_random_key: crate::lang::LangId(r.str()),
+            spy_all_dead_key: crate::lang::LangId(r.str()),
+        };
+        r.check(v)
     }
 }
 impl Const {
@@ -243,23 +244,29 @@ impl Const {
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "86b20e70b658c8645136cdac6167c19dec5f7d17eef48fa97745e6e174f739b1";
 /// The rows of `Const`, decoded on first use from the embedded `data/Const.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     0,
     "data/Const.bytes",
     "Const",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Const> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Const::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Const::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     if rows.len() != 1 {
         return Err(r.error(format!("a singleton table has {} rows", rows.len())));
     }

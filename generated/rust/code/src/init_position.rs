@@ -61,22 +61,23 @@ impl InitPosition {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<InitPosition, crate::runtime::Bad> {
-        Ok(InitPosition {
-            id: crate::init_position::InitPositionId(r.u8()?),
-            cell: r.member(crate::enums::CellKind::ALL)?,
-            side: if r.present()? {
-                Some(r.member(crate::enums::Side::ALL)?)
+        let v = InitPosition {
+            id: crate::init_position::InitPositionId(r.u8()),
+            cell: r.member(crate::enums::CellKind::ALL),
+            side: if r.present() {
+                Some(r.member(crate::enums::Side::ALL))
             } else {
                 None
             },
-            piece: if r.present()? {
-                Some(crate::piece_type::PieceTypeId(r.str()?))
+            piece: if r.present() {
+                Some(crate::piece_type::PieceTypeId(r.str()))
             } else {
                 None
             },
-            x: r.u8()?,
-            y: r.u8()?,
-        })
+            x: r.u8(),
+            y: r.u8(),
+        };
+        r.check(v)
     }
 }
 impl InitPosition {
@@ -99,28 +100,34 @@ impl InitPosition {
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "5d5e52d65b187cd872fa3cc340e91dcaba9a788a362a1c304841054680596213";
 /// The rows of `InitPosition`, decoded on first use from the embedded `data/InitPosition.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     1,
     "data/InitPosition.bytes",
     "InitPosition",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<InitPosition> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = InitPosition::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = InitPosition::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `InitPosition` (column `Id`).

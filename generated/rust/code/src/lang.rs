@@ -40,38 +40,45 @@ impl Lang {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Lang, crate::runtime::Bad> {
-        Ok(Lang {
-            key: crate::lang::LangId(r.str()?),
-            zh: r.str()?,
-            en: r.str()?,
-        })
+        let v = Lang {
+            key: crate::lang::LangId(r.str()),
+            zh: r.str(),
+            en: r.str(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "d44cf0ff2a016c96dd18a0c2b634cc375cd1270423ca6badf2061c8b33076207";
 /// The rows of `Lang`, decoded on first use from the embedded `data/Lang.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     2,
     "data/Lang.bytes",
     "Lang",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Lang> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Lang::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.key) < (row.key)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Lang::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.key) < (row.key)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Lang` (column `Key`).

@@ -37,17 +37,19 @@ pub use upgrade::{Upgrade, UpgradeId};
 /// Decode every table now (each is otherwise decoded on first use): `Err` names the first embedded
 /// data file that cannot be read (one edited, truncated or copied from another build by hand).
 pub fn load() -> Result<(), DataError> {
-    const_::Const::try_get()?;
-    init_position::InitPosition::try_all()?;
-    lang::Lang::try_all()?;
-    move_piece::MovePiece::try_all()?;
-    move_rule::MoveRule::try_all()?;
-    move_rule_lib::MoveRuleLib::try_all()?;
-    piece_type::PieceType::try_all()?;
-    server_config::ServerConfig::try_get()?;
-    special_move::SpecialMove::try_all()?;
-    upgrade::Upgrade::try_all()?;
-    Ok(())
+    static TABLES: [&runtime::Table; 10] = [
+        &const_::TABLE,
+        &init_position::TABLE,
+        &lang::TABLE,
+        &move_piece::TABLE,
+        &move_rule::TABLE,
+        &move_rule_lib::TABLE,
+        &piece_type::TABLE,
+        &server_config::TABLE,
+        &special_move::TABLE,
+        &upgrade::TABLE,
+    ];
+    runtime::load(&TABLES)
 }
 /// Every table as RFC 8785 canonical JSON, in table-name order: `(table name, JSON array of rows)`.
 /// With the crate's `canonical` feature only (a test's, not a game's: it costs a third of the

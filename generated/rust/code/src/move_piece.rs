@@ -39,10 +39,11 @@ impl MovePiece {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<MovePiece, crate::runtime::Bad> {
-        Ok(MovePiece {
-            piece: crate::piece_type::PieceTypeId(r.str()?),
-            rules: r.array(1usize, |r| Ok(crate::move_rule::MoveRuleId(r.str()?)))?,
-        })
+        let v = MovePiece {
+            piece: crate::piece_type::PieceTypeId(r.str()),
+            rules: r.array(1usize, |r| crate::move_rule::MoveRuleId(r.str())),
+        };
+        r.check(v)
     }
 }
 impl MovePiece {
@@ -79,28 +80,34 @@ impl MovePiece {
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "20ace1960d1f08b31b293e1c01d09ab57ac2d259f12bc3225a7c8b07433ffa99";
 /// The rows of `MovePiece`, decoded on first use from the embedded `data/MovePiece.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     3,
     "data/MovePiece.bytes",
     "MovePiece",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<MovePiece> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = MovePiece::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.piece) < (row.piece)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = MovePiece::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.piece) < (row.piece)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 impl MovePiece {

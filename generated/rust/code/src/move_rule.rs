@@ -57,14 +57,15 @@ impl MoveRule {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<MoveRule, crate::runtime::Bad> {
-        Ok(MoveRule {
-            id: crate::move_rule::MoveRuleId(r.str()?),
-            direction: crate::move_rule_lib::MoveRuleLibId(r.str()?),
-            max_steps: r.u8()?,
-            mode: r.member(crate::enums::MoveMode::ALL)?,
-            zone: r.member(crate::enums::Zone::ALL)?,
-            kind: r.member(crate::enums::MoveKind::ALL)?,
-        })
+        let v = MoveRule {
+            id: crate::move_rule::MoveRuleId(r.str()),
+            direction: crate::move_rule_lib::MoveRuleLibId(r.str()),
+            max_steps: r.u8(),
+            mode: r.member(crate::enums::MoveMode::ALL),
+            zone: r.member(crate::enums::Zone::ALL),
+            kind: r.member(crate::enums::MoveKind::ALL),
+        };
+        r.check(v)
     }
 }
 impl MoveRule {
@@ -85,28 +86,34 @@ impl MoveRule {
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "5ee67a85db5131eb550e384fbf933aaab2129febe4a73753b70f70bb4afb226f";
 /// The rows of `MoveRule`, decoded on first use from the embedded `data/MoveRule.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     4,
     "data/MoveRule.bytes",
     "MoveRule",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<MoveRule> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = MoveRule::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = MoveRule::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `MoveRule` (column `Id`).

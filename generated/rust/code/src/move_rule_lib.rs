@@ -35,37 +35,44 @@ impl MoveRuleLib {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<MoveRuleLib, crate::runtime::Bad> {
-        Ok(MoveRuleLib {
-            id: crate::move_rule_lib::MoveRuleLibId(r.str()?),
+        let v = MoveRuleLib {
+            id: crate::move_rule_lib::MoveRuleLibId(r.str()),
             vector: crate::records::Vec2::decode(r)?,
-        })
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "82733bfc42d93a7a72ef1a0de49e931ebc17007572da3f37cc3e9b271d9f9f94";
 /// The rows of `MoveRuleLib`, decoded on first use from the embedded `data/MoveRuleLib.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     5,
     "data/MoveRuleLib.bytes",
     "MoveRuleLib",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<MoveRuleLib> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = MoveRuleLib::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = MoveRuleLib::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `MoveRuleLib` (column `Id`).

@@ -79,17 +79,18 @@ impl PieceType {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<PieceType, crate::runtime::Bad> {
-        Ok(PieceType {
-            id: crate::piece_type::PieceTypeId(r.str()?),
-            name_key: crate::lang::LangId(r.str()?),
-            tier: r.u8()?,
-            branch: r.member(crate::enums::Branch::ALL)?,
-            capture_class: r.member(crate::enums::CaptureClass::ALL)?,
-            can_promote: r.bool()?,
-            own_territory_only: r.bool()?,
-            symbol: if r.present()? { Some(r.str()?) } else { None },
-            ai_weight: r.f64()?,
-        })
+        let v = PieceType {
+            id: crate::piece_type::PieceTypeId(r.str()),
+            name_key: crate::lang::LangId(r.str()),
+            tier: r.u8(),
+            branch: r.member(crate::enums::Branch::ALL),
+            capture_class: r.member(crate::enums::CaptureClass::ALL),
+            can_promote: r.bool(),
+            own_territory_only: r.bool(),
+            symbol: if r.present() { Some(r.str()) } else { None },
+            ai_weight: r.f64(),
+        };
+        r.check(v)
     }
 }
 impl PieceType {
@@ -110,28 +111,34 @@ impl PieceType {
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "87861969a0af742391b24adf11867d897f0478f9415d96c537dd287e728f225d";
 /// The rows of `PieceType`, decoded on first use from the embedded `data/PieceType.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     6,
     "data/PieceType.bytes",
     "PieceType",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<PieceType> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = PieceType::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = PieceType::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `PieceType` (column `Id`).

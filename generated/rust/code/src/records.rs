@@ -33,6 +33,7 @@ impl Vec2 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Vec2, crate::runtime::Bad> {
-        Ok(Vec2 { x: r.i8()?, y: r.i8()? })
+        let v = Vec2 { x: r.i8(), y: r.i8() };
+        r.check(v)
     }
 }

@@ -113,30 +113,31 @@ impl SpecialMove {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<SpecialMove, crate::runtime::Bad> {
-        Ok(SpecialMove {
-            id: crate::special_move::SpecialMoveId(r.str()?),
-            kind: r.member(crate::enums::SpecialKind::ALL)?,
-            pieces: r.array(1usize, |r| Ok(crate::piece_type::PieceTypeId(r.str()?)))?,
-            rules: r.array(1usize, |r| Ok(crate::move_rule::MoveRuleId(r.str()?)))?,
-            target: if r.present()? {
-                Some(crate::piece_type::PieceTypeId(r.str()?))
+        let v = SpecialMove {
+            id: crate::special_move::SpecialMoveId(r.str()),
+            kind: r.member(crate::enums::SpecialKind::ALL),
+            pieces: r.array(1usize, |r| crate::piece_type::PieceTypeId(r.str())),
+            rules: r.array(1usize, |r| crate::move_rule::MoveRuleId(r.str())),
+            target: if r.present() {
+                Some(crate::piece_type::PieceTypeId(r.str()))
             } else {
                 None
             },
-            min_passed: if r.present()? { Some(r.u8()?) } else { None },
-            max_passed: if r.present()? { Some(r.u8()?) } else { None },
-            passed_side: if r.present()? {
-                Some(r.member(crate::enums::Allegiance::ALL)?)
+            min_passed: if r.present() { Some(r.u8()) } else { None },
+            max_passed: if r.present() { Some(r.u8()) } else { None },
+            passed_side: if r.present() {
+                Some(r.member(crate::enums::Allegiance::ALL))
             } else {
                 None
             },
-            captures: r.bool()?,
-            mover_moves: r.bool()?,
-            converts_side: r.bool()?,
-            once_per_game: r.bool()?,
-            name_key: crate::lang::LangId(r.str()?),
-            desc_key: crate::lang::LangId(r.str()?),
-        })
+            captures: r.bool(),
+            mover_moves: r.bool(),
+            converts_side: r.bool(),
+            once_per_game: r.bool(),
+            name_key: crate::lang::LangId(r.str()),
+            desc_key: crate::lang::LangId(r.str()),
+        };
+        r.check(v)
     }
 }
 impl SpecialMove {
@@ -217,28 +218,34 @@ impl SpecialMove {
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "69689d99e6e1c347c9be06f210e1e91a2b717e5865bc49bcc3368ec0e22fe64a";
 /// The rows of `SpecialMove`, decoded on first use from the embedded `data/SpecialMove.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     8,
     "data/SpecialMove.bytes",
     "SpecialMove",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<SpecialMove> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = SpecialMove::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = SpecialMove::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `SpecialMove` (column `Id`).

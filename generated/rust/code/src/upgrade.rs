@@ -56,17 +56,18 @@ impl Upgrade {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Upgrade, crate::runtime::Bad> {
-        Ok(Upgrade {
-            id: crate::upgrade::UpgradeId(r.str()?),
-            from: crate::piece_type::PieceTypeId(r.str()?),
-            trigger: r.member(crate::enums::Trigger::ALL)?,
-            captured_class: if r.present()? {
-                Some(r.member(crate::enums::CaptureClass::ALL)?)
+        let v = Upgrade {
+            id: crate::upgrade::UpgradeId(r.str()),
+            from: crate::piece_type::PieceTypeId(r.str()),
+            trigger: r.member(crate::enums::Trigger::ALL),
+            captured_class: if r.present() {
+                Some(r.member(crate::enums::CaptureClass::ALL))
             } else {
                 None
             },
-            to: crate::piece_type::PieceTypeId(r.str()?),
-        })
+            to: crate::piece_type::PieceTypeId(r.str()),
+        };
+        r.check(v)
     }
 }
 impl Upgrade {
@@ -100,28 +101,34 @@ impl Upgrade {
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "ad18881948665c675284315be842b4bd86d6a4fd1be8c2763a7b0b9c5d56d6a1";
 /// The rows of `Upgrade`, decoded on first use from the embedded `data/Upgrade.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     9,
     "data/Upgrade.bytes",
     "Upgrade",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Upgrade> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Upgrade::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Upgrade::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Upgrade` (column `Id`).

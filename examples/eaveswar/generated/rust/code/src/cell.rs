@@ -54,39 +54,46 @@ impl Cell {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Cell, crate::runtime::Bad> {
-        Ok(Cell {
-            q: r.u8()?,
-            r: r.u8()?,
-            terrain: r.member(crate::enums::Terrain::ALL)?,
-            owner: if r.present()? {
-                Some(r.member(crate::enums::Side::ALL)?)
+        let v = Cell {
+            q: r.u8(),
+            r: r.u8(),
+            terrain: r.member(crate::enums::Terrain::ALL),
+            owner: if r.present() {
+                Some(r.member(crate::enums::Side::ALL))
             } else {
                 None
             },
-            block: if r.present()? { Some(r.u8()?) } else { None },
-        })
+            block: if r.present() { Some(r.u8()) } else { None },
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "56380e6e09c6cd5e6e509c8b789ac180e866fcc927ba33126a1a3d774ef8c94e";
 /// The rows of `Cell`, decoded on first use from the embedded `data/Cell.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     0,
     "data/Cell.bytes",
     "Cell",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Cell> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Cell::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Cell::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 impl Cell {

@@ -33,15 +33,17 @@ pub use trash_mix::{TrashMix, TrashMixId};
 /// Decode every table now (each is otherwise decoded on first use): `Err` names the first embedded
 /// data file that cannot be read (one edited, truncated or copied from another build by hand).
 pub fn load() -> Result<(), DataError> {
-    cell::Cell::try_all()?;
-    map_info::MapInfo::try_get()?;
-    mercenary::Mercenary::try_all()?;
-    neighbor_offset::NeighborOffset::try_all()?;
-    role::Role::try_all()?;
-    rules::Rules::try_get()?;
-    tactic_card::TacticCard::try_all()?;
-    trash_mix::TrashMix::try_all()?;
-    Ok(())
+    static TABLES: [&runtime::Table; 8] = [
+        &cell::TABLE,
+        &map_info::TABLE,
+        &mercenary::TABLE,
+        &neighbor_offset::TABLE,
+        &role::TABLE,
+        &rules::TABLE,
+        &tactic_card::TABLE,
+        &trash_mix::TABLE,
+    ];
+    runtime::load(&TABLES)
 }
 /// Every table as RFC 8785 canonical JSON, in table-name order: `(table name, JSON array of rows)`.
 /// With the crate's `canonical` feature only (a test's, not a game's: it costs a third of the

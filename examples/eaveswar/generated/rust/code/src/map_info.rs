@@ -70,37 +70,44 @@ impl MapInfo {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<MapInfo, crate::runtime::Bad> {
-        Ok(MapInfo {
-            id: r.str()?,
-            columns: r.u8()?,
-            even_column_cells: r.u8()?,
-            odd_column_cells: r.u8()?,
-            cell_count: r.u16()?,
-            rotate_q: r.u8()?,
-            rotate_r: r.u8()?,
-        })
+        let v = MapInfo {
+            id: r.str(),
+            columns: r.u8(),
+            even_column_cells: r.u8(),
+            odd_column_cells: r.u8(),
+            cell_count: r.u16(),
+            rotate_q: r.u8(),
+            rotate_r: r.u8(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "52c9a88f8ec07586199fa5675b1b0e89b49b8c259994c5231162291d47dc327e";
 /// The rows of `MapInfo`, decoded on first use from the embedded `data/MapInfo.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     1,
     "data/MapInfo.bytes",
     "MapInfo",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<MapInfo> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = MapInfo::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = MapInfo::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     if rows.len() != 1 {
         return Err(r.error(format!("a singleton table has {} rows", rows.len())));
     }

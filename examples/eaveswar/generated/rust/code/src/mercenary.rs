@@ -45,46 +45,53 @@ impl Mercenary {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Mercenary, crate::runtime::Bad> {
-        Ok(Mercenary {
-            id: crate::mercenary::MercenaryId(r.str()?),
-            name: r.str()?,
-            text: r.str()?,
+        let v = Mercenary {
+            id: crate::mercenary::MercenaryId(r.str()),
+            name: r.str(),
+            text: r.str(),
             effects: {
-                let n = r.len(8usize)?;
+                let n = r.len(8usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     v.push(crate::records::Effect::decode(r)?);
                 }
                 crate::runtime::leak(v)
             },
-        })
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "e7a7fe34a7f9f93cfbe1f81fda0ee50b06238fb92034f9fc45f4d131cd2a0604";
 /// The rows of `Mercenary`, decoded on first use from the embedded `data/Mercenary.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     2,
     "data/Mercenary.bytes",
     "Mercenary",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Mercenary> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Mercenary::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Mercenary::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Mercenary` (column `Id`).

@@ -47,39 +47,46 @@ impl NeighborOffset {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<NeighborOffset, crate::runtime::Bad> {
-        Ok(NeighborOffset {
-            id: crate::neighbor_offset::NeighborOffsetId(r.str()?),
-            parity: r.member(crate::enums::Parity::ALL)?,
-            direction: r.str()?,
+        let v = NeighborOffset {
+            id: crate::neighbor_offset::NeighborOffsetId(r.str()),
+            parity: r.member(crate::enums::Parity::ALL),
+            direction: r.str(),
             offset: crate::records::OffsetQr::decode(r)?,
-        })
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "90d34ac569f0b2ec017ab9732b328553dcfcce490d9b276b34bd5c4a3d62e011";
 /// The rows of `NeighborOffset`, decoded on first use from the embedded `data/NeighborOffset.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     3,
     "data/NeighborOffset.bytes",
     "NeighborOffset",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<NeighborOffset> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = NeighborOffset::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = NeighborOffset::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `NeighborOffset` (column `Id`).

@@ -75,24 +75,25 @@ impl Effect {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Effect, crate::runtime::Bad> {
-        Ok(Effect {
-            kind: r.member(crate::enums::EffectKind::ALL)?,
-            trigger: r.member(crate::enums::Trigger::ALL)?,
-            order: if r.present()? {
-                Some(r.member(crate::enums::Order::ALL)?)
+        let v = Effect {
+            kind: r.member(crate::enums::EffectKind::ALL),
+            trigger: r.member(crate::enums::Trigger::ALL),
+            order: if r.present() {
+                Some(r.member(crate::enums::Order::ALL))
             } else {
                 None
             },
-            amount: if r.present()? { Some(r.u8()?) } else { None },
-            cost: if r.present()? { Some(r.u8()?) } else { None },
-            range: if r.present()? { Some(r.u8()?) } else { None },
-            steps: if r.present()? { Some(r.u8()?) } else { None },
-            terrain: if r.present()? {
-                Some(r.member(crate::enums::Terrain::ALL)?)
+            amount: if r.present() { Some(r.u8()) } else { None },
+            cost: if r.present() { Some(r.u8()) } else { None },
+            range: if r.present() { Some(r.u8()) } else { None },
+            steps: if r.present() { Some(r.u8()) } else { None },
+            terrain: if r.present() {
+                Some(r.member(crate::enums::Terrain::ALL))
             } else {
                 None
             },
-        })
+        };
+        r.check(v)
     }
 }
 /// OffsetQR
@@ -129,9 +130,7 @@ impl OffsetQr {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<OffsetQr, crate::runtime::Bad> {
-        Ok(OffsetQr {
-            dq: r.i8()?,
-            dr: r.i8()?,
-        })
+        let v = OffsetQr { dq: r.i8(), dr: r.i8() };
+        r.check(v)
     }
 }

@@ -50,47 +50,54 @@ impl Role {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Role, crate::runtime::Bad> {
-        Ok(Role {
-            id: crate::role::RoleId(r.str()?),
-            name: r.str()?,
-            starting_birds: r.u8()?,
-            text: r.str()?,
+        let v = Role {
+            id: crate::role::RoleId(r.str()),
+            name: r.str(),
+            starting_birds: r.u8(),
+            text: r.str(),
             effects: {
-                let n = r.len(8usize)?;
+                let n = r.len(8usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     v.push(crate::records::Effect::decode(r)?);
                 }
                 crate::runtime::leak(v)
             },
-        })
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "1a67daf35060dd6bbd412ae58d12ec56138bebfea0baf41cf2dd630e67b5aff0";
 /// The rows of `Role`, decoded on first use from the embedded `data/Role.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     4,
     "data/Role.bytes",
     "Role",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Role> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Role::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Role::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Role` (column `Id`).

@@ -130,48 +130,55 @@ impl Rules {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Rules, crate::runtime::Bad> {
-        Ok(Rules {
-            hand_limit: r.u8()?,
-            starting_hand: r.u8()?,
-            draw_per_round: r.u8()?,
-            deck_size: r.u8()?,
-            starting_food: r.u8()?,
-            food_per_round: r.u8()?,
-            win_delivered: r.u8()?,
-            orders_per_round: r.u8()?,
-            idle_food: r.u8()?,
-            reactivation_cost: r.u8()?,
-            recruit_cost: r.u8()?,
-            max_recruits: r.u8()?,
-            market_size: r.u8()?,
-            base_attack: r.u8()?,
-            base_defense: r.u8()?,
-            defender_wins_ties: r.bool()?,
-            trash_cans: r.u8()?,
-            starting_birds: r.u8()?,
-        })
+        let v = Rules {
+            hand_limit: r.u8(),
+            starting_hand: r.u8(),
+            draw_per_round: r.u8(),
+            deck_size: r.u8(),
+            starting_food: r.u8(),
+            food_per_round: r.u8(),
+            win_delivered: r.u8(),
+            orders_per_round: r.u8(),
+            idle_food: r.u8(),
+            reactivation_cost: r.u8(),
+            recruit_cost: r.u8(),
+            max_recruits: r.u8(),
+            market_size: r.u8(),
+            base_attack: r.u8(),
+            base_defense: r.u8(),
+            defender_wins_ties: r.bool(),
+            trash_cans: r.u8(),
+            starting_birds: r.u8(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "c356b342ee8286c998faa1de2b93eb3eb3ff34f952af21929effd73bb79f6d6a";
 /// The rows of `Rules`, decoded on first use from the embedded `data/Rules.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     5,
     "data/Rules.bytes",
     "Rules",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Rules> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Rules::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Rules::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     if rows.len() != 1 {
         return Err(r.error(format!("a singleton table has {} rows", rows.len())));
     }

@@ -60,49 +60,56 @@ impl TacticCard {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TacticCard, crate::runtime::Bad> {
-        Ok(TacticCard {
-            id: crate::tactic_card::TacticCardId(r.str()?),
-            name: r.str()?,
-            category: r.member(crate::enums::CardCategory::ALL)?,
-            cost: r.u8()?,
-            copies: r.u8()?,
-            designed: r.bool()?,
+        let v = TacticCard {
+            id: crate::tactic_card::TacticCardId(r.str()),
+            name: r.str(),
+            category: r.member(crate::enums::CardCategory::ALL),
+            cost: r.u8(),
+            copies: r.u8(),
+            designed: r.bool(),
             effects: {
-                let n = r.len(8usize)?;
+                let n = r.len(8usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     v.push(crate::records::Effect::decode(r)?);
                 }
                 crate::runtime::leak(v)
             },
-        })
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "a91261aef4ce9d8be71d72a68b99fba21b6e3d57337507eaa0374229f5af26e9";
 /// The rows of `TacticCard`, decoded on first use from the embedded `data/TacticCard.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     6,
     "data/TacticCard.bytes",
     "TacticCard",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TacticCard> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TacticCard::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TacticCard::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `TacticCard` (column `Id`).

@@ -61,18 +61,19 @@ impl Attack {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Attack, crate::runtime::Bad> {
-        Ok(Attack {
-            scenario: crate::scenario::ScenarioId(r.str()?),
-            side: r.member(crate::enums::Side::ALL)?,
-            lane: crate::lane::LaneId(r.str()?),
-            rank: r.member(crate::enums::Rank::ALL)?,
-            target: if r.present()? {
-                Some(r.member(crate::enums::Rank::ALL)?)
+        let v = Attack {
+            scenario: crate::scenario::ScenarioId(r.str()),
+            side: r.member(crate::enums::Side::ALL),
+            lane: crate::lane::LaneId(r.str()),
+            rank: r.member(crate::enums::Rank::ALL),
+            target: if r.present() {
+                Some(r.member(crate::enums::Rank::ALL))
             } else {
                 None
             },
-            damage: r.u8()?,
-        })
+            damage: r.u8(),
+        };
+        r.check(v)
     }
 }
 impl Attack {
@@ -106,23 +107,29 @@ impl Attack {
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "fee4926c868bb369e0b70e05ca67a1927f020c25571267e5c40b3d6d3f1fb8eb";
 /// The rows of `Attack`, decoded on first use from the embedded `data/Attack.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     0,
     "data/Attack.bytes",
     "Attack",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Attack> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Attack::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Attack::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 impl Attack {

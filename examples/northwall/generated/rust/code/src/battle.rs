@@ -75,36 +75,43 @@ impl Battle {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Battle, crate::runtime::Bad> {
-        Ok(Battle {
-            army_size: r.u8()?,
-            lane_point: r.u8()?,
-            cross_lane_targeting: r.bool()?,
-            simultaneous_damage: r.bool()?,
-            remove_at_zero_hp: r.bool()?,
-            restore_hp_between_matches: r.bool()?,
-        })
+        let v = Battle {
+            army_size: r.u8(),
+            lane_point: r.u8(),
+            cross_lane_targeting: r.bool(),
+            simultaneous_damage: r.bool(),
+            remove_at_zero_hp: r.bool(),
+            restore_hp_between_matches: r.bool(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "233081dabe7c89704405da4e0d8727f51c67b8ef55955281faea220ec7cf130b";
 /// The rows of `Battle`, decoded on first use from the embedded `data/Battle.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     1,
     "data/Battle.bytes",
     "Battle",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Battle> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Battle::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Battle::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     if rows.len() != 1 {
         return Err(r.error(format!("a singleton table has {} rows", rows.len())));
     }

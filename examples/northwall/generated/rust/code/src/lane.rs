@@ -35,37 +35,44 @@ impl Lane {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Lane, crate::runtime::Bad> {
-        Ok(Lane {
-            id: crate::lane::LaneId(r.str()?),
-            name: r.str()?,
-        })
+        let v = Lane {
+            id: crate::lane::LaneId(r.str()),
+            name: r.str(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "e6604a7893d01a23b86799f0e35e8fe64a9109a2ed4446a3aabdd8372a0c002f";
 /// The rows of `Lane`, decoded on first use from the embedded `data/Lane.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     2,
     "data/Lane.bytes",
     "Lane",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Lane> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Lane::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Lane::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Lane` (column `Id`).

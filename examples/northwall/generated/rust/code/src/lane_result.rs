@@ -54,13 +54,14 @@ impl LaneResult {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<LaneResult, crate::runtime::Bad> {
-        Ok(LaneResult {
-            scenario: crate::scenario::ScenarioId(r.str()?),
-            lane: crate::lane::LaneId(r.str()?),
-            player_hp: r.u8()?,
-            enemy_hp: r.u8()?,
-            point: r.member(crate::enums::Outcome::ALL)?,
-        })
+        let v = LaneResult {
+            scenario: crate::scenario::ScenarioId(r.str()),
+            lane: crate::lane::LaneId(r.str()),
+            player_hp: r.u8(),
+            enemy_hp: r.u8(),
+            point: r.member(crate::enums::Outcome::ALL),
+        };
+        r.check(v)
     }
 }
 impl LaneResult {
@@ -94,23 +95,29 @@ impl LaneResult {
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "1c5e3f732ffc28fb9faa280a54c0bc15c65ea7ed3cddf6eb4261ee9f75365608";
 /// The rows of `LaneResult`, decoded on first use from the embedded `data/LaneResult.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     3,
     "data/LaneResult.bytes",
     "LaneResult",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<LaneResult> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = LaneResult::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = LaneResult::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 impl LaneResult {

@@ -30,14 +30,16 @@ pub use unit::{Unit, UnitId};
 /// Decode every table now (each is otherwise decoded on first use): `Err` names the first embedded
 /// data file that cannot be read (one edited, truncated or copied from another build by hand).
 pub fn load() -> Result<(), DataError> {
-    attack::Attack::try_all()?;
-    battle::Battle::try_get()?;
-    lane::Lane::try_all()?;
-    lane_result::LaneResult::try_all()?;
-    placement::Placement::try_all()?;
-    scenario::Scenario::try_all()?;
-    unit::Unit::try_all()?;
-    Ok(())
+    static TABLES: [&runtime::Table; 7] = [
+        &attack::TABLE,
+        &battle::TABLE,
+        &lane::TABLE,
+        &lane_result::TABLE,
+        &placement::TABLE,
+        &scenario::TABLE,
+        &unit::TABLE,
+    ];
+    runtime::load(&TABLES)
 }
 /// Every table as RFC 8785 canonical JSON, in table-name order: `(table name, JSON array of rows)`.
 /// With the crate's `canonical` feature only (a test's, not a game's: it costs a third of the

@@ -61,14 +61,15 @@ impl Placement {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Placement, crate::runtime::Bad> {
-        Ok(Placement {
-            scenario: crate::scenario::ScenarioId(r.str()?),
-            side: r.member(crate::enums::Side::ALL)?,
-            lane: crate::lane::LaneId(r.str()?),
-            rank: r.member(crate::enums::Rank::ALL)?,
-            unit: crate::unit::UnitId(r.str()?),
-            hp_after: r.u8()?,
-        })
+        let v = Placement {
+            scenario: crate::scenario::ScenarioId(r.str()),
+            side: r.member(crate::enums::Side::ALL),
+            lane: crate::lane::LaneId(r.str()),
+            rank: r.member(crate::enums::Rank::ALL),
+            unit: crate::unit::UnitId(r.str()),
+            hp_after: r.u8(),
+        };
+        r.check(v)
     }
 }
 impl Placement {
@@ -115,23 +116,29 @@ impl Placement {
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "bc72be1ca2eb4be41ff64050cfea9c5f595ecd4f419b08ff36096d6295bc4a9c";
 /// The rows of `Placement`, decoded on first use from the embedded `data/Placement.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     4,
     "data/Placement.bytes",
     "Placement",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Placement> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Placement::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Placement::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 impl Placement {

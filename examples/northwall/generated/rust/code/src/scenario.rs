@@ -69,20 +69,21 @@ impl Scenario {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Scenario, crate::runtime::Bad> {
-        Ok(Scenario {
-            id: crate::scenario::ScenarioId(r.str()?),
-            case: r.str()?,
-            checks: r.str()?,
-            after: if r.present()? {
-                Some(crate::scenario::ScenarioId(r.str()?))
+        let v = Scenario {
+            id: crate::scenario::ScenarioId(r.str()),
+            case: r.str(),
+            checks: r.str(),
+            after: if r.present() {
+                Some(crate::scenario::ScenarioId(r.str()))
             } else {
                 None
             },
-            full_armies: r.bool()?,
-            player_points: r.u8()?,
-            enemy_points: r.u8()?,
-            winner: r.member(crate::enums::Outcome::ALL)?,
-        })
+            full_armies: r.bool(),
+            player_points: r.u8(),
+            enemy_points: r.u8(),
+            winner: r.member(crate::enums::Outcome::ALL),
+        };
+        r.check(v)
     }
 }
 impl Scenario {
@@ -105,28 +106,34 @@ impl Scenario {
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "5c52a3adefbccee065c6f5874af9abf3170f0b09fc792c8c6a73e85c66ca4612";
 /// The rows of `Scenario`, decoded on first use from the embedded `data/Scenario.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     5,
     "data/Scenario.bytes",
     "Scenario",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Scenario> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Scenario::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Scenario::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Scenario` (column `Id`).

@@ -50,40 +50,47 @@ impl Unit {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Unit, crate::runtime::Bad> {
-        Ok(Unit {
-            id: crate::unit::UnitId(r.str()?),
-            name: r.str()?,
-            hp: r.u8()?,
-            damage: r.u8()?,
-            preference: r.array(1usize, |r| Ok(r.member(crate::enums::Rank::ALL)?))?,
-        })
+        let v = Unit {
+            id: crate::unit::UnitId(r.str()),
+            name: r.str(),
+            hp: r.u8(),
+            damage: r.u8(),
+            preference: r.array(1usize, |r| r.member(crate::enums::Rank::ALL)),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "3ae07062b68989e936f6187f5699028ea8b6efd99ed62223d51c3b9999c5dda3";
 /// The rows of `Unit`, decoded on first use from the embedded `data/Unit.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     6,
     "data/Unit.bytes",
     "Unit",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Unit> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Unit::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Unit::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Unit` (column `Id`).

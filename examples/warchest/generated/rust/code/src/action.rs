@@ -40,45 +40,52 @@ impl Action {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Action, crate::runtime::Bad> {
-        Ok(Action {
-            id: crate::action::ActionId(r.member(crate::enums::ActionKind::ALL)?),
-            face_up: r.bool()?,
+        let v = Action {
+            id: crate::action::ActionId(r.member(crate::enums::ActionKind::ALL)),
+            face_up: r.bool(),
             target: {
-                let n = r.len(2usize)?;
+                let n = r.len(2usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     v.push(crate::records::Condition::decode(r)?);
                 }
                 crate::runtime::leak(v)
             },
-        })
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "1d84dc9df4a07178932b012e80213a1821a9ab07eec3c65bf8396d0ae6434d00";
 /// The rows of `Action`, decoded on first use from the embedded `data/Action.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     0,
     "data/Action.bytes",
     "Action",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Action> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Action::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Action::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Action` (column `Id`).

@@ -70,36 +70,43 @@ impl CoinSetup {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<CoinSetup, crate::runtime::Bad> {
-        Ok(CoinSetup {
-            royal_coins: r.u8()?,
-            bag_coins_per_unit: r.u8()?,
-            supply_coins_per_unit: r.u8()?,
-            hand_size: r.u8()?,
-            refill_from: r.member(crate::enums::Zone::ALL)?,
-            initiative_once_per_round: r.bool()?,
-        })
+        let v = CoinSetup {
+            royal_coins: r.u8(),
+            bag_coins_per_unit: r.u8(),
+            supply_coins_per_unit: r.u8(),
+            hand_size: r.u8(),
+            refill_from: r.member(crate::enums::Zone::ALL),
+            initiative_once_per_round: r.bool(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "2c027b286c4ed72fc5b7fb0d096cfd34036606dfcb3383968e711d6afae87332";
 /// The rows of `CoinSetup`, decoded on first use from the embedded `data/CoinSetup.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     2,
     "data/CoinSetup.bytes",
     "CoinSetup",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<CoinSetup> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = CoinSetup::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = CoinSetup::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     if rows.len() != 1 {
         return Err(r.error(format!("a singleton table has {} rows", rows.len())));
     }

@@ -42,11 +42,12 @@ impl Direction {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Direction, crate::runtime::Bad> {
-        Ok(Direction {
-            id: crate::direction::DirectionId(r.str()?),
+        let v = Direction {
+            id: crate::direction::DirectionId(r.str()),
             vector: crate::records::Hex::decode(r)?,
-            opposite: crate::direction::DirectionId(r.str()?),
-        })
+            opposite: crate::direction::DirectionId(r.str()),
+        };
+        r.check(v)
     }
 }
 impl Direction {
@@ -67,28 +68,34 @@ impl Direction {
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "98facd4c076fc614cf783180a6dbd57b813ddc7f670a1be2be4b805cdbce9d23";
 /// The rows of `Direction`, decoded on first use from the embedded `data/Direction.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     3,
     "data/Direction.bytes",
     "Direction",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Direction> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Direction::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Direction::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Direction` (column `Id`).

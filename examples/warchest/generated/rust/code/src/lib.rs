@@ -33,15 +33,17 @@ pub use zone_info::{ZoneInfo, ZoneInfoId};
 /// Decode every table now (each is otherwise decoded on first use): `Err` names the first embedded
 /// data file that cannot be read (one edited, truncated or copied from another build by hand).
 pub fn load() -> Result<(), DataError> {
-    action::Action::try_all()?;
-    board::Board::try_get()?;
-    coin_setup::CoinSetup::try_get()?;
-    direction::Direction::try_all()?;
-    scenario::Scenario::try_all()?;
-    tactic::Tactic::try_all()?;
-    unit::Unit::try_all()?;
-    zone_info::ZoneInfo::try_all()?;
-    Ok(())
+    static TABLES: [&runtime::Table; 8] = [
+        &action::TABLE,
+        &board::TABLE,
+        &coin_setup::TABLE,
+        &direction::TABLE,
+        &scenario::TABLE,
+        &tactic::TABLE,
+        &unit::TABLE,
+        &zone_info::TABLE,
+    ];
+    runtime::load(&TABLES)
 }
 /// Every table as RFC 8785 canonical JSON, in table-name order: `(table name, JSON array of rows)`.
 /// With the crate's `canonical` feature only (a test's, not a game's: it costs a third of the

@@ -35,10 +35,11 @@ impl Condition {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Condition, crate::runtime::Bad> {
-        Ok(Condition {
-            test: r.member(crate::enums::Primitive::ALL)?,
-            n: if r.present()? { Some(r.u8()?) } else { None },
-        })
+        let v = Condition {
+            test: r.member(crate::enums::Primitive::ALL),
+            n: if r.present() { Some(r.u8()) } else { None },
+        };
+        r.check(v)
     }
 }
 /// Axial hex coordinate or vector [q r] (cube s = -q-r). Written (q,r) in a cell.
@@ -73,7 +74,8 @@ impl Hex {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Hex, crate::runtime::Bad> {
-        Ok(Hex { q: r.i8()?, r: r.i8()? })
+        let v = Hex { q: r.i8(), r: r.i8() };
+        r.check(v)
     }
 }
 /// A piece of a tutorial scenario, the seed's {:at [q r] :side … :unit … :strength …}. Written ((q,r),side,unit[,strength]).
@@ -122,12 +124,13 @@ impl ScenarioPiece {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ScenarioPiece, crate::runtime::Bad> {
-        Ok(ScenarioPiece {
+        let v = ScenarioPiece {
             at: crate::records::Hex::decode(r)?,
-            side: r.member(crate::enums::Side::ALL)?,
-            unit: crate::unit::UnitId(r.str()?),
-            strength: if r.present()? { Some(r.u8()?) } else { None },
-        })
+            side: r.member(crate::enums::Side::ALL),
+            unit: crate::unit::UnitId(r.str()),
+            strength: if r.present() { Some(r.u8()) } else { None },
+        };
+        r.check(v)
     }
 }
 impl ScenarioPiece {

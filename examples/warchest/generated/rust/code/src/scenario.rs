@@ -52,13 +52,13 @@ impl Scenario {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Scenario, crate::runtime::Bad> {
-        Ok(Scenario {
-            id: crate::scenario::ScenarioId(r.str()?),
-            title: r.str()?,
+        let v = Scenario {
+            id: crate::scenario::ScenarioId(r.str()),
+            title: r.str(),
             focus: crate::records::Hex::decode(r)?,
-            friendly_controls: if r.present()? {
+            friendly_controls: if r.present() {
                 Some({
-                    let n = r.len(2usize)?;
+                    let n = r.len(2usize);
                     let mut v = Vec::with_capacity(n);
                     for _ in 0..n {
                         v.push(crate::records::Hex::decode(r)?);
@@ -69,41 +69,48 @@ impl Scenario {
                 None
             },
             pieces: {
-                let n = r.len(5usize)?;
+                let n = r.len(5usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     v.push(crate::records::ScenarioPiece::decode(r)?);
                 }
                 crate::runtime::leak(v)
             },
-        })
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "0883dbeb22e2e102f8a1660d56b7424792e4bff0b901c8e7549987536ccef12e";
 /// The rows of `Scenario`, decoded on first use from the embedded `data/Scenario.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     4,
     "data/Scenario.bytes",
     "Scenario",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Scenario> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Scenario::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Scenario::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Scenario` (column `Id`).

@@ -61,21 +61,21 @@ impl Tactic {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Tactic, crate::runtime::Bad> {
-        Ok(Tactic {
-            id: crate::tactic::TacticId(r.str()?),
-            kind: r.member(crate::enums::TacticKind::ALL)?,
+        let v = Tactic {
+            id: crate::tactic::TacticId(r.str()),
+            kind: r.member(crate::enums::TacticKind::ALL),
             target: {
-                let n = r.len(2usize)?;
+                let n = r.len(2usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     v.push(crate::records::Condition::decode(r)?);
                 }
                 crate::runtime::leak(v)
             },
-            move_steps: if r.present()? { Some(r.u8()?) } else { None },
-            then: if r.present()? {
+            move_steps: if r.present() { Some(r.u8()) } else { None },
+            then: if r.present() {
                 Some({
-                    let n = r.len(2usize)?;
+                    let n = r.len(2usize);
                     let mut v = Vec::with_capacity(n);
                     for _ in 0..n {
                         v.push(crate::records::Condition::decode(r)?);
@@ -85,39 +85,46 @@ impl Tactic {
             } else {
                 None
             },
-            grants: if r.present()? {
-                Some(r.array(1usize, |r| Ok(r.member(crate::enums::ActionKind::ALL)?))?)
+            grants: if r.present() {
+                Some(r.array(1usize, |r| r.member(crate::enums::ActionKind::ALL)))
             } else {
                 None
             },
-        })
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "7c0b005c4e228f8e2fdc4cb18d0b9d7463978dd35e3be0339b8602c240c45947";
 /// The rows of `Tactic`, decoded on first use from the embedded `data/Tactic.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     5,
     "data/Tactic.bytes",
     "Tactic",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Tactic> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Tactic::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Tactic::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Tactic` (column `Id`).

@@ -111,26 +111,26 @@ impl Unit {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Unit, crate::runtime::Bad> {
-        Ok(Unit {
-            id: crate::unit::UnitId(r.str()?),
-            name: r.str()?,
-            normal_move: r.bool()?,
-            normal_attack: r.bool()?,
-            tactic: if r.present()? {
-                Some(crate::tactic::TacticId(r.str()?))
+        let v = Unit {
+            id: crate::unit::UnitId(r.str()),
+            name: r.str(),
+            normal_move: r.bool(),
+            normal_attack: r.bool(),
+            tactic: if r.present() {
+                Some(crate::tactic::TacticId(r.str()))
             } else {
                 None
             },
-            deploy: r.member(crate::enums::Deploy::ALL)?,
-            deploy_limit: r.u8()?,
-            attack_follow_up: r.member(crate::enums::FollowUp::ALL)?,
-            counter_damage: r.u8()?,
-            attacker_min_strength: if r.present()? { Some(r.u8()?) } else { None },
-            royal_coin_acts: r.bool()?,
-            royal_coin_bolsters: r.bool()?,
-            recruit_bonus: r
-                .array(1usize, |r| Ok(r.member(crate::enums::ActionKind::ALL)?))?,
-        })
+            deploy: r.member(crate::enums::Deploy::ALL),
+            deploy_limit: r.u8(),
+            attack_follow_up: r.member(crate::enums::FollowUp::ALL),
+            counter_damage: r.u8(),
+            attacker_min_strength: if r.present() { Some(r.u8()) } else { None },
+            royal_coin_acts: r.bool(),
+            royal_coin_bolsters: r.bool(),
+            recruit_bonus: r.array(1usize, |r| r.member(crate::enums::ActionKind::ALL)),
+        };
+        r.check(v)
     }
 }
 impl Unit {
@@ -153,28 +153,34 @@ impl Unit {
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "e4968486fea00c00e1c558bd19f2198fe6312791a77845b850e705f3e8f671b4";
 /// The rows of `Unit`, decoded on first use from the embedded `data/Unit.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     6,
     "data/Unit.bytes",
     "Unit",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Unit> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Unit::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Unit::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Unit` (column `Id`).

@@ -40,38 +40,45 @@ impl ZoneInfo {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ZoneInfo, crate::runtime::Bad> {
-        Ok(ZoneInfo {
-            id: crate::zone_info::ZoneInfoId(r.member(crate::enums::Zone::ALL)?),
-            name: r.str()?,
-            hidden: r.bool()?,
-        })
+        let v = ZoneInfo {
+            id: crate::zone_info::ZoneInfoId(r.member(crate::enums::Zone::ALL)),
+            name: r.str(),
+            hidden: r.bool(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "512c7103847931919e558cc98f3cad074006ede7b17a4bce0a62ab4e79877862";
 /// The rows of `ZoneInfo`, decoded on first use from the embedded `data/ZoneInfo.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     7,
     "data/ZoneInfo.bytes",
     "ZoneInfo",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<ZoneInfo> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = ZoneInfo::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = ZoneInfo::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `ZoneInfo` (column `Id`).

@@ -50,34 +50,41 @@ impl Board {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Board, crate::runtime::Bad> {
-        Ok(Board {
-            rows: r.u8()?,
-            columns: r.u8()?,
+        let v = Board {
+            rows: r.u8(),
+            columns: r.u8(),
             palace_columns: crate::records::Span::decode(r)?,
-            generals_may_face: r.bool()?,
-        })
+            generals_may_face: r.bool(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "a74ee5855dcc9bdf62451cd65cd435bb3db9b13f1ce52a93b9f29731866b0b57";
 /// The rows of `Board`, decoded on first use from the embedded `data/Board.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     0,
     "data/Board.bytes",
     "Board",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Board> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Board::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Board::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     if rows.len() != 1 {
         return Err(r.error(format!("a singleton table has {} rows", rows.len())));
     }

@@ -40,38 +40,45 @@ impl ElephantMove {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ElephantMove, crate::runtime::Bad> {
-        Ok(ElephantMove {
-            id: crate::elephant_move::ElephantMoveId(r.u8()?),
+        let v = ElephantMove {
+            id: crate::elephant_move::ElephantMoveId(r.u8()),
             to: crate::records::Offset::decode(r)?,
             eye: crate::records::Offset::decode(r)?,
-        })
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "1b63179cb9f1eea7e6aeacd0fbf5ead0a30cec3e7b1ecadc7a9d5705bd7130bb";
 /// The rows of `ElephantMove`, decoded on first use from the embedded `data/ElephantMove.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     1,
     "data/ElephantMove.bytes",
     "ElephantMove",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<ElephantMove> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = ElephantMove::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = ElephantMove::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `ElephantMove` (column `Id`).

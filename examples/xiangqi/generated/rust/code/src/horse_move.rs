@@ -40,38 +40,45 @@ impl HorseMove {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<HorseMove, crate::runtime::Bad> {
-        Ok(HorseMove {
-            id: crate::horse_move::HorseMoveId(r.u8()?),
+        let v = HorseMove {
+            id: crate::horse_move::HorseMoveId(r.u8()),
             to: crate::records::Offset::decode(r)?,
             leg: crate::records::Offset::decode(r)?,
-        })
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "7382d624f0cea2d28bc13175928d5da546c911f811ed2e87fff2bc60fd65cf2e";
 /// The rows of `HorseMove`, decoded on first use from the embedded `data/HorseMove.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     2,
     "data/HorseMove.bytes",
     "HorseMove",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<HorseMove> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = HorseMove::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = HorseMove::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `HorseMove` (column `Id`).

@@ -47,12 +47,13 @@ impl InitialPosition {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<InitialPosition, crate::runtime::Bad> {
-        Ok(InitialPosition {
-            side: r.member(crate::enums::Side::ALL)?,
-            piece: crate::piece::PieceId(r.str()?),
-            row: r.u8()?,
-            column: r.u8()?,
-        })
+        let v = InitialPosition {
+            side: r.member(crate::enums::Side::ALL),
+            piece: crate::piece::PieceId(r.str()),
+            row: r.u8(),
+            column: r.u8(),
+        };
+        r.check(v)
     }
 }
 impl InitialPosition {
@@ -73,23 +74,29 @@ impl InitialPosition {
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "451e6e18db3dcdd07ab0c8657d57d780b2e7b3a9ad8a37b15dccf6cba90d97fb";
 /// The rows of `InitialPosition`, decoded on first use from the embedded `data/InitialPosition.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     3,
     "data/InitialPosition.bytes",
     "InitialPosition",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<InitialPosition> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = InitialPosition::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = InitialPosition::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 impl InitialPosition {

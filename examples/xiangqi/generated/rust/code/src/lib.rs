@@ -33,15 +33,17 @@ pub use step_move::{StepMove, StepMoveId};
 /// Decode every table now (each is otherwise decoded on first use): `Err` names the first embedded
 /// data file that cannot be read (one edited, truncated or copied from another build by hand).
 pub fn load() -> Result<(), DataError> {
-    board::Board::try_get()?;
-    elephant_move::ElephantMove::try_all()?;
-    horse_move::HorseMove::try_all()?;
-    initial_position::InitialPosition::try_all()?;
-    line_move::LineMove::try_all()?;
-    piece::Piece::try_all()?;
-    side_geometry::SideGeometry::try_all()?;
-    step_move::StepMove::try_all()?;
-    Ok(())
+    static TABLES: [&runtime::Table; 8] = [
+        &board::TABLE,
+        &elephant_move::TABLE,
+        &horse_move::TABLE,
+        &initial_position::TABLE,
+        &line_move::TABLE,
+        &piece::TABLE,
+        &side_geometry::TABLE,
+        &step_move::TABLE,
+    ];
+    runtime::load(&TABLES)
 }
 /// Every table as RFC 8785 canonical JSON, in table-name order: `(table name, JSON array of rows)`.
 /// With the crate's `canonical` feature only (a test's, not a game's: it costs a third of the

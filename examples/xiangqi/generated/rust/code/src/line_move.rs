@@ -67,20 +67,21 @@ impl LineMove {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<LineMove, crate::runtime::Bad> {
-        Ok(LineMove {
-            piece: crate::piece::PieceId(r.str()?),
+        let v = LineMove {
+            piece: crate::piece::PieceId(r.str()),
             directions: {
-                let n = r.len(2usize)?;
+                let n = r.len(2usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     v.push(crate::records::Offset::decode(r)?);
                 }
                 crate::runtime::leak(v)
             },
-            quiet_until_first_piece: r.bool()?,
-            screens_to_capture: r.u8()?,
-            land_beyond_screen: r.bool()?,
-        })
+            quiet_until_first_piece: r.bool(),
+            screens_to_capture: r.u8(),
+            land_beyond_screen: r.bool(),
+        };
+        r.check(v)
     }
 }
 impl LineMove {
@@ -101,28 +102,34 @@ impl LineMove {
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "5dfc96a5adf3afc7b43fbd9d56127d7cb37748f5891fc4913dc1b1485acb56fb";
 /// The rows of `LineMove`, decoded on first use from the embedded `data/LineMove.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     4,
     "data/LineMove.bytes",
     "LineMove",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<LineMove> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = LineMove::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.piece) < (row.piece)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = LineMove::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.piece) < (row.piece)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 impl LineMove {

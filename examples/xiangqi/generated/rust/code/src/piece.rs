@@ -60,42 +60,49 @@ impl Piece {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Piece, crate::runtime::Bad> {
-        Ok(Piece {
-            id: crate::piece::PieceId(r.str()?),
-            red_name: r.str()?,
-            black_name: r.str()?,
-            letter: r.str()?,
-            per_side: r.u8()?,
-            movement: r.member(crate::enums::Movement::ALL)?,
-            region: r.member(crate::enums::Region::ALL)?,
-        })
+        let v = Piece {
+            id: crate::piece::PieceId(r.str()),
+            red_name: r.str(),
+            black_name: r.str(),
+            letter: r.str(),
+            per_side: r.u8(),
+            movement: r.member(crate::enums::Movement::ALL),
+            region: r.member(crate::enums::Region::ALL),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "5d544920af382afdda95adbc518f362b9ac7d4732521d5eb3b74779831fc22c4";
 /// The rows of `Piece`, decoded on first use from the embedded `data/Piece.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     5,
     "data/Piece.bytes",
     "Piece",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Piece> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Piece::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Piece::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Piece` (column `Id`).

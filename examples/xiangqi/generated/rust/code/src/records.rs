@@ -33,7 +33,8 @@ impl Offset {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Offset, crate::runtime::Bad> {
-        Ok(Offset { dr: r.i8()?, dc: r.i8()? })
+        let v = Offset { dr: r.i8(), dc: r.i8() };
+        r.check(v)
     }
 }
 /// An inclusive range of rows or columns, written (min,max).
@@ -68,6 +69,7 @@ impl Span {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Span, crate::runtime::Bad> {
-        Ok(Span { min: r.u8()?, max: r.u8()? })
+        let v = Span { min: r.u8(), max: r.u8() };
+        r.check(v)
     }
 }

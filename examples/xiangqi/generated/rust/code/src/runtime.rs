@@ -749,6 +749,27 @@ pub fn unsorted(r: &mut Decoder, i: usize) -> Bad {
         format!("rows {i} and {} are not in strictly ascending primary-key order", i + 1),
     )
 }
+/// Call `row` `n` times, stopping at its first `Err`: the row loop of every table's decoder (one loop
+/// compiled for the crate; each table's closure decodes one row, checks its key order and keeps it).
+#[inline(never)]
+pub fn each(
+    d: &mut Decoder,
+    n: usize,
+    row: &mut dyn FnMut(&mut Decoder) -> Result<(), Bad>,
+) -> Result<(), Bad> {
+    for _ in 0..n {
+        row(d)?;
+    }
+    Ok(())
+}
+/// Decode every table of `tables` that is not decoded yet, in order; the first that cannot be read is the
+/// error (the crate's `load()`).
+pub fn load(tables: &'static [&'static Table]) -> Result<(), DataError> {
+    for t in tables {
+        t.try_decoded()?;
+    }
+    Ok(())
+}
 /// Rows of a map table that keeps source order (`order = "source"`) must have distinct primary keys.
 pub fn unique<T>(
     r: &mut Decoder,
@@ -900,9 +921,12 @@ impl Table {
 /// (docs/performance.md of gentable).
 #[derive(Debug)]
 pub struct Bad;
-/// The [`Reader`] as the tables' decoders use it: every read returns `Result<_, Bad>` and keeps the first
-/// [`DataError`] for [`Table`] to return. Each read is one call (`#[inline(never)]`), so the decoders stay
-/// small; nothing is read after a failure, since every decoder stops at its first `Err`.
+/// The [`Reader`] as the tables' decoders use it. Every read returns its value, or, once a read failed, a
+/// default (`0`, `false`, `""`) without reading further; the first [`DataError`] is kept for [`Table`] to
+/// return. A decoder reads all its fields and then asks [`Decoder::check`] once whether they were read: a
+/// value built from a failed read never leaves the decoder. Each read is one call (`#[inline(never)]`) and
+/// no read is followed by a `?`, so the decoders stay small for the compiler: they are most of the crate's
+/// code (docs/performance.md of gentable). Counts read after a failure are 0, so no loop runs on.
 pub struct Decoder {
     r: Reader,
     failure: Option<DataError>,
@@ -911,10 +935,11 @@ pub struct Decoder {
 }
 macro_rules! reads {
     ($($name:ident ($($arg:ident : $at:ty),*) -> $t:ty),* $(,)?) => {
-        $(#[doc = " The [`Reader`] read of the same name, its error kept."]
-        #[inline(never)] pub fn $name (& mut self $(, $arg : $at)*) -> Result <$t, Bad >
-        { match self.r.$name ($($arg),*) { Ok(v) => Ok(v), Err(e) => Err(self.keep(e)), }
-        })*
+        $(#[doc =
+        " The [`Reader`] read of the same name; after a failure (kept), the type's default."]
+        #[inline(never)] pub fn $name (& mut self $(, $arg : $at)*) -> $t { if self
+        .failure.is_some() { return Default::default(); } match self.r.$name ($($arg),*)
+        { Ok(v) => v, Err(e) => { self.keep(e); Default::default() } } })*
     };
 }
 impl Decoder {
@@ -952,29 +977,42 @@ impl Decoder {
     pub fn remaining(&self) -> usize {
         self.r.remaining()
     }
-    /// An enum member: its index in `all` (the enum's `ALL`).
+    /// `v`, if every read so far succeeded; otherwise [`Bad`] (the failure is kept). The one check of a
+    /// decoder, after all its reads.
+    #[inline]
+    pub fn check<T>(&self, v: T) -> Result<T, Bad> {
+        match self.failure {
+            None => Ok(v),
+            Some(_) => Err(Bad),
+        }
+    }
+    /// An enum member: its index in `all` (the enum's `ALL`, never empty: gentable refuses an enum without
+    /// members); after a failure, the first member.
     #[inline(never)]
-    pub fn member<E: Copy>(&mut self, all: &'static [E]) -> Result<E, Bad> {
-        let i = self.index(all.len())?;
+    pub fn member<E: Copy>(&mut self, all: &'static [E]) -> E {
+        let i = self.index(all.len());
         match all.get(i) {
-            Some(&e) => Ok(e),
-            None => Err(self.error(format!("index {i} is out of range"))),
+            Some(&e) => e,
+            None => no_members(),
         }
     }
     /// An array of `item`s, each at least `min_size` bytes: its count, then the items; for as long as the
-    /// program runs (see [`leak`]).
+    /// program runs (see [`leak`]). After a failure, empty.
     #[inline(never)]
     pub fn array<T>(
         &mut self,
         min_size: usize,
-        item: fn(&mut Decoder) -> Result<T, Bad>,
-    ) -> Result<&'static [T], Bad> {
-        let n = self.len(min_size)?;
+        item: fn(&mut Decoder) -> T,
+    ) -> &'static [T] {
+        let n = self.len(min_size);
         let mut v = Vec::with_capacity(n);
         for _ in 0..n {
-            v.push(item(self)?);
+            v.push(item(self));
+            if self.failure.is_some() {
+                break;
+            }
         }
-        Ok(leak(v))
+        leak(v)
     }
     /// Map entries, which must come in strictly ascending key order.
     pub fn map<K: Ord, V>(
@@ -1005,6 +1043,12 @@ impl Decoder {
 #[inline(never)]
 fn fail(e: &DataError) -> ! {
     panic!("{e}")
+}
+/// An enum without members reached a decoder: a gentable bug, never data (the schema stage refuses it).
+#[cold]
+#[inline(never)]
+fn no_members() -> ! {
+    panic!("an enum without members (a gentable bug)")
 }
 /// A table's decoder made rows of another type than its accessors read: a gentable bug, never data.
 #[cold]

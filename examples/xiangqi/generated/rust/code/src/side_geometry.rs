@@ -55,41 +55,48 @@ impl SideGeometry {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<SideGeometry, crate::runtime::Bad> {
-        Ok(SideGeometry {
-            id: crate::side_geometry::SideGeometryId(r.member(crate::enums::Side::ALL)?),
+        let v = SideGeometry {
+            id: crate::side_geometry::SideGeometryId(r.member(crate::enums::Side::ALL)),
             own_half: crate::records::Span::decode(r)?,
             palace_rows: crate::records::Span::decode(r)?,
-            back_rank: r.u8()?,
-            forward: r.i8()?,
-            moves_first: r.bool()?,
-        })
+            back_rank: r.u8(),
+            forward: r.i8(),
+            moves_first: r.bool(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "73f7debd0738342bbb601e5a48bb77d399de05ff5a8cd48d33101b46b958ba8c";
 /// The rows of `SideGeometry`, decoded on first use from the embedded `data/SideGeometry.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     6,
     "data/SideGeometry.bytes",
     "SideGeometry",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<SideGeometry> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = SideGeometry::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = SideGeometry::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `SideGeometry` (column `Id`).

@@ -47,12 +47,13 @@ impl StepMove {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<StepMove, crate::runtime::Bad> {
-        Ok(StepMove {
-            id: crate::step_move::StepMoveId(r.str()?),
-            piece: crate::piece::PieceId(r.str()?),
+        let v = StepMove {
+            id: crate::step_move::StepMoveId(r.str()),
+            piece: crate::piece::PieceId(r.str()),
             offset: crate::records::Offset::decode(r)?,
-            when: r.member(crate::enums::StepCondition::ALL)?,
-        })
+            when: r.member(crate::enums::StepCondition::ALL),
+        };
+        r.check(v)
     }
 }
 impl StepMove {
@@ -73,28 +74,34 @@ impl StepMove {
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "ad84388626a8e68b097fee40ade798df8ed80728d9a9445434f74953fd022d30";
 /// The rows of `StepMove`, decoded on first use from the embedded `data/StepMove.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     7,
     "data/StepMove.bytes",
     "StepMove",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<StepMove> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = StepMove::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = StepMove::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `StepMove` (column `Id`).

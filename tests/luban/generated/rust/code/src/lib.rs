@@ -89,43 +89,45 @@ pub use tb_test_tag::{TbTestTag, TbTestTagId};
 /// Decode every table now (each is otherwise decoded on first use): `Err` names the first embedded
 /// data file that cannot be read (one edited, truncated or copied from another build by hand).
 pub fn load() -> Result<(), DataError> {
-    tb_auto_import1::TbAutoImport1::try_all()?;
-    tb_auto_import2::TbAutoImport2::try_all()?;
-    tb_auto_import3::TbAutoImport3::try_all()?;
-    tb_define_from_excel2::TbDefineFromExcel2::try_all()?;
-    tb_demo_group::TbDemoGroup::try_all()?;
-    tb_demo_group_c::TbDemoGroupC::try_all()?;
-    tb_demo_group_e::TbDemoGroupE::try_all()?;
-    tb_demo_group_s::TbDemoGroupS::try_all()?;
-    tb_demo_primitive::TbDemoPrimitive::try_all()?;
-    tb_detect_csv_encoding::TbDetectCsvEncoding::try_all()?;
-    tb_full_types::TbFullTypes::try_all()?;
-    tb_global_config::TbGlobalConfig::try_get()?;
-    tb_item::TbItem::try_all()?;
-    tb_item2::TbItem2::try_all()?;
-    tb_l10n_demo::TbL10nDemo::try_all()?;
-    tb_multi_index_list::TbMultiIndexList::try_all()?;
-    tb_multi_union_index_list::TbMultiUnionIndexList::try_all()?;
-    tb_not_index_list::TbNotIndexList::try_all()?;
-    tb_patch_demo::TbPatchDemo::try_all()?;
-    tb_path::TbPath::try_all()?;
-    tb_test_be_ref::TbTestBeRef::try_all()?;
-    tb_test_be_ref2::TbTestBeRef2::try_all()?;
-    tb_test_field_alias::TbTestFieldAlias::try_all()?;
-    tb_test_field_variant::TbTestFieldVariant::try_all()?;
-    tb_test_field_variant2::TbTestFieldVariant2::try_all()?;
-    tb_test_global::TbTestGlobal::try_get()?;
-    tb_test_index::TbTestIndex::try_all()?;
-    tb_test_map::TbTestMap::try_all()?;
-    tb_test_mapper::TbTestMapper::try_all()?;
-    tb_test_multi_column::TbTestMultiColumn::try_all()?;
-    tb_test_null::TbTestNull::try_all()?;
-    tb_test_range::TbTestRange::try_all()?;
-    tb_test_ref::TbTestRef::try_all()?;
-    tb_test_set::TbTestSet::try_all()?;
-    tb_test_size::TbTestSize::try_all()?;
-    tb_test_tag::TbTestTag::try_all()?;
-    Ok(())
+    static TABLES: [&runtime::Table; 36] = [
+        &tb_auto_import1::TABLE,
+        &tb_auto_import2::TABLE,
+        &tb_auto_import3::TABLE,
+        &tb_define_from_excel2::TABLE,
+        &tb_demo_group::TABLE,
+        &tb_demo_group_c::TABLE,
+        &tb_demo_group_e::TABLE,
+        &tb_demo_group_s::TABLE,
+        &tb_demo_primitive::TABLE,
+        &tb_detect_csv_encoding::TABLE,
+        &tb_full_types::TABLE,
+        &tb_global_config::TABLE,
+        &tb_item::TABLE,
+        &tb_item2::TABLE,
+        &tb_l10n_demo::TABLE,
+        &tb_multi_index_list::TABLE,
+        &tb_multi_union_index_list::TABLE,
+        &tb_not_index_list::TABLE,
+        &tb_patch_demo::TABLE,
+        &tb_path::TABLE,
+        &tb_test_be_ref::TABLE,
+        &tb_test_be_ref2::TABLE,
+        &tb_test_field_alias::TABLE,
+        &tb_test_field_variant::TABLE,
+        &tb_test_field_variant2::TABLE,
+        &tb_test_global::TABLE,
+        &tb_test_index::TABLE,
+        &tb_test_map::TABLE,
+        &tb_test_mapper::TABLE,
+        &tb_test_multi_column::TABLE,
+        &tb_test_null::TABLE,
+        &tb_test_range::TABLE,
+        &tb_test_ref::TABLE,
+        &tb_test_set::TABLE,
+        &tb_test_size::TABLE,
+        &tb_test_tag::TABLE,
+    ];
+    runtime::load(&TABLES)
 }
 /// Every table as RFC 8785 canonical JSON, in table-name order: `(table name, JSON array of rows)`.
 /// With the crate's `canonical` feature only (a test's, not a game's: it costs a third of the

@@ -29,10 +29,11 @@ impl DemoE2 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<DemoE2, crate::runtime::Bad> {
-        Ok(DemoE2 {
-            y1: if r.present()? { Some(r.i32()?) } else { None },
-            y2: r.bool()?,
-        })
+        let v = DemoE2 {
+            y1: if r.present() { Some(r.i32()) } else { None },
+            y2: r.bool(),
+        };
+        r.check(v)
     }
 }
 /// Defined at `luban.schema.json#/$defs/DemoType1`.
@@ -58,7 +59,8 @@ impl DemoType1 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<DemoType1, crate::runtime::Bad> {
-        Ok(DemoType1 { x1: r.i32()? })
+        let v = DemoType1 { x1: r.i32() };
+        r.check(v)
     }
 }
 /// Defined at `luban.schema.json#/$defs/Foo`.
@@ -90,11 +92,12 @@ impl Foo {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Foo, crate::runtime::Bad> {
-        Ok(Foo {
-            y1: r.i32()?,
-            y2: r.i32()?,
-            y3: r.i32()?,
-        })
+        let v = Foo {
+            y1: r.i32(),
+            y2: r.i32(),
+            y3: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// 默认属于所有分组c,s,e 属于 c 分组 属于s分组 属于c,s分组
@@ -131,12 +134,13 @@ impl InnerGroup {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<InnerGroup, crate::runtime::Bad> {
-        Ok(InnerGroup {
-            y1: r.i32()?,
-            y2: r.i32()?,
-            y3: r.i32()?,
-            y4: r.i32()?,
-        })
+        let v = InnerGroup {
+            y1: r.i32(),
+            y2: r.i32(),
+            y3: r.i32(),
+            y4: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// Defined at `luban.schema.json#/$defs/test_DateTimeRange`.
@@ -165,10 +169,11 @@ impl TestDateTimeRange {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TestDateTimeRange, crate::runtime::Bad> {
-        Ok(TestDateTimeRange {
-            start_time: crate::types::DateTime(r.datetime()?),
-            end_time: crate::types::DateTime(r.datetime()?),
-        })
+        let v = TestDateTimeRange {
+            start_time: crate::types::DateTime(r.datetime()),
+            end_time: crate::types::DateTime(r.datetime()),
+        };
+        r.check(v)
     }
 }
 /// Defined at `luban.schema.json#/$defs/vec2`.
@@ -197,7 +202,8 @@ impl Vec2 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Vec2, crate::runtime::Bad> {
-        Ok(Vec2 { x: r.f64()?, y: r.f64()? })
+        let v = Vec2 { x: r.f64(), y: r.f64() };
+        r.check(v)
     }
 }
 /// Defined at `luban.schema.json#/$defs/vec3`.
@@ -229,11 +235,12 @@ impl Vec3 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Vec3, crate::runtime::Bad> {
-        Ok(Vec3 {
-            x: r.f64()?,
-            y: r.f64()?,
-            z: r.f64()?,
-        })
+        let v = Vec3 {
+            x: r.f64(),
+            y: r.f64(),
+            z: r.f64(),
+        };
+        r.check(v)
     }
 }
 /// Defined at `luban.schema.json#/$defs/vec4`.
@@ -268,12 +275,13 @@ impl Vec4 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Vec4, crate::runtime::Bad> {
-        Ok(Vec4 {
-            x: r.f64()?,
-            y: r.f64()?,
-            z: r.f64()?,
-            w: r.f64()?,
-        })
+        let v = Vec4 {
+            x: r.f64(),
+            y: r.f64(),
+            z: r.f64(),
+            w: r.f64(),
+        };
+        r.check(v)
     }
 }
 /// 多态数据结构
@@ -320,36 +328,35 @@ impl DemoDynamic {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<DemoDynamic, crate::runtime::Bad> {
-        Ok(
-            match r.index(4usize)? {
-                0usize => {
-                    DemoDynamic::DemoD2 {
-                        x1: r.i32()?,
-                        x2: r.i32()?,
-                    }
+        let v = match r.index(4usize) {
+            0usize => {
+                DemoDynamic::DemoD2 {
+                    x1: r.i32(),
+                    x2: r.i32(),
                 }
-                1usize => {
-                    DemoDynamic::DemoE1 {
-                        x1: r.i32()?,
-                        x3: r.i32()?,
-                        x4: r.i32()?,
-                    }
+            }
+            1usize => {
+                DemoDynamic::DemoE1 {
+                    x1: r.i32(),
+                    x3: r.i32(),
+                    x4: r.i32(),
                 }
-                2usize => {
-                    DemoDynamic::TestLoginRoleInfo {
-                        x1: r.i32()?,
-                        x3: r.i32()?,
-                        role_id: r.i64()?,
-                    }
+            }
+            2usize => {
+                DemoDynamic::TestLoginRoleInfo {
+                    x1: r.i32(),
+                    x3: r.i32(),
+                    role_id: r.i64(),
                 }
-                _ => {
-                    DemoDynamic::DemoD5 {
-                        x1: r.i32()?,
-                        time: crate::records::TestDateTimeRange::decode(r)?,
-                    }
+            }
+            _ => {
+                DemoDynamic::DemoD5 {
+                    x1: r.i32(),
+                    time: crate::records::TestDateTimeRange::decode(r)?,
                 }
-            },
-        )
+            }
+        };
+        r.check(v)
     }
 }
 impl DemoDynamic {
@@ -422,20 +429,16 @@ impl RefDynamicBase {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<RefDynamicBase, crate::runtime::Bad> {
-        Ok(
-            match r.index(1usize)? {
-                _ => {
-                    RefDynamicBase::RefBean {
-                        x: crate::tb_test_be_ref::TbTestBeRefId(r.i32()?),
-                        arr: r
-                            .array(
-                                1usize,
-                                |r| Ok(crate::tb_test_be_ref::TbTestBeRefId(r.i32()?)),
-                            )?,
-                    }
+        let v = match r.index(1usize) {
+            _ => {
+                RefDynamicBase::RefBean {
+                    x: crate::tb_test_be_ref::TbTestBeRefId(r.i32()),
+                    arr: r
+                        .array(1usize, |r| crate::tb_test_be_ref::TbTestBeRefId(r.i32())),
                 }
-            },
-        )
+            }
+        };
+        r.check(v)
     }
 }
 impl RefDynamicBase {
@@ -488,17 +491,16 @@ impl Shape {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Shape, crate::runtime::Bad> {
-        Ok(
-            match r.index(2usize)? {
-                0usize => Shape::Circle { radius: r.f64()? },
-                _ => {
-                    Shape::Test2Rectangle {
-                        width: r.f64()?,
-                        height: r.f64()?,
-                    }
+        let v = match r.index(2usize) {
+            0usize => Shape::Circle { radius: r.f64() },
+            _ => {
+                Shape::Test2Rectangle {
+                    width: r.f64(),
+                    height: r.f64(),
                 }
-            },
-        )
+            }
+        };
+        r.check(v)
     }
 }
 impl Shape {

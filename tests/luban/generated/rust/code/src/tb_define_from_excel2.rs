@@ -87,33 +87,33 @@ impl TbDefineFromExcel2 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbDefineFromExcel2, crate::runtime::Bad> {
-        Ok(TbDefineFromExcel2 {
-            id: crate::tb_define_from_excel2::TbDefineFromExcel2id(r.i32()?),
-            x1: r.bool()?,
-            x5: r.i64()?,
-            x6: r.f64()?,
-            x8: r.i32()?,
-            x10: r.str()?,
-            x13: r.member(crate::enums::DemoEnum::ALL)?,
-            x13_2: crate::enums::DemoFlagFlags(r.flags(4u32)? as u32),
-            x13_3: crate::enums::DemoFlagFlags(r.flags(4u32)? as u32),
+        let v = TbDefineFromExcel2 {
+            id: crate::tb_define_from_excel2::TbDefineFromExcel2id(r.i32()),
+            x1: r.bool(),
+            x5: r.i64(),
+            x6: r.f64(),
+            x8: r.i32(),
+            x10: r.str(),
+            x13: r.member(crate::enums::DemoEnum::ALL),
+            x13_2: crate::enums::DemoFlagFlags(r.flags(4u32) as u32),
+            x13_3: crate::enums::DemoFlagFlags(r.flags(4u32) as u32),
             x14: crate::records::DemoDynamic::decode(r)?,
             x15: crate::records::Shape::decode(r)?,
             v2: crate::records::Vec2::decode(r)?,
-            t1: crate::types::DateTime(r.datetime()?),
-            k1: r.array(1usize, |r| Ok(r.i32()?))?,
-            k2: r.array(1usize, |r| Ok(r.i32()?))?,
+            t1: crate::types::DateTime(r.datetime()),
+            k1: r.array(1usize, |r| r.i32()),
+            k2: r.array(1usize, |r| r.i32()),
             k8: {
-                let n = r.len(2usize)?;
+                let n = r.len(2usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
-                    let k = r.i32()?;
-                    v.push((k, r.i32()?));
+                    let k = r.i32();
+                    v.push((k, r.i32()));
                 }
                 crate::types::Map(r.map(v)?)
             },
             k9: {
-                let n = r.len(2usize)?;
+                let n = r.len(2usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     v.push(crate::records::DemoE2::decode(r)?);
@@ -121,7 +121,7 @@ impl TbDefineFromExcel2 {
                 crate::runtime::leak(v)
             },
             k10: {
-                let n = r.len(6usize)?;
+                let n = r.len(6usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     v.push(crate::records::Vec3::decode(r)?);
@@ -129,37 +129,44 @@ impl TbDefineFromExcel2 {
                 crate::runtime::leak(v)
             },
             k11: {
-                let n = r.len(8usize)?;
+                let n = r.len(8usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     v.push(crate::records::Vec4::decode(r)?);
                 }
                 crate::runtime::leak(v)
             },
-            v11: if r.present()? { Some(crate::records::Vec3::decode(r)?) } else { None },
-        })
+            v11: if r.present() { Some(crate::records::Vec3::decode(r)?) } else { None },
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "191414e766bd43d7e8f0429d66c9233d54bb1b3f6f2323103fc1a88ef380013d";
 /// The rows of `TbDefineFromExcel2`, decoded on first use from the embedded `data/TbDefineFromExcel2.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     3,
     "data/TbDefineFromExcel2.bytes",
     "TbDefineFromExcel2",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TbDefineFromExcel2> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TbDefineFromExcel2::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TbDefineFromExcel2::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
     Ok(Box::new(rows))
 }

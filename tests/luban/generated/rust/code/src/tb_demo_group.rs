@@ -49,14 +49,15 @@ impl TbDemoGroup {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbDemoGroup, crate::runtime::Bad> {
-        Ok(TbDemoGroup {
-            id: crate::tb_demo_group::TbDemoGroupId(r.i32()?),
-            x1: crate::tb_demo_group_c::TbDemoGroupCId(r.i32()?),
-            x2: crate::tb_demo_group_s::TbDemoGroupSId(r.i32()?),
-            x3: crate::tb_demo_group_e::TbDemoGroupEId(r.i32()?),
-            x4: r.i32()?,
+        let v = TbDemoGroup {
+            id: crate::tb_demo_group::TbDemoGroupId(r.i32()),
+            x1: crate::tb_demo_group_c::TbDemoGroupCId(r.i32()),
+            x2: crate::tb_demo_group_s::TbDemoGroupSId(r.i32()),
+            x3: crate::tb_demo_group_e::TbDemoGroupEId(r.i32()),
+            x4: r.i32(),
             x5: crate::records::InnerGroup::decode(r)?,
-        })
+        };
+        r.check(v)
     }
 }
 impl TbDemoGroup {
@@ -103,23 +104,29 @@ impl TbDemoGroup {
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "4e4e51c21d1935249b974bec9fe483402db0c4150c7c84b8916bcb8ac24ba93e";
 /// The rows of `TbDemoGroup`, decoded on first use from the embedded `data/TbDemoGroup.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     4,
     "data/TbDemoGroup.bytes",
     "TbDemoGroup",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TbDemoGroup> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TbDemoGroup::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TbDemoGroup::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
     Ok(Box::new(rows))
 }

@@ -49,14 +49,15 @@ impl TbDemoGroupE {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbDemoGroupE, crate::runtime::Bad> {
-        Ok(TbDemoGroupE {
-            id: crate::tb_demo_group_e::TbDemoGroupEId(r.i32()?),
-            x1: crate::tb_demo_group_c::TbDemoGroupCId(r.i32()?),
-            x2: crate::tb_demo_group_s::TbDemoGroupSId(r.i32()?),
-            x3: crate::tb_demo_group_e::TbDemoGroupEId(r.i32()?),
-            x4: r.i32()?,
+        let v = TbDemoGroupE {
+            id: crate::tb_demo_group_e::TbDemoGroupEId(r.i32()),
+            x1: crate::tb_demo_group_c::TbDemoGroupCId(r.i32()),
+            x2: crate::tb_demo_group_s::TbDemoGroupSId(r.i32()),
+            x3: crate::tb_demo_group_e::TbDemoGroupEId(r.i32()),
+            x4: r.i32(),
             x5: crate::records::InnerGroup::decode(r)?,
-        })
+        };
+        r.check(v)
     }
 }
 impl TbDemoGroupE {
@@ -103,23 +104,29 @@ impl TbDemoGroupE {
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "9901811929bdfc376cccc6dad28f168208b4de36f24e390c33b3e00427471002";
 /// The rows of `TbDemoGroup_E`, decoded on first use from the embedded `data/TbDemoGroup_E.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     6,
     "data/TbDemoGroup_E.bytes",
     "TbDemoGroup_E",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TbDemoGroupE> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TbDemoGroupE::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TbDemoGroupE::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
     Ok(Box::new(rows))
 }

@@ -62,43 +62,50 @@ impl TbDemoPrimitive {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbDemoPrimitive, crate::runtime::Bad> {
-        Ok(TbDemoPrimitive {
-            x1: r.bool()?,
-            x2: r.u8()?,
-            x3: r.i16()?,
-            x4: crate::tb_demo_primitive::TbDemoPrimitiveId(r.i32()?),
-            x5: r.i64()?,
-            x6: r.f64()?,
-            x7: r.f64()?,
-            s1: r.str()?,
-            s2: r.str()?,
+        let v = TbDemoPrimitive {
+            x1: r.bool(),
+            x2: r.u8(),
+            x3: r.i16(),
+            x4: crate::tb_demo_primitive::TbDemoPrimitiveId(r.i32()),
+            x5: r.i64(),
+            x6: r.f64(),
+            x7: r.f64(),
+            s1: r.str(),
+            s2: r.str(),
             v2: crate::records::Vec2::decode(r)?,
             v3: crate::records::Vec3::decode(r)?,
             v4: crate::records::Vec4::decode(r)?,
-            t1: crate::types::DateTime(r.datetime()?),
-        })
+            t1: crate::types::DateTime(r.datetime()),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "f7edf11dd1bac2786810de08916616072db0ddf62a629b353bda741831111bbe";
 /// The rows of `TbDemoPrimitive`, decoded on first use from the embedded `data/TbDemoPrimitive.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     8,
     "data/TbDemoPrimitive.bytes",
     "TbDemoPrimitive",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TbDemoPrimitive> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TbDemoPrimitive::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TbDemoPrimitive::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     crate::runtime::unique(r, &rows, |a, b| (a.x4).cmp(&(b.x4)))?;
     Ok(Box::new(rows))
 }

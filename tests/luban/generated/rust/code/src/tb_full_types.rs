@@ -93,37 +93,37 @@ impl TbFullTypes {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbFullTypes, crate::runtime::Bad> {
-        Ok(TbFullTypes {
-            x4: crate::tb_full_types::TbFullTypesId(r.i32()?),
-            x1: r.bool()?,
-            x2: r.u8()?,
-            x3: r.i16()?,
-            x5: r.i64()?,
-            x6: r.f64()?,
-            x7: r.f64()?,
-            x8_0: r.i16()?,
-            x8: r.i32()?,
-            x9: r.i64()?,
-            x10: r.str()?,
+        let v = TbFullTypes {
+            x4: crate::tb_full_types::TbFullTypesId(r.i32()),
+            x1: r.bool(),
+            x2: r.u8(),
+            x3: r.i16(),
+            x5: r.i64(),
+            x6: r.f64(),
+            x7: r.f64(),
+            x8_0: r.i16(),
+            x8: r.i32(),
+            x9: r.i64(),
+            x10: r.str(),
             x12: crate::records::DemoType1::decode(r)?,
-            x13: r.member(crate::enums::DemoEnum::ALL)?,
+            x13: r.member(crate::enums::DemoEnum::ALL),
             x14: crate::records::DemoDynamic::decode(r)?,
-            s1: r.str()?,
-            t1: crate::types::DateTime(r.datetime()?),
-            k1: r.array(1usize, |r| Ok(r.i32()?))?,
-            k2: r.array(1usize, |r| Ok(r.i32()?))?,
-            k5: r.array(1usize, |r| Ok(r.i32()?))?,
+            s1: r.str(),
+            t1: crate::types::DateTime(r.datetime()),
+            k1: r.array(1usize, |r| r.i32()),
+            k2: r.array(1usize, |r| r.i32()),
+            k5: r.array(1usize, |r| r.i32()),
             k8: {
-                let n = r.len(2usize)?;
+                let n = r.len(2usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
-                    let k = r.i32()?;
-                    v.push((k, crate::tb_full_types::TbFullTypesId(r.i32()?)));
+                    let k = r.i32();
+                    v.push((k, crate::tb_full_types::TbFullTypesId(r.i32())));
                 }
                 crate::types::Map(r.map(v)?)
             },
             k9: {
-                let n = r.len(2usize)?;
+                let n = r.len(2usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     v.push(crate::records::DemoE2::decode(r)?);
@@ -131,36 +131,43 @@ impl TbFullTypes {
                 crate::runtime::leak(v)
             },
             k15: {
-                let n = r.len(1usize)?;
+                let n = r.len(1usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     v.push(crate::records::DemoDynamic::decode(r)?);
                 }
                 crate::runtime::leak(v)
             },
-        })
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "2bab3e765196841aa4c8dd7e811b6621ddeb877756305f64579dbb3409384e65";
 /// The rows of `TbFullTypes`, decoded on first use from the embedded `data/TbFullTypes.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     10,
     "data/TbFullTypes.bytes",
     "TbFullTypes",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TbFullTypes> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TbFullTypes::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TbFullTypes::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     crate::runtime::unique(r, &rows, |a, b| (a.x4).cmp(&(b.x4)))?;
     Ok(Box::new(rows))
 }

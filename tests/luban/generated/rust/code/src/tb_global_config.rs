@@ -46,37 +46,44 @@ impl TbGlobalConfig {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbGlobalConfig, crate::runtime::Bad> {
-        Ok(TbGlobalConfig {
-            x1: r.i32()?,
-            x2: r.i32()?,
-            x3: r.i32()?,
-            x4: r.i32()?,
-            x5: r.i32()?,
-            x6: r.i32()?,
-            x7: r.array(1usize, |r| Ok(r.i32()?))?,
-        })
+        let v = TbGlobalConfig {
+            x1: r.i32(),
+            x2: r.i32(),
+            x3: r.i32(),
+            x4: r.i32(),
+            x5: r.i32(),
+            x6: r.i32(),
+            x7: r.array(1usize, |r| r.i32()),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "559bcc5a4b5b0c99122be5a9d93de482936848be044eaf5243716fc0df05a5bb";
 /// The rows of `TbGlobalConfig`, decoded on first use from the embedded `data/TbGlobalConfig.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     11,
     "data/TbGlobalConfig.bytes",
     "TbGlobalConfig",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TbGlobalConfig> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TbGlobalConfig::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TbGlobalConfig::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     if rows.len() != 1 {
         return Err(r.error(format!("a singleton table has {} rows", rows.len())));
     }

@@ -67,41 +67,48 @@ impl TbItem {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbItem, crate::runtime::Bad> {
-        Ok(TbItem {
-            id: crate::tb_item::TbItemId(r.i32()?),
-            name: r.str()?,
-            major_type: r.member(crate::enums::EMajorType::ALL)?,
-            minor_type: r.member(crate::enums::EMinorType::ALL)?,
-            max_pile_num: r.i32()?,
-            quality: r.member(crate::enums::EItemQuality::ALL)?,
-            icon: r.str()?,
-            icon_backgroud: r.str()?,
-            icon_mask: r.str()?,
-            desc: r.str()?,
-            show_order: r.i32()?,
-        })
+        let v = TbItem {
+            id: crate::tb_item::TbItemId(r.i32()),
+            name: r.str(),
+            major_type: r.member(crate::enums::EMajorType::ALL),
+            minor_type: r.member(crate::enums::EMinorType::ALL),
+            max_pile_num: r.i32(),
+            quality: r.member(crate::enums::EItemQuality::ALL),
+            icon: r.str(),
+            icon_backgroud: r.str(),
+            icon_mask: r.str(),
+            desc: r.str(),
+            show_order: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "66c68c5ad4d98811f2ffa906279b24561b6e51dc6a6fef7a5e2e3eadfbc6b091";
 /// The rows of `TbItem`, decoded on first use from the embedded `data/TbItem.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     12,
     "data/TbItem.bytes",
     "TbItem",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TbItem> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TbItem::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TbItem::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
     Ok(Box::new(rows))
 }

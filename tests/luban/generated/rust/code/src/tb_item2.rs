@@ -62,43 +62,50 @@ impl TbItem2 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbItem2, crate::runtime::Bad> {
-        Ok(TbItem2 {
-            kind: r.member(crate::enums::ItemBaseKind::ALL)?,
-            id: crate::tb_item2::TbItem2id(r.i32()?),
-            name: r.str()?,
-            desc: r.str()?,
-            num: if r.present()? { Some(r.i32()?) } else { None },
-            price: if r.present()? { Some(r.i32()?) } else { None },
-            attr: if r.present()? {
-                Some(r.member(crate::enums::DemoEnum::ALL)?)
+        let v = TbItem2 {
+            kind: r.member(crate::enums::ItemBaseKind::ALL),
+            id: crate::tb_item2::TbItem2id(r.i32()),
+            name: r.str(),
+            desc: r.str(),
+            num: if r.present() { Some(r.i32()) } else { None },
+            price: if r.present() { Some(r.i32()) } else { None },
+            attr: if r.present() {
+                Some(r.member(crate::enums::DemoEnum::ALL))
             } else {
                 None
             },
-            value: if r.present()? { Some(r.i32()?) } else { None },
-            duration: if r.present()? { Some(r.i32()?) } else { None },
-        })
+            value: if r.present() { Some(r.i32()) } else { None },
+            duration: if r.present() { Some(r.i32()) } else { None },
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "ec11d34bcffac964bccc240f6a846c32b5d91c4c837e69664da9cae35f974eee";
 /// The rows of `TbItem2`, decoded on first use from the embedded `data/TbItem2.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     13,
     "data/TbItem2.bytes",
     "TbItem2",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TbItem2> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TbItem2::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TbItem2::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
     Ok(Box::new(rows))
 }

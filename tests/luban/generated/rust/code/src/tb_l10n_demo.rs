@@ -29,32 +29,39 @@ impl TbL10nDemo {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbL10nDemo, crate::runtime::Bad> {
-        Ok(TbL10nDemo {
-            id: crate::tb_l10n_demo::TbL10nDemoId(r.i32()?),
-            text: r.str()?,
-        })
+        let v = TbL10nDemo {
+            id: crate::tb_l10n_demo::TbL10nDemoId(r.i32()),
+            text: r.str(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "0df45b71f8af347541313fe97d8479b75f3a98187741ba714e70824cc3fe399d";
 /// The rows of `TbL10NDemo`, decoded on first use from the embedded `data/TbL10NDemo.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     14,
     "data/TbL10NDemo.bytes",
     "TbL10NDemo",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TbL10nDemo> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TbL10nDemo::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TbL10nDemo::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
     Ok(Box::new(rows))
 }

@@ -38,35 +38,42 @@ impl TbMultiIndexList {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbMultiIndexList, crate::runtime::Bad> {
-        Ok(TbMultiIndexList {
-            id1: r.i32()?,
-            id2: r.i64()?,
-            id3: r.str()?,
-            num: r.i32()?,
-            desc: r.str()?,
-        })
+        let v = TbMultiIndexList {
+            id1: r.i32(),
+            id2: r.i64(),
+            id3: r.str(),
+            num: r.i32(),
+            desc: r.str(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "c2f9ff70e52ee874a464026266a1b4403d109276b544d493f8b032cd365bc62e";
 /// The rows of `TbMultiIndexList`, decoded on first use from the embedded `data/TbMultiIndexList.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     15,
     "data/TbMultiIndexList.bytes",
     "TbMultiIndexList",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TbMultiIndexList> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TbMultiIndexList::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TbMultiIndexList::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 impl TbMultiIndexList {

@@ -38,35 +38,42 @@ impl TbMultiUnionIndexList {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbMultiUnionIndexList, crate::runtime::Bad> {
-        Ok(TbMultiUnionIndexList {
-            id1: r.i32()?,
-            id2: r.i64()?,
-            id3: r.str()?,
-            num: r.i32()?,
-            desc: r.str()?,
-        })
+        let v = TbMultiUnionIndexList {
+            id1: r.i32(),
+            id2: r.i64(),
+            id3: r.str(),
+            num: r.i32(),
+            desc: r.str(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "2f7eb3e0f7b7d62960f70c3d04f8cdcf9eb397fe7e96a543b2a12844629a7e88";
 /// The rows of `TbMultiUnionIndexList`, decoded on first use from the embedded `data/TbMultiUnionIndexList.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     16,
     "data/TbMultiUnionIndexList.bytes",
     "TbMultiUnionIndexList",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TbMultiUnionIndexList> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TbMultiUnionIndexList::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TbMultiUnionIndexList::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 impl TbMultiUnionIndexList {

@@ -29,32 +29,39 @@ impl TbNotIndexList {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbNotIndexList, crate::runtime::Bad> {
-        Ok(TbNotIndexList {
-            x: r.i32()?,
-            y: r.i32()?,
-        })
+        let v = TbNotIndexList {
+            x: r.i32(),
+            y: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "d4b9e04c5326899b9c57a20108344ae96678d8a2730e185d2b263fe95d9a28d7";
 /// The rows of `TbNotIndexList`, decoded on first use from the embedded `data/TbNotIndexList.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     17,
     "data/TbNotIndexList.bytes",
     "TbNotIndexList",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TbNotIndexList> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TbNotIndexList::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TbNotIndexList::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 impl TbNotIndexList {

@@ -29,32 +29,39 @@ impl TbPatchDemo {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbPatchDemo, crate::runtime::Bad> {
-        Ok(TbPatchDemo {
-            id: crate::tb_patch_demo::TbPatchDemoId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = TbPatchDemo {
+            id: crate::tb_patch_demo::TbPatchDemoId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "f4f6f5319e640aa170140605aec46eace9876158b7f4ed3436334f3a6ff207cc";
 /// The rows of `TbPatchDemo`, decoded on first use from the embedded `data/TbPatchDemo.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     18,
     "data/TbPatchDemo.bytes",
     "TbPatchDemo",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TbPatchDemo> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TbPatchDemo::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TbPatchDemo::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
     Ok(Box::new(rows))
 }

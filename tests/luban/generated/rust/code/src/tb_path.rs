@@ -29,32 +29,39 @@ impl TbPath {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbPath, crate::runtime::Bad> {
-        Ok(TbPath {
-            id: crate::tb_path::TbPathId(r.i32()?),
-            res: r.str()?,
-        })
+        let v = TbPath {
+            id: crate::tb_path::TbPathId(r.i32()),
+            res: r.str(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "0681e8f6ac51541141296d9d9f6ba684b0041048270747ddbdd5ead4f232c956";
 /// The rows of `TbPath`, decoded on first use from the embedded `data/TbPath.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     19,
     "data/TbPath.bytes",
     "TbPath",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TbPath> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TbPath::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TbPath::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
     Ok(Box::new(rows))
 }

@@ -29,32 +29,39 @@ impl TbTestFieldVariant {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbTestFieldVariant, crate::runtime::Bad> {
-        Ok(TbTestFieldVariant {
-            id: crate::tb_test_field_variant::TbTestFieldVariantId(r.i32()?),
-            name: r.str()?,
-        })
+        let v = TbTestFieldVariant {
+            id: crate::tb_test_field_variant::TbTestFieldVariantId(r.i32()),
+            name: r.str(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "48a833afed0f320db6b22a4da82980c4cb5d49aa13340203b801c21dad2e45fb";
 /// The rows of `TbTestFieldVariant`, decoded on first use from the embedded `data/TbTestFieldVariant.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     23,
     "data/TbTestFieldVariant.bytes",
     "TbTestFieldVariant",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TbTestFieldVariant> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TbTestFieldVariant::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TbTestFieldVariant::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
     Ok(Box::new(rows))
 }

@@ -32,33 +32,40 @@ impl TbTestMapper {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbTestMapper, crate::runtime::Bad> {
-        Ok(TbTestMapper {
-            id: crate::tb_test_mapper::TbTestMapperId(r.i32()?),
-            audio_type: r.member(crate::enums::AudioType::ALL)?,
+        let v = TbTestMapper {
+            id: crate::tb_test_mapper::TbTestMapperId(r.i32()),
+            audio_type: r.member(crate::enums::AudioType::ALL),
             v2: crate::records::Vec2::decode(r)?,
-        })
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "13c8c658390873d99cf471dba4edaaa9046e44cd809484c51a2390e911575306";
 /// The rows of `TbTestMapper`, decoded on first use from the embedded `data/TbTestMapper.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     28,
     "data/TbTestMapper.bytes",
     "TbTestMapper",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TbTestMapper> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TbTestMapper::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TbTestMapper::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
     Ok(Box::new(rows))
 }

@@ -58,49 +58,56 @@ impl TbTestNull {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbTestNull, crate::runtime::Bad> {
-        Ok(TbTestNull {
-            id: crate::tb_test_null::TbTestNullId(r.i32()?),
-            x1: if r.present()? { Some(r.i32()?) } else { None },
-            x2: if r.present()? {
-                Some(r.member(crate::enums::DemoEnum::ALL)?)
+        let v = TbTestNull {
+            id: crate::tb_test_null::TbTestNullId(r.i32()),
+            x1: if r.present() { Some(r.i32()) } else { None },
+            x2: if r.present() {
+                Some(r.member(crate::enums::DemoEnum::ALL))
             } else {
                 None
             },
-            x3: if r.present()? {
+            x3: if r.present() {
                 Some(crate::records::DemoType1::decode(r)?)
             } else {
                 None
             },
-            x4: if r.present()? {
+            x4: if r.present() {
                 Some(crate::records::DemoDynamic::decode(r)?)
             } else {
                 None
             },
-            s1: if r.present()? { Some(r.str()?) } else { None },
-            s2: if r.present()? { Some(r.str()?) } else { None },
-        })
+            s1: if r.present() { Some(r.str()) } else { None },
+            s2: if r.present() { Some(r.str()) } else { None },
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "8b3f733cfd68783894d1dd94942c28f0940806a6cd68cd4939c12951669d8408";
 /// The rows of `TbTestNull`, decoded on first use from the embedded `data/TbTestNull.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     30,
     "data/TbTestNull.bytes",
     "TbTestNull",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TbTestNull> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TbTestNull::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TbTestNull::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
     Ok(Box::new(rows))
 }

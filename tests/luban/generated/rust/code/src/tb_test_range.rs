@@ -62,43 +62,50 @@ impl TbTestRange {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbTestRange, crate::runtime::Bad> {
-        Ok(TbTestRange {
-            id: crate::tb_test_range::TbTestRangeId(r.i32()?),
-            f1: r.f64()?,
-            f2: r.f64()?,
-            d1: r.f64()?,
-            d2: r.f64()?,
-            i1: r.i32()?,
-            i2: r.i32()?,
-            i3: r.i32()?,
-            i4: r.i32()?,
-            l1: r.i64()?,
-            l2: r.i64()?,
-            l3: r.i64()?,
-            l4: r.i64()?,
-        })
+        let v = TbTestRange {
+            id: crate::tb_test_range::TbTestRangeId(r.i32()),
+            f1: r.f64(),
+            f2: r.f64(),
+            d1: r.f64(),
+            d2: r.f64(),
+            i1: r.i32(),
+            i2: r.i32(),
+            i3: r.i32(),
+            i4: r.i32(),
+            l1: r.i64(),
+            l2: r.i64(),
+            l3: r.i64(),
+            l4: r.i64(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "176bb57f6bc829d92f099496abe039fe1b951dd0d79d1b10232c3b477fd4f755";
 /// The rows of `TbTestRange`, decoded on first use from the embedded `data/TbTestRange.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     31,
     "data/TbTestRange.bytes",
     "TbTestRange",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TbTestRange> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TbTestRange::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TbTestRange::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
     Ok(Box::new(rows))
 }

@@ -41,36 +41,43 @@ impl TbTestSet {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbTestSet, crate::runtime::Bad> {
-        Ok(TbTestSet {
-            id: crate::tb_test_set::TbTestSetId(r.i32()?),
-            x0: r.str()?,
-            x1: r.array(1usize, |r| Ok(r.i32()?))?,
-            x2: r.array(1usize, |r| Ok(r.i64()?))?,
-            x3: r.array(1usize, |r| Ok(r.str()?))?,
-            x4: r.array(1usize, |r| Ok(r.member(crate::enums::DemoEnum::ALL)?))?,
-        })
+        let v = TbTestSet {
+            id: crate::tb_test_set::TbTestSetId(r.i32()),
+            x0: r.str(),
+            x1: r.array(1usize, |r| r.i32()),
+            x2: r.array(1usize, |r| r.i64()),
+            x3: r.array(1usize, |r| r.str()),
+            x4: r.array(1usize, |r| r.member(crate::enums::DemoEnum::ALL)),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "720ecbdac02035e0216cd18c9d6ab5a994ac7151197a9ebf9e823f3c65f747bd";
 /// The rows of `TbTestSet`, decoded on first use from the embedded `data/TbTestSet.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     33,
     "data/TbTestSet.bytes",
     "TbTestSet",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TbTestSet> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TbTestSet::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TbTestSet::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
     Ok(Box::new(rows))
 }

@@ -29,37 +29,44 @@ impl Alphabet {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Alphabet, crate::runtime::Bad> {
-        Ok(Alphabet {
-            id: crate::alphabet::AlphabetId(r.u8()?),
-            text: r.str()?,
-        })
+        let v = Alphabet {
+            id: crate::alphabet::AlphabetId(r.u8()),
+            text: r.str(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "0f9f993d9f2f418548f8b9670389ab1ff6a176a1b9be72c514ab56da6059f465";
 /// The rows of `Alphabet`, decoded on first use from the embedded `data/Alphabet.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     0,
     "data/Alphabet.bytes",
     "Alphabet",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Alphabet> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Alphabet::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Alphabet::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Alphabet` (column `Id`).

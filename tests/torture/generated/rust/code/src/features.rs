@@ -112,109 +112,116 @@ impl Features {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Features, crate::runtime::Bad> {
-        Ok(Features {
-            id: crate::features::FeaturesId(r.u8()?),
-            name: r.str()?,
-            slot: r.u8()?,
-            hero: r.member(crate::enums::Hero::ALL)?,
-            heroes: r.array(1usize, |r| Ok(r.member(crate::enums::Hero::ALL)?))?,
-            level: r.u8()?,
-            title: r.str()?,
+        let v = Features {
+            id: crate::features::FeaturesId(r.u8()),
+            name: r.str(),
+            slot: r.u8(),
+            hero: r.member(crate::enums::Hero::ALL),
+            heroes: r.array(1usize, |r| r.member(crate::enums::Hero::ALL)),
+            level: r.u8(),
+            title: r.str(),
             stat: crate::records::Stat::decode(r)?,
             weights: {
-                let n = r.len(2usize)?;
+                let n = r.len(2usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
-                    let k = r.str()?;
-                    v.push((k, r.i16()?));
+                    let k = r.str();
+                    v.push((k, r.i16()));
                 }
                 crate::types::Map(r.map(v)?)
             },
             by_id: {
-                let n = r.len(2usize)?;
+                let n = r.len(2usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
-                    let k = r.u32()?;
-                    v.push((k, r.str()?));
+                    let k = r.u32();
+                    v.push((k, r.str()));
                 }
                 crate::types::Map(r.map(v)?)
             },
             big: {
-                let n = r.len(4usize)?;
+                let n = r.len(4usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
-                    let k = r.i64()?;
+                    let k = r.i64();
                     v.push((k, crate::records::Point::decode(r)?));
                 }
                 crate::types::Map(r.map(v)?)
             },
             effect: crate::runtime::boxed(r.nested(crate::records::Effect::decode)?),
             effects: {
-                let n = r.len(1usize)?;
+                let n = r.len(1usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     v.push(r.nested(crate::records::Effect::decode)?);
                 }
                 crate::runtime::leak(v)
             },
-            maybe_effect: if r.present()? {
+            maybe_effect: if r.present() {
                 Some(crate::runtime::boxed(r.nested(crate::records::Effect::decode)?))
             } else {
                 None
             },
-            elements: crate::enums::ElementFlags(r.flags(4u32)? as u32),
-            starts: crate::types::DateTime(r.datetime()?),
-            local_start: if r.present()? {
-                Some(crate::types::DateTime(r.datetime()?))
+            elements: crate::enums::ElementFlags(r.flags(4u32) as u32),
+            starts: crate::types::DateTime(r.datetime()),
+            local_start: if r.present() {
+                Some(crate::types::DateTime(r.datetime()))
             } else {
                 None
             },
-            cooldown: crate::types::Duration(r.duration()?),
-            timeout: if r.present()? {
-                Some(crate::types::Duration(r.duration()?))
+            cooldown: crate::types::Duration(r.duration()),
+            timeout: if r.present() {
+                Some(crate::types::Duration(r.duration()))
             } else {
                 None
             },
-            day: crate::types::Date(r.date()?),
-            leap_day: if r.present()? {
-                Some(crate::types::Date(r.date()?))
+            day: crate::types::Date(r.date()),
+            leap_day: if r.present() {
+                Some(crate::types::Date(r.date()))
             } else {
                 None
             },
-            reset: crate::types::Time(r.time()?),
-            reset_utc: if r.present()? {
-                Some(crate::types::Time(r.time()?))
+            reset: crate::types::Time(r.time()),
+            reset_utc: if r.present() {
+                Some(crate::types::Time(r.time()))
             } else {
                 None
             },
-        })
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "71da5dfd6de0b4795a9f207290617f83133593ba7454e751f2bf2ed431c48aff";
 /// The rows of `Features`, decoded on first use from the embedded `data/Features.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     1,
     "data/Features.bytes",
     "Features",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Features> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Features::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Features::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Features` (column `Id`).

@@ -96,50 +96,57 @@ impl Keywords {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Keywords, crate::runtime::Bad> {
-        Ok(Keywords {
-            id: crate::keywords::KeywordsId(r.u8()?),
-            class: r.member(crate::enums::Keyword::ALL)?,
-            params: r.member(crate::enums::Keyword::ALL)?,
-            default: r.member(crate::enums::Keyword::ALL)?,
-            enum_: r.member(crate::enums::Keyword::ALL)?,
-            in_: r.member(crate::enums::Keyword::ALL)?,
-            is: r.member(crate::enums::Keyword::ALL)?,
-            delete: r.member(crate::enums::Keyword::ALL)?,
-            new: r.member(crate::enums::Keyword::ALL)?,
-            namespace: r.member(crate::enums::Keyword::ALL)?,
-            constructor: r.member(crate::enums::Keyword::ALL)?,
-            type_: r.member(crate::enums::Keyword::ALL)?,
-            move_: r.member(crate::enums::Keyword::ALL)?,
-            ref_: r.member(crate::enums::Keyword::ALL)?,
-            self_: r.member(crate::enums::Keyword::ALL)?,
-        })
+        let v = Keywords {
+            id: crate::keywords::KeywordsId(r.u8()),
+            class: r.member(crate::enums::Keyword::ALL),
+            params: r.member(crate::enums::Keyword::ALL),
+            default: r.member(crate::enums::Keyword::ALL),
+            enum_: r.member(crate::enums::Keyword::ALL),
+            in_: r.member(crate::enums::Keyword::ALL),
+            is: r.member(crate::enums::Keyword::ALL),
+            delete: r.member(crate::enums::Keyword::ALL),
+            new: r.member(crate::enums::Keyword::ALL),
+            namespace: r.member(crate::enums::Keyword::ALL),
+            constructor: r.member(crate::enums::Keyword::ALL),
+            type_: r.member(crate::enums::Keyword::ALL),
+            move_: r.member(crate::enums::Keyword::ALL),
+            ref_: r.member(crate::enums::Keyword::ALL),
+            self_: r.member(crate::enums::Keyword::ALL),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "c019e7c7aaa2cd20847c3429fd36d1b403330f7312180aae4351c5419b8637c7";
 /// The rows of `Keywords`, decoded on first use from the embedded `data/Keywords.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     2,
     "data/Keywords.bytes",
     "Keywords",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Keywords> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Keywords::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Keywords::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Keywords` (column `Id`).

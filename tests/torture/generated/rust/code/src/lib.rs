@@ -49,23 +49,25 @@ pub use vertical::Vertical;
 /// Decode every table now (each is otherwise decoded on first use): `Err` names the first embedded
 /// data file that cannot be read (one edited, truncated or copied from another build by hand).
 pub fn load() -> Result<(), DataError> {
-    alphabet::Alphabet::try_all()?;
-    features::Features::try_all()?;
-    keywords::Keywords::try_all()?;
-    log::Log::try_all()?;
-    nested::Nested::try_all()?;
-    numbers::Numbers::try_all()?;
-    option::Option_::try_all()?;
-    pair::Pair::try_all()?;
-    parts::Parts::try_all()?;
-    self_::Self_::try_all()?;
-    settings::Settings::try_get()?;
-    shapes::Shapes::try_all()?;
-    spread::Spread::try_all()?;
-    string::String_::try_all()?;
-    strings::Strings::try_all()?;
-    vertical::Vertical::try_get()?;
-    Ok(())
+    static TABLES: [&runtime::Table; 16] = [
+        &alphabet::TABLE,
+        &features::TABLE,
+        &keywords::TABLE,
+        &log::TABLE,
+        &nested::TABLE,
+        &numbers::TABLE,
+        &option::TABLE,
+        &pair::TABLE,
+        &parts::TABLE,
+        &self_::TABLE,
+        &settings::TABLE,
+        &shapes::TABLE,
+        &spread::TABLE,
+        &string::TABLE,
+        &strings::TABLE,
+        &vertical::TABLE,
+    ];
+    runtime::load(&TABLES)
 }
 /// Every table as RFC 8785 canonical JSON, in table-name order: `(table name, JSON array of rows)`.
 /// With the crate's `canonical` feature only (a test's, not a game's: it costs a third of the

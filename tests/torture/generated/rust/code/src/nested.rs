@@ -77,58 +77,65 @@ impl Nested {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Nested, crate::runtime::Bad> {
-        Ok(Nested {
-            name: crate::nested::NestedId(r.str()?),
+        let v = Nested {
+            name: crate::nested::NestedId(r.str()),
             pos: crate::records::Point::decode(r)?,
-            maybe_pos: if r.present()? {
+            maybe_pos: if r.present() {
                 Some(crate::records::Point::decode(r)?)
             } else {
                 None
             },
             shape: crate::records::Shape::decode(r)?,
-            ints: r.array(1usize, |r| Ok(r.i64()?))?,
+            ints: r.array(1usize, |r| r.i64()),
             grid: {
-                let n = r.len(1usize)?;
+                let n = r.len(1usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
-                    v.push(r.array(1usize, |r| Ok(r.u8()?))?);
+                    v.push(r.array(1usize, |r| r.u8()));
                 }
                 crate::runtime::leak(v)
             },
-            words: r.array(1usize, |r| Ok(r.str()?))?,
-            flags: r.array(1usize, |r| Ok(r.bool()?))?,
-            kinds: r.array(1usize, |r| Ok(r.member(crate::enums::Keyword::ALL)?))?,
-            opt: if r.present()? { Some(r.i32()?) } else { None },
-            opt_text: if r.present()? { Some(r.str()?) } else { None },
-            ref_: if r.present()? { Some(r.i32()?) } else { None },
-        })
+            words: r.array(1usize, |r| r.str()),
+            flags: r.array(1usize, |r| r.bool()),
+            kinds: r.array(1usize, |r| r.member(crate::enums::Keyword::ALL)),
+            opt: if r.present() { Some(r.i32()) } else { None },
+            opt_text: if r.present() { Some(r.str()) } else { None },
+            ref_: if r.present() { Some(r.i32()) } else { None },
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "65098d5336f4f174c1cf7f6c7b3e237e38228b2a039fc76761e85e66e7972238";
 /// The rows of `Nested`, decoded on first use from the embedded `data/Nested.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     4,
     "data/Nested.bytes",
     "Nested",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Nested> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Nested::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.name) < (row.name)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Nested::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.name) < (row.name)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Nested` (column `Name`).

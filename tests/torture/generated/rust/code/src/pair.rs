@@ -34,38 +34,45 @@ impl Pair {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Pair, crate::runtime::Bad> {
-        Ok(Pair {
-            kind: r.member(crate::enums::Keyword::ALL)?,
-            n: r.u8()?,
-            v: r.f64()?,
-        })
+        let v = Pair {
+            kind: r.member(crate::enums::Keyword::ALL),
+            n: r.u8(),
+            v: r.f64(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "17fe0fd37e1f649bd8dc5c7239a2ffa224a87e6a56595304afa89cabf8cad561";
 /// The rows of `Pair`, decoded on first use from the embedded `data/Pair.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     7,
     "data/Pair.bytes",
     "Pair",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Pair> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Pair::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.kind, prev.n) < (row.kind, row.n)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Pair::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.kind, prev.n) < (row.kind, row.n)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 impl Pair {

@@ -34,42 +34,45 @@ impl Parts {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Parts, crate::runtime::Bad> {
-        Ok(Parts {
-            id: crate::parts::PartsId(r.u16()?),
-            part: r.str()?,
-            tags: if r.present()? {
-                Some(r.array(1usize, |r| Ok(r.str()?))?)
-            } else {
-                None
-            },
-        })
+        let v = Parts {
+            id: crate::parts::PartsId(r.u16()),
+            part: r.str(),
+            tags: if r.present() { Some(r.array(1usize, |r| r.str())) } else { None },
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "d927a81cc7257f76186a7351c5037ef63af7a27f5649b504433282bddcee7043";
 /// The rows of `Parts`, decoded on first use from the embedded `data/Parts.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     8,
     "data/Parts.bytes",
     "Parts",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Parts> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Parts::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Parts::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Parts` (column `Id`).

@@ -34,11 +34,12 @@ impl Point {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Point, crate::runtime::Bad> {
-        Ok(Point {
-            x: r.i16()?,
-            y: r.i16()?,
-            label: if r.present()? { Some(r.str()?) } else { None },
-        })
+        let v = Point {
+            x: r.i16(),
+            y: r.i16(),
+            label: if r.present() { Some(r.str()) } else { None },
+        };
+        r.check(v)
     }
 }
 /// A record holding records and arrays.
@@ -74,18 +75,19 @@ impl Shape {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Shape, crate::runtime::Bad> {
-        Ok(Shape {
+        let v = Shape {
             origin: crate::records::Point::decode(r)?,
             path: {
-                let n = r.len(3usize)?;
+                let n = r.len(3usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
                     v.push(crate::records::Point::decode(r)?);
                 }
                 crate::runtime::leak(v)
             },
-            tags: r.array(1usize, |r| Ok(r.str()?))?,
-        })
+            tags: r.array(1usize, |r| r.str()),
+        };
+        r.check(v)
     }
 }
 /// Defined at `Shapes.schema.json#/properties/MaybeFirst`.
@@ -123,10 +125,11 @@ impl ShapesMaybeFirst {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ShapesMaybeFirst, crate::runtime::Bad> {
-        Ok(ShapesMaybeFirst {
-            _0: if r.present()? { Some(r.i32()?) } else { None },
-            _1: r.str()?,
-        })
+        let v = ShapesMaybeFirst {
+            _0: if r.present() { Some(r.i32()) } else { None },
+            _1: r.str(),
+        };
+        r.check(v)
     }
 }
 /// Defined at `Shapes.schema.json#/properties/Merged`.
@@ -160,11 +163,12 @@ impl ShapesMerged {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ShapesMerged, crate::runtime::Bad> {
-        Ok(ShapesMerged {
-            name: r.str()?,
-            level: if r.present()? { Some(r.u8()?) } else { None },
-            rank: r.u8()?,
-        })
+        let v = ShapesMerged {
+            name: r.str(),
+            level: if r.present() { Some(r.u8()) } else { None },
+            rank: r.u8(),
+        };
+        r.check(v)
     }
 }
 /// Defined at `Shapes.schema.json#/properties/Meta`.
@@ -201,18 +205,19 @@ impl ShapesMeta {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ShapesMeta, crate::runtime::Bad> {
-        Ok(ShapesMeta {
-            kind: if r.present()? { Some(r.str()?) } else { None },
+        let v = ShapesMeta {
+            kind: if r.present() { Some(r.str()) } else { None },
             additional_properties: {
-                let n = r.len(2usize)?;
+                let n = r.len(2usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
-                    let k = r.str()?;
+                    let k = r.str();
                     v.push((k, crate::types::Json::decode(r)?));
                 }
                 crate::types::Map(r.map(v)?)
             },
-        })
+        };
+        r.check(v)
     }
 }
 /// Defined at `Shapes.schema.json#/properties/Named`.
@@ -248,11 +253,12 @@ impl ShapesNamed {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ShapesNamed, crate::runtime::Bad> {
-        Ok(ShapesNamed {
-            name: r.str()?,
-            level: if r.present()? { Some(r.u8()?) } else { None },
-            title: if r.present()? { Some(r.str()?) } else { None },
-        })
+        let v = ShapesNamed {
+            name: r.str(),
+            level: if r.present() { Some(r.u8()) } else { None },
+            title: if r.present() { Some(r.str()) } else { None },
+        };
+        r.check(v)
     }
 }
 /// Defined at `Shapes.schema.json#/properties/OneOfShapes`.
@@ -290,11 +296,12 @@ impl ShapesOneOfShapes {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ShapesOneOfShapes, crate::runtime::Bad> {
-        Ok(ShapesOneOfShapes {
-            radius: if r.present()? { Some(r.f64()?) } else { None },
-            w: if r.present()? { Some(r.f64()?) } else { None },
-            h: if r.present()? { Some(r.f64()?) } else { None },
-        })
+        let v = ShapesOneOfShapes {
+            radius: if r.present() { Some(r.f64()) } else { None },
+            w: if r.present() { Some(r.f64()) } else { None },
+            h: if r.present() { Some(r.f64()) } else { None },
+        };
+        r.check(v)
     }
 }
 /// A tuple: an integer, then optionally a string, then booleans.
@@ -342,11 +349,12 @@ impl ShapesPair {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ShapesPair, crate::runtime::Bad> {
-        Ok(ShapesPair {
-            _0: r.i32()?,
-            _1: if r.present()? { Some(r.str()?) } else { None },
-            items: r.array(1usize, |r| Ok(r.bool()?))?,
-        })
+        let v = ShapesPair {
+            _0: r.i32(),
+            _1: if r.present() { Some(r.str()) } else { None },
+            items: r.array(1usize, |r| r.bool()),
+        };
+        r.check(v)
     }
 }
 /// An open record: its extra members are integers.
@@ -388,19 +396,20 @@ impl ShapesStats {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ShapesStats, crate::runtime::Bad> {
-        Ok(ShapesStats {
-            hp: r.i32()?,
-            note: if r.present()? { Some(r.str()?) } else { None },
+        let v = ShapesStats {
+            hp: r.i32(),
+            note: if r.present() { Some(r.str()) } else { None },
             additional_properties: {
-                let n = r.len(2usize)?;
+                let n = r.len(2usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
-                    let k = r.str()?;
-                    v.push((k, r.i32()?));
+                    let k = r.str();
+                    v.push((k, r.i32()));
                 }
                 crate::types::Map(r.map(v)?)
             },
-        })
+        };
+        r.check(v)
     }
 }
 /// Defined at `Shapes.schema.json#/properties/Vec3`.
@@ -441,11 +450,12 @@ impl ShapesVec3 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ShapesVec3, crate::runtime::Bad> {
-        Ok(ShapesVec3 {
-            _0: r.f64()?,
-            _1: r.f64()?,
-            _2: r.f64()?,
-        })
+        let v = ShapesVec3 {
+            _0: r.f64(),
+            _1: r.f64(),
+            _2: r.f64(),
+        };
+        r.check(v)
     }
 }
 /// A record whose trailing fields have defaults.
@@ -479,11 +489,12 @@ impl Stat {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Stat, crate::runtime::Bad> {
-        Ok(Stat {
-            base: r.u16()?,
-            growth: r.f64()?,
-            cap: r.u16()?,
-        })
+        let v = Stat {
+            base: r.u16(),
+            growth: r.f64(),
+            cap: r.u16(),
+        };
+        r.check(v)
     }
 }
 /// A polymorphic record (oneOf with a discriminator).
@@ -531,61 +542,60 @@ impl Effect {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Effect, crate::runtime::Bad> {
-        Ok(
-            match r.index(4usize)? {
-                0usize => {
-                    Effect::Damage {
-                        amount: r.u16()?,
-                        element: if r.present()? {
-                            Some(crate::enums::ElementFlags(r.flags(4u32)? as u32))
-                        } else {
-                            None
-                        },
-                    }
+        let v = match r.index(4usize) {
+            0usize => {
+                Effect::Damage {
+                    amount: r.u16(),
+                    element: if r.present() {
+                        Some(crate::enums::ElementFlags(r.flags(4u32) as u32))
+                    } else {
+                        None
+                    },
                 }
-                1usize => {
-                    Effect::Heal {
-                        amount: r.u16()?,
-                        over: r.bool()?,
-                    }
+            }
+            1usize => {
+                Effect::Heal {
+                    amount: r.u16(),
+                    over: r.bool(),
                 }
-                2usize => Effect::Stun {},
-                _ => {
-                    Effect::Summon {
-                        at: {
-                            let n = r.len(3usize)?;
+            }
+            2usize => Effect::Stun {},
+            _ => {
+                Effect::Summon {
+                    at: {
+                        let n = r.len(3usize);
+                        let mut v = Vec::with_capacity(n);
+                        for _ in 0..n {
+                            v.push(crate::records::Point::decode(r)?);
+                        }
+                        crate::runtime::leak(v)
+                    },
+                    then: if r.present() {
+                        Some(
+                            crate::runtime::boxed(
+                                r.nested(crate::records::Effect::decode)?,
+                            ),
+                        )
+                    } else {
+                        None
+                    },
+                    tags: if r.present() {
+                        Some({
+                            let n = r.len(2usize);
                             let mut v = Vec::with_capacity(n);
                             for _ in 0..n {
-                                v.push(crate::records::Point::decode(r)?);
+                                let k = r.str();
+                                v.push((k, r.i32()));
                             }
-                            crate::runtime::leak(v)
-                        },
-                        then: if r.present()? {
-                            Some(
-                                crate::runtime::boxed(
-                                    r.nested(crate::records::Effect::decode)?,
-                                ),
-                            )
-                        } else {
-                            None
-                        },
-                        tags: if r.present()? {
-                            Some({
-                                let n = r.len(2usize)?;
-                                let mut v = Vec::with_capacity(n);
-                                for _ in 0..n {
-                                    let k = r.str()?;
-                                    v.push((k, r.i32()?));
-                                }
-                                crate::types::Map(r.map(v)?)
-                            })
-                        } else {
-                            None
-                        },
-                    }
+                            crate::types::Map(r.map(v)?)
+                        })
+                    } else {
+                        None
+                    },
                 }
-            },
-        )
+            }
+        };
+        r.check(v)
     }
 }
 impl Effect {
@@ -659,12 +669,11 @@ impl Amount {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Amount, crate::runtime::Bad> {
-        Ok(
-            match r.index(2usize)? {
-                0 => Amount::Integer(r.i32()?),
-                _ => Amount::String(r.str()?),
-            },
-        )
+        let v = match r.index(2usize) {
+            0 => Amount::Integer(r.i32()),
+            _ => Amount::String(r.str()),
+        };
+        r.check(v)
     }
 }
 /// One of an integer or a string (a scalar union); defined at `Shapes.schema.json#/properties/Either`.
@@ -693,12 +702,11 @@ impl ShapesEither {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ShapesEither, crate::runtime::Bad> {
-        Ok(
-            match r.index(2usize)? {
-                0 => ShapesEither::Integer(r.i32()?),
-                _ => ShapesEither::String(r.str()?),
-            },
-        )
+        let v = match r.index(2usize) {
+            0 => ShapesEither::Integer(r.i32()),
+            _ => ShapesEither::String(r.str()),
+        };
+        r.check(v)
     }
 }
 /// One of a boolean or a number (a scalar union); defined at `Shapes.schema.json#/properties/Flag`.
@@ -725,12 +733,11 @@ impl ShapesFlag {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ShapesFlag, crate::runtime::Bad> {
-        Ok(
-            match r.index(2usize)? {
-                0 => ShapesFlag::Boolean(r.bool()?),
-                _ => ShapesFlag::Number(r.f64()?),
-            },
-        )
+        let v = match r.index(2usize) {
+            0 => ShapesFlag::Boolean(r.bool()),
+            _ => ShapesFlag::Number(r.f64()),
+        };
+        r.check(v)
     }
 }
 /// One of a boolean, an integer or a string (a scalar union); defined at `Shapes.schema.json#/properties/Mixed`.
@@ -764,12 +771,11 @@ impl ShapesMixed {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ShapesMixed, crate::runtime::Bad> {
-        Ok(
-            match r.index(3usize)? {
-                0 => ShapesMixed::Boolean(r.bool()?),
-                1 => ShapesMixed::Integer(r.u8()?),
-                _ => ShapesMixed::String(r.str()?),
-            },
-        )
+        let v = match r.index(3usize) {
+            0 => ShapesMixed::Boolean(r.bool()),
+            1 => ShapesMixed::Integer(r.u8()),
+            _ => ShapesMixed::String(r.str()),
+        };
+        r.check(v)
     }
 }

@@ -31,10 +31,11 @@ impl Self_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Self_, crate::runtime::Bad> {
-        Ok(Self_ {
-            id: crate::self_::SelfId(r.u8()?),
-            other: crate::string::StringId(r.str()?),
-        })
+        let v = Self_ {
+            id: crate::self_::SelfId(r.u8()),
+            other: crate::string::StringId(r.str()),
+        };
+        r.check(v)
     }
 }
 impl Self_ {
@@ -55,28 +56,34 @@ impl Self_ {
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "9abc451463ab4c707f61884d449a94e84f6e25786e186b5cc645e49451b1f007";
 /// The rows of `Self`, decoded on first use from the embedded `data/Self.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     9,
     "data/Self.bytes",
     "Self",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Self_> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Self_::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Self_::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Self` (column `Id`).

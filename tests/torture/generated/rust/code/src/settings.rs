@@ -40,35 +40,42 @@ impl Settings {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Settings, crate::runtime::Bad> {
-        Ok(Settings {
-            title: r.str()?,
-            version: r.u16()?,
-            scale: r.f64()?,
-            debug: r.bool()?,
-            default: r.member(crate::enums::Keyword::ALL)?,
-        })
+        let v = Settings {
+            title: r.str(),
+            version: r.u16(),
+            scale: r.f64(),
+            debug: r.bool(),
+            default: r.member(crate::enums::Keyword::ALL),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "ad60f2972ca3b254b4f71fbc1ba6a16139df7c4ae6f9e9ab8186671c63834b88";
 /// The rows of `Settings`, decoded on first use from the embedded `data/Settings.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     10,
     "data/Settings.bytes",
     "Settings",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Settings> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Settings::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Settings::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     if rows.len() != 1 {
         return Err(r.error(format!("a singleton table has {} rows", rows.len())));
     }

@@ -108,43 +108,43 @@ impl Shapes {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Shapes, crate::runtime::Bad> {
-        Ok(Shapes {
-            id: crate::shapes::ShapesId(r.u16()?),
+        let v = Shapes {
+            id: crate::shapes::ShapesId(r.u16()),
             pair: crate::records::ShapesPair::decode(r)?,
             vec3: crate::records::ShapesVec3::decode(r)?,
-            maybe_first: if r.present()? {
+            maybe_first: if r.present() {
                 Some(crate::records::ShapesMaybeFirst::decode(r)?)
             } else {
                 None
             },
             stats: crate::records::ShapesStats::decode(r)?,
-            meta: if r.present()? {
+            meta: if r.present() {
                 Some(crate::records::ShapesMeta::decode(r)?)
             } else {
                 None
             },
-            by_pattern: if r.present()? {
+            by_pattern: if r.present() {
                 Some({
-                    let n = r.len(3usize)?;
+                    let n = r.len(3usize);
                     let mut v = Vec::with_capacity(n);
                     for _ in 0..n {
-                        let k = r.str()?;
-                        v.push((k, r.f64()?));
+                        let k = r.str();
+                        v.push((k, r.f64()));
                     }
                     crate::types::Map(r.map(v)?)
                 })
             } else {
                 None
             },
-            any: if r.present()? { Some(crate::types::Json::decode(r)?) } else { None },
-            maybe_any: if r.present()? {
+            any: if r.present() { Some(crate::types::Json::decode(r)?) } else { None },
+            maybe_any: if r.present() {
                 Some(crate::types::Json::decode(r)?)
             } else {
                 None
             },
-            anys: if r.present()? {
+            anys: if r.present() {
                 Some({
-                    let n = r.len(1usize)?;
+                    let n = r.len(1usize);
                     let mut v = Vec::with_capacity(n);
                     for _ in 0..n {
                         v.push(crate::types::Json::decode(r)?);
@@ -154,69 +154,76 @@ impl Shapes {
             } else {
                 None
             },
-            amount: if r.present()? {
+            amount: if r.present() {
                 Some(crate::records::Amount::decode(r)?)
             } else {
                 None
             },
-            flag: if r.present()? {
+            flag: if r.present() {
                 Some(crate::records::ShapesFlag::decode(r)?)
             } else {
                 None
             },
-            mixed: if r.present()? {
+            mixed: if r.present() {
                 Some(crate::records::ShapesMixed::decode(r)?)
             } else {
                 None
             },
-            either: if r.present()? {
+            either: if r.present() {
                 Some(crate::records::ShapesEither::decode(r)?)
             } else {
                 None
             },
-            named: if r.present()? {
+            named: if r.present() {
                 Some(crate::records::ShapesNamed::decode(r)?)
             } else {
                 None
             },
-            merged: if r.present()? {
+            merged: if r.present() {
                 Some(crate::records::ShapesMerged::decode(r)?)
             } else {
                 None
             },
-            one_of_shapes: if r.present()? {
+            one_of_shapes: if r.present() {
                 Some(crate::records::ShapesOneOfShapes::decode(r)?)
             } else {
                 None
             },
-        })
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "79db3f192cc05e64a9d55513185a7182b928c7e78e4293e1dba3450dfbcf9ca1";
 /// The rows of `Shapes`, decoded on first use from the embedded `data/Shapes.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     11,
     "data/Shapes.bytes",
     "Shapes",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Shapes> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Shapes::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Shapes::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Shapes` (column `Id`).

@@ -51,45 +51,52 @@ impl Spread {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Spread, crate::runtime::Bad> {
-        Ok(Spread {
-            id: crate::spread::SpreadId(r.u8()?),
+        let v = Spread {
+            id: crate::spread::SpreadId(r.u8()),
             pos: crate::records::Point::decode(r)?,
             stat: crate::records::Stat::decode(r)?,
             effect: crate::runtime::boxed(r.nested(crate::records::Effect::decode)?),
-            maybe_effect: if r.present()? {
+            maybe_effect: if r.present() {
                 Some(crate::runtime::boxed(r.nested(crate::records::Effect::decode)?))
             } else {
                 None
             },
             shape: crate::records::Shape::decode(r)?,
-        })
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "b7ac50ade148f662c598e31f95042547d813efb940e21ee23a60a1f258d1ad83";
 /// The rows of `Spread`, decoded on first use from the embedded `data/Spread.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     12,
     "data/Spread.bytes",
     "Spread",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Spread> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Spread::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Spread::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Spread` (column `Id`).

@@ -29,37 +29,44 @@ impl String_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<String_, crate::runtime::Bad> {
-        Ok(String_ {
-            text: crate::string::StringId(r.str()?),
-            words: r.array(1usize, |r| Ok(r.str()?))?,
-        })
+        let v = String_ {
+            text: crate::string::StringId(r.str()),
+            words: r.array(1usize, |r| r.str()),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "06620d1e7d7e1d88eedfcdd5dcbe8bd52b7c7394b2b3f9ef9ccdc3abd7205dd0";
 /// The rows of `String`, decoded on first use from the embedded `data/String.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     13,
     "data/String.bytes",
     "String",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<String_> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = String_::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.text) < (row.text)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = String_::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.text) < (row.text)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `String` (column `Text`).

@@ -40,38 +40,45 @@ impl Strings {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Strings, crate::runtime::Bad> {
-        Ok(Strings {
-            key: crate::strings::StringsId(r.str()?),
-            text: r.str()?,
-            note: if r.present()? { Some(r.str()?) } else { None },
-        })
+        let v = Strings {
+            key: crate::strings::StringsId(r.str()),
+            text: r.str(),
+            note: if r.present() { Some(r.str()) } else { None },
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "17c580c5337de508bb65b61e41d3875a342ab042c5d66efca5d0f7e062efa97a";
 /// The rows of `Strings`, decoded on first use from the embedded `data/Strings.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     14,
     "data/Strings.bytes",
     "Strings",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Strings> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Strings::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.key) < (row.key)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Strings::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.key) < (row.key)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Strings` (column `Key`).

@@ -285,48 +285,45 @@ impl Json {
         r: &mut crate::runtime::Decoder,
     ) -> Result<Json, crate::runtime::Bad> {
         r.nested(|r| {
-            Ok(
-                match r.index(7)? {
-                    0 => Json::Null,
-                    1 => Json::Bool(false),
-                    2 => Json::Bool(true),
-                    3 => Json::Number(r.f64()?),
-                    4 => Json::String(r.str()?),
-                    5 => {
-                        let n = r.len(1)?;
-                        let mut items = Vec::with_capacity(n);
-                        for _ in 0..n {
-                            items.push(Json::decode(r)?);
-                        }
-                        Json::Array(crate::runtime::leak(items))
+            let v = match r.index(7) {
+                0 => Json::Null,
+                1 => Json::Bool(false),
+                2 => Json::Bool(true),
+                3 => Json::Number(r.f64()),
+                4 => Json::String(r.str()),
+                5 => {
+                    let n = r.len(1);
+                    let mut items = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        items.push(Json::decode(r)?);
                     }
-                    _ => {
-                        let n = r.len(2)?;
-                        let mut members: Vec<(&'static str, Json)> = Vec::with_capacity(
-                            n,
+                    Json::Array(crate::runtime::leak(items))
+                }
+                _ => {
+                    let n = r.len(2);
+                    let mut members: Vec<(&'static str, Json)> = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        let k = r.str();
+                        members.push((k, Json::decode(r)?));
+                    }
+                    if members
+                        .windows(2)
+                        .any(|w| {
+                            w[0].0.encode_utf16().cmp(w[1].0.encode_utf16())
+                                != core::cmp::Ordering::Less
+                        })
+                    {
+                        return Err(
+                            r
+                                .error(
+                                    "object members are not in strictly ascending order".into(),
+                                ),
                         );
-                        for _ in 0..n {
-                            let k = r.str()?;
-                            members.push((k, Json::decode(r)?));
-                        }
-                        if members
-                            .windows(2)
-                            .any(|w| {
-                                w[0].0.encode_utf16().cmp(w[1].0.encode_utf16())
-                                    != core::cmp::Ordering::Less
-                            })
-                        {
-                            return Err(
-                                r
-                                    .error(
-                                        "object members are not in strictly ascending order".into(),
-                                    ),
-                            );
-                        }
-                        Json::Object(crate::runtime::leak(members))
                     }
-                },
-            )
+                    Json::Object(crate::runtime::leak(members))
+                }
+            };
+            r.check(v)
         })
     }
 }

@@ -54,47 +54,54 @@ impl Vertical {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Vertical, crate::runtime::Bad> {
-        Ok(Vertical {
-            max_players: r.u8()?,
-            motd: r.str()?,
-            ratio: r.f64()?,
-            opens: crate::types::DateTime(r.datetime()?),
-            round: crate::types::Duration(r.duration()?),
+        let v = Vertical {
+            max_players: r.u8(),
+            motd: r.str(),
+            ratio: r.f64(),
+            opens: crate::types::DateTime(r.datetime()),
+            round: crate::types::Duration(r.duration()),
             odds: {
-                let n = r.len(3usize)?;
+                let n = r.len(3usize);
                 let mut v = Vec::with_capacity(n);
                 for _ in 0..n {
-                    let k = r.str()?;
-                    v.push((k, r.f64()?));
+                    let k = r.str();
+                    v.push((k, r.f64()));
                 }
                 crate::types::Map(r.map(v)?)
             },
             opening: crate::runtime::boxed(r.nested(crate::records::Effect::decode)?),
-            banned: r.array(1usize, |r| Ok(r.member(crate::enums::Hero::ALL)?))?,
-            note: if r.present()? { Some(r.str()?) } else { None },
-        })
+            banned: r.array(1usize, |r| r.member(crate::enums::Hero::ALL)),
+            note: if r.present() { Some(r.str()) } else { None },
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "8961afa0c22698e85ed133bf39751aabbab80b016a21a50a9f13514d1887211b";
 /// The rows of `Vertical`, decoded on first use from the embedded `data/Vertical.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     15,
     "data/Vertical.bytes",
     "Vertical",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Vertical> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Vertical::decode(r)?;
-        rows.push(row);
-    }
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Vertical::decode(r)?;
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     if rows.len() != 1 {
         return Err(r.error(format!("a singleton table has {} rows", rows.len())));
     }

@@ -29,37 +29,44 @@ impl Abstract {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Abstract, crate::runtime::Bad> {
-        Ok(Abstract {
-            id: crate::abstract_::AbstractId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Abstract {
+            id: crate::abstract_::AbstractId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "1fcf9ffed0f1796465c940d22a804e7c553578c5c58aeabb2d0e5856de765ec1";
 /// The rows of `abstract`, decoded on first use from the embedded `data/abstract.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     88,
     "data/abstract.bytes",
     "abstract",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Abstract> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Abstract::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Abstract::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `abstract` (column `Id`).

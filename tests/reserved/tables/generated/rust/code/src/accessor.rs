@@ -29,37 +29,44 @@ impl Accessor {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Accessor, crate::runtime::Bad> {
-        Ok(Accessor {
-            id: crate::accessor::AccessorId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Accessor {
+            id: crate::accessor::AccessorId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "2e9d420629d6b68004c292ccf4cf0c4dab1f0bc7190fc6ee92b4219f4249d8ee";
 /// The rows of `accessor`, decoded on first use from the embedded `data/accessor.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     89,
     "data/accessor.bytes",
     "accessor",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Accessor> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Accessor::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Accessor::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `accessor` (column `Id`).

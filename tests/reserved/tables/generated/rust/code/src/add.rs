@@ -29,37 +29,44 @@ impl Add {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Add, crate::runtime::Bad> {
-        Ok(Add {
-            id: crate::add::AddId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Add {
+            id: crate::add::AddId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "d7399214b67de8555f71ac987b6fd79b2bdb3e1940e66fe1a260f5004d757d08";
 /// The rows of `add`, decoded on first use from the embedded `data/add.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     90,
     "data/add.bytes",
     "add",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Add> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Add::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Add::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `add` (column `Id`).

@@ -29,37 +29,44 @@ impl Alias {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Alias, crate::runtime::Bad> {
-        Ok(Alias {
-            id: crate::alias::AliasId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Alias {
+            id: crate::alias::AliasId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "68657e441324ddee3dc06e913cbef7bae7a7f10744e56080a4454c8fab519743";
 /// The rows of `alias`, decoded on first use from the embedded `data/alias.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     91,
     "data/alias.bytes",
     "alias",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Alias> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Alias::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Alias::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `alias` (column `Id`).

@@ -29,37 +29,44 @@ impl Alloc {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Alloc, crate::runtime::Bad> {
-        Ok(Alloc {
-            id: crate::alloc_::AllocId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Alloc {
+            id: crate::alloc_::AllocId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "5ba3c9738455aacead6f7fc3e2fe38c11a167358ab08d51083c06b3ac713f862";
 /// The rows of `alloc`, decoded on first use from the embedded `data/alloc.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     92,
     "data/alloc.bytes",
     "alloc",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Alloc> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Alloc::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Alloc::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `alloc` (column `Id`).

@@ -29,37 +29,44 @@ impl And {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<And, crate::runtime::Bad> {
-        Ok(And {
-            id: crate::and::AndId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = And {
+            id: crate::and::AndId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "26fa03b5bcf1cda6b3bcf1da2e7e7c19c7fbe4e45cdd1f81b4827f3d3f2c6b25";
 /// The rows of `and`, decoded on first use from the embedded `data/and.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     93,
     "data/and.bytes",
     "and",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<And> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = And::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = And::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `and` (column `Id`).

@@ -29,37 +29,44 @@ impl Any {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Any, crate::runtime::Bad> {
-        Ok(Any {
-            id: crate::any::AnyId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Any {
+            id: crate::any::AnyId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "aaa74eb8a9a872e12e21585cac9d44970f62649e60ba50b738aaf584c1a46a26";
 /// The rows of `any`, decoded on first use from the embedded `data/any.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     94,
     "data/any.bytes",
     "any",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Any> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Any::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Any::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `any` (column `Id`).

@@ -29,37 +29,44 @@ impl Arguments {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Arguments, crate::runtime::Bad> {
-        Ok(Arguments {
-            id: crate::arguments::ArgumentsId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Arguments {
+            id: crate::arguments::ArgumentsId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "2d7955b2c370793c21db16c6779fdb18576e1b4f5dc5cdc6cc925f32b826db8e";
 /// The rows of `arguments`, decoded on first use from the embedded `data/arguments.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     95,
     "data/arguments.bytes",
     "arguments",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Arguments> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Arguments::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Arguments::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `arguments` (column `Id`).

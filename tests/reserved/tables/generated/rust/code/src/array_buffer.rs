@@ -29,37 +29,44 @@ impl ArrayBuffer {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ArrayBuffer, crate::runtime::Bad> {
-        Ok(ArrayBuffer {
-            id: crate::array_buffer::ArrayBufferId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = ArrayBuffer {
+            id: crate::array_buffer::ArrayBufferId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "5402dbffbdfe5dd1c79496e326b48afa7defb8394e4a33c3de2fae3017b4a573";
 /// The rows of `ArrayBuffer`, decoded on first use from the embedded `data/ArrayBuffer.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     1,
     "data/ArrayBuffer.bytes",
     "ArrayBuffer",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<ArrayBuffer> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = ArrayBuffer::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = ArrayBuffer::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `ArrayBuffer` (column `Id`).

@@ -29,37 +29,44 @@ impl ArrayLike {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ArrayLike, crate::runtime::Bad> {
-        Ok(ArrayLike {
-            id: crate::array_like::ArrayLikeId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = ArrayLike {
+            id: crate::array_like::ArrayLikeId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "727bfe298e64bd1daeb04c5db8577235b1a6794e9d555d1476d1aeb44269902c";
 /// The rows of `ArrayLike`, decoded on first use from the embedded `data/ArrayLike.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     2,
     "data/ArrayLike.bytes",
     "ArrayLike",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<ArrayLike> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = ArrayLike::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = ArrayLike::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `ArrayLike` (column `Id`).

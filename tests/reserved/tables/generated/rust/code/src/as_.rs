@@ -29,37 +29,44 @@ impl As {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<As, crate::runtime::Bad> {
-        Ok(As {
-            id: crate::as_::AsId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = As {
+            id: crate::as_::AsId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "2f66b5b5bf0a98ced4a65dd1a698747310fbe70449fc29bdeaf312aee145c35e";
 /// The rows of `as`, decoded on first use from the embedded `data/as.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     96,
     "data/as.bytes",
     "as",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<As> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = As::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = As::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `as` (column `Id`).

@@ -29,37 +29,44 @@ impl AsMut_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<AsMut_, crate::runtime::Bad> {
-        Ok(AsMut_ {
-            id: crate::as_mut::AsMutId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = AsMut_ {
+            id: crate::as_mut::AsMutId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "f1f750657f29792e4d76257c5b2759d96cdbd9d2b01464a1ed689a3d0113a640";
 /// The rows of `AsMut`, decoded on first use from the embedded `data/AsMut.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     3,
     "data/AsMut.bytes",
     "AsMut",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<AsMut_> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = AsMut_::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = AsMut_::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `AsMut` (column `Id`).

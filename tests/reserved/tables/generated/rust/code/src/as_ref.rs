@@ -29,37 +29,44 @@ impl AsRef_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<AsRef_, crate::runtime::Bad> {
-        Ok(AsRef_ {
-            id: crate::as_ref::AsRefId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = AsRef_ {
+            id: crate::as_ref::AsRefId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "8c322bc977a18f1506989c9eef61a8cd6420d2f4d99b47960d58fa12233ce9c5";
 /// The rows of `AsRef`, decoded on first use from the embedded `data/AsRef.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     4,
     "data/AsRef.bytes",
     "AsRef",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<AsRef_> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = AsRef_::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = AsRef_::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `AsRef` (column `Id`).

@@ -29,37 +29,44 @@ impl Ascending {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Ascending, crate::runtime::Bad> {
-        Ok(Ascending {
-            id: crate::ascending::AscendingId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Ascending {
+            id: crate::ascending::AscendingId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "f60e3be7d553f265d5373b7f21ecf0f30e6ee338aa92ed13e6c455d03669af02";
 /// The rows of `ascending`, decoded on first use from the embedded `data/ascending.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     97,
     "data/ascending.bytes",
     "ascending",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Ascending> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Ascending::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Ascending::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `ascending` (column `Id`).

@@ -29,37 +29,44 @@ impl Assert {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Assert, crate::runtime::Bad> {
-        Ok(Assert {
-            id: crate::assert::AssertId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Assert {
+            id: crate::assert::AssertId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "bc380c9423f193932f4e0636f3532eafe00f59b3aa9fd0cf2fbba76c89545e1a";
 /// The rows of `assert`, decoded on first use from the embedded `data/assert.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     98,
     "data/assert.bytes",
     "assert",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Assert> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Assert::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Assert::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `assert` (column `Id`).

@@ -29,37 +29,44 @@ impl Asserts {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Asserts, crate::runtime::Bad> {
-        Ok(Asserts {
-            id: crate::asserts::AssertsId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Asserts {
+            id: crate::asserts::AssertsId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "c5ec1c9c01edef2b68444c67d6872b2b11941466e9ea41767ccf6ac23022b05b";
 /// The rows of `asserts`, decoded on first use from the embedded `data/asserts.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     99,
     "data/asserts.bytes",
     "asserts",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Asserts> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Asserts::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Asserts::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `asserts` (column `Id`).

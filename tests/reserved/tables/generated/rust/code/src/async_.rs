@@ -29,37 +29,44 @@ impl Async {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Async, crate::runtime::Bad> {
-        Ok(Async {
-            id: crate::async_::AsyncId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Async {
+            id: crate::async_::AsyncId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "a6ce79bfe6f4a6ccb4ac07536f71831aa75e6fbd9f54f2efc0b393118def0abf";
 /// The rows of `async`, decoded on first use from the embedded `data/async.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     100,
     "data/async.bytes",
     "async",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Async> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Async::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Async::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `async` (column `Id`).

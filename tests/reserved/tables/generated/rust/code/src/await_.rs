@@ -29,37 +29,44 @@ impl Await {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Await, crate::runtime::Bad> {
-        Ok(Await {
-            id: crate::await_::AwaitId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Await {
+            id: crate::await_::AwaitId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "fe8121fca506f5492acc1b3a216822992f4de855ea58d8111feccc2584c9455a";
 /// The rows of `await`, decoded on first use from the embedded `data/await.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     101,
     "data/await.bytes",
     "await",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Await> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Await::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Await::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `await` (column `Id`).

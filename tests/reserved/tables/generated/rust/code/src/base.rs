@@ -29,37 +29,44 @@ impl Base {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Base, crate::runtime::Bad> {
-        Ok(Base {
-            id: crate::base::BaseId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Base {
+            id: crate::base::BaseId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "d660ee1715ffd22765536e56881148597166cc2c0196143e0fc9c57c12935a76";
 /// The rows of `base`, decoded on first use from the embedded `data/base.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     102,
     "data/base.bytes",
     "base",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Base> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Base::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Base::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `base` (column `Id`).

@@ -29,37 +29,44 @@ impl Become {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Become, crate::runtime::Bad> {
-        Ok(Become {
-            id: crate::become_::BecomeId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Become {
+            id: crate::become_::BecomeId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "b40697261c37036c649dfb35f91d9e65fc727a6ac2c1d580122d3929796bcbb8";
 /// The rows of `become`, decoded on first use from the embedded `data/become.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     103,
     "data/become.bytes",
     "become",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Become> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Become::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Become::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `become` (column `Id`).

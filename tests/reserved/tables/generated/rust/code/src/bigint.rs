@@ -29,37 +29,44 @@ impl Bigint {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Bigint, crate::runtime::Bad> {
-        Ok(Bigint {
-            id: crate::bigint::BigintId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Bigint {
+            id: crate::bigint::BigintId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "b40c655ce25d506db7be1fd13eb3a183130d78af514ae3eb8ffe7d8cd83e0a3f";
 /// The rows of `bigint`, decoded on first use from the embedded `data/bigint.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     104,
     "data/bigint.bytes",
     "bigint",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Bigint> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Bigint::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Bigint::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `bigint` (column `Id`).

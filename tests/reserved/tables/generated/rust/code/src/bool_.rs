@@ -29,37 +29,44 @@ impl Bool {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Bool, crate::runtime::Bad> {
-        Ok(Bool {
-            id: crate::bool_::BoolId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Bool {
+            id: crate::bool_::BoolId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "49c85df1e6bd8d23c977e137e52e86a0149a56df5820a35f01b00faf6cbb52c4";
 /// The rows of `bool`, decoded on first use from the embedded `data/bool.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     105,
     "data/bool.bytes",
     "bool",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Bool> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Bool::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Bool::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `bool` (column `Id`).

@@ -29,37 +29,44 @@ impl Boolean {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Boolean, crate::runtime::Bad> {
-        Ok(Boolean {
-            id: crate::boolean::BooleanId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Boolean {
+            id: crate::boolean::BooleanId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "e8b74e4f484eb8a6c114944e3d6799895f4396f916663f9dd58db5755ce523ae";
 /// The rows of `boolean`, decoded on first use from the embedded `data/boolean.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     106,
     "data/boolean.bytes",
     "boolean",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Boolean> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Boolean::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Boolean::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `boolean` (column `Id`).

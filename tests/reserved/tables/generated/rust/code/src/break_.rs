@@ -29,37 +29,44 @@ impl Break {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Break, crate::runtime::Bad> {
-        Ok(Break {
-            id: crate::break_::BreakId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Break {
+            id: crate::break_::BreakId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "f1356b818caf9e66cb3d9a91cfbbc63240d41771f5076acebbde4ea9bfce30dc";
 /// The rows of `break`, decoded on first use from the embedded `data/break.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     108,
     "data/break.bytes",
     "break",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Break> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Break::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Break::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `break` (column `Id`).

@@ -29,37 +29,44 @@ impl Buffer {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Buffer, crate::runtime::Bad> {
-        Ok(Buffer {
-            id: crate::buffer::BufferId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Buffer {
+            id: crate::buffer::BufferId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "9aef40dfe4338283a96bc42aa141f127f00f1bb1eddb3d43761c3717dd5b4dd8";
 /// The rows of `Buffer`, decoded on first use from the embedded `data/Buffer.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     5,
     "data/Buffer.bytes",
     "Buffer",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Buffer> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Buffer::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Buffer::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Buffer` (column `Id`).

@@ -29,37 +29,44 @@ impl By {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<By, crate::runtime::Bad> {
-        Ok(By {
-            id: crate::by::ById(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = By {
+            id: crate::by::ById(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "385f919309982ca6f5f670f32224350bebb91ee3a814e3495f232dabd0d9da96";
 /// The rows of `by`, decoded on first use from the embedded `data/by.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     109,
     "data/by.bytes",
     "by",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<By> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = By::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = By::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `by` (column `Id`).

@@ -29,37 +29,44 @@ impl Byte {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Byte, crate::runtime::Bad> {
-        Ok(Byte {
-            id: crate::byte::ByteId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Byte {
+            id: crate::byte::ByteId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "f93dc426aa4ed61316b67eb1c09b9b837cc5ad95d3a69393f119dc720d5a8353";
 /// The rows of `byte`, decoded on first use from the embedded `data/byte.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     110,
     "data/byte.bytes",
     "byte",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Byte> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Byte::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Byte::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `byte` (column `Id`).

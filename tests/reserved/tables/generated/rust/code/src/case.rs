@@ -29,37 +29,44 @@ impl Case {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Case, crate::runtime::Bad> {
-        Ok(Case {
-            id: crate::case::CaseId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Case {
+            id: crate::case::CaseId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "4feac25eacf2841672b0dd96828393fb84e6e55da1735477a16f32cf757b5ee7";
 /// The rows of `case`, decoded on first use from the embedded `data/case.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     111,
     "data/case.bytes",
     "case",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Case> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Case::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Case::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `case` (column `Id`).

@@ -29,37 +29,44 @@ impl Catch {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Catch, crate::runtime::Bad> {
-        Ok(Catch {
-            id: crate::catch::CatchId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Catch {
+            id: crate::catch::CatchId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "11d7aac11f6562225dc0940ee1d3b0aa4aeb37ef2ab6f6460c23088015ee1e30";
 /// The rows of `catch`, decoded on first use from the embedded `data/catch.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     112,
     "data/catch.bytes",
     "catch",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Catch> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Catch::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Catch::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `catch` (column `Id`).

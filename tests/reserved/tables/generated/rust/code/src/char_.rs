@@ -29,37 +29,44 @@ impl Char {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Char, crate::runtime::Bad> {
-        Ok(Char {
-            id: crate::char_::CharId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Char {
+            id: crate::char_::CharId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "d23a260248eb1fe573208d73058db7bacf1502a74aed4517326c3bf670bad0cf";
 /// The rows of `char`, decoded on first use from the embedded `data/char.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     113,
     "data/char.bytes",
     "char",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Char> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Char::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Char::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `char` (column `Id`).

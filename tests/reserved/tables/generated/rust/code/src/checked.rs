@@ -29,37 +29,44 @@ impl Checked {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Checked, crate::runtime::Bad> {
-        Ok(Checked {
-            id: crate::checked::CheckedId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Checked {
+            id: crate::checked::CheckedId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "0afb69267e6c7a1c950477926802d7c511f371d1d1f3a440794eadd7e32a24e5";
 /// The rows of `checked`, decoded on first use from the embedded `data/checked.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     114,
     "data/checked.bytes",
     "checked",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Checked> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Checked::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Checked::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `checked` (column `Id`).

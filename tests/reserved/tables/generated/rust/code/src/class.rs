@@ -29,37 +29,44 @@ impl Class {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Class, crate::runtime::Bad> {
-        Ok(Class {
-            id: crate::class::ClassId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Class {
+            id: crate::class::ClassId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "822069ced0af8f201cc1c31085f4a974325239126116f67c16ba884041319329";
 /// The rows of `class`, decoded on first use from the embedded `data/class.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     115,
     "data/class.bytes",
     "class",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Class> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Class::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Class::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `class` (column `Id`).

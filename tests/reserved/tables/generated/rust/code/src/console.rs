@@ -29,37 +29,44 @@ impl Console {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Console, crate::runtime::Bad> {
-        Ok(Console {
-            id: crate::console::ConsoleId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Console {
+            id: crate::console::ConsoleId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "373585342d1c9a5248b28f58e2a26be472116a742a9c48cb10c792b7d9cba0ee";
 /// The rows of `console`, decoded on first use from the embedded `data/console.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     116,
     "data/console.bytes",
     "console",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Console> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Console::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Console::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `console` (column `Id`).

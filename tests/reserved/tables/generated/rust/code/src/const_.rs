@@ -29,37 +29,44 @@ impl Const {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Const, crate::runtime::Bad> {
-        Ok(Const {
-            id: crate::const_::ConstId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Const {
+            id: crate::const_::ConstId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "5f4ec0ad9aa03f3d6b5d12ead42967a3962704d1dc2ac47ed9de27e5d0fd79f4";
 /// The rows of `const`, decoded on first use from the embedded `data/const.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     117,
     "data/const.bytes",
     "const",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Const> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Const::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Const::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `const` (column `Id`).

@@ -29,37 +29,44 @@ impl Constructor {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Constructor, crate::runtime::Bad> {
-        Ok(Constructor {
-            id: crate::constructor::ConstructorId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Constructor {
+            id: crate::constructor::ConstructorId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "c7d70f985aa7a7983bdeeae094f1a287d097c12f9d7324c5b2e6b5523dde1633";
 /// The rows of `constructor`, decoded on first use from the embedded `data/constructor.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     118,
     "data/constructor.bytes",
     "constructor",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Constructor> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Constructor::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Constructor::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `constructor` (column `Id`).

@@ -29,37 +29,44 @@ impl Continue {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Continue, crate::runtime::Bad> {
-        Ok(Continue {
-            id: crate::continue_::ContinueId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Continue {
+            id: crate::continue_::ContinueId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "b15690c428cfc70085e0de80b2f6d6c23fcbfd28196bfffe25ec8815b6e8421e";
 /// The rows of `continue`, decoded on first use from the embedded `data/continue.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     119,
     "data/continue.bytes",
     "continue",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Continue> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Continue::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Continue::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `continue` (column `Id`).

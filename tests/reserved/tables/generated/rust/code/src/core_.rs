@@ -29,37 +29,44 @@ impl Core {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Core, crate::runtime::Bad> {
-        Ok(Core {
-            id: crate::core_::CoreId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Core {
+            id: crate::core_::CoreId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "8b23b08c48d944fe818fd5c01ef5f4e3bf128caca27d6a76ee347b1b6c8296d9";
 /// The rows of `core`, decoded on first use from the embedded `data/core.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     120,
     "data/core.bytes",
     "core",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Core> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Core::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Core::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `core` (column `Id`).

@@ -29,37 +29,44 @@ impl Crate {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Crate, crate::runtime::Bad> {
-        Ok(Crate {
-            id: crate::crate_::CrateId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Crate {
+            id: crate::crate_::CrateId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "03e50e5cd6bc5e125d38cf5a39be874d5083ede76c26ef1471d2db2af1e78427";
 /// The rows of `crate`, decoded on first use from the embedded `data/crate.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     121,
     "data/crate.bytes",
     "crate",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Crate> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Crate::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Crate::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `crate` (column `Id`).

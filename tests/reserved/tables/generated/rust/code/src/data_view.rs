@@ -29,37 +29,44 @@ impl DataView {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<DataView, crate::runtime::Bad> {
-        Ok(DataView {
-            id: crate::data_view::DataViewId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = DataView {
+            id: crate::data_view::DataViewId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "40f2dcd24faff2be72a4a8ae05980fa599466b0583c2797d1dc8ebda86b6e239";
 /// The rows of `DataView`, decoded on first use from the embedded `data/DataView.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     8,
     "data/DataView.bytes",
     "DataView",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<DataView> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = DataView::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = DataView::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `DataView` (column `Id`).

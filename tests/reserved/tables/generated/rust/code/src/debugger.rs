@@ -29,37 +29,44 @@ impl Debugger {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Debugger, crate::runtime::Bad> {
-        Ok(Debugger {
-            id: crate::debugger::DebuggerId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Debugger {
+            id: crate::debugger::DebuggerId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "6a3c05cdbf4904ed27b02a57c52c767d6f48063ab051b7e9faf446f50a6c0382";
 /// The rows of `debugger`, decoded on first use from the embedded `data/debugger.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     122,
     "data/debugger.bytes",
     "debugger",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Debugger> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Debugger::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Debugger::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `debugger` (column `Id`).

@@ -29,37 +29,44 @@ impl Decimal {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Decimal, crate::runtime::Bad> {
-        Ok(Decimal {
-            id: crate::decimal::DecimalId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Decimal {
+            id: crate::decimal::DecimalId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "a94d4a77f69397c2732918906d21470de3428bda05a9c8fc2566d2d09602eb1f";
 /// The rows of `decimal`, decoded on first use from the embedded `data/decimal.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     123,
     "data/decimal.bytes",
     "decimal",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Decimal> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Decimal::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Decimal::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `decimal` (column `Id`).

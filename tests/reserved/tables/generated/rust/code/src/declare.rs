@@ -29,37 +29,44 @@ impl Declare {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Declare, crate::runtime::Bad> {
-        Ok(Declare {
-            id: crate::declare::DeclareId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Declare {
+            id: crate::declare::DeclareId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "3eee70e0d5f1582797a15684da5e0480473f950809f077728d9e4d267208c7fe";
 /// The rows of `declare`, decoded on first use from the embedded `data/declare.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     124,
     "data/declare.bytes",
     "declare",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Declare> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Declare::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Declare::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `declare` (column `Id`).

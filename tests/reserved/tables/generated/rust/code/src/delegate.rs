@@ -29,37 +29,44 @@ impl Delegate {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Delegate, crate::runtime::Bad> {
-        Ok(Delegate {
-            id: crate::delegate::DelegateId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Delegate {
+            id: crate::delegate::DelegateId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "881f1a0323de18972060e80556f56c7e33aa94f0d66edc3167f62e075b6571e8";
 /// The rows of `delegate`, decoded on first use from the embedded `data/delegate.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     125,
     "data/delegate.bytes",
     "delegate",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Delegate> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Delegate::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Delegate::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `delegate` (column `Id`).

@@ -29,37 +29,44 @@ impl Delete {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Delete, crate::runtime::Bad> {
-        Ok(Delete {
-            id: crate::delete::DeleteId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Delete {
+            id: crate::delete::DeleteId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "70de81575c768e02926dbf2177541a640b69b3c4c233637b396f8242abf1e42c";
 /// The rows of `delete`, decoded on first use from the embedded `data/delete.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     126,
     "data/delete.bytes",
     "delete",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Delete> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Delete::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Delete::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `delete` (column `Id`).

@@ -29,37 +29,44 @@ impl Descending {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Descending, crate::runtime::Bad> {
-        Ok(Descending {
-            id: crate::descending::DescendingId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Descending {
+            id: crate::descending::DescendingId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "92e9c61aebd4e0b7bbaf9eb846ecfde366d8b0db8caf0f53a7c1daf45586ef99";
 /// The rows of `descending`, decoded on first use from the embedded `data/descending.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     127,
     "data/descending.bytes",
     "descending",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Descending> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Descending::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Descending::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `descending` (column `Id`).

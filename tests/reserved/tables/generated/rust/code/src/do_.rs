@@ -29,37 +29,44 @@ impl Do {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Do, crate::runtime::Bad> {
-        Ok(Do {
-            id: crate::do_::DoId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Do {
+            id: crate::do_::DoId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "f496e156a0b20b17aeddd5752b2f00e929372cd34d40595e1d57ed37f68c7a10";
 /// The rows of `do`, decoded on first use from the embedded `data/do.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     128,
     "data/do.bytes",
     "do",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Do> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Do::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Do::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `do` (column `Id`).

@@ -29,37 +29,44 @@ impl Double {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Double, crate::runtime::Bad> {
-        Ok(Double {
-            id: crate::double::DoubleId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Double {
+            id: crate::double::DoubleId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "a9a745ea27e2e86171fe878c033603225da6d2aa12c14149306adcaaf69de59a";
 /// The rows of `double`, decoded on first use from the embedded `data/double.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     129,
     "data/double.bytes",
     "double",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Double> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Double::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Double::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `double` (column `Id`).

@@ -29,37 +29,44 @@ impl DoubleEndedIterator_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<DoubleEndedIterator_, crate::runtime::Bad> {
-        Ok(DoubleEndedIterator_ {
-            id: crate::double_ended_iterator::DoubleEndedIteratorId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = DoubleEndedIterator_ {
+            id: crate::double_ended_iterator::DoubleEndedIteratorId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "28e88e999f97e94da40a9295a981c32e6a9f736ef663c68a0cd4eaf9d3a0e2cb";
 /// The rows of `DoubleEndedIterator`, decoded on first use from the embedded `data/DoubleEndedIterator.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     13,
     "data/DoubleEndedIterator.bytes",
     "DoubleEndedIterator",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<DoubleEndedIterator_> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = DoubleEndedIterator_::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = DoubleEndedIterator_::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `DoubleEndedIterator` (column `Id`).

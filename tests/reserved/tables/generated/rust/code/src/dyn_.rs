@@ -29,37 +29,44 @@ impl Dyn {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Dyn, crate::runtime::Bad> {
-        Ok(Dyn {
-            id: crate::dyn_::DynId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Dyn {
+            id: crate::dyn_::DynId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "05e9c0f5f4249398f2fb25a60c59cbe573c70105e4ed03e0b77959b42681c2ee";
 /// The rows of `dyn`, decoded on first use from the embedded `data/dyn.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     130,
     "data/dyn.bytes",
     "dyn",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Dyn> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Dyn::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Dyn::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `dyn` (column `Id`).

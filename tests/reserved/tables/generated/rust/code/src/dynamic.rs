@@ -29,37 +29,44 @@ impl Dynamic {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Dynamic, crate::runtime::Bad> {
-        Ok(Dynamic {
-            id: crate::dynamic::DynamicId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Dynamic {
+            id: crate::dynamic::DynamicId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "d3b46863618d1e45d1c62e0d749bbe63db46f2162328c3ca0f0704275356690b";
 /// The rows of `dynamic`, decoded on first use from the embedded `data/dynamic.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     131,
     "data/dynamic.bytes",
     "dynamic",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Dynamic> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Dynamic::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Dynamic::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `dynamic` (column `Id`).

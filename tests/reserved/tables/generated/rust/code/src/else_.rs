@@ -29,37 +29,44 @@ impl Else {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Else, crate::runtime::Bad> {
-        Ok(Else {
-            id: crate::else_::ElseId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Else {
+            id: crate::else_::ElseId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "21bec99b7db69d2b614a2fa0d8cce096cf4b8a3e0ded4851a198b286be5881ad";
 /// The rows of `else`, decoded on first use from the embedded `data/else.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     132,
     "data/else.bytes",
     "else",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Else> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Else::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Else::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `else` (column `Id`).

@@ -29,37 +29,44 @@ impl Enum {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Enum, crate::runtime::Bad> {
-        Ok(Enum {
-            id: crate::enum_::EnumId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Enum {
+            id: crate::enum_::EnumId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "dd63214db704465c028b0438bc2bd351eadf935f811da6ac0b7a064f589d281d";
 /// The rows of `enum`, decoded on first use from the embedded `data/enum.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     133,
     "data/enum.bytes",
     "enum",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Enum> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Enum::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Enum::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `enum` (column `Id`).

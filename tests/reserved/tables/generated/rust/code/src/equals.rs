@@ -29,37 +29,44 @@ impl Equals {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Equals, crate::runtime::Bad> {
-        Ok(Equals {
-            id: crate::equals::EqualsId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Equals {
+            id: crate::equals::EqualsId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "83ea9e043232c12f54e5c7955bd0994d800e8c274cab95eadfd1145c4e04d9ce";
 /// The rows of `equals`, decoded on first use from the embedded `data/equals.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     134,
     "data/equals.bytes",
     "equals",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Equals> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Equals::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Equals::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `equals` (column `Id`).

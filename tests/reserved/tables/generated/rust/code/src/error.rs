@@ -29,37 +29,44 @@ impl Error {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Error, crate::runtime::Bad> {
-        Ok(Error {
-            id: crate::error::ErrorId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Error {
+            id: crate::error::ErrorId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "79cbfacc992eeb8f381c69de40276ce30282eed1b1c5f4f02cb458a7fbed165d";
 /// The rows of `Error`, decoded on first use from the embedded `data/Error.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     17,
     "data/Error.bytes",
     "Error",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Error> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Error::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Error::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Error` (column `Id`).

@@ -29,37 +29,44 @@ impl Eval {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Eval, crate::runtime::Bad> {
-        Ok(Eval {
-            id: crate::eval::EvalId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Eval {
+            id: crate::eval::EvalId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "a1dd607a23b976f11df3efca9b047aa957438b68fcbff10efd139dbdfbd07b96";
 /// The rows of `eval`, decoded on first use from the embedded `data/eval.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     135,
     "data/eval.bytes",
     "eval",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Eval> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Eval::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Eval::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `eval` (column `Id`).

@@ -29,37 +29,44 @@ impl EvalError {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<EvalError, crate::runtime::Bad> {
-        Ok(EvalError {
-            id: crate::eval_error::EvalErrorId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = EvalError {
+            id: crate::eval_error::EvalErrorId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "5633710262a8c450a6dca85ea1e90726c2f364e9cbbceaffe9ffe82c0640f565";
 /// The rows of `EvalError`, decoded on first use from the embedded `data/EvalError.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     18,
     "data/EvalError.bytes",
     "EvalError",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<EvalError> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = EvalError::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = EvalError::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `EvalError` (column `Id`).

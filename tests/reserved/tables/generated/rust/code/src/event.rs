@@ -29,37 +29,44 @@ impl Event {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Event, crate::runtime::Bad> {
-        Ok(Event {
-            id: crate::event::EventId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Event {
+            id: crate::event::EventId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "00fc2fe1425974a0b5675b13c7ed688c126da8e61f9a0416b38093e40de784ef";
 /// The rows of `event`, decoded on first use from the embedded `data/event.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     136,
     "data/event.bytes",
     "event",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Event> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Event::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Event::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `event` (column `Id`).

@@ -29,37 +29,44 @@ impl Exclude {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Exclude, crate::runtime::Bad> {
-        Ok(Exclude {
-            id: crate::exclude::ExcludeId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Exclude {
+            id: crate::exclude::ExcludeId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "298cbcb9fa2927545b2f3fafde513adc493144baf6c8f1f7fe2590beeeef3bf4";
 /// The rows of `Exclude`, decoded on first use from the embedded `data/Exclude.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     20,
     "data/Exclude.bytes",
     "Exclude",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Exclude> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Exclude::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Exclude::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Exclude` (column `Id`).

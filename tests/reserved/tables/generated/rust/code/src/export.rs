@@ -29,37 +29,44 @@ impl Export {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Export, crate::runtime::Bad> {
-        Ok(Export {
-            id: crate::export::ExportId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Export {
+            id: crate::export::ExportId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "b08f55ae67d64589347a689511183e094bdd68a387ce70bed8cfa71193e16f5e";
 /// The rows of `export`, decoded on first use from the embedded `data/export.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     138,
     "data/export.bytes",
     "export",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Export> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Export::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Export::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `export` (column `Id`).

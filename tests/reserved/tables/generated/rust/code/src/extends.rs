@@ -29,37 +29,44 @@ impl Extends {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Extends, crate::runtime::Bad> {
-        Ok(Extends {
-            id: crate::extends::ExtendsId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Extends {
+            id: crate::extends::ExtendsId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "38f512f0d31eb2e5beaa73296137f12417f3862f1ce5653344a393bcb6c341ed";
 /// The rows of `extends`, decoded on first use from the embedded `data/extends.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     139,
     "data/extends.bytes",
     "extends",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Extends> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Extends::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Extends::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `extends` (column `Id`).

@@ -29,37 +29,44 @@ impl Extern {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Extern, crate::runtime::Bad> {
-        Ok(Extern {
-            id: crate::extern_::ExternId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Extern {
+            id: crate::extern_::ExternId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "fbc6e667aaecfbcb5bb26902af4e0ea4418a0a728655b71ed40c5f3e4a45500e";
 /// The rows of `extern`, decoded on first use from the embedded `data/extern.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     140,
     "data/extern.bytes",
     "extern",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Extern> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Extern::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Extern::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `extern` (column `Id`).

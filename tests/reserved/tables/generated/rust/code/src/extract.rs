@@ -29,37 +29,44 @@ impl Extract {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Extract, crate::runtime::Bad> {
-        Ok(Extract {
-            id: crate::extract::ExtractId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Extract {
+            id: crate::extract::ExtractId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "19d804e87ae516165ad55dee3dfe943d7376155be6a6cfbdc8f2455e1a4e50b7";
 /// The rows of `Extract`, decoded on first use from the embedded `data/Extract.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     22,
     "data/Extract.bytes",
     "Extract",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Extract> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Extract::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Extract::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Extract` (column `Id`).

@@ -29,37 +29,44 @@ impl F32 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<F32, crate::runtime::Bad> {
-        Ok(F32 {
-            id: crate::f32_::F32id(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = F32 {
+            id: crate::f32_::F32id(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "ce41eb4c4a7aac7a5171677f7093ef6088d066299a07c1e9463bc715422b49a8";
 /// The rows of `f32`, decoded on first use from the embedded `data/f32.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     141,
     "data/f32.bytes",
     "f32",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<F32> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = F32::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = F32::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `f32` (column `Id`).

@@ -29,37 +29,44 @@ impl F64 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<F64, crate::runtime::Bad> {
-        Ok(F64 {
-            id: crate::f64_::F64id(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = F64 {
+            id: crate::f64_::F64id(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "397f1e17633b8536977dfee055743d665781c3faca1c416cb8633e323dbd0b68";
 /// The rows of `f64`, decoded on first use from the embedded `data/f64.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     142,
     "data/f64.bytes",
     "f64",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<F64> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = F64::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = F64::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `f64` (column `Id`).

@@ -29,37 +29,44 @@ impl False {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<False, crate::runtime::Bad> {
-        Ok(False {
-            id: crate::false_::FalseId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = False {
+            id: crate::false_::FalseId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "a71912615cbc67cef0ad2bf6a7914f90a4b12462aad57bea0a9d3359087bad12";
 /// The rows of `false`, decoded on first use from the embedded `data/false.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     143,
     "data/false.bytes",
     "false",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<False> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = False::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = False::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `false` (column `Id`).

@@ -29,37 +29,44 @@ impl Field {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Field, crate::runtime::Bad> {
-        Ok(Field {
-            id: crate::field::FieldId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Field {
+            id: crate::field::FieldId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "c8bce39cb4923b7a9fd3032f99ab15cb0057bf953e180ed396aadeadf43614b4";
 /// The rows of `field`, decoded on first use from the embedded `data/field.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     144,
     "data/field.bytes",
     "field",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Field> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Field::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Field::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `field` (column `Id`).

@@ -29,37 +29,44 @@ impl File {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<File, crate::runtime::Bad> {
-        Ok(File {
-            id: crate::file::FileId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = File {
+            id: crate::file::FileId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "603b2becd582ad3e32eb8e8f55441d1e899f2918aeb0f80a5fe3824a93e3b6cb";
 /// The rows of `file`, decoded on first use from the embedded `data/file.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     145,
     "data/file.bytes",
     "file",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<File> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = File::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = File::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `file` (column `Id`).

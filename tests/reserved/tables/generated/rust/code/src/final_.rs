@@ -29,37 +29,44 @@ impl Final {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Final, crate::runtime::Bad> {
-        Ok(Final {
-            id: crate::final_::FinalId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Final {
+            id: crate::final_::FinalId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "cc367bdcc9ec0b26ea31234fe69ab1ee6137a85fbf9058ea9998eabffccbd724";
 /// The rows of `final`, decoded on first use from the embedded `data/final.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     146,
     "data/final.bytes",
     "final",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Final> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Final::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Final::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `final` (column `Id`).

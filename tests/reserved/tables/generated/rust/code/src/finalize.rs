@@ -29,37 +29,44 @@ impl Finalize {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Finalize, crate::runtime::Bad> {
-        Ok(Finalize {
-            id: crate::finalize::FinalizeId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Finalize {
+            id: crate::finalize::FinalizeId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "fa2f1bba5ab12dba997f0516623461c66c4b583cd6d51ef2236d45bc277b471d";
 /// The rows of `Finalize`, decoded on first use from the embedded `data/Finalize.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     24,
     "data/Finalize.bytes",
     "Finalize",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Finalize> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Finalize::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Finalize::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Finalize` (column `Id`).

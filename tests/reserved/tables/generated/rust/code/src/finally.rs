@@ -29,37 +29,44 @@ impl Finally {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Finally, crate::runtime::Bad> {
-        Ok(Finally {
-            id: crate::finally::FinallyId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Finally {
+            id: crate::finally::FinallyId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "094e02809d2b2885730176d4c4fd017d3be9a11644f084bf5e64fd707e4453a7";
 /// The rows of `finally`, decoded on first use from the embedded `data/finally.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     147,
     "data/finally.bytes",
     "finally",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Finally> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Finally::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Finally::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `finally` (column `Id`).

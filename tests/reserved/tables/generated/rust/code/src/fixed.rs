@@ -29,37 +29,44 @@ impl Fixed {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Fixed, crate::runtime::Bad> {
-        Ok(Fixed {
-            id: crate::fixed::FixedId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Fixed {
+            id: crate::fixed::FixedId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "c2ff1c99f206b2eb6880a6218cefcbed98287dd6fea2bc3fada70a6833711873";
 /// The rows of `fixed`, decoded on first use from the embedded `data/fixed.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     148,
     "data/fixed.bytes",
     "fixed",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Fixed> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Fixed::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Fixed::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `fixed` (column `Id`).

@@ -29,37 +29,44 @@ impl Float {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Float, crate::runtime::Bad> {
-        Ok(Float {
-            id: crate::float::FloatId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Float {
+            id: crate::float::FloatId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "80a7f62699b6c6fbe13bbbae0b1138d6a7952951270faf1fc754b4dd2e300bb6";
 /// The rows of `float`, decoded on first use from the embedded `data/float.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     149,
     "data/float.bytes",
     "float",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Float> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Float::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Float::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `float` (column `Id`).

@@ -29,37 +29,44 @@ impl FnMut_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<FnMut_, crate::runtime::Bad> {
-        Ok(FnMut_ {
-            id: crate::fn_mut::FnMutId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = FnMut_ {
+            id: crate::fn_mut::FnMutId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "a939a78fe29f3db5ece9374828ca0bedca855980b6387af67fb75980ceb0398c";
 /// The rows of `FnMut`, decoded on first use from the embedded `data/FnMut.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     25,
     "data/FnMut.bytes",
     "FnMut",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<FnMut_> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = FnMut_::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = FnMut_::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `FnMut` (column `Id`).

@@ -29,37 +29,44 @@ impl FnOnce_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<FnOnce_, crate::runtime::Bad> {
-        Ok(FnOnce_ {
-            id: crate::fn_once::FnOnceId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = FnOnce_ {
+            id: crate::fn_once::FnOnceId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "73fee9d9b6bac5a2e014df40470dbae37f6131f5b091b79e553d32b701065d40";
 /// The rows of `FnOnce`, decoded on first use from the embedded `data/FnOnce.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     26,
     "data/FnOnce.bytes",
     "FnOnce",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<FnOnce_> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = FnOnce_::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = FnOnce_::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `FnOnce` (column `Id`).

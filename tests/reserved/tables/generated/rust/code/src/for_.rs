@@ -29,37 +29,44 @@ impl For {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<For, crate::runtime::Bad> {
-        Ok(For {
-            id: crate::for_::ForId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = For {
+            id: crate::for_::ForId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "6add6d9a4dd4be1ec9168309b5399a9d82ebd6797d23b3f2f13e263f41886b4c";
 /// The rows of `for`, decoded on first use from the embedded `data/for.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     151,
     "data/for.bytes",
     "for",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<For> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = For::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = For::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `for` (column `Id`).

@@ -29,37 +29,44 @@ impl Foreach {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Foreach, crate::runtime::Bad> {
-        Ok(Foreach {
-            id: crate::foreach::ForeachId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Foreach {
+            id: crate::foreach::ForeachId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "0ad1dd93a9397c863dcea4abfcac0733f5a7b99658e005d2a8415cc3587ffb66";
 /// The rows of `foreach`, decoded on first use from the embedded `data/foreach.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     152,
     "data/foreach.bytes",
     "foreach",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Foreach> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Foreach::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Foreach::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `foreach` (column `Id`).

@@ -29,37 +29,44 @@ impl From_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<From_, crate::runtime::Bad> {
-        Ok(From_ {
-            id: crate::from::FromId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = From_ {
+            id: crate::from::FromId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "a38f7ea6f5cae01db56a144bc100097c1ecbc79dbd1dacfe7b5a9363fdecd898";
 /// The rows of `From`, decoded on first use from the embedded `data/From.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     27,
     "data/From.bytes",
     "From",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<From_> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = From_::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = From_::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `From` (column `Id`).

@@ -29,37 +29,44 @@ impl FromIterator_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<FromIterator_, crate::runtime::Bad> {
-        Ok(FromIterator_ {
-            id: crate::from_iterator::FromIteratorId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = FromIterator_ {
+            id: crate::from_iterator::FromIteratorId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "8e0647c45ae114644a070d4594ba1795d997ba5f413714e3f7c2c9147cf36934";
 /// The rows of `FromIterator`, decoded on first use from the embedded `data/FromIterator.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     28,
     "data/FromIterator.bytes",
     "FromIterator",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<FromIterator_> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = FromIterator_::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = FromIterator_::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `FromIterator` (column `Id`).

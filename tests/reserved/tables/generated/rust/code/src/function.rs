@@ -29,37 +29,44 @@ impl Function {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Function, crate::runtime::Bad> {
-        Ok(Function {
-            id: crate::function::FunctionId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Function {
+            id: crate::function::FunctionId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "6b372fa5135d843404ee9ad2d66bfb8306e8ddb2822d439864420a10494e838b";
 /// The rows of `function`, decoded on first use from the embedded `data/function.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     153,
     "data/function.bytes",
     "function",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Function> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Function::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Function::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `function` (column `Id`).

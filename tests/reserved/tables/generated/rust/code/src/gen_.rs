@@ -29,37 +29,44 @@ impl Gen {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Gen, crate::runtime::Bad> {
-        Ok(Gen {
-            id: crate::gen_::GenId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Gen {
+            id: crate::gen_::GenId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "8eea76e8dfa59dfd7107258b59a2c26922abc70545f95cdae7400459a2b35cb8";
 /// The rows of `gen`, decoded on first use from the embedded `data/gen.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     154,
     "data/gen.bytes",
     "gen",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Gen> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Gen::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Gen::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `gen` (column `Id`).

@@ -29,37 +29,44 @@ impl Get {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Get, crate::runtime::Bad> {
-        Ok(Get {
-            id: crate::get::GetId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Get {
+            id: crate::get::GetId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "b18e5649c6aa54772e42e277ce901a9578d17b29f4d434af5e559b7c38fb827f";
 /// The rows of `get`, decoded on first use from the embedded `data/get.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     155,
     "data/get.bytes",
     "get",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Get> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Get::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Get::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `get` (column `Id`).

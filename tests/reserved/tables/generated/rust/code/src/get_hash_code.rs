@@ -29,37 +29,44 @@ impl GetHashCode {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<GetHashCode, crate::runtime::Bad> {
-        Ok(GetHashCode {
-            id: crate::get_hash_code::GetHashCodeId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = GetHashCode {
+            id: crate::get_hash_code::GetHashCodeId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "fc6dce83dccf2c4347544414cb1bcb19f7037b642c59eb8f0c17bf4cc97106a0";
 /// The rows of `GetHashCode`, decoded on first use from the embedded `data/GetHashCode.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     29,
     "data/GetHashCode.bytes",
     "GetHashCode",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<GetHashCode> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = GetHashCode::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = GetHashCode::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `GetHashCode` (column `Id`).

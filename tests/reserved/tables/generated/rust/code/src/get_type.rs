@@ -29,37 +29,44 @@ impl GetType {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<GetType, crate::runtime::Bad> {
-        Ok(GetType {
-            id: crate::get_type::GetTypeId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = GetType {
+            id: crate::get_type::GetTypeId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "9d9b46ea4c5c67fdab65ed4b6071377480e1dd6bdfbf759aa645c3eb5258e378";
 /// The rows of `GetType`, decoded on first use from the embedded `data/GetType.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     30,
     "data/GetType.bytes",
     "GetType",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<GetType> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = GetType::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = GetType::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `GetType` (column `Id`).

@@ -29,37 +29,44 @@ impl Global {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Global, crate::runtime::Bad> {
-        Ok(Global {
-            id: crate::global::GlobalId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Global {
+            id: crate::global::GlobalId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "531bd8022596aaa92b52b9e23955160364373743b3bd44244c68a132692d7c2f";
 /// The rows of `global`, decoded on first use from the embedded `data/global.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     156,
     "data/global.bytes",
     "global",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Global> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Global::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Global::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `global` (column `Id`).

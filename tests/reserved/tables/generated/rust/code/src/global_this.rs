@@ -29,37 +29,44 @@ impl GlobalThis {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<GlobalThis, crate::runtime::Bad> {
-        Ok(GlobalThis {
-            id: crate::global_this::GlobalThisId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = GlobalThis {
+            id: crate::global_this::GlobalThisId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "5a7bbdf59ea6046bd694981d3dd0b702afcd37b7ba4cdd2a3b42b9a4a23ead9a";
 /// The rows of `globalThis`, decoded on first use from the embedded `data/globalThis.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     157,
     "data/globalThis.bytes",
     "globalThis",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<GlobalThis> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = GlobalThis::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = GlobalThis::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `globalThis` (column `Id`).

@@ -29,37 +29,44 @@ impl Goto {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Goto, crate::runtime::Bad> {
-        Ok(Goto {
-            id: crate::goto::GotoId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Goto {
+            id: crate::goto::GotoId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "39096590bd499bdebebeda9310170ff7accb2c8218736cf774a03449ad88434a";
 /// The rows of `goto`, decoded on first use from the embedded `data/goto.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     158,
     "data/goto.bytes",
     "goto",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Goto> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Goto::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Goto::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `goto` (column `Id`).

@@ -29,37 +29,44 @@ impl Group {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Group, crate::runtime::Bad> {
-        Ok(Group {
-            id: crate::group::GroupId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Group {
+            id: crate::group::GroupId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "77d9900c35913ec3e29a658dea04cf6c0af7486a35b81e8dad72c1c4291beca2";
 /// The rows of `group`, decoded on first use from the embedded `data/group.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     159,
     "data/group.bytes",
     "group",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Group> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Group::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Group::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `group` (column `Id`).

@@ -29,37 +29,44 @@ impl HasOwnProperty {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<HasOwnProperty, crate::runtime::Bad> {
-        Ok(HasOwnProperty {
-            id: crate::has_own_property::HasOwnPropertyId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = HasOwnProperty {
+            id: crate::has_own_property::HasOwnPropertyId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "541e1f421c000da3166fabfe3aecd79bf163117fec4de07507c91a95bff4c273";
 /// The rows of `hasOwnProperty`, decoded on first use from the embedded `data/hasOwnProperty.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     160,
     "data/hasOwnProperty.bytes",
     "hasOwnProperty",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<HasOwnProperty> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = HasOwnProperty::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = HasOwnProperty::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `hasOwnProperty` (column `Id`).

@@ -29,37 +29,44 @@ impl Hash_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Hash_, crate::runtime::Bad> {
-        Ok(Hash_ {
-            id: crate::hash::HashId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Hash_ {
+            id: crate::hash::HashId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "c6dac973113efaadcaf90d76bc13080816ba886e2263316ae13819ba16336078";
 /// The rows of `Hash`, decoded on first use from the embedded `data/Hash.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     31,
     "data/Hash.bytes",
     "Hash",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Hash_> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Hash_::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Hash_::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Hash` (column `Id`).

@@ -29,37 +29,44 @@ impl I128 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<I128, crate::runtime::Bad> {
-        Ok(I128 {
-            id: crate::i128_::I128id(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = I128 {
+            id: crate::i128_::I128id(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "635221c5c4d7b7c8943944cdcd2e2d4ff95dfe6427633f384fa9ad515b793739";
 /// The rows of `i128`, decoded on first use from the embedded `data/i128.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     161,
     "data/i128.bytes",
     "i128",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<I128> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = I128::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = I128::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `i128` (column `Id`).

@@ -29,37 +29,44 @@ impl I32 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<I32, crate::runtime::Bad> {
-        Ok(I32 {
-            id: crate::i32_::I32id(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = I32 {
+            id: crate::i32_::I32id(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "be67fa1a7b98aa7106c46f24a8307c8f153a329d77a0d96415c1d668ab29e26b";
 /// The rows of `i32`, decoded on first use from the embedded `data/i32.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     163,
     "data/i32.bytes",
     "i32",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<I32> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = I32::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = I32::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `i32` (column `Id`).

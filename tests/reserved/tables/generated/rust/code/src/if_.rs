@@ -29,37 +29,44 @@ impl If {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<If, crate::runtime::Bad> {
-        Ok(If {
-            id: crate::if_::IfId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = If {
+            id: crate::if_::IfId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "b8586adbd21028d76b03364778f5a419c466eb22aa0bfe2195188228cc54315b";
 /// The rows of `if`, decoded on first use from the embedded `data/if.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     166,
     "data/if.bytes",
     "if",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<If> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = If::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = If::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `if` (column `Id`).

@@ -29,37 +29,44 @@ impl Impl {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Impl, crate::runtime::Bad> {
-        Ok(Impl {
-            id: crate::impl_::ImplId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Impl {
+            id: crate::impl_::ImplId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "52211a7ec5caefd1e7107d6c3133fe94dc579e8ef0e05731f0f03eb61e69c25e";
 /// The rows of `impl`, decoded on first use from the embedded `data/impl.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     167,
     "data/impl.bytes",
     "impl",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Impl> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Impl::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Impl::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `impl` (column `Id`).

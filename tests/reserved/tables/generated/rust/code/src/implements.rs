@@ -29,37 +29,44 @@ impl Implements {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Implements, crate::runtime::Bad> {
-        Ok(Implements {
-            id: crate::implements::ImplementsId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Implements {
+            id: crate::implements::ImplementsId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "1e52145cba870df35184913b9fb39e37df77405f75e4dbf7ef79a50c38bfaf59";
 /// The rows of `implements`, decoded on first use from the embedded `data/implements.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     168,
     "data/implements.bytes",
     "implements",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Implements> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Implements::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Implements::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `implements` (column `Id`).

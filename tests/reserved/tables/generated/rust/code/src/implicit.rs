@@ -29,37 +29,44 @@ impl Implicit {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Implicit, crate::runtime::Bad> {
-        Ok(Implicit {
-            id: crate::implicit::ImplicitId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Implicit {
+            id: crate::implicit::ImplicitId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "4bc14f4056250b02394b95f79a50a940e763742d9ad086867ff0f9ad62bfb19a";
 /// The rows of `implicit`, decoded on first use from the embedded `data/implicit.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     169,
     "data/implicit.bytes",
     "implicit",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Implicit> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Implicit::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Implicit::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `implicit` (column `Id`).

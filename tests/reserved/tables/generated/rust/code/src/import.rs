@@ -29,37 +29,44 @@ impl Import {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Import, crate::runtime::Bad> {
-        Ok(Import {
-            id: crate::import::ImportId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Import {
+            id: crate::import::ImportId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "f5919c361a93483c12f471fdefe928111ab4305ebcb579e982d04b24501764e3";
 /// The rows of `import`, decoded on first use from the embedded `data/import.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     170,
     "data/import.bytes",
     "import",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Import> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Import::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Import::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `import` (column `Id`).

@@ -29,37 +29,44 @@ impl In {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<In, crate::runtime::Bad> {
-        Ok(In {
-            id: crate::in_::InId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = In {
+            id: crate::in_::InId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "7a9c026b29d7fc5da5aa265ed9a7c3306ab5209acf4d7bc7afb6f446683ad656";
 /// The rows of `in`, decoded on first use from the embedded `data/in.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     171,
     "data/in.bytes",
     "in",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<In> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = In::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = In::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `in` (column `Id`).

@@ -29,37 +29,44 @@ impl Infer {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Infer, crate::runtime::Bad> {
-        Ok(Infer {
-            id: crate::infer::InferId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Infer {
+            id: crate::infer::InferId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "b0c29fc276c1cd54dc35d73f3825757eab03ab7679f076517af5b38fe0cdb864";
 /// The rows of `infer`, decoded on first use from the embedded `data/infer.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     172,
     "data/infer.bytes",
     "infer",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Infer> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Infer::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Infer::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `infer` (column `Id`).

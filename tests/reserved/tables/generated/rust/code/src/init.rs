@@ -29,37 +29,44 @@ impl Init {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Init, crate::runtime::Bad> {
-        Ok(Init {
-            id: crate::init::InitId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Init {
+            id: crate::init::InitId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "199eac986ee0591a5a3c9a293d4fb2e433bbfdf6a344f44a023334c4d96bd14f";
 /// The rows of `init`, decoded on first use from the embedded `data/init.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     173,
     "data/init.bytes",
     "init",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Init> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Init::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Init::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `init` (column `Id`).

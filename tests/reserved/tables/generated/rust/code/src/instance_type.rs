@@ -29,37 +29,44 @@ impl InstanceType {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<InstanceType, crate::runtime::Bad> {
-        Ok(InstanceType {
-            id: crate::instance_type::InstanceTypeId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = InstanceType {
+            id: crate::instance_type::InstanceTypeId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "2b1c54055d4053b06dbb0bf48e958f218392b45a9e83a45e04b8846bcfe81f65";
 /// The rows of `InstanceType`, decoded on first use from the embedded `data/InstanceType.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     33,
     "data/InstanceType.bytes",
     "InstanceType",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<InstanceType> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = InstanceType::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = InstanceType::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `InstanceType` (column `Id`).

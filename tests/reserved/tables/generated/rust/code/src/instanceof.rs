@@ -29,37 +29,44 @@ impl Instanceof {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Instanceof, crate::runtime::Bad> {
-        Ok(Instanceof {
-            id: crate::instanceof::InstanceofId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Instanceof {
+            id: crate::instanceof::InstanceofId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "1eb8b3471315062275a10e4c88f82cc27b307677684184dce1a8fb3450ce1b15";
 /// The rows of `instanceof`, decoded on first use from the embedded `data/instanceof.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     174,
     "data/instanceof.bytes",
     "instanceof",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Instanceof> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Instanceof::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Instanceof::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `instanceof` (column `Id`).

@@ -29,37 +29,44 @@ impl Interface {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Interface, crate::runtime::Bad> {
-        Ok(Interface {
-            id: crate::interface::InterfaceId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Interface {
+            id: crate::interface::InterfaceId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "e5901bc554b0f90e5550b76c5678eb83edc8f990e640ed4c2fb8e1afb487eb19";
 /// The rows of `interface`, decoded on first use from the embedded `data/interface.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     176,
     "data/interface.bytes",
     "interface",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Interface> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Interface::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Interface::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `interface` (column `Id`).

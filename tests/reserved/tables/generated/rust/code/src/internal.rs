@@ -29,37 +29,44 @@ impl Internal {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Internal, crate::runtime::Bad> {
-        Ok(Internal {
-            id: crate::internal::InternalId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Internal {
+            id: crate::internal::InternalId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "000f100b66d524491c0a60ca2cbc1b54192542f09c33fa781f74dc6c567a8025";
 /// The rows of `internal`, decoded on first use from the embedded `data/internal.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     177,
     "data/internal.bytes",
     "internal",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Internal> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Internal::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Internal::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `internal` (column `Id`).

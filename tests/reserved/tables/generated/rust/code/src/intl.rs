@@ -29,37 +29,44 @@ impl Intl {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Intl, crate::runtime::Bad> {
-        Ok(Intl {
-            id: crate::intl::IntlId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Intl {
+            id: crate::intl::IntlId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "aa7d89b7de4f930f3eceead90759210875e6036d0caa909a86a7633f27bc7640";
 /// The rows of `Intl`, decoded on first use from the embedded `data/Intl.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     34,
     "data/Intl.bytes",
     "Intl",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Intl> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Intl::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Intl::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Intl` (column `Id`).

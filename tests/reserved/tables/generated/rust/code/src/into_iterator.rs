@@ -29,37 +29,44 @@ impl IntoIterator_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<IntoIterator_, crate::runtime::Bad> {
-        Ok(IntoIterator_ {
-            id: crate::into_iterator::IntoIteratorId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = IntoIterator_ {
+            id: crate::into_iterator::IntoIteratorId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "080beb43cafad5d49ef3c95639815129e1eafd211defced73cc27a75bc06f0ba";
 /// The rows of `IntoIterator`, decoded on first use from the embedded `data/IntoIterator.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     36,
     "data/IntoIterator.bytes",
     "IntoIterator",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<IntoIterator_> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = IntoIterator_::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = IntoIterator_::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `IntoIterator` (column `Id`).

@@ -29,37 +29,44 @@ impl Intrinsic {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Intrinsic, crate::runtime::Bad> {
-        Ok(Intrinsic {
-            id: crate::intrinsic::IntrinsicId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Intrinsic {
+            id: crate::intrinsic::IntrinsicId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "08fdd912a08476c56fea04a97fcd428d3ad01c10c89d28e01c0d732ccb5c463f";
 /// The rows of `intrinsic`, decoded on first use from the embedded `data/intrinsic.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     178,
     "data/intrinsic.bytes",
     "intrinsic",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Intrinsic> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Intrinsic::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Intrinsic::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `intrinsic` (column `Id`).

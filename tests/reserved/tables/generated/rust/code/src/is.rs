@@ -29,37 +29,44 @@ impl Is {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Is, crate::runtime::Bad> {
-        Ok(Is {
-            id: crate::is::IsId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Is {
+            id: crate::is::IsId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "1c0c970ae9961e33b6b8e1b9b006affcad58786ba72964f60b764b9d55247ad8";
 /// The rows of `is`, decoded on first use from the embedded `data/is.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     179,
     "data/is.bytes",
     "is",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Is> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Is::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Is::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `is` (column `Id`).

@@ -29,37 +29,44 @@ impl IsPrototypeOf {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<IsPrototypeOf, crate::runtime::Bad> {
-        Ok(IsPrototypeOf {
-            id: crate::is_prototype_of::IsPrototypeOfId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = IsPrototypeOf {
+            id: crate::is_prototype_of::IsPrototypeOfId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "7b872899d6702488bebf60534a8e2f624f5542f694a13d6dffdf008703edaf6a";
 /// The rows of `isPrototypeOf`, decoded on first use from the embedded `data/isPrototypeOf.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     180,
     "data/isPrototypeOf.bytes",
     "isPrototypeOf",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<IsPrototypeOf> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = IsPrototypeOf::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = IsPrototypeOf::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `isPrototypeOf` (column `Id`).

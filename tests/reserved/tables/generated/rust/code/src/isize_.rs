@@ -29,37 +29,44 @@ impl Isize {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Isize, crate::runtime::Bad> {
-        Ok(Isize {
-            id: crate::isize_::IsizeId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Isize {
+            id: crate::isize_::IsizeId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "232772dea71bff510972c5ccca027f5d1ed14826bbf7d521c74c4eb7c4a1d333";
 /// The rows of `isize`, decoded on first use from the embedded `data/isize.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     181,
     "data/isize.bytes",
     "isize",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Isize> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Isize::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Isize::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `isize` (column `Id`).

@@ -29,37 +29,44 @@ impl Iterable {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Iterable, crate::runtime::Bad> {
-        Ok(Iterable {
-            id: crate::iterable::IterableId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Iterable {
+            id: crate::iterable::IterableId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "aa37078150d519fddc872fc48732637fffdeb6e9ee33697e0fe7106522e867a1";
 /// The rows of `Iterable`, decoded on first use from the embedded `data/Iterable.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     37,
     "data/Iterable.bytes",
     "Iterable",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Iterable> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Iterable::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Iterable::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Iterable` (column `Id`).

@@ -29,37 +29,44 @@ impl Iterator_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Iterator_, crate::runtime::Bad> {
-        Ok(Iterator_ {
-            id: crate::iterator::IteratorId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Iterator_ {
+            id: crate::iterator::IteratorId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "4b1edba08e01e374ec4c2735c5e5ebff73a71179f7e64395e4b56c7f0344fffa";
 /// The rows of `Iterator`, decoded on first use from the embedded `data/Iterator.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     39,
     "data/Iterator.bytes",
     "Iterator",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Iterator_> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Iterator_::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Iterator_::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Iterator` (column `Id`).

@@ -29,37 +29,44 @@ impl Join {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Join, crate::runtime::Bad> {
-        Ok(Join {
-            id: crate::join::JoinId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Join {
+            id: crate::join::JoinId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "50521fad6269a1887f32e15975f4b0a9ca9ca448dd421d6f2b554917ddebea17";
 /// The rows of `join`, decoded on first use from the embedded `data/join.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     182,
     "data/join.bytes",
     "join",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Join> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Join::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Join::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `join` (column `Id`).

@@ -29,37 +29,44 @@ impl Keyof {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Keyof, crate::runtime::Bad> {
-        Ok(Keyof {
-            id: crate::keyof::KeyofId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Keyof {
+            id: crate::keyof::KeyofId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "1c484d182f34577e437e1ed3d31b1746815caf262acb6a88c80b8139336f311a";
 /// The rows of `keyof`, decoded on first use from the embedded `data/keyof.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     183,
     "data/keyof.bytes",
     "keyof",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Keyof> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Keyof::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Keyof::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `keyof` (column `Id`).

@@ -29,37 +29,44 @@ impl Let {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Let, crate::runtime::Bad> {
-        Ok(Let {
-            id: crate::let_::LetId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Let {
+            id: crate::let_::LetId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "e2e9eca700c4a4565f8d0051cf8fe6abc3943f095ace0813208c769312355382";
 /// The rows of `let`, decoded on first use from the embedded `data/let.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     184,
     "data/let.bytes",
     "let",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Let> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Let::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Let::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `let` (column `Id`).

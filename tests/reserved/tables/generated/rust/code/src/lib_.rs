@@ -29,37 +29,44 @@ impl Lib {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Lib, crate::runtime::Bad> {
-        Ok(Lib {
-            id: crate::lib_::LibId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Lib {
+            id: crate::lib_::LibId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "8827a1bc2c8eb6ba98107e5616204e5ff5843254f6081075052e6d944e49af63";
 /// The rows of `lib`, decoded on first use from the embedded `data/lib.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     185,
     "data/lib.bytes",
     "lib",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Lib> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Lib::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Lib::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `lib` (column `Id`).

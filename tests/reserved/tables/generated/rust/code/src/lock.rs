@@ -29,37 +29,44 @@ impl Lock {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Lock, crate::runtime::Bad> {
-        Ok(Lock {
-            id: crate::lock::LockId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Lock {
+            id: crate::lock::LockId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "372c853b824e85b1f17862878251b31d1765c90a61f23a13230abdecbd3f2bb6";
 /// The rows of `lock`, decoded on first use from the embedded `data/lock.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     186,
     "data/lock.bytes",
     "lock",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Lock> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Lock::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Lock::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `lock` (column `Id`).

@@ -29,37 +29,44 @@ impl Long {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Long, crate::runtime::Bad> {
-        Ok(Long {
-            id: crate::long::LongId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Long {
+            id: crate::long::LongId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "6b0c14ce8be0d081833f8de66a10819f8bee611038d4e1a602f6c8c53e94d050";
 /// The rows of `long`, decoded on first use from the embedded `data/long.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     187,
     "data/long.bytes",
     "long",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Long> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Long::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Long::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `long` (column `Id`).

@@ -29,37 +29,44 @@ impl Loop {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Loop, crate::runtime::Bad> {
-        Ok(Loop {
-            id: crate::loop_::LoopId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Loop {
+            id: crate::loop_::LoopId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "0b1d9f6146e6cd27386f3491174eb1d5a6c9bb58bfdb115011a976c1719f8ae2";
 /// The rows of `loop`, decoded on first use from the embedded `data/loop.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     188,
     "data/loop.bytes",
     "loop",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Loop> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Loop::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Loop::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `loop` (column `Id`).

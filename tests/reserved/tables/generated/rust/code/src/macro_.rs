@@ -29,37 +29,44 @@ impl Macro {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Macro, crate::runtime::Bad> {
-        Ok(Macro {
-            id: crate::macro_::MacroId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Macro {
+            id: crate::macro_::MacroId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "aa19b8ccbb3cf6b4d3ba971d2de4c16e2ba16eaeebb053b1d02ed1af6a8a8a64";
 /// The rows of `macro`, decoded on first use from the embedded `data/macro.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     189,
     "data/macro.bytes",
     "macro",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Macro> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Macro::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Macro::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `macro` (column `Id`).

@@ -29,37 +29,44 @@ impl MacroRules {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<MacroRules, crate::runtime::Bad> {
-        Ok(MacroRules {
-            id: crate::macro_rules_::MacroRulesId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = MacroRules {
+            id: crate::macro_rules_::MacroRulesId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "a0c6c2fbb65bc6b34d12229a9b57e5d1d176fcc97a0d41563b5506c4649ec750";
 /// The rows of `macro_rules`, decoded on first use from the embedded `data/macro_rules.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     190,
     "data/macro_rules.bytes",
     "macro_rules",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<MacroRules> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = MacroRules::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = MacroRules::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `macro_rules` (column `Id`).

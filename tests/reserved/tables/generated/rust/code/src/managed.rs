@@ -29,37 +29,44 @@ impl Managed {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Managed, crate::runtime::Bad> {
-        Ok(Managed {
-            id: crate::managed::ManagedId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Managed {
+            id: crate::managed::ManagedId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "c7bfabd79b365f5d9bc20d1c026304c106dfb08d7667dc45aa2358339339e503";
 /// The rows of `managed`, decoded on first use from the embedded `data/managed.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     192,
     "data/managed.bytes",
     "managed",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Managed> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Managed::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Managed::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `managed` (column `Id`).

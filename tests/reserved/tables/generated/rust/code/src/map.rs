@@ -29,37 +29,44 @@ impl Map {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Map, crate::runtime::Bad> {
-        Ok(Map {
-            id: crate::map::MapId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Map {
+            id: crate::map::MapId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "69393bb4f1c7647ae6636f6622c9d11b7b02379c8e3024a795d86c9bbbdcdd08";
 /// The rows of `Map`, decoded on first use from the embedded `data/Map.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     41,
     "data/Map.bytes",
     "Map",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Map> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Map::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Map::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Map` (column `Id`).

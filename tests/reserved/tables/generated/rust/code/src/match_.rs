@@ -29,37 +29,44 @@ impl Match {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Match, crate::runtime::Bad> {
-        Ok(Match {
-            id: crate::match_::MatchId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Match {
+            id: crate::match_::MatchId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "4b59d19788c67dec16ee0071633e5d854363b4a6baa5a30d575342706d47e75b";
 /// The rows of `match`, decoded on first use from the embedded `data/match.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     193,
     "data/match.bytes",
     "match",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Match> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Match::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Match::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `match` (column `Id`).

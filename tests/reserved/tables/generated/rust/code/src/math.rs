@@ -29,37 +29,44 @@ impl Math {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Math, crate::runtime::Bad> {
-        Ok(Math {
-            id: crate::math::MathId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Math {
+            id: crate::math::MathId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "313d3a2c8c4cf8e920bd37e462ecb92237f70ec55d20fb325b30c7350da1142c";
 /// The rows of `Math`, decoded on first use from the embedded `data/Math.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     42,
     "data/Math.bytes",
     "Math",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Math> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Math::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Math::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Math` (column `Id`).

@@ -29,37 +29,44 @@ impl MemberwiseClone {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<MemberwiseClone, crate::runtime::Bad> {
-        Ok(MemberwiseClone {
-            id: crate::memberwise_clone::MemberwiseCloneId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = MemberwiseClone {
+            id: crate::memberwise_clone::MemberwiseCloneId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "9adc3fe408da1f2da74297230dbaf388855b20d4b5567af764e0cafeb58c9fa2";
 /// The rows of `MemberwiseClone`, decoded on first use from the embedded `data/MemberwiseClone.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     43,
     "data/MemberwiseClone.bytes",
     "MemberwiseClone",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<MemberwiseClone> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = MemberwiseClone::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = MemberwiseClone::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `MemberwiseClone` (column `Id`).

@@ -29,37 +29,44 @@ impl Mod {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Mod, crate::runtime::Bad> {
-        Ok(Mod {
-            id: crate::mod_::ModId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Mod {
+            id: crate::mod_::ModId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "dc4497e641044107ba0f3325bd9e019001fd3464f498c290bbc86c81f7b55fc4";
 /// The rows of `mod`, decoded on first use from the embedded `data/mod.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     194,
     "data/mod.bytes",
     "mod",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Mod> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Mod::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Mod::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `mod` (column `Id`).

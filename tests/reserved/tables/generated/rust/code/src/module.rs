@@ -29,37 +29,44 @@ impl Module {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Module, crate::runtime::Bad> {
-        Ok(Module {
-            id: crate::module::ModuleId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Module {
+            id: crate::module::ModuleId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "6e1ff8d980646fdc1b277e4a9ac658e85167950c2642bb86f322f8290dcfe01a";
 /// The rows of `module`, decoded on first use from the embedded `data/module.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     195,
     "data/module.bytes",
     "module",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Module> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Module::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Module::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `module` (column `Id`).

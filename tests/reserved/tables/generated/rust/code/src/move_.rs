@@ -29,37 +29,44 @@ impl Move {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Move, crate::runtime::Bad> {
-        Ok(Move {
-            id: crate::move_::MoveId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Move {
+            id: crate::move_::MoveId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "038e974915d01a30fbf7e67df48a20c86845ccec40e69572ec39ffbbbf65bbff";
 /// The rows of `move`, decoded on first use from the embedded `data/move.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     196,
     "data/move.bytes",
     "move",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Move> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Move::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Move::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `move` (column `Id`).

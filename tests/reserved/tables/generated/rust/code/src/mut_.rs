@@ -29,37 +29,44 @@ impl Mut {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Mut, crate::runtime::Bad> {
-        Ok(Mut {
-            id: crate::mut_::MutId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Mut {
+            id: crate::mut_::MutId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "300a9637c89ae82e71cc07c25704c6818291f13d595d73c9fcfba0a7f6e41edd";
 /// The rows of `mut`, decoded on first use from the embedded `data/mut.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     197,
     "data/mut.bytes",
     "mut",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Mut> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Mut::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Mut::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `mut` (column `Id`).

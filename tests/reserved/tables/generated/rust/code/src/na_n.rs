@@ -29,37 +29,44 @@ impl NaN {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<NaN, crate::runtime::Bad> {
-        Ok(NaN {
-            id: crate::na_n::NaNId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = NaN {
+            id: crate::na_n::NaNId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "f1bbf55b484eaad96d28d3e89bc0c95edcbedf6d3433597f68b62a18645f2404";
 /// The rows of `NaN`, decoded on first use from the embedded `data/NaN.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     44,
     "data/NaN.bytes",
     "NaN",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<NaN> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = NaN::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = NaN::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `NaN` (column `Id`).

@@ -29,37 +29,44 @@ impl Nameof {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Nameof, crate::runtime::Bad> {
-        Ok(Nameof {
-            id: crate::nameof::NameofId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Nameof {
+            id: crate::nameof::NameofId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "f089f7450e4ec8a889798f7c41c5b00eae62c6a93c4b63e0176b9476715ecf5a";
 /// The rows of `nameof`, decoded on first use from the embedded `data/nameof.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     198,
     "data/nameof.bytes",
     "nameof",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Nameof> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Nameof::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Nameof::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `nameof` (column `Id`).

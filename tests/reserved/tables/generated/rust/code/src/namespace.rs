@@ -29,37 +29,44 @@ impl Namespace {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Namespace, crate::runtime::Bad> {
-        Ok(Namespace {
-            id: crate::namespace::NamespaceId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Namespace {
+            id: crate::namespace::NamespaceId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "eec4fddcd2f59cc36a9148a8f394d5c74fda0a1fd7e387be11085989f5e8078d";
 /// The rows of `namespace`, decoded on first use from the embedded `data/namespace.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     199,
     "data/namespace.bytes",
     "namespace",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Namespace> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Namespace::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Namespace::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `namespace` (column `Id`).

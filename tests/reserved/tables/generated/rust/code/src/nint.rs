@@ -29,37 +29,44 @@ impl Nint {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Nint, crate::runtime::Bad> {
-        Ok(Nint {
-            id: crate::nint::NintId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Nint {
+            id: crate::nint::NintId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "e856b1e2567dc22080783a56ebacb98d2a74c1439dd03fc3a393f9de272314bd";
 /// The rows of `nint`, decoded on first use from the embedded `data/nint.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     202,
     "data/nint.bytes",
     "nint",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Nint> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Nint::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Nint::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `nint` (column `Id`).

@@ -29,37 +29,44 @@ impl NonNullable {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<NonNullable, crate::runtime::Bad> {
-        Ok(NonNullable {
-            id: crate::non_nullable::NonNullableId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = NonNullable {
+            id: crate::non_nullable::NonNullableId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "32250bac8e28be57ee080a1deab30d2a95722f78744a618f8029122cd118edb8";
 /// The rows of `NonNullable`, decoded on first use from the embedded `data/NonNullable.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     45,
     "data/NonNullable.bytes",
     "NonNullable",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<NonNullable> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = NonNullable::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = NonNullable::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `NonNullable` (column `Id`).

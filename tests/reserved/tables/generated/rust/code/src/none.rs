@@ -29,37 +29,44 @@ impl None_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<None_, crate::runtime::Bad> {
-        Ok(None_ {
-            id: crate::none::NoneId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = None_ {
+            id: crate::none::NoneId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "c2b1859eaacf765435f2c265fe56f9599ae97cc57f69280c54568933b871a52b";
 /// The rows of `None`, decoded on first use from the embedded `data/None.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     46,
     "data/None.bytes",
     "None",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<None_> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = None_::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = None_::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `None` (column `Id`).

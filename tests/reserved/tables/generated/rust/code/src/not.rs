@@ -29,37 +29,44 @@ impl Not {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Not, crate::runtime::Bad> {
-        Ok(Not {
-            id: crate::not::NotId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Not {
+            id: crate::not::NotId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "10f8b95ac4da2bceabd9774f4b09a1a275355d981296d30269c2b532302efb93";
 /// The rows of `not`, decoded on first use from the embedded `data/not.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     203,
     "data/not.bytes",
     "not",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Not> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Not::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Not::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `not` (column `Id`).

@@ -29,37 +29,44 @@ impl Nuint {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Nuint, crate::runtime::Bad> {
-        Ok(Nuint {
-            id: crate::nuint::NuintId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Nuint {
+            id: crate::nuint::NuintId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "a6347e20a195b54336e47858a70554bd5aeb198cb5b271986b74e9334e1ce1b9";
 /// The rows of `nuint`, decoded on first use from the embedded `data/nuint.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     204,
     "data/nuint.bytes",
     "nuint",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Nuint> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Nuint::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Nuint::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `nuint` (column `Id`).

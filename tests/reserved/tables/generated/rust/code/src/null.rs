@@ -29,37 +29,44 @@ impl Null {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Null, crate::runtime::Bad> {
-        Ok(Null {
-            id: crate::null::NullId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Null {
+            id: crate::null::NullId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "a22afb2fb6766a7da0e3d00b080e9e28454ac0c888399ba26b35ec4ef8170a7c";
 /// The rows of `null`, decoded on first use from the embedded `data/null.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     205,
     "data/null.bytes",
     "null",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Null> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Null::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Null::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `null` (column `Id`).

@@ -29,37 +29,44 @@ impl Object {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Object, crate::runtime::Bad> {
-        Ok(Object {
-            id: crate::object::ObjectId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Object {
+            id: crate::object::ObjectId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "7423bc4f556e0d69f1f7ece7f2df62b7a0cc5f64dd887fbbfa0d415ea2b4ce46";
 /// The rows of `object`, decoded on first use from the embedded `data/object.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     207,
     "data/object.bytes",
     "object",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Object> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Object::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Object::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `object` (column `Id`).

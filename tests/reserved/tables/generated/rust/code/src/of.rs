@@ -29,37 +29,44 @@ impl Of {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Of, crate::runtime::Bad> {
-        Ok(Of {
-            id: crate::of::OfId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Of {
+            id: crate::of::OfId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "cfa8df9ecd7460a062d31b660bfbd840c4867e4de5b1fca2b80a96cc751754a3";
 /// The rows of `of`, decoded on first use from the embedded `data/of.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     208,
     "data/of.bytes",
     "of",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Of> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Of::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Of::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `of` (column `Id`).

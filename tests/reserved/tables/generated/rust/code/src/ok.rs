@@ -29,37 +29,44 @@ impl Ok_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Ok_, crate::runtime::Bad> {
-        Ok(Ok_ {
-            id: crate::ok::OkId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Ok_ {
+            id: crate::ok::OkId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "47889c03db64aad848c751e3dfe88cfa37436df1cd678a4ddfbb3689e7c62a7c";
 /// The rows of `Ok`, decoded on first use from the embedded `data/Ok.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     47,
     "data/Ok.bytes",
     "Ok",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Ok_> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Ok_::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Ok_::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Ok` (column `Id`).

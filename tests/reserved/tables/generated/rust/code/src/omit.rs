@@ -29,37 +29,44 @@ impl Omit {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Omit, crate::runtime::Bad> {
-        Ok(Omit {
-            id: crate::omit::OmitId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Omit {
+            id: crate::omit::OmitId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "eb771575cb152a6798fce00e16c02f7f18410796e0a9156093e381e3ce5130fb";
 /// The rows of `Omit`, decoded on first use from the embedded `data/Omit.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     48,
     "data/Omit.bytes",
     "Omit",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Omit> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Omit::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Omit::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Omit` (column `Id`).

@@ -29,37 +29,44 @@ impl On {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<On, crate::runtime::Bad> {
-        Ok(On {
-            id: crate::on::OnId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = On {
+            id: crate::on::OnId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "178bfb77df84f21c9e814664bfd9391d7e7d610936a17c4ad1000612055db4de";
 /// The rows of `on`, decoded on first use from the embedded `data/on.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     209,
     "data/on.bytes",
     "on",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<On> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = On::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = On::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `on` (column `Id`).

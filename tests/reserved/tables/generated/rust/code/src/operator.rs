@@ -29,37 +29,44 @@ impl Operator {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Operator, crate::runtime::Bad> {
-        Ok(Operator {
-            id: crate::operator::OperatorId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Operator {
+            id: crate::operator::OperatorId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "a7ab6dc933cf28bb1ceb10f7b551e4e72216e1b9982960bf4c209972cbcaf67c";
 /// The rows of `operator`, decoded on first use from the embedded `data/operator.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     210,
     "data/operator.bytes",
     "operator",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Operator> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Operator::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Operator::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `operator` (column `Id`).

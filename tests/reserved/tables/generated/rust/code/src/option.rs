@@ -29,37 +29,44 @@ impl Option_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Option_, crate::runtime::Bad> {
-        Ok(Option_ {
-            id: crate::option::OptionId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Option_ {
+            id: crate::option::OptionId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "aba8b2b49098e45990cf36b4257ba835318baa8bcb3b3e33bc819625e4e2db81";
 /// The rows of `Option`, decoded on first use from the embedded `data/Option.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     49,
     "data/Option.bytes",
     "Option",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Option_> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Option_::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Option_::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Option` (column `Id`).

@@ -29,37 +29,44 @@ impl Or {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Or, crate::runtime::Bad> {
-        Ok(Or {
-            id: crate::or::OrId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Or {
+            id: crate::or::OrId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "8d7fb7c3b7150d1e40662aac9b48c5e88a9380e492f1be8ab4056957ace6fbf8";
 /// The rows of `or`, decoded on first use from the embedded `data/or.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     211,
     "data/or.bytes",
     "or",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Or> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Or::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Or::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `or` (column `Id`).

@@ -29,37 +29,44 @@ impl Orderby {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Orderby, crate::runtime::Bad> {
-        Ok(Orderby {
-            id: crate::orderby::OrderbyId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Orderby {
+            id: crate::orderby::OrderbyId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "b96f3ac3163fe9d641f7af0e79d32c9fdcd2295554f7d361bd52e9a13eb0d971";
 /// The rows of `orderby`, decoded on first use from the embedded `data/orderby.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     212,
     "data/orderby.bytes",
     "orderby",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Orderby> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Orderby::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Orderby::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `orderby` (column `Id`).

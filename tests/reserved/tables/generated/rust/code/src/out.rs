@@ -29,37 +29,44 @@ impl Out {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Out, crate::runtime::Bad> {
-        Ok(Out {
-            id: crate::out::OutId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Out {
+            id: crate::out::OutId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "45d05ca0bec555431d12091d0aae6694394e04a6a03ceb46fa5eb776f9fb3ba9";
 /// The rows of `out`, decoded on first use from the embedded `data/out.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     213,
     "data/out.bytes",
     "out",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Out> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Out::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Out::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `out` (column `Id`).

@@ -29,37 +29,44 @@ impl Override {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Override, crate::runtime::Bad> {
-        Ok(Override {
-            id: crate::override_::OverrideId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Override {
+            id: crate::override_::OverrideId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "76a203bb66a4585e5d91b10c433e722dfdae1db383930b9da011357a1c097c79";
 /// The rows of `override`, decoded on first use from the embedded `data/override.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     214,
     "data/override.bytes",
     "override",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Override> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Override::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Override::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `override` (column `Id`).

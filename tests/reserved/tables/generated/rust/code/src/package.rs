@@ -29,37 +29,44 @@ impl Package {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Package, crate::runtime::Bad> {
-        Ok(Package {
-            id: crate::package::PackageId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Package {
+            id: crate::package::PackageId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "f2760e0706ae3be1ca10d90e42bd2ffbe5875f9e8913502c731c3adc6ef7c0e7";
 /// The rows of `package`, decoded on first use from the embedded `data/package.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     215,
     "data/package.bytes",
     "package",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Package> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Package::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Package::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `package` (column `Id`).

@@ -29,37 +29,44 @@ impl Parameters {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Parameters, crate::runtime::Bad> {
-        Ok(Parameters {
-            id: crate::parameters::ParametersId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Parameters {
+            id: crate::parameters::ParametersId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "70d3fe38daab3ac2ea22852815c23013712160b2d64b04ed5fecca7cb283cdde";
 /// The rows of `Parameters`, decoded on first use from the embedded `data/Parameters.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     51,
     "data/Parameters.bytes",
     "Parameters",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Parameters> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Parameters::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Parameters::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Parameters` (column `Id`).

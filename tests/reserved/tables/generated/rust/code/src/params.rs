@@ -29,37 +29,44 @@ impl Params {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Params, crate::runtime::Bad> {
-        Ok(Params {
-            id: crate::params::ParamsId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Params {
+            id: crate::params::ParamsId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "4a2859cb168e2863d0d0b5b0040ab2af1022898e0ac3d3895a06f6f0feb090ea";
 /// The rows of `params`, decoded on first use from the embedded `data/params.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     216,
     "data/params.bytes",
     "params",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Params> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Params::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Params::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `params` (column `Id`).

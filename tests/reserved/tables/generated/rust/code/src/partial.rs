@@ -29,37 +29,44 @@ impl Partial {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Partial, crate::runtime::Bad> {
-        Ok(Partial {
-            id: crate::partial::PartialId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Partial {
+            id: crate::partial::PartialId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "d5d9fc1724f98b56e4de2a12f9a36a4b6077a785051bbd83b2e7affa935c8e01";
 /// The rows of `partial`, decoded on first use from the embedded `data/partial.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     217,
     "data/partial.bytes",
     "partial",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Partial> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Partial::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Partial::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `partial` (column `Id`).

@@ -29,37 +29,44 @@ impl PartialEq_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<PartialEq_, crate::runtime::Bad> {
-        Ok(PartialEq_ {
-            id: crate::partial_eq::PartialEqId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = PartialEq_ {
+            id: crate::partial_eq::PartialEqId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "c9085d4d51c69a18ade749eaf81843d74d24d417df342714a08b46ee654ab071";
 /// The rows of `PartialEq`, decoded on first use from the embedded `data/PartialEq.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     52,
     "data/PartialEq.bytes",
     "PartialEq",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<PartialEq_> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = PartialEq_::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = PartialEq_::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `PartialEq` (column `Id`).

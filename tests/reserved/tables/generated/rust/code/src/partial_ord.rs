@@ -29,37 +29,44 @@ impl PartialOrd_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<PartialOrd_, crate::runtime::Bad> {
-        Ok(PartialOrd_ {
-            id: crate::partial_ord::PartialOrdId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = PartialOrd_ {
+            id: crate::partial_ord::PartialOrdId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "d566670f34bc27562c3db23901a6c192ae2082c327bcff2123839890b1605896";
 /// The rows of `PartialOrd`, decoded on first use from the embedded `data/PartialOrd.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     53,
     "data/PartialOrd.bytes",
     "PartialOrd",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<PartialOrd_> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = PartialOrd_::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = PartialOrd_::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `PartialOrd` (column `Id`).

@@ -29,37 +29,44 @@ impl Pick {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Pick, crate::runtime::Bad> {
-        Ok(Pick {
-            id: crate::pick::PickId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Pick {
+            id: crate::pick::PickId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "db4160aa63d92d0f50d11b16c6330a16560d66fe585979ea70ada2b4dfa63573";
 /// The rows of `Pick`, decoded on first use from the embedded `data/Pick.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     54,
     "data/Pick.bytes",
     "Pick",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Pick> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Pick::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Pick::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Pick` (column `Id`).

@@ -29,37 +29,44 @@ impl Priv {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Priv, crate::runtime::Bad> {
-        Ok(Priv {
-            id: crate::priv_::PrivId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Priv {
+            id: crate::priv_::PrivId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "f70dfa8831b93e6f338f29e001baa6b8c0811d3ea549e0c82db8d2197b997bb2";
 /// The rows of `priv`, decoded on first use from the embedded `data/priv.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     218,
     "data/priv.bytes",
     "priv",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Priv> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Priv::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Priv::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `priv` (column `Id`).

@@ -29,37 +29,44 @@ impl Private {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Private, crate::runtime::Bad> {
-        Ok(Private {
-            id: crate::private::PrivateId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Private {
+            id: crate::private::PrivateId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "0a86766d6556cad1e2cc74414c017930ef85fefb9c852fd78aa239f36240f06f";
 /// The rows of `private`, decoded on first use from the embedded `data/private.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     219,
     "data/private.bytes",
     "private",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Private> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Private::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Private::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `private` (column `Id`).

@@ -29,37 +29,44 @@ impl ProcMacro {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ProcMacro, crate::runtime::Bad> {
-        Ok(ProcMacro {
-            id: crate::proc_macro_::ProcMacroId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = ProcMacro {
+            id: crate::proc_macro_::ProcMacroId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "6d2d8fff8b6e13bf36b336685892bbc4406568d70290bc98c915116a5c8c11b5";
 /// The rows of `proc_macro`, decoded on first use from the embedded `data/proc_macro.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     220,
     "data/proc_macro.bytes",
     "proc_macro",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<ProcMacro> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = ProcMacro::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = ProcMacro::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `proc_macro` (column `Id`).

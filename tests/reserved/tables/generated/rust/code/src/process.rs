@@ -29,37 +29,44 @@ impl Process {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Process, crate::runtime::Bad> {
-        Ok(Process {
-            id: crate::process::ProcessId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Process {
+            id: crate::process::ProcessId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "577e0cc85eea9d889d38f21ee2ae4e25e93e206350fb515a2cbb8460200da860";
 /// The rows of `process`, decoded on first use from the embedded `data/process.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     221,
     "data/process.bytes",
     "process",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Process> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Process::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Process::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `process` (column `Id`).

@@ -29,37 +29,44 @@ impl Promise {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Promise, crate::runtime::Bad> {
-        Ok(Promise {
-            id: crate::promise::PromiseId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Promise {
+            id: crate::promise::PromiseId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "3557b2770ffe310c871433b39fcfd1731fdac6e4b5310fbced7d71839b5c2473";
 /// The rows of `Promise`, decoded on first use from the embedded `data/Promise.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     55,
     "data/Promise.bytes",
     "Promise",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Promise> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Promise::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Promise::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Promise` (column `Id`).

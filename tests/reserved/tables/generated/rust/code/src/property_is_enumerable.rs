@@ -29,37 +29,44 @@ impl PropertyIsEnumerable {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<PropertyIsEnumerable, crate::runtime::Bad> {
-        Ok(PropertyIsEnumerable {
-            id: crate::property_is_enumerable::PropertyIsEnumerableId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = PropertyIsEnumerable {
+            id: crate::property_is_enumerable::PropertyIsEnumerableId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "2eee541071d19381c82501a8758df09c39f71dcad91e60691f60318d29948caa";
 /// The rows of `propertyIsEnumerable`, decoded on first use from the embedded `data/propertyIsEnumerable.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     222,
     "data/propertyIsEnumerable.bytes",
     "propertyIsEnumerable",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<PropertyIsEnumerable> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = PropertyIsEnumerable::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = PropertyIsEnumerable::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `propertyIsEnumerable` (column `Id`).

@@ -29,37 +29,44 @@ impl PropertyKey {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<PropertyKey, crate::runtime::Bad> {
-        Ok(PropertyKey {
-            id: crate::property_key::PropertyKeyId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = PropertyKey {
+            id: crate::property_key::PropertyKeyId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "9ddaa105a311a33c4bf0937dbb841f8add29a6ab9105b15a7561e7de2459bef2";
 /// The rows of `PropertyKey`, decoded on first use from the embedded `data/PropertyKey.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     56,
     "data/PropertyKey.bytes",
     "PropertyKey",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<PropertyKey> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = PropertyKey::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = PropertyKey::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `PropertyKey` (column `Id`).

@@ -29,37 +29,44 @@ impl Protected {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Protected, crate::runtime::Bad> {
-        Ok(Protected {
-            id: crate::protected::ProtectedId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Protected {
+            id: crate::protected::ProtectedId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "0c98433d69a92277ee51a577673db031ee0d30aca7484241081e93095b41e364";
 /// The rows of `protected`, decoded on first use from the embedded `data/protected.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     223,
     "data/protected.bytes",
     "protected",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Protected> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Protected::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Protected::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `protected` (column `Id`).

@@ -29,37 +29,44 @@ impl Proto {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Proto, crate::runtime::Bad> {
-        Ok(Proto {
-            id: crate::proto::ProtoId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Proto {
+            id: crate::proto::ProtoId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "b92a39bbaafb36dc28200c6a548b98498dcc23884fcd3deddb909619cbcdb966";
 /// The rows of `__proto__`, decoded on first use from the embedded `data/__proto__.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     87,
     "data/__proto__.bytes",
     "__proto__",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Proto> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Proto::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Proto::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `__proto__` (column `Id`).

@@ -29,37 +29,44 @@ impl Prototype {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Prototype, crate::runtime::Bad> {
-        Ok(Prototype {
-            id: crate::prototype::PrototypeId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Prototype {
+            id: crate::prototype::PrototypeId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "599894631b2196d5357ca7ceb70149550a510ad66c2603c1b65a24813c557832";
 /// The rows of `prototype`, decoded on first use from the embedded `data/prototype.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     224,
     "data/prototype.bytes",
     "prototype",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Prototype> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Prototype::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Prototype::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `prototype` (column `Id`).

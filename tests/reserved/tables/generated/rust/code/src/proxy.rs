@@ -29,37 +29,44 @@ impl Proxy {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Proxy, crate::runtime::Bad> {
-        Ok(Proxy {
-            id: crate::proxy::ProxyId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Proxy {
+            id: crate::proxy::ProxyId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "16745471edda0dd6ce0f45e03384fa33c4ed49afa8c651314ee37b79e24e23f6";
 /// The rows of `Proxy`, decoded on first use from the embedded `data/Proxy.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     57,
     "data/Proxy.bytes",
     "Proxy",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Proxy> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Proxy::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Proxy::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Proxy` (column `Id`).

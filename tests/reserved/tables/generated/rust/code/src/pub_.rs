@@ -29,37 +29,44 @@ impl Pub {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Pub, crate::runtime::Bad> {
-        Ok(Pub {
-            id: crate::pub_::PubId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Pub {
+            id: crate::pub_::PubId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "917569cdea12724df8fef03c363f7b9d1f8c7da733fd0d81a6bc4986241318f4";
 /// The rows of `pub`, decoded on first use from the embedded `data/pub.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     225,
     "data/pub.bytes",
     "pub",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Pub> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Pub::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Pub::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `pub` (column `Id`).

@@ -29,37 +29,44 @@ impl Public {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Public, crate::runtime::Bad> {
-        Ok(Public {
-            id: crate::public::PublicId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Public {
+            id: crate::public::PublicId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "10a1d2474469dddeb31b9d4e562c1f6d09074a8fbae0c548cc0d208b8826d294";
 /// The rows of `public`, decoded on first use from the embedded `data/public.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     226,
     "data/public.bytes",
     "public",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Public> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Public::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Public::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `public` (column `Id`).

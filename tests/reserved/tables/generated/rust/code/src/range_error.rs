@@ -29,37 +29,44 @@ impl RangeError {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<RangeError, crate::runtime::Bad> {
-        Ok(RangeError {
-            id: crate::range_error::RangeErrorId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = RangeError {
+            id: crate::range_error::RangeErrorId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "b9a74586195500dbaee5934a3aafe06e4bb670b5eb80caa67f32b6da99b9bdfa";
 /// The rows of `RangeError`, decoded on first use from the embedded `data/RangeError.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     58,
     "data/RangeError.bytes",
     "RangeError",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<RangeError> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = RangeError::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = RangeError::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `RangeError` (column `Id`).

@@ -29,37 +29,44 @@ impl Raw {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Raw, crate::runtime::Bad> {
-        Ok(Raw {
-            id: crate::raw_::RawId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Raw {
+            id: crate::raw_::RawId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "bc9c8338daf6caca690de1b4a6ca18d76ea5868e37756fe58dc90406e1d9ec9b";
 /// The rows of `raw`, decoded on first use from the embedded `data/raw.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     227,
     "data/raw.bytes",
     "raw",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Raw> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Raw::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Raw::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `raw` (column `Id`).

@@ -29,37 +29,44 @@ impl Readonly {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Readonly, crate::runtime::Bad> {
-        Ok(Readonly {
-            id: crate::readonly::ReadonlyId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Readonly {
+            id: crate::readonly::ReadonlyId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "abac2a618ce837a1e32560b92976b6004e039a239ba017bd6e964e2be41a4738";
 /// The rows of `readonly`, decoded on first use from the embedded `data/readonly.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     228,
     "data/readonly.bytes",
     "readonly",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Readonly> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Readonly::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Readonly::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `readonly` (column `Id`).

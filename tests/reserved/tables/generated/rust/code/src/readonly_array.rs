@@ -29,37 +29,44 @@ impl ReadonlyArray {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ReadonlyArray, crate::runtime::Bad> {
-        Ok(ReadonlyArray {
-            id: crate::readonly_array::ReadonlyArrayId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = ReadonlyArray {
+            id: crate::readonly_array::ReadonlyArrayId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "d75ce517c92d7f4a279a30b7b4e3ac93e85a4315c09e58e136c179069b34a115";
 /// The rows of `ReadonlyArray`, decoded on first use from the embedded `data/ReadonlyArray.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     59,
     "data/ReadonlyArray.bytes",
     "ReadonlyArray",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<ReadonlyArray> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = ReadonlyArray::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = ReadonlyArray::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `ReadonlyArray` (column `Id`).

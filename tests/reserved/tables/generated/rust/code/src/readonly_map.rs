@@ -29,37 +29,44 @@ impl ReadonlyMap {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ReadonlyMap, crate::runtime::Bad> {
-        Ok(ReadonlyMap {
-            id: crate::readonly_map::ReadonlyMapId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = ReadonlyMap {
+            id: crate::readonly_map::ReadonlyMapId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "c205ec0d76654aee075ea282d47bcd19812b0361cfbb1bd4dff184987c379ebb";
 /// The rows of `ReadonlyMap`, decoded on first use from the embedded `data/ReadonlyMap.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     60,
     "data/ReadonlyMap.bytes",
     "ReadonlyMap",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<ReadonlyMap> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = ReadonlyMap::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = ReadonlyMap::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `ReadonlyMap` (column `Id`).

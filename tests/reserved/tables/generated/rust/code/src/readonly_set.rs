@@ -29,37 +29,44 @@ impl ReadonlySet {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ReadonlySet, crate::runtime::Bad> {
-        Ok(ReadonlySet {
-            id: crate::readonly_set::ReadonlySetId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = ReadonlySet {
+            id: crate::readonly_set::ReadonlySetId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "aa82b4a6329599bf2334cf78edb825b471bda9d016112e7aaf45dde064325572";
 /// The rows of `ReadonlySet`, decoded on first use from the embedded `data/ReadonlySet.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     61,
     "data/ReadonlySet.bytes",
     "ReadonlySet",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<ReadonlySet> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = ReadonlySet::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = ReadonlySet::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `ReadonlySet` (column `Id`).

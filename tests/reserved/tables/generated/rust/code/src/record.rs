@@ -29,37 +29,44 @@ impl Record {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Record, crate::runtime::Bad> {
-        Ok(Record {
-            id: crate::record::RecordId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Record {
+            id: crate::record::RecordId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "2d2fa0c8bd5135caa4254686139995cae135d2557666b5e78248fbf40d1743d6";
 /// The rows of `record`, decoded on first use from the embedded `data/record.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     229,
     "data/record.bytes",
     "record",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Record> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Record::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Record::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `record` (column `Id`).

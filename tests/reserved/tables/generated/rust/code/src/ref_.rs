@@ -29,37 +29,44 @@ impl Ref {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Ref, crate::runtime::Bad> {
-        Ok(Ref {
-            id: crate::ref_::RefId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Ref {
+            id: crate::ref_::RefId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "3056a842145ec52ff07b878a7e459eb416ef31f48ecf58fca5d403d51ff98e94";
 /// The rows of `ref`, decoded on first use from the embedded `data/ref.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     230,
     "data/ref.bytes",
     "ref",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Ref> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Ref::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Ref::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `ref` (column `Id`).

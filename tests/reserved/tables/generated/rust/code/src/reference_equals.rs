@@ -29,37 +29,44 @@ impl ReferenceEquals {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ReferenceEquals, crate::runtime::Bad> {
-        Ok(ReferenceEquals {
-            id: crate::reference_equals::ReferenceEqualsId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = ReferenceEquals {
+            id: crate::reference_equals::ReferenceEqualsId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "6d85e29bc7b7f250a25a764c28c2a16e4e4bf6424f11ff28e03e12ec7c92edda";
 /// The rows of `ReferenceEquals`, decoded on first use from the embedded `data/ReferenceEquals.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     62,
     "data/ReferenceEquals.bytes",
     "ReferenceEquals",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<ReferenceEquals> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = ReferenceEquals::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = ReferenceEquals::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `ReferenceEquals` (column `Id`).

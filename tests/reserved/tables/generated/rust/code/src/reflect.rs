@@ -29,37 +29,44 @@ impl Reflect {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Reflect, crate::runtime::Bad> {
-        Ok(Reflect {
-            id: crate::reflect::ReflectId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Reflect {
+            id: crate::reflect::ReflectId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "ec5ea60f8b03bbcc8d44bbef55ede7a68f8c80983e218e14cd4bba377e2565b1";
 /// The rows of `Reflect`, decoded on first use from the embedded `data/Reflect.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     63,
     "data/Reflect.bytes",
     "Reflect",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Reflect> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Reflect::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Reflect::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Reflect` (column `Id`).

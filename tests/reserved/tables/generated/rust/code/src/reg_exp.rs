@@ -29,37 +29,44 @@ impl RegExp {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<RegExp, crate::runtime::Bad> {
-        Ok(RegExp {
-            id: crate::reg_exp::RegExpId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = RegExp {
+            id: crate::reg_exp::RegExpId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "c2224533e458209af7c49f59e59ae070a3d087bcd45f63e2ef9c7a37f29c66fd";
 /// The rows of `RegExp`, decoded on first use from the embedded `data/RegExp.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     64,
     "data/RegExp.bytes",
     "RegExp",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<RegExp> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = RegExp::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = RegExp::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `RegExp` (column `Id`).

@@ -29,37 +29,44 @@ impl Remove {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Remove, crate::runtime::Bad> {
-        Ok(Remove {
-            id: crate::remove::RemoveId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Remove {
+            id: crate::remove::RemoveId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "ca2c20095df8c351443256bf6457d455571c4cf220420fb3204ab558fb3ca3f4";
 /// The rows of `remove`, decoded on first use from the embedded `data/remove.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     231,
     "data/remove.bytes",
     "remove",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Remove> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Remove::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Remove::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `remove` (column `Id`).

@@ -29,37 +29,44 @@ impl Require {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Require, crate::runtime::Bad> {
-        Ok(Require {
-            id: crate::require::RequireId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Require {
+            id: crate::require::RequireId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "1e34e262df83e7065d452f292d0c3150e312948d0fbb10eb2cfa5db12da14d90";
 /// The rows of `require`, decoded on first use from the embedded `data/require.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     232,
     "data/require.bytes",
     "require",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Require> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Require::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Require::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `require` (column `Id`).

@@ -29,37 +29,44 @@ impl Required {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Required, crate::runtime::Bad> {
-        Ok(Required {
-            id: crate::required::RequiredId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Required {
+            id: crate::required::RequiredId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "29b2f2011f8be8cdc9a84847fca488bbed90561b3395ac49d88d1e5c04e2c81d";
 /// The rows of `required`, decoded on first use from the embedded `data/required.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     233,
     "data/required.bytes",
     "required",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Required> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Required::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Required::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `required` (column `Id`).

@@ -29,37 +29,44 @@ impl Return {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Return, crate::runtime::Bad> {
-        Ok(Return {
-            id: crate::return_::ReturnId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Return {
+            id: crate::return_::ReturnId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "c785418f9e6b53804d4e4b989553a06e8d1e2fc0e7260fcb475c2a4ac5d9eb2a";
 /// The rows of `return`, decoded on first use from the embedded `data/return.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     234,
     "data/return.bytes",
     "return",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Return> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Return::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Return::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `return` (column `Id`).

@@ -29,37 +29,44 @@ impl ReturnType {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ReturnType, crate::runtime::Bad> {
-        Ok(ReturnType {
-            id: crate::return_type::ReturnTypeId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = ReturnType {
+            id: crate::return_type::ReturnTypeId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "115d9209d8ca88cef9673ff6a706a22fe01741d356816f88a5670da447a48172";
 /// The rows of `ReturnType`, decoded on first use from the embedded `data/ReturnType.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     66,
     "data/ReturnType.bytes",
     "ReturnType",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<ReturnType> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = ReturnType::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = ReturnType::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `ReturnType` (column `Id`).

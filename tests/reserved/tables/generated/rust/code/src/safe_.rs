@@ -29,37 +29,44 @@ impl Safe {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Safe, crate::runtime::Bad> {
-        Ok(Safe {
-            id: crate::safe_::SafeId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Safe {
+            id: crate::safe_::SafeId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "407e584dc2e7c3ceed1607332e0badf02071c7a96315576fcc877c0a2d7598fc";
 /// The rows of `safe`, decoded on first use from the embedded `data/safe.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     235,
     "data/safe.bytes",
     "safe",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Safe> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Safe::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Safe::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `safe` (column `Id`).

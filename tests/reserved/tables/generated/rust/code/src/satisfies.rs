@@ -29,37 +29,44 @@ impl Satisfies {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Satisfies, crate::runtime::Bad> {
-        Ok(Satisfies {
-            id: crate::satisfies::SatisfiesId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Satisfies {
+            id: crate::satisfies::SatisfiesId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "dc0c90fb8cb34010741b3b3cca49d10cdfb1013ed9b3111afad52f9c5e465852";
 /// The rows of `satisfies`, decoded on first use from the embedded `data/satisfies.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     236,
     "data/satisfies.bytes",
     "satisfies",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Satisfies> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Satisfies::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Satisfies::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `satisfies` (column `Id`).

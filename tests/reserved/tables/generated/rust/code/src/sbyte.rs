@@ -29,37 +29,44 @@ impl Sbyte {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Sbyte, crate::runtime::Bad> {
-        Ok(Sbyte {
-            id: crate::sbyte::SbyteId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Sbyte {
+            id: crate::sbyte::SbyteId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "9fb1d9c33c0faa178eb4eeb12f3d7d346c4d454d44232b92246e1eff2776a4cb";
 /// The rows of `sbyte`, decoded on first use from the embedded `data/sbyte.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     237,
     "data/sbyte.bytes",
     "sbyte",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Sbyte> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Sbyte::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Sbyte::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `sbyte` (column `Id`).

@@ -29,37 +29,44 @@ impl Scoped {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Scoped, crate::runtime::Bad> {
-        Ok(Scoped {
-            id: crate::scoped::ScopedId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Scoped {
+            id: crate::scoped::ScopedId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "3b843c0e85d275894b02c8a1f81ad9aa77c455992bfdabb339996c1092ef9eee";
 /// The rows of `scoped`, decoded on first use from the embedded `data/scoped.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     238,
     "data/scoped.bytes",
     "scoped",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Scoped> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Scoped::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Scoped::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `scoped` (column `Id`).

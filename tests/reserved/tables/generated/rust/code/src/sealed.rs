@@ -29,37 +29,44 @@ impl Sealed {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Sealed, crate::runtime::Bad> {
-        Ok(Sealed {
-            id: crate::sealed::SealedId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Sealed {
+            id: crate::sealed::SealedId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "614c3c69a767c0baa43dbc85b43147c5c808499589c5004fe21455d0dadf8ebe";
 /// The rows of `sealed`, decoded on first use from the embedded `data/sealed.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     239,
     "data/sealed.bytes",
     "sealed",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Sealed> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Sealed::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Sealed::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `sealed` (column `Id`).

@@ -29,37 +29,44 @@ impl Select {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Select, crate::runtime::Bad> {
-        Ok(Select {
-            id: crate::select::SelectId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Select {
+            id: crate::select::SelectId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "dd19a9265f27e7074792a7f33c2119e3fa501d500cb9e216ee476b0ef4581711";
 /// The rows of `select`, decoded on first use from the embedded `data/select.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     240,
     "data/select.bytes",
     "select",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Select> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Select::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Select::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `select` (column `Id`).

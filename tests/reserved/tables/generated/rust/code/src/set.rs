@@ -29,37 +29,44 @@ impl Set {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Set, crate::runtime::Bad> {
-        Ok(Set {
-            id: crate::set::SetId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Set {
+            id: crate::set::SetId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "15e2f5c25aa43e7326bc66506f32d96349eaff69de83853e1b59b8b1c4230a76";
 /// The rows of `set`, decoded on first use from the embedded `data/set.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     242,
     "data/set.bytes",
     "set",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Set> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Set::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Set::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `set` (column `Id`).

@@ -29,37 +29,44 @@ impl Sizeof {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Sizeof, crate::runtime::Bad> {
-        Ok(Sizeof {
-            id: crate::sizeof::SizeofId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Sizeof {
+            id: crate::sizeof::SizeofId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "c37b4b860a2c40e70bd27c6720edc48d990b70e62d33cfe9d109df5fd33d4cd9";
 /// The rows of `sizeof`, decoded on first use from the embedded `data/sizeof.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     244,
     "data/sizeof.bytes",
     "sizeof",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Sizeof> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Sizeof::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Sizeof::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `sizeof` (column `Id`).

@@ -29,37 +29,44 @@ impl Stackalloc {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Stackalloc, crate::runtime::Bad> {
-        Ok(Stackalloc {
-            id: crate::stackalloc::StackallocId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Stackalloc {
+            id: crate::stackalloc::StackallocId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "a31715381086b5598a91395dd71b040cb924eb4efff1ff7ea9d5ad0dd934dd9f";
 /// The rows of `stackalloc`, decoded on first use from the embedded `data/stackalloc.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     245,
     "data/stackalloc.bytes",
     "stackalloc",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Stackalloc> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Stackalloc::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Stackalloc::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `stackalloc` (column `Id`).

@@ -29,37 +29,44 @@ impl Static {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Static, crate::runtime::Bad> {
-        Ok(Static {
-            id: crate::static_::StaticId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Static {
+            id: crate::static_::StaticId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "b6c25ad69a21041bcd005d3b3c4ae7118dae9bdb81801b04b05f207fc56d81b0";
 /// The rows of `static`, decoded on first use from the embedded `data/static.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     246,
     "data/static.bytes",
     "static",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Static> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Static::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Static::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `static` (column `Id`).

@@ -29,37 +29,44 @@ impl Std {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Std, crate::runtime::Bad> {
-        Ok(Std {
-            id: crate::std_::StdId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Std {
+            id: crate::std_::StdId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "d9d73256a163a5816cbbff15d47c54b23f2694529bca241d6f9e5c969cc1a917";
 /// The rows of `std`, decoded on first use from the embedded `data/std.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     247,
     "data/std.bytes",
     "std",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Std> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Std::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Std::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `std` (column `Id`).

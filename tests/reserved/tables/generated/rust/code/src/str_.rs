@@ -29,37 +29,44 @@ impl Str {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Str, crate::runtime::Bad> {
-        Ok(Str {
-            id: crate::str_::StrId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Str {
+            id: crate::str_::StrId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "2c99ad55159b50a7208d2069a3a25e0dee85081051600a42c83a0f03d6df4343";
 /// The rows of `str`, decoded on first use from the embedded `data/str.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     248,
     "data/str.bytes",
     "str",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Str> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Str::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Str::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `str` (column `Id`).

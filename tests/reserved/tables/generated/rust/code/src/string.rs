@@ -29,37 +29,44 @@ impl String_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<String_, crate::runtime::Bad> {
-        Ok(String_ {
-            id: crate::string::StringId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = String_ {
+            id: crate::string::StringId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "3721295f1ff943c72c8a9445323dd5dc165000e1c619067fb95178b409a02bbc";
 /// The rows of `String`, decoded on first use from the embedded `data/String.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     70,
     "data/String.bytes",
     "String",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<String_> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = String_::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = String_::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `String` (column `Id`).

@@ -29,37 +29,44 @@ impl Struct {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Struct, crate::runtime::Bad> {
-        Ok(Struct {
-            id: crate::struct_::StructId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Struct {
+            id: crate::struct_::StructId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "9e77b69d090e7607ee2eee6e73910aa795b416b8d0e952bdbd84bb53898b8fac";
 /// The rows of `struct`, decoded on first use from the embedded `data/struct.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     249,
     "data/struct.bytes",
     "struct",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Struct> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Struct::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Struct::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `struct` (column `Id`).

@@ -29,37 +29,44 @@ impl Super {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Super, crate::runtime::Bad> {
-        Ok(Super {
-            id: crate::super_::SuperId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Super {
+            id: crate::super_::SuperId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "2596f38e8bf15be0ab860b9c24a749beac7fd1e1bbb5a11c5838f37b58f8912e";
 /// The rows of `super`, decoded on first use from the embedded `data/super.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     250,
     "data/super.bytes",
     "super",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Super> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Super::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Super::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `super` (column `Id`).

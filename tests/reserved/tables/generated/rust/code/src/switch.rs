@@ -29,37 +29,44 @@ impl Switch {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Switch, crate::runtime::Bad> {
-        Ok(Switch {
-            id: crate::switch::SwitchId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Switch {
+            id: crate::switch::SwitchId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "a6c58bcd08cbf9c25dcab6cd5909aa34c0789aa370bc5130cf65baa4dda7c908";
 /// The rows of `switch`, decoded on first use from the embedded `data/switch.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     251,
     "data/switch.bytes",
     "switch",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Switch> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Switch::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Switch::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `switch` (column `Id`).

@@ -29,37 +29,44 @@ impl Symbol {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Symbol, crate::runtime::Bad> {
-        Ok(Symbol {
-            id: crate::symbol::SymbolId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Symbol {
+            id: crate::symbol::SymbolId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "57ea05ec89627e5d9cb35e2d1b8cad49ed4cd737adadcb035103ecb9c3aadc54";
 /// The rows of `symbol`, decoded on first use from the embedded `data/symbol.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     252,
     "data/symbol.bytes",
     "symbol",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Symbol> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Symbol::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Symbol::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `symbol` (column `Id`).

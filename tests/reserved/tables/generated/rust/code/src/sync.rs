@@ -29,37 +29,44 @@ impl Sync_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Sync_, crate::runtime::Bad> {
-        Ok(Sync_ {
-            id: crate::sync::SyncId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Sync_ {
+            id: crate::sync::SyncId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "e9c5c77cf14ae263848e744b3beaba23771300c79f9cd223e89bfb4d94aeb719";
 /// The rows of `Sync`, decoded on first use from the embedded `data/Sync.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     71,
     "data/Sync.bytes",
     "Sync",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Sync_> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Sync_::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Sync_::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Sync` (column `Id`).

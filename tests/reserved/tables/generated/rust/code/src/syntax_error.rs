@@ -29,37 +29,44 @@ impl SyntaxError {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<SyntaxError, crate::runtime::Bad> {
-        Ok(SyntaxError {
-            id: crate::syntax_error::SyntaxErrorId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = SyntaxError {
+            id: crate::syntax_error::SyntaxErrorId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "1301d1ac5eafe0b52bdd2b47e152f84a99459131c43ae24965d8dc21754f3fcc";
 /// The rows of `SyntaxError`, decoded on first use from the embedded `data/SyntaxError.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     72,
     "data/SyntaxError.bytes",
     "SyntaxError",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<SyntaxError> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = SyntaxError::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = SyntaxError::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `SyntaxError` (column `Id`).

@@ -29,37 +29,44 @@ impl TextDecoder {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TextDecoder, crate::runtime::Bad> {
-        Ok(TextDecoder {
-            id: crate::text_decoder::TextDecoderId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = TextDecoder {
+            id: crate::text_decoder::TextDecoderId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "61f275b56ba27167fcc81a33dbda758b83c5d94db3bf9347e5fd22747c6c9bbf";
 /// The rows of `TextDecoder`, decoded on first use from the embedded `data/TextDecoder.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     73,
     "data/TextDecoder.bytes",
     "TextDecoder",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TextDecoder> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TextDecoder::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TextDecoder::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `TextDecoder` (column `Id`).

@@ -29,37 +29,44 @@ impl TextEncoder {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TextEncoder, crate::runtime::Bad> {
-        Ok(TextEncoder {
-            id: crate::text_encoder::TextEncoderId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = TextEncoder {
+            id: crate::text_encoder::TextEncoderId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "5a680a0a192d8923fb3991e9a9cc37dc8c7869a0b2ce1bf1226e74209354d4bc";
 /// The rows of `TextEncoder`, decoded on first use from the embedded `data/TextEncoder.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     74,
     "data/TextEncoder.bytes",
     "TextEncoder",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TextEncoder> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TextEncoder::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TextEncoder::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `TextEncoder` (column `Id`).

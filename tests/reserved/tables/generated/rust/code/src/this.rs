@@ -29,37 +29,44 @@ impl This {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<This, crate::runtime::Bad> {
-        Ok(This {
-            id: crate::this::ThisId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = This {
+            id: crate::this::ThisId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "9ca5ac263dcc1b187a5e6a64d7e01edc752211fec9b3457375a853e3b2377b28";
 /// The rows of `this`, decoded on first use from the embedded `data/this.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     254,
     "data/this.bytes",
     "this",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<This> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = This::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = This::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `this` (column `Id`).

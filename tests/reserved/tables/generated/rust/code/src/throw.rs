@@ -29,37 +29,44 @@ impl Throw {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Throw, crate::runtime::Bad> {
-        Ok(Throw {
-            id: crate::throw::ThrowId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Throw {
+            id: crate::throw::ThrowId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "b5580af95975453208aa74cb4dc97343f25ca28d0ea189b061fe809977b22ac0";
 /// The rows of `throw`, decoded on first use from the embedded `data/throw.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     255,
     "data/throw.bytes",
     "throw",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Throw> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Throw::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Throw::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `throw` (column `Id`).

@@ -29,37 +29,44 @@ impl ToLocaleString {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ToLocaleString, crate::runtime::Bad> {
-        Ok(ToLocaleString {
-            id: crate::to_locale_string::ToLocaleStringId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = ToLocaleString {
+            id: crate::to_locale_string::ToLocaleStringId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "bb65b62095eb477babe1d8cd54ff477745185df96af249f90a35d363a5a14856";
 /// The rows of `toLocaleString`, decoded on first use from the embedded `data/toLocaleString.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     256,
     "data/toLocaleString.bytes",
     "toLocaleString",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<ToLocaleString> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = ToLocaleString::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = ToLocaleString::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `toLocaleString` (column `Id`).

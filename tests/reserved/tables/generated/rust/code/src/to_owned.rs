@@ -29,37 +29,44 @@ impl ToOwned_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ToOwned_, crate::runtime::Bad> {
-        Ok(ToOwned_ {
-            id: crate::to_owned::ToOwnedId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = ToOwned_ {
+            id: crate::to_owned::ToOwnedId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "bdf3d7ed3cec999cfc772425931d85bfefe2f25f445c4a64b02292ad5c4e9d9a";
 /// The rows of `ToOwned`, decoded on first use from the embedded `data/ToOwned.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     75,
     "data/ToOwned.bytes",
     "ToOwned",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<ToOwned_> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = ToOwned_::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = ToOwned_::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `ToOwned` (column `Id`).

@@ -29,37 +29,44 @@ impl ToString_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ToString_, crate::runtime::Bad> {
-        Ok(ToString_ {
-            id: crate::to_string::ToStringId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = ToString_ {
+            id: crate::to_string::ToStringId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "7277a60f380341df82a6d3b467570bbcd934942a0ef2f2f44ae8e3b0d63290d7";
 /// The rows of `ToString`, decoded on first use from the embedded `data/ToString.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     76,
     "data/ToString.bytes",
     "ToString",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<ToString_> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = ToString_::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = ToString_::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `ToString` (column `Id`).

@@ -29,37 +29,44 @@ impl Trait {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Trait, crate::runtime::Bad> {
-        Ok(Trait {
-            id: crate::trait_::TraitId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Trait {
+            id: crate::trait_::TraitId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "3666db318eaaa252699094009307a749be0cea18ce84a0b5449ee46ff2732a9c";
 /// The rows of `trait`, decoded on first use from the embedded `data/trait.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     257,
     "data/trait.bytes",
     "trait",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Trait> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Trait::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Trait::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `trait` (column `Id`).

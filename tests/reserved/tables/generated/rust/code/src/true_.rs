@@ -29,37 +29,44 @@ impl True {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<True, crate::runtime::Bad> {
-        Ok(True {
-            id: crate::true_::TrueId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = True {
+            id: crate::true_::TrueId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "154b16cf302d7a5f435e540ca2c4e6e28bc211bb7aa0777ca59f7430f50e9763";
 /// The rows of `true`, decoded on first use from the embedded `data/true.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     258,
     "data/true.bytes",
     "true",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<True> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = True::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = True::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `true` (column `Id`).

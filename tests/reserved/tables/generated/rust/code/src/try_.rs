@@ -29,37 +29,44 @@ impl Try {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Try, crate::runtime::Bad> {
-        Ok(Try {
-            id: crate::try_::TryId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Try {
+            id: crate::try_::TryId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "74efedd259148b8ddd0af91ab3e11909adf9660e902a39104679d8e9528ab33e";
 /// The rows of `try`, decoded on first use from the embedded `data/try.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     259,
     "data/try.bytes",
     "try",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Try> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Try::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Try::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `try` (column `Id`).

@@ -29,37 +29,44 @@ impl TryInto_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TryInto_, crate::runtime::Bad> {
-        Ok(TryInto_ {
-            id: crate::try_into::TryIntoId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = TryInto_ {
+            id: crate::try_into::TryIntoId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "a983a26d7739be00eb1ac04e8c56d6e540784452d76d229d2183958a11f0d703";
 /// The rows of `TryInto`, decoded on first use from the embedded `data/TryInto.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     78,
     "data/TryInto.bytes",
     "TryInto",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TryInto_> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TryInto_::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TryInto_::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `TryInto` (column `Id`).

@@ -29,37 +29,44 @@ impl Type {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Type, crate::runtime::Bad> {
-        Ok(Type {
-            id: crate::type_::TypeId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Type {
+            id: crate::type_::TypeId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "fa38491fe4eb769da4d58fc0bcecfbe77d03d4e055cd7d2e375b0f96ab9770fe";
 /// The rows of `type`, decoded on first use from the embedded `data/type.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     260,
     "data/type.bytes",
     "type",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Type> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Type::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Type::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `type` (column `Id`).

@@ -29,37 +29,44 @@ impl TypeError {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TypeError, crate::runtime::Bad> {
-        Ok(TypeError {
-            id: crate::type_error::TypeErrorId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = TypeError {
+            id: crate::type_error::TypeErrorId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "8494bedbf8b3f9f03f3762eadbf9d423fabebb22d8d2835daf8b2ba16ff7f896";
 /// The rows of `TypeError`, decoded on first use from the embedded `data/TypeError.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     79,
     "data/TypeError.bytes",
     "TypeError",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<TypeError> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = TypeError::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = TypeError::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `TypeError` (column `Id`).

@@ -29,37 +29,44 @@ impl Typeof {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Typeof, crate::runtime::Bad> {
-        Ok(Typeof {
-            id: crate::typeof_::TypeofId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Typeof {
+            id: crate::typeof_::TypeofId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "be3c2f4e9e548281448c63e1da9504d5684d2112d04cc7c41fbecac3219dcb5a";
 /// The rows of `typeof`, decoded on first use from the embedded `data/typeof.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     261,
     "data/typeof.bytes",
     "typeof",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Typeof> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Typeof::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Typeof::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `typeof` (column `Id`).

@@ -29,37 +29,44 @@ impl U128 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<U128, crate::runtime::Bad> {
-        Ok(U128 {
-            id: crate::u128_::U128id(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = U128 {
+            id: crate::u128_::U128id(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "cff7f36af795b47cddc4c73786c77be7b28d0ac19b5730cb1c79988956f014c4";
 /// The rows of `u128`, decoded on first use from the embedded `data/u128.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     262,
     "data/u128.bytes",
     "u128",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<U128> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = U128::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = U128::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `u128` (column `Id`).

@@ -29,37 +29,44 @@ impl U16 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<U16, crate::runtime::Bad> {
-        Ok(U16 {
-            id: crate::u16_::U16id(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = U16 {
+            id: crate::u16_::U16id(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "1c4d5a1f2b82a1e1514a9f88f4f484b41fd1cebf77227c05a664ff38af7c9272";
 /// The rows of `u16`, decoded on first use from the embedded `data/u16.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     263,
     "data/u16.bytes",
     "u16",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<U16> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = U16::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = U16::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `u16` (column `Id`).

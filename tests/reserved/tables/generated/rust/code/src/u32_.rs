@@ -29,37 +29,44 @@ impl U32 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<U32, crate::runtime::Bad> {
-        Ok(U32 {
-            id: crate::u32_::U32id(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = U32 {
+            id: crate::u32_::U32id(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "47fa33fd38ca67d7e4adf791b981ca911f057c0f77ad7b6e52ec7023d1d37751";
 /// The rows of `u32`, decoded on first use from the embedded `data/u32.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     264,
     "data/u32.bytes",
     "u32",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<U32> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = U32::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = U32::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `u32` (column `Id`).

@@ -29,37 +29,44 @@ impl U8 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<U8, crate::runtime::Bad> {
-        Ok(U8 {
-            id: crate::u8_::U8id(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = U8 {
+            id: crate::u8_::U8id(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "1a95f29558c193085d5ef833a1976ccf3ef4f35c08a50452ed914dda39358df4";
 /// The rows of `u8`, decoded on first use from the embedded `data/u8.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     266,
     "data/u8.bytes",
     "u8",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<U8> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = U8::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = U8::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `u8` (column `Id`).

@@ -29,37 +29,44 @@ impl Uint {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Uint, crate::runtime::Bad> {
-        Ok(Uint {
-            id: crate::uint::UintId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Uint {
+            id: crate::uint::UintId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "21c4f980f2f203fba5eed6da73da91c442311d3b6a68bd0b077c4970dcf30c01";
 /// The rows of `uint`, decoded on first use from the embedded `data/uint.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     267,
     "data/uint.bytes",
     "uint",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Uint> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Uint::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Uint::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `uint` (column `Id`).

@@ -29,37 +29,44 @@ impl Uint8array {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Uint8array, crate::runtime::Bad> {
-        Ok(Uint8array {
-            id: crate::uint8array::Uint8arrayId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Uint8array {
+            id: crate::uint8array::Uint8arrayId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "6d2496b9c1121bf991cae8aa82c6507a31d71a92b0e197b2b891dbf2fb9a1b37";
 /// The rows of `Uint8Array`, decoded on first use from the embedded `data/Uint8Array.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     82,
     "data/Uint8Array.bytes",
     "Uint8Array",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Uint8array> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Uint8array::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Uint8array::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Uint8Array` (column `Id`).

@@ -29,37 +29,44 @@ impl Ulong {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Ulong, crate::runtime::Bad> {
-        Ok(Ulong {
-            id: crate::ulong::UlongId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Ulong {
+            id: crate::ulong::UlongId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "0c15e8350d2af6bdf1e543cb83809ee09dbd2f2a593a9776b3eef0df3be388b3";
 /// The rows of `ulong`, decoded on first use from the embedded `data/ulong.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     268,
     "data/ulong.bytes",
     "ulong",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Ulong> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Ulong::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Ulong::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `ulong` (column `Id`).

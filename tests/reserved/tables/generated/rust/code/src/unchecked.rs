@@ -29,37 +29,44 @@ impl Unchecked {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Unchecked, crate::runtime::Bad> {
-        Ok(Unchecked {
-            id: crate::unchecked::UncheckedId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Unchecked {
+            id: crate::unchecked::UncheckedId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "35bcd0255ad563a01138464ffddbe856865b07ebd0aebd64a6f682cdd9bf5daa";
 /// The rows of `unchecked`, decoded on first use from the embedded `data/unchecked.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     269,
     "data/unchecked.bytes",
     "unchecked",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Unchecked> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Unchecked::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Unchecked::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `unchecked` (column `Id`).

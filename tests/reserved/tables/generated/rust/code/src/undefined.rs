@@ -29,37 +29,44 @@ impl Undefined {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Undefined, crate::runtime::Bad> {
-        Ok(Undefined {
-            id: crate::undefined::UndefinedId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Undefined {
+            id: crate::undefined::UndefinedId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "084e5cbbce5516a60f803142cd7f40d876350e2c0fbe449e97adaef04975dc2d";
 /// The rows of `undefined`, decoded on first use from the embedded `data/undefined.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     270,
     "data/undefined.bytes",
     "undefined",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Undefined> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Undefined::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Undefined::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `undefined` (column `Id`).

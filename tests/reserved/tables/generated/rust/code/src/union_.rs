@@ -29,37 +29,44 @@ impl Union {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Union, crate::runtime::Bad> {
-        Ok(Union {
-            id: crate::union_::UnionId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Union {
+            id: crate::union_::UnionId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "4f3e446f66564b025c48f3efe4282918aeffa8772eb49558141a6e8f39e40dd0";
 /// The rows of `union`, decoded on first use from the embedded `data/union.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     271,
     "data/union.bytes",
     "union",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Union> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Union::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Union::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `union` (column `Id`).

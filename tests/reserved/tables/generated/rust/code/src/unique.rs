@@ -29,37 +29,44 @@ impl Unique {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Unique, crate::runtime::Bad> {
-        Ok(Unique {
-            id: crate::unique::UniqueId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Unique {
+            id: crate::unique::UniqueId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "e7260f7eb3635f8e28f77001bc6f8d061d3f409930f5796ab40132653d5b5e8a";
 /// The rows of `unique`, decoded on first use from the embedded `data/unique.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     272,
     "data/unique.bytes",
     "unique",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Unique> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Unique::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Unique::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `unique` (column `Id`).

@@ -29,37 +29,44 @@ impl Unknown {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Unknown, crate::runtime::Bad> {
-        Ok(Unknown {
-            id: crate::unknown::UnknownId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Unknown {
+            id: crate::unknown::UnknownId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "440c2d3d7d997d255a5319a473dd456782cb74776ac0b4d78f88a3f1d14eadba";
 /// The rows of `unknown`, decoded on first use from the embedded `data/unknown.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     273,
     "data/unknown.bytes",
     "unknown",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Unknown> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Unknown::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Unknown::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `unknown` (column `Id`).

@@ -29,37 +29,44 @@ impl Unmanaged {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Unmanaged, crate::runtime::Bad> {
-        Ok(Unmanaged {
-            id: crate::unmanaged::UnmanagedId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Unmanaged {
+            id: crate::unmanaged::UnmanagedId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "ab26114228e56666e9f226127a4976f1239b0b5295beb78a72d88f1811cff1e1";
 /// The rows of `unmanaged`, decoded on first use from the embedded `data/unmanaged.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     274,
     "data/unmanaged.bytes",
     "unmanaged",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Unmanaged> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Unmanaged::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Unmanaged::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `unmanaged` (column `Id`).

@@ -29,37 +29,44 @@ impl Unsafe {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Unsafe, crate::runtime::Bad> {
-        Ok(Unsafe {
-            id: crate::unsafe_::UnsafeId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Unsafe {
+            id: crate::unsafe_::UnsafeId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "5a7e6566f59c43bce34e7a7b23e300a56edbeb98dd580240ccef33b7efbfa49d";
 /// The rows of `unsafe`, decoded on first use from the embedded `data/unsafe.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     275,
     "data/unsafe.bytes",
     "unsafe",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Unsafe> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Unsafe::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Unsafe::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `unsafe` (column `Id`).

@@ -29,37 +29,44 @@ impl Unsized {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Unsized, crate::runtime::Bad> {
-        Ok(Unsized {
-            id: crate::unsized_::UnsizedId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Unsized {
+            id: crate::unsized_::UnsizedId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "76fa8c44beb6d8a0af26212d57129224f37cc980b58c7a85c71241405b087be2";
 /// The rows of `unsized`, decoded on first use from the embedded `data/unsized.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     276,
     "data/unsized.bytes",
     "unsized",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Unsized> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Unsized::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Unsized::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `unsized` (column `Id`).

@@ -29,37 +29,44 @@ impl UriError {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<UriError, crate::runtime::Bad> {
-        Ok(UriError {
-            id: crate::uri_error::UriErrorId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = UriError {
+            id: crate::uri_error::UriErrorId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "3142194d75168bfa92c94df2ac2bca31ed9d5a7228c08b39705b5c22887439a6";
 /// The rows of `URIError`, decoded on first use from the embedded `data/URIError.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     80,
     "data/URIError.bytes",
     "URIError",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<UriError> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = UriError::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = UriError::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `URIError` (column `Id`).

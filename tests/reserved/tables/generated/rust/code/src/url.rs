@@ -29,37 +29,44 @@ impl Url {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Url, crate::runtime::Bad> {
-        Ok(Url {
-            id: crate::url::UrlId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Url {
+            id: crate::url::UrlId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "694444c8138c4ee163e0f0a8fbed3ca900948dcc2865c849ddd5747a238783e8";
 /// The rows of `URL`, decoded on first use from the embedded `data/URL.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     81,
     "data/URL.bytes",
     "URL",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Url> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Url::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Url::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `URL` (column `Id`).

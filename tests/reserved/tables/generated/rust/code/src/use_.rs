@@ -29,37 +29,44 @@ impl Use {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Use, crate::runtime::Bad> {
-        Ok(Use {
-            id: crate::use_::UseId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Use {
+            id: crate::use_::UseId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "e9680c711c2c2d34d8f251e53d7d692ba152b0d9ee6372ea444092b53044ed7c";
 /// The rows of `use`, decoded on first use from the embedded `data/use.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     277,
     "data/use.bytes",
     "use",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Use> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Use::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Use::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `use` (column `Id`).

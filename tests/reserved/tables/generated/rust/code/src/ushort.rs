@@ -29,37 +29,44 @@ impl Ushort {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Ushort, crate::runtime::Bad> {
-        Ok(Ushort {
-            id: crate::ushort::UshortId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Ushort {
+            id: crate::ushort::UshortId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "a15847bf44c3a1c6fb086556e64c22020a212e5132d5ef7082878fdcc3b045b4";
 /// The rows of `ushort`, decoded on first use from the embedded `data/ushort.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     278,
     "data/ushort.bytes",
     "ushort",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Ushort> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Ushort::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Ushort::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `ushort` (column `Id`).

@@ -29,37 +29,44 @@ impl Using {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Using, crate::runtime::Bad> {
-        Ok(Using {
-            id: crate::using::UsingId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Using {
+            id: crate::using::UsingId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "68037775bacaec7b1e06ca16999d16c8bfb88da659e28b288643697163a2643b";
 /// The rows of `using`, decoded on first use from the embedded `data/using.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     279,
     "data/using.bytes",
     "using",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Using> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Using::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Using::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `using` (column `Id`).

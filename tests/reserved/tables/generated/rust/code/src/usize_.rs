@@ -29,37 +29,44 @@ impl Usize {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Usize, crate::runtime::Bad> {
-        Ok(Usize {
-            id: crate::usize_::UsizeId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Usize {
+            id: crate::usize_::UsizeId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "a08600cd57bf3ce23c976fff05ae80515f02538c97897510493040a93abe5395";
 /// The rows of `usize`, decoded on first use from the embedded `data/usize.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     280,
     "data/usize.bytes",
     "usize",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Usize> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Usize::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Usize::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `usize` (column `Id`).

@@ -29,37 +29,44 @@ impl Value {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Value, crate::runtime::Bad> {
-        Ok(Value {
-            id: crate::value::ValueId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Value {
+            id: crate::value::ValueId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "e360749673add4db0747718bc1e1d1153f8800e107e7b5bf3d8ea4568177d26e";
 /// The rows of `value`, decoded on first use from the embedded `data/value.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     281,
     "data/value.bytes",
     "value",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Value> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Value::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Value::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `value` (column `Id`).

@@ -29,37 +29,44 @@ impl ValueOf {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ValueOf, crate::runtime::Bad> {
-        Ok(ValueOf {
-            id: crate::value_of::ValueOfId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = ValueOf {
+            id: crate::value_of::ValueOfId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "8d331652efd18fa56a91d2947a7d137697644b508f788b864136a2cd051db695";
 /// The rows of `valueOf`, decoded on first use from the embedded `data/valueOf.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     282,
     "data/valueOf.bytes",
     "valueOf",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<ValueOf> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = ValueOf::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = ValueOf::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `valueOf` (column `Id`).

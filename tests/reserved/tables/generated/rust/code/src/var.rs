@@ -29,37 +29,44 @@ impl Var {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Var, crate::runtime::Bad> {
-        Ok(Var {
-            id: crate::var::VarId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Var {
+            id: crate::var::VarId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "c7773f7d3ccfbea26f0915ac8ca6cbb388523a4c5b5fba402aba8278cf0751fe";
 /// The rows of `var`, decoded on first use from the embedded `data/var.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     283,
     "data/var.bytes",
     "var",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Var> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Var::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Var::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `var` (column `Id`).

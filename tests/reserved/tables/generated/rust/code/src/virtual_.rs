@@ -29,37 +29,44 @@ impl Virtual {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Virtual, crate::runtime::Bad> {
-        Ok(Virtual {
-            id: crate::virtual_::VirtualId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Virtual {
+            id: crate::virtual_::VirtualId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "9442c209864b79401e974ad217cdfd57bda8695cd6d8adc039a544474f1e2f63";
 /// The rows of `virtual`, decoded on first use from the embedded `data/virtual.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     284,
     "data/virtual.bytes",
     "virtual",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Virtual> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Virtual::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Virtual::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `virtual` (column `Id`).

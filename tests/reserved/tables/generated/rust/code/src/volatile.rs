@@ -29,37 +29,44 @@ impl Volatile {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Volatile, crate::runtime::Bad> {
-        Ok(Volatile {
-            id: crate::volatile::VolatileId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Volatile {
+            id: crate::volatile::VolatileId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "9fb2a7b2c4b27b7c499a37580b02a42d108b7f323dcd2df8d166b45ab070fbd9";
 /// The rows of `volatile`, decoded on first use from the embedded `data/volatile.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     286,
     "data/volatile.bytes",
     "volatile",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Volatile> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Volatile::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Volatile::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `volatile` (column `Id`).

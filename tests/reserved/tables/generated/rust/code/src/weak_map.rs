@@ -29,37 +29,44 @@ impl WeakMap {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<WeakMap, crate::runtime::Bad> {
-        Ok(WeakMap {
-            id: crate::weak_map::WeakMapId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = WeakMap {
+            id: crate::weak_map::WeakMapId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "a880347113c95d468db077478911ef4266ed152ec20c9161d395088ffc0a71ec";
 /// The rows of `WeakMap`, decoded on first use from the embedded `data/WeakMap.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     85,
     "data/WeakMap.bytes",
     "WeakMap",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<WeakMap> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = WeakMap::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = WeakMap::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `WeakMap` (column `Id`).

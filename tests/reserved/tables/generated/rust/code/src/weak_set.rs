@@ -29,37 +29,44 @@ impl WeakSet {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<WeakSet, crate::runtime::Bad> {
-        Ok(WeakSet {
-            id: crate::weak_set::WeakSetId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = WeakSet {
+            id: crate::weak_set::WeakSetId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "1d42ca32c5df20eed2715697efcb13f9559a963f0e40c7f3baf015066684a669";
 /// The rows of `WeakSet`, decoded on first use from the embedded `data/WeakSet.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     86,
     "data/WeakSet.bytes",
     "WeakSet",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<WeakSet> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = WeakSet::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = WeakSet::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `WeakSet` (column `Id`).

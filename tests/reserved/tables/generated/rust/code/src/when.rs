@@ -29,37 +29,44 @@ impl When {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<When, crate::runtime::Bad> {
-        Ok(When {
-            id: crate::when::WhenId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = When {
+            id: crate::when::WhenId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "f4c56a76f9909e24439e209b542b3b6b8db9796c4d9a3e2d28f993a2ffd3042e";
 /// The rows of `when`, decoded on first use from the embedded `data/when.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     287,
     "data/when.bytes",
     "when",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<When> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = When::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = When::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `when` (column `Id`).

@@ -29,37 +29,44 @@ impl Where {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Where, crate::runtime::Bad> {
-        Ok(Where {
-            id: crate::where_::WhereId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Where {
+            id: crate::where_::WhereId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "ba39b3aa6f6c645d882222ba61b241901505b665d391e7ecd06b05d8b5adac0a";
 /// The rows of `where`, decoded on first use from the embedded `data/where.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     288,
     "data/where.bytes",
     "where",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Where> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Where::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Where::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `where` (column `Id`).

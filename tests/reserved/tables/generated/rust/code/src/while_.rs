@@ -29,37 +29,44 @@ impl While {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<While, crate::runtime::Bad> {
-        Ok(While {
-            id: crate::while_::WhileId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = While {
+            id: crate::while_::WhileId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "cb1f2e2a896e99db80c684ff0d4966ea51fa9e585d445fe9f80d6632004b2d62";
 /// The rows of `while`, decoded on first use from the embedded `data/while.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     289,
     "data/while.bytes",
     "while",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<While> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = While::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = While::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `while` (column `Id`).

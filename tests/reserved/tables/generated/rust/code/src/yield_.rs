@@ -29,37 +29,44 @@ impl Yield {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Yield, crate::runtime::Bad> {
-        Ok(Yield {
-            id: crate::yield_::YieldId(r.i32()?),
-            value: r.i32()?,
-        })
+        let v = Yield {
+            id: crate::yield_::YieldId(r.i32()),
+            value: r.i32(),
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "6d774fdbf2003cde4cd5d9c433e894a18ee1e5888fc9f0b1e2c9743e9f21fecb";
 /// The rows of `yield`, decoded on first use from the embedded `data/yield.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     291,
     "data/yield.bytes",
     "yield",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Yield> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Yield::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Yield::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `yield` (column `Id`).

@@ -21,9 +21,8 @@ pub use records_::{Records, RecordsId};
 /// Decode every table now (each is otherwise decoded on first use): `Err` names the first embedded
 /// data file that cannot be read (one edited, truncated or copied from another build by hand).
 pub fn load() -> Result<(), DataError> {
-    members::Members::try_all()?;
-    records_::Records::try_all()?;
-    Ok(())
+    static TABLES: [&runtime::Table; 2] = [&members::TABLE, &records_::TABLE];
+    runtime::load(&TABLES)
 }
 /// Every table as RFC 8785 canonical JSON, in table-name order: `(table name, JSON array of rows)`.
 /// With the crate's `canonical` feature only (a test's, not a game's: it costs a third of the

@@ -41,43 +41,50 @@ impl Members {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Members, crate::runtime::Bad> {
-        Ok(Members {
-            id: crate::members::MembersId(r.i32()?),
-            member: r.member(crate::enums::Word::ALL)?,
+        let v = Members {
+            id: crate::members::MembersId(r.i32()),
+            member: r.member(crate::enums::Word::ALL),
             kind: crate::records::Choice::decode(r)?,
-            flags: if r.present()? {
-                Some(crate::enums::FlagFlags(r.flags(60u32)? as u64))
+            flags: if r.present() {
+                Some(crate::enums::FlagFlags(r.flags(60u32) as u64))
             } else {
                 None
             },
-        })
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "58244205a960a8c0bf17f969ccc1670ba9c6645eacf75de5c44be37031cedc82";
 /// The rows of `Members`, decoded on first use from the embedded `data/Members.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     0,
     "data/Members.bytes",
     "Members",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Members> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Members::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Members::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Members` (column `Id`).

@@ -26,7 +26,8 @@ impl Aux {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Aux, crate::runtime::Bad> {
-        Ok(Aux { v: r.i32()? })
+        let v = Aux { v: r.i32() };
+        r.check(v)
     }
 }
 /// Every reserved name as a record field.
@@ -1676,333 +1677,334 @@ impl AllFields {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<AllFields, crate::runtime::Bad> {
-        Ok(AllFields {
-            as_: if r.present()? { Some(r.i32()?) } else { None },
-            break_: if r.present()? { Some(r.i32()?) } else { None },
-            const_: if r.present()? { Some(r.i32()?) } else { None },
-            continue_: if r.present()? { Some(r.i32()?) } else { None },
-            crate_: if r.present()? { Some(r.i32()?) } else { None },
-            else_: if r.present()? { Some(r.i32()?) } else { None },
-            enum_: if r.present()? { Some(r.i32()?) } else { None },
-            extern_: if r.present()? { Some(r.i32()?) } else { None },
-            false_: if r.present()? { Some(r.i32()?) } else { None },
-            fn_: if r.present()? { Some(r.i32()?) } else { None },
-            for_: if r.present()? { Some(r.i32()?) } else { None },
-            if_: if r.present()? { Some(r.i32()?) } else { None },
-            impl_: if r.present()? { Some(r.i32()?) } else { None },
-            in_: if r.present()? { Some(r.i32()?) } else { None },
-            let_: if r.present()? { Some(r.i32()?) } else { None },
-            loop_: if r.present()? { Some(r.i32()?) } else { None },
-            match_: if r.present()? { Some(r.i32()?) } else { None },
-            mod_: if r.present()? { Some(r.i32()?) } else { None },
-            move_: if r.present()? { Some(r.i32()?) } else { None },
-            mut_: if r.present()? { Some(r.i32()?) } else { None },
-            pub_: if r.present()? { Some(r.i32()?) } else { None },
-            ref_: if r.present()? { Some(r.i32()?) } else { None },
-            return_: if r.present()? { Some(r.i32()?) } else { None },
-            self_: if r.present()? { Some(r.i32()?) } else { None },
-            static_: if r.present()? { Some(r.i32()?) } else { None },
-            struct_: if r.present()? { Some(r.i32()?) } else { None },
-            super_: if r.present()? { Some(r.i32()?) } else { None },
-            trait_: if r.present()? { Some(r.i32()?) } else { None },
-            true_: if r.present()? { Some(r.i32()?) } else { None },
-            type_: if r.present()? { Some(r.i32()?) } else { None },
-            unsafe_: if r.present()? { Some(r.i32()?) } else { None },
-            use_: if r.present()? { Some(r.i32()?) } else { None },
-            where_: if r.present()? { Some(r.i32()?) } else { None },
-            while_: if r.present()? { Some(r.i32()?) } else { None },
-            async_: if r.present()? { Some(r.i32()?) } else { None },
-            await_: if r.present()? { Some(r.i32()?) } else { None },
-            dyn_: if r.present()? { Some(r.i32()?) } else { None },
-            abstract_: if r.present()? { Some(r.i32()?) } else { None },
-            become_: if r.present()? { Some(r.i32()?) } else { None },
-            box_: if r.present()? { Some(r.i32()?) } else { None },
-            do_: if r.present()? { Some(r.i32()?) } else { None },
-            final_: if r.present()? { Some(r.i32()?) } else { None },
-            macro_: if r.present()? { Some(r.i32()?) } else { None },
-            override_: if r.present()? { Some(r.i32()?) } else { None },
-            priv_: if r.present()? { Some(r.i32()?) } else { None },
-            typeof_: if r.present()? { Some(r.i32()?) } else { None },
-            unsized_: if r.present()? { Some(r.i32()?) } else { None },
-            virtual_: if r.present()? { Some(r.i32()?) } else { None },
-            yield_: if r.present()? { Some(r.i32()?) } else { None },
-            try_: if r.present()? { Some(r.i32()?) } else { None },
-            gen_: if r.present()? { Some(r.i32()?) } else { None },
-            union_: if r.present()? { Some(r.i32()?) } else { None },
-            macro_rules_: if r.present()? { Some(r.i32()?) } else { None },
-            raw_: if r.present()? { Some(r.i32()?) } else { None },
-            safe_: if r.present()? { Some(r.i32()?) } else { None },
-            option: if r.present()? { Some(r.i32()?) } else { None },
-            some: if r.present()? { Some(r.i32()?) } else { None },
-            none: if r.present()? { Some(r.i32()?) } else { None },
-            result: if r.present()? { Some(r.i32()?) } else { None },
-            ok: if r.present()? { Some(r.i32()?) } else { None },
-            err: if r.present()? { Some(r.i32()?) } else { None },
-            vec: if r.present()? { Some(r.i32()?) } else { None },
-            string: if r.present()? { Some(r.i32()?) } else { None },
-            to_string: if r.present()? { Some(r.i32()?) } else { None },
-            to_owned: if r.present()? { Some(r.i32()?) } else { None },
-            clone: if r.present()? { Some(r.i32()?) } else { None },
-            copy: if r.present()? { Some(r.i32()?) } else { None },
-            send: if r.present()? { Some(r.i32()?) } else { None },
-            sync: if r.present()? { Some(r.i32()?) } else { None },
-            sized: if r.present()? { Some(r.i32()?) } else { None },
-            unpin: if r.present()? { Some(r.i32()?) } else { None },
-            drop: if r.present()? { Some(r.i32()?) } else { None },
-            fn_mut: if r.present()? { Some(r.i32()?) } else { None },
-            fn_once: if r.present()? { Some(r.i32()?) } else { None },
-            iterator: if r.present()? { Some(r.i32()?) } else { None },
-            into_iterator: if r.present()? { Some(r.i32()?) } else { None },
-            double_ended_iterator: if r.present()? { Some(r.i32()?) } else { None },
-            exact_size_iterator: if r.present()? { Some(r.i32()?) } else { None },
-            extend: if r.present()? { Some(r.i32()?) } else { None },
-            default: if r.present()? { Some(r.i32()?) } else { None },
-            eq: if r.present()? { Some(r.i32()?) } else { None },
-            partial_eq: if r.present()? { Some(r.i32()?) } else { None },
-            ord: if r.present()? { Some(r.i32()?) } else { None },
-            partial_ord: if r.present()? { Some(r.i32()?) } else { None },
-            as_ref: if r.present()? { Some(r.i32()?) } else { None },
-            as_mut: if r.present()? { Some(r.i32()?) } else { None },
-            into: if r.present()? { Some(r.i32()?) } else { None },
-            from: if r.present()? { Some(r.i32()?) } else { None },
-            try_from: if r.present()? { Some(r.i32()?) } else { None },
-            try_into: if r.present()? { Some(r.i32()?) } else { None },
-            from_iterator: if r.present()? { Some(r.i32()?) } else { None },
-            debug: if r.present()? { Some(r.i32()?) } else { None },
-            hash: if r.present()? { Some(r.i32()?) } else { None },
-            display: if r.present()? { Some(r.i32()?) } else { None },
-            lib: if r.present()? { Some(r.i32()?) } else { None },
-            main: if r.present()? { Some(r.i32()?) } else { None },
-            core: if r.present()? { Some(r.i32()?) } else { None },
-            std: if r.present()? { Some(r.i32()?) } else { None },
-            alloc: if r.present()? { Some(r.i32()?) } else { None },
-            proc_macro: if r.present()? { Some(r.i32()?) } else { None },
-            test: if r.present()? { Some(r.i32()?) } else { None },
-            bool: if r.present()? { Some(r.i32()?) } else { None },
-            char: if r.present()? { Some(r.i32()?) } else { None },
-            str: if r.present()? { Some(r.i32()?) } else { None },
-            i8: if r.present()? { Some(r.i32()?) } else { None },
-            i16: if r.present()? { Some(r.i32()?) } else { None },
-            i32: if r.present()? { Some(r.i32()?) } else { None },
-            i64: if r.present()? { Some(r.i32()?) } else { None },
-            i128: if r.present()? { Some(r.i32()?) } else { None },
-            isize: if r.present()? { Some(r.i32()?) } else { None },
-            u8: if r.present()? { Some(r.i32()?) } else { None },
-            u16: if r.present()? { Some(r.i32()?) } else { None },
-            u32: if r.present()? { Some(r.i32()?) } else { None },
-            u64: if r.present()? { Some(r.i32()?) } else { None },
-            u128: if r.present()? { Some(r.i32()?) } else { None },
-            usize: if r.present()? { Some(r.i32()?) } else { None },
-            f32: if r.present()? { Some(r.i32()?) } else { None },
-            f64: if r.present()? { Some(r.i32()?) } else { None },
-            base: if r.present()? { Some(r.i32()?) } else { None },
-            byte: if r.present()? { Some(r.i32()?) } else { None },
-            case: if r.present()? { Some(r.i32()?) } else { None },
-            catch: if r.present()? { Some(r.i32()?) } else { None },
-            checked: if r.present()? { Some(r.i32()?) } else { None },
-            class: if r.present()? { Some(r.i32()?) } else { None },
-            decimal: if r.present()? { Some(r.i32()?) } else { None },
-            delegate: if r.present()? { Some(r.i32()?) } else { None },
-            double: if r.present()? { Some(r.i32()?) } else { None },
-            event: if r.present()? { Some(r.i32()?) } else { None },
-            explicit: if r.present()? { Some(r.i32()?) } else { None },
-            finally: if r.present()? { Some(r.i32()?) } else { None },
-            fixed: if r.present()? { Some(r.i32()?) } else { None },
-            float: if r.present()? { Some(r.i32()?) } else { None },
-            foreach: if r.present()? { Some(r.i32()?) } else { None },
-            goto: if r.present()? { Some(r.i32()?) } else { None },
-            implicit: if r.present()? { Some(r.i32()?) } else { None },
-            int: if r.present()? { Some(r.i32()?) } else { None },
-            interface: if r.present()? { Some(r.i32()?) } else { None },
-            internal: if r.present()? { Some(r.i32()?) } else { None },
-            is: if r.present()? { Some(r.i32()?) } else { None },
-            lock: if r.present()? { Some(r.i32()?) } else { None },
-            long: if r.present()? { Some(r.i32()?) } else { None },
-            namespace: if r.present()? { Some(r.i32()?) } else { None },
-            new: if r.present()? { Some(r.i32()?) } else { None },
-            null: if r.present()? { Some(r.i32()?) } else { None },
-            object: if r.present()? { Some(r.i32()?) } else { None },
-            operator: if r.present()? { Some(r.i32()?) } else { None },
-            out: if r.present()? { Some(r.i32()?) } else { None },
-            params: if r.present()? { Some(r.i32()?) } else { None },
-            private: if r.present()? { Some(r.i32()?) } else { None },
-            protected: if r.present()? { Some(r.i32()?) } else { None },
-            public: if r.present()? { Some(r.i32()?) } else { None },
-            readonly: if r.present()? { Some(r.i32()?) } else { None },
-            sbyte: if r.present()? { Some(r.i32()?) } else { None },
-            sealed: if r.present()? { Some(r.i32()?) } else { None },
-            short: if r.present()? { Some(r.i32()?) } else { None },
-            sizeof: if r.present()? { Some(r.i32()?) } else { None },
-            stackalloc: if r.present()? { Some(r.i32()?) } else { None },
-            switch: if r.present()? { Some(r.i32()?) } else { None },
-            this: if r.present()? { Some(r.i32()?) } else { None },
-            throw: if r.present()? { Some(r.i32()?) } else { None },
-            uint: if r.present()? { Some(r.i32()?) } else { None },
-            ulong: if r.present()? { Some(r.i32()?) } else { None },
-            unchecked: if r.present()? { Some(r.i32()?) } else { None },
-            ushort: if r.present()? { Some(r.i32()?) } else { None },
-            using: if r.present()? { Some(r.i32()?) } else { None },
-            void: if r.present()? { Some(r.i32()?) } else { None },
-            volatile: if r.present()? { Some(r.i32()?) } else { None },
-            add: if r.present()? { Some(r.i32()?) } else { None },
-            alias: if r.present()? { Some(r.i32()?) } else { None },
-            ascending: if r.present()? { Some(r.i32()?) } else { None },
-            by: if r.present()? { Some(r.i32()?) } else { None },
-            descending: if r.present()? { Some(r.i32()?) } else { None },
-            dynamic: if r.present()? { Some(r.i32()?) } else { None },
-            equals: if r.present()? { Some(r.i32()?) } else { None },
-            get: if r.present()? { Some(r.i32()?) } else { None },
-            global: if r.present()? { Some(r.i32()?) } else { None },
-            group: if r.present()? { Some(r.i32()?) } else { None },
-            join: if r.present()? { Some(r.i32()?) } else { None },
-            nameof: if r.present()? { Some(r.i32()?) } else { None },
-            on: if r.present()? { Some(r.i32()?) } else { None },
-            orderby: if r.present()? { Some(r.i32()?) } else { None },
-            partial: if r.present()? { Some(r.i32()?) } else { None },
-            remove: if r.present()? { Some(r.i32()?) } else { None },
-            select: if r.present()? { Some(r.i32()?) } else { None },
-            set: if r.present()? { Some(r.i32()?) } else { None },
-            unmanaged: if r.present()? { Some(r.i32()?) } else { None },
-            value: if r.present()? { Some(r.i32()?) } else { None },
-            var: if r.present()? { Some(r.i32()?) } else { None },
-            when: if r.present()? { Some(r.i32()?) } else { None },
-            record: if r.present()? { Some(r.i32()?) } else { None },
-            init: if r.present()? { Some(r.i32()?) } else { None },
-            with: if r.present()? { Some(r.i32()?) } else { None },
-            and: if r.present()? { Some(r.i32()?) } else { None },
-            or: if r.present()? { Some(r.i32()?) } else { None },
-            not: if r.present()? { Some(r.i32()?) } else { None },
-            nint: if r.present()? { Some(r.i32()?) } else { None },
-            nuint: if r.present()? { Some(r.i32()?) } else { None },
-            managed: if r.present()? { Some(r.i32()?) } else { None },
-            required: if r.present()? { Some(r.i32()?) } else { None },
-            file: if r.present()? { Some(r.i32()?) } else { None },
-            scoped: if r.present()? { Some(r.i32()?) } else { None },
-            field: if r.present()? { Some(r.i32()?) } else { None },
-            get_hash_code: if r.present()? { Some(r.i32()?) } else { None },
-            get_type: if r.present()? { Some(r.i32()?) } else { None },
-            finalize: if r.present()? { Some(r.i32()?) } else { None },
-            memberwise_clone: if r.present()? { Some(r.i32()?) } else { None },
-            reference_equals: if r.present()? { Some(r.i32()?) } else { None },
-            debugger: if r.present()? { Some(r.i32()?) } else { None },
-            delete: if r.present()? { Some(r.i32()?) } else { None },
-            export: if r.present()? { Some(r.i32()?) } else { None },
-            extends: if r.present()? { Some(r.i32()?) } else { None },
-            function: if r.present()? { Some(r.i32()?) } else { None },
-            import: if r.present()? { Some(r.i32()?) } else { None },
-            instanceof: if r.present()? { Some(r.i32()?) } else { None },
-            implements: if r.present()? { Some(r.i32()?) } else { None },
-            package: if r.present()? { Some(r.i32()?) } else { None },
-            any: if r.present()? { Some(r.i32()?) } else { None },
-            boolean: if r.present()? { Some(r.i32()?) } else { None },
-            constructor: if r.present()? { Some(r.i32()?) } else { None },
-            declare: if r.present()? { Some(r.i32()?) } else { None },
-            module: if r.present()? { Some(r.i32()?) } else { None },
-            require: if r.present()? { Some(r.i32()?) } else { None },
-            number: if r.present()? { Some(r.i32()?) } else { None },
-            symbol: if r.present()? { Some(r.i32()?) } else { None },
-            of: if r.present()? { Some(r.i32()?) } else { None },
-            bigint: if r.present()? { Some(r.i32()?) } else { None },
-            undefined: if r.present()? { Some(r.i32()?) } else { None },
-            never: if r.present()? { Some(r.i32()?) } else { None },
-            unknown: if r.present()? { Some(r.i32()?) } else { None },
-            keyof: if r.present()? { Some(r.i32()?) } else { None },
-            infer: if r.present()? { Some(r.i32()?) } else { None },
-            unique: if r.present()? { Some(r.i32()?) } else { None },
-            accessor: if r.present()? { Some(r.i32()?) } else { None },
-            asserts: if r.present()? { Some(r.i32()?) } else { None },
-            assert: if r.present()? { Some(r.i32()?) } else { None },
-            intrinsic: if r.present()? { Some(r.i32()?) } else { None },
-            satisfies: if r.present()? { Some(r.i32()?) } else { None },
-            arguments: if r.present()? { Some(r.i32()?) } else { None },
-            eval: if r.present()? { Some(r.i32()?) } else { None },
-            proto: if r.present()? { Some(r.i32()?) } else { None },
-            prototype: if r.present()? { Some(r.i32()?) } else { None },
-            to_locale_string: if r.present()? { Some(r.i32()?) } else { None },
-            value_of: if r.present()? { Some(r.i32()?) } else { None },
-            has_own_property: if r.present()? { Some(r.i32()?) } else { None },
-            is_prototype_of: if r.present()? { Some(r.i32()?) } else { None },
-            property_is_enumerable: if r.present()? { Some(r.i32()?) } else { None },
-            array: if r.present()? { Some(r.i32()?) } else { None },
-            array_buffer: if r.present()? { Some(r.i32()?) } else { None },
-            array_like: if r.present()? { Some(r.i32()?) } else { None },
-            big_int: if r.present()? { Some(r.i32()?) } else { None },
-            buffer: if r.present()? { Some(r.i32()?) } else { None },
-            data_view: if r.present()? { Some(r.i32()?) } else { None },
-            date: if r.present()? { Some(r.i32()?) } else { None },
-            error: if r.present()? { Some(r.i32()?) } else { None },
-            eval_error: if r.present()? { Some(r.i32()?) } else { None },
-            exclude: if r.present()? { Some(r.i32()?) } else { None },
-            extract: if r.present()? { Some(r.i32()?) } else { None },
-            infinity: if r.present()? { Some(r.i32()?) } else { None },
-            instance_type: if r.present()? { Some(r.i32()?) } else { None },
-            intl: if r.present()? { Some(r.i32()?) } else { None },
-            iterable: if r.present()? { Some(r.i32()?) } else { None },
-            iterable_iterator: if r.present()? { Some(r.i32()?) } else { None },
-            json: if r.present()? { Some(r.i32()?) } else { None },
-            map: if r.present()? { Some(r.i32()?) } else { None },
-            math: if r.present()? { Some(r.i32()?) } else { None },
-            na_n: if r.present()? { Some(r.i32()?) } else { None },
-            non_nullable: if r.present()? { Some(r.i32()?) } else { None },
-            omit: if r.present()? { Some(r.i32()?) } else { None },
-            parameters: if r.present()? { Some(r.i32()?) } else { None },
-            pick: if r.present()? { Some(r.i32()?) } else { None },
-            promise: if r.present()? { Some(r.i32()?) } else { None },
-            property_key: if r.present()? { Some(r.i32()?) } else { None },
-            proxy: if r.present()? { Some(r.i32()?) } else { None },
-            range_error: if r.present()? { Some(r.i32()?) } else { None },
-            readonly_array: if r.present()? { Some(r.i32()?) } else { None },
-            readonly_map: if r.present()? { Some(r.i32()?) } else { None },
-            readonly_set: if r.present()? { Some(r.i32()?) } else { None },
-            reflect: if r.present()? { Some(r.i32()?) } else { None },
-            reg_exp: if r.present()? { Some(r.i32()?) } else { None },
-            return_type: if r.present()? { Some(r.i32()?) } else { None },
-            syntax_error: if r.present()? { Some(r.i32()?) } else { None },
-            text_decoder: if r.present()? { Some(r.i32()?) } else { None },
-            text_encoder: if r.present()? { Some(r.i32()?) } else { None },
-            type_error: if r.present()? { Some(r.i32()?) } else { None },
-            uri_error: if r.present()? { Some(r.i32()?) } else { None },
-            url: if r.present()? { Some(r.i32()?) } else { None },
-            uint8array: if r.present()? { Some(r.i32()?) } else { None },
-            weak_map: if r.present()? { Some(r.i32()?) } else { None },
-            weak_set: if r.present()? { Some(r.i32()?) } else { None },
-            console: if r.present()? { Some(r.i32()?) } else { None },
-            global_this: if r.present()? { Some(r.i32()?) } else { None },
-            process: if r.present()? { Some(r.i32()?) } else { None },
-            con: if r.present()? { Some(r.i32()?) } else { None },
-            prn: if r.present()? { Some(r.i32()?) } else { None },
-            aux: if r.present()? { Some(r.i32()?) } else { None },
-            nul: if r.present()? { Some(r.i32()?) } else { None },
-            com0: if r.present()? { Some(r.i32()?) } else { None },
-            com1: if r.present()? { Some(r.i32()?) } else { None },
-            com2: if r.present()? { Some(r.i32()?) } else { None },
-            com3: if r.present()? { Some(r.i32()?) } else { None },
-            com4: if r.present()? { Some(r.i32()?) } else { None },
-            com5: if r.present()? { Some(r.i32()?) } else { None },
-            com6: if r.present()? { Some(r.i32()?) } else { None },
-            com7: if r.present()? { Some(r.i32()?) } else { None },
-            com8: if r.present()? { Some(r.i32()?) } else { None },
-            com9: if r.present()? { Some(r.i32()?) } else { None },
-            com_u00b9: if r.present()? { Some(r.i32()?) } else { None },
-            com_u00b2: if r.present()? { Some(r.i32()?) } else { None },
-            com_u00b3: if r.present()? { Some(r.i32()?) } else { None },
-            lpt0: if r.present()? { Some(r.i32()?) } else { None },
-            lpt1: if r.present()? { Some(r.i32()?) } else { None },
-            lpt2: if r.present()? { Some(r.i32()?) } else { None },
-            lpt3: if r.present()? { Some(r.i32()?) } else { None },
-            lpt4: if r.present()? { Some(r.i32()?) } else { None },
-            lpt5: if r.present()? { Some(r.i32()?) } else { None },
-            lpt6: if r.present()? { Some(r.i32()?) } else { None },
-            lpt7: if r.present()? { Some(r.i32()?) } else { None },
-            lpt8: if r.present()? { Some(r.i32()?) } else { None },
-            lpt9: if r.present()? { Some(r.i32()?) } else { None },
-            lpt_u00b9: if r.present()? { Some(r.i32()?) } else { None },
-            lpt_u00b2: if r.present()? { Some(r.i32()?) } else { None },
-            lpt_u00b3: if r.present()? { Some(r.i32()?) } else { None },
-            conin_u0024: if r.present()? { Some(r.i32()?) } else { None },
-            conout_u0024: if r.present()? { Some(r.i32()?) } else { None },
-            clock_u0024: if r.present()? { Some(r.i32()?) } else { None },
-        })
+        let v = AllFields {
+            as_: if r.present() { Some(r.i32()) } else { None },
+            break_: if r.present() { Some(r.i32()) } else { None },
+            const_: if r.present() { Some(r.i32()) } else { None },
+            continue_: if r.present() { Some(r.i32()) } else { None },
+            crate_: if r.present() { Some(r.i32()) } else { None },
+            else_: if r.present() { Some(r.i32()) } else { None },
+            enum_: if r.present() { Some(r.i32()) } else { None },
+            extern_: if r.present() { Some(r.i32()) } else { None },
+            false_: if r.present() { Some(r.i32()) } else { None },
+            fn_: if r.present() { Some(r.i32()) } else { None },
+            for_: if r.present() { Some(r.i32()) } else { None },
+            if_: if r.present() { Some(r.i32()) } else { None },
+            impl_: if r.present() { Some(r.i32()) } else { None },
+            in_: if r.present() { Some(r.i32()) } else { None },
+            let_: if r.present() { Some(r.i32()) } else { None },
+            loop_: if r.present() { Some(r.i32()) } else { None },
+            match_: if r.present() { Some(r.i32()) } else { None },
+            mod_: if r.present() { Some(r.i32()) } else { None },
+            move_: if r.present() { Some(r.i32()) } else { None },
+            mut_: if r.present() { Some(r.i32()) } else { None },
+            pub_: if r.present() { Some(r.i32()) } else { None },
+            ref_: if r.present() { Some(r.i32()) } else { None },
+            return_: if r.present() { Some(r.i32()) } else { None },
+            self_: if r.present() { Some(r.i32()) } else { None },
+            static_: if r.present() { Some(r.i32()) } else { None },
+            struct_: if r.present() { Some(r.i32()) } else { None },
+            super_: if r.present() { Some(r.i32()) } else { None },
+            trait_: if r.present() { Some(r.i32()) } else { None },
+            true_: if r.present() { Some(r.i32()) } else { None },
+            type_: if r.present() { Some(r.i32()) } else { None },
+            unsafe_: if r.present() { Some(r.i32()) } else { None },
+            use_: if r.present() { Some(r.i32()) } else { None },
+            where_: if r.present() { Some(r.i32()) } else { None },
+            while_: if r.present() { Some(r.i32()) } else { None },
+            async_: if r.present() { Some(r.i32()) } else { None },
+            await_: if r.present() { Some(r.i32()) } else { None },
+            dyn_: if r.present() { Some(r.i32()) } else { None },
+            abstract_: if r.present() { Some(r.i32()) } else { None },
+            become_: if r.present() { Some(r.i32()) } else { None },
+            box_: if r.present() { Some(r.i32()) } else { None },
+            do_: if r.present() { Some(r.i32()) } else { None },
+            final_: if r.present() { Some(r.i32()) } else { None },
+            macro_: if r.present() { Some(r.i32()) } else { None },
+            override_: if r.present() { Some(r.i32()) } else { None },
+            priv_: if r.present() { Some(r.i32()) } else { None },
+            typeof_: if r.present() { Some(r.i32()) } else { None },
+            unsized_: if r.present() { Some(r.i32()) } else { None },
+            virtual_: if r.present() { Some(r.i32()) } else { None },
+            yield_: if r.present() { Some(r.i32()) } else { None },
+            try_: if r.present() { Some(r.i32()) } else { None },
+            gen_: if r.present() { Some(r.i32()) } else { None },
+            union_: if r.present() { Some(r.i32()) } else { None },
+            macro_rules_: if r.present() { Some(r.i32()) } else { None },
+            raw_: if r.present() { Some(r.i32()) } else { None },
+            safe_: if r.present() { Some(r.i32()) } else { None },
+            option: if r.present() { Some(r.i32()) } else { None },
+            some: if r.present() { Some(r.i32()) } else { None },
+            none: if r.present() { Some(r.i32()) } else { None },
+            result: if r.present() { Some(r.i32()) } else { None },
+            ok: if r.present() { Some(r.i32()) } else { None },
+            err: if r.present() { Some(r.i32()) } else { None },
+            vec: if r.present() { Some(r.i32()) } else { None },
+            string: if r.present() { Some(r.i32()) } else { None },
+            to_string: if r.present() { Some(r.i32()) } else { None },
+            to_owned: if r.present() { Some(r.i32()) } else { None },
+            clone: if r.present() { Some(r.i32()) } else { None },
+            copy: if r.present() { Some(r.i32()) } else { None },
+            send: if r.present() { Some(r.i32()) } else { None },
+            sync: if r.present() { Some(r.i32()) } else { None },
+            sized: if r.present() { Some(r.i32()) } else { None },
+            unpin: if r.present() { Some(r.i32()) } else { None },
+            drop: if r.present() { Some(r.i32()) } else { None },
+            fn_mut: if r.present() { Some(r.i32()) } else { None },
+            fn_once: if r.present() { Some(r.i32()) } else { None },
+            iterator: if r.present() { Some(r.i32()) } else { None },
+            into_iterator: if r.present() { Some(r.i32()) } else { None },
+            double_ended_iterator: if r.present() { Some(r.i32()) } else { None },
+            exact_size_iterator: if r.present() { Some(r.i32()) } else { None },
+            extend: if r.present() { Some(r.i32()) } else { None },
+            default: if r.present() { Some(r.i32()) } else { None },
+            eq: if r.present() { Some(r.i32()) } else { None },
+            partial_eq: if r.present() { Some(r.i32()) } else { None },
+            ord: if r.present() { Some(r.i32()) } else { None },
+            partial_ord: if r.present() { Some(r.i32()) } else { None },
+            as_ref: if r.present() { Some(r.i32()) } else { None },
+            as_mut: if r.present() { Some(r.i32()) } else { None },
+            into: if r.present() { Some(r.i32()) } else { None },
+            from: if r.present() { Some(r.i32()) } else { None },
+            try_from: if r.present() { Some(r.i32()) } else { None },
+            try_into: if r.present() { Some(r.i32()) } else { None },
+            from_iterator: if r.present() { Some(r.i32()) } else { None },
+            debug: if r.present() { Some(r.i32()) } else { None },
+            hash: if r.present() { Some(r.i32()) } else { None },
+            display: if r.present() { Some(r.i32()) } else { None },
+            lib: if r.present() { Some(r.i32()) } else { None },
+            main: if r.present() { Some(r.i32()) } else { None },
+            core: if r.present() { Some(r.i32()) } else { None },
+            std: if r.present() { Some(r.i32()) } else { None },
+            alloc: if r.present() { Some(r.i32()) } else { None },
+            proc_macro: if r.present() { Some(r.i32()) } else { None },
+            test: if r.present() { Some(r.i32()) } else { None },
+            bool: if r.present() { Some(r.i32()) } else { None },
+            char: if r.present() { Some(r.i32()) } else { None },
+            str: if r.present() { Some(r.i32()) } else { None },
+            i8: if r.present() { Some(r.i32()) } else { None },
+            i16: if r.present() { Some(r.i32()) } else { None },
+            i32: if r.present() { Some(r.i32()) } else { None },
+            i64: if r.present() { Some(r.i32()) } else { None },
+            i128: if r.present() { Some(r.i32()) } else { None },
+            isize: if r.present() { Some(r.i32()) } else { None },
+            u8: if r.present() { Some(r.i32()) } else { None },
+            u16: if r.present() { Some(r.i32()) } else { None },
+            u32: if r.present() { Some(r.i32()) } else { None },
+            u64: if r.present() { Some(r.i32()) } else { None },
+            u128: if r.present() { Some(r.i32()) } else { None },
+            usize: if r.present() { Some(r.i32()) } else { None },
+            f32: if r.present() { Some(r.i32()) } else { None },
+            f64: if r.present() { Some(r.i32()) } else { None },
+            base: if r.present() { Some(r.i32()) } else { None },
+            byte: if r.present() { Some(r.i32()) } else { None },
+            case: if r.present() { Some(r.i32()) } else { None },
+            catch: if r.present() { Some(r.i32()) } else { None },
+            checked: if r.present() { Some(r.i32()) } else { None },
+            class: if r.present() { Some(r.i32()) } else { None },
+            decimal: if r.present() { Some(r.i32()) } else { None },
+            delegate: if r.present() { Some(r.i32()) } else { None },
+            double: if r.present() { Some(r.i32()) } else { None },
+            event: if r.present() { Some(r.i32()) } else { None },
+            explicit: if r.present() { Some(r.i32()) } else { None },
+            finally: if r.present() { Some(r.i32()) } else { None },
+            fixed: if r.present() { Some(r.i32()) } else { None },
+            float: if r.present() { Some(r.i32()) } else { None },
+            foreach: if r.present() { Some(r.i32()) } else { None },
+            goto: if r.present() { Some(r.i32()) } else { None },
+            implicit: if r.present() { Some(r.i32()) } else { None },
+            int: if r.present() { Some(r.i32()) } else { None },
+            interface: if r.present() { Some(r.i32()) } else { None },
+            internal: if r.present() { Some(r.i32()) } else { None },
+            is: if r.present() { Some(r.i32()) } else { None },
+            lock: if r.present() { Some(r.i32()) } else { None },
+            long: if r.present() { Some(r.i32()) } else { None },
+            namespace: if r.present() { Some(r.i32()) } else { None },
+            new: if r.present() { Some(r.i32()) } else { None },
+            null: if r.present() { Some(r.i32()) } else { None },
+            object: if r.present() { Some(r.i32()) } else { None },
+            operator: if r.present() { Some(r.i32()) } else { None },
+            out: if r.present() { Some(r.i32()) } else { None },
+            params: if r.present() { Some(r.i32()) } else { None },
+            private: if r.present() { Some(r.i32()) } else { None },
+            protected: if r.present() { Some(r.i32()) } else { None },
+            public: if r.present() { Some(r.i32()) } else { None },
+            readonly: if r.present() { Some(r.i32()) } else { None },
+            sbyte: if r.present() { Some(r.i32()) } else { None },
+            sealed: if r.present() { Some(r.i32()) } else { None },
+            short: if r.present() { Some(r.i32()) } else { None },
+            sizeof: if r.present() { Some(r.i32()) } else { None },
+            stackalloc: if r.present() { Some(r.i32()) } else { None },
+            switch: if r.present() { Some(r.i32()) } else { None },
+            this: if r.present() { Some(r.i32()) } else { None },
+            throw: if r.present() { Some(r.i32()) } else { None },
+            uint: if r.present() { Some(r.i32()) } else { None },
+            ulong: if r.present() { Some(r.i32()) } else { None },
+            unchecked: if r.present() { Some(r.i32()) } else { None },
+            ushort: if r.present() { Some(r.i32()) } else { None },
+            using: if r.present() { Some(r.i32()) } else { None },
+            void: if r.present() { Some(r.i32()) } else { None },
+            volatile: if r.present() { Some(r.i32()) } else { None },
+            add: if r.present() { Some(r.i32()) } else { None },
+            alias: if r.present() { Some(r.i32()) } else { None },
+            ascending: if r.present() { Some(r.i32()) } else { None },
+            by: if r.present() { Some(r.i32()) } else { None },
+            descending: if r.present() { Some(r.i32()) } else { None },
+            dynamic: if r.present() { Some(r.i32()) } else { None },
+            equals: if r.present() { Some(r.i32()) } else { None },
+            get: if r.present() { Some(r.i32()) } else { None },
+            global: if r.present() { Some(r.i32()) } else { None },
+            group: if r.present() { Some(r.i32()) } else { None },
+            join: if r.present() { Some(r.i32()) } else { None },
+            nameof: if r.present() { Some(r.i32()) } else { None },
+            on: if r.present() { Some(r.i32()) } else { None },
+            orderby: if r.present() { Some(r.i32()) } else { None },
+            partial: if r.present() { Some(r.i32()) } else { None },
+            remove: if r.present() { Some(r.i32()) } else { None },
+            select: if r.present() { Some(r.i32()) } else { None },
+            set: if r.present() { Some(r.i32()) } else { None },
+            unmanaged: if r.present() { Some(r.i32()) } else { None },
+            value: if r.present() { Some(r.i32()) } else { None },
+            var: if r.present() { Some(r.i32()) } else { None },
+            when: if r.present() { Some(r.i32()) } else { None },
+            record: if r.present() { Some(r.i32()) } else { None },
+            init: if r.present() { Some(r.i32()) } else { None },
+            with: if r.present() { Some(r.i32()) } else { None },
+            and: if r.present() { Some(r.i32()) } else { None },
+            or: if r.present() { Some(r.i32()) } else { None },
+            not: if r.present() { Some(r.i32()) } else { None },
+            nint: if r.present() { Some(r.i32()) } else { None },
+            nuint: if r.present() { Some(r.i32()) } else { None },
+            managed: if r.present() { Some(r.i32()) } else { None },
+            required: if r.present() { Some(r.i32()) } else { None },
+            file: if r.present() { Some(r.i32()) } else { None },
+            scoped: if r.present() { Some(r.i32()) } else { None },
+            field: if r.present() { Some(r.i32()) } else { None },
+            get_hash_code: if r.present() { Some(r.i32()) } else { None },
+            get_type: if r.present() { Some(r.i32()) } else { None },
+            finalize: if r.present() { Some(r.i32()) } else { None },
+            memberwise_clone: if r.present() { Some(r.i32()) } else { None },
+            reference_equals: if r.present() { Some(r.i32()) } else { None },
+            debugger: if r.present() { Some(r.i32()) } else { None },
+            delete: if r.present() { Some(r.i32()) } else { None },
+            export: if r.present() { Some(r.i32()) } else { None },
+            extends: if r.present() { Some(r.i32()) } else { None },
+            function: if r.present() { Some(r.i32()) } else { None },
+            import: if r.present() { Some(r.i32()) } else { None },
+            instanceof: if r.present() { Some(r.i32()) } else { None },
+            implements: if r.present() { Some(r.i32()) } else { None },
+            package: if r.present() { Some(r.i32()) } else { None },
+            any: if r.present() { Some(r.i32()) } else { None },
+            boolean: if r.present() { Some(r.i32()) } else { None },
+            constructor: if r.present() { Some(r.i32()) } else { None },
+            declare: if r.present() { Some(r.i32()) } else { None },
+            module: if r.present() { Some(r.i32()) } else { None },
+            require: if r.present() { Some(r.i32()) } else { None },
+            number: if r.present() { Some(r.i32()) } else { None },
+            symbol: if r.present() { Some(r.i32()) } else { None },
+            of: if r.present() { Some(r.i32()) } else { None },
+            bigint: if r.present() { Some(r.i32()) } else { None },
+            undefined: if r.present() { Some(r.i32()) } else { None },
+            never: if r.present() { Some(r.i32()) } else { None },
+            unknown: if r.present() { Some(r.i32()) } else { None },
+            keyof: if r.present() { Some(r.i32()) } else { None },
+            infer: if r.present() { Some(r.i32()) } else { None },
+            unique: if r.present() { Some(r.i32()) } else { None },
+            accessor: if r.present() { Some(r.i32()) } else { None },
+            asserts: if r.present() { Some(r.i32()) } else { None },
+            assert: if r.present() { Some(r.i32()) } else { None },
+            intrinsic: if r.present() { Some(r.i32()) } else { None },
+            satisfies: if r.present() { Some(r.i32()) } else { None },
+            arguments: if r.present() { Some(r.i32()) } else { None },
+            eval: if r.present() { Some(r.i32()) } else { None },
+            proto: if r.present() { Some(r.i32()) } else { None },
+            prototype: if r.present() { Some(r.i32()) } else { None },
+            to_locale_string: if r.present() { Some(r.i32()) } else { None },
+            value_of: if r.present() { Some(r.i32()) } else { None },
+            has_own_property: if r.present() { Some(r.i32()) } else { None },
+            is_prototype_of: if r.present() { Some(r.i32()) } else { None },
+            property_is_enumerable: if r.present() { Some(r.i32()) } else { None },
+            array: if r.present() { Some(r.i32()) } else { None },
+            array_buffer: if r.present() { Some(r.i32()) } else { None },
+            array_like: if r.present() { Some(r.i32()) } else { None },
+            big_int: if r.present() { Some(r.i32()) } else { None },
+            buffer: if r.present() { Some(r.i32()) } else { None },
+            data_view: if r.present() { Some(r.i32()) } else { None },
+            date: if r.present() { Some(r.i32()) } else { None },
+            error: if r.present() { Some(r.i32()) } else { None },
+            eval_error: if r.present() { Some(r.i32()) } else { None },
+            exclude: if r.present() { Some(r.i32()) } else { None },
+            extract: if r.present() { Some(r.i32()) } else { None },
+            infinity: if r.present() { Some(r.i32()) } else { None },
+            instance_type: if r.present() { Some(r.i32()) } else { None },
+            intl: if r.present() { Some(r.i32()) } else { None },
+            iterable: if r.present() { Some(r.i32()) } else { None },
+            iterable_iterator: if r.present() { Some(r.i32()) } else { None },
+            json: if r.present() { Some(r.i32()) } else { None },
+            map: if r.present() { Some(r.i32()) } else { None },
+            math: if r.present() { Some(r.i32()) } else { None },
+            na_n: if r.present() { Some(r.i32()) } else { None },
+            non_nullable: if r.present() { Some(r.i32()) } else { None },
+            omit: if r.present() { Some(r.i32()) } else { None },
+            parameters: if r.present() { Some(r.i32()) } else { None },
+            pick: if r.present() { Some(r.i32()) } else { None },
+            promise: if r.present() { Some(r.i32()) } else { None },
+            property_key: if r.present() { Some(r.i32()) } else { None },
+            proxy: if r.present() { Some(r.i32()) } else { None },
+            range_error: if r.present() { Some(r.i32()) } else { None },
+            readonly_array: if r.present() { Some(r.i32()) } else { None },
+            readonly_map: if r.present() { Some(r.i32()) } else { None },
+            readonly_set: if r.present() { Some(r.i32()) } else { None },
+            reflect: if r.present() { Some(r.i32()) } else { None },
+            reg_exp: if r.present() { Some(r.i32()) } else { None },
+            return_type: if r.present() { Some(r.i32()) } else { None },
+            syntax_error: if r.present() { Some(r.i32()) } else { None },
+            text_decoder: if r.present() { Some(r.i32()) } else { None },
+            text_encoder: if r.present() { Some(r.i32()) } else { None },
+            type_error: if r.present() { Some(r.i32()) } else { None },
+            uri_error: if r.present() { Some(r.i32()) } else { None },
+            url: if r.present() { Some(r.i32()) } else { None },
+            uint8array: if r.present() { Some(r.i32()) } else { None },
+            weak_map: if r.present() { Some(r.i32()) } else { None },
+            weak_set: if r.present() { Some(r.i32()) } else { None },
+            console: if r.present() { Some(r.i32()) } else { None },
+            global_this: if r.present() { Some(r.i32()) } else { None },
+            process: if r.present() { Some(r.i32()) } else { None },
+            con: if r.present() { Some(r.i32()) } else { None },
+            prn: if r.present() { Some(r.i32()) } else { None },
+            aux: if r.present() { Some(r.i32()) } else { None },
+            nul: if r.present() { Some(r.i32()) } else { None },
+            com0: if r.present() { Some(r.i32()) } else { None },
+            com1: if r.present() { Some(r.i32()) } else { None },
+            com2: if r.present() { Some(r.i32()) } else { None },
+            com3: if r.present() { Some(r.i32()) } else { None },
+            com4: if r.present() { Some(r.i32()) } else { None },
+            com5: if r.present() { Some(r.i32()) } else { None },
+            com6: if r.present() { Some(r.i32()) } else { None },
+            com7: if r.present() { Some(r.i32()) } else { None },
+            com8: if r.present() { Some(r.i32()) } else { None },
+            com9: if r.present() { Some(r.i32()) } else { None },
+            com_u00b9: if r.present() { Some(r.i32()) } else { None },
+            com_u00b2: if r.present() { Some(r.i32()) } else { None },
+            com_u00b3: if r.present() { Some(r.i32()) } else { None },
+            lpt0: if r.present() { Some(r.i32()) } else { None },
+            lpt1: if r.present() { Some(r.i32()) } else { None },
+            lpt2: if r.present() { Some(r.i32()) } else { None },
+            lpt3: if r.present() { Some(r.i32()) } else { None },
+            lpt4: if r.present() { Some(r.i32()) } else { None },
+            lpt5: if r.present() { Some(r.i32()) } else { None },
+            lpt6: if r.present() { Some(r.i32()) } else { None },
+            lpt7: if r.present() { Some(r.i32()) } else { None },
+            lpt8: if r.present() { Some(r.i32()) } else { None },
+            lpt9: if r.present() { Some(r.i32()) } else { None },
+            lpt_u00b9: if r.present() { Some(r.i32()) } else { None },
+            lpt_u00b2: if r.present() { Some(r.i32()) } else { None },
+            lpt_u00b3: if r.present() { Some(r.i32()) } else { None },
+            conin_u0024: if r.present() { Some(r.i32()) } else { None },
+            conout_u0024: if r.present() { Some(r.i32()) } else { None },
+            clock_u0024: if r.present() { Some(r.i32()) } else { None },
+        };
+        r.check(v)
     }
 }
 /// A record named Array.
@@ -2030,7 +2032,8 @@ impl Array {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Array, crate::runtime::Bad> {
-        Ok(Array { v: r.i32()? })
+        let v = Array { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named ArrayBuffer.
@@ -2058,7 +2061,8 @@ impl ArrayBuffer {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ArrayBuffer, crate::runtime::Bad> {
-        Ok(ArrayBuffer { v: r.i32()? })
+        let v = ArrayBuffer { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named ArrayLike.
@@ -2086,7 +2090,8 @@ impl ArrayLike {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ArrayLike, crate::runtime::Bad> {
-        Ok(ArrayLike { v: r.i32()? })
+        let v = ArrayLike { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named AsMut.
@@ -2114,7 +2119,8 @@ impl AsMut_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<AsMut_, crate::runtime::Bad> {
-        Ok(AsMut_ { v: r.i32()? })
+        let v = AsMut_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named AsRef.
@@ -2142,7 +2148,8 @@ impl AsRef_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<AsRef_, crate::runtime::Bad> {
-        Ok(AsRef_ { v: r.i32()? })
+        let v = AsRef_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Buffer.
@@ -2170,7 +2177,8 @@ impl Buffer {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Buffer, crate::runtime::Bad> {
-        Ok(Buffer { v: r.i32()? })
+        let v = Buffer { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named CLOCK$.
@@ -2198,7 +2206,8 @@ impl ClockU0024 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ClockU0024, crate::runtime::Bad> {
-        Ok(ClockU0024 { v: r.i32()? })
+        let v = ClockU0024 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named COM0.
@@ -2226,7 +2235,8 @@ impl Com0 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Com0, crate::runtime::Bad> {
-        Ok(Com0 { v: r.i32()? })
+        let v = Com0 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named COM1.
@@ -2254,7 +2264,8 @@ impl Com1 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Com1, crate::runtime::Bad> {
-        Ok(Com1 { v: r.i32()? })
+        let v = Com1 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named COM2.
@@ -2282,7 +2293,8 @@ impl Com2 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Com2, crate::runtime::Bad> {
-        Ok(Com2 { v: r.i32()? })
+        let v = Com2 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named COM3.
@@ -2310,7 +2322,8 @@ impl Com3 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Com3, crate::runtime::Bad> {
-        Ok(Com3 { v: r.i32()? })
+        let v = Com3 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named COM4.
@@ -2338,7 +2351,8 @@ impl Com4 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Com4, crate::runtime::Bad> {
-        Ok(Com4 { v: r.i32()? })
+        let v = Com4 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named COM5.
@@ -2366,7 +2380,8 @@ impl Com5 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Com5, crate::runtime::Bad> {
-        Ok(Com5 { v: r.i32()? })
+        let v = Com5 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named COM6.
@@ -2394,7 +2409,8 @@ impl Com6 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Com6, crate::runtime::Bad> {
-        Ok(Com6 { v: r.i32()? })
+        let v = Com6 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named COM7.
@@ -2422,7 +2438,8 @@ impl Com7 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Com7, crate::runtime::Bad> {
-        Ok(Com7 { v: r.i32()? })
+        let v = Com7 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named COM8.
@@ -2450,7 +2467,8 @@ impl Com8 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Com8, crate::runtime::Bad> {
-        Ok(Com8 { v: r.i32()? })
+        let v = Com8 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named COM9.
@@ -2478,7 +2496,8 @@ impl Com9 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Com9, crate::runtime::Bad> {
-        Ok(Com9 { v: r.i32()? })
+        let v = Com9 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named CON.
@@ -2506,7 +2525,8 @@ impl Con {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Con, crate::runtime::Bad> {
-        Ok(Con { v: r.i32()? })
+        let v = Con { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named CONIN$.
@@ -2534,7 +2554,8 @@ impl ConinU0024 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ConinU0024, crate::runtime::Bad> {
-        Ok(ConinU0024 { v: r.i32()? })
+        let v = ConinU0024 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named CONOUT$.
@@ -2562,7 +2583,8 @@ impl ConoutU0024 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ConoutU0024, crate::runtime::Bad> {
-        Ok(ConoutU0024 { v: r.i32()? })
+        let v = ConoutU0024 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Clone.
@@ -2590,7 +2612,8 @@ impl Clone_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Clone_, crate::runtime::Bad> {
-        Ok(Clone_ { v: r.i32()? })
+        let v = Clone_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Copy.
@@ -2618,7 +2641,8 @@ impl Copy_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Copy_, crate::runtime::Bad> {
-        Ok(Copy_ { v: r.i32()? })
+        let v = Copy_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named DataView.
@@ -2646,7 +2670,8 @@ impl DataView {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<DataView, crate::runtime::Bad> {
-        Ok(DataView { v: r.i32()? })
+        let v = DataView { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Date.
@@ -2674,7 +2699,8 @@ impl Date {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Date, crate::runtime::Bad> {
-        Ok(Date { v: r.i32()? })
+        let v = Date { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Debug.
@@ -2702,7 +2728,8 @@ impl Debug_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Debug_, crate::runtime::Bad> {
-        Ok(Debug_ { v: r.i32()? })
+        let v = Debug_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Default.
@@ -2730,7 +2757,8 @@ impl Default_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Default_, crate::runtime::Bad> {
-        Ok(Default_ { v: r.i32()? })
+        let v = Default_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Display.
@@ -2758,7 +2786,8 @@ impl Display_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Display_, crate::runtime::Bad> {
-        Ok(Display_ { v: r.i32()? })
+        let v = Display_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named DoubleEndedIterator.
@@ -2786,9 +2815,8 @@ impl DoubleEndedIterator_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<DoubleEndedIterator_, crate::runtime::Bad> {
-        Ok(DoubleEndedIterator_ {
-            v: r.i32()?,
-        })
+        let v = DoubleEndedIterator_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Drop.
@@ -2816,7 +2844,8 @@ impl Drop_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Drop_, crate::runtime::Bad> {
-        Ok(Drop_ { v: r.i32()? })
+        let v = Drop_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Eq.
@@ -2844,7 +2873,8 @@ impl Eq_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Eq_, crate::runtime::Bad> {
-        Ok(Eq_ { v: r.i32()? })
+        let v = Eq_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Err.
@@ -2872,7 +2902,8 @@ impl Err_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Err_, crate::runtime::Bad> {
-        Ok(Err_ { v: r.i32()? })
+        let v = Err_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Error.
@@ -2900,7 +2931,8 @@ impl Error {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Error, crate::runtime::Bad> {
-        Ok(Error { v: r.i32()? })
+        let v = Error { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named EvalError.
@@ -2928,7 +2960,8 @@ impl EvalError {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<EvalError, crate::runtime::Bad> {
-        Ok(EvalError { v: r.i32()? })
+        let v = EvalError { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named ExactSizeIterator.
@@ -2956,7 +2989,8 @@ impl ExactSizeIterator_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ExactSizeIterator_, crate::runtime::Bad> {
-        Ok(ExactSizeIterator_ { v: r.i32()? })
+        let v = ExactSizeIterator_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Exclude.
@@ -2984,7 +3018,8 @@ impl Exclude {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Exclude, crate::runtime::Bad> {
-        Ok(Exclude { v: r.i32()? })
+        let v = Exclude { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Extend.
@@ -3012,7 +3047,8 @@ impl Extend_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Extend_, crate::runtime::Bad> {
-        Ok(Extend_ { v: r.i32()? })
+        let v = Extend_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Extract.
@@ -3040,7 +3076,8 @@ impl Extract {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Extract, crate::runtime::Bad> {
-        Ok(Extract { v: r.i32()? })
+        let v = Extract { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Finalize.
@@ -3068,7 +3105,8 @@ impl Finalize {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Finalize, crate::runtime::Bad> {
-        Ok(Finalize { v: r.i32()? })
+        let v = Finalize { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named FnMut.
@@ -3096,7 +3134,8 @@ impl FnMut_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<FnMut_, crate::runtime::Bad> {
-        Ok(FnMut_ { v: r.i32()? })
+        let v = FnMut_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named FnOnce.
@@ -3124,7 +3163,8 @@ impl FnOnce_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<FnOnce_, crate::runtime::Bad> {
-        Ok(FnOnce_ { v: r.i32()? })
+        let v = FnOnce_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named From.
@@ -3152,7 +3192,8 @@ impl From_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<From_, crate::runtime::Bad> {
-        Ok(From_ { v: r.i32()? })
+        let v = From_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named FromIterator.
@@ -3180,7 +3221,8 @@ impl FromIterator_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<FromIterator_, crate::runtime::Bad> {
-        Ok(FromIterator_ { v: r.i32()? })
+        let v = FromIterator_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named GetHashCode.
@@ -3208,7 +3250,8 @@ impl GetHashCode {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<GetHashCode, crate::runtime::Bad> {
-        Ok(GetHashCode { v: r.i32()? })
+        let v = GetHashCode { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named GetType.
@@ -3236,7 +3279,8 @@ impl GetType {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<GetType, crate::runtime::Bad> {
-        Ok(GetType { v: r.i32()? })
+        let v = GetType { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Hash.
@@ -3264,7 +3308,8 @@ impl Hash_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Hash_, crate::runtime::Bad> {
-        Ok(Hash_ { v: r.i32()? })
+        let v = Hash_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Infinity.
@@ -3292,7 +3337,8 @@ impl Infinity {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Infinity, crate::runtime::Bad> {
-        Ok(Infinity { v: r.i32()? })
+        let v = Infinity { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named InstanceType.
@@ -3320,7 +3366,8 @@ impl InstanceType {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<InstanceType, crate::runtime::Bad> {
-        Ok(InstanceType { v: r.i32()? })
+        let v = InstanceType { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Intl.
@@ -3348,7 +3395,8 @@ impl Intl {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Intl, crate::runtime::Bad> {
-        Ok(Intl { v: r.i32()? })
+        let v = Intl { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Into.
@@ -3376,7 +3424,8 @@ impl Into_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Into_, crate::runtime::Bad> {
-        Ok(Into_ { v: r.i32()? })
+        let v = Into_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named IntoIterator.
@@ -3404,7 +3453,8 @@ impl IntoIterator_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<IntoIterator_, crate::runtime::Bad> {
-        Ok(IntoIterator_ { v: r.i32()? })
+        let v = IntoIterator_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Iterable.
@@ -3432,7 +3482,8 @@ impl Iterable {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Iterable, crate::runtime::Bad> {
-        Ok(Iterable { v: r.i32()? })
+        let v = Iterable { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named IterableIterator.
@@ -3460,7 +3511,8 @@ impl IterableIterator {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<IterableIterator, crate::runtime::Bad> {
-        Ok(IterableIterator { v: r.i32()? })
+        let v = IterableIterator { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Iterator.
@@ -3488,7 +3540,8 @@ impl Iterator_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Iterator_, crate::runtime::Bad> {
-        Ok(Iterator_ { v: r.i32()? })
+        let v = Iterator_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named JSON.
@@ -3516,7 +3569,8 @@ impl Json {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Json, crate::runtime::Bad> {
-        Ok(Json { v: r.i32()? })
+        let v = Json { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named LPT0.
@@ -3544,7 +3598,8 @@ impl Lpt0 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Lpt0, crate::runtime::Bad> {
-        Ok(Lpt0 { v: r.i32()? })
+        let v = Lpt0 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named LPT1.
@@ -3572,7 +3627,8 @@ impl Lpt1 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Lpt1, crate::runtime::Bad> {
-        Ok(Lpt1 { v: r.i32()? })
+        let v = Lpt1 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named LPT2.
@@ -3600,7 +3656,8 @@ impl Lpt2 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Lpt2, crate::runtime::Bad> {
-        Ok(Lpt2 { v: r.i32()? })
+        let v = Lpt2 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named LPT3.
@@ -3628,7 +3685,8 @@ impl Lpt3 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Lpt3, crate::runtime::Bad> {
-        Ok(Lpt3 { v: r.i32()? })
+        let v = Lpt3 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named LPT4.
@@ -3656,7 +3714,8 @@ impl Lpt4 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Lpt4, crate::runtime::Bad> {
-        Ok(Lpt4 { v: r.i32()? })
+        let v = Lpt4 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named LPT5.
@@ -3684,7 +3743,8 @@ impl Lpt5 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Lpt5, crate::runtime::Bad> {
-        Ok(Lpt5 { v: r.i32()? })
+        let v = Lpt5 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named LPT6.
@@ -3712,7 +3772,8 @@ impl Lpt6 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Lpt6, crate::runtime::Bad> {
-        Ok(Lpt6 { v: r.i32()? })
+        let v = Lpt6 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named LPT7.
@@ -3740,7 +3801,8 @@ impl Lpt7 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Lpt7, crate::runtime::Bad> {
-        Ok(Lpt7 { v: r.i32()? })
+        let v = Lpt7 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named LPT8.
@@ -3768,7 +3830,8 @@ impl Lpt8 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Lpt8, crate::runtime::Bad> {
-        Ok(Lpt8 { v: r.i32()? })
+        let v = Lpt8 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named LPT9.
@@ -3796,7 +3859,8 @@ impl Lpt9 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Lpt9, crate::runtime::Bad> {
-        Ok(Lpt9 { v: r.i32()? })
+        let v = Lpt9 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Map.
@@ -3824,7 +3888,8 @@ impl Map {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Map, crate::runtime::Bad> {
-        Ok(Map { v: r.i32()? })
+        let v = Map { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Math.
@@ -3852,7 +3917,8 @@ impl Math {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Math, crate::runtime::Bad> {
-        Ok(Math { v: r.i32()? })
+        let v = Math { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named MemberwiseClone.
@@ -3880,7 +3946,8 @@ impl MemberwiseClone {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<MemberwiseClone, crate::runtime::Bad> {
-        Ok(MemberwiseClone { v: r.i32()? })
+        let v = MemberwiseClone { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named NUL.
@@ -3908,7 +3975,8 @@ impl Nul {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Nul, crate::runtime::Bad> {
-        Ok(Nul { v: r.i32()? })
+        let v = Nul { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named NaN.
@@ -3936,7 +4004,8 @@ impl NaN {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<NaN, crate::runtime::Bad> {
-        Ok(NaN { v: r.i32()? })
+        let v = NaN { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named NonNullable.
@@ -3964,7 +4033,8 @@ impl NonNullable {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<NonNullable, crate::runtime::Bad> {
-        Ok(NonNullable { v: r.i32()? })
+        let v = NonNullable { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named None.
@@ -3992,7 +4062,8 @@ impl None_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<None_, crate::runtime::Bad> {
-        Ok(None_ { v: r.i32()? })
+        let v = None_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Ok.
@@ -4020,7 +4091,8 @@ impl Ok_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Ok_, crate::runtime::Bad> {
-        Ok(Ok_ { v: r.i32()? })
+        let v = Ok_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Omit.
@@ -4048,7 +4120,8 @@ impl Omit {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Omit, crate::runtime::Bad> {
-        Ok(Omit { v: r.i32()? })
+        let v = Omit { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Option.
@@ -4076,7 +4149,8 @@ impl Option_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Option_, crate::runtime::Bad> {
-        Ok(Option_ { v: r.i32()? })
+        let v = Option_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Ord.
@@ -4104,7 +4178,8 @@ impl Ord_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Ord_, crate::runtime::Bad> {
-        Ok(Ord_ { v: r.i32()? })
+        let v = Ord_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named PRN.
@@ -4132,7 +4207,8 @@ impl Prn {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Prn, crate::runtime::Bad> {
-        Ok(Prn { v: r.i32()? })
+        let v = Prn { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Parameters.
@@ -4160,7 +4236,8 @@ impl Parameters {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Parameters, crate::runtime::Bad> {
-        Ok(Parameters { v: r.i32()? })
+        let v = Parameters { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named PartialEq.
@@ -4188,7 +4265,8 @@ impl PartialEq_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<PartialEq_, crate::runtime::Bad> {
-        Ok(PartialEq_ { v: r.i32()? })
+        let v = PartialEq_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named PartialOrd.
@@ -4216,7 +4294,8 @@ impl PartialOrd_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<PartialOrd_, crate::runtime::Bad> {
-        Ok(PartialOrd_ { v: r.i32()? })
+        let v = PartialOrd_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Pick.
@@ -4244,7 +4323,8 @@ impl Pick {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Pick, crate::runtime::Bad> {
-        Ok(Pick { v: r.i32()? })
+        let v = Pick { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Promise.
@@ -4272,7 +4352,8 @@ impl Promise {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Promise, crate::runtime::Bad> {
-        Ok(Promise { v: r.i32()? })
+        let v = Promise { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named PropertyKey.
@@ -4300,7 +4381,8 @@ impl PropertyKey {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<PropertyKey, crate::runtime::Bad> {
-        Ok(PropertyKey { v: r.i32()? })
+        let v = PropertyKey { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Proxy.
@@ -4328,7 +4410,8 @@ impl Proxy {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Proxy, crate::runtime::Bad> {
-        Ok(Proxy { v: r.i32()? })
+        let v = Proxy { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named RangeError.
@@ -4356,7 +4439,8 @@ impl RangeError {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<RangeError, crate::runtime::Bad> {
-        Ok(RangeError { v: r.i32()? })
+        let v = RangeError { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named ReadonlyArray.
@@ -4384,7 +4468,8 @@ impl ReadonlyArray {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ReadonlyArray, crate::runtime::Bad> {
-        Ok(ReadonlyArray { v: r.i32()? })
+        let v = ReadonlyArray { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named ReadonlyMap.
@@ -4412,7 +4497,8 @@ impl ReadonlyMap {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ReadonlyMap, crate::runtime::Bad> {
-        Ok(ReadonlyMap { v: r.i32()? })
+        let v = ReadonlyMap { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named ReadonlySet.
@@ -4440,7 +4526,8 @@ impl ReadonlySet {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ReadonlySet, crate::runtime::Bad> {
-        Ok(ReadonlySet { v: r.i32()? })
+        let v = ReadonlySet { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named ReferenceEquals.
@@ -4468,7 +4555,8 @@ impl ReferenceEquals {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ReferenceEquals, crate::runtime::Bad> {
-        Ok(ReferenceEquals { v: r.i32()? })
+        let v = ReferenceEquals { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Reflect.
@@ -4496,7 +4584,8 @@ impl Reflect {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Reflect, crate::runtime::Bad> {
-        Ok(Reflect { v: r.i32()? })
+        let v = Reflect { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named RegExp.
@@ -4524,7 +4613,8 @@ impl RegExp {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<RegExp, crate::runtime::Bad> {
-        Ok(RegExp { v: r.i32()? })
+        let v = RegExp { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Result.
@@ -4552,7 +4642,8 @@ impl Result_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Result_, crate::runtime::Bad> {
-        Ok(Result_ { v: r.i32()? })
+        let v = Result_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named ReturnType.
@@ -4580,7 +4671,8 @@ impl ReturnType {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ReturnType, crate::runtime::Bad> {
-        Ok(ReturnType { v: r.i32()? })
+        let v = ReturnType { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Send.
@@ -4608,7 +4700,8 @@ impl Send_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Send_, crate::runtime::Bad> {
-        Ok(Send_ { v: r.i32()? })
+        let v = Send_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Sized.
@@ -4636,7 +4729,8 @@ impl Sized_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Sized_, crate::runtime::Bad> {
-        Ok(Sized_ { v: r.i32()? })
+        let v = Sized_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Some.
@@ -4664,7 +4758,8 @@ impl Some_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Some_, crate::runtime::Bad> {
-        Ok(Some_ { v: r.i32()? })
+        let v = Some_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named String.
@@ -4692,7 +4787,8 @@ impl String_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<String_, crate::runtime::Bad> {
-        Ok(String_ { v: r.i32()? })
+        let v = String_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Sync.
@@ -4720,7 +4816,8 @@ impl Sync_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Sync_, crate::runtime::Bad> {
-        Ok(Sync_ { v: r.i32()? })
+        let v = Sync_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named SyntaxError.
@@ -4748,7 +4845,8 @@ impl SyntaxError {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<SyntaxError, crate::runtime::Bad> {
-        Ok(SyntaxError { v: r.i32()? })
+        let v = SyntaxError { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named TextDecoder.
@@ -4776,7 +4874,8 @@ impl TextDecoder {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TextDecoder, crate::runtime::Bad> {
-        Ok(TextDecoder { v: r.i32()? })
+        let v = TextDecoder { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named TextEncoder.
@@ -4804,7 +4903,8 @@ impl TextEncoder {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TextEncoder, crate::runtime::Bad> {
-        Ok(TextEncoder { v: r.i32()? })
+        let v = TextEncoder { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named ToOwned.
@@ -4832,7 +4932,8 @@ impl ToOwned_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ToOwned_, crate::runtime::Bad> {
-        Ok(ToOwned_ { v: r.i32()? })
+        let v = ToOwned_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named ToString.
@@ -4860,7 +4961,8 @@ impl ToString_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ToString_, crate::runtime::Bad> {
-        Ok(ToString_ { v: r.i32()? })
+        let v = ToString_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named TryFrom.
@@ -4888,7 +4990,8 @@ impl TryFrom_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TryFrom_, crate::runtime::Bad> {
-        Ok(TryFrom_ { v: r.i32()? })
+        let v = TryFrom_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named TryInto.
@@ -4916,7 +5019,8 @@ impl TryInto_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TryInto_, crate::runtime::Bad> {
-        Ok(TryInto_ { v: r.i32()? })
+        let v = TryInto_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named TypeError.
@@ -4944,7 +5048,8 @@ impl TypeError {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TypeError, crate::runtime::Bad> {
-        Ok(TypeError { v: r.i32()? })
+        let v = TypeError { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named URIError.
@@ -4972,7 +5077,8 @@ impl UriError {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<UriError, crate::runtime::Bad> {
-        Ok(UriError { v: r.i32()? })
+        let v = UriError { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named URL.
@@ -5000,7 +5106,8 @@ impl Url {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Url, crate::runtime::Bad> {
-        Ok(Url { v: r.i32()? })
+        let v = Url { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Uint8Array.
@@ -5028,7 +5135,8 @@ impl Uint8array {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Uint8array, crate::runtime::Bad> {
-        Ok(Uint8array { v: r.i32()? })
+        let v = Uint8array { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Unpin.
@@ -5056,7 +5164,8 @@ impl Unpin_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Unpin_, crate::runtime::Bad> {
-        Ok(Unpin_ { v: r.i32()? })
+        let v = Unpin_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named Vec.
@@ -5084,7 +5193,8 @@ impl Vec_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Vec_, crate::runtime::Bad> {
-        Ok(Vec_ { v: r.i32()? })
+        let v = Vec_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named WeakMap.
@@ -5112,7 +5222,8 @@ impl WeakMap {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<WeakMap, crate::runtime::Bad> {
-        Ok(WeakMap { v: r.i32()? })
+        let v = WeakMap { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named WeakSet.
@@ -5140,7 +5251,8 @@ impl WeakSet {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<WeakSet, crate::runtime::Bad> {
-        Ok(WeakSet { v: r.i32()? })
+        let v = WeakSet { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named __proto__.
@@ -5168,7 +5280,8 @@ impl Proto {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Proto, crate::runtime::Bad> {
-        Ok(Proto { v: r.i32()? })
+        let v = Proto { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named abstract.
@@ -5196,7 +5309,8 @@ impl Abstract {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Abstract, crate::runtime::Bad> {
-        Ok(Abstract { v: r.i32()? })
+        let v = Abstract { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named accessor.
@@ -5224,7 +5338,8 @@ impl Accessor {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Accessor, crate::runtime::Bad> {
-        Ok(Accessor { v: r.i32()? })
+        let v = Accessor { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named add.
@@ -5252,7 +5367,8 @@ impl Add {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Add, crate::runtime::Bad> {
-        Ok(Add { v: r.i32()? })
+        let v = Add { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named alias.
@@ -5280,7 +5396,8 @@ impl Alias {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Alias, crate::runtime::Bad> {
-        Ok(Alias { v: r.i32()? })
+        let v = Alias { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named alloc.
@@ -5308,7 +5425,8 @@ impl Alloc {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Alloc, crate::runtime::Bad> {
-        Ok(Alloc { v: r.i32()? })
+        let v = Alloc { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named and.
@@ -5336,7 +5454,8 @@ impl And {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<And, crate::runtime::Bad> {
-        Ok(And { v: r.i32()? })
+        let v = And { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named any.
@@ -5364,7 +5483,8 @@ impl Any {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Any, crate::runtime::Bad> {
-        Ok(Any { v: r.i32()? })
+        let v = Any { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named arguments.
@@ -5392,7 +5512,8 @@ impl Arguments {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Arguments, crate::runtime::Bad> {
-        Ok(Arguments { v: r.i32()? })
+        let v = Arguments { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named as.
@@ -5420,7 +5541,8 @@ impl As {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<As, crate::runtime::Bad> {
-        Ok(As { v: r.i32()? })
+        let v = As { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named ascending.
@@ -5448,7 +5570,8 @@ impl Ascending {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Ascending, crate::runtime::Bad> {
-        Ok(Ascending { v: r.i32()? })
+        let v = Ascending { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named assert.
@@ -5476,7 +5599,8 @@ impl Assert {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Assert, crate::runtime::Bad> {
-        Ok(Assert { v: r.i32()? })
+        let v = Assert { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named asserts.
@@ -5504,7 +5628,8 @@ impl Asserts {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Asserts, crate::runtime::Bad> {
-        Ok(Asserts { v: r.i32()? })
+        let v = Asserts { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named async.
@@ -5532,7 +5657,8 @@ impl Async {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Async, crate::runtime::Bad> {
-        Ok(Async { v: r.i32()? })
+        let v = Async { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named await.
@@ -5560,7 +5686,8 @@ impl Await {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Await, crate::runtime::Bad> {
-        Ok(Await { v: r.i32()? })
+        let v = Await { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named base.
@@ -5588,7 +5715,8 @@ impl Base {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Base, crate::runtime::Bad> {
-        Ok(Base { v: r.i32()? })
+        let v = Base { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named become.
@@ -5616,7 +5744,8 @@ impl Become {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Become, crate::runtime::Bad> {
-        Ok(Become { v: r.i32()? })
+        let v = Become { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named bigint.
@@ -5644,7 +5773,8 @@ impl Bigint {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Bigint, crate::runtime::Bad> {
-        Ok(Bigint { v: r.i32()? })
+        let v = Bigint { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named bool.
@@ -5672,7 +5802,8 @@ impl Bool {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Bool, crate::runtime::Bad> {
-        Ok(Bool { v: r.i32()? })
+        let v = Bool { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named boolean.
@@ -5700,7 +5831,8 @@ impl Boolean {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Boolean, crate::runtime::Bad> {
-        Ok(Boolean { v: r.i32()? })
+        let v = Boolean { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named box.
@@ -5728,7 +5860,8 @@ impl Box_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Box_, crate::runtime::Bad> {
-        Ok(Box_ { v: r.i32()? })
+        let v = Box_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named break.
@@ -5756,7 +5889,8 @@ impl Break {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Break, crate::runtime::Bad> {
-        Ok(Break { v: r.i32()? })
+        let v = Break { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named by.
@@ -5784,7 +5918,8 @@ impl By {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<By, crate::runtime::Bad> {
-        Ok(By { v: r.i32()? })
+        let v = By { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named byte.
@@ -5812,7 +5947,8 @@ impl Byte {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Byte, crate::runtime::Bad> {
-        Ok(Byte { v: r.i32()? })
+        let v = Byte { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named case.
@@ -5840,7 +5976,8 @@ impl Case {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Case, crate::runtime::Bad> {
-        Ok(Case { v: r.i32()? })
+        let v = Case { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named catch.
@@ -5868,7 +6005,8 @@ impl Catch {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Catch, crate::runtime::Bad> {
-        Ok(Catch { v: r.i32()? })
+        let v = Catch { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named char.
@@ -5896,7 +6034,8 @@ impl Char {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Char, crate::runtime::Bad> {
-        Ok(Char { v: r.i32()? })
+        let v = Char { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named checked.
@@ -5924,7 +6063,8 @@ impl Checked {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Checked, crate::runtime::Bad> {
-        Ok(Checked { v: r.i32()? })
+        let v = Checked { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named class.
@@ -5952,7 +6092,8 @@ impl Class {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Class, crate::runtime::Bad> {
-        Ok(Class { v: r.i32()? })
+        let v = Class { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named console.
@@ -5980,7 +6121,8 @@ impl Console {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Console, crate::runtime::Bad> {
-        Ok(Console { v: r.i32()? })
+        let v = Console { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named const.
@@ -6008,7 +6150,8 @@ impl Const {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Const, crate::runtime::Bad> {
-        Ok(Const { v: r.i32()? })
+        let v = Const { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named constructor.
@@ -6036,7 +6179,8 @@ impl Constructor {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Constructor, crate::runtime::Bad> {
-        Ok(Constructor { v: r.i32()? })
+        let v = Constructor { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named continue.
@@ -6064,7 +6208,8 @@ impl Continue {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Continue, crate::runtime::Bad> {
-        Ok(Continue { v: r.i32()? })
+        let v = Continue { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named core.
@@ -6092,7 +6237,8 @@ impl Core {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Core, crate::runtime::Bad> {
-        Ok(Core { v: r.i32()? })
+        let v = Core { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named crate.
@@ -6120,7 +6266,8 @@ impl Crate {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Crate, crate::runtime::Bad> {
-        Ok(Crate { v: r.i32()? })
+        let v = Crate { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named debugger.
@@ -6148,7 +6295,8 @@ impl Debugger {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Debugger, crate::runtime::Bad> {
-        Ok(Debugger { v: r.i32()? })
+        let v = Debugger { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named decimal.
@@ -6176,7 +6324,8 @@ impl Decimal {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Decimal, crate::runtime::Bad> {
-        Ok(Decimal { v: r.i32()? })
+        let v = Decimal { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named declare.
@@ -6204,7 +6353,8 @@ impl Declare {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Declare, crate::runtime::Bad> {
-        Ok(Declare { v: r.i32()? })
+        let v = Declare { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named delegate.
@@ -6232,7 +6382,8 @@ impl Delegate {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Delegate, crate::runtime::Bad> {
-        Ok(Delegate { v: r.i32()? })
+        let v = Delegate { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named delete.
@@ -6260,7 +6411,8 @@ impl Delete {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Delete, crate::runtime::Bad> {
-        Ok(Delete { v: r.i32()? })
+        let v = Delete { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named descending.
@@ -6288,7 +6440,8 @@ impl Descending {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Descending, crate::runtime::Bad> {
-        Ok(Descending { v: r.i32()? })
+        let v = Descending { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named do.
@@ -6316,7 +6469,8 @@ impl Do {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Do, crate::runtime::Bad> {
-        Ok(Do { v: r.i32()? })
+        let v = Do { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named double.
@@ -6344,7 +6498,8 @@ impl Double {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Double, crate::runtime::Bad> {
-        Ok(Double { v: r.i32()? })
+        let v = Double { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named dyn.
@@ -6372,7 +6527,8 @@ impl Dyn {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Dyn, crate::runtime::Bad> {
-        Ok(Dyn { v: r.i32()? })
+        let v = Dyn { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named dynamic.
@@ -6400,7 +6556,8 @@ impl Dynamic {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Dynamic, crate::runtime::Bad> {
-        Ok(Dynamic { v: r.i32()? })
+        let v = Dynamic { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named else.
@@ -6428,7 +6585,8 @@ impl Else {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Else, crate::runtime::Bad> {
-        Ok(Else { v: r.i32()? })
+        let v = Else { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named enum.
@@ -6456,7 +6614,8 @@ impl Enum {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Enum, crate::runtime::Bad> {
-        Ok(Enum { v: r.i32()? })
+        let v = Enum { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named equals.
@@ -6484,7 +6643,8 @@ impl Equals {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Equals, crate::runtime::Bad> {
-        Ok(Equals { v: r.i32()? })
+        let v = Equals { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named eval.
@@ -6512,7 +6672,8 @@ impl Eval {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Eval, crate::runtime::Bad> {
-        Ok(Eval { v: r.i32()? })
+        let v = Eval { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named event.
@@ -6540,7 +6701,8 @@ impl Event {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Event, crate::runtime::Bad> {
-        Ok(Event { v: r.i32()? })
+        let v = Event { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named explicit.
@@ -6568,7 +6730,8 @@ impl Explicit {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Explicit, crate::runtime::Bad> {
-        Ok(Explicit { v: r.i32()? })
+        let v = Explicit { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named export.
@@ -6596,7 +6759,8 @@ impl Export {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Export, crate::runtime::Bad> {
-        Ok(Export { v: r.i32()? })
+        let v = Export { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named extends.
@@ -6624,7 +6788,8 @@ impl Extends {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Extends, crate::runtime::Bad> {
-        Ok(Extends { v: r.i32()? })
+        let v = Extends { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named extern.
@@ -6652,7 +6817,8 @@ impl Extern {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Extern, crate::runtime::Bad> {
-        Ok(Extern { v: r.i32()? })
+        let v = Extern { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named f32.
@@ -6680,7 +6846,8 @@ impl F32 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<F32, crate::runtime::Bad> {
-        Ok(F32 { v: r.i32()? })
+        let v = F32 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named f64.
@@ -6708,7 +6875,8 @@ impl F64 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<F64, crate::runtime::Bad> {
-        Ok(F64 { v: r.i32()? })
+        let v = F64 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named false.
@@ -6736,7 +6904,8 @@ impl False {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<False, crate::runtime::Bad> {
-        Ok(False { v: r.i32()? })
+        let v = False { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named field.
@@ -6764,7 +6933,8 @@ impl Field {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Field, crate::runtime::Bad> {
-        Ok(Field { v: r.i32()? })
+        let v = Field { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named file.
@@ -6792,7 +6962,8 @@ impl File {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<File, crate::runtime::Bad> {
-        Ok(File { v: r.i32()? })
+        let v = File { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named final.
@@ -6820,7 +6991,8 @@ impl Final {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Final, crate::runtime::Bad> {
-        Ok(Final { v: r.i32()? })
+        let v = Final { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named finally.
@@ -6848,7 +7020,8 @@ impl Finally {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Finally, crate::runtime::Bad> {
-        Ok(Finally { v: r.i32()? })
+        let v = Finally { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named fixed.
@@ -6876,7 +7049,8 @@ impl Fixed {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Fixed, crate::runtime::Bad> {
-        Ok(Fixed { v: r.i32()? })
+        let v = Fixed { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named float.
@@ -6904,7 +7078,8 @@ impl Float {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Float, crate::runtime::Bad> {
-        Ok(Float { v: r.i32()? })
+        let v = Float { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named fn.
@@ -6932,7 +7107,8 @@ impl Fn_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Fn_, crate::runtime::Bad> {
-        Ok(Fn_ { v: r.i32()? })
+        let v = Fn_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named for.
@@ -6960,7 +7136,8 @@ impl For {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<For, crate::runtime::Bad> {
-        Ok(For { v: r.i32()? })
+        let v = For { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named foreach.
@@ -6988,7 +7165,8 @@ impl Foreach {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Foreach, crate::runtime::Bad> {
-        Ok(Foreach { v: r.i32()? })
+        let v = Foreach { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named function.
@@ -7016,7 +7194,8 @@ impl Function {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Function, crate::runtime::Bad> {
-        Ok(Function { v: r.i32()? })
+        let v = Function { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named gen.
@@ -7044,7 +7223,8 @@ impl Gen {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Gen, crate::runtime::Bad> {
-        Ok(Gen { v: r.i32()? })
+        let v = Gen { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named get.
@@ -7072,7 +7252,8 @@ impl Get {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Get, crate::runtime::Bad> {
-        Ok(Get { v: r.i32()? })
+        let v = Get { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named global.
@@ -7100,7 +7281,8 @@ impl Global {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Global, crate::runtime::Bad> {
-        Ok(Global { v: r.i32()? })
+        let v = Global { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named globalThis.
@@ -7128,7 +7310,8 @@ impl GlobalThis {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<GlobalThis, crate::runtime::Bad> {
-        Ok(GlobalThis { v: r.i32()? })
+        let v = GlobalThis { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named goto.
@@ -7156,7 +7339,8 @@ impl Goto {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Goto, crate::runtime::Bad> {
-        Ok(Goto { v: r.i32()? })
+        let v = Goto { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named group.
@@ -7184,7 +7368,8 @@ impl Group {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Group, crate::runtime::Bad> {
-        Ok(Group { v: r.i32()? })
+        let v = Group { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named hasOwnProperty.
@@ -7212,7 +7397,8 @@ impl HasOwnProperty {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<HasOwnProperty, crate::runtime::Bad> {
-        Ok(HasOwnProperty { v: r.i32()? })
+        let v = HasOwnProperty { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named i128.
@@ -7240,7 +7426,8 @@ impl I128 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<I128, crate::runtime::Bad> {
-        Ok(I128 { v: r.i32()? })
+        let v = I128 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named i16.
@@ -7268,7 +7455,8 @@ impl I16 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<I16, crate::runtime::Bad> {
-        Ok(I16 { v: r.i32()? })
+        let v = I16 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named i32.
@@ -7296,7 +7484,8 @@ impl I32 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<I32, crate::runtime::Bad> {
-        Ok(I32 { v: r.i32()? })
+        let v = I32 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named i64.
@@ -7324,7 +7513,8 @@ impl I64 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<I64, crate::runtime::Bad> {
-        Ok(I64 { v: r.i32()? })
+        let v = I64 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named i8.
@@ -7352,7 +7542,8 @@ impl I8 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<I8, crate::runtime::Bad> {
-        Ok(I8 { v: r.i32()? })
+        let v = I8 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named if.
@@ -7380,7 +7571,8 @@ impl If {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<If, crate::runtime::Bad> {
-        Ok(If { v: r.i32()? })
+        let v = If { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named impl.
@@ -7408,7 +7600,8 @@ impl Impl {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Impl, crate::runtime::Bad> {
-        Ok(Impl { v: r.i32()? })
+        let v = Impl { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named implements.
@@ -7436,7 +7629,8 @@ impl Implements {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Implements, crate::runtime::Bad> {
-        Ok(Implements { v: r.i32()? })
+        let v = Implements { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named implicit.
@@ -7464,7 +7658,8 @@ impl Implicit {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Implicit, crate::runtime::Bad> {
-        Ok(Implicit { v: r.i32()? })
+        let v = Implicit { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named import.
@@ -7492,7 +7687,8 @@ impl Import {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Import, crate::runtime::Bad> {
-        Ok(Import { v: r.i32()? })
+        let v = Import { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named in.
@@ -7520,7 +7716,8 @@ impl In {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<In, crate::runtime::Bad> {
-        Ok(In { v: r.i32()? })
+        let v = In { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named infer.
@@ -7548,7 +7745,8 @@ impl Infer {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Infer, crate::runtime::Bad> {
-        Ok(Infer { v: r.i32()? })
+        let v = Infer { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named init.
@@ -7576,7 +7774,8 @@ impl Init {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Init, crate::runtime::Bad> {
-        Ok(Init { v: r.i32()? })
+        let v = Init { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named instanceof.
@@ -7604,7 +7803,8 @@ impl Instanceof {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Instanceof, crate::runtime::Bad> {
-        Ok(Instanceof { v: r.i32()? })
+        let v = Instanceof { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named int.
@@ -7632,7 +7832,8 @@ impl Int {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Int, crate::runtime::Bad> {
-        Ok(Int { v: r.i32()? })
+        let v = Int { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named interface.
@@ -7660,7 +7861,8 @@ impl Interface {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Interface, crate::runtime::Bad> {
-        Ok(Interface { v: r.i32()? })
+        let v = Interface { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named internal.
@@ -7688,7 +7890,8 @@ impl Internal {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Internal, crate::runtime::Bad> {
-        Ok(Internal { v: r.i32()? })
+        let v = Internal { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named intrinsic.
@@ -7716,7 +7919,8 @@ impl Intrinsic {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Intrinsic, crate::runtime::Bad> {
-        Ok(Intrinsic { v: r.i32()? })
+        let v = Intrinsic { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named is.
@@ -7744,7 +7948,8 @@ impl Is {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Is, crate::runtime::Bad> {
-        Ok(Is { v: r.i32()? })
+        let v = Is { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named isPrototypeOf.
@@ -7772,7 +7977,8 @@ impl IsPrototypeOf {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<IsPrototypeOf, crate::runtime::Bad> {
-        Ok(IsPrototypeOf { v: r.i32()? })
+        let v = IsPrototypeOf { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named isize.
@@ -7800,7 +8006,8 @@ impl Isize {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Isize, crate::runtime::Bad> {
-        Ok(Isize { v: r.i32()? })
+        let v = Isize { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named join.
@@ -7828,7 +8035,8 @@ impl Join {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Join, crate::runtime::Bad> {
-        Ok(Join { v: r.i32()? })
+        let v = Join { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named keyof.
@@ -7856,7 +8064,8 @@ impl Keyof {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Keyof, crate::runtime::Bad> {
-        Ok(Keyof { v: r.i32()? })
+        let v = Keyof { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named let.
@@ -7884,7 +8093,8 @@ impl Let {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Let, crate::runtime::Bad> {
-        Ok(Let { v: r.i32()? })
+        let v = Let { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named lib.
@@ -7912,7 +8122,8 @@ impl Lib {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Lib, crate::runtime::Bad> {
-        Ok(Lib { v: r.i32()? })
+        let v = Lib { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named lock.
@@ -7940,7 +8151,8 @@ impl Lock {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Lock, crate::runtime::Bad> {
-        Ok(Lock { v: r.i32()? })
+        let v = Lock { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named long.
@@ -7968,7 +8180,8 @@ impl Long {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Long, crate::runtime::Bad> {
-        Ok(Long { v: r.i32()? })
+        let v = Long { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named loop.
@@ -7996,7 +8209,8 @@ impl Loop {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Loop, crate::runtime::Bad> {
-        Ok(Loop { v: r.i32()? })
+        let v = Loop { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named macro.
@@ -8024,7 +8238,8 @@ impl Macro {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Macro, crate::runtime::Bad> {
-        Ok(Macro { v: r.i32()? })
+        let v = Macro { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named macro_rules.
@@ -8052,7 +8267,8 @@ impl MacroRules {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<MacroRules, crate::runtime::Bad> {
-        Ok(MacroRules { v: r.i32()? })
+        let v = MacroRules { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named main.
@@ -8080,7 +8296,8 @@ impl Main {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Main, crate::runtime::Bad> {
-        Ok(Main { v: r.i32()? })
+        let v = Main { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named managed.
@@ -8108,7 +8325,8 @@ impl Managed {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Managed, crate::runtime::Bad> {
-        Ok(Managed { v: r.i32()? })
+        let v = Managed { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named match.
@@ -8136,7 +8354,8 @@ impl Match {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Match, crate::runtime::Bad> {
-        Ok(Match { v: r.i32()? })
+        let v = Match { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named mod.
@@ -8164,7 +8383,8 @@ impl Mod {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Mod, crate::runtime::Bad> {
-        Ok(Mod { v: r.i32()? })
+        let v = Mod { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named module.
@@ -8192,7 +8412,8 @@ impl Module {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Module, crate::runtime::Bad> {
-        Ok(Module { v: r.i32()? })
+        let v = Module { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named move.
@@ -8220,7 +8441,8 @@ impl Move {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Move, crate::runtime::Bad> {
-        Ok(Move { v: r.i32()? })
+        let v = Move { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named mut.
@@ -8248,7 +8470,8 @@ impl Mut {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Mut, crate::runtime::Bad> {
-        Ok(Mut { v: r.i32()? })
+        let v = Mut { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named nameof.
@@ -8276,7 +8499,8 @@ impl Nameof {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Nameof, crate::runtime::Bad> {
-        Ok(Nameof { v: r.i32()? })
+        let v = Nameof { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named namespace.
@@ -8304,7 +8528,8 @@ impl Namespace {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Namespace, crate::runtime::Bad> {
-        Ok(Namespace { v: r.i32()? })
+        let v = Namespace { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named never.
@@ -8332,7 +8557,8 @@ impl Never {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Never, crate::runtime::Bad> {
-        Ok(Never { v: r.i32()? })
+        let v = Never { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named new.
@@ -8360,7 +8586,8 @@ impl New {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<New, crate::runtime::Bad> {
-        Ok(New { v: r.i32()? })
+        let v = New { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named nint.
@@ -8388,7 +8615,8 @@ impl Nint {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Nint, crate::runtime::Bad> {
-        Ok(Nint { v: r.i32()? })
+        let v = Nint { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named not.
@@ -8416,7 +8644,8 @@ impl Not {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Not, crate::runtime::Bad> {
-        Ok(Not { v: r.i32()? })
+        let v = Not { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named nuint.
@@ -8444,7 +8673,8 @@ impl Nuint {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Nuint, crate::runtime::Bad> {
-        Ok(Nuint { v: r.i32()? })
+        let v = Nuint { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named null.
@@ -8472,7 +8702,8 @@ impl Null {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Null, crate::runtime::Bad> {
-        Ok(Null { v: r.i32()? })
+        let v = Null { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named number.
@@ -8500,7 +8731,8 @@ impl Number {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Number, crate::runtime::Bad> {
-        Ok(Number { v: r.i32()? })
+        let v = Number { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named object.
@@ -8528,7 +8760,8 @@ impl Object {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Object, crate::runtime::Bad> {
-        Ok(Object { v: r.i32()? })
+        let v = Object { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named of.
@@ -8556,7 +8789,8 @@ impl Of {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Of, crate::runtime::Bad> {
-        Ok(Of { v: r.i32()? })
+        let v = Of { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named on.
@@ -8584,7 +8818,8 @@ impl On {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<On, crate::runtime::Bad> {
-        Ok(On { v: r.i32()? })
+        let v = On { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named operator.
@@ -8612,7 +8847,8 @@ impl Operator {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Operator, crate::runtime::Bad> {
-        Ok(Operator { v: r.i32()? })
+        let v = Operator { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named or.
@@ -8640,7 +8876,8 @@ impl Or {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Or, crate::runtime::Bad> {
-        Ok(Or { v: r.i32()? })
+        let v = Or { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named orderby.
@@ -8668,7 +8905,8 @@ impl Orderby {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Orderby, crate::runtime::Bad> {
-        Ok(Orderby { v: r.i32()? })
+        let v = Orderby { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named out.
@@ -8696,7 +8934,8 @@ impl Out {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Out, crate::runtime::Bad> {
-        Ok(Out { v: r.i32()? })
+        let v = Out { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named override.
@@ -8724,7 +8963,8 @@ impl Override {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Override, crate::runtime::Bad> {
-        Ok(Override { v: r.i32()? })
+        let v = Override { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named package.
@@ -8752,7 +8992,8 @@ impl Package {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Package, crate::runtime::Bad> {
-        Ok(Package { v: r.i32()? })
+        let v = Package { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named params.
@@ -8780,7 +9021,8 @@ impl Params {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Params, crate::runtime::Bad> {
-        Ok(Params { v: r.i32()? })
+        let v = Params { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named partial.
@@ -8808,7 +9050,8 @@ impl Partial {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Partial, crate::runtime::Bad> {
-        Ok(Partial { v: r.i32()? })
+        let v = Partial { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named priv.
@@ -8836,7 +9079,8 @@ impl Priv {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Priv, crate::runtime::Bad> {
-        Ok(Priv { v: r.i32()? })
+        let v = Priv { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named private.
@@ -8864,7 +9108,8 @@ impl Private {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Private, crate::runtime::Bad> {
-        Ok(Private { v: r.i32()? })
+        let v = Private { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named proc_macro.
@@ -8892,7 +9137,8 @@ impl ProcMacro {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ProcMacro, crate::runtime::Bad> {
-        Ok(ProcMacro { v: r.i32()? })
+        let v = ProcMacro { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named process.
@@ -8920,7 +9166,8 @@ impl Process {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Process, crate::runtime::Bad> {
-        Ok(Process { v: r.i32()? })
+        let v = Process { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named propertyIsEnumerable.
@@ -8948,9 +9195,8 @@ impl PropertyIsEnumerable {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<PropertyIsEnumerable, crate::runtime::Bad> {
-        Ok(PropertyIsEnumerable {
-            v: r.i32()?,
-        })
+        let v = PropertyIsEnumerable { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named protected.
@@ -8978,7 +9224,8 @@ impl Protected {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Protected, crate::runtime::Bad> {
-        Ok(Protected { v: r.i32()? })
+        let v = Protected { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named prototype.
@@ -9006,7 +9253,8 @@ impl Prototype {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Prototype, crate::runtime::Bad> {
-        Ok(Prototype { v: r.i32()? })
+        let v = Prototype { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named pub.
@@ -9034,7 +9282,8 @@ impl Pub {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Pub, crate::runtime::Bad> {
-        Ok(Pub { v: r.i32()? })
+        let v = Pub { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named public.
@@ -9062,7 +9311,8 @@ impl Public {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Public, crate::runtime::Bad> {
-        Ok(Public { v: r.i32()? })
+        let v = Public { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named raw.
@@ -9090,7 +9340,8 @@ impl Raw {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Raw, crate::runtime::Bad> {
-        Ok(Raw { v: r.i32()? })
+        let v = Raw { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named readonly.
@@ -9118,7 +9369,8 @@ impl Readonly {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Readonly, crate::runtime::Bad> {
-        Ok(Readonly { v: r.i32()? })
+        let v = Readonly { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named record.
@@ -9146,7 +9398,8 @@ impl Record {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Record, crate::runtime::Bad> {
-        Ok(Record { v: r.i32()? })
+        let v = Record { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named ref.
@@ -9174,7 +9427,8 @@ impl Ref {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Ref, crate::runtime::Bad> {
-        Ok(Ref { v: r.i32()? })
+        let v = Ref { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named remove.
@@ -9202,7 +9456,8 @@ impl Remove {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Remove, crate::runtime::Bad> {
-        Ok(Remove { v: r.i32()? })
+        let v = Remove { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named require.
@@ -9230,7 +9485,8 @@ impl Require {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Require, crate::runtime::Bad> {
-        Ok(Require { v: r.i32()? })
+        let v = Require { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named required.
@@ -9258,7 +9514,8 @@ impl Required {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Required, crate::runtime::Bad> {
-        Ok(Required { v: r.i32()? })
+        let v = Required { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named return.
@@ -9286,7 +9543,8 @@ impl Return {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Return, crate::runtime::Bad> {
-        Ok(Return { v: r.i32()? })
+        let v = Return { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named safe.
@@ -9314,7 +9572,8 @@ impl Safe {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Safe, crate::runtime::Bad> {
-        Ok(Safe { v: r.i32()? })
+        let v = Safe { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named satisfies.
@@ -9342,7 +9601,8 @@ impl Satisfies {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Satisfies, crate::runtime::Bad> {
-        Ok(Satisfies { v: r.i32()? })
+        let v = Satisfies { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named sbyte.
@@ -9370,7 +9630,8 @@ impl Sbyte {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Sbyte, crate::runtime::Bad> {
-        Ok(Sbyte { v: r.i32()? })
+        let v = Sbyte { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named scoped.
@@ -9398,7 +9659,8 @@ impl Scoped {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Scoped, crate::runtime::Bad> {
-        Ok(Scoped { v: r.i32()? })
+        let v = Scoped { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named sealed.
@@ -9426,7 +9688,8 @@ impl Sealed {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Sealed, crate::runtime::Bad> {
-        Ok(Sealed { v: r.i32()? })
+        let v = Sealed { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named select.
@@ -9454,7 +9717,8 @@ impl Select {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Select, crate::runtime::Bad> {
-        Ok(Select { v: r.i32()? })
+        let v = Select { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named self.
@@ -9482,7 +9746,8 @@ impl Self_ {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Self_, crate::runtime::Bad> {
-        Ok(Self_ { v: r.i32()? })
+        let v = Self_ { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named set.
@@ -9510,7 +9775,8 @@ impl Set {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Set, crate::runtime::Bad> {
-        Ok(Set { v: r.i32()? })
+        let v = Set { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named short.
@@ -9538,7 +9804,8 @@ impl Short {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Short, crate::runtime::Bad> {
-        Ok(Short { v: r.i32()? })
+        let v = Short { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named sizeof.
@@ -9566,7 +9833,8 @@ impl Sizeof {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Sizeof, crate::runtime::Bad> {
-        Ok(Sizeof { v: r.i32()? })
+        let v = Sizeof { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named stackalloc.
@@ -9594,7 +9862,8 @@ impl Stackalloc {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Stackalloc, crate::runtime::Bad> {
-        Ok(Stackalloc { v: r.i32()? })
+        let v = Stackalloc { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named static.
@@ -9622,7 +9891,8 @@ impl Static {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Static, crate::runtime::Bad> {
-        Ok(Static { v: r.i32()? })
+        let v = Static { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named std.
@@ -9650,7 +9920,8 @@ impl Std {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Std, crate::runtime::Bad> {
-        Ok(Std { v: r.i32()? })
+        let v = Std { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named str.
@@ -9678,7 +9949,8 @@ impl Str {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Str, crate::runtime::Bad> {
-        Ok(Str { v: r.i32()? })
+        let v = Str { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named struct.
@@ -9706,7 +9978,8 @@ impl Struct {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Struct, crate::runtime::Bad> {
-        Ok(Struct { v: r.i32()? })
+        let v = Struct { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named super.
@@ -9734,7 +10007,8 @@ impl Super {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Super, crate::runtime::Bad> {
-        Ok(Super { v: r.i32()? })
+        let v = Super { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named switch.
@@ -9762,7 +10036,8 @@ impl Switch {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Switch, crate::runtime::Bad> {
-        Ok(Switch { v: r.i32()? })
+        let v = Switch { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named symbol.
@@ -9790,7 +10065,8 @@ impl Symbol {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Symbol, crate::runtime::Bad> {
-        Ok(Symbol { v: r.i32()? })
+        let v = Symbol { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named test.
@@ -9818,7 +10094,8 @@ impl Test {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Test, crate::runtime::Bad> {
-        Ok(Test { v: r.i32()? })
+        let v = Test { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named this.
@@ -9846,7 +10123,8 @@ impl This {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<This, crate::runtime::Bad> {
-        Ok(This { v: r.i32()? })
+        let v = This { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named throw.
@@ -9874,7 +10152,8 @@ impl Throw {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Throw, crate::runtime::Bad> {
-        Ok(Throw { v: r.i32()? })
+        let v = Throw { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named toLocaleString.
@@ -9902,7 +10181,8 @@ impl ToLocaleString {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ToLocaleString, crate::runtime::Bad> {
-        Ok(ToLocaleString { v: r.i32()? })
+        let v = ToLocaleString { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named trait.
@@ -9930,7 +10210,8 @@ impl Trait {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Trait, crate::runtime::Bad> {
-        Ok(Trait { v: r.i32()? })
+        let v = Trait { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named true.
@@ -9958,7 +10239,8 @@ impl True {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<True, crate::runtime::Bad> {
-        Ok(True { v: r.i32()? })
+        let v = True { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named try.
@@ -9986,7 +10268,8 @@ impl Try {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Try, crate::runtime::Bad> {
-        Ok(Try { v: r.i32()? })
+        let v = Try { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named type.
@@ -10014,7 +10297,8 @@ impl Type {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Type, crate::runtime::Bad> {
-        Ok(Type { v: r.i32()? })
+        let v = Type { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named typeof.
@@ -10042,7 +10326,8 @@ impl Typeof {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Typeof, crate::runtime::Bad> {
-        Ok(Typeof { v: r.i32()? })
+        let v = Typeof { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named u128.
@@ -10070,7 +10355,8 @@ impl U128 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<U128, crate::runtime::Bad> {
-        Ok(U128 { v: r.i32()? })
+        let v = U128 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named u16.
@@ -10098,7 +10384,8 @@ impl U16 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<U16, crate::runtime::Bad> {
-        Ok(U16 { v: r.i32()? })
+        let v = U16 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named u32.
@@ -10126,7 +10413,8 @@ impl U32 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<U32, crate::runtime::Bad> {
-        Ok(U32 { v: r.i32()? })
+        let v = U32 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named u64.
@@ -10154,7 +10442,8 @@ impl U64 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<U64, crate::runtime::Bad> {
-        Ok(U64 { v: r.i32()? })
+        let v = U64 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named u8.
@@ -10182,7 +10471,8 @@ impl U8 {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<U8, crate::runtime::Bad> {
-        Ok(U8 { v: r.i32()? })
+        let v = U8 { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named uint.
@@ -10210,7 +10500,8 @@ impl Uint {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Uint, crate::runtime::Bad> {
-        Ok(Uint { v: r.i32()? })
+        let v = Uint { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named ulong.
@@ -10238,7 +10529,8 @@ impl Ulong {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Ulong, crate::runtime::Bad> {
-        Ok(Ulong { v: r.i32()? })
+        let v = Ulong { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named unchecked.
@@ -10266,7 +10558,8 @@ impl Unchecked {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Unchecked, crate::runtime::Bad> {
-        Ok(Unchecked { v: r.i32()? })
+        let v = Unchecked { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named undefined.
@@ -10294,7 +10587,8 @@ impl Undefined {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Undefined, crate::runtime::Bad> {
-        Ok(Undefined { v: r.i32()? })
+        let v = Undefined { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named union.
@@ -10322,7 +10616,8 @@ impl Union {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Union, crate::runtime::Bad> {
-        Ok(Union { v: r.i32()? })
+        let v = Union { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named unique.
@@ -10350,7 +10645,8 @@ impl Unique {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Unique, crate::runtime::Bad> {
-        Ok(Unique { v: r.i32()? })
+        let v = Unique { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named unknown.
@@ -10378,7 +10674,8 @@ impl Unknown {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Unknown, crate::runtime::Bad> {
-        Ok(Unknown { v: r.i32()? })
+        let v = Unknown { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named unmanaged.
@@ -10406,7 +10703,8 @@ impl Unmanaged {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Unmanaged, crate::runtime::Bad> {
-        Ok(Unmanaged { v: r.i32()? })
+        let v = Unmanaged { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named unsafe.
@@ -10434,7 +10732,8 @@ impl Unsafe {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Unsafe, crate::runtime::Bad> {
-        Ok(Unsafe { v: r.i32()? })
+        let v = Unsafe { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named unsized.
@@ -10462,7 +10761,8 @@ impl Unsized {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Unsized, crate::runtime::Bad> {
-        Ok(Unsized { v: r.i32()? })
+        let v = Unsized { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named use.
@@ -10490,7 +10790,8 @@ impl Use {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Use, crate::runtime::Bad> {
-        Ok(Use { v: r.i32()? })
+        let v = Use { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named ushort.
@@ -10518,7 +10819,8 @@ impl Ushort {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Ushort, crate::runtime::Bad> {
-        Ok(Ushort { v: r.i32()? })
+        let v = Ushort { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named using.
@@ -10546,7 +10848,8 @@ impl Using {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Using, crate::runtime::Bad> {
-        Ok(Using { v: r.i32()? })
+        let v = Using { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named usize.
@@ -10574,7 +10877,8 @@ impl Usize {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Usize, crate::runtime::Bad> {
-        Ok(Usize { v: r.i32()? })
+        let v = Usize { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named value.
@@ -10602,7 +10906,8 @@ impl Value {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Value, crate::runtime::Bad> {
-        Ok(Value { v: r.i32()? })
+        let v = Value { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named valueOf.
@@ -10630,7 +10935,8 @@ impl ValueOf {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ValueOf, crate::runtime::Bad> {
-        Ok(ValueOf { v: r.i32()? })
+        let v = ValueOf { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named var.
@@ -10658,7 +10964,8 @@ impl Var {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Var, crate::runtime::Bad> {
-        Ok(Var { v: r.i32()? })
+        let v = Var { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named virtual.
@@ -10686,7 +10993,8 @@ impl Virtual {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Virtual, crate::runtime::Bad> {
-        Ok(Virtual { v: r.i32()? })
+        let v = Virtual { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named void.
@@ -10714,7 +11022,8 @@ impl Void {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Void, crate::runtime::Bad> {
-        Ok(Void { v: r.i32()? })
+        let v = Void { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named volatile.
@@ -10742,7 +11051,8 @@ impl Volatile {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Volatile, crate::runtime::Bad> {
-        Ok(Volatile { v: r.i32()? })
+        let v = Volatile { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named when.
@@ -10770,7 +11080,8 @@ impl When {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<When, crate::runtime::Bad> {
-        Ok(When { v: r.i32()? })
+        let v = When { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named where.
@@ -10798,7 +11109,8 @@ impl Where {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Where, crate::runtime::Bad> {
-        Ok(Where { v: r.i32()? })
+        let v = Where { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named while.
@@ -10826,7 +11138,8 @@ impl While {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<While, crate::runtime::Bad> {
-        Ok(While { v: r.i32()? })
+        let v = While { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named with.
@@ -10854,7 +11167,8 @@ impl With {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<With, crate::runtime::Bad> {
-        Ok(With { v: r.i32()? })
+        let v = With { v: r.i32() };
+        r.check(v)
     }
 }
 /// A record named yield.
@@ -10882,7 +11196,8 @@ impl Yield {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Yield, crate::runtime::Bad> {
-        Ok(Yield { v: r.i32()? })
+        let v = Yield { v: r.i32() };
+        r.check(v)
     }
 }
 /// Every reserved name as a kind.
@@ -12522,1635 +12837,1634 @@ impl Choice {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Choice, crate::runtime::Bad> {
-        Ok(
-            match r.index(325usize)? {
-                0usize => {
-                    Choice::As {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                1usize => {
-                    Choice::Break {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                2usize => {
-                    Choice::Const {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                3usize => {
-                    Choice::Continue {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                4usize => {
-                    Choice::Crate {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                5usize => {
-                    Choice::Else {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                6usize => {
-                    Choice::Enum {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                7usize => {
-                    Choice::Extern {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                8usize => {
-                    Choice::False {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                9usize => {
-                    Choice::Fn {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                10usize => {
-                    Choice::For {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                11usize => {
-                    Choice::If {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                12usize => {
-                    Choice::Impl {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                13usize => {
-                    Choice::In {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                14usize => {
-                    Choice::Let {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                15usize => {
-                    Choice::Loop {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                16usize => {
-                    Choice::Match {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                17usize => {
-                    Choice::Mod {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                18usize => {
-                    Choice::Move {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                19usize => {
-                    Choice::Mut {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                20usize => {
-                    Choice::Pub {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                21usize => {
-                    Choice::Ref {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                22usize => {
-                    Choice::Return {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                23usize => {
-                    Choice::Self_ {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                24usize => {
-                    Choice::Static {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                25usize => {
-                    Choice::Struct {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                26usize => {
-                    Choice::Super {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                27usize => {
-                    Choice::Trait {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                28usize => {
-                    Choice::True {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                29usize => {
-                    Choice::Type {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                30usize => {
-                    Choice::Unsafe {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                31usize => {
-                    Choice::Use {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                32usize => {
-                    Choice::Where {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                33usize => {
-                    Choice::While {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                34usize => {
-                    Choice::Async {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                35usize => {
-                    Choice::Await {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                36usize => {
-                    Choice::Dyn {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                37usize => {
-                    Choice::Abstract {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                38usize => {
-                    Choice::Become {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                39usize => {
-                    Choice::Box {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                40usize => {
-                    Choice::Do {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                41usize => {
-                    Choice::Final {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                42usize => {
-                    Choice::Macro {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                43usize => {
-                    Choice::Override {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                44usize => {
-                    Choice::Priv {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                45usize => {
-                    Choice::Typeof {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                46usize => {
-                    Choice::Unsized {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                47usize => {
-                    Choice::Virtual {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                48usize => {
-                    Choice::Yield {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                49usize => {
-                    Choice::Try {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                50usize => {
-                    Choice::Gen {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                51usize => {
-                    Choice::Union {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                52usize => {
-                    Choice::MacroRules {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                53usize => {
-                    Choice::Raw {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                54usize => {
-                    Choice::Safe {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                55usize => {
-                    Choice::Option {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                56usize => {
-                    Choice::Some {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                57usize => {
-                    Choice::None {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                58usize => {
-                    Choice::Result {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                59usize => {
-                    Choice::Ok {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                60usize => {
-                    Choice::Err {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                61usize => {
-                    Choice::Vec {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                62usize => {
-                    Choice::String {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                63usize => {
-                    Choice::ToString {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                64usize => {
-                    Choice::ToOwned {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                65usize => {
-                    Choice::Clone {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                66usize => {
-                    Choice::Copy {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                67usize => {
-                    Choice::Send {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                68usize => {
-                    Choice::Sync {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                69usize => {
-                    Choice::Sized {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                70usize => {
-                    Choice::Unpin {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                71usize => {
-                    Choice::Drop {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                72usize => {
-                    Choice::FnMut {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                73usize => {
-                    Choice::FnOnce {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                74usize => {
-                    Choice::Iterator {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                75usize => {
-                    Choice::IntoIterator {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                76usize => {
-                    Choice::DoubleEndedIterator {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                77usize => {
-                    Choice::ExactSizeIterator {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                78usize => {
-                    Choice::Extend {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                79usize => {
-                    Choice::Default {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                80usize => {
-                    Choice::Eq {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                81usize => {
-                    Choice::PartialEq {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                82usize => {
-                    Choice::Ord {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                83usize => {
-                    Choice::PartialOrd {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                84usize => {
-                    Choice::AsRef {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                85usize => {
-                    Choice::AsMut {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                86usize => {
-                    Choice::Into {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                87usize => {
-                    Choice::From {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                88usize => {
-                    Choice::TryFrom {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                89usize => {
-                    Choice::TryInto {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                90usize => {
-                    Choice::FromIterator {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                91usize => {
-                    Choice::Debug {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                92usize => {
-                    Choice::Hash {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                93usize => {
-                    Choice::Display {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                94usize => {
-                    Choice::Lib {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                95usize => {
-                    Choice::Main {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                96usize => {
-                    Choice::Core {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                97usize => {
-                    Choice::Std {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                98usize => {
-                    Choice::Alloc {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                99usize => {
-                    Choice::ProcMacro {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                100usize => {
-                    Choice::Test {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                101usize => {
-                    Choice::Bool {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                102usize => {
-                    Choice::Char {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                103usize => {
-                    Choice::Str {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                104usize => {
-                    Choice::I8 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                105usize => {
-                    Choice::I16 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                106usize => {
-                    Choice::I32 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                107usize => {
-                    Choice::I64 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                108usize => {
-                    Choice::I128 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                109usize => {
-                    Choice::Isize {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                110usize => {
-                    Choice::U8 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                111usize => {
-                    Choice::U16 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                112usize => {
-                    Choice::U32 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                113usize => {
-                    Choice::U64 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                114usize => {
-                    Choice::U128 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                115usize => {
-                    Choice::Usize {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                116usize => {
-                    Choice::F32 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                117usize => {
-                    Choice::F64 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                118usize => {
-                    Choice::Base {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                119usize => {
-                    Choice::Byte {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                120usize => {
-                    Choice::Case {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                121usize => {
-                    Choice::Catch {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                122usize => {
-                    Choice::Checked {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                123usize => {
-                    Choice::Class {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                124usize => {
-                    Choice::Decimal {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                125usize => {
-                    Choice::Delegate {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                126usize => {
-                    Choice::Double {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                127usize => {
-                    Choice::Event {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                128usize => {
-                    Choice::Explicit {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                129usize => {
-                    Choice::Finally {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                130usize => {
-                    Choice::Fixed {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                131usize => {
-                    Choice::Float {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                132usize => {
-                    Choice::Foreach {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                133usize => {
-                    Choice::Goto {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                134usize => {
-                    Choice::Implicit {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                135usize => {
-                    Choice::Int {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                136usize => {
-                    Choice::Interface {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                137usize => {
-                    Choice::Internal {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                138usize => {
-                    Choice::Is {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                139usize => {
-                    Choice::Lock {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                140usize => {
-                    Choice::Long {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                141usize => {
-                    Choice::Namespace {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                142usize => {
-                    Choice::New {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                143usize => {
-                    Choice::Null {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                144usize => {
-                    Choice::Object {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                145usize => {
-                    Choice::Operator {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                146usize => {
-                    Choice::Out {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                147usize => {
-                    Choice::Params {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                148usize => {
-                    Choice::Private {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                149usize => {
-                    Choice::Protected {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                150usize => {
-                    Choice::Public {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                151usize => {
-                    Choice::Readonly {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                152usize => {
-                    Choice::Sbyte {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                153usize => {
-                    Choice::Sealed {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                154usize => {
-                    Choice::Short {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                155usize => {
-                    Choice::Sizeof {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                156usize => {
-                    Choice::Stackalloc {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                157usize => {
-                    Choice::Switch {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                158usize => {
-                    Choice::This {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                159usize => {
-                    Choice::Throw {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                160usize => {
-                    Choice::Uint {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                161usize => {
-                    Choice::Ulong {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                162usize => {
-                    Choice::Unchecked {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                163usize => {
-                    Choice::Ushort {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                164usize => {
-                    Choice::Using {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                165usize => {
-                    Choice::Void {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                166usize => {
-                    Choice::Volatile {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                167usize => {
-                    Choice::Add {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                168usize => {
-                    Choice::Alias {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                169usize => {
-                    Choice::Ascending {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                170usize => {
-                    Choice::By {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                171usize => {
-                    Choice::Descending {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                172usize => {
-                    Choice::Dynamic {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                173usize => {
-                    Choice::Equals {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                174usize => {
-                    Choice::Get {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                175usize => {
-                    Choice::Global {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                176usize => {
-                    Choice::Group {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                177usize => {
-                    Choice::Join {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                178usize => {
-                    Choice::Nameof {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                179usize => {
-                    Choice::On {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                180usize => {
-                    Choice::Orderby {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                181usize => {
-                    Choice::Partial {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                182usize => {
-                    Choice::Remove {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                183usize => {
-                    Choice::Select {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                184usize => {
-                    Choice::Set {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                185usize => {
-                    Choice::Unmanaged {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                186usize => {
-                    Choice::Value {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                187usize => {
-                    Choice::Var {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                188usize => {
-                    Choice::When {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                189usize => {
-                    Choice::Record {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                190usize => {
-                    Choice::Init {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                191usize => {
-                    Choice::With {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                192usize => {
-                    Choice::And {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                193usize => {
-                    Choice::Or {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                194usize => {
-                    Choice::Not {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                195usize => {
-                    Choice::Nint {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                196usize => {
-                    Choice::Nuint {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                197usize => {
-                    Choice::Managed {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                198usize => {
-                    Choice::Required {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                199usize => {
-                    Choice::File {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                200usize => {
-                    Choice::Scoped {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                201usize => {
-                    Choice::Field {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                202usize => {
-                    Choice::GetHashCode {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                203usize => {
-                    Choice::GetType {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                204usize => {
-                    Choice::Finalize {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                205usize => {
-                    Choice::MemberwiseClone {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                206usize => {
-                    Choice::ReferenceEquals {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                207usize => {
-                    Choice::Debugger {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                208usize => {
-                    Choice::Delete {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                209usize => {
-                    Choice::Export {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                210usize => {
-                    Choice::Extends {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                211usize => {
-                    Choice::Function {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                212usize => {
-                    Choice::Import {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                213usize => {
-                    Choice::Instanceof {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                214usize => {
-                    Choice::Implements {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                215usize => {
-                    Choice::Package {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                216usize => {
-                    Choice::Any {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                217usize => {
-                    Choice::Boolean {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                218usize => {
-                    Choice::Constructor {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                219usize => {
-                    Choice::Declare {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                220usize => {
-                    Choice::Module {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                221usize => {
-                    Choice::Require {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                222usize => {
-                    Choice::Number {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                223usize => {
-                    Choice::Symbol {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                224usize => {
-                    Choice::Of {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                225usize => {
-                    Choice::Bigint {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                226usize => {
-                    Choice::Undefined {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                227usize => {
-                    Choice::Never {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                228usize => {
-                    Choice::Unknown {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                229usize => {
-                    Choice::Keyof {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                230usize => {
-                    Choice::Infer {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                231usize => {
-                    Choice::Unique {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                232usize => {
-                    Choice::Accessor {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                233usize => {
-                    Choice::Asserts {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                234usize => {
-                    Choice::Assert {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                235usize => {
-                    Choice::Intrinsic {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                236usize => {
-                    Choice::Satisfies {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                237usize => {
-                    Choice::Arguments {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                238usize => {
-                    Choice::Eval {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                239usize => {
-                    Choice::Proto {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                240usize => {
-                    Choice::Prototype {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                241usize => {
-                    Choice::ToLocaleString {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                242usize => {
-                    Choice::ValueOf {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                243usize => {
-                    Choice::HasOwnProperty {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                244usize => {
-                    Choice::IsPrototypeOf {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                245usize => {
-                    Choice::PropertyIsEnumerable {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                246usize => {
-                    Choice::Array {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                247usize => {
-                    Choice::ArrayBuffer {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                248usize => {
-                    Choice::ArrayLike {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                249usize => {
-                    Choice::BigInt {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                250usize => {
-                    Choice::Buffer {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                251usize => {
-                    Choice::DataView {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                252usize => {
-                    Choice::Date {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                253usize => {
-                    Choice::Error {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                254usize => {
-                    Choice::EvalError {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                255usize => {
-                    Choice::Exclude {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                256usize => {
-                    Choice::Extract {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                257usize => {
-                    Choice::Infinity {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                258usize => {
-                    Choice::InstanceType {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                259usize => {
-                    Choice::Intl {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                260usize => {
-                    Choice::Iterable {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                261usize => {
-                    Choice::IterableIterator {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                262usize => {
-                    Choice::Json {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                263usize => {
-                    Choice::Map {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                264usize => {
-                    Choice::Math {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                265usize => {
-                    Choice::NaN {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                266usize => {
-                    Choice::NonNullable {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                267usize => {
-                    Choice::Omit {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                268usize => {
-                    Choice::Parameters {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                269usize => {
-                    Choice::Pick {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                270usize => {
-                    Choice::Promise {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                271usize => {
-                    Choice::PropertyKey {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                272usize => {
-                    Choice::Proxy {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                273usize => {
-                    Choice::RangeError {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                274usize => {
-                    Choice::ReadonlyArray {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                275usize => {
-                    Choice::ReadonlyMap {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                276usize => {
-                    Choice::ReadonlySet {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                277usize => {
-                    Choice::Reflect {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                278usize => {
-                    Choice::RegExp {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                279usize => {
-                    Choice::ReturnType {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                280usize => {
-                    Choice::SyntaxError {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                281usize => {
-                    Choice::TextDecoder {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                282usize => {
-                    Choice::TextEncoder {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                283usize => {
-                    Choice::TypeError {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                284usize => {
-                    Choice::UriError {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                285usize => {
-                    Choice::Url {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                286usize => {
-                    Choice::Uint8array {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                287usize => {
-                    Choice::WeakMap {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                288usize => {
-                    Choice::WeakSet {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                289usize => {
-                    Choice::Console {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                290usize => {
-                    Choice::GlobalThis {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                291usize => {
-                    Choice::Process {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                292usize => {
-                    Choice::Con {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                293usize => {
-                    Choice::Prn {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                294usize => {
-                    Choice::Aux {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                295usize => {
-                    Choice::Nul {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                296usize => {
-                    Choice::Com0 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                297usize => {
-                    Choice::Com1 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                298usize => {
-                    Choice::Com2 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                299usize => {
-                    Choice::Com3 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                300usize => {
-                    Choice::Com4 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                301usize => {
-                    Choice::Com5 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                302usize => {
-                    Choice::Com6 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                303usize => {
-                    Choice::Com7 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                304usize => {
-                    Choice::Com8 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                305usize => {
-                    Choice::Com9 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                306usize => {
-                    Choice::ComU00b9 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                307usize => {
-                    Choice::ComU00b2 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                308usize => {
-                    Choice::ComU00b3 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                309usize => {
-                    Choice::Lpt0 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                310usize => {
-                    Choice::Lpt1 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                311usize => {
-                    Choice::Lpt2 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                312usize => {
-                    Choice::Lpt3 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                313usize => {
-                    Choice::Lpt4 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                314usize => {
-                    Choice::Lpt5 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                315usize => {
-                    Choice::Lpt6 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                316usize => {
-                    Choice::Lpt7 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                317usize => {
-                    Choice::Lpt8 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                318usize => {
-                    Choice::Lpt9 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                319usize => {
-                    Choice::LptU00b9 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                320usize => {
-                    Choice::LptU00b2 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                321usize => {
-                    Choice::LptU00b3 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                322usize => {
-                    Choice::ConinU0024 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                323usize => {
-                    Choice::ConoutU0024 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-                _ => {
-                    Choice::ClockU0024 {
-                        v: if r.present()? { Some(r.i32()?) } else { None },
-                    }
-                }
-            },
-        )
+        let v = match r.index(325usize) {
+            0usize => {
+                Choice::As {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            1usize => {
+                Choice::Break {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            2usize => {
+                Choice::Const {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            3usize => {
+                Choice::Continue {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            4usize => {
+                Choice::Crate {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            5usize => {
+                Choice::Else {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            6usize => {
+                Choice::Enum {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            7usize => {
+                Choice::Extern {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            8usize => {
+                Choice::False {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            9usize => {
+                Choice::Fn {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            10usize => {
+                Choice::For {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            11usize => {
+                Choice::If {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            12usize => {
+                Choice::Impl {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            13usize => {
+                Choice::In {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            14usize => {
+                Choice::Let {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            15usize => {
+                Choice::Loop {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            16usize => {
+                Choice::Match {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            17usize => {
+                Choice::Mod {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            18usize => {
+                Choice::Move {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            19usize => {
+                Choice::Mut {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            20usize => {
+                Choice::Pub {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            21usize => {
+                Choice::Ref {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            22usize => {
+                Choice::Return {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            23usize => {
+                Choice::Self_ {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            24usize => {
+                Choice::Static {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            25usize => {
+                Choice::Struct {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            26usize => {
+                Choice::Super {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            27usize => {
+                Choice::Trait {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            28usize => {
+                Choice::True {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            29usize => {
+                Choice::Type {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            30usize => {
+                Choice::Unsafe {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            31usize => {
+                Choice::Use {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            32usize => {
+                Choice::Where {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            33usize => {
+                Choice::While {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            34usize => {
+                Choice::Async {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            35usize => {
+                Choice::Await {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            36usize => {
+                Choice::Dyn {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            37usize => {
+                Choice::Abstract {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            38usize => {
+                Choice::Become {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            39usize => {
+                Choice::Box {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            40usize => {
+                Choice::Do {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            41usize => {
+                Choice::Final {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            42usize => {
+                Choice::Macro {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            43usize => {
+                Choice::Override {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            44usize => {
+                Choice::Priv {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            45usize => {
+                Choice::Typeof {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            46usize => {
+                Choice::Unsized {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            47usize => {
+                Choice::Virtual {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            48usize => {
+                Choice::Yield {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            49usize => {
+                Choice::Try {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            50usize => {
+                Choice::Gen {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            51usize => {
+                Choice::Union {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            52usize => {
+                Choice::MacroRules {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            53usize => {
+                Choice::Raw {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            54usize => {
+                Choice::Safe {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            55usize => {
+                Choice::Option {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            56usize => {
+                Choice::Some {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            57usize => {
+                Choice::None {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            58usize => {
+                Choice::Result {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            59usize => {
+                Choice::Ok {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            60usize => {
+                Choice::Err {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            61usize => {
+                Choice::Vec {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            62usize => {
+                Choice::String {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            63usize => {
+                Choice::ToString {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            64usize => {
+                Choice::ToOwned {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            65usize => {
+                Choice::Clone {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            66usize => {
+                Choice::Copy {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            67usize => {
+                Choice::Send {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            68usize => {
+                Choice::Sync {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            69usize => {
+                Choice::Sized {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            70usize => {
+                Choice::Unpin {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            71usize => {
+                Choice::Drop {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            72usize => {
+                Choice::FnMut {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            73usize => {
+                Choice::FnOnce {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            74usize => {
+                Choice::Iterator {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            75usize => {
+                Choice::IntoIterator {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            76usize => {
+                Choice::DoubleEndedIterator {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            77usize => {
+                Choice::ExactSizeIterator {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            78usize => {
+                Choice::Extend {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            79usize => {
+                Choice::Default {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            80usize => {
+                Choice::Eq {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            81usize => {
+                Choice::PartialEq {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            82usize => {
+                Choice::Ord {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            83usize => {
+                Choice::PartialOrd {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            84usize => {
+                Choice::AsRef {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            85usize => {
+                Choice::AsMut {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            86usize => {
+                Choice::Into {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            87usize => {
+                Choice::From {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            88usize => {
+                Choice::TryFrom {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            89usize => {
+                Choice::TryInto {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            90usize => {
+                Choice::FromIterator {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            91usize => {
+                Choice::Debug {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            92usize => {
+                Choice::Hash {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            93usize => {
+                Choice::Display {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            94usize => {
+                Choice::Lib {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            95usize => {
+                Choice::Main {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            96usize => {
+                Choice::Core {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            97usize => {
+                Choice::Std {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            98usize => {
+                Choice::Alloc {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            99usize => {
+                Choice::ProcMacro {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            100usize => {
+                Choice::Test {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            101usize => {
+                Choice::Bool {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            102usize => {
+                Choice::Char {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            103usize => {
+                Choice::Str {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            104usize => {
+                Choice::I8 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            105usize => {
+                Choice::I16 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            106usize => {
+                Choice::I32 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            107usize => {
+                Choice::I64 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            108usize => {
+                Choice::I128 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            109usize => {
+                Choice::Isize {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            110usize => {
+                Choice::U8 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            111usize => {
+                Choice::U16 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            112usize => {
+                Choice::U32 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            113usize => {
+                Choice::U64 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            114usize => {
+                Choice::U128 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            115usize => {
+                Choice::Usize {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            116usize => {
+                Choice::F32 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            117usize => {
+                Choice::F64 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            118usize => {
+                Choice::Base {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            119usize => {
+                Choice::Byte {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            120usize => {
+                Choice::Case {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            121usize => {
+                Choice::Catch {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            122usize => {
+                Choice::Checked {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            123usize => {
+                Choice::Class {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            124usize => {
+                Choice::Decimal {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            125usize => {
+                Choice::Delegate {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            126usize => {
+                Choice::Double {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            127usize => {
+                Choice::Event {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            128usize => {
+                Choice::Explicit {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            129usize => {
+                Choice::Finally {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            130usize => {
+                Choice::Fixed {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            131usize => {
+                Choice::Float {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            132usize => {
+                Choice::Foreach {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            133usize => {
+                Choice::Goto {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            134usize => {
+                Choice::Implicit {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            135usize => {
+                Choice::Int {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            136usize => {
+                Choice::Interface {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            137usize => {
+                Choice::Internal {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            138usize => {
+                Choice::Is {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            139usize => {
+                Choice::Lock {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            140usize => {
+                Choice::Long {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            141usize => {
+                Choice::Namespace {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            142usize => {
+                Choice::New {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            143usize => {
+                Choice::Null {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            144usize => {
+                Choice::Object {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            145usize => {
+                Choice::Operator {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            146usize => {
+                Choice::Out {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            147usize => {
+                Choice::Params {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            148usize => {
+                Choice::Private {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            149usize => {
+                Choice::Protected {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            150usize => {
+                Choice::Public {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            151usize => {
+                Choice::Readonly {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            152usize => {
+                Choice::Sbyte {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            153usize => {
+                Choice::Sealed {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            154usize => {
+                Choice::Short {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            155usize => {
+                Choice::Sizeof {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            156usize => {
+                Choice::Stackalloc {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            157usize => {
+                Choice::Switch {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            158usize => {
+                Choice::This {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            159usize => {
+                Choice::Throw {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            160usize => {
+                Choice::Uint {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            161usize => {
+                Choice::Ulong {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            162usize => {
+                Choice::Unchecked {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            163usize => {
+                Choice::Ushort {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            164usize => {
+                Choice::Using {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            165usize => {
+                Choice::Void {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            166usize => {
+                Choice::Volatile {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            167usize => {
+                Choice::Add {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            168usize => {
+                Choice::Alias {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            169usize => {
+                Choice::Ascending {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            170usize => {
+                Choice::By {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            171usize => {
+                Choice::Descending {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            172usize => {
+                Choice::Dynamic {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            173usize => {
+                Choice::Equals {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            174usize => {
+                Choice::Get {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            175usize => {
+                Choice::Global {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            176usize => {
+                Choice::Group {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            177usize => {
+                Choice::Join {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            178usize => {
+                Choice::Nameof {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            179usize => {
+                Choice::On {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            180usize => {
+                Choice::Orderby {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            181usize => {
+                Choice::Partial {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            182usize => {
+                Choice::Remove {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            183usize => {
+                Choice::Select {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            184usize => {
+                Choice::Set {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            185usize => {
+                Choice::Unmanaged {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            186usize => {
+                Choice::Value {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            187usize => {
+                Choice::Var {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            188usize => {
+                Choice::When {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            189usize => {
+                Choice::Record {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            190usize => {
+                Choice::Init {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            191usize => {
+                Choice::With {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            192usize => {
+                Choice::And {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            193usize => {
+                Choice::Or {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            194usize => {
+                Choice::Not {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            195usize => {
+                Choice::Nint {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            196usize => {
+                Choice::Nuint {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            197usize => {
+                Choice::Managed {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            198usize => {
+                Choice::Required {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            199usize => {
+                Choice::File {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            200usize => {
+                Choice::Scoped {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            201usize => {
+                Choice::Field {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            202usize => {
+                Choice::GetHashCode {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            203usize => {
+                Choice::GetType {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            204usize => {
+                Choice::Finalize {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            205usize => {
+                Choice::MemberwiseClone {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            206usize => {
+                Choice::ReferenceEquals {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            207usize => {
+                Choice::Debugger {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            208usize => {
+                Choice::Delete {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            209usize => {
+                Choice::Export {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            210usize => {
+                Choice::Extends {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            211usize => {
+                Choice::Function {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            212usize => {
+                Choice::Import {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            213usize => {
+                Choice::Instanceof {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            214usize => {
+                Choice::Implements {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            215usize => {
+                Choice::Package {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            216usize => {
+                Choice::Any {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            217usize => {
+                Choice::Boolean {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            218usize => {
+                Choice::Constructor {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            219usize => {
+                Choice::Declare {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            220usize => {
+                Choice::Module {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            221usize => {
+                Choice::Require {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            222usize => {
+                Choice::Number {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            223usize => {
+                Choice::Symbol {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            224usize => {
+                Choice::Of {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            225usize => {
+                Choice::Bigint {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            226usize => {
+                Choice::Undefined {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            227usize => {
+                Choice::Never {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            228usize => {
+                Choice::Unknown {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            229usize => {
+                Choice::Keyof {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            230usize => {
+                Choice::Infer {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            231usize => {
+                Choice::Unique {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            232usize => {
+                Choice::Accessor {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            233usize => {
+                Choice::Asserts {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            234usize => {
+                Choice::Assert {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            235usize => {
+                Choice::Intrinsic {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            236usize => {
+                Choice::Satisfies {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            237usize => {
+                Choice::Arguments {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            238usize => {
+                Choice::Eval {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            239usize => {
+                Choice::Proto {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            240usize => {
+                Choice::Prototype {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            241usize => {
+                Choice::ToLocaleString {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            242usize => {
+                Choice::ValueOf {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            243usize => {
+                Choice::HasOwnProperty {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            244usize => {
+                Choice::IsPrototypeOf {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            245usize => {
+                Choice::PropertyIsEnumerable {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            246usize => {
+                Choice::Array {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            247usize => {
+                Choice::ArrayBuffer {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            248usize => {
+                Choice::ArrayLike {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            249usize => {
+                Choice::BigInt {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            250usize => {
+                Choice::Buffer {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            251usize => {
+                Choice::DataView {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            252usize => {
+                Choice::Date {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            253usize => {
+                Choice::Error {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            254usize => {
+                Choice::EvalError {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            255usize => {
+                Choice::Exclude {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            256usize => {
+                Choice::Extract {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            257usize => {
+                Choice::Infinity {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            258usize => {
+                Choice::InstanceType {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            259usize => {
+                Choice::Intl {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            260usize => {
+                Choice::Iterable {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            261usize => {
+                Choice::IterableIterator {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            262usize => {
+                Choice::Json {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            263usize => {
+                Choice::Map {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            264usize => {
+                Choice::Math {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            265usize => {
+                Choice::NaN {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            266usize => {
+                Choice::NonNullable {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            267usize => {
+                Choice::Omit {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            268usize => {
+                Choice::Parameters {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            269usize => {
+                Choice::Pick {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            270usize => {
+                Choice::Promise {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            271usize => {
+                Choice::PropertyKey {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            272usize => {
+                Choice::Proxy {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            273usize => {
+                Choice::RangeError {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            274usize => {
+                Choice::ReadonlyArray {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            275usize => {
+                Choice::ReadonlyMap {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            276usize => {
+                Choice::ReadonlySet {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            277usize => {
+                Choice::Reflect {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            278usize => {
+                Choice::RegExp {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            279usize => {
+                Choice::ReturnType {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            280usize => {
+                Choice::SyntaxError {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            281usize => {
+                Choice::TextDecoder {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            282usize => {
+                Choice::TextEncoder {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            283usize => {
+                Choice::TypeError {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            284usize => {
+                Choice::UriError {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            285usize => {
+                Choice::Url {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            286usize => {
+                Choice::Uint8array {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            287usize => {
+                Choice::WeakMap {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            288usize => {
+                Choice::WeakSet {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            289usize => {
+                Choice::Console {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            290usize => {
+                Choice::GlobalThis {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            291usize => {
+                Choice::Process {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            292usize => {
+                Choice::Con {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            293usize => {
+                Choice::Prn {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            294usize => {
+                Choice::Aux {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            295usize => {
+                Choice::Nul {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            296usize => {
+                Choice::Com0 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            297usize => {
+                Choice::Com1 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            298usize => {
+                Choice::Com2 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            299usize => {
+                Choice::Com3 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            300usize => {
+                Choice::Com4 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            301usize => {
+                Choice::Com5 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            302usize => {
+                Choice::Com6 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            303usize => {
+                Choice::Com7 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            304usize => {
+                Choice::Com8 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            305usize => {
+                Choice::Com9 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            306usize => {
+                Choice::ComU00b9 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            307usize => {
+                Choice::ComU00b2 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            308usize => {
+                Choice::ComU00b3 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            309usize => {
+                Choice::Lpt0 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            310usize => {
+                Choice::Lpt1 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            311usize => {
+                Choice::Lpt2 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            312usize => {
+                Choice::Lpt3 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            313usize => {
+                Choice::Lpt4 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            314usize => {
+                Choice::Lpt5 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            315usize => {
+                Choice::Lpt6 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            316usize => {
+                Choice::Lpt7 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            317usize => {
+                Choice::Lpt8 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            318usize => {
+                Choice::Lpt9 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            319usize => {
+                Choice::LptU00b9 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            320usize => {
+                Choice::LptU00b2 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            321usize => {
+                Choice::LptU00b3 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            322usize => {
+                Choice::ConinU0024 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            323usize => {
+                Choice::ConoutU0024 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+            _ => {
+                Choice::ClockU0024 {
+                    v: if r.present() { Some(r.i32()) } else { None },
+                }
+            }
+        };
+        r.check(v)
     }
 }
 impl Choice {

@@ -2259,1587 +2259,1426 @@ impl Records {
     pub(crate) fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Records, crate::runtime::Bad> {
-        Ok(Records {
-            id: crate::records_::RecordsId(r.i32()?),
-            all: if r.present()? {
+        let v = Records {
+            id: crate::records_::RecordsId(r.i32()),
+            all: if r.present() {
                 Some(crate::records::AllFields::decode(r)?)
             } else {
                 None
             },
-            r000: if r.present()? { Some(crate::records::As::decode(r)?) } else { None },
-            r001: if r.present()? {
+            r000: if r.present() { Some(crate::records::As::decode(r)?) } else { None },
+            r001: if r.present() {
                 Some(crate::records::Break::decode(r)?)
             } else {
                 None
             },
-            r002: if r.present()? {
+            r002: if r.present() {
                 Some(crate::records::Const::decode(r)?)
             } else {
                 None
             },
-            r003: if r.present()? {
+            r003: if r.present() {
                 Some(crate::records::Continue::decode(r)?)
             } else {
                 None
             },
-            r004: if r.present()? {
+            r004: if r.present() {
                 Some(crate::records::Crate::decode(r)?)
             } else {
                 None
             },
-            r005: if r.present()? {
+            r005: if r.present() {
                 Some(crate::records::Else::decode(r)?)
             } else {
                 None
             },
-            r006: if r.present()? {
+            r006: if r.present() {
                 Some(crate::records::Enum::decode(r)?)
             } else {
                 None
             },
-            r007: if r.present()? {
+            r007: if r.present() {
                 Some(crate::records::Extern::decode(r)?)
             } else {
                 None
             },
-            r008: if r.present()? {
+            r008: if r.present() {
                 Some(crate::records::False::decode(r)?)
             } else {
                 None
             },
-            r009: if r.present()? {
-                Some(crate::records::Fn_::decode(r)?)
-            } else {
-                None
-            },
-            r010: if r.present()? {
-                Some(crate::records::For::decode(r)?)
-            } else {
-                None
-            },
-            r011: if r.present()? { Some(crate::records::If::decode(r)?) } else { None },
-            r012: if r.present()? {
+            r009: if r.present() { Some(crate::records::Fn_::decode(r)?) } else { None },
+            r010: if r.present() { Some(crate::records::For::decode(r)?) } else { None },
+            r011: if r.present() { Some(crate::records::If::decode(r)?) } else { None },
+            r012: if r.present() {
                 Some(crate::records::Impl::decode(r)?)
             } else {
                 None
             },
-            r013: if r.present()? { Some(crate::records::In::decode(r)?) } else { None },
-            r014: if r.present()? {
-                Some(crate::records::Let::decode(r)?)
-            } else {
-                None
-            },
-            r015: if r.present()? {
+            r013: if r.present() { Some(crate::records::In::decode(r)?) } else { None },
+            r014: if r.present() { Some(crate::records::Let::decode(r)?) } else { None },
+            r015: if r.present() {
                 Some(crate::records::Loop::decode(r)?)
             } else {
                 None
             },
-            r016: if r.present()? {
+            r016: if r.present() {
                 Some(crate::records::Match::decode(r)?)
             } else {
                 None
             },
-            r017: if r.present()? {
-                Some(crate::records::Mod::decode(r)?)
-            } else {
-                None
-            },
-            r018: if r.present()? {
+            r017: if r.present() { Some(crate::records::Mod::decode(r)?) } else { None },
+            r018: if r.present() {
                 Some(crate::records::Move::decode(r)?)
             } else {
                 None
             },
-            r019: if r.present()? {
-                Some(crate::records::Mut::decode(r)?)
-            } else {
-                None
-            },
-            r020: if r.present()? {
-                Some(crate::records::Pub::decode(r)?)
-            } else {
-                None
-            },
-            r021: if r.present()? {
-                Some(crate::records::Ref::decode(r)?)
-            } else {
-                None
-            },
-            r022: if r.present()? {
+            r019: if r.present() { Some(crate::records::Mut::decode(r)?) } else { None },
+            r020: if r.present() { Some(crate::records::Pub::decode(r)?) } else { None },
+            r021: if r.present() { Some(crate::records::Ref::decode(r)?) } else { None },
+            r022: if r.present() {
                 Some(crate::records::Return::decode(r)?)
             } else {
                 None
             },
-            r023: if r.present()? {
+            r023: if r.present() {
                 Some(crate::records::Self_::decode(r)?)
             } else {
                 None
             },
-            r024: if r.present()? {
+            r024: if r.present() {
                 Some(crate::records::Static::decode(r)?)
             } else {
                 None
             },
-            r025: if r.present()? {
+            r025: if r.present() {
                 Some(crate::records::Struct::decode(r)?)
             } else {
                 None
             },
-            r026: if r.present()? {
+            r026: if r.present() {
                 Some(crate::records::Super::decode(r)?)
             } else {
                 None
             },
-            r027: if r.present()? {
+            r027: if r.present() {
                 Some(crate::records::Trait::decode(r)?)
             } else {
                 None
             },
-            r028: if r.present()? {
+            r028: if r.present() {
                 Some(crate::records::True::decode(r)?)
             } else {
                 None
             },
-            r029: if r.present()? {
+            r029: if r.present() {
                 Some(crate::records::Type::decode(r)?)
             } else {
                 None
             },
-            r030: if r.present()? {
+            r030: if r.present() {
                 Some(crate::records::Unsafe::decode(r)?)
             } else {
                 None
             },
-            r031: if r.present()? {
-                Some(crate::records::Use::decode(r)?)
-            } else {
-                None
-            },
-            r032: if r.present()? {
+            r031: if r.present() { Some(crate::records::Use::decode(r)?) } else { None },
+            r032: if r.present() {
                 Some(crate::records::Where::decode(r)?)
             } else {
                 None
             },
-            r033: if r.present()? {
+            r033: if r.present() {
                 Some(crate::records::While::decode(r)?)
             } else {
                 None
             },
-            r034: if r.present()? {
+            r034: if r.present() {
                 Some(crate::records::Async::decode(r)?)
             } else {
                 None
             },
-            r035: if r.present()? {
+            r035: if r.present() {
                 Some(crate::records::Await::decode(r)?)
             } else {
                 None
             },
-            r036: if r.present()? {
-                Some(crate::records::Dyn::decode(r)?)
-            } else {
-                None
-            },
-            r037: if r.present()? {
+            r036: if r.present() { Some(crate::records::Dyn::decode(r)?) } else { None },
+            r037: if r.present() {
                 Some(crate::records::Abstract::decode(r)?)
             } else {
                 None
             },
-            r038: if r.present()? {
+            r038: if r.present() {
                 Some(crate::records::Become::decode(r)?)
             } else {
                 None
             },
-            r039: if r.present()? {
+            r039: if r.present() {
                 Some(crate::records::Box_::decode(r)?)
             } else {
                 None
             },
-            r040: if r.present()? { Some(crate::records::Do::decode(r)?) } else { None },
-            r041: if r.present()? {
+            r040: if r.present() { Some(crate::records::Do::decode(r)?) } else { None },
+            r041: if r.present() {
                 Some(crate::records::Final::decode(r)?)
             } else {
                 None
             },
-            r042: if r.present()? {
+            r042: if r.present() {
                 Some(crate::records::Macro::decode(r)?)
             } else {
                 None
             },
-            r043: if r.present()? {
+            r043: if r.present() {
                 Some(crate::records::Override::decode(r)?)
             } else {
                 None
             },
-            r044: if r.present()? {
+            r044: if r.present() {
                 Some(crate::records::Priv::decode(r)?)
             } else {
                 None
             },
-            r045: if r.present()? {
+            r045: if r.present() {
                 Some(crate::records::Typeof::decode(r)?)
             } else {
                 None
             },
-            r046: if r.present()? {
+            r046: if r.present() {
                 Some(crate::records::Unsized::decode(r)?)
             } else {
                 None
             },
-            r047: if r.present()? {
+            r047: if r.present() {
                 Some(crate::records::Virtual::decode(r)?)
             } else {
                 None
             },
-            r048: if r.present()? {
+            r048: if r.present() {
                 Some(crate::records::Yield::decode(r)?)
             } else {
                 None
             },
-            r049: if r.present()? {
-                Some(crate::records::Try::decode(r)?)
-            } else {
-                None
-            },
-            r050: if r.present()? {
-                Some(crate::records::Gen::decode(r)?)
-            } else {
-                None
-            },
-            r051: if r.present()? {
+            r049: if r.present() { Some(crate::records::Try::decode(r)?) } else { None },
+            r050: if r.present() { Some(crate::records::Gen::decode(r)?) } else { None },
+            r051: if r.present() {
                 Some(crate::records::Union::decode(r)?)
             } else {
                 None
             },
-            r052: if r.present()? {
+            r052: if r.present() {
                 Some(crate::records::MacroRules::decode(r)?)
             } else {
                 None
             },
-            r053: if r.present()? {
-                Some(crate::records::Raw::decode(r)?)
-            } else {
-                None
-            },
-            r054: if r.present()? {
+            r053: if r.present() { Some(crate::records::Raw::decode(r)?) } else { None },
+            r054: if r.present() {
                 Some(crate::records::Safe::decode(r)?)
             } else {
                 None
             },
-            r055: if r.present()? {
+            r055: if r.present() {
                 Some(crate::records::Option_::decode(r)?)
             } else {
                 None
             },
-            r056: if r.present()? {
+            r056: if r.present() {
                 Some(crate::records::Some_::decode(r)?)
             } else {
                 None
             },
-            r057: if r.present()? {
+            r057: if r.present() {
                 Some(crate::records::None_::decode(r)?)
             } else {
                 None
             },
-            r058: if r.present()? {
+            r058: if r.present() {
                 Some(crate::records::Result_::decode(r)?)
             } else {
                 None
             },
-            r059: if r.present()? {
-                Some(crate::records::Ok_::decode(r)?)
-            } else {
-                None
-            },
-            r060: if r.present()? {
+            r059: if r.present() { Some(crate::records::Ok_::decode(r)?) } else { None },
+            r060: if r.present() {
                 Some(crate::records::Err_::decode(r)?)
             } else {
                 None
             },
-            r061: if r.present()? {
+            r061: if r.present() {
                 Some(crate::records::Vec_::decode(r)?)
             } else {
                 None
             },
-            r062: if r.present()? {
+            r062: if r.present() {
                 Some(crate::records::String_::decode(r)?)
             } else {
                 None
             },
-            r063: if r.present()? {
+            r063: if r.present() {
                 Some(crate::records::ToString_::decode(r)?)
             } else {
                 None
             },
-            r064: if r.present()? {
+            r064: if r.present() {
                 Some(crate::records::ToOwned_::decode(r)?)
             } else {
                 None
             },
-            r065: if r.present()? {
+            r065: if r.present() {
                 Some(crate::records::Clone_::decode(r)?)
             } else {
                 None
             },
-            r066: if r.present()? {
+            r066: if r.present() {
                 Some(crate::records::Copy_::decode(r)?)
             } else {
                 None
             },
-            r067: if r.present()? {
+            r067: if r.present() {
                 Some(crate::records::Send_::decode(r)?)
             } else {
                 None
             },
-            r068: if r.present()? {
+            r068: if r.present() {
                 Some(crate::records::Sync_::decode(r)?)
             } else {
                 None
             },
-            r069: if r.present()? {
+            r069: if r.present() {
                 Some(crate::records::Sized_::decode(r)?)
             } else {
                 None
             },
-            r070: if r.present()? {
+            r070: if r.present() {
                 Some(crate::records::Unpin_::decode(r)?)
             } else {
                 None
             },
-            r071: if r.present()? {
+            r071: if r.present() {
                 Some(crate::records::Drop_::decode(r)?)
             } else {
                 None
             },
-            r072: if r.present()? {
+            r072: if r.present() {
                 Some(crate::records::FnMut_::decode(r)?)
             } else {
                 None
             },
-            r073: if r.present()? {
+            r073: if r.present() {
                 Some(crate::records::FnOnce_::decode(r)?)
             } else {
                 None
             },
-            r074: if r.present()? {
+            r074: if r.present() {
                 Some(crate::records::Iterator_::decode(r)?)
             } else {
                 None
             },
-            r075: if r.present()? {
+            r075: if r.present() {
                 Some(crate::records::IntoIterator_::decode(r)?)
             } else {
                 None
             },
-            r076: if r.present()? {
+            r076: if r.present() {
                 Some(crate::records::DoubleEndedIterator_::decode(r)?)
             } else {
                 None
             },
-            r077: if r.present()? {
+            r077: if r.present() {
                 Some(crate::records::ExactSizeIterator_::decode(r)?)
             } else {
                 None
             },
-            r078: if r.present()? {
+            r078: if r.present() {
                 Some(crate::records::Extend_::decode(r)?)
             } else {
                 None
             },
-            r079: if r.present()? {
+            r079: if r.present() {
                 Some(crate::records::Default_::decode(r)?)
             } else {
                 None
             },
-            r080: if r.present()? {
-                Some(crate::records::Eq_::decode(r)?)
-            } else {
-                None
-            },
-            r081: if r.present()? {
+            r080: if r.present() { Some(crate::records::Eq_::decode(r)?) } else { None },
+            r081: if r.present() {
                 Some(crate::records::PartialEq_::decode(r)?)
             } else {
                 None
             },
-            r082: if r.present()? {
+            r082: if r.present() {
                 Some(crate::records::Ord_::decode(r)?)
             } else {
                 None
             },
-            r083: if r.present()? {
+            r083: if r.present() {
                 Some(crate::records::PartialOrd_::decode(r)?)
             } else {
                 None
             },
-            r084: if r.present()? {
+            r084: if r.present() {
                 Some(crate::records::AsRef_::decode(r)?)
             } else {
                 None
             },
-            r085: if r.present()? {
+            r085: if r.present() {
                 Some(crate::records::AsMut_::decode(r)?)
             } else {
                 None
             },
-            r086: if r.present()? {
+            r086: if r.present() {
                 Some(crate::records::Into_::decode(r)?)
             } else {
                 None
             },
-            r087: if r.present()? {
+            r087: if r.present() {
                 Some(crate::records::From_::decode(r)?)
             } else {
                 None
             },
-            r088: if r.present()? {
+            r088: if r.present() {
                 Some(crate::records::TryFrom_::decode(r)?)
             } else {
                 None
             },
-            r089: if r.present()? {
+            r089: if r.present() {
                 Some(crate::records::TryInto_::decode(r)?)
             } else {
                 None
             },
-            r090: if r.present()? {
+            r090: if r.present() {
                 Some(crate::records::FromIterator_::decode(r)?)
             } else {
                 None
             },
-            r091: if r.present()? {
+            r091: if r.present() {
                 Some(crate::records::Debug_::decode(r)?)
             } else {
                 None
             },
-            r092: if r.present()? {
+            r092: if r.present() {
                 Some(crate::records::Hash_::decode(r)?)
             } else {
                 None
             },
-            r093: if r.present()? {
+            r093: if r.present() {
                 Some(crate::records::Display_::decode(r)?)
             } else {
                 None
             },
-            r094: if r.present()? {
-                Some(crate::records::Lib::decode(r)?)
-            } else {
-                None
-            },
-            r095: if r.present()? {
+            r094: if r.present() { Some(crate::records::Lib::decode(r)?) } else { None },
+            r095: if r.present() {
                 Some(crate::records::Main::decode(r)?)
             } else {
                 None
             },
-            r096: if r.present()? {
+            r096: if r.present() {
                 Some(crate::records::Core::decode(r)?)
             } else {
                 None
             },
-            r097: if r.present()? {
-                Some(crate::records::Std::decode(r)?)
-            } else {
-                None
-            },
-            r098: if r.present()? {
+            r097: if r.present() { Some(crate::records::Std::decode(r)?) } else { None },
+            r098: if r.present() {
                 Some(crate::records::Alloc::decode(r)?)
             } else {
                 None
             },
-            r099: if r.present()? {
+            r099: if r.present() {
                 Some(crate::records::ProcMacro::decode(r)?)
             } else {
                 None
             },
-            r100: if r.present()? {
+            r100: if r.present() {
                 Some(crate::records::Test::decode(r)?)
             } else {
                 None
             },
-            r101: if r.present()? {
+            r101: if r.present() {
                 Some(crate::records::Bool::decode(r)?)
             } else {
                 None
             },
-            r102: if r.present()? {
+            r102: if r.present() {
                 Some(crate::records::Char::decode(r)?)
             } else {
                 None
             },
-            r103: if r.present()? {
-                Some(crate::records::Str::decode(r)?)
-            } else {
-                None
-            },
-            r104: if r.present()? { Some(crate::records::I8::decode(r)?) } else { None },
-            r105: if r.present()? {
-                Some(crate::records::I16::decode(r)?)
-            } else {
-                None
-            },
-            r106: if r.present()? {
-                Some(crate::records::I32::decode(r)?)
-            } else {
-                None
-            },
-            r107: if r.present()? {
-                Some(crate::records::I64::decode(r)?)
-            } else {
-                None
-            },
-            r108: if r.present()? {
+            r103: if r.present() { Some(crate::records::Str::decode(r)?) } else { None },
+            r104: if r.present() { Some(crate::records::I8::decode(r)?) } else { None },
+            r105: if r.present() { Some(crate::records::I16::decode(r)?) } else { None },
+            r106: if r.present() { Some(crate::records::I32::decode(r)?) } else { None },
+            r107: if r.present() { Some(crate::records::I64::decode(r)?) } else { None },
+            r108: if r.present() {
                 Some(crate::records::I128::decode(r)?)
             } else {
                 None
             },
-            r109: if r.present()? {
+            r109: if r.present() {
                 Some(crate::records::Isize::decode(r)?)
             } else {
                 None
             },
-            r110: if r.present()? { Some(crate::records::U8::decode(r)?) } else { None },
-            r111: if r.present()? {
-                Some(crate::records::U16::decode(r)?)
-            } else {
-                None
-            },
-            r112: if r.present()? {
-                Some(crate::records::U32::decode(r)?)
-            } else {
-                None
-            },
-            r113: if r.present()? {
-                Some(crate::records::U64::decode(r)?)
-            } else {
-                None
-            },
-            r114: if r.present()? {
+            r110: if r.present() { Some(crate::records::U8::decode(r)?) } else { None },
+            r111: if r.present() { Some(crate::records::U16::decode(r)?) } else { None },
+            r112: if r.present() { Some(crate::records::U32::decode(r)?) } else { None },
+            r113: if r.present() { Some(crate::records::U64::decode(r)?) } else { None },
+            r114: if r.present() {
                 Some(crate::records::U128::decode(r)?)
             } else {
                 None
             },
-            r115: if r.present()? {
+            r115: if r.present() {
                 Some(crate::records::Usize::decode(r)?)
             } else {
                 None
             },
-            r116: if r.present()? {
-                Some(crate::records::F32::decode(r)?)
-            } else {
-                None
-            },
-            r117: if r.present()? {
-                Some(crate::records::F64::decode(r)?)
-            } else {
-                None
-            },
-            r118: if r.present()? {
+            r116: if r.present() { Some(crate::records::F32::decode(r)?) } else { None },
+            r117: if r.present() { Some(crate::records::F64::decode(r)?) } else { None },
+            r118: if r.present() {
                 Some(crate::records::Base::decode(r)?)
             } else {
                 None
             },
-            r119: if r.present()? {
+            r119: if r.present() {
                 Some(crate::records::Byte::decode(r)?)
             } else {
                 None
             },
-            r120: if r.present()? {
+            r120: if r.present() {
                 Some(crate::records::Case::decode(r)?)
             } else {
                 None
             },
-            r121: if r.present()? {
+            r121: if r.present() {
                 Some(crate::records::Catch::decode(r)?)
             } else {
                 None
             },
-            r122: if r.present()? {
+            r122: if r.present() {
                 Some(crate::records::Checked::decode(r)?)
             } else {
                 None
             },
-            r123: if r.present()? {
+            r123: if r.present() {
                 Some(crate::records::Class::decode(r)?)
             } else {
                 None
             },
-            r124: if r.present()? {
+            r124: if r.present() {
                 Some(crate::records::Decimal::decode(r)?)
             } else {
                 None
             },
-            r125: if r.present()? {
+            r125: if r.present() {
                 Some(crate::records::Delegate::decode(r)?)
             } else {
                 None
             },
-            r126: if r.present()? {
+            r126: if r.present() {
                 Some(crate::records::Double::decode(r)?)
             } else {
                 None
             },
-            r127: if r.present()? {
+            r127: if r.present() {
                 Some(crate::records::Event::decode(r)?)
             } else {
                 None
             },
-            r128: if r.present()? {
+            r128: if r.present() {
                 Some(crate::records::Explicit::decode(r)?)
             } else {
                 None
             },
-            r129: if r.present()? {
+            r129: if r.present() {
                 Some(crate::records::Finally::decode(r)?)
             } else {
                 None
             },
-            r130: if r.present()? {
+            r130: if r.present() {
                 Some(crate::records::Fixed::decode(r)?)
             } else {
                 None
             },
-            r131: if r.present()? {
+            r131: if r.present() {
                 Some(crate::records::Float::decode(r)?)
             } else {
                 None
             },
-            r132: if r.present()? {
+            r132: if r.present() {
                 Some(crate::records::Foreach::decode(r)?)
             } else {
                 None
             },
-            r133: if r.present()? {
+            r133: if r.present() {
                 Some(crate::records::Goto::decode(r)?)
             } else {
                 None
             },
-            r134: if r.present()? {
+            r134: if r.present() {
                 Some(crate::records::Implicit::decode(r)?)
             } else {
                 None
             },
-            r135: if r.present()? {
-                Some(crate::records::Int::decode(r)?)
-            } else {
-                None
-            },
-            r136: if r.present()? {
+            r135: if r.present() { Some(crate::records::Int::decode(r)?) } else { None },
+            r136: if r.present() {
                 Some(crate::records::Interface::decode(r)?)
             } else {
                 None
             },
-            r137: if r.present()? {
+            r137: if r.present() {
                 Some(crate::records::Internal::decode(r)?)
             } else {
                 None
             },
-            r138: if r.present()? { Some(crate::records::Is::decode(r)?) } else { None },
-            r139: if r.present()? {
+            r138: if r.present() { Some(crate::records::Is::decode(r)?) } else { None },
+            r139: if r.present() {
                 Some(crate::records::Lock::decode(r)?)
             } else {
                 None
             },
-            r140: if r.present()? {
+            r140: if r.present() {
                 Some(crate::records::Long::decode(r)?)
             } else {
                 None
             },
-            r141: if r.present()? {
+            r141: if r.present() {
                 Some(crate::records::Namespace::decode(r)?)
             } else {
                 None
             },
-            r142: if r.present()? {
-                Some(crate::records::New::decode(r)?)
-            } else {
-                None
-            },
-            r143: if r.present()? {
+            r142: if r.present() { Some(crate::records::New::decode(r)?) } else { None },
+            r143: if r.present() {
                 Some(crate::records::Null::decode(r)?)
             } else {
                 None
             },
-            r144: if r.present()? {
+            r144: if r.present() {
                 Some(crate::records::Object::decode(r)?)
             } else {
                 None
             },
-            r145: if r.present()? {
+            r145: if r.present() {
                 Some(crate::records::Operator::decode(r)?)
             } else {
                 None
             },
-            r146: if r.present()? {
-                Some(crate::records::Out::decode(r)?)
-            } else {
-                None
-            },
-            r147: if r.present()? {
+            r146: if r.present() { Some(crate::records::Out::decode(r)?) } else { None },
+            r147: if r.present() {
                 Some(crate::records::Params::decode(r)?)
             } else {
                 None
             },
-            r148: if r.present()? {
+            r148: if r.present() {
                 Some(crate::records::Private::decode(r)?)
             } else {
                 None
             },
-            r149: if r.present()? {
+            r149: if r.present() {
                 Some(crate::records::Protected::decode(r)?)
             } else {
                 None
             },
-            r150: if r.present()? {
+            r150: if r.present() {
                 Some(crate::records::Public::decode(r)?)
             } else {
                 None
             },
-            r151: if r.present()? {
+            r151: if r.present() {
                 Some(crate::records::Readonly::decode(r)?)
             } else {
                 None
             },
-            r152: if r.present()? {
+            r152: if r.present() {
                 Some(crate::records::Sbyte::decode(r)?)
             } else {
                 None
             },
-            r153: if r.present()? {
+            r153: if r.present() {
                 Some(crate::records::Sealed::decode(r)?)
             } else {
                 None
             },
-            r154: if r.present()? {
+            r154: if r.present() {
                 Some(crate::records::Short::decode(r)?)
             } else {
                 None
             },
-            r155: if r.present()? {
+            r155: if r.present() {
                 Some(crate::records::Sizeof::decode(r)?)
             } else {
                 None
             },
-            r156: if r.present()? {
+            r156: if r.present() {
                 Some(crate::records::Stackalloc::decode(r)?)
             } else {
                 None
             },
-            r157: if r.present()? {
+            r157: if r.present() {
                 Some(crate::records::Switch::decode(r)?)
             } else {
                 None
             },
-            r158: if r.present()? {
+            r158: if r.present() {
                 Some(crate::records::This::decode(r)?)
             } else {
                 None
             },
-            r159: if r.present()? {
+            r159: if r.present() {
                 Some(crate::records::Throw::decode(r)?)
             } else {
                 None
             },
-            r160: if r.present()? {
+            r160: if r.present() {
                 Some(crate::records::Uint::decode(r)?)
             } else {
                 None
             },
-            r161: if r.present()? {
+            r161: if r.present() {
                 Some(crate::records::Ulong::decode(r)?)
             } else {
                 None
             },
-            r162: if r.present()? {
+            r162: if r.present() {
                 Some(crate::records::Unchecked::decode(r)?)
             } else {
                 None
             },
-            r163: if r.present()? {
+            r163: if r.present() {
                 Some(crate::records::Ushort::decode(r)?)
             } else {
                 None
             },
-            r164: if r.present()? {
+            r164: if r.present() {
                 Some(crate::records::Using::decode(r)?)
             } else {
                 None
             },
-            r165: if r.present()? {
+            r165: if r.present() {
                 Some(crate::records::Void::decode(r)?)
             } else {
                 None
             },
-            r166: if r.present()? {
+            r166: if r.present() {
                 Some(crate::records::Volatile::decode(r)?)
             } else {
                 None
             },
-            r167: if r.present()? {
-                Some(crate::records::Add::decode(r)?)
-            } else {
-                None
-            },
-            r168: if r.present()? {
+            r167: if r.present() { Some(crate::records::Add::decode(r)?) } else { None },
+            r168: if r.present() {
                 Some(crate::records::Alias::decode(r)?)
             } else {
                 None
             },
-            r169: if r.present()? {
+            r169: if r.present() {
                 Some(crate::records::Ascending::decode(r)?)
             } else {
                 None
             },
-            r170: if r.present()? { Some(crate::records::By::decode(r)?) } else { None },
-            r171: if r.present()? {
+            r170: if r.present() { Some(crate::records::By::decode(r)?) } else { None },
+            r171: if r.present() {
                 Some(crate::records::Descending::decode(r)?)
             } else {
                 None
             },
-            r172: if r.present()? {
+            r172: if r.present() {
                 Some(crate::records::Dynamic::decode(r)?)
             } else {
                 None
             },
-            r173: if r.present()? {
+            r173: if r.present() {
                 Some(crate::records::Equals::decode(r)?)
             } else {
                 None
             },
-            r174: if r.present()? {
-                Some(crate::records::Get::decode(r)?)
-            } else {
-                None
-            },
-            r175: if r.present()? {
+            r174: if r.present() { Some(crate::records::Get::decode(r)?) } else { None },
+            r175: if r.present() {
                 Some(crate::records::Global::decode(r)?)
             } else {
                 None
             },
-            r176: if r.present()? {
+            r176: if r.present() {
                 Some(crate::records::Group::decode(r)?)
             } else {
                 None
             },
-            r177: if r.present()? {
+            r177: if r.present() {
                 Some(crate::records::Join::decode(r)?)
             } else {
                 None
             },
-            r178: if r.present()? {
+            r178: if r.present() {
                 Some(crate::records::Nameof::decode(r)?)
             } else {
                 None
             },
-            r179: if r.present()? { Some(crate::records::On::decode(r)?) } else { None },
-            r180: if r.present()? {
+            r179: if r.present() { Some(crate::records::On::decode(r)?) } else { None },
+            r180: if r.present() {
                 Some(crate::records::Orderby::decode(r)?)
             } else {
                 None
             },
-            r181: if r.present()? {
+            r181: if r.present() {
                 Some(crate::records::Partial::decode(r)?)
             } else {
                 None
             },
-            r182: if r.present()? {
+            r182: if r.present() {
                 Some(crate::records::Remove::decode(r)?)
             } else {
                 None
             },
-            r183: if r.present()? {
+            r183: if r.present() {
                 Some(crate::records::Select::decode(r)?)
             } else {
                 None
             },
-            r184: if r.present()? {
-                Some(crate::records::Set::decode(r)?)
-            } else {
-                None
-            },
-            r185: if r.present()? {
+            r184: if r.present() { Some(crate::records::Set::decode(r)?) } else { None },
+            r185: if r.present() {
                 Some(crate::records::Unmanaged::decode(r)?)
             } else {
                 None
             },
-            r186: if r.present()? {
+            r186: if r.present() {
                 Some(crate::records::Value::decode(r)?)
             } else {
                 None
             },
-            r187: if r.present()? {
-                Some(crate::records::Var::decode(r)?)
-            } else {
-                None
-            },
-            r188: if r.present()? {
+            r187: if r.present() { Some(crate::records::Var::decode(r)?) } else { None },
+            r188: if r.present() {
                 Some(crate::records::When::decode(r)?)
             } else {
                 None
             },
-            r189: if r.present()? {
+            r189: if r.present() {
                 Some(crate::records::Record::decode(r)?)
             } else {
                 None
             },
-            r190: if r.present()? {
+            r190: if r.present() {
                 Some(crate::records::Init::decode(r)?)
             } else {
                 None
             },
-            r191: if r.present()? {
+            r191: if r.present() {
                 Some(crate::records::With::decode(r)?)
             } else {
                 None
             },
-            r192: if r.present()? {
-                Some(crate::records::And::decode(r)?)
-            } else {
-                None
-            },
-            r193: if r.present()? { Some(crate::records::Or::decode(r)?) } else { None },
-            r194: if r.present()? {
-                Some(crate::records::Not::decode(r)?)
-            } else {
-                None
-            },
-            r195: if r.present()? {
+            r192: if r.present() { Some(crate::records::And::decode(r)?) } else { None },
+            r193: if r.present() { Some(crate::records::Or::decode(r)?) } else { None },
+            r194: if r.present() { Some(crate::records::Not::decode(r)?) } else { None },
+            r195: if r.present() {
                 Some(crate::records::Nint::decode(r)?)
             } else {
                 None
             },
-            r196: if r.present()? {
+            r196: if r.present() {
                 Some(crate::records::Nuint::decode(r)?)
             } else {
                 None
             },
-            r197: if r.present()? {
+            r197: if r.present() {
                 Some(crate::records::Managed::decode(r)?)
             } else {
                 None
             },
-            r198: if r.present()? {
+            r198: if r.present() {
                 Some(crate::records::Required::decode(r)?)
             } else {
                 None
             },
-            r199: if r.present()? {
+            r199: if r.present() {
                 Some(crate::records::File::decode(r)?)
             } else {
                 None
             },
-            r200: if r.present()? {
+            r200: if r.present() {
                 Some(crate::records::Scoped::decode(r)?)
             } else {
                 None
             },
-            r201: if r.present()? {
+            r201: if r.present() {
                 Some(crate::records::Field::decode(r)?)
             } else {
                 None
             },
-            r202: if r.present()? {
+            r202: if r.present() {
                 Some(crate::records::GetHashCode::decode(r)?)
             } else {
                 None
             },
-            r203: if r.present()? {
+            r203: if r.present() {
                 Some(crate::records::GetType::decode(r)?)
             } else {
                 None
             },
-            r204: if r.present()? {
+            r204: if r.present() {
                 Some(crate::records::Finalize::decode(r)?)
             } else {
                 None
             },
-            r205: if r.present()? {
+            r205: if r.present() {
                 Some(crate::records::MemberwiseClone::decode(r)?)
             } else {
                 None
             },
-            r206: if r.present()? {
+            r206: if r.present() {
                 Some(crate::records::ReferenceEquals::decode(r)?)
             } else {
                 None
             },
-            r207: if r.present()? {
+            r207: if r.present() {
                 Some(crate::records::Debugger::decode(r)?)
             } else {
                 None
             },
-            r208: if r.present()? {
+            r208: if r.present() {
                 Some(crate::records::Delete::decode(r)?)
             } else {
                 None
             },
-            r209: if r.present()? {
+            r209: if r.present() {
                 Some(crate::records::Export::decode(r)?)
             } else {
                 None
             },
-            r210: if r.present()? {
+            r210: if r.present() {
                 Some(crate::records::Extends::decode(r)?)
             } else {
                 None
             },
-            r211: if r.present()? {
+            r211: if r.present() {
                 Some(crate::records::Function::decode(r)?)
             } else {
                 None
             },
-            r212: if r.present()? {
+            r212: if r.present() {
                 Some(crate::records::Import::decode(r)?)
             } else {
                 None
             },
-            r213: if r.present()? {
+            r213: if r.present() {
                 Some(crate::records::Instanceof::decode(r)?)
             } else {
                 None
             },
-            r214: if r.present()? {
+            r214: if r.present() {
                 Some(crate::records::Implements::decode(r)?)
             } else {
                 None
             },
-            r215: if r.present()? {
+            r215: if r.present() {
                 Some(crate::records::Package::decode(r)?)
             } else {
                 None
             },
-            r216: if r.present()? {
-                Some(crate::records::Any::decode(r)?)
-            } else {
-                None
-            },
-            r217: if r.present()? {
+            r216: if r.present() { Some(crate::records::Any::decode(r)?) } else { None },
+            r217: if r.present() {
                 Some(crate::records::Boolean::decode(r)?)
             } else {
                 None
             },
-            r218: if r.present()? {
+            r218: if r.present() {
                 Some(crate::records::Constructor::decode(r)?)
             } else {
                 None
             },
-            r219: if r.present()? {
+            r219: if r.present() {
                 Some(crate::records::Declare::decode(r)?)
             } else {
                 None
             },
-            r220: if r.present()? {
+            r220: if r.present() {
                 Some(crate::records::Module::decode(r)?)
             } else {
                 None
             },
-            r221: if r.present()? {
+            r221: if r.present() {
                 Some(crate::records::Require::decode(r)?)
             } else {
                 None
             },
-            r222: if r.present()? {
+            r222: if r.present() {
                 Some(crate::records::Number::decode(r)?)
             } else {
                 None
             },
-            r223: if r.present()? {
+            r223: if r.present() {
                 Some(crate::records::Symbol::decode(r)?)
             } else {
                 None
             },
-            r224: if r.present()? { Some(crate::records::Of::decode(r)?) } else { None },
-            r225: if r.present()? {
+            r224: if r.present() { Some(crate::records::Of::decode(r)?) } else { None },
+            r225: if r.present() {
                 Some(crate::records::Bigint::decode(r)?)
             } else {
                 None
             },
-            r226: if r.present()? {
+            r226: if r.present() {
                 Some(crate::records::Undefined::decode(r)?)
             } else {
                 None
             },
-            r227: if r.present()? {
+            r227: if r.present() {
                 Some(crate::records::Never::decode(r)?)
             } else {
                 None
             },
-            r228: if r.present()? {
+            r228: if r.present() {
                 Some(crate::records::Unknown::decode(r)?)
             } else {
                 None
             },
-            r229: if r.present()? {
+            r229: if r.present() {
                 Some(crate::records::Keyof::decode(r)?)
             } else {
                 None
             },
-            r230: if r.present()? {
+            r230: if r.present() {
                 Some(crate::records::Infer::decode(r)?)
             } else {
                 None
             },
-            r231: if r.present()? {
+            r231: if r.present() {
                 Some(crate::records::Unique::decode(r)?)
             } else {
                 None
             },
-            r232: if r.present()? {
+            r232: if r.present() {
                 Some(crate::records::Accessor::decode(r)?)
             } else {
                 None
             },
-            r233: if r.present()? {
+            r233: if r.present() {
                 Some(crate::records::Asserts::decode(r)?)
             } else {
                 None
             },
-            r234: if r.present()? {
+            r234: if r.present() {
                 Some(crate::records::Assert::decode(r)?)
             } else {
                 None
             },
-            r235: if r.present()? {
+            r235: if r.present() {
                 Some(crate::records::Intrinsic::decode(r)?)
             } else {
                 None
             },
-            r236: if r.present()? {
+            r236: if r.present() {
                 Some(crate::records::Satisfies::decode(r)?)
             } else {
                 None
             },
-            r237: if r.present()? {
+            r237: if r.present() {
                 Some(crate::records::Arguments::decode(r)?)
             } else {
                 None
             },
-            r238: if r.present()? {
+            r238: if r.present() {
                 Some(crate::records::Eval::decode(r)?)
             } else {
                 None
             },
-            r239: if r.present()? {
+            r239: if r.present() {
                 Some(crate::records::Proto::decode(r)?)
             } else {
                 None
             },
-            r240: if r.present()? {
+            r240: if r.present() {
                 Some(crate::records::Prototype::decode(r)?)
             } else {
                 None
             },
-            r241: if r.present()? {
+            r241: if r.present() {
                 Some(crate::records::ToLocaleString::decode(r)?)
             } else {
                 None
             },
-            r242: if r.present()? {
+            r242: if r.present() {
                 Some(crate::records::ValueOf::decode(r)?)
             } else {
                 None
             },
-            r243: if r.present()? {
+            r243: if r.present() {
                 Some(crate::records::HasOwnProperty::decode(r)?)
             } else {
                 None
             },
-            r244: if r.present()? {
+            r244: if r.present() {
                 Some(crate::records::IsPrototypeOf::decode(r)?)
             } else {
                 None
             },
-            r245: if r.present()? {
+            r245: if r.present() {
                 Some(crate::records::PropertyIsEnumerable::decode(r)?)
             } else {
                 None
             },
-            r246: if r.present()? {
+            r246: if r.present() {
                 Some(crate::records::Array::decode(r)?)
             } else {
                 None
             },
-            r247: if r.present()? {
+            r247: if r.present() {
                 Some(crate::records::ArrayBuffer::decode(r)?)
             } else {
                 None
             },
-            r248: if r.present()? {
+            r248: if r.present() {
                 Some(crate::records::ArrayLike::decode(r)?)
             } else {
                 None
             },
-            r249: if r.present()? {
+            r249: if r.present() {
                 Some(crate::records::Buffer::decode(r)?)
             } else {
                 None
             },
-            r250: if r.present()? {
+            r250: if r.present() {
                 Some(crate::records::DataView::decode(r)?)
             } else {
                 None
             },
-            r251: if r.present()? {
+            r251: if r.present() {
                 Some(crate::records::Date::decode(r)?)
             } else {
                 None
             },
-            r252: if r.present()? {
+            r252: if r.present() {
                 Some(crate::records::Error::decode(r)?)
             } else {
                 None
             },
-            r253: if r.present()? {
+            r253: if r.present() {
                 Some(crate::records::EvalError::decode(r)?)
             } else {
                 None
             },
-            r254: if r.present()? {
+            r254: if r.present() {
                 Some(crate::records::Exclude::decode(r)?)
             } else {
                 None
             },
-            r255: if r.present()? {
+            r255: if r.present() {
                 Some(crate::records::Extract::decode(r)?)
             } else {
                 None
             },
-            r256: if r.present()? {
+            r256: if r.present() {
                 Some(crate::records::Infinity::decode(r)?)
             } else {
                 None
             },
-            r257: if r.present()? {
+            r257: if r.present() {
                 Some(crate::records::InstanceType::decode(r)?)
             } else {
                 None
             },
-            r258: if r.present()? {
+            r258: if r.present() {
                 Some(crate::records::Intl::decode(r)?)
             } else {
                 None
             },
-            r259: if r.present()? {
+            r259: if r.present() {
                 Some(crate::records::Iterable::decode(r)?)
             } else {
                 None
             },
-            r260: if r.present()? {
+            r260: if r.present() {
                 Some(crate::records::IterableIterator::decode(r)?)
             } else {
                 None
             },
-            r261: if r.present()? {
+            r261: if r.present() {
                 Some(crate::records::Json::decode(r)?)
             } else {
                 None
             },
-            r262: if r.present()? {
-                Some(crate::records::Map::decode(r)?)
-            } else {
-                None
-            },
-            r263: if r.present()? {
+            r262: if r.present() { Some(crate::records::Map::decode(r)?) } else { None },
+            r263: if r.present() {
                 Some(crate::records::Math::decode(r)?)
             } else {
                 None
             },
-            r264: if r.present()? {
-                Some(crate::records::NaN::decode(r)?)
-            } else {
-                None
-            },
-            r265: if r.present()? {
+            r264: if r.present() { Some(crate::records::NaN::decode(r)?) } else { None },
+            r265: if r.present() {
                 Some(crate::records::NonNullable::decode(r)?)
             } else {
                 None
             },
-            r266: if r.present()? {
+            r266: if r.present() {
                 Some(crate::records::Omit::decode(r)?)
             } else {
                 None
             },
-            r267: if r.present()? {
+            r267: if r.present() {
                 Some(crate::records::Parameters::decode(r)?)
             } else {
                 None
             },
-            r268: if r.present()? {
+            r268: if r.present() {
                 Some(crate::records::Pick::decode(r)?)
             } else {
                 None
             },
-            r269: if r.present()? {
+            r269: if r.present() {
                 Some(crate::records::Promise::decode(r)?)
             } else {
                 None
             },
-            r270: if r.present()? {
+            r270: if r.present() {
                 Some(crate::records::PropertyKey::decode(r)?)
             } else {
                 None
             },
-            r271: if r.present()? {
+            r271: if r.present() {
                 Some(crate::records::Proxy::decode(r)?)
             } else {
                 None
             },
-            r272: if r.present()? {
+            r272: if r.present() {
                 Some(crate::records::RangeError::decode(r)?)
             } else {
                 None
             },
-            r273: if r.present()? {
+            r273: if r.present() {
                 Some(crate::records::ReadonlyArray::decode(r)?)
             } else {
                 None
             },
-            r274: if r.present()? {
+            r274: if r.present() {
                 Some(crate::records::ReadonlyMap::decode(r)?)
             } else {
                 None
             },
-            r275: if r.present()? {
+            r275: if r.present() {
                 Some(crate::records::ReadonlySet::decode(r)?)
             } else {
                 None
             },
-            r276: if r.present()? {
+            r276: if r.present() {
                 Some(crate::records::Reflect::decode(r)?)
             } else {
                 None
             },
-            r277: if r.present()? {
+            r277: if r.present() {
                 Some(crate::records::RegExp::decode(r)?)
             } else {
                 None
             },
-            r278: if r.present()? {
+            r278: if r.present() {
                 Some(crate::records::ReturnType::decode(r)?)
             } else {
                 None
             },
-            r279: if r.present()? {
+            r279: if r.present() {
                 Some(crate::records::SyntaxError::decode(r)?)
             } else {
                 None
             },
-            r280: if r.present()? {
+            r280: if r.present() {
                 Some(crate::records::TextDecoder::decode(r)?)
             } else {
                 None
             },
-            r281: if r.present()? {
+            r281: if r.present() {
                 Some(crate::records::TextEncoder::decode(r)?)
             } else {
                 None
             },
-            r282: if r.present()? {
+            r282: if r.present() {
                 Some(crate::records::TypeError::decode(r)?)
             } else {
                 None
             },
-            r283: if r.present()? {
+            r283: if r.present() {
                 Some(crate::records::UriError::decode(r)?)
             } else {
                 None
             },
-            r284: if r.present()? {
-                Some(crate::records::Url::decode(r)?)
-            } else {
-                None
-            },
-            r285: if r.present()? {
+            r284: if r.present() { Some(crate::records::Url::decode(r)?) } else { None },
+            r285: if r.present() {
                 Some(crate::records::Uint8array::decode(r)?)
             } else {
                 None
             },
-            r286: if r.present()? {
+            r286: if r.present() {
                 Some(crate::records::WeakMap::decode(r)?)
             } else {
                 None
             },
-            r287: if r.present()? {
+            r287: if r.present() {
                 Some(crate::records::WeakSet::decode(r)?)
             } else {
                 None
             },
-            r288: if r.present()? {
+            r288: if r.present() {
                 Some(crate::records::Console::decode(r)?)
             } else {
                 None
             },
-            r289: if r.present()? {
+            r289: if r.present() {
                 Some(crate::records::GlobalThis::decode(r)?)
             } else {
                 None
             },
-            r290: if r.present()? {
+            r290: if r.present() {
                 Some(crate::records::Process::decode(r)?)
             } else {
                 None
             },
-            r291: if r.present()? {
-                Some(crate::records::Con::decode(r)?)
-            } else {
-                None
-            },
-            r292: if r.present()? {
-                Some(crate::records::Prn::decode(r)?)
-            } else {
-                None
-            },
-            r293: if r.present()? {
-                Some(crate::records::Aux::decode(r)?)
-            } else {
-                None
-            },
-            r294: if r.present()? {
-                Some(crate::records::Nul::decode(r)?)
-            } else {
-                None
-            },
-            r295: if r.present()? {
+            r291: if r.present() { Some(crate::records::Con::decode(r)?) } else { None },
+            r292: if r.present() { Some(crate::records::Prn::decode(r)?) } else { None },
+            r293: if r.present() { Some(crate::records::Aux::decode(r)?) } else { None },
+            r294: if r.present() { Some(crate::records::Nul::decode(r)?) } else { None },
+            r295: if r.present() {
                 Some(crate::records::Com0::decode(r)?)
             } else {
                 None
             },
-            r296: if r.present()? {
+            r296: if r.present() {
                 Some(crate::records::Com1::decode(r)?)
             } else {
                 None
             },
-            r297: if r.present()? {
+            r297: if r.present() {
                 Some(crate::records::Com2::decode(r)?)
             } else {
                 None
             },
-            r298: if r.present()? {
+            r298: if r.present() {
                 Some(crate::records::Com3::decode(r)?)
             } else {
                 None
             },
-            r299: if r.present()? {
+            r299: if r.present() {
                 Some(crate::records::Com4::decode(r)?)
             } else {
                 None
             },
-            r300: if r.present()? {
+            r300: if r.present() {
                 Some(crate::records::Com5::decode(r)?)
             } else {
                 None
             },
-            r301: if r.present()? {
+            r301: if r.present() {
                 Some(crate::records::Com6::decode(r)?)
             } else {
                 None
             },
-            r302: if r.present()? {
+            r302: if r.present() {
                 Some(crate::records::Com7::decode(r)?)
             } else {
                 None
             },
-            r303: if r.present()? {
+            r303: if r.present() {
                 Some(crate::records::Com8::decode(r)?)
             } else {
                 None
             },
-            r304: if r.present()? {
+            r304: if r.present() {
                 Some(crate::records::Com9::decode(r)?)
             } else {
                 None
             },
-            r305: if r.present()? {
+            r305: if r.present() {
                 Some(crate::records::Lpt0::decode(r)?)
             } else {
                 None
             },
-            r306: if r.present()? {
+            r306: if r.present() {
                 Some(crate::records::Lpt1::decode(r)?)
             } else {
                 None
             },
-            r307: if r.present()? {
+            r307: if r.present() {
                 Some(crate::records::Lpt2::decode(r)?)
             } else {
                 None
             },
-            r308: if r.present()? {
+            r308: if r.present() {
                 Some(crate::records::Lpt3::decode(r)?)
             } else {
                 None
             },
-            r309: if r.present()? {
+            r309: if r.present() {
                 Some(crate::records::Lpt4::decode(r)?)
             } else {
                 None
             },
-            r310: if r.present()? {
+            r310: if r.present() {
                 Some(crate::records::Lpt5::decode(r)?)
             } else {
                 None
             },
-            r311: if r.present()? {
+            r311: if r.present() {
                 Some(crate::records::Lpt6::decode(r)?)
             } else {
                 None
             },
-            r312: if r.present()? {
+            r312: if r.present() {
                 Some(crate::records::Lpt7::decode(r)?)
             } else {
                 None
             },
-            r313: if r.present()? {
+            r313: if r.present() {
                 Some(crate::records::Lpt8::decode(r)?)
             } else {
                 None
             },
-            r314: if r.present()? {
+            r314: if r.present() {
                 Some(crate::records::Lpt9::decode(r)?)
             } else {
                 None
             },
-            r315: if r.present()? {
+            r315: if r.present() {
                 Some(crate::records::ConinU0024::decode(r)?)
             } else {
                 None
             },
-            r316: if r.present()? {
+            r316: if r.present() {
                 Some(crate::records::ConoutU0024::decode(r)?)
             } else {
                 None
             },
-            r317: if r.present()? {
+            r317: if r.present() {
                 Some(crate::records::ClockU0024::decode(r)?)
             } else {
                 None
             },
-        })
+        };
+        r.check(v)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "4f313c21319f05957edd4b867e105b515f176744bdf75a0d4a69977c1901bcb5";
 /// The rows of `Records`, decoded on first use from the embedded `data/Records.bytes`.
-static TABLE: crate::runtime::Table = crate::runtime::Table::new(
+pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     1,
     "data/Records.bytes",
     "Records",
     SCHEMA_HASH,
     decode,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes.
+/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
+/// loop is the runtime's, shared by every table: here is only what one row adds.
 fn decode(
     r: &mut crate::runtime::Decoder,
     n: usize,
 ) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
     let mut rows: Vec<Records> = Vec::with_capacity(n.min(r.remaining()));
-    for _ in 0..n {
-        let row = Records::decode(r)?;
-        if let Some(prev) = rows.last() {
-            if !((prev.id) < (row.id)) {
-                return Err(crate::runtime::unsorted(r, rows.len() - 1));
+    crate::runtime::each(
+        r,
+        n,
+        &mut |r| {
+            let row = Records::decode(r)?;
+            if let Some(prev) = rows.last() {
+                if !((prev.id) < (row.id)) {
+                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
+                }
             }
-        }
-        rows.push(row);
-    }
+            rows.push(row);
+            Ok(())
+        },
+    )?;
     Ok(Box::new(rows))
 }
 /// Primary key of `Records` (column `Id`).
