@@ -1000,3 +1000,37 @@ fn configuration_errors_exit_2() {
         "generated/ changed after a configuration error"
     );
 }
+
+#[test]
+fn a_json_number_beyond_a_double_is_out_of_range_not_a_syntax_error() {
+    // serde_json refuses 1e400 (it would be infinity); the designer is told the number is too large, in
+    // a JSON-value field and in a JSON literal of an integer array, never "expected a JSON value".
+    let p = Project::new("");
+    let schema = UNIT_SCHEMA.replace(
+        r#""Weapon": { "type": "string", "x-gentable-foreignKey": "Weapon" }"#,
+        r#""Weapon": { "type": "string", "x-gentable-foreignKey": "Weapon" }, "Extra": {}"#,
+    );
+    assert_ne!(schema, UNIT_SCHEMA);
+    p.write("schema/Unit.schema.json", schema.as_bytes());
+    p.unit_csv(&[
+        "Id,Name,Hp,Side,Speed,Tags,Weapon,Extra",
+        "1,Archer,10,Red,1.5,1|2,Bow,1e400",
+        "2,Knight,20,Blue,2,[1e400],Sword,[1]",
+    ]);
+    let d = p.diags();
+    assert_locs(
+        &d,
+        &[
+            ("GT0202", CSV, None, 2, Some("H"), Some("Extra")),
+            ("GT0202", CSV, None, 3, Some("F"), Some("Tags")),
+        ],
+    );
+    assert_eq!(
+        d[0].message,
+        "a number in \"1e400\" is out of range: JSON numbers are 64-bit doubles, at most ±1.7976931348623157e308"
+    );
+    assert_eq!(
+        d[1].message,
+        "a number in \"[1e400]\" is out of range: JSON numbers are 64-bit doubles, at most ±1.7976931348623157e308"
+    );
+}

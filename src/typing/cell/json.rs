@@ -15,13 +15,22 @@ pub enum Error {
     Syntax(String),
     /// JSON, but a member name is given twice (or a number is not finite): always an error.
     Duplicate(String),
+    /// JSON, but a number in it is too large for a 64-bit double (`1e400`): always an error, never read as
+    /// infinity. Holds the message of a located cell error ("a number in … is out of range …").
+    OutOfRange(String),
 }
 
 /// Parse `text` as one JSON value.
 pub fn parse(text: &str) -> Result<J, Error> {
-    let classify = |e: serde_json::Error| match e.classify() {
+    let classify = |e: serde_json::Error| {
+        match e.classify() {
         serde_json::error::Category::Data => Error::Duplicate(e.to_string()),
+        // serde_json's own words for a number beyond ±1.7976931348623157e308 (its `NumberOutOfRange`).
+        _ if e.to_string().starts_with("number out of range") => Error::OutOfRange(format!(
+            "a number in {text:?} is out of range: JSON numbers are 64-bit doubles, at most ±1.7976931348623157e308"
+        )),
         _ => Error::Syntax(e.to_string()),
+    }
     };
     let mut de = serde_json::Deserializer::from_str(text);
     let v = Strict::deserialize(&mut de).map_err(classify)?;
@@ -131,6 +140,10 @@ mod tests {
         };
         assert!(e.contains("\"a\" is given twice"), "{e}");
         assert!(matches!(parse("abc"), Err(Error::Syntax(_))));
+        let Err(Error::OutOfRange(e)) = parse("[1, 1e400]") else {
+            panic!("a number beyond a double must be out of range, not a syntax error")
+        };
+        assert!(e.contains("\"[1, 1e400]\" is out of range"), "{e}");
         assert!(parse("[1,2").is_err());
         assert!(parse("1 2").is_err());
         assert!(check_value(&parse("9007199254740992").unwrap()).is_ok());

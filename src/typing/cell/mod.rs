@@ -249,6 +249,10 @@ fn parse_text(text: &str, ty: &Type, project: &Project, g: Grammar) -> Result<Va
                             CellError::new(Code::BadGrammar, m).help("give each member once")
                         )
                     }
+                    Err(json::Error::OutOfRange(m)) => {
+                        return Err(CellError::new(Code::OutOfRange, m)
+                            .help("write a smaller number, or the value as text if it is one"))
+                    }
                     Err(json::Error::Syntax(_)) => {}
                 }
                 if t.starts_with('{') {
@@ -1147,6 +1151,10 @@ fn parse_json_cell(t: &str) -> Result<Value, CellError> {
     let v = json::parse(t).map_err(|e| {
         let m = match e {
             json::Error::Duplicate(m) => m,
+            json::Error::OutOfRange(m) => {
+                return CellError::new(Code::OutOfRange, m)
+                    .help("write a smaller number, or the value as text in double quotes (\"1e400\")")
+            }
             json::Error::Syntax(_) => format!("expected a JSON value, found {t:?}"),
         };
         CellError::new(Code::WrongType, m).help(
