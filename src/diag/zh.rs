@@ -1263,7 +1263,7 @@ pub const FRAMES: &[(&str, &str)] = &[
     ("error: cannot handle Ctrl-C: {}", "错误：无法处理 Ctrl-C：{0}"),
     // gentable init / infer
     ("error: the example table does not parse", "错误：示例表无法解析"),
-    ("next: gentable build -c gentable.toml (in that folder)", "下一步：（在该文件夹中）gentable build -c gentable.toml"),
+    ("next: gentable build -c {}", "下一步：gentable build -c {0}"),
     ("unlimited moves drawn {} cells out", "无限步的走法画到 {0} 格以外"),
     ("error: {} already has a gentable.toml; nothing was written", "错误：{0} 已经有 gentable.toml；什么也没有写"),
 ];

@@ -65,8 +65,10 @@ pub fn init(dir: &Path, lang: Lang) -> Report {
                 .collect::<String>()
                 + &frame(
                     lang,
-                    "next: gentable build -c gentable.toml (in that folder)",
-                    &[],
+                    "next: gentable build -c {}",
+                    &[&shell_word(
+                        &dir.join("gentable.toml").display().to_string(),
+                    )],
                 )
                 + "\n",
             ..Report::default()
@@ -76,6 +78,17 @@ pub fn init(dir: &Path, lang: Lang) -> Report {
             exit_code: 2,
             ..Report::default()
         },
+    }
+}
+
+/// `path` as one word of a POSIX shell command line: as it is when it has only safe characters, else in
+/// single quotes (a `'` inside written `'\''`), so that the printed command runs when pasted.
+fn shell_word(path: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "/._-+:@%,=".contains(c) || !c.is_ascii();
+    if !path.is_empty() && path.chars().all(safe) {
+        path.to_string()
+    } else {
+        format!("'{}'", path.replace('\'', "'\\''"))
     }
 }
 
@@ -277,6 +290,30 @@ pub fn schema_of(t: &RawTable, title: &str) -> J {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `init` names the command to run next with the project's own path (it said "-c gentable.toml (in
+    /// that folder)", which ran nothing when pasted), quoted for a shell when it has to be.
+    #[test]
+    fn init_prints_the_next_command_with_the_project_path() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("my game's 表");
+        let r = init(&dir, Lang::En);
+        assert_eq!(r.exit_code, 0, "{}", r.stderr);
+        let toml = dir.join("gentable.toml").display().to_string();
+        let want = format!(
+            "next: gentable build -c '{}'\n",
+            toml.replace('\'', "'\\''")
+        );
+        assert!(r.stdout.ends_with(&want), "{}", r.stdout);
+        assert!(dir.join("gentable.toml").is_file());
+        assert_eq!(
+            shell_word("work/Game/gentable.toml"),
+            "work/Game/gentable.toml"
+        );
+        assert_eq!(shell_word("配置/gentable.toml"), "配置/gentable.toml");
+        assert_eq!(shell_word("a b/gentable.toml"), "'a b/gentable.toml'");
+        assert_eq!(shell_word("it's/gentable.toml"), "'it'\\''s/gentable.toml'");
+    }
 
     /// A `--sheet` given with a CSV file was ignored (the last session's "seen and left alone"): it is an
     /// error now, and without it the same file is read.
