@@ -146,7 +146,23 @@ pub fn command(file: &Path, sheet: Option<&str>, lang: Lang) -> Report {
         };
         match read_csv(&bytes) {
             Some(t) => t,
-            None => return fail(format!("{} is not UTF-8 CSV", file.display())),
+            // The build names a UTF-16 file without a byte-order mark at the file (GT0102); say the same
+            // here instead of "not UTF-8" alone.
+            None => match crate::read::csv::utf16_without_bom(&bytes) {
+                Some(e) => {
+                    return fail(format!(
+                        "{} is {} text without a byte-order mark, not UTF-8 CSV: save it as \"CSV UTF-8\" and infer it again",
+                        file.display(),
+                        e.name()
+                    ))
+                }
+                None => {
+                    return fail(format!(
+                        "{} is not UTF-8 CSV: save it as \"CSV UTF-8\" and infer it again",
+                        file.display()
+                    ))
+                }
+            },
         }
     };
     let title = table.sheet.clone().unwrap_or(name);
@@ -290,6 +306,35 @@ pub fn schema_of(t: &RawTable, title: &str) -> J {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A CSV file that is not UTF-8 is refused with what it is and how to save it; UTF-16 without a
+    /// byte-order mark (Excel's "Unicode Text" after another tool dropped the mark) is named as such.
+    #[test]
+    fn infer_names_utf16_without_a_bom() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("Unit.csv");
+        let utf16: Vec<u8> = "Id\tName\r\n1\tArcher\r\n2\tKnight\r\n"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        std::fs::write(&csv, &utf16).unwrap();
+        let r = command(&csv, None, Lang::En);
+        assert_eq!(r.exit_code, 2);
+        assert!(
+            r.stderr.contains("is UTF-16LE text without a byte-order mark, not UTF-8 CSV: save it as \"CSV UTF-8\""),
+            "{}",
+            r.stderr
+        );
+        std::fs::write(&csv, b"Id,Name\n1,\xb9\xad\xbc\xfd\xca\xd6\n").unwrap();
+        let r = command(&csv, None, Lang::En);
+        assert_eq!(r.exit_code, 2);
+        assert!(
+            r.stderr
+                .contains("is not UTF-8 CSV: save it as \"CSV UTF-8\""),
+            "{}",
+            r.stderr
+        );
+    }
 
     /// `init` names the command to run next with the project's own path (it said "-c gentable.toml (in
     /// that folder)", which ran nothing when pasted), quoted for a shell when it has to be.
