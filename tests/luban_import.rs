@@ -1286,7 +1286,8 @@ fn check_sees_a_left_out_table_that_would_now_import() {
     let check = gentable::import::luban::command(&conf, &out, true, "+08:00");
     assert_eq!(check.exit_code, 1, "{}{}", check.stdout, check.stderr);
     assert!(
-        check.stdout.contains("would update gentable.toml\n")
+        check.stdout.contains("would update gentable.toml\n    ")
+            && check.stdout.contains("\n    +[tables.TbA]\n")
             && check
                 .stdout
                 .contains("would create schema/TbA.schema.json\n")

@@ -1246,6 +1246,7 @@ pub const FRAMES: &[(&str, &str)] = &[
     // gentable import luban
     ("error: --time-zone must be a fixed offset like +08:00 or UTC, not {}", "错误：--time-zone 必须是固定的时差，如 +08:00 或 UTC，而不是 {0}"),
     ("would {}", "将会{0}"),
+    ("… {} more changed lines", "……另有 {0} 行改动"),
     ("create {}", "创建 {0}"),
     ("update {}", "更新 {0}"),
     ("remove {}", "删除 {0}"),

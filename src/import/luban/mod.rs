@@ -125,13 +125,22 @@ pub fn command_in(
     }
     let mut stdout = String::new();
     for c in &changes {
-        let c = c.say(lang);
+        let said = c.say(lang);
         let line = if check {
-            frame(lang, "would {}", &[&c])
+            frame(lang, "would {}", &[&said])
         } else {
-            c
+            said
         };
         stdout.push_str(&format!("{line}\n"));
+        // A check says what would change in a file it would update (CI logs show no diff otherwise).
+        if let (true, Change::Update(rel)) = (check, c) {
+            if let (Some(old), Some((_, new))) = (
+                before.get(rel),
+                imported.files.iter().find(|(r, _)| r == rel),
+            ) {
+                stdout.push_str(&changed_lines(old, new, lang));
+            }
+        }
     }
     let state = match (check, changes.is_empty()) {
         (_, true) => frame(lang, " (up to date)", &[]),
@@ -344,4 +353,31 @@ pub fn relative(from: &Path, to: &Path) -> String {
     } else {
         parts.join("/")
     }
+}
+
+/// The lines that differ between `old` and `new`, as `    -old` / `    +new` (at most 12, then how many
+/// more): what `import luban --check` shows under a file it would update.
+fn changed_lines(old: &str, new: &str, lang: Lang) -> String {
+    const SHOWN: usize = 12;
+    let diff = similar::TextDiff::from_lines(old, new);
+    let mut lines = diff.iter_all_changes().filter_map(|c| {
+        let sign = match c.tag() {
+            similar::ChangeTag::Delete => '-',
+            similar::ChangeTag::Insert => '+',
+            similar::ChangeTag::Equal => return None,
+        };
+        Some(format!(
+            "    {sign}{}\n",
+            c.value().trim_end_matches(['\n', '\r'])
+        ))
+    });
+    let mut out: String = lines.by_ref().take(SHOWN).collect();
+    let more = lines.count();
+    if more > 0 {
+        out.push_str(&format!(
+            "    {}\n",
+            frame(lang, "… {} more changed lines", &[&more])
+        ));
+    }
+    out
 }
