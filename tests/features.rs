@@ -354,6 +354,29 @@ fn aliases_name_a_fields_column() {
         );
         let d = show(&p.diags());
         assert!(d.iter().any(|x| x.contains(message)), "{aliases}: {d:?}");
+        // The same rules for the properties of a record (aliases head its Luban sub-header columns): they
+        // went unchecked, and an alias equal to a sibling's name left the sub-column's field to property order.
+        let record = format!(
+            r#"{{"title": "Unit", "type": "object", "x-gentable-primaryKey": "Id",
+            "properties": {{"Id": {{"type": "integer"}},
+                            "Stats": {{"type": "object", "properties": {{
+                                "Id": {{"type": "integer"}},
+                                "Name": {{"type": "string", "x-gentable-aliases": {aliases}}}}}}}}},
+            "required": ["Id"]}}"#
+        );
+        let p = P::new(
+            "",
+            &[
+                ("schema/Unit.schema.json", record.as_str()),
+                ("Table/Unit.csv", "Id,Stats.Id,Stats.Name\n1,2,a\n"),
+            ],
+        );
+        let d = show(&p.diags());
+        assert!(
+            d.iter()
+                .any(|x| x.contains("#/properties/Stats: ") && x.contains(message)),
+            "record {aliases}: {d:?}"
+        );
     }
     // A vertical (column-mode) sheet: field names in column A, values in B.
     assert_eq!(

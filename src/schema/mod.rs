@@ -230,40 +230,12 @@ pub fn build_table(
         defaults.push(ctx.default_of(&node));
     }
     let _ = props;
-    // `x-gentable-aliases`: non-empty strings, each naming one field only (never another field's name or
-    // alias, which would leave the column's field to the order of the properties).
-    for (name, ps) in registered.into_iter().flatten() {
-        let Some(a) = ps.get("x-gentable-aliases") else {
-            continue;
-        };
-        // A header is trimmed before it is looked up, and a dotted one names a record's field: such an
-        // alias could never name this column.
-        let ok = a.as_array().is_some_and(|a| {
-            a.iter().enumerate().all(|(i, x)| {
-                x.as_str().is_some_and(|s| {
-                    !s.trim().is_empty() && s.trim() == s && !s.contains('.') && !a[..i].contains(x)
-                })
-            })
-        });
-        if !ok {
-            ctx.diags.push(err(format!(
-                "x-gentable-aliases of {name:?} must be a list of distinct header texts, without surrounding spaces or '.', e.g. [\"名称\"]"
-            )));
-        }
-    }
-    for (i, f) in fields.iter().enumerate() {
-        for a in &f.aliases {
-            let clash = fields
-                .iter()
-                .enumerate()
-                .find(|(j, g)| *j != i && (g.name == *a || (*j < i && g.aliases.contains(a))));
-            if let Some((_, g)) = clash {
-                ctx.diags.push(err(format!(
-                    "the alias {a:?} of {:?} is also the name or an alias of {:?}: a column headed {a:?} would name both",
-                    f.name, g.name
-                )));
-            }
-        }
+    let raw = registered
+        .into_iter()
+        .flatten()
+        .filter_map(|(name, ps)| Some((name.as_str(), ps.get("x-gentable-aliases")?)));
+    for m in typer::alias_errors(raw, &fields) {
+        ctx.diags.push(err(m));
     }
     let index_of = |ctx: &mut typer::Ctx, what: &str, n: &str| -> Option<usize> {
         let i = fields.iter().position(|f| f.name == n);

@@ -1642,6 +1642,22 @@ impl<'a, 'r> Ctx<'a, 'r> {
         }
     }
 
+    /// The `x-gentable-aliases` errors of a record's fields (as of a table's row: [`alias_errors`]), each
+    /// reported at the record's schema location.
+    fn check_record_aliases(
+        &mut self,
+        n: &Node<'r>,
+        members: &[(String, Vec<Node<'r>>)],
+        fields: &[Field],
+    ) {
+        let raw = members.iter().filter_map(|(name, nodes)| {
+            Some((name.as_str(), nodes.first()?.s.get("x-gentable-aliases")?))
+        });
+        for m in alias_errors(raw, fields) {
+            self.err(Code::InvalidSchema, &n.file, format!("{}: {m}", n.origin));
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn record_fields(
         &mut self,
@@ -1713,6 +1729,7 @@ impl<'a, 'r> Ctx<'a, 'r> {
             let f = self.field(name, &bn[0], Type::Optional(Box::new(t)));
             fields.push(f);
         }
+        self.check_record_aliases(n, members, &fields);
         if open {
             if fields.iter().any(|f| f.name == crate::ir::EXTRA_FIELD) {
                 self.err(
@@ -2099,4 +2116,45 @@ mod tests {
         assert_eq!(meet(&(Type::String, false), &i), None);
         assert_eq!(join(&(Type::String, false), &i), None);
     }
+}
+
+/// What is wrong with the `x-gentable-aliases` of a row's or a record's properties (`raw`: each property's
+/// name and its keyword as written; `fields`: the typed fields, their aliases read): each must be a list of
+/// distinct non-empty header texts without surrounding spaces or `.` (a header is trimmed before it is looked
+/// up, and a dotted one names a record's field), and no alias may be another field's name or alias (the
+/// column's field would depend on the order of the properties). Messages for [`Code::InvalidSchema`].
+pub(crate) fn alias_errors<'a>(
+    raw: impl Iterator<Item = (&'a str, &'a J)>,
+    fields: &[Field],
+) -> Vec<String> {
+    let mut out = vec![];
+    for (name, a) in raw {
+        let ok = a.as_array().is_some_and(|a| {
+            a.iter().enumerate().all(|(i, x)| {
+                x.as_str().is_some_and(|s| {
+                    !s.trim().is_empty() && s.trim() == s && !s.contains('.') && !a[..i].contains(x)
+                })
+            })
+        });
+        if !ok {
+            out.push(format!(
+                "x-gentable-aliases of {name:?} must be a list of distinct header texts, without surrounding spaces or '.', e.g. [\"名称\"]"
+            ));
+        }
+    }
+    for (i, f) in fields.iter().enumerate() {
+        for a in &f.aliases {
+            let clash = fields
+                .iter()
+                .enumerate()
+                .find(|(j, g)| *j != i && (g.name == *a || (*j < i && g.aliases.contains(a))));
+            if let Some((_, g)) = clash {
+                out.push(format!(
+                    "the alias {a:?} of {:?} is also the name or an alias of {:?}: a column headed {a:?} would name both",
+                    f.name, g.name
+                ));
+            }
+        }
+    }
+    out
 }
