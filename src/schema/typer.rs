@@ -2093,31 +2093,6 @@ fn pointer_escape(s: &str) -> String {
     s.replace('~', "~0").replace('/', "~1")
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn kinds_in_words() {
-        assert_eq!(Kinds::INT.or(Kinds::STR).words(), "an integer or a string");
-        assert_eq!(
-            Kinds::NUM.or(Kinds::BOOL).or(Kinds::NULL).words(),
-            "null, a boolean or a number"
-        );
-        assert_eq!(Kinds::NONE.words(), "nothing");
-    }
-
-    #[test]
-    fn meet_and_join() {
-        let i = (Type::Int(IntWidth::I32), false);
-        let f = (Type::Float, false);
-        assert_eq!(meet(&i, &f), Some(i.clone()));
-        assert_eq!(join(&i, &f), Some(f.clone()));
-        assert_eq!(meet(&(Type::String, false), &i), None);
-        assert_eq!(join(&(Type::String, false), &i), None);
-    }
-}
-
 /// What is wrong with the `x-gentable-aliases` of a row's or a record's properties (`raw`: each property's
 /// name and its keyword as written; `fields`: the typed fields, their aliases read): each must be a list of
 /// distinct non-empty header texts without surrounding spaces or `.` (a header is trimmed before it is looked
@@ -2157,4 +2132,29 @@ pub(crate) fn alias_errors<'a>(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_in_words() {
+        assert_eq!(Kinds::INT.or(Kinds::STR).words(), "an integer or a string");
+        assert_eq!(
+            Kinds::NUM.or(Kinds::BOOL).or(Kinds::NULL).words(),
+            "null, a boolean or a number"
+        );
+        assert_eq!(Kinds::NONE.words(), "nothing");
+    }
+
+    #[test]
+    fn meet_and_join() {
+        let i = (Type::Int(IntWidth::I32), false);
+        let f = (Type::Float, false);
+        assert_eq!(meet(&i, &f), Some(i.clone()));
+        assert_eq!(join(&i, &f), Some(f.clone()));
+        assert_eq!(meet(&(Type::String, false), &i), None);
+        assert_eq!(join(&(Type::String, false), &i), None);
+    }
 }
