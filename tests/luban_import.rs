@@ -1521,3 +1521,20 @@ fn field_aliases_name_sub_columns_and_are_not_written_where_they_name_nothing() 
         "{text}"
     );
 }
+
+#[test]
+fn an_output_folder_not_created_yet_is_seen_from_where_it_will_be() {
+    // `import luban luban.conf --out ../o1` from the Luban folder, o1 not there yet: the project's `tables`
+    // path was computed from an unresolved `lb/../o1` and came out one `..` short ("../../Datas").
+    let tmp = tempfile::tempdir().unwrap();
+    let lb = tmp.path().join("lb");
+    std::fs::create_dir_all(lb.join("Datas")).unwrap();
+    let rel = gentable::import::luban::relative(&lb.join("../o1"), &lb.join("Datas"));
+    assert_eq!(rel, "../lb/Datas");
+    let rel = gentable::import::luban::relative(&lb.join("./new/deep/../x"), &lb.join("Datas"));
+    assert_eq!(rel, "../../Datas");
+    assert_eq!(
+        gentable::import::luban::relative(&lb.join("Datas/../Datas"), &lb.join("Datas")),
+        "."
+    );
+}

@@ -720,7 +720,7 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("give each member once", "每个成员只写一次"),
     ("a number in {} is out of range: JSON numbers are 64-bit doubles, at most ±1.7976931348623157e308", "{0} 中有数字超出范围：JSON 数字是 64 位浮点数，绝对值最大为 1.7976931348623157e308"),
     ("write a smaller number, or the value as text if it is one", "请写更小的数字；如果它其实是文本，就按文本填写"),
-    ("write a smaller number, or the value as text in double quotes (\"1e400\")", "请写更小的数字，或把它作为文本写在双引号中（\"1e400\"）"),
+    ("write a smaller number; if the value is text, write it as a JSON string in double quotes", "请写更小的数字；如果它是文本，就写成双引号中的 JSON 字符串"),
     ("{} has {} elements but the value has {} parts", "{0} 有 {1} 个元素，但值有 {2} 部分"),
     ("{} is a whole number far too large for {} ({})", "{0} 是一个整数，但对 {1}（{2}）来说太大了"),
     ("the member {} is given twice", "成员 {0} 给出了两次"),

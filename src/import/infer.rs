@@ -85,8 +85,14 @@ pub fn init(dir: &Path, lang: Lang) -> Report {
 /// single quotes (a `'` inside written `'\''`), so that the printed command runs when pasted.
 fn shell_word(path: &str) -> String {
     let safe = |c: char| c.is_ascii_alphanumeric() || "/._-+:@%,=".contains(c) || !c.is_ascii();
-    if !path.is_empty() && path.chars().all(safe) {
+    // A relative path starting with '-' would read as an option.
+    let path = if path.starts_with('-') {
+        format!("./{path}")
+    } else {
         path.to_string()
+    };
+    if !path.is_empty() && path.chars().all(safe) {
+        path
     } else {
         format!("'{}'", path.replace('\'', "'\\''"))
     }
@@ -357,6 +363,7 @@ mod tests {
         );
         assert_eq!(shell_word("配置/gentable.toml"), "配置/gentable.toml");
         assert_eq!(shell_word("a b/gentable.toml"), "'a b/gentable.toml'");
+        assert_eq!(shell_word("-dash/gentable.toml"), "./-dash/gentable.toml");
         assert_eq!(shell_word("it's/gentable.toml"), "'it'\\''s/gentable.toml'");
     }
 

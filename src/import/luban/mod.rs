@@ -326,15 +326,39 @@ fn failing_tables(
     Ok(failing)
 }
 
-/// `to` as seen from `from` (both made absolute), `/`-separated; absolute when they share no root.
-pub fn relative(from: &Path, to: &Path) -> String {
-    let abs = |p: &Path| {
-        std::fs::canonicalize(p).unwrap_or_else(|_| {
-            std::env::current_dir()
-                .map(|d| d.join(p))
-                .unwrap_or_else(|_| p.to_path_buf())
-        })
+/// `p` made absolute: the part that exists resolved as the file system sees it (symbolic links, `..`), the
+/// rest (an output folder not created yet, `../out`) appended with its `..` and `.` applied.
+fn absolute(p: &Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let p = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(p))
+            .unwrap_or_else(|_| p.to_path_buf())
     };
+    let mut out = std::path::PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => {
+                out.push(other);
+                if let Ok(real) = std::fs::canonicalize(&out) {
+                    out = real;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `to` as seen from `from` (both made absolute, [`absolute`]), `/`-separated; absolute when they share no
+/// root.
+pub fn relative(from: &Path, to: &Path) -> String {
+    let abs = absolute;
     let (f, t) = (abs(from), abs(to));
     let fc: Vec<_> = f.components().collect();
     let tc: Vec<_> = t.components().collect();

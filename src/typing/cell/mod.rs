@@ -1153,7 +1153,7 @@ fn parse_json_cell(t: &str) -> Result<Value, CellError> {
             json::Error::Duplicate(m) => m,
             json::Error::OutOfRange(m) => {
                 return CellError::new(Code::OutOfRange, m)
-                    .help("write a smaller number, or the value as text in double quotes (\"1e400\")")
+                    .help("write a smaller number; if the value is text, write it as a JSON string in double quotes")
             }
             json::Error::Syntax(_) => format!("expected a JSON value, found {t:?}"),
         };
