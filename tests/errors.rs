@@ -1034,3 +1034,30 @@ fn a_json_number_beyond_a_double_is_out_of_range_not_a_syntax_error() {
         "a number in \"[1e400]\" is out of range: JSON numbers are 64-bit doubles, at most ±1.7976931348623157e308"
     );
 }
+
+#[test]
+fn a_number_cell_beyond_a_double_says_out_of_range_whatever_its_sign() {
+    // "-1e400 is too large" read oddly for a negative number; both signs are out of range.
+    let p = Project::new("");
+    p.unit_csv(&[
+        HEADER,
+        "1,Archer,10,Red,1e400,1|2,Bow",
+        "2,Knight,20,Blue,-1e400,,Sword",
+    ]);
+    let d = p.diags();
+    assert_locs(
+        &d,
+        &[
+            ("GT0202", CSV, None, 2, Some("E"), Some("Speed")),
+            ("GT0202", CSV, None, 3, Some("E"), Some("Speed")),
+        ],
+    );
+    assert_eq!(
+        d[0].message,
+        "1e400 is out of range for a 64-bit float (at most ±1.7976931348623157e308)"
+    );
+    assert_eq!(
+        d[1].message,
+        "-1e400 is out of range for a 64-bit float (at most ±1.7976931348623157e308)"
+    );
+}

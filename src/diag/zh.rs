@@ -290,7 +290,8 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("check the value, or widen the field with \"format\" or minimum/maximum in the schema", "检查该值，或在结构中用 \"format\" 或 minimum/maximum 放宽字段"),
     ("{} is not a finite number", "{0} 不是有限数"),
     ("JSON, and so every generated language, has no NaN or infinity", "JSON（因而每种生成的语言）都没有 NaN 或无穷大"),
-    ("{} is too large for a 64-bit float", "{0} 太大，64 位浮点数放不下"),
+    ("{} is out of range for a 64-bit float (at most ±1.7976931348623157e308)", "{0} 超出 64 位浮点数的范围（绝对值最大为 1.7976931348623157e308）"),
+    ("write a number nearer to 0, or make the field a string if the digits are text", "请写绝对值更小的数；如果这些数字其实是文本，就把字段改为字符串"),
     ("this field holds any JSON value: write text in double quotes (\"abc\"), numbers, true, false, null, [..] or {..}", "该字段可以是任意 JSON 值：文本写在双引号中（\"abc\"），或写数字、true、false、null、[..] 或 {..}"),
     // Dates, times, date-times and durations (typing/cell/time.rs).
     ("{} is not a day of the calendar", "{0} 不是日历上存在的日期"),

@@ -938,8 +938,9 @@ pub fn parse_float(s: &str) -> Result<Value, CellError> {
         Ok(f) if f.is_finite() => Ok(Value::Float(if f == 0.0 { 0.0 } else { f })),
         Ok(_) => Err(CellError::new(
             Code::OutOfRange,
-            format!("{s} is too large for a 64-bit float"),
-        )),
+            format!("{s} is out of range for a 64-bit float (at most ±1.7976931348623157e308)"),
+        )
+        .help("write a number nearer to 0, or make the field a string if the digits are text")),
         Err(_) => Err(CellError::new(
             Code::WrongType,
             format!("expected a number, found {s:?}"),
