@@ -514,9 +514,10 @@ mod tests {
         let zh = init(zh_dir.path(), Lang::Zh);
         assert!(
             zh.stdout.starts_with("创建 gentable.toml\n")
-                && zh
-                    .stdout
-                    .ends_with("下一步：（在该文件夹中）gentable build -c gentable.toml\n"),
+                && zh.stdout.ends_with(&format!(
+                    "下一步：gentable build -c {}\n",
+                    shell_word(&zh_dir.path().join("gentable.toml").display().to_string())
+                )),
             "{}",
             zh.stdout
         );
