@@ -25,6 +25,31 @@ fn write_if_changed(path: &Path, text: &[u8]) {
     }
 }
 
+/// `table`'s embedded data file from FunnyPitch built with that table in its sheet's row order (a copy of the
+/// project under `target/rust-data/`, with `[tables.<table>] order = "source"`).
+fn in_sheet_order(table: &str) -> Vec<u8> {
+    let dir = repo().join("target/rust-data/sheet-order");
+    let _ = std::fs::remove_dir_all(&dir);
+    for part in ["Table", "schema"] {
+        copy_dir(&repo().join(part), &dir.join(part));
+    }
+    let mut toml = std::fs::read_to_string(repo().join("gentable.toml")).unwrap();
+    toml.push_str(&format!("\n[tables.{table}]\norder = \"source\"\n"));
+    std::fs::write(dir.join("gentable.toml"), toml).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_gentable"))
+        .arg("build")
+        .arg("-c")
+        .arg(dir.join("gentable.toml"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read(dir.join(format!("generated/rust/data/{table}.bytes"))).unwrap()
+}
+
 #[test]
 fn damaged_embedded_data_is_a_data_error_naming_the_file() {
     let crate_dir = repo().join("generated/rust");
@@ -131,6 +156,18 @@ fn damaged_embedded_data_is_a_data_error_naming_the_file() {
         "Lang",
         prefix,
         "the string table's code lengths are not a prefix code",
+    ));
+    // Rows out of primary-key order, every hash and the CRC intact (a sorted table's lookups search its rows):
+    // FunnyPitch built again with PieceType in sheet order (`order = "source"`: Soldier, then Minister), its
+    // hashes taken from the committed file.
+    let mut unsorted = in_sheet_order("PieceType");
+    unsorted[24..152].copy_from_slice(&piece[24..152]);
+    reseal(&mut unsorted);
+    cases.push((
+        "unsorted",
+        "PieceType",
+        unsorted,
+        "rows 0 and 1 are not in strictly ascending primary-key order",
     ));
     cases.push((
         "garbage",

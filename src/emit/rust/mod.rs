@@ -33,9 +33,14 @@
 //!   not one per table (docs/performance.md);
 //! * the decoders read every field through `runtime::Decoder`'s reads, which return the value (after a
 //!   failure: a default, reading nothing) and keep the first `DataError`; each decoder asks
-//!   `Decoder::check` once after its reads instead of a `?` per field, the row loop is the runtime's
-//!   `each` (one loop for the crate, a closure per table) and `load()` walks a static list of the tables'
-//!   `runtime::Table`s: the `?`s were a third of the front end's work on 500 tables (docs/performance.md);
+//!   `Decoder::check` once after its reads instead of a `?` per field, and `load()` walks a static list of
+//!   the tables' `runtime::Table`s: the `?`s were a third of the front end's work on 500 tables
+//!   (docs/performance.md);
+//! * every row implements `runtime::Row` (its primary key and its decoder), and the row loop with its
+//!   key-order checks (`runtime::sorted`, `list`, `single`, `source_order`), `get()` and the foreign-key
+//!   accessors (`runtime::resolve`) are generic functions of the runtime: their bodies are type-checked
+//!   and borrow-checked once for the crate, where a loop, a closure and a lookup per table were a third
+//!   of the front end's work on 500 tables (docs/performance.md);
 //! * `code/src/runtime.rs`, `code/src/types.rs`, `code/src/canonical.rs`: fixed text (`support.rs`);
 //! * `data/<Table>.bytes`: the rows (written by the data stage, [`crate::emit::data::binary`]).
 //!
@@ -675,7 +680,8 @@ fn field_ident(f: &Field) -> proc_macro2::Ident {
 
 /// Struct definition, `Canonical` impl (a row, or a record of `form`), decoder (`decode`, reading the
 /// fields in declaration order from the embedded data) and foreign-key accessors ([`references`]) for a list
-/// of fields.
+/// of fields. `row_key`: for a table's row, its primary key's fields (none for a list or singleton table):
+/// the decoder is then the row's `runtime::Row` impl, with that key; for a record, `None`.
 fn struct_def(
     p: &Project,
     name: &str,
@@ -683,8 +689,13 @@ fn struct_def(
     fields: &[Field],
     form: RecordForm,
     ids: &IdMap,
-    own_pk: Option<usize>,
+    row_key: Option<&[usize]>,
 ) -> Result<TokenStream> {
+    // A table's single-field primary key is typed with the table's own id.
+    let own_pk = match row_key {
+        Some(&[k]) => Some(k),
+        _ => None,
+    };
     let pairs = fields.iter().map(|f| {
         (
             f.name.as_str(),
@@ -803,6 +814,52 @@ fn struct_def(
             }
         }
     };
+    let decode_doc = quote! {
+        /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+        /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
+        #[inline(never)]
+    };
+    let decode = match row_key {
+        // A table's row: the runtime's generic table code reads and looks rows up through `Row`.
+        Some(key) => {
+            let (key_ty, key_expr) = match key {
+                [] => (quote! { () }, quote! {}),
+                [k] => {
+                    let f = &fields[*k];
+                    let (ty, id) = (rust_ty(&f.ty, fk_of(*k, f).as_ref()), field_ident(f));
+                    (ty, quote! { self.#id })
+                }
+                _ => {
+                    let tys = key
+                        .iter()
+                        .map(|&k| rust_ty(&fields[k].ty, fk_of(k, &fields[k]).as_ref()));
+                    let ids = key.iter().map(|&k| field_ident(&fields[k]));
+                    (quote! { (#(#tys),*) }, quote! { (#(self.#ids),*) })
+                }
+            };
+            quote! {
+                impl crate::runtime::Row for #ident {
+                    type Key = #key_ty;
+                    #[inline]
+                    fn key(&self) -> #key_ty { #key_expr }
+                    #decode_doc
+                    fn decode(r: &mut crate::runtime::Decoder) -> Result<#ident, crate::runtime::Bad> {
+                        let v = #ident { #(#reads),* };
+                        r.check(v)
+                    }
+                }
+            }
+        }
+        None => quote! {
+            impl #ident {
+                #decode_doc
+                pub(crate) fn decode(r: &mut crate::runtime::Decoder) -> Result<#ident, crate::runtime::Bad> {
+                    let v = #ident { #(#reads),* };
+                    r.check(v)
+                }
+            }
+        },
+    };
     Ok(quote! {
         #doc
         #[derive(Clone, Copy, Debug, PartialEq)]
@@ -813,15 +870,7 @@ fn struct_def(
                 #canonical
             }
         }
-        impl #ident {
-            /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
-            /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
-            #[inline(never)]
-            pub(crate) fn decode(r: &mut crate::runtime::Decoder) -> Result<#ident, crate::runtime::Bad> {
-                let v = #ident { #(#reads),* };
-                r.check(v)
-            }
-        }
+        #decode
         #refs
     })
 }
@@ -994,9 +1043,6 @@ fn references(
         let stem = naming::rust_field(&f.name, f.ident.as_deref());
         let stem = stem.trim_end_matches('_');
         let name = &tt.name;
-        let found = quote! {
-            match #lookup(key) { Some(row) => row, None => crate::runtime::dangling(#name, &key) }
-        };
         let doc = doc_attrs(
             &format!(
                 "The `{name}` row that `{}` references (a foreign key): validation guarantees it exists for every row read from the tables.\n\n# Panics\n\nIf this row was built by hand with a key that `{name}` does not have.",
@@ -1013,8 +1059,7 @@ fn references(
                     #doc
                     #[inline]
                     pub fn #m(&self) -> Option<&'static crate::#tm::#trow> {
-                        let key = self.#id?;
-                        Some(#found)
+                        crate::runtime::resolve_some(#lookup, #name, self.#id)
                     }
                 });
             }
@@ -1026,8 +1071,7 @@ fn references(
                     #doc
                     #[inline]
                     pub fn #m(&self) -> impl Iterator<Item = &'static crate::#tm::#trow> {
-                        let keys = self.#id;
-                        keys.iter().map(|&key| #found)
+                        crate::runtime::resolve_each(#lookup, #name, self.#id)
                     }
                 });
             }
@@ -1038,8 +1082,7 @@ fn references(
                     #doc
                     #[inline]
                     pub fn #m(&self) -> &'static crate::#tm::#trow {
-                        let key = self.#id;
-                        #found
+                        crate::runtime::resolve(#lookup, #name, self.#id)
                     }
                 });
             }
@@ -1092,7 +1135,6 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
         t.schema_file,
         file
     ));
-    let own_pk = (t.mode == TableMode::Map && t.primary_key.len() == 1).then(|| t.primary_key[0]);
     let def = struct_def(
         p,
         &t.name,
@@ -1100,7 +1142,11 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
         &t.fields,
         RecordForm::Closed,
         ids,
-        own_pk,
+        Some(if t.mode == TableMode::Map {
+            &t.primary_key
+        } else {
+            &[]
+        }),
     )?;
     let schema_hash = super::data::schema_hash(p, t);
     let table_name = &t.name;
@@ -1115,27 +1161,13 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
         .iter()
         .map(|&i| field_ident(&t.fields[i]))
         .collect();
-    // Per row, while decoding: a sorted map table's keys must ascend strictly (the lookups search them).
-    let row_check = match t.mode {
-        TableMode::Map if !t.source_order => quote! {
-            if let Some(prev) = rows.last() {
-                if !((#(prev.#keys),*) < (#(row.#keys),*)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-        },
-        _ => quote! {},
-    };
-    let check = match t.mode {
-        TableMode::One => quote! {
-            if rows.len() != 1 {
-                return Err(r.error(format!("a singleton table has {} rows", rows.len())));
-            }
-        },
-        TableMode::Map if t.source_order => quote! {
-            crate::runtime::unique(r, &rows, |a, b| (#(a.#keys),*).cmp(&(#(b.#keys),*)))?;
-        },
-        _ => quote! {},
+    // The runtime's generic decoder for the table's mode (docs/data-format.md §3.3): a sorted map table's
+    // keys must ascend strictly (the lookups search them), a source-ordered one's be distinct.
+    let decoder = match t.mode {
+        TableMode::One => quote! { single },
+        TableMode::List => quote! { list },
+        TableMode::Map if t.source_order => quote! { source_order },
+        TableMode::Map => quote! { sorted },
     };
     let panics = |what: &str, alt: &str| {
         doc_attrs(
@@ -1164,20 +1196,8 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
         /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
         pub const SCHEMA_HASH: &str = #schema_hash;
         #[doc = #table_doc]
-        pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(#index, #file, #table_name, SCHEMA_HASH, decode);
-        /// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-        /// loop is the runtime's, shared by every table: here is only what one row adds.
-        fn decode(r: &mut crate::runtime::Decoder, n: usize) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-            let mut rows: Vec<#row_ty> = Vec::with_capacity(n.min(r.remaining()));
-            crate::runtime::each(r, n, &mut |r| {
-                let row = #row_ty::decode(r)?;
-                #row_check
-                rows.push(row);
-                Ok(())
-            })?;
-            #check
-            Ok(Box::new(rows))
-        }
+        pub(crate) static TABLE: crate::runtime::Table =
+            crate::runtime::Table::new(#index, #file, #table_name, SCHEMA_HASH, crate::runtime::#decoder::<#row_ty>);
     };
     let try_all = quote! { TABLE.try_rows() };
     let body = match t.mode {
@@ -1211,7 +1231,6 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
                 let m = format_ident!("{}", m);
                 let id = format_ident!("{}", id);
                 let inner_ty = rust_ty(inner, None);
-                let k = &keys[0];
                 let id_doc = format!(
                     " Primary key of `{}` (column `{}`).",
                     t.name, key_fields[0].name
@@ -1240,8 +1259,7 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
                         /// The row with primary key `key`, by binary search over row positions sorted by key.
                         #[inline]
                         pub fn get(key: crate::#m::#id) -> Option<&'static #row_ty> {
-                            let (rows, by_key) = (#row_ty::all(), #row_ty::by_key());
-                            crate::runtime::search(by_key.len(), &mut |j| rows[by_key[j] as usize].#k.cmp(&key)).map(|j| &rows[by_key[j] as usize])
+                            crate::runtime::get_in_order(#row_ty::all(), #row_ty::by_key(), key)
                         }
                     }
                 } else {
@@ -1249,8 +1267,7 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
                         /// The row with primary key `key`, by binary search (rows are sorted by key).
                         #[inline]
                         pub fn get(key: crate::#m::#id) -> Option<&'static #row_ty> {
-                            let rows = #row_ty::all();
-                            crate::runtime::search(rows.len(), &mut |i| rows[i].#k.cmp(&key)).map(|i| &rows[i])
+                            crate::runtime::get(&TABLE, key)
                         }
                     }
                 };
@@ -1269,8 +1286,7 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
                         /// The row with this composite primary key, by binary search over row positions sorted by key.
                         #[inline]
                         pub fn get(#(#params),*) -> Option<&'static #row_ty> {
-                            let (__rows, __by_key) = (#row_ty::all(), #row_ty::by_key());
-                            crate::runtime::search(__by_key.len(), &mut |__j| { let __row = &__rows[__by_key[__j] as usize]; (#(__row.#keys),*).cmp(&(#(#keys),*)) }).map(|__j| &__rows[__by_key[__j] as usize])
+                            crate::runtime::get_in_order(#row_ty::all(), #row_ty::by_key(), (#(#keys),*))
                         }
                     }
                 } else {
@@ -1278,8 +1294,7 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
                         /// The row with this composite primary key, by binary search (rows are sorted by key).
                         #[inline]
                         pub fn get(#(#params),*) -> Option<&'static #row_ty> {
-                            let __rows = #row_ty::all();
-                            crate::runtime::search(__rows.len(), &mut |__i| { let __row = &__rows[__i]; (#(__row.#keys),*).cmp(&(#(#keys),*)) }).map(|__i| &__rows[__i])
+                            crate::runtime::get(&TABLE, (#(#keys),*))
                         }
                     }
                 };
@@ -1300,7 +1315,7 @@ fn table_file(p: &Project, t: &Table, ids: &IdMap) -> Result<TokenStream> {
                     #[inline]
                     fn by_key() -> &'static [u32] {
                         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
-                        BY_KEY.get_or_init(|| crate::runtime::index(#row_ty::all(), |__a, __b| (#(__a.#keys),*).cmp(&(#(__b.#keys),*))))
+                        BY_KEY.get_or_init(|| crate::runtime::key_order(#row_ty::all()))
                     }
                 }
             } else {

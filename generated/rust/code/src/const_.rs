@@ -143,13 +143,14 @@ impl crate::canonical::Canonical for Const {
         out.push('}');
     }
 }
-impl Const {
+impl crate::runtime::Row for Const {
+    type Key = ();
+    #[inline]
+    fn key(&self) -> () {}
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Const, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Const, crate::runtime::Bad> {
         let v = Const {
             board_width: r.u8(),
             board_height: r.u8(),
@@ -181,12 +182,11 @@ impl Const {
     pub fn spy_select_pieces_rows(
         &self,
     ) -> impl Iterator<Item = &'static crate::piece_type::PieceType> {
-        let keys = self.spy_select_pieces;
-        keys.iter()
-            .map(|&key| match crate::piece_type::PieceType::get(key) {
-                Some(row) => row,
-                None => crate::runtime::dangling("PieceType", &key),
-            })
+        crate::runtime::resolve_each(
+            crate::piece_type::PieceType::get,
+            "PieceType",
+            self.spy_select_pieces,
+        )
     }
     /// The `PieceType` row that `SpyRandomPiece` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -195,11 +195,11 @@ impl Const {
     /// If this row was built by hand with a key that `PieceType` does not have.
     #[inline]
     pub fn spy_random_piece_row(&self) -> &'static crate::piece_type::PieceType {
-        let key = self.spy_random_piece;
-        match crate::piece_type::PieceType::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("PieceType", &key),
-        }
+        crate::runtime::resolve(
+            crate::piece_type::PieceType::get,
+            "PieceType",
+            self.spy_random_piece,
+        )
     }
     /// The `Lang` row that `SpySelectKey` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -208,11 +208,7 @@ impl Const {
     /// If this row was built by hand with a key that `Lang` does not have.
     #[inline]
     pub fn spy_select_key_row(&self) -> &'static crate::lang::Lang {
-        let key = self.spy_select_key;
-        match crate::lang::Lang::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("Lang", &key),
-        }
+        crate::runtime::resolve(crate::lang::Lang::get, "Lang", self.spy_select_key)
     }
     /// The `Lang` row that `SpyRandomKey` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -221,11 +217,7 @@ impl Const {
     /// If this row was built by hand with a key that `Lang` does not have.
     #[inline]
     pub fn spy_random_key_row(&self) -> &'static crate::lang::Lang {
-        let key = self.spy_random_key;
-        match crate::lang::Lang::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("Lang", &key),
-        }
+        crate::runtime::resolve(crate::lang::Lang::get, "Lang", self.spy_random_key)
     }
     /// The `Lang` row that `SpyAllDeadKey` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -234,11 +226,7 @@ impl Const {
     /// If this row was built by hand with a key that `Lang` does not have.
     #[inline]
     pub fn spy_all_dead_key_row(&self) -> &'static crate::lang::Lang {
-        let key = self.spy_all_dead_key;
-        match crate::lang::Lang::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("Lang", &key),
-        }
+        crate::runtime::resolve(crate::lang::Lang::get, "Lang", self.spy_all_dead_key)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
@@ -249,29 +237,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Const.bytes",
     "Const",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::single::<Const>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Const> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Const::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    if rows.len() != 1 {
-        return Err(r.error(format!("a singleton table has {} rows", rows.len())));
-    }
-    Ok(Box::new(rows))
-}
 impl Const {
     /// The single row, decoded on first use.
     ///

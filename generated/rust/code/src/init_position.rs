@@ -54,11 +54,16 @@ impl crate::canonical::Canonical for InitPosition {
         out.push('}');
     }
 }
-impl InitPosition {
+impl crate::runtime::Row for InitPosition {
+    type Key = crate::init_position::InitPositionId;
+    #[inline]
+    fn key(&self) -> crate::init_position::InitPositionId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<InitPosition, crate::runtime::Bad> {
         let v = InitPosition {
@@ -88,12 +93,10 @@ impl InitPosition {
     /// If this row was built by hand with a key that `PieceType` does not have.
     #[inline]
     pub fn piece_row(&self) -> Option<&'static crate::piece_type::PieceType> {
-        let key = self.piece?;
-        Some(
-            match crate::piece_type::PieceType::get(key) {
-                Some(row) => row,
-                None => crate::runtime::dangling("PieceType", &key),
-            },
+        crate::runtime::resolve_some(
+            crate::piece_type::PieceType::get,
+            "PieceType",
+            self.piece,
         )
     }
 }
@@ -105,31 +108,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/InitPosition.bytes",
     "InitPosition",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<InitPosition>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<InitPosition> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = InitPosition::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `InitPosition` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct InitPositionId(pub u8);
@@ -167,9 +147,7 @@ impl InitPosition {
     pub fn get(
         key: crate::init_position::InitPositionId,
     ) -> Option<&'static InitPosition> {
-        let rows = InitPosition::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }
 impl InitPosition {

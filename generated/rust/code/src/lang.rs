@@ -33,13 +33,16 @@ impl crate::canonical::Canonical for Lang {
         out.push('}');
     }
 }
-impl Lang {
+impl crate::runtime::Row for Lang {
+    type Key = crate::lang::LangId;
+    #[inline]
+    fn key(&self) -> crate::lang::LangId {
+        self.key
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Lang, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Lang, crate::runtime::Bad> {
         let v = Lang {
             key: crate::lang::LangId(r.str()),
             zh: r.str(),
@@ -56,31 +59,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Lang.bytes",
     "Lang",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Lang>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Lang> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Lang::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.key) < (row.key)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Lang` (column `Key`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LangId(pub &'static str);
@@ -116,8 +96,6 @@ impl Lang {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::lang::LangId) -> Option<&'static Lang> {
-        let rows = Lang::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].key.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

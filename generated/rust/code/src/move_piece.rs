@@ -32,11 +32,16 @@ impl crate::canonical::Canonical for MovePiece {
         out.push('}');
     }
 }
-impl MovePiece {
+impl crate::runtime::Row for MovePiece {
+    type Key = crate::piece_type::PieceTypeId;
+    #[inline]
+    fn key(&self) -> crate::piece_type::PieceTypeId {
+        self.piece
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<MovePiece, crate::runtime::Bad> {
         let v = MovePiece {
@@ -54,11 +59,11 @@ impl MovePiece {
     /// If this row was built by hand with a key that `PieceType` does not have.
     #[inline]
     pub fn piece_row(&self) -> &'static crate::piece_type::PieceType {
-        let key = self.piece;
-        match crate::piece_type::PieceType::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("PieceType", &key),
-        }
+        crate::runtime::resolve(
+            crate::piece_type::PieceType::get,
+            "PieceType",
+            self.piece,
+        )
     }
     /// The `MoveRule` row that `Rules` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -69,12 +74,11 @@ impl MovePiece {
     pub fn rules_rows(
         &self,
     ) -> impl Iterator<Item = &'static crate::move_rule::MoveRule> {
-        let keys = self.rules;
-        keys.iter()
-            .map(|&key| match crate::move_rule::MoveRule::get(key) {
-                Some(row) => row,
-                None => crate::runtime::dangling("MoveRule", &key),
-            })
+        crate::runtime::resolve_each(
+            crate::move_rule::MoveRule::get,
+            "MoveRule",
+            self.rules,
+        )
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
@@ -85,31 +89,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/MovePiece.bytes",
     "MovePiece",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<MovePiece>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<MovePiece> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = MovePiece::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.piece) < (row.piece)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 impl MovePiece {
     /// Every row, sorted by primary key, decoded on first use.
     ///
@@ -128,8 +109,6 @@ impl MovePiece {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::piece_type::PieceTypeId) -> Option<&'static MovePiece> {
-        let rows = MovePiece::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].piece.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

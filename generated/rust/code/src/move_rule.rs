@@ -50,13 +50,16 @@ impl crate::canonical::Canonical for MoveRule {
         out.push('}');
     }
 }
-impl MoveRule {
+impl crate::runtime::Row for MoveRule {
+    type Key = crate::move_rule::MoveRuleId;
+    #[inline]
+    fn key(&self) -> crate::move_rule::MoveRuleId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<MoveRule, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<MoveRule, crate::runtime::Bad> {
         let v = MoveRule {
             id: crate::move_rule::MoveRuleId(r.str()),
             direction: crate::move_rule_lib::MoveRuleLibId(r.str()),
@@ -76,11 +79,11 @@ impl MoveRule {
     /// If this row was built by hand with a key that `MoveRuleLib` does not have.
     #[inline]
     pub fn direction_row(&self) -> &'static crate::move_rule_lib::MoveRuleLib {
-        let key = self.direction;
-        match crate::move_rule_lib::MoveRuleLib::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("MoveRuleLib", &key),
-        }
+        crate::runtime::resolve(
+            crate::move_rule_lib::MoveRuleLib::get,
+            "MoveRuleLib",
+            self.direction,
+        )
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
@@ -91,31 +94,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/MoveRule.bytes",
     "MoveRule",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<MoveRule>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<MoveRule> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = MoveRule::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `MoveRule` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MoveRuleId(pub &'static str);
@@ -151,8 +131,6 @@ impl MoveRule {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::move_rule::MoveRuleId) -> Option<&'static MoveRule> {
-        let rows = MoveRule::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

@@ -28,11 +28,16 @@ impl crate::canonical::Canonical for MoveRuleLib {
         out.push('}');
     }
 }
-impl MoveRuleLib {
+impl crate::runtime::Row for MoveRuleLib {
+    type Key = crate::move_rule_lib::MoveRuleLibId;
+    #[inline]
+    fn key(&self) -> crate::move_rule_lib::MoveRuleLibId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<MoveRuleLib, crate::runtime::Bad> {
         let v = MoveRuleLib {
@@ -50,31 +55,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/MoveRuleLib.bytes",
     "MoveRuleLib",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<MoveRuleLib>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<MoveRuleLib> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = MoveRuleLib::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `MoveRuleLib` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MoveRuleLibId(pub &'static str);
@@ -112,8 +94,6 @@ impl MoveRuleLib {
     pub fn get(
         key: crate::move_rule_lib::MoveRuleLibId,
     ) -> Option<&'static MoveRuleLib> {
-        let rows = MoveRuleLib::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

@@ -72,11 +72,16 @@ impl crate::canonical::Canonical for PieceType {
         out.push('}');
     }
 }
-impl PieceType {
+impl crate::runtime::Row for PieceType {
+    type Key = crate::piece_type::PieceTypeId;
+    #[inline]
+    fn key(&self) -> crate::piece_type::PieceTypeId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<PieceType, crate::runtime::Bad> {
         let v = PieceType {
@@ -101,11 +106,7 @@ impl PieceType {
     /// If this row was built by hand with a key that `Lang` does not have.
     #[inline]
     pub fn name_key_row(&self) -> &'static crate::lang::Lang {
-        let key = self.name_key;
-        match crate::lang::Lang::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("Lang", &key),
-        }
+        crate::runtime::resolve(crate::lang::Lang::get, "Lang", self.name_key)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
@@ -116,31 +117,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/PieceType.bytes",
     "PieceType",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<PieceType>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<PieceType> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = PieceType::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `PieceType` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PieceTypeId(pub &'static str);
@@ -176,9 +154,7 @@ impl PieceType {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::piece_type::PieceTypeId) -> Option<&'static PieceType> {
-        let rows = PieceType::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }
 impl PieceType {

@@ -33,11 +33,14 @@ impl crate::canonical::Canonical for ServerConfig {
         out.push('}');
     }
 }
-impl ServerConfig {
+impl crate::runtime::Row for ServerConfig {
+    type Key = ();
+    #[inline]
+    fn key(&self) -> () {}
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ServerConfig, crate::runtime::Bad> {
         let v = ServerConfig {
@@ -56,29 +59,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/ServerConfig.bytes",
     "ServerConfig",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::single::<ServerConfig>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<ServerConfig> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = ServerConfig::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    if rows.len() != 1 {
-        return Err(r.error(format!("a singleton table has {} rows", rows.len())));
-    }
-    Ok(Box::new(rows))
-}
 impl ServerConfig {
     /// The single row, decoded on first use.
     ///

@@ -106,11 +106,16 @@ impl crate::canonical::Canonical for SpecialMove {
         out.push('}');
     }
 }
-impl SpecialMove {
+impl crate::runtime::Row for SpecialMove {
+    type Key = crate::special_move::SpecialMoveId;
+    #[inline]
+    fn key(&self) -> crate::special_move::SpecialMoveId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<SpecialMove, crate::runtime::Bad> {
         let v = SpecialMove {
@@ -150,12 +155,11 @@ impl SpecialMove {
     pub fn pieces_rows(
         &self,
     ) -> impl Iterator<Item = &'static crate::piece_type::PieceType> {
-        let keys = self.pieces;
-        keys.iter()
-            .map(|&key| match crate::piece_type::PieceType::get(key) {
-                Some(row) => row,
-                None => crate::runtime::dangling("PieceType", &key),
-            })
+        crate::runtime::resolve_each(
+            crate::piece_type::PieceType::get,
+            "PieceType",
+            self.pieces,
+        )
     }
     /// The `MoveRule` row that `Rules` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -166,12 +170,11 @@ impl SpecialMove {
     pub fn rules_rows(
         &self,
     ) -> impl Iterator<Item = &'static crate::move_rule::MoveRule> {
-        let keys = self.rules;
-        keys.iter()
-            .map(|&key| match crate::move_rule::MoveRule::get(key) {
-                Some(row) => row,
-                None => crate::runtime::dangling("MoveRule", &key),
-            })
+        crate::runtime::resolve_each(
+            crate::move_rule::MoveRule::get,
+            "MoveRule",
+            self.rules,
+        )
     }
     /// The `PieceType` row that `Target` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -180,12 +183,10 @@ impl SpecialMove {
     /// If this row was built by hand with a key that `PieceType` does not have.
     #[inline]
     pub fn target_row(&self) -> Option<&'static crate::piece_type::PieceType> {
-        let key = self.target?;
-        Some(
-            match crate::piece_type::PieceType::get(key) {
-                Some(row) => row,
-                None => crate::runtime::dangling("PieceType", &key),
-            },
+        crate::runtime::resolve_some(
+            crate::piece_type::PieceType::get,
+            "PieceType",
+            self.target,
         )
     }
     /// The `Lang` row that `NameKey` references (a foreign key): validation guarantees it exists for every row read from the tables.
@@ -195,11 +196,7 @@ impl SpecialMove {
     /// If this row was built by hand with a key that `Lang` does not have.
     #[inline]
     pub fn name_key_row(&self) -> &'static crate::lang::Lang {
-        let key = self.name_key;
-        match crate::lang::Lang::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("Lang", &key),
-        }
+        crate::runtime::resolve(crate::lang::Lang::get, "Lang", self.name_key)
     }
     /// The `Lang` row that `DescKey` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -208,11 +205,7 @@ impl SpecialMove {
     /// If this row was built by hand with a key that `Lang` does not have.
     #[inline]
     pub fn desc_key_row(&self) -> &'static crate::lang::Lang {
-        let key = self.desc_key;
-        match crate::lang::Lang::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("Lang", &key),
-        }
+        crate::runtime::resolve(crate::lang::Lang::get, "Lang", self.desc_key)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
@@ -223,31 +216,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/SpecialMove.bytes",
     "SpecialMove",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<SpecialMove>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<SpecialMove> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = SpecialMove::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `SpecialMove` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SpecialMoveId(pub &'static str);
@@ -283,8 +253,6 @@ impl SpecialMove {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::special_move::SpecialMoveId) -> Option<&'static SpecialMove> {
-        let rows = SpecialMove::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

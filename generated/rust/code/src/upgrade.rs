@@ -49,13 +49,16 @@ impl crate::canonical::Canonical for Upgrade {
         out.push('}');
     }
 }
-impl Upgrade {
+impl crate::runtime::Row for Upgrade {
+    type Key = crate::upgrade::UpgradeId;
+    #[inline]
+    fn key(&self) -> crate::upgrade::UpgradeId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Upgrade, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Upgrade, crate::runtime::Bad> {
         let v = Upgrade {
             id: crate::upgrade::UpgradeId(r.str()),
             from: crate::piece_type::PieceTypeId(r.str()),
@@ -78,11 +81,11 @@ impl Upgrade {
     /// If this row was built by hand with a key that `PieceType` does not have.
     #[inline]
     pub fn from_row(&self) -> &'static crate::piece_type::PieceType {
-        let key = self.from;
-        match crate::piece_type::PieceType::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("PieceType", &key),
-        }
+        crate::runtime::resolve(
+            crate::piece_type::PieceType::get,
+            "PieceType",
+            self.from,
+        )
     }
     /// The `PieceType` row that `To` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -91,11 +94,7 @@ impl Upgrade {
     /// If this row was built by hand with a key that `PieceType` does not have.
     #[inline]
     pub fn to_row(&self) -> &'static crate::piece_type::PieceType {
-        let key = self.to;
-        match crate::piece_type::PieceType::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("PieceType", &key),
-        }
+        crate::runtime::resolve(crate::piece_type::PieceType::get, "PieceType", self.to)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
@@ -106,31 +105,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Upgrade.bytes",
     "Upgrade",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Upgrade>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Upgrade> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Upgrade::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Upgrade` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UpgradeId(pub &'static str);
@@ -166,8 +142,6 @@ impl Upgrade {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::upgrade::UpgradeId) -> Option<&'static Upgrade> {
-        let rows = Upgrade::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

@@ -47,13 +47,14 @@ impl crate::canonical::Canonical for Cell {
         out.push('}');
     }
 }
-impl Cell {
+impl crate::runtime::Row for Cell {
+    type Key = ();
+    #[inline]
+    fn key(&self) -> () {}
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Cell, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Cell, crate::runtime::Bad> {
         let v = Cell {
             q: r.u8(),
             r: r.u8(),
@@ -76,26 +77,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Cell.bytes",
     "Cell",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::list::<Cell>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Cell> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Cell::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 impl Cell {
     /// Every row, in source order, decoded on first use.
     ///

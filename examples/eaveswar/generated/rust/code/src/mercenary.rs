@@ -38,11 +38,16 @@ impl crate::canonical::Canonical for Mercenary {
         out.push('}');
     }
 }
-impl Mercenary {
+impl crate::runtime::Row for Mercenary {
+    type Key = crate::mercenary::MercenaryId;
+    #[inline]
+    fn key(&self) -> crate::mercenary::MercenaryId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Mercenary, crate::runtime::Bad> {
         let v = Mercenary {
@@ -69,31 +74,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Mercenary.bytes",
     "Mercenary",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Mercenary>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Mercenary> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Mercenary::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Mercenary` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MercenaryId(pub &'static str);
@@ -129,9 +111,7 @@ impl Mercenary {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::mercenary::MercenaryId) -> Option<&'static Mercenary> {
-        let rows = Mercenary::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }
 impl Mercenary {

@@ -40,11 +40,16 @@ impl crate::canonical::Canonical for NeighborOffset {
         out.push('}');
     }
 }
-impl NeighborOffset {
+impl crate::runtime::Row for NeighborOffset {
+    type Key = crate::neighbor_offset::NeighborOffsetId;
+    #[inline]
+    fn key(&self) -> crate::neighbor_offset::NeighborOffsetId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<NeighborOffset, crate::runtime::Bad> {
         let v = NeighborOffset {
@@ -64,31 +69,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/NeighborOffset.bytes",
     "NeighborOffset",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<NeighborOffset>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<NeighborOffset> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = NeighborOffset::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `NeighborOffset` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NeighborOffsetId(pub &'static str);
@@ -126,9 +108,7 @@ impl NeighborOffset {
     pub fn get(
         key: crate::neighbor_offset::NeighborOffsetId,
     ) -> Option<&'static NeighborOffset> {
-        let rows = NeighborOffset::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }
 impl NeighborOffset {

@@ -43,13 +43,16 @@ impl crate::canonical::Canonical for Role {
         out.push('}');
     }
 }
-impl Role {
+impl crate::runtime::Row for Role {
+    type Key = crate::role::RoleId;
+    #[inline]
+    fn key(&self) -> crate::role::RoleId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Role, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Role, crate::runtime::Bad> {
         let v = Role {
             id: crate::role::RoleId(r.str()),
             name: r.str(),
@@ -75,31 +78,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Role.bytes",
     "Role",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Role>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Role> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Role::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Role` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RoleId(pub &'static str);
@@ -135,9 +115,7 @@ impl Role {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::role::RoleId) -> Option<&'static Role> {
-        let rows = Role::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }
 impl Role {

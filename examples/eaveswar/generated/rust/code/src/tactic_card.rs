@@ -53,11 +53,16 @@ impl crate::canonical::Canonical for TacticCard {
         out.push('}');
     }
 }
-impl TacticCard {
+impl crate::runtime::Row for TacticCard {
+    type Key = crate::tactic_card::TacticCardId;
+    #[inline]
+    fn key(&self) -> crate::tactic_card::TacticCardId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TacticCard, crate::runtime::Bad> {
         let v = TacticCard {
@@ -87,31 +92,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/TacticCard.bytes",
     "TacticCard",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<TacticCard>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<TacticCard> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = TacticCard::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `TacticCard` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TacticCardId(pub &'static str);
@@ -147,9 +129,7 @@ impl TacticCard {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::tactic_card::TacticCardId) -> Option<&'static TacticCard> {
-        let rows = TacticCard::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }
 impl TacticCard {

@@ -33,13 +33,16 @@ impl crate::canonical::Canonical for TrashMix {
         out.push('}');
     }
 }
-impl TrashMix {
+impl crate::runtime::Row for TrashMix {
+    type Key = crate::trash_mix::TrashMixId;
+    #[inline]
+    fn key(&self) -> crate::trash_mix::TrashMixId {
+        self.content
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<TrashMix, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<TrashMix, crate::runtime::Bad> {
         let v = TrashMix {
             content: crate::trash_mix::TrashMixId(r.member(crate::enums::Content::ALL)),
             cans: r.u8(),
@@ -56,31 +59,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/TrashMix.bytes",
     "TrashMix",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<TrashMix>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<TrashMix> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = TrashMix::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.content) < (row.content)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `TrashMix` (column `Content`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TrashMixId(pub crate::enums::Content);
@@ -116,8 +96,6 @@ impl TrashMix {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::trash_mix::TrashMixId) -> Option<&'static TrashMix> {
-        let rows = TrashMix::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].content.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

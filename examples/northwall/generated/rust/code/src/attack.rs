@@ -54,13 +54,14 @@ impl crate::canonical::Canonical for Attack {
         out.push('}');
     }
 }
-impl Attack {
+impl crate::runtime::Row for Attack {
+    type Key = ();
+    #[inline]
+    fn key(&self) -> () {}
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Attack, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Attack, crate::runtime::Bad> {
         let v = Attack {
             scenario: crate::scenario::ScenarioId(r.str()),
             side: r.member(crate::enums::Side::ALL),
@@ -84,11 +85,11 @@ impl Attack {
     /// If this row was built by hand with a key that `Scenario` does not have.
     #[inline]
     pub fn scenario_row(&self) -> &'static crate::scenario::Scenario {
-        let key = self.scenario;
-        match crate::scenario::Scenario::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("Scenario", &key),
-        }
+        crate::runtime::resolve(
+            crate::scenario::Scenario::get,
+            "Scenario",
+            self.scenario,
+        )
     }
     /// The `Lane` row that `Lane` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -97,11 +98,7 @@ impl Attack {
     /// If this row was built by hand with a key that `Lane` does not have.
     #[inline]
     pub fn lane_row(&self) -> &'static crate::lane::Lane {
-        let key = self.lane;
-        match crate::lane::Lane::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("Lane", &key),
-        }
+        crate::runtime::resolve(crate::lane::Lane::get, "Lane", self.lane)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
@@ -112,26 +109,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Attack.bytes",
     "Attack",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::list::<Attack>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Attack> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Attack::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 impl Attack {
     /// Every row, in source order, decoded on first use.
     ///

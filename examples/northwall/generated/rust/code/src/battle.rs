@@ -68,13 +68,14 @@ impl crate::canonical::Canonical for Battle {
         out.push('}');
     }
 }
-impl Battle {
+impl crate::runtime::Row for Battle {
+    type Key = ();
+    #[inline]
+    fn key(&self) -> () {}
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Battle, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Battle, crate::runtime::Bad> {
         let v = Battle {
             army_size: r.u8(),
             lane_point: r.u8(),
@@ -94,29 +95,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Battle.bytes",
     "Battle",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::single::<Battle>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Battle> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Battle::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    if rows.len() != 1 {
-        return Err(r.error(format!("a singleton table has {} rows", rows.len())));
-    }
-    Ok(Box::new(rows))
-}
 impl Battle {
     /// The single row, decoded on first use.
     ///

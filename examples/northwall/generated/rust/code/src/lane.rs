@@ -28,13 +28,16 @@ impl crate::canonical::Canonical for Lane {
         out.push('}');
     }
 }
-impl Lane {
+impl crate::runtime::Row for Lane {
+    type Key = crate::lane::LaneId;
+    #[inline]
+    fn key(&self) -> crate::lane::LaneId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Lane, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Lane, crate::runtime::Bad> {
         let v = Lane {
             id: crate::lane::LaneId(r.str()),
             name: r.str(),
@@ -50,31 +53,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Lane.bytes",
     "Lane",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Lane>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Lane> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Lane::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Lane` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LaneId(pub &'static str);
@@ -110,8 +90,6 @@ impl Lane {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::lane::LaneId) -> Option<&'static Lane> {
-        let rows = Lane::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

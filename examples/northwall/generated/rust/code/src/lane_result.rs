@@ -47,11 +47,14 @@ impl crate::canonical::Canonical for LaneResult {
         out.push('}');
     }
 }
-impl LaneResult {
+impl crate::runtime::Row for LaneResult {
+    type Key = ();
+    #[inline]
+    fn key(&self) -> () {}
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<LaneResult, crate::runtime::Bad> {
         let v = LaneResult {
@@ -72,11 +75,11 @@ impl LaneResult {
     /// If this row was built by hand with a key that `Scenario` does not have.
     #[inline]
     pub fn scenario_row(&self) -> &'static crate::scenario::Scenario {
-        let key = self.scenario;
-        match crate::scenario::Scenario::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("Scenario", &key),
-        }
+        crate::runtime::resolve(
+            crate::scenario::Scenario::get,
+            "Scenario",
+            self.scenario,
+        )
     }
     /// The `Lane` row that `Lane` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -85,11 +88,7 @@ impl LaneResult {
     /// If this row was built by hand with a key that `Lane` does not have.
     #[inline]
     pub fn lane_row(&self) -> &'static crate::lane::Lane {
-        let key = self.lane;
-        match crate::lane::Lane::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("Lane", &key),
-        }
+        crate::runtime::resolve(crate::lane::Lane::get, "Lane", self.lane)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
@@ -100,26 +99,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/LaneResult.bytes",
     "LaneResult",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::list::<LaneResult>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<LaneResult> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = LaneResult::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 impl LaneResult {
     /// Every row, in source order, decoded on first use.
     ///

@@ -54,11 +54,14 @@ impl crate::canonical::Canonical for Placement {
         out.push('}');
     }
 }
-impl Placement {
+impl crate::runtime::Row for Placement {
+    type Key = ();
+    #[inline]
+    fn key(&self) -> () {}
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Placement, crate::runtime::Bad> {
         let v = Placement {
@@ -80,11 +83,11 @@ impl Placement {
     /// If this row was built by hand with a key that `Scenario` does not have.
     #[inline]
     pub fn scenario_row(&self) -> &'static crate::scenario::Scenario {
-        let key = self.scenario;
-        match crate::scenario::Scenario::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("Scenario", &key),
-        }
+        crate::runtime::resolve(
+            crate::scenario::Scenario::get,
+            "Scenario",
+            self.scenario,
+        )
     }
     /// The `Lane` row that `Lane` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -93,11 +96,7 @@ impl Placement {
     /// If this row was built by hand with a key that `Lane` does not have.
     #[inline]
     pub fn lane_row(&self) -> &'static crate::lane::Lane {
-        let key = self.lane;
-        match crate::lane::Lane::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("Lane", &key),
-        }
+        crate::runtime::resolve(crate::lane::Lane::get, "Lane", self.lane)
     }
     /// The `Unit` row that `Unit` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -106,11 +105,7 @@ impl Placement {
     /// If this row was built by hand with a key that `Unit` does not have.
     #[inline]
     pub fn unit_row(&self) -> &'static crate::unit::Unit {
-        let key = self.unit;
-        match crate::unit::Unit::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("Unit", &key),
-        }
+        crate::runtime::resolve(crate::unit::Unit::get, "Unit", self.unit)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
@@ -121,26 +116,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Placement.bytes",
     "Placement",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::list::<Placement>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Placement> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Placement::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 impl Placement {
     /// Every row, in source order, decoded on first use.
     ///

@@ -62,13 +62,16 @@ impl crate::canonical::Canonical for Scenario {
         out.push('}');
     }
 }
-impl Scenario {
+impl crate::runtime::Row for Scenario {
+    type Key = crate::scenario::ScenarioId;
+    #[inline]
+    fn key(&self) -> crate::scenario::ScenarioId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Scenario, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Scenario, crate::runtime::Bad> {
         let v = Scenario {
             id: crate::scenario::ScenarioId(r.str()),
             case: r.str(),
@@ -94,12 +97,10 @@ impl Scenario {
     /// If this row was built by hand with a key that `Scenario` does not have.
     #[inline]
     pub fn after_row(&self) -> Option<&'static crate::scenario::Scenario> {
-        let key = self.after?;
-        Some(
-            match crate::scenario::Scenario::get(key) {
-                Some(row) => row,
-                None => crate::runtime::dangling("Scenario", &key),
-            },
+        crate::runtime::resolve_some(
+            crate::scenario::Scenario::get,
+            "Scenario",
+            self.after,
         )
     }
 }
@@ -111,31 +112,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Scenario.bytes",
     "Scenario",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Scenario>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Scenario> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Scenario::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Scenario` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ScenarioId(pub &'static str);
@@ -171,8 +149,6 @@ impl Scenario {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::scenario::ScenarioId) -> Option<&'static Scenario> {
-        let rows = Scenario::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

@@ -43,13 +43,16 @@ impl crate::canonical::Canonical for Unit {
         out.push('}');
     }
 }
-impl Unit {
+impl crate::runtime::Row for Unit {
+    type Key = crate::unit::UnitId;
+    #[inline]
+    fn key(&self) -> crate::unit::UnitId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Unit, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Unit, crate::runtime::Bad> {
         let v = Unit {
             id: crate::unit::UnitId(r.str()),
             name: r.str(),
@@ -68,31 +71,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Unit.bytes",
     "Unit",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Unit>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Unit> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Unit::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Unit` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UnitId(pub &'static str);
@@ -128,9 +108,7 @@ impl Unit {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::unit::UnitId) -> Option<&'static Unit> {
-        let rows = Unit::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }
 impl Unit {

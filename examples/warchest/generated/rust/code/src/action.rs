@@ -33,13 +33,16 @@ impl crate::canonical::Canonical for Action {
         out.push('}');
     }
 }
-impl Action {
+impl crate::runtime::Row for Action {
+    type Key = crate::action::ActionId;
+    #[inline]
+    fn key(&self) -> crate::action::ActionId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Action, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Action, crate::runtime::Bad> {
         let v = Action {
             id: crate::action::ActionId(r.member(crate::enums::ActionKind::ALL)),
             face_up: r.bool(),
@@ -63,31 +66,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Action.bytes",
     "Action",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Action>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Action> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Action::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Action` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ActionId(pub crate::enums::ActionKind);
@@ -123,8 +103,6 @@ impl Action {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::action::ActionId) -> Option<&'static Action> {
-        let rows = Action::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

@@ -35,11 +35,16 @@ impl crate::canonical::Canonical for Direction {
         out.push('}');
     }
 }
-impl Direction {
+impl crate::runtime::Row for Direction {
+    type Key = crate::direction::DirectionId;
+    #[inline]
+    fn key(&self) -> crate::direction::DirectionId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<Direction, crate::runtime::Bad> {
         let v = Direction {
@@ -58,11 +63,11 @@ impl Direction {
     /// If this row was built by hand with a key that `Direction` does not have.
     #[inline]
     pub fn opposite_row(&self) -> &'static crate::direction::Direction {
-        let key = self.opposite;
-        match crate::direction::Direction::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("Direction", &key),
-        }
+        crate::runtime::resolve(
+            crate::direction::Direction::get,
+            "Direction",
+            self.opposite,
+        )
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
@@ -73,31 +78,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Direction.bytes",
     "Direction",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Direction>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Direction> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Direction::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Direction` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct DirectionId(pub &'static str);
@@ -133,8 +115,6 @@ impl Direction {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::direction::DirectionId) -> Option<&'static Direction> {
-        let rows = Direction::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

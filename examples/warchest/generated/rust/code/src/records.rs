@@ -141,10 +141,6 @@ impl ScenarioPiece {
     /// If this row was built by hand with a key that `Unit` does not have.
     #[inline]
     pub fn unit_row(&self) -> &'static crate::unit::Unit {
-        let key = self.unit;
-        match crate::unit::Unit::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("Unit", &key),
-        }
+        crate::runtime::resolve(crate::unit::Unit::get, "Unit", self.unit)
     }
 }

@@ -54,13 +54,16 @@ impl crate::canonical::Canonical for Tactic {
         out.push('}');
     }
 }
-impl Tactic {
+impl crate::runtime::Row for Tactic {
+    type Key = crate::tactic::TacticId;
+    #[inline]
+    fn key(&self) -> crate::tactic::TacticId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Tactic, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Tactic, crate::runtime::Bad> {
         let v = Tactic {
             id: crate::tactic::TacticId(r.str()),
             kind: r.member(crate::enums::TacticKind::ALL),
@@ -102,31 +105,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Tactic.bytes",
     "Tactic",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Tactic>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Tactic> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Tactic::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Tactic` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TacticId(pub &'static str);
@@ -162,8 +142,6 @@ impl Tactic {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::tactic::TacticId) -> Option<&'static Tactic> {
-        let rows = Tactic::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

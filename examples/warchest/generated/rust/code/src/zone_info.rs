@@ -33,13 +33,16 @@ impl crate::canonical::Canonical for ZoneInfo {
         out.push('}');
     }
 }
-impl ZoneInfo {
+impl crate::runtime::Row for ZoneInfo {
+    type Key = crate::zone_info::ZoneInfoId;
+    #[inline]
+    fn key(&self) -> crate::zone_info::ZoneInfoId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<ZoneInfo, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<ZoneInfo, crate::runtime::Bad> {
         let v = ZoneInfo {
             id: crate::zone_info::ZoneInfoId(r.member(crate::enums::Zone::ALL)),
             name: r.str(),
@@ -56,31 +59,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/ZoneInfo.bytes",
     "ZoneInfo",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<ZoneInfo>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<ZoneInfo> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = ZoneInfo::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `ZoneInfo` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ZoneInfoId(pub crate::enums::Zone);
@@ -116,8 +96,6 @@ impl ZoneInfo {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::zone_info::ZoneInfoId) -> Option<&'static ZoneInfo> {
-        let rows = ZoneInfo::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

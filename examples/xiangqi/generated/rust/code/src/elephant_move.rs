@@ -33,11 +33,16 @@ impl crate::canonical::Canonical for ElephantMove {
         out.push('}');
     }
 }
-impl ElephantMove {
+impl crate::runtime::Row for ElephantMove {
+    type Key = crate::elephant_move::ElephantMoveId;
+    #[inline]
+    fn key(&self) -> crate::elephant_move::ElephantMoveId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ElephantMove, crate::runtime::Bad> {
         let v = ElephantMove {
@@ -56,31 +61,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/ElephantMove.bytes",
     "ElephantMove",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<ElephantMove>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<ElephantMove> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = ElephantMove::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `ElephantMove` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ElephantMoveId(pub u8);
@@ -118,8 +100,6 @@ impl ElephantMove {
     pub fn get(
         key: crate::elephant_move::ElephantMoveId,
     ) -> Option<&'static ElephantMove> {
-        let rows = ElephantMove::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

@@ -33,11 +33,16 @@ impl crate::canonical::Canonical for HorseMove {
         out.push('}');
     }
 }
-impl HorseMove {
+impl crate::runtime::Row for HorseMove {
+    type Key = crate::horse_move::HorseMoveId;
+    #[inline]
+    fn key(&self) -> crate::horse_move::HorseMoveId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<HorseMove, crate::runtime::Bad> {
         let v = HorseMove {
@@ -56,31 +61,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/HorseMove.bytes",
     "HorseMove",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<HorseMove>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<HorseMove> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = HorseMove::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `HorseMove` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct HorseMoveId(pub u8);
@@ -116,8 +98,6 @@ impl HorseMove {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::horse_move::HorseMoveId) -> Option<&'static HorseMove> {
-        let rows = HorseMove::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

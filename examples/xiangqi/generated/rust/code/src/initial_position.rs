@@ -40,11 +40,14 @@ impl crate::canonical::Canonical for InitialPosition {
         out.push('}');
     }
 }
-impl InitialPosition {
+impl crate::runtime::Row for InitialPosition {
+    type Key = ();
+    #[inline]
+    fn key(&self) -> () {}
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<InitialPosition, crate::runtime::Bad> {
         let v = InitialPosition {
@@ -64,11 +67,7 @@ impl InitialPosition {
     /// If this row was built by hand with a key that `Piece` does not have.
     #[inline]
     pub fn piece_row(&self) -> &'static crate::piece::Piece {
-        let key = self.piece;
-        match crate::piece::Piece::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("Piece", &key),
-        }
+        crate::runtime::resolve(crate::piece::Piece::get, "Piece", self.piece)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
@@ -79,26 +78,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/InitialPosition.bytes",
     "InitialPosition",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::list::<InitialPosition>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<InitialPosition> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = InitialPosition::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 impl InitialPosition {
     /// Every row, in source order, decoded on first use.
     ///

@@ -60,13 +60,16 @@ impl crate::canonical::Canonical for LineMove {
         out.push('}');
     }
 }
-impl LineMove {
+impl crate::runtime::Row for LineMove {
+    type Key = crate::piece::PieceId;
+    #[inline]
+    fn key(&self) -> crate::piece::PieceId {
+        self.piece
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<LineMove, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<LineMove, crate::runtime::Bad> {
         let v = LineMove {
             piece: crate::piece::PieceId(r.str()),
             directions: {
@@ -92,11 +95,7 @@ impl LineMove {
     /// If this row was built by hand with a key that `Piece` does not have.
     #[inline]
     pub fn piece_row(&self) -> &'static crate::piece::Piece {
-        let key = self.piece;
-        match crate::piece::Piece::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("Piece", &key),
-        }
+        crate::runtime::resolve(crate::piece::Piece::get, "Piece", self.piece)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
@@ -107,31 +106,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/LineMove.bytes",
     "LineMove",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<LineMove>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<LineMove> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = LineMove::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.piece) < (row.piece)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 impl LineMove {
     /// Every row, sorted by primary key, decoded on first use.
     ///
@@ -150,8 +126,6 @@ impl LineMove {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::piece::PieceId) -> Option<&'static LineMove> {
-        let rows = LineMove::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].piece.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

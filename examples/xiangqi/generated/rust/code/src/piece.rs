@@ -53,13 +53,16 @@ impl crate::canonical::Canonical for Piece {
         out.push('}');
     }
 }
-impl Piece {
+impl crate::runtime::Row for Piece {
+    type Key = crate::piece::PieceId;
+    #[inline]
+    fn key(&self) -> crate::piece::PieceId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Piece, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Piece, crate::runtime::Bad> {
         let v = Piece {
             id: crate::piece::PieceId(r.str()),
             red_name: r.str(),
@@ -80,31 +83,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Piece.bytes",
     "Piece",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Piece>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Piece> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Piece::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Piece` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PieceId(pub &'static str);
@@ -140,9 +120,7 @@ impl Piece {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::piece::PieceId) -> Option<&'static Piece> {
-        let rows = Piece::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }
 impl Piece {

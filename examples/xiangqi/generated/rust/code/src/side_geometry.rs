@@ -48,11 +48,16 @@ impl crate::canonical::Canonical for SideGeometry {
         out.push('}');
     }
 }
-impl SideGeometry {
+impl crate::runtime::Row for SideGeometry {
+    type Key = crate::side_geometry::SideGeometryId;
+    #[inline]
+    fn key(&self) -> crate::side_geometry::SideGeometryId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<SideGeometry, crate::runtime::Bad> {
         let v = SideGeometry {
@@ -74,31 +79,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/SideGeometry.bytes",
     "SideGeometry",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<SideGeometry>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<SideGeometry> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = SideGeometry::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `SideGeometry` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SideGeometryId(pub crate::enums::Side);
@@ -136,8 +118,6 @@ impl SideGeometry {
     pub fn get(
         key: crate::side_geometry::SideGeometryId,
     ) -> Option<&'static SideGeometry> {
-        let rows = SideGeometry::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

@@ -40,13 +40,16 @@ impl crate::canonical::Canonical for StepMove {
         out.push('}');
     }
 }
-impl StepMove {
+impl crate::runtime::Row for StepMove {
+    type Key = crate::step_move::StepMoveId;
+    #[inline]
+    fn key(&self) -> crate::step_move::StepMoveId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<StepMove, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<StepMove, crate::runtime::Bad> {
         let v = StepMove {
             id: crate::step_move::StepMoveId(r.str()),
             piece: crate::piece::PieceId(r.str()),
@@ -64,11 +67,7 @@ impl StepMove {
     /// If this row was built by hand with a key that `Piece` does not have.
     #[inline]
     pub fn piece_row(&self) -> &'static crate::piece::Piece {
-        let key = self.piece;
-        match crate::piece::Piece::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("Piece", &key),
-        }
+        crate::runtime::resolve(crate::piece::Piece::get, "Piece", self.piece)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
@@ -79,31 +78,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/StepMove.bytes",
     "StepMove",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<StepMove>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<StepMove> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = StepMove::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `StepMove` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct StepMoveId(pub &'static str);
@@ -139,8 +115,6 @@ impl StepMove {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::step_move::StepMoveId) -> Option<&'static StepMove> {
-        let rows = StepMove::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

@@ -77,11 +77,16 @@ impl crate::canonical::Canonical for TbAutoImport2 {
         out.push('}');
     }
 }
-impl TbAutoImport2 {
+impl crate::runtime::Row for TbAutoImport2 {
+    type Key = crate::tb_auto_import2::TbAutoImport2id;
+    #[inline]
+    fn key(&self) -> crate::tb_auto_import2::TbAutoImport2id {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbAutoImport2, crate::runtime::Bad> {
         let v = TbAutoImport2 {
@@ -145,27 +150,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/TbAutoImport2.bytes",
     "TbAutoImport2",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::source_order::<TbAutoImport2>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<TbAutoImport2> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = TbAutoImport2::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `TbAutoImport2` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbAutoImport2id(pub i32);
@@ -203,21 +189,12 @@ impl TbAutoImport2 {
     pub fn get(
         key: crate::tb_auto_import2::TbAutoImport2id,
     ) -> Option<&'static TbAutoImport2> {
-        let (rows, by_key) = (TbAutoImport2::all(), TbAutoImport2::by_key());
-        crate::runtime::search(
-                by_key.len(),
-                &mut |j| rows[by_key[j] as usize].id.cmp(&key),
-            )
-            .map(|j| &rows[by_key[j] as usize])
+        crate::runtime::get_in_order(TbAutoImport2::all(), TbAutoImport2::by_key(), key)
     }
     /// Row positions sorted by primary key, built on the first lookup.
     #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
-        BY_KEY
-            .get_or_init(|| crate::runtime::index(
-                TbAutoImport2::all(),
-                |__a, __b| (__a.id).cmp(&(__b.id)),
-            ))
+        BY_KEY.get_or_init(|| crate::runtime::key_order(TbAutoImport2::all()))
     }
 }

@@ -80,11 +80,16 @@ impl crate::canonical::Canonical for TbDefineFromExcel2 {
         out.push('}');
     }
 }
-impl TbDefineFromExcel2 {
+impl crate::runtime::Row for TbDefineFromExcel2 {
+    type Key = crate::tb_define_from_excel2::TbDefineFromExcel2id;
+    #[inline]
+    fn key(&self) -> crate::tb_define_from_excel2::TbDefineFromExcel2id {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbDefineFromExcel2, crate::runtime::Bad> {
         let v = TbDefineFromExcel2 {
@@ -149,27 +154,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/TbDefineFromExcel2.bytes",
     "TbDefineFromExcel2",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::source_order::<TbDefineFromExcel2>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<TbDefineFromExcel2> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = TbDefineFromExcel2::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `TbDefineFromExcel2` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbDefineFromExcel2id(pub i32);
@@ -207,21 +193,16 @@ impl TbDefineFromExcel2 {
     pub fn get(
         key: crate::tb_define_from_excel2::TbDefineFromExcel2id,
     ) -> Option<&'static TbDefineFromExcel2> {
-        let (rows, by_key) = (TbDefineFromExcel2::all(), TbDefineFromExcel2::by_key());
-        crate::runtime::search(
-                by_key.len(),
-                &mut |j| rows[by_key[j] as usize].id.cmp(&key),
-            )
-            .map(|j| &rows[by_key[j] as usize])
+        crate::runtime::get_in_order(
+            TbDefineFromExcel2::all(),
+            TbDefineFromExcel2::by_key(),
+            key,
+        )
     }
     /// Row positions sorted by primary key, built on the first lookup.
     #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
-        BY_KEY
-            .get_or_init(|| crate::runtime::index(
-                TbDefineFromExcel2::all(),
-                |__a, __b| (__a.id).cmp(&(__b.id)),
-            ))
+        BY_KEY.get_or_init(|| crate::runtime::key_order(TbDefineFromExcel2::all()))
     }
 }

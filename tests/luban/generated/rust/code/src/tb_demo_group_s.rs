@@ -42,11 +42,16 @@ impl crate::canonical::Canonical for TbDemoGroupS {
         out.push('}');
     }
 }
-impl TbDemoGroupS {
+impl crate::runtime::Row for TbDemoGroupS {
+    type Key = crate::tb_demo_group_s::TbDemoGroupSId;
+    #[inline]
+    fn key(&self) -> crate::tb_demo_group_s::TbDemoGroupSId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbDemoGroupS, crate::runtime::Bad> {
         let v = TbDemoGroupS {
@@ -68,11 +73,11 @@ impl TbDemoGroupS {
     /// If this row was built by hand with a key that `TbDemoGroup_C` does not have.
     #[inline]
     pub fn x1_row(&self) -> &'static crate::tb_demo_group_c::TbDemoGroupC {
-        let key = self.x1;
-        match crate::tb_demo_group_c::TbDemoGroupC::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("TbDemoGroup_C", &key),
-        }
+        crate::runtime::resolve(
+            crate::tb_demo_group_c::TbDemoGroupC::get,
+            "TbDemoGroup_C",
+            self.x1,
+        )
     }
     /// The `TbDemoGroup_S` row that `x2` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -81,11 +86,11 @@ impl TbDemoGroupS {
     /// If this row was built by hand with a key that `TbDemoGroup_S` does not have.
     #[inline]
     pub fn x2_row(&self) -> &'static crate::tb_demo_group_s::TbDemoGroupS {
-        let key = self.x2;
-        match crate::tb_demo_group_s::TbDemoGroupS::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("TbDemoGroup_S", &key),
-        }
+        crate::runtime::resolve(
+            crate::tb_demo_group_s::TbDemoGroupS::get,
+            "TbDemoGroup_S",
+            self.x2,
+        )
     }
     /// The `TbDemoGroup_E` row that `x3` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -94,11 +99,11 @@ impl TbDemoGroupS {
     /// If this row was built by hand with a key that `TbDemoGroup_E` does not have.
     #[inline]
     pub fn x3_row(&self) -> &'static crate::tb_demo_group_e::TbDemoGroupE {
-        let key = self.x3;
-        match crate::tb_demo_group_e::TbDemoGroupE::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("TbDemoGroup_E", &key),
-        }
+        crate::runtime::resolve(
+            crate::tb_demo_group_e::TbDemoGroupE::get,
+            "TbDemoGroup_E",
+            self.x3,
+        )
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
@@ -109,27 +114,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/TbDemoGroup_S.bytes",
     "TbDemoGroup_S",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::source_order::<TbDemoGroupS>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<TbDemoGroupS> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = TbDemoGroupS::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `TbDemoGroup_S` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbDemoGroupSId(pub i32);
@@ -167,21 +153,12 @@ impl TbDemoGroupS {
     pub fn get(
         key: crate::tb_demo_group_s::TbDemoGroupSId,
     ) -> Option<&'static TbDemoGroupS> {
-        let (rows, by_key) = (TbDemoGroupS::all(), TbDemoGroupS::by_key());
-        crate::runtime::search(
-                by_key.len(),
-                &mut |j| rows[by_key[j] as usize].id.cmp(&key),
-            )
-            .map(|j| &rows[by_key[j] as usize])
+        crate::runtime::get_in_order(TbDemoGroupS::all(), TbDemoGroupS::by_key(), key)
     }
     /// Row positions sorted by primary key, built on the first lookup.
     #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
-        BY_KEY
-            .get_or_init(|| crate::runtime::index(
-                TbDemoGroupS::all(),
-                |__a, __b| (__a.id).cmp(&(__b.id)),
-            ))
+        BY_KEY.get_or_init(|| crate::runtime::key_order(TbDemoGroupS::all()))
     }
 }

@@ -55,11 +55,16 @@ impl crate::canonical::Canonical for TbDemoPrimitive {
         out.push('}');
     }
 }
-impl TbDemoPrimitive {
+impl crate::runtime::Row for TbDemoPrimitive {
+    type Key = crate::tb_demo_primitive::TbDemoPrimitiveId;
+    #[inline]
+    fn key(&self) -> crate::tb_demo_primitive::TbDemoPrimitiveId {
+        self.x4
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbDemoPrimitive, crate::runtime::Bad> {
         let v = TbDemoPrimitive {
@@ -88,27 +93,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/TbDemoPrimitive.bytes",
     "TbDemoPrimitive",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::source_order::<TbDemoPrimitive>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<TbDemoPrimitive> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = TbDemoPrimitive::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    crate::runtime::unique(r, &rows, |a, b| (a.x4).cmp(&(b.x4)))?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `TbDemoPrimitive` (column `x4`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbDemoPrimitiveId(pub i32);
@@ -146,21 +132,16 @@ impl TbDemoPrimitive {
     pub fn get(
         key: crate::tb_demo_primitive::TbDemoPrimitiveId,
     ) -> Option<&'static TbDemoPrimitive> {
-        let (rows, by_key) = (TbDemoPrimitive::all(), TbDemoPrimitive::by_key());
-        crate::runtime::search(
-                by_key.len(),
-                &mut |j| rows[by_key[j] as usize].x4.cmp(&key),
-            )
-            .map(|j| &rows[by_key[j] as usize])
+        crate::runtime::get_in_order(
+            TbDemoPrimitive::all(),
+            TbDemoPrimitive::by_key(),
+            key,
+        )
     }
     /// Row positions sorted by primary key, built on the first lookup.
     #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
-        BY_KEY
-            .get_or_init(|| crate::runtime::index(
-                TbDemoPrimitive::all(),
-                |__a, __b| (__a.x4).cmp(&(__b.x4)),
-            ))
+        BY_KEY.get_or_init(|| crate::runtime::key_order(TbDemoPrimitive::all()))
     }
 }

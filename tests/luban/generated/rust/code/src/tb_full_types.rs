@@ -86,11 +86,16 @@ impl crate::canonical::Canonical for TbFullTypes {
         out.push('}');
     }
 }
-impl TbFullTypes {
+impl crate::runtime::Row for TbFullTypes {
+    type Key = crate::tb_full_types::TbFullTypesId;
+    #[inline]
+    fn key(&self) -> crate::tb_full_types::TbFullTypesId {
+        self.x4
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbFullTypes, crate::runtime::Bad> {
         let v = TbFullTypes {
@@ -150,27 +155,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/TbFullTypes.bytes",
     "TbFullTypes",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::source_order::<TbFullTypes>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<TbFullTypes> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = TbFullTypes::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    crate::runtime::unique(r, &rows, |a, b| (a.x4).cmp(&(b.x4)))?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `TbFullTypes` (column `x4`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbFullTypesId(pub i32);
@@ -208,21 +194,12 @@ impl TbFullTypes {
     pub fn get(
         key: crate::tb_full_types::TbFullTypesId,
     ) -> Option<&'static TbFullTypes> {
-        let (rows, by_key) = (TbFullTypes::all(), TbFullTypes::by_key());
-        crate::runtime::search(
-                by_key.len(),
-                &mut |j| rows[by_key[j] as usize].x4.cmp(&key),
-            )
-            .map(|j| &rows[by_key[j] as usize])
+        crate::runtime::get_in_order(TbFullTypes::all(), TbFullTypes::by_key(), key)
     }
     /// Row positions sorted by primary key, built on the first lookup.
     #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
-        BY_KEY
-            .get_or_init(|| crate::runtime::index(
-                TbFullTypes::all(),
-                |__a, __b| (__a.x4).cmp(&(__b.x4)),
-            ))
+        BY_KEY.get_or_init(|| crate::runtime::key_order(TbFullTypes::all()))
     }
 }

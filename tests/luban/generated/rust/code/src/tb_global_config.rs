@@ -39,11 +39,14 @@ impl crate::canonical::Canonical for TbGlobalConfig {
         out.push('}');
     }
 }
-impl TbGlobalConfig {
+impl crate::runtime::Row for TbGlobalConfig {
+    type Key = ();
+    #[inline]
+    fn key(&self) -> () {}
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbGlobalConfig, crate::runtime::Bad> {
         let v = TbGlobalConfig {
@@ -66,29 +69,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/TbGlobalConfig.bytes",
     "TbGlobalConfig",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::single::<TbGlobalConfig>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<TbGlobalConfig> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = TbGlobalConfig::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    if rows.len() != 1 {
-        return Err(r.error(format!("a singleton table has {} rows", rows.len())));
-    }
-    Ok(Box::new(rows))
-}
 impl TbGlobalConfig {
     /// The single row, decoded on first use.
     ///

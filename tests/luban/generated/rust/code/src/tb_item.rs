@@ -60,13 +60,16 @@ impl crate::canonical::Canonical for TbItem {
         out.push('}');
     }
 }
-impl TbItem {
+impl crate::runtime::Row for TbItem {
+    type Key = crate::tb_item::TbItemId;
+    #[inline]
+    fn key(&self) -> crate::tb_item::TbItemId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<TbItem, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<TbItem, crate::runtime::Bad> {
         let v = TbItem {
             id: crate::tb_item::TbItemId(r.i32()),
             name: r.str(),
@@ -91,27 +94,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/TbItem.bytes",
     "TbItem",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::source_order::<TbItem>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<TbItem> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = TbItem::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `TbItem` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbItemId(pub i32);
@@ -147,21 +131,12 @@ impl TbItem {
     /// The row with primary key `key`, by binary search over row positions sorted by key.
     #[inline]
     pub fn get(key: crate::tb_item::TbItemId) -> Option<&'static TbItem> {
-        let (rows, by_key) = (TbItem::all(), TbItem::by_key());
-        crate::runtime::search(
-                by_key.len(),
-                &mut |j| rows[by_key[j] as usize].id.cmp(&key),
-            )
-            .map(|j| &rows[by_key[j] as usize])
+        crate::runtime::get_in_order(TbItem::all(), TbItem::by_key(), key)
     }
     /// Row positions sorted by primary key, built on the first lookup.
     #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
-        BY_KEY
-            .get_or_init(|| crate::runtime::index(
-                TbItem::all(),
-                |__a, __b| (__a.id).cmp(&(__b.id)),
-            ))
+        BY_KEY.get_or_init(|| crate::runtime::key_order(TbItem::all()))
     }
 }

@@ -55,13 +55,16 @@ impl crate::canonical::Canonical for TbItem2 {
         out.push('}');
     }
 }
-impl TbItem2 {
+impl crate::runtime::Row for TbItem2 {
+    type Key = crate::tb_item2::TbItem2id;
+    #[inline]
+    fn key(&self) -> crate::tb_item2::TbItem2id {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<TbItem2, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<TbItem2, crate::runtime::Bad> {
         let v = TbItem2 {
             kind: r.member(crate::enums::ItemBaseKind::ALL),
             id: crate::tb_item2::TbItem2id(r.i32()),
@@ -88,27 +91,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/TbItem2.bytes",
     "TbItem2",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::source_order::<TbItem2>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<TbItem2> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = TbItem2::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `TbItem2` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbItem2id(pub i32);
@@ -144,21 +128,12 @@ impl TbItem2 {
     /// The row with primary key `key`, by binary search over row positions sorted by key.
     #[inline]
     pub fn get(key: crate::tb_item2::TbItem2id) -> Option<&'static TbItem2> {
-        let (rows, by_key) = (TbItem2::all(), TbItem2::by_key());
-        crate::runtime::search(
-                by_key.len(),
-                &mut |j| rows[by_key[j] as usize].id.cmp(&key),
-            )
-            .map(|j| &rows[by_key[j] as usize])
+        crate::runtime::get_in_order(TbItem2::all(), TbItem2::by_key(), key)
     }
     /// Row positions sorted by primary key, built on the first lookup.
     #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
-        BY_KEY
-            .get_or_init(|| crate::runtime::index(
-                TbItem2::all(),
-                |__a, __b| (__a.id).cmp(&(__b.id)),
-            ))
+        BY_KEY.get_or_init(|| crate::runtime::key_order(TbItem2::all()))
     }
 }

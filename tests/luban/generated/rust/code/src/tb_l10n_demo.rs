@@ -22,11 +22,16 @@ impl crate::canonical::Canonical for TbL10nDemo {
         out.push('}');
     }
 }
-impl TbL10nDemo {
+impl crate::runtime::Row for TbL10nDemo {
+    type Key = crate::tb_l10n_demo::TbL10nDemoId;
+    #[inline]
+    fn key(&self) -> crate::tb_l10n_demo::TbL10nDemoId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbL10nDemo, crate::runtime::Bad> {
         let v = TbL10nDemo {
@@ -44,27 +49,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/TbL10NDemo.bytes",
     "TbL10NDemo",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::source_order::<TbL10nDemo>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<TbL10nDemo> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = TbL10nDemo::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `TbL10NDemo` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbL10nDemoId(pub i32);
@@ -100,21 +86,12 @@ impl TbL10nDemo {
     /// The row with primary key `key`, by binary search over row positions sorted by key.
     #[inline]
     pub fn get(key: crate::tb_l10n_demo::TbL10nDemoId) -> Option<&'static TbL10nDemo> {
-        let (rows, by_key) = (TbL10nDemo::all(), TbL10nDemo::by_key());
-        crate::runtime::search(
-                by_key.len(),
-                &mut |j| rows[by_key[j] as usize].id.cmp(&key),
-            )
-            .map(|j| &rows[by_key[j] as usize])
+        crate::runtime::get_in_order(TbL10nDemo::all(), TbL10nDemo::by_key(), key)
     }
     /// Row positions sorted by primary key, built on the first lookup.
     #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
-        BY_KEY
-            .get_or_init(|| crate::runtime::index(
-                TbL10nDemo::all(),
-                |__a, __b| (__a.id).cmp(&(__b.id)),
-            ))
+        BY_KEY.get_or_init(|| crate::runtime::key_order(TbL10nDemo::all()))
     }
 }

@@ -31,11 +31,14 @@ impl crate::canonical::Canonical for TbMultiIndexList {
         out.push('}');
     }
 }
-impl TbMultiIndexList {
+impl crate::runtime::Row for TbMultiIndexList {
+    type Key = ();
+    #[inline]
+    fn key(&self) -> () {}
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbMultiIndexList, crate::runtime::Bad> {
         let v = TbMultiIndexList {
@@ -56,26 +59,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/TbMultiIndexList.bytes",
     "TbMultiIndexList",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::list::<TbMultiIndexList>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<TbMultiIndexList> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = TbMultiIndexList::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 impl TbMultiIndexList {
     /// Every row, in source order, decoded on first use.
     ///

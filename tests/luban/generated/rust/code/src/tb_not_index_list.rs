@@ -22,11 +22,14 @@ impl crate::canonical::Canonical for TbNotIndexList {
         out.push('}');
     }
 }
-impl TbNotIndexList {
+impl crate::runtime::Row for TbNotIndexList {
+    type Key = ();
+    #[inline]
+    fn key(&self) -> () {}
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbNotIndexList, crate::runtime::Bad> {
         let v = TbNotIndexList {
@@ -44,26 +47,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/TbNotIndexList.bytes",
     "TbNotIndexList",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::list::<TbNotIndexList>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<TbNotIndexList> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = TbNotIndexList::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 impl TbNotIndexList {
     /// Every row, in source order, decoded on first use.
     ///

@@ -22,11 +22,16 @@ impl crate::canonical::Canonical for TbPatchDemo {
         out.push('}');
     }
 }
-impl TbPatchDemo {
+impl crate::runtime::Row for TbPatchDemo {
+    type Key = crate::tb_patch_demo::TbPatchDemoId;
+    #[inline]
+    fn key(&self) -> crate::tb_patch_demo::TbPatchDemoId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbPatchDemo, crate::runtime::Bad> {
         let v = TbPatchDemo {
@@ -44,27 +49,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/TbPatchDemo.bytes",
     "TbPatchDemo",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::source_order::<TbPatchDemo>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<TbPatchDemo> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = TbPatchDemo::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `TbPatchDemo` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbPatchDemoId(pub i32);
@@ -102,21 +88,12 @@ impl TbPatchDemo {
     pub fn get(
         key: crate::tb_patch_demo::TbPatchDemoId,
     ) -> Option<&'static TbPatchDemo> {
-        let (rows, by_key) = (TbPatchDemo::all(), TbPatchDemo::by_key());
-        crate::runtime::search(
-                by_key.len(),
-                &mut |j| rows[by_key[j] as usize].id.cmp(&key),
-            )
-            .map(|j| &rows[by_key[j] as usize])
+        crate::runtime::get_in_order(TbPatchDemo::all(), TbPatchDemo::by_key(), key)
     }
     /// Row positions sorted by primary key, built on the first lookup.
     #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
-        BY_KEY
-            .get_or_init(|| crate::runtime::index(
-                TbPatchDemo::all(),
-                |__a, __b| (__a.id).cmp(&(__b.id)),
-            ))
+        BY_KEY.get_or_init(|| crate::runtime::key_order(TbPatchDemo::all()))
     }
 }

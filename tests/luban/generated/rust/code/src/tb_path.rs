@@ -22,13 +22,16 @@ impl crate::canonical::Canonical for TbPath {
         out.push('}');
     }
 }
-impl TbPath {
+impl crate::runtime::Row for TbPath {
+    type Key = crate::tb_path::TbPathId;
+    #[inline]
+    fn key(&self) -> crate::tb_path::TbPathId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<TbPath, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<TbPath, crate::runtime::Bad> {
         let v = TbPath {
             id: crate::tb_path::TbPathId(r.i32()),
             res: r.str(),
@@ -44,27 +47,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/TbPath.bytes",
     "TbPath",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::source_order::<TbPath>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<TbPath> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = TbPath::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `TbPath` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbPathId(pub i32);
@@ -100,21 +84,12 @@ impl TbPath {
     /// The row with primary key `key`, by binary search over row positions sorted by key.
     #[inline]
     pub fn get(key: crate::tb_path::TbPathId) -> Option<&'static TbPath> {
-        let (rows, by_key) = (TbPath::all(), TbPath::by_key());
-        crate::runtime::search(
-                by_key.len(),
-                &mut |j| rows[by_key[j] as usize].id.cmp(&key),
-            )
-            .map(|j| &rows[by_key[j] as usize])
+        crate::runtime::get_in_order(TbPath::all(), TbPath::by_key(), key)
     }
     /// Row positions sorted by primary key, built on the first lookup.
     #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
-        BY_KEY
-            .get_or_init(|| crate::runtime::index(
-                TbPath::all(),
-                |__a, __b| (__a.id).cmp(&(__b.id)),
-            ))
+        BY_KEY.get_or_init(|| crate::runtime::key_order(TbPath::all()))
     }
 }

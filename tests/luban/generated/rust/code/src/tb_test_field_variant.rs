@@ -22,11 +22,16 @@ impl crate::canonical::Canonical for TbTestFieldVariant {
         out.push('}');
     }
 }
-impl TbTestFieldVariant {
+impl crate::runtime::Row for TbTestFieldVariant {
+    type Key = crate::tb_test_field_variant::TbTestFieldVariantId;
+    #[inline]
+    fn key(&self) -> crate::tb_test_field_variant::TbTestFieldVariantId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbTestFieldVariant, crate::runtime::Bad> {
         let v = TbTestFieldVariant {
@@ -44,27 +49,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/TbTestFieldVariant.bytes",
     "TbTestFieldVariant",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::source_order::<TbTestFieldVariant>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<TbTestFieldVariant> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = TbTestFieldVariant::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `TbTestFieldVariant` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestFieldVariantId(pub i32);
@@ -102,21 +88,16 @@ impl TbTestFieldVariant {
     pub fn get(
         key: crate::tb_test_field_variant::TbTestFieldVariantId,
     ) -> Option<&'static TbTestFieldVariant> {
-        let (rows, by_key) = (TbTestFieldVariant::all(), TbTestFieldVariant::by_key());
-        crate::runtime::search(
-                by_key.len(),
-                &mut |j| rows[by_key[j] as usize].id.cmp(&key),
-            )
-            .map(|j| &rows[by_key[j] as usize])
+        crate::runtime::get_in_order(
+            TbTestFieldVariant::all(),
+            TbTestFieldVariant::by_key(),
+            key,
+        )
     }
     /// Row positions sorted by primary key, built on the first lookup.
     #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
-        BY_KEY
-            .get_or_init(|| crate::runtime::index(
-                TbTestFieldVariant::all(),
-                |__a, __b| (__a.id).cmp(&(__b.id)),
-            ))
+        BY_KEY.get_or_init(|| crate::runtime::key_order(TbTestFieldVariant::all()))
     }
 }

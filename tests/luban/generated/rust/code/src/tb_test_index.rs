@@ -22,11 +22,16 @@ impl crate::canonical::Canonical for TbTestIndex {
         out.push('}');
     }
 }
-impl TbTestIndex {
+impl crate::runtime::Row for TbTestIndex {
+    type Key = crate::tb_test_index::TbTestIndexId;
+    #[inline]
+    fn key(&self) -> crate::tb_test_index::TbTestIndexId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbTestIndex, crate::runtime::Bad> {
         let v = TbTestIndex {
@@ -51,27 +56,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/TbTestIndex.bytes",
     "TbTestIndex",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::source_order::<TbTestIndex>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<TbTestIndex> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = TbTestIndex::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `TbTestIndex` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestIndexId(pub i32);
@@ -109,21 +95,12 @@ impl TbTestIndex {
     pub fn get(
         key: crate::tb_test_index::TbTestIndexId,
     ) -> Option<&'static TbTestIndex> {
-        let (rows, by_key) = (TbTestIndex::all(), TbTestIndex::by_key());
-        crate::runtime::search(
-                by_key.len(),
-                &mut |j| rows[by_key[j] as usize].id.cmp(&key),
-            )
-            .map(|j| &rows[by_key[j] as usize])
+        crate::runtime::get_in_order(TbTestIndex::all(), TbTestIndex::by_key(), key)
     }
     /// Row positions sorted by primary key, built on the first lookup.
     #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
-        BY_KEY
-            .get_or_init(|| crate::runtime::index(
-                TbTestIndex::all(),
-                |__a, __b| (__a.id).cmp(&(__b.id)),
-            ))
+        BY_KEY.get_or_init(|| crate::runtime::key_order(TbTestIndex::all()))
     }
 }

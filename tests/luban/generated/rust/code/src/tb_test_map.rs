@@ -33,11 +33,16 @@ impl crate::canonical::Canonical for TbTestMap {
         out.push('}');
     }
 }
-impl TbTestMap {
+impl crate::runtime::Row for TbTestMap {
+    type Key = crate::tb_test_index::TbTestIndexId;
+    #[inline]
+    fn key(&self) -> crate::tb_test_index::TbTestIndexId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbTestMap, crate::runtime::Bad> {
         let v = TbTestMap {
@@ -90,11 +95,11 @@ impl TbTestMap {
     /// If this row was built by hand with a key that `TbTestIndex` does not have.
     #[inline]
     pub fn id_row(&self) -> &'static crate::tb_test_index::TbTestIndex {
-        let key = self.id;
-        match crate::tb_test_index::TbTestIndex::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("TbTestIndex", &key),
-        }
+        crate::runtime::resolve(
+            crate::tb_test_index::TbTestIndex::get,
+            "TbTestIndex",
+            self.id,
+        )
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
@@ -105,27 +110,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/TbTestMap.bytes",
     "TbTestMap",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::source_order::<TbTestMap>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<TbTestMap> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = TbTestMap::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
-    Ok(Box::new(rows))
-}
 impl TbTestMap {
     /// Every row, in source order (`order = "source"`), decoded on first use.
     ///
@@ -144,21 +130,12 @@ impl TbTestMap {
     /// The row with primary key `key`, by binary search over row positions sorted by key.
     #[inline]
     pub fn get(key: crate::tb_test_index::TbTestIndexId) -> Option<&'static TbTestMap> {
-        let (rows, by_key) = (TbTestMap::all(), TbTestMap::by_key());
-        crate::runtime::search(
-                by_key.len(),
-                &mut |j| rows[by_key[j] as usize].id.cmp(&key),
-            )
-            .map(|j| &rows[by_key[j] as usize])
+        crate::runtime::get_in_order(TbTestMap::all(), TbTestMap::by_key(), key)
     }
     /// Row positions sorted by primary key, built on the first lookup.
     #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
-        BY_KEY
-            .get_or_init(|| crate::runtime::index(
-                TbTestMap::all(),
-                |__a, __b| (__a.id).cmp(&(__b.id)),
-            ))
+        BY_KEY.get_or_init(|| crate::runtime::key_order(TbTestMap::all()))
     }
 }

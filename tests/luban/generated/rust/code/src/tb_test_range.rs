@@ -55,11 +55,16 @@ impl crate::canonical::Canonical for TbTestRange {
         out.push('}');
     }
 }
-impl TbTestRange {
+impl crate::runtime::Row for TbTestRange {
+    type Key = crate::tb_test_range::TbTestRangeId;
+    #[inline]
+    fn key(&self) -> crate::tb_test_range::TbTestRangeId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbTestRange, crate::runtime::Bad> {
         let v = TbTestRange {
@@ -88,27 +93,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/TbTestRange.bytes",
     "TbTestRange",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::source_order::<TbTestRange>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<TbTestRange> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = TbTestRange::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `TbTestRange` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestRangeId(pub i32);
@@ -146,21 +132,12 @@ impl TbTestRange {
     pub fn get(
         key: crate::tb_test_range::TbTestRangeId,
     ) -> Option<&'static TbTestRange> {
-        let (rows, by_key) = (TbTestRange::all(), TbTestRange::by_key());
-        crate::runtime::search(
-                by_key.len(),
-                &mut |j| rows[by_key[j] as usize].id.cmp(&key),
-            )
-            .map(|j| &rows[by_key[j] as usize])
+        crate::runtime::get_in_order(TbTestRange::all(), TbTestRange::by_key(), key)
     }
     /// Row positions sorted by primary key, built on the first lookup.
     #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
-        BY_KEY
-            .get_or_init(|| crate::runtime::index(
-                TbTestRange::all(),
-                |__a, __b| (__a.id).cmp(&(__b.id)),
-            ))
+        BY_KEY.get_or_init(|| crate::runtime::key_order(TbTestRange::all()))
     }
 }

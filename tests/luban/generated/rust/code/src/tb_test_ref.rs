@@ -117,11 +117,16 @@ impl crate::canonical::Canonical for TbTestRef {
         out.push('}');
     }
 }
-impl TbTestRef {
+impl crate::runtime::Row for TbTestRef {
+    type Key = crate::tb_test_ref::TbTestRefId;
+    #[inline]
+    fn key(&self) -> crate::tb_test_ref::TbTestRefId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<TbTestRef, crate::runtime::Bad> {
         let v = TbTestRef {
@@ -174,11 +179,11 @@ impl TbTestRef {
     /// If this row was built by hand with a key that `TbTestBeRef` does not have.
     #[inline]
     pub fn x1_row(&self) -> &'static crate::tb_test_be_ref::TbTestBeRef {
-        let key = self.x1;
-        match crate::tb_test_be_ref::TbTestBeRef::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("TbTestBeRef", &key),
-        }
+        crate::runtime::resolve(
+            crate::tb_test_be_ref::TbTestBeRef::get,
+            "TbTestBeRef",
+            self.x1,
+        )
     }
     /// The `TbTestBeRef` row that `x1_2` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -187,11 +192,11 @@ impl TbTestRef {
     /// If this row was built by hand with a key that `TbTestBeRef` does not have.
     #[inline]
     pub fn x1_2_row(&self) -> &'static crate::tb_test_be_ref::TbTestBeRef {
-        let key = self.x1_2;
-        match crate::tb_test_be_ref::TbTestBeRef::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("TbTestBeRef", &key),
-        }
+        crate::runtime::resolve(
+            crate::tb_test_be_ref::TbTestBeRef::get,
+            "TbTestBeRef",
+            self.x1_2,
+        )
     }
     /// The `TbTestBeRef` row that `x2` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -200,11 +205,11 @@ impl TbTestRef {
     /// If this row was built by hand with a key that `TbTestBeRef` does not have.
     #[inline]
     pub fn x2_row(&self) -> &'static crate::tb_test_be_ref::TbTestBeRef {
-        let key = self.x2;
-        match crate::tb_test_be_ref::TbTestBeRef::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("TbTestBeRef", &key),
-        }
+        crate::runtime::resolve(
+            crate::tb_test_be_ref::TbTestBeRef::get,
+            "TbTestBeRef",
+            self.x2,
+        )
     }
     /// The `TbTestBeRef` row that `a1` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -215,12 +220,11 @@ impl TbTestRef {
     pub fn a1_rows(
         &self,
     ) -> impl Iterator<Item = &'static crate::tb_test_be_ref::TbTestBeRef> {
-        let keys = self.a1;
-        keys.iter()
-            .map(|&key| match crate::tb_test_be_ref::TbTestBeRef::get(key) {
-                Some(row) => row,
-                None => crate::runtime::dangling("TbTestBeRef", &key),
-            })
+        crate::runtime::resolve_each(
+            crate::tb_test_be_ref::TbTestBeRef::get,
+            "TbTestBeRef",
+            self.a1,
+        )
     }
     /// The `TbTestBeRef` row that `a2` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -231,12 +235,11 @@ impl TbTestRef {
     pub fn a2_rows(
         &self,
     ) -> impl Iterator<Item = &'static crate::tb_test_be_ref::TbTestBeRef> {
-        let keys = self.a2;
-        keys.iter()
-            .map(|&key| match crate::tb_test_be_ref::TbTestBeRef::get(key) {
-                Some(row) => row,
-                None => crate::runtime::dangling("TbTestBeRef", &key),
-            })
+        crate::runtime::resolve_each(
+            crate::tb_test_be_ref::TbTestBeRef::get,
+            "TbTestBeRef",
+            self.a2,
+        )
     }
     /// The `TbTestBeRef` row that `b1` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -247,12 +250,11 @@ impl TbTestRef {
     pub fn b1_rows(
         &self,
     ) -> impl Iterator<Item = &'static crate::tb_test_be_ref::TbTestBeRef> {
-        let keys = self.b1;
-        keys.iter()
-            .map(|&key| match crate::tb_test_be_ref::TbTestBeRef::get(key) {
-                Some(row) => row,
-                None => crate::runtime::dangling("TbTestBeRef", &key),
-            })
+        crate::runtime::resolve_each(
+            crate::tb_test_be_ref::TbTestBeRef::get,
+            "TbTestBeRef",
+            self.b1,
+        )
     }
     /// The `TbTestBeRef` row that `b2` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -263,12 +265,11 @@ impl TbTestRef {
     pub fn b2_rows(
         &self,
     ) -> impl Iterator<Item = &'static crate::tb_test_be_ref::TbTestBeRef> {
-        let keys = self.b2;
-        keys.iter()
-            .map(|&key| match crate::tb_test_be_ref::TbTestBeRef::get(key) {
-                Some(row) => row,
-                None => crate::runtime::dangling("TbTestBeRef", &key),
-            })
+        crate::runtime::resolve_each(
+            crate::tb_test_be_ref::TbTestBeRef::get,
+            "TbTestBeRef",
+            self.b2,
+        )
     }
     /// The `TbTestBeRef` row that `c1` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -279,12 +280,11 @@ impl TbTestRef {
     pub fn c1_rows(
         &self,
     ) -> impl Iterator<Item = &'static crate::tb_test_be_ref::TbTestBeRef> {
-        let keys = self.c1;
-        keys.iter()
-            .map(|&key| match crate::tb_test_be_ref::TbTestBeRef::get(key) {
-                Some(row) => row,
-                None => crate::runtime::dangling("TbTestBeRef", &key),
-            })
+        crate::runtime::resolve_each(
+            crate::tb_test_be_ref::TbTestBeRef::get,
+            "TbTestBeRef",
+            self.c1,
+        )
     }
     /// The `TbTestBeRef` row that `c2` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -295,12 +295,11 @@ impl TbTestRef {
     pub fn c2_rows(
         &self,
     ) -> impl Iterator<Item = &'static crate::tb_test_be_ref::TbTestBeRef> {
-        let keys = self.c2;
-        keys.iter()
-            .map(|&key| match crate::tb_test_be_ref::TbTestBeRef::get(key) {
-                Some(row) => row,
-                None => crate::runtime::dangling("TbTestBeRef", &key),
-            })
+        crate::runtime::resolve_each(
+            crate::tb_test_be_ref::TbTestBeRef::get,
+            "TbTestBeRef",
+            self.c2,
+        )
     }
     /// The `TbMultiIndexList` row that `e1` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -309,11 +308,11 @@ impl TbTestRef {
     /// If this row was built by hand with a key that `TbMultiIndexList` does not have.
     #[inline]
     pub fn e1_row(&self) -> &'static crate::tb_multi_index_list::TbMultiIndexList {
-        let key = self.e1;
-        match crate::tb_multi_index_list::TbMultiIndexList::get_by_id1(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("TbMultiIndexList", &key),
-        }
+        crate::runtime::resolve(
+            crate::tb_multi_index_list::TbMultiIndexList::get_by_id1,
+            "TbMultiIndexList",
+            self.e1,
+        )
     }
     /// The `TbMultiIndexList` row that `e2` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -322,11 +321,11 @@ impl TbTestRef {
     /// If this row was built by hand with a key that `TbMultiIndexList` does not have.
     #[inline]
     pub fn e2_row(&self) -> &'static crate::tb_multi_index_list::TbMultiIndexList {
-        let key = self.e2;
-        match crate::tb_multi_index_list::TbMultiIndexList::get_by_id2(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("TbMultiIndexList", &key),
-        }
+        crate::runtime::resolve(
+            crate::tb_multi_index_list::TbMultiIndexList::get_by_id2,
+            "TbMultiIndexList",
+            self.e2,
+        )
     }
     /// The `TbMultiIndexList` row that `e3` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -335,11 +334,11 @@ impl TbTestRef {
     /// If this row was built by hand with a key that `TbMultiIndexList` does not have.
     #[inline]
     pub fn e3_row(&self) -> &'static crate::tb_multi_index_list::TbMultiIndexList {
-        let key = self.e3;
-        match crate::tb_multi_index_list::TbMultiIndexList::get_by_id3(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("TbMultiIndexList", &key),
-        }
+        crate::runtime::resolve(
+            crate::tb_multi_index_list::TbMultiIndexList::get_by_id3,
+            "TbMultiIndexList",
+            self.e3,
+        )
     }
     /// The `TbMultiIndexList` row that `f1` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -348,11 +347,11 @@ impl TbTestRef {
     /// If this row was built by hand with a key that `TbMultiIndexList` does not have.
     #[inline]
     pub fn f1_row(&self) -> &'static crate::tb_multi_index_list::TbMultiIndexList {
-        let key = self.f1;
-        match crate::tb_multi_index_list::TbMultiIndexList::get_by_id1(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("TbMultiIndexList", &key),
-        }
+        crate::runtime::resolve(
+            crate::tb_multi_index_list::TbMultiIndexList::get_by_id1,
+            "TbMultiIndexList",
+            self.f1,
+        )
     }
     /// The `TbMultiIndexList` row that `f2` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -361,11 +360,11 @@ impl TbTestRef {
     /// If this row was built by hand with a key that `TbMultiIndexList` does not have.
     #[inline]
     pub fn f2_row(&self) -> &'static crate::tb_multi_index_list::TbMultiIndexList {
-        let key = self.f2;
-        match crate::tb_multi_index_list::TbMultiIndexList::get_by_id2(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("TbMultiIndexList", &key),
-        }
+        crate::runtime::resolve(
+            crate::tb_multi_index_list::TbMultiIndexList::get_by_id2,
+            "TbMultiIndexList",
+            self.f2,
+        )
     }
     /// The `TbMultiIndexList` row that `f3` references (a foreign key): validation guarantees it exists for every row read from the tables.
     ///
@@ -374,11 +373,11 @@ impl TbTestRef {
     /// If this row was built by hand with a key that `TbMultiIndexList` does not have.
     #[inline]
     pub fn f3_row(&self) -> &'static crate::tb_multi_index_list::TbMultiIndexList {
-        let key = self.f3;
-        match crate::tb_multi_index_list::TbMultiIndexList::get_by_id3(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("TbMultiIndexList", &key),
-        }
+        crate::runtime::resolve(
+            crate::tb_multi_index_list::TbMultiIndexList::get_by_id3,
+            "TbMultiIndexList",
+            self.f3,
+        )
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
@@ -389,27 +388,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/TbTestRef.bytes",
     "TbTestRef",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::source_order::<TbTestRef>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<TbTestRef> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = TbTestRef::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    crate::runtime::unique(r, &rows, |a, b| (a.id).cmp(&(b.id)))?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `TbTestRef` (column `id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TbTestRefId(pub i32);
@@ -445,21 +425,12 @@ impl TbTestRef {
     /// The row with primary key `key`, by binary search over row positions sorted by key.
     #[inline]
     pub fn get(key: crate::tb_test_ref::TbTestRefId) -> Option<&'static TbTestRef> {
-        let (rows, by_key) = (TbTestRef::all(), TbTestRef::by_key());
-        crate::runtime::search(
-                by_key.len(),
-                &mut |j| rows[by_key[j] as usize].id.cmp(&key),
-            )
-            .map(|j| &rows[by_key[j] as usize])
+        crate::runtime::get_in_order(TbTestRef::all(), TbTestRef::by_key(), key)
     }
     /// Row positions sorted by primary key, built on the first lookup.
     #[inline]
     fn by_key() -> &'static [u32] {
         static BY_KEY: std::sync::OnceLock<Box<[u32]>> = std::sync::OnceLock::new();
-        BY_KEY
-            .get_or_init(|| crate::runtime::index(
-                TbTestRef::all(),
-                |__a, __b| (__a.id).cmp(&(__b.id)),
-            ))
+        BY_KEY.get_or_init(|| crate::runtime::key_order(TbTestRef::all()))
     }
 }

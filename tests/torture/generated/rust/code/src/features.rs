@@ -105,13 +105,16 @@ impl crate::canonical::Canonical for Features {
         out.push('}');
     }
 }
-impl Features {
+impl crate::runtime::Row for Features {
+    type Key = crate::features::FeaturesId;
+    #[inline]
+    fn key(&self) -> crate::features::FeaturesId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Features, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Features, crate::runtime::Bad> {
         let v = Features {
             id: crate::features::FeaturesId(r.u8()),
             name: r.str(),
@@ -199,31 +202,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Features.bytes",
     "Features",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Features>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Features> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Features::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Features` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FeaturesId(pub u8);
@@ -259,9 +239,7 @@ impl Features {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::features::FeaturesId) -> Option<&'static Features> {
-        let rows = Features::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }
 impl Features {

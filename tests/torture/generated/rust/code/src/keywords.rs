@@ -89,13 +89,16 @@ impl crate::canonical::Canonical for Keywords {
         out.push('}');
     }
 }
-impl Keywords {
+impl crate::runtime::Row for Keywords {
+    type Key = crate::keywords::KeywordsId;
+    #[inline]
+    fn key(&self) -> crate::keywords::KeywordsId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Keywords, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Keywords, crate::runtime::Bad> {
         let v = Keywords {
             id: crate::keywords::KeywordsId(r.u8()),
             class: r.member(crate::enums::Keyword::ALL),
@@ -124,31 +127,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Keywords.bytes",
     "Keywords",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Keywords>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Keywords> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Keywords::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Keywords` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct KeywordsId(pub u8);
@@ -184,8 +164,6 @@ impl Keywords {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::keywords::KeywordsId) -> Option<&'static Keywords> {
-        let rows = Keywords::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

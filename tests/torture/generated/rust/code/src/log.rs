@@ -22,13 +22,14 @@ impl crate::canonical::Canonical for Log {
         out.push('}');
     }
 }
-impl Log {
+impl crate::runtime::Row for Log {
+    type Key = ();
+    #[inline]
+    fn key(&self) -> () {}
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Log, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Log, crate::runtime::Bad> {
         let v = Log { step: r.u16(), msg: r.str() };
         r.check(v)
     }
@@ -41,26 +42,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Log.bytes",
     "Log",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::list::<Log>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Log> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Log::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 impl Log {
     /// Every row, in source order, decoded on first use.
     ///

@@ -70,13 +70,16 @@ impl crate::canonical::Canonical for Nested {
         out.push('}');
     }
 }
-impl Nested {
+impl crate::runtime::Row for Nested {
+    type Key = crate::nested::NestedId;
+    #[inline]
+    fn key(&self) -> crate::nested::NestedId {
+        self.name
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Nested, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Nested, crate::runtime::Bad> {
         let v = Nested {
             name: crate::nested::NestedId(r.str()),
             pos: crate::records::Point::decode(r)?,
@@ -113,31 +116,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Nested.bytes",
     "Nested",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Nested>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Nested> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Nested::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.name) < (row.name)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Nested` (column `Name`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NestedId(pub &'static str);
@@ -173,8 +153,6 @@ impl Nested {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::nested::NestedId) -> Option<&'static Nested> {
-        let rows = Nested::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].name.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

@@ -55,13 +55,16 @@ impl crate::canonical::Canonical for Numbers {
         out.push('}');
     }
 }
-impl Numbers {
+impl crate::runtime::Row for Numbers {
+    type Key = crate::numbers::NumbersId;
+    #[inline]
+    fn key(&self) -> crate::numbers::NumbersId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Numbers, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Numbers, crate::runtime::Bad> {
         let v = Numbers {
             id: crate::numbers::NumbersId(r.u16()),
             i8: r.i8(),
@@ -86,31 +89,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Numbers.bytes",
     "Numbers",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Numbers>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Numbers> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Numbers::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Numbers` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NumbersId(pub u16);
@@ -146,8 +126,6 @@ impl Numbers {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::numbers::NumbersId) -> Option<&'static Numbers> {
-        let rows = Numbers::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

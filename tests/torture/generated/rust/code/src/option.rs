@@ -31,13 +31,16 @@ impl crate::canonical::Canonical for Option_ {
         out.push('}');
     }
 }
-impl Option_ {
+impl crate::runtime::Row for Option_ {
+    type Key = crate::option::OptionId;
+    #[inline]
+    fn key(&self) -> crate::option::OptionId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Option_, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Option_, crate::runtime::Bad> {
         let v = Option_ {
             id: crate::option::OptionId(r.u8()),
             maybe: if r.present() { Some(r.str()) } else { None },
@@ -54,31 +57,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Option.bytes",
     "Option",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Option_>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Option_> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Option_::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Option` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct OptionId(pub u8);
@@ -114,8 +94,6 @@ impl Option_ {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::option::OptionId) -> Option<&'static Option_> {
-        let rows = Option_::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

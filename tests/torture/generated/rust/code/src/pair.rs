@@ -27,13 +27,16 @@ impl crate::canonical::Canonical for Pair {
         out.push('}');
     }
 }
-impl Pair {
+impl crate::runtime::Row for Pair {
+    type Key = (crate::enums::Keyword, u8);
+    #[inline]
+    fn key(&self) -> (crate::enums::Keyword, u8) {
+        (self.kind, self.n)
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Pair, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Pair, crate::runtime::Bad> {
         let v = Pair {
             kind: r.member(crate::enums::Keyword::ALL),
             n: r.u8(),
@@ -50,31 +53,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Pair.bytes",
     "Pair",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Pair>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Pair> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Pair::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.kind, prev.n) < (row.kind, row.n)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 impl Pair {
     /// Every row, sorted by primary key, decoded on first use.
     ///
@@ -93,14 +73,6 @@ impl Pair {
     /// The row with this composite primary key, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(kind: crate::enums::Keyword, n: u8) -> Option<&'static Pair> {
-        let __rows = Pair::all();
-        crate::runtime::search(
-                __rows.len(),
-                &mut |__i| {
-                    let __row = &__rows[__i];
-                    (__row.kind, __row.n).cmp(&(kind, n))
-                },
-            )
-            .map(|__i| &__rows[__i])
+        crate::runtime::get(&TABLE, (kind, n))
     }
 }

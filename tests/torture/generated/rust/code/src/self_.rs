@@ -24,13 +24,16 @@ impl crate::canonical::Canonical for Self_ {
         out.push('}');
     }
 }
-impl Self_ {
+impl crate::runtime::Row for Self_ {
+    type Key = crate::self_::SelfId;
+    #[inline]
+    fn key(&self) -> crate::self_::SelfId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Self_, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Self_, crate::runtime::Bad> {
         let v = Self_ {
             id: crate::self_::SelfId(r.u8()),
             other: crate::string::StringId(r.str()),
@@ -46,11 +49,7 @@ impl Self_ {
     /// If this row was built by hand with a key that `String` does not have.
     #[inline]
     pub fn other_row(&self) -> &'static crate::string::String_ {
-        let key = self.other;
-        match crate::string::String_::get(key) {
-            Some(row) => row,
-            None => crate::runtime::dangling("String", &key),
-        }
+        crate::runtime::resolve(crate::string::String_::get, "String", self.other)
     }
 }
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
@@ -61,31 +60,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Self.bytes",
     "Self",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Self_>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Self_> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Self_::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Self` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SelfId(pub u8);
@@ -121,8 +97,6 @@ impl Self_ {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::self_::SelfId) -> Option<&'static Self_> {
-        let rows = Self_::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

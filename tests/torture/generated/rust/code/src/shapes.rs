@@ -101,13 +101,16 @@ impl crate::canonical::Canonical for Shapes {
         out.push('}');
     }
 }
-impl Shapes {
+impl crate::runtime::Row for Shapes {
+    type Key = crate::shapes::ShapesId;
+    #[inline]
+    fn key(&self) -> crate::shapes::ShapesId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Shapes, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Shapes, crate::runtime::Bad> {
         let v = Shapes {
             id: crate::shapes::ShapesId(r.u16()),
             pair: crate::records::ShapesPair::decode(r)?,
@@ -201,31 +204,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Shapes.bytes",
     "Shapes",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Shapes>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Shapes> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Shapes::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Shapes` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ShapesId(pub u16);
@@ -261,8 +241,6 @@ impl Shapes {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::shapes::ShapesId) -> Option<&'static Shapes> {
-        let rows = Shapes::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

@@ -44,13 +44,16 @@ impl crate::canonical::Canonical for Spread {
         out.push('}');
     }
 }
-impl Spread {
+impl crate::runtime::Row for Spread {
+    type Key = crate::spread::SpreadId;
+    #[inline]
+    fn key(&self) -> crate::spread::SpreadId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Spread, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Spread, crate::runtime::Bad> {
         let v = Spread {
             id: crate::spread::SpreadId(r.u8()),
             pos: crate::records::Point::decode(r)?,
@@ -74,31 +77,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Spread.bytes",
     "Spread",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Spread>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Spread> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Spread::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Spread` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SpreadId(pub u8);
@@ -134,8 +114,6 @@ impl Spread {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::spread::SpreadId) -> Option<&'static Spread> {
-        let rows = Spread::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

@@ -47,13 +47,14 @@ impl crate::canonical::Canonical for Vertical {
         out.push('}');
     }
 }
-impl Vertical {
+impl crate::runtime::Row for Vertical {
+    type Key = ();
+    #[inline]
+    fn key(&self) -> () {}
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Vertical, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Vertical, crate::runtime::Bad> {
         let v = Vertical {
             max_players: r.u8(),
             motd: r.str(),
@@ -84,29 +85,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Vertical.bytes",
     "Vertical",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::single::<Vertical>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Vertical> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Vertical::decode(r)?;
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    if rows.len() != 1 {
-        return Err(r.error(format!("a singleton table has {} rows", rows.len())));
-    }
-    Ok(Box::new(rows))
-}
 impl Vertical {
     /// The single row, decoded on first use.
     ///

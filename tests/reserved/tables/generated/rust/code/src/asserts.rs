@@ -22,13 +22,16 @@ impl crate::canonical::Canonical for Asserts {
         out.push('}');
     }
 }
-impl Asserts {
+impl crate::runtime::Row for Asserts {
+    type Key = crate::asserts::AssertsId;
+    #[inline]
+    fn key(&self) -> crate::asserts::AssertsId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Asserts, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Asserts, crate::runtime::Bad> {
         let v = Asserts {
             id: crate::asserts::AssertsId(r.i32()),
             value: r.i32(),
@@ -44,31 +47,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/asserts.bytes",
     "asserts",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Asserts>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Asserts> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Asserts::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `asserts` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct AssertsId(pub i32);
@@ -104,8 +84,6 @@ impl Asserts {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::asserts::AssertsId) -> Option<&'static Asserts> {
-        let rows = Asserts::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

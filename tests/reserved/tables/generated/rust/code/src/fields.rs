@@ -2294,13 +2294,16 @@ impl crate::canonical::Canonical for Fields {
         out.push('}');
     }
 }
-impl Fields {
+impl crate::runtime::Row for Fields {
+    type Key = crate::fields::FieldsId;
+    #[inline]
+    fn key(&self) -> crate::fields::FieldsId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Fields, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Fields, crate::runtime::Bad> {
         let v = Fields {
             id: crate::fields::FieldsId(r.i32()),
             as_: if r.present() { Some(r.i32()) } else { None },
@@ -2640,31 +2643,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Fields.bytes",
     "Fields",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Fields>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Fields> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Fields::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Fields` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FieldsId(pub i32);
@@ -2700,8 +2680,6 @@ impl Fields {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::fields::FieldsId) -> Option<&'static Fields> {
-        let rows = Fields::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

@@ -22,13 +22,16 @@ impl crate::canonical::Canonical for GetType {
         out.push('}');
     }
 }
-impl GetType {
+impl crate::runtime::Row for GetType {
+    type Key = crate::get_type::GetTypeId;
+    #[inline]
+    fn key(&self) -> crate::get_type::GetTypeId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<GetType, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<GetType, crate::runtime::Bad> {
         let v = GetType {
             id: crate::get_type::GetTypeId(r.i32()),
             value: r.i32(),
@@ -44,31 +47,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/GetType.bytes",
     "GetType",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<GetType>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<GetType> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = GetType::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `GetType` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GetTypeId(pub i32);
@@ -104,8 +84,6 @@ impl GetType {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::get_type::GetTypeId) -> Option<&'static GetType> {
-        let rows = GetType::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

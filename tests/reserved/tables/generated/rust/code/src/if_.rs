@@ -22,13 +22,16 @@ impl crate::canonical::Canonical for If {
         out.push('}');
     }
 }
-impl If {
+impl crate::runtime::Row for If {
+    type Key = crate::if_::IfId;
+    #[inline]
+    fn key(&self) -> crate::if_::IfId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<If, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<If, crate::runtime::Bad> {
         let v = If {
             id: crate::if_::IfId(r.i32()),
             value: r.i32(),
@@ -44,31 +47,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/if.bytes",
     "if",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<If>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<If> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = If::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `if` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct IfId(pub i32);
@@ -104,8 +84,6 @@ impl If {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::if_::IfId) -> Option<&'static If> {
-        let rows = If::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

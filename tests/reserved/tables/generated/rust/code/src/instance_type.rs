@@ -22,11 +22,16 @@ impl crate::canonical::Canonical for InstanceType {
         out.push('}');
     }
 }
-impl InstanceType {
+impl crate::runtime::Row for InstanceType {
+    type Key = crate::instance_type::InstanceTypeId;
+    #[inline]
+    fn key(&self) -> crate::instance_type::InstanceTypeId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<InstanceType, crate::runtime::Bad> {
         let v = InstanceType {
@@ -44,31 +49,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/InstanceType.bytes",
     "InstanceType",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<InstanceType>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<InstanceType> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = InstanceType::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `InstanceType` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct InstanceTypeId(pub i32);
@@ -106,8 +88,6 @@ impl InstanceType {
     pub fn get(
         key: crate::instance_type::InstanceTypeId,
     ) -> Option<&'static InstanceType> {
-        let rows = InstanceType::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

@@ -22,11 +22,16 @@ impl crate::canonical::Canonical for IntoIterator_ {
         out.push('}');
     }
 }
-impl IntoIterator_ {
+impl crate::runtime::Row for IntoIterator_ {
+    type Key = crate::into_iterator::IntoIteratorId;
+    #[inline]
+    fn key(&self) -> crate::into_iterator::IntoIteratorId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<IntoIterator_, crate::runtime::Bad> {
         let v = IntoIterator_ {
@@ -44,31 +49,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/IntoIterator.bytes",
     "IntoIterator",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<IntoIterator_>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<IntoIterator_> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = IntoIterator_::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `IntoIterator` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct IntoIteratorId(pub i32);
@@ -106,8 +88,6 @@ impl IntoIterator_ {
     pub fn get(
         key: crate::into_iterator::IntoIteratorId,
     ) -> Option<&'static IntoIterator_> {
-        let rows = IntoIterator_::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

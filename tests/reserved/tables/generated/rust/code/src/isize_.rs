@@ -22,13 +22,16 @@ impl crate::canonical::Canonical for Isize {
         out.push('}');
     }
 }
-impl Isize {
+impl crate::runtime::Row for Isize {
+    type Key = crate::isize_::IsizeId;
+    #[inline]
+    fn key(&self) -> crate::isize_::IsizeId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Isize, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Isize, crate::runtime::Bad> {
         let v = Isize {
             id: crate::isize_::IsizeId(r.i32()),
             value: r.i32(),
@@ -44,31 +47,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/isize.bytes",
     "isize",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Isize>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Isize> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Isize::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `isize` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct IsizeId(pub i32);
@@ -104,8 +84,6 @@ impl Isize {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::isize_::IsizeId) -> Option<&'static Isize> {
-        let rows = Isize::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

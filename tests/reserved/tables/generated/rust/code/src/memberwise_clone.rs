@@ -22,11 +22,16 @@ impl crate::canonical::Canonical for MemberwiseClone {
         out.push('}');
     }
 }
-impl MemberwiseClone {
+impl crate::runtime::Row for MemberwiseClone {
+    type Key = crate::memberwise_clone::MemberwiseCloneId;
+    #[inline]
+    fn key(&self) -> crate::memberwise_clone::MemberwiseCloneId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<MemberwiseClone, crate::runtime::Bad> {
         let v = MemberwiseClone {
@@ -44,31 +49,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/MemberwiseClone.bytes",
     "MemberwiseClone",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<MemberwiseClone>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<MemberwiseClone> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = MemberwiseClone::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `MemberwiseClone` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MemberwiseCloneId(pub i32);
@@ -106,8 +88,6 @@ impl MemberwiseClone {
     pub fn get(
         key: crate::memberwise_clone::MemberwiseCloneId,
     ) -> Option<&'static MemberwiseClone> {
-        let rows = MemberwiseClone::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

@@ -22,13 +22,16 @@ impl crate::canonical::Canonical for NaN {
         out.push('}');
     }
 }
-impl NaN {
+impl crate::runtime::Row for NaN {
+    type Key = crate::na_n::NaNId;
+    #[inline]
+    fn key(&self) -> crate::na_n::NaNId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<NaN, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<NaN, crate::runtime::Bad> {
         let v = NaN {
             id: crate::na_n::NaNId(r.i32()),
             value: r.i32(),
@@ -44,31 +47,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/NaN.bytes",
     "NaN",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<NaN>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<NaN> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = NaN::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `NaN` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct NaNId(pub i32);
@@ -104,8 +84,6 @@ impl NaN {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::na_n::NaNId) -> Option<&'static NaN> {
-        let rows = NaN::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

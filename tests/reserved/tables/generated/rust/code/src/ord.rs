@@ -22,13 +22,16 @@ impl crate::canonical::Canonical for Ord_ {
         out.push('}');
     }
 }
-impl Ord_ {
+impl crate::runtime::Row for Ord_ {
+    type Key = crate::ord::OrdId;
+    #[inline]
+    fn key(&self) -> crate::ord::OrdId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Ord_, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Ord_, crate::runtime::Bad> {
         let v = Ord_ {
             id: crate::ord::OrdId(r.i32()),
             value: r.i32(),
@@ -44,31 +47,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Ord.bytes",
     "Ord",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Ord_>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Ord_> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Ord_::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Ord` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct OrdId(pub i32);
@@ -104,8 +84,6 @@ impl Ord_ {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::ord::OrdId) -> Option<&'static Ord_> {
-        let rows = Ord_::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

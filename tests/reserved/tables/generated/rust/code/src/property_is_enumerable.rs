@@ -22,11 +22,16 @@ impl crate::canonical::Canonical for PropertyIsEnumerable {
         out.push('}');
     }
 }
-impl PropertyIsEnumerable {
+impl crate::runtime::Row for PropertyIsEnumerable {
+    type Key = crate::property_is_enumerable::PropertyIsEnumerableId;
+    #[inline]
+    fn key(&self) -> crate::property_is_enumerable::PropertyIsEnumerableId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<PropertyIsEnumerable, crate::runtime::Bad> {
         let v = PropertyIsEnumerable {
@@ -44,31 +49,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/propertyIsEnumerable.bytes",
     "propertyIsEnumerable",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<PropertyIsEnumerable>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<PropertyIsEnumerable> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = PropertyIsEnumerable::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `propertyIsEnumerable` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct PropertyIsEnumerableId(pub i32);
@@ -106,8 +88,6 @@ impl PropertyIsEnumerable {
     pub fn get(
         key: crate::property_is_enumerable::PropertyIsEnumerableId,
     ) -> Option<&'static PropertyIsEnumerable> {
-        let rows = PropertyIsEnumerable::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

@@ -22,11 +22,16 @@ impl crate::canonical::Canonical for ReferenceEquals {
         out.push('}');
     }
 }
-impl ReferenceEquals {
+impl crate::runtime::Row for ReferenceEquals {
+    type Key = crate::reference_equals::ReferenceEqualsId;
+    #[inline]
+    fn key(&self) -> crate::reference_equals::ReferenceEqualsId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ReferenceEquals, crate::runtime::Bad> {
         let v = ReferenceEquals {
@@ -44,31 +49,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/ReferenceEquals.bytes",
     "ReferenceEquals",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<ReferenceEquals>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<ReferenceEquals> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = ReferenceEquals::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `ReferenceEquals` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ReferenceEqualsId(pub i32);
@@ -106,8 +88,6 @@ impl ReferenceEquals {
     pub fn get(
         key: crate::reference_equals::ReferenceEqualsId,
     ) -> Option<&'static ReferenceEquals> {
-        let rows = ReferenceEquals::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

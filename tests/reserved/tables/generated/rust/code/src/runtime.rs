@@ -749,18 +749,125 @@ pub fn unsorted(r: &mut Decoder, i: usize) -> Bad {
         format!("rows {i} and {} are not in strictly ascending primary-key order", i + 1),
     )
 }
-/// Call `row` `n` times, stopping at its first `Err`: the row loop of every table's decoder (one loop
-/// compiled for the crate; each table's closure decodes one row, checks its key order and keeps it).
-#[inline(never)]
-pub fn each(
-    d: &mut Decoder,
-    n: usize,
-    row: &mut dyn FnMut(&mut Decoder) -> Result<(), Bad>,
-) -> Result<(), Bad> {
+/// A table's row type as the runtime's table code sees it: every table's row implements it, so that the
+/// row loop, the key-order checks and the primary-key lookup are written once, here, as generic functions
+/// (a body type-checked once for the crate instead of a loop and closures per table).
+pub trait Row: Sized + Send + Sync + 'static {
+    /// The primary key, in the order the rows are sorted and searched: the key field's type, a tuple of the
+    /// key fields' types for a composite key, `()` for a list or singleton table.
+    type Key: Ord + core::fmt::Debug;
+    /// This row's primary key.
+    fn key(&self) -> Self::Key;
+    /// Read one row from embedded data (docs/data-format.md §3.3): its fields in declaration order.
+    fn decode(r: &mut Decoder) -> Result<Self, Bad>;
+}
+/// The decoder of a map table sorted by primary key (the default order): `n` rows in strictly ascending key
+/// order (the lookups search them), stopping at the first that cannot be read. Most tables use this one: its
+/// loop is written out here (not [`read`] and a check after it) because it is one instance per table to
+/// compile.
+pub fn sorted<T: Row>(d: &mut Decoder, n: usize) -> Result<Rows, Bad> {
+    let mut rows: Vec<T> = Vec::with_capacity(n.min(d.remaining()));
     for _ in 0..n {
-        row(d)?;
+        let row = T::decode(d)?;
+        if let Some(prev) = rows.last() {
+            if prev.key() >= row.key() {
+                return Err(unsorted(d, rows.len() - 1));
+            }
+        }
+        rows.push(row);
     }
-    Ok(())
+    Ok(Box::new(rows))
+}
+/// Read `n` rows in source order, stopping at the first that cannot be read.
+fn read<T: Row>(d: &mut Decoder, n: usize) -> Result<Vec<T>, Bad> {
+    let mut rows: Vec<T> = Vec::with_capacity(n.min(d.remaining()));
+    for _ in 0..n {
+        rows.push(T::decode(d)?);
+    }
+    Ok(rows)
+}
+/// The decoder of a list table: `n` rows in source order.
+pub fn list<T: Row>(d: &mut Decoder, n: usize) -> Result<Rows, Bad> {
+    Ok(Box::new(read::<T>(d, n)?))
+}
+/// The decoder of a singleton table: exactly one row.
+pub fn single<T: Row>(d: &mut Decoder, n: usize) -> Result<Rows, Bad> {
+    let rows = read::<T>(d, n)?;
+    if rows.len() != 1 {
+        return Err(d.error(format!("a singleton table has {} rows", rows.len())));
+    }
+    Ok(Box::new(rows))
+}
+/// The decoder of a map table that keeps source order (`order = "source"`): `n` rows with distinct primary
+/// keys.
+pub fn source_order<T: Row>(d: &mut Decoder, n: usize) -> Result<Rows, Bad> {
+    let rows = read::<T>(d, n)?;
+    let order = key_order(&rows);
+    if let Some(w) = order
+        .windows(2)
+        .find(|w| rows[w[0] as usize].key() == rows[w[1] as usize].key())
+    {
+        return Err(
+            d.error(format!("rows {} and {} have the same primary key", w[0], w[1])),
+        );
+    }
+    Ok(Box::new(rows))
+}
+/// Row positions of `rows` sorted by primary key (the lookup index of a map table that keeps source order).
+pub fn key_order<T: Row>(rows: &[T]) -> Box<[u32]> {
+    index(rows, |a, b| a.key().cmp(&b.key()))
+}
+/// The row of `table` (sorted by primary key) whose key is `key`, by binary search.
+#[inline]
+pub fn get<T: Row>(table: &'static Table, key: T::Key) -> Option<&'static T> {
+    let rows = table.rows::<T>();
+    search(rows.len(), &mut |i| rows[i].key().cmp(&key)).map(|i| &rows[i])
+}
+/// The row of `rows` (a map table that keeps source order) whose key is `key`, by binary search over
+/// `by_key`, the row positions sorted by key ([`key_order`]).
+#[inline]
+pub fn get_in_order<T: Row>(
+    rows: &'static [T],
+    by_key: &[u32],
+    key: T::Key,
+) -> Option<&'static T> {
+    search(by_key.len(), &mut |j| rows[by_key[j] as usize].key().cmp(&key))
+        .map(|j| &rows[by_key[j] as usize])
+}
+/// The row of `table` that a foreign key `key` references, found by `lookup` (the table's `get` or a unique
+/// key's `get_by_…`): validation guarantees it for every row read from the tables, so a missing row panics
+/// ([`dangling`]).
+#[inline]
+pub fn resolve<K: Copy + core::fmt::Debug, T: 'static>(
+    lookup: fn(K) -> Option<&'static T>,
+    table: &'static str,
+    key: K,
+) -> &'static T {
+    match lookup(key) {
+        Some(row) => row,
+        None => dangling(table, &key),
+    }
+}
+/// [`resolve`] for an optional foreign key.
+#[inline]
+pub fn resolve_some<K: Copy + core::fmt::Debug, T: 'static>(
+    lookup: fn(K) -> Option<&'static T>,
+    table: &'static str,
+    key: Option<K>,
+) -> Option<&'static T> {
+    match key {
+        Some(key) => Some(resolve(lookup, table, key)),
+        None => None,
+    }
+}
+/// [`resolve`] for each key of an array of foreign keys, in order.
+#[inline]
+pub fn resolve_each<K: Copy + core::fmt::Debug + 'static, T: 'static>(
+    lookup: fn(K) -> Option<&'static T>,
+    table: &'static str,
+    keys: &'static [K],
+) -> impl Iterator<Item = &'static T> {
+    keys.iter().map(move |&key| resolve(lookup, table, key))
 }
 /// Decode every table of `tables` that is not decoded yet, in order; the first that cannot be read is the
 /// error (the crate's `load()`).
@@ -769,23 +876,6 @@ pub fn load(tables: &'static [&'static Table]) -> Result<(), DataError> {
         t.try_decoded()?;
     }
     Ok(())
-}
-/// Rows of a map table that keeps source order (`order = "source"`) must have distinct primary keys.
-pub fn unique<T>(
-    r: &mut Decoder,
-    rows: &[T],
-    cmp: impl Fn(&T, &T) -> core::cmp::Ordering,
-) -> Result<(), Bad> {
-    let order = index(rows, &cmp);
-    match order
-        .windows(2)
-        .find(|w| cmp(&rows[w[0] as usize], &rows[w[1] as usize]).is_eq())
-    {
-        Some(w) => {
-            Err(r.error(format!("rows {} and {} have the same primary key", w[0], w[1])))
-        }
-        None => Ok(()),
-    }
 }
 /// Row positions of `rows` sorted by `cmp` (a unique key's lookup index).
 pub fn index<T>(rows: &[T], cmp: impl Fn(&T, &T) -> core::cmp::Ordering) -> Box<[u32]> {

@@ -22,11 +22,16 @@ impl crate::canonical::Canonical for ToLocaleString {
         out.push('}');
     }
 }
-impl ToLocaleString {
+impl crate::runtime::Row for ToLocaleString {
+    type Key = crate::to_locale_string::ToLocaleStringId;
+    #[inline]
+    fn key(&self) -> crate::to_locale_string::ToLocaleStringId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
+    fn decode(
         r: &mut crate::runtime::Decoder,
     ) -> Result<ToLocaleString, crate::runtime::Bad> {
         let v = ToLocaleString {
@@ -44,31 +49,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/toLocaleString.bytes",
     "toLocaleString",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<ToLocaleString>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<ToLocaleString> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = ToLocaleString::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `toLocaleString` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ToLocaleStringId(pub i32);
@@ -106,8 +88,6 @@ impl ToLocaleString {
     pub fn get(
         key: crate::to_locale_string::ToLocaleStringId,
     ) -> Option<&'static ToLocaleString> {
-        let rows = ToLocaleString::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

@@ -22,13 +22,16 @@ impl crate::canonical::Canonical for TryFrom_ {
         out.push('}');
     }
 }
-impl TryFrom_ {
+impl crate::runtime::Row for TryFrom_ {
+    type Key = crate::try_from::TryFromId;
+    #[inline]
+    fn key(&self) -> crate::try_from::TryFromId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<TryFrom_, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<TryFrom_, crate::runtime::Bad> {
         let v = TryFrom_ {
             id: crate::try_from::TryFromId(r.i32()),
             value: r.i32(),
@@ -44,31 +47,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/TryFrom.bytes",
     "TryFrom",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<TryFrom_>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<TryFrom_> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = TryFrom_::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `TryFrom` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct TryFromId(pub i32);
@@ -104,8 +84,6 @@ impl TryFrom_ {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::try_from::TryFromId) -> Option<&'static TryFrom_> {
-        let rows = TryFrom_::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

@@ -22,13 +22,16 @@ impl crate::canonical::Canonical for UriError {
         out.push('}');
     }
 }
-impl UriError {
+impl crate::runtime::Row for UriError {
+    type Key = crate::uri_error::UriErrorId;
+    #[inline]
+    fn key(&self) -> crate::uri_error::UriErrorId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<UriError, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<UriError, crate::runtime::Bad> {
         let v = UriError {
             id: crate::uri_error::UriErrorId(r.i32()),
             value: r.i32(),
@@ -44,31 +47,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/URIError.bytes",
     "URIError",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<UriError>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<UriError> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = UriError::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `URIError` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct UriErrorId(pub i32);
@@ -104,8 +84,6 @@ impl UriError {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::uri_error::UriErrorId) -> Option<&'static UriError> {
-        let rows = UriError::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

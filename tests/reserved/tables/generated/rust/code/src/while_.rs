@@ -22,13 +22,16 @@ impl crate::canonical::Canonical for While {
         out.push('}');
     }
 }
-impl While {
+impl crate::runtime::Row for While {
+    type Key = crate::while_::WhileId;
+    #[inline]
+    fn key(&self) -> crate::while_::WhileId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<While, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<While, crate::runtime::Bad> {
         let v = While {
             id: crate::while_::WhileId(r.i32()),
             value: r.i32(),
@@ -44,31 +47,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/while.bytes",
     "while",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<While>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<While> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = While::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `while` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct WhileId(pub i32);
@@ -104,8 +84,6 @@ impl While {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::while_::WhileId) -> Option<&'static While> {
-        let rows = While::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

@@ -34,13 +34,16 @@ impl crate::canonical::Canonical for Members {
         out.push('}');
     }
 }
-impl Members {
+impl crate::runtime::Row for Members {
+    type Key = crate::members::MembersId;
+    #[inline]
+    fn key(&self) -> crate::members::MembersId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Members, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Members, crate::runtime::Bad> {
         let v = Members {
             id: crate::members::MembersId(r.i32()),
             member: r.member(crate::enums::Word::ALL),
@@ -62,31 +65,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Members.bytes",
     "Members",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Members>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Members> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Members::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Members` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct MembersId(pub i32);
@@ -122,8 +102,6 @@ impl Members {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::members::MembersId) -> Option<&'static Members> {
-        let rows = Members::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }

@@ -2252,13 +2252,16 @@ impl crate::canonical::Canonical for Records {
         out.push('}');
     }
 }
-impl Records {
+impl crate::runtime::Row for Records {
+    type Key = crate::records_::RecordsId;
+    #[inline]
+    fn key(&self) -> crate::records_::RecordsId {
+        self.id
+    }
     /// Read one value from embedded data (docs/data-format.md §3.3): its fields in declaration order.
     /// Not inlined: the table's row loop stays one call (LLVM would copy the body into it).
     #[inline(never)]
-    pub(crate) fn decode(
-        r: &mut crate::runtime::Decoder,
-    ) -> Result<Records, crate::runtime::Bad> {
+    fn decode(r: &mut crate::runtime::Decoder) -> Result<Records, crate::runtime::Bad> {
         let v = Records {
             id: crate::records_::RecordsId(r.i32()),
             all: if r.present() {
@@ -3656,31 +3659,8 @@ pub(crate) static TABLE: crate::runtime::Table = crate::runtime::Table::new(
     "data/Records.bytes",
     "Records",
     SCHEMA_HASH,
-    decode,
+    crate::runtime::sorted::<Records>,
 );
-/// Decode `n` rows (docs/data-format.md §3.3), after `Table` checked the header and the hashes. The
-/// loop is the runtime's, shared by every table: here is only what one row adds.
-fn decode(
-    r: &mut crate::runtime::Decoder,
-    n: usize,
-) -> Result<crate::runtime::Rows, crate::runtime::Bad> {
-    let mut rows: Vec<Records> = Vec::with_capacity(n.min(r.remaining()));
-    crate::runtime::each(
-        r,
-        n,
-        &mut |r| {
-            let row = Records::decode(r)?;
-            if let Some(prev) = rows.last() {
-                if !((prev.id) < (row.id)) {
-                    return Err(crate::runtime::unsorted(r, rows.len() - 1));
-                }
-            }
-            rows.push(row);
-            Ok(())
-        },
-    )?;
-    Ok(Box::new(rows))
-}
 /// Primary key of `Records` (column `Id`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RecordsId(pub i32);
@@ -3716,8 +3696,6 @@ impl Records {
     /// The row with primary key `key`, by binary search (rows are sorted by key).
     #[inline]
     pub fn get(key: crate::records_::RecordsId) -> Option<&'static Records> {
-        let rows = Records::all();
-        crate::runtime::search(rows.len(), &mut |i| rows[i].id.cmp(&key))
-            .map(|i| &rows[i])
+        crate::runtime::get(&TABLE, key)
     }
 }
