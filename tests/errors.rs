@@ -630,6 +630,17 @@ fn schema_keyword_findings_show_the_cell_text_as_read() {
         .map(|(r, c, t)| (*r, c.to_string(), t.to_string()))
         .collect();
     assert_eq!(texts(&p.diags()), want_owned);
+    // The validator's words about the whole cell start with the cell's text too, not its JSON form.
+    let messages: Vec<String> = p.diags().iter().map(|d| d.message.clone()).collect();
+    assert_eq!(
+        messages,
+        [
+            "10000000000000000 is greater than the maximum of 100 (schema keyword maximum)",
+            "1|2|3 has more than 2 items (schema keyword maxItems)",
+            "-2 is less than the minimum of 0 (schema keyword minimum)",
+            "1.50e3 is greater than the maximum of 100 (schema keyword maximum)",
+        ]
+    );
     let loaded = gentable::config::load(&p.path("gentable.toml")).unwrap();
     assert_eq!(
         texts(&gentable::build::inspect(&loaded).diagnostics),
@@ -1032,6 +1043,50 @@ fn a_json_number_beyond_a_double_is_out_of_range_not_a_syntax_error() {
     assert_eq!(
         d[1].message,
         "a number in \"[1e400]\" is out of range: JSON numbers are 64-bit doubles, at most ±1.7976931348623157e308"
+    );
+}
+
+#[test]
+fn a_json_number_a_double_cannot_hold_exactly_is_an_error_not_rounded() {
+    // 1e-400 would ship as 0 and a 30-digit integer rounded, in a JSON-value field or a JSON literal: each is
+    // GT0202 naming the number and what would ship, as a number cell's inexact digits are.
+    let p = Project::new("");
+    let schema = UNIT_SCHEMA.replace(
+        r#""Weapon": { "type": "string", "x-gentable-foreignKey": "Weapon" }"#,
+        r#""Weapon": { "type": "string", "x-gentable-foreignKey": "Weapon" }, "Extra": {}"#,
+    );
+    p.write("schema/Unit.schema.json", schema.as_bytes());
+    p.unit_csv(&[
+        "Id,Name,Hp,Side,Speed,Tags,Weapon,Extra",
+        "1,Archer,10,Red,1.5,1|2,Bow,1e-400",
+        r#"2,Knight,20,Blue,2,[1e-400],Sword,"{""a"":[1,123456789012345678901234567890]}""#,
+        r#"3,Mage,30,Red,2,[1],Bow,"{""a"":0.25,""b"":""1e-400""}""#,
+    ]);
+    let d = p.diags();
+    assert_locs(
+        &d,
+        &[
+            ("GT0202", CSV, None, 2, Some("H"), Some("Extra")),
+            ("GT0202", CSV, None, 3, Some("F"), Some("Tags")),
+            ("GT0202", CSV, None, 3, Some("H"), Some("Extra")),
+        ],
+    );
+    assert_eq!(
+        d[0].message,
+        "the number 1e-400 in \"1e-400\" has no exact 64-bit float: it would ship as 0"
+    );
+    assert_eq!(
+        d[1].message,
+        "the number 1e-400 in \"[1e-400]\" has no exact 64-bit float: it would ship as 0"
+    );
+    assert_eq!(
+        d[2].message,
+        "the number 123456789012345678901234567890 in \"{\\\"a\\\":[1,123456789012345678901234567890]}\" has no exact 64-bit float: it would ship as 1.2345678901234568e+29"
+    );
+    assert!(d[0].help.as_deref().unwrap().starts_with("write at most 15 significant digits"));
+    assert_eq!(
+        d[1].help.as_deref(),
+        Some("write at most 15 significant digits (what Excel keeps), or make the field a string")
     );
 }
 

@@ -86,13 +86,24 @@ impl Sources {
     }
     /// Give every schema-keyword finding (GT0301) at a cell the cell's text as read, where its row is here:
     /// the validator sees a typed value, whose JSON form (`1e+16`, `0.1`, `[1,2,3]`) is not what the designer
-    /// typed or saw (`10000000000000000`, `0.10`, `1|2|3`). A finding whose row is not here keeps that form.
+    /// typed or saw (`10000000000000000`, `0.10`, `1|2|3`). A message that starts with that JSON form (the
+    /// validator's words are about the whole cell: `1e+16 is greater than the maximum of 100`) starts with the
+    /// cell's text instead. A finding whose row is not here keeps that form.
     pub fn fill_cell_texts(&self, diags: &mut [Diagnostic]) {
         for d in diags
             .iter_mut()
             .filter(|d| d.code == Code::SchemaKeyword && d.row > 0)
         {
             if let Some(t) = self.cell(d) {
+                let rest = d
+                    .cell_text
+                    .as_deref()
+                    .filter(|json| *json != t)
+                    .and_then(|json| d.message.strip_prefix(json))
+                    .filter(|rest| rest.starts_with(' '));
+                if let Some(rest) = rest {
+                    d.message = format!("{t}{rest}");
+                }
                 d.cell_text = Some(t.to_string());
             }
         }

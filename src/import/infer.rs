@@ -150,6 +150,12 @@ pub fn command(file: &Path, sheet: Option<&str>, lang: Lang) -> Report {
             Ok(b) => b,
             Err(e) => return fail(format!("cannot read {}: {e}", file.display())),
         };
+        if let Some(e32) = crate::read::csv::utf32_bom(&bytes) {
+            return fail(format!(
+                "{} is {e32} text, not UTF-8 CSV: save it as \"CSV UTF-8\" and infer it again",
+                file.display()
+            ));
+        }
         match read_csv(&bytes) {
             Some(t) => t,
             // The build names a UTF-16 file without a byte-order mark at the file (GT0102); say the same

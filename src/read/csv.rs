@@ -25,6 +25,20 @@ pub fn read_csv_bytes(
         file: rel.to_string(),
         ..Default::default()
     };
+    // UTF-32 (its byte-order mark says so) is no encoding a CSV is read in; read as UTF-16 it would give a
+    // NUL after every character.
+    if let Some(e32) = utf32_bom(bytes) {
+        diags.push(
+            Diagnostic::file_error(
+                Code::BadEncoding,
+                rel,
+                format!("the file is {e32} text (its byte-order mark says so): CSV files are read as UTF-8, UTF-16 or a configured encoding"),
+            )
+            .with_help("save the file as \"CSV UTF-8\" (Excel: File > Save As > CSV UTF-8)"),
+        );
+        table.unread = true;
+        return Some(table);
+    }
     // UTF-16 (BOM or configured): decode the whole file first, then parse as UTF-8.
     let configured = encoding.and_then(|e| encoding_rs::Encoding::for_label(e.as_bytes()));
     let utf16 = match (bytes, configured) {
@@ -218,6 +232,17 @@ pub fn read_csv_bytes(
     }
     flush(&mut batch, &mut spare, &mut table, diags);
     Some(table)
+}
+
+/// `"UTF-32LE"` or `"UTF-32BE"` when `bytes` start with that encoding's byte-order mark (`FF FE 00 00`,
+/// `00 00 FE FF`; the first also starts a UTF-16LE file whose first character is U+0000, which no CSV file
+/// has).
+pub fn utf32_bom(bytes: &[u8]) -> Option<&'static str> {
+    match bytes {
+        [0xFF, 0xFE, 0, 0, ..] => Some("UTF-32LE"),
+        [0, 0, 0xFE, 0xFF, ..] => Some("UTF-32BE"),
+        _ => None,
+    }
 }
 
 /// The UTF-16 form `bytes` are in when they look like UTF-16 text without a byte-order mark: ASCII-heavy
@@ -570,6 +595,30 @@ mod tests {
         let (t, d) = csv(&utf16("\u{feff}Id,Name\n1,x\n", false), None, b',');
         assert!(d.is_empty() && !t.unread);
         assert_eq!(texts(&t)[1].1, vec!["1".to_string(), "x".to_string()]);
+    }
+
+    /// A UTF-32 file (with its byte-order mark) is one encoding error at the file, never read as UTF-16 (a NUL
+    /// after every character) in either byte order.
+    #[test]
+    fn utf32_is_named_at_the_file() {
+        let text = "Id,Name\n1,弓箭手\n";
+        for (be, name) in [(false, "UTF-32LE"), (true, "UTF-32BE")] {
+            let mut bytes = vec![];
+            for c in std::iter::once('\u{feff}').chain(text.chars()) {
+                let u = c as u32;
+                bytes.extend(if be { u.to_be_bytes() } else { u.to_le_bytes() });
+            }
+            let (t, d) = csv(&bytes, None, b',');
+            assert!(t.unread && t.rows.is_empty());
+            assert_eq!(d.len(), 1, "{d:?}");
+            assert_eq!(d[0].code, Code::BadEncoding);
+            assert_eq!(
+                d[0].message,
+                format!("the file is {name} text (its byte-order mark says so): CSV files are read as UTF-8, UTF-16 or a configured encoding")
+            );
+            assert_eq!(utf32_bom(&bytes), Some(name));
+        }
+        assert_eq!(utf32_bom(&utf16("\u{feff}Id\n", false)), None);
     }
 
     /// The help of a cell that is not UTF-8 names the table's own section.

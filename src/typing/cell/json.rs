@@ -18,6 +18,9 @@ pub enum Error {
     /// JSON, but a number in it is too large for a 64-bit double (`1e400`): always an error, never read as
     /// infinity. Holds the message of a located cell error ("a number in … is out of range …").
     OutOfRange(String),
+    /// JSON, but a number in it has no exact 64-bit double (`1e-400`, `0.12345678901234567890`, a 30-digit
+    /// integer): always an error, never a silently rounded number. Holds the message of a located cell error.
+    Inexact(String),
 }
 
 /// Parse `text` as one JSON value.
@@ -35,7 +38,49 @@ pub fn parse(text: &str) -> Result<J, Error> {
     let mut de = serde_json::Deserializer::from_str(text);
     let v = Strict::deserialize(&mut de).map_err(classify)?;
     de.end().map_err(classify)?;
+    if let Some((literal, shipped)) = inexact_number(text) {
+        return Err(Error::Inexact(format!(
+            "the number {literal} in {text:?} has no exact 64-bit float: it would ship as {shipped}"
+        )));
+    }
     Ok(v.0)
+}
+
+/// The first number literal of `text` (valid JSON) whose nearest double does not write it back exactly, and
+/// that double as the canonical data would print it. Integer literals within `i64`/`u64` are kept as
+/// integers by the parser and are not doubles here ([`check_value`] judges those of a JSON value).
+fn inexact_number(text: &str) -> Option<(&str, String)> {
+    let b = text.as_bytes();
+    let (mut i, mut in_string) = (0, false);
+    while i < b.len() {
+        match b[i] {
+            b'\\' if in_string => i += 1,
+            b'"' => in_string = !in_string,
+            b'-' | b'0'..=b'9' if !in_string => {
+                let start = i;
+                while i < b.len() && matches!(b[i], b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')
+                {
+                    i += 1;
+                }
+                let literal = &text[start..i];
+                let integer = !literal.contains(['.', 'e', 'E']);
+                if integer && (literal.parse::<i64>().is_ok() || literal.parse::<u64>().is_ok()) {
+                    continue;
+                }
+                // Valid JSON: every number literal parses (one beyond a double was refused before).
+                let f = literal.parse::<f64>().ok()?;
+                if !super::exact_decimal(literal, f) {
+                    let mut shipped = String::new();
+                    crate::ir::canonical::write_f64(&mut shipped, if f == 0.0 { 0.0 } else { f });
+                    return Some((literal, shipped));
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
 }
 
 struct Strict(J);
@@ -150,5 +195,44 @@ mod tests {
         let e = check_value(&parse("[9007199254740993]").unwrap()).unwrap_err();
         assert!(e.contains("9007199254740993"), "{e}");
         assert!(check_value(&parse("0.1").unwrap()).is_ok());
+        // Numbers a double does not write back: an error naming the literal and what would ship.
+        for (text, literal, shipped) in [
+            ("1e-400", "1e-400", "0"),
+            (
+                r#"{"a":[1, 0.12345678901234567890]}"#,
+                "0.12345678901234567890",
+                "0.12345678901234568",
+            ),
+            (
+                "[123456789012345678901234567890]",
+                "123456789012345678901234567890",
+                "1.2345678901234568e+29",
+            ),
+            (
+                r#"{"s":"1e-400 \" 2","n":-2.50000000000000000001}"#,
+                "-2.50000000000000000001",
+                "-2.5",
+            ),
+        ] {
+            let Err(Error::Inexact(e)) = parse(text) else {
+                panic!("{text}: an inexact number must be an error")
+            };
+            assert_eq!(
+                e,
+                format!("the number {literal} in {text:?} has no exact 64-bit float: it would ship as {shipped}")
+            );
+        }
+        // Exact ones, numbers inside strings and 64-bit integers are not.
+        for text in [
+            "0.5",
+            "-0",
+            "1.0e2",
+            "[1e308, 2.5e-308]",
+            r#"{"s":"1e-400"}"#,
+            "18446744073709551615",
+            "-9223372036854775808",
+        ] {
+            assert!(parse(text).is_ok(), "{text}");
+        }
     }
 }

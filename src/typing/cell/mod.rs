@@ -253,6 +253,9 @@ fn parse_text(text: &str, ty: &Type, project: &Project, g: Grammar) -> Result<Va
                         return Err(CellError::new(Code::OutOfRange, m)
                             .help("write a smaller number, or the value as text if it is one"))
                     }
+                    Err(json::Error::Inexact(m)) => {
+                        return Err(CellError::new(Code::OutOfRange, m).help(INEXACT_HELP))
+                    }
                     Err(json::Error::Syntax(_)) => {}
                 }
                 if t.starts_with('{') {
@@ -904,6 +907,10 @@ fn decimal(s: &str) -> Option<(bool, String, i64)> {
     Some((neg, trimmed.to_string(), exp))
 }
 
+/// The help of a number that has no exact 64-bit float (GT0202).
+const INEXACT_HELP: &str =
+    "write at most 15 significant digits (what Excel keeps), or make the field a string";
+
 /// True when the double `f` is exactly the decimal number the text `s` writes, after printing `f` the
 /// shortest way that reads back (what the canonical JSON and every generated language print): then the
 /// value ships as written. `9007199254740993` (2^53 + 1), `0.12345678901234567890` and `1e-400` (0) are
@@ -932,9 +939,7 @@ pub fn parse_float(s: &str) -> Result<Value, CellError> {
                 t
             }),
         )
-        .help(
-            "write at most 15 significant digits (what Excel keeps), or make the field a string",
-        )),
+        .help(INEXACT_HELP)),
         Ok(f) if f.is_finite() => Ok(Value::Float(if f == 0.0 { 0.0 } else { f })),
         Ok(_) => Err(CellError::new(
             Code::OutOfRange,
@@ -1155,6 +1160,11 @@ fn parse_json_cell(t: &str) -> Result<Value, CellError> {
             json::Error::OutOfRange(m) => {
                 return CellError::new(Code::OutOfRange, m)
                     .help("write a smaller number; if the value is text, write it as a JSON string in double quotes")
+            }
+            json::Error::Inexact(m) => {
+                return CellError::new(Code::OutOfRange, m).help(
+                    "write at most 15 significant digits (what Excel keeps); if the digits are text, write them as a JSON string in double quotes",
+                )
             }
             json::Error::Syntax(_) => format!("expected a JSON value, found {t:?}"),
         };
