@@ -1083,7 +1083,11 @@ fn a_json_number_a_double_cannot_hold_exactly_is_an_error_not_rounded() {
         d[2].message,
         "the number 123456789012345678901234567890 in \"{\\\"a\\\":[1,123456789012345678901234567890]}\" has no exact 64-bit float: it would ship as 1.2345678901234568e+29"
     );
-    assert!(d[0].help.as_deref().unwrap().starts_with("write at most 15 significant digits"));
+    assert!(d[0]
+        .help
+        .as_deref()
+        .unwrap()
+        .starts_with("write at most 15 significant digits"));
     assert_eq!(
         d[1].help.as_deref(),
         Some("write at most 15 significant digits (what Excel keeps), or make the field a string")

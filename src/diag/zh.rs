@@ -1259,6 +1259,7 @@ pub const FRAMES: &[(&str, &str)] = &[
     (" (up to date)", "（已是最新）"),
     (" (out of date: re-run without --check)", "（已过期：请不带 --check 重新运行）"),
     ("{} tables imported from {} into {}{}", "从 {1} 导入了 {0} 张表到 {2}{3}"),
+    ("{} tables of {} checked against {}{}", "已将 {1} 的 {0} 张表与 {2} 对照检查{3}"),
     ("Not mapped or read differently ({}):", "未能对应或读法不同（{0} 项）："),
     ("error[{}]: re-importing would change {} file(s) of {}", "错误[{0}]：重新导入会改变 {2} 的 {1} 个文件"),
     ("error: table {} was imported before and is left out now, its schema {}: {}", "错误：表 {0} 之前已导入，现在被略去，其 schema {1}：{2}"),

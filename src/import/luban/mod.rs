@@ -147,9 +147,15 @@ pub fn command_in(
         (true, false) => frame(lang, " (out of date: re-run without --check)", &[]),
         (false, false) => String::new(),
     };
+    // A check imports nothing: it says what it compared.
+    let summary = if check {
+        "{} tables of {} checked against {}{}"
+    } else {
+        "{} tables imported from {} into {}{}"
+    };
     stdout.push_str(&frame(
         lang,
-        "{} tables imported from {} into {}{}",
+        summary,
         &[
             &imported.tables.len(),
             &conf.display(),
