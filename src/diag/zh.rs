@@ -593,6 +593,7 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("{} has no sheet with a value to infer a schema from: its sheets are empty or comment sheets (named #…)", "{0} 没有可用来推断结构的有值工作表：它的工作表都是空的，或是注释工作表（名称以 # 开头）"),
     ("sheet {} of {} is skipped: its name starts with #, which makes it a comment sheet, not a table (rename it to make it a table)", "{1} 的工作表 {0} 被跳过：它的名称以 # 开头，因此是注释工作表而不是表（改名后才是表）"),
     ("sheet {} of {} is skipped: it has no cell with a value, and an empty sheet is no table", "{1} 的工作表 {0} 被跳过：它没有任何有值的单元格，空工作表不是表"),
+    ("{} has no header row with column names (it is empty, or has only blank and # comment rows): nothing to infer", "{0} 没有带列名的表头行（文件为空，或只有空行和 # 注释行）：无从推断"),
     ("{} is {} text, not UTF-8 CSV: save it as \"CSV UTF-8\" and infer it again", "{0} 是 {1} 文本，不是 UTF-8 的 CSV：请另存为“CSV UTF-8”后再推断"),
     ("{} is {} text without a byte-order mark, not UTF-8 CSV: save it as \"CSV UTF-8\" and infer it again", "{0} 是没有字节顺序标记（BOM）的 {1} 文本，不是 UTF-8 的 CSV：请另存为“CSV UTF-8”后再推断"),
     ("{} is not UTF-8 CSV: save it as \"CSV UTF-8\" and infer it again", "{0} 不是 UTF-8 的 CSV：请另存为“CSV UTF-8”后再推断"),

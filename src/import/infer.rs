@@ -178,8 +178,16 @@ pub fn command(file: &Path, sheet: Option<&str>, lang: Lang) -> Report {
         }
     };
     let title = table.sheet.clone().unwrap_or(name);
+    let schema = schema_of(&table, &title);
+    // An empty schema is no answer: a CI step or a designer pasting it would get a table without columns.
+    if schema["properties"].as_object().is_some_and(Map::is_empty) {
+        return fail(format!(
+            "{} has no header row with column names (it is empty, or has only blank and # comment rows): nothing to infer",
+            file.display()
+        ));
+    }
     Report {
-        stdout: serde_json::to_string_pretty(&schema_of(&table, &title)).expect("json") + "\n",
+        stdout: serde_json::to_string_pretty(&schema).expect("json") + "\n",
         ..Report::default()
     }
 }
@@ -346,6 +354,40 @@ mod tests {
             "{}",
             r.stderr
         );
+        // UTF-32 (with its byte-order mark) is named, never read as UTF-16 with a NUL in every name.
+        let utf32: Vec<u8> = "\u{feff}Id,Name\n1,Archer\n"
+            .chars()
+            .flat_map(|c| (c as u32).to_le_bytes())
+            .collect();
+        std::fs::write(&csv, &utf32).unwrap();
+        let r = command(&csv, None, Lang::En);
+        assert_eq!((r.exit_code, r.stdout.as_str()), (2, ""));
+        assert!(
+            r.stderr
+                .contains("is UTF-32LE text, not UTF-8 CSV: save it as \"CSV UTF-8\""),
+            "{}",
+            r.stderr
+        );
+    }
+
+    /// A file with no header row (empty, blank lines, comments only) is an error, not an empty schema
+    /// printed with success.
+    #[test]
+    fn infer_refuses_a_file_without_a_header_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("Unit.csv");
+        for text in ["", "\n\n", "# notes only,\n,,\n"] {
+            std::fs::write(&csv, text).unwrap();
+            let r = command(&csv, None, Lang::En);
+            assert_eq!((r.exit_code, r.stdout.as_str()), (2, ""), "{text:?}");
+            assert!(
+                r.stderr.contains("has no header row with column names (it is empty, or has only blank and # comment rows): nothing to infer"),
+                "{}",
+                r.stderr
+            );
+        }
+        std::fs::write(&csv, "Id\n1\n").unwrap();
+        assert_eq!(command(&csv, None, Lang::En).exit_code, 0);
     }
 
     /// `init` names the command to run next with the project's own path (it said "-c gentable.toml (in
