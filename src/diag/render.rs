@@ -98,15 +98,30 @@ impl Sources {
                 let rest = d
                     .cell_text
                     .as_deref()
-                    .filter(|json| *json != t)
+                    .filter(|json| spells_the_value(json, t.trim()))
                     .and_then(|json| d.message.strip_prefix(json))
                     .filter(|rest| rest.starts_with(' '));
                 if let Some(rest) = rest {
-                    d.message = format!("{t}{rest}");
+                    d.message = format!("{}{rest}", t.trim());
                 }
                 d.cell_text = Some(t.to_string());
             }
         }
+    }
+}
+
+/// Whether the cell text `text` (trimmed) spells the whole value whose JSON form is `json`, so that a message
+/// about the value may start with it: a number, or a list written in one cell (`1|2|3`, `[1,2,3]`). Not an
+/// empty cell (the value is a `default`), a string (its JSON form is the text), or one column of a value
+/// spread over several (repeated or dotted headers: `1` of `[1,1,2]` or of `{"x":1,"y":2}`).
+fn spells_the_value(json: &str, text: &str) -> bool {
+    if text.is_empty() || json == text {
+        return false;
+    }
+    match json.as_bytes().first() {
+        Some(b'-' | b'0'..=b'9') => true,
+        Some(b'[') => text.contains('|') || text.starts_with('['),
+        _ => false,
     }
 }
 
@@ -641,6 +656,62 @@ fn github(d: &Diagnostic, lang: Lang) -> String {
 mod tests {
     use super::*;
     use crate::diag::RowOrigin;
+
+    /// A GT0301 message starts with the cell's text only where that text is the whole value: never an empty
+    /// cell filled by a `default`, a string, or one column of a value spread over several columns.
+    #[test]
+    fn a_message_starts_with_the_cell_text_only_where_it_spells_the_value() {
+        let o = RowOrigin {
+            file: "Table/D.csv".into(),
+            sheet: None,
+            row: 2,
+        };
+        let mut rows = Sources::default();
+        rows.insert(
+            "Table/D.csv",
+            None,
+            2,
+            vec!["  2e2 ".into(), String::new(), "1".into(), "1|2|3".into()],
+        );
+        let finding = |col: usize, json: &str, message: &str| {
+            let mut d = [Diagnostic::cell_error(
+                Code::SchemaKeyword,
+                &o,
+                Some(col),
+                Some("F"),
+                Some(json),
+                message.to_string(),
+            )];
+            rows.fill_cell_texts(&mut d);
+            d[0].message.clone()
+        };
+        assert_eq!(
+            finding(0, "200.0", "200.0 is greater than the maximum of 100"),
+            "2e2 is greater than the maximum of 100"
+        );
+        // `default`: the cell is empty, the value is 10.
+        assert_eq!(
+            finding(1, "10", "10 is less than the minimum of 1000"),
+            "10 is less than the minimum of 1000"
+        );
+        // One column of [1,1,2] (a repeated header) and of {"x":1,"y":2} (dotted headers).
+        assert_eq!(
+            finding(2, "[1,1,2]", "[1,1,2] has non-unique elements"),
+            "[1,1,2] has non-unique elements"
+        );
+        assert_eq!(
+            finding(
+                2,
+                r#"{"x":1,"y":2}"#,
+                r#"{"x":1,"y":2} has more than 1 property"#
+            ),
+            r#"{"x":1,"y":2} has more than 1 property"#
+        );
+        assert_eq!(
+            finding(3, "[1,2,3]", "[1,2,3] has more than 2 items"),
+            "1|2|3 has more than 2 items"
+        );
+    }
 
     fn diag() -> Diagnostic {
         let o = RowOrigin {

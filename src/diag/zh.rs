@@ -312,6 +312,8 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("the time {} has no time zone offset (the machine's zone is never used)", "时间 {0} 没有时区偏移（从不使用本机的时区）"),
     ("the Excel date-time {} has no time zone offset (the machine's zone is never used)", "Excel 日期时间 {0} 没有时区偏移（从不使用本机的时区）"),
     ("the Excel time {} has no time zone offset (the machine's zone is never used)", "Excel 时间 {0} 没有时区偏移（从不使用本机的时区）"),
+    ("the whole number {} in {} is beyond 64-bit integers, and no 64-bit float holds it exactly: it would ship as {}", "{1} 中的整数 {0} 超出了 64 位整数的范围，64 位浮点数也无法精确表示：导出的会是 {2}"),
+    ("the number {} has no exact 64-bit float: it would ship as {}", "数字 {0} 无法用 64 位浮点数精确表示：导出的会是 {1}"),
     ("the number {} in {} has no exact 64-bit float: it would ship as {}", "{1} 中的数字 {0} 无法用 64 位浮点数精确表示：导出的会是 {2}"),
     ("write at most 15 significant digits (what Excel keeps); if the digits are text, write them as a JSON string in double quotes", "最多写 15 位有效数字（Excel 保留的位数）；如果这些数字是文本，就写成双引号中的 JSON 字符串"),
     ("the file is {} text (its byte-order mark says so): CSV files are read as UTF-8, UTF-16 or a configured encoding", "文件是 {0} 文本（字节顺序标记如此表明）：CSV 文件按 UTF-8、UTF-16 或配置的编码读取"),
@@ -846,7 +848,7 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("{} must be a number or a path such as tables.Const.BoardWidth", "{0} 必须是数字，或 tables.Const.BoardWidth 这样的路径"),
     ("\"layers\" is empty", "\"layers\" 为空"),
     // typing/: cells
-    ("the number {} has no exact double; a JSON value holds IEEE 754 doubles (write it as a string)", "数 {0} 没有精确的双精度表示；JSON 值保存的是 IEEE 754 双精度数（请把它写成字符串）"),
+
     ("{}: element {} is missing but element {} is given (a tuple has no gaps)", "{0}：缺少第 {1} 个元素，却给出了第 {2} 个元素（元组不能有空缺）"),
     ("{}: element {} is missing but elements after the first {} are given", "{0}：缺少第 {1} 个元素，却给出了前 {2} 个之后的元素"),
     ("check the value, or make the field a \"number\" if it is not a count", "检查该值；如果它不是计数，请把字段改为 \"number\""),

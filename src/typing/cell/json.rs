@@ -39,9 +39,12 @@ pub fn parse(text: &str) -> Result<J, Error> {
     let v = Strict::deserialize(&mut de).map_err(classify)?;
     de.end().map_err(classify)?;
     if let Some((literal, shipped)) = inexact_number(text) {
-        return Err(Error::Inexact(format!(
-            "the number {literal} in {text:?} has no exact 64-bit float: it would ship as {shipped}"
-        )));
+        return Err(Error::Inexact(if literal.contains(['.', 'e', 'E']) {
+            format!("the number {literal} in {text:?} has no exact 64-bit float: it would ship as {shipped}")
+        } else {
+            // Beyond `i64`/`u64`: no integer field holds it either.
+            format!("the whole number {literal} in {text:?} is beyond 64-bit integers, and no 64-bit float holds it exactly: it would ship as {shipped}")
+        }));
     }
     Ok(v.0)
 }
@@ -71,6 +74,7 @@ fn inexact_number(text: &str) -> Option<(&str, String)> {
                 let f = literal.parse::<f64>().ok()?;
                 if !super::exact_decimal(literal, f) {
                     let mut shipped = String::new();
+
                     crate::ir::canonical::write_f64(&mut shipped, if f == 0.0 { 0.0 } else { f });
                     return Some((literal, shipped));
                 }
@@ -146,24 +150,32 @@ impl<'de> Visitor<'de> for StrictVisitor {
     }
 }
 
+/// Check that a number the parser kept as an integer (within `i64`/`u64`) is written back exactly by the
+/// double it becomes (a JSON value's numbers and a `number` field's are doubles): `9007199254740993`
+/// (2^53 + 1) and `1152921504606846976` (2^60, which prints as `1152921504606847000`) are not. Same words as
+/// [`parse`]'s for other numbers; a number the parser read as a double was judged there.
+pub fn exact_integer(n: &Number) -> Result<(), String> {
+    let v = match (n.as_i64(), n.as_u64()) {
+        (Some(i), _) => i128::from(i),
+        (_, Some(u)) => i128::from(u),
+        _ => return Ok(()),
+    };
+    let f = v as f64;
+    if super::exact_decimal(&v.to_string(), f) {
+        return Ok(());
+    }
+    let mut shipped = String::new();
+    crate::ir::canonical::write_f64(&mut shipped, f);
+    Err(format!(
+        "the number {v} has no exact 64-bit float: it would ship as {shipped}"
+    ))
+}
+
 /// Check a JSON value for [`crate::ir::Type::Json`]: every number is a double that holds it exactly (an
 /// integer beyond ±2^53 that a double would round is an error, never a silently different number).
 pub fn check_value(v: &J) -> Result<(), String> {
     match v {
-        J::Number(n) => {
-            let exact = match (n.as_i64(), n.as_u64()) {
-                (Some(i), _) => (i as f64) as i128 == i as i128,
-                (_, Some(u)) => (u as f64) as i128 == u as i128,
-                _ => true,
-            };
-            if exact {
-                Ok(())
-            } else {
-                Err(format!(
-                    "the number {n} has no exact double; a JSON value holds IEEE 754 doubles (write it as a string)"
-                ))
-            }
-        }
+        J::Number(n) => exact_integer(n),
         J::Array(a) => a.iter().try_for_each(check_value),
         J::Object(m) => m.values().try_for_each(check_value),
         _ => Ok(()),
@@ -204,11 +216,6 @@ mod tests {
                 "0.12345678901234568",
             ),
             (
-                "[123456789012345678901234567890]",
-                "123456789012345678901234567890",
-                "1.2345678901234568e+29",
-            ),
-            (
                 r#"{"s":"1e-400 \" 2","n":-2.50000000000000000001}"#,
                 "-2.50000000000000000001",
                 "-2.5",
@@ -222,6 +229,33 @@ mod tests {
                 format!("the number {literal} in {text:?} has no exact 64-bit float: it would ship as {shipped}")
             );
         }
+        // A whole number beyond 64-bit integers says so (no integer field holds it either).
+        let Err(Error::Inexact(e)) = parse("[123456789012345678901234567890]") else {
+            panic!("a 30-digit integer must be an error")
+        };
+        assert_eq!(e, "the whole number 123456789012345678901234567890 in \"[123456789012345678901234567890]\" is beyond 64-bit integers, and no 64-bit float holds it exactly: it would ship as 1.2345678901234568e+29");
+        // An exponent beyond i64 does not make an underflow look like an exact 0; a zero mantissa is 0.
+        assert!(matches!(
+            parse("1e-99999999999999999999"),
+            Err(Error::Inexact(_))
+        ));
+        assert!(parse("0e-99999999999999999999").is_ok());
+        // Integers the parser keeps (within i64/u64) are judged as doubles where they become doubles.
+        for (n, shipped) in [
+            ("9007199254740993", "9007199254740992"),
+            ("1152921504606846976", "1152921504606847000"),
+            ("18446744073709551615", "18446744073709552000"),
+        ] {
+            assert_eq!(
+                check_value(&parse(n).unwrap()),
+                Err(format!(
+                    "the number {n} has no exact 64-bit float: it would ship as {shipped}"
+                ))
+            );
+        }
+        assert!(
+            check_value(&parse("[9007199254740992, -9007199254740992, 1024]").unwrap()).is_ok()
+        );
         // Exact ones, numbers inside strings and 64-bit integers are not.
         for text in [
             "0.5",

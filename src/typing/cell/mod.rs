@@ -893,7 +893,23 @@ fn decimal(s: &str) -> Option<(bool, String, i64)> {
         _ => (false, s),
     };
     let (mantissa, exp) = match s.find(['e', 'E']) {
-        Some(i) => (&s[..i], s[i + 1..].parse::<i64>().ok()?),
+        // An exponent beyond i64 (`1e-99999999999999999999`) is saturated, so that a nonzero mantissa never
+        // reads as 0 (it is far from any double).
+        Some(i) => (&s[..i], {
+            let e = &s[i + 1..];
+            let digits = e.trim_start_matches(['+', '-']);
+            match e.parse::<i64>() {
+                Ok(x) => x,
+                Err(_) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+                    if e.starts_with('-') {
+                        i64::MIN / 2
+                    } else {
+                        i64::MAX / 2
+                    }
+                }
+                Err(_) => return None,
+            }
+        }),
         None => (s, 0),
     };
     let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
@@ -985,6 +1001,8 @@ pub fn json_to_value(j: &serde_json::Value, ty: &Type, project: &Project) -> Res
         }
         (Type::Float, J::Number(n)) => {
             let f = n.as_f64().ok_or_else(|| format!("{n} is not a number"))?;
+            // A whole number the parser kept as an integer (`9007199254740993`) must be the double's.
+            json::exact_integer(n)?;
             Ok(Value::Float(if f == 0.0 { 0.0 } else { f }))
         }
         (Type::String, J::String(s)) => {
