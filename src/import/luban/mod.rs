@@ -361,7 +361,7 @@ fn absolute(p: &Path) -> std::path::PathBuf {
     out
 }
 
-/// `to` as seen from `from` (both made absolute, [`absolute`]), `/`-separated; absolute when they share no
+/// `to` as seen from `from` (both made absolute, `absolute`), `/`-separated; absolute when they share no
 /// root.
 pub fn relative(from: &Path, to: &Path) -> String {
     let abs = absolute;
