@@ -316,6 +316,7 @@ pub const MESSAGES: &[(&str, &str)] = &[
     ("the number {} has no exact 64-bit float: it would ship as {}", "数字 {0} 无法用 64 位浮点数精确表示：导出的会是 {1}"),
     ("the number {} in {} has no exact 64-bit float: it would ship as {}", "{1} 中的数字 {0} 无法用 64 位浮点数精确表示：导出的会是 {2}"),
     ("write at most 15 significant digits (what Excel keeps); if the digits are text, write them as a JSON string in double quotes", "最多写 15 位有效数字（Excel 保留的位数）；如果这些数字是文本，就写成双引号中的 JSON 字符串"),
+    ("the file is {} text without a byte-order mark: CSV files are read as UTF-8, UTF-16 or a configured encoding", "文件是没有字节顺序标记的 {0} 文本：CSV 文件按 UTF-8、UTF-16 或配置的编码读取"),
     ("the file is {} text (its byte-order mark says so): CSV files are read as UTF-8, UTF-16 or a configured encoding", "文件是 {0} 文本（字节顺序标记如此表明）：CSV 文件按 UTF-8、UTF-16 或配置的编码读取"),
     ("save the file as \"CSV UTF-8\" (Excel: File > Save As > CSV UTF-8)", "请把文件另存为“CSV UTF-8”（Excel：文件 > 另存为 > CSV UTF-8）"),
     ("{} has no exact 64-bit float: it would ship as {}", "{0} 无法用 64 位浮点数精确表示：导出的会是 {1}"),

@@ -27,14 +27,13 @@ pub fn read_csv_bytes(
     };
     // UTF-32 (its byte-order mark says so) is no encoding a CSV is read in; read as UTF-16 it would give a
     // NUL after every character.
-    if let Some(e32) = utf32_bom(bytes) {
+    let utf32 = utf32_bom(bytes)
+        .map(|e| format!("the file is {e} text (its byte-order mark says so): CSV files are read as UTF-8, UTF-16 or a configured encoding"))
+        .or_else(|| utf32_without_bom(bytes).map(|e| format!("the file is {e} text without a byte-order mark: CSV files are read as UTF-8, UTF-16 or a configured encoding")));
+    if let Some(m) = utf32 {
         diags.push(
-            Diagnostic::file_error(
-                Code::BadEncoding,
-                rel,
-                format!("the file is {e32} text (its byte-order mark says so): CSV files are read as UTF-8, UTF-16 or a configured encoding"),
-            )
-            .with_help("save the file as \"CSV UTF-8\" (Excel: File > Save As > CSV UTF-8)"),
+            Diagnostic::file_error(Code::BadEncoding, rel, m)
+                .with_help("save the file as \"CSV UTF-8\" (Excel: File > Save As > CSV UTF-8)"),
         );
         table.unread = true;
         return Some(table);
@@ -242,6 +241,29 @@ pub fn utf32_bom(bytes: &[u8]) -> Option<&'static str> {
         [0xFF, 0xFE, 0, 0, ..] => Some("UTF-32LE"),
         [0, 0, 0xFE, 0xFF, ..] => Some("UTF-32BE"),
         _ => None,
+    }
+}
+
+/// `"UTF-32LE"` or `"UTF-32BE"` when `bytes` are UTF-32 text without a byte-order mark: a whole number of
+/// 4-byte units (judged on the first 8 KiB), each a character other than U+0000 in that byte order. UTF-8,
+/// GBK and UTF-16 text never are (their units read as UTF-32 are beyond U+10FFFF or hold a 0).
+pub fn utf32_without_bom(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.len() < 8 || !bytes.len().is_multiple_of(4) {
+        return None;
+    }
+    let sample = &bytes[..bytes.len().min(8192)];
+    let text = |unit: fn([u8; 4]) -> u32| {
+        sample.chunks_exact(4).all(|c| {
+            let u = unit([c[0], c[1], c[2], c[3]]);
+            u != 0 && char::from_u32(u).is_some()
+        })
+    };
+    if text(u32::from_le_bytes) {
+        Some("UTF-32LE")
+    } else if text(u32::from_be_bytes) {
+        Some("UTF-32BE")
+    } else {
+        None
     }
 }
 
@@ -619,6 +641,30 @@ mod tests {
             assert_eq!(utf32_bom(&bytes), Some(name));
         }
         assert_eq!(utf32_bom(&utf16("\u{feff}Id\n", false)), None);
+        // Without the mark, in either byte order: named too; UTF-8, GBK and UTF-16 text never are.
+        for (be, name) in [(false, "UTF-32LE"), (true, "UTF-32BE")] {
+            let bytes: Vec<u8> = text
+                .chars()
+                .flat_map(|c| {
+                    if be {
+                        (c as u32).to_be_bytes()
+                    } else {
+                        (c as u32).to_le_bytes()
+                    }
+                })
+                .collect();
+            let (t, d) = csv(&bytes, None, b',');
+            assert!(t.unread && d.len() == 1, "{d:?}");
+            assert_eq!(
+                d[0].message,
+                format!("the file is {name} text without a byte-order mark: CSV files are read as UTF-8, UTF-16 or a configured encoding")
+            );
+        }
+        assert_eq!(utf32_without_bom(text.as_bytes()), None);
+        assert_eq!(utf32_without_bom(&utf16(text, false)), None);
+        assert_eq!(utf32_without_bom(&utf16(text, true)), None);
+        let (gbk, _, _) = encoding_rs::GBK.encode("ID,名称\n1,扎克镇\n");
+        assert_eq!(utf32_without_bom(&gbk), None);
     }
 
     /// The help of a cell that is not UTF-8 names the table's own section.
