@@ -150,9 +150,7 @@ pub fn command(file: &Path, sheet: Option<&str>, lang: Lang) -> Report {
             Ok(b) => b,
             Err(e) => return fail(format!("cannot read {}: {e}", file.display())),
         };
-        if let Some(e32) = crate::read::csv::utf32_bom(&bytes)
-            .or_else(|| crate::read::csv::utf32_without_bom(&bytes))
-        {
+        if let Some((e32, _)) = crate::read::csv::utf32(&bytes) {
             return fail(format!(
                 "{} is {e32} text, not UTF-8 CSV: save it as \"CSV UTF-8\" and infer it again",
                 file.display()

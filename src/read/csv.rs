@@ -27,9 +27,11 @@ pub fn read_csv_bytes(
     };
     // UTF-32 (its byte-order mark says so) is no encoding a CSV is read in; read as UTF-16 it would give a
     // NUL after every character.
-    let utf32 = utf32_bom(bytes)
-        .map(|e| format!("the file is {e} text (its byte-order mark says so): CSV files are read as UTF-8, UTF-16 or a configured encoding"))
-        .or_else(|| utf32_without_bom(bytes).map(|e| format!("the file is {e} text without a byte-order mark: CSV files are read as UTF-8, UTF-16 or a configured encoding")));
+    let utf32 = utf32(bytes).map(|(e, bom)| if bom {
+        format!("the file is {e} text (its byte-order mark says so): CSV files are read as UTF-8, UTF-16 or a configured encoding")
+    } else {
+        format!("the file is {e} text without a byte-order mark: CSV files are read as UTF-8, UTF-16 or a configured encoding")
+    });
     if let Some(m) = utf32 {
         diags.push(
             Diagnostic::file_error(Code::BadEncoding, rel, m)
@@ -231,6 +233,14 @@ pub fn read_csv_bytes(
     }
     flush(&mut batch, &mut spare, &mut table, diags);
     Some(table)
+}
+
+/// The UTF-32 form `bytes` are in, with or without its byte-order mark ([`utf32_bom`],
+/// [`utf32_without_bom`]), and whether they have the mark.
+pub fn utf32(bytes: &[u8]) -> Option<(&'static str, bool)> {
+    utf32_bom(bytes)
+        .map(|e| (e, true))
+        .or_else(|| utf32_without_bom(bytes).map(|e| (e, false)))
 }
 
 /// `"UTF-32LE"` or `"UTF-32BE"` when `bytes` start with that encoding's byte-order mark (`FF FE 00 00`,

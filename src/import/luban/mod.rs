@@ -364,8 +364,7 @@ fn absolute(p: &Path) -> std::path::PathBuf {
 /// `to` as seen from `from` (both made absolute, `absolute`), `/`-separated; absolute when they share no
 /// root.
 pub fn relative(from: &Path, to: &Path) -> String {
-    let abs = absolute;
-    let (f, t) = (abs(from), abs(to));
+    let (f, t) = (absolute(from), absolute(to));
     let fc: Vec<_> = f.components().collect();
     let tc: Vec<_> = t.components().collect();
     let common = fc.iter().zip(&tc).take_while(|(a, b)| a == b).count();

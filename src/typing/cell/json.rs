@@ -73,10 +73,7 @@ fn inexact_number(text: &str) -> Option<(&str, String)> {
                 // Valid JSON: every number literal parses (one beyond a double was refused before).
                 let f = literal.parse::<f64>().ok()?;
                 if !super::exact_decimal(literal, f) {
-                    let mut shipped = String::new();
-
-                    crate::ir::canonical::write_f64(&mut shipped, if f == 0.0 { 0.0 } else { f });
-                    return Some((literal, shipped));
+                    return Some((literal, super::shipped(f)));
                 }
                 continue;
             }
@@ -164,10 +161,9 @@ pub fn exact_integer(n: &Number) -> Result<(), String> {
     if super::exact_decimal(&v.to_string(), f) {
         return Ok(());
     }
-    let mut shipped = String::new();
-    crate::ir::canonical::write_f64(&mut shipped, f);
     Err(format!(
-        "the number {v} has no exact 64-bit float: it would ship as {shipped}"
+        "the number {v} has no exact 64-bit float: it would ship as {}",
+        super::shipped(f)
     ))
 }
 

@@ -923,6 +923,14 @@ fn decimal(s: &str) -> Option<(bool, String, i64)> {
     Some((neg, trimmed.to_string(), exp))
 }
 
+/// The double `f` as the canonical data (and every generated language) prints it, `-0` as `0`: what a number
+/// that has no exact 64-bit float would ship as.
+fn shipped(f: f64) -> String {
+    let mut t = String::new();
+    crate::ir::canonical::write_f64(&mut t, if f == 0.0 { 0.0 } else { f });
+    t
+}
+
 /// The help of a number that has no exact 64-bit float (GT0202).
 const INEXACT_HELP: &str =
     "write at most 15 significant digits (what Excel keeps), or make the field a string";
@@ -949,11 +957,10 @@ pub fn parse_float(s: &str) -> Result<Value, CellError> {
     match s.strip_prefix('+').unwrap_or(s).parse::<f64>() {
         Ok(f) if f.is_finite() && !exact_decimal(s, f) => Err(CellError::new(
             Code::OutOfRange,
-            format!("{s} has no exact 64-bit float: it would ship as {}", {
-                let mut t = String::new();
-                crate::ir::canonical::write_f64(&mut t, if f == 0.0 { 0.0 } else { f });
-                t
-            }),
+            format!(
+                "{s} has no exact 64-bit float: it would ship as {}",
+                shipped(f)
+            ),
         )
         .help(INEXACT_HELP)),
         Ok(f) if f.is_finite() => Ok(Value::Float(if f == 0.0 { 0.0 } else { f })),
