@@ -30,7 +30,7 @@ fn funnypitch(edit: impl Fn(String) -> String) -> tempfile::TempDir {
 /// (dataHash, schemaHash) of a binary data file's header (docs/data-format.md §3.1).
 fn binary_hashes(b: &[u8]) -> (String, String) {
     assert_eq!(&b[..8], b"\x89GTB\r\n\x1a\n");
-    assert_eq!(u16::from_le_bytes([b[8], b[9]]), 2, "format version");
+    assert_eq!(u16::from_le_bytes([b[8], b[9]]), 3, "format version");
     assert_eq!(
         u64::from_le_bytes(b[16..24].try_into().unwrap()),
         b.len() as u64

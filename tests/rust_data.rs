@@ -135,18 +135,18 @@ fn damaged_embedded_data_is_a_data_error_naming_the_file() {
         count,
         "the file ends inside a number",
     ));
-    // The string table's Huffman code: a code length of 0 bits, and a code that is not a prefix code
-    // (every length 1: more than two characters cannot each have a 1-bit code).
+    // The string table's Huffman code: a code length of 25 bits, and a code that is not a prefix code
+    // (every length 1 in context 0: more than two characters cannot each have a 1-bit code).
     let parts = layout(&lang);
     assert!(parts.alphabet > 2, "Lang's strings use many characters");
-    let mut zero = lang.clone();
-    zero[parts.code_lengths] = 0;
-    reseal(&mut zero);
+    let mut long = lang.clone();
+    long[parts.code_lengths] = 25;
+    reseal(&mut long);
     cases.push((
         "code_length",
         "Lang",
-        zero,
-        "a code length of 0 bits (1 to 24)",
+        long,
+        "a code length of 25 bits (0 to 24)",
     ));
     let mut prefix = lang.clone();
     prefix[parts.code_lengths..parts.code_lengths + parts.alphabet].fill(1);

@@ -1,9 +1,10 @@
 //! Where the parts of a binary data file are (docs/data-format.md §3), for tests that damage one part and
 //! check the loaders' messages.
 
-/// Offsets in a binary data file (format 2).
+/// Offsets in a binary data file (format 3).
 pub struct Layout {
-    /// The first of the string table's code length bytes (one per character of its alphabet).
+    /// The first of the string table's code length bytes (one per character of its alphabet and context:
+    /// context 0's, then context 1's).
     pub code_lengths: usize,
     /// How many characters the alphabet has.
     pub alphabet: usize,
@@ -40,7 +41,7 @@ pub fn layout(b: &[u8]) -> Layout {
         varint(b, &mut at);
     }
     let code_lengths = at;
-    at += alphabet;
+    at += 2 * alphabet;
     let nbytes = varint(b, &mut at) as usize;
     let coded = at;
     Layout {

@@ -1,10 +1,10 @@
-//! Binary data files (docs/data-format.md §3, format 1): the encoder. The same bytes are embedded in the Rust
+//! Binary data files (docs/data-format.md §3, format 3): the encoder. The same bytes are embedded in the Rust
 //! crate (`generated/rust/data/<Table>.bytes`) and, with `data = ["binary"]`, read by the C# and TypeScript
 //! loaders.
 //!
 //! A file is a 152-byte header (magic, version, flags, CRC-32, length, `dataHash`, `schemaHash`), then the
 //! table name, the string table (every distinct string once, in order of first use, its characters in a
-//! canonical Huffman code of the file's own alphabet), the row count and the rows, each field written by its
+//! canonical Huffman code of the file's own alphabet per context: after an ASCII character or not), the row count and the rows, each field written by its
 //! schema type: varints for unsigned integers, enum members, union variants, counts and string references
 //! (`0` for a string's first use, `i + 1` for string `i` again); zigzag varints for signed integers,
 //! date-times, dates and durations; varints for times of day; numbers as a decimal (an exponent byte and a
@@ -19,9 +19,9 @@ use foldhash::HashMapExt;
 
 /// The file's first 8 bytes: `\x89GTB\r\n\x1a\n` (a text-mode transfer or a line-ending conversion breaks them).
 pub const MAGIC: [u8; 8] = [0x89, b'G', b'T', b'B', 0x0d, 0x0a, 0x1a, 0x0a];
-/// The format version this module writes (2: Huffman-coded string table, first-use string references,
-/// decimal numbers; docs/data-format.md §3).
-pub const VERSION: u16 = 2;
+/// The format version this module writes (3: a string table Huffman-coded in two contexts, first-use string
+/// references, decimal numbers; docs/data-format.md §3).
+pub const VERSION: u16 = 3;
 /// The longest Huffman code of a string table, in bits (docs/data-format.md §3.2).
 pub const MAX_CODE_LEN: u32 = 24;
 /// Powers of ten that binary64 holds exactly (10^0 … 10^22): a decimal number's scale (§3.3).
@@ -93,36 +93,48 @@ pub fn seal(body: &[u8], data_hash: &str, schema_hash: &str) -> Result<Vec<u8>> 
     Ok(out)
 }
 
+/// The number of coding contexts of a string table (docs/data-format.md §3.2): each has its own canonical
+/// Huffman code over the file's alphabet.
+pub const CONTEXTS: usize = 2;
+
+/// The context a character is coded in (docs/data-format.md §3.2), from the character before it in its
+/// string: 1 after an ASCII character (below U+0080), 0 at the start of a string or after any other. Text
+/// that mixes Chinese with ASCII runs (`icon_1024`, `造成120点`, `{0}`, `Boss`) has two alphabets, and a
+/// character predicts which one comes next: after ASCII, ASCII is likely. The idea is Brotli's context
+/// modelling (RFC 7932 §7.1, its UTF-8 context mode) reduced to one bit.
+fn context(prev: char) -> usize {
+    usize::from(prev.is_ascii())
+}
+
 /// The string table (docs/data-format.md §3.2): the count, each string's length in Unicode scalar values,
-/// the Huffman code (its symbols ascending, first as a varint then as differences, and one code length byte
-/// each) and the canonically coded characters of every string, most significant bit first.
+/// the alphabet (its symbols ascending, first as a varint then as differences), one code length byte per
+/// symbol and context (0: not coded in that context), and the canonically coded characters of every string,
+/// most significant bit first, each in the code of its context.
 fn string_table(out: &mut Vec<u8>, strings: &[&str]) {
     varint(out, strings.len() as u64);
-    // Character counts: a flat array for the Basic Multilingual Plane (where designers' text lives), a map
-    // for the rest; this runs over every character of every build.
-    let mut bmp = vec![0u64; 0x10000];
-    let mut astral: HashMap<char, u64> = HashMap::new();
+    // Character counts per context: a flat array for the Basic Multilingual Plane (where designers' text
+    // lives), a map for the rest; this runs over every character of every build.
+    let mut bmp = vec![[0u64; CONTEXTS]; 0x10000];
+    let mut astral: HashMap<char, [u64; CONTEXTS]> = HashMap::new();
     for s in strings {
         varint(out, s.chars().count() as u64);
+        let mut ctx = 0;
         for c in s.chars() {
             match bmp.get_mut(c as usize) {
-                Some(n) => *n += 1,
-                None => *astral.entry(c).or_default() += 1,
+                Some(n) => n[ctx] += 1,
+                None => astral.entry(c).or_default()[ctx] += 1,
             }
+            ctx = context(c);
         }
     }
     let mut symbols: Vec<char> = (0..0x10000u32)
-        .filter(|&v| bmp[v as usize] > 0)
+        .filter(|&v| bmp[v as usize] != [0; CONTEXTS])
         .filter_map(char::from_u32)
         .collect();
     let mut rest: Vec<char> = astral.keys().copied().collect();
     rest.sort_unstable();
     symbols.extend(rest);
-    let weights: Vec<u64> = symbols
-        .iter()
-        .map(|c| bmp.get(*c as usize).copied().unwrap_or_else(|| astral[c]))
-        .collect();
-    let lens = code_lengths(&weights, MAX_CODE_LEN);
+    let count = |c: char| bmp.get(c as usize).copied().unwrap_or_else(|| astral[&c]);
     varint(out, symbols.len() as u64);
     let mut prev = 0u32;
     for (i, c) in symbols.iter().enumerate() {
@@ -130,34 +142,44 @@ fn string_table(out: &mut Vec<u8>, strings: &[&str]) {
         varint(out, u64::from(if i == 0 { v } else { v - prev }));
         prev = v;
     }
-    out.extend(lens.iter().map(|l| *l as u8));
-    // Canonical codes (as DEFLATE, RFC 1951 §3.2.2): by length, then by scalar value. `(code, length)` per
-    // character, again flat for the BMP.
-    let mut by_len: Vec<usize> = (0..symbols.len()).collect();
-    by_len.sort_by_key(|&i| lens[i]);
-    let mut bmp_codes = vec![(0u32, 0u32); 0x10000];
-    let mut astral_codes: HashMap<char, (u32, u32)> = HashMap::new();
-    let (mut code, mut len) = (0u32, 0u32);
-    for (n, &i) in by_len.iter().enumerate() {
-        if n > 0 {
-            code += 1;
+    // Per context: the code lengths of the symbols it codes (0 for the others), then canonical codes (as
+    // DEFLATE, RFC 1951 §3.2.2): by length, then by scalar value. `(code, length)` per character and context,
+    // again flat for the BMP.
+    let mut bmp_codes = vec![[(0u32, 0u32); CONTEXTS]; 0x10000];
+    let mut astral_codes: HashMap<char, [(u32, u32); CONTEXTS]> = HashMap::new();
+    for ctx in 0..CONTEXTS {
+        let coded: Vec<usize> = (0..symbols.len())
+            .filter(|&i| count(symbols[i])[ctx] > 0)
+            .collect();
+        let weights: Vec<u64> = coded.iter().map(|&i| count(symbols[i])[ctx]).collect();
+        let mut lens = vec![0u32; symbols.len()];
+        for (&i, l) in coded.iter().zip(code_lengths(&weights, MAX_CODE_LEN)) {
+            lens[i] = l;
         }
-        code <<= lens[i] - len;
-        len = lens[i];
-        match bmp_codes.get_mut(symbols[i] as usize) {
-            Some(slot) => *slot = (code, len),
-            None => {
-                astral_codes.insert(symbols[i], (code, len));
+        out.extend(lens.iter().map(|l| *l as u8));
+        let mut by_len = coded;
+        by_len.sort_by_key(|&i| lens[i]);
+        let (mut code, mut len) = (0u32, 0u32);
+        for (n, &i) in by_len.iter().enumerate() {
+            if n > 0 {
+                code += 1;
+            }
+            code <<= lens[i] - len;
+            len = lens[i];
+            match bmp_codes.get_mut(symbols[i] as usize) {
+                Some(slot) => slot[ctx] = (code, len),
+                None => astral_codes.entry(symbols[i]).or_default()[ctx] = (code, len),
             }
         }
     }
     let mut bits = Vec::with_capacity(strings.iter().map(|s| s.len()).sum::<usize>() / 2);
     let (mut acc, mut held) = (0u64, 0u32);
     for s in strings {
+        let mut ctx = 0;
         for c in s.chars() {
             let (code, len) = match bmp_codes.get(c as usize) {
-                Some(x) => *x,
-                None => astral_codes[&c],
+                Some(x) => x[ctx],
+                None => astral_codes[&c][ctx],
             };
             acc = (acc << len) | u64::from(code);
             held += len;
@@ -166,6 +188,7 @@ fn string_table(out: &mut Vec<u8>, strings: &[&str]) {
                 held -= 8;
             }
             acc &= (1 << held) - 1;
+            ctx = context(c);
         }
     }
     if held > 0 {
@@ -511,7 +534,7 @@ mod tests {
         let (dh, sh) = ("d".repeat(64), "s".repeat(64));
         let b = encode(&p, &t, &dh, &sh).unwrap();
         assert_eq!(&b[..8], b"\x89GTB\r\n\x1a\n");
-        assert_eq!(&b[8..12], &[2, 0, 0, 0]);
+        assert_eq!(&b[8..12], &[3, 0, 0, 0]);
         assert_eq!(
             u64::from_le_bytes(b[16..24].try_into().unwrap()),
             b.len() as u64
@@ -608,28 +631,47 @@ mod tests {
             };
             symbols.push(char::from_u32(v).unwrap());
         }
-        let code_lens: Vec<u32> = b[p..p + k].iter().map(|&l| u32::from(l)).collect();
-        p += k;
+        let code_lens: Vec<Vec<u32>> = (0..CONTEXTS)
+            .map(|c| {
+                b[p + c * k..p + (c + 1) * k]
+                    .iter()
+                    .map(|&l| u32::from(l))
+                    .collect()
+            })
+            .collect();
+        p += CONTEXTS * k;
         let nbytes = next(&mut p) as usize;
         let bits = &b[p..p + nbytes];
         p += nbytes;
-        let mut order: Vec<usize> = (0..k).collect();
-        order.sort_by_key(|&i| code_lens[i]);
+        // Per context, the coded symbols by code length, then by scalar value (a stable sort).
+        let order: Vec<Vec<usize>> = code_lens
+            .iter()
+            .map(|lens| {
+                let mut o: Vec<usize> = (0..k).filter(|&i| lens[i] > 0).collect();
+                o.sort_by_key(|&i| lens[i]);
+                o
+            })
+            .collect();
         let mut at = 0usize;
         let mut strings = vec![];
         for n in lens {
             let mut s = String::new();
+            let mut ctx = 0;
             for _ in 0..n {
                 // Canonical decoding, one bit at a time: codes of each length are consecutive.
                 let (mut code, mut first, mut index) = (0u32, 0u32, 0usize);
+                let (lens, order) = (&code_lens[ctx], &order[ctx]);
                 for len in 1..=MAX_CODE_LEN {
                     code |= u32::from(bits[at / 8] >> (7 - at % 8) & 1);
                     at += 1;
-                    let count = order.iter().filter(|&&i| code_lens[i] == len).count() as u32;
+                    let count = order.iter().filter(|&&i| lens[i] == len).count() as u32;
                     if code - first < count {
-                        s.push(symbols[order[index + (code - first) as usize]]);
+                        let c = symbols[order[index + (code - first) as usize]];
+                        s.push(c);
+                        ctx = context(c);
                         break;
                     }
+                    assert!(len < MAX_CODE_LEN, "an invalid code");
                     index += count as usize;
                     first = (first + count) << 1;
                     code <<= 1;
@@ -653,11 +695,26 @@ mod tests {
         let (back, rest) = split(&out);
         assert_eq!(back, strings);
         assert!(rest.is_empty());
-        // One symbol: code length 1, one bit per character.
+        // One symbol: code length 1 in both contexts (first, and after an ASCII character), one bit per
+        // character.
         let mut out = vec![];
         string_table(&mut out, &["xxxxxxxxx"]);
         assert_eq!(split(&out).0, ["xxxxxxxxx"]);
-        assert_eq!(out, [1, 9, 1, b'x', 1, 2, 0, 0]);
+        assert_eq!(out, [1, 9, 1, b'x', 1, 1, 2, 0, 0]);
+        // Context 1 (after ASCII) codes only what follows ASCII: "a" and "€" here; "長" is coded only at a
+        // string's start or after non-ASCII (context 0), and "b" is in both.
+        let mut out = vec![];
+        string_table(&mut out, &["長ab", "€長", "a€", "b"]);
+        assert_eq!(split(&out).0, ["長ab", "€長", "a€", "b"]);
+        // 4 strings, their lengths, 4 symbols a b € 長 (varints of 0x61, 1, 0x204a, 0x74cb: 1 + 1 + 2 + 3
+        // bytes), then the code lengths: context 0 codes 長 (twice), a, b, € (once each), context 1 b and €.
+        assert_eq!(&out[..6], &[4, 3, 2, 2, 1, 4]);
+        let tables = &out[13..21];
+        assert!(
+            tables[..4].iter().all(|&l| l > 0),
+            "context 0: every symbol"
+        );
+        assert_eq!(&tables[4..], &[0, 1, 1, 0], "context 1: b and € only");
         // Fibonacci weights make a Huffman tree as deep as there are symbols: 40 symbols are limited to 24.
         let mut fib = vec![1u64, 1];
         while fib.len() < 40 {

@@ -531,7 +531,7 @@ macro_rules! sints {
 }
 
 impl Reader {
-    /// Check the header of `bytes` (the embedded `file` of `table`): magic, format version 2, flags, length,
+    /// Check the header of `bytes` (the embedded `file` of `table`): magic, format version 3, flags, length,
     /// CRC-32, the data and schema hashes this crate was generated with, and the table name; read the string
     /// table. Returns the reader at the first row and the row count.
     pub fn open(
@@ -546,8 +546,8 @@ impl Reader {
             return Err(r.error_at(0, "not a gentable binary data file (its first bytes are not \\x89GTB\\r\\n\\x1a\\n)".into()));
         }
         let version = u16::from_le_bytes([bytes[8], bytes[9]]);
-        if version != 2 {
-            return Err(r.error_at(8, format!("data format version {version}; this crate reads version 2")));
+        if version != 3 {
+            return Err(r.error_at(8, format!("data format version {version}; this crate reads version 3")));
         }
         let flags = u16::from_le_bytes([bytes[10], bytes[11]]);
         if flags != 0 {
@@ -583,8 +583,8 @@ impl Reader {
         Ok((r, rows))
     }
 
-    /// The string table (docs/data-format.md §3.2): string lengths in characters, the canonical Huffman code
-    /// and the coded characters, decoded once into one string that lives as long as the program (the rows
+    /// The string table (docs/data-format.md §3.2): string lengths in characters, the alphabet, the canonical
+    /// Huffman code of each context (after an ASCII character or not) and the coded characters, decoded once into one string that lives as long as the program (the rows
     /// borrow from it, as they borrow from the embedded bytes).
     fn string_table(&mut self) -> Result<(), DataError> {
         let count = self.len(1)?;
@@ -595,7 +595,7 @@ impl Reader {
             total = total.checked_add(n).ok_or_else(|| self.error("string table too long".into()))?;
             lens.push(n);
         }
-        let k = self.len(2)?;
+        let k = self.len(3)?;
         let mut symbols = Vec::with_capacity(k);
         let mut prev = 0u64;
         for i in 0..k {
@@ -609,25 +609,29 @@ impl Reader {
             symbols.push(c);
             prev = v;
         }
+        // One code length byte per symbol and context (0: not coded in that context), each context a prefix code.
         let at = self.pos;
-        let code_lens = self.take(k)?;
-        let mut per_len = [0u32; 25];
-        for &l in code_lens {
-            if !(1..=24).contains(&l) {
-                return Err(self.error_at(at, format!("a code length of {l} bits (1 to 24)")));
+        let code_lens = self.take(2 * k)?;
+        let mut per_len = [[0u32; 25]; 2];
+        for (i, &l) in code_lens.iter().enumerate() {
+            if l > 24 {
+                return Err(self.error_at(at + i, format!("a code length of {l} bits (0 to 24)")));
             }
-            per_len[l as usize] += 1;
+            per_len[i / k.max(1)][l as usize] += 1;
         }
-        let mut left = 1i64;
-        for &n in &per_len[1..] {
-            left = (left << 1) - i64::from(n);
-            if left < 0 {
-                return Err(self.error_at(at, "the string table's code lengths are not a prefix code".into()));
+        let mut order: [Vec<char>; 2] = [Vec::new(), Vec::new()];
+        for ctx in 0..2 {
+            let mut left = 1i64;
+            for &n in &per_len[ctx][1..] {
+                left = (left << 1) - i64::from(n);
+                if left < 0 {
+                    return Err(self.error_at(at + ctx * k, "the string table's code lengths are not a prefix code".into()));
+                }
             }
-        }
-        let mut order: Vec<char> = Vec::with_capacity(k);
-        for len in 1..=24u8 {
-            order.extend(symbols.iter().zip(code_lens).filter(|(_, &l)| l == len).map(|(c, _)| *c));
+            let lens = &code_lens[ctx * k..(ctx + 1) * k];
+            for len in 1..=24u8 {
+                order[ctx].extend(symbols.iter().zip(lens).filter(|(_, &l)| l == len).map(|(c, _)| *c));
+            }
         }
         let nbytes = self.len(1)?;
         let at = self.pos;
@@ -635,31 +639,36 @@ impl Reader {
         if total > nbytes.saturating_mul(8) {
             return Err(self.error_at(at, format!("{total} characters cannot be coded in {nbytes} bytes")));
         }
-        // Codes of up to 10 bits decode with one look-up of the next 10 bits: entry = order index << 5 | length.
-        let mut fast = [0u32; 1024];
-        let (mut code, mut j) = (0usize, 0u32);
-        for len in 1..=10usize {
-            for _ in 0..per_len[len] {
-                let shift = 10 - len;
-                fast[code << shift..(code + 1) << shift].fill(j << 5 | len as u32);
-                j += 1;
-                code += 1;
+        // Codes of up to 10 bits decode with one look-up of the next 10 bits in their context's table: entry =
+        // order index << 5 | length.
+        let mut fast = [[0u32; 1024]; 2];
+        for (ctx, fast) in fast.iter_mut().enumerate() {
+            let (mut code, mut j) = (0usize, 0u32);
+            for len in 1..=10usize {
+                for _ in 0..per_len[ctx][len] {
+                    let shift = 10 - len;
+                    fast[code << shift..(code + 1) << shift].fill(j << 5 | len as u32);
+                    j += 1;
+                    code += 1;
+                }
+                code <<= 1;
             }
-            code <<= 1;
         }
         let end_bit = nbytes * 8;
         let mut text = String::with_capacity(total.saturating_mul(3).min(nbytes.saturating_mul(8)));
         let mut ends = Vec::with_capacity(count);
         let mut bit = 0usize;
         for n in lens {
+            // Context 0 at a string's start and after a non-ASCII character, 1 after an ASCII one.
+            let mut ctx = 0;
             for _ in 0..n {
                 let i = bit / 8;
                 let byte = |i: usize| u32::from(bits.get(i).copied().unwrap_or(0));
                 let w = byte(i) << 16 | byte(i + 1) << 8 | byte(i + 2);
-                let e = fast[(w >> (14 - bit % 8) & 1023) as usize];
+                let e = fast[ctx][(w >> (14 - bit % 8) & 1023) as usize];
                 let c = if e != 0 {
                     bit += (e & 31) as usize;
-                    order[(e >> 5) as usize]
+                    order[ctx][(e >> 5) as usize]
                 } else {
                     // A longer code: one bit at a time (canonical decoding: codes of each length are consecutive).
                     let (mut code, mut first, mut index) = (0u32, 0u32, 0usize);
@@ -670,9 +679,9 @@ impl Reader {
                         }
                         code |= byte(bit / 8) >> (7 - bit % 8) & 1;
                         bit += 1;
-                        let n = per_len[len];
+                        let n = per_len[ctx][len];
                         if code.wrapping_sub(first) < n {
-                            break order[index + code.wrapping_sub(first) as usize];
+                            break order[ctx][index + code.wrapping_sub(first) as usize];
                         }
                         if len == 24 {
                             return Err(self.error_at(at + bit / 8, "an invalid code in the string table".into()));
@@ -687,6 +696,7 @@ impl Reader {
                     return Err(self.error_at(at + nbytes, "the string table's characters end early".into()));
                 }
                 text.push(c);
+                ctx = usize::from(c.is_ascii());
             }
             ends.push(text.len());
         }

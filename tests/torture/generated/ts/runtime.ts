@@ -606,32 +606,35 @@ export function isBinary(bytes: Uint8Array): boolean {
 /**
  * Decodes the canonically Huffman-coded characters of a string table (docs/data-format.md §3.2) from bit
  * `bit` of `b` (before `endBit`) into UTF-16 `units`: `lengths[s]` characters per string, `ends[s]` the end of
- * string `s` in `units`. `fast` maps the next 10 bits to `order index << 5 | length` for codes of up to 10
- * bits (0: a longer code, decoded one bit at a time with `perLen`, the number of codes per length). Returns
+ * string `s` in `units`. Each character is coded in its context `ctx`: 0 at a string's start and after a
+ * non-ASCII character, 1 after an ASCII one. `fast[ctx << 10 | next 10 bits]` is `order index << 5 | length`
+ * for codes of up to 10 bits (0: a longer code, decoded one bit at a time with `perLen[ctx * 25 + length]`,
+ * the number of codes per length); context `ctx`'s symbols in code order start at `order[ctx * k]`. Returns
  * the bit after the last character, or -1 when the bits end early, -2 for an invalid code.
  */
-function huffman(b: Uint8Array, bit: number, endBit: number, fast: Int32Array, perLen: Int32Array, order: Int32Array, lengths: Int32Array, units: Uint16Array, ends: Int32Array): number {
+function huffman(b: Uint8Array, bit: number, endBit: number, fast: Int32Array, perLen: Int32Array, order: Int32Array, k: number, lengths: Int32Array, units: Uint16Array, ends: Int32Array): number {
   const last = b.length - 1;
   let used = 0;
   for (let s = 0; s < lengths.length; s++) {
+    let ctx = 0;
     for (let n = lengths[s] as number; n > 0; n--) {
       const at = bit >>> 3;
       const w = at + 2 <= last ? ((b[at] as number) << 16) | ((b[at + 1] as number) << 8) | (b[at + 2] as number) : tail(b, at);
-      const e = fast[(w >>> (14 - (bit & 7))) & 1023] as number;
+      const e = fast[(ctx << 10) | ((w >>> (14 - (bit & 7))) & 1023)] as number;
       let cp: number;
       if (e !== 0) {
         bit += e & 31;
-        cp = order[e >>> 5] as number;
+        cp = order[ctx * k + (e >>> 5)] as number;
       } else {
         cp = -2;
         let code = 0;
         let first = 0;
-        let index = 0;
+        let index = ctx * k;
         for (let len = 1; len <= 24; len++) {
           if (bit >= endBit) return -1;
           code |= ((b[bit >>> 3] as number) >> (7 - (bit & 7))) & 1;
           bit++;
-          const c = perLen[len] as number;
+          const c = perLen[ctx * 25 + len] as number;
           if (code - first < c) {
             cp = order[index + code - first] as number;
             break;
@@ -643,6 +646,7 @@ function huffman(b: Uint8Array, bit: number, endBit: number, fast: Int32Array, p
         if (cp < 0) return -2;
       }
       if (bit > endBit) return -1;
+      ctx = cp < 0x80 ? 1 : 0;
       if (cp < 0x10000) units[used++] = cp;
       else {
         units[used++] = 0xd800 + ((cp - 0x10000) >> 10);
@@ -694,7 +698,7 @@ export class Bin {
     if (b.length < 152 || magic.some((m, i) => b[i] !== m)) this.whole("not a gentable binary data file (docs/data-format.md §3)");
     const version = this.v.getUint16(8, true);
     const flags = this.v.getUint16(10, true);
-    if (version !== 2) this.whole("data file format " + String(version) + "; this code reads format 2");
+    if (version !== 3) this.whole("data file format " + String(version) + "; this code reads format 3");
     if (flags !== 0) this.whole("unknown flags " + String(flags) + " in the header");
     const length = this.v.getBigUint64(16, true);
     if (length !== BigInt(b.length)) this.whole("is " + String(b.length) + " bytes long but its header says " + String(length) + " (a truncated or edited file)");
@@ -716,7 +720,7 @@ export class Bin {
     return this.varint();
   }
 
-  /** The string table (docs/data-format.md §3.2): lengths in characters, the canonical Huffman code, the coded characters. */
+  /** The string table (docs/data-format.md §3.2): lengths in characters, the alphabet, the canonical Huffman code of each context (after an ASCII character or not), the coded characters. */
   private stringTable(): void {
     const b = this.b;
     const count = this.varint();
@@ -729,7 +733,7 @@ export class Bin {
       total += n;
     }
     const k = this.varint();
-    if (k > (b.length - this.p) / 2) this.fail("the string table's character count exceeds the file");
+    if (k > (b.length - this.p) / 3) this.fail("the string table's character count exceeds the file");
     const symbols = new Int32Array(k);
     let prev = 0;
     for (let i = 0; i < k; i++) {
@@ -740,47 +744,54 @@ export class Bin {
       symbols[i] = v;
       prev = v;
     }
-    if (k > b.length - this.p) this.fail("the data ends inside the string table");
-    const perLen = new Int32Array(25);
-    for (let i = 0; i < k; i++) {
+    // One code length byte per symbol and context (0: not coded in that context), each context a prefix code:
+    // context c's counts per length are perLen[c * 25 + length], its symbols in code order order[c * k + i].
+    if (2 * k > b.length - this.p) this.fail("the data ends inside the string table");
+    const perLen = new Int32Array(50);
+    for (let i = 0; i < 2 * k; i++) {
       const l = b[this.p + i] as number;
-      if (l < 1 || l > 24) this.fail("a code length of " + String(l) + " bits (1 to 24)");
-      perLen[l] = (perLen[l] as number) + 1;
+      if (l > 24) this.fail("a code length of " + String(l) + " bits (0 to 24)");
+      const at = (i < k ? 0 : 25) + l;
+      perLen[at] = (perLen[at] as number) + 1;
     }
-    let left = 1;
-    for (let l = 1; l <= 24; l++) {
-      left = left * 2 - (perLen[l] as number);
-      if (left < 0) this.fail("the string table's code lengths are not a prefix code");
+    const order = new Int32Array(2 * k);
+    // Codes of up to 10 bits decode with one look-up of the next 10 bits: entry = order index << 5 | length.
+    const fast = new Int32Array(2048);
+    for (let ctx = 0; ctx < 2; ctx++) {
+      let left = 1;
+      for (let l = 1; l <= 24; l++) {
+        left = left * 2 - (perLen[ctx * 25 + l] as number);
+        if (left < 0) this.fail("the string table's code lengths are not a prefix code");
+      }
+      const slot = new Int32Array(25);
+      for (let l = 1, at = ctx * k; l <= 24; l++) {
+        slot[l] = at;
+        at += perLen[ctx * 25 + l] as number;
+      }
+      for (let i = 0; i < k; i++) {
+        const l = b[this.p + ctx * k + i] as number;
+        if (l > 0) {
+          order[slot[l] as number] = symbols[i] as number;
+          slot[l] = (slot[l] as number) + 1;
+        }
+      }
+      for (let l = 1, code = 0, j = 0; l <= 10; l++, code <<= 1) {
+        for (let n = perLen[ctx * 25 + l] as number; n > 0; n--, j++, code++) {
+          const shift = 10 - l;
+          fast.fill((j << 5) | l, ctx * 1024 + (code << shift), ctx * 1024 + ((code + 1) << shift));
+        }
+      }
     }
-    const order = new Int32Array(k);
-    const slot = new Int32Array(25);
-    for (let l = 1, at = 0; l <= 24; l++) {
-      slot[l] = at;
-      at += perLen[l] as number;
-    }
-    for (let i = 0; i < k; i++) {
-      const l = b[this.p + i] as number;
-      order[slot[l] as number] = symbols[i] as number;
-      slot[l] = (slot[l] as number) + 1;
-    }
-    this.p += k;
+    this.p += 2 * k;
     const nbytes = this.varint();
     if (nbytes > b.length - this.p) this.fail("the data ends inside the string table");
     if (total > nbytes * 8) this.fail("the string table's characters cannot be coded in its bytes");
     const start = this.p;
     const end = start + nbytes;
     const endBit = end * 8;
-    // Codes of up to 10 bits decode with one look-up of the next 10 bits: entry = order index << 5 | length.
-    const fast = new Int32Array(1024);
-    for (let l = 1, code = 0, j = 0; l <= 10; l++, code <<= 1) {
-      for (let n = perLen[l] as number; n > 0; n--, j++, code++) {
-        const shift = 10 - l;
-        fast.fill((j << 5) | l, code << shift, (code + 1) << shift);
-      }
-    }
     const units = new Uint16Array(total * 2);
     const ends = new Int32Array(count);
-    const bit = huffman(b, start * 8, endBit, fast, perLen, order, lengths, units, ends);
+    const bit = huffman(b, start * 8, endBit, fast, perLen, order, k, lengths, units, ends);
     if (bit < 0) {
       this.p = end;
       this.fail(bit === -1 ? "the string table's characters end early" : "an invalid code in the string table");

@@ -1303,7 +1303,7 @@ namespace Reserved.Types
             byte[] b = this.b;
             if (b.Length < HeaderSize || !IsBinary(b) || b[4] != 0x0D || b[5] != 0x0A || b[6] != 0x1A || b[7] != 0x0A) throw this.Whole("not a gentable binary data file (docs/data-format.md §3)");
             int version = b[8] | b[9] << 8, flags = b[10] | b[11] << 8;
-            if (version != 2) throw this.Whole("data file format " + version.ToString(inv) + "; this code reads format 2");
+            if (version != 3) throw this.Whole("data file format " + version.ToString(inv) + "; this code reads format 3");
             if (flags != 0) throw this.Whole("unknown flags " + flags.ToString(inv) + " in the header");
             ulong length = this.U32At(16) | (ulong)this.U32At(20) << 32;
             if (length != (ulong)b.Length) throw this.Whole("is " + b.Length.ToString(inv) + " bytes long but its header says " + length.ToString(inv) + " (a truncated or edited file)");
@@ -1323,7 +1323,7 @@ namespace Reserved.Types
             return (long)this.Varint();
         }
 
-        /// <summary>The string table (docs/data-format.md §3.2): lengths in characters, the canonical Huffman code, the coded characters.</summary>
+        /// <summary>The string table (docs/data-format.md §3.2): lengths in characters, the alphabet, the canonical Huffman code of each context (after an ASCII character or not), the coded characters.</summary>
         private void StringTable()
         {
             byte[] b = this.b;
@@ -1333,7 +1333,7 @@ namespace Reserved.Types
             long total = 0;
             for (int i = 0; i < count; i++) { lengths[i] = this.Length(); total += lengths[i]; }
             int k = this.Length();
-            if (k > (b.Length - this.pos) / 2) throw this.Error("the string table's character count exceeds the file");
+            if (k > (b.Length - this.pos) / 3) throw this.Error("the string table's character count exceeds the file");
             var symbols = new int[k];
             ulong prev = 0;
             for (int i = 0; i < k; i++)
@@ -1345,67 +1345,78 @@ namespace Reserved.Types
                 symbols[i] = (int)v;
                 prev = v;
             }
-            if (k > b.Length - this.pos) throw this.Error("the data ends inside the string table");
-            var perLen = new int[25];
-            for (int i = 0; i < k; i++)
+            // One code length byte per symbol and context (0: not coded in that context), each context a prefix code;
+            // context c's counts per length are perLen[c * 25 + length], its symbols by code order order[c * k + i].
+            if (2L * k > b.Length - this.pos) throw this.Error("the data ends inside the string table");
+            var perLen = new int[50];
+            for (int i = 0; i < 2 * k; i++)
             {
                 int l = b[this.pos + i];
-                if (l < 1 || l > 24) throw this.Error("a code length of " + l.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + " bits (1 to 24)");
-                perLen[l]++;
+                if (l > 24) throw this.Error("a code length of " + l.ToString(global::System.Globalization.CultureInfo.InvariantCulture) + " bits (0 to 24)");
+                perLen[(i / k) * 25 + l]++;
             }
-            long left = 1;
-            for (int l = 1; l <= 24; l++)
+            var order = new int[2 * k];
+            var fast = new int[2048];
+            for (int ctx = 0; ctx < 2; ctx++)
             {
-                left = (left << 1) - perLen[l];
-                if (left < 0) throw this.Error("the string table's code lengths are not a prefix code");
+                long left = 1;
+                for (int l = 1; l <= 24; l++)
+                {
+                    left = (left << 1) - perLen[ctx * 25 + l];
+                    if (left < 0) throw this.Error("the string table's code lengths are not a prefix code");
+                }
+                var slot = new int[25];
+                for (int l = 1, at = ctx * k; l <= 24; l++) { slot[l] = at; at += perLen[ctx * 25 + l]; }
+                for (int i = 0; i < k; i++)
+                {
+                    int l = b[this.pos + ctx * k + i];
+                    if (l > 0) order[slot[l]++] = symbols[i];
+                }
+                // Codes of up to 10 bits decode with one look-up of the next 10 bits: entry = order index << 5 | length.
+                for (int l = 1, code = 0, j = 0; l <= 10; l++, code <<= 1)
+                {
+                    for (int n = perLen[ctx * 25 + l]; n > 0; n--, j++, code++)
+                    {
+                        int shift = 10 - l;
+                        for (int f = code << shift, to = (code + 1) << shift; f < to; f++) fast[ctx * 1024 + f] = (j << 5) | l;
+                    }
+                }
             }
-            var order = new int[k];
-            var slot = new int[25];
-            for (int l = 1, at = 0; l <= 24; l++) { slot[l] = at; at += perLen[l]; }
-            for (int i = 0; i < k; i++) order[slot[b[this.pos + i]]++] = symbols[i];
-            this.pos += k;
+            this.pos += 2 * k;
             int nbytes = this.Length();
             if (nbytes > b.Length - this.pos) throw this.Error("the data ends inside the string table");
             if (total > (long)nbytes * 8) throw this.Error("the string table's characters cannot be coded in its bytes");
             int start = this.pos, end = start + nbytes;
             long bit = (long)start * 8, endBit = (long)end * 8;
-            // Codes of up to 10 bits decode with one look-up of the next 10 bits: entry = order index << 5 | length.
-            var fast = new int[1024];
-            for (int l = 1, code = 0, j = 0; l <= 10; l++, code <<= 1)
-            {
-                for (int n = perLen[l]; n > 0; n--, j++, code++)
-                {
-                    int shift = 10 - l;
-                    for (int f = code << shift, to = (code + 1) << shift; f < to; f++) fast[f] = (j << 5) | l;
-                }
-            }
             var chars = new char[total * 2];
             int used = 0;
             this.strings = new string[count];
             for (int s = 0; s < count; s++)
             {
                 int from = used;
+                // Context 0 at a string's start and after a non-ASCII character, 1 after an ASCII one.
+                int ctx = 0;
                 for (int n = lengths[s]; n > 0; n--)
                 {
                     int at = (int)(bit >> 3);
                     int w = (at < b.Length ? b[at] << 16 : 0) | (at + 1 < b.Length ? b[at + 1] << 8 : 0) | (at + 2 < b.Length ? b[at + 2] : 0);
-                    int e = fast[(w >> (14 - (int)(bit & 7))) & 1023];
+                    int e = fast[(ctx << 10) | ((w >> (14 - (int)(bit & 7))) & 1023)];
                     int cp;
                     if (e != 0)
                     {
                         bit += e & 31;
-                        cp = order[e >> 5];
+                        cp = order[ctx * k + (e >> 5)];
                     }
                     else
                     {
                         // A longer code: one bit at a time (canonical decoding: codes of each length are consecutive).
-                        int code = 0, first = 0, index = 0, len = 1;
+                        int code = 0, first = 0, index = ctx * k, len = 1;
                         while (true)
                         {
                             if (bit >= endBit) { this.pos = end; throw this.Error("the string table's characters end early"); }
                             code |= (b[(int)(bit >> 3)] >> (7 - (int)(bit & 7))) & 1;
                             bit++;
-                            int c = perLen[len];
+                            int c = perLen[ctx * 25 + len];
                             if ((uint)(code - first) < (uint)c) break;
                             if (len == 24) { this.pos = (int)(bit >> 3); throw this.Error("an invalid code in the string table"); }
                             index += c;
@@ -1416,6 +1427,7 @@ namespace Reserved.Types
                         cp = order[index + code - first];
                     }
                     if (bit > endBit) { this.pos = end; throw this.Error("the string table's characters end early"); }
+                    ctx = cp < 0x80 ? 1 : 0;
                     if (cp < 0x10000) chars[used++] = (char)cp;
                     else { cp -= 0x10000; chars[used++] = (char)(0xD800 + (cp >> 10)); chars[used++] = (char)(0xDC00 + (cp & 0x3FF)); }
                 }
