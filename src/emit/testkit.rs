@@ -458,7 +458,8 @@ fn fk(mut f: Field, table: &str, field: Option<&str>) -> Field {
 /// Foreign keys of every shape the typed references resolve (issue 15): an optional integer of another width
 /// than the key (`PieceType.Next`), a string found by a unique key (`Move.Piece` → `PieceType.Name`), a field of
 /// a record inside an array (`Effect.source`), a field of a union kind reached through unions, arrays of
-/// nullable unions and map values (`Act` kind `class` `by`), and nested arrays (`Extras.Owners`).
+/// nullable unions and map values (`Act` kind `class` `by`), nested arrays (`Extras.Owners`) and an optional
+/// array (`Extras.Spares`).
 fn add_references(p: &mut Project) {
     fn by_kind(v: &mut Value) {
         match v {
@@ -525,6 +526,15 @@ fn add_references(p: &mut Project) {
         "PieceType",
         None,
     ));
+    extras.fields.push(fk(
+        field(
+            "Spares",
+            opt(arr(Type::Int(IntWidth::U16))),
+            "An optional array of references.",
+        ),
+        "PieceType",
+        None,
+    ));
     let owners = [
         Value::Array(vec![
             Value::Array(vec![Value::Int(1), Value::Int(2)]),
@@ -532,9 +542,14 @@ fn add_references(p: &mut Project) {
         ]),
         Value::Array(vec![]),
     ];
-    for (row, o) in extras.rows.iter_mut().zip(owners) {
+    let spares = [
+        Value::Array(vec![Value::Int(2), Value::Int(1)]),
+        Value::Null,
+    ];
+    for ((row, o), sp) in extras.rows.iter_mut().zip(owners).zip(spares) {
         row.values.iter_mut().for_each(by_kind);
         row.values.push(o);
+        row.values.push(sp);
     }
 }
 

@@ -1323,6 +1323,19 @@ impl Gen<'_> {
             )
         };
         match ty {
+            // An optional array: its rows, or null when the field is absent.
+            Type::Optional(t) if matches!(strip(t), Type::Array(_)) => {
+                let t = strip(t);
+                let mut inner = vec![];
+                let list = self.link_ref(r, t, src, path, depth + 1, &mut inner)?;
+                out.push(format!("{} {x} = null;", self.ref_ty(t, target)));
+                out.push(format!("if ({src} != null)"));
+                out.push("{".into());
+                out.extend(inner.into_iter().map(|l| format!("    {l}")));
+                out.push(format!("    {x} = {list};"));
+                out.push("}".into());
+                Ok(x)
+            }
             Type::Optional(t) => {
                 let t = strip(t);
                 let value = if is_value_type(t) {
@@ -2360,6 +2373,8 @@ namespace Sample.Config.Test
                 refs.Append('|').Append(owners.Count).Append(owners[0][1].Id).Append(owners[1][0].Id).Append('|').Append(t.Extras.All[1].OwnersRefs.Count);
                 var act = (Act.Class)t.Extras.All[0].Act;
                 refs.Append('|').Append(act.ByRef.Id).Append(((Act.Class)act.Next).ByRef.Id).Append(((Act.Class)t.Extras.All[0].ByName["é"]).ByRef.Id);
+                var spares = t.Extras.All[0].SparesRefs;
+                refs.Append('|').Append(spares.Count).Append(spares[0].Id).Append(spares[1].Id).Append(t.Extras.All[1].SparesRefs == null);
                 // Hot reload: a second load shares nothing with the first, whose rows stay as they were.
                 Tables t2 = Tables.Load(args[1]);
                 refs.Append('|').Append(object.ReferenceEquals(t2.PieceType.Get(1), pawn)).Append(object.ReferenceEquals(t2.PieceType.Get(1).NextRef, t2.PieceType.Get(2)));
@@ -2433,7 +2448,7 @@ namespace Sample.Config.Test
         );
         assert_eq!(
             std::fs::read_to_string(out_dir.join("refs.txt")).unwrap(),
-            "True|True|Pawn|1|65535|2|2265535|0|222|FalseTrueTrue6Const.json"
+            "True|True|Pawn|1|65535|2|2265535|0|222|221True|FalseTrueTrue6Const.json"
         );
 
         // Broken data: each case changes one file and must fail with a message naming the problem.

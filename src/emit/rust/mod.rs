@@ -991,9 +991,11 @@ fn min_size(p: &Project, ty: &Type, depth: usize) -> usize {
 }
 
 /// Accessors of the rows that foreign-key fields reference (issue 15 item 4): for a field holding the primary
-/// key of table `T` (typed with `T`'s id, so one target): `<field>_row(&self) -> &'static T`, an `Option` for an
-/// optional field, `<field>_rows(&self) -> impl Iterator<Item = &'static T>` for an array; for a field
-/// holding a secondary unique key `T.F` with a lookup, the same through `get_by_<f>`. Validation proved that
+/// key of table `T` (typed with `T`'s id, so one target; or an integer of another width, converted):
+/// `<field>_row(&self) -> &'static T`, an `Option` for an optional field, `<field>_rows(&self) -> impl
+/// Iterator<Item = &'static T>` for an array or an optional array (empty when absent), an iterator of such
+/// iterators for an array of arrays; for a field holding a secondary unique key `T.F` with a lookup, the same
+/// through `get_by_<f>`. Validation proved that
 /// every reference of the tables' rows exists, so the accessor does not return `Option` for a required
 /// field; only a row built by hand with a missing key panics. `fk_of(i, field)` is the field's id type.
 fn references(
@@ -1014,13 +1016,35 @@ fn references(
         // key's `get_by_…`.
         let lookup = match key_field {
             None => {
-                let (Some(mine), Some(theirs)) = (fk_of(fi, f), ids.own_id(&tt.name)) else {
+                let Some(theirs) = ids.own_id(&tt.name) else {
                     continue;
                 };
-                if mine != theirs || tt.mode != TableMode::Map || tt.primary_key.len() != 1 {
+                if tt.mode != TableMode::Map || tt.primary_key.len() != 1 {
                     continue;
                 }
-                quote! { crate::#tm::#trow::get }
+                match fk_of(fi, f) {
+                    Some(mine) if mine == theirs => quote! { crate::#tm::#trow::get },
+                    Some(_) => continue,
+                    None => {
+                        // An integer of another width than the key (an `i32` field for a `u16` key): each
+                        // value converted, losslessly where the field's range fits the key's, else checked.
+                        let (Type::Int(mine), Type::Int(key)) =
+                            (base_scalar(&f.ty), &tt.fields[tt.primary_key[0]].ty)
+                        else {
+                            continue;
+                        };
+                        let (m, id) =
+                            (format_ident!("{}", theirs.0), format_ident!("{}", theirs.1));
+                        let fty = format_ident!("{}", mine.rust_name());
+                        let ((lo, hi), (key_lo, key_hi)) = (mine.range(), key.range());
+                        let conv = if key_lo <= lo && hi <= key_hi {
+                            quote! { ::core::convert::From::from(key) }
+                        } else {
+                            quote! { ::core::convert::TryFrom::try_from(key).ok()? }
+                        };
+                        quote! { |key: #fty| crate::#tm::#trow::get(crate::#m::#id(#conv)) }
+                    }
+                }
             }
             Some(k) => {
                 let Some(ki) = tt.field_index(k) else {
@@ -1051,9 +1075,7 @@ fn references(
             false,
         );
         match &f.ty {
-            Type::Optional(t)
-                if !matches!(**t, Type::Optional(_) | Type::Array(_) | Type::Map(..)) =>
-            {
+            Type::Optional(t) if is_scalar(t) => {
                 let m = format_ident!("{stem}_row");
                 out.push(quote! {
                     #doc
@@ -1063,15 +1085,35 @@ fn references(
                     }
                 });
             }
-            Type::Array(t)
-                if !matches!(**t, Type::Optional(_) | Type::Array(_) | Type::Map(..)) =>
-            {
+            Type::Array(t) if is_scalar(t) => {
                 let m = format_ident!("{stem}_rows");
                 out.push(quote! {
                     #doc
                     #[inline]
                     pub fn #m(&self) -> impl Iterator<Item = &'static crate::#tm::#trow> {
                         crate::runtime::resolve_each(#lookup, #name, self.#id)
+                    }
+                });
+            }
+            // An optional array: its rows, none when the field is absent.
+            Type::Optional(t) if matches!(&**t, Type::Array(i) if is_scalar(i)) => {
+                let m = format_ident!("{stem}_rows");
+                out.push(quote! {
+                    #doc
+                    #[inline]
+                    pub fn #m(&self) -> impl Iterator<Item = &'static crate::#tm::#trow> {
+                        crate::runtime::resolve_each(#lookup, #name, self.#id.unwrap_or(&[]))
+                    }
+                });
+            }
+            // An array of arrays: the rows of each inner array.
+            Type::Array(t) if matches!(&**t, Type::Array(i) if is_scalar(i)) => {
+                let m = format_ident!("{stem}_rows");
+                out.push(quote! {
+                    #doc
+                    #[inline]
+                    pub fn #m(&self) -> impl Iterator<Item = impl Iterator<Item = &'static crate::#tm::#trow>> {
+                        self.#id.iter().map(|keys| crate::runtime::resolve_each(#lookup, #name, keys))
                     }
                 });
             }
@@ -1089,6 +1131,11 @@ fn references(
         }
     }
     out
+}
+
+/// Whether a foreign key's value type is one key (not optional, an array or a map).
+fn is_scalar(t: &Type) -> bool {
+    !matches!(t, Type::Optional(_) | Type::Array(_) | Type::Map(..))
 }
 
 /// The name of the lookup of unique key `key` of `t`: `get_by_<fields joined by _and_>`.
@@ -1960,15 +2007,31 @@ mod tests {
         .unwrap();
         std::fs::write(
             dir.path().join("dump/src/main.rs"),
-            "fn main() {\n    t::load().unwrap();\n    for (name, json) in t::canonical_tables() {\n        println!(\"{name}\\t{json}\");\n    }\n}\n",
+            // The typed references of every shape (testkit's `add_references`): `Next` is an optional `i32`
+            // for a `u16` key, `Owners` an array of arrays, `Spares` an optional array.
+            "fn main() {\n    t::load().unwrap();\n    for (name, json) in t::canonical_tables() {\n        println!(\"{name}\\t{json}\");\n    }\n    \
+             let piece = |k| t::piece_type::PieceType::get(t::piece_type::PieceTypeId(k)).unwrap();\n    \
+             let next: Vec<Option<u16>> = [1, 2, 65535].iter().map(|&k| piece(k).next_row().map(|r| r.id.0)).collect();\n    \
+             let owners: Vec<Vec<Vec<u16>>> = t::extras::Extras::all().iter().map(|e| e.owners_rows().map(|i| i.map(|r| r.id.0).collect()).collect()).collect();\n    \
+             let spares: Vec<Vec<u16>> = t::extras::Extras::all().iter().map(|e| e.spares_rows().map(|r| r.id.0).collect()).collect();\n    \
+             eprintln!(\"{next:?} {owners:?} {spares:?}\");\n}\n",
         )
         .unwrap();
-        let out = testkit::run(
-            std::process::Command::new(cargo)
-                .args(["run", "--quiet", "--manifest-path"])
-                .arg(dir.path().join("dump/Cargo.toml"))
-                .env("CARGO_TARGET_DIR", dir.path().join("target"))
-                .env("RUSTFLAGS", "-D warnings"),
+        let out = std::process::Command::new(cargo)
+            .args(["run", "--quiet", "--manifest-path"])
+            .arg(dir.path().join("dump/Cargo.toml"))
+            .env("CARGO_TARGET_DIR", dir.path().join("target"))
+            .env("RUSTFLAGS", "-D warnings")
+            .output()
+            .unwrap();
+        let (out, err) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert_eq!(
+            err.trim_end(),
+            "[Some(2), None, Some(1)] [[[1, 2], [65535]], []] [[2, 1], []]",
+            "{out}"
         );
         let got: Vec<(String, String)> = out
             .lines()

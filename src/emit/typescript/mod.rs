@@ -2361,6 +2361,10 @@ try {
     act?.type === "class" ? act.byRef?.id : "?",
     act?.type === "class" && act.next?.type === "class" ? act.next.byRef?.id : "?",
     byName?.type === "class" ? byName.byRef?.id : "?",
+    t.extras.all[0]?.sparesRefs?.length,
+    t.extras.all[0]?.sparesRefs?.[0]?.id,
+    t.extras.all[0]?.sparesRefs?.[1]?.id,
+    t.extras.all[1]?.sparesRefs === undefined,
     Object.isFrozen(pawn) && Object.isFrozen(pawn?.params) && Object.isFrozen(pawn?.pos) && Object.isFrozen(t) && Object.isFrozen(t.pieceType.all),
     mutated,
     JSON.stringify(t.move.get("Pawn", "Silver", 1)).includes("Ref"),
@@ -2466,7 +2470,7 @@ try {
         assert_eq!(report, "Pawn|true|true|true|true|0|3|12|true|second|true|false|0|64|PieceType has no row with key 9");
         assert_eq!(
             std::fs::read_to_string(out_dir.join("refs.txt")).unwrap(),
-            "true|true|Pawn|1|65535|2|2|65535|0|2|2|2|true|TypeError|false|false|false|true|true|6|Const.json|2|2"
+            "true|true|Pawn|1|65535|2|2|65535|0|2|2|2|2|2|1|true|true|TypeError|false|false|false|true|true|6|Const.json|2|2"
         );
 
         // Broken data: each case changes one file and must fail with a message naming the problem.

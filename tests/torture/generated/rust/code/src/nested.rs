@@ -108,6 +108,23 @@ impl crate::runtime::Row for Nested {
         r.check(v)
     }
 }
+impl Nested {
+    /// The `Numbers` row that `Ref` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `Numbers` does not have.
+    #[inline]
+    pub fn ref_row(&self) -> Option<&'static crate::numbers::Numbers> {
+        crate::runtime::resolve_some(
+            |key: i32| crate::numbers::Numbers::get(
+                crate::numbers::NumbersId(::core::convert::TryFrom::try_from(key).ok()?),
+            ),
+            "Numbers",
+            self.ref_,
+        )
+    }
+}
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "65098d5336f4f174c1cf7f6c7b3e237e38228b2a039fc76761e85e66e7972238";
 /// The rows of `Nested`, decoded on first use from the embedded `data/Nested.bytes`.

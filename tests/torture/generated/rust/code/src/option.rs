@@ -49,6 +49,23 @@ impl crate::runtime::Row for Option_ {
         r.check(v)
     }
 }
+impl Option_ {
+    /// The `Option` row that `Next` references (a foreign key): validation guarantees it exists for every row read from the tables.
+    ///
+    /// # Panics
+    ///
+    /// If this row was built by hand with a key that `Option` does not have.
+    #[inline]
+    pub fn next_row(&self) -> Option<&'static crate::option::Option_> {
+        crate::runtime::resolve_some(
+            |key: i32| crate::option::Option_::get(
+                crate::option::OptionId(::core::convert::TryFrom::try_from(key).ok()?),
+            ),
+            "Option",
+            self.next,
+        )
+    }
+}
 /// The `schemaHash` of this table (docs/data-format.md §1): it changes only with the table's schema.
 pub const SCHEMA_HASH: &str = "ebfb9c242726e3e47b6d46f6993bcdb86ee26c23954828ce9d6626bcc0780cd8";
 /// The rows of `Option`, decoded on first use from the embedded `data/Option.bytes`.
