@@ -6,8 +6,9 @@
 //! The torture set's committed C# and TypeScript (`tests/torture/gentable.toml` selects `data = ["json",
 //! "binary"]`, so their loaders read `.bytes`) are compiled once with a small driver each; every case is a copy
 //! of the torture data folder with one binary file changed, and both drivers load every case in one run,
-//! printing `ok <tables>` or the error's message, file and table. That the intact data loads to the canonical
-//! JSON is the conformance harness's part (tests/conformance.rs).
+//! printing `ok <tables>` or the error's message, file and table. Every one-byte change of one file (resealed)
+//! is loaded too: the library's error or a load, never another exception. That the intact data loads to the
+//! canonical JSON is the conformance harness's part (tests/conformance.rs).
 //!
 //! Toolchains as in `tests/conformance.rs`: with `CI=true` a missing `mcs`, `mono`, `node` or the pinned `tsc`
 //! fails; elsewhere the language is skipped with a message.
@@ -271,6 +272,72 @@ fn write_cases(work: &Path) -> Vec<PathBuf> {
     dirs
 }
 
+/// The table whose every byte [`mutants`] changes: the torture set's largest file, its string table coded in
+/// both contexts (ASCII, Latin, CJK and astral characters).
+const MUTATED: &str = "Alphabet";
+
+/// The decoders under every one-byte change (format 3's string table above all): each byte of
+/// `Alphabet.bytes` after the header XOR `0x5A` in turn, the length and CRC-32 recomputed so that only that
+/// byte is wrong. (name, bytes) per case.
+fn mutants() -> Vec<(String, Vec<u8>)> {
+    let original = bytes(MUTATED);
+    (152..original.len())
+        .map(|at| {
+            let mut b = original.clone();
+            b[at] ^= 0x5a;
+            reseal(&mut b);
+            (format!("mutant-{at}"), b)
+        })
+        .collect()
+}
+
+/// The mutants' case folders (under `work/mutants/`), freshly written.
+fn write_mutants(work: &Path) -> Vec<PathBuf> {
+    let root = work.join("mutants");
+    let _ = std::fs::remove_dir_all(&root);
+    mutants()
+        .into_iter()
+        .map(|(name, b)| {
+            let dir = root.join(name);
+            std::fs::create_dir_all(&dir).unwrap();
+            for e in std::fs::read_dir(data_dir()).unwrap().flatten() {
+                std::fs::copy(e.path(), dir.join(e.file_name())).unwrap();
+            }
+            std::fs::write(dir.join(format!("{MUTATED}.bytes")), b).unwrap();
+            dir
+        })
+        .collect()
+}
+
+/// Each mutant either still decodes (a change that keeps every value in its type, which no loader can tell
+/// from the original: the CRC was recomputed) or is refused with the library's error naming the file and the
+/// table — never another exception (the drivers rethrow those and fail), a hang or a crash. At least half
+/// must be refused.
+fn check_mutants(lang: &str, out: &str) {
+    let mutants = mutants();
+    let mut refused = 0;
+    for (name, _) in &mutants {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("{name}: ")))
+            .unwrap_or_else(|| panic!("{lang}: no line for {name} in\n{out}"));
+        if !line.starts_with(&format!("{name}: ok ")) {
+            assert!(
+                line.ends_with(&format!(" | {MUTATED}.bytes | {MUTATED} | false")),
+                "{lang} {name}: not the library's error for the file and table: {line}"
+            );
+            refused += 1;
+        }
+    }
+    // Changed bits of the coded characters often still decode, to other characters of the alphabet (the file
+    // is mostly text): here 435 of 691 changes are refused, in both languages.
+    assert!(
+        refused * 2 >= mutants.len(),
+        "{lang}: only {refused} of {} one-byte changes refused",
+        mutants.len()
+    );
+}
+
 /// Each case's line of `out` holds its message, the file and the table (and, for a missing file, the I/O error).
 fn check(lang: &str, out: &str) {
     for (case, table, content, want) in cases() {
@@ -324,8 +391,13 @@ fn csharp_refuses_damaged_binary_data_by_name() {
             "Driver.cs",
         ])
         .args(&sources));
-    let out = run(Command::new(&mono).arg(work.join("driver.exe")).args(&dirs));
+    let mutants = write_mutants(&work);
+    let out = run(Command::new(&mono)
+        .arg(work.join("driver.exe"))
+        .args(&dirs)
+        .args(&mutants));
     check("C#", &out);
+    check_mutants("C#", &out);
 }
 
 #[test]
@@ -373,6 +445,11 @@ fn typescript_refuses_damaged_binary_data_by_name() {
         .current_dir(&src)
         .arg(&tsc)
         .args(["-p", "tsconfig.json"]));
-    let out = run(Command::new(&node).arg(src.join("out/main.js")).args(&dirs));
+    let mutants = write_mutants(&work);
+    let out = run(Command::new(&node)
+        .arg(src.join("out/main.js"))
+        .args(&dirs)
+        .args(&mutants));
     check("TypeScript", &out);
+    check_mutants("TypeScript", &out);
 }
