@@ -30,6 +30,7 @@ echo "== building the fuzz targets (fuzz/, release, instrumented)"
 # Not --locked: fuzz/Cargo.lock follows the main crate's dependencies, which change without it (cargo adds
 # what is new and keeps every pinned version it can).
 cargo build --release --target "$host" --manifest-path fuzz/Cargo.toml --bins
+echo "== built in ${SECONDS}s"
 
 status=0
 for t in "${targets[@]}"; do
