@@ -458,8 +458,8 @@ fn fk(mut f: Field, table: &str, field: Option<&str>) -> Field {
 /// Foreign keys of every shape the typed references resolve (issue 15): an optional integer of another width
 /// than the key (`PieceType.Next`), a string found by a unique key (`Move.Piece` → `PieceType.Name`), a field of
 /// a record inside an array (`Effect.source`), a field of a union kind reached through unions, arrays of
-/// nullable unions and map values (`Act` kind `class` `by`), nested arrays (`Extras.Owners`) and an optional
-/// array (`Extras.Spares`).
+/// nullable unions and map values (`Act` kind `class` `by`), nested arrays (`Extras.Owners`), an optional
+/// array (`Extras.Spares`) and the primary key named explicitly by an `i64` (`Extras.Lead`).
 fn add_references(p: &mut Project) {
     fn by_kind(v: &mut Value) {
         match v {
@@ -542,14 +542,27 @@ fn add_references(p: &mut Project) {
         ]),
         Value::Array(vec![]),
     ];
+    // The primary key named explicitly (`PieceType.Id`), by a field of another width.
+    extras.fields.push(fk(
+        field("Lead", Type::Int(IntWidth::I64), "The key spelled out."),
+        "PieceType",
+        Some("Id"),
+    ));
     let spares = [
         Value::Array(vec![Value::Int(2), Value::Int(1)]),
         Value::Null,
     ];
-    for ((row, o), sp) in extras.rows.iter_mut().zip(owners).zip(spares) {
+    for (((row, o), sp), lead) in extras
+        .rows
+        .iter_mut()
+        .zip(owners)
+        .zip(spares)
+        .zip([65535, 1])
+    {
         row.values.iter_mut().for_each(by_kind);
         row.values.push(o);
         row.values.push(sp);
+        row.values.push(Value::Int(lead));
     }
 }
 

@@ -701,13 +701,14 @@ mod tests {
         string_table(&mut out, &["xxxxxxxxx"]);
         assert_eq!(split(&out).0, ["xxxxxxxxx"]);
         assert_eq!(out, [1, 9, 1, b'x', 1, 1, 2, 0, 0]);
-        // Context 1 (after ASCII) codes only what follows ASCII: "a" and "€" here; "長" is coded only at a
-        // string's start or after non-ASCII (context 0), and "b" is in both.
+        // Context 1 (after ASCII) codes only what follows ASCII: "b" (after "a") and "€" (after "a") here;
+        // context 0 (a string's start, or after non-ASCII) codes 長 (twice), a (twice: after 長, and starting
+        // "a€"), € (starting "€長") and b (starting "b").
         let mut out = vec![];
         string_table(&mut out, &["長ab", "€長", "a€", "b"]);
         assert_eq!(split(&out).0, ["長ab", "€長", "a€", "b"]);
         // 4 strings, their lengths, 4 symbols a b € 長 (varints of 0x61, 1, 0x204a, 0x74cb: 1 + 1 + 2 + 3
-        // bytes), then the code lengths: context 0 codes 長 (twice), a, b, € (once each), context 1 b and €.
+        // bytes), then the code lengths of context 0 (every symbol) and of context 1 (b and €).
         assert_eq!(&out[..6], &[4, 3, 2, 2, 1, 4]);
         let tables = &out[13..21];
         assert!(

@@ -1013,54 +1013,71 @@ fn references(
         let tm = format_ident!("{}", module(&tt.name));
         let trow = format_ident!("{}", naming::rust_type(&tt.name));
         // How to look a key up: the target's `get` (the field is typed with the target's own id) or a unique
-        // key's `get_by_…`.
-        let lookup = match key_field {
-            None => {
-                let Some(theirs) = ids.own_id(&tt.name) else {
-                    continue;
-                };
-                if tt.mode != TableMode::Map || tt.primary_key.len() != 1 {
-                    continue;
+        // key's `get_by_…`; a field of another type than the key's parameter goes through a closure that
+        // converts each value (`converted`).
+        let pk_named = match key_field {
+            None => true,
+            Some(k) => tt.primary_key.len() == 1 && tt.field_index(k) == Some(tt.primary_key[0]),
+        };
+        let mine = base_scalar(&f.ty);
+        let lookup = if pk_named {
+            let Some(theirs) = ids.own_id(&tt.name) else {
+                continue;
+            };
+            if tt.mode != TableMode::Map || tt.primary_key.len() != 1 {
+                continue;
+            }
+            let (m, id) = (format_ident!("{}", theirs.0), format_ident!("{}", theirs.1));
+            match fk_of(fi, f) {
+                Some(own) if own == theirs => quote! { crate::#tm::#trow::get },
+                // Typed with another id (a primary key that references another table with another width):
+                // the id's value, converted.
+                Some((om, oid)) => {
+                    let (om, oid) = (format_ident!("{om}"), format_ident!("{oid}"));
+                    let Some(conv) =
+                        converted(mine, &tt.fields[tt.primary_key[0]].ty, quote! { key.0 })
+                    else {
+                        continue;
+                    };
+                    quote! { |key: crate::#om::#oid| crate::#tm::#trow::get(crate::#m::#id(#conv)) }
                 }
-                match fk_of(fi, f) {
-                    Some(mine) if mine == theirs => quote! { crate::#tm::#trow::get },
-                    Some(_) => continue,
-                    None => {
-                        // An integer of another width than the key (an `i32` field for a `u16` key): each
-                        // value converted, losslessly where the field's range fits the key's, else checked.
-                        let (Type::Int(mine), Type::Int(key)) =
-                            (base_scalar(&f.ty), &tt.fields[tt.primary_key[0]].ty)
-                        else {
-                            continue;
-                        };
-                        let (m, id) =
-                            (format_ident!("{}", theirs.0), format_ident!("{}", theirs.1));
-                        let fty = format_ident!("{}", mine.rust_name());
-                        let ((lo, hi), (key_lo, key_hi)) = (mine.range(), key.range());
-                        let conv = if key_lo <= lo && hi <= key_hi {
-                            quote! { ::core::convert::From::from(key) }
-                        } else {
-                            quote! { ::core::convert::TryFrom::try_from(key).ok()? }
-                        };
-                        quote! { |key: #fty| crate::#tm::#trow::get(crate::#m::#id(#conv)) }
-                    }
+                // A plain value (`Table.Key` spelled out, or an integer of another width than the key).
+                None => {
+                    let Some(conv) =
+                        converted(mine, &tt.fields[tt.primary_key[0]].ty, quote! { key })
+                    else {
+                        continue;
+                    };
+                    let fty = rust_ty(mine, None);
+                    quote! { |key: #fty| crate::#tm::#trow::get(crate::#m::#id(#conv)) }
                 }
             }
-            Some(k) => {
-                let Some(ki) = tt.field_index(k) else {
-                    continue;
-                };
-                let Some(key) = tt.unique_keys.iter().find(|u| u.as_slice() == [ki]) else {
-                    continue;
-                };
-                if !super::lookup_key(tt, key) || base_scalar(&f.ty) != &tt.fields[ki].ty {
-                    continue;
-                }
-                if fk_of(fi, f).is_some() {
-                    continue;
-                }
-                let l = format_ident!("{}", lookup_name(tt, key));
+        } else {
+            let Some(k) = key_field else { continue };
+            let Some(ki) = tt.field_index(k) else {
+                continue;
+            };
+            let Some(key) = tt.unique_keys.iter().find(|u| u.as_slice() == [ki]) else {
+                continue;
+            };
+            let target = &tt.fields[ki];
+            // The lookup's parameter is the key field's Rust type: a plain value unless the key field is itself
+            // typed as an id (a reference of its own), which a plain field cannot name.
+            if !super::lookup_key(tt, key)
+                || fk_of(fi, f).is_some()
+                || ids.fk_id(target, base_scalar(&target.ty)).is_some()
+            {
+                continue;
+            }
+            let l = format_ident!("{}", lookup_name(tt, key));
+            if mine == &target.ty {
                 quote! { crate::#tm::#trow::#l }
+            } else {
+                let Some(conv) = converted(mine, &target.ty, quote! { key }) else {
+                    continue;
+                };
+                let fty = rust_ty(mine, None);
+                quote! { |key: #fty| crate::#tm::#trow::#l(#conv) }
             }
         };
         let id = field_ident(f);
@@ -1131,6 +1148,24 @@ fn references(
         }
     }
     out
+}
+
+/// `value` (a field's key value of type `from`) as the type `to` of the key it names: itself for the same type,
+/// `From` where every value of `from` fits `to`, else `TryFrom` (a value that does not fit names no row: the
+/// closure returns `None`); `None` for types that do not convert (not both integers).
+fn converted(from: &Type, to: &Type, value: TokenStream) -> Option<TokenStream> {
+    match (from, to) {
+        _ if from == to => Some(value),
+        (Type::Int(from), Type::Int(to)) => {
+            let ((lo, hi), (to_lo, to_hi)) = (from.range(), to.range());
+            Some(if to_lo <= lo && hi <= to_hi {
+                quote! { ::core::convert::From::from(#value) }
+            } else {
+                quote! { ::core::convert::TryFrom::try_from(#value).ok()? }
+            })
+        }
+        _ => None,
+    }
 }
 
 /// Whether a foreign key's value type is one key (not optional, an array or a map).
@@ -2008,13 +2043,15 @@ mod tests {
         std::fs::write(
             dir.path().join("dump/src/main.rs"),
             // The typed references of every shape (testkit's `add_references`): `Next` is an optional `i32`
-            // for a `u16` key, `Owners` an array of arrays, `Spares` an optional array.
+            // for a `u16` key, `Owners` an array of arrays, `Spares` an optional array, `Lead` an `i64` naming
+            // `PieceType.Id` explicitly.
             "fn main() {\n    t::load().unwrap();\n    for (name, json) in t::canonical_tables() {\n        println!(\"{name}\\t{json}\");\n    }\n    \
              let piece = |k| t::piece_type::PieceType::get(t::piece_type::PieceTypeId(k)).unwrap();\n    \
              let next: Vec<Option<u16>> = [1, 2, 65535].iter().map(|&k| piece(k).next_row().map(|r| r.id.0)).collect();\n    \
              let owners: Vec<Vec<Vec<u16>>> = t::extras::Extras::all().iter().map(|e| e.owners_rows().map(|i| i.map(|r| r.id.0).collect()).collect()).collect();\n    \
              let spares: Vec<Vec<u16>> = t::extras::Extras::all().iter().map(|e| e.spares_rows().map(|r| r.id.0).collect()).collect();\n    \
-             eprintln!(\"{next:?} {owners:?} {spares:?}\");\n}\n",
+             let lead: Vec<u16> = t::extras::Extras::all().iter().map(|e| e.lead_row().id.0).collect();\n    \
+             eprintln!(\"{next:?} {owners:?} {spares:?} {lead:?}\");\n}\n",
         )
         .unwrap();
         let out = std::process::Command::new(cargo)
@@ -2030,7 +2067,7 @@ mod tests {
         );
         assert_eq!(
             err.trim_end(),
-            "[Some(2), None, Some(1)] [[[1, 2], [65535]], []] [[2, 1], []]",
+            "[Some(2), None, Some(1)] [[[1, 2], [65535]], []] [[2, 1], []] [65535, 1]",
             "{out}"
         );
         let got: Vec<(String, String)> = out

@@ -610,7 +610,8 @@ export function isBinary(bytes: Uint8Array): boolean {
  * non-ASCII character, 1 after an ASCII one. `fast[ctx << 10 | next 10 bits]` is `order index << 5 | length`
  * for codes of up to 10 bits (0: a longer code, decoded one bit at a time with `perLen[ctx * 25 + length]`,
  * the number of codes per length); context `ctx`'s symbols in code order start at `order[ctx * k]`. Returns
- * the bit after the last character, or -1 when the bits end early, -2 for an invalid code.
+ * the bit after the last character, or -1 when the bits end early, -2 - b for an invalid code that ends in
+ * byte b.
  */
 function huffman(b: Uint8Array, bit: number, endBit: number, fast: Int32Array, perLen: Int32Array, order: Int32Array, k: number, lengths: Int32Array, units: Uint16Array, ends: Int32Array): number {
   const last = b.length - 1;
@@ -643,7 +644,7 @@ function huffman(b: Uint8Array, bit: number, endBit: number, fast: Int32Array, p
           first = (first + c) << 1;
           code <<= 1;
         }
-        if (cp < 0) return -2;
+        if (cp < 0) return -2 - (bit >>> 3);
       }
       if (bit > endBit) return -1;
       ctx = cp < 0x80 ? 1 : 0;
@@ -792,9 +793,13 @@ export class Bin {
     const units = new Uint16Array(total * 2);
     const ends = new Int32Array(count);
     const bit = huffman(b, start * 8, endBit, fast, perLen, order, k, lengths, units, ends);
-    if (bit < 0) {
+    if (bit === -1) {
       this.p = end;
-      this.fail(bit === -1 ? "the string table's characters end early" : "an invalid code in the string table");
+      this.fail("the string table's characters end early");
+    }
+    if (bit < 0) {
+      this.p = -bit - 2;
+      this.fail("an invalid code in the string table");
     }
     const used = count === 0 ? 0 : (ends[count - 1] as number);
     const consumed = bit - start * 8;
