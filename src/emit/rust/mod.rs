@@ -1030,26 +1030,22 @@ fn references(
             let (m, id) = (format_ident!("{}", theirs.0), format_ident!("{}", theirs.1));
             match fk_of(fi, f) {
                 Some(own) if own == theirs => quote! { crate::#tm::#trow::get },
-                // Typed with another id (a primary key that references another table with another width):
-                // the id's value, converted.
-                Some((om, oid)) => {
-                    let (om, oid) = (format_ident!("{om}"), format_ident!("{oid}"));
-                    let Some(conv) =
-                        converted(mine, &tt.fields[tt.primary_key[0]].ty, quote! { key.0 })
+                other => {
+                    // The closure's parameter and the key value in it: a plain value (`Table.Key` spelled
+                    // out, or an integer of another width than the key), or the value of another id (a
+                    // primary key that references another table with another width).
+                    let (param, value) = match other {
+                        Some((om, oid)) => {
+                            let (om, oid) = (format_ident!("{om}"), format_ident!("{oid}"));
+                            (quote! { crate::#om::#oid }, quote! { key.0 })
+                        }
+                        None => (rust_ty(mine, None), quote! { key }),
+                    };
+                    let Some(conv) = converted(mine, &tt.fields[tt.primary_key[0]].ty, value)
                     else {
                         continue;
                     };
-                    quote! { |key: crate::#om::#oid| crate::#tm::#trow::get(crate::#m::#id(#conv)) }
-                }
-                // A plain value (`Table.Key` spelled out, or an integer of another width than the key).
-                None => {
-                    let Some(conv) =
-                        converted(mine, &tt.fields[tt.primary_key[0]].ty, quote! { key })
-                    else {
-                        continue;
-                    };
-                    let fty = rust_ty(mine, None);
-                    quote! { |key: #fty| crate::#tm::#trow::get(crate::#m::#id(#conv)) }
+                    quote! { |key: #param| crate::#tm::#trow::get(crate::#m::#id(#conv)) }
                 }
             }
         } else {
